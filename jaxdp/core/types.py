@@ -1,0 +1,90 @@
+"""The three objects of the engine: ``Learner``, ``Adversary`` and ``Problem``.
+
+All three are ``NamedTuple`` s of pure functions, in the style of
+``optax.GradientTransformation`` and ``blackjax.SamplingAlgorithm``.  Anything
+that varies across a parameter sweep lives in the ``params`` pytree (traced);
+anything that fixes an array shape (``d``, ``T_max``, tree depth) is bound in
+the closure when the object is constructed.
+
+Spec: ``shared/spec/ALGORITHMS.md`` §1.1–1.3.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Optional
+
+import jax
+
+Array = jax.Array
+PRNGKey = jax.Array
+Params = Any
+State = Any
+Loss = Any
+Info = dict
+
+
+class Learner(NamedTuple):
+    """An online learner: ``init(key, params) -> state`` and
+    ``step(key, state, loss, params) -> (state, info)``.
+
+    Semantics of ``step`` (spec §1.1): the loss incurred this round is
+    ``problem.value(loss, state.x)`` (the simulator computes it from the
+    state, so a learner cannot misreport it); the learner absorbs ``loss``
+    into its statistics and chooses, with ``key``, the action for the next
+    round, stored in the returned ``state.x``.
+
+    ``info`` is a flat dict of scalars. Every entry is summed over the active
+    rounds by the simulator (booleans count). Reserved names:
+
+    * ``"expected_loss"``: E[loss of this round's action | past], e.g.
+      ``<p_t, l_t>`` for Hedge; gives a lower-variance regret estimate.
+    * ``"switched"``: the action for the next round differs from this one.
+
+    Lazy algorithms that do rare expensive work once per batch set
+    ``block_size`` (a static int) and ``end_block``: the simulator then runs
+    a nested scan, the inner one over ``block_size`` rounds calling ``step``,
+    and calls ``end_block(key, state, params) -> (state, info)`` once after
+    every block (spec §1.3 "batched fast path", §1.5). Under ``vmap`` a
+    ``lax.cond`` runs both branches, so this is how a fresh sample is paid
+    once per batch and not once per round.
+    """
+
+    init: Callable[[PRNGKey, Params], State]
+    step: Callable[[PRNGKey, State, Loss, Params], tuple[State, Info]]
+    block_size: int = 1
+    end_block: Optional[Callable[[PRNGKey, State, Params], tuple[State, Info]]] = None
+
+
+class Adversary(NamedTuple):
+    """An oblivious adversary: ``init(key, adv_params) -> adv_state`` and
+    ``loss(adv_state, t) -> loss_t`` for the 0-indexed round ``t``.
+
+    ``loss`` never sees the learner, so it is a pure function of the
+    adversary's own key (kept in ``adv_state``) and the round index: every
+    learner run with the same seed faces the same loss sequence (common random
+    numbers).  Losses are generated from ``fold_in(key, t)`` on the fly, never
+    stored as ``(T, d)`` arrays per seed.
+    """
+
+    init: Callable[[PRNGKey, Any], Any]
+    loss: Callable[[Any, Array], Loss]
+
+
+class Problem(NamedTuple):
+    """How losses act on actions, and how the comparator is computed.
+
+    * ``value(loss, x)``: the loss of action ``x``.
+    * ``grad(loss, x)``: its (sub)gradient (``None`` for finite action sets).
+    * ``stats_init(loss)``: comparator statistics, zero, shaped like one loss.
+    * ``stats_update(stats, loss)``: absorb one loss.
+    * ``best(stats)``: ``min_x sum_t loss_t(x)``, the best fixed action's
+      cumulative loss (from sufficient statistics: the cumulative loss vector
+      for experts, ``sum g_t`` for linear losses on a ball).
+    * ``best_action(stats)``: the minimizer (for reports).
+    """
+
+    value: Callable[[Loss, Any], Array]
+    grad: Optional[Callable[[Loss, Any], Array]]
+    stats_init: Callable[[Loss], Any]
+    stats_update: Callable[[Any, Loss], Any]
+    best: Callable[[Any], Array]
+    best_action: Optional[Callable[[Any], Any]] = None

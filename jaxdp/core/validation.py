@@ -1,0 +1,185 @@
+"""Input validation at the boundary, before anything is traced or compiled.
+
+Every public entry point calls these on its host-side arguments. Errors are
+``ValueError`` / ``TypeError`` whose message names the parameter, the value
+received and what is allowed. Values that are JAX tracers (inside ``jit`` or
+``vmap``) are skipped: validation belongs to the host boundary.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Iterable
+
+import numpy as np
+
+__all__ = [
+    "check_positive",
+    "check_positive_int",
+    "check_nonneg",
+    "check_in_range",
+    "check_probability",
+    "check_epsilon",
+    "check_delta",
+    "check_finite_array",
+    "check_losses_in_range",
+    "check_choice",
+    "check_shape",
+    "is_concrete",
+]
+
+
+def is_concrete(x: Any) -> bool:
+    """True if ``x`` is a host value (not a JAX tracer)."""
+    try:
+        import jax
+
+        return not isinstance(x, jax.core.Tracer)
+    except Exception:  # pragma: no cover
+        return True
+
+
+def _values(name: str, x: Any) -> np.ndarray | None:
+    if not is_concrete(x):
+        return None
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a number, got bool {x!r}")
+    try:
+        arr = np.asarray(x)
+    except Exception as e:  # pragma: no cover
+        raise TypeError(f"{name} must be a number or array of numbers, got {type(x).__name__}") from e
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)):
+        raise TypeError(f"{name} must be a number or array of numbers, got {x!r} ({type(x).__name__})")
+    return arr
+
+
+def _fmt(x: Any) -> str:
+    arr = np.asarray(x)
+    if arr.ndim == 0:
+        return repr(arr.item())
+    return f"array of shape {arr.shape} (min {np.nanmin(arr) if arr.size else 'n/a'}, max {np.nanmax(arr) if arr.size else 'n/a'})"
+
+
+def _check_finite(name: str, arr: np.ndarray, x: Any) -> None:
+    if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {_fmt(x)} containing NaN or inf")
+
+
+def check_positive(name: str, x: Any, *, allow_inf: bool = False) -> Any:
+    """``x > 0`` (elementwise), finite unless ``allow_inf``."""
+    arr = _values(name, x)
+    if arr is None:
+        return x
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must be a positive number, got {_fmt(x)} (NaN)")
+    if not allow_inf:
+        _check_finite(name, arr, x)
+    if np.any(arr <= 0):
+        raise ValueError(f"{name} must be > 0, got {_fmt(x)}")
+    return x
+
+
+def check_nonneg(name: str, x: Any) -> Any:
+    """``x >= 0`` and finite."""
+    arr = _values(name, x)
+    if arr is None:
+        return x
+    _check_finite(name, arr, x)
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0, got {_fmt(x)}")
+    return x
+
+
+def check_positive_int(name: str, x: Any, *, minimum: int = 1) -> int:
+    """A Python/NumPy integer ``>= minimum`` (floats with integer value are rejected: T=1e3 is a float)."""
+    if not is_concrete(x):
+        return x
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, np.integer)):
+        arr = np.asarray(x) if not isinstance(x, (str, bytes)) else None
+        if arr is not None and arr.ndim > 0 and np.issubdtype(arr.dtype, np.integer):
+            if np.any(arr < minimum):
+                raise ValueError(f"{name} must be integers >= {minimum}, got {_fmt(x)}")
+            return x
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {x!r} ({type(x).__name__})")
+    if int(x) < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {int(x)}")
+    return int(x)
+
+
+def check_in_range(name: str, x: Any, lo: float, hi: float, *, lo_closed: bool = True, hi_closed: bool = True) -> Any:
+    """``lo <= x <= hi`` (open ends as requested), finite."""
+    arr = _values(name, x)
+    if arr is None:
+        return x
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must be a number in {_interval(lo, hi, lo_closed, hi_closed)}, got NaN")
+    ok_lo = arr >= lo if lo_closed else arr > lo
+    ok_hi = arr <= hi if hi_closed else arr < hi
+    if not (np.all(ok_lo) and np.all(ok_hi)):
+        raise ValueError(f"{name} must be in {_interval(lo, hi, lo_closed, hi_closed)}, got {_fmt(x)}")
+    return x
+
+
+def _interval(lo: float, hi: float, lc: bool, hc: bool) -> str:
+    return f"{'[' if lc else '('}{lo}, {hi}{']' if hc else ')'}"
+
+
+def check_probability(name: str, x: Any, *, open_left: bool = False, open_right: bool = False) -> Any:
+    return check_in_range(name, x, 0.0, 1.0, lo_closed=not open_left, hi_closed=not open_right)
+
+
+def check_epsilon(x: Any, name: str = "eps", *, allow_inf: bool = True) -> Any:
+    """Privacy parameter: ``eps > 0`` (``inf`` allowed: the non-private limit)."""
+    return check_positive(name, x, allow_inf=allow_inf)
+
+
+def check_delta(x: Any, name: str = "delta") -> Any:
+    """Privacy parameter: ``delta`` in ``[0, 1)``."""
+    return check_in_range(name, x, 0.0, 1.0, lo_closed=True, hi_closed=False)
+
+
+def check_finite_array(name: str, x: Any) -> np.ndarray:
+    arr = _values(name, x)
+    if arr is None:
+        return x
+    _check_finite(name, arr, x)
+    return arr
+
+
+def check_losses_in_range(name: str, x: Any, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
+    """A finite loss array with every entry in ``[lo, hi]``."""
+    arr = check_finite_array(name, x)
+    if arr is None or not isinstance(arr, np.ndarray):
+        return x
+    if arr.size and (arr.min() < lo or arr.max() > hi):
+        bad = np.argwhere((arr < lo) | (arr > hi))[0]
+        raise ValueError(
+            f"{name} must have every entry in [{lo}, {hi}], got {arr[tuple(bad)]!r} at index {tuple(int(i) for i in bad)}"
+        )
+    return arr
+
+
+def check_choice(name: str, x: Any, allowed: Iterable[Any]) -> Any:
+    allowed = list(allowed)
+    if x not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {x!r}")
+    return x
+
+
+def check_shape(name: str, x: Any, shape: tuple) -> Any:
+    """``x.shape == shape``; ``None`` entries in ``shape`` match anything."""
+    s = np.shape(x)
+    if len(s) != len(shape) or any(a is not None and a != b for a, b in zip(shape, s)):
+        raise ValueError(f"{name} must have shape {tuple('*' if a is None else a for a in shape)}, got {s}")
+    return x
+
+
+def check_finite_scalar(name: str, x: Any) -> Any:
+    arr = _values(name, x)
+    if arr is None:
+        return x
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a scalar, got shape {arr.shape}")
+    if not math.isfinite(float(arr)):
+        raise ValueError(f"{name} must be finite, got {arr.item()!r}")
+    return x

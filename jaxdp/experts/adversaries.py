@@ -1,0 +1,324 @@
+"""Oblivious adversaries for the experts problem (spec §1.2, §4.8, §5.8–5.9).
+
+Each constructor takes the static number of experts ``d`` and returns an
+``Adversary``; its parameters are a ``NamedTuple`` pytree (traced, so they can
+be vmapped). ``loss(state, t)`` depends only on the adversary's key and the
+0-indexed round ``t`` (``fold_in(key, t)``, or ``fold_in(key, epoch)`` for
+losses constant on epochs), never on the learner.
+
+Losses are float32 vectors in ``[0, 1]^d``; {0,1} losses are drawn from random
+bits (32 fair coins per random word), the cheap path on CPU.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..core.random import bernoulli_half
+from ..core.types import Adversary
+from ..core.validation import check_losses_in_range, check_positive_int
+
+__all__ = [
+    "AdvState",
+    "BernoulliParams", "bernoulli_experts",
+    "LazyEpochsParams", "adv_lazy_epochs", "lazy_epochs_layout",
+    "AlternatingParams", "adv_alternating_batches",
+    "RealizableBernoulliParams", "adv_realizable_bernoulli",
+    "HalvingParams", "adv_realizable_halving",
+    "RealizableLBParams", "adv_realizable_lb", "realizable_lb_k",
+    "ReplayParams", "adv_replay", "load_losses",
+]
+
+
+class AdvState(NamedTuple):
+    key: jax.Array          # the adversary's own key
+    star: jax.Array         # int32 planted expert (or 0 if none)
+    perm: jax.Array         # (d,) int32 permutation (halving), else zeros
+
+
+def _fdt():
+    return jnp.result_type(float)
+
+
+def _plain_init(d: int, random_star: bool = True, with_perm: bool = False):
+    def init(key, params):
+        k_star, k_loss, k_perm = jax.random.split(key, 3)
+        star = jax.random.randint(k_star, (), 0, d, dtype=jnp.int32) if random_star else jnp.int32(0)
+        if with_perm:
+            # a uniform permutation with perm[star] = 0: rank experts by uniform
+            # scores, then swap rank 0 onto `star`
+            perm = jax.random.permutation(k_perm, d).astype(jnp.int32)
+            holder = jnp.argmin(perm)
+            perm = perm.at[holder].set(perm[star]).at[star].set(0)
+        else:
+            perm = jnp.zeros((d,), jnp.int32)
+        return AdvState(key=k_loss, star=star, perm=perm)
+
+    return init
+
+
+# --------------------------------------------------------------------------- i.i.d. Bernoulli
+
+
+class BernoulliParams(NamedTuple):
+    gap: jax.Array    # Δ in [0, 1/2]: the planted expert has loss ~ Ber(1/2 - Δ), the others Ber(1/2)
+
+
+@functools.lru_cache(maxsize=None)
+def bernoulli_experts(d: int) -> Adversary:
+    """i.i.d. Bernoulli losses with a planted best expert ``x* ~ Unif[d]`` of gap Δ.
+
+    ``l_t(i) ~ Ber(1/2)`` for ``i != x*`` and ``l_t(x*) ~ Ber(1/2 - Δ)``, independent
+    over rounds. ``Δ = 0`` is the pure-noise instance (the √T lower-bound
+    regime). Cost per round: ``ceil(d/32) + 1`` random words.
+    """
+    d = check_positive_int("d", d)
+    words = -(-d // 32)
+
+    def init(key, params):
+        return _plain_init(d)(key, params)
+
+    def loss(state_params, t):
+        state, params = state_params
+        bits = jax.random.bits(jax.random.fold_in(state.key, t), (words + 1,), dtype=jnp.uint32)
+        shifts = jnp.arange(32, dtype=jnp.uint32)
+        coins = ((bits[:words, None] >> shifts[None, :]) & 1).reshape(-1)[:d]
+        u = (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
+        star_loss = (u < 0.5 - params.gap).astype(coins.dtype)
+        return coins.at[state.star].set(star_loss).astype(_fdt())
+
+    return _with_params(init, loss)
+
+
+# --------------------------------------------------------------------------- LAZY lower bound
+
+
+class LazyEpochsParams(NamedTuple):
+    T: jax.Array           # horizon the construction is built for
+    eps: jax.Array         # privacy level ε of the algorithm under attack
+    epoch_len: jax.Array   # int32; 0: the paper's B_ep = T/E; > 0: batch-aligned epochs of this length
+
+
+def lazy_epochs_layout(T, eps, epoch_len=0):
+    """``(E, B_ep)`` of LAZY Thm 4.2's adversary (App. C): ``E = clip(floor((Tε)^{4/3}), 1, T)``
+    epochs of ``B_ep = floor(T/E)`` rounds (the last epoch absorbs the remainder), or
+    ``B_ep = epoch_len`` if positive (spec §4.8)."""
+    T_f = jnp.asarray(T, jnp.float32)
+    E = jnp.clip(jnp.floor((T_f * eps) ** (4.0 / 3.0)), 1.0, T_f).astype(jnp.int32)
+    B_ep = jnp.maximum(jnp.asarray(T, jnp.int32) // E, 1)
+    el = jnp.asarray(epoch_len, jnp.int32)
+    B_ep = jnp.where(el > 0, el, B_ep)
+    E = jnp.where(el > 0, (jnp.asarray(T, jnp.int32) + el - 1) // jnp.maximum(el, 1), E)
+    return E, B_ep
+
+
+@functools.lru_cache(maxsize=None)
+def adv_lazy_epochs(d: int) -> Adversary:
+    """LAZY Thm 4.2 / App. C lower-bound adversary: ``l^{(e)} ~ Ber(1/2)^d`` i.i.d. per epoch,
+    played for every round of the epoch. ``S_adv = (Tε)^{2/3}``, ``E = S_adv^2`` epochs of
+    ``B_ep = T/E`` rounds; needs ``ε <= T^{-1/4}`` for ``B_ep >= 1`` (otherwise ``E = T``:
+    i.i.d. per round). With ``epoch_len = B`` it is the batch-aligned variant of spec §4.4."""
+    d = check_positive_int("d", d)
+
+    def init(key, params):
+        return _plain_init(d, random_star=False)(key, params)
+
+    def loss(state_params, t):
+        state, params = state_params
+        E, B_ep = lazy_epochs_layout(params.T, params.eps, params.epoch_len)
+        e = jnp.minimum(t // B_ep, E - 1)
+        return bernoulli_half(jax.random.fold_in(state.key, e), (d,)).astype(_fdt())
+
+    return _with_params(init, loss)
+
+
+class AlternatingParams(NamedTuple):
+    B: jax.Array    # int32 batch length of the alternation (set to the learner's B)
+
+
+@functools.lru_cache(maxsize=None)
+def adv_alternating_batches(d: int) -> Adversary:
+    """Worst case for batch-constant lazy algorithms (spec §4.4, §4.8; PROPOSED).
+
+    In batch ``s = floor(t / B)`` expert 0 has loss ``1[s even]``, expert 1 has
+    ``1[s odd]``, all others 1. Deterministic. L2P-MW's expected regret is
+    ``≈ (T/4) tanh(η B / 2)``, per-round MW's ``≈ (T/4) tanh(η/2)``.
+    """
+    d = check_positive_int("d", d, minimum=2)
+
+    def init(key, params):
+        return _plain_init(d, random_star=False)(key, params)
+
+    def loss(state_params, t):
+        _, params = state_params
+        s = t // jnp.maximum(jnp.asarray(params.B, jnp.int32), 1)
+        even = (s % 2 == 0).astype(_fdt())
+        ell = jnp.ones((d,), _fdt())
+        return ell.at[0].set(even).at[1].set(1.0 - even)
+
+    return _with_params(init, loss)
+
+
+# --------------------------------------------------------------------------- realizable (REAL)
+
+
+class RealizableBernoulliParams(NamedTuple):
+    q: jax.Array         # loss probability of every expert but x*
+    q_star: jax.Array    # loss probability of x* (0: realizable; L*/T: near-realizable)
+
+
+@functools.lru_cache(maxsize=None)
+def adv_realizable_bernoulli(d: int) -> Adversary:
+    """``adv_realizable_bernoulli`` / ``adv_near_realizable`` (REAL; spec §5.9).
+
+    ``x* ~ Unif[d]``; ``l_t(x*) ~ Ber(q_star)`` (0 in the realizable case) and
+    ``l_t(x) ~ Ber(q)`` for ``x != x*``, i.i.d. Probabilities are quantized to
+    multiples of 1/256 for ``q`` (8 random bits per coin) and 2^-24 for ``q_star``.
+    """
+    d = check_positive_int("d", d)
+    words = -(-d // 4)
+
+    def init(key, params):
+        return _plain_init(d)(key, params)
+
+    def loss(state_params, t):
+        state, params = state_params
+        bits = jax.random.bits(jax.random.fold_in(state.key, t), (words + 1,), dtype=jnp.uint32)
+        shifts = jnp.arange(0, 32, 8, dtype=jnp.uint32)
+        bytes_ = ((bits[:words, None] >> shifts[None, :]) & 0xFF).reshape(-1)[:d]
+        coins = bytes_ < jnp.round(params.q * 256.0).astype(jnp.uint32)
+        u = (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
+        coins = coins.at[state.star].set(u < params.q_star)
+        return coins.astype(_fdt())
+
+    return _with_params(init, loss)
+
+
+class HalvingParams(NamedTuple):
+    r: jax.Array    # int32 rounds per halving epoch
+
+
+@functools.lru_cache(maxsize=None)
+def adv_realizable_halving(d: int) -> Adversary:
+    """``adv_realizable_halving(d, r)`` (spec §5.9): a uniform permutation π with
+    ``π(x*) = 0``; in epoch ``e = floor(t / r)`` expert x is alive iff
+    ``π(x) < ceil(d / 2^e)``; ``l_t(x) = 1[x dead]``. Realizable (x* never dies),
+    forces ≈ log2(d) eliminations."""
+    d = check_positive_int("d", d)
+
+    def init(key, params):
+        return _plain_init(d, with_perm=True)(key, params)
+
+    def loss(state_params, t):
+        state, params = state_params
+        e = jnp.minimum(t // jnp.maximum(params.r, 1), 40)
+        alive_n = jnp.ceil(d / 2.0 ** e.astype(_fdt()))
+        return (state.perm.astype(_fdt()) >= alive_n).astype(_fdt())
+
+    return _with_params(init, loss)
+
+
+class RealizableLBParams(NamedTuple):
+    T: jax.Array      # int32 horizon
+    eps: jax.Array    # ε of the algorithm under attack
+
+
+def realizable_lb_k(d, eps):
+    """``k = ceil(ln d / (2 ε))`` rounds of the lower-bound construction (REAL Thm 5)."""
+    return jnp.ceil(jnp.log(jnp.asarray(d, jnp.float32)) / (2.0 * eps)).astype(jnp.int32)
+
+
+@functools.lru_cache(maxsize=None)
+def adv_realizable_lb(d: int) -> Adversary:
+    """REAL Theorem 5 (spec §5.8): ``j ~ Unif[d]``; ``l_t ≡ 0`` for ``t < T - k`` and
+    ``l_t = l_j`` (0 at j, 1 elsewhere) for the last ``k = ceil(ln d / (2ε))`` rounds.
+    Every (ε, δ)-DP algorithm has ``E[Reg_T] >= Ω(log(d)/ε)``."""
+    d = check_positive_int("d", d, minimum=2)
+
+    def init(key, params):
+        return _plain_init(d)(key, params)
+
+    def loss(state_params, t):
+        state, params = state_params
+        k = realizable_lb_k(d, params.eps)
+        late = t >= jnp.asarray(params.T, jnp.int32) - k
+        ell_j = jnp.ones((d,), _fdt()).at[state.star].set(0.0)
+        return jnp.where(late, ell_j, jnp.zeros((d,), _fdt()))
+
+    return _with_params(init, loss)
+
+
+# --------------------------------------------------------------------------- replay
+
+
+class ReplayParams(NamedTuple):
+    losses: jax.Array   # (T_data, d) losses in [0, 1]
+
+
+@functools.lru_cache(maxsize=None)
+def adv_replay(d: int) -> Adversary:
+    """Plays a user-supplied loss array: ``l_t = losses[t]`` (rows past the end repeat the last row).
+
+    Build the parameters with ``ReplayParams(load_losses(array_or_path))`` so the
+    data are validated (finite, in [0, 1], 2-D with ``d`` columns). The array is
+    an argument, not a compile-time constant, and is shared by all seeds.
+    """
+    d = check_positive_int("d", d)
+
+    def init(key, params):
+        return _plain_init(d, random_star=False)(key, params)
+
+    def loss(state_params, t):
+        _, params = state_params
+        n = params.losses.shape[0]
+        return params.losses[jnp.minimum(t, n - 1)].astype(_fdt())
+
+    return _with_params(init, loss)
+
+
+def load_losses(source: Any, d: int | None = None) -> np.ndarray:
+    """Validate a loss array, or load one from ``.npy``, ``.npz`` (first array), ``.csv`` or ``.txt``.
+
+    Returns a float32 ``(T, d)`` array with every entry finite and in ``[0, 1]``.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.exists(path):
+            raise ValueError(f"losses file {path!r} does not exist")
+        if path.endswith(".npy"):
+            arr = np.load(path)
+        elif path.endswith(".npz"):
+            with np.load(path) as z:
+                arr = z[z.files[0]]
+        elif path.endswith((".csv", ".txt")):
+            arr = np.loadtxt(path, delimiter="," if path.endswith(".csv") else None, ndmin=2)
+        else:
+            raise ValueError(f"losses file must end in .npy, .npz, .csv or .txt, got {path!r}")
+    else:
+        arr = source
+    arr = np.asarray(arr)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"losses must be a numeric array, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[0] < 1:
+        raise ValueError(f"losses must be a 2-D array (T, d) with T >= 1, got shape {arr.shape}")
+    if d is not None and arr.shape[1] != d:
+        raise ValueError(f"losses must have d={d} columns, got shape {arr.shape}")
+    check_losses_in_range("losses", arr, 0.0, 1.0)
+    return arr.astype(np.float32)
+
+
+# --------------------------------------------------------------------------- plumbing
+
+
+def _with_params(init, loss_sp) -> Adversary:
+    """Adversaries whose ``loss`` also reads traced parameters keep them in the state."""
+
+    def init2(key, params):
+        return (init(key, params), params)
+
+    return Adversary(init=init2, loss=loss_sp)

@@ -1,0 +1,1 @@
+"""Named studies: grids x seeds, run in resumable chunks (see ``framework``)."""
