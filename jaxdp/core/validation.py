@@ -154,7 +154,7 @@ def check_losses_in_range(name: str, x: Any, lo: float = 0.0, hi: float = 1.0) -
     if arr.size and (arr.min() < lo or arr.max() > hi):
         bad = np.argwhere((arr < lo) | (arr > hi))[0]
         raise ValueError(
-            f"{name} must have every entry in [{lo}, {hi}], got {arr[tuple(bad)]!r} at index {tuple(int(i) for i in bad)}"
+            f"{name} must have every entry in [{lo}, {hi}], got {arr[tuple(bad)].item()!r} at index {tuple(int(i) for i in bad)}"
         )
     return arr
 

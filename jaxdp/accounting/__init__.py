@@ -1,0 +1,74 @@
+"""Privacy accounting and parameter planning (host-side NumPy float64, never jitted; spec §1.7, §2.8, §2.9).
+
+Run before a simulation: pick parameters, record what they certify, then pass
+them into the algorithm's ``Params``.
+
+* ``composition`` — basic and parallel composition, advanced composition
+  (Dwork–Roth Thm 3.20 ``eps_advanced_dr``; Kairouz–Oh–Viswanath ``eps_kov15`` in the
+  CORRECTED form of LAZY eq. (4), the printed one kept as ``eps_kov15_printed``;
+  the exact optimal homogeneous composition ``eps_optimal_homogeneous``, KOV15 Thm 3.3),
+  LAZY's conditional composition (Lemma 3.8) and group privacy (LAZY Lemma A.2).
+* ``zcdp`` — ε-DP / Gaussian → ρ-zCDP → (ε, δ) (Bun–Steinke; CKS20; LAZY Lemma A.5) and
+  Gaussian σ calibrations: GROWTH Lemma 2.3 CORRECTED (``"paper"``), Dwork–Roth Thm A.1, zCDP.
+* ``calibrate`` — ``calibrate`` (bisection on one monotone parameter, safe side) and
+  ``grid_search`` (vectorised multi-parameter search), reused by ``l2p_calibrate`` (spec §4.6).
+* ``events`` — ``dp_accounting`` events for the same mechanisms (``gaussian_event``,
+  ``laplace_event``, ``pure_dp_event``, ``composed_event``, …) and the PLD / RDP
+  accountants' ε (``pld_epsilon``, ``rdp_epsilon``) to cross-check our closed forms.
+* ``planners`` — ``jaxdp plan`` entries ``laplace``, ``gaussian``, ``tree_aggregation``,
+  ``above_threshold``, ``advanced_composition`` returning ``jaxdp.registry.Plan``.
+* ``l2p`` (Team LAZY) — the L2P privacy formula of LAZY Thm 3.2 and its calibration (spec §4.4–§4.6).
+
+Conventions: scalars in, Python floats out; the ``*_homogeneous`` forms and the
+zCDP conversions broadcast over arrays. Invalid inputs (ε <= 0, δ outside
+[0, 1), non-finite values, wrong shapes, unknown modes) raise ``ValueError`` /
+``TypeError`` naming the parameter, the value and what is allowed.
+"""
+from __future__ import annotations
+
+import importlib.util
+
+from .calibrate import GridResult, calibrate, grid_search
+from .composition import (
+    OPTIMAL_AUTO_MAX_K, compose_advanced_dr, compose_basic, compose_conditional, compose_kov15,
+    compose_kov15_printed, compose_parallel, delta_optimal_homogeneous, eps_advanced_dr, eps_basic,
+    eps_composed_best, eps_kov15, eps_kov15_homogeneous, eps_kov15_printed, eps_optimal_homogeneous, group_privacy,
+)
+from .events import (
+    composed_event, gaussian_eps_exact, gaussian_event, laplace_event, pld_epsilon, pure_dp_event, rdp_epsilon,
+    self_composed_event, tree_aggregation_event, zcdp_event,
+)
+from .planners import (
+    plan_above_threshold, plan_advanced_composition, plan_gaussian, plan_laplace, plan_tree_aggregation, tree_levels,
+)
+from .zcdp import (
+    EPS_FROM_RHO_METHODS, eps_from_rho, gaussian_eps_dr, gaussian_eps_zcdp, gaussian_sigma_dr,
+    gaussian_sigma_growth, gaussian_sigma_growth_printed, gaussian_sigma_zcdp, gaussian_zcdp, pure_to_zcdp,
+    rho_from_eps_delta, zcdp_to_approx,
+)
+
+__all__ = [
+    # composition
+    "eps_basic", "compose_basic", "compose_parallel", "eps_advanced_dr", "compose_advanced_dr", "eps_kov15",
+    "compose_kov15", "eps_kov15_printed", "compose_kov15_printed", "eps_kov15_homogeneous",
+    "delta_optimal_homogeneous", "eps_optimal_homogeneous", "eps_composed_best", "OPTIMAL_AUTO_MAX_K",
+    "compose_conditional", "group_privacy",
+    # zCDP and Gaussian
+    "pure_to_zcdp", "gaussian_zcdp", "eps_from_rho", "zcdp_to_approx", "rho_from_eps_delta", "EPS_FROM_RHO_METHODS",
+    "gaussian_sigma_zcdp", "gaussian_sigma_dr", "gaussian_sigma_growth", "gaussian_sigma_growth_printed",
+    "gaussian_eps_dr", "gaussian_eps_zcdp",
+    # search
+    "calibrate", "grid_search", "GridResult",
+    # dp_accounting bridges
+    "gaussian_event", "laplace_event", "zcdp_event", "pure_dp_event", "composed_event", "self_composed_event",
+    "tree_aggregation_event", "pld_epsilon", "rdp_epsilon", "gaussian_eps_exact",
+    # planners
+    "plan_laplace", "plan_gaussian", "plan_tree_aggregation", "plan_above_threshold", "plan_advanced_composition",
+    "tree_levels",
+]
+
+if importlib.util.find_spec(f"{__name__}.l2p") is not None:
+    from . import l2p  # noqa: F401  (Team LAZY: LAZY Thm 3.2 accountant, spec §4.4-§4.6)
+    from .l2p import *  # noqa: F401,F403
+
+    __all__ += list(getattr(l2p, "__all__", [n for n in dir(l2p) if n.startswith("l2p_")]))

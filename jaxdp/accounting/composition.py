@@ -1,0 +1,292 @@
+"""Composition theorems and group privacy for (ε, δ)-DP (spec §2.8), host-side float64.
+
+Every function returns ``(eps, delta)`` of the composed / derived guarantee.
+Scalar inputs give Python floats; the homogeneous forms broadcast over arrays
+(useful inside grid searches).
+
+Sources: Dwork–Roth, *The Algorithmic Foundations of Differential Privacy*
+(2014), Thms 3.16, 3.20, Cor. 3.21; Kairouz–Oh–Viswanath, *The Composition
+Theorem for Differential Privacy* (ICML 2015 / IEEE TIT 2017), Thms 3.3 and 3.5;
+LAZY = ``lazy-private-online-learning.txt`` Lemmas A.2, A.3 (eq. (4)), 3.8;
+REAL = ``realizable-private-online-optimization.txt`` Lemmas 2.1, 2.2;
+GROWTH = ``growth-conditions-private-optimization.txt`` Lemma 2.1.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from . import _checks as C
+
+__all__ = [
+    "eps_basic", "compose_basic", "compose_parallel", "eps_advanced_dr", "compose_advanced_dr",
+    "eps_kov15", "compose_kov15", "eps_kov15_printed", "compose_kov15_printed", "eps_kov15_homogeneous",
+    "delta_optimal_homogeneous", "eps_optimal_homogeneous", "compose_conditional", "group_privacy",
+    "eps_composed_best", "OPTIMAL_AUTO_MAX_K",
+]
+
+ArrayLike = Any
+
+
+def eps_basic(eps_list: Sequence[float], delta_list: Sequence[float] | None = None) -> tuple[float, float]:
+    """Basic (sequential, adaptive) composition: ``(Σ ε_i, Σ δ_i)``.
+
+    ``k`` mechanisms, the i-th ``(ε_i, δ_i)``-DP, run adaptively on the same data
+    are ``(Σε_i, Σδ_i)``-DP (identical: ``(kε, kδ)``). The δ sum is capped at 1.
+
+    Source: Dwork–Roth Thm 3.16; REAL Lemma 2.1; GROWTH Lemma 2.1 (spec §2.8 ``compose_basic``).
+    """
+    e, d = C.eps_delta_lists(eps_list, delta_list)
+    return float(e.sum()), float(min(1.0, d.sum()))
+
+
+compose_basic = eps_basic
+
+
+def compose_parallel(eps_list: Sequence[float], delta_list: Sequence[float] | None = None) -> tuple[float, float]:
+    """Parallel composition: mechanisms on *disjoint* parts of the data give ``(max ε_i, max δ_i)``.
+
+    Each individual affects exactly one of the mechanisms (replace-one
+    neighbours move one record inside one part). Used by GROWTH Alg. 1/2
+    (disjoint batches) and LABEL (disjoint bins). Source: McSherry 2009
+    (PINQ, Thm 4); spec §2.8 ``compose_parallel``.
+    """
+    e, d = C.eps_delta_lists(eps_list, delta_list)
+    return float(e.max()), float(d.max())
+
+
+def eps_advanced_dr(eps: ArrayLike, delta: ArrayLike, k: ArrayLike, delta_prime: ArrayLike):
+    """Advanced composition (Dwork–Roth Thm 3.20; REAL Lemma 2.2).
+
+    The ``k``-fold adaptive composition of ``(ε, δ)``-DP mechanisms is
+    ``(ε', kδ + δ')``-DP for every ``δ' ∈ (0, 1)`` with
+
+        ε' = sqrt(2 k ln(1/δ')) ε + k ε (e^ε − 1).
+
+    This is the theorem's formula, not capped at basic composition (use
+    ``eps_composed_best`` for the minimum over valid bounds). Broadcasts over arrays.
+    """
+    e = C.eps_arg(eps)
+    d = C.delta_arg(delta)
+    kk = C.as_f64("k", k)
+    if np.any(kk < 1) or np.any(kk != np.round(kk)):
+        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    dp = C.delta_open(delta_prime, "delta_prime")
+    eps_tot = np.sqrt(2.0 * kk * np.log(1.0 / dp)) * e + kk * e * np.expm1(e)
+    return C.out(eps_tot), C.out(np.minimum(1.0, kk * d + dp))
+
+
+compose_advanced_dr = eps_advanced_dr
+
+
+def _kov_terms(s1, s2, sq, delta_tilde):
+    """min{Σε, S1 + sqrt(2 S2 log(e + sqrt(S2)/δ̃)), S1 + sqrt(2 S2 log(1/δ̃))} with S1 = Σ ε tanh(ε/2)."""
+    a = s1 + np.sqrt(2.0 * s2 * np.log(math.e + np.sqrt(s2) / delta_tilde))
+    b = s1 + np.sqrt(2.0 * s2 * np.log(1.0 / delta_tilde))
+    return np.minimum(sq, np.minimum(a, b))
+
+
+def eps_kov15(eps_list: Sequence[float], delta_list: Sequence[float] | None, delta_tilde: float) -> tuple[float, float]:
+    """Heterogeneous composition of Kairouz–Oh–Viswanath (KOV15 Thm 3.5), CORRECTED form of LAZY eq. (4).
+
+    For ``(ε_t, δ_t)``-DP mechanisms ``t = 1..k`` composed adaptively and any ``δ̃ ∈ (0, 1)``::
+
+        ε̃ = min{ Σ ε_t,
+                 Σ ε_t (e^{ε_t} − 1)/(e^{ε_t} + 1) + sqrt(Σ 2 ε_t² log(e + sqrt(Σ ε_t²)/δ̃)),
+                 Σ ε_t (e^{ε_t} − 1)/(e^{ε_t} + 1) + sqrt(Σ 2 ε_t² log(1/δ̃)) }
+        δ_tot = 1 − (1 − δ̃) Π_t (1 − δ_t)
+
+    LAZY Lemma A.3 prints the leading term as ``Σ ε_t`` (worse than basic
+    composition) and ``δ̃_t`` inside the product; see spec §2.8 / §10.3 item 1.
+    The printed form is ``eps_kov15_printed``. Entries ``ε_t = 0`` are allowed.
+    """
+    e, d = C.eps_delta_lists(eps_list, delta_list)
+    dt = float(C.delta_open(delta_tilde, "delta_tilde"))
+    s1 = float(np.sum(e * np.tanh(e / 2.0)))  # (e^x − 1)/(e^x + 1) = tanh(x/2)
+    s2 = float(np.sum(e * e))
+    eps_tot = float(_kov_terms(s1, s2, float(e.sum()), dt))
+    delta_tot = -math.expm1(math.log1p(-dt) + float(np.sum(np.log1p(-d))))
+    return eps_tot, delta_tot
+
+
+compose_kov15 = eps_kov15
+
+
+def eps_kov15_printed(eps_list: Sequence[float], delta_list: Sequence[float] | None,
+                      delta_tilde: float) -> tuple[float, float]:
+    """LAZY eq. (4) (Lemma A.3) exactly as printed — for reference only, do not use to certify.
+
+        ε̃ = Σ ε_t + min{ sqrt(Σ 2ε_t² log(e + sqrt(Σ ε_t²)/δ̃)), sqrt(Σ 2ε_t² log(1/δ̃)) },
+        δ_tot = 1 − (1 − δ̃) Π_t (1 − δ̃_t)   (δ̃_t read as the per-mechanism δ_t).
+
+    It is always larger than basic composition (``Σ ε_t``), hence valid but
+    useless; the intended statement is ``eps_kov15`` (spec §2.8, §10.3 item 1).
+    """
+    e, d = C.eps_delta_lists(eps_list, delta_list)
+    dt = float(C.delta_open(delta_tilde, "delta_tilde"))
+    s2 = float(np.sum(e * e))
+    extra = min(math.sqrt(2.0 * s2 * math.log(math.e + math.sqrt(s2) / dt)), math.sqrt(2.0 * s2 * math.log(1.0 / dt)))
+    delta_tot = -math.expm1(math.log1p(-dt) + float(np.sum(np.log1p(-d))))
+    return float(e.sum()) + extra, delta_tot
+
+
+compose_kov15_printed = eps_kov15_printed
+
+
+def eps_kov15_homogeneous(eps: ArrayLike, delta: ArrayLike, k: ArrayLike, delta_tilde: ArrayLike):
+    """``eps_kov15`` for ``k`` identical ``(ε, δ)`` mechanisms, broadcasting over arrays.
+
+        ε̃ = min{ kε, kε tanh(ε/2) + sqrt(2kε² log(e + sqrt(k)ε/δ̃)), kε tanh(ε/2) + sqrt(2kε² log(1/δ̃)) },
+        δ_tot = 1 − (1 − δ̃)(1 − δ)^k.
+
+    Source: Kairouz–Oh–Viswanath Thm 3.5 (homogeneous case: Thm 3.4); LAZY Lemma A.3 corrected (spec §2.8).
+    ``eps`` may be 0 (gives 0); ``k`` is a count >= 0.
+    """
+    e = C.nonneg("eps", eps)
+    d = C.delta_arg(delta)
+    kk = C.nonneg("k", k)
+    if np.any(kk != np.round(kk)):
+        raise ValueError(f"k must be a non-negative integer (or array of them), got {k!r}")
+    dt = C.delta_open(delta_tilde, "delta_tilde")
+    s1 = kk * e * np.tanh(e / 2.0)
+    s2 = kk * e * e
+    eps_tot = _kov_terms(s1, s2, kk * e, dt)
+    delta_tot = -np.expm1(np.log1p(-dt) + kk * np.log1p(-d))
+    return C.out(eps_tot), C.out(delta_tot)
+
+
+def _log_delta_rr(eps: float, k: int, eps_total: float) -> float:
+    """log of the hockey-stick divergence ``E_{e^{ε'}}`` of k-fold binary randomized response (ε-DP each)."""
+    l = np.arange(k + 1, dtype=np.float64)
+    gap = (k - 2.0 * l) * eps - eps_total           # privacy loss at l disagreements minus ε'
+    keep = gap > 0
+    if not np.any(keep):
+        return -np.inf
+    l, gap = l[keep], gap[keep]
+    log_binom = gammaln(k + 1.0) - gammaln(l + 1.0) - gammaln(k - l + 1.0)
+    # C(k,l) e^{(k-l)ε} (1 - e^{-gap}) / (1 + e^ε)^k
+    terms = log_binom + (k - l) * eps + np.log(-np.expm1(-gap))
+    return float(logsumexp(terms) - k * np.logaddexp(0.0, eps))
+
+
+def delta_optimal_homogeneous(eps: float, k: int, eps_total: float, delta: float = 0.0) -> float:
+    """Exact δ of the optimal k-fold composition of ``(ε, δ)``-DP at level ``ε_total`` (KOV15 Thm 3.3).
+
+        δ_tot(ε') = 1 − (1 − δ)^k (1 − δ_rr),
+        δ_rr = (1 + e^ε)^{-k} Σ_{l=0}^{k} C(k, l) (e^{(k−l)ε} − e^{ε'} e^{lε})_+ .
+
+    ``δ_rr`` is the hockey-stick divergence of the k-fold composition of binary
+    randomized response, which dominates every ε-DP mechanism; at
+    ``ε' = (k − 2i)ε`` this is the KOV formula verbatim. No (ε', δ') pair better
+    than this is implied by composition alone, so it is the tightest possible
+    composition bound (exact, not an upper bound on it).
+    """
+    e = float(C.eps_arg(eps))
+    kk = C.count_arg(k, "k")
+    et = float(C.nonneg("eps_total", eps_total))
+    d = float(C.delta_arg(delta))
+    drr = math.exp(_log_delta_rr(e, kk, et))
+    return float(-math.expm1(kk * math.log1p(-d) + math.log1p(-min(drr, 1.0))) if drr < 1 else 1.0)
+
+
+def eps_optimal_homogeneous(eps: float, delta: float, k: int, delta_total: float, *, rtol: float = 1e-12) -> float:
+    """Smallest ``ε'`` with ``delta_optimal_homogeneous(eps, k, ε', delta) <= delta_total`` (KOV15 Thm 3.3).
+
+    Returns ``k ε`` when even that needs more δ (it never does: at ``ε' = kε`` the
+    randomized-response term is 0), and raises ``ValueError`` when
+    ``delta_total < 1 − (1 − δ)^k`` (no ε' certifies it).
+    """
+    e = float(C.eps_arg(eps))
+    d = float(C.delta_arg(delta))
+    kk = C.count_arg(k, "k")
+    dt = float(C.delta_arg(delta_total, "delta_total"))
+    floor = -math.expm1(kk * math.log1p(-d))
+    if dt < floor:
+        raise ValueError(f"delta_total must be >= 1-(1-delta)^k = {floor:.6g} for k={kk} mechanisms with "
+                         f"delta={d}, got {dt}")
+    lo, hi = 0.0, kk * e
+    if delta_optimal_homogeneous(e, kk, 0.0, d) <= dt:
+        return 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if delta_optimal_homogeneous(e, kk, mid, d) <= dt:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= rtol * hi:
+            break
+    return hi
+
+
+OPTIMAL_AUTO_MAX_K = 20000
+
+
+def eps_composed_best(eps: float, delta: float, k: int, delta_total: float, *, optimal: bool | None = None) -> float:
+    """The smallest ε certified for ``k`` identical ``(ε, δ)`` mechanisms at total ``delta_total``.
+
+    Minimum over basic (needs ``delta_total >= kδ``), Dwork–Roth advanced and
+    corrected KOV15 (slack ``δ' = delta_total − kδ`` resp. ``δ̃`` with
+    ``1 − (1 − δ̃)(1 − δ)^k = delta_total``) and, if ``optimal``, the exact KOV15 Thm 3.3
+    (O(k) per evaluation; ``optimal=None`` uses it for ``k <= OPTIMAL_AUTO_MAX_K``).
+    ``inf`` when nothing certifies ``delta_total``.
+    """
+    e = float(C.eps_arg(eps))
+    d = float(C.delta_arg(delta))
+    kk = C.count_arg(k, "k")
+    dt = float(C.delta_arg(delta_total, "delta_total"))
+    if optimal is None:
+        optimal = kk <= OPTIMAL_AUTO_MAX_K
+    best = kk * e if kk * d <= dt else math.inf
+    slack = dt - kk * d
+    if 0 < slack < 1:
+        best = min(best, eps_advanced_dr(e, d, kk, slack)[0])
+    # δ̃ with 1 − (1 − δ̃)(1 − δ)^k = dt
+    one_minus = (1.0 - dt) / math.exp(kk * math.log1p(-d))
+    dtil = 1.0 - one_minus
+    if 0 < dtil < 1:
+        best = min(best, eps_kov15_homogeneous(e, d, kk, dtil)[0])
+        if optimal:
+            best = min(best, eps_optimal_homogeneous(e, d, kk, dt))
+    return float(best)
+
+
+def compose_conditional(eps_list: Sequence[float], delta_list: Sequence[float] | None,
+                        lambda_list: Sequence[float], delta_tilde: float) -> tuple[float, float]:
+    """Conditional composition (LAZY Lemma 3.8).
+
+    If each ``M_t`` is ``(ε_t, δ_t)``-indistinguishable conditionally on a
+    history event of probability ``>= 1 − λ_t``, the composition is
+    ``(ε̃_δ̃, 1 − (1 − δ̃) Π(1 − δ_t) + 2 Σ λ_t)``-DP with ``ε̃_δ̃`` the (corrected)
+    KOV15 bound of ``eps_kov15``. δ is capped at 1.
+    """
+    e, d = C.eps_delta_lists(eps_list, delta_list)
+    lam = C.as_f64("lambda_list", lambda_list)
+    if lam.ndim == 0:
+        lam = np.full_like(e, float(lam))
+    if lam.shape != e.shape:
+        raise ValueError(f"lambda_list must have the same shape as eps_list {e.shape}, got {lam.shape}")
+    if np.any((lam < 0) | (lam > 1)):
+        raise ValueError(f"lambda_list must have every entry in [0, 1], got min {lam.min()}, max {lam.max()}")
+    eps_tot, delta_tot = eps_kov15(e, d, delta_tilde)
+    return eps_tot, float(min(1.0, delta_tot + 2.0 * lam.sum()))
+
+
+def group_privacy(eps: ArrayLike, delta: ArrayLike, k: ArrayLike):
+    """Group privacy (LAZY Lemma A.2; Dwork–Roth Thm 2.2 for δ = 0).
+
+    An ``(ε, δ)``-DP algorithm on inputs at distance ``k`` satisfies
+    ``Pr[A(S) ∈ O] <= e^{kε} Pr[A(S') ∈ O] + k e^{(k−1)ε} δ``, i.e. it is
+    ``(kε, k e^{(k−1)ε} δ)``-DP for groups of size ``k`` (δ capped at 1).
+    Broadcasts over arrays.
+    """
+    e = C.eps_arg(eps)
+    d = C.delta_arg(delta)
+    kk = C.as_f64("k", k)
+    if np.any(kk < 1) or np.any(kk != np.round(kk)):
+        raise ValueError(f"k must be an integer >= 1 (the group size), got {k!r}")
+    with np.errstate(over="ignore"):
+        dg = np.where(d > 0, kk * np.exp((kk - 1.0) * e) * d, 0.0)
+    return C.out(kk * e), C.out(np.minimum(1.0, dg))

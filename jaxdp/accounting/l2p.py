@@ -1,0 +1,198 @@
+"""Privacy accounting for L2P (LAZY Thm 3.2; spec §4.4, §4.6). Host-side float64 NumPy.
+
+Source: ``shared/seeds/lazy-private-online-learning-v2.txt``, Theorem 3.2 and App. B.1.
+
+* :func:`l2p_privacy` — Thm 3.2 as printed:
+
+      eps   = 2 eta/p + eta + 3 T eta^2 p log(1/delta1) / (2B) + sqrt(6 T eta^2 p log^2(1/delta1) / B)
+      delta = 2T (2/eta + log(1/delta1)/p) e B delta0 + 2 T delta1
+
+  under ``T p / B >= 1``, ``eta B log(1/delta1) / p <= 1``, ``eta <= 1/10``,
+  ``0 < p < 1``. Wherever LAZY writes ``T/B`` we use ``ceil(T/B)`` batches
+  (conservative for a partial last batch; spec §4.3).
+* :func:`l2p_privacy_conservative` — PROPOSED variant (spec §4.4, §10.3 item 13):
+  every boundary where any of ``A_s, S_s, S'_s`` is 0 costs ``2 eta``
+  (Lemma 3.6); their number is bounded by the ``1 - delta1`` quantile of
+  ``Bin(ceil(T/B), q)``, ``q = min(1, 2p + 1 - e^{-3 B eta})`` (the exact
+  binomial tail, tighter than the Chernoff bound and equally valid), composed
+  with the corrected KOV15 bound at ``delta~ = delta1`` and ``2 eta/p + 2 eta``
+  added for the round where the neighbours differ. ``delta`` is the printed one
+  (it already contains ``2 T delta1 >= 2 delta1`` for the two failure events).
+* :func:`l2p_calibrate` — PROPOSED (§4.6): grid search over ``(B, p, eta)``
+  minimizing a regret proxy subject to Thm 3.2 certifying ``(eps, delta)``.
+
+All functions broadcast over NumPy arrays.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Optional
+
+import numpy as np
+from scipy import stats as _st
+
+from . import _checks as C
+from .composition import eps_kov15_homogeneous
+
+__all__ = ["l2p_privacy", "l2p_privacy_conservative", "l2p_conditions", "l2p_calibrate", "l2p_delta1",
+           "mw_regret_proxy", "mw_paper_regret_proxy"]
+
+
+def _n_batches(T, B):
+    return np.ceil(np.asarray(T, float) / np.asarray(B, float))
+
+
+def l2p_delta1(delta: float, T: int, delta0: float = 0.0) -> float:
+    """``delta1 = delta/(2T)`` if ``delta0 = 0`` else ``delta/(4T)`` (spec §4.6: the 2 T delta1 term gets all or half of delta)."""
+    return delta / (2.0 * T) if delta0 == 0 else delta / (4.0 * T)
+
+
+def l2p_conditions(eta, p, B, T, delta1) -> dict:
+    """The side conditions of Thm 3.2, each as a boolean (array)."""
+    eta, p, B, T, delta1 = (np.asarray(v, float) for v in (eta, p, B, T, delta1))
+    L1 = np.log(1.0 / delta1)
+    return {
+        "T p / B >= 1": _n_batches(T, B) * p >= 1.0 - 1e-12,
+        "eta B log(1/delta1) / p <= 1": eta * B * L1 / p <= 1.0 + 1e-12,
+        "eta <= 1/10": eta <= 0.1 + 1e-15,
+        "0 < p < 1": (p > 0) & (p < 1),
+    }
+
+
+def _check(eta, p, B, T, delta0, delta1):
+    eta = C.pos("eta", eta)
+    p = C.as_f64("p", p)
+    if np.any((p <= 0) | (p > 1)):
+        raise ValueError(f"p must be in (0, 1], got {p!r}")
+    B = C.as_f64("B", B)
+    if np.any((B < 1) | (B != np.round(B))):
+        raise ValueError(f"B must be a positive integer, got {B!r}")
+    T = C.as_f64("T", T)
+    if np.any((T < 1) | (T != np.round(T))):
+        raise ValueError(f"T must be a positive integer, got {T!r}")
+    delta0 = C.as_f64("delta0", delta0)
+    if np.any((delta0 < 0) | (delta0 > 1)):
+        raise ValueError(f"delta0 must be in [0, 1], got {delta0!r}")
+    delta1 = C.as_f64("delta1", delta1)
+    if np.any((delta1 <= 0) | (delta1 >= 1)):
+        raise ValueError(f"delta1 must be in (0, 1), got {delta1!r}")
+    return eta, p, B, T, delta0, delta1
+
+
+def _printed(eta, p, B, T, delta0, delta1):
+    L1 = np.log(1.0 / delta1)
+    TB = _n_batches(T, B)  # T/B
+    eps = 2 * eta / p + eta + 1.5 * TB * eta ** 2 * p * L1 + np.sqrt(6.0 * TB * eta ** 2 * p * L1 ** 2)
+    delta = 2 * T * (2 / eta + L1 / p) * math.e * B * delta0 + 2 * T * delta1
+    return eps, delta
+
+
+def l2p_privacy(eta, p, B, T, delta0, delta1):
+    """LAZY Thm 3.2 as printed: returns ``(eps, delta, conditions_ok)`` (broadcasting).
+
+    ``eta``: the D_inf bound of Assumption 3.1; ``p``: fake-switch probability;
+    ``B``: batch size; ``T``: horizon; ``delta0``: Assumption 3.1's delta;
+    ``delta1``: the free parameter of Thm 3.2. ``conditions_ok`` is False where
+    a side condition (:func:`l2p_conditions`) fails: the formula then certifies nothing.
+    """
+    eta, p, B, T, delta0, delta1 = _check(eta, p, B, T, delta0, delta1)
+    eps, delta = _printed(eta, p, B, T, delta0, delta1)
+    ok = np.logical_and.reduce(list(l2p_conditions(eta, p, B, T, delta1).values()))
+    return C.out(eps), C.out(delta), (bool(ok) if np.ndim(ok) == 0 else ok)
+
+
+def _conservative(eta, p, B, T, delta0, delta1):
+    n = _n_batches(T, B)
+    q = np.minimum(1.0, 2 * p + 1 - np.exp(-3 * B * eta))
+    k = _st.binom.isf(delta1, n.astype(np.int64), q)  # P[Bin(n, q) > k] <= delta1
+    k = np.where(np.isfinite(k), k, n)
+    e_comp, _ = eps_kov15_homogeneous(2 * eta, 0.0, np.minimum(k, n), delta1)
+    eps = np.asarray(e_comp, float) + 2 * eta / p + 2 * eta
+    _, delta = _printed(eta, p, B, T, delta0, delta1)
+    return eps, delta
+
+
+def l2p_privacy_conservative(eta, p, B, T, delta0, delta1):
+    """PROPOSED conservative accountant for L2P (spec §4.4): ``(eps, delta)``; see module docstring."""
+    eta, p, B, T, delta0, delta1 = _check(eta, p, B, T, delta0, delta1)
+    eps, delta = _conservative(eta, p, B, T, delta0, delta1)
+    return C.out(eps), C.out(delta)
+
+
+def mw_regret_proxy(d: int, T: int) -> Callable:
+    """The valid L2P-MW bound ``ln d / eta + eta T B / 8`` (spec §4.4, CORRECTED) as ``R(eta, B)``."""
+    return lambda eta, B: math.log(d) / eta + eta * T * B / 8.0
+
+
+def mw_paper_regret_proxy(d: int, T: int, c_B: float = 1.0) -> Callable:
+    """The paper's proxy ``ln d / eta + eta T / 8 + c_B T B^2 eta^2`` (Prop. 3.3 as printed; for reproducing its curves)."""
+    return lambda eta, B: math.log(d) / eta + eta * T / 8.0 + c_B * T * B ** 2 * eta ** 2
+
+
+def l2p_calibrate(*, T: int, eps: float, delta: float, regret: Callable, delta0: float = 0.0,
+                  eta_max: Optional[float] = None, log_factor: str = "exact", conservative: bool = True,
+                  n_B: int = 120, n_c: int = 80, n_eta: int = 400) -> dict:
+    """Certified L2P parameters minimizing a regret proxy (spec §4.6, PROPOSED).
+
+    Searches ``B`` in ``round(logspace(0, log10 T, n_B))``, ``p = c eta / eps``
+    with ``c`` in ``logspace(log10 2.0001, 3, n_c)``, ``eta`` in
+    ``logspace(-7, -1, n_eta)`` (capped at ``eta_max``), keeping the argmin of
+    ``regret(eta, B)`` subject to Thm 3.2's conditions and
+    ``eps(eta, p, B) <= eps``, ``delta(...) <= delta``.
+
+    ``log_factor="exact"``: the constraints use ``log(1/delta1)``;
+    ``"rate"``: ``log(1/delta1) -> 1`` in the constraints (the ``retuned``
+    rate form of §4.5; the result is then not certified at ``(eps, delta)``).
+    ``conservative``: with ``"exact"``, also require
+    :func:`l2p_privacy_conservative` ``<= eps`` (``mode="certified"``).
+
+    Returns a dict with ``eta, p, B, delta1, regret, eps_printed, eps_conservative,
+    delta_certified``. Raises ``ValueError`` if nothing in the grid is feasible.
+    """
+    T = int(C.count_arg(T, "T"))
+    eps = float(C.pos("eps", eps))
+    delta = float(C.delta_open(delta, "delta"))
+    if log_factor not in ("exact", "rate"):
+        raise ValueError(f"log_factor must be 'exact' or 'rate', got {log_factor!r}")
+    delta1 = l2p_delta1(delta, T, delta0)
+    L1 = math.log(1.0 / delta1) if log_factor == "exact" else 1.0
+    Bs = np.unique(np.round(np.logspace(0, math.log10(T), n_B))).astype(float)
+    cs = np.logspace(math.log10(2.0001), 3, n_c)
+    etas = np.logspace(-7, -1, n_eta)
+    if eta_max is not None:
+        etas = np.unique(np.minimum(etas, eta_max))
+    Bg, cg, eg = np.meshgrid(Bs, cs, etas, indexing="ij")
+    pg = cg * eg / eps
+    nb = _n_batches(T, Bg)
+    feas = (pg < 1) & (nb * pg >= 1) & (eg * Bg * L1 / pg <= 1) & (eg <= 0.1)
+    eps_pr = 2 * eg / pg + eg + 1.5 * nb * eg ** 2 * pg * L1 + np.sqrt(6.0 * nb * eg ** 2 * pg * L1 ** 2)
+    del_pr = 2 * T * (2 / eg + L1 / pg) * math.e * Bg * delta0 + 2 * T * delta1
+    feas &= (eps_pr <= eps) & (del_pr <= delta * (1 + 1e-12))
+    R = np.where(feas, regret(eg, Bg), np.inf)
+    order = np.argsort(R, axis=None)
+    n_feas = int(feas.sum())
+    if n_feas == 0:
+        raise ValueError(
+            f"l2p_calibrate: no (eta, p, B) in the search grid satisfies Thm 3.2 at eps={eps}, delta={delta}, T={T} "
+            f"(log_factor={log_factor!r}); increase eps or T")
+    chosen = None
+    for start in range(0, n_feas, 256):
+        idx = np.unravel_index(order[start:start + 256], R.shape)
+        e_, p_, B_ = eg[idx], pg[idx], Bg[idx]
+        if conservative and log_factor == "exact":
+            ec, _ = _conservative(e_, p_, B_, float(T), delta0, delta1)
+            good = np.nonzero(ec <= eps)[0]
+        else:
+            good = np.arange(e_.size)
+        if good.size:
+            j = good[0]
+            chosen = (float(e_[j]), float(p_[j]), int(B_[j]), float(R[tuple(i[j] for i in idx)]))
+            break
+    if chosen is None:
+        raise ValueError(f"l2p_calibrate: no grid point passes the conservative accountant at eps={eps}, "
+                         f"delta={delta}, T={T}")
+    eta_c, p_c, B_c, r_c = chosen
+    e_pr, d_pr = _printed(eta_c, p_c, B_c, float(T), delta0, delta1)
+    e_cons, _ = _conservative(np.float64(eta_c), np.float64(p_c), np.float64(B_c), float(T), delta0, delta1)
+    return {"eta": eta_c, "p": p_c, "B": B_c, "delta1": delta1, "regret": r_c, "eps_printed": float(e_pr),
+            "eps_conservative": float(e_cons), "delta_certified": float(d_pr)}

@@ -1,0 +1,19 @@
+"""Empirical privacy auditing (DESIGN.md layer 5): the auditor and a catalogue of correct and broken mechanisms.
+
+Importing this package registers the catalogue's audits with ``jaxdp.registry``
+(``jaxdp audit --list``).
+"""
+from .auditor import (
+    DEFAULT_CONFIDENCE, AuditReport, HistogramEvents, SearchEvents, ThresholdEvents, audit,
+    clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
+)
+
+__all__ = [
+    "audit", "AuditReport", "ThresholdEvents", "HistogramEvents", "SearchEvents", "DEFAULT_CONFIDENCE",
+    "clopper_pearson_lower", "clopper_pearson_upper", "eps_lower_bound",
+]
+
+from . import catalogue  # noqa: E402,F401  (registers the audits)
+from .catalogue import CATALOGUE, svt_variant  # noqa: E402
+
+__all__ += ["CATALOGUE", "svt_variant", "catalogue"]

@@ -1,0 +1,265 @@
+"""Catalogue of correct and deliberately broken mechanisms, each with a registered audit.
+
+Every entry is ``fn(*, quick: bool = False, seed: int = 0) -> AuditReport``
+registered with :func:`jaxdp.registry.register_audit` (``jaxdp audit NAME``,
+``jaxdp audit --list``). The correct ones must come out consistent with their
+claim; the broken ones must be flagged. Neighbouring inputs are chosen per
+mechanism so that the true privacy loss of the broken variant is attained on a
+simple event.
+
+Sparse-vector variants follow Lyu, Su, Li 2017, "Understanding the Sparse
+Vector Technique for Differential Privacy" (PVLDB 10(6)), Fig. 1, with
+``c = 1`` positive answer, sensitivity Δ = 1 and privacy budget ε:
+
+* Alg. 2 = Dwork–Roth Alg. 1 (``svt``): ρ = Lap(2Δ/ε), ν_i = Lap(4Δ/ε), ⊤ and halt. ε-DP.
+* ``svt-no-threshold-noise``: ρ = 0 (only query noise Lap(4Δ/ε)). Privacy loss grows
+  with the number of ⊥ answers.
+* ``svt-small-query-noise`` (Lee–Clifton 2014, Lyu Alg. 4): ε₁ = ε/4, ρ = Lap(Δ/ε₁),
+  ν_i = Lap(Δ/ε₂) with ε₂ = 3ε/4. Actually ((1 + 6c)/4)ε-DP.
+* ``svt-reports-noisy-value`` (Roth 2011 lecture notes, Lyu Alg. 3): ρ = Lap(2Δ/ε),
+  ν_i = Lap(2cΔ/ε); a positive answer is released as the noisy value ``q_i + ν_i``.
+  Not ε'-DP for any finite ε'.
+* ``svt-no-halt`` (Chen et al. 2015, Lyu Alg. 6): ρ = Lap(2Δ/ε), ν_i = Lap(2Δ/ε),
+  answers every query without stopping after the first ⊤. Not ε'-DP for any finite ε'.
+
+Other entries: Laplace (correct, and with half the needed scale), the
+Gaussian mechanism at (ε, δ), the exponential mechanism, report-noisy-max
+(correct Lap(2Δ/ε), and with the noise of the monotone case Lap(Δ/(2ε)) four times
+too small), the binary-tree counter (correct, and with node scale 1/ε instead of H/ε).
+"""
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..mechanisms import above_threshold, exp_mech, gaussian_mech, gaussian_sigma, laplace_mech, tree_depth
+from ..mechanisms.tree import tree_init, tree_step
+from ..registry import register_audit
+from .auditor import AuditReport, HistogramEvents, SearchEvents, ThresholdEvents, audit
+
+__all__ = [
+    "svt_variant", "CATALOGUE", "laplace_half_scale", "noisy_max", "tree_counter_stream",
+]
+
+EPS = 1.0          # claimed ε of the Laplace / exponential / tree entries
+EPS_SVT = 2.0      # claimed ε of the sparse-vector entries (larger ε: fewer runs to expose the broken ones)
+CATALOGUE: dict[str, dict] = {}
+
+
+def _n(quick: bool, full: int, small: int) -> int:
+    return small if quick else full
+
+
+def _register(name: str, description: str, claimed_eps: float, broken: bool):
+    def deco(fn):
+        @functools.wraps(fn)
+        def run(*, quick: bool = False, seed: int = 0) -> AuditReport:
+            return fn(quick=quick, key=jax.random.key(seed), name=name)
+
+        CATALOGUE[name] = dict(fn=run, claimed_eps=claimed_eps, broken=broken, description=description)
+        return register_audit(name, description, claimed_eps=claimed_eps, broken=broken)(run)
+
+    return deco
+
+
+# ----------------------------------------------------------------------------- Laplace / Gaussian
+def _laplace(key, x):
+    return laplace_mech(key, x, 1.0, EPS)
+
+
+def laplace_half_scale(key, x):
+    """BROKEN: Laplace noise of scale Δ/(2ε), half of what ε-DP needs (it is 2ε-DP)."""
+    return x + 0.5 / EPS * jax.random.laplace(key, jnp.shape(x))
+
+
+@_register("laplace", "Laplace mechanism, sensitivity 1, scale 1/eps (correct)", EPS, False)
+def _a_laplace(*, quick, key, name):
+    return audit(_laplace, 0.0, 1.0, claimed_eps=EPS, n=_n(quick, 1_000_000, 200_000), key=key, name=name)
+
+
+@_register("laplace-half-scale", "Laplace with half the needed scale (broken: 2*eps-DP)", EPS, True)
+def _a_laplace_half(*, quick, key, name):
+    return audit(laplace_half_scale, 0.0, 1.0, claimed_eps=EPS, n=_n(quick, 1_000_000, 200_000), key=key,
+                 name=name)
+
+
+DELTA_G = 1e-5
+SIGMA_G = gaussian_sigma(1.0, EPS, DELTA_G)
+
+
+def _gaussian(key, x):
+    return gaussian_mech(key, x, SIGMA_G)
+
+
+def _gaussian_small(key, x):
+    return gaussian_mech(key, x, SIGMA_G / 4)
+
+
+@_register("gaussian", "Gaussian mechanism, zCDP calibration at (eps, delta) = (1, 1e-5) (correct)", EPS, False)
+def _a_gaussian(*, quick, key, name):
+    return audit(_gaussian, 0.0, 1.0, claimed_eps=EPS, claimed_delta=DELTA_G, n=_n(quick, 1_000_000, 200_000),
+                 key=key, name=name)
+
+
+@_register("gaussian-quarter-sigma", "Gaussian with sigma/4 (broken at (1, 1e-5))", EPS, True)
+def _a_gaussian_small(*, quick, key, name):
+    return audit(_gaussian_small, 0.0, 1.0, claimed_eps=EPS, claimed_delta=DELTA_G,
+                 n=_n(quick, 1_000_000, 200_000), key=key, name=name)
+
+
+# ----------------------------------------------------------------------------- exponential / noisy max
+U0 = np.array([1.0, 0.0, 0.0, 0.0], np.float32)
+U1 = np.array([0.0, 1.0, 1.0, 1.0], np.float32)
+
+
+def _exp(key, u):
+    return exp_mech(key, u, 1.0, EPS)
+
+
+def noisy_max(key, u, scale):
+    """Report-noisy-max: ``argmax(u + Lap(scale))``; ε-DP for sensitivity-1 utilities with scale 2/ε."""
+    return jnp.argmax(u + scale * jax.random.laplace(key, u.shape)).astype(jnp.int32)
+
+
+@_register("exp-mech", "Exponential mechanism, utility sensitivity 1 (correct)", EPS, False)
+def _a_exp(*, quick, key, name):
+    return audit(_exp, U0, U1, claimed_eps=EPS, events=HistogramEvents(4), n=_n(quick, 1_000_000, 200_000),
+                 key=key, name=name)
+
+
+@_register("noisy-max", "Report-noisy-max with Lap(2/eps) (correct)", EPS, False)
+def _a_rnm(*, quick, key, name):
+    return audit(functools.partial(noisy_max, scale=2.0 / EPS), U0, U1, claimed_eps=EPS, events=HistogramEvents(4),
+                 n=_n(quick, 1_000_000, 200_000), key=key, name=name)
+
+
+@_register("noisy-max-wrong-scale", "Report-noisy-max with Lap(1/(2 eps)) (broken: noise 4x too small)", EPS, True)
+def _a_rnm_bad(*, quick, key, name):
+    return audit(functools.partial(noisy_max, scale=0.5 / EPS), U0, U1, claimed_eps=EPS,
+                 events=HistogramEvents(4), n=_n(quick, 1_000_000, 200_000), key=key, name=name)
+
+
+# ----------------------------------------------------------------------------- sparse vector
+def svt_variant(key, queries, threshold, *, b_thr, b_q, halt=True, report_value=False):
+    """AboveThreshold-like mechanism with arbitrary noise scales (for the catalogue).
+
+    ``halt=True``: the index of the first ⊤ (``k`` if none); with ``report_value`` also
+    the noisy value ``q_i + ν_i`` of that query (``+inf`` if none). ``halt=False``:
+    the whole answer vector as an int code ``sum_i [⊤_i] 2^i``.
+    """
+    k_thr, k_q = jax.random.split(key)
+    rho = b_thr * jax.random.laplace(k_thr, ())
+    nu = b_q * jax.random.laplace(k_q, queries.shape)
+    noisy = queries + nu
+    above = noisy >= threshold + rho
+    k = queries.shape[0]
+    if not halt:
+        return jnp.sum(above.astype(jnp.int32) << jnp.arange(k, dtype=jnp.int32))
+    idx = jnp.where(jnp.any(above), jnp.argmax(above), k).astype(jnp.int32)
+    if report_value:
+        return idx, jnp.where(idx < k, noisy[jnp.minimum(idx, k - 1)], jnp.inf)
+    return idx
+
+
+M_SVT = 8                                               # ⊥ queries before the last one
+Q0 = np.array([0.0] * M_SVT + [1.0], np.float32)          # neighbours: every query moves by 1
+Q1 = np.array([1.0] * M_SVT + [0.0], np.float32)
+Q1_VALUE = np.array([1.0] * M_SVT + [0.0], np.float32)
+Q0_VALUE = np.array([0.0] * (M_SVT + 1), np.float32)
+M_NOHALT = 4
+Q0_NOHALT = np.zeros(2 * M_NOHALT, np.float32)          # ⊥ on the first half, ⊤ on the second
+Q1_NOHALT = np.array([1.0] * M_NOHALT + [-1.0] * M_NOHALT, np.float32)
+N_SVT = (1_000_000, 1_000_000)
+
+
+def _svt_correct(key, q):
+    return above_threshold(key, q, 0.0, EPS_SVT)
+
+
+_svt_hist = HistogramEvents(M_SVT + 2)
+
+
+@_register("svt", "AboveThreshold, Dwork-Roth noise Lap(2/eps), Lap(4/eps) (correct; Lyu et al. Alg. 2)",
+           EPS_SVT, False)
+def _a_svt(*, quick, key, name):
+    return audit(_svt_correct, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key,
+                 name=name)
+
+
+@_register("svt-no-threshold-noise", "AboveThreshold without threshold noise (broken)", EPS_SVT, True)
+def _a_svt_nothr(*, quick, key, name):
+    mech = functools.partial(svt_variant, threshold=0.0, b_thr=0.0, b_q=4.0 / EPS_SVT)
+    return audit(mech, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key, name=name)
+
+
+@_register("svt-small-query-noise",
+           "AboveThreshold with query noise too small (Lee-Clifton 2014; Lyu et al. Alg. 4; broken: 1.75 eps)",
+           EPS_SVT, True)
+def _a_svt_small(*, quick, key, name):
+    mech = functools.partial(svt_variant, threshold=0.0, b_thr=4.0 / EPS_SVT, b_q=4.0 / (3.0 * EPS_SVT))
+    return audit(mech, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key, name=name)
+
+
+def _value_stat(out):
+    idx, val = out
+    return jnp.where(idx == M_SVT, val, 1e9)
+
+
+@_register("svt-reports-noisy-value",
+           "Sparse vector answering with the noisy value q+nu (Roth 2011; Lyu et al. Alg. 3; broken: not DP)",
+           EPS_SVT, True)
+def _a_svt_value(*, quick, key, name):
+    mech = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, b_q=2.0 / EPS_SVT, report_value=True)
+    return audit(mech, Q0_VALUE, Q1_VALUE, claimed_eps=EPS_SVT, events=ThresholdEvents(statistic=_value_stat),
+                 n=_n(quick, *N_SVT), key=key, name=name)
+
+
+@_register("svt-no-halt",
+           "Sparse vector that does not halt after the first positive (Chen et al. 2015; Lyu et al. Alg. 6; broken)",
+           EPS_SVT, True)
+def _a_svt_nohalt(*, quick, key, name):
+    mech = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, b_q=2.0 / EPS_SVT, halt=False)
+    return audit(mech, Q0_NOHALT, Q1_NOHALT, claimed_eps=EPS_SVT, events=HistogramEvents(2 ** (2 * M_NOHALT)),
+                 n=_n(quick, *N_SVT), key=key, name=name)
+
+
+# ----------------------------------------------------------------------------- binary tree counter
+T_TREE = 7
+H_TREE = tree_depth(T_TREE)
+
+
+def tree_counter_stream(key, a, scale):
+    """All prefix sums of the binary-tree counter (Laplace node noise ``scale``) on the stream ``a``."""
+    def body(st, xs):
+        t, x = xs
+        return tree_step(jax.random.fold_in(key, t), st, x, scale)
+
+    _, cs = jax.lax.scan(body, tree_init(H_TREE), (jnp.arange(a.shape[0]), a))
+    return cs
+
+
+def _tree_stat(cs):
+    # item 1 sits in the nodes released as c_1, c_2 (= node [1,2]) and c_4 (= node [1..4]);
+    # a capped sum of those noisy nodes is a sharp test of the change a_1: 0 -> 1
+    return jnp.sum(jnp.clip(cs[jnp.array([0, 1, 3])], 0.0, 1.0))
+
+
+A0 = np.zeros(T_TREE, np.float32)
+A1 = np.eye(T_TREE, dtype=np.float32)[0]
+
+
+@_register("tree-counter", "Binary-tree counter, Laplace node scale H/eps (correct)", EPS, False)
+def _a_tree(*, quick, key, name):
+    mech = functools.partial(tree_counter_stream, scale=H_TREE / EPS)
+    return audit(mech, A0, A1, claimed_eps=EPS, events=ThresholdEvents(statistic=_tree_stat),
+                 n=_n(quick, 400_000, 100_000), key=key, name=name)
+
+
+@_register("tree-counter-no-depth", "Binary-tree counter with node scale 1/eps instead of H/eps (broken)", EPS, True)
+def _a_tree_bad(*, quick, key, name):
+    mech = functools.partial(tree_counter_stream, scale=1.0 / EPS)
+    return audit(mech, A0, A1, claimed_eps=EPS, events=ThresholdEvents(statistic=_tree_stat),
+                 n=_n(quick, 400_000, 100_000), key=key, name=name)

@@ -1,0 +1,168 @@
+"""Bin width, k and clipping level from LABEL's theorems (spec §7.2–7.7), as registered planners.
+
+Each planner is ``plan_xxx(*, eps, delta=0.0, T=None, d=1, mode="paper", N=..., **kw) -> Plan``
+(``T`` is accepted as an alias of the sample size ``N`` so the generic ``jaxdp plan NAME --T ...``
+works; the label bound is ``label_bound``). Theorems fix the orders only; the constants are exposed:
+``h = c_h · formula``, ``k = c_k · formula``, ``T = c_T · formula`` (defaults 1).
+
+Modes (spec §0.4): ``paper`` — the formulas as printed (with ``ln K``); ``rate`` — ``ln K`` and
+constants dropped (for exponent studies); ``certified`` — the same parameters as ``paper``: every
+mechanism here is calibrated exactly to ε for any bin width / k / clipping level (the privacy proofs
+of Thms 2, 4, 6, 8, 10, 12 have no side conditions), so the certified ε equals the requested one.
+All mechanisms are pure (δ = 0). Bins per axis ``M_b = max(1, round(1/h))`` (spec §8.5).
+"""
+from __future__ import annotations
+
+import math
+
+from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
+from ..registry import Plan, register_planner
+
+__all__ = ["plan_local_cls", "plan_central_cls", "plan_local_reg", "plan_central_reg", "plan_local_heavy",
+           "plan_central_heavy", "bins_from_h", "plan_for"]
+
+REF = "label-dp-theoretical-limits.txt"
+MODES = ("paper", "certified", "rate")
+
+
+def bins_from_h(h: float) -> int:
+    """``M_b = max(1, round(1/h))``."""
+    return max(1, int(round(1.0 / h)))
+
+
+def _common(eps, delta, T, N, d, mode):
+    check_epsilon(eps, allow_inf=False)
+    check_delta(delta)
+    check_choice("mode", mode, MODES)
+    if N is None:
+        N = T
+    if N is None:
+        raise ValueError("N (the sample size; alias T) is required")
+    N = check_positive_int("N", N)
+    d = check_positive_int("d", d)
+    return float(eps), float(delta), N, d
+
+
+def _plan(name, mode, eps, delta, params, ref, conds=None, notes=()):
+    notes = list(notes)
+    if delta > 0:
+        notes.append("the mechanism is pure ε-DP: certified δ = 0")
+    return Plan(algorithm=name, mode=mode, params=params, eps=eps, delta=delta, eps_certified=eps,
+                delta_certified=0.0, conditions=dict(conds or {}), reference=f"{REF} {ref}", notes=notes)
+
+
+def _k_clip(k, N):
+    return int(min(max(1, round(k)), N))
+
+
+@register_planner("label-local-cls", "LABEL Thm 2: bin width for vector-RR local label-DP classification")
+def plan_local_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, K=2, c_h=1.0, **kw) -> Plan:
+    """``h = c_h (N(ε²∧1)/ln K)^{-1/(2β+d)}`` (Thm 2; ``rate``: without ``ln K``)."""
+    eps, delta, N, d = _common(eps, delta, T, N, d, mode)
+    K = check_positive_int("K", K, minimum=2)
+    check_positive("beta", beta)
+    lnK = 1.0 if mode == "rate" else max(math.log(K), 1e-12)
+    h = min(1.0, c_h * (N * min(eps ** 2, 1.0) / lnK) ** (-1.0 / (2 * beta + d)))
+    return _plan("local_rr_vector", mode, eps, delta, {"eps": eps, "h": h, "bins": bins_from_h(h)}, "Thm 2, eqs. (11)-(13)")
+
+
+@register_planner("label-central-cls", "LABEL Thm 4: bin width for the per-bin exponential mechanism")
+def plan_central_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, K=2, c_h=1.0, **kw) -> Plan:
+    """``h = c_h((ln K/(εN))^{1/(β+d)} + (ln K/N)^{1/(2β+d)})`` (Thm 4)."""
+    eps, delta, N, d = _common(eps, delta, T, N, d, mode)
+    K = check_positive_int("K", K, minimum=2)
+    lnK = 1.0 if mode == "rate" else max(math.log(K), 1e-12)
+    h = min(1.0, c_h * ((lnK / (eps * N)) ** (1 / (beta + d)) + (lnK / N) ** (1 / (2 * beta + d))))
+    return _plan("central_exp_bins", mode, eps, delta, {"eps": eps, "h": h, "bins": bins_from_h(h)}, "Thm 4, eq. (17)")
+
+
+@register_planner("label-local-reg", "LABEL Thm 6: k for Laplace-label kNN regression (bounded labels)")
+def plan_local_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, label_bound=1.0,
+                   c_k=1.0, **kw) -> Plan:
+    """``k = c_k N^{2β/(d+2β)} (ε∧1)^{-2d/(d+2β)}`` clipped to ``[1, N]``; Laplace scale ``2T/ε``."""
+    eps, delta, N, d = _common(eps, delta, T, N, d, mode)
+    check_positive("label_bound", label_bound)
+    k_raw = c_k * N ** (2 * beta / (d + 2 * beta)) * min(eps, 1.0) ** (-2 * d / (d + 2 * beta))
+    k = _k_clip(k_raw, N)
+    return _plan("local_laplace_knn", mode, eps, delta,
+                 {"eps": eps, "k": k, "clip": float(label_bound), "laplace_scale": 2 * label_bound / eps},
+                 "Thm 6", {"k <= N without clipping": k_raw <= N})
+
+
+@register_planner("label-central-reg", "LABEL Thm 8: bin width for Laplace-noised bin means (bounded labels)")
+def plan_central_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, label_bound=1.0,
+                     c_h=1.0, **kw) -> Plan:
+    """``h = c_h(N^{-1/(2β+d)} + (εN)^{-1/(d+β)})``; noise ``Lap(2T/(n_l ε))`` (CORRECTED scale)."""
+    eps, delta, N, d = _common(eps, delta, T, N, d, mode)
+    check_positive("label_bound", label_bound)
+    h = min(1.0, c_h * (N ** (-1 / (2 * beta + d)) + (eps * N) ** (-1 / (d + beta))))
+    return _plan("central_bins_laplace", mode, eps, delta,
+                 {"eps": eps, "h": h, "bins": bins_from_h(h), "clip": float(label_bound)}, "Thm 8, eq. (23)",
+                 notes=["Laplace scale 2T/(n_l eps) (printed 2/(n_l eps) is the T = 1 case; CORRECTED)"])
+
+
+@register_planner("label-local-heavy", "LABEL Thm 10: k and clipping T for clipped Laplace-label kNN (heavy tails)")
+def plan_local_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, p=2.0, c_k=1.0, c_T=1.0,
+                     k_rule="corrected", **kw) -> Plan:
+    """Corrected (default): ``k = N^{2pβ/A} ε^{-2d(p-1)/A} ∨ N^{2β/(2β+d)}``, ``A = 2pβ + d(p-1)``;
+    printed (``k_rule="printed"``): ``k = (Nε²)^{2pβ/A} ∨ N^{2β/(2β+d)}``; ``T = c_T (kε²)^{1/(2p)}``."""
+    eps, delta, N, d = _common(eps, delta, T, N, d, mode)
+    check_choice("k_rule", k_rule, ["corrected", "printed"])
+    check_positive("p", p)
+    if p < 2:
+        raise ValueError(f"p must be >= 2 (LABEL Assumption 3), got {p}")
+    A = 2 * p * beta + d * (p - 1)
+    if k_rule == "corrected":
+        k_main = N ** (2 * p * beta / A) * eps ** (-2 * d * (p - 1) / A)
+    else:
+        k_main = (N * eps ** 2) ** (2 * p * beta / A)
+    k_raw = c_k * max(k_main, N ** (2 * beta / (2 * beta + d)))
+    k = _k_clip(k_raw, N)
+    clip = c_T * (k * eps ** 2) ** (1 / (2 * p))
+    return _plan("local_laplace_knn_clipped", mode, eps, delta,
+                 {"eps": eps, "k": k, "clip": float(clip), "laplace_scale": 2 * clip / eps}, "Thm 10 (k CORRECTED)",
+                 {"k <= N without clipping": k_raw <= N}, notes=[f"k_rule={k_rule}"])
+
+
+@register_planner("label-central-heavy", "LABEL Thm 12: bin width and clipping T for clipped Laplace bin means")
+def plan_central_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, p=2.0, c_h=1.0, c_T=1.0,
+                       **kw) -> Plan:
+    """``h = c_h(N^{-1/(2β+d)} + (εN)^{-(p-1)/(pβ+d(p-1))})``, ``T = c_T(εNh^d)^{1/p}`` (Thm 12)."""
+    eps, delta, N, d = _common(eps, delta, T, N, d, mode)
+    if p < 2:
+        raise ValueError(f"p must be >= 2 (LABEL Assumption 3), got {p}")
+    h = min(1.0, c_h * (N ** (-1 / (2 * beta + d)) + (eps * N) ** (-(p - 1) / (p * beta + d * (p - 1)))))
+    clip = c_T * (eps * N * h ** d) ** (1 / p)
+    return _plan("central_bins_laplace_clipped", mode, eps, delta,
+                 {"eps": eps, "h": h, "bins": bins_from_h(h), "clip": float(clip)}, "Thm 12, eq. (28)")
+
+
+_BY_METHOD = {
+    "local_rr_vector": plan_local_cls, "local_rr_kary": plan_local_cls, "central_exp_bins": plan_central_cls,
+    "nonprivate_bins_cls": plan_central_cls,
+    "local_laplace_knn": plan_local_reg, "local_laplace_knn_clipped": plan_local_heavy,
+    "central_bins_laplace": plan_central_reg, "central_bins_laplace_clipped": plan_central_heavy,
+}
+
+
+def plan_for(method: str, *, N: int, eps: float, d: int = 1, mode: str = "rate", **kw) -> dict:
+    """Hyperparameters (``eps``, ``bins``, ``k``, ``clip``) for ``method`` from its theorem.
+
+    Non-private methods use the ε → ∞ limit of their private counterpart's rule
+    (bins ``N^{-1/(2β+d)}``, ``k = N^{2β/(2β+d)}``, no clipping for kNN unless ``clip`` is given).
+    """
+    inf = float("inf")
+    if method == "nonprivate_bins_cls":
+        p = plan_central_cls(eps=1e300, N=N, d=d, mode=mode, **kw).params
+        return {"eps": inf, "bins": p["bins"], "k": 1, "clip": inf}
+    if method == "nonprivate_bins_reg":
+        p = plan_central_reg(eps=1e300, N=N, d=d, mode=mode, **kw).params
+        return {"eps": inf, "bins": p["bins"], "k": 1, "clip": kw.get("clip", inf)}
+    if method == "nonprivate_knn":
+        beta = kw.get("beta", 1.0)
+        k = _k_clip(kw.get("c_k", 1.0) * N ** (2 * beta / (2 * beta + d)), N)
+        return {"eps": inf, "bins": 1, "k": k, "clip": kw.get("clip", inf)}
+    kw = {k: v for k, v in kw.items() if k != "clip"}
+    p = _BY_METHOD[method](eps=eps, N=N, d=d, mode=mode, **kw).params
+    return {"eps": float(eps), "bins": int(p.get("bins", 1)), "k": int(p.get("k", 1)),
+            "clip": float(p.get("clip", kw.get("label_bound", 1.0)))}

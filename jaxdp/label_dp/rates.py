@@ -1,0 +1,63 @@
+"""LABEL Table 1: minimax rates of the excess risk (logs omitted; spec §7.8).
+
+``label_rate_exponent(task, setting, ...)`` gives the exponents; ``label_rates(task, setting, N, eps, ...)``
+evaluates the theory curve with all constants 1 (for plotting against empirical curves).
+
+Tasks: ``"classification"``, ``"regression"`` (bounded labels), ``"heavy"`` (p-th moment);
+settings: ``"local"``, ``"central"``, ``"nonprivate"``, ``"local_full"`` (prior work; rates only).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.validation import check_choice, check_positive, check_positive_int
+
+__all__ = ["label_rate_exponent", "label_rates", "TASKS", "SETTINGS"]
+
+TASKS = ("classification", "regression", "heavy")
+SETTINGS = ("local", "central", "nonprivate", "local_full")
+
+
+def label_rate_exponent(task: str, setting: str, *, beta: float = 1.0, gamma: float = 1.0, d: int = 1,
+                        p: float = 2.0) -> dict[str, float]:
+    """Exponents of LABEL Table 1 as positive numbers: ``{"stat": a, "priv": b}`` where the rate is
+
+    * local: ``(N(ε²∧1))^{-b}`` (heavy: ``(Nε²)^{-b} ∨ N^{-a}``),
+    * central: ``N^{-a} + (εN)^{-b}``,
+    * nonprivate: ``N^{-a}`` (``b = a``).
+    """
+    check_choice("task", task, TASKS)
+    check_choice("setting", setting, SETTINGS)
+    check_positive("beta", beta)
+    check_positive("gamma", gamma)
+    d = check_positive_int("d", d)
+    check_positive("p", p, allow_inf=True)
+    if task == "classification":
+        a = beta * (gamma + 1) / (2 * beta + d)
+        b = {"local": a, "central": beta * (gamma + 1) / (beta + d), "nonprivate": a,
+             "local_full": beta * (gamma + 1) / (2 * beta + 2 * d)}[setting]
+    else:
+        a = 2 * beta / (2 * beta + d)
+        if task == "regression" or np.isinf(p):
+            b = {"local": a, "central": 2 * beta / (beta + d), "nonprivate": a,
+                 "local_full": beta / (beta + d)}[setting]
+        else:
+            b = {"local": 2 * beta * (p - 1) / (2 * p * beta + d * (p - 1)),
+                 "central": 2 * beta * (p - 1) / (p * beta + d * (p - 1)), "nonprivate": a,
+                 "local_full": beta * (p - 1) / (p * beta + d * (p - 1))}[setting]
+    return {"stat": float(a), "priv": float(b)}
+
+
+def label_rates(task: str, setting: str, N, eps=np.inf, **kw) -> np.ndarray:
+    """Theory curve of LABEL Table 1 at sample sizes ``N`` (constants 1, logs omitted)."""
+    e = label_rate_exponent(task, setting, **kw)
+    N = np.asarray(N, dtype=np.float64)
+    eps = float(eps)
+    a, b = e["stat"], e["priv"]
+    if setting == "nonprivate" or np.isinf(eps):
+        return N ** -a
+    if setting in ("local", "local_full"):
+        if task == "heavy":
+            return np.maximum((N * eps ** 2) ** -b, N ** -a)
+        return (N * min(eps ** 2, 1.0)) ** -b
+    return N ** -a + (eps * N) ** -b

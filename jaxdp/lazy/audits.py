@@ -1,0 +1,175 @@
+"""Empirical privacy audits of L2P-MW and two non-private controls (spec §9.5; ``jaxdp audit NAME``).
+
+Neighbouring inputs: ``x0`` = ``T = 64`` rounds of zero losses over ``d = 2``
+experts; ``x1`` = the same with ``l_1 = (1, 0)`` (one loss replaced). All
+three audits use one parameter set for which LAZY Thm 3.2's side conditions
+hold (``B = 8``, ``p = 0.9``, ``delta1 = 1e-10``, ``eta = p / (B log(1/delta1))``)
+and claim the (eps, delta) that Thm 3.2 certifies for it (eps ≈ 0.75):
+
+* ``l2p-mw``: L2P-MW itself; output: the expert played in each batch. Must be
+  consistent with the claim.
+* ``l2p-mw-broken``: the batched lazy MW with the history-dependent
+  *normalized* acceptance ratio ``min(1, nu_s(x)/nu_{s-1}(x))``, no shadow
+  sequence and no fake switches. On ``x0`` it never switches, on ``x1`` it
+  switches with probability ≈ eta/8 > delta: the event "some switch" has
+  probability 0 under one neighbour and not under the other. Flagged.
+* ``hedge-not-private``: per-round Hedge with the standard step
+  ``sqrt(8 ln d / T)``; the changed loss shifts every later round's
+  distribution, statistic = number of rounds playing expert 1. Flagged.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..accounting.l2p import l2p_privacy
+from ..audit import SearchEvents, ThresholdEvents, audit
+from ..core.random import log_uniform, sample_categorical
+from ..experts import hedge, hedge_params
+from ..registry import register_audit
+from .l2p_mw import l2p_mw, l2p_mw_params
+
+__all__ = ["AUDIT_SETTING", "audit_setting", "neighbours", "play_batches", "broken_lazy_mw_play",
+           "audit_l2p_mw", "audit_l2p_mw_broken", "audit_hedge"]
+
+
+class AuditSetting(NamedTuple):
+    d: int
+    T: int
+    B: int
+    p: float
+    delta1: float
+    eta: float
+    eps: float
+    delta: float
+
+
+def audit_setting(d: int = 2, T: int = 64, B: int = 8, p: float = 0.9, delta1: float = 1e-10) -> AuditSetting:
+    """The largest ``eta`` allowed by Thm 3.2's condition ``eta B log(1/delta1)/p <= 1``, and what it certifies."""
+    eta = p / (B * math.log(1.0 / delta1))
+    eps, delta, ok = l2p_privacy(eta, p, B, T, 0.0, delta1)
+    assert ok
+    return AuditSetting(d, T, B, p, delta1, eta, float(eps), float(delta))
+
+
+AUDIT_SETTING = audit_setting()
+
+
+def neighbours(s: AuditSetting = AUDIT_SETTING):
+    x0 = np.zeros((s.T, s.d), np.float32)
+    x1 = x0.copy()
+    x1[0, 0] = 1.0
+    return jnp.asarray(x0), jnp.asarray(x1)
+
+
+def play_batches(learner, params, losses, key):
+    """Run a block-mode learner over a ``(T, d)`` loss array; return the model of each batch (``(T/B,)``)."""
+    b = learner.block_size
+    nb = losses.shape[0] // b
+    k_init, k_block = jax.random.split(key)
+    s = learner.init(k_init, params)
+
+    def blk(s, j):
+        x = s.x
+        s, _ = jax.lax.scan(lambda s, t: (learner.step(None, s, losses[t], params)[0], None), s,
+                            j * b + jnp.arange(b))
+        s, _ = learner.end_block(jax.random.fold_in(k_block, j), s, params)
+        return s, x
+
+    _, xs = jax.lax.scan(blk, s, jnp.arange(nb))
+    return xs
+
+
+def broken_lazy_mw_play(key, losses, eta, B: int):
+    """The broken variant (module docstring): batched lazy MW, normalized ratio, no shadow, no fake switches."""
+    T, d = losses.shape
+    nb = T // B
+    sums = losses[: nb * B].reshape(nb, B, d).sum(1)
+    k0, kr = jax.random.split(key)
+    x0 = sample_categorical(k0, jnp.zeros((d,)))
+
+    def body(carry, s):
+        x, cum = carry
+        new = cum + sums[s - 1]
+        lr = -eta * sums[s - 1, x] - (jax.nn.logsumexp(-eta * new) - jax.nn.logsumexp(-eta * cum))
+        ku, kx = jax.random.split(jax.random.fold_in(kr, s))
+        keep = log_uniform(ku) < jnp.minimum(0.0, lr)
+        x_new = jnp.where(keep, x, sample_categorical(kx, -eta * new))
+        return (x_new, new), x
+
+    (_, _), xs = jax.lax.scan(body, (x0, jnp.zeros((d,))), jnp.arange(1, nb + 1))
+    return xs
+
+
+def _n_switches(xs):
+    return jnp.sum(xs[1:] != xs[:-1])
+
+
+def _code(xs):
+    return jnp.sum(xs.astype(jnp.int32) * (2 ** jnp.arange(xs.shape[0], dtype=jnp.int32)))
+
+
+_L2P = l2p_mw(AUDIT_SETTING.d, AUDIT_SETTING.B)
+_L2P_PARAMS = l2p_mw_params(AUDIT_SETTING.eta, AUDIT_SETTING.p, AUDIT_SETTING.B)
+
+
+def _l2p_mech(key, losses):
+    return play_batches(_L2P, _L2P_PARAMS, losses, key)
+
+
+def _broken_mech(key, losses):
+    return broken_lazy_mw_play(key, losses, AUDIT_SETTING.eta, AUDIT_SETTING.B)
+
+
+_HEDGE = hedge(AUDIT_SETTING.d)
+_HEDGE_PARAMS = hedge_params(AUDIT_SETTING.d, AUDIT_SETTING.T)
+
+
+def _hedge_mech(key, losses):
+    k0, kr = jax.random.split(key)
+    s = _HEDGE.init(k0, _HEDGE_PARAMS)
+
+    def body(s, t):
+        s2, _ = _HEDGE.step(jax.random.fold_in(kr, t), s, losses[t], _HEDGE_PARAMS)
+        return s2, s.x
+
+    _, xs = jax.lax.scan(body, s, jnp.arange(losses.shape[0]))
+    return xs
+
+
+def _count_ones(xs):
+    return jnp.sum(xs == 1)
+
+
+@register_audit("l2p-mw", "L2P-MW (T=64, d=2, B=8) against its Thm 3.2 certified (eps, delta)",
+                claimed_eps=AUDIT_SETTING.eps)
+def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None):
+    """L2P-MW must be consistent with the (eps, delta) Thm 3.2 certifies (SearchEvents over batch sequences)."""
+    x0, x1 = neighbours()
+    nb = AUDIT_SETTING.T // AUDIT_SETTING.B
+    ev = SearchEvents(statistic=_count_ones, cell=_code, n_cells=2 ** nb)
+    return audit(_l2p_mech, x0, x1, claimed_eps=AUDIT_SETTING.eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
+                 n=n or (100_000 if quick else 400_000), key=jax.random.key(seed), name="l2p-mw")
+
+
+@register_audit("l2p-mw-broken", "lazy MW with the normalized ratio, no shadow sequence, no fake switches "
+                                 "(must be flagged)", claimed_eps=AUDIT_SETTING.eps, broken=True)
+def audit_l2p_mw_broken(*, quick: bool = False, seed: int = 0, n: int | None = None):
+    """The broken variant claims L2P's (eps, delta); the event 'some switch' refutes it."""
+    x0, x1 = neighbours()
+    ev = ThresholdEvents(statistic=_n_switches, thresholds=(0.5,))
+    return audit(_broken_mech, x0, x1, claimed_eps=AUDIT_SETTING.eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
+                 n=n or (500_000 if quick else 2_000_000), key=jax.random.key(seed), name="l2p-mw-broken")
+
+
+@register_audit("hedge-not-private", "per-round Hedge (eta = sqrt(8 ln d / T)) claiming L2P-MW's (eps, delta) "
+                                     "(must be flagged)", claimed_eps=AUDIT_SETTING.eps, broken=True)
+def audit_hedge(*, quick: bool = False, seed: int = 0, n: int | None = None):
+    x0, x1 = neighbours()
+    ev = ThresholdEvents(statistic=_count_ones)
+    return audit(_hedge_mech, x0, x1, claimed_eps=AUDIT_SETTING.eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
+                 n=n or (100_000 if quick else 400_000), key=jax.random.key(seed), name="hedge-not-private")

@@ -1,0 +1,30 @@
+"""Privacy mechanisms as pure functions of a key (DESIGN.md layer 2; spec §2.2–2.7).
+
+Every mechanism draws a fixed number of random variables per call, so it can
+sit inside ``lax.scan`` and under ``vmap``. Host-side inputs are validated
+before anything is compiled; traced inputs are not checked.
+"""
+from .laplace import gaussian_mech, gaussian_rho_star, gaussian_sigma, laplace_mech, laplace_scale
+from .exponential import exp_mech, exp_mech_inverse_cdf, exp_mech_logits, exp_mech_topk
+from .sparse_vector import (
+    SVTState, above_threshold, svt_accuracy_alpha, svt_init, svt_noise_scales, svt_query, svt_restart,
+)
+from .tree import (
+    TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_laplace_scale, tree_noise_variance,
+    tree_prefix_sums, tree_step,
+)
+
+__all__ = [
+    "laplace_scale", "laplace_mech", "gaussian_sigma", "gaussian_mech", "gaussian_rho_star",
+    "exp_mech", "exp_mech_topk", "exp_mech_inverse_cdf", "exp_mech_logits",
+    "SVTState", "svt_init", "svt_query", "svt_restart", "svt_noise_scales", "svt_accuracy_alpha", "above_threshold",
+    "TreeState", "tree_depth", "tree_init", "tree_step", "tree_prefix_sums", "tree_laplace_scale",
+    "tree_aggregation_sigma", "tree_noise_variance",
+]
+
+try:  # Team LABEL's module; present once they have written it
+    from .randomized_response import rr_binary, rr_kary, rr_vector  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
+else:
+    __all__ += ["rr_binary", "rr_kary", "rr_vector"]

@@ -1,0 +1,80 @@
+"""Laplace and Gaussian mechanisms (spec §2.2–2.3).
+
+* Laplace (GROWTH Lemma 2.2; Dwork–Roth Thm 3.6): ``A(S) = h(S) + Lap_d(Δ₁/ε)``
+  is ε-DP when ``h`` has ℓ1-sensitivity Δ₁. For ℓ2-sensitivity Δ₂ use Δ₁ <= sqrt(d) Δ₂.
+* Gaussian (GROWTH Lemma 2.3; Dwork–Roth Thm A.1): ``A(S) = h(S) + N(0, σ² I)``
+  with ℓ2-sensitivity Δ₂. :func:`gaussian_sigma` calibrates σ:
+
+  - ``"zcdp"`` (default, valid for every ε): ρ = Δ₂²/(2σ²)-zCDP implies
+    (ρ + 2 sqrt(ρ ln 1/δ), δ)-DP; solving for ρ gives
+    ``ρ* = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²`` and ``σ = Δ₂ / sqrt(2ρ*)``.
+  - ``"dr"``: ``σ = Δ₂ sqrt(2 ln(1.25/δ)) / ε`` (Dwork–Roth Thm A.1; only for ε < 1).
+  - ``"paper"``: ``σ = 2Δ₂ sqrt(log(2/δ)) / ε`` (GROWTH Lemma 2.3, CORRECTED: the
+    extraction lost the square root; spec §2.3).
+
+Both mechanisms work on scalars and arrays of any shape (one draw per entry)
+and are pure functions of the key: usable inside ``scan`` and under ``vmap``.
+"""
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+
+from ._checks import check_delta_open, check_eps, check_finite, check_scale, check_sensitivity
+from ..core.validation import check_choice
+
+__all__ = ["laplace_scale", "laplace_mech", "gaussian_sigma", "gaussian_mech", "gaussian_rho_star"]
+
+
+def laplace_scale(sensitivity, eps):
+    """The Laplace scale ``b = Δ₁/ε`` (``eps = inf`` gives 0: the non-private limit)."""
+    check_sensitivity(sensitivity)
+    check_eps(eps)
+    return sensitivity / eps
+
+
+def laplace_mech(key: jax.Array, value, sensitivity, eps) -> jax.Array:
+    """``value + Lap(Δ₁/ε)`` entrywise; ε-DP for ℓ1-sensitivity ``sensitivity``. One draw per entry."""
+    check_finite(value, "value")
+    b = laplace_scale(sensitivity, eps)
+    value = jnp.asarray(value, jnp.result_type(value, float))
+    z = jax.random.laplace(key, value.shape, dtype=value.dtype)
+    return value + jnp.asarray(b, value.dtype) * z
+
+
+def gaussian_rho_star(eps: float, delta: float) -> float:
+    """Largest ρ with ρ-zCDP ⟹ (ε, δ)-DP via Bun–Steinke Prop. 1.3: ``(sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``."""
+    check_eps(eps, allow_inf=False)
+    check_delta_open(delta)
+    lg = math.log(1.0 / delta)
+    return (math.sqrt(eps + lg) - math.sqrt(lg)) ** 2
+
+
+def gaussian_sigma(sensitivity, eps, delta, method: str = "zcdp") -> float:
+    """σ of the Gaussian mechanism for (ε, δ)-DP with ℓ2-sensitivity ``sensitivity`` (host float).
+
+    ``method`` in ``{"zcdp", "dr", "paper"}`` (see the module docstring).
+    """
+    check_choice("method", method, ("zcdp", "dr", "paper"))
+    check_sensitivity(sensitivity)
+    check_eps(eps, allow_inf=False)
+    check_delta_open(delta)
+    s, eps, delta = float(sensitivity), float(eps), float(delta)
+    if method == "zcdp":
+        return s / math.sqrt(2.0 * gaussian_rho_star(eps, delta))
+    if method == "dr":
+        if eps >= 1.0:
+            raise ValueError(f"method='dr' (Dwork–Roth Thm A.1) needs eps < 1, got eps={eps}; use method='zcdp'")
+        return s * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
+    return 2.0 * s * math.sqrt(math.log(2.0 / delta)) / eps
+
+
+def gaussian_mech(key: jax.Array, value, sigma) -> jax.Array:
+    """``value + N(0, σ²)`` entrywise (σ from :func:`gaussian_sigma`). One draw per entry."""
+    check_finite(value, "value")
+    check_scale(sigma, "sigma")
+    value = jnp.asarray(value, jnp.result_type(value, float))
+    z = jax.random.normal(key, value.shape, dtype=value.dtype)
+    return value + jnp.asarray(sigma, value.dtype) * z

@@ -1,0 +1,256 @@
+"""Oblivious adversaries for online convex optimization (spec §1.2, §5.9; PROPOSED environments).
+
+As for the experts adversaries, ``loss(state, t)`` is a pure function of the
+adversary's own key and the 0-indexed round ``t`` (``fold_in(key, t)``);
+parameters are ``NamedTuple`` pytrees of traced scalars (vmappable), kept in
+the adversary state. Build parameters with the ``*_params`` helpers, which
+validate host inputs.
+
+* :func:`adv_linear_oco` — linear losses ``g_t = L v_t`` for ``linear_problem``
+  (L2P-RMW, DP-FTRL), three modes selected by a traced code:
+
+  - ``"biased"``: with probability ``bias`` ``v_t = s* e_{j*}`` (a fixed signed
+    coordinate drawn once), otherwise ``v_t = ±e_j`` with ``j`` uniform and a
+    fair sign. ``E[g_t] = L bias s* e_{j*}``, so the best point
+    ``-D s* e_{j*}`` beats the origin by ``≈ T L D bias``.
+  - ``"rademacher"``: i.i.d. Rademacher coordinates scaled to norm ``L``
+    (``v_t = r_t / sqrt(d)``).
+  - ``"alternating"``: ``v_t = (-1)^{floor(t / B)} v`` for a fixed unit ``v``
+    drawn once uniformly on the sphere (the OCO analogue of
+    ``adv_alternating_batches``; worst case for batch-lazy methods, spec §4.7).
+
+* :func:`adv_smooth_realizable` — ``l_t(x) = (<a_t, x> - b_t)^2 / 2`` with
+  ``a_t`` uniform on the unit sphere and ``b_t = <a_t, x*> + sigma xi_t``;
+  ``||x*|| = D/2`` in a uniform direction. ``sigma = 0``: realizable
+  (``L* = 0``), 1-smooth, ``2D``-Lipschitz on the ball of radius ``D``
+  (REAL Thm 4). :func:`adv_smooth_noisy` is the non-realizable twin
+  (same function; ``sigma > 0`` in the parameters).
+* :func:`adv_replay_oco` — replays validated user data (``load_oco_data``).
+"""
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..core.types import Adversary
+from ..core.validation import check_choice, check_nonneg, check_positive, check_positive_int, check_probability
+from .problems import ABLoss
+
+__all__ = [
+    "LINEAR_MODES", "LinearOCOParams", "linear_oco_params", "adv_linear_oco",
+    "SmoothRealizableParams", "smooth_realizable_params", "adv_smooth_realizable", "adv_smooth_noisy",
+    "ReplayOCOParams", "adv_replay_oco", "load_oco_data",
+]
+
+LINEAR_MODES = ("biased", "rademacher", "alternating")
+
+
+def _fdt():
+    return jnp.result_type(float)
+
+
+def _with_params(init, loss_sp) -> Adversary:
+    def init2(key, params):
+        return (init(key, params), params)
+
+    return Adversary(init=init2, loss=loss_sp)
+
+
+# --------------------------------------------------------------------------- linear
+
+
+class LinearOCOParams(NamedTuple):
+    L: jax.Array       # ||g_t|| = L
+    mode: jax.Array    # int32 index into LINEAR_MODES
+    bias: jax.Array    # probability of the planted direction ("biased")
+    B: jax.Array       # int32 period of the sign flips ("alternating")
+
+
+def linear_oco_params(mode: str = "biased", L: float = 1.0, bias: float = 0.2, B: int = 1) -> LinearOCOParams:
+    """Validated parameters for :func:`adv_linear_oco`."""
+    check_choice("mode", mode, LINEAR_MODES)
+    check_positive("L", L)
+    check_probability("bias", bias)
+    B = check_positive_int("B", B)
+    return LinearOCOParams(L=jnp.asarray(L, _fdt()), mode=jnp.int32(LINEAR_MODES.index(mode)),
+                           bias=jnp.asarray(bias, _fdt()), B=jnp.int32(B))
+
+
+class _LinState(NamedTuple):
+    key: jax.Array
+    star: jax.Array     # int32 planted coordinate
+    sign: jax.Array     # ±1 planted sign
+    v: jax.Array        # (d,) fixed unit vector (alternating)
+
+
+@functools.lru_cache(maxsize=None)
+def adv_linear_oco(d: int) -> Adversary:
+    """Linear-loss adversary ``g_t = L v_t`` (modes in the module docstring; spec §5.9).
+
+    Params: :func:`linear_oco_params` (``mode`` is traced, so modes can form a
+    grid in one compilation). Random words per round: 2 + ``ceil(d/32)``.
+    """
+    d = check_positive_int("d", d)
+    words = -(-d // 32)
+
+    def init(key, params):
+        k_star, k_sign, k_v, k_loss = jax.random.split(key, 4)
+        star = jax.random.randint(k_star, (), 0, d, dtype=jnp.int32)
+        sign = jnp.where(jax.random.bernoulli(k_sign), 1.0, -1.0).astype(_fdt())
+        v = jax.random.normal(k_v, (d,), _fdt())
+        v = v / jnp.maximum(jnp.linalg.norm(v), 1e-30)
+        return _LinState(key=k_loss, star=star, sign=sign, v=v)
+
+    def loss(sp, t):
+        st, p = sp
+        bits = jax.random.bits(jax.random.fold_in(st.key, t), (words + 2,), dtype=jnp.uint32)
+        shifts = jnp.arange(32, dtype=jnp.uint32)
+        coins = ((bits[:words, None] >> shifts[None, :]) & 1).reshape(-1)[:d]
+        rad = (2.0 * coins.astype(_fdt()) - 1.0) / jnp.sqrt(jnp.asarray(d, _fdt()))
+        # biased: one uniform for the planted event, one word for (coordinate, sign)
+        u = (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
+        w = bits[words + 1]
+        j = ((w >> 1) % jnp.uint32(d)).astype(jnp.int32)
+        s = jnp.where((w & 1) == 1, 1.0, -1.0).astype(_fdt())
+        planted = u < p.bias
+        jj = jnp.where(planted, st.star, j)
+        ss = jnp.where(planted, st.sign, s)
+        biased = jax.nn.one_hot(jj, d, dtype=_fdt()) * ss
+        flip = ((t // jnp.maximum(p.B, 1)) % 2 == 1)
+        alt = jnp.where(flip, -st.v, st.v)
+        v = jnp.where(p.mode == 0, biased, jnp.where(p.mode == 1, rad, alt))
+        return p.L * v
+
+    return _with_params(init, loss)
+
+
+# --------------------------------------------------------------------------- smooth realizable
+
+
+class SmoothRealizableParams(NamedTuple):
+    D: jax.Array       # domain radius; ||x*|| = D/2
+    sigma: jax.Array   # target noise (0: realizable)
+
+
+def smooth_realizable_params(D: float = 1.0, sigma: float = 0.0) -> SmoothRealizableParams:
+    """Validated parameters for :func:`adv_smooth_realizable` / :func:`adv_smooth_noisy`."""
+    check_positive("D", D)
+    check_nonneg("sigma", sigma)
+    return SmoothRealizableParams(D=jnp.asarray(D, _fdt()), sigma=jnp.asarray(sigma, _fdt()))
+
+
+class _SmoothState(NamedTuple):
+    key: jax.Array
+    x_star: jax.Array   # (d,) direction of x* (unit); x* = (D/2) * x_star
+
+
+@functools.lru_cache(maxsize=None)
+def adv_smooth_realizable(d: int) -> Adversary:
+    """``adv_smooth_realizable(d, D)`` (spec §5.9): squared losses ``ABLoss(a_t, b_t)`` with ``a_t``
+    uniform on the unit sphere, ``b_t = <a_t, x*> + sigma xi_t``, ``||x*|| = D/2``.
+
+    With ``sigma = 0``: ``L* = 0``; on the ball of radius ``D`` the loss is
+    1-smooth and ``(3D/2 <= 2D)``-Lipschitz. Use with ``squared_problem(d, D)``.
+    ``d + 1`` normals per round.
+    """
+    d = check_positive_int("d", d)
+
+    def init(key, params):
+        k_star, k_loss = jax.random.split(key)
+        u = jax.random.normal(k_star, (d,), _fdt())
+        return _SmoothState(key=k_loss, x_star=u / jnp.maximum(jnp.linalg.norm(u), 1e-30))
+
+    def loss(sp, t):
+        st, p = sp
+        z = jax.random.normal(jax.random.fold_in(st.key, t), (d + 1,), _fdt())
+        a = z[:d] / jnp.maximum(jnp.linalg.norm(z[:d]), 1e-30)
+        b = 0.5 * p.D * jnp.dot(a, st.x_star) + p.sigma * z[d]
+        return ABLoss(a=a, b=b)
+
+    return _with_params(init, loss)
+
+
+def adv_smooth_noisy(d: int) -> Adversary:
+    """The non-realizable twin of :func:`adv_smooth_realizable` (``b_t = <a_t, x*> + sigma xi_t``,
+    ``xi_t ~ N(0, 1)``): the same adversary; pass ``smooth_realizable_params(D, sigma>0)``."""
+    return adv_smooth_realizable(d)
+
+
+# --------------------------------------------------------------------------- replay
+
+
+class ReplayOCOParams(NamedTuple):
+    data: jax.Array   # (T_data, d) gradients (kind="linear") or (T_data, d+1) rows [a, b] (kind="ab")
+
+
+def load_oco_data(source: Any, d: int, kind: str = "linear", max_norm: float | None = None) -> np.ndarray:
+    """Validate user OCO data, or load it from ``.npy``, ``.npz`` (first array), ``.csv`` or ``.txt``.
+
+    ``kind="linear"``: a ``(T, d)`` array of gradients ``g_t``;
+    ``kind="ab"``: a ``(T, d+1)`` array of rows ``[a_t, b_t]``. Entries must be
+    finite; with ``max_norm``, every ``||g_t||`` (or ``||a_t||``) must be
+    ``<= max_norm`` (the Lipschitz bound the privacy calibration assumes).
+    Returns float32.
+    """
+    d = check_positive_int("d", d)
+    check_choice("kind", kind, ("linear", "ab"))
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.exists(path):
+            raise ValueError(f"data file {path!r} does not exist")
+        if path.endswith(".npy"):
+            arr = np.load(path)
+        elif path.endswith(".npz"):
+            with np.load(path) as z:
+                arr = z[z.files[0]]
+        elif path.endswith((".csv", ".txt")):
+            arr = np.loadtxt(path, delimiter="," if path.endswith(".csv") else None, ndmin=2)
+        else:
+            raise ValueError(f"data file must end in .npy, .npz, .csv or .txt, got {path!r}")
+    else:
+        arr = source
+    arr = np.asarray(arr)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"data must be a numeric array, got dtype {arr.dtype}")
+    cols = d if kind == "linear" else d + 1
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] != cols:
+        raise ValueError(f"data of kind={kind!r} must have shape (T, {cols}) with T >= 1 (d={d}), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"data must be finite, got {arr[tuple(bad)]!r} at index {tuple(int(i) for i in bad)}")
+    if max_norm is not None:
+        check_positive("max_norm", max_norm)
+        norms = np.linalg.norm(arr[:, :d], axis=1)
+        if norms.max() > max_norm * (1 + 1e-6):
+            i = int(np.argmax(norms))
+            raise ValueError(f"data row {i} has norm {norms[i]:.6g} > max_norm={max_norm}")
+    return arr.astype(np.float32)
+
+
+@functools.lru_cache(maxsize=None)
+def adv_replay_oco(d: int, kind: str = "linear") -> Adversary:
+    """Replays user data ``ReplayOCOParams(load_oco_data(source, d, kind))``: ``g_t = data[t]``
+    (``kind="linear"``) or ``ABLoss(data[t, :d], data[t, d])`` (``kind="ab"``); rows past the end
+    repeat the last row. The array is a traced argument shared by all seeds."""
+    d = check_positive_int("d", d)
+    check_choice("kind", kind, ("linear", "ab"))
+
+    def init(key, params):
+        return jnp.zeros((), jnp.int32)
+
+    def loss(sp, t):
+        _, p = sp
+        if p.data.shape[-1] != (d if kind == "linear" else d + 1):
+            raise ValueError(f"replay data has {p.data.shape[-1]} columns; kind={kind!r} with d={d} needs "
+                             f"{d if kind == 'linear' else d + 1}")
+        row = p.data[jnp.minimum(t, p.data.shape[0] - 1)].astype(_fdt())
+        if kind == "linear":
+            return row
+        return ABLoss(a=row[:d], b=row[d])
+
+    return _with_params(init, loss)

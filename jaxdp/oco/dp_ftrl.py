@@ -1,0 +1,212 @@
+"""DP-FTRL: follow-the-regularized-leader on tree-aggregated gradients
+(Kairouz et al. 2021; REAL Algorithm 3 and Theorem 4, ``realizable-private-online-optimization.txt``;
+spec §2.6–2.7, §5.7).
+
+At round ``t`` (1-indexed) the learner plays
+
+    x_t = argmin_{x in X} <gbar_{t-1}, x> + (lambda/2) ||x||^2 = Proj_X(-gbar_{t-1} / lambda),
+
+where ``gbar_{t-1}`` is the binary-tree (tree-aggregation) release of the
+prefix sum ``sum_{i<t} g_i`` of the clipped gradients
+``g_i = clip_C(grad l_i(x_i))`` (``gbar_0 = 0``): every tree node gets fresh
+``N(0, sigma^2 I_d)`` noise, so ``b_t = gbar_t - sum_{i<=t} g_i`` has
+``E||b_t||^2 = popcount(t) d sigma^2`` (spec §2.7;
+``jaxdp.mechanisms.tree_step``).
+
+Privacy (replace-one neighbours, ``||g_t|| <= C`` by clipping, so
+unconditional): the released tree has l2-sensitivity ``2C sqrt(H)`` and
+``sigma = C sqrt(2H / rho*(eps, delta))`` (``tree_aggregation_sigma``)
+makes the whole run (eps, delta)-DP; the actions are post-processing.
+
+Regret (REAL Thm 4): non-negative, convex, L-Lipschitz, beta-smooth losses on
+the ball of radius D, with
+
+    lambda = 32 beta + (beta/eps^2 (L/D)^2 T d log(T) log(1/delta))^{1/3},
+
+    E[Reg_T] <= O(L* + beta D^2 + (L D sqrt(beta D^2 T d log T log(1/delta)) / eps)^{2/3}).
+
+General (non-realizable) setting (Kairouz et al.): FTRL with perturbed
+prefix sums has ``Reg_T <= lambda D^2 + T C^2/lambda + T C sqrt(d H) sigma/lambda``
+(``E||b_t|| <= sqrt(d H) sigma``), minimized by
+``lambda = sqrt(T C (C + sqrt(dH) sigma)) / D``.
+
+Keys per step: one (the node noise of ``tree_step``).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+
+from ..core.types import Learner, Problem
+from ..core.validation import (
+    check_choice, check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int,
+)
+from ..mechanisms import TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_step
+from ..registry import Plan, register_planner
+from .domains import Domain, check_domain
+from .problems import problem_info
+
+__all__ = [
+    "DPFTRLParams", "DPFTRLState", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
+    "dp_ftrl_regret_bound", "ftrl_reference",
+]
+
+
+def _fdt():
+    return jnp.result_type(float)
+
+
+class DPFTRLParams(NamedTuple):
+    lam: jax.Array     # regularization lambda > 0
+    sigma: jax.Array   # Gaussian noise per tree node (0: non-private FTRL)
+    clip: jax.Array    # gradient clipping norm C (the L of the privacy calibration)
+
+
+class DPFTRLState(NamedTuple):
+    x: jax.Array        # (d,) action played this round
+    tree: TreeState     # tree aggregation of the clipped gradients, node shape (d,)
+
+
+def dp_ftrl_params(lam: float, sigma: float, clip: float = math.inf) -> DPFTRLParams:
+    """Validated parameters for :func:`dp_ftrl` (``clip = inf``: no clipping; then privacy needs
+    ``||grad|| <= L`` to hold by assumption)."""
+    check_positive("lam (step-size / regularization lambda)", lam)
+    check_nonneg("sigma", sigma)
+    check_positive("clip", clip, allow_inf=True)
+    f = _fdt()
+    return DPFTRLParams(lam=jnp.asarray(lam, f), sigma=jnp.asarray(sigma, f), clip=jnp.asarray(clip, f))
+
+
+@functools.lru_cache(maxsize=None)
+def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None) -> Learner:
+    """DP-FTRL (REAL Alg. 3) on an OCO ``problem`` from ``jaxdp.oco.problems`` for ``T <= T_max`` rounds.
+
+    ``problem.grad`` gives ``grad l_t(x_t)``; the domain and ``d`` come from
+    ``problem_info(problem)`` unless ``domain`` is given. The tree has
+    ``H = floor(log2 T_max) + 1`` levels (static). Params: :class:`DPFTRLParams`
+    (:func:`plan_dp_ftrl`). Info: ``clipped`` (rounds whose gradient was
+    clipped), ``grad_sq`` (``sum ||grad l_t(x_t)||^2``, the quantity REAL Thm 4
+    bounds by ``4 beta sum l_t(x_t)``).
+
+    Example::
+
+        prob = squared_problem(4, 1.0)
+        plan = plan_dp_ftrl(eps=1.0, delta=1e-6, T=4096, d=4, L=2.0, D=1.0, beta=1.0)
+        out = simulate(dp_ftrl(prob, 4096), adv_smooth_realizable(4), prob,
+                       dp_ftrl_params(**plan.params), smooth_realizable_params(1.0), seed_keys(0, 64), 4096)
+    """
+    if not isinstance(problem, Problem):
+        raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
+    if problem.grad is None:
+        raise ValueError("dp_ftrl needs a problem with gradients (problem.grad is None)")
+    info = problem_info(problem)
+    d = info.d
+    domain = check_domain(info.domain if domain is None else domain, d)
+    T_max = check_positive_int("T_max", T_max)
+    H = tree_depth(T_max)
+
+    def init(key, params):
+        x = domain.project(jnp.zeros((d,), _fdt()))
+        return DPFTRLState(x=x, tree=tree_init(H, (d,), _fdt()))
+
+    def step(key, state, loss, params):
+        g = jnp.asarray(problem.grad(loss, state.x), _fdt())
+        n = jnp.linalg.norm(g)
+        clipped = n > params.clip
+        g = g * jnp.where(clipped, params.clip / jnp.maximum(n, 1e-30), 1.0)
+        tree, gbar = tree_step(key, state.tree, g, params.sigma, noise="gaussian")
+        x = domain.project(-gbar / params.lam)
+        return DPFTRLState(x=x, tree=tree), {"clipped": clipped, "grad_sq": n * n}
+
+    return Learner(init=init, step=step)
+
+
+# --------------------------------------------------------------------------- theory and planning
+
+
+def dp_ftrl_lambda(T, d, eps, delta, L, D, beta) -> float:
+    """REAL Thm 4's ``lambda = 32 beta + (beta/eps^2 (L/D)^2 T d log T log(1/delta))^{1/3}``."""
+    return 32.0 * beta + (beta / eps ** 2 * (L / D) ** 2 * T * d * math.log(max(T, 2)) * math.log(1.0 / delta)) ** (1 / 3)
+
+
+def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str = "realizable"):
+    """Theory curve with constants 1: REAL Thm 4 (``L* + beta D^2 + (LD sqrt(beta D^2 T d log T log(1/delta))/eps)^{2/3}``)
+    or, for ``setting="general"``, ``LD sqrt(T) + (T sqrt(d) / eps)^{1/2}`` (non-realizable rate, spec §5.7).
+    Works on NumPy arrays of ``T`` / ``d`` / ``eps``."""
+    import numpy as np
+
+    T = np.asarray(T, float)
+    if setting == "general":
+        return L * D * np.sqrt(T) + np.sqrt(T * np.sqrt(d) / eps) * np.sqrt(L * D)
+    lg = np.log(np.maximum(T, 2.0)) * math.log(1.0 / delta)
+    return Lstar + beta * D ** 2 + (L * D * np.sqrt(beta * D ** 2 * T * d * lg) / eps) ** (2 / 3)
+
+
+@register_planner("dp_ftrl", "DP-FTRL with tree aggregation (REAL Alg. 3 / Thm 4; Kairouz et al. 2021)")
+def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper", L: float = 1.0,
+                 D: float = 1.0, beta: float = 1.0, setting: str = "realizable", **kw) -> Plan:
+    """Parameters ``(lam, sigma, clip)`` for :func:`dp_ftrl`.
+
+    * ``sigma = L sqrt(2H/rho*(eps, delta))`` with ``H = floor(log2 T) + 1``
+      and ``clip = L`` in every mode: the tree calibration of spec §2.7 is
+      exact, so the request is always certified (needs ``0 < delta < 1``,
+      finite ``eps``).
+    * ``setting="realizable"`` (smooth, non-negative losses; REAL Thm 4):
+      ``paper``/``certified``: Thm 4's lambda; ``rate``: logs and constants
+      dropped, ``lambda = beta + (beta (L/D)^2 T d / eps^2)^{1/3}``.
+    * ``setting="general"``: ``lambda = sqrt(T L (L + sqrt(dH) sigma)) / D``
+      (``rate``: ``H`` dropped).
+    """
+    if kw:
+        raise TypeError(f"plan_dp_ftrl got unexpected arguments {sorted(kw)}")
+    check_choice("mode", mode, ("paper", "certified", "rate"))
+    check_choice("setting", setting, ("realizable", "general"))
+    check_epsilon(eps, allow_inf=False)
+    check_delta(delta)
+    if float(delta) <= 0:
+        raise ValueError(f"delta must be in (0, 1): Gaussian tree noise gives (eps, delta)-DP only, got {delta!r}")
+    T = check_positive_int("T", T)
+    d = check_positive_int("d", d)
+    for nm, v in (("L", L), ("D", D)):
+        check_positive(nm, v)
+    if setting == "realizable":
+        check_positive("beta (smoothness)", beta)
+    H = tree_depth(T)
+    sigma = tree_aggregation_sigma(L, H, eps, delta)
+    if setting == "realizable":
+        if mode == "rate":
+            lam = beta + (beta * (L / D) ** 2 * T * d / eps ** 2) ** (1 / 3)
+        else:
+            lam = dp_ftrl_lambda(T, d, eps, delta, L, D, beta)
+    else:
+        noise = math.sqrt(d * (1 if mode == "rate" else H)) * sigma
+        lam = math.sqrt(T * L * (L + noise)) / D
+    notes = [f"sigma = L sqrt(2H/rho*) with H={H} (spec §2.7, replace-one); gradients clipped to L={L}"]
+    if mode == "rate":
+        notes.append("rate mode: log factors and constants dropped from lambda only; the noise is the certified one")
+    return Plan(algorithm="dp_ftrl", mode=mode, params={"lam": float(lam), "sigma": float(sigma), "clip": float(L)},
+                eps=float(eps), delta=float(delta), eps_certified=float(eps), delta_certified=float(delta),
+                conditions={"0 < delta < 1": True, f"T <= 2^H - 1 (H={H})": T <= 2 ** H - 1,
+                            "gradients clipped to L": True},
+                reference="realizable-private-online-optimization.txt Alg. 3, Thm 4; Kairouz et al. 2021",
+                notes=notes)
+
+
+def ftrl_reference(grads_fn, x0, T: int, lam: float, noise=None, project=None):
+    """Slow float64 NumPy FTRL (for tests): ``x_{t+1} = Proj(-(sum_{i<=t} g_i + b_t)/lam)``,
+    ``g_t = grads_fn(t, x_t)``; ``noise[t]`` (optional) is ``b_t``. Returns the ``(T+1, d)`` actions."""
+    import numpy as np
+
+    x = np.asarray(x0, np.float64)
+    G = np.zeros_like(x)
+    xs = [x.copy()]
+    for t in range(T):
+        G = G + np.asarray(grads_fn(t, x), np.float64)
+        z = -(G + (0 if noise is None else noise[t])) / lam
+        x = project(z) if project is not None else z
+        xs.append(np.asarray(x, np.float64))
+    return np.stack(xs)

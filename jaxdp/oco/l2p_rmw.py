@@ -1,0 +1,256 @@
+"""L2P-RMW: DP-OCO by the L2P transformation of regularized multiplicative weights (Team SAMPLERS).
+
+# Team OCO-CORE: re-exported from jaxdp/oco/__init__.py through __all__:
+#   l2p_rmw, l2p_rmw_params, plan_l2p_rmw, L2P_RMW_MODES, l2p_rmw_paper_settings, l2p_rmw_regret_bound,
+#   rmw_alternating_lag
+
+Source: ``shared/seeds/lazy-private-online-learning-v2.txt`` Theorem 3.12 (with
+Thm 3.2, Lemma 3.11); spec §4.7. The learner is ``jaxdp.lazy.l2p`` applied to
+``jaxdp.oco.rmw.rmw_measure``: the played model is resampled from
+``μ^rmw`` only at batch boundaries (``block_size = B``: once per batch, in the
+engine's nested scan), with the shadow model ``y`` normalizing the acceptance
+ratio ``exp(-β Σ_{i in batch} (ℓ_i(x) - ℓ_i(y)) - 2Bη)``.
+
+**Paper settings (Thm 3.12)**, ``D`` the diameter (ball of radius ``D/2``)::
+
+    B = 1/(2 ε log(1/δ)),   η = ε^{2/3} / (T^{1/3} log(T/δ)),   p = η/ε,
+    λ = (L/D) max(√T, √(d log T)/η),   β = η² λ / (20 L²).
+
+Claimed regret ``LD·O(√T + T^{1/3} √(d log T) log(T/δ) / ε^{2/3})``.
+
+Planner modes (spec §0.4, §4.7):
+
+* ``"paper"``: as printed; the algorithm's ``eta`` (in ``e^{2Bη}``) is the
+  printed ``η``. ``eps_certified`` is Thm 3.2 evaluated at Lemma 3.11's
+  ``η_div = η²/10 + η sqrt(0.4 log(2/δ0))`` (CORRECTED, spec §10.3 item 3),
+  ``δ0 = δ / (4 e T B (2/η + log(1/δ1)/p))``, ``δ1 = δ/(4T)``.
+* ``"rate"``: logs dropped: ``B = 1/ε``, ``η = ε^{2/3}/T^{1/3}``,
+  ``λ = (L/D) max(√T, √d/η)``, ``p = max(η/ε, B/T)``.
+* ``"certified"``: ``jaxdp.accounting.l2p.l2p_calibrate`` over ``(η_div, p, B)``
+  with the RMW proxy ``λD² + L²T/λ + d log T/β + LD T (B-1) η_div``
+  (corrected batching term), ``λ, β`` from Thm 3.12's formulas at the
+  printed-``η`` equivalent of ``η_div``, ``δ0`` iterated once; both the
+  printed and the conservative accountant must certify ``(ε, δ)``, else
+  ``ValueError``. The algorithm uses ``η_div``.
+* ``"retuned"``: the same search in rate form (``log(1/δ1) -> 1``).
+
+Every plan reports ``sampler`` exactness: only ``sampler="exact"`` (linear
+losses on the ball) matches the exact-sampling assumption of Thm 3.2.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Optional
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..accounting.l2p import l2p_calibrate, l2p_conditions, l2p_privacy, l2p_privacy_conservative
+from ..core.types import Learner
+from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
+from ..lazy.l2p import L2PParams, l2p
+from ..registry import Plan, register_planner
+from .rmw import RMWParams, rmw_measure, rmw_params
+
+__all__ = ["l2p_rmw", "l2p_rmw_params", "plan_l2p_rmw", "L2P_RMW_MODES", "l2p_rmw_paper_settings",
+           "l2p_rmw_regret_bound", "rmw_alternating_lag", "l2p_rmw_from_plan"]
+
+L2P_RMW_MODES = ("paper", "certified", "rate", "retuned")
+REFERENCE = "lazy-private-online-learning-v2.txt Thm 3.12 (+ Thm 3.2, Lemma 3.11)"
+
+
+@functools.lru_cache(maxsize=None)
+def l2p_rmw(d: int, B: int, *, loss: str = "linear", sampler: str = "exact", domain: Any = None,
+            mala_steps: int = 100, Mgrid: int = 256) -> Learner:
+    """L2P-RMW over ``R^d`` with batch size ``B`` (static; fresh samples once per batch via ``end_block``).
+
+    ``loss``/``sampler``/``domain``/``mala_steps``/``Mgrid``: see
+    :func:`jaxdp.oco.rmw.rmw_measure` (``sampler="exact"``: linear losses on
+    the centred ball of radius ``params.measure.radius``; ``"mala"``: any
+    supported loss / domain, approximate). Params: :func:`l2p_rmw_params`.
+    Info: ``switches``, ``n_real``, ``n_fake``, ``n_yres``, ``n_batches``.
+
+    Example::
+
+        plan = plan_l2p_rmw(eps=1.0, delta=1e-6, T=4096, d=8)
+        learner, params = l2p_rmw_from_plan(plan, d=8)
+        out = simulate(learner, adv_linear_oco(8), linear_problem(8, plan.params["radius"]),
+                       params, linear_oco_params("biased"), seed_keys(0, 64), 4096)
+    """
+    d = check_positive_int("d", d)
+    B = check_positive_int("B", B)
+    measure = rmw_measure(d, loss, sampler, domain=domain, mala_steps=mala_steps, Mgrid=Mgrid)
+    # B = 1: every round is a boundary; the engine only calls end_block when block_size > 1, so use the
+    # per-round path of l2p (traced params.B = 1)
+    return l2p(measure, block_size=B if B > 1 else None)
+
+
+def l2p_rmw_params(*, beta: float, lam: float, radius: float, eta: float, p: float, B: int) -> L2PParams:
+    """Validated :class:`jaxdp.lazy.L2PParams` for :func:`l2p_rmw` (``measure = RMWParams(beta, lam, radius)``)."""
+    mp = rmw_params(beta, lam, radius)
+    check_positive("eta", eta)
+    check_in_range("p", p, 0.0, 1.0)
+    B = check_positive_int("B", B)
+    f = jnp.result_type(float)
+    return L2PParams(measure=mp, eta=jnp.asarray(eta, f), p=jnp.asarray(p, f), B=jnp.int32(B))
+
+
+def l2p_rmw_from_plan(plan: Plan, d: int, **kw) -> tuple[Learner, L2PParams]:
+    """``(learner, params)`` from a :func:`plan_l2p_rmw` plan (``kw`` go to :func:`l2p_rmw`)."""
+    P = plan.params
+    learner = l2p_rmw(d, int(P["B"]), **kw)
+    return learner, l2p_rmw_params(beta=P["beta"], lam=P["lam"], radius=P["radius"], eta=P["eta"], p=P["p"],
+                                   B=int(P["B"]))
+
+
+def l2p_rmw_paper_settings(eps: float, delta: float, T: int, d: int, L: float = 1.0, D: float = 1.0) -> dict:
+    """Thm 3.12 as printed: ``{B, eta, p, lam, beta}`` (``B`` integerized ``>= 1``, ``p`` unclipped)."""
+    B = max(1, int(math.floor(1.0 / (2.0 * eps * math.log(1.0 / delta)))))
+    eta = eps ** (2 / 3) / (T ** (1 / 3) * math.log(T / delta))
+    lam = (L / D) * max(math.sqrt(T), math.sqrt(d * math.log(max(T, 2))) / eta)
+    beta = eta**2 * lam / (20.0 * L**2)
+    return {"B": B, "eta": eta, "p": eta / eps, "lam": lam, "beta": beta}
+
+
+def _eta_div(eta, delta0):
+    """Lemma 3.11 with β = η²λ/(20L²): η_div = η²/10 + η sqrt(0.4 log(2/δ0))."""
+    return eta**2 / 10.0 + eta * np.sqrt(0.4 * np.log(2.0 / delta0))
+
+
+def _eta_from_div(eta_div, delta0):
+    c = np.sqrt(0.4 * np.log(2.0 / delta0))
+    return 5.0 * (-c + np.sqrt(c * c + 0.4 * eta_div))
+
+
+def _delta0(delta, T, B, eta, p, delta1):
+    return delta / (4.0 * math.e * T * B * (2.0 / eta + math.log(1.0 / delta1) / p))
+
+
+def l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div, corrected: bool = True):
+    """RMW proxy (constants 1): ``λD² + L²T/λ + d log T/β`` plus the batching term,
+    ``LD T (B-1) η_div`` (corrected, spec §4.7) or ``LD T B² η_div²`` (paper's Prop. 3.3)."""
+    T = np.asarray(T, float)
+    base = lam * D**2 + L**2 * T / lam + d * np.log(np.maximum(T, 2.0)) / beta
+    batch = L * D * T * (B - 1) * eta_div if corrected else L * D * T * B**2 * eta_div**2
+    return base + batch
+
+
+def rmw_alternating_lag(T, B, lam, L):
+    """Predicted extra regret of batch-lazy RMW on the alternating-sign sequence (spec §4.7): ``L² T (B-1)/(4λ)``."""
+    return L**2 * np.asarray(T, float) * (np.asarray(B, float) - 1) / (4.0 * np.asarray(lam, float))
+
+
+def _validate(eps, delta, T, d, L, D):
+    if isinstance(eps, str) or isinstance(delta, str):
+        eps, delta = float(eps), float(delta)
+    check_positive("eps", eps)
+    check_in_range("delta", delta, 0.0, 1.0, lo_closed=False, hi_closed=False)
+    T = check_positive_int("T", int(T) if isinstance(T, str) else T, minimum=2)
+    d = check_positive_int("d", int(d) if isinstance(d, str) else d)
+    check_positive("L (Lipschitz constant)", L)
+    check_positive("D (diameter)", D)
+    return float(eps), float(delta), T, d, float(L), float(D)
+
+
+@register_planner("l2p_rmw", "L2P on regularized multiplicative weights for DP-OCO (LAZY Thm 3.12, Thm 3.2); "
+                             "modes paper, certified, rate, retuned")
+def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper", L: float = 1.0,
+                 D: float = 1.0, sampler: str = "exact", grid: Optional[tuple] = None) -> Plan:
+    """Plan ``(beta, lam, radius, eta, p, B)`` for :func:`l2p_rmw` and report what Thm 3.2 certifies.
+
+    Args:
+      eps, delta: requested privacy (``eps > 0``, ``0 < delta < 1``).
+      T: horizon (``>= 2``); d: dimension.
+      mode: ``paper``, ``certified``, ``rate`` or ``retuned`` (module docstring).
+      L: Lipschitz constant (``||g_t|| <= L``); D: diameter (the ball has radius ``D/2``).
+      sampler: ``"exact"`` or ``"mala"`` (MALA output is not certified: ``eps_certified = inf``).
+      grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``.
+
+    Returns a :class:`jaxdp.registry.Plan`; ``params`` holds ``beta, lam,
+    radius, eta`` (what the algorithm uses in ``e^{2Bη}``), ``p, B`` and the
+    accounting quantities ``eta_paper, eta_div, delta0, delta1``.
+    """
+    eps, delta, T, d, L, D = _validate(eps, delta, T, d, L, D)
+    check_choice("mode", mode, L2P_RMW_MODES)
+    check_choice("sampler", sampler, ("exact", "mala"))
+    delta1 = delta / (4.0 * T)
+    L1 = math.log(1.0 / delta1)
+    logT = math.log(T)
+    notes = []
+    if mode in ("paper", "rate"):
+        if mode == "paper":
+            s = l2p_rmw_paper_settings(eps, delta, T, d, L, D)
+            B, eta, lam, beta = s["B"], s["eta"], s["lam"], s["beta"]
+            p_raw = eta / eps
+        else:
+            B = max(1, int(math.floor(1.0 / eps)))
+            eta = eps ** (2 / 3) / T ** (1 / 3)
+            lam = (L / D) * max(math.sqrt(T), math.sqrt(d) / eta)
+            beta = eta**2 * lam / (20.0 * L**2)
+            p_raw = eta / eps
+        if B > T:
+            notes.append(f"B={B} > T={T}: clipped to T (a single batch)")
+            B = T
+        p_raw = max(p_raw, B / T)
+        p = min(p_raw, 1.0 - 1e-9)
+        if p_raw >= 1.0:
+            notes.append(f"degenerate regime: p={p_raw:.3g} >= 1 (switch every batch); clipped below 1")
+        delta0 = _delta0(delta, T, B, eta, p, delta1)
+        eta_div = float(_eta_div(eta, delta0))
+        eta_alg = eta
+    else:
+        n_B, n_c, n_eta = grid if grid is not None else (60, 40, 200)
+        log_factor = "exact" if mode == "certified" else "rate"
+
+        def make_proxy(delta0):
+            def R(eta_div, B):
+                e = _eta_from_div(eta_div, delta0)
+                lam_ = (L / D) * np.maximum(math.sqrt(T), math.sqrt(d * logT) / e)
+                beta_ = e**2 * lam_ / (20.0 * L**2)
+                return l2p_rmw_regret_bound(T, d, beta_, lam_, L, D, B, eta_div)
+            return R
+
+        delta0 = delta * 1e-3 / float(T) ** 2
+        r = None
+        for _ in range(2):  # δ0 depends on (η, p, B): iterate once (spec §4.7)
+            r = l2p_calibrate(T=T, eps=eps, delta=delta, regret=make_proxy(delta0), delta0=delta0,
+                              log_factor=log_factor, conservative=(mode == "certified"), n_B=n_B, n_c=n_c,
+                              n_eta=n_eta)
+            delta0_new = _delta0(delta, T, r["B"], r["eta"], r["p"], delta1)
+            if delta0_new >= delta0:
+                break
+            delta0 = delta0_new
+        eta_div, p, B = r["eta"], r["p"], int(r["B"])
+        eta = float(_eta_from_div(eta_div, delta0))
+        lam = (L / D) * max(math.sqrt(T), math.sqrt(d * logT) / eta)
+        beta = eta**2 * lam / (20.0 * L**2)
+        eta_alg = eta_div
+        if mode == "retuned":
+            notes.append("retuned: Thm 3.2 constraints with log(1/delta1) -> 1 (rate form); see eps_certified")
+    conds = {k: bool(v) for k, v in l2p_conditions(eta_div, p, B, T, delta1).items()}
+    e_pr, d_pr, ok = l2p_privacy(eta_div, p, B, T, delta0, delta1)
+    e_cons, _ = l2p_privacy_conservative(eta_div, p, B, T, delta0, delta1)
+    e_cert = max(e_pr, e_cons) if mode == "certified" else e_pr
+    if not ok:
+        notes.append(f"Thm 3.2 side conditions fail at eta_div={eta_div:.3g}: the formula's eps={e_pr:.4g} "
+                     "certifies nothing")
+        e_cert = math.inf
+    if sampler != "exact":
+        notes.append("sampler='mala' is approximate: Thm 3.2 assumes exact samples, nothing is certified")
+        e_cert = math.inf
+    conds["exact sampler"] = sampler == "exact"
+    notes.append(f"Thm 3.2 at eta_div (Lemma 3.11): printed eps={e_pr:.4g}, conservative eps={e_cons:.4g}")
+    bound = float(l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div))
+    notes.append(f"regret proxy (corrected batching term) = {bound:.4g}; alternating-sign lag "
+                 f"L^2 T (B-1)/(4 lam) = {float(rmw_alternating_lag(T, B, lam, L)):.4g}")
+    plan = Plan(algorithm="l2p_rmw", mode=mode,
+                params={"beta": float(beta), "lam": float(lam), "radius": D / 2.0, "eta": float(eta_alg),
+                        "p": float(p), "B": int(B), "eta_paper": float(eta), "eta_div": float(eta_div),
+                        "delta0": float(delta0), "delta1": float(delta1), "sampler": sampler},
+                eps=eps, delta=delta, eps_certified=float(e_cert), delta_certified=float(d_pr),
+                conditions=conds, reference=REFERENCE, notes=notes)
+    if mode == "certified" and not plan.certified:
+        raise ValueError(f"l2p_rmw: the request eps={eps}, delta={delta}, T={T} cannot be certified "
+                         f"(sampler={sampler!r}); use sampler='exact' or a larger eps/T")
+    return plan

@@ -1,0 +1,383 @@
+"""Realizable DP-OCO through experts over a net of the ball
+(REAL §4.1 Theorem 3, App. C end, App. D.1, ``realizable-private-online-optimization.txt``; spec §5.6).
+
+Both learners discretize the ball ``{||x|| <= D}`` by the cell centres of a
+regular grid (``jaxdp.oco.domains.ball_grid``; ``m`` points per axis, ``M``
+points in the ball, covering radius ``rho``) and treat each point as an
+expert with loss ``l_t(z_j)`` normalized to ``[0, 1]`` by ``loss_scale``
+(INTERPRETATION of spec §5.6: non-negative ``L``-Lipschitz realizable losses
+satisfy ``l_t(x) <= 2LD``; losses above ``loss_scale`` are clipped to 1,
+which keeps every sensitivity at 1). The action played is the net point, so
+the regret against the continuous comparator includes the discretization
+error ``<= T L rho``.
+
+* :func:`experts_oco_net` (REAL Thm 3): the sparse-vector algorithm for
+  zero-loss experts over the net. Reuses Team REAL's
+  ``jaxdp.realizable.sparse_vector_experts`` (REAL Alg. 1; the adaptive
+  Alg. 2 with ``adaptive=True``) unchanged: privacy is theirs, with the
+  loss normalization above.
+* :func:`potential_oco` (REAL Alg. 5 with ``mu`` uniform on the ball, App. C
+  end): written here (spec §5.5 step form, CORRECTED units). The potential
+  ``phi_eta(t) = int exp(-eta sum_{i<=t} l_i(x)) mu(dx)`` is estimated by
+  **grid quadrature**: ``log phi ~= logsumexp_j(-eta S_t(z_j)) - log M`` (the
+  mid-point rule on the cells inside the ball), and the learner samples from
+  the same discretized measure, so the algorithm is exactly REAL Alg. 5 for
+  ``mu`` uniform on the ``M`` grid points — the quadrature error is a
+  modelling error of the instance, not a privacy error. Its size against
+  the continuous uniform measure is reported by :func:`logphi_grid` (grid
+  refinement) and :func:`logphi_mc` (importance sampling with a standard
+  error); within one cell ``S_t`` varies by at most ``t L h sqrt(d)/2``, so the
+  mid-point rule's error is at most ``eta t L h sqrt(d)/2`` plus the boundary
+  cells' share of volume.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..core.random import sample_categorical
+from ..core.types import Learner, Problem
+from ..core.validation import check_choice, check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int
+from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
+from ..registry import Plan, register_planner
+from .domains import Ball, ball_grid
+from .problems import problem_info
+
+__all__ = [
+    "OCONetParams", "OCONetState", "experts_oco_net", "experts_oco_net_params", "plan_experts_oco_net",
+    "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
+    "oco_net", "logphi_grid", "logphi_mc",
+]
+
+
+def _fdt():
+    return jnp.result_type(float)
+
+
+def _tree_where(pred, a, b):
+    return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
+
+
+def _ball_of(problem: Problem) -> tuple[int, float]:
+    info = problem_info(problem)
+    if not isinstance(info.domain, Ball):
+        raise ValueError(f"experts over a net need a Ball domain (REAL §4.1), got {info.domain!r}")
+    return info.d, info.domain.D
+
+
+@functools.lru_cache(maxsize=None)
+def oco_net(problem: Problem, m: int):
+    """The net of the problem's ball: ``(points (M, d), covering_radius, M)`` (cached)."""
+    d, D = _ball_of(problem)
+    pts, rho, _ = ball_grid(D, d, m)
+    return pts, rho, int(pts.shape[0])
+
+
+def _expert_losses(problem, pts, loss, scale):
+    v = jax.vmap(lambda z: problem.value(loss, z))(pts)
+    return jnp.clip(v / scale, 0.0, 1.0).astype(_fdt())
+
+
+# --------------------------------------------------------------------------- experts over a net (Thm 3)
+
+
+class OCONetParams(NamedTuple):
+    inner: Any            # SVExpertsParams (or AdaptiveSVParams with adaptive=True) of Team REAL
+    loss_scale: jax.Array  # losses are divided by this and clipped to [0, 1] (2 L D by default)
+
+
+class OCONetState(NamedTuple):
+    x: jax.Array          # (d,) net point played
+    inner: Any            # the experts learner's state (its .x is the net index)
+
+
+def _check_real():
+    try:
+        from ..realizable import sparse_vector as sv   # Team REAL
+    except ImportError as e:  # pragma: no cover
+        raise ImportError("experts_oco_net needs jaxdp.realizable.sparse_vector (Team REAL)") from e
+    return sv
+
+
+@functools.lru_cache(maxsize=None)
+def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner:
+    """REAL Theorem 3: DP-OPE over a ``m``-per-axis grid net of the problem's ball.
+
+    The experts learner is Team REAL's ``sparse_vector_experts(M)`` (REAL
+    Alg. 1) or, with ``adaptive=True``, ``adaptive_sparse_vector_experts(M)``
+    (Alg. 2, the one Thm 3's proof invokes). Params: :class:`OCONetParams`
+    (:func:`plan_experts_oco_net`). Info: the inner learner's (``em_draws``,
+    ``svt_halts``, ...), and ``switched``. Cost per round ``O(M d)``.
+    """
+    if not isinstance(problem, Problem):
+        raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
+    m = check_positive_int("m", m)
+    sv = _check_real()
+    pts_np, _, M = oco_net(problem, m)
+    if M < 2:
+        raise ValueError(f"the net has M={M} point(s); use m >= 2")
+    inner = (sv.adaptive_sparse_vector_experts if adaptive else sv.sparse_vector_experts)(M)
+    pts = jnp.asarray(pts_np)
+
+    def init(key, params):
+        s = inner.init(key, params.inner)
+        return OCONetState(x=pts[s.x], inner=s)
+
+    def step(key, state, loss, params):
+        ell = _expert_losses(problem, pts, loss, params.loss_scale)
+        s, info = inner.step(key, state.inner, ell, params.inner)
+        return OCONetState(x=pts[s.x], inner=s), info
+
+    return Learner(init=init, step=step)
+
+
+def experts_oco_net_params(*, eps_svt, eta, K, L, Lstar=0.0, loss_scale=2.0, adaptive: bool = False,
+                           **adaptive_kw) -> OCONetParams:
+    """Validated :class:`OCONetParams` (``L`` is the SVT threshold, in normalized loss units)."""
+    sv = _check_real()
+    check_positive("loss_scale", loss_scale)
+    if adaptive:
+        inner = sv.adaptive_sparse_vector_params(eps_svt=eps_svt, eta=eta, K=K, **adaptive_kw)
+    else:
+        inner = sv.sparse_vector_params(eps_svt, eta, K, L, Lstar)
+    return OCONetParams(inner=inner, loss_scale=jnp.asarray(loss_scale, _fdt()))
+
+
+def _default_m(d: int, D: float, lipschitz: float, T: int, max_points: int) -> tuple[int, list[str]]:
+    """Thm 3's rho = 1/(LT): m = ceil(2D / rho) per axis, capped so that m^d <= max_points."""
+    m_paper = int(math.ceil(2.0 * D * lipschitz * T))
+    cap = max(2, int(math.floor(max_points ** (1.0 / d))))
+    notes = []
+    if m_paper > cap:
+        notes.append(f"grid capped at m={cap} per axis (Thm 3's rho=1/(LT) needs m={m_paper}); "
+                     f"discretization error <= T L rho is reported by the study")
+    return min(m_paper, cap), notes
+
+
+@register_planner("experts_oco_net", "DP-OCO over a grid net of the ball with sparse-vector experts (REAL Thm 3)")
+def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper", D: float = 1.0,
+                         lipschitz: float = 1.0, beta: float = 0.1, m: Optional[int] = None,
+                         max_points: int = 4096, **kw) -> Plan:
+    """REAL Thm 1 settings applied to the ``M`` net points (Thm 3), pure DP (``delta`` unused).
+
+    ``K = 6 ceil(ln M) + 24 ln(1/beta)``, ``eta = eps/(2K)``, ``eps_svt = eps/2``
+    (privacy ``eps/2 + K eta = eps`` in every mode), threshold
+    ``L = 4/eta + c B/eps`` with ``B = ln(2T^2/beta)``, ``c = 8`` (``paper``),
+    ``16`` (``certified``, spec §5.2 CORRECTED) or ``L = 1/eta`` (``rate``:
+    constants and logs dropped; privacy unchanged since it depends only on
+    ``(eps_svt, eta, K)``). Losses normalized by ``loss_scale = 2 L D``.
+    """
+    if kw:
+        raise TypeError(f"plan_experts_oco_net got unexpected arguments {sorted(kw)}")
+    check_choice("mode", mode, ("paper", "certified", "rate"))
+    check_epsilon(eps, allow_inf=False)
+    check_delta(delta)
+    T = check_positive_int("T", T)
+    d = check_positive_int("d", d)
+    check_positive("D", D)
+    check_positive("lipschitz", lipschitz)
+    if not (0 < beta < 0.5):
+        raise ValueError(f"beta (failure probability) must be in (0, 1/2), got {beta!r}")
+    notes = []
+    if m is None:
+        m, notes = _default_m(d, D, lipschitz, T, max_points)
+    m = check_positive_int("m", m, minimum=2)
+    c = -D + (2.0 * D / m) * (np.arange(m) + 0.5)
+    M = int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1) <= D))
+    K = int(math.ceil(6 * math.ceil(math.log(M)) + 24 * math.log(1 / beta)))
+    eta = eps / (2 * K)
+    B = math.log(2 * T ** 2 / beta)
+    if mode == "rate":
+        L_thr = 1.0 / eta
+    else:
+        L_thr = 4.0 / eta + (16.0 if mode == "certified" else 8.0) * B / eps
+    h = 2.0 * D / m
+    rho = h / 2 * math.sqrt(d)
+    notes.append(f"net: m={m} per axis, M={M} points, covering radius <= {rho:.3g} (+ boundary); "
+                 f"discretization error <= T L rho = {T * lipschitz * rho:.3g}")
+    params = {"eps_svt": eps / 2, "eta": eta, "K": K, "L": L_thr, "Lstar": 0.0,
+              "loss_scale": 2.0 * lipschitz * D, "m": m}
+    return Plan(algorithm="experts_oco_net", mode=mode, params=params, eps=float(eps), delta=float(delta),
+                eps_certified=eps / 2 + K * eta, delta_certified=0.0,
+                conditions={"0 < beta < 1/2": True, "losses normalized to [0,1] (clipped)": True},
+                reference="realizable-private-online-optimization.txt Thm 3 (via Alg. 1 / Thm 1)", notes=notes)
+
+
+# --------------------------------------------------------------------------- potential (Alg. 5, App. C)
+
+
+class PotentialOCOParams(NamedTuple):
+    eta: jax.Array         # sampling temperature: P(x) ∝ exp(-eta S(x)) mu(x)
+    eps0: jax.Array        # epsilon of each AboveThreshold instance
+    alpha: jax.Array       # threshold 2 alpha in units of log phi
+    s_phi: jax.Array       # sensitivity multiplier of log phi differences (1 paper, 2 certified)
+    K: jax.Array           # int32 maximum number of phases (re-samples)
+    loss_scale: jax.Array  # losses divided by this and clipped to [0, 1]
+
+
+class PotentialOCOState(NamedTuple):
+    x: jax.Array            # (d,) grid point played
+    idx: jax.Array          # int32 its index
+    k: jax.Array            # int32 re-samples so far
+    cum: jax.Array          # (M,) cumulative normalized losses of the grid points
+    logphi_star: jax.Array  # log phi(t*(k)) at the last re-sample
+    svt: SVTState
+
+
+def potential_oco_params(*, eta, eps0, alpha=1.0, s_phi=1.0, K, loss_scale=2.0) -> PotentialOCOParams:
+    """Validated :class:`PotentialOCOParams` (host values)."""
+    for nm, v in (("eta", eta), ("eps0", eps0), ("alpha", alpha), ("s_phi", s_phi), ("loss_scale", loss_scale)):
+        check_positive(nm, v)
+    K = check_positive_int("K", int(K), minimum=0) if float(K) == int(K) else check_positive_int("K", K)
+    f = _fdt()
+    return PotentialOCOParams(eta=jnp.asarray(eta, f), eps0=jnp.asarray(eps0, f), alpha=jnp.asarray(alpha, f),
+                              s_phi=jnp.asarray(s_phi, f), K=jnp.int32(K), loss_scale=jnp.asarray(loss_scale, f))
+
+
+@functools.lru_cache(maxsize=None)
+def potential_oco(problem: Problem, m: int) -> Learner:
+    """REAL Algorithm 5 with ``mu`` uniform on the ball (grid quadrature with ``m`` points per axis).
+
+    Step form of spec §5.5 (test-then-play, CORRECTED units): after absorbing
+    ``l_t``, ``q = (log phi(t*) - log phi(t)) / (s_phi eta)`` is tested by the
+    active AboveThreshold instance (threshold ``2 alpha/(s_phi eta)``, noises
+    ``Lap(2/eps0)``, ``Lap(4/eps0)``); on ⊤ (and ``k < K``) the next point is
+    drawn from ``P(z_j) ∝ exp(-eta S_t(z_j))`` and a fresh instance started.
+    Keys per step: ``k_nu, k_x, k_tau``. Info: ``switched``, ``resamples``
+    (``<= K``), ``logphi`` (summed; mostly for debugging).
+    """
+    if not isinstance(problem, Problem):
+        raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
+    m = check_positive_int("m", m)
+    pts_np, _, M = oco_net(problem, m)
+    pts = jnp.asarray(pts_np)
+    logM = math.log(M)
+
+    def thr(params):
+        return 2.0 * params.alpha / (params.s_phi * params.eta)
+
+    def init(key, params):
+        k_x, k_tau = jax.random.split(key)
+        idx = jax.random.randint(k_x, (), 0, M, dtype=jnp.int32)
+        svt = svt_init(k_tau, thr(params), params.eps0)
+        svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
+        return PotentialOCOState(x=pts[idx], idx=idx, k=jnp.int32(0), cum=jnp.zeros((M,), _fdt()),
+                                 logphi_star=jnp.zeros((), _fdt()), svt=svt)
+
+    def step(key, state, loss, params):
+        k_nu, k_x, k_tau = jax.random.split(key, 3)
+        cum = state.cum + _expert_losses(problem, pts, loss, params.loss_scale)
+        logits = -params.eta * cum
+        logphi = jax.nn.logsumexp(logits) - logM
+        q = (state.logphi_star - logphi) / (params.s_phi * params.eta)
+        svt, top = svt_query(k_nu, state.svt, q, params.eps0)
+        top = top & (state.k < params.K)
+        j = sample_categorical(k_x, logits)
+        idx = jnp.where(top, j, state.idx)
+        k = state.k + top.astype(jnp.int32)
+        restart = top & (k < params.K)
+        svt = _tree_where(restart, svt_restart(k_tau, svt, thr(params), params.eps0), svt)
+        new = PotentialOCOState(x=pts[idx], idx=idx, k=k, cum=cum,
+                                logphi_star=jnp.where(top, logphi, state.logphi_star), svt=svt)
+        return new, {"switched": idx != state.idx, "resamples": top}
+
+    return Learner(init=init, step=step)
+
+
+@register_planner("potential_oco", "REAL Alg. 5 with the uniform measure on the ball (App. C end; Thms 6-7)")
+def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper", D: float = 1.0,
+                       lipschitz: float = 1.0, m: Optional[int] = None, max_points: int = 4096, **kw) -> Plan:
+    """Thm 6 (``delta = 0``) / Thm 7 (``delta > 0``) settings with ``gamma = (r/D)^d``, ``r = 1/(LT)``
+    (CORRECTED exponent sign, spec §5.6), so ``log(1/gamma) = d log(DLT)``.
+
+    ``alpha = 1``, ``K = ceil(2 log(1/gamma))``; pure: ``eps0 = eps/K``;
+    approximate: ``eps0 = eps/sqrt(K log(1/delta))``; ``eta = eps0/(56 log T)``.
+    ``certified``: ``s_phi = 2``, ``eta = eps0/(112 log T)``, and ``eps0``
+    shrunk so that the composed privacy (``K(2eta + eps0)`` pure, or
+    ``2(2eta + eps0) sqrt(K log(1/delta))``) is within ``eps``. ``rate``:
+    ``eta = eps0`` (the ``56 log T`` dropped);
+    the certified (ε, δ) of those settings is reported.
+    """
+    if kw:
+        raise TypeError(f"plan_potential_oco got unexpected arguments {sorted(kw)}")
+    check_choice("mode", mode, ("paper", "certified", "rate"))
+    check_epsilon(eps, allow_inf=False)
+    check_delta(delta)
+    T = check_positive_int("T", T, minimum=2)
+    d = check_positive_int("d", d)
+    check_positive("D", D)
+    check_positive("lipschitz", lipschitz)
+    notes = []
+    if m is None:
+        m, notes = _default_m(d, D, lipschitz, T, max_points)
+    m = check_positive_int("m", m, minimum=2)
+    log_inv_gamma = d * math.log(max(D * lipschitz * T, math.e))
+    approx = float(delta) > 0
+    logT = math.log(T)
+    K = int(math.ceil(2 * log_inv_gamma))
+    s_phi = 2.0 if mode == "certified" else 1.0
+    if approx:
+        eps0 = eps / math.sqrt(K * math.log(1 / delta))
+    else:
+        eps0 = eps / K
+    if mode == "certified":
+        c = 1 + 1 / (56 * logT)                       # (2 eta + eps0) = eps0 (1 + 2/(112 log T))
+        eps0 = eps0 / (2 * c) if approx else eps0 / c
+        eta = eps0 / (112 * logT)
+    elif mode == "rate":
+        eta = eps0
+    else:
+        eta = eps0 / (56 * logT)
+    per_phase = (2 * eta if mode == "certified" else eta) + eps0
+    if approx:
+        eps_cert = 2 * per_phase * math.sqrt(K * math.log(1 / delta))
+        ref = "Thm 7"
+    else:
+        eps_cert = K * per_phase
+        ref = "Thm 6"
+    params = {"eta": eta, "eps0": eps0, "alpha": 1.0, "s_phi": s_phi, "K": K,
+              "loss_scale": 2.0 * lipschitz * D, "m": m}
+    notes.append("log phi by grid quadrature over the m^d cell centres in the ball (exact for the discretized "
+                 "measure; see jaxdp.oco.realizable.logphi_grid / logphi_mc for the error vs the continuous ball)")
+    if mode == "paper":
+        notes.append("paper mode: sampling exp(-eta S) is 2 eta-DP under replace-one (spec §5.5 CORRECTED); "
+                     "the certified eps counts eta per phase as printed")
+    return Plan(algorithm="potential_oco", mode=mode, params=params, eps=float(eps), delta=float(delta),
+                eps_certified=float(eps_cert), delta_certified=float(delta) if approx else 0.0,
+                conditions={"eta < 1/2": eta < 0.5, "T >= 2": True},
+                reference=f"realizable-private-online-optimization.txt Alg. 5, App. C, {ref}", notes=notes)
+
+
+# --------------------------------------------------------------------------- log-partition estimates
+
+
+def logphi_grid(S_fn, D: float, d: int, m: int, eta: float) -> float:
+    """``log phi = log E_{x ~ Unif(ball)} exp(-eta S(x))`` by the mid-point rule on the ``m^d`` grid (host).
+
+    ``S_fn`` maps an ``(n, d)`` float64 array to the ``(n,)`` cumulative losses.
+    Comparing ``m`` and ``4m`` estimates the quadrature error of
+    :func:`potential_oco`'s potential against the continuous ball.
+    """
+    pts, _, _ = ball_grid(D, d, m)
+    v = -eta * np.asarray(S_fn(pts.astype(np.float64)), np.float64)
+    mx = v.max()
+    return float(mx + np.log(np.mean(np.exp(v - mx))))
+
+
+def logphi_mc(rng: np.random.Generator, S_fn, D: float, d: int, n: int, eta: float) -> tuple[float, float]:
+    """Importance-sampling (uniform proposal on the ball) estimate of ``log phi`` and its delta-method
+    standard error ``sd(w) / (sqrt(n) mean(w))`` (host)."""
+    z = rng.standard_normal((n, d))
+    z /= np.linalg.norm(z, axis=1, keepdims=True)
+    r = D * rng.random(n) ** (1.0 / d)
+    x = z * r[:, None]
+    v = -eta * np.asarray(S_fn(x), np.float64)
+    mx = v.max()
+    w = np.exp(v - mx)
+    mean = w.mean()
+    return float(mx + np.log(mean)), float(w.std(ddof=1) / (math.sqrt(n) * mean))

@@ -1,0 +1,319 @@
+"""Planners for the realizable-regime experts algorithms (REAL Thms 1, 2, 6, 7; spec §5.2–5.5, §0.4).
+
+Each returns a :class:`jaxdp.registry.Plan` whose ``params`` are exactly the fields of the
+algorithm's ``Params`` (build them with :func:`params_from_plan`), the privacy the paper's own
+statement certifies for them (with the CORRECTED accounting of spec §5.2–5.5 where the printed one
+is wrong), and the theorem's side conditions. Modes (spec §0.4):
+
+* ``paper``: the printed formulas;
+* ``certified``: corrected constants, parameters certify the requested (ε, δ);
+* ``rate``: absolute constants dropped from utility-only quantities (thresholds); the privacy
+  parameters stay certified where possible, and whatever is certified is reported.
+
+Also the theory curves of the theorems (constants 1) for plots.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..core.validation import check_positive, check_positive_int
+from ..registry import Plan, register_planner
+from ._common import (
+    advanced_composition, check_beta, check_d, check_delta_for, check_eps_finite, check_lstar, check_mode,
+    log2_ceil, solve_increasing,
+)
+
+__all__ = [
+    "plan_sparse_vector_experts", "plan_adaptive_sparse_vector_experts", "plan_potential_experts",
+    "plan_binary_tree_experts", "params_from_plan", "binary_tree_static",
+    "thm1_bound", "thm2_bound", "thm6_bound", "lower_bound_thm5",
+]
+
+REF = "realizable-private-online-optimization.txt"
+
+
+def _common_checks(eps, delta, T, d, mode, modes=("paper", "certified", "rate")):
+    d = check_d(d)
+    eps = float(check_eps_finite(eps))
+    delta = check_delta_for(delta, approximate=False)
+    T = check_positive_int("T", T, minimum=2)
+    mode = check_mode(mode, modes)
+    return eps, delta, T, d, mode
+
+
+# --------------------------------------------------------------------------- Alg. 1 / Thm 1
+
+
+@register_planner("sparse_vector_experts", "REAL Alg. 1 / Thm 1: sparse-vector experts, known L* (pure or approximate DP)")
+def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
+                               beta: float = 0.1, Lstar: float = 0.0, threshold_scale: float = 1.0) -> Plan:
+    """Theorem 1 settings. ``delta == 0``: pure (η = ε/(2K)); ``delta > 0``: approximate
+    (η = ε/sqrt(32 K log(1/δ)) as printed; ``certified`` solves advanced composition for η).
+
+    ``K = ceil(6 ceil(log2 d) + 24 log(1/β))`` (``k < K`` with a real K allows ``ceil(K)`` switches),
+    ``B = log(2T²/β)``, ``L = L* + c(4/η + 8B/ε)`` (paper), ``c(4/η + 16B/ε)`` (certified, CORRECTED
+    SVT accuracy), ``c(1/η + B/ε)`` (rate), with ``c = threshold_scale`` (utility only: privacy
+    depends on ``(eps_svt, η, K)`` alone).
+    """
+    eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
+    check_beta(beta)
+    check_lstar(Lstar)
+    check_positive("threshold_scale", threshold_scale)
+    approx = delta > 0
+    m = log2_ceil(d)
+    K_real = 6 * m + 24 * math.log(1 / beta)
+    K = int(math.ceil(K_real - 1e-9))
+    B = math.log(2 * T * T / beta)
+    eps_svt = eps / 2
+    notes = []
+    pure_eta = eps / (2 * K)
+    if not approx:
+        eta = eps / (2 * K_real) if mode == "paper" else pure_eta
+    else:
+        if mode == "paper":
+            eta = eps / math.sqrt(32 * K_real * math.log(1 / delta))
+        else:
+            adv_eta = solve_increasing(lambda e: advanced_composition(e, K, delta), eps / 2, 0.0, 1.0)
+            eta = max(adv_eta, pure_eta)
+    pure_total = eps_svt + K * eta
+    if approx:
+        adv_total = eps_svt + advanced_composition(eta, K, delta)
+        eps_cert, delta_cert = (pure_total, 0.0) if pure_total <= adv_total else (adv_total, delta)
+    else:
+        eps_cert, delta_cert = pure_total, 0.0
+    c_eta, c_B = {"paper": (4, 8), "certified": (4, 16), "rate": (1, 1)}[mode]
+    L = Lstar + threshold_scale * (c_eta / eta + c_B * B / eps)
+    conditions = {
+        "0 < beta < 1/2": True,
+        "K >= 6 ceil(log2 d) + 24 log(1/beta) (Lemma 3.1)": K >= K_real - 1e-9,
+        "L - 16B/eps >= L* + 4/eta (SVT accuracy, CORRECTED)": L - 16 * B / eps >= Lstar + 4 / eta - 1e-9,
+    }
+    if approx:
+        conditions["eps <= sqrt(log T log(1/delta))"] = eps <= math.sqrt(math.log(T) * math.log(1 / delta))
+    if mode == "paper" and K != K_real:
+        notes.append(f"K = ceil({K_real:.3f}) = {K} draws but eta uses the real K: total {eps_cert:.4g} vs eps {eps:.4g}")
+    if mode == "rate":
+        notes.append("rate mode: threshold constants 4 and 8 dropped (utility only; privacy unchanged)")
+    notes.append(f"B = log(2T^2/beta) = {B:.4g}; switches expected O(log d), budget K = {K}")
+    plan = Plan(algorithm="sparse_vector_experts", mode=mode,
+                params=dict(eps_svt=eps_svt, eta=float(eta), K=K, L=float(L), Lstar=float(Lstar)),
+                eps=eps, delta=delta, eps_certified=float(eps_cert), delta_certified=float(delta_cert),
+                conditions=conditions, reference=f"{REF} Alg. 1, Thm 1", notes=notes)
+    if mode == "certified" and not plan.certified:  # pragma: no cover - the calibration always certifies
+        raise ValueError(f"cannot certify eps={eps}, delta={delta} for sparse_vector_experts: {plan.format()}")
+    return plan
+
+
+# --------------------------------------------------------------------------- Alg. 2 / Thm 2
+
+
+@register_planner("adaptive_sparse_vector_experts", "REAL Alg. 2 / Thm 2: sparse-vector experts with unknown L* (doubling)")
+def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
+                                        beta: float = 0.1, test_sign: str = "printed") -> Plan:
+    """Theorem 2 settings (pure DP; ``delta`` is ignored).
+
+    ``paper``: ``eps0 = ε/(2 ln T)``, cap ``ceil(log2 T)`` doublings — but then up to
+    ``ceil(log2 T) + 1 > ln T`` phases run and the certified total is
+    ``(ceil(log2 T)+1) · 2 eps0 ≈ 1.5 ε`` (the proof's "at most log T phases" uses log2).
+    ``certified``: ``P = ceil(log2 T) + 1`` phases, ``eps0 = ε/(2P)``, integer K in η, 16B SVT accuracy.
+    ``rate``: as certified with threshold/margin constants dropped.
+
+    ``test_sign="printed"`` doubles when ``noisy loss > Lbar - margin`` (as printed; at simulation
+    sizes margin > T, so it doubles at every switch until the cap); ``"flipped"`` uses
+    ``> Lbar + margin`` (the reading under which the utility proof's "does not double when
+    Lbar >= L*" holds). The sign does not affect privacy.
+    """
+    eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
+    check_beta(beta)
+    if test_sign not in ("printed", "flipped"):
+        raise ValueError(f"test_sign must be one of ['printed', 'flipped'], got {test_sign!r}")
+    m = log2_ceil(d)
+    lg2T = int(math.ceil(math.log2(T)))
+    beta0 = beta / T
+    K_real = 6 * m + 24 * math.log(1 / beta0)
+    K = int(math.ceil(K_real - 1e-9))
+    B = math.log(2 * T * T / beta0)
+    if mode == "paper":
+        eps0 = eps / (2 * math.log(T))
+        eta = eps0 / (2 * K_real)
+    else:
+        eps0 = eps / (2 * (lg2T + 1))
+        eta = eps0 / (2 * K)
+    max_doublings = lg2T
+    c_eta, c_B, c_m = {"paper": (4, 8, 5), "certified": (4, 16, 5), "rate": (1, 1, 1)}[mode]
+    margin = c_m * K * math.log(1 / beta0) / eps0
+    if test_sign == "flipped":
+        margin = -margin
+    zeta_scale = K_real / eps0 if mode == "paper" else K / eps0
+    per_phase = eps0 / 2 + K * eta + K / zeta_scale
+    eps_cert = (max_doublings + 1) * per_phase
+    plan = Plan(
+        algorithm="adaptive_sparse_vector_experts", mode=mode,
+        params=dict(eps_svt=eps0 / 2, eta=float(eta), K=K, L_offset=float(c_eta / eta + c_B * B / eps0),
+                    Lbar0=1.0, zeta_scale=float(zeta_scale), margin=float(margin), max_doublings=max_doublings),
+        eps=eps, delta=delta, eps_certified=float(eps_cert), delta_certified=0.0,
+        conditions={"0 < beta < 1/2": True,
+                    "phases <= P assumed by the privacy proof": True},
+        reference=f"{REF} Alg. 2, Thm 2",
+        notes=[f"eps0 = {eps0:.4g}, K = {K}, at most {max_doublings + 1} phases, margin = {margin:.4g}",
+               f"doubling test sign: {test_sign}"])
+    if mode == "certified" and not plan.certified:  # pragma: no cover
+        raise ValueError(f"cannot certify eps={eps} for adaptive_sparse_vector_experts: {plan.format()}")
+    return plan
+
+
+# --------------------------------------------------------------------------- Alg. 5 / Thms 6–7
+
+
+def _potential_total(eps0, eta, s_phi, K, delta):
+    """(eps, delta) over K phases; per phase SVT eps0·(2/s_phi) (Δ_t has sensitivity 2η) + resample 2η."""
+    e_p = eps0 * (2.0 / s_phi) + 2 * eta
+    pure = K * e_p
+    if delta > 0:
+        adv = advanced_composition(e_p, K, delta)
+        if adv < pure:
+            return adv, delta
+    return pure, 0.0
+
+
+@register_planner("potential_experts", "REAL Alg. 5 / Thms 6-7: potential-based experts (pure or approximate DP)")
+def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
+                           gamma: float | None = None) -> Plan:
+    """Theorem 6 (``delta == 0``) or 7 (``delta > 0``): ``α = 1``, ``β = 1/T²``, ``K = ceil(2 ln(1/γ))``
+    (``γ = 1/d`` for DP-OPE).
+
+    ``paper``: ``eps0 = ε/K`` (Thm 6) or ``ε/sqrt(K log(1/δ))`` (Thm 7), ``η = eps0/(56 log T)``,
+    ``s_φ = 1``; certified ε reported with the CORRECTED accounting (sensitivity 2η of Δ_t, 2η per
+    resample, factor K): about 2ε. ``certified``: ``s_φ = 2``, ``η = eps0/(112 log T)``, eps0 solved so
+    the total is ε. ``rate``: ``s_φ = 2``, ``η = eps0`` (the ``56 log T`` dropped), eps0 solved.
+    """
+    eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
+    if gamma is None:
+        gamma = 1.0 / d
+    gamma = float(gamma)
+    if not (0 < gamma < 1):
+        raise ValueError(f"gamma must be in (0, 1), got {gamma!r}")
+    approx = delta > 0
+    K = int(math.ceil(2 * math.log(1 / gamma) - 1e-9))
+    K = max(K, 1)
+    lnT = math.log(T)
+    beta = 1.0 / T ** 2
+    if mode == "paper":
+        s_phi = 1.0
+        eps0 = eps / K if not approx else eps / math.sqrt(K * math.log(1 / delta))
+        eta = eps0 / (56 * lnT)
+    else:
+        s_phi = 2.0
+        ratio = 1.0 / (112 * lnT) if mode == "certified" else 1.0
+        eps0 = solve_increasing(lambda e0: _potential_total(e0, ratio * e0, s_phi, K, delta)[0], eps, 0.0, eps)
+        eta = ratio * eps0
+    eps_cert, delta_cert = _potential_total(eps0, eta, s_phi, K, delta)
+    alpha = 1.0
+    cond = {
+        "alpha >= 8 eta (log T + log(2T/beta)) / eps0 (Lemma C.2)":
+            alpha >= 8 * eta * (lnT + math.log(2 * T / beta)) / eps0 - 1e-12,
+        "eta < 1/2 (Lemma C.3)": eta < 0.5,
+    }
+    if approx:
+        cond["eps < 1 (Thm 7)"] = eps < 1
+    notes = [f"K = {K}, eps0 = {eps0:.4g}, eta = {eta:.4g}, s_phi = {s_phi:g}"]
+    if mode == "paper":
+        notes.append("paper accounting ignores the 2*eta sensitivity of Delta_t and of the resample, and the factor K: "
+                     "certified eps shown is the corrected one")
+    plan = Plan(algorithm="potential_experts", mode=mode,
+                params=dict(eps0=float(eps0), eta=float(eta), K=K, alpha=alpha, s_phi=s_phi),
+                eps=eps, delta=delta, eps_certified=float(eps_cert), delta_certified=float(delta_cert),
+                conditions=cond, reference=f"{REF} Alg. 5, Thm {7 if approx else 6}", notes=notes)
+    if mode == "certified" and not plan.certified:
+        raise ValueError(f"cannot certify eps={eps}, delta={delta} for potential_experts "
+                         f"(conditions: {cond}); try a larger T or eps")
+    return plan
+
+
+# --------------------------------------------------------------------------- Alg. 4 (sketch)
+
+
+@register_planner("binary_tree_experts", "REAL Alg. 4 (concretized, spec 5.4): binary-tree experts, pure DP")
+def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
+                             beta: float = 0.1) -> Plan:
+    """PROPOSED defaults of spec §5.4: ``m_set = min(d, ceil(2 log(dT)))``, ``P_max = ceil(log2 d) + 8``,
+    ``eps_tree = ε/(2 m_set)``, ``eta_sel = ε/(2 m_set P_max)``, ``tau = (H^1.5/eps_tree) log(2 m_set T/β)``
+    (``rate``: the log factor dropped). ``paper`` and ``certified`` coincide (the defaults certify ε).
+    The static ``m_set``, ``P_max``, ``T_max`` go to :func:`binary_tree_experts`."""
+    eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
+    check_beta(beta)
+    m_set = min(d, int(math.ceil(2 * math.log(d * T))))
+    P_max = log2_ceil(d) + 8
+    H = int(T).bit_length()
+    eps_tree = eps / (2 * m_set)
+    eta_sel = eps / (2 * m_set * P_max)
+    tau = H ** 1.5 / eps_tree * (1.0 if mode == "rate" else math.log(2 * m_set * T / beta))
+    eps_cert = m_set * eps_tree + P_max * m_set * eta_sel
+    return Plan(algorithm="binary_tree_experts", mode=mode,
+                params=dict(eps_tree=eps_tree, eta_sel=eta_sel, tau=float(tau), m_set=m_set, P_max=P_max, T_max=T),
+                eps=eps, delta=delta, eps_certified=float(eps_cert), delta_certified=0.0,
+                conditions={"m_set <= d": m_set <= d},
+                reference=f"{REF} Alg. 4 (sketch; spec 5.4 concretization)",
+                notes=[f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan)); H={H}",
+                       "pure DP; delta is not used"])
+
+
+_BT_STATIC = ("m_set", "P_max", "T_max")
+
+
+def binary_tree_static(plan: Plan) -> dict:
+    """The static constructor arguments ``m_set, P_max, T_max`` of a binary-tree plan."""
+    return {k: int(plan.params[k]) for k in _BT_STATIC}
+
+
+def params_from_plan(plan: Plan):
+    """The learner's ``Params`` NamedTuple (validated) for a plan of this module."""
+    from .binary_tree import binary_tree_params
+    from .potential import potential_params
+    from .sparse_vector import adaptive_sparse_vector_params, sparse_vector_params
+
+    build = {"sparse_vector_experts": sparse_vector_params,
+             "adaptive_sparse_vector_experts": adaptive_sparse_vector_params,
+             "potential_experts": potential_params,
+             "binary_tree_experts": binary_tree_params}
+    if plan.algorithm not in build:
+        raise ValueError(f"not a realizable-experts plan: {plan.algorithm!r}")
+    kw = {k: v for k, v in plan.params.items() if not (plan.algorithm == "binary_tree_experts" and k in _BT_STATIC)}
+    return build[plan.algorithm](**kw)
+
+
+# --------------------------------------------------------------------------- theory curves (constants 1)
+
+
+def thm1_bound(d, T, eps, beta=0.1, delta=0.0, Lstar=0.0):
+    """REAL Thm 1 with constants 1: ``L* log(d/β) + (log²d + log(T/β) log(d/β))/ε`` (pure) or
+    ``... + (log^{1.5}d sqrt(log(1/δ)) + log(T/β) log(d/β))/ε`` (approximate)."""
+    d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
+    ld = np.log(d)
+    head = ld ** 2 if delta == 0 else ld ** 1.5 * math.sqrt(math.log(1 / delta))
+    return Lstar * np.log(d / beta) + (head + np.log(T / beta) * np.log(d / beta)) / eps
+
+
+def thm2_bound(d, T, eps, beta=0.1, Lstar=0.0):
+    """REAL Thm 2 with constants 1."""
+    d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
+    lT = np.log(T)
+    return (Lstar * np.log(T * d / beta) * lT
+            + (np.log(d) ** 2 * lT + np.log(T / beta) * np.log(T * d / beta) * lT) / eps)
+
+
+def thm6_bound(d, T, eps, delta=0.0):
+    """REAL Thms 6/7 with constants 1 (γ = 1/d): ``log²d log T/ε`` or ``log^{1.5}d log T sqrt(log 1/δ)/ε``."""
+    d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
+    if delta == 0:
+        return np.log(d) ** 2 * np.log(T) / eps
+    return np.log(d) ** 1.5 * np.log(T) * math.sqrt(math.log(1 / delta)) / eps
+
+
+def lower_bound_thm5(d, eps):
+    """REAL Thm 5: every (ε, δ)-DP algorithm has regret >= ``log(d)/(32 ε)`` on ``adv_realizable_lb``."""
+    return np.log(np.asarray(d, float)) / (32.0 * np.asarray(eps, float))

@@ -1,0 +1,38 @@
+"""Private stochastic convex optimization under κ-growth (GROWTH: ``growth-conditions-private-optimization.txt``).
+
+Spec ALGORITHMS.md §6. Instances with exact excess loss (§6.7), a certified ERM solver (§6.3),
+Algorithm 1 ``localization_sco``, Algorithm 2 ``epoch_growth_sco``, the inverse-sensitivity
+mechanisms of Theorem 1 and the Proposition 3 reduction, planners, and one-shot estimators for
+``jaxdp.core.monte_carlo``. Most displays of the paper are RECONSTRUCTED (spec §10.2); the notes
+sit in each module's docstring.
+"""
+from .instances import (
+    SCOInstance, empirical_grad, empirical_value, growth_holds, inst_kappa_1d_twopoint, inst_kappa_atom,
+    inst_kappa_linear, inst_kappa_regression, inst_sign_cube, regression_constant,
+)
+from .erm import ERMResult, project_balls, solve_prox_erm, strong_convexity_gap
+from .localization import (
+    EpochParams, LocalizationParams, check_sco_data, epoch_growth_sco, growth_epochs, localization_phases,
+    localization_sco,
+)
+from .inverse_sensitivity import (
+    GridInfo, grad_inverse_sensitivity, grid_points, growth_reduction_erm, inverse_sensitivity, subgrad_dist,
+)
+from .planners import (
+    gauss_mult_for, plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_localization_sco, sco_step,
+    theorem1_rho,
+)
+from .estimators import epoch_estimator, grad_inv_estimator, localization_estimator, run_sco
+
+__all__ = [
+    "SCOInstance", "empirical_grad", "empirical_value", "growth_holds", "inst_kappa_1d_twopoint", "inst_kappa_atom",
+    "inst_kappa_linear", "inst_kappa_regression", "inst_sign_cube", "regression_constant",
+    "ERMResult", "project_balls", "solve_prox_erm", "strong_convexity_gap",
+    "EpochParams", "LocalizationParams", "check_sco_data", "epoch_growth_sco", "growth_epochs",
+    "localization_phases", "localization_sco",
+    "GridInfo", "grad_inverse_sensitivity", "grid_points", "growth_reduction_erm", "inverse_sensitivity",
+    "subgrad_dist",
+    "gauss_mult_for", "plan_epoch_growth_sco", "plan_grad_inverse_sensitivity", "plan_localization_sco", "sco_step",
+    "theorem1_rho",
+    "epoch_estimator", "grad_inv_estimator", "localization_estimator", "run_sco",
+]

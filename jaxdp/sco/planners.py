@@ -1,0 +1,152 @@
+"""Planners for GROWTH (spec §0.4, §6.2–6.5): theorem settings -> parameters + certified privacy.
+
+For SCO the CLI's ``T`` is read as the sample size ``n`` when ``n`` is not given.
+
+Step sizes (RECONSTRUCTED from Algorithm 2 lines 3–5, which pass exactly these to Algorithm 1)::
+
+    pure:   η = (D/2L) min( 1/sqrt(n log n log(1/β)),  ε/(d log(1/β)) )
+    approx: η = (D/2L) min( 1/sqrt(n log n log(1/β)),  ε/(sqrt(d log(1/δ)) log(1/β)) )
+    rate:   η = (D/2L) min( 1/sqrt(n), ε/d )   (approx: ε/sqrt(d log(1/δ)); INTERPRETATION), phase steps
+            η 16^{-(i-1)} (first phase undamped), T = ceil(log n/(κ_low - 1)) epochs  (spec §6.4 "Scale")
+
+Noise (spec §2.3, §6.3): Laplace scale ``4Lη_i√d/ε`` (ε-DP for the factor-2-slack ℓ1 sensitivity);
+Gaussian ``σ_i = gauss_mult·2Lη_i`` with ``gauss_mult = 2 sqrt(log(1/δ))/ε`` (paper, rate) or the zCDP
+calibration for sensitivity ``4Lη_i`` (certified). The certified (ε, δ) of the Gaussian paper setting
+is computed by the zCDP conversion ``ρ = (4Lη)²/(2σ²)``, ``ε = ρ + 2 sqrt(ρ log(1/δ))``.
+Privacy of every mode is conditional on the solver's optimality gap ``<= L²η_i/(2n_0)`` in every phase,
+which the estimators report (``info['gap'] <= info['gap_required']``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
+from ..mechanisms import gaussian_sigma
+from ..registry import Plan, register_planner
+from .localization import growth_epochs, localization_phases
+
+__all__ = ["plan_localization_sco", "plan_epoch_growth_sco", "plan_grad_inverse_sensitivity", "sco_step",
+           "gauss_mult_for", "theorem1_rho"]
+
+REF = "growth-conditions-private-optimization.txt"
+
+
+def _common(eps, delta, d, n, T, L, D, mode, modes):
+    check_choice("mode", mode, modes)
+    check_epsilon(eps)
+    check_delta(delta)
+    d = check_positive_int("d", d)
+    if n is None:
+        if T is None:
+            raise ValueError("n (the sample size) is required (T is accepted as an alias)")
+        n = T
+    n = check_positive_int("n", n, minimum=2)
+    check_positive("L", L)
+    check_positive("D", D)
+    return float(eps), float(delta), d, n
+
+
+def sco_step(n: int, d: int, eps: float, delta: float, L: float, D: float, beta: float, mode: str) -> float:
+    """The step η of Propositions 1–2 / Algorithm 2 lines 3–5 (``mode="rate"``: logs dropped)."""
+    if mode == "rate":
+        stat = 1.0 / math.sqrt(n)
+        priv = eps / d if delta == 0 else eps / math.sqrt(d * math.log(1.0 / delta))
+    else:
+        lb = math.log(1.0 / beta)
+        stat = 1.0 / math.sqrt(n * max(math.log(n), 1e-12) * lb)
+        priv = eps / (d * lb) if delta == 0 else eps / (math.sqrt(d * math.log(1.0 / delta)) * lb)
+    return D / (2.0 * L) * min(stat, priv)
+
+
+def gauss_mult_for(eps: float, delta: float, mode: str) -> tuple[float, float]:
+    """(gauss_mult, certified ε) of the Gaussian phases; ``(0, inf)`` for ε = inf, ``(0, ε)`` for δ = 0."""
+    if delta == 0:
+        return 0.0, eps
+    if math.isinf(eps):
+        return 0.0, math.inf
+    if mode == "certified":
+        return gaussian_sigma(2.0, eps, delta, method="zcdp"), eps
+    gm = 2.0 * math.sqrt(math.log(1.0 / delta)) / eps
+    rho = 2.0 / gm ** 2              # sensitivity 4Lη, σ = gm·2Lη
+    return gm, rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+
+def _finish(name, mode, eps, delta, params, eps_cert, conditions, ref, notes):
+    plan = Plan(algorithm=name, mode=mode, params=params, eps=eps, delta=delta, eps_certified=eps_cert,
+                delta_certified=delta, conditions=conditions, reference=ref, notes=notes)
+    if mode == "certified" and not plan.certified:
+        bad = [k for k, v in conditions.items() if not v]
+        raise ValueError(f"{name}: the request (eps={eps}, delta={delta}) cannot be certified"
+                         + (f"; failing conditions: {bad}" if bad else f"; certified eps={eps_cert:.4g}"))
+    return plan
+
+
+@register_planner("localization_sco", "GROWTH Alg. 1 (Props 1-2): phased private ERM, pure (Laplace) or approximate (Gaussian) DP")
+def plan_localization_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = None, d: int = 1,
+                          n: Optional[int] = None, L: float = 1.0, D: float = 2.0, beta: Optional[float] = None,
+                          mode: str = "paper") -> Plan:
+    """Parameters of ``localization_sco`` on ``n`` samples (Propositions 1–2)."""
+    eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
+    beta = 1.0 / (n + d) if beta is None else float(beta)
+    k = localization_phases(n)
+    eta = sco_step(n, d, eps, delta, L, D, beta, mode)
+    gm, eps_cert = gauss_mult_for(eps, delta, mode)
+    params = dict(eta=eta, eps=eps, delta=delta, gauss_mult=gm, phase_offset=0.0 if mode == "rate" else 1.0,
+                  k=k, block=n // k, n_used=k * (n // k))
+    cond = {"beta <= 1/(n+d)": beta <= 1.0 / (n + d) + 1e-15, "n >= number of phases k": n >= k}
+    notes = ["privacy assumes solver gap <= L^2 eta_i/(2 n_0) in every phase (reported as info['gap'])"]
+    ref = f"{REF} Algorithm 1, Proposition {'1' if delta == 0 else '2'}"
+    return _finish("localization_sco", mode, eps, delta, params, eps_cert, cond, ref, notes)
+
+
+@register_planner("epoch_growth_sco", "GROWTH Alg. 2 (Thms 2-3): epochs of Alg. 1 with halving radii, adapts to kappa >= kappa_low")
+def plan_epoch_growth_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = None, d: int = 1,
+                          n: Optional[int] = None, kappa_low: float = 1.5, L: float = 1.0, D: float = 2.0,
+                          beta: Optional[float] = None, mode: str = "paper") -> Plan:
+    """Parameters of ``epoch_growth_sco`` given only a lower bound ``kappa_low > 1`` on the growth (Thms 2–3)."""
+    eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
+    n_epochs = growth_epochs(n, kappa_low, "rate" if mode == "rate" else "paper")
+    n0 = n // n_epochs
+    if n0 < 2:
+        raise ValueError(f"n={n} is too small for {n_epochs} epochs (kappa_low={kappa_low}): need n >= {2 * n_epochs}")
+    k = localization_phases(n0)
+    if n0 < k:
+        raise ValueError(f"n={n} is smaller than the number of phases {n_epochs * k} (epochs x phases)")
+    beta = 1.0 / (n + d) if beta is None else float(beta)
+    eta0 = sco_step(n0, d, eps, delta, L, D, beta, mode)
+    gm, eps_cert = gauss_mult_for(eps, delta, mode)
+    params = dict(eta0=eta0, eps=eps, delta=delta, gauss_mult=gm, phase_offset=0.0 if mode == "rate" else 1.0,
+                  n_epochs=n_epochs, k=k, n0=n0, block=n0 // k, n_used=n_epochs * k * (n0 // k),
+                  kappa_low=float(kappa_low))
+    cond = {"beta <= 1/(n+d)": beta <= 1.0 / (n + d) + 1e-15, "kappa_low > 1": kappa_low > 1,
+            "n >= epochs x phases": n >= n_epochs * k}
+    notes = ["privacy assumes solver gap <= L^2 eta_i/(2 n_0) in every phase (reported as info['gap'])"]
+    if mode == "rate":
+        notes.append("rate mode: logs dropped, first phase undamped, T = ceil(log n/(kappa_low-1)) (spec §6.4)")
+    ref = f"{REF} Algorithm 2, Theorem {'2' if delta == 0 else '3'}"
+    return _finish("epoch_growth_sco", mode, eps, delta, params, eps_cert, cond, ref, notes)
+
+
+def theorem1_rho(n: int, d: int, eps: float, L: float, lam: float, kappa: float) -> float:
+    """Theorem 1's printed ``ρ = (L/λ)^{1/(κ-1)} (d/(nε))^{κ/(κ-1)}``."""
+    return (L / lam) ** (1.0 / (kappa - 1.0)) * (d / (n * eps)) ** (kappa / (kappa - 1.0))
+
+
+@register_planner("grad_inverse_sensitivity", "GROWTH Thm 1: rho-smooth gradient inverse-sensitivity mechanism (grid, d<=2)")
+def plan_grad_inverse_sensitivity(*, eps: float, delta: float = 0.0, T: Optional[int] = None, d: int = 1,
+                                  n: Optional[int] = None, L: float = 1.0, D: float = 1.0, lam: float = 1.0,
+                                  kappa: float = 2.0, rho_rule: str = "theorem", M: int = 1024,
+                                  mode: str = "paper") -> Plan:
+    """``ρ`` from Theorem 1 (``rho_rule="theorem"``, needs κ, λ) or ``ρ = 1/n²`` (``"agnostic"``); ε-DP."""
+    eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
+    check_choice("rho_rule", rho_rule, ("theorem", "agnostic"))
+    if math.isinf(eps):
+        raise ValueError("eps must be finite for grad_inverse_sensitivity planning")
+    if not kappa > 1:
+        raise ValueError(f"kappa must be > 1, got {kappa!r}")
+    rho = theorem1_rho(n, d, eps, L, lam, kappa) if rho_rule == "theorem" else 1.0 / n ** 2
+    params = dict(rho=rho, M=int(M), eps=eps, window_cells=int(math.floor(rho / (D / M) + 1e-9)))
+    cond = {"d in (1, 2) (grid sampler)": d in (1, 2)}
+    return _finish("grad_inverse_sensitivity", mode, eps, 0.0, params, eps, cond, f"{REF} Theorem 1",
+                   ["grid restricted to X is data-independent: exactly eps-DP (pure)"])

@@ -1,0 +1,138 @@
+"""``hedge-baseline``: non-private experts learners on the built-in adversaries.
+
+Hedge (η = sqrt(8 ln d / T)), the shrinking dartboard (same η, lazy: its
+marginal is Hedge's) and FTPL (exponential perturbations), regret vs T,
+with log-log slopes (expected 1/2) against the bound sqrt(T ln d / 2) of
+spec §3.1 and the number of switches (dartboard: O(sqrt(T ln d))).
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..core import seed_keys, simulate
+from ..experts import (
+    AlternatingParams, BernoulliParams, HedgeParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs,
+    bernoulli_experts, experts_problem, ftpl, ftpl_eta, hedge, hedge_eta, shrinking_dartboard,
+)
+from ..registry import register_study
+from .framework import Study, fit_slopes, plot_curves, summarize
+
+LEARNERS = ("hedge", "dartboard", "ftpl")
+ADVERSARIES = ("noise", "planted", "alternating", "epochs")
+
+DEFAULTS = {
+    "seeds": 64,
+    "seed": 0,
+    "d": [10, 100],
+    "T": [256, 512, 1024, 2048, 4096, 8192, 16384],
+    "learners": list(LEARNERS),
+    "adversaries": list(ADVERSARIES),
+    "gap": 0.1,
+    "epoch_len": 32,
+}
+QUICK = {"seeds": 32, "d": [10], "T": [128, 256, 512, 1024, 2048, 4096]}
+
+
+def _learner(name: str, d: int):
+    return {"hedge": hedge, "dartboard": shrinking_dartboard, "ftpl": ftpl}[name](d)
+
+
+def _eta(name: str, d: int, T: int) -> float:
+    return ftpl_eta(d, T, "exponential") if name == "ftpl" else hedge_eta(d, T)
+
+
+def _adversary(name: str, d: int, T: np.ndarray, cfg: dict):
+    G = len(T)
+    if name == "noise":
+        return bernoulli_experts(d), BernoulliParams(gap=jnp.zeros(G, jnp.float32))
+    if name == "planted":
+        return bernoulli_experts(d), BernoulliParams(gap=jnp.full(G, cfg["gap"], jnp.float32))
+    if name == "alternating":
+        return adv_alternating_batches(d), AlternatingParams(B=jnp.ones(G, jnp.int32))
+    if name == "epochs":
+        return adv_lazy_epochs(d), LazyEpochsParams(T=jnp.asarray(T, jnp.int32), eps=jnp.ones(G, jnp.float32),
+                                                     epoch_len=jnp.full(G, cfg["epoch_len"], jnp.int32))
+    raise ValueError(f"unknown adversary {name!r}; allowed: {ADVERSARIES}")
+
+
+@register_study("hedge-baseline", defaults=DEFAULTS, quick=QUICK,
+                description="Hedge, shrinking dartboard and FTPL: regret vs T on the built-in adversaries")
+def build(cfg: dict) -> Study:
+    for l in cfg["learners"]:
+        if l not in LEARNERS:
+            raise ValueError(f"learners: unknown learner {l!r}; allowed: {', '.join(LEARNERS)}")
+    for a in cfg["adversaries"]:
+        if a not in ADVERSARIES:
+            raise ValueError(f"adversaries: unknown adversary {a!r}; allowed: {', '.join(ADVERSARIES)}")
+    for T in cfg["T"]:
+        if int(T) < 1:
+            raise ValueError(f"T must be positive integers, got {T!r}")
+    for d in cfg["d"]:
+        if int(d) < 2:
+            raise ValueError(f"d must be integers >= 2, got {d!r}")
+    points = [{"learner": l, "adversary": a, "d": int(d), "T": int(T)}
+              for l in cfg["learners"] for a in cfg["adversaries"] for d in cfg["d"] for T in cfg["T"]]
+
+    def run(pts, seeds):
+        name, adv, d = pts[0]["learner"], pts[0]["adversary"], pts[0]["d"]
+        T = np.asarray([p["T"] for p in pts], np.int32)
+        eta = jnp.asarray([_eta(name, d, int(t)) for t in T], jnp.float32)
+        adversary, ap = _adversary(adv, d, T, cfg)
+        keys = seed_keys(cfg["seed"], seeds)
+        keys = jnp.broadcast_to(keys, (len(pts),) + keys.shape)  # common random numbers across T
+        out = simulate(_learner(name, d), adversary, experts_problem(), HedgeParams(eta=eta), ap, keys, T,
+                       grid=True)
+        res = []
+        for i in range(len(pts)):
+            r = {"regret": out["regret"][i], "switches": out["switches"][i]}
+            r["expected_regret"] = out["expected_regret"][i] if "expected_regret" in out else np.full(len(seeds), np.nan)
+            res.append(r)
+        return res
+
+    def analyze(df):
+        df = df.assign(mean_regret=np.where(np.isfinite(df["expected_regret"]), df["expected_regret"], df["regret"]))
+        summ = summarize(df, ["learner", "adversary", "d", "T"], ["mean_regret", "switches"])
+        summ["bound"] = np.sqrt(summ["T"] * np.log(summ["d"]) / 2)
+        slopes = fit_slopes(df, "T", "mean_regret", by=["learner", "adversary", "d"])
+        sw = fit_slopes(df, "T", "switches", by=["learner", "adversary", "d"])
+        slopes["switch_slope"] = sw["slope"].to_numpy()
+        last = summ.sort_values("T").groupby(["learner", "adversary", "d"]).tail(1)
+        slopes = slopes.merge(last[["learner", "adversary", "d", "T", "mean_regret_mean", "bound",
+                                    "switches_mean"]], on=["learner", "adversary", "d"])
+        slopes = slopes.rename(columns={"T": "T_max", "mean_regret_mean": "regret@T_max",
+                                        "bound": "sqrt(T ln d/2)", "switches_mean": "switches@T_max"})
+        slopes["theory_slope"] = 0.5
+        cols = ["learner", "adversary", "d", "slope", "slope_lo", "slope_hi", "theory_slope", "T_max",
+                "regret@T_max", "sqrt(T ln d/2)", "switches@T_max", "switch_slope"]
+        return {"slopes": slopes[cols], "summary": summ}
+
+    def plot(df, outdir: pathlib.Path):
+        summ = summarize(df, ["learner", "adversary", "d", "T"], ["regret"])
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        paths = []
+        for d in sorted(summ["d"].unique()):
+            advs = sorted(summ["adversary"].unique())
+            fig, axes = plt.subplots(1, len(advs), figsize=(4.2 * len(advs), 3.8), dpi=110, squeeze=False)
+            for ax, a in zip(axes[0], advs):
+                s = summ[(summ["d"] == d) & (summ["adversary"] == a)]
+                plot_curves(s, "T", "regret", path=outdir / "unused.png", hue="learner", ax=ax,
+                            theory={"sqrt(T ln d / 2)": lambda T, d=d: np.sqrt(T * math.log(d) / 2)},
+                            title=f"{a}, d={d}", ylabel="realized regret (mean, 95% CI)")
+            fig.tight_layout()
+            p = outdir / f"regret_vs_T_d{d}.png"
+            fig.savefig(p)
+            plt.close(fig)
+            paths.append(p)
+        return paths
+
+    return Study(name="hedge-baseline", points=points, seeds=int(cfg["seeds"]), run=run,
+                 group_by=("learner", "adversary", "d"), analyze=analyze, plot=plot, config=cfg,
+                 description=__doc__.strip().splitlines()[0])
