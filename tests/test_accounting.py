@@ -182,7 +182,7 @@ def test_grid_search():
     (lambda: A.gaussian_sigma_zcdp(-1.0, 1.0, 1e-5), "Delta2 must be > 0", ValueError),
     (lambda: A.eps_from_rho(-0.1, 1e-5), "rho must be >= 0", ValueError),
     (lambda: A.eps_from_rho(0.1, 0.0), "delta must be in", ValueError),
-    (lambda: A.eps_from_rho(0.1, 1e-5, "exact"), "mode must be one of", ValueError),
+    (lambda: A.eps_from_rho(0.1, 1e-5, "exact"), "method must be one of", ValueError),
     (lambda: A.eps_from_rho(2.0, 1e-5, "lazy"), "rho must be <= 1", ValueError),
     (lambda: A.rho_from_eps_delta(True, 1e-5), "eps must be a number, got bool", TypeError),
     (lambda: A.delta_optimal_homogeneous(0.1, 10.0, 0.5), "k must be an integer", TypeError),

@@ -73,8 +73,9 @@ def test_tree_aggregation(eps, delta, T, d):
         assert p.params["noise_sq_max"] == pytest.approx(H * d * s * s)
         if mode != "rate":
             assert p.certified and s == pytest.approx(0.5 * math.sqrt(2 * H / A.rho_from_eps_delta(eps, delta)))
+    pr = A.plan_tree_aggregation(eps=eps, delta=delta, T=T, d=d, L=0.5)
     pa = A.plan_tree_aggregation(eps=eps, delta=delta, T=T, d=d, L=0.5, adjacency="add_remove")
-    assert pa.params["sigma"] == pytest.approx(p.params["sigma"] / 2) if False else pa.certified
+    assert pa.certified and pa.params["sigma"] == pytest.approx(pr.params["sigma"] / 2, rel=1e-12)
 
 
 @pytest.mark.parametrize("eps, T", list(itertools.product(EPS, T_)))

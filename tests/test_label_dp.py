@@ -189,13 +189,13 @@ def test_laplace_scales_match_sensitivity(reg_data):
     T, eps, n = 1.5, 0.8, 400
     Y = np.full(n, 0.3)
     Xn = X[:n]
-    fl = jax.jit(jax.vmap(lambda k: fit("local_laplace_knn", k, Xn, Y, None, make_params(eps, 1, 1, T)).csum))
+    fl = jax.jit(jax.vmap(lambda k: fit("local_laplace_knn", k, Xn, Y, None, make_params(eps, 1, 1, T), bins_max=1).csum))
     cs = np.asarray(fl(jax.random.split(jax.random.key(1), 40)))
     noise = np.diff(cs, axis=1).ravel() - 0.3            # k = 1 windows: each Z_i - Y_i
     assert stats.kstest(noise, stats.laplace(scale=2 * T / eps).cdf).pvalue > P_MIN
     assert stats.kstest(noise, stats.laplace(scale=1.15 * 2 * T / eps).cdf).pvalue < P_MIN
     # central: one bin, mean + Lap(2T/(n eps))
-    fc = jax.jit(jax.vmap(lambda k: fit("central_bins_laplace", k, Xn, Y, None, make_params(eps, 1, 1, T)).table[0]))
+    fc = jax.jit(jax.vmap(lambda k: fit("central_bins_laplace", k, Xn, Y, None, make_params(eps, 1, 1, T), bins_max=1).table[0]))
     w = np.asarray(fc(jax.random.split(jax.random.key(2), 20000))) - 0.3
     assert stats.kstest(w, stats.laplace(scale=2 * T / (n * eps)).cdf).pvalue > P_MIN
     assert stats.kstest(w, stats.laplace(scale=1.15 * 2 * T / (n * eps)).cdf).pvalue < P_MIN
@@ -206,7 +206,7 @@ def test_exp_mech_per_bin_law_and_empty_bins():
     X = np.array([[0.1], [0.1], [0.1], [0.1]])
     Y = np.array([0, 0, 0, 1])
     eps = 1.0
-    f = jax.jit(jax.vmap(lambda k: fit("central_exp_bins", k, X, Y, None, make_params(eps, 2), K=3).table))
+    f = jax.jit(jax.vmap(lambda k: fit("central_exp_bins", k, X, Y, None, make_params(eps, 2), K=3, bins_max=2).table))
     c = np.asarray(f(jax.random.split(jax.random.key(4), 60000)))
     p = np.exp(eps * np.array([3, 1, 0]) / 2)
     p /= p.sum()

@@ -218,7 +218,8 @@ def test_svt_scan_vmap_bit_identical():
     q = jnp.asarray(SVT_Q, jnp.float32)
     keys = _keys(13, 8)
     batched = jax.jit(jax.vmap(lambda kk: _svt_scan(kk, q, SVT_TAU, SVT_EPS)[0]))(keys)
-    single = [int(jax.jit(lambda kk: _svt_scan(kk, q, SVT_TAU, SVT_EPS)[0])(kk)) for kk in keys]
+    one = jax.jit(lambda kk: _svt_scan(kk, q, SVT_TAU, SVT_EPS)[0])
+    single = [int(one(kk)) for kk in keys]
     assert list(np.asarray(batched)) == single
 
 

@@ -1,4 +1,5 @@
 """REAL (realizable regime): learners, NumPy references, privacy counters, bounded regret, planners."""
+import functools
 import math
 
 import jax
@@ -55,34 +56,49 @@ def test_conformance_binary_tree():
 # --------------------------------------------------------------------------- NumPy reference
 
 
+@functools.lru_cache(maxsize=None)
+def _runner(learner):
+    def run(params, losses, seed):
+        k_init, k_learn = jax.random.split(jax.random.key(seed))
+        st0 = learner.init(k_init, params)
+
+        def body(st, inp):
+            t, loss = inp
+            st, info = learner.step(jax.random.fold_in(k_learn, t), st, loss, params)
+            return st, (st.x, info)
+
+        _, (xs, infos) = jax.lax.scan(body, st0, (jnp.arange(losses.shape[0]), losses))
+        return st0.x, xs, infos
+
+    return jax.jit(run)
+
+
 def _run_steps(learner, params, losses, seed):
-    """Run ``learner`` on a fixed loss array; per-step keys fold_in(k, t). Returns xs (T+1,) and infos."""
-    base = jax.random.key(seed)
-    k_init, k_learn = jax.random.split(base)
-    st0 = learner.init(k_init, params)
+    """Run ``learner`` on a fixed loss array; per-step keys fold_in(k, t). Returns xs (T+1,), infos, seed."""
+    x0, xs, infos = _runner(learner)(params, jnp.asarray(losses), seed)
+    return np.concatenate([[int(x0)], np.asarray(xs)]), {k: np.asarray(v) for k, v in infos.items()}, seed
 
-    def body(st, inp):
-        t, loss = inp
-        st, info = learner.step(jax.random.fold_in(k_learn, t), st, loss, params)
-        return st, (st.x, info)
 
-    _, (xs, infos) = jax.jit(lambda s, l: jax.lax.scan(body, s, (jnp.arange(l.shape[0]), l)))(st0, jnp.asarray(losses))
-    return np.concatenate([[int(st0.x)], np.asarray(xs)]), {k: np.asarray(v) for k, v in infos.items()}, seed
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _draws_jit(seed, T, n_split):
+    k_init, k_learn = jax.random.split(jax.random.key(seed))
+    kx, kt = jax.random.split(k_init)
+    x0 = jax.random.randint(kx, (), 0, D, dtype=jnp.int32)
+    z0 = jax.random.laplace(kt, (), jnp.float32)
+
+    def one(t):
+        ks = jax.random.split(jax.random.fold_in(k_learn, t), n_split)
+        return (jax.random.laplace(ks[0], (), jnp.float32), jax.random.uniform(ks[1], (1,), jnp.float32)[0],
+                jax.random.laplace(ks[2], (), jnp.float32))
+
+    nu, u, z = jax.vmap(one)(jnp.arange(T))
+    return x0, z0, nu, u, z
 
 
 def _draws(seed, T, n_split):
     """The learner's random draws, reproduced from its key schedule (init: x, threshold; step: nu, u_em, z_tau)."""
-    k_init, k_learn = jax.random.split(jax.random.key(seed))
-    kx, kt = jax.random.split(k_init)
-    x0 = int(jax.random.randint(kx, (), 0, D, dtype=jnp.int32))
-    z0 = np.float32(jax.random.laplace(kt, (), jnp.float32))
-    nu, u, z = [], [], []
-    for t in range(T):
-        ks = jax.random.split(jax.random.fold_in(k_learn, t), n_split)
-        nu.append(np.float32(jax.random.laplace(ks[0], (), jnp.float32)))
-        u.append(float(jax.random.uniform(ks[1], (1,), jnp.float32)[0]))
-        z.append(np.float32(jax.random.laplace(ks[2], (), jnp.float32)))
-    return x0, z0, np.array(nu, np.float32), np.array(u), np.array(z, np.float32)
+    x0, z0, nu, u, z = _draws_jit(seed, T, n_split)
+    return int(x0), np.float32(z0), np.asarray(nu, np.float32), np.asarray(u, np.float64), np.asarray(z, np.float32)
 
 
 def _inv_cdf(logits, u):
@@ -130,7 +146,7 @@ def test_sparse_vector_matches_numpy_reference(halving_losses, paper_order, K):
     lrn = sparse_vector_experts(D, paper_order=paper_order)
     params = sparse_vector_params(eps_svt, eta, K, L, Lstar)
     n_agree = 0
-    for seed in range(6):
+    for seed in range(3):
         xs, info, sd = _run_steps(lrn, params, halving_losses, seed)
         draws = _draws(sd, len(halving_losses), 3)
         ref_xs, ref_k, ref_inst = ref_sparse_vector(halving_losses.astype(np.float64), *draws, eps_svt, eta, K, L,
@@ -139,7 +155,7 @@ def test_sparse_vector_matches_numpy_reference(halving_losses, paper_order, K):
         assert info["em_draws"].sum() == ref_k <= K
         assert 1 + info["svt_restarts"].sum() == ref_inst
         n_agree += ref_k
-    assert n_agree > 6   # the run actually switched
+    assert n_agree > 3   # the run actually switched
 
 
 def test_reference_detects_wrong_threshold(halving_losses):
@@ -176,7 +192,7 @@ def test_potential_matches_numpy_reference(halving_losses):
     lrn = potential_experts(D)
     params = potential_params(eps0, eta, K, alpha, s_phi)
     total = 0
-    for seed in range(4):
+    for seed in range(3):
         xs, info, sd = _run_steps(lrn, params, halving_losses, seed)
         draws = _draws(sd, len(halving_losses), 3)
         ref_xs, ref_k = ref_potential(halving_losses.astype(np.float64), *draws, eps0, eta, K, alpha, s_phi)
@@ -218,7 +234,7 @@ def test_counters(sv_runs):
 def test_small_budget_never_exceeded():
     lrn = sparse_vector_experts(D)
     out = simulate(lrn, adv_realizable_bernoulli(D), experts_problem(), sparse_vector_params(0.5, 0.05, 3, 4.0),
-                   _bern(), seed_keys(1, 32), 512)
+                   _bern(), seed_keys(1, 64), 512, T_max=2 ** 14)   # the shapes of `sv_runs`: no recompilation
     assert out["em_draws"].max() == 3 and np.all(out["em_draws"] <= 3)
     np.testing.assert_array_equal(out["svt_restarts"], out["em_draws"] - (out["em_draws"] == 3))
 
@@ -276,18 +292,17 @@ def test_plan_other_algorithms_certify():
         ap = plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode="paper")
         assert ap.eps_certified > eps      # log2 T + 1 phases of eps/(2 ln T): the printed split overshoots
         for delta in (0.0, 1e-6):
-            p = plan_potential_experts(eps=eps, delta=delta, T=T, d=d, mode="certified")
+            p = plan_potential_experts(eps=min(eps, 0.9), delta=delta, T=T, d=d, mode="certified")
             assert p.certified and p.params["s_phi"] == 2.0
-            c2 = 8 * p.params["eta"] * (math.log(T) + math.log(2 * T ** 3)) / p.params["eps0"]
+            c2 = 8 * p.params["eta"] * (math.log(T) + math.log(2.0 * T ** 3)) / p.params["eps0"]
             assert c2 <= p.params["alpha"]
             assert p.params["K"] == math.ceil(2 * math.log(d))
         pp = plan_potential_experts(eps=eps, T=T, d=d, mode="paper")
         assert pp.eps_certified > 1.9 * eps and not pp.certified
         b = plan_binary_tree_experts(eps=eps, T=T, d=d)
         assert b.eps_certified == pytest.approx(eps) and b.certified
-    # potential (eps, delta) Thm 7 needs eps < 1
-    assert not plan_potential_experts(eps=2.0, delta=1e-6, T=2 ** 12, d=16, mode="certified").conditions["eps < 1 (Thm 7)"] \
-        if False else True
+    with pytest.raises(ValueError, match="cannot certify"):   # Thm 7 needs eps < 1
+        plan_potential_experts(eps=2.0, delta=1e-6, T=2 ** 12, d=16, mode="certified")
 
 
 @pytest.mark.parametrize("planner", [plan_sparse_vector_experts, plan_adaptive_sparse_vector_experts,

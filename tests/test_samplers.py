@@ -48,7 +48,7 @@ def _keys(seed, n=N):
 # ----------------------------------------------------------------------------- exact truncated Gaussian
 
 @functools.lru_cache(maxsize=None)
-def _tg(d, R, M=2048):
+def _tg(d, R, M=1024):
     return jax.jit(jax.vmap(lambda k, m, s: sample_trunc_gauss_ball(k, m, s, R, M), in_axes=(0, None, None)))
 
 
@@ -63,8 +63,10 @@ def test_trunc_gauss_ball_matches_rejection(d):
     m = jnp.full((d,), 0.5)
     x = np.asarray(_tg(d, R)(_keys(1), m, s))
     y, ok = _tg_rej(d, R)(_keys(2), m, s)
-    assert bool(ok.all())
-    y = np.asarray(y)
+    # given that one of the proposals was accepted, the first accepted one is an exact draw
+    ok = np.asarray(ok)
+    assert ok.mean() > 0.99
+    y = np.asarray(y)[ok]
     assert np.all(np.linalg.norm(x, axis=1) <= R * (1 + 1e-6))
     assert _zmax(x, y) < Z
     if d == 1:

@@ -6,7 +6,6 @@ what is allowed.
 """
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any
 
@@ -124,10 +123,11 @@ def eps_delta_lists(eps_list: Any, delta_list: Any, *, allow_zero_eps: bool = Tr
     return e, d
 
 
-def mode_arg(mode: Any, allowed: tuple[str, ...]) -> str:
+def mode_arg(mode: Any, allowed: tuple[str, ...], name: str = "mode") -> str:
+    """A string option among ``allowed``."""
     if not isinstance(mode, str):
-        raise TypeError(f"mode must be a string, one of {list(allowed)}, got {mode!r}")
-    return check_choice("mode", mode, allowed)
+        raise TypeError(f"{name} must be a string, one of {list(allowed)}, got {mode!r}")
+    return check_choice(name, mode, allowed)
 
 
 def out(x: Any) -> Any:
@@ -145,6 +145,3 @@ def _fmt(arr: np.ndarray) -> str:
 def is_int(x: Any) -> bool:
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
 
-
-def log1m(x: float) -> float:  # pragma: no cover - tiny helper
-    return math.log1p(-x)

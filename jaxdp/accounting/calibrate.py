@@ -120,7 +120,7 @@ def grid_search(objective: Callable[..., Any], feasible: Callable[..., Any], gri
             idx = np.unravel_index(i, sub_shape)
             best_idx = (idx[0] + start,) + tuple(idx[1:])
     if best_idx is None:
-        raise ValueError(f"no grid point certifies {what} ({int(np.prod(shape))} points searched, "
-                         f"{n_feas} feasible with a finite objective)")
+        why = f"{n_feas} feasible, none with a finite objective" if n_feas else "none feasible"
+        raise ValueError(f"no grid point certifies {what} ({int(np.prod(shape))} points searched, {why})")
     params = {k: float(axes[j][best_idx[j]]) for j, k in enumerate(names)}
     return GridResult(params=params, value=best_val, n_feasible=n_feas, n_total=int(np.prod(shape)))

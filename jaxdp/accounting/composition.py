@@ -13,11 +13,12 @@ GROWTH = ``growth-conditions-private-optimization.txt`` Lemma 2.1.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Sequence
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 from . import _checks as C
 
@@ -158,18 +159,30 @@ def eps_kov15_homogeneous(eps: ArrayLike, delta: ArrayLike, k: ArrayLike, delta_
     return C.out(eps_tot), C.out(delta_tot)
 
 
+@functools.lru_cache(maxsize=16)
+def _log_binom(k: int) -> tuple[np.ndarray, np.ndarray]:
+    l = np.arange(k + 1, dtype=np.float64)
+    return l, gammaln(k + 1.0) - gammaln(l + 1.0) - gammaln(k - l + 1.0)
+
+
 def _log_delta_rr(eps: float, k: int, eps_total: float) -> float:
     """log of the hockey-stick divergence ``E_{e^{ε'}}`` of k-fold binary randomized response (ε-DP each)."""
-    l = np.arange(k + 1, dtype=np.float64)
+    l, log_binom = _log_binom(k)
     gap = (k - 2.0 * l) * eps - eps_total           # privacy loss at l disagreements minus ε'
     keep = gap > 0
-    if not np.any(keep):
-        return -np.inf
-    l, gap = l[keep], gap[keep]
-    log_binom = gammaln(k + 1.0) - gammaln(l + 1.0) - gammaln(k - l + 1.0)
+    if not keep.any():
+        return -math.inf
     # C(k,l) e^{(k-l)ε} (1 - e^{-gap}) / (1 + e^ε)^k
-    terms = log_binom + (k - l) * eps + np.log(-np.expm1(-gap))
-    return float(logsumexp(terms) - k * np.logaddexp(0.0, eps))
+    terms = log_binom[keep] + (k - l[keep]) * eps + np.log(-np.expm1(-gap[keep]))
+    m = float(terms.max())
+    return m + math.log(float(np.exp(terms - m).sum())) - k * float(np.logaddexp(0.0, eps))
+
+
+def _delta_opt(e: float, k: int, et: float, d: float) -> float:
+    drr = math.exp(_log_delta_rr(e, k, et))
+    if drr >= 1.0:
+        return 1.0
+    return -math.expm1(k * math.log1p(-d) + math.log1p(-drr))
 
 
 def delta_optimal_homogeneous(eps: float, k: int, eps_total: float, delta: float = 0.0) -> float:
@@ -182,42 +195,39 @@ def delta_optimal_homogeneous(eps: float, k: int, eps_total: float, delta: float
     randomized response, which dominates every ε-DP mechanism; at
     ``ε' = (k − 2i)ε`` this is the KOV formula verbatim. No (ε', δ') pair better
     than this is implied by composition alone, so it is the tightest possible
-    composition bound (exact, not an upper bound on it).
+    composition bound (exact, not an upper bound on it). Cost O(k).
     """
     e = float(C.eps_arg(eps))
     kk = C.count_arg(k, "k")
     et = float(C.nonneg("eps_total", eps_total))
     d = float(C.delta_arg(delta))
-    drr = math.exp(_log_delta_rr(e, kk, et))
-    return float(-math.expm1(kk * math.log1p(-d) + math.log1p(-min(drr, 1.0))) if drr < 1 else 1.0)
+    return float(_delta_opt(e, int(kk), et, d))
 
 
-def eps_optimal_homogeneous(eps: float, delta: float, k: int, delta_total: float, *, rtol: float = 1e-12) -> float:
+def eps_optimal_homogeneous(eps: float, delta: float, k: int, delta_total: float, *, rtol: float = 1e-10) -> float:
     """Smallest ``ε'`` with ``delta_optimal_homogeneous(eps, k, ε', delta) <= delta_total`` (KOV15 Thm 3.3).
 
-    Returns ``k ε`` when even that needs more δ (it never does: at ``ε' = kε`` the
-    randomized-response term is 0), and raises ``ValueError`` when
+    Bisection on ``[0, kε]`` (at ``ε' = kε`` the randomized-response term is 0); the
+    returned ε' satisfies the inequality. Raises ``ValueError`` when
     ``delta_total < 1 − (1 − δ)^k`` (no ε' certifies it).
     """
     e = float(C.eps_arg(eps))
     d = float(C.delta_arg(delta))
-    kk = C.count_arg(k, "k")
+    kk = int(C.count_arg(k, "k"))
     dt = float(C.delta_arg(delta_total, "delta_total"))
     floor = -math.expm1(kk * math.log1p(-d))
     if dt < floor:
         raise ValueError(f"delta_total must be >= 1-(1-delta)^k = {floor:.6g} for k={kk} mechanisms with "
                          f"delta={d}, got {dt}")
     lo, hi = 0.0, kk * e
-    if delta_optimal_homogeneous(e, kk, 0.0, d) <= dt:
+    if _delta_opt(e, kk, 0.0, d) <= dt:
         return 0.0
-    for _ in range(200):
+    while hi - lo > rtol * hi:
         mid = 0.5 * (lo + hi)
-        if delta_optimal_homogeneous(e, kk, mid, d) <= dt:
+        if _delta_opt(e, kk, mid, d) <= dt:
             hi = mid
         else:
             lo = mid
-        if hi - lo <= rtol * hi:
-            break
     return hi
 
 

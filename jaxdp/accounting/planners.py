@@ -19,8 +19,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from ..registry import Plan, register_planner
 from . import _checks as C
 from .calibrate import calibrate

@@ -84,7 +84,7 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike, method: str = "bun_steinke"):
     """
     r = C.nonneg("rho", rho)
     d = C.delta_open(delta)
-    method = C.mode_arg(method, EPS_FROM_RHO_METHODS) if isinstance(method, str) else C.mode_arg(method, EPS_FROM_RHO_METHODS)
+    method = C.mode_arg(method, EPS_FROM_RHO_METHODS, "method")
     L = np.log(1.0 / d)
     if method == "bun_steinke":
         return C.out(r + 2.0 * np.sqrt(r * L))

@@ -124,6 +124,10 @@ def noisy_max(key, u, scale):
     return jnp.argmax(u + scale * jax.random.laplace(key, u.shape)).astype(jnp.int32)
 
 
+_rnm_good = functools.partial(noisy_max, scale=2.0 / EPS)
+_rnm_bad = functools.partial(noisy_max, scale=0.5 / EPS)
+
+
 @_register("exp-mech", "Exponential mechanism, utility sensitivity 1 (correct)", EPS, False)
 def _a_exp(*, quick, key, name):
     return audit(_exp, U0, U1, claimed_eps=EPS, events=HistogramEvents(4), n=_n(quick, 1_000_000, 200_000),
@@ -132,13 +136,13 @@ def _a_exp(*, quick, key, name):
 
 @_register("noisy-max", "Report-noisy-max with Lap(2/eps) (correct)", EPS, False)
 def _a_rnm(*, quick, key, name):
-    return audit(functools.partial(noisy_max, scale=2.0 / EPS), U0, U1, claimed_eps=EPS, events=HistogramEvents(4),
+    return audit(_rnm_good, U0, U1, claimed_eps=EPS, events=HistogramEvents(4),
                  n=_n(quick, 1_000_000, 200_000), key=key, name=name)
 
 
 @_register("noisy-max-wrong-scale", "Report-noisy-max with Lap(1/(2 eps)) (broken: noise 4x too small)", EPS, True)
 def _a_rnm_bad(*, quick, key, name):
-    return audit(functools.partial(noisy_max, scale=0.5 / EPS), U0, U1, claimed_eps=EPS,
+    return audit(_rnm_bad, U0, U1, claimed_eps=EPS,
                  events=HistogramEvents(4), n=_n(quick, 1_000_000, 200_000), key=key, name=name)
 
 
@@ -172,7 +176,7 @@ Q0_VALUE = np.array([0.0] * (M_SVT + 1), np.float32)
 M_NOHALT = 4
 Q0_NOHALT = np.zeros(2 * M_NOHALT, np.float32)          # ⊥ on the first half, ⊤ on the second
 Q1_NOHALT = np.array([1.0] * M_NOHALT + [-1.0] * M_NOHALT, np.float32)
-N_SVT = (1_000_000, 1_000_000)
+N_SVT = (1_000_000, 400_000)
 
 
 def _svt_correct(key, q):
@@ -180,6 +184,10 @@ def _svt_correct(key, q):
 
 
 _svt_hist = HistogramEvents(M_SVT + 2)
+_svt_nothr = functools.partial(svt_variant, threshold=0.0, b_thr=0.0, b_q=4.0 / EPS_SVT)
+_svt_small = functools.partial(svt_variant, threshold=0.0, b_thr=4.0 / EPS_SVT, b_q=4.0 / (3.0 * EPS_SVT))
+_svt_value = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, b_q=2.0 / EPS_SVT, report_value=True)
+_svt_nohalt = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, b_q=2.0 / EPS_SVT, halt=False)
 
 
 @_register("svt", "AboveThreshold, Dwork-Roth noise Lap(2/eps), Lap(4/eps) (correct; Lyu et al. Alg. 2)",
@@ -191,16 +199,14 @@ def _a_svt(*, quick, key, name):
 
 @_register("svt-no-threshold-noise", "AboveThreshold without threshold noise (broken)", EPS_SVT, True)
 def _a_svt_nothr(*, quick, key, name):
-    mech = functools.partial(svt_variant, threshold=0.0, b_thr=0.0, b_q=4.0 / EPS_SVT)
-    return audit(mech, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key, name=name)
+    return audit(_svt_nothr, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key, name=name)
 
 
 @_register("svt-small-query-noise",
            "AboveThreshold with query noise too small (Lee-Clifton 2014; Lyu et al. Alg. 4; broken: 1.75 eps)",
            EPS_SVT, True)
 def _a_svt_small(*, quick, key, name):
-    mech = functools.partial(svt_variant, threshold=0.0, b_thr=4.0 / EPS_SVT, b_q=4.0 / (3.0 * EPS_SVT))
-    return audit(mech, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key, name=name)
+    return audit(_svt_small, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key, name=name)
 
 
 def _value_stat(out):
@@ -212,8 +218,7 @@ def _value_stat(out):
            "Sparse vector answering with the noisy value q+nu (Roth 2011; Lyu et al. Alg. 3; broken: not DP)",
            EPS_SVT, True)
 def _a_svt_value(*, quick, key, name):
-    mech = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, b_q=2.0 / EPS_SVT, report_value=True)
-    return audit(mech, Q0_VALUE, Q1_VALUE, claimed_eps=EPS_SVT, events=ThresholdEvents(statistic=_value_stat),
+    return audit(_svt_value, Q0_VALUE, Q1_VALUE, claimed_eps=EPS_SVT, events=ThresholdEvents(statistic=_value_stat),
                  n=_n(quick, *N_SVT), key=key, name=name)
 
 
@@ -221,8 +226,7 @@ def _a_svt_value(*, quick, key, name):
            "Sparse vector that does not halt after the first positive (Chen et al. 2015; Lyu et al. Alg. 6; broken)",
            EPS_SVT, True)
 def _a_svt_nohalt(*, quick, key, name):
-    mech = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, b_q=2.0 / EPS_SVT, halt=False)
-    return audit(mech, Q0_NOHALT, Q1_NOHALT, claimed_eps=EPS_SVT, events=HistogramEvents(2 ** (2 * M_NOHALT)),
+    return audit(_svt_nohalt, Q0_NOHALT, Q1_NOHALT, claimed_eps=EPS_SVT, events=HistogramEvents(2 ** (2 * M_NOHALT)),
                  n=_n(quick, *N_SVT), key=key, name=name)
 
 
@@ -247,19 +251,19 @@ def _tree_stat(cs):
     return jnp.sum(jnp.clip(cs[jnp.array([0, 1, 3])], 0.0, 1.0))
 
 
+_tree_good = functools.partial(tree_counter_stream, scale=H_TREE / EPS)
+_tree_bad = functools.partial(tree_counter_stream, scale=1.0 / EPS)
 A0 = np.zeros(T_TREE, np.float32)
 A1 = np.eye(T_TREE, dtype=np.float32)[0]
 
 
 @_register("tree-counter", "Binary-tree counter, Laplace node scale H/eps (correct)", EPS, False)
 def _a_tree(*, quick, key, name):
-    mech = functools.partial(tree_counter_stream, scale=H_TREE / EPS)
-    return audit(mech, A0, A1, claimed_eps=EPS, events=ThresholdEvents(statistic=_tree_stat),
+    return audit(_tree_good, A0, A1, claimed_eps=EPS, events=ThresholdEvents(statistic=_tree_stat),
                  n=_n(quick, 400_000, 100_000), key=key, name=name)
 
 
 @_register("tree-counter-no-depth", "Binary-tree counter with node scale 1/eps instead of H/eps (broken)", EPS, True)
 def _a_tree_bad(*, quick, key, name):
-    mech = functools.partial(tree_counter_stream, scale=1.0 / EPS)
-    return audit(mech, A0, A1, claimed_eps=EPS, events=ThresholdEvents(statistic=_tree_stat),
+    return audit(_tree_bad, A0, A1, claimed_eps=EPS, events=ThresholdEvents(statistic=_tree_stat),
                  n=_n(quick, 400_000, 100_000), key=key, name=name)

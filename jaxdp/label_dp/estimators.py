@@ -320,7 +320,7 @@ def fit(method: str, key: jax.Array, X, Y, mask=None, params: LabelParams = Labe
         bins_max = int(np.max(np.asarray(params.bins))) if is_concrete(params.bins) else None
         if bins_max is None:
             raise ValueError("bins_max must be given when params.bins is traced")
-    return _fit_impl(method, int(K), int(bins_max) ** X.shape[1], key, X, jnp.asarray(Y), mask, params)
+    return _fit_jit(method, int(K), int(bins_max) ** X.shape[1], key, X, jnp.asarray(Y), mask, params)
 
 
 def _fit_impl(method, K, G, key, X, Y, mask, prm):
@@ -333,11 +333,19 @@ def _fit_impl(method, K, G, key, X, Y, mask, prm):
     return _fit_bins_reg(method, G, key, X, Y, mask, prm)
 
 
+_fit_jit = jax.jit(lambda *a: _fit_impl(*a), static_argnums=(0, 1, 2))
+
+
 def predict(fitted, x: jax.Array) -> jax.Array:
     """Predictions of a fitted learner at ``x`` (``(M, d)``)."""
     x = jnp.asarray(x, _fdt())
     if x.ndim == 1:
         x = x[:, None]
+    return _predict_jit(fitted, x)
+
+
+@jax.jit
+def _predict_jit(fitted, x):
     if isinstance(fitted, BinFit):
         return fitted.table[bin_index(x, fitted.bins)]
     return knn_predict(fitted, x)

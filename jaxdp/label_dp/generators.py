@@ -171,7 +171,7 @@ def _bump_eval(theta, x, beta, A, shape):
 
 @functools.lru_cache(maxsize=None)
 def gen_smooth_classification(d: int = 1, K: int = 2, freq: int = 1, amp: float = 0.4, s: float = 1.0,
-                              phase: float = 0.7) -> Generator:
+                              phase: float = 0.7, random_phase: bool = False) -> Generator:
     """Fixed smooth class probabilities (spec §7.10): ``K = 2``: ``η_1(x) = 1/2 + amp·sin(2π·freq·x_1 + phase)``
     (the phase keeps the crossings off dyadic bin boundaries)
     (Lipschitz, β = 1, transversal crossings, γ = 1); ``K > 2``: ``η_j ∝ exp(s cos(2π(freq·x_1 - j/K)))``."""
@@ -182,18 +182,25 @@ def gen_smooth_classification(d: int = 1, K: int = 2, freq: int = 1, amp: float 
     def eta(theta, x):
         x1 = x[..., 0]
         if K == 2:
-            e1 = 0.5 + amp * jnp.sin(2 * jnp.pi * freq * x1 + phase)
+            e1 = 0.5 + amp * jnp.sin(2 * jnp.pi * freq * x1 + theta.get("phase", phase))
             return jnp.stack([1.0 - e1, e1], axis=-1)
         j = jnp.arange(K, dtype=_fdt())
-        return jax.nn.softmax(s * jnp.cos(2 * jnp.pi * (freq * x1[..., None] - j / K) + phase), axis=-1)
+        return jax.nn.softmax(s * jnp.cos(2 * jnp.pi * (freq * x1[..., None] - j / K) + theta.get("phase", phase)), axis=-1)
 
     def labels(key, theta, x):
         logits = jnp.log(jnp.maximum(eta(theta, x), 1e-30))
         return jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
 
+    def instance(key, h0=None):
+        # random_phase: a uniformly random phase per seed, so that averages over seeds do not depend on
+        # where the class boundaries fall relative to the bin edges
+        if random_phase:
+            return {"phase": jax.random.uniform(key, (), _fdt(), 0.0, 2 * jnp.pi)}
+        return {}
+
     L = 2 * math.pi * freq * (amp if K == 2 else s)
     return Generator(f"smooth_classification(d={d},K={K},freq={freq})", "classification", d, K,
-                     lambda key, h0=None: {}, eta, labels, beta=1.0, gamma=1.0, L=L, label_bound=float(K - 1))
+                     instance, eta, labels, beta=1.0, gamma=1.0, L=L, label_bound=float(K - 1))
 
 
 @functools.lru_cache(maxsize=None)

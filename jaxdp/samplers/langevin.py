@@ -199,7 +199,7 @@ def mala(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, s
     """Run ``n_steps`` of MALA for ``π ∝ exp(logdensity_fn)`` restricted to ``domain``; return the last point.
 
     Args:
-      key: typed PRNG key (``split`` into ``n_steps`` step keys).
+      key: typed PRNG key; step ``i`` uses ``fold_in(key, i)``.
       logdensity_fn: ``x -> f(x)`` (unnormalized log-density, jittable), ``x`` in
         domain coordinates (``(d,)``; for the simplex the full ``d``-vector).
       x0: start (``(d,)``); projected into the domain. A warm start (e.g. the
@@ -224,11 +224,12 @@ def mala(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, s
     kernel = mala_kernel(logdensity_fn, dom, grad_fn=grad_fn)
     state = langevin_init(logdensity_fn, x0, dom, grad_fn=grad_fn)
 
-    def body(s, k):
-        s, (p, a, o) = kernel(k, s, step_size)
+    def body(s, i):
+        s, (p, a, o) = kernel(jax.random.fold_in(key, i), s, step_size)
         return s, (p, a, o)
 
-    state, (p, a, o) = jax.lax.scan(body, state, jax.random.split(key, n_steps))
+    # step keys fold_in(key, i) (scanning over a split key array trips the key-reuse checker under vmap)
+    state, (p, a, o) = jax.lax.scan(body, state, jnp.arange(n_steps, dtype=jnp.uint32))
     f = state.position.dtype
     info = MALAInfo(jnp.mean(p), jnp.mean(a.astype(f)), jnp.mean(o.astype(f)))
     return dom.from_chart(state.position), info
@@ -247,7 +248,8 @@ def ula(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, st
     n_steps = _check_common(x0, n_steps, step_size, dom)
     kernel = ula_kernel(logdensity_fn, dom, grad_fn=grad_fn, boundary=boundary)
     state = langevin_init(logdensity_fn, x0, dom, grad_fn=grad_fn)
-    state, o = jax.lax.scan(lambda s, k: kernel(k, s, step_size), state, jax.random.split(key, n_steps))
+    state, o = jax.lax.scan(lambda s, i: kernel(jax.random.fold_in(key, i), s, step_size), state,
+                            jnp.arange(n_steps, dtype=jnp.uint32))
     return dom.from_chart(state.position), ULAInfo(jnp.mean(o.astype(state.position.dtype)))
 
 

@@ -17,8 +17,8 @@ of sensitivity-1 functions — and the mechanism is ε-DP). Theorem 1: if ``f_S`
 
 **Implementation (PROPOSED; d ∈ {1, 2})**: a data-independent regular grid of ``M`` cells per axis
 on ``[-R, R]^d`` (cells whose centre lies outside ``X`` are masked), ``g_m = dist(0, ∂f_S(x_m))``
-(1-D: from one-sided derivatives, exact at kinks; 2-D: norm of the averaged minimum-norm
-subgradients), ``G_m`` = minimum of ``g`` over the cells within ``w = floor(ρ/h)`` cells (sliding
+(1-D: the infimum over the cell, exact from one-sided derivatives at the cell edges, so kinks inside
+a cell are found; 2-D: norm of the averaged minimum-norm subgradients at the centre), ``G_m`` = minimum of ``g`` over the cells within ``w = floor(ρ/h)`` cells (sliding
 window in 1-D, disk of offsets in 2-D), logits ``-ε n G_m/(4L)``, one categorical draw (inverse CDF,
 one uniform) and a uniform jitter inside the cell. Restricting the density to a fixed grid keeps
 ε-DP exactly. Higher ``d`` needs MALA (Team SAMPLERS' ``jaxdp.samplers.mala``; not wired here yet).
@@ -57,19 +57,29 @@ def grid_points(d: int, M: int, lo, hi):
     return jnp.stack([X.ravel(), Y.ravel()], axis=1), h
 
 
-def subgrad_dist(inst: SCOInstance, data, xs, reg_grad=None):
-    """``dist(0, ∂f_S(x))`` at each row of ``xs`` (1-D exact from one-sided derivatives).
+def subgrad_dist(inst: SCOInstance, data, xs, reg_grad=None, half_width=None):
+    """``dist(0, ∂f_S(x))`` at each row of ``xs``.
 
+    1-D with ``half_width = h/2``: the infimum over the cell ``[x - h/2, x + h/2]``, exact because the
+    derivative of a convex function is monotone: ``max(0, f'_-(x - h/2), -f'_+(x + h/2))`` (so a kink
+    inside a cell is found). ``d >= 2``: the norm of the averaged minimum-norm subgradients at ``x``.
     ``reg_grad(x) -> (d,)``: optional gradient of a smooth term added to ``f_S``.
     """
     if inst.d == 1 and inst.grad_lr is not None:
-        def one(x):
+        hw = 0.0 if half_width is None else half_width
+
+        def derivs(x):
             gl, gr = jax.vmap(lambda s: inst.grad_lr(x, s))(data)
             gl, gr = jnp.mean(gl[:, 0]), jnp.mean(gr[:, 0])
             if reg_grad is not None:
                 r = reg_grad(x)[0]
                 gl, gr = gl + r, gr + r
-            return jnp.maximum(jnp.maximum(gl, -gr), 0.0)
+            return gl, gr
+
+        def one(x):
+            gl_lo, _ = derivs(x - hw)      # ∂f at the left edge is [f'_-, f'_+]; the closed cell includes it
+            _, gr_hi = derivs(x + hw)
+            return jnp.maximum(jnp.maximum(gl_lo, -gr_hi), 0.0)
     else:
         def one(x):
             g = jnp.mean(jax.vmap(lambda s: inst.grad(x, s))(data), axis=0)
@@ -107,7 +117,7 @@ def _grid_sample(key, inst, data, eps, M, w, lo, hi, dom_c, dom_r, L_eff, reg_gr
     d = inst.d
     xs, h = grid_points(d, M, lo, hi)
     inside = jnp.all(jnp.sum((xs[:, None, :] - dom_c[None]) ** 2, axis=-1) <= dom_r[None] ** 2 * (1 + 1e-12), axis=1)
-    g = subgrad_dist(inst, data, xs, reg_grad)
+    g = subgrad_dist(inst, data, xs, reg_grad, half_width=h / 2)
     g = jnp.where(inside, g, jnp.inf)
     n = data.shape[0]
     if exact_len:
@@ -212,7 +222,7 @@ def _grid_sample_box(key, inst, data, eps, M, w, center, half, dom_c, dom_r, L_e
     xs = center[None, :] + half * unit
     hh = half * h
     inside = jnp.all(jnp.sum((xs[:, None, :] - dom_c[None]) ** 2, axis=-1) <= dom_r[None] ** 2 * (1 + 1e-12), axis=1)
-    g = jnp.where(inside, subgrad_dist(inst, data, xs, reg_grad), jnp.inf)
+    g = jnp.where(inside, subgrad_dist(inst, data, xs, reg_grad, half_width=hh / 2), jnp.inf)
     G = _smooth_min(g, d, M, w)
     n = data.shape[0]
     logits = jnp.where(inside, -eps * n * G / (4.0 * L_eff), -jnp.inf)

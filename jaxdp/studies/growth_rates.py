@@ -38,10 +38,10 @@ DEFAULTS = {
     "n": "10000,30000,100000,300000", "n_inv": "1000,3000,10000,30000,100000",
     "kappas": "1.5,2,3,4", "kappa_low": 1.5, "eps_stat": 10.0, "eps_priv": 0.5, "delta": 1e-6,
     "d_list": "1,2,4,8", "n_fixed": 30000, "eps_list": "0.1,0.3,1,3", "kappa_lows": "1.1,1.25,1.5,2",
-    "n_iter": 60, "M": 2048,
+    "n_iter": 60, "M": 2048, "g1_insts": "regression,atom,linear",
 }
-QUICK = {"seeds": 8, "experiments": "G1,G4,G5", "n": "1000,4000", "n_inv": "300,3000", "kappas": "2,3",
-         "n_iter": 40, "M": 512}
+QUICK = {"seeds": 8, "experiments": "G1,G4,G5", "n": "1000,4000", "n_inv": "300,3000", "kappas": "1.5,3",
+         "n_iter": 40, "M": 512, "g1_insts": "regression"}
 
 _ALGO_KEYS = ("exp", "algo", "inst", "kappa", "d", "eps", "delta", "kappa_low", "rho_rule")
 
@@ -79,8 +79,8 @@ def theory_exponent(p: dict) -> float:
             "G3": r if p["delta"] == 0 else r / 2}[p["exp"]]
 
 
-def _point(exp, algo, inst, kappa, d, n, eps, delta, kappa_low, rho_rule=""):
-    return dict(exp=exp, algo=algo, inst=inst, kappa=float(kappa), d=int(d), n=int(n), eps=float(eps),
+def _point(exp, algo, inst, kappa, d, n, eps, delta, kappa_low, rho_rule="none"):
+    return dict(exp=exp, algo=algo, inst=inst, kappa=float(kappa), d=int(d), n_samples=int(n), eps=float(eps),
                 delta=float(delta), kappa_low=float(kappa_low), rho_rule=rho_rule)
 
 
@@ -91,8 +91,10 @@ def build_points(cfg: dict) -> list:
             raise ValueError(f"experiments: unknown {e!r}; known {EXPERIMENTS}")
     ns, kappas, kl = _ints(cfg["n"]), _floats(cfg["kappas"]), float(cfg["kappa_low"])
     pts = []
-    g1_insts = [("regression", k) for k in kappas] + [("atom", k) for k in kappas if k <= 2] + \
-               [("linear", k) for k in kappas if k >= 2]
+    names = [v.strip() for v in str(cfg["g1_insts"]).split(",")]
+    g1_insts = [("regression", k) for k in kappas if "regression" in names] + \
+               [("atom", k) for k in kappas if k <= 2 and "atom" in names] + \
+               [("linear", k) for k in kappas if k >= 2 and "linear" in names]
     if "G1" in exps or "G5" in exps:
         pts += [_point("G1", "epoch", i, k, 1, n, cfg["eps_stat"], 0.0, kl) for i, k in g1_insts for n in ns]
     if "G2" in exps:
@@ -108,7 +110,7 @@ def build_points(cfg: dict) -> list:
                 for k in kappas for e in _floats(cfg["eps_list"])]
     if "G4" in exps:
         pts += [_point("G4", "grad_inv", i, k, 1, n, cfg["eps_priv"], 0.0, kl, rule)
-                for i, k in [("twopoint", 1.5), ("regression", 2.0), ("regression", 3.0)] if k in kappas or i == "twopoint"
+                for i, k in [("twopoint", 1.5)] + [("regression", k) for k in kappas if k >= 2]
                 for n in _ints(cfg["n_inv"]) for rule in ("theorem", "agnostic")]
     if "G6" in exps:
         pts += [_point("G6", "epoch", "regression", 3.0, 1, n, cfg["eps_stat"], 0.0, klow)
@@ -120,8 +122,8 @@ def build_points(cfg: dict) -> list:
 
 def run_point(p: dict, keys, cfg: dict) -> dict:
     """Run one grid point for the given keys; returns metric arrays."""
-    inst = make_instance(p["inst"], p["kappa"], p["d"], p["n"])
-    n, n_iter = p["n"], int(cfg["n_iter"])
+    inst = make_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
+    n, n_iter = p["n_samples"], int(cfg["n_iter"])
     if p["algo"] == "epoch":
         pl = plan_epoch_growth_sco(eps=p["eps"], delta=p["delta"], d=p["d"], n=n, kappa_low=p["kappa_low"],
                                    L=inst.L, D=2 * inst.R, mode="rate").params
@@ -144,7 +146,7 @@ def run_point(p: dict, keys, cfg: dict) -> dict:
 
 
 def _xcol(exp: str) -> str:
-    return {"G3": "d", "Geps": "eps"}.get(exp, "n")
+    return {"G3": "d", "Geps": "eps"}.get(exp, "n_samples")
 
 
 def analyze(df):
@@ -154,7 +156,7 @@ def analyze(df):
     slope_rows = []
     for exp, g in df.groupby("exp", sort=False):
         x = _xcol(exp)
-        by = [c for c in _ALGO_KEYS + ("n", "d", "eps") if c != x and c in g and c != "exp"]
+        by = [c for c in _ALGO_KEYS + ("n_samples", "d", "eps") if c != x and c in g and c != "exp"]
         y = "erm_excess" if exp == "G4" else "excess"
         s = fit_slopes(g, x=x, y=y, by=by, upper_half=False)
         s.insert(0, "exp", exp)
@@ -163,12 +165,12 @@ def analyze(df):
         slope_rows.append(s)
     tables["slopes"] = pd.concat(slope_rows, ignore_index=True)
     metrics = [m for m in ("excess", "erm_excess") if m in df]
-    summ = summarize(df, by=["exp", "algo", "inst", "kappa", "d", "n", "eps", "delta", "kappa_low", "rho_rule"],
+    summ = summarize(df, by=["exp", "algo", "inst", "kappa", "d", "n_samples", "eps", "delta", "kappa_low", "rho_rule"],
                      metrics=metrics, n_boot=200, quantiles=(0.99,))
     tables["summary"] = summ
     g1 = summ[summ["exp"] == "G1"]
     if len(g1):
-        q = g1[["inst", "kappa", "n", "excess_mean", "excess_q0.99"]].copy()
+        q = g1[["inst", "kappa", "n_samples", "excess_mean", "excess_q0.99"]].copy()
         q["q99_over_mean"] = q["excess_q0.99"] / q["excess_mean"]
         tables["G5_high_probability"] = q
     if "gap_ok" in df:
@@ -180,7 +182,7 @@ def plot(df, outdir: pathlib.Path):
     outdir = pathlib.Path(outdir)
     paths = []
     metrics = [m for m in ("excess", "erm_excess") if m in df]
-    summ = summarize(df, by=["exp", "algo", "inst", "kappa", "d", "n", "eps", "delta", "kappa_low", "rho_rule"],
+    summ = summarize(df, by=["exp", "algo", "inst", "kappa", "d", "n_samples", "eps", "delta", "kappa_low", "rho_rule"],
                      metrics=metrics, n_boot=200)
     for exp, g in summ.groupby("exp", sort=False):
         x = _xcol(exp)

@@ -1,0 +1,130 @@
+"""Study ``lazy-figure1c``: LAZY Figure 1(c) — regret exponent beta(alpha) with eps = T^-alpha (spec §4.9, §9.1 Z1, Z2, Z6).
+
+Learners: L2P-MW with the paper's settings (``mode="rate"``: B = floor(1/eps),
+eta = min(eps0, eps)^{2/3} T^{-1/3}), L2P-MW ``mode="retuned"``, the prior
+low-switching template ``private_lazy_sketch`` (PROPOSED settings
+eta = min(sqrt(8 ln d/T), eps), p = min(1, eta/eps)) and non-private Hedge.
+Adversaries: the paper's lower-bound adversary (``adv_lazy_epochs``), the same
+with batch-aligned epochs (``epoch_len = B`` of the paper settings), and
+``adv_alternating_batches`` (period B). For each (learner, adversary, alpha)
+the slope of log E[regret] vs log T is fitted over the upper half of the T
+grid and compared with ``figure1_exponents`` panels (c) and (c').
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxdp.core import seed_keys, simulate
+from jaxdp.experts import (
+    AlternatingParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs, experts_problem, hedge,
+    hedge_params,
+)
+from jaxdp.lazy import figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw, private_lazy_sketch, sketch_params
+from jaxdp.registry import register_study
+from jaxdp.studies.framework import Study, fit_slopes, plot_curves
+
+LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge")
+ADVERSARIES = ("paper_epochs", "aligned_epochs", "alternating")
+
+
+def paper_B(eps: float) -> int:
+    return max(1, int(math.floor(1.0 / eps)))
+
+
+def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid=(40, 30, 120)):
+    """(learner, params, info dict) for one grid point (host-side planning)."""
+    if name in ("l2p_paper", "l2p_retuned"):
+        plan = plan_l2p_mw(eps=eps, delta=delta, T=T, d=d, mode="rate" if name == "l2p_paper" else "retuned",
+                           grid=grid)
+        pr = plan.params
+        return l2p_mw(d, None), l2p_mw_params(pr["eta"], pr["p"], pr["B"]), dict(pr, eps_cert=plan.eps_certified)
+    if name == "sketch":
+        eta = min(math.sqrt(8 * math.log(d) / T), eps)
+        p = min(1.0, eta / eps)
+        return private_lazy_sketch(d), sketch_params(eta, p), {"eta": eta, "p": p, "B": 1}
+    if name == "hedge":
+        hp = hedge_params(d, T)
+        return hedge(d), hp, {"eta": float(hp.eta), "B": 1}
+    raise ValueError(f"unknown learner {name!r}; known: {LEARNERS}")
+
+
+def adversary_and_params(name: str, d: int, T: int, eps: float):
+    B = paper_B(eps)
+    if name == "paper_epochs":
+        return adv_lazy_epochs(d), LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=jnp.int32(0))
+    if name == "aligned_epochs":
+        return adv_lazy_epochs(d), LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=jnp.int32(B))
+    if name == "alternating":
+        return adv_alternating_batches(d), AlternatingParams(B=jnp.int32(B))
+    raise ValueError(f"unknown adversary {name!r}; known: {ADVERSARIES}")
+
+
+THEORY = {  # (learner, adversary) -> expected exponent curve of alpha
+    ("l2p_paper", "paper_epochs"): ("claimed (c) L2P", lambda a: figure1_exponents(a, "c")["L2P"]),
+    ("l2p_paper", "alternating"): ("(c') printed, alternating", lambda a: figure1_exponents(a, "c'")["L2P printed, alternating"]),
+    ("l2p_paper", "aligned_epochs"): ("(c') batch-aligned", lambda a: figure1_exponents(a, "c'")["batch-constant B=1/eps, batch-aligned epochs"]),
+    ("l2p_retuned", "alternating"): ("(c') retuned", lambda a: figure1_exponents(a, "c'")["L2P retuned"]),
+    ("l2p_retuned", "paper_epochs"): ("(c') retuned", lambda a: figure1_exponents(a, "c'")["L2P retuned"]),
+    ("hedge", "paper_epochs"): ("non-private", lambda a: 0.5 + 0 * np.asarray(a)),
+}
+
+
+@register_study(
+    "lazy-figure1c",
+    defaults={"seeds": 64, "d": 16, "T": [1024, 2048, 4096, 8192, 16384, 32768, 65536],
+              "alpha": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], "delta": 1e-6, "seed": 0,
+              "learners": list(LEARNERS), "adversaries": list(ADVERSARIES)},
+    quick={"seeds": 4, "d": 8, "T": [512, 1024, 2048], "alpha": [0.25, 0.5, 0.75],
+           "learners": ["l2p_paper", "l2p_retuned", "hedge"], "adversaries": ["paper_epochs", "alternating"]},
+    description="LAZY Figure 1(c): regret exponent vs alpha (eps = T^-alpha) for L2P (paper/retuned), "
+                "prior low-switching template and Hedge on three adversaries (spec Z1, Z2, Z6)")
+def build(cfg: dict) -> Study:
+    d, Ts = int(cfg["d"]), [int(t) for t in cfg["T"]]
+    T_max = max(Ts)
+    points = [{"learner": ln, "adversary": an, "alpha": float(a), "T": T}
+              for ln in cfg["learners"] for an in cfg["adversaries"] for a in cfg["alpha"] for T in Ts]
+
+    def run(pts, seeds):
+        keys = seed_keys(int(cfg["seed"]), seeds)
+        out = []
+        for pt in pts:
+            T = int(pt["T"])
+            eps = T ** -pt["alpha"]
+            L, params, info = learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"]))
+            A, ap = adversary_and_params(pt["adversary"], d, T, eps)
+            r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max, n_checkpoints=4)
+            m = {"expected_regret": r["expected_regret"], "regret": r["regret"], "switches": r["switches"]}
+            m["eta"] = np.full(len(seeds), info["eta"])
+            m["B"] = np.full(len(seeds), float(info["B"]))
+            out.append(m)
+        return out
+
+    def analyze(df):
+        sl = fit_slopes(df, x="T", y="expected_regret", by=["learner", "adversary", "alpha"])
+        sl["beta_theory"] = [THEORY.get((r.learner, r.adversary), ("", lambda a: np.nan))[1](r.alpha)
+                             for r in sl.itertuples()]
+        sl["beta_claimed_c"] = figure1_exponents(sl["alpha"].to_numpy(), "c")["L2P"]
+        return {"exponents": sl}
+
+    def plot(df, outdir: pathlib.Path):
+        sl = analyze(df)["exponents"]
+        sl = sl.rename(columns={"slope": "beta_mean", "slope_lo": "beta_lo", "slope_hi": "beta_hi"})
+        sl["curve"] = sl["learner"] + " / " + sl["adversary"]
+        al = np.linspace(0, 1, 51)
+        theory = {"(c) L2P claimed": lambda a: figure1_exponents(a, "c")["L2P"],
+                  "(c) AFKT23b": lambda a: figure1_exponents(a, "c")["AFKT23b"],
+                  "(c') printed alternating": lambda a: figure1_exponents(a, "c'")["L2P printed, alternating"],
+                  "(c') batch-aligned": lambda a: figure1_exponents(a, "c'")["batch-constant B=1/eps, batch-aligned epochs"],
+                  "(c') retuned": lambda a: figure1_exponents(a, "c'")["L2P retuned"]}
+        del al
+        return [plot_curves(sl, x="alpha", y="beta", hue="curve", path=outdir / "lazy_figure1c.png", theory=theory,
+                            title="LAZY Figure 1(c): regret exponent vs alpha", logx=False, logy=False,
+                            xlabel="alpha (eps = T^-alpha)", ylabel="beta (regret = T^beta)")]
+
+    return Study(name="lazy-figure1c", points=points, seeds=int(cfg["seeds"]), run=run,
+                 group_by=("learner", "adversary"), analyze=analyze, plot=plot, config=cfg,
+                 description="LAZY Figure 1(c) and its corrections")

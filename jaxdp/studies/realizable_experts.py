@@ -1,0 +1,232 @@
+"""``realizable-experts``: REAL (realizable DP experts) claims R1–R6, R9 of spec §9.2.
+
+Experiments (column ``exp``), all with the planners' ``mode`` (default ``rate``: privacy
+parameters certified, threshold constants dropped; spec §0.4):
+
+* ``vsT`` (R1): regret vs T at fixed d, ε for ``sparse_vector`` (pure), ``potential`` and
+  non-private ``hedge`` (fixed η = 1) on ``adv_realizable_halving`` (epochs r = 2L + 1, L the
+  sparse-vector threshold) and ``adv_realizable_bernoulli``. Expected: flat.
+* ``vsd`` (R2, R3, R9): regret and exponential-mechanism draws (switches) vs d, pure and
+  approximate (δ = 1e-6) sparse vector and potential; slopes vs log d.
+* ``vseps`` (R4): regret vs ε (slope −1).
+* ``Lstar`` (R5): ``adaptive_sparse_vector`` (doubling test as printed and flipped) and the
+  known-L* sparse vector on near-realizable Bernoulli losses, ``l_t(x*) ~ Ber(L*/T)``.
+* ``lb`` (R6): ``adv_realizable_lb`` (REAL Thm 5), ratio regret / (log d / ε) vs the bound 1/32.
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..core import seed_keys, simulate
+from ..experts import (
+    HalvingParams, HedgeParams, RealizableBernoulliParams, RealizableLBParams, adv_realizable_bernoulli,
+    adv_realizable_halving, adv_realizable_lb, experts_problem, hedge,
+)
+from ..realizable import (
+    adaptive_sparse_vector_experts, lower_bound_thm5, params_from_plan, plan_adaptive_sparse_vector_experts,
+    plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts, thm1_bound,
+    thm2_bound,
+)
+from ..registry import register_study
+from .framework import Study, fit_slopes, plot_curves, summarize
+
+DEFAULTS = {
+    "seeds": 64, "seed": 0, "mode": "rate", "beta": 0.1, "q": 0.5, "delta": 1e-6,
+    "d0": 16, "eps0": 1.0,
+    "T": [2 ** 12, 2 ** 13, 2 ** 14, 2 ** 15, 2 ** 16, 2 ** 17],
+    "T_fixed": 2 ** 17,
+    "d": [4, 16, 64, 256, 1024],
+    "eps": [0.5, 1.0, 2.0, 4.0],
+    "Lstar": [0, 1, 4, 16, 64, 256, 1024],
+    "lb_d": [32, 256], "lb_eps": [0.05, 0.1], "lb_T": 2 ** 12,
+}
+QUICK = {"seeds": 8, "T": [2 ** 10, 2 ** 12], "T_fixed": 2 ** 12, "d": [4, 16], "eps": [1.0, 4.0],
+         "Lstar": [0, 16], "lb_d": [32], "lb_eps": [0.1], "lb_T": 2 ** 10}
+
+
+def _plan(learner, cfg, d, T, eps, delta=0.0, Lstar=0.0, sign="printed"):
+    mode = cfg["mode"]
+    if learner == "sparse_vector":
+        return plan_sparse_vector_experts(eps=eps, delta=delta, T=T, d=d, mode=mode, beta=cfg["beta"], Lstar=Lstar)
+    if learner == "potential":
+        return plan_potential_experts(eps=min(eps, 0.99) if delta > 0 else eps, delta=delta, T=T, d=d,
+                                      mode=mode if mode != "paper" else "paper")
+    if learner.startswith("adaptive"):
+        return plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode=mode, beta=cfg["beta"], test_sign=sign)
+    raise ValueError(learner)
+
+
+def _learner(name, d):
+    if name in ("sparse_vector", "sparse_vector_known_Lstar"):
+        return sparse_vector_experts(d)
+    if name == "potential":
+        return potential_experts(d)
+    if name.startswith("adaptive"):
+        return adaptive_sparse_vector_experts(d)
+    if name == "hedge":
+        return hedge(d)
+    raise ValueError(name)
+
+
+def _points(cfg):
+    pts = []
+    d0, e0 = int(cfg["d0"]), float(cfg["eps0"])
+    for adv in ("halving", "bernoulli"):
+        for lrn in ("sparse_vector", "potential", "hedge"):
+            for T in cfg["T"]:
+                pts.append(dict(exp="vsT", learner=lrn, adversary=adv, d=d0, T=int(T), eps=e0, delta=0.0, Lstar=0.0))
+    for lrn, delta in (("sparse_vector", 0.0), ("sparse_vector", cfg["delta"]), ("potential", 0.0)):
+        for d in cfg["d"]:
+            pts.append(dict(exp="vsd", learner=lrn, adversary="halving", d=int(d), T=int(cfg["T_fixed"]), eps=e0,
+                            delta=float(delta), Lstar=0.0))
+    for eps in cfg["eps"]:
+        pts.append(dict(exp="vseps", learner="sparse_vector", adversary="halving", d=d0, T=int(cfg["T_fixed"]),
+                        eps=float(eps), delta=0.0, Lstar=0.0))
+    for lrn in ("adaptive_printed", "adaptive_flipped", "sparse_vector_known_Lstar"):
+        for Ls in cfg["Lstar"]:
+            pts.append(dict(exp="Lstar", learner=lrn, adversary="near_bernoulli", d=d0, T=int(cfg["T_fixed"]), eps=e0,
+                            delta=0.0, Lstar=float(Ls)))
+    for lrn in ("sparse_vector", "potential"):
+        for d in cfg["lb_d"]:
+            for eps in cfg["lb_eps"]:
+                pts.append(dict(exp="lb", learner=lrn, adversary="lb", d=int(d), T=int(cfg["lb_T"]), eps=float(eps),
+                                delta=0.0, Lstar=0.0))
+    return pts
+
+
+def _run_point(p, cfg, seeds, T_max):
+    d, T, eps = p["d"], p["T"], p["eps"]
+    name = p["learner"]
+    if name == "hedge":
+        params = HedgeParams(eta=jnp.float32(1.0))
+        plan = None
+    else:
+        sign = "flipped" if name == "adaptive_flipped" else "printed"
+        plan = _plan("sparse_vector" if name == "sparse_vector_known_Lstar" else name, cfg, d, T, eps, p["delta"],
+                     Lstar=p["Lstar"] if name == "sparse_vector_known_Lstar" else 0.0, sign=sign)
+        params = params_from_plan(plan)
+    sv_plan = plan_sparse_vector_experts(eps=eps, T=T, d=d, mode=cfg["mode"], beta=cfg["beta"])
+    adv = p["adversary"]
+    if adv == "halving":
+        adversary, ap = adv_realizable_halving(d), HalvingParams(r=jnp.int32(int(2 * sv_plan.params["L"]) + 1))
+    elif adv == "bernoulli":
+        adversary, ap = adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(cfg["q"]), q_star=jnp.float32(0))
+    elif adv == "near_bernoulli":
+        adversary = adv_realizable_bernoulli(d)
+        ap = RealizableBernoulliParams(q=jnp.float32(cfg["q"]), q_star=jnp.float32(p["Lstar"] / T))
+    else:
+        adversary, ap = adv_realizable_lb(d), RealizableLBParams(T=jnp.int32(T), eps=jnp.float32(eps))
+    out = simulate(_learner(name, d), adversary, experts_problem(), params, ap,
+                   seed_keys(cfg["seed"], seeds), T, T_max=T_max)
+    res = {"regret": out["regret"].astype(float), "best_loss": out["best_loss"].astype(float),
+           "switches": out["switches"].astype(float),
+           "em_draws": out.get("em_draws", out["switches"]).astype(float),
+           "doublings": out.get("doublings", np.zeros(len(seeds))).astype(float),
+           "eps_certified": np.full(len(seeds), plan.eps_certified if plan else np.inf),
+           "K": np.full(len(seeds), plan.params.get("K", np.nan) if plan else np.nan, dtype=float)}
+    return res
+
+
+@register_study("realizable-experts", defaults=DEFAULTS, quick=QUICK,
+                description="REAL realizable DP experts: regret vs T, log d, eps, L*; switches; Thm 5 lower bound")
+def build(cfg: dict) -> Study:
+    for d in list(cfg["d"]) + [cfg["d0"]] + list(cfg["lb_d"]):
+        if int(d) < 2:
+            raise ValueError(f"d must be integers >= 2, got {d!r}")
+    for e in list(cfg["eps"]) + [cfg["eps0"]] + list(cfg["lb_eps"]):
+        if not float(e) > 0:
+            raise ValueError(f"eps must be > 0, got {e!r}")
+    for Ls in cfg["Lstar"]:
+        if float(Ls) < 0:
+            raise ValueError(f"Lstar must be >= 0, got {Ls!r}")
+    if cfg["mode"] not in ("paper", "certified", "rate"):
+        raise ValueError(f"mode must be one of ['paper', 'certified', 'rate'], got {cfg['mode']!r}")
+    points = _points(cfg)
+
+    T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
+
+    def run(pts, seeds):
+        return [_run_point(p, cfg, seeds, T_max) for p in pts]
+
+    def analyze(df):
+        by = ["exp", "learner", "adversary", "d", "T", "eps", "delta", "Lstar"]
+        summ = summarize(df, by, ["regret", "em_draws", "doublings"], quantiles=(0.95,))
+        summ["K"] = df.groupby(by, sort=True)["K"].first().to_numpy()
+        summ["eps_certified"] = df.groupby(by, sort=True)["eps_certified"].first().to_numpy()
+        tables = {"summary": summ}
+        sl = []
+        for exp, x, y, grp in (("vsT", "T", "regret", ["learner", "adversary"]),
+                               ("vseps", "eps", "regret", ["learner"]),
+                               ("Lstar", "Lstar", "regret", ["learner"])):
+            sub = df[(df["exp"] == exp) & ((df[x] > 0) if x == "Lstar" else True)]
+            if len(sub):
+                f = fit_slopes(sub, x, y, grp)
+                f.insert(0, "fit", f"{y} vs {x}")
+                sl.append(f)
+        sub = df[df["exp"] == "vsd"].copy()
+        if len(sub):
+            sub["log_d"] = np.log(sub["d"].astype(float))
+            for y in ("regret", "em_draws"):
+                f = fit_slopes(sub, "log_d", y, ["learner", "delta"], upper_half=False)
+                f.insert(0, "fit", f"{y} vs log d")
+                sl.append(f)
+        if sl:
+            import pandas as pd
+
+            tables["slopes"] = pd.concat(sl, ignore_index=True)
+        lb = df[df["exp"] == "lb"].copy()
+        if len(lb):
+            lb["ratio"] = lb["regret"] * lb["eps"] / np.log(lb["d"])
+            t = summarize(lb, ["learner", "d", "eps"], ["ratio"])
+            t["bound_1_over_32"] = 1 / 32
+            tables["lower_bound"] = t
+        return tables
+
+    def plot(df, outdir: pathlib.Path):
+        paths = []
+        cfg_mode = cfg["mode"]
+        s = summarize(df[df["exp"] == "vsT"], ["learner", "adversary", "T"], ["regret"])
+        for adv, g in s.groupby("adversary"):
+            th = {"Thm 1 (consts 1)": lambda T: thm1_bound(cfg["d0"], T, cfg["eps0"], cfg["beta"]),
+                  "hedge ln d/eta": lambda T: np.full_like(T, math.log(cfg["d0"]))}
+            paths.append(plot_curves(g, "T", "regret", outdir / f"R1_regret_vs_T_{adv}.png", hue="learner", theory=th,
+                                     title=f"R1 regret vs T ({adv}, d={cfg['d0']}, eps={cfg['eps0']}, mode={cfg_mode})"))
+        sub = df[df["exp"] == "vsd"].copy()
+        if len(sub):
+            sub["lab"] = sub["learner"] + np.where(sub["delta"] > 0, " (eps,delta)", " pure")
+            s = summarize(sub, ["lab", "d"], ["regret", "em_draws"])
+            paths.append(plot_curves(s, "d", "regret", outdir / "R2_regret_vs_d.png", hue="lab",
+                                     theory={"Thm 1 pure": lambda d: thm1_bound(d, cfg["T_fixed"], cfg["eps0"], cfg["beta"]),
+                                             "Thm 1 approx": lambda d: thm1_bound(d, cfg["T_fixed"], cfg["eps0"], cfg["beta"],
+                                                                                  cfg["delta"])},
+                                     title=f"R2/R9 regret vs d (T={cfg['T_fixed']}, mode={cfg_mode})"))
+            paths.append(plot_curves(s, "d", "em_draws", outdir / "R3_switches_vs_d.png", hue="lab", logy=False,
+                                     theory={"log2 d": lambda d: np.log2(d)},
+                                     title="R3 exponential-mechanism draws (switches) vs d"))
+        s = summarize(df[df["exp"] == "vseps"], ["learner", "eps"], ["regret"])
+        if len(s):
+            r0 = float(s["regret_mean"].iloc[0]) * float(s["eps"].iloc[0])
+            paths.append(plot_curves(s, "eps", "regret", outdir / "R4_regret_vs_eps.png", hue="learner",
+                                     theory={"c/eps": lambda e: r0 / e}, title="R4 regret vs eps"))
+        sub = df[(df["exp"] == "Lstar") & (df["Lstar"] > 0)]
+        if len(sub):
+            s = summarize(sub, ["learner", "Lstar"], ["regret"])
+            paths.append(plot_curves(s, "Lstar", "regret", outdir / "R5_regret_vs_Lstar.png", hue="learner",
+                                     theory={"Thm 2 (consts 1)": lambda L: thm2_bound(cfg["d0"], cfg["T_fixed"], cfg["eps0"],
+                                                                                      cfg["beta"], L)},
+                                     title="R5 adaptivity to L*"))
+        lb = df[df["exp"] == "lb"]
+        if len(lb):
+            s = summarize(lb, ["learner", "eps"], ["regret"])
+            paths.append(plot_curves(s, "eps", "regret", outdir / "R6_lower_bound.png", hue="learner",
+                                     theory={"log d/(32 eps)": lambda e: lower_bound_thm5(int(lb["d"].min()), e)},
+                                     title="R6 Thm 5 instance: regret vs eps"))
+        return paths
+
+    return Study(name="realizable-experts", points=points, seeds=int(cfg["seeds"]), run=run,
+                 group_by=("exp", "learner", "adversary", "d"), analyze=analyze, plot=plot, config=cfg,
+                 description="REAL realizable DP experts (spec 9.2 R1-R6, R9)")
