@@ -206,18 +206,18 @@ def test_ula_close_but_biased_documented():
 
 def test_vmap_matches_single_calls():
     d = 3
-    keys = _keys(70, 4)
+    keys = lambda: _keys(70, 4)  # noqa: E731  (fresh copies: the key-reuse checker is on)
     ld = _gauss_ld(0.2, 0.5)
-    batched = jax.jit(jax.vmap(lambda k: mala(k, ld, jnp.zeros(d), 20, 0.05, ball(1.0))[0]))(keys)
-    batched_u = jax.jit(jax.vmap(lambda k: ula(k, ld, jnp.zeros(d), 20, 0.05, ball(1.0))[0]))(keys)
-    batched_t = jax.jit(jax.vmap(lambda k: sample_trunc_gauss_ball(k, jnp.full((d,), 0.3), 0.5, 1.0, 256)))(keys)
+    batched = jax.jit(jax.vmap(lambda k: mala(k, ld, jnp.zeros(d), 20, 0.05, ball(1.0))[0]))(keys())
+    batched_u = jax.jit(jax.vmap(lambda k: ula(k, ld, jnp.zeros(d), 20, 0.05, ball(1.0))[0]))(keys())
+    batched_t = jax.jit(jax.vmap(lambda k: sample_trunc_gauss_ball(k, jnp.full((d,), 0.3), 0.5, 1.0, 256)))(keys())
     single = jax.jit(lambda k: mala(k, ld, jnp.zeros(d), 20, 0.05, ball(1.0))[0])
     single_u = jax.jit(lambda k: ula(k, ld, jnp.zeros(d), 20, 0.05, ball(1.0))[0])
     single_t = jax.jit(lambda k: sample_trunc_gauss_ball(k, jnp.full((d,), 0.3), 0.5, 1.0, 256))
     for i in range(4):
-        np.testing.assert_array_equal(np.asarray(batched[i]), np.asarray(single(keys[i])))
-        np.testing.assert_array_equal(np.asarray(batched_u[i]), np.asarray(single_u(keys[i])))
-        np.testing.assert_array_equal(np.asarray(batched_t[i]), np.asarray(single_t(keys[i])))
+        np.testing.assert_array_equal(np.asarray(batched[i]), np.asarray(single(keys()[i])))
+        np.testing.assert_array_equal(np.asarray(batched_u[i]), np.asarray(single_u(keys()[i])))
+        np.testing.assert_array_equal(np.asarray(batched_t[i]), np.asarray(single_t(keys()[i])))
 
 
 def test_mala_agrees_with_blackjax_step_for_step():
@@ -225,17 +225,17 @@ def test_mala_agrees_with_blackjax_step_for_step():
     d = 4
     ld = lambda x: -0.5 * jnp.sum(x**2 * jnp.arange(1.0, d + 1.0)) + jnp.sum(jnp.sin(x))  # noqa: E731
     h = 0.1
-    key = jax.random.key(80)
-    keys = jax.random.split(key, 50)
+    keys = jax.random.split(jax.random.key(80), 50)
+    keys_b = jax.random.split(jax.random.key(80), 50)   # the same keys, a separate copy for blackjax
     kern = mala_kernel(ld, None)
     bk = blackjax.mala.build_kernel()
     x0 = jnp.full((d,), 0.3)
     ours = langevin_init(ld, x0)
     theirs = blackjax.mala.init(x0, ld)
     n_acc = 0
-    for k in keys:
-        ours, (p, a, _) = kern(k, ours, h)
-        theirs, info = bk(k, theirs, ld, h)
+    for i in range(50):
+        ours, (p, a, _) = kern(keys[i], ours, h)
+        theirs, info = bk(keys_b[i], theirs, ld, h)
         np.testing.assert_allclose(np.asarray(ours.position), np.asarray(theirs.position), rtol=1e-5, atol=1e-5)
         assert bool(a) == bool(info.is_accepted)
         np.testing.assert_allclose(float(p), float(info.acceptance_rate), rtol=1e-4, atol=1e-6)

@@ -58,24 +58,24 @@ def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float):
     return mech
 
 
-def _run(eps_svt: float, *, quick: bool, seed: int, name: str):
+def _run(eps_svt: float, *, quick: bool, seed: int, name: str, n: int | None = None):
     from ..audit import SearchEvents, audit
 
     mech = sv_experts_mechanism(eps_svt, 1.0, 1, 0.5)
     x0, x1 = _x_pair()
-    n = 200_000 if quick else 2_000_000
+    n = n or (200_000 if quick else 2_000_000)
     return audit(mech, x0, x1, claimed_eps=CLAIMED_EPS, events=SearchEvents(cell=lambda c: c, n_cells=2 ** (_T + 1)),
                  n=n, key=jax.random.key(seed), name=name)
 
 
 @register_audit("sparse-vector-experts", "REAL Alg. 1 (d=2, T=4, K=1) on neighbouring loss sequences; claimed eps = 2",
                 claimed_eps=CLAIMED_EPS)
-def audit_sparse_vector_experts(*, quick: bool = True, seed: int = 0):
-    return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts")
+def audit_sparse_vector_experts(*, quick: bool = True, seed: int = 0, n: int | None = None):
+    return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts", n=n)
 
 
 @register_audit("sparse-vector-experts-mislabelled",
                 "BROKEN: REAL Alg. 1 with sparse-vector noise for eps_svt=1e4 while claiming eps = 2",
                 claimed_eps=CLAIMED_EPS, broken=True)
-def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0):
-    return _run(1e4, quick=quick, seed=seed, name="sparse_vector_experts (mislabelled eps_svt)")
+def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0, n: int | None = None):
+    return _run(1e4, quick=quick, seed=seed, name="sparse_vector_experts (mislabelled eps_svt)", n=n)

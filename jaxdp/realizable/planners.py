@@ -189,7 +189,7 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
     ``paper``: ``eps0 = ε/K`` (Thm 6) or ``ε/sqrt(K log(1/δ))`` (Thm 7), ``η = eps0/(56 log T)``,
     ``s_φ = 1``; certified ε reported with the CORRECTED accounting (sensitivity 2η of Δ_t, 2η per
     resample, factor K): about 2ε. ``certified``: ``s_φ = 2``, ``η = eps0/(112 log T)``, eps0 solved so
-    the total is ε. ``rate``: ``s_φ = 2``, ``η = eps0`` (the ``56 log T`` dropped), eps0 solved.
+    the total is ε. ``rate``: ``s_φ = 2``, ``η = eps0/(8 log T)`` (constant 112 -> 8), eps0 solved.
     """
     eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
     if gamma is None:
@@ -208,7 +208,7 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
         eta = eps0 / (56 * lnT)
     else:
         s_phi = 2.0
-        ratio = 1.0 / (112 * lnT) if mode == "certified" else 1.0
+        ratio = 1.0 / (112 * lnT) if mode == "certified" else 1.0 / (8 * lnT)
         eps0 = solve_increasing(lambda e0: _potential_total(e0, ratio * e0, s_phi, K, delta)[0], eps, 0.0, eps)
         eta = ratio * eps0
     eps_cert, delta_cert = _potential_total(eps0, eta, s_phi, K, delta)

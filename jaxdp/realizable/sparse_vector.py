@@ -44,7 +44,7 @@ import jax.numpy as jnp
 
 from ..core.random import sample_categorical
 from ..core.types import Learner
-from ..core.validation import check_nonneg, check_positive, check_positive_int
+from ..core.validation import check_finite_scalar, check_nonneg, check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
 from ._common import check_d, check_lstar, fdt, tree_where
 
@@ -152,7 +152,7 @@ def adaptive_sparse_vector_params(eps_svt, eta, K, L_offset, Lbar0, zeta_scale, 
         check_positive(name, v)
     check_positive_int("K", K)
     check_nonneg("L_offset", L_offset)
-    check_nonneg("margin", margin)
+    check_finite_scalar("margin", margin)   # negative: the "flipped" doubling test
     check_positive_int("max_doublings", max_doublings, minimum=0)
     f = jnp.float32
     return AdaptiveSVParams(eps_svt=f(eps_svt), eta=f(eta), K=jnp.int32(K), L_offset=f(L_offset), Lbar0=f(Lbar0),

@@ -114,13 +114,15 @@ class Simplex(NamedTuple):
         return x[..., : self.d - 1]
 
     def from_chart(self, y):
-        return jnp.concatenate([y, 1.0 - jnp.sum(y, axis=-1, keepdims=True)], axis=-1)
+        # the clip only removes round-off (|1 - sum y| < ulp) after a projection
+        return jnp.concatenate([y, jnp.maximum(1.0 - jnp.sum(y, axis=-1, keepdims=True), 0.0)], axis=-1)
 
     def contains(self, y):
         return jnp.all(y >= 0) & (jnp.sum(y) <= 1.0)
 
     def project(self, y):
-        return self.to_chart(project_simplex(self.from_chart(y)))
+        x = project_simplex(jnp.concatenate([y, 1.0 - jnp.sum(y, axis=-1, keepdims=True)], axis=-1))
+        return self.to_chart(x)
 
     def reflect(self, y):
         # reflection through the d facets of a simplex has no simple closed form: project (documented bias)

@@ -198,11 +198,12 @@ def growth_reduction_erm(key: jax.Array, inst: SCOInstance, data, eps, *, kappa:
     dt = jnp.result_type(float)
     data = jnp.asarray(data, dt)
     eps_j = jnp.asarray(eps, dt) / k
-    keys = jax.random.split(key, k)
+    keys = jax.random.key_data(jax.random.split(key, k))
     L = inst.L
 
     def round_(x_prev, inp):
         j, kj = inp
+        kj = jax.random.wrap_key_data(kj, impl=jax.random.key_impl(key))
         lam_j = lam0 * 2.0 ** (j + 1)
         r_j = jnp.minimum((L / lam_j) ** (1.0 / (kappa - 1.0)), 2 * inst.R)
         dom_c = jnp.stack([jnp.zeros((inst.d,), dt), x_prev])

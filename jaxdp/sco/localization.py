@@ -131,10 +131,12 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
     L = inst.L
     dt = x0.dtype
     ones = jnp.ones((b,), dt)
-    keys = jax.random.split(key, k)
+    # keys travel through scan as raw key data (jax_debug_key_reuse mis-flags scans over batched typed keys)
+    keys = jax.random.key_data(jax.random.split(key, k))
 
     def phase(x_prev, inp):
         j, block, kj = inp
+        kj = jax.random.wrap_key_data(kj, impl=jax.random.key_impl(key))
         eta_i = eta * 16.0 ** (-(j + offset))
         lam_i = 1.0 / (eta_i * b)
         r_i = 2.0 * L * eta_i * b
@@ -217,10 +219,11 @@ def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochP
     b = n0 // k
     blocks = jnp.stack([data[e * n0: e * n0 + k * b].reshape(k, b, inst.m) for e in range(n_epochs)]).astype(dt)
     D0 = 2.0 * inst.R
-    keys = jax.random.split(key, n_epochs)
+    keys = jax.random.key_data(jax.random.split(key, n_epochs))
 
     def epoch(x, inp):
         i, blk, ki = inp
+        ki = jax.random.wrap_key_data(ki, impl=jax.random.key_impl(key))
         Di = D0 * 2.0 ** (-i)
         eta_i = p.eta0 * 2.0 ** (-i)
         dom_c = jnp.stack([jnp.zeros((inst.d,), dt), x])

@@ -109,7 +109,8 @@ def plan_epoch_growth_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = 
     n_epochs = growth_epochs(n, kappa_low, "rate" if mode == "rate" else "paper")
     n0 = n // n_epochs
     if n0 < 2:
-        raise ValueError(f"n={n} is too small for {n_epochs} epochs (kappa_low={kappa_low}): need n >= {2 * n_epochs}")
+        raise ValueError(f"n={n} is smaller than the number of phases: {n_epochs} epochs (kappa_low={kappa_low}) "
+                         f"need n >= {2 * n_epochs}")
     k = localization_phases(n0)
     if n0 < k:
         raise ValueError(f"n={n} is smaller than the number of phases {n_epochs * k} (epochs x phases)")

@@ -28,7 +28,7 @@ DEFAULTS = {
     "seeds": 64,
     "seed": 0,
     "d": [10, 100],
-    "T": [256, 512, 1024, 2048, 4096, 8192, 16384],
+    "T": [256, 512, 1024, 2048, 4096, 8192],
     "learners": list(LEARNERS),
     "adversaries": list(ADVERSARIES),
     "gap": 0.1,

@@ -36,7 +36,7 @@ from .framework import Study, fit_slopes, plot_curves, summarize
 
 DEFAULTS = {
     "seeds": 64, "seed": 0, "mode": "rate", "beta": 0.1, "q": 0.5, "delta": 1e-6,
-    "d0": 16, "eps0": 1.0,
+    "d0": 16, "eps0": 1.0, "vsT_adversaries": ["halving", "bernoulli"],
     "T": [2 ** 12, 2 ** 13, 2 ** 14, 2 ** 15, 2 ** 16, 2 ** 17],
     "T_fixed": 2 ** 17,
     "d": [4, 16, 64, 256, 1024],
@@ -44,7 +44,7 @@ DEFAULTS = {
     "Lstar": [0, 1, 4, 16, 64, 256, 1024],
     "lb_d": [32, 256], "lb_eps": [0.05, 0.1], "lb_T": 2 ** 12,
 }
-QUICK = {"seeds": 8, "T": [2 ** 10, 2 ** 12], "T_fixed": 2 ** 12, "d": [4, 16], "eps": [1.0, 4.0],
+QUICK = {"seeds": 8, "vsT_adversaries": ["halving"], "T": [2 ** 10, 2 ** 12], "T_fixed": 2 ** 12, "d": [4, 16], "eps": [1.0, 4.0],
          "Lstar": [0, 16], "lb_d": [32], "lb_eps": [0.1], "lb_T": 2 ** 10}
 
 
@@ -75,7 +75,7 @@ def _learner(name, d):
 def _points(cfg):
     pts = []
     d0, e0 = int(cfg["d0"]), float(cfg["eps0"])
-    for adv in ("halving", "bernoulli"):
+    for adv in cfg["vsT_adversaries"]:
         for lrn in ("sparse_vector", "potential", "hedge"):
             for T in cfg["T"]:
                 pts.append(dict(exp="vsT", learner=lrn, adversary=adv, d=d0, T=int(T), eps=e0, delta=0.0, Lstar=0.0))
