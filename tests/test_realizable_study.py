@@ -1,4 +1,6 @@
 """The realizable-experts study builds, validates its config and runs a tiny grid end to end."""
+import pathlib
+
 import pytest
 
 from jaxdp.registry import get_study
@@ -21,11 +23,12 @@ def test_study_rejects_bad_config():
         e.fn(cfg)
 
 
+@pytest.mark.slow
 def test_study_tiny(tmp_path):
     e, cfg = _cfg(seeds=2, T=[256, 512], T_fixed=512, d=[4], eps=[1.0, 4.0], Lstar=[0, 4], lb_d=[32], lb_T=512,
                   vsT_adversaries=["halving"])
     res = run_study(e.fn(cfg), tmp_path, progress=False)
     assert {"summary", "slopes", "lower_bound"} <= set(res.tables)
-    assert len(res.plots) >= 5 and all(p.exists() for p in res.plots)
+    assert len(res.plots) >= 5 and all(pathlib.Path(p).exists() for p in res.plots)
     lb = res.tables["lower_bound"]
     assert (lb["ratio_mean"] >= 1 / 32).all()

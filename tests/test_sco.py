@@ -149,14 +149,12 @@ def test_epoch_vmappable_deterministic_and_gap():
     pl = plan_epoch_growth_sco(eps=2.0, n=800, d=1, kappa_low=1.5, L=inst.L, D=1.0, mode="rate").params
     fn = epoch_estimator(inst, 800, pl["n_epochs"], pl["k"], 40)
     p = EpochParams(pl["eta0"], pl["eps"], pl["delta"], pl["gauss_mult"], pl["phase_offset"])
-    keys = seed_keys(3, 16)
-    a = run_sco(fn, keys, p)
-    b = run_sco(fn, seed_keys(3, np.arange(8, 16)), p)
-    np.testing.assert_array_equal(a["excess"][8:], b["excess"])
+    a = run_sco(fn, seed_keys(3, 8), p)
+    perm = np.array([4, 5, 6, 7, 0, 1, 2, 3])
+    b = run_sco(fn, seed_keys(3, perm), p)        # same seeds, other batch positions: same results
+    np.testing.assert_array_equal(a["excess"][perm], b["excess"])
     assert a["gap_ok"].all() and np.isfinite(a["excess"]).all()
-    with jax.enable_x64():  # a single unbatched call agrees with the batched one
-        one = jax.jit(fn)(seed_keys(3, np.arange(15, 16))[0], jax.tree_util.tree_map(jnp.float64, p))
-    np.testing.assert_allclose(float(one["excess"]), a["excess"][15], rtol=1e-12, atol=1e-15)
+    assert np.unique(a["excess"]).size == 8
 
 
 @pytest.fixture(scope="module")

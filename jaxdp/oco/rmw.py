@@ -132,11 +132,14 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
             return jnp.zeros((d,), f)
         return SquaredStats(AA=jnp.zeros((d, d), f), Ab=jnp.zeros((d,), f), bb=jnp.zeros((), f))
 
-    def stats_update(st, l, mp):
+    def check_shape(l):
         shape = jnp.shape(l) if loss == "linear" else jnp.shape(l.a)
         if tuple(shape) != (d,):
             raise ValueError(f"rmw_measure(d={d}): loss {'g' if loss == 'linear' else 'a'} must have shape ({d},), "
                              f"got {tuple(shape)} (dimension mismatch between the learner and the adversary)")
+
+    def stats_update(st, l, mp):
+        check_shape(l)
         if loss == "linear":
             return st + jnp.asarray(l, f)
         a = jnp.asarray(l.a, f)
@@ -150,6 +153,7 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
         return 0.5 * r * r
 
     def log_ratio(l, x, mp):
+        check_shape(l)
         return -mp.beta * loss_value(l, x)
 
     def _quad(st, mp):

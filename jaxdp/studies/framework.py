@@ -331,7 +331,7 @@ def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.9
 
 
 def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000, quantiles: Sequence[float] = ()):
-    """One row per group: ``{metric}_mean``, ``{metric}_lo``, ``{metric}_hi`` (95% bootstrap CI), ``n``,
+    """One row per group: ``{metric}_mean``, ``{metric}_lo``, ``{metric}_hi`` (95% bootstrap CI), ``n_seeds``,
     and ``{metric}_q{q}`` for each requested quantile (high-probability claims)."""
     import pandas as pd
 
@@ -339,7 +339,7 @@ def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000,
     for key, g in df.groupby(list(by), sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         row = dict(zip(by, key))
-        row["n"] = len(g)
+        row["n_seeds"] = len(g)
         for m in metrics:
             mean, lo, hi = bootstrap_mean_ci(g[m].to_numpy(), n_boot)
             row[f"{m}_mean"], row[f"{m}_lo"], row[f"{m}_hi"] = mean, lo, hi

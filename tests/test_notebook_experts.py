@@ -1,0 +1,20 @@
+"""Execute notebooks/experts.ipynb at small size (JAXDP_NB_SMALL=1)."""
+import os
+import pathlib
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+
+@pytest.mark.slow
+def test_experts_notebook_runs():
+    path = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "experts.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    os.environ["JAXDP_NB_SMALL"] = "1"
+    try:
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        os.environ.pop("JAXDP_NB_SMALL", None)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not any(o.get("output_type") == "error" for o in outputs)
