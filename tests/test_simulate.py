@@ -84,7 +84,7 @@ def _block_learner(B):
     return Learner(init=init, step=step, block_size=B, end_block=end_block)
 
 
-@pytest.mark.parametrize("T,T_max,B", [(40, 40, 8), (37, 50, 8), (50, 50, 7), (5, 50, 7)])
+@pytest.mark.parametrize("T,T_max,B", [(40, 40, 8), (37, 50, 8), (50, 50, 7), (5, 50, 7), (9, 12, 1)])
 def test_nested_block_scan(T, T_max, B):
     out = simulate(_block_learner(B), ADV, PROB, HedgeParams(jnp.float32(0.1)), AP, seed_keys(4, 3), T, T_max=T_max)
     assert np.all(out["rounds"] == T)

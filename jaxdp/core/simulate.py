@@ -156,8 +156,8 @@ def _simulate_one(learner: Learner, adversary: Adversary, problem: Problem, T_ma
         m = dict(m, loss=loss_acc, exp=exp_acc, info=info_acc, stats=stats, ck=ckv, ck_exp=cke)
         return (ls, m), None
 
-    b = int(learner.block_size)
-    if b <= 1 or learner.end_block is None:
+    b = max(1, int(learner.block_size))
+    if learner.end_block is None:
         (ls, m), _ = jax.lax.scan(round_body, (ls, m0), jnp.arange(T_max, dtype=jnp.int32))
     else:
         n_blocks = -(-T_max // b)

@@ -40,7 +40,7 @@ class Learner(NamedTuple):
     * ``"switched"``: the action for the next round differs from this one.
 
     Lazy algorithms that do rare expensive work once per batch set
-    ``block_size`` (a static int) and ``end_block``: the simulator then runs
+    ``block_size`` (a static int >= 1) and ``end_block``: the simulator then runs
     a nested scan, the inner one over ``block_size`` rounds calling ``step``,
     and calls ``end_block(key, state, params) -> (state, info)`` once after
     every block (spec §1.3 "batched fast path", §1.5). Under ``vmap`` a

@@ -96,10 +96,10 @@ def check_positive_int(name: str, x: Any, *, minimum: int = 1) -> int:
         return x
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, np.integer)):
         arr = np.asarray(x) if not isinstance(x, (str, bytes)) else None
-        if arr is not None and arr.ndim > 0 and np.issubdtype(arr.dtype, np.integer):
+        if arr is not None and arr.dtype != object and np.issubdtype(arr.dtype, np.integer):
             if np.any(arr < minimum):
                 raise ValueError(f"{name} must be integers >= {minimum}, got {_fmt(x)}")
-            return x
+            return int(arr) if arr.ndim == 0 else x
         raise TypeError(f"{name} must be an integer >= {minimum}, got {x!r} ({type(x).__name__})")
     if int(x) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {int(x)}")
