@@ -3,11 +3,9 @@ import os
 import pathlib
 
 import nbformat
-import pytest
 from nbclient import NotebookClient
 
 
-@pytest.mark.slow
 def test_experts_notebook_runs():
     path = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "experts.ipynb"
     nb = nbformat.read(path, as_version=4)
