@@ -190,6 +190,8 @@ def test_planners_registered_and_modes():
     (lambda: plan_dp_ftrl(eps=1.0, delta=1e-6, T=100, d=2, mode="retuned"), "mode"),
     (lambda: plan_dp_ftrl(eps=float("inf"), delta=1e-6, T=100, d=2), "eps"),
     (lambda: plan_experts_oco_net(eps=1.0, T=100, d=2, beta=0.7), "beta"),
+    (lambda: plan_experts_oco_net(eps=1.0, T=100, d=16), "small d"),
+    (lambda: plan_potential_oco(eps=1.0, T=100, d=8), "small d"),
     (lambda: potential_oco_params(eta=0.0, eps0=1.0, K=3), "eta"),
     (lambda: experts_oco_net(squared_problem(2, 1.0), 1), "m"),
     (lambda: experts_oco_net(squared_problem(2, domain=__import__("jaxdp").oco.Simplex(2)), 4), "Ball"),

@@ -55,8 +55,17 @@ def test_domain_constants_and_oracle():
     for dom in (Ball(1.0), b, Simplex(2)):
         x = dom.minimize_linear(g)
         assert math.isclose(float(jnp.dot(g, x)), float(dom.min_linear_value(g)), rel_tol=1e-6)
-    pts, rho, vol = ball_grid(1.0, 2, 16)
-    assert pts.shape[1] == 2 and np.all(np.linalg.norm(pts, axis=1) <= 1.0) and 0 < rho < 0.2
+    for dd, m in ((1, 10), (2, 16), (2, 5)):
+        pts, rho, vol = ball_grid(1.0, dd, m)
+        assert pts.shape[1] == dd and np.all(np.linalg.norm(pts, axis=1) <= 1.0)
+        assert math.isclose(vol, (2.0 / m) ** dd)
+        # the covering radius is a true bound: brute force over random ball points (boundary included)
+        rng = np.random.default_rng(dd * 100 + m)
+        z = rng.normal(size=(4000, dd))
+        z = z / np.linalg.norm(z, axis=1, keepdims=True) * rng.random((4000, 1)) ** (1 / dd)
+        z[:1000] /= np.linalg.norm(z[:1000], axis=1, keepdims=True)
+        dist = np.sqrt(((z[:, None, :] - pts[None]) ** 2).sum(-1)).min(1)
+        assert dist.max() <= rho + 1e-6 and (dd > 1 or math.isclose(rho, 1.0 / m))
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -70,7 +79,7 @@ def test_domain_constants_and_oracle():
     (lambda: squared_problem(3, a_max=0.0), "a_max"),
     (lambda: linear_oco_params("sideways"), "mode"), (lambda: linear_oco_params(L=0.0), "L"),
     (lambda: linear_oco_params(B=0), "B"), (lambda: linear_oco_params(bias=1.5), "bias"),
-    (lambda: smooth_realizable_params(D=0.0), "D"), (lambda: smooth_realizable_params(sigma=-1.0), "sigma"),
+    (lambda: smooth_realizable_params(D=0.0), "D"), (lambda: smooth_realizable_params(grid_h=0.6), "grid_h"), (lambda: smooth_realizable_params(sigma=-1.0), "sigma"),
     (lambda: load_oco_data(np.zeros((5, 3)), 4), r"\(T, 4\)"),
     (lambda: load_oco_data(np.full((5, 4), np.nan), 4), "finite"),
     (lambda: load_oco_data(np.ones((5, 3)), 2, kind="ab", max_norm=1.0), "norm"),
@@ -137,7 +146,7 @@ def test_squared_realizable_comparator_is_zero():
     losses = jax.jit(jax.vmap(lambda t: adv.loss(st_adv, t)))(jnp.arange(200))
     st = _accumulate(p, losses)
     assert float(jax.jit(p.best)(st)) < 1e-4
-    np.testing.assert_allclose(np.asarray(jax.jit(p.best_action)(st)), 0.5 * np.asarray(st_adv[0].x_star), atol=1e-3)
+    np.testing.assert_allclose(np.asarray(jax.jit(p.best_action)(st)), np.asarray(st_adv[0].x_star), atol=1e-3)
 
 
 @pytest.mark.parametrize("family", ["absolute", "hinge", "logistic"])
@@ -243,13 +252,18 @@ def test_adv_smooth_realizable_and_noisy():
     d = 4
     adv = adv_smooth_realizable(d)
     losses, st = _losses(adv, smooth_realizable_params(2.0, 0.0), 4000)
-    xs = 1.0 * np.asarray(st[0].x_star)                 # ||x*|| = D/2 = 1
+    xs = np.asarray(st[0].x_star)                       # ||x*|| = D/2 = 1
     assert math.isclose(np.linalg.norm(xs), 1.0, rel_tol=1e-5)
     np.testing.assert_allclose(np.linalg.norm(np.asarray(losses.a), axis=1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(np.asarray(losses.a) @ xs, np.asarray(losses.b), atol=1e-5)
     noisy, _ = _losses(adv, smooth_realizable_params(2.0, 0.5), 4000)
     r = np.asarray(noisy.b) - np.asarray(noisy.a) @ xs
     assert abs(r.std() - 0.5) < 6 * 0.5 / math.sqrt(2 * 4000)
+    # snapped to the grid net of ball_grid(D, d, m): x* is a net point
+    m = 8
+    _, st2 = _losses(adv, smooth_realizable_params(2.0, 0.0, grid_h=2 * 2.0 / m), 4000)
+    pts, _, _ = ball_grid(2.0, d, m)
+    assert np.min(np.linalg.norm(pts - np.asarray(st2[0].x_star), axis=1)) < 1e-5
 
 
 def test_adv_replay_oco():

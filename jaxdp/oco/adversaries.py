@@ -135,18 +135,30 @@ def adv_linear_oco(d: int) -> Adversary:
 class SmoothRealizableParams(NamedTuple):
     D: jax.Array       # domain radius; ||x*|| = D/2
     sigma: jax.Array   # target noise (0: realizable)
+    grid_h: Any = 0.0  # > 0: snap x* to the cell centres -D + h(i + 1/2) of a grid of spacing h
 
 
-def smooth_realizable_params(D: float = 1.0, sigma: float = 0.0) -> SmoothRealizableParams:
-    """Validated parameters for :func:`adv_smooth_realizable` / :func:`adv_smooth_noisy`."""
+def smooth_realizable_params(D: float = 1.0, sigma: float = 0.0, grid_h: float = 0.0) -> SmoothRealizableParams:
+    """Validated parameters for :func:`adv_smooth_realizable` / :func:`adv_smooth_noisy`.
+
+    ``grid_h > 0`` (PROPOSED, for the grid-net learners of REAL Thm 3 / App. C)
+    snaps ``x*`` to the nearest cell centre of the grid with spacing ``h``
+    (``ball_grid(D, d, m)`` with ``h = 2D/m``), so the instance is realizable
+    on the net itself and the discretization error ``T L rho`` vanishes.
+    Needs ``h <= D/2``.
+    """
     check_positive("D", D)
     check_nonneg("sigma", sigma)
-    return SmoothRealizableParams(D=jnp.asarray(D, _fdt()), sigma=jnp.asarray(sigma, _fdt()))
+    check_nonneg("grid_h", grid_h)
+    if grid_h > D / 2:
+        raise ValueError(f"grid_h must be <= D/2 = {D / 2} (so that the snapped x* stays in the ball), got {grid_h}")
+    return SmoothRealizableParams(D=jnp.asarray(D, _fdt()), sigma=jnp.asarray(sigma, _fdt()),
+                                  grid_h=jnp.asarray(grid_h, _fdt()))
 
 
 class _SmoothState(NamedTuple):
     key: jax.Array
-    x_star: jax.Array   # (d,) direction of x* (unit); x* = (D/2) * x_star
+    x_star: jax.Array   # (d,) the planted minimizer x*
 
 
 @functools.lru_cache(maxsize=None)
@@ -163,13 +175,17 @@ def adv_smooth_realizable(d: int) -> Adversary:
     def init(key, params):
         k_star, k_loss = jax.random.split(key)
         u = jax.random.normal(k_star, (d,), _fdt())
-        return _SmoothState(key=k_loss, x_star=u / jnp.maximum(jnp.linalg.norm(u), 1e-30))
+        xs = 0.5 * params.D * u / jnp.maximum(jnp.linalg.norm(u), 1e-30)
+        h = jnp.asarray(params.grid_h, _fdt())
+        hs = jnp.maximum(h, 1e-30)
+        snapped = -params.D + hs * (jnp.floor((xs + params.D) / hs) + 0.5)
+        return _SmoothState(key=k_loss, x_star=jnp.where(h > 0, snapped, xs))
 
     def loss(sp, t):
         st, p = sp
         z = jax.random.normal(jax.random.fold_in(st.key, t), (d + 1,), _fdt())
         a = z[:d] / jnp.maximum(jnp.linalg.norm(z[:d]), 1e-30)
-        b = 0.5 * p.D * jnp.dot(a, st.x_star) + p.sigma * z[d]
+        b = jnp.dot(a, st.x_star) + p.sigma * z[d]
         return ABLoss(a=a, b=b)
 
     return _with_params(init, loss)

@@ -224,10 +224,10 @@ def ball_grid(D: float, d: int, m: int):
 
     Returns ``(points (M, d) float32, covering_radius, cell_volume)``: a
     data-independent ρ-net of the ball (REAL Thm 3; spec §5.6 "grid for d <= 2")
-    and the quadrature weight of each point for the uniform measure (the
-    points carry equal weight ``1/M``). The covering radius is ``h/2`` for
-    ``d = 1`` (``h = 2D/m``) and is computed on a 4x finer probe grid of the
-    ball otherwise (exact up to ``h/8``).
+    and the volume of each cell (the points carry equal weight ``1/M`` for
+    the uniform measure). The covering radius is ``h/2`` for ``d = 1``
+    (``h = 2D/m``) and the bound ``1.5 h sqrt(d)`` otherwise (interior points
+    are within ``h sqrt(d)/2``; the factor covers the boundary).
     """
     check_positive("D", D)
     d = check_positive_int("d", d)
@@ -240,16 +240,7 @@ def ball_grid(D: float, d: int, m: int):
     pts = pts[np.linalg.norm(pts, axis=1) <= D * (1 + 1e-12)]
     if pts.shape[0] == 0:
         pts = np.zeros((1, d))
-    if d == 1:
-        rho = h / 2.0
-    else:
-        mf = min(4 * m, int(2 ** (20 / d)))
-        cf = -D + (2.0 * D / mf) * (np.arange(mf) + 0.5)
-        probes = np.stack(np.meshgrid(*([cf] * d), indexing="ij"), -1).reshape(-1, d)
-        probes = probes[np.linalg.norm(probes, axis=1) <= D]
-        best = np.full(probes.shape[0], np.inf)
-        for i in range(0, pts.shape[0], 512):
-            blk = pts[i:i + 512]
-            best = np.minimum(best, np.sqrt(((probes[:, None, :] - blk[None]) ** 2).sum(-1)).min(1))
-        rho = float(best.max()) + D / mf
+    # d = 1: exact. d >= 2: a ball point y, moved by h sqrt(d) toward 0, lies in a cell whose centre is
+    # inside the ball and within h sqrt(d)/2 of it, so every point is within 1.5 h sqrt(d) of the net
+    rho = h / 2.0 if d == 1 else 1.5 * h * math.sqrt(d)
     return pts.astype(np.float32), float(rho), float(h ** d)

@@ -148,6 +148,23 @@ def experts_oco_net_params(*, eps_svt, eta, K, L, Lstar=0.0, loss_scale=2.0, ada
     return OCONetParams(inner=inner, loss_scale=jnp.asarray(loss_scale, _fdt()))
 
 
+MAX_NET_D = 3
+
+
+def _check_net_d(d: int, algorithm: str) -> int:
+    d = check_positive_int("d", d)
+    if d > MAX_NET_D:
+        raise ValueError(f"{algorithm} discretizes the ball by a grid of m^d points; it is meant for small d "
+                         f"(d <= {MAX_NET_D}, spec §5.6 uses d in {{1, 2}}), got d={d}")
+    return d
+
+
+def _net_size(D: float, d: int, m: int) -> int:
+    c = -D + (2.0 * D / m) * (np.arange(m) + 0.5)
+    return int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1)
+                      <= D * (1 + 1e-12)))
+
+
 def _default_m(d: int, D: float, lipschitz: float, T: int, max_points: int) -> tuple[int, list[str]]:
     """Thm 3's rho = 1/(LT): m = ceil(2D / rho) per axis, capped so that m^d <= max_points."""
     m_paper = int(math.ceil(2.0 * D * lipschitz * T))
@@ -178,7 +195,7 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
     check_epsilon(eps, allow_inf=False)
     check_delta(delta)
     T = check_positive_int("T", T)
-    d = check_positive_int("d", d)
+    d = _check_net_d(d, "experts_oco_net")
     check_positive("D", D)
     check_positive("lipschitz", lipschitz)
     if not (0 < beta < 0.5):
@@ -187,8 +204,9 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
     if m is None:
         m, notes = _default_m(d, D, lipschitz, T, max_points)
     m = check_positive_int("m", m, minimum=2)
-    c = -D + (2.0 * D / m) * (np.arange(m) + 0.5)
-    M = int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1) <= D))
+    M = _net_size(D, d, m)
+    if M < 2:
+        raise ValueError(f"the grid net with m={m} points per axis has M={M} point(s) in the ball; increase m")
     K = int(math.ceil(6 * math.ceil(math.log(M)) + 24 * math.log(1 / beta)))
     eta = eps / (2 * K)
     B = math.log(2 * T ** 2 / beta)
@@ -300,7 +318,10 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
     ``certified``: ``s_phi = 2``, ``eta = eps0/(112 log T)``, and ``eps0``
     shrunk so that the composed privacy (``K(2eta + eps0)`` pure, or
     ``2(2eta + eps0) sqrt(K log(1/delta))``) is within ``eps``. ``rate``:
-    ``eta = eps0`` (the ``56 log T`` dropped);
+    ``eta = eps0/(16 log T)``, the smallest constant for which Lemma C.2's
+    accuracy condition ``alpha >= 8 eta (log T + log(2T/beta))/eps0`` can
+    hold with ``alpha = 1`` (a smaller ``log T`` factor makes the SVT noise
+    exceed the threshold and the phases end spuriously);
     the certified (ε, δ) of those settings is reported.
     """
     if kw:
@@ -309,7 +330,7 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
     check_epsilon(eps, allow_inf=False)
     check_delta(delta)
     T = check_positive_int("T", T, minimum=2)
-    d = check_positive_int("d", d)
+    d = _check_net_d(d, "potential_oco")
     check_positive("D", D)
     check_positive("lipschitz", lipschitz)
     notes = []
@@ -330,7 +351,7 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
         eps0 = eps0 / (2 * c) if approx else eps0 / c
         eta = eps0 / (112 * logT)
     elif mode == "rate":
-        eta = eps0
+        eta = eps0 / (16 * logT)
     else:
         eta = eps0 / (56 * logT)
     per_phase = (2 * eta if mode == "certified" else eta) + eps0
