@@ -12,31 +12,64 @@ round, so the samplers here use as few random words as possible:
 """
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 
-__all__ = ["sample_categorical", "sample_categorical_gumbel", "bernoulli_half", "bernoulli_bits", "log_uniform"]
+__all__ = ["sample_categorical", "sample_from_weights", "sample_categorical_gumbel", "bernoulli_half", "bernoulli_bits", "log_uniform"]
 
 
 def sample_categorical(key: jax.Array, logits: jax.Array, axis: int = -1) -> jax.Array:
     """Exact draw from ``softmax(logits)`` with one uniform (inverse CDF).
 
-    ``p = exp(logits - logsumexp(logits))``; returns the first index ``i`` with
-    ``cumsum(p)[i] > U * sum(p)`` (scaling ``U`` by the computed total makes
-    the draw robust to round-off in the normalization; an index with
-    probability 0 is never returned). Entries with logit ``-inf`` are never
-    drawn.
+    ``w = exp(logits - max(logits))``; returns the first index ``i`` with
+    ``cumsum(w)[i] > U * sum(w)`` (scaling ``U`` by the computed total makes
+    the draw robust to round-off in the normalization). Entries with
+    probability 0 (logit ``-inf``, or underflow) are never drawn.
     """
     if axis != -1:
         logits = jnp.moveaxis(logits, axis, -1)
-    lse = jax.nn.logsumexp(logits, axis=-1, keepdims=True)
-    p = jnp.exp(logits - lse)
-    c = jnp.cumsum(p, axis=-1)
-    u = jax.random.uniform(key, logits.shape[:-1] + (1,), dtype=c.dtype) * c[..., -1:]
-    idx = jnp.sum(c <= u, axis=-1)
-    # guard against round-off: never return an index past the last positive-probability entry
-    last = logits.shape[-1] - 1 - jnp.argmax(jnp.flip(p > 0, axis=-1), axis=-1)
-    return jnp.minimum(idx, last).astype(jnp.int32)
+    m = jnp.max(logits, axis=-1, keepdims=True)
+    w = jnp.exp(logits - m)
+    return sample_from_weights(key, w)
+
+
+def sample_from_weights(key: jax.Array, w: jax.Array, total: jax.Array | None = None) -> jax.Array:
+    """Exact draw of an index with probability ``w_i / sum(w)`` (``w >= 0``), one uniform.
+
+    Inverse CDF: the first ``i`` with ``cumsum(w)[i] > u``, ``u ~ U[0, sum w)``.
+    For ``d > 32`` it works in two levels (blocks of ``b = ceil(sqrt(d))``
+    weights: a cumulative sum over the block totals, then one inside the chosen
+    block), ``O(d)`` work instead of a length-``d`` cumulative sum, which XLA
+    lowers to a ``reduce_window`` costing ``O(d^2)`` per row on CPU.
+
+    Zero weights are never drawn: ``u`` is clipped below the computed total of
+    each level, and an entry of weight 0 has the same cumulative sum as its
+    predecessor, so it is always skipped. ``total`` is accepted for callers
+    that have the sum, but the draw uses the cumulative sums' own totals.
+    """
+    del total
+    d = w.shape[-1]
+    r = jax.random.uniform(key, w.shape[:-1], dtype=w.dtype)
+    if d <= 32:
+        c = jnp.cumsum(w, axis=-1)
+        u = jnp.minimum(r * c[..., -1], jnp.nextafter(c[..., -1], 0))
+        return jnp.sum(c <= u[..., None], axis=-1).astype(jnp.int32)
+    b = int(math.ceil(math.sqrt(d)))
+    nb = -(-d // b)
+    wp = jnp.pad(w, [(0, 0)] * (w.ndim - 1) + [(0, nb * b - d)]) if nb * b > d else w
+    W = wp.reshape(w.shape[:-1] + (nb, b))
+    cb = jnp.cumsum(jnp.sum(W, axis=-1), axis=-1)
+    u = jnp.minimum(r * cb[..., -1], jnp.nextafter(cb[..., -1], 0))
+    j = jnp.sum(cb <= u[..., None], axis=-1)
+    cb_before = jnp.concatenate([jnp.zeros_like(cb[..., :1]), cb[..., :-1]], axis=-1)
+    before = jnp.take_along_axis(cb_before, j[..., None], axis=-1)[..., 0]
+    row = jnp.take_along_axis(W, j[..., None, None], axis=-2)[..., 0, :]
+    c2 = jnp.cumsum(row, axis=-1)
+    u2 = jnp.minimum(u - before, jnp.nextafter(c2[..., -1], 0))
+    i = jnp.sum(c2 <= u2[..., None], axis=-1)
+    return (j * b + i).astype(jnp.int32)
 
 
 def sample_categorical_gumbel(key: jax.Array, logits: jax.Array, axis: int = -1) -> jax.Array:

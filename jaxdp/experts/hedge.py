@@ -18,7 +18,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ..core.random import sample_categorical
+from ..core.random import sample_categorical, sample_from_weights
 from ..core.types import Learner
 from ..core.validation import check_positive, check_positive_int
 
@@ -77,8 +77,9 @@ def hedge(d: int) -> Learner:
         expected = jnp.dot(state.p, loss)
         cum = state.cum + loss
         logits = -params.eta * cum
-        p = jax.nn.softmax(logits)
-        x = sample_categorical(key, logits)
-        return HedgeState(x=x, cum=cum, p=p), {"expected_loss": expected, "switched": x != state.x}
+        w = jnp.exp(logits - jnp.max(logits))  # one exp pass serves p and the draw
+        total = jnp.sum(w)
+        x = sample_from_weights(key, w, total)
+        return HedgeState(x=x, cum=cum, p=w / total), {"expected_loss": expected, "switched": x != state.x}
 
     return Learner(init=init, step=step)
