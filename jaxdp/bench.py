@@ -187,6 +187,28 @@ def _discover() -> dict:
     return mods
 
 
+def _call_bench(name: str, mod, quick: bool) -> list:
+    """Call a ``benchmarks/bench_*.py`` module's ``run`` with its own size flag; return [(title, rows)]."""
+    import inspect
+
+    params = inspect.signature(mod.run).parameters
+    if "tiny" in params:
+        kw = {"tiny": quick}
+        if "quick" in params:
+            kw["quick"] = False if not quick else True
+        res = mod.run(**kw)
+    elif "quick" in params:
+        res = mod.run(quick=quick)
+    elif "n" in params:  # audits: runs per side
+        res = mod.run(n=10_000 if quick else 1_000_000)
+    else:
+        res = mod.run()
+    title = getattr(mod, "TITLE", name)
+    if isinstance(res, dict):
+        return [(f"{title}: {k}", v) for k, v in res.items()]
+    return [(title, res)]
+
+
 def run_benchmarks(quick: bool = False, run_all: bool = False, only: Optional[Iterable[str]] = None,
                    out: Optional[str] = None, device_report: bool = False) -> pathlib.Path:
     """Run the hedge benchmark (and, with ``run_all``, every ``benchmarks/bench_*.py``); write markdown."""
@@ -205,15 +227,11 @@ def run_benchmarks(quick: bool = False, run_all: bool = False, only: Optional[It
         for name, mod in _discover().items():
             if only and name not in only:
                 continue
-            import inspect
-
-            if "quick" not in inspect.signature(mod.run).parameters:
-                print(f"skipping benchmarks/bench_{name}.py: its run() takes no `quick` argument")
-                continue
-            rows = mod.run(quick=quick)
-            title = getattr(mod, "TITLE", name)
-            print(rows_to_markdown(rows, title))
-            sections.append(rows_to_markdown(rows, title))
+            t0 = time.perf_counter()
+            for title, rows in _call_bench(name, mod, quick):
+                print(rows_to_markdown(rows, title))
+                sections.append(rows_to_markdown(rows, title))
+            print(f"(benchmarks/bench_{name}.py: {time.perf_counter() - t0:.1f}s)")
     if device_report:
         sections.append(device_memory_report())
     path = pathlib.Path(out) if out else ((_repo_benchmarks_dir() or pathlib.Path.cwd()) / "RESULTS.md")

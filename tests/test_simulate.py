@@ -130,3 +130,25 @@ def test_multi_device_bit_identical():
     assert one["n_dev"] == 1 and four["n_dev"] == 4
     assert one["res"] == four["res"]
     assert one["mc"] == four["mc"]
+
+
+def _temp_bytes(learner, params, T_max, d=50):
+    import functools
+
+    from jaxdp.core.simulate import _simulate_one
+
+    ck = tuple(int(r) for r in checkpoint_rounds(T_max, 16))
+    f = jax.jit(jax.vmap(functools.partial(_simulate_one, learner, bernoulli_experts(d), PROB, T_max, ck),
+                         in_axes=(None, None, 0, None)))
+    c = f.lower(params, AP, seed_keys(0, 64), jnp.int32(T_max)).compile()
+    return c.memory_analysis().temp_size_in_bytes
+
+
+def test_memory_does_not_grow_with_horizon():
+    """XLA's compiled temp buffers are the same at T_max = 10^3 and 10^6 (no O(T) arrays)."""
+    from jaxdp.lazy import l2p_mw, l2p_mw_params
+
+    for learner, params in [(hedge(50), HedgeParams(jnp.float32(0.1))),
+                            (l2p_mw(50, 8), l2p_mw_params(0.01, 0.1, 8, block_size=8))]:
+        small, big = _temp_bytes(learner, params, 10**3), _temp_bytes(learner, params, 10**6)
+        assert big <= small * 1.05 + 4096, (small, big)

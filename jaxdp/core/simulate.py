@@ -107,10 +107,13 @@ def _simulate_one(learner: Learner, adversary: Adversary, problem: Problem, T_ma
     fdt = jnp.result_type(float)
     K = len(ckpts)
     ck = np.asarray(ckpts, dtype=np.int64)
-    # slot of each round (0-indexed t -> slot of round t+1), K = "not a checkpoint"
-    slot_of = np.full(T_max, K, dtype=np.int32)
-    slot_of[ck - 1] = np.arange(K, dtype=np.int32)
-    slot_of = jnp.asarray(slot_of)
+    ck_rounds = jnp.asarray(ck, jnp.int32)
+
+    def slot_of(t):
+        """Slot of round t+1 among the checkpoints, K if it is not one (O(K), no O(T_max) table)."""
+        i = jnp.minimum(jnp.sum(ck_rounds < t + 1), K - 1)
+        return jnp.where(ck_rounds[i] == t + 1, i, K).astype(jnp.int32)
+
     T = jnp.asarray(T, jnp.int32)
 
     zero = jnp.zeros((), fdt)
@@ -142,7 +145,7 @@ def _simulate_one(learner: Learner, adversary: Adversary, problem: Problem, T_ma
         info_acc = jax.tree_util.tree_map(
             lambda a, v: a + jnp.where(active, v, 0).astype(a.dtype), m["info"], info)
         stats = _tree_where(active, problem.stats_update(m["stats"], loss_t), m["stats"])
-        slot = slot_of[t]
+        slot = slot_of(t)
 
         def write(args):
             ckv, cke = args
@@ -160,13 +163,20 @@ def _simulate_one(learner: Learner, adversary: Adversary, problem: Problem, T_ma
 
     b = max(1, int(learner.block_size))
     if learner.end_block is None:
-        (ls, m), _ = jax.lax.scan(round_body, (ls, m0), jnp.arange(T_max, dtype=jnp.int32))
+        # the round index is carried, not scanned over: an arange(T_max) input
+        # would make memory grow with T_max
+        def counted(carry, _):
+            c, t = carry
+            c, _ = round_body(c, t)
+            return (c, t + 1), None
+
+        ((ls, m), _), _ = jax.lax.scan(counted, ((ls, m0), jnp.int32(0)), None, length=T_max)
     else:
         n_blocks = -(-T_max // b)
         inner_T = n_blocks * b
 
-        def block_body(carry, j):
-            ls, m = carry
+        def block_body(carry, _):
+            (ls, m), j = carry
 
             ts = j * b + jnp.arange(b, dtype=jnp.int32)
             if inner_T > T_max:
@@ -180,9 +190,9 @@ def _simulate_one(learner: Learner, adversary: Adversary, problem: Problem, T_ma
             ls3 = ls_b
             binfo_acc = jax.tree_util.tree_map(
                 lambda a, v: a + jnp.where(active_b, v, 0).astype(a.dtype), m2["binfo"], binfo)
-            return (ls3, dict(m2, binfo=binfo_acc)), None
+            return ((ls3, dict(m2, binfo=binfo_acc)), j + 1), None
 
-        (ls, m), _ = jax.lax.scan(block_body, (ls, m0), jnp.arange(n_blocks, dtype=jnp.int32))
+        ((ls, m), _), _ = jax.lax.scan(block_body, ((ls, m0), jnp.int32(0)), None, length=n_blocks)
 
     best = jnp.asarray(problem.best(m["stats"]), fdt)
     out = {
