@@ -26,7 +26,6 @@ zCDP conversions broadcast over arrays. Invalid inputs (ε <= 0, δ outside
 """
 from __future__ import annotations
 
-import importlib.util
 
 from .calibrate import GridResult, calibrate, grid_search
 from .composition import (
@@ -67,8 +66,7 @@ __all__ = [
     "tree_levels",
 ]
 
-if importlib.util.find_spec(f"{__name__}.l2p") is not None:
-    from . import l2p  # noqa: F401  (Team LAZY: LAZY Thm 3.2 accountant, spec §4.4-§4.6)
-    from .l2p import *  # noqa: F401,F403
+from . import l2p  # noqa: E402,F401  (LAZY Thm 3.2 accountant, spec §4.4-§4.6)
+from .l2p import *  # noqa: E402,F401,F403
 
-    __all__ += list(getattr(l2p, "__all__", [n for n in dir(l2p) if n.startswith("l2p_")]))
+__all__ += list(l2p.__all__)

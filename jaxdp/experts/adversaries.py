@@ -12,7 +12,6 @@ bits (32 fair coins per random word), the cheap path on CPU.
 from __future__ import annotations
 
 import functools
-import os
 from typing import Any, NamedTuple
 
 import jax
@@ -20,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.random import bernoulli_half
+from ..core.io import load_array
 from ..core.types import Adversary
 from ..core.validation import check_losses_in_range, check_positive_int
 
@@ -286,24 +286,7 @@ def load_losses(source: Any, d: int | None = None) -> np.ndarray:
 
     Returns a float32 ``(T, d)`` array with every entry finite and in ``[0, 1]``.
     """
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        if not os.path.exists(path):
-            raise ValueError(f"losses file {path!r} does not exist")
-        if path.endswith(".npy"):
-            arr = np.load(path)
-        elif path.endswith(".npz"):
-            with np.load(path) as z:
-                arr = z[z.files[0]]
-        elif path.endswith((".csv", ".txt")):
-            arr = np.loadtxt(path, delimiter="," if path.endswith(".csv") else None, ndmin=2)
-        else:
-            raise ValueError(f"losses file must end in .npy, .npz, .csv or .txt, got {path!r}")
-    else:
-        arr = source
-    arr = np.asarray(arr)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(f"losses must be a numeric array, got dtype {arr.dtype}")
+    arr = load_array(source, "losses")
     if arr.ndim != 2 or arr.shape[0] < 1:
         raise ValueError(f"losses must be a 2-D array (T, d) with T >= 1, got shape {arr.shape}")
     if d is not None and arr.shape[1] != d:

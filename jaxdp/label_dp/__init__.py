@@ -31,7 +31,4 @@ __all__ = [
     "make_estimator", "run_grid", "label_rates", "label_rate_exponent", "planners",
 ]
 
-try:  # audits need Team MECH's jaxdp.audit
-    from . import audits  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
+from . import audits  # noqa: F401,E402  (registers the audits)

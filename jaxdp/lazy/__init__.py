@@ -23,6 +23,7 @@ from .sketch import SketchParams, SketchState, private_lazy_sketch, sketch_param
 from .tree_ftrl import TreeFTRLParams, TreeFTRLState, tree_ftrl_experts, tree_ftrl_params
 from .exponents import FIGURE1_PANELS, figure1_exponents
 from ..experts.dartboard import shrinking_dartboard
+from . import audits  # noqa: F401  (registers the audits)
 
 __all__ = [
     "LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params", "MWMeasureParams", "mw_measure",

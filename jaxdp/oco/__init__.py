@@ -4,8 +4,6 @@ Team OCO-CORE: ``domains``, ``problems``, ``adversaries``, ``dp_ftrl``,
 ``experts_oco_net``, ``potential_oco``. Team SAMPLERS' ``rmw`` and ``l2p_rmw``
 are re-exported when present.
 """
-import importlib
-import importlib.util
 
 from .domains import Ball, Box, Simplex, ball_grid, check_domain, project_simplex
 from .problems import (
@@ -40,19 +38,8 @@ __all__ = [
 ]
 
 
-def _reexport(modname: str) -> None:
-    """Re-export another team's module (``jaxdp.oco.<modname>``) if it exists."""
-    full = f"{__name__}.{modname}"
-    if importlib.util.find_spec(full) is None:
-        return
-    mod = importlib.import_module(full)
-    names = getattr(mod, "__all__", [])
-    g = globals()
-    for n in names:
-        g[n] = getattr(mod, n)
-    __all__.extend(n for n in names if n not in __all__)
+from . import l2p_rmw as _l2p_rmw_mod, rmw as _rmw_mod  # noqa: E402
+from .rmw import *  # noqa: E402,F401,F403
+from .l2p_rmw import *  # noqa: E402,F401,F403
 
-
-for _m in ("rmw", "l2p_rmw"):
-    _reexport(_m)
-del _m
+__all__ += [n for m in (_rmw_mod, _l2p_rmw_mod) for n in m.__all__ if n not in __all__]

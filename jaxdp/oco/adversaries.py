@@ -30,13 +30,13 @@ validate host inputs.
 from __future__ import annotations
 
 import functools
-import os
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..core.io import load_array
 from ..core.types import Adversary
 from ..core.validation import check_choice, check_nonneg, check_positive, check_positive_int, check_probability
 from .problems import ABLoss
@@ -215,24 +215,7 @@ def load_oco_data(source: Any, d: int, kind: str = "linear", max_norm: float | N
     """
     d = check_positive_int("d", d)
     check_choice("kind", kind, ("linear", "ab"))
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        if not os.path.exists(path):
-            raise ValueError(f"data file {path!r} does not exist")
-        if path.endswith(".npy"):
-            arr = np.load(path)
-        elif path.endswith(".npz"):
-            with np.load(path) as z:
-                arr = z[z.files[0]]
-        elif path.endswith((".csv", ".txt")):
-            arr = np.loadtxt(path, delimiter="," if path.endswith(".csv") else None, ndmin=2)
-        else:
-            raise ValueError(f"data file must end in .npy, .npz, .csv or .txt, got {path!r}")
-    else:
-        arr = source
-    arr = np.asarray(arr)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(f"data must be a numeric array, got dtype {arr.dtype}")
+    arr = load_array(source, "data")
     cols = d if kind == "linear" else d + 1
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] != cols:
         raise ValueError(f"data of kind={kind!r} must have shape (T, {cols}) with T >= 1 (d={d}), got {arr.shape}")

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.validation import check_positive, check_positive_int
+from ..core.geometry import project_simplex
 
 __all__ = ["Ball", "Box", "Simplex", "Domain", "check_domain", "project_simplex", "ball_grid"]
 
@@ -153,18 +154,6 @@ class Box:
     def check_dim(self, d: int) -> None:
         if self.d != d:
             raise ValueError(f"domain dimension mismatch: Box has d={self.d}, the problem has d={d}")
-
-
-def project_simplex(x: jax.Array) -> jax.Array:
-    """Euclidean projection onto ``{x >= 0, sum x = 1}`` (sort-based; Duchi et al. 2008)."""
-    d = x.shape[-1]
-    u = jnp.sort(x)[::-1]
-    css = jnp.cumsum(u) - 1.0
-    ind = jnp.arange(1, d + 1, dtype=x.dtype)
-    cond = u - css / ind > 0
-    rho = jnp.sum(cond)              # >= 1 always
-    theta = css[rho - 1] / rho.astype(x.dtype)
-    return jnp.maximum(x - theta, 0.0)
 
 
 @dataclasses.dataclass(frozen=True)

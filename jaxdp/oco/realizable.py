@@ -97,10 +97,8 @@ class OCONetState(NamedTuple):
 
 
 def _check_real():
-    try:
-        from ..realizable import sparse_vector as sv   # Team REAL
-    except ImportError as e:  # pragma: no cover
-        raise ImportError("experts_oco_net needs jaxdp.realizable.sparse_vector (Team REAL)") from e
+    from ..realizable import sparse_vector as sv
+
     return sv
 
 

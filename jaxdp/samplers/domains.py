@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.validation import check_positive, check_positive_int
+from ..core.geometry import project_simplex
 
 __all__ = ["Ball", "Box", "Simplex", "Unconstrained", "ball", "box", "simplex", "unconstrained", "as_domain",
            "project_simplex"]
@@ -91,18 +92,6 @@ class Box(NamedTuple):
 
     def diameter(self):
         return jnp.sqrt(jnp.sum((self.hi - self.lo) ** 2))
-
-
-def project_simplex(x: jax.Array) -> jax.Array:
-    """Euclidean projection onto ``{x >= 0, sum x = 1}`` (sort-based, Held–Wolfe–Crowder)."""
-    d = x.shape[-1]
-    u = jnp.sort(x)[::-1]
-    css = jnp.cumsum(u) - 1.0
-    ind = jnp.arange(1, d + 1, dtype=x.dtype)
-    cond = u - css / ind > 0
-    rho = jnp.max(jnp.where(cond, jnp.arange(d), 0))
-    theta = css[rho] / (rho + 1).astype(x.dtype)
-    return jnp.maximum(x - theta, 0.0)
 
 
 class Simplex(NamedTuple):

@@ -1,0 +1,36 @@
+"""Every notebook runs top to bottom at small size (``JAXDP_NB_SMALL=1``) and shows its results."""
+import pathlib
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NB_DIR = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
+
+# notebook -> strings its printed output must contain
+EXPECTED = {
+    "quickstart.ipynb": ["slope", "regret="],
+    "experts.ipynb": [],
+    "oco.ipynb": ["fitted slopes", "regret:"],
+    "growth.ipynb": ["slope=", "ERM excess"],
+    "label_dp.ipynb": ["slope=", "excess="],
+}
+
+
+def test_every_notebook_is_tested():
+    assert sorted(p.name for p in NB_DIR.glob("*.ipynb")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_notebook_executes(name, monkeypatch):
+    monkeypatch.setenv("JAXDP_NB_SMALL", "1")
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    nb = nbformat.read(NB_DIR / name, as_version=4)
+    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(NB_DIR)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not any(o.get("output_type") == "error" for o in outputs)
+    text = "".join(o.get("text", "") for o in outputs)
+    for s in EXPECTED[name]:
+        assert s in text, f"{name}: expected {s!r} in the output"
