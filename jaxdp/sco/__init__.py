@@ -18,9 +18,10 @@ from .localization import (
 from .inverse_sensitivity import (
     GridInfo, grad_inverse_sensitivity, grid_points, growth_reduction_erm, inverse_sensitivity, subgrad_dist,
 )
+from .inverse_sensitivity_mala import MALAISInfo, grad_inverse_sensitivity_mala
 from .planners import (
-    gauss_mult_for, plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_localization_sco, sco_step,
-    theorem1_rho,
+    gauss_mult_for, plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_growth_reduction_erm, plan_localization_sco,
+    reduction_schedule, sco_step, theorem1_rho,
 )
 from .estimators import epoch_estimator, grad_inv_estimator, localization_estimator, run_sco
 
@@ -31,7 +32,7 @@ __all__ = [
     "EpochParams", "LocalizationParams", "check_sco_data", "epoch_growth_sco", "growth_epochs",
     "localization_phases", "localization_sco",
     "GridInfo", "grad_inverse_sensitivity", "grid_points", "growth_reduction_erm", "inverse_sensitivity",
-    "subgrad_dist",
+    "subgrad_dist", "MALAISInfo", "grad_inverse_sensitivity_mala", "plan_growth_reduction_erm", "reduction_schedule",
     "gauss_mult_for", "plan_epoch_growth_sco", "plan_grad_inverse_sensitivity", "plan_localization_sco", "sco_step",
     "theorem1_rho",
     "epoch_estimator", "grad_inv_estimator", "localization_estimator", "run_sco",

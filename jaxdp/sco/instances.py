@@ -71,9 +71,10 @@ def _norm(x):
 
 def _pow_norm_grad(v, kappa):
     """∇ (1/κ)||v||^κ = ||v||^{κ-2} v, with value 0 at v = 0 (κ > 1)."""
-    r = _norm(v)
-    safe = jnp.where(r > 0, r, 1.0)
-    return jnp.where(r > 0, safe ** (kappa - 2.0), 0.0)[..., None] * v
+    sq = jnp.sum(v * v, axis=-1)
+    pos = sq > 0
+    safe = jnp.sqrt(jnp.where(pos, sq, 1.0))   # differentiable at v = 0 too (no sqrt(0) in the graph)
+    return jnp.where(pos, safe ** (kappa - 2.0), 0.0)[..., None] * v
 
 
 def empirical_value(inst: SCOInstance, x, data):

@@ -21,7 +21,7 @@ on ``[-R, R]^d`` (cells whose centre lies outside ``X`` are masked), ``g_m = dis
 a cell are found; 2-D: norm of the averaged minimum-norm subgradients at the centre), ``G_m`` = minimum of ``g`` over the cells within ``w = floor(ρ/h)`` cells (sliding
 window in 1-D, disk of offsets in 2-D), logits ``-ε n G_m/(4L)``, one categorical draw (inverse CDF,
 one uniform) and a uniform jitter inside the cell. Restricting the density to a fixed grid keeps
-ε-DP exactly. Higher ``d`` needs MALA (Team SAMPLERS' ``jaxdp.samplers.mala``; not wired here yet).
+ε-DP exactly. Any ``d`` (approximate sampling, not certified): :func:`jaxdp.sco.grad_inverse_sensitivity_mala`.
 """
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ class GridInfo(NamedTuple):
     logits: jax.Array   # (M,) or (M*M,) unnormalized log-density over the cells (-inf outside X)
     cell: jax.Array     # int32 index of the drawn cell
     centers: jax.Array  # (cells, d) cell centres
+
+    sampler = "grid"    # class constant (exact sampling of the grid density); the MALA version records "mala"
 
 
 def grid_points(d: int, M: int, lo, hi):
@@ -192,8 +194,10 @@ def growth_reduction_erm(key: jax.Array, inst: SCOInstance, data, eps, *, kappa:
     _check_grid(inst, M, eps)
     k = check_positive_int("k", k)
     check_positive("lam0", lam0)
-    if not (kappa >= 2):
-        raise ValueError(f"kappa must be >= 2 for Proposition 3, got {kappa!r}")
+    if not (isinstance(kappa, (int, float)) and math.isfinite(kappa) and kappa >= 2):
+        raise ValueError(f"kappa must be a finite number >= 2 for Proposition 3, got {kappa!r}")
+    if not (isinstance(w, int) and not isinstance(w, bool) and w >= 0):
+        raise ValueError(f"w (smoothing window in cells) must be an int >= 0, got {w!r}")
     check_sco_data(inst, data, jnp.zeros(inst.d))
     dt = jnp.result_type(float)
     data = jnp.asarray(data, dt)
