@@ -177,7 +177,7 @@ def _discover() -> dict:
     if d is None:
         return mods
     for f in sorted(d.glob("bench_*.py")):
-        if f.stem == "bench_hedge":  # run by run_benchmarks itself
+        if f.stem in ("bench_hedge", "bench_suite"):  # run by run_benchmarks itself
             continue
         spec = importlib.util.spec_from_file_location(f"jaxdp_benchmarks_{f.stem}", f)
         mod = importlib.util.module_from_spec(spec)
@@ -233,6 +233,12 @@ def run_benchmarks(quick: bool = False, run_all: bool = False, only: Optional[It
                 sections.append(rows_to_markdown(rows, title))
             print(f"(benchmarks/bench_{name}.py: {time.perf_counter() - t0:.1f}s)")
     if device_report:
+        from .bench_suite import run_suite, suite_to_markdown
+
+        rows = run_suite(quick=quick)
+        md = suite_to_markdown(rows)
+        print(md)
+        sections.append(md)
         sections.append(device_memory_report())
     path = pathlib.Path(out) if out else ((_repo_benchmarks_dir() or pathlib.Path.cwd()) / "RESULTS.md")
     path.write_text("\n".join(sections))

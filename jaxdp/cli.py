@@ -237,7 +237,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--all", action="store_true", help="also run every benchmarks/bench_*.py")
     b.add_argument("--only", action="append", help="run only these benchmarks (repeatable)")
     b.add_argument("--out", help="markdown file to write (default benchmarks/RESULTS.md)")
-    b.add_argument("--device-report", action="store_true", help="include the device report (memory, floors)")
+    b.add_argument("--device-report", action="store_true",
+                   help="also run the accelerator suite (six algorithms over batch sizes: throughput, compile "
+                        "time, peak memory, random-number and bytes floors, multi-device scaling)")
     return p
 
 
