@@ -1,4 +1,6 @@
 """Study ``label-dp-rates``: registration, one group run end to end, and the full quick run (slow)."""
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,7 @@ def _cfg(**over):
 def test_study_builds_and_runs_one_group():
     e, cfg = _cfg(M=100)
     st = e.fn(cfg)
-    assert {p["experiment"] for p in st.points} == {"L1", "L2", "L3", "L5", "L6"}
+    assert {p["experiment"] for p in st.points} == {"L1", "L2", "L3", "L5", "L6", "L7", "L9"}
     pts = [p for p in st.points if p["method"] == "local_laplace_knn" and p["experiment"] == "L2"]
     out = st.run(pts, np.arange(2))
     assert len(out) == len(pts) and all(o["excess"].shape == (2,) and np.all(o["excess"] > 0) for o in out)
@@ -28,7 +30,64 @@ def test_quick_study_end_to_end(tmp_path):
     res = run_study(e.fn(cfg), tmp_path, progress=False)
     sl = res.tables["slopes"]
     assert np.all(sl.slope[sl.method != "nonprivate_bins_cls"] < 0)
-    assert len(res.plots) == 4
+    assert len(res.plots) == 7
+
+
+def test_experiment_selection():
+    e, cfg = _cfg(experiments="L4,L7")
+    assert {p["experiment"] for p in e.fn(cfg).points} == {"L1", "L2", "L3", "L7"}
+    with pytest.raises(ValueError, match="experiments"):
+        e.fn(_cfg(experiments="L1,L10")[1])
+    with pytest.raises(ValueError, match="l9_methods"):
+        e.fn(_cfg(experiments="L9", l9_methods="nonprivate_knn")[1])
+
+
+def test_minimax_h0_and_l7_theory():
+    from jaxdp.studies.label_dp_rates import l7_theory_slope, minimax_h0
+
+    assert np.isclose(minimax_h0("local", 1000, 0.5, 1.0), (250.0) ** (-1 / 3))
+    assert np.isclose(minimax_h0("local", 1000, 2.0, 0.5), 1000.0 ** (-1 / 2))      # eps^2 ∧ 1
+    assert np.isclose(minimax_h0("central", 1000, 0.1, 1.0), 100.0 ** (-1 / 2))
+    # spec §9.4 L7: -β(γ+1)/(2β+d) (local), -β(γ+1)/(β+d) (central); regression: γ = 1
+    assert np.isclose(l7_theory_slope("bump_cls", "local", 1.0, 0.5), -1.5 / 3)
+    assert np.isclose(l7_theory_slope("bump_cls", "central", 0.5, 1.0), -1.0 / 1.5)
+    assert np.isclose(l7_theory_slope("bump_reg", "central", 1.0, 1.0), -1.0)
+
+
+def test_l7_l9_tiny_end_to_end(tmp_path):
+    """L7 (the (β, γ) ≠ (1, 1) pairs, cls + reg; (1, 1) runs in the quick config) and L9 at tiny size:
+    slope rows with theory, tuning rows, plots."""
+    e, cfg = _cfg(experiments="L7,L9", seeds=3, l7_N=[300, 1000], l7_pairs="1:0.5,0.5:1", l7_M=512,
+                  l9_N=[1000], l9_c=[0.5, 1.0, 2.0], l9_methods="central_exp_bins,local_laplace_knn_clipped", M=200)
+    res = run_study(e.fn(cfg), tmp_path, progress=False)
+    sl = res.tables["slopes"]
+    assert set(sl.experiment) == {"L7"}
+    cls = sl[sl.task == "bump_cls"]
+    assert len(cls) == 4 and set(zip(cls.beta, cls.gamma)) == {(1.0, 0.5), (0.5, 1.0)}
+    assert len(sl[sl.task == "bump_reg"]) == 2                      # γ = 1 pairs only
+    expect = np.where(cls.method.str.startswith("local"), -cls.beta * (cls.gamma + 1) / (2 * cls.beta + 1),
+                      -cls.beta * (cls.gamma + 1) / (cls.beta + 1))
+    assert np.allclose(cls.theory, expect)
+    assert np.all(np.isfinite(sl.slope)) and np.all(sl.slope < 0)   # minimax-hard excess shrinks with N
+    tu = res.tables["tuning"]
+    assert len(tu) == 2 and set(tu.knob) == {"c_h", "c_T"}
+    assert np.all(tu.ratio >= 1.0) and np.all(tu.ratio_lo <= tu.ratio) and np.all(tu.ratio <= tu.ratio_hi)
+    assert np.all(tu.c_oracle.isin([0.5, 1.0, 2.0]))
+    names = {pathlib.Path(p).name for p in res.plots}
+    assert {"L7_minimax_bump_cls.png", "L7_minimax_bump_reg.png", "L9_tuning.png"} <= names
+
+
+def test_tuning_table_ratio():
+    """The oracle ratio on a hand-made table: c = 2 is best, ratio = mean(c=1)/mean(c=2)."""
+    import pandas as pd
+
+    from jaxdp.studies.label_dp_rates import tuning_table
+
+    rows = [dict(task="regression", method="central_bins_laplace", knob="c_h", N=100, eps=1.0, p=0.0, seed=s, c=c,
+                 excess={0.5: 4.0, 1.0: 3.0, 2.0: 1.0}[c] + 0.1 * s) for s in range(5) for c in (0.5, 1.0, 2.0)]
+    t = tuning_table(pd.DataFrame(rows))
+    assert len(t) == 1 and t.c_oracle[0] == 2.0
+    assert np.isclose(t.ratio[0], 3.2 / 1.2)
 
 
 def test_benchmark_tiny():
