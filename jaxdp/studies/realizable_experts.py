@@ -3,15 +3,31 @@
 Experiments (column ``exp``), all with the planners' ``mode`` (default ``rate``: privacy
 parameters certified, threshold constants dropped; spec §0.4):
 
-* ``vsT`` (R1): regret vs T at fixed d, ε for ``sparse_vector`` (pure), ``potential`` and
-  non-private ``hedge`` (fixed η = 1) on ``adv_realizable_halving`` (epochs r = 2L + 1, L the
-  sparse-vector threshold) and ``adv_realizable_bernoulli``. Expected: flat.
+* ``vsT`` (R1): regret vs T at fixed d, ε for ``sparse_vector`` (pure), ``potential``,
+  ``binary_tree`` (REAL Alg. 4 as concretized in spec §5.4) and non-private ``hedge`` (fixed η = 1)
+  on ``adv_realizable_halving`` (epochs r = 2L + 1, L the sparse-vector threshold) and
+  ``adv_realizable_bernoulli``. Expected: flat.
 * ``vsd`` (R2, R3, R9): regret and exponential-mechanism draws (switches) vs d, pure and
-  approximate (δ = 1e-6) sparse vector and potential; slopes vs log d.
+  approximate (δ = 1e-6) sparse vector, potential and binary tree; slopes vs log d.
+
 * ``vseps`` (R4): regret vs ε (slope −1).
 * ``Lstar`` (R5): ``adaptive_sparse_vector`` (doubling test as printed and flipped) and the
   known-L* sparse vector on near-realizable Bernoulli losses, ``l_t(x*) ~ Ber(L*/T)``.
 * ``lb`` (R6): ``adv_realizable_lb`` (REAL Thm 5), ratio regret / (log d / ε) vs the bound 1/32.
+
+``binary_tree`` starts a new phase (a fresh exponential-mechanism selection of ``m_set`` experts)
+only when every tree output of the current set exceeds ``tau = H^1.5 / eps_tree`` (``rate`` mode;
+``× log(2 m_set T/β)`` otherwise). Where ``m_set = min(d, ceil(2 log(dT))) = d`` (d <= 16 on the
+default and quick grids) the zero-loss expert is always in the set, so a new phase can only be
+triggered by the Laplace tree noise of that expert (std ~ sqrt(2 popcount(t)) H / eps_tree,
+comparable to tau) and the re-selection is padded with used experts; for larger d a phase ends
+when every selected expert looks non-zero. It is planned once for the study's largest
+horizon ``T_max`` (it must know ``T_max`` to size its trees: ``H = floor(log2 T_max) + 1``) and
+run for every ``T <= T_max``, so the ``vsT`` curve is one algorithm observed at several horizons.
+Table ``binary_tree`` (and column ``new_phase_frac`` of ``summary``) reports, per grid point,
+whether it ever started a new phase: the fraction of seeds that did, the mean and max number of
+phases, the model changes (argmin of the noisy tree outputs moving within the set) and the share
+of padded selections, with ``m_set``, ``P_max`` and ``tau``.
 """
 from __future__ import annotations
 
@@ -27,9 +43,9 @@ from ..experts import (
     adv_realizable_halving, adv_realizable_lb, experts_problem, hedge,
 )
 from ..realizable import (
-    adaptive_sparse_vector_experts, lower_bound_thm5, params_from_plan, plan_adaptive_sparse_vector_experts,
-    plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts, thm1_bound,
-    thm2_bound,
+    adaptive_sparse_vector_experts, binary_tree_experts, binary_tree_static, lower_bound_thm5, params_from_plan,
+    plan_adaptive_sparse_vector_experts, plan_binary_tree_experts, plan_potential_experts, plan_sparse_vector_experts,
+    potential_experts, sparse_vector_experts, thm1_bound, thm2_bound,
 )
 from ..registry import register_study
 from .framework import Study, fit_slopes, plot_curves, summarize
@@ -57,10 +73,14 @@ def _plan(learner, cfg, d, T, eps, delta=0.0, Lstar=0.0, sign="printed"):
                                       mode=mode if mode != "paper" else "paper")
     if learner.startswith("adaptive"):
         return plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode=mode, beta=cfg["beta"], test_sign=sign)
+    if learner == "binary_tree":   # planned for the study's largest horizon (its trees are sized by T_max)
+        return plan_binary_tree_experts(eps=eps, T=int(cfg["_T_max"]), d=d, mode=mode, beta=cfg["beta"])
     raise ValueError(learner)
 
 
-def _learner(name, d):
+def _learner(name, d, plan=None):
+    if name == "binary_tree":   # static m_set, P_max, T_max (the study's largest T) come from the plan
+        return binary_tree_experts(d, **binary_tree_static(plan))
     if name in ("sparse_vector", "sparse_vector_known_Lstar"):
         return sparse_vector_experts(d)
     if name == "potential":
@@ -76,10 +96,11 @@ def _points(cfg):
     pts = []
     d0, e0 = int(cfg["d0"]), float(cfg["eps0"])
     for adv in cfg["vsT_adversaries"]:
-        for lrn in ("sparse_vector", "potential", "hedge"):
+        for lrn in ("sparse_vector", "potential", "binary_tree", "hedge"):
             for T in cfg["T"]:
                 pts.append(dict(exp="vsT", learner=lrn, adversary=adv, d=d0, T=int(T), eps=e0, delta=0.0, Lstar=0.0))
-    for lrn, delta in (("sparse_vector", 0.0), ("sparse_vector", cfg["delta"]), ("potential", 0.0)):
+    for lrn, delta in (("sparse_vector", 0.0), ("sparse_vector", cfg["delta"]), ("potential", 0.0),
+                       ("binary_tree", 0.0)):
         for d in cfg["d"]:
             pts.append(dict(exp="vsd", learner=lrn, adversary="halving", d=int(d), T=int(cfg["T_fixed"]), eps=e0,
                             delta=float(delta), Lstar=0.0))
@@ -120,7 +141,7 @@ def _run_point(p, cfg, seeds, T_max):
         ap = RealizableBernoulliParams(q=jnp.float32(cfg["q"]), q_star=jnp.float32(p["Lstar"] / T))
     else:
         adversary, ap = adv_realizable_lb(d), RealizableLBParams(T=jnp.int32(T), eps=jnp.float32(eps))
-    out = simulate(_learner(name, d), adversary, experts_problem(), params, ap,
+    out = simulate(_learner(name, d, plan), adversary, experts_problem(), params, ap,
                    seed_keys(cfg["seed"], seeds), T, T_max=T_max)
     res = {"regret": out["regret"].astype(float), "best_loss": out["best_loss"].astype(float),
            "switches": out["switches"].astype(float),
@@ -128,7 +149,30 @@ def _run_point(p, cfg, seeds, T_max):
            "doublings": out.get("doublings", np.zeros(len(seeds))).astype(float),
            "eps_certified": np.full(len(seeds), plan.eps_certified if plan else np.inf),
            "K": np.full(len(seeds), plan.params.get("K", np.nan) if plan else np.nan, dtype=float)}
+    if name == "binary_tree":
+        res["phases"] = out["phases"].astype(float)
+        res["padded"] = out["padded"].astype(float)
+        for k in ("m_set", "P_max", "tau"):
+            res[k] = np.full(len(seeds), float(plan.params[k]))
     return res
+
+
+def binary_tree_table(df):
+    """Per binary-tree grid point: does it ever start a new phase (switch its expert set)?
+    ``new_phase_frac`` is the fraction of seeds with at least one new phase, ``phases_mean`` / ``phases_max`` the
+    number of new phases, ``switches_mean`` the model changes (x_t != x_{t-1}, also within a set)."""
+    import pandas as pd
+
+    rows = []
+    for key, g in df.groupby(["exp", "adversary", "d", "T", "eps"], sort=True):
+        ph = g["phases"].to_numpy(float)
+        rows.append(dict(zip(["exp", "adversary", "d", "T", "eps"], key), n_seeds=len(g),
+                         m_set=int(g["m_set"].iloc[0]), P_max=int(g["P_max"].iloc[0]), tau=float(g["tau"].iloc[0]),
+                         regret_mean=float(g["regret"].mean()), best_loss_mean=float(g["best_loss"].mean()),
+                         switches_mean=float(g["switches"].mean()), phases_mean=float(ph.mean()),
+                         phases_max=int(ph.max()), new_phase_frac=float((ph > 0).mean()),
+                         ever_new_phase=bool((ph > 0).any()), padded_frac=float((g["padded"] > 0).mean())))
+    return pd.DataFrame(rows)
 
 
 @register_study("realizable-experts", defaults=DEFAULTS, quick=QUICK,
@@ -148,16 +192,23 @@ def build(cfg: dict) -> Study:
     points = _points(cfg)
 
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
+    run_cfg = dict(cfg, _T_max=T_max)     # binary_tree is planned for T_max
 
     def run(pts, seeds):
-        return [_run_point(p, cfg, seeds, T_max) for p in pts]
+        return [_run_point(p, run_cfg, seeds, T_max) for p in pts]
 
     def analyze(df):
         by = ["exp", "learner", "adversary", "d", "T", "eps", "delta", "Lstar"]
         summ = summarize(df, by, ["regret", "em_draws", "doublings"], quantiles=(0.95,))
         summ["K"] = df.groupby(by, sort=True)["K"].first().to_numpy()
         summ["eps_certified"] = df.groupby(by, sort=True)["eps_certified"].first().to_numpy()
+        if "phases" in df:   # binary tree only (NaN elsewhere): fraction of seeds that ever started a new phase
+            summ["new_phase_frac"] = df.groupby(by, sort=True)["phases"].agg(
+                lambda v: float((v > 0).mean()) if v.notna().all() else np.nan).to_numpy()
         tables = {"summary": summ}
+        bt = df[df["learner"] == "binary_tree"]
+        if len(bt):
+            tables["binary_tree"] = binary_tree_table(bt)
         sl = []
         for exp, x, y, grp in (("vsT", "T", "regret", ["learner", "adversary"]),
                                ("vseps", "eps", "regret", ["learner"]),
