@@ -19,6 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxdp.bench import best_time as _time
+
 from jaxdp.core import sample_categorical, seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
 from jaxdp.lazy import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
@@ -54,13 +56,6 @@ def numpy_l2p_mw(losses_fn, T, d, S, eta, p, B, rng):
     return total
 
 
-def _time(f, reps=2):
-    best = np.inf
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def throughput(T, Ss, ds, B=16, eta=0.02, p=0.2):

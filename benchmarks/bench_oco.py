@@ -17,6 +17,8 @@ import time
 
 import numpy as np
 
+from jaxdp.bench import best_time as _best
+
 TITLE = "simulate(dp_ftrl) vs NumPy (linear losses on the unit ball)"
 
 
@@ -51,18 +53,10 @@ def numpy_dp_ftrl_per_seed(T: int, d: int, S: int, lam: float, sigma: float, cli
     return np.concatenate([numpy_dp_ftrl(T, d, 1, lam, sigma, clip, rng) for _ in range(S)])
 
 
-def _best(f, reps=2):
-    best = np.inf
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def run(tiny: bool = False, quick: bool = False) -> list[dict]:
     """Rows: d, seeds, T, jax seed-rounds/s, compile s, numpy (vectorized / per-seed) seed-rounds/s, speedup."""
-    import jax.numpy as jnp  # noqa: F401
 
     from jaxdp.core import seed_keys, simulate
     from jaxdp.oco import adv_linear_oco, dp_ftrl, dp_ftrl_params, linear_oco_params, linear_problem, plan_dp_ftrl

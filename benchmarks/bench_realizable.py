@@ -15,6 +15,8 @@ import time
 import jax.numpy as jnp
 import numpy as np
 
+from jaxdp.bench import best_time as _best
+
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import RealizableBernoulliParams, adv_realizable_bernoulli, experts_problem
 from jaxdp.realizable import params_from_plan, plan_sparse_vector_experts, sparse_vector_experts
@@ -52,13 +54,6 @@ def numpy_sparse_vector(T, d, S, eps_svt, eta, K, L, Lstar, q, rng):
     return total
 
 
-def _best(f, reps=2):
-    best = np.inf
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def run(tiny: bool = False) -> list[dict]:

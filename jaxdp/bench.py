@@ -26,7 +26,7 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["bench_hedge", "numpy_hedge_per_seed", "numpy_hedge_vectorized", "run_benchmarks", "machine_info",
+__all__ = ["best_time", "bench_hedge", "numpy_hedge_per_seed", "numpy_hedge_vectorized", "run_benchmarks", "machine_info",
            "rows_to_markdown"]
 
 
@@ -89,6 +89,16 @@ def numpy_hedge_vectorized(seeds: int, d: int, T: int, eta: float, gap: float = 
         u = rng.random((seeds, 1), dtype=np.float32) * c[:, -1:]
         (c <= u).sum(axis=1)
     return float((exp_loss - cum.min(axis=1)).mean())
+
+
+def best_time(f, reps: int = 2) -> float:
+    """The fastest of ``reps`` wall-clock timings of ``f()`` (seconds)."""
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def _time(fn, *a, **k):

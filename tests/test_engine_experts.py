@@ -9,7 +9,6 @@ from scipy import stats
 
 from conformance import check_learner
 from jaxdp.core import seed_keys, simulate
-from jaxdp.core.random import sample_categorical
 from jaxdp.experts import (
     AlternatingParams, BernoulliParams, HalvingParams, HedgeParams, LazyEpochsParams, RealizableBernoulliParams,
     RealizableLBParams, ReplayParams, adv_alternating_batches, adv_lazy_epochs, adv_realizable_bernoulli,

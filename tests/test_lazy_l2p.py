@@ -15,10 +15,9 @@ from scipy import stats
 from conformance import check_learner
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import (
-    AlternatingParams, LazyEpochsParams, ReplayParams, adv_alternating_batches, adv_lazy_epochs, adv_replay,
-    experts_problem,
+    AlternatingParams, adv_alternating_batches, experts_problem,
 )
-from jaxdp.lazy import L2PState, LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
+from jaxdp.lazy import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
 
 PVAL = 1e-7
 

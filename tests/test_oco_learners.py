@@ -11,7 +11,7 @@ import scipy.stats as ss
 from conformance import check_learner
 from jaxdp.core import seed_keys, simulate
 from jaxdp.oco import (
-    ABLoss, Ball, adv_linear_oco, adv_smooth_realizable, dp_ftrl, dp_ftrl_params, experts_oco_net,
+    Ball, adv_linear_oco, adv_smooth_realizable, dp_ftrl, dp_ftrl_params, experts_oco_net,
     experts_oco_net_params, ftrl_reference, linear_oco_params, linear_problem, logphi_grid, logphi_mc,
     plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco, potential_oco, potential_oco_params,
     smooth_realizable_params, squared_problem,

@@ -1,6 +1,5 @@
 """Studies: chunked, atomic, resumable runs; aggregation; the CLI."""
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import pytest
 
 from jaxdp import registry
 from jaxdp.cli import main
-from jaxdp.studies.framework import Study, fit_slopes, resolve_config, run_study, summarize
+from jaxdp.studies.framework import fit_slopes, resolve_config, run_study, summarize
 
 TINY = {"seeds": 8, "d": [4], "T": [32, 64, 128, 256], "learners": ["hedge", "dartboard"],
         "adversaries": ["noise", "alternating"]}

@@ -38,7 +38,7 @@ import numpy as np
 from ..mechanisms import above_threshold, exp_mech, gaussian_mech, gaussian_sigma, laplace_mech, tree_depth
 from ..mechanisms.tree import tree_init, tree_step
 from ..registry import register_audit
-from .auditor import AuditReport, HistogramEvents, SearchEvents, ThresholdEvents, audit
+from .auditor import AuditReport, HistogramEvents, ThresholdEvents, audit
 
 __all__ = [
     "svt_variant", "CATALOGUE", "laplace_half_scale", "noisy_max", "tree_counter_stream",

@@ -19,7 +19,7 @@ Structure (spec §1.3, DESIGN.md)::
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping, Optional
+from typing import Any, Optional
 
 import jax
 import jax.numpy as jnp

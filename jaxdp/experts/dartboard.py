@@ -23,7 +23,6 @@ import jax.numpy as jnp
 from ..core.random import log_uniform, sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_choice, check_positive_int
-from .hedge import HedgeParams
 
 __all__ = ["DartboardState", "shrinking_dartboard"]
 

@@ -23,7 +23,6 @@ import jax.numpy as jnp
 
 from ..core.types import Learner
 from ..core.validation import check_choice, check_positive_int
-from .hedge import HedgeParams
 
 __all__ = ["FTPLState", "ftpl", "ftpl_eta"]
 

@@ -45,7 +45,6 @@ guarantee). ``k`` must be in ``[1, N]`` (host check; traced values are clipped).
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax

@@ -12,7 +12,6 @@ whole grid at once, :func:`run_grid`.
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -20,7 +19,7 @@ import numpy as np
 
 from ..core.simulate import _check_keys, _pad_axis, shard_seeds
 from ..core.validation import check_choice, check_positive_int
-from .estimators import CLS_METHODS, METHODS, LabelParams, fit_predict, make_params
+from .estimators import CLS_METHODS, METHODS, LabelParams, fit_predict
 from .generators import Generator, excess_risk, sample, quad_grid
 
 __all__ = ["make_estimator", "run_grid"]

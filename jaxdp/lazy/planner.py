@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-import numpy as np
 
 from ..accounting.l2p import (
     l2p_calibrate, l2p_conditions, l2p_delta1, l2p_privacy, l2p_privacy_conservative, mw_regret_proxy,

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 
 from ._checks import check_eps, check_finite, check_sensitivity
 from ..core.random import sample_categorical
-from ..core.validation import check_positive_int, is_concrete
+from ..core.validation import check_positive_int
 
 __all__ = ["exp_mech_logits", "exp_mech", "exp_mech_topk", "exp_mech_inverse_cdf"]
 

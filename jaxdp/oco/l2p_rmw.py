@@ -51,7 +51,7 @@ from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..lazy.l2p import L2PParams, l2p
 from ..registry import Plan, register_planner
-from .rmw import RMWParams, rmw_measure, rmw_params
+from .rmw import rmw_measure, rmw_params
 
 __all__ = ["l2p_rmw", "l2p_rmw_params", "plan_l2p_rmw", "L2P_RMW_MODES", "l2p_rmw_paper_settings",
            "l2p_rmw_regret_bound", "rmw_alternating_lag", "l2p_rmw_from_plan"]
@@ -175,7 +175,6 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
     check_choice("mode", mode, L2P_RMW_MODES)
     check_choice("sampler", sampler, ("exact", "mala"))
     delta1 = delta / (4.0 * T)
-    L1 = math.log(1.0 / delta1)
     logT = math.log(T)
     notes = []
     if mode in ("paper", "rate"):

@@ -57,7 +57,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
@@ -65,7 +65,7 @@ import numpy as np
 
 from ..core.types import Problem
 from ..core.validation import check_positive, check_positive_int, check_nonneg
-from .domains import Ball, Box, Domain, Simplex, check_domain
+from .domains import Ball, Box, Domain, check_domain
 
 __all__ = [
     "ABLoss", "SquaredStats", "BufferStats", "ProblemInfo", "problem_info",

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..core.random import sample_categorical
 from ..core.types import Learner, Problem
-from ..core.validation import check_choice, check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int
+from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
 from ..registry import Plan, register_planner
 from .domains import Ball, ball_grid

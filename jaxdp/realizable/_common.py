@@ -6,11 +6,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from ..core.validation import (
-    _values, check_choice, check_delta, check_epsilon, check_in_range, check_nonneg, check_positive,
-    check_positive_int, is_concrete,
+    check_choice, check_delta, check_epsilon, check_in_range, check_nonneg, check_positive_int,
 )
 from ..registry import PLAN_MODES
 

@@ -15,9 +15,7 @@ Also the theory curves of the theorems (constants 1) for plots.
 from __future__ import annotations
 
 import math
-from typing import Any
 
-import jax.numpy as jnp
 import numpy as np
 
 from ..core.validation import check_positive, check_positive_int

@@ -15,7 +15,7 @@ Spec: ``shared/spec/ALGORITHMS.md`` §3.3–3.4, §8.17.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp

@@ -30,7 +30,7 @@ import pathlib
 import platform
 import sys
 import time
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
