@@ -40,10 +40,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.random import sample_categorical
 from ..core.types import Learner, Problem
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
-from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
+from ..realizable import potential, sparse_vector
 from ..registry import Plan, register_planner
 from .domains import Ball, ball_grid
 from .problems import problem_info
@@ -57,10 +56,6 @@ __all__ = [
 
 def _fdt():
     return jnp.result_type(float)
-
-
-def _tree_where(pred, a, b):
-    return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
 
 
 def _ball_of(problem: Problem) -> tuple[int, float]:
@@ -96,12 +91,6 @@ class OCONetState(NamedTuple):
     inner: Any            # the experts learner's state (its .x is the net index)
 
 
-def _check_real():
-    from ..realizable import sparse_vector as sv
-
-    return sv
-
-
 @functools.lru_cache(maxsize=None)
 def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner:
     """REAL Theorem 3: DP-OPE over a ``m``-per-axis grid net of the problem's ball.
@@ -115,11 +104,10 @@ def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
     m = check_positive_int("m", m)
-    sv = _check_real()
     pts_np, _, M = oco_net(problem, m)
     if M < 2:
         raise ValueError(f"the net has M={M} point(s); use m >= 2")
-    inner = (sv.adaptive_sparse_vector_experts if adaptive else sv.sparse_vector_experts)(M)
+    inner = (sparse_vector.adaptive_sparse_vector_experts if adaptive else sparse_vector.sparse_vector_experts)(M)
     pts = jnp.asarray(pts_np)
 
     def init(key, params):
@@ -137,12 +125,12 @@ def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner
 def experts_oco_net_params(*, eps_svt, eta, K, L, Lstar=0.0, loss_scale=2.0, adaptive: bool = False,
                            **adaptive_kw) -> OCONetParams:
     """Validated :class:`OCONetParams` (``L`` is the SVT threshold, in normalized loss units)."""
-    sv = _check_real()
+
     check_positive("loss_scale", loss_scale)
     if adaptive:
-        inner = sv.adaptive_sparse_vector_params(eps_svt=eps_svt, eta=eta, K=K, **adaptive_kw)
+        inner = sparse_vector.adaptive_sparse_vector_params(eps_svt=eps_svt, eta=eta, K=K, **adaptive_kw)
     else:
-        inner = sv.sparse_vector_params(eps_svt, eta, K, L, Lstar)
+        inner = sparse_vector.sparse_vector_params(eps_svt, eta, K, L, Lstar)
     return OCONetParams(inner=inner, loss_scale=jnp.asarray(loss_scale, _fdt()))
 
 
@@ -238,11 +226,7 @@ class PotentialOCOParams(NamedTuple):
 
 class PotentialOCOState(NamedTuple):
     x: jax.Array            # (d,) grid point played
-    idx: jax.Array          # int32 its index
-    k: jax.Array            # int32 re-samples so far
-    cum: jax.Array          # (M,) cumulative normalized losses of the grid points
-    logphi_star: jax.Array  # log phi(t*(k)) at the last re-sample
-    svt: SVTState
+    inner: Any              # the potential_experts state over the net (its .x is the grid index)
 
 
 def potential_oco_params(*, eta, eps0, alpha=1.0, s_phi=1.0, K, loss_scale=2.0) -> PotentialOCOParams:
@@ -257,7 +241,9 @@ def potential_oco_params(*, eta, eps0, alpha=1.0, s_phi=1.0, K, loss_scale=2.0) 
 
 @functools.lru_cache(maxsize=None)
 def potential_oco(problem: Problem, m: int) -> Learner:
-    """REAL Algorithm 5 with ``mu`` uniform on the ball (grid quadrature with ``m`` points per axis).
+    """REAL Algorithm 5 with ``mu`` uniform on the ball (grid quadrature with ``m`` points per axis):
+    ``jaxdp.realizable.potential_experts`` over the grid net, losses divided by
+    ``loss_scale`` and clipped to [0, 1] (as ``experts_oco_net`` wraps the sparse-vector experts).
 
     Step form of spec §5.5 (test-then-play, CORRECTED units): after absorbing
     ``l_t``, ``q = (log phi(t*) - log phi(t)) / (s_phi eta)`` is tested by the
@@ -271,36 +257,23 @@ def potential_oco(problem: Problem, m: int) -> Learner:
         raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
     m = check_positive_int("m", m)
     pts_np, _, M = oco_net(problem, m)
+    if M < 2:
+        raise ValueError(f"the net has M={M} point(s); use m >= 2")
     pts = jnp.asarray(pts_np)
-    logM = math.log(M)
+    inner = potential.potential_experts(M)
 
-    def thr(params):
-        return 2.0 * params.alpha / (params.s_phi * params.eta)
+    def inner_params(params):
+        return potential.PotentialParams(eps0=params.eps0, eta=params.eta, K=params.K, alpha=params.alpha,
+                                            s_phi=params.s_phi)
 
     def init(key, params):
-        k_x, k_tau = jax.random.split(key)
-        idx = jax.random.randint(k_x, (), 0, M, dtype=jnp.int32)
-        svt = svt_init(k_tau, thr(params), params.eps0)
-        svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
-        return PotentialOCOState(x=pts[idx], idx=idx, k=jnp.int32(0), cum=jnp.zeros((M,), _fdt()),
-                                 logphi_star=jnp.zeros((), _fdt()), svt=svt)
+        st = inner.init(key, inner_params(params))
+        return PotentialOCOState(x=pts[st.x], inner=st)
 
     def step(key, state, loss, params):
-        k_nu, k_x, k_tau = jax.random.split(key, 3)
-        cum = state.cum + _expert_losses(problem, pts, loss, params.loss_scale)
-        logits = -params.eta * cum
-        logphi = jax.nn.logsumexp(logits) - logM
-        q = (state.logphi_star - logphi) / (params.s_phi * params.eta)
-        svt, top = svt_query(k_nu, state.svt, q, params.eps0)
-        top = top & (state.k < params.K)
-        j = sample_categorical(k_x, logits)
-        idx = jnp.where(top, j, state.idx)
-        k = state.k + top.astype(jnp.int32)
-        restart = top & (k < params.K)
-        svt = _tree_where(restart, svt_restart(k_tau, svt, thr(params), params.eps0), svt)
-        new = PotentialOCOState(x=pts[idx], idx=idx, k=k, cum=cum,
-                                logphi_star=jnp.where(top, logphi, state.logphi_star), svt=svt)
-        return new, {"switched": idx != state.idx, "resamples": top}
+        st, info = inner.step(key, state.inner, _expert_losses(problem, pts, loss, params.loss_scale),
+                              inner_params(params))
+        return PotentialOCOState(x=pts[st.x], inner=st), {"switched": info["switched"], "resamples": info["em_draws"]}
 
     return Learner(init=init, step=step)
 
