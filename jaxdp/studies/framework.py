@@ -36,7 +36,7 @@ import numpy as np
 
 __all__ = [
     "Study", "run_study", "load_results", "summarize", "fit_slopes", "bootstrap_mean_ci", "plot_curves",
-    "StudyResult", "resolve_config", "format_table",
+    "StudyResult", "resolve_config", "format_table", "plot_panels",
 ]
 
 RunFn = Callable[[list, np.ndarray], list]
@@ -446,6 +446,33 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         fig.tight_layout()
         fig.savefig(path)
         plt.close(fig)
+    return path
+
+
+def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *, hue: Optional[str] = None,
+                theory: Optional[Callable[[Any, Any], Mapping[str, Any]]] = None,
+                title: Optional[Callable[[Any], str]] = None, ylabel: Optional[str] = None, width: float = 4.3,
+                **kw) -> pathlib.Path:
+    """One row of :func:`plot_curves` panels, one per value of ``summary[panel]``, saved as one PNG.
+
+    ``theory(value, sub)`` returns the theory curves of the panel whose rows are
+    ``sub``; ``title(value)`` its title.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    values = sorted(summary[panel].unique())
+    fig, axes = plt.subplots(1, len(values), figsize=(width * len(values), 3.8), dpi=110, squeeze=False)
+    for ax, v in zip(axes[0], values):
+        sub = summary[summary[panel] == v]
+        plot_curves(sub, x, y, path=path, hue=hue, ax=ax, theory=theory(v, sub) if theory else None,
+                    title=title(v) if title else f"{panel}={v}", ylabel=ylabel, **kw)
+    fig.tight_layout()
+    path = pathlib.Path(path)
+    fig.savefig(path)
+    plt.close(fig)
     return path
 
 

@@ -19,7 +19,7 @@ from ..experts import (
     bernoulli_experts, experts_problem, ftpl, ftpl_eta, hedge, hedge_eta, shrinking_dartboard,
 )
 from ..registry import register_study
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Study, fit_slopes, plot_panels, summarize
 
 LEARNERS = ("hedge", "dartboard", "ftpl")
 ADVERSARIES = ("noise", "planted", "alternating", "epochs")
@@ -112,25 +112,12 @@ def build(cfg: dict) -> Study:
 
     def plot(df, outdir: pathlib.Path):
         summ = summarize(df, ["learner", "adversary", "d", "T"], ["regret"])
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         paths = []
         for d in sorted(summ["d"].unique()):
-            advs = sorted(summ["adversary"].unique())
-            fig, axes = plt.subplots(1, len(advs), figsize=(4.2 * len(advs), 3.8), dpi=110, squeeze=False)
-            for ax, a in zip(axes[0], advs):
-                s = summ[(summ["d"] == d) & (summ["adversary"] == a)]
-                plot_curves(s, "T", "regret", path=outdir / "unused.png", hue="learner", ax=ax,
-                            theory={"sqrt(T ln d / 2)": lambda T, d=d: np.sqrt(T * math.log(d) / 2)},
-                            title=f"{a}, d={d}", ylabel="realized regret (mean, 95% CI)")
-            fig.tight_layout()
-            p = outdir / f"regret_vs_T_d{d}.png"
-            fig.savefig(p)
-            plt.close(fig)
-            paths.append(p)
+            paths.append(plot_panels(
+                summ[summ["d"] == d], "adversary", "T", "regret", outdir / f"regret_vs_T_d{d}.png", hue="learner",
+                theory=lambda a, sub, d=d: {"sqrt(T ln d / 2)": lambda T: np.sqrt(T * math.log(d) / 2)},
+                title=lambda a, d=d: f"{a}, d={d}", ylabel="realized regret (mean, 95% CI)", width=4.2))
         return paths
 
     return Study(name="hedge-baseline", points=points, seeds=int(cfg["seeds"]), run=run,

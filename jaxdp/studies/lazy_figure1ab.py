@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from ..registry import register_study
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Study, fit_slopes, plot_panels, summarize
 
 LEARNERS = ("l2p_rmw", "dp_ftrl", "nonprivate")
 ADVERSARIES = ("biased", "alternating")
@@ -124,33 +124,30 @@ def build(cfg: dict) -> Study:
         return {"slopes": slopes, "summary": summ}
 
     def plot(df, outdir: pathlib.Path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         summ = summarize(df.assign(regret=np.maximum(df["regret"], 1e-3)),
                          ["learner", "adversary", "panel", "alpha", "T"], ["regret"])
+
+        def theory(panel, alpha):
+            def curves(adversary, s):
+                # each learner's theory exponent, anchored at its first measured point
+                T0 = float(s["T"].min())
+                th = {}
+                for l in sorted(s["learner"].unique()):
+                    y0 = float(s[(s["learner"] == l) & (s["T"] == T0)]["regret_mean"].mean())
+                    b = theory_slope(l, panel, alpha)
+                    th[f"{l} theory T^{b:.2f}"] = lambda T, y0=y0, b=b, T0=T0: y0 * (np.asarray(T) / T0) ** b
+                return th
+
+            return curves
+
         paths = []
         for panel in sorted(summ["panel"].unique()):
             for alpha in sorted(summ["alpha"].unique()):
-                advs = sorted(summ["adversary"].unique())
-                fig, axes = plt.subplots(1, len(advs), figsize=(4.4 * len(advs), 3.8), dpi=110, squeeze=False)
-                for ax, a in zip(axes[0], advs):
-                    s = summ[(summ["panel"] == panel) & (summ["alpha"] == alpha) & (summ["adversary"] == a)]
-                    T0 = float(s["T"].min())
-                    th = {}
-                    for l in sorted(s["learner"].unique()):
-                        y0 = float(s[(s["learner"] == l) & (s["T"] == T0)]["regret_mean"].mean())
-                        b = theory_slope(l, panel, alpha)
-                        th[f"{l} theory T^{b:.2f}"] = lambda T, y0=y0, b=b, T0=T0: y0 * (np.asarray(T) / T0) ** b
-                    plot_curves(s, "T", "regret", path=outdir / "unused.png", hue="learner", ax=ax, theory=th,
-                                title=f"panel ({panel}), alpha={alpha}, {a}", ylabel="regret (mean, 95% CI)")
-                fig.tight_layout()
-                p = outdir / f"figure1{panel}_alpha{alpha}.png"
-                fig.savefig(p)
-                plt.close(fig)
-                paths.append(p)
+                s = summ[(summ["panel"] == panel) & (summ["alpha"] == alpha)]
+                paths.append(plot_panels(
+                    s, "adversary", "T", "regret", outdir / f"figure1{panel}_alpha{alpha}.png", hue="learner",
+                    theory=theory(panel, alpha), title=lambda a, panel=panel, alpha=alpha:
+                    f"panel ({panel}), alpha={alpha}, {a}", ylabel="regret (mean, 95% CI)", width=4.4))
         return paths
 
     return Study(name="lazy-figure1ab", points=points, seeds=int(cfg["seeds"]), run=run,
