@@ -118,6 +118,18 @@ def test_conformance_experts_oco_net():
     assert np.all(out["em_draws"] <= plan.params["K"])
 
 
+def test_conformance_experts_oco_net_adaptive():
+    prob = squared_problem(1, 1.0)
+    base = dict(eps_svt=2.0, eta=0.5, K=4, L=0.0, L_offset=2.0, Lbar0=1.0, zeta_scale=0.5, margin=-1.0,
+                max_doublings=3, adaptive=True)
+    params = [experts_oco_net_params(**base), experts_oco_net_params(**dict(base, eta=0.2, L_offset=4.0))]
+    out = check_learner(experts_oco_net(prob, 16, adaptive=True), adv_smooth_realizable(1), prob, params,
+                        smooth_realizable_params(1.0, 0.0), loss_range=4.5)
+    # Alg. 2 restarts Alg. 1 (K draws each) after every doubling of the L* estimate
+    assert np.all(out["doublings"] <= 3)
+    assert np.all(out["em_draws"] <= 4 * (out["doublings"] + 1))
+
+
 def test_conformance_potential_oco():
     prob = squared_problem(2, 1.0)
     plan = plan_potential_oco(eps=4.0, T=64, d=2, mode="rate", lipschitz=2.0, m=8)

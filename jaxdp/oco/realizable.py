@@ -125,7 +125,6 @@ def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner
 def experts_oco_net_params(*, eps_svt, eta, K, L, Lstar=0.0, loss_scale=2.0, adaptive: bool = False,
                            **adaptive_kw) -> OCONetParams:
     """Validated :class:`OCONetParams` (``L`` is the SVT threshold, in normalized loss units)."""
-
     check_positive("loss_scale", loss_scale)
     if adaptive:
         inner = sparse_vector.adaptive_sparse_vector_params(eps_svt=eps_svt, eta=eta, K=K, **adaptive_kw)
