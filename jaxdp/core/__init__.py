@@ -2,13 +2,17 @@
 
 Knows nothing about any paper (DESIGN.md layer 1)."""
 from .types import Adversary, Learner, Problem
-from .simulate import checkpoint_rounds, monte_carlo, seed_keys, shard_seeds, simulate
+from .simulate import (
+    carry_bytes, checkpoint_rounds, monte_carlo, process_local, rollout, seed_keys, seed_tile, shard_seeds, simulate,
+)
+from .accumulate import Compensated, comp_add, comp_total, comp_zeros, kahan_add
 from .random import bernoulli_bits, bernoulli_half, log_uniform, sample_categorical, sample_categorical_gumbel
 from . import validation
 
 __all__ = [
     "Adversary", "Learner", "Problem",
-    "simulate", "monte_carlo", "checkpoint_rounds", "seed_keys", "shard_seeds",
+    "rollout", "simulate", "monte_carlo", "process_local", "checkpoint_rounds", "seed_keys", "shard_seeds",
+    "carry_bytes", "seed_tile", "Compensated", "comp_add", "comp_total", "comp_zeros", "kahan_add",
     "sample_categorical", "sample_categorical_gumbel", "bernoulli_half", "bernoulli_bits", "log_uniform",
     "validation",
 ]

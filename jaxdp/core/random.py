@@ -50,6 +50,7 @@ def sample_from_weights(key: jax.Array, w: jax.Array, total: jax.Array | None = 
     that have the sum, but the draw uses the cumulative sums' own totals.
     """
     del total
+    w = jax.lax.stop_gradient(w)  # the index is discrete: no gradient flows through the draw
     d = w.shape[-1]
     r = jax.random.uniform(key, w.shape[:-1], dtype=w.dtype)
     if d <= 32:

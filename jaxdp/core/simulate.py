@@ -1,40 +1,57 @@
-"""``simulate``: many seeds of an online learner against an oblivious adversary
-in one compiled call; ``monte_carlo``: the same for one-shot estimators.
+"""The engine: ``rollout`` (one seed, pure), ``simulate`` (many seeds, a host-side
+driver) and ``monte_carlo`` (the same for one-shot estimators).
 
-Structure (spec §1.3, DESIGN.md)::
+Structure (DESIGN.md)::
 
-    vmap over grid points (params, adv_params, T)          # optional
-      vmap over seeds (keys), sharded over local devices
-        scan over blocks (only if learner.block_size > 1)
-          scan over rounds t < T_max, masked by the traced horizon T
+    simulate / monte_carlo (host: validate, pad, shard, gather to NumPy)
+      shard_map over the devices of every process (the seed axis; grid points x seeds when batched)
+        scan over tiles of seeds (sized so a tile's carried state stays in cache)
+          vmap over the seeds of a tile
+            rollout: scan over blocks (only if learner.block_size > 1)
+              scan over rounds t < T_max, masked by the traced horizon T
 
+* :func:`rollout` is the library's pure entry point: a jittable, vmappable,
+  exportable function of one key. ``simulate`` is built on it and returns
+  the same numbers bit for bit.
 * The horizon ``T`` is traced: one compilation serves every ``T <= T_max``.
 * Nothing of size ``T x d`` is stored: losses come from the adversary's
   counter-based key, the comparator from sufficient statistics, and the
   regret trace only at ``n_checkpoints`` log-spaced rounds. Peak memory does
   not depend on ``T``.
-* Scalar accumulators use Kahan summation, so float32 totals stay accurate to
-  ~1 ulp at ``T = 10^7``.
+* Scalar accumulators use Kahan summation (``jaxdp.core.accumulate``), so
+  float32 totals stay accurate to a few ulps at ``T = 10^7``.
+* Multi-process: under ``jax.distributed`` the seed axis spans
+  ``jax.devices()`` (every process's devices); each process computes only
+  its share and the results are all-gathered, so every process gets the same
+  arrays, bit-identical to a one-process run. :func:`process_local` restricts
+  a block of code to this process's devices (no collectives).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
-from typing import Any, Optional
+import math
+from typing import Any, Iterator, Optional, Sequence, Union
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
+from .accumulate import kahan_add
 from .types import Adversary, Learner, Problem
 from .validation import check_positive_int
 
 __all__ = [
+    "rollout",
     "simulate",
     "monte_carlo",
     "checkpoint_rounds",
     "seed_keys",
     "shard_seeds",
+    "process_local",
+    "seed_tile",
 ]
 
 
@@ -59,6 +76,9 @@ def seed_keys(seed: int, seeds: Any) -> jax.Array:
     every learner run at that index faces the same adversary sequence.
     ``seeds`` is an int (``range(seeds)``) or an array of indices.
     """
+    if np.ndim(seeds) == 0 and (np.asarray(seeds).dtype == np.bool_
+                                or not np.issubdtype(np.asarray(seeds).dtype, np.integer) or int(seeds) < 0):
+        raise ValueError(f"seeds must be a count >= 0 or an array of seed indices, got {seeds!r}")
     idx = np.arange(seeds) if np.ndim(seeds) == 0 else np.asarray(seeds)
     if idx.size and (idx.min() < 0 or not np.issubdtype(idx.dtype, np.integer)):
         raise ValueError(f"seeds must be non-negative integers, got {seeds!r}")
@@ -66,30 +86,50 @@ def seed_keys(seed: int, seeds: Any) -> jax.Array:
     return jax.vmap(lambda i: jax.random.fold_in(base, i))(jnp.asarray(idx, dtype=jnp.uint32))
 
 
-def _kahan_add(s, c, x):
-    y = x - c
-    t = s + y
-    c = (t - s) - y
-    return t, c
-
-
 def _tree_where(pred, a, b):
     return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
-
-
-def _zeros_like_struct(tree):
-    return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), tree)
 
 
 def _acc_dtype(x):
     return jnp.int32 if (x.dtype == jnp.bool_ or jnp.issubdtype(x.dtype, jnp.integer)) else jnp.result_type(float)
 
 
+def _check_engine_objects(learner, adversary, problem):
+    if not isinstance(learner, Learner):
+        raise TypeError(f"learner must be a jaxdp Learner, got {type(learner).__name__}")
+    if not isinstance(adversary, Adversary):
+        raise TypeError(f"adversary must be a jaxdp Adversary, got {type(adversary).__name__}")
+    if not isinstance(problem, Problem):
+        raise TypeError(f"problem must be a jaxdp Problem, got {type(problem).__name__}")
+
+
+def _check_T_max(T_max) -> int:
+    T_max = check_positive_int("T_max", T_max)
+    if T_max >= 2**31 - 1:
+        raise ValueError(f"T_max must be < 2**31 - 1, got {T_max}")
+    return T_max
+
+
+def _resolve_checkpoints(T_max: int, checkpoints) -> tuple:
+    """``checkpoints``: an int (that many log-spaced rounds) or a sequence of rounds in ``[1, T_max]``."""
+    if isinstance(checkpoints, (int, np.integer)) and not isinstance(checkpoints, bool):
+        return tuple(int(r) for r in checkpoint_rounds(T_max, int(checkpoints)))
+    try:
+        r = np.asarray(checkpoints)
+    except Exception:  # noqa: BLE001
+        r = np.asarray([None])
+    if r.ndim != 1 or r.size == 0 or not np.issubdtype(r.dtype, np.integer) or r.min() < 1 or r.max() > T_max:
+        raise ValueError(f"checkpoints must be a positive int (a number of log-spaced rounds) or a non-empty "
+                         f"sequence of rounds in [1, T_max={T_max}], got {checkpoints!r}")
+    return tuple(int(v) for v in np.unique(r))
+
+
 # --------------------------------------------------------------------------- one run
 
 
-def _simulate_one(learner: Learner, adversary: Adversary, problem: Problem, T_max: int, ckpts: tuple,
+def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_max: int, ckpts: tuple,
                   params, adv_params, key, T):
+    """The engine's pure core: one seed (unvalidated; see :func:`rollout`)."""
     k_learn, k_adv, k_init, k_block = jax.random.split(key, 4)
     ls = learner.init(k_init, params)
     a_state = adversary.init(k_adv, adv_params)
@@ -136,10 +176,10 @@ def _simulate_one(learner: Learner, adversary: Adversary, problem: Problem, T_ma
         # the learner's state past T is never read (only masked metrics are
         # returned), so it is not masked: that saves a pass over the state
         ls = ls_new
-        loss_acc = _kahan_add(*m["loss"], jnp.where(active, incurred, 0.0))
+        loss_acc = kahan_add(*m["loss"], jnp.where(active, incurred, 0.0))
         if has_exp:
             e = jnp.asarray(info["expected_loss"], fdt)
-            exp_acc = _kahan_add(*m["exp"], jnp.where(active, e, 0.0))
+            exp_acc = kahan_add(*m["exp"], jnp.where(active, e, 0.0))
         else:
             exp_acc = m["exp"]
         info_acc = jax.tree_util.tree_map(
@@ -213,7 +253,111 @@ def _simulate_one(learner: Learner, adversary: Adversary, problem: Problem, T_ma
     return out
 
 
-# --------------------------------------------------------------------------- batching & sharding
+_simulate_one = _rollout_impl  # the historical name (tests/conformance.py)
+
+
+def rollout(
+    learner: Learner,
+    adversary: Adversary,
+    problem: Problem,
+    params: Any,
+    adv_params: Any,
+    key: jax.Array,
+    T: Any,
+    *,
+    T_max: Optional[int] = None,
+    checkpoints: Union[int, Sequence[int]] = 24,
+) -> dict[str, jax.Array]:
+    """One run of ``learner`` against ``adversary``: the engine's pure core.
+
+    A pure function of its arguments, with no host work: it can be wrapped in
+    ``jax.jit``, ``jax.vmap`` (over keys, parameters or horizons),
+    ``jax.export`` or, for a learner that is smooth in a hyperparameter,
+    ``jax.grad``. :func:`simulate` is ``rollout`` vmapped over seeds, tiled
+    and sharded, and returns the same numbers bit for bit::
+
+        run = jax.jit(jax.vmap(lambda k: rollout(learner, adv, prob, params, adv_params, k, T, T_max=T_max)))
+        out = run(seed_keys(0, 1024))
+
+    Args:
+      learner, adversary, problem: the engine objects (``jaxdp.core.types``).
+      params, adv_params: the learner's and the adversary's parameter pytrees (may be traced).
+      key: one typed PRNG key (``jax.random.key``; consumed). The adversary's
+        stream is split from it, so equal keys give equal loss sequences
+        across learners.
+      T: the horizon, ``1 <= T <= T_max`` (may be traced; rounds ``t >= T`` are masked).
+      T_max: static scan length (default: ``T``, which must then be a concrete int).
+      checkpoints: static; an int (that many log-spaced rounds,
+        :func:`checkpoint_rounds`) or a sequence of rounds in ``[1, T_max]``.
+
+    Returns:
+      dict of arrays: ``T``; ``loss`` (realized, ``sum_t l_t(x_t)``);
+      ``best_loss`` (``min_x sum_t l_t(x)``); ``regret`` (their difference);
+      ``regret_ckpt`` (regret after each checkpoint round, NaN beyond ``T``);
+      with a learner reporting ``expected_loss``: ``expected_loss``,
+      ``expected_regret`` and ``expected_regret_ckpt``; every other counter the
+      learner reports, summed over the active rounds (``switched`` is
+      reported as ``switches``).
+    """
+    _check_engine_objects(learner, adversary, problem)
+    if not (isinstance(key, jax.Array) and jnp.issubdtype(key.dtype, jax.dtypes.prng_key)):
+        raise TypeError("key must be one typed PRNG key (jax.random.key), "
+                        f"got {type(key).__name__} with dtype {getattr(key, 'dtype', None)}")
+    if key.ndim != 0:
+        raise ValueError(f"key must be a single key (shape ()); vmap rollout over a batch of keys, got shape {key.shape}")
+    concrete_T = None
+    if not isinstance(T, jax.core.Tracer):
+        T_np = np.asarray(T)
+        if T_np.ndim != 0 or not np.issubdtype(T_np.dtype, np.integer) or int(T_np) < 1:
+            raise ValueError(f"T must be a positive integer, got {T!r}")
+        concrete_T = int(T_np)
+    if T_max is None:
+        if concrete_T is None:
+            raise ValueError("T_max is required when T is traced (the static scan length)")
+        T_max = concrete_T
+    T_max = _check_T_max(T_max)
+    if concrete_T is not None and concrete_T > T_max:
+        raise ValueError(f"T must be <= T_max={T_max}, got {concrete_T}")
+    ckpts = _resolve_checkpoints(T_max, checkpoints)
+    return _rollout_impl(learner, adversary, problem, T_max, ckpts, params, adv_params, key, T)
+
+
+# --------------------------------------------------------------------------- devices and processes
+
+
+_PROCESS_LOCAL: contextvars.ContextVar[bool] = contextvars.ContextVar("jaxdp_process_local", default=False)
+
+
+@contextlib.contextmanager
+def process_local() -> Iterator[None]:
+    """Within this block, ``simulate`` and ``monte_carlo`` use this process's devices only.
+
+    Under ``jax.distributed`` they otherwise spread the seeds over every
+    process's devices and all-gather the results, which is a collective: every
+    process must make the same call. Code that gives different processes
+    different work (a study's chunks, say) runs its calls under
+    ``process_local()``: each process then computes all the seeds of its own
+    call on its own devices and never waits for the others. Results are the
+    same either way, bit for bit. Outside ``jax.distributed`` this changes nothing.
+    """
+    token = _PROCESS_LOCAL.set(True)
+    try:
+        yield
+    finally:
+        _PROCESS_LOCAL.reset(token)
+
+
+def _is_global() -> bool:
+    return jax.process_count() > 1 and not _PROCESS_LOCAL.get()
+
+
+def _engine_mesh() -> Optional[Mesh]:
+    """The mesh the engine shards seeds over: every process's devices under
+    ``jax.distributed`` (unless :func:`process_local`), else the local ones."""
+    devs = jax.devices() if _is_global() else jax.local_devices()
+    if len(devs) <= 1:
+        return None
+    return Mesh(np.asarray(devs), ("seeds",))
 
 
 def _mesh() -> Optional[Mesh]:
@@ -224,10 +368,11 @@ def _mesh() -> Optional[Mesh]:
 
 
 def shard_seeds(x, axis: int = 0):
-    """Place ``x`` (a pytree) with its ``axis`` split over all local devices.
+    """Place ``x`` (a pytree) with its ``axis`` split over this process's local devices.
 
-    No-op on one device. The axis length must be a multiple of the device
-    count (``simulate`` and ``monte_carlo`` pad to ensure it).
+    No-op on one device. The axis length must be a multiple of the local
+    device count (``_pad_axis`` pads to ensure it). For custom drivers;
+    ``simulate`` and ``monte_carlo`` shard over the global mesh themselves.
     """
     mesh = _mesh()
     if mesh is None:
@@ -251,13 +396,139 @@ def _pad_axis(keys, axis: int):
     return keys, n
 
 
+def _put(x, mesh: Optional[Mesh], spec) -> Any:
+    """Place one array on ``mesh`` with ``spec`` (a no-op without a mesh)."""
+    if mesh is None:
+        return x
+    sharding = NamedSharding(mesh, spec)
+    if mesh.is_multi_process:
+        # every process holds the same host value; each contributes its devices' slices
+        host = np.asarray(x)
+        return jax.make_array_from_callback(host.shape, sharding, lambda idx: host[idx])
+    return jax.device_put(x, sharding)
+
+
+def _replicate(tree, mesh: Optional[Mesh]):
+    if mesh is None:
+        return tree
+    return jax.tree_util.tree_map(lambda a: _put(jnp.asarray(a), mesh, P()), tree)
+
+
+def _to_host(tree, mesh: Optional[Mesh]):
+    if mesh is not None and mesh.is_multi_process:
+        from jax.experimental import multihost_utils
+
+        return multihost_utils.process_allgather(tree, tiled=True)
+    return jax.tree_util.tree_map(np.asarray, tree)
+
+
+# --------------------------------------------------------------------------- seed tiles
+
+
+# Bytes of carried state per device that a tile of seeds may occupy. The scan
+# over rounds reads and writes the whole carry every round; once the carry of
+# a batch outgrows the cache, every round streams it from main memory and
+# throughput falls (benchmarks/SCALING.md). CPU: a share of the L2 cache;
+# GPU: of the L2 cache (50 MB on an H100); TPU: of VMEM. Below the minimum tile
+# the per-iteration overhead of the scan dominates.
+_TILE_BUDGET = {"cpu": 2 * 2**20, "gpu": 32 * 2**20, "cuda": 32 * 2**20, "rocm": 32 * 2**20, "tpu": 16 * 2**20}
+_TILE_MIN = {"cpu": 32, "gpu": 4096, "cuda": 4096, "rocm": 4096, "tpu": 1024}
+
+
+def _leaf_bytes(s) -> int:
+    if jnp.issubdtype(s.dtype, jax.dtypes.prng_key):
+        return math.prod(s.shape) * 8  # a threefry key: two uint32 words
+    return math.prod(s.shape) * np.dtype(s.dtype).itemsize
+
+
+def _tree_bytes(tree) -> int:
+    return int(sum(_leaf_bytes(s) for s in jax.tree_util.tree_leaves(tree)))
+
+
+def carry_bytes(learner: Learner, adversary: Adversary, problem: Problem, params: Any, adv_params: Any) -> int:
+    """Bytes of state one seed carries from round to round (learner, adversary, comparator statistics)."""
+    def init(key):
+        k1, k2 = jax.random.split(key)
+        ls = learner.init(k1, params)
+        a = adversary.init(k2, adv_params)
+        loss0 = adversary.loss(a, jnp.int32(0))
+        return ls, a, problem.stats_init(loss0), loss0
+
+    shapes = jax.eval_shape(init, jax.random.key(0))
+    return _tree_bytes(shapes)
+
+
+def seed_tile(carry: int, platform: Optional[str] = None) -> int:
+    """The tile size ``simulate`` uses for seeds that carry ``carry`` bytes each on ``platform``
+    (default: the default backend): the largest power of two whose tile's carry fits the
+    platform's cache budget, at least the platform's minimum tile."""
+    platform = (platform or jax.default_backend()).lower()
+    budget = _TILE_BUDGET.get(platform, _TILE_BUDGET["gpu"])
+    lo = _TILE_MIN.get(platform, _TILE_MIN["gpu"])
+    n = max(1, budget // max(1, int(carry)))
+    return max(lo, 1 << (n.bit_length() - 1))
+
+
+def _tiled(vf, xs, tile: int):
+    """``vf`` (vmapped) over the leading axis of ``xs`` in ``len / tile`` sequential tiles."""
+    n = jax.tree_util.tree_leaves(xs)[0].shape[0]
+    if tile >= n:
+        return vf(*xs)
+    n_tiles = n // tile
+    xs_t = jax.tree_util.tree_map(lambda a: a.reshape((n_tiles, tile) + a.shape[1:]), xs)
+    out = jax.lax.map(lambda x: vf(*x), xs_t)
+    return jax.tree_util.tree_map(lambda a: a.reshape((n,) + a.shape[2:]), out)
+
+
+def _layout(n_items: int, n_dev: int, tile: int) -> tuple[int, int]:
+    """``(tile, padded item count)``: each device gets ``n_tiles`` equal tiles of at most ``tile`` items."""
+    per_dev = -(-n_items // n_dev)
+    n_tiles = -(-per_dev // tile)
+    t = -(-per_dev // n_tiles)
+    return t, n_dev * n_tiles * t
+
+
+# --------------------------------------------------------------------------- compiled engines
+
+
 @functools.lru_cache(maxsize=256)
 def _compiled(learner: Learner, adversary: Adversary, problem: Problem, T_max: int, ckpts: tuple, grid: bool):
-    one = functools.partial(_simulate_one, learner, adversary, problem, T_max, ckpts)
+    """``jit(vmap(rollout))`` over seeds (and grid points): no tiles, no sharding (benchmark helper)."""
+    one = functools.partial(_rollout_impl, learner, adversary, problem, T_max, ckpts)
     f = jax.vmap(one, in_axes=(None, None, 0, None))  # over seeds
     if grid:
         f = jax.vmap(f, in_axes=(0, 0, 0, 0))  # over grid points
     return jax.jit(f)
+
+
+def _shard(local, mesh: Optional[Mesh], n_replicated: int):
+    """``jit(local)``; with a mesh, ``local`` runs per device on its slice of the last argument."""
+    if mesh is None:
+        return jax.jit(local)
+    specs = (P(),) * n_replicated + (P("seeds"),)
+    return jax.jit(jax.shard_map(local, mesh=mesh, in_specs=specs, out_specs=P("seeds"), check_vma=False))
+
+
+@functools.lru_cache(maxsize=256)
+def _engine(learner: Learner, adversary: Adversary, problem: Problem, T_max: int, ckpts: tuple, grid: bool,
+            tile: int, mesh: Optional[Mesh], impl):
+    """The compiled simulate: ``f(params, adv_params, T, (key_data, grid_index))`` over flat items."""
+
+    def local(params, adv_params, T, xs):
+        kd, gidx = xs
+        keys = jax.random.wrap_key_data(kd, impl=impl)
+        if grid:
+            def one(k, g):
+                pick = functools.partial(jax.tree_util.tree_map, lambda a: a[g])
+                return _rollout_impl(learner, adversary, problem, T_max, ckpts, pick(params), pick(adv_params), k,
+                                     T[g])
+            return _tiled(jax.vmap(one), (keys, gidx), tile)
+
+        def one(k):
+            return _rollout_impl(learner, adversary, problem, T_max, ckpts, params, adv_params, k, T)
+        return _tiled(jax.vmap(one), (keys,), tile)
+
+    return _shard(local, mesh, 3)
 
 
 def _check_keys(keys, grid: bool):
@@ -268,6 +539,12 @@ def _check_keys(keys, grid: bool):
     want = 2 if grid else 1
     if keys.ndim != want:
         raise ValueError(f"keys must have {want} dimension(s) ({'grid x seeds' if grid else 'seeds'}), got shape {keys.shape}")
+
+
+def _check_tile(tile):
+    if tile is None:
+        return None
+    return check_positive_int("tile", tile)
 
 
 def simulate(
@@ -282,8 +559,14 @@ def simulate(
     T_max: Optional[int] = None,
     n_checkpoints: int = 24,
     grid: bool = False,
+    tile: Optional[int] = None,
 ) -> dict[str, np.ndarray]:
     """Run ``learner`` against ``adversary`` for many seeds in one compiled call.
+
+    ``simulate`` is the convenient host-side driver around :func:`rollout`
+    (the pure core, for use inside your own ``jit``/``vmap``/``export``):
+    it validates, pads, tiles and shards the seeds, and returns NumPy arrays
+    equal bit for bit to ``jax.vmap(rollout)``.
 
     Args:
       learner, adversary, problem: the engine objects (``jaxdp.core.types``).
@@ -300,6 +583,11 @@ def simulate(
       n_checkpoints: number of log-spaced rounds at which regret is recorded.
       grid: vmap over a leading grid axis of ``params``, ``adv_params``, ``T``
         and ``keys``.
+      tile: seeds per tile (per device). Each device runs its seeds in
+        sequential tiles of at most ``tile`` seeds, so that the state a tile
+        carries from round to round stays in cache. Default: from the carried
+        state's bytes (:func:`carry_bytes`, :func:`seed_tile`). Results do not
+        depend on it.
 
     Returns:
       dict of NumPy arrays with leading axes ``(S,)`` or ``(G, S)``:
@@ -308,17 +596,15 @@ def simulate(
       counter the learner reports (summed over rounds), ``regret_ckpt`` at
       rounds ``checkpoint_rounds`` (also returned), NaN beyond ``T``.
 
-    Regret is ``sum_t l_t(x_t) - min_x sum_t l_t(x)`` (spec §0.3).
-    Seeds are sharded over all local devices (``jax.sharding``); the results
-    are bit-identical to a single-device run.
+    Regret is ``sum_t l_t(x_t) - min_x sum_t l_t(x)``.
+    Seeds (grid points x seeds with ``grid=True``) are sharded over all
+    devices: under ``jax.distributed`` those of every process (each process
+    computes its share; every process gets all results), unless inside
+    :func:`process_local`. Results are bit-identical to a single-device run.
     """
-    if not isinstance(learner, Learner):
-        raise TypeError(f"learner must be a jaxdp Learner, got {type(learner).__name__}")
-    if not isinstance(adversary, Adversary):
-        raise TypeError(f"adversary must be a jaxdp Adversary, got {type(adversary).__name__}")
-    if not isinstance(problem, Problem):
-        raise TypeError(f"problem must be a jaxdp Problem, got {type(problem).__name__}")
+    _check_engine_objects(learner, adversary, problem)
     _check_keys(keys, grid)
+    tile = _check_tile(tile)
     T_arr = np.asarray(T)
     if grid:
         if T_arr.ndim != 1 or T_arr.shape[0] != keys.shape[0]:
@@ -331,11 +617,9 @@ def simulate(
         raise ValueError(f"T must be a positive integer, got {T!r}")
     if T_max is None:
         T_max = int(T_arr.max())
-    T_max = check_positive_int("T_max", T_max)
+    T_max = _check_T_max(T_max)
     if T_arr.max() > T_max:
         raise ValueError(f"T must be <= T_max={T_max}, got {int(T_arr.max())}")
-    if T_max >= 2**31 - 1:
-        raise ValueError(f"T_max must be < 2**31 - 1, got {T_max}")
     ckpts = tuple(int(r) for r in checkpoint_rounds(T_max, n_checkpoints))
     if grid:
         G = keys.shape[0]
@@ -345,37 +629,69 @@ def simulate(
                     raise ValueError(f"with grid=True every leaf of {name} needs a leading axis of length {G}, "
                                      f"got shape {np.shape(leaf)}")
 
-    fn = _compiled(learner, adversary, problem, T_max, ckpts, grid)
-    axis = 1 if grid else 0
-    # keys are not consumed: the same keys reproduce the same runs (common random numbers)
-    keys_p, n = _pad_axis(jax.random.clone(keys), axis)
-    keys_p = shard_seeds(keys_p, axis)
-    out = fn(params, adv_params, keys_p, jnp.asarray(T_arr, jnp.int32))
-    res = {k: np.asarray(v) for k, v in out.items()}
-    res = {k: (v[:, :n] if grid else v[:n]) for k, v in res.items()}
+    mesh = _engine_mesh()
+    n_dev = 1 if mesh is None else mesh.size
+    if tile is None:
+        one_p = jax.tree_util.tree_map(lambda a: a[0], (params, adv_params)) if grid else (params, adv_params)
+        platform = (mesh.devices.flat[0] if mesh is not None else jax.local_devices()[0]).platform
+        tile = seed_tile(carry_bytes(learner, adversary, problem, *one_p), platform)
+    S = keys.shape[-1]
+    n_items = keys.size
+    tile_eff, n_pad = _layout(n_items, n_dev, tile)
+    # keys are not consumed: their data is copied, so the same keys reproduce the same runs
+    kd = np.asarray(jax.random.key_data(keys)).reshape((n_items,) + tuple(jax.random.key_data(keys).shape[keys.ndim:]))
+    gidx = np.repeat(np.arange(keys.shape[0], dtype=np.int32), S) if grid else np.zeros(n_items, np.int32)
+    idx = np.concatenate([np.arange(n_items), np.zeros(n_pad - n_items, np.int64)])
+    xs = (_put(kd[idx], mesh, P("seeds")), _put(gidx[idx], mesh, P("seeds")))
+    fn = _engine(learner, adversary, problem, T_max, ckpts, grid, tile_eff, mesh, jax.random.key_impl(keys))
+    p_rep, a_rep, T_rep = _replicate((params, adv_params, jnp.asarray(T_arr, jnp.int32)), mesh)
+    out = _to_host(fn(p_rep, a_rep, T_rep, xs), mesh)
+    res = {}
+    for k, v in out.items():
+        v = np.asarray(v)[:n_items]
+        res[k] = v.reshape(keys.shape + v.shape[1:])
     res["checkpoint_rounds"] = np.asarray(ckpts)
     return res
 
 
 @functools.lru_cache(maxsize=256)
 def _compiled_mc(fn, n_args: int):
+    """``jit(vmap(fn))`` over keys: no sharding (benchmark helper)."""
     return jax.jit(jax.vmap(fn, in_axes=(0,) + (None,) * n_args))
+
+
+@functools.lru_cache(maxsize=256)
+def _engine_mc(fn, n_args: int, mesh: Optional[Mesh], impl):
+    def local(*a):
+        args, kd = a[:-1], a[-1]
+        keys = jax.random.wrap_key_data(kd, impl=impl)
+        return jax.vmap(fn, in_axes=(0,) + (None,) * n_args)(keys, *args)
+
+    return _shard(local, mesh, n_args)
 
 
 def monte_carlo(fn, keys: jax.Array, *args: Any) -> Any:
     """Evaluate a one-shot estimator ``fn(key, *args)`` for every key, in one call.
 
     ``fn`` must be a pure function of the key and ``args`` (e.g. sample a
-    dataset, fit a private estimator, evaluate its excess loss; spec §1.6).
-    The keys (``(S,)``) are sharded over local devices; ``args`` are shared by
-    all seeds. Returns ``fn``'s output pytree with a leading axis of length S,
-    as NumPy arrays. ``fn`` is compiled once per argument shapes (cached by the
-    identity of ``fn``: pass the same function object to reuse it).
+    dataset, fit a private estimator, evaluate its excess loss). The keys
+    (``(S,)``) are sharded over all devices — under ``jax.distributed`` those
+    of every process, each computing its share, unless inside
+    :func:`process_local` — and ``args`` are shared by all seeds. Returns
+    ``fn``'s output pytree with a leading axis of length S, as NumPy arrays,
+    the same on every process and bit-identical to a one-device run. ``fn``
+    is compiled once per argument shapes (cached by the identity of ``fn``:
+    pass the same function object to reuse it). The keys are not consumed.
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     _check_keys(keys, False)
-    f = _compiled_mc(fn, len(args))
-    keys_p, n = _pad_axis(jax.random.clone(keys), 0)
-    out = f(shard_seeds(keys_p, 0), *args)
-    return jax.tree_util.tree_map(lambda v: np.asarray(v)[:n], out)
+    mesh = _engine_mesh()
+    n_dev = 1 if mesh is None else mesh.size
+    n = keys.shape[0]
+    n_pad = -(-n // n_dev) * n_dev
+    kd = np.asarray(jax.random.key_data(keys))
+    idx = np.concatenate([np.arange(n), np.zeros(n_pad - n, np.int64)])
+    f = _engine_mc(fn, len(args), mesh, jax.random.key_impl(keys))
+    out = f(*_replicate(tuple(args), mesh), _put(kd[idx], mesh, P("seeds")))
+    return jax.tree_util.tree_map(lambda v: np.asarray(v)[:n], _to_host(out, mesh))
