@@ -1,6 +1,7 @@
 """Registries behind the command line: studies, planners and audits.
 
-Modules register themselves at import time with the decorators below;
+``Plan`` is defined in ``jaxdp.accounting.plan`` and re-exported here. Modules register
+themselves at import time with the decorators below;
 ``load_all()`` imports every subpackage so the CLI sees all of them. A module
 owns its entries; nothing here knows about any paper.
 """
@@ -15,57 +16,6 @@ __all__ = [
     "Plan", "PLANNERS", "STUDIES", "AUDITS", "register_planner", "register_study", "register_audit",
     "get_planner", "get_study", "get_audit", "load_all", "PLAN_MODES",
 ]
-
-PLAN_MODES = ("paper", "certified", "rate", "retuned")
-
-
-@dataclasses.dataclass
-class Plan:
-    """What a planner returns: parameters for an algorithm and the privacy they certify.
-
-    * ``params``: name -> value (host floats/ints), ready to build the algorithm's ``Params``.
-    * ``eps``, ``delta``: the requested (nominal) privacy.
-    * ``eps_certified``, ``delta_certified``: what the paper's own privacy
-      statement, with its explicit constants, certifies for ``params``
-      (``inf`` where nothing is certified).
-    * ``mode``: one of ``paper``, ``certified``, ``rate``, ``retuned`` (spec §0.4).
-    * ``conditions``: each side condition of the theorem -> whether it holds.
-    * ``reference``: paper file and theorem, e.g. ``"lazy-private-online-learning.txt Thm 3.10"``.
-    * ``notes``: anything a user must know (degenerate regimes, clipping).
-    """
-
-    algorithm: str
-    mode: str
-    params: dict[str, Any]
-    eps: float
-    delta: float
-    eps_certified: float
-    delta_certified: float
-    conditions: dict[str, bool] = dataclasses.field(default_factory=dict)
-    reference: str = ""
-    notes: list[str] = dataclasses.field(default_factory=list)
-
-    @property
-    def certified(self) -> bool:
-        """The request is certified: every condition holds and the certified (ε, δ) is within the request."""
-        return (all(self.conditions.values()) and self.eps_certified <= self.eps * (1 + 1e-9)
-                and self.delta_certified <= self.delta * (1 + 1e-9) + 1e-300)
-
-    def format(self) -> str:
-        lines = [f"{self.algorithm}  (mode={self.mode})  {self.reference}".rstrip()]
-        lines.append(f"  requested   eps={self.eps:.6g}  delta={self.delta:.3g}")
-        lines.append(f"  certified   eps={self.eps_certified:.6g}  delta={self.delta_certified:.3g}"
-                     f"  -> {'OK' if self.certified else 'NOT certified at the requested level'}")
-        lines.append("  parameters:")
-        for k, v in self.params.items():
-            lines.append(f"    {k:<14} {v:.6g}" if isinstance(v, float) else f"    {k:<14} {v}")
-        if self.conditions:
-            lines.append("  conditions:")
-            for k, v in self.conditions.items():
-                lines.append(f"    [{'x' if v else ' '}] {k}")
-        for n in self.notes:
-            lines.append(f"  note: {n}")
-        return "\n".join(lines)
 
 
 @dataclasses.dataclass
@@ -147,3 +97,8 @@ def get_study(name: str) -> Entry:
 
 def get_audit(name: str) -> Entry:
     return _get(AUDITS, "audit", name)
+
+
+# ``Plan`` lives with the accounting that certifies it (jaxdp.accounting.plan); re-exported here.
+# Imported last: jaxdp.accounting's planners import ``register_planner`` from this module.
+from .accounting.plan import PLAN_MODES, Plan  # noqa: E402

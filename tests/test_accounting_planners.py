@@ -45,13 +45,15 @@ def test_gaussian(eps, delta, T, d):
         assert p.params["noise_sq"] == pytest.approx(d * s * s)
         ez = A.eps_from_rho(T * A.gaussian_zcdp(3.0, s), delta)
         edr = T * A.gaussian_eps_dr(3.0, s, delta / T)
-        assert p.eps_certified == pytest.approx(min(ez, edr), rel=1e-12)
+        exact = A.gaussian_eps_exact(3.0 * math.sqrt(T), s, delta)      # T Gaussians = one, sensitivity sqrt(T)Δ
+        # the ledger's certificate is the exact Gaussian profile: never above zCDP / Dwork-Roth, never below exact
+        assert exact * (1 - 1e-9) - 1e-12 <= p.eps_certified <= min(ez, edr) * (1 + 1e-9)
+        assert p.eps_certified == pytest.approx(exact, rel=1e-8, abs=1e-10)
         if mode == "paper":
             assert s == pytest.approx(2 * 3.0 * math.sqrt(math.log(2 * T / delta)) * T / eps, rel=1e-12)
         if mode == "certified":
             assert p.certified and all(p.conditions.values())
-            assert min(ez, edr) <= eps * (1 + 1e-9)
-            # and it is not wasteful: the zCDP σ is the exact Bun–Steinke calibration (or DR is smaller)
+            # and it is not wasteful: σ is at most the Bun–Steinke calibration (the accountant's is smaller)
             assert s <= 3.0 * math.sqrt(T / (2 * A.rho_from_eps_delta(eps, delta))) * (1 + 1e-12)
     if eps / T < 1:
         p = A.plan_gaussian(eps=eps, delta=delta, T=T, d=d, mode="certified", method="dr")
@@ -69,7 +71,8 @@ def test_tree_aggregation(eps, delta, T, d):
         s, H = p.params["sigma"], p.params["H"]
         assert H == math.floor(math.log2(T)) + 1
         rho = (2 * 0.5) ** 2 * H / (2 * s * s)                           # replace-one: Δ = 2L sqrt(H)
-        assert p.eps_certified == pytest.approx(A.eps_from_rho(rho, delta), rel=1e-12)
+        exact = A.gaussian_eps_exact(2 * 0.5 * math.sqrt(H), s, delta)
+        assert exact * (1 - 1e-9) - 1e-12 <= p.eps_certified <= A.eps_from_rho(rho, delta) * (1 + 1e-9)
         assert p.params["noise_sq_max"] == pytest.approx(H * d * s * s)
         if mode != "rate":
             assert p.certified and s == pytest.approx(0.5 * math.sqrt(2 * H / A.rho_from_eps_delta(eps, delta)))
@@ -96,10 +99,11 @@ def test_advanced_composition(eps, delta, T):
         p = A.plan_advanced_composition(eps=eps, delta=delta, T=T, mode=mode)
         e0, d0 = p.params["eps_step"], p.params["delta_step"]
         assert T * d0 + p.params["delta_slack"] == pytest.approx(delta)
-        assert p.eps_certified == pytest.approx(A.eps_composed_best(e0, d0, T, delta), rel=1e-12)
+        assert p.eps_certified <= A.eps_composed_best(e0, d0, T, delta) * (1 + 1e-9)
+        assert p.eps_certified >= A.eps_optimal_homogeneous(e0, d0, T, delta) * (1 - 1e-9) if T <= 1000 else True
         if mode == "paper":
             assert e0 == pytest.approx(eps / (2 * math.sqrt(2 * T * math.log(2 / delta))))
-            assert p.conditions == {"eps < 1 (Dwork-Roth Cor. 3.21)": eps < 1}
+            assert p.conditions == {}
             if eps < 1:   # Cor. 3.21 holds: DR Thm 3.20 alone certifies ε
                 assert A.eps_advanced_dr(e0, d0, T, delta / 2)[0] <= eps and p.certified
         if mode == "certified":

@@ -1,6 +1,5 @@
-"""Privacy accounting for L2P (LAZY Thm 3.2; spec §4.4, §4.6). Host-side float64 NumPy.
-
-Source: ``shared/seeds/lazy-private-online-learning-v2.txt``, Theorem 3.2 and App. B.1.
+"""Privacy accounting for L2P (Lazy private online learning, Thm 3.2 and App. B.1;
+docs/algorithms/lazy.md). Host-side float64 NumPy.
 
 * :func:`l2p_privacy` — Thm 3.2 as printed:
 
@@ -9,17 +8,23 @@ Source: ``shared/seeds/lazy-private-online-learning-v2.txt``, Theorem 3.2 and Ap
 
   under ``T p / B >= 1``, ``eta B log(1/delta1) / p <= 1``, ``eta <= 1/10``,
   ``0 < p < 1``. Wherever LAZY writes ``T/B`` we use ``ceil(T/B)`` batches
-  (conservative for a partial last batch; spec §4.3).
-* :func:`l2p_privacy_conservative` — PROPOSED variant (spec §4.4, §10.3 item 13):
-  every boundary where any of ``A_s, S_s, S'_s`` is 0 costs ``2 eta``
-  (Lemma 3.6); their number is bounded by the ``1 - delta1`` quantile of
-  ``Bin(ceil(T/B), q)``, ``q = min(1, 2p + 1 - e^{-3 B eta})`` (the exact
-  binomial tail, tighter than the Chernoff bound and equally valid), composed
-  with the corrected KOV15 bound at ``delta~ = delta1`` and ``2 eta/p + 2 eta``
-  added for the round where the neighbours differ. ``delta`` is the printed one
-  (it already contains ``2 T delta1 >= 2 delta1`` for the two failure events).
-* :func:`l2p_calibrate` — PROPOSED (§4.6): grid search over ``(B, p, eta)``
-  minimizing a regret proxy subject to Thm 3.2 certifying ``(eps, delta)``.
+  (conservative for a partial last batch).
+* :func:`l2p_ledger` / :func:`l2p_privacy_conservative` — PROPOSED conservative
+  accounting: every boundary where any of ``A_s, S_s, S'_s`` is 0 draws a fresh
+  sample costing the measure's own ``sample_eps`` (Lemma 3.6); their number is
+  bounded by the ``1 - delta1`` quantile of ``Bin(ceil(T/B), q)``,
+  ``q = min(1, 2p + 1 - e^{-B(2 eta + spread)})`` (exact binomial tail), and the
+  round where the neighbours differ adds ``2 eta/p + sample_eps``. The constants come
+  from the measure (:data:`L2P_MEASURES`): MW (Gibbs sampling) has ``spread = eta``,
+  ``sample_eps = 2 eta`` (``e^{-3B eta}``, ``2 eta``); a general Assumption 3.1 measure
+  such as RMW has ``spread = 2 eta``, ``sample_eps = 4 eta`` (``e^{-4B eta}``, ``4 eta``).
+  ``l2p_ledger`` is certified by :func:`jaxdp.accounting.certify` (failure events
+  ``2 delta1`` and Thm 3.2's ``delta0`` term are charged first);
+  ``l2p_privacy_conservative`` is its vectorised upper bound (KOV15 at ``delta~ = delta1``)
+  used to screen grid points.
+* :func:`l2p_calibrate` — PROPOSED: grid search over ``(B, p, eta)``
+  minimizing a regret proxy subject to Thm 3.2's conditions, its printed
+  ``(eps, delta)`` and (``conservative``) the accountant on :func:`l2p_ledger`.
 
 All functions broadcast over NumPy arrays.
 """
@@ -32,10 +37,11 @@ import numpy as np
 from scipy import stats as _st
 
 from . import _checks as C
+from .accountant import certify
 from .composition import eps_kov15_homogeneous
 
 __all__ = ["l2p_privacy", "l2p_privacy_conservative", "l2p_conditions", "l2p_calibrate", "l2p_delta1",
-           "mw_regret_proxy", "mw_paper_regret_proxy"]
+           "mw_regret_proxy", "mw_paper_regret_proxy", "l2p_ledger", "l2p_measure_constants", "L2P_MEASURES"]
 
 
 def _n_batches(T, B):
@@ -43,7 +49,7 @@ def _n_batches(T, B):
 
 
 def l2p_delta1(delta: float, T: int, delta0: float = 0.0) -> float:
-    """``delta1 = delta/(2T)`` if ``delta0 = 0`` else ``delta/(4T)`` (spec §4.6: the 2 T delta1 term gets all or half of delta)."""
+    """``delta1 = delta/(2T)`` if ``delta0 = 0`` else ``delta/(4T)`` (the 2 T delta1 term gets all or half of delta)."""
     return delta / (2.0 * T) if delta0 == 0 else delta / (4.0 * T)
 
 
@@ -101,26 +107,92 @@ def l2p_privacy(eta, p, B, T, delta0, delta1):
     return C.out(eps), C.out(delta), (bool(ok) if np.ndim(ok) == 0 else ok)
 
 
-def _conservative(eta, p, B, T, delta0, delta1):
+#: The measure's own privacy, per unit of Assumption 3.1's eta: (pointwise spread of the per-loss
+#: log-ratio between two points, epsilon of one fresh sample for replace-one neighbours).
+#: * ``"mw"`` — Gibbs sampling exp(-eta S) with losses in [0, 1]: log func(l, x) - log func(l, y) is in
+#:   [-eta, eta]; neighbouring measures are an exponential mechanism with score sensitivity 1: 2 eta-DP.
+#: * ``"general"`` — any measure with only Assumption 3.1 (normalised D_inf <= eta per loss; RMW):
+#:   the unnormalised per-loss log-ratio spread is 2 eta, and renormalising the neighbours'
+#:   measures costs another 2 eta: 4 eta-DP.
+L2P_MEASURES = {"mw": (1.0, 2.0), "general": (2.0, 4.0)}
+
+
+def l2p_measure_constants(measure: str) -> tuple[float, float]:
+    """``(spread, sample_eps)`` per unit eta of the measure ``"mw"`` or ``"general"`` (see :data:`L2P_MEASURES`)."""
+    if measure not in L2P_MEASURES:
+        raise ValueError(f"measure must be one of {sorted(L2P_MEASURES)}, got {measure!r}")
+    return L2P_MEASURES[measure]
+
+
+def _delta0_term(eta, p, B, T, delta0, delta1):
+    return 2 * T * (2 / eta + np.log(1.0 / delta1) / p) * math.e * B * delta0
+
+
+def _switch_count(eta, p, B, T, delta1, measure):
+    """The ``1 - delta1`` quantile of the number of boundaries that draw a fresh sample.
+
+    Per boundary ``q = min(1, 2p + 1 - exp(-B (2 eta + spread)))``: the fake coins ``A_s``, ``S'_s``
+    (``2p``) and a real switch ``S_s = 0`` (log acceptance ``>= -(2B eta + B spread)``).
+    """
+    spread, _ = L2P_MEASURES[measure]
     n = _n_batches(T, B)
-    q = np.minimum(1.0, 2 * p + 1 - np.exp(-3 * B * eta))
+    q = np.minimum(1.0, 2 * p + 1 - np.exp(-(2.0 + spread) * B * eta))
     k = _st.binom.isf(delta1, n.astype(np.int64), q)  # P[Bin(n, q) > k] <= delta1
     k = np.where(np.isfinite(k), k, n)
-    e_comp, _ = eps_kov15_homogeneous(2 * eta, 0.0, np.minimum(k, n), delta1)
-    eps = np.asarray(e_comp, float) + 2 * eta / p + 2 * eta
+    return np.minimum(k, n)
+
+
+def _conservative(eta, p, B, T, delta0, delta1, measure="general"):
+    """Vectorised conservative eps: KOV15 over the fresh samples at delta~ = delta1, plus t0's 2eta/p + sample."""
+    _, c_s = L2P_MEASURES[measure]
+    k = _switch_count(eta, p, B, T, delta1, measure)
+    e_comp, _ = eps_kov15_homogeneous(c_s * eta, 0.0, k, delta1)
+    eps = np.asarray(e_comp, float) + 2 * eta / p + c_s * eta
     _, delta = _printed(eta, p, B, T, delta0, delta1)
     return eps, delta
 
 
-def l2p_privacy_conservative(eta, p, B, T, delta0, delta1):
-    """PROPOSED conservative accountant for L2P (spec §4.4): ``(eps, delta)``; see module docstring."""
+def l2p_privacy_conservative(eta, p, B, T, delta0, delta1, measure: str = "general"):
+    """PROPOSED conservative accountant for L2P: ``(eps, delta)`` (module docstring), broadcasting.
+
+    ``measure`` names the input measure's own privacy (:data:`L2P_MEASURES`): ``"mw"`` (Gibbs
+    sampling over experts: switching ``e^{-3B eta}``, ``2 eta`` per fresh sample) or ``"general"``
+    (any Assumption 3.1 measure, e.g. RMW: ``e^{-4B eta}``, ``4 eta``; the default, because it is
+    valid for every measure).
+    """
     eta, p, B, T, delta0, delta1 = _check(eta, p, B, T, delta0, delta1)
-    eps, delta = _conservative(eta, p, B, T, delta0, delta1)
+    l2p_measure_constants(measure)
+    eps, delta = _conservative(eta, p, B, T, delta0, delta1, measure)
     return C.out(eps), C.out(delta)
 
 
+def l2p_ledger(eta: float, p: float, B: int, T: int, delta0: float, delta1: float, measure: str = "general",
+               outcomes: int = 1):
+    """The ledger of L2P with measure parameter ``eta`` (Assumption 3.1), trusted host floats.
+
+    Sequential: ``k`` fresh samples after the round ``t0`` where neighbours differ, each the
+    measure's own ``sample_eps = c eta`` (``k`` = the ``1 - delta1`` quantile of
+    ``Bin(ceil(T/B), q)``), the switching decision at ``t0`` (``2 eta/p``, LAZY Thm 3.2) and the
+    sample at ``t0``; failure events ``2 delta1`` (conditional composition, LAZY Lemma 3.8) and
+    Thm 3.2's ``delta0`` term. ``outcomes``: size of the sampled set (float δ floor only).
+    """
+    from . import ledger as LG
+
+    _, c_s = L2P_MEASURES[measure]
+    k = int(_switch_count(np.float64(eta), np.float64(p), np.float64(B), float(T), delta1, measure))
+    extra = float(_delta0_term(eta, p, B, T, delta0, delta1)) + 2.0 * delta1
+    kind = "exponential" if measure == "mw" else "pure"
+    items = []
+    if k > 0:
+        items.append(LG.Event(kind, eps=c_s * eta, count=k, float_dim=int(outcomes),
+                              label=f"fresh samples after t0 (1-delta1 quantile of Bin(ceil(T/B), q), measure={measure})"))
+    items += [LG.pure(2 * eta / p, label="switching decision at t0 (2 eta/p)"),
+              LG.Event(kind, eps=c_s * eta, label="sample at t0", float_dim=int(outcomes))]
+    return LG.sequential(*items, delta_extra=extra, label=f"L2P (T={T}, B={B}, p={p:.4g}, eta={eta:.4g})")
+
+
 def mw_regret_proxy(d: int, T: int) -> Callable:
-    """The valid L2P-MW bound ``ln d / eta + eta T B / 8`` (spec §4.4, CORRECTED) as ``R(eta, B)``."""
+    """The valid L2P-MW bound ``ln d / eta + eta T B / 8`` (CORRECTED batching term; docs/algorithms/lazy.md) as ``R(eta, B)``."""
     return lambda eta, B: math.log(d) / eta + eta * T * B / 8.0
 
 
@@ -131,8 +203,8 @@ def mw_paper_regret_proxy(d: int, T: int, c_B: float = 1.0) -> Callable:
 
 def l2p_calibrate(*, T: int, eps: float, delta: float, regret: Callable, delta0: float = 0.0,
                   eta_max: Optional[float] = None, log_factor: str = "exact", conservative: bool = True,
-                  n_B: int = 120, n_c: int = 80, n_eta: int = 400) -> dict:
-    """Certified L2P parameters minimizing a regret proxy (spec §4.6, PROPOSED).
+                  n_B: int = 120, n_c: int = 80, n_eta: int = 400, measure: str = "general") -> dict:
+    """Certified L2P parameters minimizing a regret proxy (PROPOSED; docs/algorithms/lazy.md).
 
     Searches ``B`` in ``round(logspace(0, log10 T, n_B))``, ``p = c eta / eps``
     with ``c`` in ``logspace(log10 2.0001, 3, n_c)``, ``eta`` in
@@ -142,9 +214,10 @@ def l2p_calibrate(*, T: int, eps: float, delta: float, regret: Callable, delta0:
 
     ``log_factor="exact"``: the constraints use ``log(1/delta1)``;
     ``"rate"``: ``log(1/delta1) -> 1`` in the constraints (the ``retuned``
-    rate form of §4.5; the result is then not certified at ``(eps, delta)``).
+    rate form; the result is then not certified at ``(eps, delta)``).
     ``conservative``: with ``"exact"``, also require
-    :func:`l2p_privacy_conservative` ``<= eps`` (``mode="certified"``).
+    :func:`l2p_privacy_conservative` ``<= eps`` (``mode="certified"``) with the measure's constants
+    (``measure``: ``"mw"`` or ``"general"``, :data:`L2P_MEASURES`).
 
     Returns a dict with ``eta, p, B, delta1, regret, eps_printed, eps_conservative,
     delta_certified``. Raises ``ValueError`` if nothing in the grid is feasible.
@@ -180,19 +253,24 @@ def l2p_calibrate(*, T: int, eps: float, delta: float, regret: Callable, delta0:
         idx = np.unravel_index(order[start:start + 256], R.shape)
         e_, p_, B_ = eg[idx], pg[idx], Bg[idx]
         if conservative and log_factor == "exact":
-            ec, _ = _conservative(e_, p_, B_, float(T), delta0, delta1)
+            ec, _ = _conservative(e_, p_, B_, float(T), delta0, delta1, measure)
             good = np.nonzero(ec <= eps)[0]
         else:
             good = np.arange(e_.size)
-        if good.size:
-            j = good[0]
+        for j in good:
+            if conservative and log_factor == "exact":
+                cert = certify(l2p_ledger(float(e_[j]), float(p_[j]), int(B_[j]), T, delta0, delta1, measure), delta)
+                if not cert.eps <= eps:
+                    continue
             chosen = (float(e_[j]), float(p_[j]), int(B_[j]), float(R[tuple(i[j] for i in idx)]))
+            break
+        if chosen is not None:
             break
     if chosen is None:
         raise ValueError(f"l2p_calibrate: no grid point passes the conservative accountant at eps={eps}, "
                          f"delta={delta}, T={T}")
     eta_c, p_c, B_c, r_c = chosen
     e_pr, d_pr = _printed(eta_c, p_c, B_c, float(T), delta0, delta1)
-    e_cons, _ = _conservative(np.float64(eta_c), np.float64(p_c), np.float64(B_c), float(T), delta0, delta1)
+    e_cons, _ = _conservative(np.float64(eta_c), np.float64(p_c), np.float64(B_c), float(T), delta0, delta1, measure)
     return {"eta": eta_c, "p": p_c, "B": B_c, "delta1": delta1, "regret": r_c, "eps_printed": float(e_pr),
             "eps_conservative": float(e_cons), "delta_certified": float(d_pr)}

@@ -2,7 +2,9 @@
 
 Each planner maps a request ``(ε, δ, T, d, …, mode)`` to a ``jaxdp.registry.Plan``
 holding the parameters and the (ε, δ) that the cited theorem certifies for
-them, and is registered for ``jaxdp plan NAME``. Modes (spec §0.4):
+them, and is registered for ``jaxdp plan NAME``. Each plan carries the ledger of what the
+configured mechanism releases; ``eps_certified`` is what ``jaxdp.accounting.certify``
+proves for it (docs/guide/privacy-ledger.md). Modes:
 
 * ``paper``: the formula as printed (CORRECTED where the spec says so);
 * ``certified``: parameters for which the theorem's explicit constants certify
@@ -19,11 +21,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..registry import Plan, register_planner
+from ..registry import register_planner
 from . import _checks as C
+from . import ledger as LG
+from .accountant import certify
 from .calibrate import calibrate
-from .composition import eps_advanced_dr, eps_composed_best, eps_kov15_homogeneous, eps_optimal_homogeneous
-from .zcdp import eps_from_rho, gaussian_eps_dr, gaussian_sigma_dr, gaussian_sigma_growth, rho_from_eps_delta
+from .composition import eps_advanced_dr, eps_kov15_homogeneous, eps_optimal_homogeneous
+from .plan import Plan, make_plan
+from .zcdp import gaussian_sigma_dr, gaussian_sigma_growth, rho_from_eps_delta
 
 __all__ = [
     "plan_laplace", "plan_gaussian", "plan_tree_aggregation", "plan_above_threshold",
@@ -88,60 +93,59 @@ def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | 
     if norm == "l2" and dim is None:
         raise ValueError("d is required with norm='l2' (Delta1 = sqrt(d) * Delta2)")
     D1 = s if norm == "l1" else math.sqrt(dim) * s
-    eps0, eps_cert, delta_cert = e / T, e, 0.0
+
+    def ledger(eps0: float) -> LG.Ledger:
+        return LG.sequential(LG.laplace(1.0 / eps0, count=T, label="release", dim=dim or 1))
+
+    eps0, budget = e / T, 0.0
     notes = []
     if mode == "certified" and dl > 0 and T > 1:
-        eps0 = calibrate(lambda x: eps_composed_best(x, 0.0, T, dl), e, lo=e / T, hi=e, increasing=True,
-                         name="eps_per_release", what="the composed eps")
-        eps_cert = eps_composed_best(eps0, 0.0, T, dl)
-        if eps0 > e / T * (1 + 1e-12):
-            delta_cert = dl
-            notes.append("advanced/optimal composition over T releases beats basic composition here")
-        else:
-            eps0, eps_cert = e / T, e
+        x = calibrate(lambda v: certify(ledger(v), dl).eps, e, lo=e / T, hi=e, increasing=True, rtol=1e-9,
+                      name="eps_per_release", what="the certified eps")
+        if x > e / T * (1 + 1e-9):
+            eps0, budget = x, dl
+            notes.append("a composition bound with delta > 0 beats basic composition here")
     params = {"scale": D1 / eps0, "eps_per_release": eps0, "sensitivity_l1": D1, "T": T}
-    return Plan(algorithm="laplace", mode=mode, params=params, eps=e, delta=dl, eps_certified=float(eps_cert),
-                delta_certified=delta_cert, conditions={},
-                reference="growth-conditions-private-optimization.txt Lemma 2.2; Dwork-Roth Thm 3.6, 3.16",
-                notes=notes)
+    return make_plan(algorithm="laplace", mode=mode, params=params, eps=e, delta=dl, ledger=ledger(eps0),
+                     delta_budget=budget,
+                     reference="Growth conditions for private optimization, Lemma 2.2; Dwork-Roth Thm 3.6, 3.16",
+                     notes=notes)
 
 
 # --------------------------------------------------------------------------------------------- Gaussian
-def _gaussian_certificate(D: float, sigma: float, T: int, delta: float) -> tuple[float, str]:
-    """Smallest ε certified for T Gaussian releases at total δ: zCDP (any ε) or Dwork–Roth per release (ε₀ < 1)."""
-    eps_z = float(eps_from_rho(T * D * D / (2.0 * sigma * sigma), delta))
-    eps_dr = T * float(gaussian_eps_dr(D, sigma, delta / T))
-    return (eps_z, "zCDP (Bun-Steinke)") if eps_z <= eps_dr else (eps_dr, "Dwork-Roth Thm A.1 + basic composition")
-
-
-@register_planner("gaussian", "Gaussian mechanism: l2 sensitivity -> sigma (GROWTH Lemma 2.3 corrected / Dwork-Roth / zCDP)")
+@register_planner("gaussian", "Gaussian mechanism: l2 sensitivity -> sigma (GROWTH Lemma 2.3 corrected / Dwork-Roth / zCDP / accountant)")
 def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mode: str = "paper",
                   sensitivity: float = 1.0, method: str = "best") -> Plan:
-    """Gaussian noise σ for ``T`` adaptive releases with ℓ2-sensitivity Δ₂ (spec §2.3).
+    """Gaussian noise σ for ``T`` adaptive releases with ℓ2-sensitivity Δ₂.
 
     * ``paper``: GROWTH Lemma 2.3 CORRECTED, ``σ = 2Δ₂ sqrt(log(2T/δ)) T/ε`` (per-release ``(ε/T, δ/T)``,
       GROWTH Lemma 2.1 basic composition).
     * ``certified``: ``method="zcdp"``: ``σ = Δ₂ sqrt(T/(2ρ*(ε, δ)))`` (Bun–Steinke; any ε);
       ``"dr"``: Dwork–Roth Thm A.1 per release at ``(ε/T, δ/T)`` (needs ε/T < 1);
-      ``"best"``: the smaller valid σ.
+      ``"accountant"``: the smallest σ that the accountant (PLD of the T-fold Gaussian) certifies;
+      ``"best"``: the smallest of the three.
     * ``rate``: ``σ = Δ₂ sqrt(T)/ε``.
 
-    ``eps_certified`` is the smaller of the zCDP and Dwork–Roth certificates for the chosen σ
-    (``inf`` when neither applies). ``params["noise_sq"] = d σ²`` is ``E‖noise‖²`` per release.
+    ``eps_certified`` is what the accountant proves for the ledger ``gaussian(σ/Δ₂) x T``
+    (``jaxdp.accounting.certify``). ``params["noise_sq"] = d σ²`` is ``E‖noise‖²`` per release.
     """
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     dim = _dim(d)
     D = _num("sensitivity", sensitivity)
-    method = _choice("method", method, ("best", "zcdp", "dr"))
+    method = _choice("method", method, ("best", "zcdp", "dr", "accountant"))
     conditions: dict[str, bool] = {}
     notes: list[str] = []
+
+    def ledger(sigma: float) -> LG.Ledger:
+        return LG.sequential(LG.gaussian(sigma / D, count=T, label="release", dim=dim or 1))
+
     if mode == "paper":
         sigma = float(gaussian_sigma_growth(D, e / T, dl / T))
     elif mode == "rate":
         sigma = D * math.sqrt(T) / e
     else:
         cands = {}
-        if method in ("best", "zcdp"):
+        if method in ("best", "zcdp", "accountant"):
             cands["zcdp"] = D * math.sqrt(T / (2.0 * float(rho_from_eps_delta(e, dl))))
         if method in ("best", "dr"):
             ok = e / T < 1.0
@@ -152,19 +156,23 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
                                      f"eps={e}, T={T}; use method='zcdp'")
             if ok:
                 cands["dr"] = float(gaussian_sigma_dr(D, e / T, dl / T))
+        if method in ("best", "accountant"):
+            hi = cands["zcdp"]
+            cands["accountant"] = calibrate(lambda sg: certify(ledger(sg), dl).eps, e, lo=hi / 50.0, hi=hi,
+                                            increasing=False, rtol=1e-7, name="sigma", what="the certified eps")
+            if method == "accountant":
+                cands.pop("zcdp")
         used = min(cands, key=cands.get)
         sigma = cands[used]
-        notes.append(f"calibrated by {'zCDP (Bun-Steinke)' if used == 'zcdp' else 'Dwork-Roth Thm A.1 per release'}")
-    eps_cert, how = _gaussian_certificate(D, sigma, T, dl)
-    if mode != "certified":
-        notes.append(f"certificate: {how}")
+        notes.append("calibrated by " + {"zcdp": "zCDP (Bun-Steinke)", "dr": "Dwork-Roth Thm A.1 per release",
+                                         "accountant": "bisection against the accountant"}[used])
     params = {"sigma": sigma, "sensitivity_l2": D, "T": T}
     if dim is not None:
         params["noise_sq"] = dim * sigma * sigma
-    return Plan(algorithm="gaussian", mode=mode, params=params, eps=e, delta=dl, eps_certified=eps_cert,
-                delta_certified=dl, conditions=conditions,
-                reference="growth-conditions-private-optimization.txt Lemma 2.3 (CORRECTED); Dwork-Roth Thm A.1; "
-                          "Bun-Steinke Prop. 1.3, 1.6", notes=notes)
+    return make_plan(algorithm="gaussian", mode=mode, params=params, eps=e, delta=dl, ledger=ledger(sigma),
+                     conditions=conditions,
+                     reference="Growth conditions for private optimization, Lemma 2.3 (CORRECTED); Dwork-Roth Thm A.1; "
+                               "Bun-Steinke Prop. 1.3, 1.6", notes=notes)
 
 
 # ----------------------------------------------------------------------------------------- tree aggregation
@@ -199,14 +207,13 @@ def plan_tree_aggregation(*, eps: float, delta: float, T: int, d: int | None = 1
     else:
         sigma = node_sens * math.sqrt(H / (2.0 * float(rho_from_eps_delta(e, dl))))
     rho = node_sens ** 2 * H / (2.0 * sigma ** 2)
-    eps_cert = float(eps_from_rho(rho, dl))
     params = {"sigma": sigma, "H": H, "rho": rho, "T": T}
     if dim is not None:
         params["noise_sq_max"] = H * dim * sigma * sigma
-    return Plan(algorithm="tree_aggregation", mode=mode, params=params, eps=e, delta=dl, eps_certified=eps_cert,
-                delta_certified=dl, conditions={},
-                reference="realizable-private-online-optimization.txt Alg. 3 / Thm 4; Kairouz et al. 2021 App. B.1; "
-                          "spec 2.7", notes=[f"{adjacency} adjacency: node sensitivity {node_sens:g}"])
+    ledger = LG.sequential(LG.tree_aggregation(sigma / node_sens, T, label="tree of prefix sums", dim=dim or 1))
+    return make_plan(algorithm="tree_aggregation", mode=mode, params=params, eps=e, delta=dl, ledger=ledger,
+                     reference="Realizable private online optimization, Alg. 3 / Thm 4; Kairouz et al. 2021 App. B.1",
+                     notes=[f"{adjacency} adjacency: node sensitivity {node_sens:g}"])
 
 
 # --------------------------------------------------------------------------------------------- AboveThreshold
@@ -225,9 +232,10 @@ def plan_above_threshold(*, eps: float, delta: float | None = 0.0, T: int, d: in
     D = _num("sensitivity", sensitivity)
     params = {"threshold_scale": 2.0 * D / e, "query_scale": 4.0 * D / e,
               "alpha": 8.0 * D * (math.log(T) + math.log(2.0 / b)) / e, "beta": b, "k": T}
-    return Plan(algorithm="above_threshold", mode=mode, params=params, eps=e, delta=dl, eps_certified=e,
-                delta_certified=0.0, conditions={},
-                reference="Dwork-Roth Alg. 1, Thm 3.23-3.24; realizable-private-online-optimization.txt Lemma 2.3")
+    ledger = LG.sequential(LG.above_threshold(e, queries=T, label="AboveThreshold over k queries"))
+    return make_plan(algorithm="above_threshold", mode=mode, params=params, eps=e, delta=dl, ledger=ledger,
+                     delta_budget=0.0,
+                     reference="Dwork-Roth Alg. 1, Thm 3.23-3.24; Realizable private online optimization, Lemma 2.3")
 
 
 # ----------------------------------------------------------------------------------------- advanced composition
@@ -245,7 +253,7 @@ def _composed(method: str, e0: float, d0: float, k: int, delta: float) -> float:
         return eps_kov15_homogeneous(e0, d0, k, dtil)[0]
     if method == "optimal":
         return eps_optimal_homogeneous(e0, d0, k, delta)
-    return eps_composed_best(e0, d0, k, delta)
+    return certify(LG.sequential(LG.approx(e0, d0, count=k)), delta).eps
 
 
 @register_planner("advanced_composition", "per-step (eps0, delta0) so that T-fold adaptive composition is (eps, delta)-DP")
@@ -261,7 +269,7 @@ def plan_advanced_composition(*, eps: float, delta: float, T: int, d: int | None
       ``"optimal"`` (KOV15 Thm 3.3, exact), ``"basic"``, or ``"best"`` (all of them).
     * ``rate``: ``ε₀ = ε/sqrt(k)``.
 
-    ``eps_certified`` is the best composition bound for the chosen ``(ε₀, δ₀)``. ``d`` is unused.
+    ``eps_certified`` is what the accountant proves for ``approx(ε₀, δ₀) x k``. ``d`` is unused.
     """
     e, dl, k, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     _dim(d)
@@ -269,19 +277,24 @@ def plan_advanced_composition(*, eps: float, delta: float, T: int, d: int | None
     method = _choice("method", method, _COMPOSITION_METHODS)
     d_slack = split * dl
     d0 = (1.0 - split) * dl / k
-    conditions: dict[str, bool] = {}
+    notes: list[str] = []
+
+    def ledger(e0: float) -> LG.Ledger:
+        return LG.sequential(LG.approx(e0, d0, count=k, label="step"))
+
     if mode == "paper":
-        conditions["eps < 1 (Dwork-Roth Cor. 3.21)"] = e < 1.0
+        if e >= 1.0:
+            notes.append("Dwork-Roth Cor. 3.21's simplified formula assumes eps < 1; the certificate is the accountant's")
         e0 = e / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / d_slack)))
     elif mode == "rate":
         e0 = e / math.sqrt(k)
     else:
-        e0 = calibrate(lambda x: _composed(method, x, d0, k, dl), e, lo=e / k * (1 - 1e-12), hi=e, increasing=True,
+        fn = ((lambda x: certify(ledger(x), dl).eps) if method == "best"
+              else (lambda x: _composed(method, x, d0, k, dl)))
+        e0 = calibrate(fn, e, lo=e / k * (1 - 1e-12), hi=e, increasing=True, rtol=1e-9,
                        name="eps_step", what=f"the {method} composition bound")
-    eps_cert = eps_composed_best(e0, d0, k, dl)
     params = {"eps_step": e0, "delta_step": d0, "k": k, "delta_slack": d_slack}
-    return Plan(algorithm="advanced_composition", mode=mode, params=params, eps=e, delta=dl,
-                eps_certified=eps_cert, delta_certified=dl if eps_cert < k * e0 else min(dl, k * d0),
-                conditions=conditions,
-                reference="Dwork-Roth Thm 3.20, Cor. 3.21; Kairouz-Oh-Viswanath 2015 Thms 3.3, 3.5; "
-                          "lazy-private-online-learning.txt Lemma A.3 (CORRECTED)")
+    return make_plan(algorithm="advanced_composition", mode=mode, params=params, eps=e, delta=dl,
+                     ledger=ledger(e0), notes=notes,
+                     reference="Dwork-Roth Thm 3.20, Cor. 3.21; Kairouz-Oh-Viswanath 2015 Thms 3.3, 3.5; "
+                               "Lazy private online learning, Lemma A.3 (CORRECTED)")

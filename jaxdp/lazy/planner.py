@@ -1,6 +1,6 @@
-"""Parameter planner for L2P-MW (LAZY Thm 3.10 with Thm 3.2's accounting; spec §4.5–4.6).
+"""Parameter planner for L2P-MW (Lazy private online learning, Thm 3.10 with Thm 3.2; docs/algorithms/lazy.md).
 
-Modes (spec §0.4, §4.5):
+Modes:
 
 * ``"paper"``: ``B = max(1, floor(1/eps))``, ``eta = min(eps0, eps)^{2/3} / T^{1/3}``
   with ``eps0 = T^{-1/4} log^{3/4} d`` (as printed), and — Thm 3.10 does not
@@ -13,7 +13,7 @@ Modes (spec §0.4, §4.5):
   (certifies about ``2 eps``).
 * ``"certified"``: :func:`jaxdp.accounting.l2p.l2p_calibrate` with the valid
   proxy ``ln d/eta + eta T B/8``, ``eta <= sqrt(8 ln d / T)``, and both the
-  printed and the conservative accountant ``<= eps``; raises ``ValueError``
+  printed Thm 3.2 and the accountant on the L2P ledger ``<= eps``; raises ``ValueError``
   if the request cannot be certified.
 * ``"rate"``: as ``"paper"`` with ``log(1/delta1) -> 1`` in ``p = max(eta/eps, B/T)``
   (exponents do not see the log factors; L2P-MW's expected regret does not
@@ -30,16 +30,15 @@ import math
 from typing import Optional
 
 
-from ..accounting.l2p import (
-    l2p_calibrate, l2p_conditions, l2p_delta1, l2p_privacy, l2p_privacy_conservative, mw_regret_proxy,
-)
+from ..accounting.l2p import l2p_calibrate, l2p_conditions, l2p_delta1, l2p_ledger, l2p_privacy, mw_regret_proxy
+from ..accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
-from ..registry import Plan, register_planner
+from ..registry import register_planner
 
 __all__ = ["plan_l2p_mw", "L2P_MW_MODES", "l2p_mw_eps0"]
 
 L2P_MW_MODES = ("paper", "paper_logs", "certified", "rate", "retuned")
-REFERENCE = "lazy-private-online-learning-v2.txt Thm 3.10 (+ Thm 3.2)"
+REFERENCE = "Lazy private online learning, Thm 3.10 (+ Thm 3.2); docs/algorithms/lazy.md"
 
 
 def l2p_mw_eps0(T: float, d: int) -> float:
@@ -69,11 +68,11 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
       mode: one of ``paper, paper_logs, certified, rate, retuned`` (module docstring).
       B: override the batch size (``paper``/``rate``/``paper_logs`` only).
       grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``
-        (default ``(120, 80, 400)``, spec §4.6).
+        (default ``(120, 80, 400)``).
 
     Returns a :class:`jaxdp.registry.Plan` with ``params = {eta, p, B, delta1}``;
-    ``eps_certified`` is Thm 3.2's eps (``certified``: the larger of the printed
-    and the conservative accountant; ``inf`` if a side condition fails).
+    ``eps_certified`` is what the accountant proves for :func:`jaxdp.accounting.l2p.l2p_ledger`
+    with the MW measure's constants (``inf`` if a side condition of Thm 3.2 fails).
     """
     eps, delta, T, d = _validate(eps, delta, T, d)
     check_choice("mode", mode, L2P_MW_MODES)
@@ -89,7 +88,7 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
         else:
             B_ = max(1, int(math.floor(1.0 / eps))) if B is None else B
             eta = min(eps0, eps) ** (2 / 3) / T ** (1 / 3)
-            # rate: log(1/delta1) -> 1 (spec §0.4); the certified eps is still reported with the real delta1
+            # rate: log(1/delta1) -> 1; the certified eps is still reported with the real delta1
             p = max(eta * (L1 if mode == "paper" else 1.0) / eps, B_ / T)
         B_ = check_positive_int("B", B_)
         if T < B_:
@@ -107,7 +106,7 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
         eta_max = math.sqrt(8.0 * math.log(d) / T)
         if mode == "certified":
             r = l2p_calibrate(T=T, eps=eps, delta=delta, regret=mw_regret_proxy(d, T), eta_max=eta_max,
-                              log_factor="exact", conservative=True, n_B=n_B, n_c=n_c, n_eta=n_eta)
+                              log_factor="exact", conservative=True, n_B=n_B, n_c=n_c, n_eta=n_eta, measure="mw")
         else:
             r = l2p_calibrate(T=T, eps=eps, delta=delta, regret=mw_regret_proxy(d, T), eta_max=eta_max,
                               log_factor="rate", conservative=False, n_B=n_B, n_c=n_c, n_eta=n_eta)
@@ -116,18 +115,13 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
         if T < B_:  # pragma: no cover - the search never proposes B > T
             raise ValueError(f"T must be >= B={B_}, got T={T}")
     conds = {k: bool(v) for k, v in l2p_conditions(eta, p, B_, T, delta1).items()}
-    e_pr, d_pr, ok = l2p_privacy(eta, p, B_, T, 0.0, delta1)
-    e_cons, _ = l2p_privacy_conservative(eta, p, B_, T, 0.0, delta1)
-    e_cert = max(e_pr, e_cons) if mode == "certified" else e_pr
-    if not ok:
-        notes.append(f"Thm 3.2 side conditions fail: the formula's eps={e_pr:.4g} certifies nothing")
-        e_cert = math.inf
-    notes.append(f"Thm 3.2 printed eps={e_pr:.4g}, conservative eps={e_cons:.4g} (spec §4.4)")
+    e_pr, _, _ = l2p_privacy(eta, p, B_, T, 0.0, delta1)
+    ledger = l2p_ledger(float(eta), float(p), int(B_), T, 0.0, delta1, "mw", outcomes=d)
+    notes.append(f"Thm 3.2 as printed: eps={e_pr:.4g} (not used: the certificate is the ledger's)")
     notes.append(f"valid regret bound ln d/eta + eta T B/8 = {math.log(d) / eta + eta * T * B_ / 8:.4g}")
-    plan = Plan(algorithm="l2p_mw", mode=mode, params={"eta": float(eta), "p": float(p), "B": int(B_),
-                                                      "delta1": float(delta1)},
-                eps=eps, delta=delta, eps_certified=float(e_cert), delta_certified=float(d_pr),
-                conditions=conds, reference=REFERENCE, notes=notes)
+    plan = make_plan(algorithm="l2p_mw", mode=mode, params={"eta": float(eta), "p": float(p), "B": int(B_),
+                                                           "delta1": float(delta1)},
+                     eps=eps, delta=delta, ledger=ledger, conditions=conds, reference=REFERENCE, notes=notes)
     if mode == "certified" and not plan.certified:  # pragma: no cover - calibrate guarantees it
         raise ValueError(f"l2p_mw: the request eps={eps}, delta={delta}, T={T} cannot be certified")
     return plan
