@@ -24,9 +24,10 @@ probability ``≤ q`` per threshold crossed.
 
 Per-kind ``τ`` (``q = 2^{-m}``, ``u = q/2`` the unit round-off, ``d`` outcomes or coordinates):
 
-* ``"bernoulli"`` (``uniform < p``: binary/k-ary randomized response's keep coin,
+* ``"bernoulli"`` (``uniform < p``: binary randomized response's keep coin,
   ``jax.random.bernoulli``): ``τ = q + u`` (grid cell, plus the rounding of ``p``).
-  k-ary RR's offset (``jax.random.randint``, two words) adds ``≤ 2^{-32}``.
+* ``"rr_kary"`` (k-ary randomized response): the keep coin plus the offset
+  (``jax.random.randint`` from 32-bit words, bias ``<= 2^{-32}``): ``τ = q + u + 2^{-32}``.
 * ``"rr_vector"`` (``d`` independent coins): ``τ = d (q + u)`` (union over coordinates).
 * ``"laplace"`` (``jax.random.laplace``: ``sign(v) log1p(-|v|)`` with ``v`` uniform on
   ``[-1 + 2^{-24}, 1)`` in float32): ``τ = 2q`` per coordinate (grid cell plus the
@@ -74,14 +75,14 @@ FLOAT64_DELTA_FLOOR: float = FLOAT64_UNIFORM_QUANTUM
 #: ``jax.random.laplace`` in float32 never returns ``|z|`` above ``24 ln 2 ≈ 16.64`` scales.
 LAPLACE_TAIL_CUT_FLOAT32: float = 24.0 * math.log(2.0)
 
-FLOAT_KINDS = ("bernoulli", "rr_vector", "laplace", "gaussian", "categorical", "gumbel")
+FLOAT_KINDS = ("bernoulli", "rr_kary", "rr_vector", "laplace", "gaussian", "categorical", "gumbel")
 
 
 def uniform_quantum(dtype: Any = np.float32) -> float:
     """``2^{-m}`` for a float dtype with ``m`` mantissa bits: the probability of each value of ``jax.random.uniform``."""
     try:
         fi = np.finfo(np.dtype(dtype))
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         raise TypeError(f"dtype must be a floating dtype (float16, bfloat16, float32, float64), got {dtype!r}") from e
     return 2.0 ** (-int(fi.nmant))
 
@@ -100,6 +101,8 @@ def tv_float(kind: str, dtype: Any = np.float32, *, d: int = 1) -> float:
     q = uniform_quantum(dtype)
     u = q / 2.0
     if kind == "bernoulli":
+        tau = q + u
+    elif kind == "rr_kary":
         tau = q + u + 2.0 ** -32
     elif kind == "rr_vector":
         tau = d * (q + u)

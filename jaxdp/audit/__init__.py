@@ -4,12 +4,13 @@ Importing this package registers the catalogue's audits with ``jaxdp.registry``
 (``jaxdp audit --list``).
 """
 from .auditor import (
-    DEFAULT_CONFIDENCE, AuditReport, HistogramEvents, SearchEvents, ThresholdEvents, audit,
-    clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
+    DEFAULT_ALPHA, DEFAULT_CONFIDENCE, AuditReport, HistogramEvents, SearchEvents, ThresholdEvents, audit,
+    audit_mechanism, bonferroni_level, clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
 )
 
 __all__ = [
-    "audit", "AuditReport", "ThresholdEvents", "HistogramEvents", "SearchEvents", "DEFAULT_CONFIDENCE",
+    "audit", "audit_mechanism", "AuditReport", "ThresholdEvents", "HistogramEvents", "SearchEvents",
+    "DEFAULT_CONFIDENCE", "DEFAULT_ALPHA", "bonferroni_level",
     "clopper_pearson_lower", "clopper_pearson_upper", "eps_lower_bound",
 ]
 

@@ -22,10 +22,18 @@ Vector Technique for Differential Privacy" (PVLDB 10(6)), Fig. 1, with
 * ``svt-no-halt`` (Chen et al. 2015, Lyu Alg. 6): ρ = Lap(2Δ/ε), ν_i = Lap(2Δ/ε),
   answers every query without stopping after the first ⊤. Not ε'-DP for any finite ε'.
 
+The AboveThreshold entries (correct and the two broken twins with the same output) search
+the three query-vector pairs of ``SVT_PAIRS``.
+
 Other entries: Laplace (correct, and with half the needed scale), the
-Gaussian mechanism at (ε, δ), the exponential mechanism, report-noisy-max
-(correct Lap(2Δ/ε), and with the noise of the monotone case Lap(Δ/(2ε)) four times
-too small), the binary-tree counter (correct, and with node scale 1/ε instead of H/ε).
+Gaussian mechanism at (ε, δ) (for a translation-invariant scalar mechanism the pair
+``0, 1`` is extremal), the exponential mechanism and report-noisy-max (correct
+Lap(2Δ/ε), and with the noise of the monotone case Lap(Δ/(2ε)) four times too small),
+both over the ``d = 16`` utility pairs of ``UTILITY_PAIRS``, and the binary-tree counter
+(correct, and with node scale 1/ε instead of H/ε).
+
+Every entry passes its mechanism's float δ floor (:func:`jaxdp.accounting.floating.delta_float`)
+to the auditor, so a pure claim is reported as verified only down to that floor.
 """
 from __future__ import annotations
 
@@ -38,7 +46,8 @@ import numpy as np
 from ..mechanisms import above_threshold, exp_mech, gaussian_mech, gaussian_sigma, laplace_mech, tree_depth
 from ..mechanisms.tree import tree_init, tree_step
 from ..registry import register_audit
-from .auditor import AuditReport, HistogramEvents, ThresholdEvents, audit
+from ..accounting.floating import delta_float
+from .auditor import AuditReport, HistogramEvents, ThresholdEvents, audit, audit_mechanism
 
 __all__ = [
     "svt_variant", "CATALOGUE", "laplace_half_scale", "noisy_max", "tree_counter_stream",
@@ -56,8 +65,9 @@ def _n(quick: bool, full: int, small: int) -> int:
 def _register(name: str, description: str, claimed_eps: float, broken: bool):
     def deco(fn):
         @functools.wraps(fn)
-        def run(*, quick: bool = False, seed: int = 0) -> AuditReport:
-            return fn(quick=quick, key=jax.random.key(seed), name=name)
+        def run(*, quick: bool = False, seed: int = 0, claim_factor: float = 1.0) -> AuditReport:
+            # claim_factor > 1 audits the over-claim claimed_eps / claim_factor (power measurements)
+            return fn(quick=quick, key=jax.random.key(seed), name=name, eps=claimed_eps / claim_factor)
 
         CATALOGUE[name] = dict(fn=run, claimed_eps=claimed_eps, broken=broken, description=description)
         return register_audit(name, description, claimed_eps=claimed_eps, broken=broken)(run)
@@ -76,14 +86,15 @@ def laplace_half_scale(key, x):
 
 
 @_register("laplace", "Laplace mechanism, sensitivity 1, scale 1/eps (correct)", EPS, False)
-def _a_laplace(*, quick, key, name):
-    return audit(_laplace, 0.0, 1.0, claimed_eps=EPS, n=_n(quick, 1_000_000, 200_000), key=key, name=name)
+def _a_laplace(*, quick, key, name, eps):
+    return audit(_laplace, 0.0, 1.0, claimed_eps=eps, n=_n(quick, 1_000_000, 200_000), key=key, name=name,
+                 delta_float=delta_float("laplace", eps=eps))
 
 
 @_register("laplace-half-scale", "Laplace with half the needed scale (broken: 2*eps-DP)", EPS, True)
-def _a_laplace_half(*, quick, key, name):
-    return audit(laplace_half_scale, 0.0, 1.0, claimed_eps=EPS, n=_n(quick, 1_000_000, 200_000), key=key,
-                 name=name)
+def _a_laplace_half(*, quick, key, name, eps):
+    return audit(laplace_half_scale, 0.0, 1.0, claimed_eps=eps, n=_n(quick, 1_000_000, 200_000), key=key,
+                 name=name, delta_float=delta_float("laplace", eps=eps))
 
 
 DELTA_G = 1e-5
@@ -99,20 +110,28 @@ def _gaussian_small(key, x):
 
 
 @_register("gaussian", "Gaussian mechanism, zCDP calibration at (eps, delta) = (1, 1e-5) (correct)", EPS, False)
-def _a_gaussian(*, quick, key, name):
-    return audit(_gaussian, 0.0, 1.0, claimed_eps=EPS, claimed_delta=DELTA_G, n=_n(quick, 1_000_000, 200_000),
-                 key=key, name=name)
+def _a_gaussian(*, quick, key, name, eps):
+    return audit(_gaussian, 0.0, 1.0, claimed_eps=eps, claimed_delta=DELTA_G, n=_n(quick, 1_000_000, 200_000),
+                 key=key, name=name, delta_float=delta_float("gaussian", eps=eps))
 
 
 @_register("gaussian-quarter-sigma", "Gaussian with sigma/4 (broken at (1, 1e-5))", EPS, True)
-def _a_gaussian_small(*, quick, key, name):
-    return audit(_gaussian_small, 0.0, 1.0, claimed_eps=EPS, claimed_delta=DELTA_G,
-                 n=_n(quick, 1_000_000, 200_000), key=key, name=name)
+def _a_gaussian_small(*, quick, key, name, eps):
+    return audit(_gaussian_small, 0.0, 1.0, claimed_eps=eps, claimed_delta=DELTA_G,
+                 n=_n(quick, 1_000_000, 200_000), key=key, name=name, delta_float=delta_float("gaussian", eps=eps))
 
 
 # ----------------------------------------------------------------------------- exponential / noisy max
 U0 = np.array([1.0, 0.0, 0.0, 0.0], np.float32)
 U1 = np.array([0.0, 1.0, 1.0, 1.0], np.float32)
+D_UTIL = 16      # utility vectors of the audited selection mechanisms (more items: a larger privacy loss)
+_E0 = np.eye(D_UTIL, dtype=np.float32)[0]
+#: neighbouring utility vectors (every coordinate moves by at most 1); the auditor searches them all
+UTILITY_PAIRS = {
+    "e0 vs 1-e0": (_E0, 1.0 - _E0),
+    "0 vs e0": (np.zeros(D_UTIL, np.float32), _E0),
+    "0 vs 1-e0": (np.zeros(D_UTIL, np.float32), 1.0 - _E0),
+}
 
 
 def _exp(key, u):
@@ -126,24 +145,27 @@ def noisy_max(key, u, scale):
 
 _rnm_good = functools.partial(noisy_max, scale=2.0 / EPS)
 _rnm_bad = functools.partial(noisy_max, scale=0.5 / EPS)
+_util_events = HistogramEvents(D_UTIL)
+
+
+def _audit_selection(mech, kind, *, quick, key, name, eps):
+    return audit_mechanism(mech, UTILITY_PAIRS, _util_events, claimed_eps=eps, n=_n(quick, 1_000_000, 200_000),
+                           key=key, name=name, search=0.5, delta_float=delta_float(kind, eps=eps, d=D_UTIL))
 
 
 @_register("exp-mech", "Exponential mechanism, utility sensitivity 1 (correct)", EPS, False)
-def _a_exp(*, quick, key, name):
-    return audit(_exp, U0, U1, claimed_eps=EPS, events=HistogramEvents(4), n=_n(quick, 1_000_000, 200_000),
-                 key=key, name=name)
+def _a_exp(*, quick, key, name, eps):
+    return _audit_selection(_exp, "gumbel", quick=quick, key=key, name=name, eps=eps)
 
 
 @_register("noisy-max", "Report-noisy-max with Lap(2/eps) (correct)", EPS, False)
-def _a_rnm(*, quick, key, name):
-    return audit(_rnm_good, U0, U1, claimed_eps=EPS, events=HistogramEvents(4),
-                 n=_n(quick, 1_000_000, 200_000), key=key, name=name)
+def _a_rnm(*, quick, key, name, eps):
+    return _audit_selection(_rnm_good, "laplace", quick=quick, key=key, name=name, eps=eps)
 
 
 @_register("noisy-max-wrong-scale", "Report-noisy-max with Lap(1/(2 eps)) (broken: noise 4x too small)", EPS, True)
-def _a_rnm_bad(*, quick, key, name):
-    return audit(_rnm_bad, U0, U1, claimed_eps=EPS,
-                 events=HistogramEvents(4), n=_n(quick, 1_000_000, 200_000), key=key, name=name)
+def _a_rnm_bad(*, quick, key, name, eps):
+    return _audit_selection(_rnm_bad, "laplace", quick=quick, key=key, name=name, eps=eps)
 
 
 # ----------------------------------------------------------------------------- sparse vector
@@ -190,23 +212,36 @@ _svt_value = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, 
 _svt_nohalt = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, b_q=2.0 / EPS_SVT, halt=False)
 
 
+#: neighbouring query vectors for AboveThreshold (every query moves by at most Δ = 1)
+SVT_PAIRS = {
+    "Q0 vs Q1": (Q0, Q1),
+    "0 vs 1": (np.zeros(M_SVT + 1, np.float32), np.ones(M_SVT + 1, np.float32)),
+    "0 vs e_last": (np.zeros(M_SVT + 1, np.float32), np.eye(M_SVT + 1, dtype=np.float32)[-1]),
+}
+
+
+def _audit_svt(mech, *, quick, key, name, eps):
+    # float floor: one threshold draw and up to M_SVT + 1 query draws
+    return audit_mechanism(mech, SVT_PAIRS, _svt_hist, claimed_eps=eps, n=_n(quick, *N_SVT), key=key, name=name,
+                           search=0.5, delta_float=delta_float("laplace", eps=eps, d=M_SVT + 2))
+
+
 @_register("svt", "AboveThreshold, Dwork-Roth noise Lap(2/eps), Lap(4/eps) (correct; Lyu et al. Alg. 2)",
            EPS_SVT, False)
-def _a_svt(*, quick, key, name):
-    return audit(_svt_correct, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key,
-                 name=name)
+def _a_svt(*, quick, key, name, eps):
+    return _audit_svt(_svt_correct, quick=quick, key=key, name=name, eps=eps)
 
 
 @_register("svt-no-threshold-noise", "AboveThreshold without threshold noise (broken)", EPS_SVT, True)
-def _a_svt_nothr(*, quick, key, name):
-    return audit(_svt_nothr, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key, name=name)
+def _a_svt_nothr(*, quick, key, name, eps):
+    return _audit_svt(_svt_nothr, quick=quick, key=key, name=name, eps=eps)
 
 
 @_register("svt-small-query-noise",
            "AboveThreshold with query noise too small (Lee-Clifton 2014; Lyu et al. Alg. 4; broken: 1.75 eps)",
            EPS_SVT, True)
-def _a_svt_small(*, quick, key, name):
-    return audit(_svt_small, Q0, Q1, claimed_eps=EPS_SVT, events=_svt_hist, n=_n(quick, *N_SVT), key=key, name=name)
+def _a_svt_small(*, quick, key, name, eps):
+    return _audit_svt(_svt_small, quick=quick, key=key, name=name, eps=eps)
 
 
 def _value_stat(out):
@@ -217,17 +252,17 @@ def _value_stat(out):
 @_register("svt-reports-noisy-value",
            "Sparse vector answering with the noisy value q+nu (Roth 2011; Lyu et al. Alg. 3; broken: not DP)",
            EPS_SVT, True)
-def _a_svt_value(*, quick, key, name):
-    return audit(_svt_value, Q0_VALUE, Q1_VALUE, claimed_eps=EPS_SVT, events=ThresholdEvents(statistic=_value_stat),
-                 n=_n(quick, *N_SVT), key=key, name=name)
+def _a_svt_value(*, quick, key, name, eps):
+    return audit(_svt_value, Q0_VALUE, Q1_VALUE, claimed_eps=eps, events=ThresholdEvents(statistic=_value_stat),
+                 n=_n(quick, *N_SVT), key=key, name=name, delta_float=delta_float("laplace", eps=eps, d=M_SVT + 2))
 
 
 @_register("svt-no-halt",
            "Sparse vector that does not halt after the first positive (Chen et al. 2015; Lyu et al. Alg. 6; broken)",
            EPS_SVT, True)
-def _a_svt_nohalt(*, quick, key, name):
-    return audit(_svt_nohalt, Q0_NOHALT, Q1_NOHALT, claimed_eps=EPS_SVT, events=HistogramEvents(2 ** (2 * M_NOHALT)),
-                 n=_n(quick, *N_SVT), key=key, name=name)
+def _a_svt_nohalt(*, quick, key, name, eps):
+    return audit(_svt_nohalt, Q0_NOHALT, Q1_NOHALT, claimed_eps=eps, events=HistogramEvents(2 ** (2 * M_NOHALT)),
+                 n=_n(quick, *N_SVT), key=key, name=name, delta_float=delta_float("laplace", eps=eps, d=2 * M_NOHALT + 1))
 
 
 # ----------------------------------------------------------------------------- binary tree counter
@@ -251,6 +286,11 @@ def _tree_stat(cs):
     return jnp.sum(jnp.clip(cs[jnp.array([0, 1, 3])], 0.0, 1.0))
 
 
+def _tree_floor(eps):
+    # one Laplace draw (the node completed at that step) per step
+    return delta_float("laplace", eps=eps, d=T_TREE)
+
+
 _tree_good = functools.partial(tree_counter_stream, scale=H_TREE / EPS)
 _tree_bad = functools.partial(tree_counter_stream, scale=1.0 / EPS)
 A0 = np.zeros(T_TREE, np.float32)
@@ -258,12 +298,12 @@ A1 = np.eye(T_TREE, dtype=np.float32)[0]
 
 
 @_register("tree-counter", "Binary-tree counter, Laplace node scale H/eps (correct)", EPS, False)
-def _a_tree(*, quick, key, name):
-    return audit(_tree_good, A0, A1, claimed_eps=EPS, events=ThresholdEvents(statistic=_tree_stat),
-                 n=_n(quick, 400_000, 100_000), key=key, name=name)
+def _a_tree(*, quick, key, name, eps):
+    return audit(_tree_good, A0, A1, claimed_eps=eps, events=ThresholdEvents(statistic=_tree_stat),
+                 n=_n(quick, 400_000, 100_000), key=key, name=name, delta_float=_tree_floor(eps))
 
 
 @_register("tree-counter-no-depth", "Binary-tree counter with node scale 1/eps instead of H/eps (broken)", EPS, True)
-def _a_tree_bad(*, quick, key, name):
-    return audit(_tree_bad, A0, A1, claimed_eps=EPS, events=ThresholdEvents(statistic=_tree_stat),
-                 n=_n(quick, 400_000, 100_000), key=key, name=name)
+def _a_tree_bad(*, quick, key, name, eps):
+    return audit(_tree_bad, A0, A1, claimed_eps=eps, events=ThresholdEvents(statistic=_tree_stat),
+                 n=_n(quick, 400_000, 100_000), key=key, name=name, delta_float=_tree_floor(eps))

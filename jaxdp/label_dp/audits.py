@@ -3,7 +3,8 @@
 * ``label-rr-vector``: the per-coordinate randomized response of LABEL eq. (11) on neighbouring
   labels ``y = 0`` vs ``y = 1`` (K = 3), histogram over the ``2^K`` output vectors; claim ε.
 * ``label-exp-bins``: the central exponential mechanism per bin (eq. (17), via the library's
-  ``central_exp_bins`` learner) on two label vectors of one bin differing in one label; claim ε.
+  ``central_exp_bins`` learner), searched over three pairs of label vectors of one bin differing
+  in one label (``EXP_BINS_PAIRS``); claim ε.
 * ``*-broken`` twins (must be flagged): vector RR with ``e^{ε}`` instead of ``e^{ε/2}`` per
   coordinate (true ε is 2ε), and the exponential mechanism with logits ``ε n_lj`` (no ``/2``).
 """
@@ -12,7 +13,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..audit import HistogramEvents, audit
+from ..accounting.floating import delta_float
+from ..audit import HistogramEvents, audit, audit_mechanism
 from ..registry import register_audit
 from ..mechanisms.randomized_response import rr_vector
 from .estimators import LabelParams, _fit_cls
@@ -53,25 +55,44 @@ def _n(quick):
     return 200_000 if quick else 1_000_000
 
 
-def audit_rr_vector(*, quick: bool = False, seed: int = 0, broken: bool = False):
-    """Audit eq. (11) on neighbouring labels 0 / 1."""
+#: label vectors of one bin differing in one label; the first changes a minority label into the
+#: majority one, the second adds a minority label to a unanimous bin (the largest loss of the three)
+EXP_BINS_PAIRS = {
+    "Y0 vs Y1": (Y0, Y1),
+    "00000 vs 00001": (jnp.zeros(5, jnp.int32), jnp.array([0, 0, 0, 0, 1], jnp.int32)),
+    "00002 vs 00001": (jnp.array([0, 0, 0, 0, 2], jnp.int32), jnp.array([0, 0, 0, 0, 1], jnp.int32)),
+}
+
+
+def audit_rr_vector(*, quick: bool = False, seed: int = 0, broken: bool = False, claim_factor: float = 1.0):
+    """Audit eq. (11) on neighbouring labels 0 / 1 (every pair of labels is equivalent by symmetry)."""
     mech = _rr_vector_broken_code if broken else _rr_vector_code
-    return audit(mech, jnp.int32(0), jnp.int32(1), claimed_eps=EPS, events=HistogramEvents(2 ** K), n=_n(quick),
-                 key=jax.random.key(seed), name="label-rr-vector" + ("-broken" if broken else ""))
+    eps = EPS / claim_factor
+    return audit(mech, jnp.int32(0), jnp.int32(1), claimed_eps=eps, events=HistogramEvents(2 ** K), n=_n(quick),
+                 key=jax.random.key(seed), name="label-rr-vector" + ("-broken" if broken else ""),
+                 delta_float=delta_float("rr_vector", eps=eps, d=K))
 
 
-def audit_exp_bins(*, quick: bool = False, seed: int = 0, broken: bool = False):
-    """Audit the per-bin exponential mechanism (eq. (17)) on label vectors differing in one label."""
+def audit_exp_bins(*, quick: bool = False, seed: int = 0, broken: bool = False, claim_factor: float = 1.0):
+    """Audit the per-bin exponential mechanism (eq. (17)) over the label-vector pairs of ``EXP_BINS_PAIRS``."""
     mech = _exp_bins_broken if broken else _exp_bins
-    return audit(mech, Y0, Y1, claimed_eps=EPS, events=HistogramEvents(K), n=_n(quick),
-                 key=jax.random.key(seed), name="label-exp-bins" + ("-broken" if broken else ""))
+    eps = EPS / claim_factor
+    return audit_mechanism(mech, EXP_BINS_PAIRS, HistogramEvents(K), claimed_eps=eps, n=_n(quick),
+                           key=jax.random.key(seed), name="label-exp-bins" + ("-broken" if broken else ""),
+                           search=0.5, delta_float=delta_float("gumbel", eps=eps, d=K))
+
+
+def _entry(fn, broken):
+    def run(*, quick: bool = False, seed: int = 0, claim_factor: float = 1.0):
+        return fn(quick=quick, seed=seed, broken=broken, claim_factor=claim_factor)
+    return run
 
 
 register_audit("label-rr-vector", "LABEL eq. (11) vector randomized response, K=3 (correct)", claimed_eps=EPS)(
-    lambda *, quick=False, seed=0: audit_rr_vector(quick=quick, seed=seed))
+    _entry(audit_rr_vector, False))
 register_audit("label-rr-vector-broken", "vector RR with e^eps per coordinate (broken: true eps = 2 eps)",
-               claimed_eps=EPS, broken=True)(lambda *, quick=False, seed=0: audit_rr_vector(quick=quick, seed=seed, broken=True))
+               claimed_eps=EPS, broken=True)(_entry(audit_rr_vector, True))
 register_audit("label-exp-bins", "LABEL eq. (17) exponential mechanism per bin (correct)", claimed_eps=EPS)(
-    lambda *, quick=False, seed=0: audit_exp_bins(quick=quick, seed=seed))
+    _entry(audit_exp_bins, False))
 register_audit("label-exp-bins-broken", "per-bin exponential mechanism without the /2 (broken: 2 eps)",
-               claimed_eps=EPS, broken=True)(lambda *, quick=False, seed=0: audit_exp_bins(quick=quick, seed=seed, broken=True))
+               claimed_eps=EPS, broken=True)(_entry(audit_exp_bins, True))

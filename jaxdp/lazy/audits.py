@@ -1,7 +1,8 @@
 """Empirical privacy audits of L2P-MW and two non-private controls (spec §9.5; ``jaxdp audit NAME``).
 
-Neighbouring inputs: ``x0`` = ``T = 64`` rounds of zero losses over ``d = 2``
-experts; ``x1`` = the same with ``l_1 = (1, 0)`` (one loss replaced). All
+Neighbouring inputs: ``T = 64`` rounds of zero losses over ``d = 2`` experts, with
+``l_1`` replaced (``l2p-mw`` searches the six pairs ``l_1 ∈ {0, (1,0), (0,1), (1,1)}``; the
+broken controls use ``0`` vs ``l_1 = (1, 0)``). All
 three audits use one parameter set for which LAZY Thm 3.2's side conditions
 hold (``B = 8``, ``p = 0.9``, ``delta1 = 1e-10``, ``eta = p / (B log(1/delta1))``)
 and claim the (eps, delta) that Thm 3.2 certifies for it (eps ≈ 0.75):
@@ -145,31 +146,59 @@ def _count_ones(xs):
     return jnp.sum(xs == 1)
 
 
+def _claim(claim_factor: float) -> float:
+    return AUDIT_SETTING.eps / claim_factor
+
+
+def _float_floor(eps: float) -> float:
+    """Float δ floor of one L2P-MW run: one categorical draw (d outcomes) and one acceptance coin per batch."""
+    from ..accounting.floating import delta_float
+
+    nb = AUDIT_SETTING.T // AUDIT_SETTING.B
+    return (delta_float("categorical", eps=eps, d=AUDIT_SETTING.d, draws=nb + 1)
+            + delta_float("bernoulli", eps=eps, draws=nb))
+
+
 @register_audit("l2p-mw", "L2P-MW (T=64, d=2, B=8) against its Thm 3.2 certified (eps, delta)",
                 claimed_eps=AUDIT_SETTING.eps)
-def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None):
-    """L2P-MW must be consistent with the (eps, delta) Thm 3.2 certifies (SearchEvents over batch sequences)."""
-    x0, x1 = neighbours()
+def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None, claim_factor: float = 1.0):
+    """L2P-MW must be consistent with the (eps, delta) Thm 3.2 certifies.
+
+    Searches the six neighbour pairs of :func:`jaxdp.audit.learners.loss_neighbours` (``l_1`` set to
+    two of ``0, (1,0), (0,1), (1,1)``) and, per pair, threshold events on the number of batches
+    playing expert 1 and unions of cells of the batch sequence (``2^8`` cells).
+    """
+    from ..audit import audit_mechanism
+    from ..audit.learners import loss_neighbours
+
     nb = AUDIT_SETTING.T // AUDIT_SETTING.B
-    ev = SearchEvents(statistic=_count_ones, cell=_code, n_cells=2 ** nb)
-    return audit(_l2p_mech, x0, x1, claimed_eps=AUDIT_SETTING.eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
-                 n=n or (100_000 if quick else 400_000), key=jax.random.key(seed), name="l2p-mw")
+    ev = [SearchEvents(statistic=_count_ones), SearchEvents(cell=_code, n_cells=2 ** nb)]
+    eps = _claim(claim_factor)
+    return audit_mechanism(_l2p_mech, loss_neighbours(AUDIT_SETTING.T, AUDIT_SETTING.d), ev, claimed_eps=eps,
+                           claimed_delta=AUDIT_SETTING.delta, n=n or (100_000 if quick else 400_000),
+                           key=jax.random.key(seed), name="l2p-mw", delta_float=_float_floor(eps))
 
 
 @register_audit("l2p-mw-broken", "lazy MW with the normalized ratio, no shadow sequence, no fake switches "
                                  "(must be flagged)", claimed_eps=AUDIT_SETTING.eps, broken=True)
-def audit_l2p_mw_broken(*, quick: bool = False, seed: int = 0, n: int | None = None):
-    """The broken variant claims L2P's (eps, delta); the event 'some switch' refutes it."""
+def audit_l2p_mw_broken(*, quick: bool = False, seed: int = 0, n: int | None = None, claim_factor: float = 1.0):
+    """The broken variant claims L2P's (eps, delta); the event 'some switch' on the pair 0 vs ``l_1 = (1, 0)`` refutes it.
+
+    A single fixed event and pair: the event has probability 0 on one input, so no search is needed.
+    """
     x0, x1 = neighbours()
     ev = ThresholdEvents(statistic=_n_switches, thresholds=(0.5,))
-    return audit(_broken_mech, x0, x1, claimed_eps=AUDIT_SETTING.eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
-                 n=n or (500_000 if quick else 2_000_000), key=jax.random.key(seed), name="l2p-mw-broken")
+    eps = _claim(claim_factor)
+    return audit(_broken_mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
+                 n=n or (500_000 if quick else 2_000_000), key=jax.random.key(seed), name="l2p-mw-broken",
+                 delta_float=_float_floor(eps))
 
 
 @register_audit("hedge-not-private", "per-round Hedge (eta = sqrt(8 ln d / T)) claiming L2P-MW's (eps, delta) "
                                      "(must be flagged)", claimed_eps=AUDIT_SETTING.eps, broken=True)
-def audit_hedge(*, quick: bool = False, seed: int = 0, n: int | None = None):
+def audit_hedge(*, quick: bool = False, seed: int = 0, n: int | None = None, claim_factor: float = 1.0):
     x0, x1 = neighbours()
     ev = ThresholdEvents(statistic=_count_ones)
-    return audit(_hedge_mech, x0, x1, claimed_eps=AUDIT_SETTING.eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
+    eps = _claim(claim_factor)
+    return audit(_hedge_mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
                  n=n or (100_000 if quick else 400_000), key=jax.random.key(seed), name="hedge-not-private")

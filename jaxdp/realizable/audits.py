@@ -1,10 +1,12 @@
 """Empirical privacy audits of whole realizable-regime algorithms (spec §9.5; ``jaxdp audit NAME``).
 
 ``sparse-vector-experts``: REAL Alg. 1 with ``d = 2``, ``T = 4``, ``K = 1``, ``eps_svt = 1``,
-``η = 1`` (claimed ``eps_svt + Kη = 2``, pure). Neighbouring loss sequences: all zeros vs the same
-with ``l_1 = (1, 0)`` (one loss replaced). The output is the whole action sequence
+``η = 1`` (claimed ``eps_svt + Kη = 2``, pure). Neighbouring loss sequences: the family of
+:func:`jaxdp.audit.learners.loss_neighbours` (all zeros except ``l_1``, which takes two of
+``0, (1,0), (0,1), (1,1)``: six pairs). The output is the whole action sequence
 ``(x_1, ..., x_5)`` (including the action chosen after the last loss), a cell of ``2^5``; the
-auditor searches the best union of cells on one half of the runs and bounds ε on the other.
+auditor searches the best (pair, union of cells) on one half of the runs and bounds ε on the
+other. The pair ``(1,0)`` vs ``(0,1)`` reveals about twice what ``0`` vs ``(1,0)`` does.
 
 ``sparse-vector-experts-mislabelled`` (BROKEN): the same algorithm with sparse-vector noise for
 ``eps_svt = 1e4`` while still claiming 2: the switch after round 1 then reveals ``l_1`` almost
@@ -58,24 +60,36 @@ def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float):
     return mech
 
 
-def _run(eps_svt: float, *, quick: bool, seed: int, name: str, n: int | None = None):
-    from ..audit import SearchEvents, audit
+def _run(eps_svt: float, *, quick: bool, seed: int, name: str, n: int | None = None, claim_factor: float = 1.0,
+         rounds=(0,)):
+    from ..accounting.floating import delta_float
+    from ..audit import SearchEvents, audit_mechanism
+    from ..audit.learners import loss_neighbours
 
     mech = sv_experts_mechanism(eps_svt, 1.0, 1, 0.5)
-    x0, x1 = _x_pair()
     n = n or (200_000 if quick else 2_000_000)
-    return audit(mech, x0, x1, claimed_eps=CLAIMED_EPS, events=SearchEvents(cell=lambda c: c, n_cells=2 ** (_T + 1)),
-                 n=n, key=jax.random.key(seed), name=name)
+    claimed = CLAIMED_EPS / claim_factor
+    # float floor: T+1 categorical draws over d = 2 experts and 2(T+1) sparse-vector Laplace draws
+    dfl = delta_float("categorical", eps=claimed, d=_D, draws=_T + 1) + delta_float("laplace", eps=claimed, d=2 * (_T + 1))
+    return audit_mechanism(mech, loss_neighbours(_T, _D, rounds=rounds), SearchEvents(cell=_cell, n_cells=2 ** (_T + 1)),
+                           claimed_eps=claimed, n=n, key=jax.random.key(seed), name=name, delta_float=dfl)
+
+
+def _cell(c):
+    return c
 
 
 @register_audit("sparse-vector-experts", "REAL Alg. 1 (d=2, T=4, K=1) on neighbouring loss sequences; claimed eps = 2",
                 claimed_eps=CLAIMED_EPS)
-def audit_sparse_vector_experts(*, quick: bool = True, seed: int = 0, n: int | None = None):
-    return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts", n=n)
+def audit_sparse_vector_experts(*, quick: bool = True, seed: int = 0, n: int | None = None,
+                                claim_factor: float = 1.0):
+    return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts", n=n, claim_factor=claim_factor)
 
 
 @register_audit("sparse-vector-experts-mislabelled",
                 "BROKEN: REAL Alg. 1 with sparse-vector noise for eps_svt=1e4 while claiming eps = 2",
                 claimed_eps=CLAIMED_EPS, broken=True)
-def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0, n: int | None = None):
-    return _run(1e4, quick=quick, seed=seed, name="sparse_vector_experts (mislabelled eps_svt)", n=n)
+def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0, n: int | None = None,
+                                            claim_factor: float = 1.0):
+    return _run(1e4, quick=quick, seed=seed, name="sparse_vector_experts (mislabelled eps_svt)", n=n,
+                claim_factor=claim_factor)

@@ -1,0 +1,178 @@
+"""Auditing online learners on neighbouring loss sequences (docs/guide/auditing.md#auditing-your-own-learner).
+
+Two loss sequences are neighbours (replace-one) when they differ in one round's loss vector.
+:func:`loss_neighbours` builds a small family of such pairs: an all-zero base sequence with
+round ``t``'s loss set to two different vectors ``u ≠ v`` from a small set (``0``, the unit
+vectors ``e_j``, the all-ones vector), for a few rounds ``t``. The strongest pair is rarely the
+obvious one: for REAL Alg. 1 the pair ``(1, 0)`` vs ``(0, 1)`` reveals about twice as much as
+``0`` vs ``(1, 0)``.
+
+:func:`learner_mechanism` turns a :class:`jaxdp.core.Learner` into ``(key, losses) -> actions``
+(the action of every round and the one after the last loss: everything the learner releases),
+and :func:`audit_learner` runs :func:`jaxdp.audit.audit_mechanism` over the family.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..core.validation import check_positive_int
+from .auditor import DEFAULT_ALPHA, AuditReport, SearchEvents, audit_mechanism
+
+__all__ = ["loss_neighbours", "learner_mechanism", "audit_learner", "action_code"]
+
+
+def loss_neighbours(T: int, d: int, *, rounds: Sequence[int] = (0,), values: Optional[Sequence] = None,
+                    base: Optional[np.ndarray] = None) -> dict:
+    """A family of replace-one neighbouring loss sequences, ``{label: (x0, x1)}`` (float32 ``(T, d)`` arrays).
+
+    For every round ``t`` in ``rounds`` and every unordered pair ``u ≠ v`` of ``values`` (default:
+    ``0``, ``e_1 … e_d`` and ``1`` for ``d <= 4``, else ``0``, ``e_1``, ``e_2`` and ``1``), ``x0``
+    and ``x1`` equal ``base`` (default all zeros) except that round ``t`` holds ``u``, resp. ``v``.
+    """
+    T = check_positive_int("T", T)
+    d = check_positive_int("d", d)
+    if base is None:
+        base = np.zeros((T, d), np.float32)
+    base = np.asarray(base, np.float32)
+    if base.shape != (T, d):
+        raise ValueError(f"base must have shape (T, d) = {(T, d)}, got {base.shape}")
+    if values is None:
+        eye = np.eye(d, dtype=np.float32)
+        values = [np.zeros(d, np.float32)] + [eye[j] for j in range(min(d, 4 if d <= 4 else 2))] + \
+                 [np.ones(d, np.float32)]
+        if d == 1:
+            values = values[:2]
+    values = [np.asarray(v, np.float32) for v in values]
+    for v in values:
+        if v.shape != (d,):
+            raise ValueError(f"values must be loss vectors of shape ({d},), got shape {v.shape}")
+    rounds = list(rounds)
+    for t in rounds:
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 0 <= t < T:
+            raise ValueError(f"rounds must be integers in [0, {T}), got {t!r}")
+
+    def name(v):
+        if not v.any():
+            return "0"
+        if np.all(v == 1):
+            return "1"
+        if np.count_nonzero(v) == 1 and v.max() == 1:
+            return f"e{int(np.argmax(v)) + 1}"
+        return "(" + ",".join(f"{a:g}" for a in v) + ")"
+
+    out = {}
+    for t in rounds:
+        for u, v in itertools.combinations(values, 2):
+            if np.array_equal(u, v):
+                continue
+            x0, x1 = base.copy(), base.copy()
+            x0[t], x1[t] = u, v
+            out[f"l{t + 1}: {name(u)} vs {name(v)}"] = (jnp.asarray(x0), jnp.asarray(x1))
+    return out
+
+
+def learner_mechanism(learner, params, *, output: Optional[Callable] = None) -> Callable:
+    """``(key, losses) -> output(actions)``: run ``learner`` over a ``(T, d)`` loss array.
+
+    ``actions`` stacks ``state.x`` before every round and after the last one (``T + 1`` entries):
+    what an observer of the learner sees. Block-mode learners (``end_block``) run a nested scan;
+    ``T`` must then be a multiple of ``block_size``. ``output`` (default identity) post-processes
+    the actions, e.g. :func:`action_code`. Keys: ``init``, every ``step`` and every ``end_block``
+    get their own (``fold_in`` by round / block).
+    """
+    b = int(learner.block_size)
+
+    def mech(key, losses):
+        T = losses.shape[0]
+        k_init, k_step, k_block = jax.random.split(key, 3)
+        s = learner.init(k_init, params)
+
+        def rnd(s, t):
+            x = s.x
+            s, _ = learner.step(jax.random.fold_in(k_step, t), s, losses[t], params)
+            return s, x
+
+        if learner.end_block is None:
+            s, xs = jax.lax.scan(rnd, s, jnp.arange(T))
+        else:
+            if T % b:
+                raise ValueError(f"T = {T} must be a multiple of the learner's block_size {b}")
+
+            def blk(s, j):
+                s, xs = jax.lax.scan(rnd, s, j * b + jnp.arange(b))
+                s, _ = learner.end_block(jax.random.fold_in(k_block, j), s, params)
+                return s, xs
+
+            s, xs = jax.lax.scan(blk, s, jnp.arange(T // b))
+            xs = xs.reshape((T,) + xs.shape[2:])
+        acts = jnp.concatenate([xs, s.x[None]])
+        return acts if output is None else output(acts)
+
+    return mech
+
+
+def action_code(d: int) -> Callable:
+    """``actions -> int``: the sequence of expert indices in base ``d`` (a cell for :class:`HistogramEvents`)."""
+    d = check_positive_int("d", d, minimum=2)
+
+    def code(acts):
+        w = d ** jnp.arange(acts.shape[0], dtype=jnp.int32)
+        return jnp.sum(acts.astype(jnp.int32) * w)
+
+    return code
+
+
+def _count(j):
+    def f(acts):
+        return jnp.sum(acts == j).astype(jnp.float32)
+    return f
+
+
+def _mean_coord(j):
+    def f(acts):
+        return jnp.mean(acts[..., j]).astype(jnp.float32)
+    return f
+
+
+def _last_coord(j):
+    def f(acts):
+        return acts[-1, j].astype(jnp.float32)
+    return f
+
+
+def audit_learner(learner, params, *, T: int, d: int, claimed_eps: float, claimed_delta: float = 0.0,
+                  n: int = 100_000, key: jax.Array, alpha: float = DEFAULT_ALPHA, rounds: Sequence[int] = (0,),
+                  values: Optional[Sequence] = None, events: Any = None, n_best: int = 4,
+                  delta_float: Optional[float] = None, name: str = "learner") -> AuditReport:
+    """Audit an online learner against (``claimed_eps``, ``claimed_delta``) over :func:`loss_neighbours`.
+
+    Default events: for integer actions (experts), the whole action sequence as a cell when
+    ``d^(T+1) <= 4096`` (unions of cells searched) and the number of rounds playing each expert;
+    for vector actions (OCO), each coordinate's mean over the rounds and its final value.
+    The search uses half of the ``n`` runs per input; the family-wise error is ``alpha``.
+    """
+    mech = learner_mechanism(learner, params)
+    pairs = loss_neighbours(T, d, rounds=rounds, values=values)
+    if events is None:
+        x0 = next(iter(pairs.values()))[0]
+        shape = jax.eval_shape(mech, jax.random.key(0), x0)
+        if jnp.issubdtype(shape.dtype, jnp.integer) and shape.ndim == 1:
+            k = int(d)
+            events = [SearchEvents(statistic=_count(j)) for j in range(min(k, 8))]
+            if k ** shape.shape[0] <= 4096:
+                events.append(SearchEvents(cell=action_code(k), n_cells=k ** shape.shape[0]))
+        else:
+            dims = shape.shape[-1] if shape.ndim > 1 else 1
+            if shape.ndim == 1:
+                events = [SearchEvents(statistic=lambda a: jnp.mean(a).astype(jnp.float32)),
+                          SearchEvents(statistic=lambda a: a[-1].astype(jnp.float32))]
+            else:
+                events = ([SearchEvents(statistic=_mean_coord(j)) for j in range(min(dims, 4))]
+                          + [SearchEvents(statistic=_last_coord(j)) for j in range(min(dims, 4))])
+    return audit_mechanism(mech, pairs, events, claimed_eps=claimed_eps, claimed_delta=claimed_delta, n=n, key=key,
+                           alpha=alpha, n_best=n_best, delta_float=delta_float, name=name)
