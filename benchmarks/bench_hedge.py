@@ -1,12 +1,17 @@
 """simulate(hedge) vs NumPy references: seeds in {1, 16, 256, 4096, 16384}, d in {10, 100, 1000}, T = 1000.
 
-    python benchmarks/bench_hedge.py [--quick]      # or: jaxdp bench [--quick]
+    python benchmarks/bench_hedge.py [--quick] [--out FILE]     # same as: jaxdp bench [--quick] [--out FILE]
 
-Writes benchmarks/RESULTS.md (see jaxdp/bench.py for what is measured).
+Prints the table; writes FILE (default ./jaxdp-bench.md). What is measured: ``jaxdp.bench.hedge``.
+``benchmarks/run_all.py`` updates the committed ``benchmarks/RESULTS.md``.
 """
-import sys
+import argparse
 
 from jaxdp.bench import run_benchmarks
 
 if __name__ == "__main__":
-    print(run_benchmarks(quick="--quick" in sys.argv, only=["hedge"]))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="tiny sizes (rates not representative)")
+    ap.add_argument("--out", default=None, help="markdown file to write (default ./jaxdp-bench.md)")
+    args = ap.parse_args()
+    print(run_benchmarks(quick=args.quick, only=["hedge"], out=args.out))

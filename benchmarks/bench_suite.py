@@ -1,30 +1,26 @@
-"""Accelerator benchmark suite (``jaxdp.bench_suite``): throughput, compile time, peak memory, two floors.
+"""Accelerator benchmark suite (``jaxdp.bench.suite``) with the roofline of every case (``jaxdp.bench.report``).
 
-Usage: ``python benchmarks/bench_suite.py [--quick] [--out FILE]``: prints a markdown section
-(append it to a results file with ``>>``; ``--out`` also writes it to FILE). Runs unchanged on CPU
-and GPU (batch sizes up to the device-memory budget on GPU, a few seconds per call on CPU).
+    python benchmarks/bench_suite.py [--quick] [--out FILE]     # the suite part of: jaxdp bench --device-report
+
+Prints a markdown section (``--out`` also writes it to FILE). Runs unchanged on CPU, GPU and TPU (batch
+sizes up to the device-memory budget on an accelerator, a few seconds per call on CPU).
+``benchmarks/run_all.py`` updates the committed ``benchmarks/SUITE_<BACKEND>.md``.
 """
 from __future__ import annotations
 
 import argparse
 import pathlib
 
-from jaxdp.bench_suite import run_suite, suite_to_markdown
+from jaxdp.bench.report import run_device_report
 
 TITLE = "Accelerator benchmark suite"
-
-
-def run(quick: bool = False) -> list[dict]:
-    return run_suite(quick=quick)
-
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="tiny sizes (rates not representative)")
     ap.add_argument("--out", default=None, help="also write the section to this file")
     args = ap.parse_args()
-    md = suite_to_markdown(run_suite(quick=args.quick),
-                           TITLE + (" (quick: tiny sizes, rates not representative)" if args.quick else ""))
+    md = run_device_report(quick=args.quick)
     print(md)
     if args.out:
         pathlib.Path(args.out).write_text(md)

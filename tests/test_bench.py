@@ -1,14 +1,52 @@
 """The benchmark harness runs at tiny size (it must not rot); timings are never asserted."""
-from jaxdp.bench import bench_hedge, numpy_hedge_per_seed, numpy_hedge_vectorized, rows_to_markdown, run_benchmarks
+import hashlib
+import pathlib
+
+from jaxdp.bench import bench_hedge, numpy_hedge_per_seed, numpy_hedge_vectorized, rows_to_markdown
+from jaxdp.cli import main
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
-def test_bench_hedge_tiny(tmp_path):
+def _tree_digest(d: pathlib.Path) -> dict:
+    return {str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def test_bench_hedge_tiny():
     rows = bench_hedge(seeds_list=(2,), d_list=(4,), T=20, numpy_max_seed_rounds=100, loop_budget=0.01)
     assert rows and rows[0]["jax_seed_rounds/s"] > 0 and rows[0]["numpy_vec_seed_rounds/s"] > 0
     md = rows_to_markdown(rows, "t")
     assert "jax_expert_updates/s" in md
-    path = run_benchmarks(quick=True, out=str(tmp_path / "R.md"))
-    assert "simulate(hedge)" in path.read_text()
+
+
+def test_cli_bench_quick_writes_to_cwd_not_source_tree(tmp_path, monkeypatch, capsys):
+    """`jaxdp bench --quick` from another directory writes ./jaxdp-bench.md and leaves benchmarks/ untouched."""
+    before = _tree_digest(REPO / "benchmarks")
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "--quick"]) == 0
+    out = tmp_path / "jaxdp-bench.md"
+    assert out.exists() and "simulate(hedge)" in out.read_text()
+    assert f"wrote {out}" in capsys.readouterr().out
+    assert _tree_digest(REPO / "benchmarks") == before
+    # a directory given as --out is refused with a one-line error, before anything runs
+    assert main(["bench", "--quick", "--out", str(tmp_path)]) == 2
+    assert "--out must be a file path" in capsys.readouterr().err
+    assert _tree_digest(REPO / "benchmarks") == before
+
+
+def test_bench_package_has_no_import_cycle():
+    """Each jaxdp.bench module imports only modules listed before it (common ... report)."""
+    import ast
+
+    order = ["common", "numpy_refs", "hedge", "hlo", "roofline", "suite", "export", "report"]
+    pkg = REPO / "jaxdp" / "bench"
+    assert sorted(order) == sorted(p.stem for p in pkg.glob("*.py") if p.stem != "__init__")
+    for i, name in enumerate(order):
+        tree = ast.parse((pkg / f"{name}.py").read_text())
+        deps = {n.module.split(".")[0] for n in ast.walk(tree)
+                if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
+        assert deps <= set(order[:i]), (name, deps - set(order[:i]))
 
 
 def test_numpy_references_agree_in_distribution():

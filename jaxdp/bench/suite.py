@@ -38,7 +38,7 @@ temp + argument + output bytes), and the two floors of the device METHOD
 floor. A scaling measurement runs the Hedge case in subprocesses with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (host CPU devices).
 
-CLI: ``python benchmarks/bench_suite.py [--quick]``; ``jaxdp bench --device-report``.
+CLI: ``jaxdp bench --device-report [--quick]``; ``python benchmarks/bench_suite.py [--quick]``.
 """
 from __future__ import annotations
 
@@ -52,6 +52,10 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .common import block as _block
+from .common import median_time as _median_time
+from .hlo import analyze_module
+
 CASE_NAMES = ("hedge", "l2p_mw", "sparse_vector", "l2p_rmw_mala", "dp_ftrl", "label_dp")
 
 __all__ = ["CASE_NAMES", "run_suite", "suite_to_markdown", "measure_ceilings", "scaling_rows", "memory_budget"]
@@ -60,24 +64,11 @@ __all__ = ["CASE_NAMES", "run_suite", "suite_to_markdown", "measure_ceilings", "
 # --------------------------------------------------------------------------- ceilings
 
 
-def _block(x):
-    import jax
-
-    return jax.block_until_ready(x)
-
-
-def _median_time(f: Callable[[], Any], reps: int) -> float:
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        _block(f())
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
-
-
 def measure_ceilings(quick: bool = False) -> dict:
-    """Measured ceilings: ``rng_words_per_s`` (``jax.random.bits`` uint32) and ``bytes_per_s``
-    (jitted ``x + 1`` on a large float32 array, bytes read + written)."""
+    """Measured ceilings: ``rng_words_per_s`` (``jax.random.bits`` uint32 words delivered),
+    ``rng_generated_words_per_s`` (the threefry words it generates, counted in its module by
+    :func:`jaxdp.bench.hlo.analyze_module`) and ``bytes_per_s`` (jitted ``x + 1`` on a large
+    float32 array, bytes read + written)."""
     import jax
     import jax.numpy as jnp
 
@@ -93,7 +84,12 @@ def measure_ceilings(quick: bool = False) -> dict:
     _block(add(xs[0]))
     it = iter(range(10_000))
     t_bw = _median_time(lambda: add(xs[next(it) % 2]), 7)
+    # the same generator counted the way every exported module is counted (threefry output words,
+    # key derivations included), so that predictions from module counts use matching units
+
+    gen_words = analyze_module(bits.lower(jax.random.key(0)).as_text()).rng_words
     return {"rng_words_per_s": n_rng / t_rng, "bytes_per_s": 2 * 4 * n_bw / t_bw,
+            "rng_generated_words_per_s": gen_words / t_rng,
             "rng_array_words": n_rng, "bw_array_bytes": 4 * n_bw}
 
 
@@ -176,8 +172,8 @@ def _simulate_case(name, unit, units_per_seed_round, learner, adversary, problem
     """A ``simulate`` case; ``rng_per_round`` / ``rng_per_run`` are random words per seed."""
     import jax.numpy as jnp
 
-    from .core import seed_keys, simulate
-    from .core.simulate import _compiled, checkpoint_rounds
+    from ..core import seed_keys, simulate
+    from ..core.simulate import _compiled, checkpoint_rounds
 
     sb = _state_bytes(learner, adversary, problem, params, adv_params)
     ckpts = tuple(int(r) for r in checkpoint_rounds(T, 24))
@@ -203,12 +199,12 @@ def _cases(quick: bool) -> list[_Case]:
     import jax
     import jax.numpy as jnp
 
-    from .experts import (BernoulliParams, RealizableBernoulliParams, adv_realizable_bernoulli,
+    from ..experts import (BernoulliParams, RealizableBernoulliParams, adv_realizable_bernoulli,
                           bernoulli_experts, experts_problem, hedge, hedge_params)
-    from .lazy import l2p_mw, l2p_mw_params
-    from .oco import adv_linear_oco, dp_ftrl, dp_ftrl_params, l2p_rmw, l2p_rmw_params, linear_oco_params
-    from .oco import linear_problem, plan_dp_ftrl, plan_l2p_rmw
-    from .realizable import params_from_plan, plan_sparse_vector_experts, sparse_vector_experts
+    from ..lazy import l2p_mw, l2p_mw_params
+    from ..oco import adv_linear_oco, dp_ftrl, dp_ftrl_params, l2p_rmw, l2p_rmw_params, linear_oco_params
+    from ..oco import linear_problem, plan_dp_ftrl, plan_l2p_rmw
+    from ..realizable import params_from_plan, plan_sparse_vector_experts, sparse_vector_experts
 
     T = 128 if quick else 1024
     d = 16 if quick else 64
@@ -270,10 +266,10 @@ def _cases(quick: bool) -> list[_Case]:
 def _label_dp_case(quick: bool) -> _Case:
     import jax.numpy as jnp
 
-    from .core import monte_carlo, seed_keys
-    from .core.simulate import _compiled_mc
-    from .label_dp import LabelParams, gen_smooth_regression, make_estimator
-    from .label_dp.planners import plan_for
+    from ..core import monte_carlo, seed_keys
+    from ..core.simulate import _compiled_mc
+    from ..label_dp import LabelParams, gen_smooth_regression, make_estimator
+    from ..label_dp.planners import plan_for
 
     N = 1000 if quick else 10_000
     M = 100 if quick else 1000
@@ -385,6 +381,7 @@ def run_suite(quick: bool = False, cases: Optional[list[str]] = None, scaling: b
     for r in rows:
         r["rng_ceiling_words_per_s"] = ceil["rng_words_per_s"]
         r["bw_ceiling_bytes_per_s"] = ceil["bytes_per_s"]
+        r["rng_generated_ceiling_words_per_s"] = ceil["rng_generated_words_per_s"]
     if scaling:
         rows += scaling_rows(quick)
     return rows
@@ -397,8 +394,8 @@ def _scaling_child(S: int, T: int, d: int) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from .core import seed_keys, simulate
-    from .experts import BernoulliParams, bernoulli_experts, experts_problem, hedge, hedge_params
+    from ..core import seed_keys, simulate
+    from ..experts import BernoulliParams, bernoulli_experts, experts_problem, hedge, hedge_params
 
     L, A, P = hedge(d), bernoulli_experts(d), experts_problem()
     prm, ap = hedge_params(d, T), BernoulliParams(gap=jnp.float32(0.1))
@@ -423,7 +420,7 @@ def scaling_rows(quick: bool = False, device_counts=(1, 2, 4)) -> list[dict]:
         env = dict(os.environ)
         env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={n}").strip()
         env["JAX_PLATFORMS"] = "cpu"
-        code = (f"import json; from jaxdp.bench_suite import _scaling_child; "
+        code = (f"import json; from jaxdp.bench.suite import _scaling_child; "
                 f"print('RESULT', json.dumps(_scaling_child({S}, {T}, {d})))")
         try:
             p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
@@ -468,7 +465,7 @@ def suite_to_markdown(rows: list[dict], title: str = "Accelerator benchmark suit
     size per case), the scaling table and a note on the floors."""
     import jax
 
-    from .bench import machine_info
+    from .common import machine_info
 
     main = [r for r in rows if r.get("case") != "scaling"]
     scal = [r for r in rows if r.get("case") == "scaling"]

@@ -1,0 +1,93 @@
+"""Helpers shared by every benchmark: timing, the machine's description, markdown tables.
+
+This module imports nothing else from :mod:`jaxdp.bench`, so every other
+benchmark module can import it without a cycle.
+"""
+from __future__ import annotations
+
+import math
+import os
+import platform
+import time
+from typing import Any, Callable, Iterable, Optional
+
+import numpy as np
+
+__all__ = ["machine_info", "best_time", "median_time", "block", "fmt", "table", "rows_to_markdown"]
+
+
+def machine_info() -> str:
+    """One line: jax version, backend and device kind, device count, host CPU, cores, Python."""
+    import jax
+
+    dev = jax.devices()[0]
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return (f"jax {jax.__version__} on {jax.default_backend()} ({dev.device_kind}, {jax.device_count()} device(s)); "
+            f"host: {cpu}, {os.cpu_count()} cores; python {platform.python_version()}")
+
+
+def block(x: Any) -> Any:
+    """``jax.block_until_ready`` (asynchronous dispatch: time only finished work)."""
+    import jax
+
+    return jax.block_until_ready(x)
+
+
+def best_time(f: Callable[[], Any], reps: int = 2) -> float:
+    """The fastest of ``reps`` wall-clock timings of ``f()`` in seconds (its result is waited for)."""
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        block(f())
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def median_time(f: Callable[[], Any], reps: int) -> float:
+    """The median of ``reps`` wall-clock timings of ``f()`` in seconds (its result is waited for)."""
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        block(f())
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
+
+
+def fmt(v: Any) -> str:
+    """A table cell: 3 significant digits for large or small floats, an em dash for NaN/None."""
+    if v is None:
+        return "—"
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if math.isnan(v):
+            return "—"
+        if math.isinf(v):
+            return "∞" if v > 0 else "-∞"
+        if v != 0 and (abs(v) >= 1e5 or abs(v) < 1e-2):
+            return f"{v:.3g}"
+        return f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+    return str(v)
+
+
+def table(rows: Iterable[dict], cols: list[str], headers: Optional[list[str]] = None) -> str:
+    """A markdown table of ``rows`` (dicts) restricted to ``cols``; missing cells are empty."""
+    rows = list(rows)
+    head = headers or cols
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(cols)]
+    out += ["| " + " | ".join(fmt(r[c]) if c in r else "" for c in cols) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def rows_to_markdown(rows: list[dict], title: str) -> str:
+    """``### title`` and a table of every key of the first row."""
+    if not rows:
+        return f"### {title}\n\n(no rows)\n"
+    return f"### {title}\n\n{table(rows, list(rows[0].keys()))}\n"
