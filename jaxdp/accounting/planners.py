@@ -100,8 +100,8 @@ def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | 
     eps0, budget = e / T, 0.0
     notes = []
     if mode == "certified" and dl > 0 and T > 1:
-        x = calibrate(lambda v: certify(ledger(v), dl).eps, e, lo=e / T, hi=e, increasing=True, rtol=1e-9,
-                      name="eps_per_release", what="the certified eps")
+        x = calibrate(lambda v: certify(ledger(v), dl, use_pld=False).eps, e, lo=e / T, hi=e, increasing=True,
+                      rtol=1e-9, name="eps_per_release", what="the certified eps")
         if x > e / T * (1 + 1e-9):
             eps0, budget = x, dl
             notes.append("a composition bound with delta > 0 beats basic composition here")
@@ -289,7 +289,7 @@ def plan_advanced_composition(*, eps: float, delta: float, T: int, d: int | None
     elif mode == "rate":
         e0 = e / math.sqrt(k)
     else:
-        fn = ((lambda x: certify(ledger(x), dl).eps) if method == "best"
+        fn = ((lambda x: certify(ledger(x), dl, use_pld=False).eps) if method == "best"
               else (lambda x: _composed(method, x, d0, k, dl)))
         e0 = calibrate(fn, e, lo=e / k * (1 - 1e-12), hi=e, increasing=True, rtol=1e-9,
                        name="eps_step", what=f"the {method} composition bound")

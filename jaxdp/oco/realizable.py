@@ -42,8 +42,11 @@ import numpy as np
 
 from ..core.types import Learner, Problem
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
+from ..accounting.plan import Plan, make_plan
 from ..realizable import potential, sparse_vector
-from ..registry import Plan, register_planner
+from ..realizable._common import log2_ceil
+from ..realizable.planners import potential_ledger, potential_settings, sparse_vector_ledger
+from ..registry import register_planner
 from .domains import Ball, ball_grid
 from .problems import problem_info
 
@@ -167,8 +170,9 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
                          max_points: int = 4096, **kw) -> Plan:
     """REAL Thm 1 settings applied to the ``M`` net points (Thm 3), pure DP (``delta`` unused).
 
-    ``K = 6 ceil(ln M) + 24 ln(1/beta)``, ``eta = eps/(2K)``, ``eps_svt = eps/2``
-    (privacy ``eps/2 + K eta = eps`` in every mode), threshold
+    ``K = ceil(6 ceil(log2 M) + 24 ln(1/beta))`` (Lemma 3.1 counts halvings of the potential: base 2),
+    ``eta = eps/(2K)``, ``eps_svt = eps/2`` (the ledger: all sparse-vector instances ``eps/2`` plus ``K``
+    exponential-mechanism draws of ``eta``; ``eps`` in every mode), threshold
     ``L = 4/eta + c B/eps`` with ``B = ln(2T^2/beta)``, ``c = 8`` (``paper``),
     ``16`` (``certified``, spec §5.2 CORRECTED) or ``L = 1/eta`` (``rate``:
     constants and logs dropped; privacy unchanged since it depends only on
@@ -192,7 +196,7 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
     M = _net_size(D, d, m)
     if M < 2:
         raise ValueError(f"the grid net with m={m} points per axis has M={M} point(s) in the ball; increase m")
-    K = int(math.ceil(6 * math.ceil(math.log(M)) + 24 * math.log(1 / beta)))
+    K = int(math.ceil(6 * log2_ceil(M) + 24 * math.log(1 / beta) - 1e-9))
     eta = eps / (2 * K)
     B = math.log(2 * T ** 2 / beta)
     if mode == "rate":
@@ -205,10 +209,12 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
                  f"discretization error <= T L rho = {T * lipschitz * rho:.3g}")
     params = {"eps_svt": eps / 2, "eta": eta, "K": K, "L": L_thr, "Lstar": 0.0,
               "loss_scale": 2.0 * lipschitz * D, "m": m}
-    return Plan(algorithm="experts_oco_net", mode=mode, params=params, eps=float(eps), delta=float(delta),
-                eps_certified=eps / 2 + K * eta, delta_certified=0.0,
-                conditions={"0 < beta < 1/2": True, "losses normalized to [0,1] (clipped)": True},
-                reference="realizable-private-online-optimization.txt Thm 3 (via Alg. 1 / Thm 1)", notes=notes)
+    return make_plan(algorithm="experts_oco_net", mode=mode, params=params, eps=float(eps), delta=float(delta),
+                     ledger=sparse_vector_ledger(eps / 2, eta, K, M), delta_budget=0.0,
+                     conditions={"losses normalized to [0,1] (clipped): sensitivity 1": True},
+                     utility_conditions={"0 < beta < 1/2": True},
+                     reference="Realizable private online optimization, Thm 3 (via Alg. 1 / Thm 1); "
+                               "docs/algorithms/realizable.md", notes=notes)
 
 
 # --------------------------------------------------------------------------- potential (Alg. 5, App. C)
@@ -281,18 +287,16 @@ def potential_oco(problem: Problem, m: int) -> Learner:
 def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper", D: float = 1.0,
                        lipschitz: float = 1.0, m: Optional[int] = None, max_points: int = 4096, **kw) -> Plan:
     """Thm 6 (``delta = 0``) / Thm 7 (``delta > 0``) settings with ``gamma = (r/D)^d``, ``r = 1/(LT)``
-    (CORRECTED exponent sign, spec §5.6), so ``log(1/gamma) = d log(DLT)``.
+    (CORRECTED exponent sign), so ``log(1/gamma) = d log(DLT)``.
 
-    ``alpha = 1``, ``K = ceil(2 log(1/gamma))``; pure: ``eps0 = eps/K``;
-    approximate: ``eps0 = eps/sqrt(K log(1/delta))``; ``eta = eps0/(56 log T)``.
-    ``certified``: ``s_phi = 2``, ``eta = eps0/(112 log T)``, and ``eps0``
-    shrunk so that the composed privacy (``K(2eta + eps0)`` pure, or
-    ``2(2eta + eps0) sqrt(K log(1/delta))``) is within ``eps``. ``rate``:
-    ``eta = eps0/(16 log T)``, the smallest constant for which Lemma C.2's
-    accuracy condition ``alpha >= 8 eta (log T + log(2T/beta))/eps0`` can
-    hold with ``alpha = 1`` (a smaller ``log T`` factor makes the SVT noise
-    exceed the threshold and the phases end spuriously);
-    the certified (ε, δ) of those settings is reported.
+    ``alpha = 1``, ``K = ceil(2 log(1/gamma))``; paper: pure ``eps0 = eps/K``,
+    approximate ``eps0 = eps/sqrt(K log(1/delta))``, ``eta = eps0/(56 log T)``, ``s_phi = 1``.
+    ``certified``: ``s_phi = 2``, ``eta = eps0/(112 log T)``, and ``eps0`` the largest for which
+    the accountant certifies the ledger (``K`` phases of AboveThreshold ``2 eps0/s_phi`` and a
+    ``2 eta`` Gibbs sample; :func:`jaxdp.realizable.planners.potential_ledger`) within ``(eps, delta)``.
+    ``rate``: as paper with ``eta = eps0/(16 log T)``, the smallest constant for which Lemma C.2's
+    accuracy condition ``alpha >= 8 eta (log T + log(2T/beta))/eps0`` can hold with ``alpha = 1``.
+    ``eps_certified`` is what the accountant proves for the ledger (paper mode: about twice ``eps``).
     """
     if kw:
         raise TypeError(f"plan_potential_oco got unexpected arguments {sorted(kw)}")
@@ -309,39 +313,23 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
     m = check_positive_int("m", m, minimum=2)
     log_inv_gamma = d * math.log(max(D * lipschitz * T, math.e))
     approx = float(delta) > 0
-    logT = math.log(T)
     K = int(math.ceil(2 * log_inv_gamma))
-    s_phi = 2.0 if mode == "certified" else 1.0
-    if approx:
-        eps0 = eps / math.sqrt(K * math.log(1 / delta))
-    else:
-        eps0 = eps / K
-    if mode == "certified":
-        c = 1 + 1 / (56 * logT)                       # (2 eta + eps0) = eps0 (1 + 2/(112 log T))
-        eps0 = eps0 / (2 * c) if approx else eps0 / c
-        eta = eps0 / (112 * logT)
-    elif mode == "rate":
-        eta = eps0 / (16 * logT)
-    else:
-        eta = eps0 / (56 * logT)
-    per_phase = (2 * eta if mode == "certified" else eta) + eps0
-    if approx:
-        eps_cert = 2 * per_phase * math.sqrt(K * math.log(1 / delta))
-        ref = "Thm 7"
-    else:
-        eps_cert = K * per_phase
-        ref = "Thm 6"
+    eps0, eta, s_phi = potential_settings(float(eps), float(delta), T, K, "paper" if mode == "rate" else mode,
+                                          outcomes=_net_size(D, d, m))
+    if mode == "rate":   # the smallest constant for Lemma C.2's accuracy condition with alpha = 1
+        eta = eps0 / (16 * math.log(T))
     params = {"eta": eta, "eps0": eps0, "alpha": 1.0, "s_phi": s_phi, "K": K,
               "loss_scale": 2.0 * lipschitz * D, "m": m}
     notes.append("log phi by grid quadrature over the m^d cell centres in the ball (exact for the discretized "
                  "measure; see jaxdp.oco.realizable.logphi_grid / logphi_mc for the error vs the continuous ball)")
     if mode == "paper":
-        notes.append("paper mode: sampling exp(-eta S) is 2 eta-DP under replace-one (spec §5.5 CORRECTED); "
-                     "the certified eps counts eta per phase as printed")
-    return Plan(algorithm="potential_oco", mode=mode, params=params, eps=float(eps), delta=float(delta),
-                eps_certified=float(eps_cert), delta_certified=float(delta) if approx else 0.0,
-                conditions={"eta < 1/2": eta < 0.5, "T >= 2": True},
-                reference=f"realizable-private-online-optimization.txt Alg. 5, App. C, {ref}", notes=notes)
+        notes.append("paper mode: the AboveThreshold query has sensitivity 2 eta (s_phi = 1 charges eta) and "
+                     "sampling exp(-eta S) is 2 eta-DP under replace-one: the ledger counts both")
+    ledger = potential_ledger(eps0, eta, s_phi, K, _net_size(D, d, m))
+    return make_plan(algorithm="potential_oco", mode=mode, params=params, eps=float(eps), delta=float(delta),
+                     ledger=ledger, utility_conditions={"eta < 1/2 (Lemma C.3)": eta < 0.5},
+                     reference=f"Realizable private online optimization, Alg. 5, App. C, "
+                               f"Thm {7 if approx else 6}; docs/algorithms/realizable.md", notes=notes)
 
 
 # --------------------------------------------------------------------------- log-partition estimates

@@ -1,9 +1,9 @@
-"""Planners for the realizable-regime experts algorithms (REAL Thms 1, 2, 6, 7; spec §5.2–5.5, §0.4).
+"""Planners for the realizable-regime experts algorithms (Realizable private online optimization, Thms 1, 2, 6, 7).
 
 Each returns a :class:`jaxdp.registry.Plan` whose ``params`` are exactly the fields of the
-algorithm's ``Params`` (build them with :func:`params_from_plan`), the privacy the paper's own
-statement certifies for them (with the CORRECTED accounting of spec §5.2–5.5 where the printed one
-is wrong), and the theorem's side conditions. Modes (spec §0.4):
+algorithm's ``Params`` (build them with :func:`params_from_plan`), the ledger of the mechanisms
+the configured algorithm runs (docs/guide/privacy-ledger.md), the (ε, δ) the accountant proves
+for it, and the theorem's side conditions, privacy and utility apart. Modes:
 
 * ``paper``: the printed formulas;
 * ``certified``: corrected constants, parameters certify the requested (ε, δ);
@@ -15,15 +15,17 @@ Also the theory curves of the theorems (constants 1) for plots.
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 
+from ..accounting import ledger as LG
+from ..accounting.accountant import certify
+from ..accounting.calibrate import calibrate
+from ..accounting.plan import Plan, make_plan
 from ..core.validation import check_positive, check_positive_int
-from ..registry import Plan, register_planner
-from ._common import (
-    advanced_composition, check_beta, check_d, check_delta_for, check_eps_finite, check_lstar, check_mode,
-    log2_ceil, solve_increasing,
-)
+from ..registry import register_planner
+from ._common import check_beta, check_d, check_delta_for, check_eps_finite, check_lstar, check_mode, log2_ceil
 
 __all__ = [
     "plan_sparse_vector_experts", "plan_adaptive_sparse_vector_experts", "plan_potential_experts",
@@ -31,7 +33,7 @@ __all__ = [
     "thm1_bound", "thm2_bound", "thm6_bound", "lower_bound_thm5",
 ]
 
-REF = "realizable-private-online-optimization.txt"
+REF = "Realizable private online optimization,"
 
 
 def _common_checks(eps, delta, T, d, mode, modes=("paper", "certified", "rate")):
@@ -69,41 +71,49 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
     eps_svt = eps / 2
     notes = []
     pure_eta = eps / (2 * K)
+
+    def ledger(eta_: float) -> LG.Ledger:
+        return sparse_vector_ledger(eps_svt, eta_, K, d)
+
     if not approx:
         eta = eps / (2 * K_real) if mode == "paper" else pure_eta
+    elif mode == "paper":
+        eta = eps / math.sqrt(32 * K_real * math.log(1 / delta))
     else:
-        if mode == "paper":
-            eta = eps / math.sqrt(32 * K_real * math.log(1 / delta))
-        else:
-            adv_eta = solve_increasing(lambda e: advanced_composition(e, K, delta), eps / 2, 0.0, 1.0)
-            eta = max(adv_eta, pure_eta)
-    pure_total = eps_svt + K * eta
-    if approx:
-        adv_total = eps_svt + advanced_composition(eta, K, delta)
-        eps_cert, delta_cert = (pure_total, 0.0) if pure_total <= adv_total else (adv_total, delta)
-    else:
-        eps_cert, delta_cert = pure_total, 0.0
+        eta = calibrate(lambda e: certify(ledger(e), delta, use_pld=False).eps, eps, lo=pure_eta * (1 - 1e-12),
+                        hi=16 * eps, increasing=True, rtol=1e-9, name="eta", what="the certified eps")
     c_eta, c_B = {"paper": (4, 8), "certified": (4, 16), "rate": (1, 1)}[mode]
     L = Lstar + threshold_scale * (c_eta / eta + c_B * B / eps)
-    conditions = {
+    utility = {
         "0 < beta < 1/2": True,
         "K >= 6 ceil(log2 d) + 24 log(1/beta) (Lemma 3.1)": K >= K_real - 1e-9,
         "L - 16B/eps >= L* + 4/eta (SVT accuracy, CORRECTED)": L - 16 * B / eps >= Lstar + 4 / eta - 1e-9,
     }
     if approx:
-        conditions["eps <= sqrt(log T log(1/delta))"] = eps <= math.sqrt(math.log(T) * math.log(1 / delta))
+        utility["eps <= sqrt(log T log(1/delta)) (Thm 1, approximate)"] = (
+            eps <= math.sqrt(math.log(T) * math.log(1 / delta)))
     if mode == "paper" and K != K_real:
-        notes.append(f"K = ceil({K_real:.3f}) = {K} draws but eta uses the real K: total {eps_cert:.4g} vs eps {eps:.4g}")
+        notes.append(f"K = ceil({K_real:.3f}) = {K} draws but eta uses the real K")
     if mode == "rate":
         notes.append("rate mode: threshold constants 4 and 8 dropped (utility only; privacy unchanged)")
     notes.append(f"B = log(2T^2/beta) = {B:.4g}; switches expected O(log d), budget K = {K}")
-    plan = Plan(algorithm="sparse_vector_experts", mode=mode,
-                params=dict(eps_svt=eps_svt, eta=float(eta), K=K, L=float(L), Lstar=float(Lstar)),
-                eps=eps, delta=delta, eps_certified=float(eps_cert), delta_certified=float(delta_cert),
-                conditions=conditions, reference=f"{REF} Alg. 1, Thm 1", notes=notes)
+    plan = make_plan(algorithm="sparse_vector_experts", mode=mode,
+                     params=dict(eps_svt=eps_svt, eta=float(eta), K=K, L=float(L), Lstar=float(Lstar)),
+                     eps=eps, delta=delta, ledger=ledger(eta), utility_conditions=utility,
+                     reference=f"{REF} Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-experts",
+                     notes=notes)
     if mode == "certified" and not plan.certified:  # pragma: no cover - the calibration always certifies
         raise ValueError(f"cannot certify eps={eps}, delta={delta} for sparse_vector_experts: {plan.format()}")
     return plan
+
+
+def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int) -> LG.Ledger:
+    """Alg. 1's ledger: every AboveThreshold instance together ``eps_svt`` (a loss enters the queries of the
+    instance active when it arrives only; REAL Thm 1 proof), and ``K`` exponential-mechanism draws
+    ``exp(-eta s/2)`` with ``s`` of sensitivity 1, each ``eta``-DP."""
+    return LG.sequential(
+        LG.above_threshold(eps_svt, label="all sparse-vector instances (each loss enters one)", queries=1),
+        LG.exponential(eta, count=K, label="exponential-mechanism draws at switches", outcomes=d))
 
 
 # --------------------------------------------------------------------------- Alg. 2 / Thm 2
@@ -147,16 +157,19 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
     if test_sign == "flipped":
         margin = -margin
     zeta_scale = K_real / eps0 if mode == "paper" else K / eps0
-    per_phase = eps0 / 2 + K * eta + K / zeta_scale
-    eps_cert = (max_doublings + 1) * per_phase
-    plan = Plan(
+    phase = LG.sequential(
+        LG.above_threshold(eps0 / 2, label="sparse-vector instances of the phase"),
+        LG.exponential(eta, count=K, label="exponential-mechanism draws", outcomes=d),
+        LG.laplace(zeta_scale, count=K, label="doubling checks: loss + Lap(zeta_scale)"),
+        count=max_doublings + 1, label="phase (Alg. 1 run); at most ceil(log2 T) + 1 phases")
+    plan = make_plan(
         algorithm="adaptive_sparse_vector_experts", mode=mode,
         params=dict(eps_svt=eps0 / 2, eta=float(eta), K=K, L_offset=float(c_eta / eta + c_B * B / eps0),
                     Lbar0=1.0, zeta_scale=float(zeta_scale), margin=float(margin), max_doublings=max_doublings),
-        eps=eps, delta=delta, eps_certified=float(eps_cert), delta_certified=0.0,
-        conditions={"0 < beta < 1/2": True,
-                    "phases <= P assumed by the privacy proof": True},
-        reference=f"{REF} Alg. 2, Thm 2",
+        eps=eps, delta=delta, ledger=LG.sequential(phase), delta_budget=0.0,
+        conditions={"phases <= ceil(log2 T) + 1 (the doubling cap, enforced by the algorithm)": True},
+        utility_conditions={"0 < beta < 1/2": True},
+        reference=f"{REF} Alg. 2, Thm 2; docs/algorithms/realizable.md",
         notes=[f"eps0 = {eps0:.4g}, K = {K}, at most {max_doublings + 1} phases, margin = {margin:.4g}",
                f"doubling test sign: {test_sign}"])
     if mode == "certified" and not plan.certified:  # pragma: no cover
@@ -167,15 +180,32 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
 # --------------------------------------------------------------------------- Alg. 5 / Thms 6–7
 
 
-def _potential_total(eps0, eta, s_phi, K, delta):
-    """(eps, delta) over K phases; per phase SVT eps0·(2/s_phi) (Δ_t has sensitivity 2η) + resample 2η."""
-    e_p = eps0 * (2.0 / s_phi) + 2 * eta
-    pure = K * e_p
-    if delta > 0:
-        adv = advanced_composition(e_p, K, delta)
-        if adv < pure:
-            return adv, delta
-    return pure, 0.0
+def potential_ledger(eps0: float, eta: float, s_phi: float, K: int, outcomes: int = 1) -> LG.Ledger:
+    """Alg. 5's ledger: ``K`` phases, each an AboveThreshold instance on ``Δ_t/(s_φ η)`` whose true
+    sensitivity is ``2η`` (so it is ``eps0·2/s_φ``-DP) and one sample ``∝ exp(-η S)``, ``2η``-DP under
+    replace-one neighbours (CORRECTED accounting; docs/algorithms/realizable.md)."""
+    return LG.sequential(LG.sequential(
+        LG.above_threshold(eps0 * 2.0 / s_phi, label="AboveThreshold on the potential drop"),
+        LG.exponential(2.0 * eta, label="sample exp(-eta S)", outcomes=outcomes),
+        count=K, label="phase"))
+
+
+def potential_settings(eps: float, delta: float, T: int, K: int, mode: str, outcomes: int = 1,
+                       eta_ratio: Optional[float] = None) -> tuple[float, float, float]:
+    """``(eps0, eta, s_phi)`` of Thms 6-7: paper ``s_phi = 1``, ``eta = eps0/(56 log T)``; certified / rate
+    ``s_phi = 2``, ``eta = eta_ratio eps0`` and ``eps0`` the largest whose ledger the accountant certifies."""
+    lnT = math.log(T)
+    approx = delta > 0
+    if mode == "paper":
+        eps0 = eps / K if not approx else eps / math.sqrt(K * math.log(1 / delta))
+        return eps0, eps0 / (56 * lnT), 1.0
+    ratio = eta_ratio if eta_ratio is not None else (1.0 / (112 * lnT) if mode == "certified" else 1.0 / (8 * lnT))
+    def cert(e0: float) -> float:
+        return certify(potential_ledger(e0, ratio * e0, 2.0, K, outcomes), delta, use_pld=False).eps
+
+    eps0 = calibrate(cert, eps, lo=eps / (2 * K), hi=eps, increasing=True, rtol=1e-9, name="eps0",
+                     what="the certified eps")
+    return eps0, ratio * eps0, 2.0
 
 
 @register_planner("potential_experts", "REAL Alg. 5 / Thms 6-7: potential-based experts (pure or approximate DP)")
@@ -200,45 +230,36 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
     K = max(K, 1)
     lnT = math.log(T)
     beta = 1.0 / T ** 2
-    if mode == "paper":
-        s_phi = 1.0
-        eps0 = eps / K if not approx else eps / math.sqrt(K * math.log(1 / delta))
-        eta = eps0 / (56 * lnT)
-    else:
-        s_phi = 2.0
-        ratio = 1.0 / (112 * lnT) if mode == "certified" else 1.0 / (8 * lnT)
-        eps0 = solve_increasing(lambda e0: _potential_total(e0, ratio * e0, s_phi, K, delta)[0], eps, 0.0, eps)
-        eta = ratio * eps0
-    eps_cert, delta_cert = _potential_total(eps0, eta, s_phi, K, delta)
+    eps0, eta, s_phi = potential_settings(eps, delta, T, K, mode, outcomes=d)
     alpha = 1.0
-    cond = {
+    utility = {
         "alpha >= 8 eta (log T + log(2T/beta)) / eps0 (Lemma C.2)":
             alpha >= 8 * eta * (lnT + math.log(2 * T / beta)) / eps0 - 1e-12,
         "eta < 1/2 (Lemma C.3)": eta < 0.5,
     }
     if approx:
-        cond["eps < 1 (Thm 7)"] = eps < 1
+        utility["eps < 1 (Thm 7)"] = eps < 1
     notes = [f"K = {K}, eps0 = {eps0:.4g}, eta = {eta:.4g}, s_phi = {s_phi:g}"]
     if mode == "paper":
         notes.append("paper accounting ignores the 2*eta sensitivity of Delta_t and of the resample, and the factor K: "
-                     "certified eps shown is the corrected one")
-    plan = Plan(algorithm="potential_experts", mode=mode,
-                params=dict(eps0=float(eps0), eta=float(eta), K=K, alpha=alpha, s_phi=s_phi),
-                eps=eps, delta=delta, eps_certified=float(eps_cert), delta_certified=float(delta_cert),
-                conditions=cond, reference=f"{REF} Alg. 5, Thm {7 if approx else 6}", notes=notes)
-    if mode == "certified" and not plan.certified:
-        raise ValueError(f"cannot certify eps={eps}, delta={delta} for potential_experts "
-                         f"(conditions: {cond}); try a larger T or eps")
+                     "the certified eps is the ledger's")
+    plan = make_plan(algorithm="potential_experts", mode=mode,
+                     params=dict(eps0=float(eps0), eta=float(eta), K=K, alpha=alpha, s_phi=s_phi),
+                     eps=eps, delta=delta, ledger=potential_ledger(eps0, eta, s_phi, K, d),
+                     utility_conditions=utility,
+                     reference=f"{REF} Alg. 5, Thm {7 if approx else 6}; docs/algorithms/realizable.md", notes=notes)
+    if mode == "certified" and not plan.certified:  # pragma: no cover - the calibration always certifies
+        raise ValueError(f"cannot certify eps={eps}, delta={delta} for potential_experts: {plan.format()}")
     return plan
 
 
 # --------------------------------------------------------------------------- Alg. 4 (sketch)
 
 
-@register_planner("binary_tree_experts", "REAL Alg. 4 (concretized, spec 5.4): binary-tree experts, pure DP")
+@register_planner("binary_tree_experts", "REAL Alg. 4 (concretized): binary-tree experts, pure DP")
 def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
                              beta: float = 0.1) -> Plan:
-    """PROPOSED defaults of spec §5.4: ``m_set = min(d, ceil(2 log(dT)))``, ``P_max = ceil(log2 d) + 8``,
+    """PROPOSED defaults (docs/algorithms/realizable.md): ``m_set = min(d, ceil(2 log(dT)))``, ``P_max = ceil(log2 d) + 8``,
     ``eps_tree = ε/(2 m_set)``, ``eta_sel = ε/(2 m_set P_max)``, ``tau = (H^1.5/eps_tree) log(2 m_set T/β)``
     (``rate``: the log factor dropped). ``paper`` and ``certified`` coincide (the defaults certify ε).
     The static ``m_set``, ``P_max``, ``T_max`` go to :func:`binary_tree_experts`."""
@@ -250,14 +271,18 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
     eps_tree = eps / (2 * m_set)
     eta_sel = eps / (2 * m_set * P_max)
     tau = H ** 1.5 / eps_tree * (1.0 if mode == "rate" else math.log(2 * m_set * T / beta))
-    eps_cert = m_set * eps_tree + P_max * m_set * eta_sel
-    return Plan(algorithm="binary_tree_experts", mode=mode,
-                params=dict(eps_tree=eps_tree, eta_sel=eta_sel, tau=float(tau), m_set=m_set, P_max=P_max, T_max=T),
-                eps=eps, delta=delta, eps_certified=float(eps_cert), delta_certified=0.0,
-                conditions={"m_set <= d": m_set <= d},
-                reference=f"{REF} Alg. 4 (sketch; spec 5.4 concretization)",
-                notes=[f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan)); H={H}",
-                       "pure DP; delta is not used"])
+    ledger = LG.sequential(
+        LG.laplace(1.0 / eps_tree, count=m_set, label=f"binary-tree counters of the current set (Laplace node "
+                                                       f"noise H/eps_tree, H={H})"),
+        LG.exponential(eta_sel, count=P_max * m_set, label="exponential-mechanism selections of later sets",
+                       outcomes=d))
+    return make_plan(algorithm="binary_tree_experts", mode=mode,
+                     params=dict(eps_tree=eps_tree, eta_sel=eta_sel, tau=float(tau), m_set=m_set, P_max=P_max, T_max=T),
+                     eps=eps, delta=delta, ledger=ledger, delta_budget=0.0,
+                     conditions={"m_set <= d": m_set <= d},
+                     reference=f"{REF} Alg. 4 (sketch; our concretization, docs/algorithms/realizable.md)",
+                     notes=[f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan)); H={H}",
+                            "pure DP; delta is not used"])
 
 
 _BT_STATIC = ("m_set", "P_max", "T_max")
