@@ -34,7 +34,8 @@ from ..core.validation import check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
 from ._common import check_d, fdt, tree_where
 
-__all__ = ["PotentialParams", "PotentialState", "potential_experts", "potential_params"]
+__all__ = ["PotentialParams", "PotentialState", "potential_experts", "potential_params",
+           "GuardedPotentialState", "guarded_potential_experts", "guarded_k_factor", "plan_guarded_potential_experts"]
 
 
 class PotentialParams(NamedTuple):
@@ -99,3 +100,105 @@ def potential_experts(d: int) -> Learner:
                               svt=svt), info
 
     return Learner(init=init, step=step)
+
+
+# --------------------------------------------------------------------------- guarded variant (correction)
+
+
+class GuardedPotentialState(NamedTuple):
+    x: jax.Array             # int32 current expert
+    k: jax.Array             # int32 resamples so far
+    cum: jax.Array           # (d,) cumulative losses
+    logphi_star: jax.Array   # log φ(t*(k))
+    acc: jax.Array           # loss of the current expert since the last resample
+    svt: SVTState
+
+
+@functools.lru_cache(maxsize=None)
+def guarded_potential_experts(d: int) -> Learner:
+    """REAL Algorithm 5 with an own-loss guard: a corrected variant (docs/algorithms/realizable-findings.md).
+
+    Lemma C.3 bounds the loss of the stale sample ``x ~ p_{t*}`` by that of a fresh sample
+    ``x ~ p_{t-1}`` using ``exp(-η S_{t*}(x)) <= exp(-η S_{t-1}(x))``; the inequality goes the
+    other way (``S`` is non-decreasing), and the ratio ``p_{t*}(x)/p_{t-1}(x)
+    = exp(η (S_{t-1}(x) - S_{t*}(x))) φ(t-1)/φ(t*)`` is unbounded for the expert actually played.
+    The guard bounds it: one AboveThreshold instance per phase answers the query
+
+        q_t = max( Δ_t / (s_φ η),  acc_t ),   Δ_t = log φ(t*) - log φ(t-1),  acc_t = S_{t-1}(x) - S_{t*}(x),
+
+    against the threshold ``2α/(s_φ η)``. Both arguments have sensitivity 1, so their maximum
+    does too, and privacy is exactly that of :func:`potential_experts` with the same
+    ``(eps0, η, K, s_φ)``. While no ⊤ has occurred, ``η acc_t <= 3α/s_φ`` (with the SVT accuracy of
+    Lemma C.2), hence ``p_{t*}(x_t) <= e^{3α/s_φ} p_{t-1}(x_t)`` and Lemma C.3's chain goes through
+    with ``e^{3α}`` replaced by ``e^{3α/s_φ}``. Phases that end through the guard cost at least
+    ``α/(s_φ η)`` loss each, so there are at most ``s_φ η · (total loss)/α`` of them: ``K`` must grow
+    by that number (:func:`plan_guarded_potential_experts`). Params: :class:`PotentialParams`.
+    """
+    d = check_d(d)
+    log_d = math.log(d)
+
+    def threshold(params):
+        return 2.0 * params.alpha / (params.s_phi * params.eta)
+
+    def init(key, params):
+        k_x, k_tau = jax.random.split(key)
+        x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
+        svt = svt_init(k_tau, threshold(params), params.eps0)
+        svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
+        z = jnp.zeros((), fdt())
+        return GuardedPotentialState(x=x, k=jnp.int32(0), cum=jnp.zeros((d,), fdt()), logphi_star=z, acc=z, svt=svt)
+
+    def step(key, state, loss, params):
+        k_nu, k_x, k_tau = jax.random.split(key, 3)
+        cum = state.cum + loss
+        acc = state.acc + loss[state.x]
+        logits = -params.eta * cum
+        logphi = jax.nn.logsumexp(logits) - log_d
+        q = jnp.maximum((state.logphi_star - logphi) / (params.s_phi * params.eta), acc)
+        svt, top = svt_query(k_nu, state.svt, q, params.eps0)
+        top = top & (state.k < params.K)
+        x = jnp.where(top, sample_categorical(k_x, logits), state.x)
+        k = state.k + top.astype(jnp.int32)
+        restart = top & (k < params.K)
+        svt = tree_where(restart, svt_restart(k_tau, svt, threshold(params), params.eps0), svt)
+        info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": restart}
+        return GuardedPotentialState(x=x, k=k, cum=cum, logphi_star=jnp.where(top, logphi, state.logphi_star),
+                                     acc=jnp.where(top, 0.0, acc), svt=svt), info
+
+    return Learner(init=init, step=step)
+
+
+def guarded_k_factor(alpha: float = 1.0, s_phi: float = 2.0) -> float:
+    """``c_K`` in ``K = ceil(c_K ln(1/γ))`` for the guarded variant: ``1/α`` potential phases per unit of
+    ``ln(1/γ)`` plus the guard phases, ``2 e^{3α/s_φ} s_φ/α`` per unit (expected; realizable, ``γ = 1/d``)."""
+    return 1.0 / alpha + 2.0 * math.exp(3.0 * alpha / s_phi) * s_phi / alpha
+
+
+def plan_guarded_potential_experts(*, eps: float, T: int, d: int, mode: str = "rate", K_factor: float | None = None):
+    """A plan for :func:`guarded_potential_experts` (pure DP).
+
+    Same accounting as ``plan_potential_experts`` (``s_φ = 2``; per phase an AboveThreshold instance,
+    ``2 eps0/s_φ``-DP, and one ``2η``-DP sample; ``K`` phases; eps0 the largest the accountant
+    certifies), with ``K = ceil(K_factor ln d)`` (default :func:`guarded_k_factor`) and
+    ``η = eps0 / (c log T)``, ``c = 8`` (``rate``) or ``112`` (``certified``).
+    """
+    from ..accounting.plan import make_plan
+    from ._common import check_eps_finite
+    from .planners import potential_ledger, potential_settings
+
+    check_eps_finite(eps)
+    T = check_positive_int("T", T, minimum=2)
+    d = check_d(d)
+    if mode not in ("rate", "certified"):
+        raise ValueError(f"mode must be one of ['rate', 'certified'], got {mode!r}")
+    kf = guarded_k_factor() if K_factor is None else float(K_factor)
+    check_positive("K_factor", kf)
+    K = max(1, int(math.ceil(kf * math.log(d) - 1e-9)))
+    eps0, eta, s_phi = potential_settings(float(eps), 0.0, T, K, mode, outcomes=d)
+    return make_plan(algorithm="guarded_potential_experts", mode=mode,
+                     params=dict(eps0=float(eps0), eta=float(eta), K=K, alpha=1.0, s_phi=s_phi),
+                     eps=float(eps), delta=0.0, ledger=potential_ledger(eps0, eta, s_phi, K, d),
+                     utility_conditions={"eta < 1/2 (Lemma C.3)": eta < 0.5},
+                     reference="Realizable private online optimization, Alg. 5 + own-loss guard; "
+                               "docs/algorithms/realizable-findings.md#potential",
+                     notes=[f"K = {K} = ceil({kf:.3g} ln d), eps0 = {eps0:.4g}, eta = {eta:.4g}"])

@@ -1,0 +1,70 @@
+"""Randomized response with a prior (RRWithPrior; Ghazi, Golowich, Kumar, Manurangsi, Zhang,
+"Deep learning with label differential privacy", NeurIPS 2021, Alg. 2; docs/algorithms/label-dp.md#rr-with-prior).
+
+Given a prior ``p`` over the ``K`` classes for one example (computed without its label) and its
+label ``y``, RRWithPrior picks the ``k`` most likely classes ``Y_k`` under ``p``, with ``k`` maximizing
+
+    w_k = (sum_{c in Y_k} p_c) * e^eps / (e^eps + k - 1),
+
+and runs k-ary randomized response restricted to ``Y_k``: if ``y in Y_k`` it outputs ``y`` with
+probability ``e^eps/(e^eps + k - 1)`` and each other class of ``Y_k`` with ``1/(e^eps + k - 1)``; if
+``y`` is not in ``Y_k`` it outputs a uniform class of ``Y_k``. For every output ``o`` and labels
+``y, y'`` the probability ratio is at most ``e^eps`` (``e^eps/(e^eps+k-1) / (1/k) <= e^eps`` and
+``(1/k) / (1/(e^eps+k-1)) <= e^eps``), so the output is eps-label-DP whatever the prior, as long as
+the prior does not depend on ``y``. With a uniform prior it is K-ary randomized response.
+
+:func:`rr_with_prior` privatizes a batch of labels (pure, jittable, vmappable);
+:func:`rr_with_prior_probs` gives the exact output distribution (for tests and audits).
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ..core.validation import check_epsilon, check_positive_int, is_concrete
+
+__all__ = ["rr_with_prior", "rr_with_prior_probs", "rr_prior_k"]
+
+
+def rr_prior_k(prior: jax.Array, eps) -> jax.Array:
+    """``(k, order)``: the optimal set size (int32, ``1 <= k <= K``) and the classes sorted by
+    decreasing prior (``Y_k = order[:k]``) for priors of shape ``(..., K)``."""
+    K = prior.shape[-1]
+    order = jnp.argsort(-prior, axis=-1, stable=True)
+    ps = jnp.take_along_axis(prior, order, axis=-1)
+    ks = jnp.arange(1, K + 1, dtype=prior.dtype)
+    ee = jnp.exp(jnp.minimum(jnp.asarray(eps, prior.dtype), 80.0))
+    w = jnp.cumsum(ps, axis=-1) * ee / (ee + ks - 1.0)
+    k = jnp.argmax(w, axis=-1).astype(jnp.int32) + 1
+    return k, order
+
+
+def rr_with_prior_probs(prior: jax.Array, y: jax.Array, eps) -> jax.Array:
+    """Exact output distribution ``(..., K)`` of :func:`rr_with_prior` for labels ``y``."""
+    K = prior.shape[-1]
+    k, order = rr_prior_k(prior, eps)
+    rank = jnp.argsort(order, axis=-1)                        # rank[c] = position of class c
+    in_set = rank < k[..., None]                              # (..., K)
+    ee = jnp.exp(jnp.minimum(jnp.asarray(eps, prior.dtype), 80.0))
+    kf = k.astype(prior.dtype)[..., None]
+    y_in = jnp.take_along_axis(in_set, y[..., None], axis=-1)  # (..., 1)
+    is_y = jnp.arange(K) == y[..., None]
+    p_in = jnp.where(is_y, ee, 1.0) / (ee + kf - 1.0)
+    p_out = jnp.ones_like(prior) / kf
+    return jnp.where(in_set, jnp.where(y_in, p_in, p_out), 0.0)
+
+
+def rr_with_prior(key: jax.Array, prior: jax.Array, y: jax.Array, eps) -> jax.Array:
+    """Privatize labels ``y`` (int, shape ``(N,)``) with priors ``(N, K)`` (rows summing to 1) at
+    level ``eps`` (``inf``: labels returned unchanged). One uniform per label (inverse CDF)."""
+    if is_concrete(eps):
+        check_epsilon(eps)
+    if prior.ndim < 1:
+        raise ValueError(f"prior must have a class axis, got shape {prior.shape}")
+    check_positive_int("K (classes)", prior.shape[-1], minimum=2)
+    y = jnp.asarray(y, jnp.int32)
+    probs = rr_with_prior_probs(jnp.asarray(prior), y, eps)
+    u = jax.random.uniform(key, y.shape, probs.dtype)
+    cdf = jnp.cumsum(probs, axis=-1)
+    out = jnp.sum(cdf < u[..., None] * cdf[..., -1:], axis=-1).astype(jnp.int32)
+    return jnp.where(jnp.isinf(jnp.asarray(eps)), y, jnp.minimum(out, prior.shape[-1] - 1))

@@ -1,0 +1,222 @@
+"""``realizable-findings``: experiments that decide the open findings on the realizable paper.
+
+"Realizable private online optimization"; derivations in docs/algorithms/realizable-findings.md.
+Column ``exp``:
+
+* ``adaptive`` (Alg. 2): the doubling test as printed (``noisy loss > Lbar - margin``) and
+  flipped (``> Lbar + margin``), in ``paper`` and ``rate`` modes, beside Alg. 1 told L*, on
+  near-realizable Bernoulli losses (``l_t(x*) ~ Ber(L*/T)``). Reports the doublings (final
+  ``Lbar = 2^doublings``), draws and regret. Prediction: printed doubles ``~log2(margin)`` times
+  whatever L*; flipped doubles only when L* exceeds ``Lbar``; paper mode's threshold exceeds T, so
+  it never switches.
+* ``potential`` (Alg. 5): the algorithm as printed (``potential``), the same with the larger K of
+  the corrected variant (``potential_bigK``) and the corrected variant with an own-loss guard
+  (``guarded``, :func:`jaxdp.realizable.potential.guarded_potential_experts`) on the halving
+  adversary: regret vs T (printed: linear; guarded: flat).
+* ``binary_tree`` (Alg. 4): ``d`` with ``m_set < d`` so that new phases are possible; ``paper``
+  and ``rate`` thresholds; phases started and regret vs T.
+* ``oco`` (Thm 4): DP-FTRL (matched lambda) on the sphere instance and on the masked quadratic
+  instance (:mod:`jaxdp.oco.masked_quadratic`), regret vs d; slope in d (claimed 1/3).
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..core import seed_keys, simulate
+from ..experts import HalvingParams, RealizableBernoulliParams, adv_realizable_bernoulli, adv_realizable_halving, experts_problem
+from ..mechanisms import tree_depth
+from ..oco import adv_smooth_realizable, dp_ftrl, dp_ftrl_params, plan_dp_ftrl, smooth_realizable_params, squared_problem
+from ..oco.masked_quadratic import adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem
+from ..realizable import (
+    adaptive_sparse_vector_experts, binary_tree_experts, binary_tree_static, params_from_plan,
+    plan_adaptive_sparse_vector_experts, plan_binary_tree_experts, plan_potential_experts, plan_sparse_vector_experts,
+    potential_experts, potential_params, sparse_vector_experts,
+)
+from ..realizable.potential import guarded_potential_experts, plan_guarded_potential_experts
+from ..registry import register_study
+from .framework import Study, fit_slopes, plot_curves, summarize
+
+DEFAULTS = {
+    "seeds": 32, "seed": 0, "beta": 0.1, "q": 0.5, "delta": 1e-6,
+    "experiments": "adaptive,potential,binary_tree,oco",
+    # adaptive
+    "ad_d": 16, "ad_eps": 4.0, "ad_T": [2 ** 18, 2 ** 20, 2 ** 22], "ad_Lstar": [0, 4096], "ad_modes": ["rate", "paper"],
+    # potential
+    "pot_d": 16, "pot_eps": 8.0, "halving_r": 1024, "pot_T": [2 ** 14, 2 ** 16, 2 ** 18, 2 ** 20],
+    # binary tree
+    "bt_d": 256, "bt_eps": 1.0, "bt_T": [2 ** 14, 2 ** 16, 2 ** 18, 2 ** 20], "bt_modes": ["rate", "paper"],
+    # oco
+    "oco_d": [2, 4, 8, 16, 32, 64, 128], "oco_T": 8192, "oco_eps": 4.0, "oco_D": 1.0,
+}
+QUICK = {"seeds": 4, "ad_T": [2 ** 14], "ad_Lstar": [0, 64], "pot_T": [2 ** 12, 2 ** 14], "halving_r": 256,
+         "bt_d": 64, "bt_T": [2 ** 12, 2 ** 14], "oco_d": [2, 8], "oco_T": 1024}
+
+EXPERIMENTS = ("adaptive", "potential", "binary_tree", "oco")
+
+
+def _points(cfg):
+    exps = [e.strip() for e in str(cfg["experiments"]).split(",") if e.strip()]
+    for e in exps:
+        if e not in EXPERIMENTS:
+            raise ValueError(f"experiments: unknown experiment {e!r}; known: {list(EXPERIMENTS)}")
+    pts = []
+    if "adaptive" in exps:
+        for mode in cfg["ad_modes"]:
+            for lrn in ("adaptive_printed", "adaptive_flipped", "sv_known_Lstar"):
+                for Ls in cfg["ad_Lstar"]:
+                    for T in cfg["ad_T"]:
+                        pts.append(dict(exp="adaptive", learner=lrn, mode=mode, d=int(cfg["ad_d"]), T=int(T),
+                                        eps=float(cfg["ad_eps"]), Lstar=float(Ls)))
+    if "potential" in exps:
+        for lrn in ("potential", "potential_bigK", "guarded"):
+            for T in cfg["pot_T"]:
+                pts.append(dict(exp="potential", learner=lrn, mode="rate", d=int(cfg["pot_d"]), T=int(T),
+                                eps=float(cfg["pot_eps"]), Lstar=0.0))
+    if "binary_tree" in exps:
+        for mode in cfg["bt_modes"]:
+            for T in cfg["bt_T"]:
+                pts.append(dict(exp="binary_tree", learner="binary_tree", mode=mode, d=int(cfg["bt_d"]), T=int(T),
+                                eps=float(cfg["bt_eps"]), Lstar=0.0))
+    if "oco" in exps:
+        for inst in ("sphere", "masked"):
+            for d in cfg["oco_d"]:
+                pts.append(dict(exp="oco", learner=f"dp_ftrl_{inst}", mode="paper", d=int(d), T=int(cfg["oco_T"]),
+                                eps=float(cfg["oco_eps"]), Lstar=0.0))
+    return pts
+
+
+def _metrics(out, n, **const):
+    r = {"regret": np.asarray(out["regret"], float), "best_loss": np.asarray(out["best_loss"], float),
+         "switches": np.asarray(out["switches"], float) if "switches" in out else np.full(n, np.nan)}
+    for k in ("em_draws", "doublings", "phases", "padded"):
+        r[k] = np.asarray(out[k], float) if k in out else np.full(n, np.nan)
+    for k, v in const.items():
+        r[k] = np.full(n, float(v))
+    return r
+
+
+def _run_adaptive(p, cfg, keys, n):
+    d, T, eps, Ls = p["d"], p["T"], p["eps"], p["Lstar"]
+    if p["learner"] == "sv_known_Lstar":
+        plan = plan_sparse_vector_experts(eps=eps, T=T, d=d, mode=p["mode"], beta=cfg["beta"], Lstar=Ls)
+        L = sparse_vector_experts(d)
+        thr = plan.params["L"]
+    else:
+        sign = "flipped" if p["learner"] == "adaptive_flipped" else "printed"
+        plan = plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode=p["mode"], beta=cfg["beta"], test_sign=sign)
+        L = adaptive_sparse_vector_experts(d)
+        thr = plan.params["L_offset"] + plan.params["Lbar0"]
+    ap = RealizableBernoulliParams(q=jnp.float32(cfg["q"]), q_star=jnp.float32(Ls / T))
+    out = simulate(L, adv_realizable_bernoulli(d), experts_problem(), params_from_plan(plan), ap, keys, T, T_max=T,
+                   n_checkpoints=4)
+    return _metrics(out, n, threshold0=thr, K=plan.params["K"], margin=plan.params.get("margin", np.nan),
+                    eps_certified=plan.eps_certified)
+
+
+def _run_potential(p, cfg, keys, n):
+    d, T, eps = p["d"], p["T"], p["eps"]
+    if p["learner"] == "potential":
+        plan = plan_potential_experts(eps=eps, T=T, d=d, mode="rate")
+        L, params = potential_experts(d), params_from_plan(plan)
+    else:
+        plan = plan_guarded_potential_experts(eps=eps, T=T, d=d, mode="rate")
+        params = potential_params(**plan.params)
+        L = guarded_potential_experts(d) if p["learner"] == "guarded" else potential_experts(d)
+    ap = HalvingParams(r=jnp.int32(int(cfg["halving_r"])))
+    out = simulate(L, adv_realizable_halving(d), experts_problem(), params, ap, keys, T, T_max=T, n_checkpoints=4)
+    pr = plan.params
+    return _metrics(out, n, K=pr["K"], eta=pr["eta"], threshold=2 * pr["alpha"] / (pr["s_phi"] * pr["eta"]),
+                    eps_certified=plan.eps_certified)
+
+
+def _run_binary_tree(p, cfg, keys, n):
+    d, T, eps = p["d"], p["T"], p["eps"]
+    plan = plan_binary_tree_experts(eps=eps, T=T, d=d, mode=p["mode"], beta=cfg["beta"])
+    L = binary_tree_experts(d, **binary_tree_static(plan))
+    # halving epochs of length tau + 1: each elimination can be seen by the trees
+    r = int(cfg["halving_r"])
+    out = simulate(L, adv_realizable_halving(d), experts_problem(), params_from_plan(plan), HalvingParams(r=jnp.int32(r)),
+                   keys, T, T_max=T, n_checkpoints=4)
+    pr = plan.params
+    return _metrics(out, n, tau=pr["tau"], m_set=pr["m_set"], P_max=pr["P_max"], eps_certified=plan.eps_certified)
+
+
+def _run_oco(p, cfg, keys, n):
+    d, T, eps, D = p["d"], p["T"], p["eps"], float(cfg["oco_D"])
+    Lip = 2.0 * D
+    plan = plan_dp_ftrl(eps=eps, delta=cfg["delta"], T=T, d=d, mode="paper", L=Lip, D=D, beta=1.0)
+    H = tree_depth(T)
+    lam = 32.0 + (T * d * H * plan.params["sigma"] ** 2 / D ** 2) ** (1 / 3)   # matched Thm 4 balance
+    params = dp_ftrl_params(lam, plan.params["sigma"], plan.params["clip"])
+    if p["learner"] == "dp_ftrl_masked":
+        prob, adv, ap = masked_quadratic_problem(d, D), adv_masked_quadratic(d), masked_quadratic_params(D, 0.5)
+    else:
+        prob, adv, ap = squared_problem(d, D), adv_smooth_realizable(d), smooth_realizable_params(D, 0.0)
+    out = simulate(dp_ftrl(prob, T), adv, prob, params, ap, keys, T, T_max=T, n_checkpoints=4)
+    return _metrics(out, n, lam=lam, sigma=plan.params["sigma"], eps_certified=plan.eps_certified)
+
+
+_RUN = {"adaptive": _run_adaptive, "potential": _run_potential, "binary_tree": _run_binary_tree, "oco": _run_oco}
+
+
+@register_study("realizable-findings", defaults=DEFAULTS, quick=QUICK,
+                description="REAL open findings: Alg. 2 doubling sign/offset, Alg. 5 stale sample (guarded variant), "
+                            "Alg. 4 horizon, DP-OCO instance growing with d")
+def build(cfg: dict) -> Study:
+    points = _points(cfg)
+
+    def run(pts, seeds):
+        keys = seed_keys(int(cfg["seed"]), seeds)
+        return [_RUN[p["exp"]](p, cfg, keys, len(seeds)) for p in pts]
+
+    def analyze(df):
+        import pandas as pd
+
+        by = ["exp", "learner", "mode", "d", "T", "eps", "Lstar"]
+        s = summarize(df, by, ["regret", "em_draws", "doublings", "phases"])
+        tables = {"summary": s}
+        sl = []
+        for exp, grp in (("adaptive", ["learner", "mode", "Lstar"]), ("potential", ["learner"]), ("binary_tree", ["mode"])):
+            sub = df[df["exp"] == exp]
+            if len(sub) and sub["T"].nunique() > 1:
+                f = fit_slopes(sub, "T", "regret", grp, upper_half=False)
+                f.insert(0, "fit", f"{exp}: regret vs T")
+                sl.append(f)
+        sub = df[df["exp"] == "oco"]
+        if len(sub) and sub["d"].nunique() > 1:
+            f = fit_slopes(sub, "d", "regret", ["learner"], upper_half=False)
+            f.insert(0, "fit", "oco: regret vs d")
+            f["claimed"] = 1 / 3
+            sl.append(f)
+        if sl:
+            tables["slopes"] = pd.concat(sl, ignore_index=True)
+        return tables
+
+    def plot(df, outdir: pathlib.Path):
+        paths = []
+        for exp, x, hue in (("potential", "T", "learner"), ("binary_tree", "T", "mode"), ("oco", "d", "learner")):
+            sub = df[df["exp"] == exp]
+            if not len(sub):
+                continue
+            s = summarize(sub, [hue, x], ["regret"])
+            th = {"linear in T": lambda T: T / 2.0} if exp == "potential" else (
+                {"d^(1/3)": (lambda d, s=s: float(s["regret_mean"].min()) * (d / float(s["d"].min())) ** (1 / 3))}
+                if exp == "oco" else None)
+            paths.append(plot_curves(s, x, "regret", outdir / f"{exp}.png", hue=hue, theory=th,
+                                     title=f"realizable findings: {exp}"))
+        sub = df[df["exp"] == "adaptive"].copy()
+        if len(sub):
+            sub["curve"] = sub["learner"] + " / " + sub["mode"] + " / L*=" + sub["Lstar"].map("{:g}".format)
+            s = summarize(sub, ["curve", "T"], ["regret"])
+            paths.append(plot_curves(s, "T", "regret", outdir / "adaptive.png", hue="curve",
+                                     theory={"T/2 (never switches)": lambda T: T / 2.0},
+                                     title="Alg. 2: regret vs T (printed vs flipped doubling test)"))
+        return paths
+
+    return Study(name="realizable-findings", points=points, seeds=int(cfg["seeds"]), run=run,
+                 group_by=("exp", "learner", "mode", "d", "T"), analyze=analyze, plot=plot, config=cfg,
+                 seeds_per_chunk=None, points_per_chunk=16, description="REAL open findings")
