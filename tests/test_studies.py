@@ -128,7 +128,7 @@ def test_cli_run_list_plot_and_errors(tmp_path, capsys):
     assert "hedge-baseline" in capsys.readouterr().out
     for argv, msg in [(["study", "run", "nope"], "unknown study 'nope'"),
                       (["study", "run", "hedge-baseline", "--set", "bogus=1"], "unknown parameter 'bogus'"),
-                      (["study", "run", "hedge-baseline", "--set", "learners=hedge,zzz"], "unknown learner 'zzz'"),
+                      (["study", "run", "hedge-baseline", "--set", "learners=hedge,zzz"], "unknown value 'zzz'"),
                       (["study", "run", "hedge-baseline", "--seeds", "0"], "--seeds must be a positive integer"),
                       (["study", "plot", str(tmp_path / "none")], "not a study results directory"),
                       (["plan", "no-such-planner", "--eps", "1"], "unknown planner"),

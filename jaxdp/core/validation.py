@@ -26,6 +26,8 @@ __all__ = [
     "check_choice",
     "check_shape",
     "is_concrete",
+    "check_field",
+    "check_adversary_params",
 ]
 
 
@@ -183,3 +185,75 @@ def check_finite_scalar(name: str, x: Any) -> Any:
     if not math.isfinite(float(arr)):
         raise ValueError(f"{name} must be finite, got {arr.item()!r}")
     return x
+
+
+def _host_numeric(x: Any) -> np.ndarray | None:
+    """``x`` as a NumPy array if it is a concrete numeric host value worth checking, else ``None``.
+
+    Skipped (returned as ``None``): tracers (inside ``jit``/``vmap``/``scan``), ``None``,
+    ``bool``, Python ``int`` s (they may be ``vmap`` axis specs such as ``in_axes=HedgeParams(eta=0)``),
+    and the placeholders JAX puts in pytrees (``object()``, ``ShapeDtypeStruct``)."""
+    if x is None or isinstance(x, (bool, np.bool_, int)) or not is_concrete(x):
+        return None
+    if isinstance(x, float):
+        return np.asarray(x)
+    try:
+        import jax
+
+        if not isinstance(x, (np.ndarray, np.generic, jax.Array)):
+            return None
+    except Exception:  # pragma: no cover
+        if not isinstance(x, (np.ndarray, np.generic)):
+            return None
+    dt = getattr(x, "dtype", None)
+    if dt is None or not (np.issubdtype(dt, np.floating) or np.issubdtype(dt, np.integer)):
+        return None
+    return np.asarray(x)
+
+
+def check_field(owner: str, name: str, x: Any, *, lo: float | None = None, hi: float | None = None,
+                lo_open: bool = False, hi_open: bool = False, allow_inf: bool = False) -> None:
+    """Host-side check of one field of a public params ``NamedTuple`` (``owner``): finite (unless
+    ``allow_inf``) and in the given range, elementwise.
+
+    Contract under tracing: inside ``jit``/``vmap``/``scan`` the field is a tracer and is not
+    checked (values are the caller's responsibility there); Python ``int`` s are not checked
+    either, because JAX and users build params pytrees holding axis specs. Every host-side
+    construction with floats or arrays is checked, before anything is compiled.
+    """
+    arr = _host_numeric(x)
+    if arr is None or arr.size == 0:
+        return
+    rng = _interval(lo if lo is not None else -math.inf, hi if hi is not None else math.inf,
+                    not lo_open and lo is not None, not hi_open and hi is not None)
+    if np.issubdtype(arr.dtype, np.floating):
+        if np.any(np.isnan(arr)):
+            raise ValueError(f"{owner}: {name} must be a number in {rng}, got {_fmt(x)} containing NaN")
+        if not allow_inf and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{owner}: {name} must be finite and in {rng}, got {_fmt(x)} containing inf")
+    bad = np.zeros(arr.shape, bool)
+    if lo is not None:
+        bad |= (arr <= lo) if lo_open else (arr < lo)
+    if hi is not None:
+        bad |= (arr >= hi) if hi_open else (arr > hi)
+    if np.any(bad):
+        first = arr[bad].reshape(-1)[0].item()
+        where = "" if arr.ndim == 0 else f" (first bad entry {first!r})"
+        raise ValueError(f"{owner}: {name} must be in {rng}, got {_fmt(x)}{where}")
+
+
+def check_adversary_params(adversary: Any, params: Any, T: Any = None) -> None:
+    """Run an adversary's host-side checks of its parameters against the horizon ``T``.
+
+    Adversaries that need one (replayed data: columns vs ``d``, ``T`` vs the data length)
+    attach ``loss.host_check(params, T)``; ``simulate``/``rollout`` call this on concrete inputs.
+    Tracers are skipped (see :func:`check_field` for the contract under tracing)."""
+    hc = getattr(getattr(adversary, "loss", None), "host_check", None)
+    if hc is None:
+        return
+    leaves = params if not isinstance(params, tuple) else list(params)
+    if not all(is_concrete(x) for x in (leaves if isinstance(leaves, list) else [leaves])):
+        return
+    if T is not None and not is_concrete(T):
+        T = None
+    hc(params, T)

@@ -1,34 +1,65 @@
-"""Studies: a grid of points × seeds, run in resumable chunks, aggregated and plotted.
+"""Studies: a grid of points × seeds, run in verified, resumable chunks by one or many processes.
 
 A ``Study`` lists its grid points (dicts of JSON scalars) and a ``run``
 function that evaluates a group of points for a block of seed indices and
 returns per-seed metrics. ``run_study``:
 
-1. splits the grid into chunks (points that share ``group_by`` values, up to
-   ``points_per_chunk`` of them, × blocks of ``seeds_per_chunk`` seeds);
-2. skips every chunk whose file already exists in ``out_dir/chunks`` (resume);
-3. runs the others, writing each finished chunk atomically (temporary file +
-   ``os.replace``), so an interrupted study loses at most the chunk in flight
-   and rerunning the same command completes it with every chunk exactly once;
-4. concatenates the tidy table (one row per grid point and seed) to
-   ``results.csv``, writes the ``analyze`` tables and the ``plot`` PNGs, and a
-   ``manifest.json`` (config, grid, versions, device, timings).
+1. validates everything first (:func:`validate_study`: the declared
+   parameters of the study, see :class:`Param`, and every grid point's
+   ``check_point``, which makes every planner call a run will make), before
+   any directory is created or anything is compiled;
+2. creates ``manifest.json`` with ``O_EXCL`` (one config per results
+   directory: a second run with another config is refused; a second run with
+   the same config joins and takes other chunks);
+3. splits the grid into chunks (points sharing ``group_by`` values, up to
+   ``points_per_chunk`` of them, × blocks of ``seeds_per_chunk`` seeds); a
+   process computes a chunk only after creating its claim file
+   ``claims/<chunk>`` with ``O_EXCL`` (a claim whose owner pid is dead on this
+   host, or older than ``claim_timeout`` seconds, is taken over), so N processes
+   sharing the directory compute every chunk exactly once;
+4. writes each finished chunk atomically (temporary file, ``fsync``,
+   ``os.replace``) with a sidecar ``chunks/<chunk>.json`` that records its
+   SHA-256 and row count. Every run verifies every chunk: a damaged or truncated
+   chunk is reported by name and recomputed, never merged (:func:`verify_study`
+   checks a directory without running anything);
+5. when every chunk is present and verified, concatenates the tidy table (one
+   row per grid point and seed) to ``results.csv``, writes the ``analyze``
+   tables and the ``plot`` PNGs, and rewrites ``manifest.json`` (config,
+   versions, device, timings, the hash of ``results.csv``). With several
+   processes the last one to finish merges.
+
+Processes: ``jax.distributed`` (chunks are computed with each process's local
+devices only), ``SLURM_PROCID``/``SLURM_NTASKS``, or
+``JAXDP_PROCESS_ID``/``JAXDP_NUM_PROCESSES`` (:func:`process_identity`).
+Process ``r`` of ``n`` starts with the chunks ``r, r + n, ...`` and then takes
+any chunk still unclaimed. Chunk results are deterministic functions of their
+points and seed indices, so which process computes a chunk never changes a
+byte of the results.
+
+Ctrl-C (SIGINT) sets a flag that is checked between chunks: the run stops with
+:class:`StudyInterrupted` (the CLI exits 130 with "interrupted; rerun to
+resume"); a second Ctrl-C interrupts the chunk in flight.
 
 Aggregation helpers: ``summarize`` (means with 95% bootstrap intervals over
 seeds) and ``fit_slopes`` (least-squares log-log slopes over the upper half of
-the size grid with bootstrap CIs, spec §9 "General protocol"); ``plot_curves``
-overlays theory curves on empirical ones.
+the size grid with bootstrap CIs); ``plot_curves`` overlays theory curves on
+empirical ones.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
+import io
 import json
 import math
 import os
 import pathlib
 import platform
+import signal
+import socket
 import sys
+import threading
 import time
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -36,10 +67,15 @@ import numpy as np
 
 __all__ = [
     "Study", "run_study", "load_results", "summarize", "fit_slopes", "bootstrap_mean_ci", "plot_curves",
-    "StudyResult", "resolve_config", "format_table", "plot_panels",
+    "StudyResult", "resolve_config", "format_table", "plot_panels", "Param", "declare_params", "check_params",
+    "validate_study", "verify_study", "VerifyReport", "StudyInterrupted", "process_identity", "PARAM_SPECS",
 ]
 
 RunFn = Callable[[list, np.ndarray], list]
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """Ctrl-C was pressed; finished chunks are kept and a rerun resumes."""
 
 
 @dataclasses.dataclass
@@ -49,7 +85,12 @@ class Study:
     ``run(points, seeds) -> [ {metric: array(len(seeds))} for each point ]``
     must be deterministic given the seed indices (use ``jaxdp.core.seed_keys``).
     ``analyze(df) -> {name: DataFrame}`` (the first table is printed);
-    ``plot(df, outdir) -> [png paths]``.
+    ``plot(df, outdir) -> [png paths]``. ``check_point(point)`` (optional) makes
+    every host-side call a run will make for that point (planners) and raises
+    ``ValueError`` for a point that cannot run; it is called for every point
+    before anything starts. ``export_fn(point) -> (jitted_fn, example_args)``
+    (optional) gives the compiled function of one grid point to
+    ``jaxdp.bench.export``, which otherwise records it by running the point.
     """
 
     name: str
@@ -63,6 +104,10 @@ class Study:
     seeds_per_chunk: Optional[int] = None
     points_per_chunk: int = 64
     description: str = ""
+    check_point: Optional[Callable[[dict], Any]] = None
+    # optional: export_fn(point) -> (jitted_fn, example_args), the compiled function of one grid point
+    # for jax.export (tests/test_export.py); without it, jaxdp.bench.export finds it by running the point
+    export_fn: Optional[Callable[[dict], tuple]] = None
 
     def __post_init__(self):
         if not isinstance(self.seeds, (int, np.integer)) or isinstance(self.seeds, bool) or self.seeds < 1:
@@ -85,6 +130,126 @@ class StudyResult:
     out_dir: pathlib.Path
     chunks_run: int
     chunks_skipped: int
+    complete: bool = True
+    merged: bool = True
+    damaged: list = dataclasses.field(default_factory=list)
+    process: tuple = (0, 1, "single")
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """The declared type and range of one study parameter.
+
+    ``kind``: ``"int"``, ``"float"``, ``"str"`` or ``"bool"``. ``many``: a list
+    of such values (a Python list, or a comma-separated string). Numbers must be
+    finite unless ``allow_inf``; ``lo``/``hi`` bound them (``lo_open``/``hi_open``
+    for strict bounds); ``choices`` lists the allowed strings; ``check(value)``
+    returns an error text for anything else the theorems need.
+    """
+
+    kind: str
+    many: bool = False
+    lo: Optional[float] = None
+    hi: Optional[float] = None
+    lo_open: bool = False
+    hi_open: bool = False
+    choices: Optional[tuple] = None
+    allow_inf: bool = False
+    allow_empty: bool = False
+    check: Optional[Callable[[Any], Optional[str]]] = None
+    help: str = ""
+
+    def describe(self) -> str:
+        what = {"int": "an integer", "float": "a finite number" if not self.allow_inf else "a number",
+                "str": "a string", "bool": "true or false"}[self.kind]
+        if self.choices is not None:
+            what = f"one of {', '.join(map(str, self.choices))}"
+        if self.lo is not None and self.hi is not None:
+            what += f" in {'(' if self.lo_open else '['}{_num(self.lo)}, {_num(self.hi)}{')' if self.hi_open else ']'}"
+        elif self.lo is not None:
+            what += f" {'>' if self.lo_open else '>='} {_num(self.lo)}"
+        elif self.hi is not None:
+            what += f" {'<' if self.hi_open else '<='} {_num(self.hi)}"
+        if self.help:
+            what += f" ({self.help})"
+        if self.many:
+            return f"a {'' if self.allow_empty else 'non-empty '}list of values, each {what}"
+        return what
+
+    def _one(self, v: Any) -> Optional[str]:
+        if self.kind == "bool":
+            return None if isinstance(v, (bool, np.bool_)) else "not a boolean"
+        if self.kind == "str":
+            if not isinstance(v, str):
+                return "not a string"
+            if self.choices is not None and v not in self.choices:
+                return f"unknown value {v!r}"
+            return None
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            return "not a number"
+        if self.kind == "int" and not isinstance(v, (int, np.integer)):
+            if not (isinstance(v, (float, np.floating)) and math.isfinite(v) and float(v).is_integer()):
+                return "not an integer"
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v) and not self.allow_inf:
+            return "not finite"
+        if self.lo is not None and (v < self.lo or (self.lo_open and v == self.lo)):
+            return "out of range"
+        if self.hi is not None and (v > self.hi or (self.hi_open and v == self.hi)):
+            return "out of range"
+        return None
+
+    def validate(self, study: str, key: str, value: Any) -> None:
+        vals = value
+        if self.many:
+            if isinstance(value, str):
+                vals = [t.strip() for t in value.replace(";", ",").split(",") if t.strip()]
+                if self.kind != "str":
+                    try:
+                        vals = [_parse_value(t, 0 if self.kind == "int" else 0.0) for t in vals]
+                    except ValueError:
+                        raise ValueError(f"{study}: parameter {key}={value!r} is invalid: must be {self.describe()}") \
+                            from None
+            elif not isinstance(value, (list, tuple)):
+                vals = [value]
+            if not vals and not self.allow_empty:
+                raise ValueError(f"{study}: parameter {key} is empty: must be {self.describe()}")
+        else:
+            vals = [value]
+        for v in vals:
+            why = self._one(v)
+            if why is None and self.check is not None:
+                why = self.check(v)
+            if why is not None:
+                shown = v if not self.many else f"{v!r} (in {key}={value!r})"
+                raise ValueError(f"{study}: parameter {key}={shown if self.many else repr(v)} is invalid ({why}): "
+                                 f"{key} must be {self.describe()}")
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 1e15 else f"{v:g}"
+
+
+PARAM_SPECS: dict[str, dict[str, Param]] = {}
+
+
+def declare_params(study: str, spec: Mapping[str, Param]) -> dict[str, Param]:
+    """Record the parameter declarations of ``study`` (checked by :func:`resolve_config`
+    and :func:`validate_study`)."""
+    PARAM_SPECS[study] = dict(spec)
+    return PARAM_SPECS[study]
+
+
+def check_params(study: str, cfg: Mapping[str, Any], spec: Optional[Mapping[str, Param]] = None) -> None:
+    """Check every declared parameter of ``cfg``; ``ValueError`` naming the parameter and the allowed range."""
+    spec = PARAM_SPECS.get(study, {}) if spec is None else spec
+    for key, p in spec.items():
+        if key in cfg:
+            p.validate(study, key, cfg[key])
 
 
 # --------------------------------------------------------------------------- config
@@ -103,12 +268,18 @@ def _parse_value(text: str, like: Any) -> Any:
         parts = [t for t in text.replace(";", ",").split(",") if t.strip()]
         return [_parse_value(t.strip(), elem) for t in parts]
     if isinstance(like, int):
-        f = float(text)
-        if f != int(f):
+        try:
+            f = float(text)
+        except ValueError:
+            raise ValueError(f"expected an integer, got {text!r}") from None
+        if not math.isfinite(f) or f != int(f):
             raise ValueError(f"expected an integer, got {text!r}")
         return int(f)
     if isinstance(like, float):
-        return float(text)
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"expected a number, got {text!r}") from None
     return text
 
 
@@ -116,7 +287,8 @@ def resolve_config(name: str, defaults: Mapping, quick_overrides: Mapping, quick
                    overrides: Mapping[str, Any]) -> dict:
     """Defaults, then ``--quick`` overrides, then user overrides (strings parsed by the default's type).
 
-    Unknown keys raise ``ValueError`` listing the allowed ones.
+    Unknown keys raise ``ValueError`` listing the allowed ones; the result is
+    checked against the study's declared parameters (:func:`declare_params`).
     """
     cfg = dict(defaults)
     if quick:
@@ -129,12 +301,30 @@ def resolve_config(name: str, defaults: Mapping, quick_overrides: Mapping, quick
             try:
                 v = _parse_value(v, defaults[k])
             except ValueError as e:
-                raise ValueError(f"bad value for {k}: {e}") from None
+                spec = PARAM_SPECS.get(name, {}).get(k)
+                allowed = f"; {k} must be {spec.describe()}" if spec is not None else ""
+                raise ValueError(f"{name}: bad value for {k}: {e}{allowed}") from None
         cfg[k] = v
+    check_params(name, cfg)
     return cfg
 
 
-# --------------------------------------------------------------------------- running
+def validate_study(study: Study) -> None:
+    """The single validation pass before a run: declared parameters, then every grid point's
+    ``check_point`` (planner calls). Raises ``ValueError`` naming the parameter or point."""
+    check_params(study.name, study.config)
+    if study.check_point is None:
+        return
+    for p in study.points:
+        try:
+            study.check_point(p)
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError) as e:
+            msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ValueError(f"{study.name}: grid point {json.dumps(_jsonable(p), default=str)} cannot run: {msg}") \
+                from None
+
+
+# --------------------------------------------------------------------------- chunks
 
 
 def _chunks(study: Study) -> list[tuple[list[int], np.ndarray]]:
@@ -168,13 +358,194 @@ def _jsonable(x):
     return x
 
 
-def _atomic_write(path: pathlib.Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w") as f:
-        f.write(text)
+def _normalized(x) -> Any:
+    return json.loads(json.dumps(_jsonable(x), sort_keys=True, default=str))
+
+
+def _atomic_write(path: pathlib.Path, text: str | bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{socket.gethostname()}-{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(text.encode() if isinstance(text, str) else text)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def _rows(data: bytes) -> int:
+    """Data rows of a CSV written by pandas (header excluded)."""
+    return max(data.count(b"\n") - 1, 0)
+
+
+def _write_chunk(chunks_dir: pathlib.Path, cid: str, data: bytes, info: dict) -> None:
+    _atomic_write(chunks_dir / f"{cid}.csv", data)
+    side = dict(info, sha256=hashlib.sha256(data).hexdigest(), rows=_rows(data), bytes=len(data))
+    _atomic_write(chunks_dir / f"{cid}.json", json.dumps(side, indent=1, default=str))
+
+
+def _check_chunk(chunks_dir: pathlib.Path, cid: str) -> tuple[str, Optional[bytes]]:
+    """``("ok", data)``, ``("missing", None)`` or ``("damaged: why", None)``."""
+    path, side = chunks_dir / f"{cid}.csv", chunks_dir / f"{cid}.json"
+    if not path.exists():
+        return "missing", None
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return f"damaged: unreadable ({e})", None
+    try:
+        meta = json.loads(side.read_text())
+        sha, rows = meta["sha256"], int(meta["rows"])
+    except FileNotFoundError:
+        return "damaged: no integrity record (chunks/%s.json)" % cid, None
+    except (OSError, ValueError, KeyError, TypeError):
+        return "damaged: integrity record chunks/%s.json is unreadable" % cid, None
+    if hashlib.sha256(data).hexdigest() != sha:
+        got = _rows(data)
+        how = f"{got} rows instead of {rows}" if got != rows else "same row count"
+        return f"damaged: SHA-256 mismatch ({how})", None
+    if _rows(data) != rows:  # pragma: no cover - implied by the hash
+        return f"damaged: {_rows(data)} rows instead of {rows}", None
+    return "ok", data
+
+
+# --------------------------------------------------------------------------- processes and claims
+
+
+def _distributed_client_active() -> bool:
+    try:
+        from jax._src import distributed
+
+        return distributed.global_state.client is not None
+    except Exception:  # pragma: no cover
+        return False
+
+
+def process_identity() -> tuple[int, int, str]:
+    """``(index, count, source)`` of this process among those sharing a study.
+
+    ``jax.distributed`` (if initialized) first, then ``JAXDP_PROCESS_ID`` /
+    ``JAXDP_NUM_PROCESSES``, then ``SLURM_PROCID`` / ``SLURM_NTASKS``; else ``(0, 1, "single")``.
+    """
+    if _distributed_client_active():
+        import jax
+
+        return int(jax.process_index()), int(jax.process_count()), "jax.distributed"
+    for pid_var, n_var in (("JAXDP_PROCESS_ID", "JAXDP_NUM_PROCESSES"), ("SLURM_PROCID", "SLURM_NTASKS")):
+        if pid_var in os.environ and n_var in os.environ:
+            try:
+                r, n = int(os.environ[pid_var]), int(os.environ[n_var])
+            except ValueError:
+                raise ValueError(f"{pid_var}={os.environ[pid_var]!r} and {n_var}={os.environ[n_var]!r} must be "
+                                 f"integers") from None
+            if n < 1 or not 0 <= r < n:
+                raise ValueError(f"{pid_var}={r} must be in [0, {n_var}={n})")
+            return r, n, pid_var.split("_")[0]
+    return 0, 1, "single"
+
+
+def _local_context():
+    """Chunks are computed with this process's devices only (``jaxdp.core.simulate.process_local``)."""
+    if _distributed_client_active():
+        import importlib
+
+        # the module, not the ``simulate`` function that ``jaxdp.core`` re-exports under the same name
+        pl = getattr(importlib.import_module("jaxdp.core.simulate"), "process_local", None)
+        if pl is not None:
+            return pl()
+    return contextlib.nullcontext()
+
+
+_HOST = socket.gethostname()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover
+        return True
+    except OSError:  # pragma: no cover
+        return True
+    return True
+
+
+def _claim_stale(path: pathlib.Path, timeout: float) -> bool:
+    try:
+        st = path.stat()
+        text = path.read_text()
+    except FileNotFoundError:
+        return True
+    age = time.time() - st.st_mtime
+    try:
+        c = json.loads(text)
+        host, pid = c["host"], int(c["pid"])
+    except (ValueError, KeyError, TypeError):
+        return age > 10.0  # being written, or garbage
+    if host == _HOST:
+        return pid == os.getpid() or not _pid_alive(pid)
+    return age > timeout
+
+
+def _claim(path: pathlib.Path, timeout: float) -> bool:
+    """Create the claim file with ``O_EXCL``; take over a stale claim. True if this process holds it."""
+    for attempt in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            if attempt == 0 and _claim_stale(path, timeout):
+                aside = path.with_name(f".{path.name}.stale-{_HOST}-{os.getpid()}")
+                try:
+                    os.rename(path, aside)
+                    os.unlink(aside)
+                except FileNotFoundError:
+                    pass
+                continue
+            return False
+        with os.fdopen(fd, "w") as f:
+            json.dump({"host": _HOST, "pid": os.getpid(), "time": time.time()}, f)
+        return True
+    return False
+
+
+def _release(path: pathlib.Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+def _read_json_retry(path: pathlib.Path, wait: float = 5.0) -> dict:
+    deadline = time.time() + wait
+    while True:
+        try:
+            return json.loads(path.read_text())
+        except (ValueError, FileNotFoundError):
+            if time.time() > deadline:
+                raise ValueError(f"{str(path)!r} is damaged (not JSON); it is not a results directory this version "
+                                 f"can resume: use another --out or delete it") from None
+            time.sleep(0.05)
+
+
+def _open_manifest(out: pathlib.Path, manifest: dict) -> None:
+    """Create ``manifest.json`` with ``O_EXCL``, or check that the existing one has this study and config."""
+    path = out / "manifest.json"
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        old = _read_json_retry(path)
+        if old.get("study") != manifest["study"] or _normalized(old.get("config")) != _normalized(manifest["config"]):
+            diff = sorted(k for k in set(old.get("config") or {}) | set(manifest["config"])
+                          if _normalized((old.get("config") or {}).get(k)) != _normalized(manifest["config"].get(k)))
+            raise ValueError(
+                f"results directory {str(out)!r} holds a different study/config (study {old.get('study')!r}"
+                + (f", differing in {', '.join(diff[:6])}" if diff and old.get("study") == manifest["study"] else "")
+                + "); use another --out or delete it")
+        return
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(manifest, indent=2, default=str))
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _versions() -> dict:
@@ -183,8 +554,8 @@ def _versions() -> dict:
     import jaxdp
 
     try:
-        devs = [str(d) for d in jax.devices()]
-        kind = jax.devices()[0].device_kind
+        devs = [str(d) for d in jax.local_devices()]
+        kind = jax.local_devices()[0].device_kind
     except Exception:  # pragma: no cover
         devs, kind = [], "unknown"
     return {"jaxdp": jaxdp.__version__, "jax": jax.__version__, "numpy": np.__version__,
@@ -192,126 +563,316 @@ def _versions() -> dict:
             "device_kind": kind, "backend": jax.default_backend()}
 
 
-class _Progress:
-    def __init__(self, total: int, done: int, stream=sys.stderr, enabled: bool = True):
-        self.total, self.done, self.start, self.ran = total, done, time.time(), 0
-        self.stream, self.enabled = stream, enabled
+# --------------------------------------------------------------------------- SIGINT
 
-    def update(self, n_rows: int):
-        self.done += 1
-        self.ran += 1
-        if not self.enabled:
-            return
-        el = time.time() - self.start
-        rate = self.ran / el if el > 0 else float("inf")
-        eta = (self.total - self.done) / rate if rate > 0 else float("inf")
-        width = 28
-        fill = int(width * self.done / max(self.total, 1))
-        self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] chunk {self.done}/{self.total}"
-                          f"  {rate * 60:.1f} chunks/min  eta {eta:.0f}s   ")
-        self.stream.flush()
-        if self.done == self.total:
-            self.stream.write("\n")
+
+class _SigintFlag:
+    """First Ctrl-C sets a flag checked between chunks; a second one interrupts at once."""
+
+    def __init__(self):
+        self.hit = False
+        self.prev = None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self.prev = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def _handler(self, signum, frame):
+        if self.hit:
+            raise StudyInterrupted()
+        self.hit = True
+        sys.stderr.write("\njaxdp: Ctrl-C: stopping after the chunk in flight (press again to stop at once)\n")
+        sys.stderr.flush()
+
+    def __exit__(self, *exc):
+        if self.prev is not None:
+            signal.signal(signal.SIGINT, self.prev)
+        return False
+
+
+def _progress_bar(total: int, initial: int, enabled: bool, desc: str):
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    return tqdm(total=total, initial=initial, desc=desc, unit="chunk", file=sys.stderr, dynamic_ncols=True,
+                smoothing=0.1, leave=True)
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _chunk_frame(study: Study, pi: list[int], seeds: np.ndarray):
+    import pandas as pd
+
+    pts = [study.points[i] for i in pi]
+    results = study.run(pts, np.asarray(seeds))
+    if len(results) != len(pts):
+        raise RuntimeError(f"study {study.name!r}: run returned {len(results)} results for {len(pts)} points")
+    rows = []
+    for i, p, r in zip(pi, pts, results):
+        block = {"point": np.full(len(seeds), i), "seed": np.asarray(seeds)}
+        for k, v in p.items():
+            block[k] = [v] * len(seeds)
+        for k, v in r.items():
+            v = np.asarray(v)
+            if v.shape != (len(seeds),):
+                raise RuntimeError(f"study {study.name!r}: metric {k!r} has shape {v.shape}, expected ({len(seeds)},)")
+            block[k] = v
+        rows.append(pd.DataFrame(block))
+    return pd.concat(rows, ignore_index=True).to_csv(index=False).encode()
+
+
+def _order(n_chunks: int, rank: int, nproc: int) -> list[int]:
+    own = list(range(rank, n_chunks, nproc))
+    rest = [i for k in range(1, nproc) for i in range((rank + k) % nproc, n_chunks, nproc)]
+    return own + rest
 
 
 def run_study(study: Study, out_dir: os.PathLike | str, *, progress: bool = True, analyze: bool = True,
-              plot: bool = True, max_chunks: Optional[int] = None) -> StudyResult:
-    """Run (or resume) ``study`` into ``out_dir``; see the module docstring.
+              plot: bool = True, max_chunks: Optional[int] = None, merge: bool = True,
+              claim_timeout: Optional[float] = None, process: Optional[tuple[int, int]] = None,
+              log: Optional[Callable[[str], None]] = None) -> StudyResult:
+    """Run (or resume, or join) ``study`` into ``out_dir``; see the module docstring.
 
     ``max_chunks`` stops after that many new chunks (for tests of resumption).
-    Finished chunks are never recomputed: their files are the record.
+    ``merge=False`` never writes ``results.csv`` (a launcher merges).
+    ``claim_timeout`` (default ``JAXDP_CLAIM_TIMEOUT`` or 6 h) is the age after
+    which another host's claim is taken over; ``process = (index, count)``
+    overrides :func:`process_identity`. Raises :class:`StudyInterrupted` after
+    Ctrl-C, once the chunk in flight is saved.
     """
-    import pandas as pd
+    log = log or (lambda s: print(s, file=sys.stderr, flush=True))
+    validate_study(study)           # before anything is created or compiled
+    if process is None:
+        rank, nproc, source = process_identity()
+    else:
+        (rank, nproc), source = process, "argument"
+    if claim_timeout is None:
+        claim_timeout = float(os.environ.get("JAXDP_CLAIM_TIMEOUT", 6 * 3600))
 
     out = pathlib.Path(out_dir)
-    (out / "chunks").mkdir(parents=True, exist_ok=True)
-    manifest_path = out / "manifest.json"
-    cfg_json = _jsonable(study.config)
-    if manifest_path.exists():
-        old = json.loads(manifest_path.read_text())
-        if old.get("study") != study.name or old.get("config") != cfg_json:
-            raise ValueError(
-                f"results directory {str(out)!r} holds a different study/config "
-                f"({old.get('study')!r}); use another --out or delete it")
-    manifest = {"study": study.name, "description": study.description, "config": cfg_json,
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {"study": study.name, "description": study.description, "config": _jsonable(study.config),
                 "n_points": len(study.points), "seeds": int(study.seeds), "versions": _versions(),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    _atomic_write(manifest_path, json.dumps(manifest, indent=2, default=str))
+    _open_manifest(out, manifest)
+    chunks_dir, claims_dir = out / "chunks", out / "claims"
+    chunks_dir.mkdir(exist_ok=True)
+    claims_dir.mkdir(exist_ok=True)
 
     chunks = _chunks(study)
-    todo, skipped = [], 0
-    for pi, seeds in chunks:
-        cid = _chunk_id(study, pi, seeds)
-        if (out / "chunks" / f"{cid}.csv").exists():
-            skipped += 1
-        else:
-            todo.append((cid, pi, seeds))
-    bar = _Progress(len(chunks), skipped, enabled=progress)
-    ran = 0
+    cids = [_chunk_id(study, *c) for c in chunks]
+    status = {cid: _check_chunk(chunks_dir, cid)[0] for cid in cids}
+    damaged = []
+    for cid in cids:
+        if status[cid].startswith("damaged"):
+            damaged.append(cid)
+            log(f"jaxdp: chunk chunks/{cid}.csv is {status[cid]}; recomputing it")
+    skipped = sum(s == "ok" for s in status.values())
+    desc = study.name if nproc == 1 else f"{study.name} [{rank}/{nproc}]"
+    bar = _progress_bar(len(chunks), skipped, progress, desc)
     t_run = time.time()
-    for cid, pi, seeds in todo:
-        if max_chunks is not None and ran >= max_chunks:
-            break
-        pts = [study.points[i] for i in pi]
-        results = study.run(pts, np.asarray(seeds))
-        if len(results) != len(pts):
-            raise RuntimeError(f"study {study.name!r}: run returned {len(results)} results for {len(pts)} points")
-        rows = []
-        for i, (p, r) in zip(pi, zip(pts, results)):
-            block = {"point": np.full(len(seeds), i), "seed": np.asarray(seeds)}
-            for k, v in p.items():
-                block[k] = [v] * len(seeds)
-            for k, v in r.items():
-                v = np.asarray(v)
-                if v.shape != (len(seeds),):
-                    raise RuntimeError(f"study {study.name!r}: metric {k!r} has shape {v.shape}, expected ({len(seeds)},)")
-                block[k] = v
-            rows.append(pd.DataFrame(block))
-        _atomic_write(out / "chunks" / f"{cid}.csv", pd.concat(rows, ignore_index=True).to_csv(index=False))
-        ran += 1
-        bar.update(len(rows))
+    sig = _SigintFlag().__enter__()
+    try:
+        return _run_and_merge(study, out, manifest, chunks, cids, status, damaged, skipped, bar, sig, rank, nproc,
+                              source, max_chunks, claim_timeout, merge, analyze, plot, t_run)
+    finally:
+        sig.__exit__(None, None, None)
+
+
+def _run_and_merge(study, out, manifest, chunks, cids, status, damaged, skipped, bar, sig, rank, nproc, source,
+                   max_chunks, claim_timeout, merge, analyze, plot, t_run) -> StudyResult:
+    import pandas as pd
+
+    chunks_dir, claims_dir = out / "chunks", out / "claims"
+    ran = 0
+    try:
+        with _local_context():
+            for j in _order(len(chunks), rank, nproc):
+                cid = cids[j]
+                if status[cid] == "ok":
+                    continue
+                if max_chunks is not None and ran >= max_chunks:
+                    break
+                if sig.hit:
+                    raise StudyInterrupted()
+                claim = claims_dir / cid
+                if not _claim(claim, claim_timeout):
+                    continue
+                try:
+                    st = _check_chunk(chunks_dir, cid)[0]   # another process may have finished it meanwhile
+                    if st == "ok":
+                        status[cid] = "ok"
+                        continue
+                    data = _chunk_frame(study, *chunks[j])
+                    pi, seeds = chunks[j]
+                    _write_chunk(chunks_dir, cid, data, {"study": study.name, "points": [int(i) for i in pi],
+                                                         "seeds": [int(seeds[0]), int(seeds[-1])]})
+                    status[cid] = "ok"
+                finally:
+                    _release(claim)
+                ran += 1
+                if bar is not None:
+                    bar.update(1)
+            if sig.hit:
+                raise StudyInterrupted()
+    finally:
+        if bar is not None:
+            bar.close()
     elapsed = time.time() - t_run
 
-    done = [c for c in chunks if (out / "chunks" / f"{_chunk_id(study, *c)}.csv").exists()]
-    complete = len(done) == len(chunks)
-    df = load_results(out, study) if done else pd.DataFrame()
-    tables, plots = {}, []
-    if complete:
-        _atomic_write(out / "results.csv", df.to_csv(index=False))
-        if analyze and study.analyze is not None:
-            tables = study.analyze(df) or {}
-            for name, t in tables.items():
-                _atomic_write(out / f"{name}.csv", t.to_csv(index=False))
-        if plot and study.plot is not None:
+    if sig.hit:
+        raise StudyInterrupted()
+    final = {cid: _check_chunk(chunks_dir, cid) for cid in cids}
+    complete = all(s == "ok" for s, _ in final.values())
+    tables, plots, merged = {}, [], False
+    frames = [pd.read_csv(io.BytesIO(d)) for s, d in final.values() if s == "ok"]
+    df = (pd.concat(frames, ignore_index=True).sort_values(["point", "seed"]).reset_index(drop=True)
+          if frames else pd.DataFrame())
+    if complete and merge:
+        lock = out / "claims" / "merge"
+        merged = _claim(lock, claim_timeout)
+        if merged:
             try:
-                import matplotlib
+                data = df.to_csv(index=False).encode()
+                _atomic_write(out / "results.csv", data)
+                if analyze and study.analyze is not None:
+                    tables = study.analyze(df) or {}
+                    for name, t in tables.items():
+                        _atomic_write(out / f"{name}.csv", t.to_csv(index=False))
+                if plot and study.plot is not None:
+                    try:
+                        import matplotlib
 
-                matplotlib.use("Agg")
-            except ImportError as e:  # pragma: no cover
-                raise RuntimeError("plots need matplotlib: pip install 'jaxdp[studies]'") from e
-            plots = [str(p) for p in (study.plot(df, out) or [])]
-    manifest.update({"finished": time.strftime("%Y-%m-%dT%H:%M:%S") if complete else None,
-                     "chunks_total": len(chunks), "chunks_done": len(done), "chunks_run_now": ran,
-                     "run_seconds_now": round(elapsed, 3), "tables": list(tables), "plots": plots})
-    _atomic_write(manifest_path, json.dumps(manifest, indent=2, default=str))
-    return StudyResult(df=df, tables=tables, plots=plots, out_dir=out, chunks_run=ran, chunks_skipped=skipped)
+                        matplotlib.use("Agg")
+                    except ImportError as e:  # pragma: no cover
+                        raise RuntimeError("plots need matplotlib: pip install 'jaxdp[studies]'") from e
+                    plots = [str(p) for p in (study.plot(df, out) or [])]
+                manifest.update({"finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "chunks_total": len(chunks),
+                                 "chunks_done": len(chunks), "chunks_run_now": ran,
+                                 "run_seconds_now": round(elapsed, 3), "processes": nproc,
+                                 "process_source": source, "tables": list(tables), "plots": plots,
+                                 "results": {"file": "results.csv", "sha256": hashlib.sha256(data).hexdigest(),
+                                             "rows": _rows(data)}})
+                _atomic_write(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
+            finally:
+                _release(lock)
+    return StudyResult(df=df, tables=tables, plots=plots, out_dir=out, chunks_run=ran, chunks_skipped=skipped,
+                       complete=complete, merged=merged, damaged=damaged, process=(rank, nproc, source))
 
 
 def load_results(out_dir: os.PathLike | str, study: Optional[Study] = None):
-    """The tidy table of every finished chunk in ``out_dir`` (sorted by point and seed)."""
+    """The tidy table of every finished, verified chunk in ``out_dir`` (sorted by point and seed).
+
+    Damaged chunks are left out (with a warning on stderr)."""
     import pandas as pd
 
     out = pathlib.Path(out_dir)
-    files = sorted((out / "chunks").glob("*.csv"))
+    chunks_dir = out / "chunks"
+    names = sorted(f.stem for f in chunks_dir.glob("*.csv"))
     if study is not None:
-        wanted = {f"{_chunk_id(study, *c)}.csv" for c in _chunks(study)}
-        files = [f for f in files if f.name in wanted]
-    if not files:
+        wanted = {_chunk_id(study, *c) for c in _chunks(study)}
+        names = [n for n in names if n in wanted]
+    frames = []
+    for n in names:
+        st, data = _check_chunk(chunks_dir, n)
+        if st != "ok":
+            print(f"jaxdp: chunk chunks/{n}.csv is {st}; left out", file=sys.stderr)
+            continue
+        frames.append(pd.read_csv(io.BytesIO(data)))
+    if not frames:
         return pd.DataFrame()
-    df = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    df = pd.concat(frames, ignore_index=True)
     return df.sort_values(["point", "seed"]).reset_index(drop=True)
 
 
+@dataclasses.dataclass
+class VerifyReport:
+    """What :func:`verify_study` found: chunk names by state, and the state of ``results.csv``."""
+
+    out_dir: pathlib.Path
+    study: str
+    total: int
+    ok: list
+    missing: list
+    damaged: dict
+    stray: list
+    claimed: list
+    results: str
+
+    @property
+    def intact(self) -> bool:
+        return not self.damaged and self.results in ("ok", "absent")
+
+    @property
+    def complete(self) -> bool:
+        return self.intact and not self.missing and self.results == "ok"
+
+    def format(self) -> str:
+        lines = [f"{self.out_dir}: study {self.study}, {len(self.ok)}/{self.total} chunks verified"
+                 + (f", {len(self.missing)} missing" if self.missing else "")
+                 + (f", {len(self.damaged)} DAMAGED" if self.damaged else "")]
+        for cid, why in sorted(self.damaged.items()):
+            lines.append(f"  DAMAGED chunks/{cid}.csv: {why.removeprefix('damaged: ')}")
+        if self.claimed:
+            lines.append(f"  {len(self.claimed)} chunk(s) claimed by a running (or dead) process: "
+                         + ", ".join(self.claimed[:5]) + (" ..." if len(self.claimed) > 5 else ""))
+        if self.stray:
+            lines.append(f"  {len(self.stray)} chunk file(s) not in this study's grid (ignored): "
+                         + ", ".join(self.stray[:5]))
+        lines.append(f"  results.csv: {self.results}")
+        if self.damaged or self.results.startswith("damaged"):
+            lines.append("  rerun the same `jaxdp study run` command to recompute the damaged chunks")
+        elif self.missing:
+            lines.append("  incomplete: rerun the same `jaxdp study run` command to finish")
+        return "\n".join(lines)
+
+
+def verify_study(out_dir: os.PathLike | str, study: Optional[Study] = None) -> VerifyReport:
+    """Check every chunk of a results directory against its recorded SHA-256 and row count, and
+    ``results.csv`` against the manifest, without running anything. ``study`` (default: rebuilt
+    from the manifest's config through the registry) lists the chunks that should be there."""
+    out = pathlib.Path(out_dir)
+    mpath = out / "manifest.json"
+    if not mpath.exists():
+        raise ValueError(f"{str(out)!r} is not a study results directory (no manifest.json)")
+    m = _read_json_retry(mpath, wait=0.5)
+    if study is None:
+        from .. import registry
+
+        study = registry.get_study(m["study"]).fn(dict(m["config"]))
+    chunks_dir = out / "chunks"
+    cids = [_chunk_id(study, *c) for c in _chunks(study)]
+    ok, missing, damaged = [], [], {}
+    for cid in cids:
+        st, _ = _check_chunk(chunks_dir, cid)
+        if st == "ok":
+            ok.append(cid)
+        elif st == "missing":
+            missing.append(cid)
+        else:
+            damaged[cid] = st
+    stray = sorted(set(f.stem for f in chunks_dir.glob("*.csv")) - set(cids))
+    claimed = sorted(f.name for f in (out / "claims").glob("*") if f.is_file() and not f.name.startswith("."))
+    rpath = out / "results.csv"
+    if not rpath.exists():
+        results = "absent"
+    else:
+        rec = m.get("results") or {}
+        data = rpath.read_bytes()
+        if not rec:
+            results = "present, no recorded hash"
+        elif hashlib.sha256(data).hexdigest() != rec.get("sha256"):
+            results = f"damaged: SHA-256 mismatch ({_rows(data)} rows, {rec.get('rows')} recorded)"
+        else:
+            results = "ok"
+    return VerifyReport(out_dir=out, study=study.name, total=len(cids), ok=ok, missing=missing, damaged=damaged,
+                        stray=stray, claimed=claimed, results=results)
 # --------------------------------------------------------------------------- aggregation
 
 
