@@ -1,0 +1,320 @@
+"""The benchmark registry: fixed, versioned problem instances per problem class.
+
+An :class:`Instance` is an adversary (online classes) or a data generator
+(label DP) with fixed parameters, a fixed base seed and a fixed list of seed
+indices: ``seed_keys(instance.base_seed, instance.seeds)`` gives the same loss
+sequences on every machine and in every version of jaxdp that reports the same
+:data:`VERSION`, so a number computed on benchmark ``VERSION`` can be cited and
+reproduced. Any change of an instance's parameters, seeds or loss stream bumps
+:data:`VERSION`; the tests pin the first losses of every instance.
+
+Problem classes (:data:`PROBLEM_CLASSES`):
+
+* ``experts`` — prediction from expert advice, losses in ``[0, 1]^d``:
+  i.i.d. noise (``Δ = 0``, the √T regime), a planted expert (``Δ = 0.1``),
+  alternating batches (the worst case of batch-constant lazy learners,
+  LAZY §4), the lazy lower bound (LAZY Thm 4.2, epochs built for the run's T
+  and ε), and replayed real-data streams where ``jaxdp.data`` provides them.
+* ``realizable-experts`` — some expert has zero loss: realizable i.i.d.
+  (``q = 1/2``, ``x*`` never loses), halving (an adversary that forces ≈ log₂ d
+  eliminations), and the lower bound of REAL Thm 5 (``Ω(log d / ε)``).
+* ``oco-ball`` — linear losses on the unit ball (planted direction, Rademacher,
+  alternating signs) and the smooth realizable squared losses of REAL §4.
+* ``oco-simplex`` — linear losses on the probability simplex.
+* ``label-dp`` — one-shot estimation: smooth, margin-hard and minimax-hard
+  classification, bounded and heavy-tailed regression (LABEL Thms 2–12).
+
+Instances whose construction depends on the horizon or the privacy level of
+the run (the lower bounds) take ``T`` and ``eps`` in ``build``.
+
+Real data (the ``jaxdp.data`` package) registers replay instances through
+:func:`register_instance` when it is importable; :func:`instances` imports it
+lazily (see :func:`_load_data_instances`).
+
+See docs/guide/compare.md.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from typing import Any, Callable, Optional
+
+import jax
+import jax.numpy as jnp
+
+__all__ = [
+    "VERSION", "PROBLEM_CLASSES", "Instance", "register_instance", "instances", "get_instance", "instance_keys",
+]
+
+VERSION = "1"
+PROBLEM_CLASSES = ("experts", "realizable-experts", "oco-ball", "oco-simplex", "label-dp")
+ONLINE_CLASSES = ("experts", "realizable-experts", "oco-ball", "oco-simplex")
+
+N_SEEDS = 64          # the full seed list of every instance: indices 0..63
+N_SEEDS_QUICK = 8     # --quick uses the first 8
+
+
+@dataclasses.dataclass(frozen=True)
+class Instance:
+    """One benchmark instance.
+
+    * ``build(d, T, eps) -> (adversary, adv_params)`` for the online classes
+      (``(generator, info)`` for ``label-dp``); ``d`` fixes the dimension, ``T``
+      and ``eps`` matter only for the lower-bound constructions.
+    * ``problem(d) -> Problem`` (online classes): how losses act on actions.
+    * ``base_seed``, ``seeds``: the fixed seed list (``instance_keys``).
+    * ``min_d``: the smallest dimension the construction allows.
+    """
+
+    name: str
+    problem_class: str
+    description: str
+    build: Callable[..., tuple]
+    problem: Optional[Callable[[int], Any]] = None
+    base_seed: int = 0
+    seeds: tuple = tuple(range(N_SEEDS))
+    reference: str = ""
+    min_d: int = 2
+    params: tuple = ()
+
+    def keys(self, n: Optional[int] = None) -> jax.Array:
+        """Keys of the first ``n`` seeds of the list (all of them by default)."""
+        idx = self.seeds if n is None else self.seeds[:n]
+        from .core import seed_keys
+
+        return seed_keys(self.base_seed, list(idx))
+
+
+_REGISTRY: dict[str, Instance] = {}
+
+
+def register_instance(inst: Instance) -> Instance:
+    """Add an instance (names are unique; re-registering the same name with another definition is an error)."""
+    if inst.problem_class not in PROBLEM_CLASSES:
+        raise ValueError(f"problem_class must be one of {list(PROBLEM_CLASSES)}, got {inst.problem_class!r}")
+    old = _REGISTRY.get(inst.name)
+    if old is not None and (old.problem_class, old.params, old.base_seed) != (inst.problem_class, inst.params,
+                                                                               inst.base_seed):
+        raise ValueError(f"instance {inst.name!r} registered twice with different definitions")
+    _REGISTRY[inst.name] = inst
+    return inst
+
+
+_DATA_LOADED = False
+
+
+def _load_data_instances() -> None:
+    """Real-data loss streams (issue: science on real data) live in ``jaxdp.data``; when that package
+    exists and exposes ``benchmark_instances() -> list[Instance]`` (or registers its own through
+    :func:`register_instance` on import), its streams join the registry."""
+    global _DATA_LOADED
+    if _DATA_LOADED:
+        return
+    _DATA_LOADED = True
+    try:
+        mod = importlib.import_module("jaxdp.data")
+    except ImportError:
+        return
+    fn = getattr(mod, "benchmark_instances", None)
+    if callable(fn):
+        for inst in fn():
+            register_instance(inst)
+
+
+def instances(problem_class: Optional[str] = None, *, include_data: bool = True) -> list[Instance]:
+    """Registered instances (of one problem class), in registration order."""
+    if problem_class is not None and problem_class not in PROBLEM_CLASSES:
+        raise ValueError(f"problem must be one of {list(PROBLEM_CLASSES)}, got {problem_class!r}")
+    if include_data:
+        _load_data_instances()
+    return [i for i in _REGISTRY.values() if problem_class is None or i.problem_class == problem_class]
+
+
+def get_instance(name: str) -> Instance:
+    _load_data_instances()
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown instance {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def instance_keys(name: str, n: Optional[int] = None) -> jax.Array:
+    return get_instance(name).keys(n)
+
+
+# --------------------------------------------------------------------------- experts
+
+
+def _experts_problem(d):
+    from .experts import experts_problem
+
+    return experts_problem()
+
+
+def _bernoulli(gap):
+    def build(d, T, eps):
+        from .experts import BernoulliParams, bernoulli_experts
+
+        return bernoulli_experts(d), BernoulliParams(gap=jnp.float32(gap))
+
+    return build
+
+
+ALTERNATING_B = 16
+
+
+def _alternating(d, T, eps):
+    from .experts import AlternatingParams, adv_alternating_batches
+
+    return adv_alternating_batches(d), AlternatingParams(B=jnp.int32(ALTERNATING_B))
+
+
+def _lazy_epochs(d, T, eps):
+    from .experts import LazyEpochsParams, adv_lazy_epochs
+
+    return adv_lazy_epochs(d), LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=jnp.int32(0))
+
+
+register_instance(Instance(
+    "iid-noise", "experts", "i.i.d. fair-coin losses, no planted expert (gap 0): the sqrt(T) regime",
+    _bernoulli(0.0), _experts_problem, base_seed=1001, params=(("gap", 0.0),),
+    reference="standard experts lower bound; docs/algorithms/lazy.md"))
+register_instance(Instance(
+    "planted-expert", "experts", "i.i.d. Bernoulli losses, one random expert with loss Ber(1/2 - 0.1)",
+    _bernoulli(0.1), _experts_problem, base_seed=1002, params=(("gap", 0.1),),
+    reference="docs/algorithms/lazy.md"))
+register_instance(Instance(
+    "alternating-batches", "experts",
+    f"experts 0 and 1 alternate losing in batches of {ALTERNATING_B} rounds, others always lose: the worst case "
+    "of batch-constant lazy learners", _alternating, _experts_problem, base_seed=1003,
+    params=(("B", ALTERNATING_B),), reference="Lazy private online learning, Sec. 4; docs/algorithms/lazy.md"))
+register_instance(Instance(
+    "lazy-lower-bound", "experts",
+    "LAZY lower-bound adversary: fair-coin loss vectors constant on E = (T eps)^(4/3) epochs (built for the run's "
+    "T and eps)", _lazy_epochs, _experts_problem, base_seed=1004, params=(("epoch_len", 0),),
+    reference="Lazy private online learning, Thm 4.2 / App. C; docs/algorithms/lazy.md"))
+
+
+# --------------------------------------------------------------------------- realizable experts
+
+
+def _realizable_bernoulli(d, T, eps):
+    from .experts import RealizableBernoulliParams, adv_realizable_bernoulli
+
+    return adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(0.5), q_star=jnp.float32(0.0))
+
+
+HALVING_R = 64
+
+
+def _halving(d, T, eps):
+    from .experts import HalvingParams, adv_realizable_halving
+
+    return adv_realizable_halving(d), HalvingParams(r=jnp.int32(HALVING_R))
+
+
+def _realizable_lb(d, T, eps):
+    from .experts import RealizableLBParams, adv_realizable_lb
+
+    return adv_realizable_lb(d), RealizableLBParams(T=jnp.int32(T), eps=jnp.float32(eps))
+
+
+register_instance(Instance(
+    "realizable-iid", "realizable-experts",
+    "one random expert never loses, every other loses w.p. 1/2 each round (L* = 0)", _realizable_bernoulli,
+    _experts_problem, base_seed=2001, params=(("q", 0.5), ("q_star", 0.0)),
+    reference="Realizable private online optimization, Sec. 3; docs/algorithms/realizable.md"))
+register_instance(Instance(
+    "halving", "realizable-experts",
+    f"half of the surviving experts die every {HALVING_R} rounds until only x* is left (L* = 0, ~log2 d "
+    "eliminations)", _halving, _experts_problem, base_seed=2002, params=(("r", HALVING_R),),
+    reference="Realizable private online optimization, Sec. 3; docs/algorithms/realizable.md"))
+register_instance(Instance(
+    "realizable-lower-bound", "realizable-experts",
+    "zero losses, then k = ceil(ln d / (2 eps)) rounds where only a random expert j is safe: every DP algorithm "
+    "pays Omega(log d / eps)", _realizable_lb, _experts_problem, base_seed=2003,
+    reference="Realizable private online optimization, Thm 5; docs/algorithms/realizable.md#lower-bound"))
+
+
+# --------------------------------------------------------------------------- OCO
+
+
+def _ball_problem(d):
+    from .oco.problems import linear_problem
+
+    return linear_problem(d, 1.0)
+
+
+def _simplex_problem(d):
+    from .oco.domains import Simplex
+    from .oco.problems import linear_problem
+
+    return linear_problem(d, domain=Simplex(d))
+
+
+def _squared_ball_problem(d):
+    from .oco.problems import squared_problem
+
+    return squared_problem(d, 1.0)
+
+
+def _linear(mode, bias=0.2, B=16):
+    def build(d, T, eps):
+        from .oco.adversaries import adv_linear_oco, linear_oco_params
+
+        return adv_linear_oco(d), linear_oco_params(mode, L=1.0, bias=bias, B=B)
+
+    return build
+
+
+def _smooth_realizable(d, T, eps):
+    from .oco.adversaries import adv_smooth_realizable, smooth_realizable_params
+
+    return adv_smooth_realizable(d), smooth_realizable_params(D=1.0, sigma=0.0)
+
+
+for _cls, _prob, _off in (("oco-ball", _ball_problem, 3000), ("oco-simplex", _simplex_problem, 4000)):
+    _sfx = "" if _cls == "oco-ball" else "-simplex"
+    register_instance(Instance(
+        f"linear-planted{_sfx}", _cls, "linear losses g_t = +-e_j, a planted coordinate and sign w.p. 0.2, else a "
+        "random one", _linear("biased", 0.2), _prob, base_seed=_off + 1, params=(("mode", "biased"), ("bias", 0.2)),
+        reference="docs/algorithms/realizable.md"))
+    register_instance(Instance(
+        f"linear-rademacher{_sfx}", _cls, "linear losses with i.i.d. Rademacher coordinates / sqrt(d) (no signal)",
+        _linear("rademacher"), _prob, base_seed=_off + 2, params=(("mode", "rademacher"),),
+        reference="docs/algorithms/lazy.md"))
+    register_instance(Instance(
+        f"linear-alternating{_sfx}", _cls, "a fixed random direction whose sign flips every 16 rounds (worst case "
+        "of batch-constant lazy learners)", _linear("alternating", B=16), _prob, base_seed=_off + 3,
+        params=(("mode", "alternating"), ("B", 16)), reference="Lazy private online learning, Sec. 4"))
+register_instance(Instance(
+    "smooth-realizable", "oco-ball", "squared losses (<a_t, x> - <a_t, x*>)^2 / 2, a_t uniform on the sphere, "
+    "||x*|| = 1/2 (L* = 0)", _smooth_realizable, _squared_ball_problem, base_seed=3004, min_d=1,
+    params=(("D", 1.0), ("sigma", 0.0)),
+    reference="Realizable private online optimization, Thm 4; docs/algorithms/realizable.md"))
+
+
+# --------------------------------------------------------------------------- label DP (one-shot)
+
+
+def _label(ctor, **kw):
+    def build(d, n, eps):
+        from .label_dp import generators as g
+
+        return getattr(g, ctor)(**kw), dict(kw)
+
+    return build
+
+
+for _i, (_name, _ctor, _kw, _desc, _ref) in enumerate((
+        ("label-smooth-cls", "gen_smooth_classification", dict(d=1), "smooth binary classification, beta = gamma = 1",
+         "Thms 2, 4"),
+        ("label-margin-cls", "gen_margin_classification", dict(a=0.5), "binary classification with margin "
+         "exponent gamma = 2 (Hoelder 1/2)", "Thms 2, 4"),
+        ("label-bump-cls", "gen_bump_classification", dict(d=1, beta=1.0, gamma=1.0), "minimax-hard bump "
+         "classification (random signs on a grid of bumps)", "App. B"),
+        ("label-smooth-reg", "gen_smooth_regression", dict(d=1), "bounded regression, binary noise", "Thms 6, 8"),
+        ("label-heavy-reg", "gen_heavy_tail_regression", dict(d=1, p=2.0), "heavy-tailed regression "
+         "(Student t, p = 2 moments)", "Thms 10, 12"))):
+    register_instance(Instance(_name, "label-dp", _desc, _label(_ctor, **_kw), None, base_seed=5001 + _i,
+                               params=tuple(sorted(_kw.items())), min_d=1,
+                               reference=f"Label DP: theoretical limits, {_ref}; docs/algorithms/label-dp.md"))

@@ -1,0 +1,244 @@
+"""``jaxdp compare``: a non-private learner is flagged by the audit and marked in the leaderboard; a
+copy of Hedge in a user module reproduces the built-in Hedge bit for bit; the CLI runs a user module
+from a fresh process; a learner failing the conformance checks stops the run with status 2."""
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+import pytest
+
+import jaxdp
+from jaxdp.cli import main
+from jaxdp.compare import audit_learner, compare
+from jaxdp.instances import get_instance, instances
+
+USER_MODULE = textwrap.dedent('''
+    """A user's module outside the package: a copy of Hedge, follow-the-leader, a key-reusing learner."""
+    import functools
+    import math
+    from typing import NamedTuple
+
+    import jax
+    import jax.numpy as jnp
+
+    from jaxdp import Learner
+    from jaxdp.core.random import sample_categorical, sample_from_weights
+
+
+    class HState(NamedTuple):
+        x: jax.Array
+        cum: jax.Array
+        p: jax.Array
+
+
+    class HParams(NamedTuple):
+        eta: jax.Array
+
+
+    @functools.lru_cache(maxsize=None)
+    def hedge_copy(d):
+        def init(key, params):
+            p = jnp.full((d,), 1.0 / d, jnp.result_type(float))
+            return HState(x=sample_categorical(key, jnp.zeros((d,))), cum=jnp.zeros((d,), jnp.result_type(float)), p=p)
+
+        def step(key, state, loss, params):
+            expected = jnp.dot(state.p, loss)
+            cum = state.cum + loss
+            logits = -params.eta * cum
+            w = jnp.exp(logits - jnp.max(logits))
+            total = jnp.sum(w)
+            x = sample_from_weights(key, w, total)
+            return HState(x=x, cum=cum, p=w / total), {"expected_loss": expected, "switched": x != state.x}
+
+        return Learner(init, step)
+
+
+    def my_hedge(d, T):
+        return hedge_copy(d), HParams(eta=jnp.float32(math.sqrt(8.0 * math.log(d) / T)))
+
+
+    class FState(NamedTuple):
+        x: jax.Array
+        cum: jax.Array
+
+
+    @functools.lru_cache(maxsize=None)
+    def ftl_learner(d):
+        def init(key, params):
+            return FState(x=jnp.int32(0), cum=jnp.zeros((d,), jnp.float32))
+
+        def step(key, state, loss, params):
+            cum = state.cum + loss
+            x = jnp.argmin(cum).astype(jnp.int32)
+            return FState(x=x, cum=cum), {"switched": x != state.x}
+
+        return Learner(init, step)
+
+
+    def ftl(d):
+        """Follow the leader: deterministic, not private; it claims eps = 1."""
+        return ftl_learner(d)
+
+
+    ftl.claimed_eps = 1.0
+    ftl.deterministic = True
+
+
+    @functools.lru_cache(maxsize=None)
+    def reuse_learner(d):
+        def init(key, params):
+            return FState(x=jnp.int32(0), cum=jnp.zeros((d,), jnp.float32))
+
+        def step(key, state, loss, params):
+            cum = state.cum + loss
+            g = jax.random.gumbel(key, (d,))
+            x = sample_categorical(key, -cum + 0.0 * g)   # the key is used twice
+            return FState(x=x, cum=cum), {}
+
+        return Learner(init, step)
+
+
+    def reuses_keys(d):
+        return reuse_learner(d)
+''')
+
+
+@pytest.fixture(scope="module")
+def user_module(tmp_path_factory):
+    d = tmp_path_factory.mktemp("user")
+    path = d / "user_learners.py"
+    path.write_text(USER_MODULE)
+    return path
+
+
+SMALL = dict(problem="experts", T=(64, 128), d=4, seeds=4, plot=False)
+
+
+def test_nonprivate_learner_is_flagged_and_marked(user_module, tmp_path):
+    lb = compare(f"{user_module}:ftl", eps=(1.0,), learners=["hedge"], instances=["iid-noise"], audit_n=20_000,
+                 out=tmp_path / "ftl", **SMALL)
+    mine = lb[lb["learner"] == "ftl"]
+    assert len(mine) == 1 and mine["kind"].iloc[0] == "yours"
+    assert mine["audit_eps_lower"].iloc[0] > 1.0
+    assert mine["audit"].iloc[0].startswith("FLAGGED")
+    assert lb.attrs["audits"][1.0]["violation"]
+    md = (tmp_path / "ftl" / "leaderboard.md").read_text()
+    assert "**ftl** ⚠ NOT PRIVATE (audit)" in md and "FLAGGED" in md
+    csv = pd.read_csv(tmp_path / "ftl" / "leaderboard.csv")
+    assert set(csv["learner"]) == {"ftl", "hedge"} and csv.loc[csv["learner"] == "ftl", "audit"].str.startswith(
+        "FLAGGED").all()
+
+
+def test_audit_passes_private_learners():
+    """The other side of the audit: private learners at their claim are not flagged (false-flag rate <= 1e-7)."""
+    from jaxdp.compare import BUILTINS
+
+    tree = {b.name: b for b in BUILTINS["experts"]}["tree_ftrl"]
+    lrn, params, e = tree.make(4, 16, 16, 1.0, 1e-6, None)
+    rep = audit_learner(lrn, params, problem_class="experts", d=4, T=16, claimed_eps=e, claimed_delta=1e-6,
+                        n=20_000)
+    assert not rep.violation, str(rep)
+    ex = jaxdp.compare.load_factory(str(pathlib.Path(__file__).parents[1] / "examples" / "my_learner.py") + ":make")
+    lrn, params = ex(d=4, T_max=16, eps=1.0)
+    rep = audit_learner(lrn, params, problem_class="experts", d=4, T=16, claimed_eps=1.0, claimed_delta=0.0,
+                        n=20_000)
+    assert not rep.violation, str(rep)
+
+
+def test_hedge_copy_reproduces_builtin_bit_for_bit_and_resumes(user_module, tmp_path):
+    out = tmp_path / "hedge"
+    kw = dict(eps=(0.5, 1.0), learners=["hedge"], instances=["planted-expert", "alternating-batches"], audit=False,
+              out=out, **SMALL)
+    lb = compare(f"{user_module}:my_hedge", **kw)
+    df = pd.read_csv(out / "results.csv")
+    key = ["instance", "eps", "T", "seed"]
+    a = df[df["learner"] == "my_hedge"].sort_values(key).reset_index(drop=True)
+    b = df[df["learner"] == "hedge"].sort_values(key).reset_index(drop=True)
+    assert len(a) == len(b) == 2 * 2 * 2 * 4
+    for col in ("regret", "loss", "best_loss", "expected_regret", "switches"):
+        np.testing.assert_array_equal(a[col].to_numpy(), b[col].to_numpy(), err_msg=col)
+    assert np.unique(a["regret"]).size > 4     # real runs, not constants
+    for col in ("regret_mean", "regret_lo", "regret_hi", "switches_mean"):
+        np.testing.assert_array_equal(lb.loc[lb["learner"] == "my_hedge", col].to_numpy(),
+                                      lb.loc[lb["learner"] == "hedge", col].to_numpy())
+    # resume: a second run computes nothing and returns the same table
+    log = []
+    again = compare(f"{user_module}:my_hedge", log=log.append, **kw)
+    assert any("0 chunks run" in m for m in log), log
+    pd.testing.assert_frame_equal(again, lb)
+    # the seeds are the instances' fixed lists: the built-in numbers match a direct simulate call
+    inst = get_instance("planted-expert")
+    from jaxdp import simulate
+    from jaxdp.experts import hedge, hedge_params
+
+    adv, ap = inst.build(4, 128, 1.0)
+    direct = simulate(hedge(4), adv, inst.problem(4), hedge_params(4, 128), ap, inst.keys(4), 128)
+    mine = b[(b["instance"] == "planted-expert") & (b["eps"] == 1.0) & (b["T"] == 128)]["regret"].to_numpy()
+    np.testing.assert_allclose(mine, direct["regret"], rtol=0, atol=1e-4)
+
+
+def test_cli_on_user_module_from_fresh_process(tmp_path):
+    example = pathlib.Path(__file__).parents[1] / "examples" / "my_learner.py"
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-m", "jaxdp.cli", "compare", f"{example}:make", "--problem", "experts",
+                        "--quick", "--instances", "iid-noise", "--learners", "hedge", "--out", str(tmp_path / "o"),
+                        "--no-plot", "--no-progress"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "conformance: passed" in r.stderr and "consistent with the claim" in r.stdout
+    lb = pd.read_csv(tmp_path / "o" / "leaderboard.csv")
+    assert set(lb["learner"]) == {"noisy_leader", "hedge"}
+    assert (tmp_path / "o" / "leaderboard.md").exists()
+
+
+def test_cli_stops_on_conformance_failure(user_module, tmp_path, capsys):
+    rc = main(["compare", f"{user_module}:reuses_keys", "--quick", "--out", str(tmp_path / "bad"), "--no-plot"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "fails the conformance checks" in err and "[key reuse]" in err
+    assert not (tmp_path / "bad" / "leaderboard.csv").exists()
+
+
+def test_bad_arguments_fail_before_anything_runs(user_module, tmp_path, capsys):
+    assert main(["compare", f"{user_module}:ftl", "--problem", "label-dp", "--out", str(tmp_path / "x")]) == 2
+    assert "problem must be one of" in capsys.readouterr().err
+    assert main(["compare", f"{user_module}:ftl", "--eps", "0,1", "--out", str(tmp_path / "x")]) == 2
+    assert "eps must be positive" in capsys.readouterr().err
+    assert main(["compare", "no_colon_here", "--out", str(tmp_path / "x")]) == 2
+    assert "MODULE:FACTORY" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_registry_is_versioned_and_fixed():
+    """Every online instance's first losses on its first seeds are pinned: changing an instance's
+    parameters, seeds or stream must bump ``VERSION`` (and this digest)."""
+    import hashlib
+
+    import jax
+
+    from jaxdp.instances import ONLINE_CLASSES, PROBLEM_CLASSES, VERSION
+
+    names = [i.name for i in instances()]
+    assert len(names) == len(set(names))
+    for cls in PROBLEM_CLASSES:
+        assert instances(cls), cls
+    h = hashlib.sha1()
+    for inst in instances(include_data=False):
+        if inst.problem_class not in ONLINE_CLASSES:
+            continue
+        adv, ap = inst.build(8, 64, 1.0)
+
+        @jax.jit
+        def first(k):
+            st = adv.init(k, ap)
+            return [adv.loss(st, jnp.int32(t)) for t in (0, 1, 17, 63)]
+
+        for k in inst.keys(2):
+            for leaf in jax.tree_util.tree_leaves(first(k)):
+                h.update(np.round(np.asarray(leaf, np.float64), 4).tobytes())   # robust to float rounding
+    assert (VERSION, h.hexdigest()) == ("1", "64e3f3ac1e21f40c794c3c5cf40113ab7c865d2f")
