@@ -12,6 +12,13 @@ the auditor; "NumPy vectorized" draws all runs at once, for reference.
 
     python benchmarks/bench_audit.py            # 10^6 runs per side
     python benchmarks/bench_audit.py --quick    # 10^4 runs per side
+
+Power (``--power``): every registered audit at its quick size and seed 0, first at its own
+claim, then against the over-claims ``claimed_eps / f``; writes ``benchmarks/AUDIT_POWER.md``
+(``--power-out``). For a correct mechanism the smallest over-claim factor an audit detects is
+``f* = claimed_eps / eps_lower``; the table shows ``f*`` and which ``f`` were flagged.
+
+    python benchmarks/bench_audit.py --power
 """
 from __future__ import annotations
 
@@ -47,12 +54,12 @@ def _np_svt_one(rng, q, tau=0.0, eps=C.EPS_SVT):
 
 def _np_threshold_audit(s0, s1, thresholds):
     names, c0, c1 = A._threshold_events(s0, s1, thresholds)
-    return A._best(names, c0, c1, s0.size, s1.size, 0.0, ALPHA / (2 * len(names)))[0]
+    return A._best(names, c0, c1, s0.size, s1.size, 0.0, A.bonferroni_level(ALPHA, 2 * len(names)))[0]
 
 
 def _np_hist_audit(c0, c1, n_cells):
     h0, h1 = A._cell_counts(c0, c1, n_cells)
-    return A._best(list(range(n_cells)), h0, h1, c0.size, c1.size, 0.0, ALPHA / (2 * n_cells))[0]
+    return A._best(list(range(n_cells)), h0, h1, c0.size, c1.size, 0.0, A.bonferroni_level(ALPHA, 2 * n_cells))[0]
 
 
 def _time(fn):
@@ -116,13 +123,101 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+FACTORS = (1.1, 1.25, 1.5, 2.0, 3.0, 10.0)
+
+
+def _legacy(name: str, seed: int):
+    """The audits as they were before the pair search (one neighbour pair), at quick size, for comparison."""
+    from jaxdp.audit import SearchEvents
+    from jaxdp.label_dp import audits as LA
+    from jaxdp.realizable.audits import sv_experts_mechanism
+
+    key = jax.random.key(seed)
+    if name in ("exp-mech", "noisy-max"):
+        mech = C._exp if name == "exp-mech" else C._rnm_good
+        return audit(mech, C.U0, C.U1, claimed_eps=C.EPS, events=HistogramEvents(4), n=200_000, key=key)
+    if name == "svt":
+        return audit(C._svt_correct, C.Q0, C.Q1, claimed_eps=C.EPS_SVT, events=HistogramEvents(C.M_SVT + 2),
+                     n=400_000, key=key)
+    if name == "label-exp-bins":
+        return audit(LA._exp_bins, LA.Y0, LA.Y1, claimed_eps=LA.EPS, events=HistogramEvents(LA.K), n=200_000, key=key)
+    if name == "sparse-vector-experts":
+        import jax.numpy as jnp
+        x0 = jnp.zeros((4, 2), jnp.float32)
+        return audit(sv_experts_mechanism(1.0, 1.0, 1, 0.5), x0, x0.at[0, 0].set(1.0), claimed_eps=2.0,
+                     events=SearchEvents(cell=lambda c: c, n_cells=32), n=200_000, key=key)
+    return None
+
+
+def power(quick: bool = True, seed: int = 0, factors=FACTORS, names=None) -> list[dict]:
+    """Power rows: per registered audit, the bound at its claim and the verdict against ``claim / f``."""
+    from jaxdp import registry
+
+    registry.load_all()
+    rows = []
+    for name, entry in sorted(registry.AUDITS.items()):
+        if names and name not in names:
+            continue
+        broken, claim = bool(entry.extra.get("broken")), float(entry.extra["claimed_eps"])
+        t = time.perf_counter()
+        rep = entry.fn(quick=quick, seed=seed)
+        row = dict(audit=name, broken=broken, claimed_eps=claim, claimed_delta=rep.claimed_delta,
+                   eps_lower=rep.eps_lower, violation=rep.violation, pair=rep.pair or "-",
+                   n_pairs=rep.n_pairs, event=rep.evidence.get("event", "-"), n=rep.n,
+                   delta_float=rep.delta_float, seconds=time.perf_counter() - t,
+                   f_star=(claim / rep.eps_lower) if rep.eps_lower > 0 else float("inf"), flagged={})
+        old = _legacy(name, seed) if quick else None
+        row["eps_lower_single_pair"] = None if old is None else old.eps_lower
+        if not broken:
+            for f in factors:
+                row["flagged"][f] = bool(entry.fn(quick=quick, seed=seed, claim_factor=f).violation)
+        rows.append(row)
+        print(f"{name:<36} eps_lower={rep.eps_lower:.3f} claim={claim:g} f*={row['f_star']:.3g} "
+              f"flagged={row['flagged']} ({row['seconds']:.1f}s)", flush=True)
+    return rows
+
+
+def power_markdown(rows: list[dict], factors=FACTORS) -> str:
+    out = ["| audit | claim (ε, δ) | pairs | ε lower (quick, seed 0) | former single pair | "
+           "smallest detected over-claim f* = ε/ε_lower | "
+           + " | ".join(f"f={f:g}" for f in factors) + " | best pair / event | δ_float |",
+           "|---|---|---:|---:|---:|---:|" + "---|" * len(factors) + "---|---:|"]
+    for r in rows:
+        if r["broken"]:
+            continue
+        fl = " | ".join(("flagged" if r["flagged"][f] else "-") for f in factors)
+        fs = f"{r['f_star']:.2f}" if r["f_star"] < float("inf") else "none (ε lower = 0)"
+        old = r.get("eps_lower_single_pair")
+        old = "same" if old is None else f"{old:.3f}"
+        out.append(f"| {r['audit']} | ({r['claimed_eps']:.3g}, {r['claimed_delta']:.2g}) | {r['n_pairs']} | "
+                   f"{r['eps_lower']:.3f} | {old} | {fs} | {fl} | {r['pair']} / {r['event'][:40]} | {r['delta_float']:.2g} |")
+    out += ["", "Broken mechanisms (each must be flagged at its own claim):", "",
+            "| audit | claim ε | ε lower (quick, seed 0) | ε lower / claim | flagged |", "|---|---:|---:|---:|---|"]
+    for r in rows:
+        if r["broken"]:
+            out.append(f"| {r['audit']} | {r['claimed_eps']:.3g} | {r['eps_lower']:.3f} | "
+                       f"{r['eps_lower'] / r['claimed_eps']:.2f} | {'yes' if r['violation'] else 'NO'} |")
+    return "\n".join(out)
+
+
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="10^4 runs per side")
     p.add_argument("--n", type=int, default=None, help="runs per side (default 10^6)")
     p.add_argument("--loop-n", type=int, default=None, help="cap on Python-loop runs per side (extrapolated)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--power", action="store_true", help="power table of every registered audit (quick sizes)")
+    p.add_argument("--power-out", default=None, help="markdown file for --power (default benchmarks/AUDIT_POWER.md)")
+    p.add_argument("--only", nargs="*", default=None, help="audit names for --power")
     a = p.parse_args(argv)
+    if a.power:
+        import pathlib
+        rows = power(quick=True, seed=a.seed, names=a.only)
+        md = power_markdown(rows)
+        print(md)
+        out = pathlib.Path(a.power_out or pathlib.Path(__file__).with_name("AUDIT_POWER.md"))
+        out.write_text(md + "\n")
+        return rows
     n = a.n or (10_000 if a.quick else 1_000_000)
     rows = run(n, a.seed, a.loop_n)
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}; alpha={ALPHA:g}")

@@ -14,6 +14,10 @@ __all__ = [
     "clopper_pearson_lower", "clopper_pearson_upper", "eps_lower_bound",
 ]
 
+from .learners import action_code, audit_learner, learner_mechanism, loss_neighbours  # noqa: E402
+
+__all__ += ["audit_learner", "learner_mechanism", "loss_neighbours", "action_code"]
+
 from . import catalogue  # noqa: E402,F401  (registers the audits)
 from .catalogue import CATALOGUE, svt_variant  # noqa: E402
 

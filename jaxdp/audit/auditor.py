@@ -437,7 +437,8 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
         with the same pytree structure and shapes (one compilation serves every input).
       events: a :class:`ThresholdEvents`, :class:`HistogramEvents` or :class:`SearchEvents`, or a
         list of them (default: thresholds on the output itself).
-      claimed_eps, claimed_delta: the claim under test.
+      claimed_eps: the claimed ε (> 0, finite).
+      claimed_delta: the claimed δ in ``[0, 1)``.
       n: runs per input (split between search and evaluation when searching).
       key: typed PRNG key.
       alpha: family-wise error: a mechanism satisfying the claim is flagged with probability ``<= alpha``.

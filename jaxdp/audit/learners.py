@@ -27,12 +27,15 @@ __all__ = ["loss_neighbours", "learner_mechanism", "audit_learner", "action_code
 
 
 def loss_neighbours(T: int, d: int, *, rounds: Sequence[int] = (0,), values: Optional[Sequence] = None,
-                    base: Optional[np.ndarray] = None) -> dict:
+                    base: Optional[np.ndarray] = None, prefix: str = "") -> dict:
     """A family of replace-one neighbouring loss sequences, ``{label: (x0, x1)}`` (float32 ``(T, d)`` arrays).
 
     For every round ``t`` in ``rounds`` and every unordered pair ``u ≠ v`` of ``values`` (default:
     ``0``, ``e_1 … e_d`` and ``1`` for ``d <= 4``, else ``0``, ``e_1``, ``e_2`` and ``1``), ``x0``
     and ``x1`` equal ``base`` (default all zeros) except that round ``t`` holds ``u``, resp. ``v``.
+    Labels read ``"{prefix}l{t+1}: u vs v"``; merge several calls (different bases, distinct
+    prefixes) for a larger family. Non-zero bases matter: a loss history that brings an
+    algorithm near a decision boundary can make a later change far more visible.
     """
     T = check_positive_int("T", T)
     d = check_positive_int("d", d)
@@ -72,7 +75,7 @@ def loss_neighbours(T: int, d: int, *, rounds: Sequence[int] = (0,), values: Opt
                 continue
             x0, x1 = base.copy(), base.copy()
             x0[t], x1[t] = u, v
-            out[f"l{t + 1}: {name(u)} vs {name(v)}"] = (jnp.asarray(x0), jnp.asarray(x1))
+            out[f"{prefix}l{t + 1}: {name(u)} vs {name(v)}"] = (jnp.asarray(x0), jnp.asarray(x1))
     return out
 
 
