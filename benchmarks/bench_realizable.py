@@ -1,90 +1,12 @@
 """Benchmark of sparse-vector experts (REAL Alg. 1, jaxdp.realizable) on CPU.
 
-Throughput (seed-rounds per second) of ``simulate(sparse_vector_experts)`` vs the number of seeds
-and d on realizable Bernoulli losses, against a NumPy implementation of the same algorithm
-(vectorized over seeds, Python loop over rounds; same noise laws, inverse-CDF exponential
-mechanism). Compile time is reported apart (first call minus the warm call).
+Entry point only: the benchmark lives in ``jaxdp.bench.realizable`` (also run by ``jaxdp bench --all``).
 
-Usage: ``python benchmarks/bench_realizable.py [--tiny]``; ``run(tiny=True)`` is called by a test.
+    python benchmarks/bench_realizable.py [--tiny]          # = python -m jaxdp.bench.realizable [--tiny]
 """
-from __future__ import annotations
+import runpy
 
-import argparse
-import time
-
-import jax.numpy as jnp
-import numpy as np
-
-from jaxdp.bench import best_time as _best
-
-from jaxdp.core import seed_keys, simulate
-from jaxdp.experts import RealizableBernoulliParams, adv_realizable_bernoulli, experts_problem
-from jaxdp.realizable import params_from_plan, plan_sparse_vector_experts, sparse_vector_experts
-
-
-def numpy_sparse_vector(T, d, S, eps_svt, eta, K, L, Lstar, q, rng):
-    """REAL Alg. 1 (test-then-play) in NumPy, vectorized over S seeds; realizable Bernoulli(q) losses."""
-    star = rng.integers(0, d, S)
-    x = rng.integers(0, d, S)
-    cum = np.zeros((S, d))
-    acc = np.zeros(S)
-    k = np.zeros(S, np.int64)
-    tau = L + rng.laplace(0, 2 / eps_svt, S)
-    active = np.full(S, K > 0)
-    total = np.zeros(S)
-    rows = np.arange(S)
-    for _ in range(T):
-        ell = (rng.random((S, d)) < q).astype(float)
-        ell[rows, star] = 0.0
-        f = ell[rows, x]
-        total += f
-        acc += f
-        cum += ell
-        top = active & (acc + rng.laplace(0, 4 / eps_svt, S) >= tau)
-        logits = -eta * np.maximum(cum, Lstar) / 2
-        w = np.exp(logits - logits.max(1, keepdims=True))
-        c = np.cumsum(w, 1)
-        new = np.minimum((c <= rng.random((S, 1)) * c[:, -1:]).sum(1), d - 1)
-        x = np.where(top, new, x)
-        k += top
-        acc = np.where(top, 0.0, acc)
-        restart = top & (k < K)
-        tau = np.where(restart, L + rng.laplace(0, 2 / eps_svt, S), tau)
-        active &= ~(top & ~restart)
-    return total
-
-
-
-
-def run(tiny: bool = False) -> list[dict]:
-    """Rows: d, seeds, T, jax seed-rounds/s, compile s, numpy seed-rounds/s, speedup."""
-    grid = [(8, 32)] if tiny else [(16, 64), (16, 1024), (256, 64), (256, 1024), (1024, 256)]
-    T = 256 if tiny else 4096
-    T_np = 128 if tiny else 512
-    rows = []
-    for d, S in grid:
-        plan = plan_sparse_vector_experts(eps=1.0, T=T, d=d, mode="rate")
-        params = params_from_plan(plan)
-        lrn, adv = sparse_vector_experts(d), adv_realizable_bernoulli(d)
-        ap = RealizableBernoulliParams(q=jnp.float32(0.5), q_star=jnp.float32(0.0))
-        keys = seed_keys(0, S)
-        t0 = time.perf_counter()
-        simulate(lrn, adv, experts_problem(), params, ap, keys, T)
-        first = time.perf_counter() - t0
-        warm = _best(lambda: simulate(lrn, adv, experts_problem(), params, ap, keys, T))
-        pp = plan.params
-        rng = np.random.default_rng(0)
-        t_np = _best(lambda: numpy_sparse_vector(T_np, d, S, pp["eps_svt"], pp["eta"], pp["K"], pp["L"], 0.0, 0.5, rng),
-                     reps=1)
-        jax_rate, np_rate = S * T / warm, S * T_np / t_np
-        rows.append(dict(bench="sparse_vector_experts", d=d, seeds=S, T=T, jax_seed_rounds_per_s=jax_rate,
-                         compile_s=max(first - warm, 0.0), numpy_seed_rounds_per_s=np_rate,
-                         speedup=jax_rate / np_rate))
-    return rows
-
+from jaxdp.bench.realizable import *  # noqa: F401,F403 - run() and friends, for scripts that load this file
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tiny", action="store_true")
-    for r in run(tiny=ap.parse_args().tiny):
-        print("  ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()))
+    runpy.run_module("jaxdp.bench.realizable", run_name="__main__", alter_sys=True)

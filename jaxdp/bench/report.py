@@ -13,6 +13,7 @@ exported module's counts (:mod:`jaxdp.bench.roofline`) for this device
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import inspect
 import math
@@ -26,8 +27,11 @@ __all__ = ["run_benchmarks", "run_device_report", "roofline_rows", "roofline_mar
            "device_memory_report", "DEFAULT_OUT"]
 
 DEFAULT_OUT = "jaxdp-bench.md"
+# benchmarks of this package run by --all (each has ``run(...)`` returning rows); ``benchmarks/bench_NAME.py``
+# is their entry point
+PACKAGE_BENCHMARKS = ("lazy", "oco", "realizable", "samplers", "sco", "label_dp")
 # scripts in benchmarks/ that are entry points of this package, not benchmarks of their own
-_ENTRY_POINTS = {"bench_hedge", "bench_suite"}
+_ENTRY_POINTS = {"bench_hedge", "bench_suite"} | {f"bench_{n}" for n in PACKAGE_BENCHMARKS}
 
 
 def _source_benchmarks_dir() -> Optional[pathlib.Path]:
@@ -37,8 +41,10 @@ def _source_benchmarks_dir() -> Optional[pathlib.Path]:
 
 
 def _discover() -> dict:
+    """``{name: module}``: the package's benchmarks, then any other ``benchmarks/bench_*.py`` with a
+    ``run`` in a source checkout."""
+    mods = {n: importlib.import_module(f"{__package__}.{n}") for n in PACKAGE_BENCHMARKS}
     d = _source_benchmarks_dir()
-    mods = {}
     if d is None:
         return mods
     for f in sorted(d.glob("bench_*.py")):
@@ -128,7 +134,9 @@ def roofline_rows(suite_rows: list[dict], exports: list) -> list[dict]:
                 row.update({"seeds": m["seeds"], "measured": m["seed_rounds_per_s"], "predicted_here": p["throughput"],
                             "measured/predicted": m["seed_rounds_per_s"] / p["throughput"], "bound_here": p["bound"]})
             for dev, key in zip(PUBLISHED, ("predicted_H100", "predicted_TPU_v5e")):
-                row[key] = predict(st["rng_words"], st["carry_bytes"], rec.rounds, dev)["throughput"]
+                # with no loop state and no published generator rate there is no floor to predict from
+                row[key] = (predict(st["rng_words"], st["carry_bytes"], rec.rounds, dev)["throughput"]
+                            if st["carry_bytes"] > 0 or dev.rng_words_per_s else float("nan"))
         out.append(row)
     return out
 
@@ -188,14 +196,16 @@ def export_markdown(records: list, title: str = "Accelerator export check") -> s
                "bits": 32 * r.per_round("rng_words") if st else float("nan"),
                "carry": r.per_round("carry_bytes") if st else float("nan"),
                "notes": "; ".join(notes)}
-        if st:
+        if st and st["carry_bytes"] > 0:
             row["h100"] = predict(st["rng_words"], st["carry_bytes"], r.rounds, H100)["throughput"]
             row["v5e"] = predict(st["rng_words"], st["carry_bytes"], r.rounds, TPU_V5E)["throughput"]
+        elif st:
+            row["h100"] = row["v5e"] = "— (no loop state)"
         rows.append(row)
     cols = ["module", "point", "platforms", "ok", "rounds", "bits", "carry", "h100", "v5e", "notes"]
     heads = ["module", "grid point / config", "lowers for", "no callbacks or CPU-only calls", "rounds/call",
-             "random bits/round", "carry bytes/round", "predicted H100 seed-rounds/s",
-             "predicted TPU v5e seed-rounds/s", "notes"]
+             "random bits/round", "carry bytes/round", "predicted H100 (seed-rounds/s or estimators/s)",
+             "predicted TPU v5e", "notes"]
     return f"### {title}\n\n{table(rows, cols, heads)}\n"
 
 
@@ -204,9 +214,10 @@ def export_markdown(records: list, title: str = "Accelerator export check") -> s
 
 def run_benchmarks(quick: bool = False, run_all: bool = False, only: Optional[Iterable[str]] = None,
                    out: Optional[str] = None, device_report: bool = False) -> pathlib.Path:
-    """Run the Hedge benchmark (and, with ``run_all``, every ``benchmarks/bench_*.py`` of a source
-    checkout; with ``device_report``, the accelerator suite and its roofline); print each table and
-    write them all to ``out`` (default ``./jaxdp-bench.md``). Returns the path written."""
+    """Run the Hedge benchmark (with ``run_all``, also every benchmark of this package and any other
+    ``benchmarks/bench_*.py`` of a source checkout; ``only``: just these names; with
+    ``device_report``, the accelerator suite and its roofline); print each table and write them all
+    to ``out`` (default ``./jaxdp-bench.md``). Returns the path written."""
     from .hedge import TITLE, bench_hedge
 
     path = pathlib.Path(out) if out else pathlib.Path.cwd() / DEFAULT_OUT
@@ -226,8 +237,6 @@ def run_benchmarks(quick: bool = False, run_all: bool = False, only: Optional[It
         sections.append(md)
     if run_all or only - {"hedge"}:
         mods = _discover()
-        if not mods:
-            print("(no benchmarks/bench_*.py scripts found: they ship with a source checkout only)")
         for name, mod in mods.items():
             if only and name not in only:
                 continue
@@ -236,7 +245,7 @@ def run_benchmarks(quick: bool = False, run_all: bool = False, only: Optional[It
                 md = rows_to_markdown(rows, title)
                 print(md)
                 sections.append(md)
-            print(f"(benchmarks/bench_{name}.py: {time.perf_counter() - t0:.1f}s)")
+            print(f"({name}: {time.perf_counter() - t0:.1f}s)")
     if device_report:
         md = run_device_report(quick=quick)
         print(md)

@@ -170,17 +170,18 @@ def _state_bytes(learner, adversary, problem, params, adv_params) -> int:
 def _simulate_case(name, unit, units_per_seed_round, learner, adversary, problem, params, adv_params, T,
                    rng_per_round, rng_per_run, work_desc, extra_units_per_seed=None):
     """A ``simulate`` case; ``rng_per_round`` / ``rng_per_run`` are random words per seed."""
+    import jax
     import jax.numpy as jnp
 
-    from ..core import seed_keys, simulate
-    from ..core.simulate import _compiled, checkpoint_rounds
+    from ..core import rollout, seed_keys, simulate
 
     sb = _state_bytes(learner, adversary, problem, params, adv_params)
-    ckpts = tuple(int(r) for r in checkpoint_rounds(T, 24))
     counter = iter(range(1, 1 << 30))
+    # what simulate runs per seed, without its tiling and sharding: the public pure rollout, vmapped
+    fn = jax.jit(jax.vmap(lambda p, ap, k, T_: rollout(learner, adversary, problem, p, ap, k, T_, T_max=T,
+                                                        checkpoints=24), in_axes=(None, None, 0, None)))
 
     def setup(S):
-        fn = _compiled(learner, adversary, problem, T, ckpts, False)
 
         def call():
             return simulate(learner, adversary, problem, params, adv_params, seed_keys(next(counter), S), T)
@@ -264,10 +265,10 @@ def _cases(quick: bool) -> list[_Case]:
 
 
 def _label_dp_case(quick: bool) -> _Case:
+    import jax
     import jax.numpy as jnp
 
     from ..core import monte_carlo, seed_keys
-    from ..core.simulate import _compiled_mc
     from ..label_dp import LabelParams, gen_smooth_regression, make_estimator
     from ..label_dp.planners import plan_for
 
@@ -283,11 +284,13 @@ def _label_dp_case(quick: bool) -> _Case:
     counter = iter(range(1, 1 << 30))
     G, dd = bins_max ** gen.d, gen.d
 
+    jitted = jax.jit(jax.vmap(fn, in_axes=(0,) + (None,) * len(args)))  # monte_carlo without sharding
+
     def setup(S):
         def call():
             return monte_carlo(fn, seed_keys(next(counter), S), *args)
 
-        return call, _compiled_mc(fn, len(args)), lambda: (seed_keys(0, S),) + args
+        return call, jitted, lambda: (seed_keys(0, S),) + args
 
     # words: X (N d uniforms) + labels (N uniforms, Bernoulli) + G Laplace bin noises
     rng = N * dd + N + G
