@@ -46,8 +46,9 @@ def write_export(d: pathlib.Path) -> pathlib.Path:
             f"{len(recs) - len(bad)} clean, in {time.perf_counter() - t0:.0f} s.", "",
             "Predicted throughput is the bandwidth bound (carry bytes over HBM bandwidth: H100 3.35 TB/s, "
             "TPU v5e 819 GB/s): neither vendor publishes a threefry rate, so programs bound by random numbers "
-            "will run slower; run `jaxdp bench --device-report` on the device to measure both. One-shot "
-            "estimators carry no loop state: their prediction is left out (∞ means no floor applies).", ""]
+            "will run slower; run `jaxdp bench --device-report` on the device to measure both. A one-shot "
+            "estimator's rows are per estimator; most carry no loop state (their data is not counted), so no "
+            "bandwidth prediction is given for them.", ""]
     path = d / "EXPORT.md"
     path.write_text("\n".join(head) + "\n" + export_markdown(recs, "Per module"))
     return path
