@@ -244,9 +244,36 @@ def declare_params(study: str, spec: Mapping[str, Param]) -> dict[str, Param]:
     return PARAM_SPECS[study]
 
 
+def inferred_params(defaults: Mapping[str, Any]) -> dict[str, Param]:
+    """The safety net for a study that declares nothing: each parameter keeps its default's type,
+    numbers are finite, integers ``>= 0`` (``seeds >= 1``)."""
+    spec = {}
+    for k, v in defaults.items():
+        many = isinstance(v, (list, tuple))
+        x = (v[0] if v else None) if many else v
+        if isinstance(x, bool):
+            spec[k] = Param("bool", many=many, allow_empty=True)
+        elif isinstance(x, (int, np.integer)):
+            spec[k] = Param("int", many=many, lo=1 if k == "seeds" else 0, allow_empty=True)
+        elif isinstance(x, (float, np.floating)):
+            spec[k] = Param("float", many=many, allow_empty=True)
+    return spec
+
+
 def check_params(study: str, cfg: Mapping[str, Any], spec: Optional[Mapping[str, Param]] = None) -> None:
-    """Check every declared parameter of ``cfg``; ``ValueError`` naming the parameter and the allowed range."""
-    spec = PARAM_SPECS.get(study, {}) if spec is None else spec
+    """Check every declared parameter of ``cfg``; ``ValueError`` naming the parameter and the allowed range.
+
+    A study that declares nothing gets :func:`inferred_params` of its registered defaults."""
+    if spec is None:
+        spec = PARAM_SPECS.get(study)
+    if spec is None:
+        try:
+            from .. import registry
+
+            entry = registry.STUDIES.get(study)
+        except Exception:  # pragma: no cover
+            entry = None
+        spec = inferred_params(entry.extra["defaults"]) if entry is not None else {}
     for key, p in spec.items():
         if key in cfg:
             p.validate(study, key, cfg[key])
