@@ -41,7 +41,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from .accumulate import kahan_add
 from .types import Adversary, Learner, Problem
-from .validation import check_positive_int
+from .validation import check_adversary_params, check_positive_int
 
 __all__ = [
     "rollout",
@@ -318,6 +318,7 @@ def rollout(
     T_max = _check_T_max(T_max)
     if concrete_T is not None and concrete_T > T_max:
         raise ValueError(f"T must be <= T_max={T_max}, got {concrete_T}")
+    check_adversary_params(adversary, adv_params, concrete_T)
     ckpts = _resolve_checkpoints(T_max, checkpoints)
     return _rollout_impl(learner, adversary, problem, T_max, ckpts, params, adv_params, key, T)
 
@@ -428,10 +429,11 @@ def _to_host(tree, mesh: Optional[Mesh]):
 # Bytes of carried state per device that a tile of seeds may occupy. The scan
 # over rounds reads and writes the whole carry every round; once the carry of
 # a batch outgrows the cache, every round streams it from main memory and
-# throughput falls (benchmarks/SCALING.md). CPU: a share of the L2 cache;
-# GPU: of the L2 cache (50 MB on an H100); TPU: of VMEM. Below the minimum tile
-# the per-iteration overhead of the scan dominates.
-_TILE_BUDGET = {"cpu": 2 * 2**20, "gpu": 32 * 2**20, "cuda": 32 * 2**20, "rocm": 32 * 2**20, "tpu": 16 * 2**20}
+# throughput falls (benchmarks/SCALING.md). CPU: measured on a 2-core Xeon
+# (2 MB L2 per core), where Hedge peaked at tiles of 1-7 MB of carry and fell
+# 2-4x past ~20 MB; GPU: a share of the L2 cache (50 MB on an H100); TPU: of
+# VMEM. Below the minimum tile the per-iteration overhead of the scan dominates.
+_TILE_BUDGET = {"cpu": 8 * 2**20, "gpu": 32 * 2**20, "cuda": 32 * 2**20, "rocm": 32 * 2**20, "tpu": 16 * 2**20}
 _TILE_MIN = {"cpu": 32, "gpu": 4096, "cuda": 4096, "rocm": 4096, "tpu": 1024}
 
 
@@ -620,6 +622,7 @@ def simulate(
     T_max = _check_T_max(T_max)
     if T_arr.max() > T_max:
         raise ValueError(f"T must be <= T_max={T_max}, got {int(T_arr.max())}")
+    check_adversary_params(adversary, adv_params, T_arr)   # e.g. replayed data: columns vs d, T vs its length
     ckpts = tuple(int(r) for r in checkpoint_rounds(T_max, n_checkpoints))
     if grid:
         G = keys.shape[0]

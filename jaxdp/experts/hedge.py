@@ -18,6 +18,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ..core.accumulate import kahan_add
 from ..core.random import sample_categorical, sample_from_weights
 from ..core.types import Learner
 from ..core.validation import check_positive, check_positive_int
@@ -29,6 +30,7 @@ class HedgeState(NamedTuple):
     x: jax.Array      # int32, the expert played this round
     cum: jax.Array    # (d,) cumulative losses of the rounds seen so far
     p: jax.Array      # (d,) the distribution x was drawn from
+    cum_c: jax.Array  # (d,) Kahan compensation of ``cum`` (jaxdp.core.accumulate): accurate at T ~ 10^7
 
 
 class HedgeParams(NamedTuple):
@@ -71,15 +73,15 @@ def hedge(d: int) -> Learner:
         p = jnp.full((d,), 1.0 / d, jnp.result_type(float))
         cum = jnp.zeros((d,), jnp.result_type(float))
         x = sample_categorical(key, jnp.zeros((d,)))
-        return HedgeState(x=x, cum=cum, p=p)
+        return HedgeState(x=x, cum=cum, p=p, cum_c=jnp.zeros_like(cum))
 
     def step(key, state, loss, params):
         expected = jnp.dot(state.p, loss)
-        cum = state.cum + loss
+        cum, cum_c = kahan_add(state.cum, state.cum_c, jnp.asarray(loss, state.cum.dtype))
         logits = -params.eta * cum
         w = jnp.exp(logits - jnp.max(logits))  # one exp pass serves p and the draw
         total = jnp.sum(w)
         x = sample_from_weights(key, w, total)
-        return HedgeState(x=x, cum=cum, p=w / total), {"expected_loss": expected, "switched": x != state.x}
+        return HedgeState(x=x, cum=cum, p=w / total, cum_c=cum_c), {"expected_loss": expected, "switched": x != state.x}
 
     return Learner(init=init, step=step)

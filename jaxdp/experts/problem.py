@@ -6,6 +6,7 @@ import functools
 
 import jax.numpy as jnp
 
+from ..core.accumulate import comp_add, comp_total, comp_zeros
 from ..core.types import Problem
 
 __all__ = ["experts_problem"]
@@ -13,22 +14,27 @@ __all__ = ["experts_problem"]
 
 @functools.lru_cache(maxsize=None)
 def experts_problem() -> Problem:
-    """``value(l, x) = l[x]``; comparator: the cumulative loss vector, ``best = min_i L_T(i)``."""
+    """``value(l, x) = l[x]``; comparator: the cumulative loss vector, ``best = min_i L_T(i)``.
+
+    The cumulative losses are a compensated (Kahan) sum
+    (``jaxdp.core.accumulate``): accurate to a few ulps at ``T = 10^7`` in
+    float32 for any losses in ``[0, 1]``, not only {0, 1} ones.
+    """
 
     def value(loss, x):
         return loss[x]
 
     def stats_init(loss):
-        return jnp.zeros(loss.shape, jnp.result_type(float))
+        return comp_zeros(loss, jnp.result_type(float))
 
     def stats_update(stats, loss):
-        return stats + loss
+        return comp_add(stats, loss)
 
     def best(stats):
-        return jnp.min(stats)
+        return jnp.min(comp_total(stats))
 
     def best_action(stats):
-        return jnp.argmin(stats)
+        return jnp.argmin(comp_total(stats))
 
     return Problem(value=value, grad=None, stats_init=stats_init, stats_update=stats_update,
                    best=best, best_action=best_action)

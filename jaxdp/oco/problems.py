@@ -22,6 +22,10 @@ logistic       ``(a, y)``; ``log(1 + e^{-y<a,x>})``   ``L = a_max``, ``a^2/4``  
 and realizable when some ``x*`` in ``X`` has ``<a_t, x*> = b_t`` for every
 ``t`` (``adv_smooth_realizable``).
 
+The comparator statistics (``G``, ``(A, c, s)``, the net's cumulative
+losses) are compensated (Kahan) sums, ``jaxdp.core.accumulate``: accurate to
+a few ulps at ``T = 10^7`` in float32.
+
 **Squared comparator.** ``sum_t l_t(x) = (x^T A x - 2 c^T x + s)/2`` with
 ``A = sum a a^T``, ``c = sum a b``, ``s = sum b^2``. On a ball the
 minimizer is ``x(mu) = (A + mu I)^{-1} c`` with ``mu = 0`` if the minimum-norm
@@ -63,6 +67,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..core.accumulate import comp_add, comp_total, comp_zeros, kahan_add
 from ..core.types import Problem
 from ..core.validation import check_positive, check_positive_int, check_nonneg
 from .domains import Ball, Box, Domain, check_domain
@@ -96,6 +101,7 @@ class BufferStats(NamedTuple):
     b: jax.Array        # (n_buffer,)   their targets
     count: jax.Array    # int32, losses seen
     net_cum: jax.Array  # (M,) cumulative loss at the net points
+    net_cum_c: Optional[jax.Array] = None  # (M,) its Kahan compensation (jaxdp.core.accumulate)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,16 +169,16 @@ def linear_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = No
         return g
 
     def stats_init(g):
-        return jnp.zeros(jnp.shape(g), _fdt())
+        return comp_zeros(jnp.zeros(jnp.shape(g)), _fdt())
 
     def stats_update(G, g):
-        return G + g
+        return comp_add(G, g)
 
     def best(G):
-        return domain.min_linear_value(G)
+        return domain.min_linear_value(comp_total(G))
 
     def best_action(G):
-        return domain.minimize_linear(G)
+        return domain.minimize_linear(comp_total(G))
 
     p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update, best=best,
                 best_action=best_action)
@@ -272,17 +278,19 @@ def squared_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = N
 
     def stats_init(loss):
         f = _fdt()
-        return SquaredStats(AA=jnp.zeros((d, d), f), Ab=jnp.zeros((d,), f), bb=jnp.zeros((), f))
+        return comp_zeros(SquaredStats(AA=jnp.zeros((d, d), f), Ab=jnp.zeros((d,), f), bb=jnp.zeros((), f)))
 
-    def stats_update(st, loss):
-        a = jnp.asarray(loss.a, st.AA.dtype)
-        b = jnp.asarray(loss.b, st.AA.dtype)
-        return SquaredStats(AA=st.AA + jnp.outer(a, a), Ab=st.Ab + a * b, bb=st.bb + b * b)
+    def stats_update(cst, loss):
+        a = jnp.asarray(loss.a, cst.sum.AA.dtype)
+        b = jnp.asarray(loss.b, cst.sum.AA.dtype)
+        return comp_add(cst, SquaredStats(AA=jnp.outer(a, a), Ab=a * b, bb=b * b))
 
-    def best(st):
+    def best(cst):
+        st = comp_total(cst)
         return lstsq_constrained(st.AA, st.Ab, st.bb, domain, n_iter)[1]
 
-    def best_action(st):
+    def best_action(cst):
+        st = comp_total(cst)
         return lstsq_constrained(st.AA, st.Ab, st.bb, domain, n_iter)[0]
 
     p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update, best=best,
@@ -346,12 +354,12 @@ def _buffer_problem(name: str, d: int, domain: Domain, lval: Callable, lgrad: Ca
     def stats_init(loss):
         f = _fdt()
         return BufferStats(a=jnp.zeros((n_buffer, d), f), b=jnp.zeros((n_buffer,), f),
-                           count=jnp.zeros((), jnp.int32), net_cum=jnp.zeros((M,), f))
+                           count=jnp.zeros((), jnp.int32), net_cum=jnp.zeros((M,), f), net_cum_c=jnp.zeros((M,), f))
 
     def stats_update(st, loss):
         a = jnp.asarray(loss.a, st.net_cum.dtype)
         b = jnp.asarray(loss.b, st.net_cum.dtype)
-        net_cum = st.net_cum + lval(pts @ a, b)
+        net_cum, net_cum_c = kahan_add(st.net_cum, st.net_cum_c, lval(pts @ a, b))
         if n_buffer > 0:
             i = jnp.minimum(st.count, n_buffer - 1)
             keep = st.count < n_buffer
@@ -359,7 +367,7 @@ def _buffer_problem(name: str, d: int, domain: Domain, lval: Callable, lgrad: Ca
             B = jnp.where(keep, st.b.at[i].set(b), st.b)
         else:
             A, B = st.a, st.b
-        return BufferStats(a=A, b=B, count=st.count + 1, net_cum=net_cum)
+        return BufferStats(a=A, b=B, count=st.count + 1, net_cum=net_cum, net_cum_c=net_cum_c)
 
     def _solve(st):
         mask = (jnp.arange(n_buffer) < st.count).astype(st.net_cum.dtype)
@@ -389,8 +397,9 @@ def _buffer_problem(name: str, d: int, domain: Domain, lval: Callable, lgrad: Ca
         return bx, bf
 
     def best_and_action(st):
-        j = jnp.argmin(st.net_cum)
-        net_best, net_x = st.net_cum[j], pts[j]
+        net_cum = st.net_cum - st.net_cum_c
+        j = jnp.argmin(net_cum)
+        net_best, net_x = net_cum[j], pts[j]
         if n_buffer == 0:
             return net_x, net_best
         bx, bf = _solve(st)
