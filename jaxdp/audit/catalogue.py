@@ -150,7 +150,7 @@ _util_events = HistogramEvents(D_UTIL)
 
 def _audit_selection(mech, kind, *, quick, key, name, eps):
     return audit_mechanism(mech, UTILITY_PAIRS, _util_events, claimed_eps=eps, n=_n(quick, 1_000_000, 200_000),
-                           key=key, name=name, search=0.5, delta_float=delta_float(kind, eps=eps, d=D_UTIL))
+                           key=key, name=name, search=0.0, delta_float=delta_float(kind, eps=eps, d=D_UTIL))
 
 
 @_register("exp-mech", "Exponential mechanism, utility sensitivity 1 (correct)", EPS, False)
@@ -223,7 +223,7 @@ SVT_PAIRS = {
 def _audit_svt(mech, *, quick, key, name, eps):
     # float floor: one threshold draw and up to M_SVT + 1 query draws
     return audit_mechanism(mech, SVT_PAIRS, _svt_hist, claimed_eps=eps, n=_n(quick, *N_SVT), key=key, name=name,
-                           search=0.5, delta_float=delta_float("laplace", eps=eps, d=M_SVT + 2))
+                           search=0.0, delta_float=delta_float("laplace", eps=eps, d=M_SVT + 2))
 
 
 @_register("svt", "AboveThreshold, Dwork-Roth noise Lap(2/eps), Lap(4/eps) (correct; Lyu et al. Alg. 2)",

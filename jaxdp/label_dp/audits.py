@@ -79,7 +79,7 @@ def audit_exp_bins(*, quick: bool = False, seed: int = 0, broken: bool = False, 
     eps = EPS / claim_factor
     return audit_mechanism(mech, EXP_BINS_PAIRS, HistogramEvents(K), claimed_eps=eps, n=_n(quick),
                            key=jax.random.key(seed), name="label-exp-bins" + ("-broken" if broken else ""),
-                           search=0.5, delta_float=delta_float("gumbel", eps=eps, d=K))
+                           search=0.0, delta_float=delta_float("gumbel", eps=eps, d=K))
 
 
 def _entry(fn, broken):
