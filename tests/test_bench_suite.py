@@ -32,6 +32,8 @@ def test_floors_and_measurements_positive(rows):
         assert math.isfinite(r["gap"]) and r["gap"] > 0
         assert r["bound"] in ("rng", "bytes")
         assert r["rng_ceiling_words_per_s"] > 0 and r["bw_ceiling_bytes_per_s"] > 0
+        # the generator's own words (counted in its module) are at least the words it delivers
+        assert r["rng_generated_ceiling_words_per_s"] >= r["rng_ceiling_words_per_s"]
         assert r["peak_source"] in ("device peak", "XLA memory_analysis")
         assert r["peak_MiB"] > 0
 
