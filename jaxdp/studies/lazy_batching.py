@@ -27,7 +27,7 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem, hedge, hedge_params
 from jaxdp.lazy import l2p_mw, l2p_mw_params, plan_l2p_mw
 from jaxdp.registry import register_study
-from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize
+from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 LEARNERS = ("l2p_paper", "mw_same_eta")
 
@@ -37,6 +37,13 @@ def batching_terms(T, B, eta, d):
     T, B, eta = float(T), float(B), float(eta)
     return {"TBeta_over_8": T * B * eta / 8, "tanh_exact": T / 4 * math.tanh(eta * B / 2),
             "claimed_TB2eta2": T * B * B * eta * eta, "valid_bound": math.log(d) / eta + T * B * eta / 8}
+
+
+PARAMS = declare_params("lazy-batching", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "d": Param("int", lo=2, hi=2 ** 20),
+    "eps": Param("float", lo=0.0, hi=1.0, lo_open=True), "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "T": Param("int", many=True, lo=2, hi=2 ** 30), "learners": Param("str", many=True, choices=LEARNERS),
+})
 
 
 @register_study(

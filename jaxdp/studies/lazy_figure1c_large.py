@@ -25,7 +25,15 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
 from jaxdp.lazy import figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
 from jaxdp.registry import register_study
-from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize
+from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
+
+
+PARAMS = declare_params("lazy-figure1c-large", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "d": Param("int", lo=2, hi=2 ** 20),
+    "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "alpha": Param("float", many=True, lo=0.0, hi=1.0, hi_open=True, help="eps = T^-alpha"),
+    "T": Param("int", many=True, lo=2, hi=2 ** 30),
+})
 
 
 @register_study(

@@ -30,7 +30,7 @@ from ..realizable import (
     plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts,
 )
 from ..registry import register_study
-from .framework import Study, plot_panels, summarize
+from .framework import Param, Study, declare_params, plot_panels, summarize
 
 LEARNERS = ("hedge", "l2p_mw", "tree_ftrl", "sparse_vector", "adaptive_sv", "potential")
 DEFAULTS = {"seeds": 32, "seed": 0, "datasets": ["phishing", "bananas", "digits", "breast_cancer", "trump_approval"],
@@ -60,6 +60,15 @@ def _learner(name, d, T, eps, delta):
         plan = plan_potential_experts(eps=eps, T=T, d=d, mode="certified")
         return potential_experts(d), params_from_plan(plan), plan.eps_certified
     raise ValueError(f"unknown learner {name!r}; known: {LEARNERS}")
+
+
+_DATASETS = ("digits", "breast_cancer", "wine", "iris", "diabetes", "phishing", "bananas", "trump_approval")
+PARAMS = declare_params("real-experts", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "datasets": Param("str", many=True, choices=_DATASETS),
+    "T": Param("int", lo=2, hi=2 ** 26), "n_experts": Param("int", lo=2, hi=4096),
+    "eps": Param("float", many=True, lo=0.0, lo_open=True), "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "learners": Param("str", many=True, choices=LEARNERS), "pool_seed": Param("int", lo=0),
+})
 
 
 @register_study("real-experts", defaults=DEFAULTS, quick=QUICK,

@@ -31,7 +31,7 @@ from ..label_dp.planners import plan_for
 from ..label_dp.rr_prior import rr_with_prior
 from ..mechanisms.randomized_response import rr_kary
 from ..registry import register_study
-from .framework import Study, plot_panels, summarize
+from .framework import Param, Study, declare_params, plot_panels, summarize
 
 CLS = ("nonprivate_bins_cls", "local_rr_kary", "local_rr_vector", "central_exp_bins", "rr_prior")
 REG = ("nonprivate_knn", "local_laplace_knn_clipped", "central_bins_laplace_clipped", "nonprivate_bins_reg")
@@ -75,6 +75,14 @@ def _rr_prior_fit_predict(key, Xtr, ytr, Xte, K, eps, bins):
     jitter = np.asarray(jax.random.uniform(k3, (G, K))) * 0.5
     table = np.argmax(votes + jitter, axis=1)
     return table[np.asarray(bin_index(jnp.asarray(Xte), bins))]
+
+
+PARAMS = declare_params("real-label-dp", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
+    "datasets": Param("str", many=True, choices=("digits", "breast_cancer", "wine", "iris", "diabetes", "phishing",
+                                                   "bananas", "trump_approval")),
+    "eps": Param("float", many=True, lo=0.0, lo_open=True), "train_frac": Param("float", lo=0.1, hi=0.9),
+})
 
 
 @register_study("real-label-dp", defaults=DEFAULTS, quick=QUICK,

@@ -38,17 +38,17 @@ from ..realizable import (
 )
 from ..realizable.potential import guarded_potential_experts, plan_guarded_potential_experts
 from ..registry import register_study
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 DEFAULTS = {
-    "seeds": 32, "seed": 0, "beta": 0.1, "q": 0.5, "delta": 1e-6,
+    "seeds": 16, "seed": 0, "beta": 0.1, "q": 0.5, "delta": 1e-6,
     "experiments": "adaptive,potential,binary_tree,oco",
     # adaptive
-    "ad_d": 16, "ad_eps": 4.0, "ad_T": [2 ** 18, 2 ** 20, 2 ** 22], "ad_Lstar": [0, 4096], "ad_modes": ["rate", "paper"],
+    "ad_d": 16, "ad_eps": 4.0, "ad_T": [2 ** 16, 2 ** 18, 2 ** 20], "ad_Lstar": [0, 4096], "ad_modes": ["rate", "paper"],
     # potential
     "pot_d": 16, "pot_eps": 8.0, "halving_r": 1024, "pot_T": [2 ** 14, 2 ** 16, 2 ** 18, 2 ** 20],
     # binary tree
-    "bt_d": 256, "bt_eps": 1.0, "bt_T": [2 ** 14, 2 ** 16, 2 ** 18, 2 ** 20], "bt_modes": ["rate", "paper"],
+    "bt_d": 256, "bt_eps": 1.0, "bt_T": [2 ** 14, 2 ** 16, 2 ** 18], "bt_modes": ["rate", "paper"],
     # oco
     "oco_d": [2, 4, 8, 16, 32, 64, 128], "oco_T": 8192, "oco_eps": 4.0, "oco_D": 1.0,
 }
@@ -161,6 +161,23 @@ def _run_oco(p, cfg, keys, n):
 
 
 _RUN = {"adaptive": _run_adaptive, "potential": _run_potential, "binary_tree": _run_binary_tree, "oco": _run_oco}
+
+
+_POS = dict(lo=0.0, lo_open=True)
+PARAMS = declare_params("realizable-findings", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
+    "beta": Param("float", lo=0.0, hi=0.5, lo_open=True, hi_open=True),
+    "q": Param("float", lo=0.0, hi=1.0, lo_open=True), "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "experiments": Param("str", help="comma-separated subset of " + ",".join(EXPERIMENTS)),
+    "ad_d": Param("int", lo=2), "ad_eps": Param("float", **_POS), "ad_T": Param("int", many=True, lo=2, hi=2 ** 30),
+    "ad_Lstar": Param("float", many=True, lo=0.0), "ad_modes": Param("str", many=True, choices=("paper", "certified", "rate")),
+    "pot_d": Param("int", lo=2), "pot_eps": Param("float", **_POS), "halving_r": Param("int", lo=1),
+    "pot_T": Param("int", many=True, lo=2, hi=2 ** 30),
+    "bt_d": Param("int", lo=2), "bt_eps": Param("float", **_POS), "bt_T": Param("int", many=True, lo=2, hi=2 ** 30),
+    "bt_modes": Param("str", many=True, choices=("paper", "rate")),
+    "oco_d": Param("int", many=True, lo=1, hi=4096), "oco_T": Param("int", lo=2, hi=2 ** 30),
+    "oco_eps": Param("float", **_POS), "oco_D": Param("float", **_POS),
+})
 
 
 @register_study("realizable-findings", defaults=DEFAULTS, quick=QUICK,
