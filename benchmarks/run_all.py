@@ -46,9 +46,10 @@ def write_export(d: pathlib.Path) -> pathlib.Path:
             f"{len(recs) - len(bad)} clean, in {time.perf_counter() - t0:.0f} s.", "",
             "Predicted throughput is the bandwidth bound (carry bytes over HBM bandwidth: H100 3.35 TB/s, "
             "TPU v5e 819 GB/s): neither vendor publishes a threefry rate, so programs bound by random numbers "
-            "will run slower; run `jaxdp bench --device-report` on the device to measure both. A one-shot "
-            "estimator's rows are per estimator; most carry no loop state (their data is not counted), so no "
-            "bandwidth prediction is given for them.", ""]
+            "will run slower; run `jaxdp bench --device-report` on the device to measure both. Rows whose grid "
+            "point has no horizon `T` (one-shot estimators, runs over a dataset's length) are per call "
+            "(`rounds/call` = per call); an estimator that carries no loop state gets no bandwidth prediction "
+            "(the data it touches is not counted).", ""]
     path = d / "EXPORT.md"
     path.write_text("\n".join(head) + "\n" + export_markdown(recs, "Per module"))
     return path

@@ -192,7 +192,7 @@ def export_markdown(records: list, title: str = "Accelerator export check") -> s
         bad = list(r.errors.values()) + list(st.get("violations", []))
         row = {"module": r.module, "point": r.label, "platforms": ", ".join(r.platforms_ok) or "none",
                "ok": "yes" if r.ok else "NO: " + "; ".join(bad),
-               "rounds": r.rounds if r.rounds else "1 (estimator)",
+               "rounds": r.rounds if r.rounds else "per call",
                "bits": 32 * r.per_round("rng_words") if st else float("nan"),
                "carry": r.per_round("carry_bytes") if st else float("nan"),
                "notes": "; ".join(notes)}
