@@ -4,9 +4,9 @@ Entry point only: the benchmark lives in ``jaxdp.bench.label_dp`` (also run by `
 
     python benchmarks/bench_label_dp.py [--tiny]          # = python -m jaxdp.bench.label_dp [--tiny]
 """
-import runpy
-
-from jaxdp.bench.label_dp import *  # noqa: F401,F403 - run() and friends, for scripts that load this file
-
 if __name__ == "__main__":
+    import runpy
+
     runpy.run_module("jaxdp.bench.label_dp", run_name="__main__", alter_sys=True)
+else:
+    from jaxdp.bench.label_dp import *  # noqa: F401,F403 - run() and friends, for code that loads this file

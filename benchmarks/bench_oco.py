@@ -4,9 +4,9 @@ Entry point only: the benchmark lives in ``jaxdp.bench.oco`` (also run by ``jaxd
 
     python benchmarks/bench_oco.py [--tiny]          # = python -m jaxdp.bench.oco [--tiny]
 """
-import runpy
-
-from jaxdp.bench.oco import *  # noqa: F401,F403 - run() and friends, for scripts that load this file
-
 if __name__ == "__main__":
+    import runpy
+
     runpy.run_module("jaxdp.bench.oco", run_name="__main__", alter_sys=True)
+else:
+    from jaxdp.bench.oco import *  # noqa: F401,F403 - run() and friends, for code that loads this file

@@ -4,9 +4,9 @@ Entry point only: the benchmark lives in ``jaxdp.bench.realizable`` (also run by
 
     python benchmarks/bench_realizable.py [--tiny]          # = python -m jaxdp.bench.realizable [--tiny]
 """
-import runpy
-
-from jaxdp.bench.realizable import *  # noqa: F401,F403 - run() and friends, for scripts that load this file
-
 if __name__ == "__main__":
+    import runpy
+
     runpy.run_module("jaxdp.bench.realizable", run_name="__main__", alter_sys=True)
+else:
+    from jaxdp.bench.realizable import *  # noqa: F401,F403 - run() and friends, for code that loads this file

@@ -4,9 +4,9 @@ Entry point only: the benchmark lives in ``jaxdp.bench.sco`` (also run by ``jaxd
 
     python benchmarks/bench_sco.py [--full] [--tiny]          # = python -m jaxdp.bench.sco [--full] [--tiny]
 """
-import runpy
-
-from jaxdp.bench.sco import *  # noqa: F401,F403 - run() and friends, for scripts that load this file
-
 if __name__ == "__main__":
+    import runpy
+
     runpy.run_module("jaxdp.bench.sco", run_name="__main__", alter_sys=True)
+else:
+    from jaxdp.bench.sco import *  # noqa: F401,F403 - run() and friends, for code that loads this file
