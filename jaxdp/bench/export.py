@@ -299,6 +299,9 @@ def start_study_exports(names: Optional[Sequence[str]] = None, per_group: bool =
     :func:`finish_study_exports` collects the records (so the caller can work meanwhile)."""
     env = dict(os.environ)
     env.setdefault("JAX_PLATFORMS", "cpu")
+    # one device: the modules are exported for one seed, unsharded (see the per-seed rule in jaxdp.bench.hlo)
+    flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith("--xla_force_host_platform_device_count")]
+    env["XLA_FLAGS"] = " ".join(flags)
     cmd = [sys.executable, "-m", "jaxdp.bench.export", "--studies"] + list(names or [])
     if per_group:
         cmd.append("--per-group")
