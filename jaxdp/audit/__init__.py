@@ -1,4 +1,4 @@
-"""Empirical privacy auditing (DESIGN.md layer 5): the auditor and a catalogue of correct and broken mechanisms.
+"""Empirical privacy auditing (docs/guide/auditing.md): the auditor and a catalogue of correct and broken mechanisms.
 
 Importing this package registers the catalogue's audits with ``jaxdp.registry``
 (``jaxdp audit --list``).

@@ -1,4 +1,4 @@
-"""Empirical privacy audits of the label-DP mechanisms (spec §9.5), registered as ``jaxdp audit NAME``.
+"""Empirical privacy audits of the label-DP mechanisms (docs/guide/auditing.md), registered as ``jaxdp audit NAME``.
 
 * ``label-rr-vector``: the per-coordinate randomized response of LABEL eq. (11) on neighbouring
   labels ``y = 0`` vs ``y = 1`` (K = 3), histogram over the ``2^K`` output vectors; claim ε.

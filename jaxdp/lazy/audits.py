@@ -1,4 +1,4 @@
-"""Empirical privacy audits of L2P-MW and two non-private controls (spec §9.5; ``jaxdp audit NAME``).
+"""Empirical privacy audits of L2P-MW and two non-private controls (docs/guide/auditing.md; ``jaxdp audit NAME``).
 
 Neighbouring inputs: ``T = 64`` rounds of zero losses over ``d = 2`` experts, with
 ``l_1`` replaced (``l2p-mw`` searches the six pairs ``l_1 ∈ {0, (1,0), (0,1), (1,1)}``; the

@@ -1,4 +1,4 @@
-"""The exponential mechanism (McSherry–Talwar; Dwork–Roth Def. 3.4, Thms 3.10–3.11; spec §2.4).
+"""The exponential mechanism (McSherry–Talwar; Dwork–Roth Def. 3.4, Thms 3.10–3.11; docs/algorithms/primitives.md).
 
 Output ``o`` with probability ∝ ``exp(ε u(S, o) / (2Δu))``: ε-DP, and
 ``P[u(o) <= OPT - (2Δu/ε)(ln|O| + t)] <= e^{-t}``.
@@ -8,6 +8,9 @@ Output ``o`` with probability ∝ ``exp(ε u(S, o) / (2Δu))``: ε-DP, and
   sum (cheap on CPU, where the generator dominates; ``jaxdp.core.sample_categorical``).
 * :func:`exp_mech_topk`: Gumbel-top-k = k sequential exponential mechanisms
   without replacement (privacy kε by basic composition).
+
+Floating point: the float32 samplers are ε-DP only up to an additive δ floor
+(``jaxdp.accounting.floating.delta_float("gumbel" | "categorical", eps=ε, d=n)``; docs/guide/auditing.md#floating-point).
 
 Masked entries (``mask == False``) get logit ``-inf`` and are never drawn
 (unless ``k`` exceeds the number of unmasked entries in the top-k case, where

@@ -1,7 +1,7 @@
-"""Randomized response: binary, K-ary and the per-coordinate vector mechanism (spec §2.1, §7.2).
+"""Randomized response: binary, K-ary and the per-coordinate vector mechanism (docs/algorithms/primitives.md, docs/algorithms/label-dp.md).
 
-Three ε-local-label-DP randomizers of a label ``y`` (LABEL = seed
-``label-dp-theoretical-limits.txt``):
+Three ε-local-label-DP randomizers of a label ``y`` (LABEL = "Theoretical limits of learning with
+label differential privacy"; docs/algorithms/label-dp.md):
 
 * :func:`rr_binary` — ``y ∈ {0, 1}``; keep with probability ``e^ε/(e^ε+1)``,
   flip otherwise (Warner 1965). Likelihood ratio ``e^ε`` exactly.
@@ -20,6 +20,10 @@ Three ε-local-label-DP randomizers of a label ``y`` (LABEL = seed
 All randomizers take the key first, accept any label shape (a batch of labels
 is privatized independently, one sample each), accept a traced ``eps`` (so
 they can be vmapped over ε) and draw a fixed number of random words.
+
+Floating point: the float32 coins make each randomizer ε-DP up to an additive δ floor,
+``jaxdp.accounting.floating.delta_float("bernoulli" | "rr_kary" | "rr_vector", eps=ε, d=K)``
+(docs/guide/auditing.md#floating-point).
 
 Exact output probabilities (for tests and audits) are given as jittable
 functions (``*_log_prob``) and host float64 matrices (``*_matrix``).

@@ -1,4 +1,4 @@
-"""AboveThreshold / sparse vector as a state machine (Dwork–Roth Alg. 1, Thms 3.23–3.24; REAL Lemma 2.3; spec §2.5).
+"""AboveThreshold / sparse vector as a state machine (Dwork–Roth Alg. 1, Thms 3.23–3.24; REAL Lemma 2.3; docs/algorithms/primitives.md).
 
 One instance answers a stream of queries ``q_1, q_2, ...`` of sensitivity Δ
 against a threshold τ and halts at its first ⊤::
@@ -11,6 +11,9 @@ The whole answer vector (any number of ⊥ then one ⊤) is ε-DP (Dwork–Roth
 Thm 3.23). Accuracy (Thm 3.24): over k queries, with probability >= 1 - β,
 every ⊥ query has ``q_i <= τ + α`` and the ⊤ query has ``q_k >= τ - α``, with
 ``α = 8Δ(log k + log(2/β))/ε`` (:func:`svt_accuracy_alpha`).
+
+Floating point: with float32 Laplace draws the answers are ε-DP up to an additive δ of
+``jaxdp.accounting.floating.delta_float("laplace", eps=ε, d=2)`` per query (docs/guide/auditing.md#floating-point).
 
 A halted instance answers ⊥ to everything until :func:`svt_restart` draws a
 fresh τ̂ (REAL's ``InitializeSparseVec``). Every function draws its noise on

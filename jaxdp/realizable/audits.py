@@ -1,4 +1,4 @@
-"""Empirical privacy audits of whole realizable-regime algorithms (spec §9.5; ``jaxdp audit NAME``).
+"""Empirical privacy audits of whole realizable-regime algorithms (docs/guide/auditing.md; ``jaxdp audit NAME``).
 
 ``sparse-vector-experts``: REAL Alg. 1 with ``d = 2``, ``T = 4``, ``K = 1``, ``eps_svt = 1``,
 ``η = 1`` (claimed ``eps_svt + Kη = 2``, pure). Neighbouring loss sequences
