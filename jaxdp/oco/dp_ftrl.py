@@ -10,8 +10,8 @@ where ``gbar_{t-1}`` is the binary-tree (tree-aggregation) release of the
 prefix sum ``sum_{i<t} g_i`` of the clipped gradients
 ``g_i = clip_C(grad l_i(x_i))`` (``gbar_0 = 0``): every tree node gets fresh
 ``N(0, sigma^2 I_d)`` noise, so ``b_t = gbar_t - sum_{i<=t} g_i`` has
-``E||b_t||^2 = popcount(t) d sigma^2`` (spec §2.7;
-``jaxdp.mechanisms.tree_step``).
+``E||b_t||^2 = popcount(t) d sigma^2`` (spec §2.7; the same release as
+``jaxdp.mechanisms.tree_step``, stored leaner: see :class:`LeanTree`).
 
 Privacy (replace-one neighbours, ``||g_t|| <= C`` by clipping, so
 unconditional): the released tree has l2-sensitivity ``2C sqrt(H)`` and
@@ -30,7 +30,7 @@ prefix sums has ``Reg_T <= lambda D^2 + T C^2/lambda + T C sqrt(d H) sigma/lambd
 (``E||b_t|| <= sqrt(d H) sigma``), minimized by
 ``lambda = sqrt(T C (C + sqrt(dH) sigma)) / D``.
 
-Keys per step: one (the node noise of ``tree_step``).
+Keys per step: one (the ``d`` Gaussian noises of the node that closes).
 """
 from __future__ import annotations
 
@@ -45,13 +45,14 @@ from ..core.types import Learner, Problem
 from ..core.validation import (
     check_choice, check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int,
 )
-from ..mechanisms import TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_step
+from ..core.accumulate import kahan_add
+from ..mechanisms import tree_aggregation_sigma, tree_depth
 from ..registry import Plan, register_planner
 from .domains import Domain, check_domain
 from .problems import problem_info
 
 __all__ = [
-    "DPFTRLParams", "DPFTRLState", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
+    "DPFTRLParams", "DPFTRLState", "LeanTree", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
     "dp_ftrl_regret_bound", "ftrl_reference",
 ]
 
@@ -66,9 +67,58 @@ class DPFTRLParams(NamedTuple):
     clip: jax.Array    # gradient clipping norm C (the L of the privacy calibration)
 
 
+class LeanTree(NamedTuple):
+    """Tree aggregation of ``g_1, g_2, ...`` that moves O(d) bytes per round instead of O(H d).
+
+    The release ``gbar_t`` of the binary tree is the exact prefix sum ``G_t``
+    plus the noise ``b_t`` of the open nodes (one per set bit of ``t``). So
+    ``G_t`` is kept as one compensated sum, and the noise in suffix sums over
+    the levels: ``C[l]`` is the total noise of the open nodes at levels
+    ``>= l``, valid while level ``l`` is open (``C[H] = 0``). At round ``t``
+    the node at level ``i = ctz(t)`` closes, the levels below it empty, and
+    the open levels above it are unchanged; with ``j`` the next set bit of
+    ``t`` above ``i`` (``H`` if none),
+
+        C[i] = C[j] + sigma z_t,   z_t ~ N(0, I_d),   gbar_t = G_t + C[i].
+
+    One row is read and one written per round (the dense tree reads and
+    writes all ``2H`` rows). The released values have exactly the tree's
+    distribution (each node's noise is drawn once, when it closes, and
+    enters every later prefix that contains the node); only float rounding
+    differs from ``jaxdp.mechanisms.tree_step``.
+    """
+
+    G: jax.Array       # (d,) exact prefix sum of the clipped gradients (Kahan sum)
+    G_c: jax.Array     # (d,) its compensation (jaxdp.core.accumulate)
+    C: jax.Array       # (H + 1, d) suffix sums of the open nodes' noise
+    t: jax.Array       # int32, rounds absorbed
+
+
+def _lean_tree_init(H: int, d: int) -> LeanTree:
+    f = _fdt()
+    return LeanTree(G=jnp.zeros((d,), f), G_c=jnp.zeros((d,), f), C=jnp.zeros((H + 1, d), f),
+                    t=jnp.zeros((), jnp.int32))
+
+
+def _ctz(v):
+    """Trailing zeros of a positive int32 (``H``-bit counters: no overflow)."""
+    return jax.lax.population_count((v & -v) - 1)
+
+
+def _lean_tree_step(key, tree: LeanTree, g, sigma, H: int):
+    t = tree.t + 1
+    i = _ctz(t)
+    rest = t & (t - 1)                                   # t without its lowest set bit
+    j = jnp.where(rest == 0, H, _ctz(jnp.maximum(rest, 1)))
+    z = jax.random.normal(key, g.shape, tree.C.dtype)
+    row = tree.C[j] + jnp.asarray(sigma, tree.C.dtype) * z
+    G, G_c = kahan_add(tree.G, tree.G_c, g)
+    return LeanTree(G=G, G_c=G_c, C=tree.C.at[i].set(row), t=t), G + row
+
+
 class DPFTRLState(NamedTuple):
     x: jax.Array        # (d,) action played this round
-    tree: TreeState     # tree aggregation of the clipped gradients, node shape (d,)
+    tree: LeanTree      # tree aggregation of the clipped gradients (noise per node ~ N(0, sigma^2 I_d))
 
 
 def dp_ftrl_params(lam: float, sigma: float, clip: float = math.inf) -> DPFTRLParams:
@@ -111,14 +161,14 @@ def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None) -> Le
 
     def init(key, params):
         x = domain.project(jnp.zeros((d,), _fdt()))
-        return DPFTRLState(x=x, tree=tree_init(H, (d,), _fdt()))
+        return DPFTRLState(x=x, tree=_lean_tree_init(H, d))
 
     def step(key, state, loss, params):
         g = jnp.asarray(problem.grad(loss, state.x), _fdt())
         n = jnp.linalg.norm(g)
         clipped = n > params.clip
         g = g * jnp.where(clipped, params.clip / jnp.maximum(n, 1e-30), 1.0)
-        tree, gbar = tree_step(key, state.tree, g, params.sigma, noise="gaussian")
+        tree, gbar = _lean_tree_step(key, state.tree, g, params.sigma, H)
         x = domain.project(-gbar / params.lam)
         return DPFTRLState(x=x, tree=tree), {"clipped": clipped, "grad_sq": n * n}
 
