@@ -13,8 +13,8 @@ def test_sparse_vector_experts_audit_consistent_and_searches_pairs():
     # eps_lower 0.30 with twice the runs)
     assert rep.n_pairs == len(neighbour_family()) == 9 and rep.pair != "l1: 0 vs e1", str(rep)
     assert rep.eps_lower > 0.45, str(rep)
-    # a 10x over-claim is flagged
-    assert audit_sparse_vector_experts(quick=True, seed=0, n=100_000, claim_factor=10.0).violation
+    # an over-claim by 4 would be flagged (the bound does not depend on the claim)
+    assert rep.eps_lower > rep.claimed_eps / 4
 
 
 def test_sparse_vector_experts_audit_flags_mislabelled_eps():
