@@ -15,6 +15,11 @@ them into the algorithm's ``Params``.
 * ``events`` — ``dp_accounting`` events for the same mechanisms (``gaussian_event``,
   ``laplace_event``, ``pure_dp_event``, ``composed_event``, …) and the PLD / RDP
   accountants' ε (``pld_epsilon``, ``rdp_epsilon``) to cross-check our closed forms.
+* ``ledger`` — the privacy ledger of a plan (``Event``, ``Ledger``; constructors ``laplace``,
+  ``gaussian``, ``exponential``, ``above_threshold``, ``sequential``, ``parallel``, …);
+  ``accountant`` — ``certify(ledger, delta) -> Certificate(eps, delta, bound)``, the one accountant
+  every plan's ``eps_certified`` comes from; ``plan`` — ``Plan`` and ``make_plan``
+  (docs/guide/privacy-ledger.md).
 * ``planners`` — ``jaxdp plan`` entries ``laplace``, ``gaussian``, ``tree_aggregation``,
   ``above_threshold``, ``advanced_composition`` returning ``jaxdp.registry.Plan``.
 * ``l2p`` (Team LAZY) — the L2P privacy formula of LAZY Thm 3.2 and its calibration (spec §4.4–§4.6).
@@ -27,6 +32,8 @@ zCDP conversions broadcast over arrays. Invalid inputs (ε <= 0, δ outside
 from __future__ import annotations
 
 
+from . import ledger  # noqa: F401
+from .accountant import BOUNDS, Certificate, certify
 from .calibrate import GridResult, calibrate, grid_search
 from .composition import (
     OPTIMAL_AUTO_MAX_K, compose_advanced_dr, compose_basic, compose_conditional, compose_kov15,
@@ -37,6 +44,8 @@ from .events import (
     composed_event, gaussian_eps_exact, gaussian_event, laplace_event, pld_epsilon, pure_dp_event, rdp_epsilon,
     self_composed_event, tree_aggregation_event, zcdp_event,
 )
+from .ledger import Event, Ledger
+from .plan import Plan, make_plan
 from .planners import (
     plan_above_threshold, plan_advanced_composition, plan_gaussian, plan_laplace, plan_tree_aggregation, tree_levels,
 )
@@ -47,6 +56,8 @@ from .zcdp import (
 )
 
 __all__ = [
+    # ledger, accountant, plan
+    "ledger", "Event", "Ledger", "certify", "Certificate", "BOUNDS", "Plan", "make_plan",
     # composition
     "eps_basic", "compose_basic", "compose_parallel", "eps_advanced_dr", "compose_advanced_dr", "eps_kov15",
     "compose_kov15", "eps_kov15_printed", "compose_kov15_printed", "eps_kov15_homogeneous",

@@ -41,7 +41,7 @@ __all__ = ["Certificate", "certify", "BOUNDS", "PLD_MAX_SUPPORT"]
 
 BOUNDS = ("basic", "optimal", "advanced", "kov15", "zcdp", "gaussian", "pld", "parallel", "none")
 #: PLD is skipped when the composed support would exceed this many discretisation points.
-PLD_MAX_SUPPORT = 2.0e5
+PLD_MAX_SUPPORT = 3.0e4
 _REL = 1e-12
 
 
@@ -260,18 +260,31 @@ def _eps_optimal(e: float, d: float, k: int, dt: float, rtol: float = 1e-10) -> 
     return hi
 
 
+def _gaussian_delta(m: float, eps: float) -> float:
+    """δ(ε) of a Gaussian shift with noise multiplier ``m``: ``Φ(1/(2m) − εm) − e^ε Φ(−1/(2m) − εm)`` (Balle–Wang)."""
+    from scipy.special import log_ndtr, ndtr
+
+    return float(ndtr(0.5 / m - eps * m) - math.exp(eps + log_ndtr(-0.5 / m - eps * m)))
+
+
 def _gaussian_exact(gauss, avail: float, budget: float) -> Optional[Certificate]:
-    """Composed Gaussians are one Gaussian with the summed ρ: its exact ε (Balle-Wang 2018, via dp_accounting)."""
+    """Composed Gaussians are one Gaussian with the summed ρ: its exact ε (analytic Gaussian mechanism)."""
     if not 0 < avail < 1:
         return None
-    try:
-        import dp_accounting
-    except ImportError:  # pragma: no cover
-        return None
+    from scipy.optimize import brentq
+
     rho = sum(m * 0.5 / e.gaussian_multiplier ** 2 for e, m in gauss)
     m_eff = 1.0 / math.sqrt(2.0 * rho)
-    eps = float(dp_accounting.get_epsilon_gaussian(m_eff, avail))
-    eps = eps * (1 + 1e-10) + 1e-11          # brentq's tolerance, on the safe side
+    if _gaussian_delta(m_eff, 0.0) <= avail:
+        eps = 0.0
+    else:
+        hi = 1.0
+        while _gaussian_delta(m_eff, hi) > avail:
+            hi *= 2.0
+        eps = brentq(lambda e: _gaussian_delta(m_eff, e) - avail, hi / 2 if hi > 1 else 0.0, hi, xtol=1e-13,
+                     rtol=1e-13)
+        while _gaussian_delta(m_eff, eps) > avail:     # land on the safe side of the root
+            eps = eps * (1 + 1e-12) + 1e-13
     return Certificate(eps, budget, "gaussian", f"exact privacy profile of the composed Gaussian, noise multiplier "
                                                 f"{m_eff:.6g} (analytic Gaussian mechanism, Balle-Wang 2018)")
 

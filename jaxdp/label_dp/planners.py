@@ -1,27 +1,30 @@
-"""Bin width, k and clipping level from LABEL's theorems (spec §7.2–7.7), as registered planners.
+"""Bin width, k and clipping level from LABEL's theorems (Label differential privacy: theoretical limits), as planners.
 
 Each planner is ``plan_xxx(*, eps, delta=0.0, T=None, d=1, mode="paper", N=..., **kw) -> Plan``
 (``T`` is accepted as an alias of the sample size ``N`` so the generic ``jaxdp plan NAME --T ...``
 works; the label bound is ``label_bound``). Theorems fix the orders only; the constants are exposed:
 ``h = c_h · formula``, ``k = c_k · formula``, ``T = c_T · formula`` (defaults 1).
 
-Modes (spec §0.4): ``paper`` — the formulas as printed (with ``ln K``); ``rate`` — ``ln K`` and
+Modes: ``paper`` — the formulas as printed (with ``ln K``); ``rate`` — ``ln K`` and
 constants dropped (for exponent studies); ``certified`` — the same parameters as ``paper``: every
 mechanism here is calibrated exactly to ε for any bin width / k / clipping level (the privacy proofs
-of Thms 2, 4, 6, 8, 10, 12 have no side conditions), so the certified ε equals the requested one.
-All mechanisms are pure (δ = 0). Bins per axis ``M_b = max(1, round(1/h))`` (spec §8.5).
+of Thms 2, 4, 6, 8, 10, 12 have no side conditions). The ledger of every plan is the parallel
+composition, over the labels (local) or bins (central), of one ε-DP mechanism (:func:`label_ledger`);
+the accountant certifies ε, and δ = 0. Bins per axis ``M_b = max(1, round(1/h))``.
 """
 from __future__ import annotations
 
 import math
 
+from ..accounting import ledger as LG
+from ..accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
-from ..registry import Plan, register_planner
+from ..registry import register_planner
 
 __all__ = ["plan_local_cls", "plan_central_cls", "plan_local_reg", "plan_central_reg", "plan_local_heavy",
            "plan_central_heavy", "bins_from_h", "plan_for"]
 
-REF = "label-dp-theoretical-limits.txt"
+REF = "Label differential privacy: theoretical limits,"
 MODES = ("paper", "certified", "rate")
 
 
@@ -43,12 +46,33 @@ def _common(eps, delta, T, N, d, mode):
     return float(eps), float(delta), N, d
 
 
-def _plan(name, mode, eps, delta, params, ref, conds=None, notes=()):
+# the mechanism each method runs on one label (local) or one bin (central); a label enters one of them
+_MECH = {
+    "local_rr_vector": ("randomized_response", "vector randomized response of each label (eps in all)"),
+    "central_exp_bins": ("exponential", "exponential mechanism per bin (label counts, sensitivity 1)"),
+    "local_laplace_knn": ("laplace", "each label + Laplace(2T/eps)"),
+    "local_laplace_knn_clipped": ("laplace", "each clipped label + Laplace(2T/eps)"),
+    "central_bins_laplace": ("laplace", "each bin mean + Laplace(2T/(n_l eps))"),
+    "central_bins_laplace_clipped": ("laplace", "each clipped bin mean + Laplace(2T/(n_l eps))"),
+}
+
+
+def label_ledger(method: str, eps: float, parts: int) -> LG.Ledger:
+    """Parallel composition over the ``parts`` labels (local) or bins (central) of one ``eps``-DP mechanism:
+    under label-DP neighbours one label changes, and it enters exactly one of them."""
+    kind, what = _MECH[method]
+    ev = LG.laplace(1.0 / eps, label=what) if kind == "laplace" else LG.Event(kind, eps=eps, label=what)
+    return LG.parallel(ev, label=f"{parts} disjoint {'labels' if method.startswith('local') else 'bins'}")
+
+
+def _plan(name, mode, eps, delta, params, ref, conds=None, notes=(), parts=1):
     notes = list(notes)
     if delta > 0:
         notes.append("the mechanism is pure ε-DP: certified δ = 0")
-    return Plan(algorithm=name, mode=mode, params=params, eps=eps, delta=delta, eps_certified=eps,
-                delta_certified=0.0, conditions=dict(conds or {}), reference=f"{REF} {ref}", notes=notes)
+    return make_plan(algorithm=name, mode=mode, params=params, eps=eps, delta=delta,
+                     ledger=label_ledger(name, eps, parts), delta_budget=0.0,
+                     utility_conditions=dict(conds or {}), reference=f"{REF} {ref}; docs/algorithms/label-dp.md",
+                     notes=notes)
 
 
 def _k_clip(k, N):
@@ -63,7 +87,8 @@ def plan_local_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.
     check_positive("beta", beta)
     lnK = 1.0 if mode == "rate" else max(math.log(K), 1e-12)
     h = min(1.0, c_h * (N * min(eps ** 2, 1.0) / lnK) ** (-1.0 / (2 * beta + d)))
-    return _plan("local_rr_vector", mode, eps, delta, {"eps": eps, "h": h, "bins": bins_from_h(h)}, "Thm 2, eqs. (11)-(13)")
+    return _plan("local_rr_vector", mode, eps, delta, {"eps": eps, "h": h, "bins": bins_from_h(h)},
+                 "Thm 2, eqs. (11)-(13)", parts=N)
 
 
 @register_planner("label-central-cls", "LABEL Thm 4: bin width for the per-bin exponential mechanism")
@@ -73,7 +98,8 @@ def plan_central_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
     K = check_positive_int("K", K, minimum=2)
     lnK = 1.0 if mode == "rate" else max(math.log(K), 1e-12)
     h = min(1.0, c_h * ((lnK / (eps * N)) ** (1 / (beta + d)) + (lnK / N) ** (1 / (2 * beta + d))))
-    return _plan("central_exp_bins", mode, eps, delta, {"eps": eps, "h": h, "bins": bins_from_h(h)}, "Thm 4, eq. (17)")
+    return _plan("central_exp_bins", mode, eps, delta, {"eps": eps, "h": h, "bins": bins_from_h(h)}, "Thm 4, eq. (17)",
+                 parts=bins_from_h(h) ** d)
 
 
 @register_planner("label-local-reg", "LABEL Thm 6: k for Laplace-label kNN regression (bounded labels)")
@@ -86,7 +112,7 @@ def plan_local_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.
     k = _k_clip(k_raw, N)
     return _plan("local_laplace_knn", mode, eps, delta,
                  {"eps": eps, "k": k, "clip": float(label_bound), "laplace_scale": 2 * label_bound / eps},
-                 "Thm 6", {"k <= N without clipping": k_raw <= N})
+                 "Thm 6", {"k <= N without clipping": k_raw <= N}, parts=N)
 
 
 @register_planner("label-central-reg", "LABEL Thm 8: bin width for Laplace-noised bin means (bounded labels)")
@@ -98,7 +124,8 @@ def plan_central_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
     h = min(1.0, c_h * (N ** (-1 / (2 * beta + d)) + (eps * N) ** (-1 / (d + beta))))
     return _plan("central_bins_laplace", mode, eps, delta,
                  {"eps": eps, "h": h, "bins": bins_from_h(h), "clip": float(label_bound)}, "Thm 8, eq. (23)",
-                 notes=["Laplace scale 2T/(n_l eps) (printed 2/(n_l eps) is the T = 1 case; CORRECTED)"])
+                 notes=["Laplace scale 2T/(n_l eps) (printed 2/(n_l eps) is the T = 1 case; CORRECTED)"],
+                 parts=bins_from_h(h) ** d)
 
 
 @register_planner("label-local-heavy", "LABEL Thm 10: k and clipping T for clipped Laplace-label kNN (heavy tails)")
@@ -121,7 +148,7 @@ def plan_local_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
     clip = c_T * (k * eps ** 2) ** (1 / (2 * p))
     return _plan("local_laplace_knn_clipped", mode, eps, delta,
                  {"eps": eps, "k": k, "clip": float(clip), "laplace_scale": 2 * clip / eps}, "Thm 10 (k CORRECTED)",
-                 {"k <= N without clipping": k_raw <= N}, notes=[f"k_rule={k_rule}"])
+                 {"k <= N without clipping": k_raw <= N}, notes=[f"k_rule={k_rule}"], parts=N)
 
 
 @register_planner("label-central-heavy", "LABEL Thm 12: bin width and clipping T for clipped Laplace bin means")
@@ -134,7 +161,8 @@ def plan_central_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, bet
     h = min(1.0, c_h * (N ** (-1 / (2 * beta + d)) + (eps * N) ** (-(p - 1) / (p * beta + d * (p - 1)))))
     clip = c_T * (eps * N * h ** d) ** (1 / p)
     return _plan("central_bins_laplace_clipped", mode, eps, delta,
-                 {"eps": eps, "h": h, "bins": bins_from_h(h), "clip": float(clip)}, "Thm 12, eq. (28)")
+                 {"eps": eps, "h": h, "bins": bins_from_h(h), "clip": float(clip)}, "Thm 12, eq. (28)",
+                 parts=bins_from_h(h) ** d)
 
 
 _BY_METHOD = {

@@ -10,7 +10,8 @@
     ``ρ* = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²`` and ``σ = Δ₂ / sqrt(2ρ*)``.
   - ``"dr"``: ``σ = Δ₂ sqrt(2 ln(1.25/δ)) / ε`` (Dwork–Roth Thm A.1; only for ε < 1).
   - ``"paper"``: ``σ = 2Δ₂ sqrt(log(2/δ)) / ε`` (GROWTH Lemma 2.3, CORRECTED: the
-    extraction lost the square root; spec §2.3).
+    extraction lost the square root). Only for ε <= 1: above it the formula under-noises
+    (at ε = 50, δ = 1e-5 the exact ε of that σ is 55.3), so ``method="paper"`` refuses ε > 1.
 
 Both mechanisms work on scalars and arrays of any shape (one draw per entry)
 and are pure functions of the key: usable inside ``scan`` and under ``vmap``.
@@ -68,6 +69,9 @@ def gaussian_sigma(sensitivity, eps, delta, method: str = "zcdp") -> float:
         if eps >= 1.0:
             raise ValueError(f"method='dr' (Dwork–Roth Thm A.1) needs eps < 1, got eps={eps}; use method='zcdp'")
         return s * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
+    if eps > 1.0:
+        raise ValueError(f"method='paper' (Growth conditions for private optimization, Lemma 2.3) needs eps <= 1, "
+                         f"got eps={eps}: above 1 its sigma does not give (eps, delta)-DP; use method='zcdp'")
     return 2.0 * s * math.sqrt(math.log(2.0 / delta)) / eps
 
 

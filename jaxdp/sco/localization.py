@@ -21,7 +21,8 @@ Why this reconstruction (spec §6.3): the text's ``||x̂_i - x_i*|| <= sqrt(2Δ/
 exact minimizer has ℓ2-sensitivity ``2L/(λ_i b) = 2Lη_i``; the Gaussian σ ``4Lη_i sqrt(log 1/δ)/ε`` is
 the (CORRECTED) Lemma 2.3 calibration ``2Δ sqrt(log)/ε`` with ``Δ = 2Lη_i``, and the Laplace scale
 ``4Lη_i√d/ε`` covers the ℓ1 sensitivity ``√d·2Lη_i`` with the factor-2 slack for inexact solves
-(gap ``<= L²η_i/(2b)`` ⇒ ``||x̂_i - x_i*|| <= Lη_i``). The radius ``2Lη_i b`` is twice the distance
+(gap ``<= L²η_i/(2b)`` ⇒ ``||x̂_i - x_i*|| <= Lη_i``; the solver is rerun until its gap certificate
+meets this, see ``_phases``). The radius ``2Lη_i b`` is twice the distance
 ``Lη_i b`` the unconstrained minimizer can move: the constraint is for the high-probability analysis.
 
 Privacy: each block is used in one phase only; phase i is an ε-DP (resp. (ε, δ)) release given
@@ -124,8 +125,15 @@ def _check_noise_params(eps, delta, gauss_mult, offset, eta_name, eta):
     check_nonneg("phase_offset", offset)
 
 
-def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, gauss_mult, offset, n_iter):
-    """Algorithm 1 on ``blocks`` (``(k, b, m)``) inside the domain ``∩ B(dom_c, dom_r)``."""
+def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, gauss_mult, offset, n_iter,
+            max_rounds: int = 1):
+    """Algorithm 1 on ``blocks`` (``(k, b, m)``) inside the domain ``∩ B(dom_c, dom_r)``.
+
+    The solver's gap is *enforced*: after the first ``n_iter`` iterations the solver is restarted from its
+    iterate (``n_iter`` more each round, at most ``max_rounds`` rounds in all) until its gap certificate is
+    ``<= L²η_i/(2b)``, the accuracy the phase's noise (sensitivity ``4Lη_i``) is calibrated for.
+    ``info['gap_ok']`` records that it was met; the privacy proof needs it in every phase.
+    """
     k, b = blocks.shape[0], blocks.shape[1]
     d = inst.d
     L = inst.L
@@ -142,7 +150,15 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
         r_i = 2.0 * L * eta_i * b
         cs = jnp.concatenate([dom_c, x_prev[None]], axis=0)
         rs = jnp.concatenate([dom_r, jnp.reshape(r_i, (1,)).astype(dt)])
+        gap_req = L * L * eta_i / (2.0 * b)
         res = solve_prox_erm(inst, block, ones, x_prev, lam_i, cs, rs, x_prev, n_iter=n_iter)
+
+        def more(c):
+            r, j = c
+            return solve_prox_erm(inst, block, ones, x_prev, lam_i, cs, rs, r.x, n_iter=n_iter), j + 1
+
+        res, rounds = jax.lax.while_loop(lambda c: (c[0].gap > gap_req) & (c[1] < max_rounds), more,
+                                         (res, jnp.ones((), jnp.int32)))
         sens2 = 2.0 * L * eta_i                       # ℓ2 sensitivity of the exact minimizer
         kl, kg = jax.random.split(kj)
         z_lap = laplace_mech(kl, jnp.zeros((d,), dt), 2.0 * math.sqrt(d) * sens2, eps)   # scale 4Lη_i√d/ε
@@ -151,8 +167,8 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
         zeta = jnp.where(pure, z_lap, z_gau)
         scale = jnp.where(pure, 2.0 * math.sqrt(d) * sens2 / eps, gauss_mult * sens2)
         x_new = project_balls(res.x + zeta, dom_c, dom_r)
-        info = dict(xhat=res.x, zeta=zeta, scale=scale, gap=res.gap,
-                    gap_required=L * L * eta_i / (2.0 * b), eta=eta_i)
+        info = dict(xhat=res.x, zeta=zeta, scale=scale, gap=res.gap, gap_required=gap_req,
+                    gap_ok=res.gap <= gap_req, solver_rounds=rounds, eta=eta_i)
         return x_new, info
 
     xs, info = jax.lax.scan(phase, x0, (jnp.arange(k, dtype=dt), blocks, keys))
@@ -160,7 +176,7 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
 
 
 def localization_sco(key: jax.Array, inst: SCOInstance, data, x0, params: LocalizationParams, *, k: int,
-                     n_iter: int = 100, domain: Optional[tuple] = None):
+                     n_iter: int = 100, domain: Optional[tuple] = None, max_solver_rounds: int = 50):
     """GROWTH Algorithm 1 (localization-based private SCO; Propositions 1–2). See the module docstring.
 
     Args:
@@ -170,15 +186,19 @@ def localization_sco(key: jax.Array, inst: SCOInstance, data, x0, params: Locali
       x0: ``(d,)`` starting point in the domain.
       params: :class:`LocalizationParams` (traced; vmappable).
       k: number of phases (static; ``localization_phases(n)`` is the paper's ``ceil(log n)``).
-      n_iter: solver iterations per phase (static).
+      n_iter: solver iterations per round (static).
+      max_solver_rounds: the solver is rerun (warm start, ``n_iter`` iterations each) until its gap
+        certificate is ``<= L²η_i/(2b)`` or this many rounds ran (static; ``info['gap_ok']``).
       domain: optional ``(centers (m, d), radii (m,))``: the feasible set ``∩ B(c_j, r_j)``
         (default ``B(0, R)``).
 
     Returns:
-      ``(x_k, info)`` with per-phase arrays ``xhat, zeta, scale, gap, gap_required, eta`` (leading axis k).
+      ``(x_k, info)`` with per-phase arrays ``xhat, zeta, scale, gap, gap_required, gap_ok, solver_rounds,
+      eta`` (leading axis k).
     """
     k = check_positive_int("k", k)
     n_iter = check_positive_int("n_iter", n_iter)
+    max_solver_rounds = check_positive_int("max_solver_rounds", max_solver_rounds)
     check_sco_data(inst, data, x0, min_rows=k)
     _check_noise_params(params.eps, params.delta, params.gauss_mult, params.phase_offset, "eta", params.eta)
     data = jnp.asarray(data)
@@ -192,12 +212,12 @@ def localization_sco(key: jax.Array, inst: SCOInstance, data, x0, params: Locali
     blocks = data[: k * b].reshape(k, b, inst.m).astype(dt)
     p = jax.tree_util.tree_map(lambda v: jnp.asarray(v, dt), params)
     xs, info = _phases(key, inst, blocks, x0, dom_c, dom_r, p.eta, p.eps, p.delta, p.gauss_mult,
-                       p.phase_offset, n_iter)
+                       p.phase_offset, n_iter, max_solver_rounds)
     return xs, info
 
 
 def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochParams, *, n_epochs: int, k: int,
-                     n_iter: int = 100):
+                     n_iter: int = 100, max_solver_rounds: int = 50):
     """GROWTH Algorithm 2 (epoch-based algorithm for κ-growth; Theorems 2–3). See the module docstring.
 
     ``n_epochs`` (T) and ``k`` (phases per epoch) are static: the planner
@@ -210,6 +230,7 @@ def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochP
     n_epochs = check_positive_int("n_epochs", n_epochs)
     k = check_positive_int("k", k)
     n_iter = check_positive_int("n_iter", n_iter)
+    max_solver_rounds = check_positive_int("max_solver_rounds", max_solver_rounds)
     check_sco_data(inst, data, x0, min_rows=n_epochs * k, what=f" (n_epochs={n_epochs} x k={k})")
     _check_noise_params(params.eps, params.delta, params.gauss_mult, params.phase_offset, "eta0", params.eta0)
     data = jnp.asarray(data)
@@ -229,7 +250,7 @@ def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochP
         dom_c = jnp.stack([jnp.zeros((inst.d,), dt), x])
         dom_r = jnp.stack([jnp.asarray(inst.R, dt), Di])
         xs, info = _phases(ki, inst, blk, x, dom_c, dom_r, eta_i, p.eps, p.delta, p.gauss_mult, p.phase_offset,
-                           n_iter)
+                           n_iter, max_solver_rounds)
         return xs, dict(info, x_end=xs)
 
     x, info = jax.lax.scan(epoch, jnp.asarray(x0, dt), (jnp.arange(n_epochs, dtype=dt), blocks, keys))

@@ -1,4 +1,4 @@
-"""Planners for GROWTH (spec §0.4, §6.2–6.5): theorem settings -> parameters + certified privacy.
+"""Planners for GROWTH (Growth conditions for private optimization): theorem settings -> parameters + ledger.
 
 For SCO the CLI's ``T`` is read as the sample size ``n`` when ``n`` is not given.
 
@@ -7,30 +7,38 @@ Step sizes (RECONSTRUCTED from Algorithm 2 lines 3–5, which pass exactly these
     pure:   η = (D/2L) min( 1/sqrt(n log n log(1/β)),  ε/(d log(1/β)) )
     approx: η = (D/2L) min( 1/sqrt(n log n log(1/β)),  ε/(sqrt(d log(1/δ)) log(1/β)) )
     rate:   η = (D/2L) min( 1/sqrt(n), ε/d )   (approx: ε/sqrt(d log(1/δ)); INTERPRETATION), phase steps
-            η 16^{-(i-1)} (first phase undamped), T = ceil(log n/(κ_low - 1)) epochs  (spec §6.4 "Scale")
+            η 16^{-(i-1)} (first phase undamped), T = ceil(log n/(κ_low - 1)) epochs
 
-Noise (spec §2.3, §6.3): Laplace scale ``4Lη_i√d/ε`` (ε-DP for the factor-2-slack ℓ1 sensitivity);
-Gaussian ``σ_i = gauss_mult·2Lη_i`` with ``gauss_mult = 2 sqrt(log(1/δ))/ε`` (paper, rate) or the zCDP
-calibration for sensitivity ``4Lη_i`` (certified). The certified (ε, δ) of the Gaussian paper setting
-is computed by the zCDP conversion ``ρ = (4Lη)²/(2σ²)``, ``ε = ρ + 2 sqrt(ρ log(1/δ))``.
-Privacy of every mode is conditional on the solver's optimality gap ``<= L²η_i/(2n_0)`` in every phase,
-which the estimators report (``info['gap'] <= info['gap_required']``).
+Noise: Laplace scale ``4Lη_i√d/ε`` (ε-DP for the factor-2-slack ℓ1 sensitivity);
+Gaussian ``σ_i = gauss_mult·2Lη_i`` with ``gauss_mult = 2 sqrt(log(1/δ))/ε`` (paper, rate) or the
+smallest multiplier the accountant certifies for sensitivity ``4Lη_i`` (certified).
+
+Ledgers (docs/guide/privacy-ledger.md): Algorithms 1 and 2 use each sample in one phase only, so
+their ledger is the parallel composition of the phases' Laplace (``noise_multiplier = 1/ε``) or
+Gaussian (``gauss_mult/2``) releases; the inverse-sensitivity mechanism is one ε-DP sample;
+Proposition 3's reduction runs ``k`` of them on the same data (sequential). The phases' sensitivity
+``4Lη_i`` needs the solver's optimality gap ``<= L²η_i/(2n_0)``: ``localization_sco`` enforces it
+(the solver iterates until its gap certificate meets it; ``info['gap_ok']``).
 """
 from __future__ import annotations
 
 import math
 from typing import Optional
 
+from ..accounting import ledger as LG
+from ..accounting.accountant import certify
+from ..accounting.calibrate import calibrate
+from ..accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
 from ..mechanisms import gaussian_sigma
-from ..registry import Plan, register_planner
+from ..registry import register_planner
 from .localization import growth_epochs, localization_phases
 
 __all__ = ["plan_localization_sco", "plan_epoch_growth_sco", "plan_grad_inverse_sensitivity", "sco_step",
            "gauss_mult_for", "theorem1_rho",
            "plan_growth_reduction_erm", "reduction_schedule"]
 
-REF = "growth-conditions-private-optimization.txt"
+REF = "Growth conditions for private optimization,"
 
 
 def _common(eps, delta, d, n, T, L, D, mode, modes):
@@ -60,27 +68,50 @@ def sco_step(n: int, d: int, eps: float, delta: float, L: float, D: float, beta:
     return D / (2.0 * L) * min(stat, priv)
 
 
+def _phase_event(eps: float, delta: float, gm: float, d: int) -> LG.Event:
+    """One phase's release: Laplace ``4Lη_i√d/ε`` for ℓ1 sensitivity ``4Lη_i√d`` (multiplier ``1/ε``) or
+    Gaussian ``gm·2Lη_i`` for ℓ2 sensitivity ``4Lη_i`` (multiplier ``gm/2``)."""
+    if math.isinf(eps):
+        return LG.pure(math.inf, label="no noise (eps = inf)")
+    if delta == 0:
+        return LG.laplace(1.0 / eps, label="phase release x_hat + Laplace", dim=d)
+    return LG.gaussian(gm / 2.0, label="phase release x_hat + Gaussian", dim=d)
+
+
 def gauss_mult_for(eps: float, delta: float, mode: str) -> tuple[float, float]:
-    """(gauss_mult, certified ε) of the Gaussian phases; ``(0, inf)`` for ε = inf, ``(0, ε)`` for δ = 0."""
+    """(gauss_mult, certified ε) of the Gaussian phases; ``(0, inf)`` for ε = inf, ``(0, ε)`` for δ = 0.
+
+    ``certified``: the smallest multiplier whose release (sensitivity ``4Lη_i``, i.e. noise multiplier
+    ``gauss_mult/2``) the accountant certifies at ``(eps, delta)``; otherwise the paper's
+    ``2 sqrt(log(1/δ))/ε``. The certified ε is the accountant's.
+    """
     if delta == 0:
         return 0.0, eps
     if math.isinf(eps):
         return 0.0, math.inf
     if mode == "certified":
-        return gaussian_sigma(2.0, eps, delta, method="zcdp"), eps
-    gm = 2.0 * math.sqrt(math.log(1.0 / delta)) / eps
-    rho = 2.0 / gm ** 2              # sensitivity 4Lη, σ = gm·2Lη
-    return gm, rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+        hi = gaussian_sigma(2.0, eps, delta, method="zcdp")
+        gm = calibrate(lambda g: certify(LG.gaussian(g / 2.0), delta).eps, eps, lo=hi / 50.0, hi=hi,
+                       increasing=False, rtol=1e-9, name="gauss_mult", what="the certified eps")
+    else:
+        gm = 2.0 * math.sqrt(math.log(1.0 / delta)) / eps
+    return gm, certify(LG.gaussian(gm / 2.0), delta).eps
 
 
-def _finish(name, mode, eps, delta, params, eps_cert, conditions, ref, notes):
-    plan = Plan(algorithm=name, mode=mode, params=params, eps=eps, delta=delta, eps_certified=eps_cert,
-                delta_certified=delta, conditions=conditions, reference=ref, notes=notes)
+def _finish(name, mode, eps, delta, params, ledger, conditions, utility, ref, notes, delta_budget=None):
+    plan = make_plan(algorithm=name, mode=mode, params=params, eps=eps, delta=delta, ledger=ledger,
+                     delta_budget=delta_budget, conditions=conditions, utility_conditions=utility,
+                     reference=ref, notes=notes)
     if mode == "certified" and not plan.certified:
         bad = [k for k, v in conditions.items() if not v]
         raise ValueError(f"{name}: the request (eps={eps}, delta={delta}) cannot be certified"
-                         + (f"; failing conditions: {bad}" if bad else f"; certified eps={eps_cert:.4g}"))
+                         + (f"; failing conditions: {bad}" if bad else f"; certified eps={plan.eps_certified:.4g}"))
     return plan
+
+
+_GAP_NOTE = ("the phase sensitivity 4 L eta_i needs solver gap <= L^2 eta_i/(2 n_0): localization_sco enforces it "
+             "(iterates until the gap certificate meets it; info['gap_ok'])")
+_GAP_COND = "solver gap <= L^2 eta_i/(2 n_0) in every phase (enforced by the solver loop)"
 
 
 @register_planner("localization_sco", "GROWTH Alg. 1 (Props 1-2): phased private ERM, pure (Laplace) or approximate (Gaussian) DP")
@@ -92,13 +123,14 @@ def plan_localization_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = 
     beta = 1.0 / (n + d) if beta is None else float(beta)
     k = localization_phases(n)
     eta = sco_step(n, d, eps, delta, L, D, beta, mode)
-    gm, eps_cert = gauss_mult_for(eps, delta, mode)
+    gm, _ = gauss_mult_for(eps, delta, mode)
     params = dict(eta=eta, eps=eps, delta=delta, gauss_mult=gm, phase_offset=0.0 if mode == "rate" else 1.0,
                   k=k, block=n // k, n_used=k * (n // k))
-    cond = {"beta <= 1/(n+d)": beta <= 1.0 / (n + d) + 1e-15, "n >= number of phases k": n >= k}
-    notes = ["privacy assumes solver gap <= L^2 eta_i/(2 n_0) in every phase (reported as info['gap'])"]
-    ref = f"{REF} Algorithm 1, Proposition {'1' if delta == 0 else '2'}"
-    return _finish("localization_sco", mode, eps, delta, params, eps_cert, cond, ref, notes)
+    utility = {"beta <= 1/(n+d)": beta <= 1.0 / (n + d) + 1e-15, "n >= number of phases k": n >= k}
+    ledger = LG.parallel(_phase_event(eps, delta, gm, d), label=f"{k} phases, each on its own block of n/k samples")
+    ref = f"{REF} Algorithm 1, Proposition {'1' if delta == 0 else '2'}; docs/algorithms/growth.md"
+    return _finish("localization_sco", mode, eps, delta, params, ledger, {_GAP_COND: True}, utility, ref,
+                   [_GAP_NOTE])
 
 
 @register_planner("epoch_growth_sco", "GROWTH Alg. 2 (Thms 2-3): epochs of Alg. 1 with halving radii, adapts to kappa >= kappa_low")
@@ -117,17 +149,19 @@ def plan_epoch_growth_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = 
         raise ValueError(f"n={n} is smaller than the number of phases {n_epochs * k} (epochs x phases)")
     beta = 1.0 / (n + d) if beta is None else float(beta)
     eta0 = sco_step(n0, d, eps, delta, L, D, beta, mode)
-    gm, eps_cert = gauss_mult_for(eps, delta, mode)
+    gm, _ = gauss_mult_for(eps, delta, mode)
     params = dict(eta0=eta0, eps=eps, delta=delta, gauss_mult=gm, phase_offset=0.0 if mode == "rate" else 1.0,
                   n_epochs=n_epochs, k=k, n0=n0, block=n0 // k, n_used=n_epochs * k * (n0 // k),
                   kappa_low=float(kappa_low))
-    cond = {"beta <= 1/(n+d)": beta <= 1.0 / (n + d) + 1e-15, "kappa_low > 1": kappa_low > 1,
-            "n >= epochs x phases": n >= n_epochs * k}
-    notes = ["privacy assumes solver gap <= L^2 eta_i/(2 n_0) in every phase (reported as info['gap'])"]
+    utility = {"beta <= 1/(n+d)": beta <= 1.0 / (n + d) + 1e-15, "kappa_low > 1": kappa_low > 1,
+               "n >= epochs x phases": n >= n_epochs * k}
+    notes = [_GAP_NOTE]
     if mode == "rate":
-        notes.append("rate mode: logs dropped, first phase undamped, T = ceil(log n/(kappa_low-1)) (spec §6.4)")
-    ref = f"{REF} Algorithm 2, Theorem {'2' if delta == 0 else '3'}"
-    return _finish("epoch_growth_sco", mode, eps, delta, params, eps_cert, cond, ref, notes)
+        notes.append("rate mode: logs dropped, first phase undamped, T = ceil(log n/(kappa_low-1))")
+    ledger = LG.parallel(_phase_event(eps, delta, gm, d),
+                         label=f"{n_epochs} epochs x {k} phases, each on its own block of samples")
+    ref = f"{REF} Algorithm 2, Theorem {'2' if delta == 0 else '3'}; docs/algorithms/growth.md"
+    return _finish("epoch_growth_sco", mode, eps, delta, params, ledger, {_GAP_COND: True}, utility, ref, notes)
 
 
 def theorem1_rho(n: int, d: int, eps: float, L: float, lam: float, kappa: float) -> float:
@@ -140,7 +174,8 @@ def plan_grad_inverse_sensitivity(*, eps: float, delta: float = 0.0, T: Optional
                                   n: Optional[int] = None, L: float = 1.0, D: float = 1.0, lam: float = 1.0,
                                   kappa: float = 2.0, rho_rule: str = "theorem", M: int = 1024,
                                   mode: str = "paper") -> Plan:
-    """``ρ`` from Theorem 1 (``rho_rule="theorem"``, needs κ, λ) or ``ρ = 1/n²`` (``"agnostic"``); ε-DP."""
+    """``ρ`` from Theorem 1 (``rho_rule="theorem"``, needs κ, λ) or ``ρ = 1/n²`` (``"agnostic"``); pure ε-DP
+    (``delta_certified = 0`` whatever ``delta`` is requested)."""
     eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
     check_choice("rho_rule", rho_rule, ("theorem", "agnostic"))
     if math.isinf(eps):
@@ -150,8 +185,13 @@ def plan_grad_inverse_sensitivity(*, eps: float, delta: float = 0.0, T: Optional
     rho = theorem1_rho(n, d, eps, L, lam, kappa) if rho_rule == "theorem" else 1.0 / n ** 2
     params = dict(rho=rho, M=int(M), eps=eps, window_cells=int(math.floor(rho / (D / M) + 1e-9)))
     cond = {"d in (1, 2) (grid sampler)": d in (1, 2)}
-    return _finish("grad_inverse_sensitivity", mode, eps, 0.0, params, eps, cond, f"{REF} Theorem 1",
-                   ["grid restricted to X is data-independent: exactly eps-DP (pure)"])
+    ledger = LG.sequential(LG.exponential(eps, label="inverse-sensitivity sample on a data-independent grid",
+                                          outcomes=int(M) ** min(d, 2)))
+    notes = ["grid restricted to X is data-independent: exactly eps-DP (pure)"]
+    if delta > 0:
+        notes.append("the mechanism is pure eps-DP: certified delta = 0")
+    return _finish("grad_inverse_sensitivity", mode, eps, delta, params, ledger, cond, {},
+                   f"{REF} Theorem 1; docs/algorithms/growth.md", notes, delta_budget=0.0)
 
 
 def _reduction_inner_delta(n: int, d: int, eps_j: float, L_G: float, lam_G: float, kappa: float, D: float,
@@ -222,7 +262,7 @@ def plan_growth_reduction_erm(*, eps: float, delta: float = 0.0, T: Optional[int
     ``ε/k``-DP, pure) on data-independent-given-the-past grids; ``k``-fold basic composition certifies
     ``(ε, 0)`` — in every mode, since only ``λ_0`` and ``k`` (utility) change between modes. The
     certificate needs the grid sampler (``d <= 2``; condition). ``D`` is the diameter of ``X`` (``2R``).
-    Utility constants are RECONSTRUCTED (spec §6.5); see ``reduction_schedule``.
+    Utility constants are RECONSTRUCTED; see ``reduction_schedule``. ``delta_certified = 0``.
     """
     eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
     if math.isinf(eps):
@@ -244,7 +284,12 @@ def plan_growth_reduction_erm(*, eps: float, delta: float = 0.0, T: Optional[int
     lam, k, dl, target = reduction_schedule(n, d, eps, L, D, float(kappa), beta, sched_mode, lam0, k)
     params = dict(kappa=float(kappa), lam0=lam, k=k, eps=eps, eps_round=eps / k, M=M, w=1,
                   inner_delta=dl, target_excess=target)
-    cond = {"d in (1, 2) (grid inner mechanism, exact sampling)": d in (1, 2), "kappa >= 2": kappa >= 2}
-    notes = ["RECONSTRUCTED (spec §6.5): lam0 and the utility constants are not printed in the paper",
-             f"privacy: {k}-fold basic composition of pure eps/k = {eps / k:.4g} inverse-sensitivity rounds"]
-    return _finish("growth_reduction_erm", mode, eps, delta, params, eps, cond, f"{REF} Proposition 3", notes)
+    cond = {"d in (1, 2) (grid inner mechanism, exact sampling)": d in (1, 2)}
+    notes = ["RECONSTRUCTED: lam0 and the utility constants are not printed in the paper",
+             f"privacy: {k} pure eps/k = {eps / k:.4g} inverse-sensitivity rounds on the same data"]
+    if delta > 0:
+        notes.append("every round is pure eps/k-DP: certified delta = 0")
+    ledger = LG.sequential(LG.exponential(eps / k, count=k, label="inverse-sensitivity round (Theorem 1, grid)",
+                                          outcomes=int(M) ** min(d, 2)))
+    return _finish("growth_reduction_erm", mode, eps, delta, params, ledger, cond, {"kappa >= 2": kappa >= 2},
+                   f"{REF} Proposition 3; docs/algorithms/growth.md", notes, delta_budget=0.0)
