@@ -79,6 +79,7 @@ REFERENCE = {
          ("laplace", P["zeta_scale"], P["K"] * (P["max_doublings"] + 1))], 0.0),
     "potential_experts": lambda P, T, kw: (_phases(P, P["K"]), 0.0),
     "potential_oco": lambda P, T, kw: (_phases(P, P["K"]), 0.0),
+    "guarded_potential_experts": lambda P, T, kw: (_phases(P, P["K"]), 0.0),
     "binary_tree_experts": lambda P, T, kw: (
         [("laplace", 1.0 / P["eps_tree"], P["m_set"]), ("pure", P["eta_sel"], P["P_max"] * P["m_set"])], 0.0),
     "localization_sco": lambda P, T, kw: (

@@ -1,4 +1,4 @@
-"""Privacy accounting and parameter planning (host-side NumPy float64, never jitted; spec §1.7, §2.8, §2.9).
+"""Privacy accounting and parameter planning (host-side NumPy float64, never jitted).
 
 Run before a simulation: pick parameters, record what they certify, then pass
 them into the algorithm's ``Params``.
@@ -11,7 +11,7 @@ them into the algorithm's ``Params``.
 * ``zcdp`` — ε-DP / Gaussian → ρ-zCDP → (ε, δ) (Bun–Steinke; CKS20; LAZY Lemma A.5) and
   Gaussian σ calibrations: GROWTH Lemma 2.3 CORRECTED (``"paper"``), Dwork–Roth Thm A.1, zCDP.
 * ``calibrate`` — ``calibrate`` (bisection on one monotone parameter, safe side) and
-  ``grid_search`` (vectorised multi-parameter search), reused by ``l2p_calibrate`` (spec §4.6).
+  ``grid_search`` (vectorised multi-parameter search), reused by ``l2p_calibrate``.
 * ``events`` — ``dp_accounting`` events for the same mechanisms (``gaussian_event``,
   ``laplace_event``, ``pure_dp_event``, ``composed_event``, …) and the PLD / RDP
   accountants' ε (``pld_epsilon``, ``rdp_epsilon``) to cross-check our closed forms.
@@ -22,7 +22,7 @@ them into the algorithm's ``Params``.
   (docs/guide/privacy-ledger.md).
 * ``planners`` — ``jaxdp plan`` entries ``laplace``, ``gaussian``, ``tree_aggregation``,
   ``above_threshold``, ``advanced_composition`` returning ``jaxdp.registry.Plan``.
-* ``l2p`` (Team LAZY) — the L2P privacy formula of LAZY Thm 3.2 and its calibration (spec §4.4–§4.6).
+* ``l2p`` (Team LAZY) — the L2P privacy formula of LAZY Thm 3.2 and its calibration.
 
 Conventions: scalars in, Python floats out; the ``*_homogeneous`` forms and the
 zCDP conversions broadcast over arrays. Invalid inputs (ε <= 0, δ outside
@@ -77,7 +77,7 @@ __all__ = [
     "tree_levels",
 ]
 
-from . import l2p  # noqa: E402,F401  (LAZY Thm 3.2 accountant, spec §4.4-§4.6)
+from . import l2p  # noqa: E402,F401  (LAZY Thm 3.2 accountant)
 from .l2p import *  # noqa: E402,F401,F403
 
 __all__ += list(l2p.__all__)

@@ -1,11 +1,11 @@
-"""Parameter search that certifies a privacy target (spec §2.9, §4.6), host-side float64.
+"""Parameter search that certifies a privacy target, host-side float64.
 
 * ``calibrate``: one parameter, a monotone certified quantity, bisection that
   returns a point *on the safe side* (the returned parameter satisfies the
   constraint exactly, not approximately).
 * ``grid_search``: several parameters, any feasibility rule, minimise an
   objective over a rectangular grid (vectorised with broadcasting; used e.g.
-  by ``l2p_calibrate`` of spec §4.6).
+  by ``l2p_calibrate``).
 """
 from __future__ import annotations
 

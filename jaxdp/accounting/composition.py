@@ -1,4 +1,4 @@
-"""Composition theorems and group privacy for (ε, δ)-DP (spec §2.8), host-side float64.
+"""Composition theorems and group privacy for (ε, δ)-DP, host-side float64.
 
 Every function returns ``(eps, delta)`` of the composed / derived guarantee.
 Scalar inputs give Python floats; the homogeneous forms broadcast over arrays
@@ -7,9 +7,9 @@ Scalar inputs give Python floats; the homogeneous forms broadcast over arrays
 Sources: Dwork–Roth, *The Algorithmic Foundations of Differential Privacy*
 (2014), Thms 3.16, 3.20, Cor. 3.21; Kairouz–Oh–Viswanath, *The Composition
 Theorem for Differential Privacy* (ICML 2015 / IEEE TIT 2017), Thms 3.3 and 3.5;
-LAZY = ``lazy-private-online-learning.txt`` Lemmas A.2, A.3 (eq. (4)), 3.8;
-REAL = ``realizable-private-online-optimization.txt`` Lemmas 2.1, 2.2;
-GROWTH = ``growth-conditions-private-optimization.txt`` Lemma 2.1.
+LAZY = Lazy private online learning Lemmas A.2, A.3 (eq. (4)), 3.8;
+REAL = Realizable private online optimization Lemmas 2.1, 2.2;
+GROWTH = Growth conditions for private optimization Lemma 2.1.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def eps_basic(eps_list: Sequence[float], delta_list: Sequence[float] | None = No
     ``k`` mechanisms, the i-th ``(ε_i, δ_i)``-DP, run adaptively on the same data
     are ``(Σε_i, Σδ_i)``-DP (identical: ``(kε, kδ)``). The δ sum is capped at 1.
 
-    Source: Dwork–Roth Thm 3.16; REAL Lemma 2.1; GROWTH Lemma 2.1 (spec §2.8 ``compose_basic``).
+    Source: Dwork–Roth Thm 3.16; REAL Lemma 2.1; GROWTH Lemma 2.1.
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
     return float(e.sum()), float(min(1.0, d.sum()))
@@ -53,7 +53,7 @@ def compose_parallel(eps_list: Sequence[float], delta_list: Sequence[float] | No
     Each individual affects exactly one of the mechanisms (replace-one
     neighbours move one record inside one part). Used by GROWTH Alg. 1/2
     (disjoint batches) and LABEL (disjoint bins). Source: McSherry 2009
-    (PINQ, Thm 4); spec §2.8 ``compose_parallel``.
+    (PINQ, Thm 4).
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
     return float(e.max()), float(d.max())
@@ -101,7 +101,7 @@ def eps_kov15(eps_list: Sequence[float], delta_list: Sequence[float] | None, del
         δ_tot = 1 − (1 − δ̃) Π_t (1 − δ_t)
 
     LAZY Lemma A.3 prints the leading term as ``Σ ε_t`` (worse than basic
-    composition) and ``δ̃_t`` inside the product; see spec §2.8 / §10.3 item 1.
+    composition) and ``δ̃_t`` inside the product.
     The printed form is ``eps_kov15_printed``. Entries ``ε_t = 0`` are allowed.
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
@@ -124,7 +124,7 @@ def eps_kov15_printed(eps_list: Sequence[float], delta_list: Sequence[float] | N
         δ_tot = 1 − (1 − δ̃) Π_t (1 − δ̃_t)   (δ̃_t read as the per-mechanism δ_t).
 
     It is always larger than basic composition (``Σ ε_t``), hence valid but
-    useless; the intended statement is ``eps_kov15`` (spec §2.8, §10.3 item 1).
+    useless; the intended statement is ``eps_kov15``.
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
     dt = float(C.delta_open(delta_tilde, "delta_tilde"))
@@ -143,7 +143,7 @@ def eps_kov15_homogeneous(eps: ArrayLike, delta: ArrayLike, k: ArrayLike, delta_
         ε̃ = min{ kε, kε tanh(ε/2) + sqrt(2kε² log(e + sqrt(k)ε/δ̃)), kε tanh(ε/2) + sqrt(2kε² log(1/δ̃)) },
         δ_tot = 1 − (1 − δ̃)(1 − δ)^k.
 
-    Source: Kairouz–Oh–Viswanath Thm 3.5 (homogeneous case: Thm 3.4); LAZY Lemma A.3 corrected (spec §2.8).
+    Source: Kairouz–Oh–Viswanath Thm 3.5 (homogeneous case: Thm 3.4); LAZY Lemma A.3 corrected.
     ``eps`` may be 0 (gives 0); ``k`` is a count >= 0.
     """
     e = C.nonneg("eps", eps)

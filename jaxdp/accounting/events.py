@@ -35,13 +35,13 @@ def _dpa():
 
 
 def gaussian_event(sigma_over_sensitivity: float):
-    """``GaussianDpEvent(noise_multiplier = σ/Δ₂)``: ``h(S) + N(0, σ²I)`` with ℓ2-sensitivity Δ₂ (spec §2.3)."""
+    """``GaussianDpEvent(noise_multiplier = σ/Δ₂)``: ``h(S) + N(0, σ²I)`` with ℓ2-sensitivity Δ₂."""
     nm = float(C.pos("sigma_over_sensitivity", sigma_over_sensitivity))
     return _dpa().GaussianDpEvent(noise_multiplier=nm)
 
 
 def laplace_event(scale_over_sensitivity: float):
-    """``LaplaceDpEvent(noise_multiplier = b/Δ₁)``: ``h(S) + Lap(b)^d`` with ℓ1-sensitivity Δ₁; (Δ₁/b)-DP (spec §2.2)."""
+    """``LaplaceDpEvent(noise_multiplier = b/Δ₁)``: ``h(S) + Lap(b)^d`` with ℓ1-sensitivity Δ₁; (Δ₁/b)-DP."""
     nm = float(C.pos("scale_over_sensitivity", scale_over_sensitivity))
     return _dpa().LaplaceDpEvent(noise_multiplier=nm)
 
@@ -87,7 +87,7 @@ def self_composed_event(event: Any, count: int):
 def tree_aggregation_event(sigma_over_sensitivity: float, T: int):
     """``SingleEpochTreeAggregationDpEvent``: one pass of tree aggregation over ``T`` steps (add/remove adjacency).
 
-    For replace-one neighbours (spec §2.7) pass ``σ/(2L)``: replacing a gradient moves each node by ``<= 2L``.
+    For replace-one neighbours pass ``σ/(2L)``: replacing a gradient moves each node by ``<= 2L``.
     """
     nm = float(C.pos("sigma_over_sensitivity", sigma_over_sensitivity))
     return _dpa().SingleEpochTreeAggregationDpEvent(noise_multiplier=nm, step_counts=C.count_arg(T, "T"))

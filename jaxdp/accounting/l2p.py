@@ -41,7 +41,8 @@ from .accountant import certify
 from .composition import eps_kov15_homogeneous
 
 __all__ = ["l2p_privacy", "l2p_privacy_conservative", "l2p_conditions", "l2p_calibrate", "l2p_delta1",
-           "mw_regret_proxy", "mw_paper_regret_proxy", "l2p_ledger", "l2p_measure_constants", "L2P_MEASURES"]
+           "mw_regret_proxy", "mw_paper_regret_proxy", "l2p_ledger", "l2p_measure_constants", "L2P_MEASURES",
+           "printed_eps", "calibrate_trusted"]
 
 
 def _n_batches(T, B):
@@ -91,6 +92,11 @@ def _printed(eta, p, B, T, delta0, delta1):
     eps = 2 * eta / p + eta + 1.5 * TB * eta ** 2 * p * L1 + np.sqrt(6.0 * TB * eta ** 2 * p * L1 ** 2)
     delta = 2 * T * (2 / eta + L1 / p) * math.e * B * delta0 + 2 * T * delta1
     return eps, delta
+
+
+def printed_eps(eta: float, p: float, B: int, T: int, delta0: float, delta1: float) -> float:
+    """Thm 3.2's printed eps for validated host floats (no checks; planners call it after validating once)."""
+    return float(_printed(eta, p, B, T, delta0, delta1)[0])
 
 
 def l2p_privacy(eta, p, B, T, delta0, delta1):
@@ -225,6 +231,15 @@ def l2p_calibrate(*, T: int, eps: float, delta: float, regret: Callable, delta0:
     T = int(C.count_arg(T, "T"))
     eps = float(C.pos("eps", eps))
     delta = float(C.delta_open(delta, "delta"))
+    return calibrate_trusted(T=T, eps=eps, delta=delta, regret=regret, delta0=delta0, eta_max=eta_max,
+                             log_factor=log_factor, conservative=conservative, n_B=n_B, n_c=n_c, n_eta=n_eta,
+                             measure=measure)
+
+
+def calibrate_trusted(*, T: int, eps: float, delta: float, regret: Callable, delta0: float = 0.0,
+                      eta_max: Optional[float] = None, log_factor: str = "exact", conservative: bool = True,
+                      n_B: int = 120, n_c: int = 80, n_eta: int = 400, measure: str = "general") -> dict:
+    """:func:`l2p_calibrate` for inputs a planner has already validated (host ints and floats; no checks)."""
     if log_factor not in ("exact", "rate"):
         raise ValueError(f"log_factor must be 'exact' or 'rate', got {log_factor!r}")
     delta1 = l2p_delta1(delta, T, delta0)

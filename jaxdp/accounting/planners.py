@@ -1,4 +1,4 @@
-"""Planners for the privacy primitives whose parameters a theorem sets (spec §0.4, §2.2–§2.8).
+"""Planners for the privacy primitives whose parameters a theorem sets.
 
 Each planner maps a request ``(ε, δ, T, d, …, mode)`` to a ``jaxdp.registry.Plan``
 holding the parameters and the (ε, δ) that the cited theorem certifies for
@@ -6,7 +6,7 @@ them, and is registered for ``jaxdp plan NAME``. Each plan carries the ledger of
 configured mechanism releases; ``eps_certified`` is what ``jaxdp.accounting.certify``
 proves for it (docs/guide/privacy-ledger.md). Modes:
 
-* ``paper``: the formula as printed (CORRECTED where the spec says so);
+* ``paper``: the formula as printed (CORRECTED where the printed formula is wrong);
 * ``certified``: parameters for which the theorem's explicit constants certify
   the request (found numerically where needed); raises ``ValueError`` when no
   setting does;
@@ -79,7 +79,7 @@ def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | 
                  sensitivity: float = 1.0, norm: str = "l1") -> Plan:
     """Laplace noise for ``T`` adaptive releases of a query with sensitivity Δ (GROWTH Lemma 2.2; Dwork–Roth Thm 3.6).
 
-    ``h(S) + Lap_d(b)`` is ``(Δ₁/b)``-DP for ℓ1-sensitivity Δ₁ (``norm="l2"``: Δ₁ = sqrt(d) Δ₂, spec §2.2).
+    ``h(S) + Lap_d(b)`` is ``(Δ₁/b)``-DP for ℓ1-sensitivity Δ₁ (``norm="l2"``: Δ₁ = sqrt(d) Δ₂).
 
     * ``paper`` / ``rate``: per-release ``ε₀ = ε/T`` (basic composition, Dwork–Roth Thm 3.16), ``b = Δ₁/ε₀``; δ = 0.
     * ``certified``: the largest ``ε₀`` for which the best of basic, Dwork–Roth advanced (Thm 3.20),
@@ -177,19 +177,19 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
 
 # ----------------------------------------------------------------------------------------- tree aggregation
 def tree_levels(T: int) -> int:
-    """H = floor(log2 T) + 1: the number of tree levels; each step enters at most H nodes (spec §2.6)."""
+    """H = floor(log2 T) + 1: the number of tree levels; each step enters at most H nodes."""
     T = C.count_arg(T, "T")
     return int(T).bit_length()
 
 
-@register_planner("tree_aggregation", "DP-FTRL tree aggregation: Gaussian node noise sigma for T steps (spec 2.7)")
+@register_planner("tree_aggregation", "DP-FTRL tree aggregation: Gaussian node noise sigma for T steps")
 def plan_tree_aggregation(*, eps: float, delta: float, T: int, d: int | None = 1, mode: str = "paper",
                           L: float = 1.0, adjacency: str = "replace_one") -> Plan:
     """Node noise σ of tree aggregation over ``T`` gradients of norm ``<= L`` (Kairouz et al. 2021 App. B.1; REAL Alg. 3).
 
     With ``H = floor(log2 T) + 1`` levels, replacing one gradient moves ``<= H`` nodes by ``<= 2L``
     (add/remove: ``L``), so the released tree has ℓ2-sensitivity ``Δ = 2L sqrt(H)`` and is
-    ``ρ = Δ²/(2σ²)``-zCDP (spec §2.7):
+    ``ρ = Δ²/(2σ²)``-zCDP:
 
         ``paper`` / ``certified``: σ = L sqrt(2H/ρ*(ε, δ))   (replace-one; half of it for add/remove),
         ``rate``: σ = L/ε.

@@ -1,4 +1,4 @@
-"""Zero-concentrated DP (ρ-zCDP) and Gaussian-mechanism calibration (spec §2.3, §2.8), host-side float64.
+"""Zero-concentrated DP (ρ-zCDP) and Gaussian-mechanism calibration, host-side float64.
 
 ρ-zCDP (Bun–Steinke 2016, *Concentrated Differential Privacy: Simplifications,
 Extensions, and Lower Bounds*; LAZY Def. A.1 calls it ρ-CDP) means
@@ -7,7 +7,7 @@ Extensions, and Lower Bounds*; LAZY Def. A.1 calls it ρ-CDP) means
 Sources: Bun–Steinke Prop. 1.3 (ε-DP → ε²/2-zCDP), Prop. 1.6 (Gaussian),
 Lemma 2.3 / Prop. 1.3 (zCDP → (ε, δ)); Canonne–Kamath–Steinke 2020 Prop. 12
 (tighter RDP → (ε, δ), as in ``dp_accounting``); LAZY Lemma A.5;
-Dwork–Roth Thm A.1; GROWTH = ``growth-conditions-private-optimization.txt`` Lemma 2.3 (CORRECTED, §10.3 item 4).
+Dwork–Roth Thm A.1; GROWTH = Growth conditions for private optimization Lemma 2.3 (CORRECTED).
 All functions broadcast over arrays; scalars give Python floats.
 """
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _eps_cks(rho: np.ndarray, log_inv_delta: np.ndarray) -> np.ndarray:
 def eps_from_rho(rho: ArrayLike, delta: ArrayLike, method: str = "bun_steinke"):
     """ε such that ρ-zCDP implies (ε, δ)-DP.
 
-    * ``"bun_steinke"`` (default; spec §2.8 ``zcdp_to_approx``): ``ε = ρ + 2 sqrt(ρ ln(1/δ))``, all δ ∈ (0, 1)
+    * ``"bun_steinke"`` (default): ``ε = ρ + 2 sqrt(ρ ln(1/δ))``, all δ ∈ (0, 1)
       (Bun–Steinke Prop. 1.3).
     * ``"cks"``: ``min_{α>1} ρα + ln(1 − 1/α) + (ln(1/δ) − ln α)/(α − 1)`` (Canonne–Kamath–Steinke 2020
       Prop. 12; the conversion ``dp_accounting``'s RDP accountant uses, here optimised over continuous α).
@@ -98,14 +98,14 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike, method: str = "bun_steinke"):
 
 
 def zcdp_to_approx(rho: ArrayLike, delta: ArrayLike, method: str = "bun_steinke"):
-    """ρ-zCDP ⇒ ``(eps_from_rho(ρ, δ), δ)``-DP; returns the pair (spec §2.8 ``zcdp_to_approx``)."""
+    """ρ-zCDP ⇒ ``(eps_from_rho(ρ, δ), δ)``-DP; returns the pair."""
     return eps_from_rho(rho, delta, method), C.out(C.delta_open(delta))
 
 
 def rho_from_eps_delta(eps: ArrayLike, delta: ArrayLike):
     """The largest ρ with ``ρ + 2 sqrt(ρ ln(1/δ)) <= ε``: ``ρ* = (sqrt(ε + ln(1/δ)) − sqrt(ln(1/δ)))²``.
 
-    Inverse of the Bun–Steinke conversion (spec §2.7). Computed as
+    Inverse of the Bun–Steinke conversion. Computed as
     ``ε² / (sqrt(ε + L) + sqrt(L))²`` to avoid cancellation for small ε.
     """
     e = C.eps_arg(eps)
@@ -117,7 +117,7 @@ def rho_from_eps_delta(eps: ArrayLike, delta: ArrayLike):
 def gaussian_sigma_zcdp(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
     """σ = Δ₂ / sqrt(2ρ*(ε, δ)): the Gaussian mechanism is then ρ*-zCDP, hence (ε, δ)-DP for every ε > 0.
 
-    Source: Bun–Steinke Props 1.3 and 1.6 (spec §2.3 zCDP form).
+    Source: Bun–Steinke Props 1.3 and 1.6.
     """
     D = C.pos("Delta2", Delta2)
     return C.out(D / np.sqrt(2.0 * np.asarray(rho_from_eps_delta(eps, delta))))
@@ -138,7 +138,7 @@ def gaussian_sigma_dr(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
 
 
 def gaussian_sigma_growth(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
-    """σ = 2 Δ₂ sqrt(log(2/δ)) / ε — GROWTH Lemma 2.3, CORRECTED (square root restored; spec §2.3, §10.3 item 4).
+    """σ = 2 Δ₂ sqrt(log(2/δ)) / ε — GROWTH Lemma 2.3, CORRECTED (square root restored).
 
     This is the ``"paper"`` Gaussian calibration (it is what GROWTH Alg. 1 uses:
     ``4Lη_i sqrt(log(1/δ))/ε`` for Δ = 2Lη_i). It dominates the Dwork–Roth σ for ε <= 1.
@@ -150,7 +150,7 @@ def gaussian_sigma_growth(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
 
 
 def gaussian_sigma_growth_printed(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
-    """σ = 2 Δ₂ log(2/δ) / ε — GROWTH Lemma 2.3 as extracted (no square root); reference only (spec §2.3)."""
+    """σ = 2 Δ₂ log(2/δ) / ε — GROWTH Lemma 2.3 as extracted (no square root); reference only."""
     D = C.pos("Delta2", Delta2)
     e = C.eps_arg(eps)
     d = C.delta_open(delta)

@@ -30,7 +30,7 @@ import math
 from typing import Optional
 
 
-from ..accounting.l2p import l2p_calibrate, l2p_conditions, l2p_delta1, l2p_ledger, l2p_privacy, mw_regret_proxy
+from ..accounting.l2p import calibrate_trusted, l2p_conditions, l2p_delta1, l2p_ledger, mw_regret_proxy, printed_eps
 from ..accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..registry import register_planner
@@ -105,17 +105,17 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
         n_B, n_c, n_eta = grid if grid is not None else (120, 80, 400)
         eta_max = math.sqrt(8.0 * math.log(d) / T)
         if mode == "certified":
-            r = l2p_calibrate(T=T, eps=eps, delta=delta, regret=mw_regret_proxy(d, T), eta_max=eta_max,
-                              log_factor="exact", conservative=True, n_B=n_B, n_c=n_c, n_eta=n_eta, measure="mw")
+            r = calibrate_trusted(T=T, eps=eps, delta=delta, regret=mw_regret_proxy(d, T), eta_max=eta_max,
+                                  log_factor="exact", conservative=True, n_B=n_B, n_c=n_c, n_eta=n_eta, measure="mw")
         else:
-            r = l2p_calibrate(T=T, eps=eps, delta=delta, regret=mw_regret_proxy(d, T), eta_max=eta_max,
-                              log_factor="rate", conservative=False, n_B=n_B, n_c=n_c, n_eta=n_eta)
+            r = calibrate_trusted(T=T, eps=eps, delta=delta, regret=mw_regret_proxy(d, T), eta_max=eta_max,
+                                  log_factor="rate", conservative=False, n_B=n_B, n_c=n_c, n_eta=n_eta)
             notes.append("retuned: Thm 3.2 constraints with log(1/delta1) -> 1 (rate form); see eps_certified")
         eta, p, B_ = r["eta"], r["p"], int(r["B"])
         if T < B_:  # pragma: no cover - the search never proposes B > T
             raise ValueError(f"T must be >= B={B_}, got T={T}")
     conds = {k: bool(v) for k, v in l2p_conditions(eta, p, B_, T, delta1).items()}
-    e_pr, _, _ = l2p_privacy(eta, p, B_, T, 0.0, delta1)
+    e_pr = printed_eps(float(eta), float(p), int(B_), T, 0.0, delta1)
     ledger = l2p_ledger(float(eta), float(p), int(B_), T, 0.0, delta1, "mw", outcomes=d)
     notes.append(f"Thm 3.2 as printed: eps={e_pr:.4g} (not used: the certificate is the ledger's)")
     notes.append(f"valid regret bound ln d/eta + eta T B/8 = {math.log(d) / eta + eta * T * B_ / 8:.4g}")
