@@ -15,12 +15,16 @@ or ``Lowered.as_text()``) and returns a :class:`ModuleStats`:
   ``stablehlo.rng_bit_generator``, each multiplied by the trip counts of the
   loops around it. The words of ``split``/``fold_in`` key derivations are
   included, and also reported apart as ``key_words``.
-* **carry bytes per call**: bytes of the ``stablehlo.while`` loop state read and
-  written per iteration (an element the body returns unchanged is read only),
-  times the trip count, summed over every loop. Only per-seed arrays count:
-  modules are exported for one seed, so an array whose leading dimension is 1
-  belongs to that seed; the others (scalars, checkpoint tables) are shared by
-  every seed of a batch and are reported apart (``shared_carry_bytes``).
+* **carry bytes per call**: bytes of the ``stablehlo.while`` loop state that
+  the body changes, read and written once per iteration, times the trip count,
+  summed over every loop. An element the body returns unchanged (a loop
+  constant, e.g. a table the loop reads a row of) is passed by reference and
+  not counted: its size is reported apart (``invariant_bytes``, the largest
+  over the loops), since how much of it an iteration reads is not known.
+  Only per-seed arrays count: modules are exported for one seed, so an array
+  whose leading dimension is 1 belongs to that seed; the others (scalars,
+  checkpoint tables) are shared by every seed of a batch and are reported apart
+  (``shared_carry_bytes``).
 
 Where a ``case``/``if`` has several branches (a ``lax.cond``, or one branch
 per platform in a multi-platform export), the largest branch is counted, so
@@ -123,6 +127,7 @@ class ModuleStats:
     uses_f64: bool
     threefry_calls: int
     rng_bit_generator_ops: int
+    invariant_bytes: float = 0.0
 
 
 def _ir_context():
@@ -234,7 +239,7 @@ def analyze_module(text: str) -> ModuleStats:
             scan_all(f)
 
         memo: dict = {}
-        flags = {"loops": 0, "unknown": 0}
+        flags = {"loops": 0, "unknown": 0, "invariant": 0.0}
 
         def cost_block(blk, key_ctx: bool) -> _Cost:
             total = _Cost()
@@ -282,15 +287,17 @@ def analyze_module(text: str) -> ModuleStats:
                 inner = cost_block(op.regions[0].blocks[0], key_ctx) + cost_block(body, key_ctx)
                 ret = list(body.operations)[-1]
                 args = list(body.arguments)
-                per_seed = shared = 0.0
+                per_seed = shared = inv = 0.0
                 for i, a in enumerate(args):
                     t = str(a.type)
-                    invariant = i < len(ret.operands) and ret.operands[i] == a
-                    b = _nbytes(t) * (1 if invariant else 2)
+                    if i < len(ret.operands) and ret.operands[i] == a:  # loop constant: passed by reference
+                        inv += _nbytes(t) if _per_seed(t) else 0
+                        continue
                     if _per_seed(t):
-                        per_seed += b
+                        per_seed += 2 * _nbytes(t)
                     else:
-                        shared += b
+                        shared += 2 * _nbytes(t)
+                flags["invariant"] = max(flags["invariant"], inv)
                 return (inner + _Cost(carry_bytes=per_seed, shared_carry_bytes=shared)).scale(n)
             if name in ("stablehlo.case", "stablehlo.if"):
                 return _Cost.max([cost_block(r.blocks[0], key_ctx) for r in op.regions])
@@ -313,4 +320,4 @@ def analyze_module(text: str) -> ModuleStats:
                            shared_carry_bytes=c.shared_carry_bytes, loops=flags["loops"],
                            unknown_trip_loops=flags["unknown"], custom_calls=dict(custom), violations=violations,
                            uses_f64="f64>" in text, threefry_calls=counters["threefry"],
-                           rng_bit_generator_ops=counters["rbg"])
+                           rng_bit_generator_ops=counters["rbg"], invariant_bytes=flags["invariant"])

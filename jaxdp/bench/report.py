@@ -150,7 +150,8 @@ def roofline_markdown(rows: list[dict]) -> str:
              "predicted here", "measured/predicted", "bound here", "predicted H100", "predicted TPU v5e", "unit"]
     parts = ["### Roofline: measured vs predicted", "",
              "Per seed and round, from the module exported for `cuda` and `tpu` (`jaxdp.bench.export`): random bits "
-             "drawn (threefry output, key derivations included) and bytes of loop state read and written. Predicted "
+             "drawn (threefry output, key derivations included) and bytes of loop state changed (read and written) "
+             "per round. Predicted "
              "throughput = rounds / max(random words / generator rate, carry bytes / bandwidth), with enough seeds in "
              "flight to fill the device. *Here*: the ceilings measured above (generator rate in threefry words as "
              "counted in `jax.random.bits`'s own module). "

@@ -1,7 +1,7 @@
 """Roofline predictions from what an exported module does per call (:mod:`jaxdp.bench.export`).
 
 A run of one seed draws ``R`` random words and moves ``C`` bytes of loop state
-(read + write per iteration). On a device that generates ``ρ`` random words/s
+(what an iteration changes, read and written once). On a device that generates ``ρ`` random words/s
 and moves ``β`` bytes/s, with enough seeds in flight to keep it busy, one
 seed's call takes at least
 
