@@ -1,4 +1,4 @@
-"""Random-number primitives that count draws (spec §3.4, DESIGN.md performance notes).
+"""Random-number primitives that count draws (docs/guide/benchmarks.md).
 
 On CPU the threefry generator, not the arithmetic, dominates a simulated
 round, so the samplers here use as few random words as possible:

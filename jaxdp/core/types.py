@@ -6,7 +6,6 @@ that varies across a parameter sweep lives in the ``params`` pytree (traced);
 anything that fixes an array shape (``d``, ``T_max``, tree depth) is bound in
 the closure when the object is constructed.
 
-Spec: ``shared/spec/ALGORITHMS.md`` §1.1–1.3.
 """
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ class Learner(NamedTuple):
     """An online learner: ``init(key, params) -> state`` and
     ``step(key, state, loss, params) -> (state, info)``.
 
-    Semantics of ``step`` (spec §1.1): the loss incurred this round is
+    Semantics of ``step``: the loss incurred this round is
     ``problem.value(loss, state.x)`` (the simulator computes it from the
     state, so a learner cannot misreport it); the learner absorbs ``loss``
     into its statistics and chooses, with ``key``, the action for the next
@@ -43,7 +42,7 @@ class Learner(NamedTuple):
     ``block_size`` (a static int >= 1) and ``end_block``: the simulator then runs
     a nested scan, the inner one over ``block_size`` rounds calling ``step``,
     and calls ``end_block(key, state, params) -> (state, info)`` once after
-    every block (spec §1.3 "batched fast path", §1.5). Under ``vmap`` a
+    every block (the batched fast path of lazy algorithms). Under ``vmap`` a
     ``lax.cond`` runs both branches, so this is how a fresh sample is paid
     once per batch and not once per round.
     """
@@ -74,8 +73,10 @@ class Problem(NamedTuple):
 
     * ``value(loss, x)``: the loss of action ``x``.
     * ``grad(loss, x)``: its (sub)gradient (``None`` for finite action sets).
-    * ``stats_init(loss)``: comparator statistics, zero, shaped like one loss.
-    * ``stats_update(stats, loss)``: absorb one loss.
+    * ``stats_init(loss)``: comparator statistics (any pytree), zero, given one loss.
+    * ``stats_update(stats, loss)``: absorb one loss. Long-horizon sums should be
+      compensated (``jaxdp.core.accumulate``), as the library's problems do, so
+      the comparator stays accurate at ``T = 10^7`` in float32.
     * ``best(stats)``: ``min_x sum_t loss_t(x)``, the best fixed action's
       cumulative loss (from sufficient statistics: the cumulative loss vector
       for experts, ``sum g_t`` for linear losses on a ball).

@@ -1,5 +1,5 @@
 """The experts problem (prediction from expert advice, OPE): actions are
-indices in ``[d]``, a loss is a vector in ``[0, 1]^d`` (spec §0.3)."""
+indices in ``[d]``, a loss is a vector in ``[0, 1]^d``."""
 from __future__ import annotations
 
 import functools

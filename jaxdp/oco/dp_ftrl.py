@@ -1,6 +1,6 @@
 """DP-FTRL: follow-the-regularized-leader on tree-aggregated gradients
-(Kairouz et al. 2021; REAL Algorithm 3 and Theorem 4, ``realizable-private-online-optimization.txt``;
-spec §2.6–2.7, §5.7).
+(Kairouz et al. 2021; Realizable private online optimization, Alg. 3 and Thm 4;
+docs/algorithms/realizable.md#dp-ftrl).
 
 At round ``t`` (1-indexed) the learner plays
 
@@ -10,7 +10,7 @@ where ``gbar_{t-1}`` is the binary-tree (tree-aggregation) release of the
 prefix sum ``sum_{i<t} g_i`` of the clipped gradients
 ``g_i = clip_C(grad l_i(x_i))`` (``gbar_0 = 0``): every tree node gets fresh
 ``N(0, sigma^2 I_d)`` noise, so ``b_t = gbar_t - sum_{i<=t} g_i`` has
-``E||b_t||^2 = popcount(t) d sigma^2`` (spec §2.7; the same release as
+``E||b_t||^2 = popcount(t) d sigma^2`` (the same release as
 ``jaxdp.mechanisms.tree_step``, stored leaner: see :class:`LeanTree`).
 
 Privacy (replace-one neighbours, ``||g_t|| <= C`` by clipping, so
@@ -111,9 +111,12 @@ def _lean_tree_step(key, tree: LeanTree, g, sigma, H: int):
     rest = t & (t - 1)                                   # t without its lowest set bit
     j = jnp.where(rest == 0, H, _ctz(jnp.maximum(rest, 1)))
     z = jax.random.normal(key, g.shape, tree.C.dtype)
-    row = tree.C[j] + jnp.asarray(sigma, tree.C.dtype) * z
+    # masks, not gather/scatter: under vmap the level indices are per seed, and XLA's batched
+    # gather/scatter cost more on CPU than one fused pass over the (H + 1, d) rows
+    lev = jnp.arange(H + 1, dtype=jnp.int32)[:, None]
+    row = jnp.sum(jnp.where(lev == j, tree.C, 0), axis=0) + jnp.asarray(sigma, tree.C.dtype) * z
     G, G_c = kahan_add(tree.G, tree.G_c, g)
-    return LeanTree(G=G, G_c=G_c, C=tree.C.at[i].set(row), t=t), G + row
+    return LeanTree(G=G, G_c=G_c, C=jnp.where(lev == i, row[None], tree.C), t=t), G + row
 
 
 class DPFTRLState(NamedTuple):

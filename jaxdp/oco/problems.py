@@ -1,4 +1,4 @@
-"""OCO problems: how a revealed loss acts on an action, and the comparator (spec §0.3, §1.1, §3.3).
+"""OCO problems: how a revealed loss acts on an action, and the comparator.
 
 Each constructor returns a ``jaxdp.core.Problem`` (cached, so ``simulate``'s
 compile cache hits) and records its constants — Lipschitz constant ``L`` and
