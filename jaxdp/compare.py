@@ -405,6 +405,8 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
                 raise ValueError(f"unknown built-in learner {nm!r} for {problem}; known: {', '.join(sorted(known))}")
         builtins = [b for b in builtins if b.name in learners]
     insts = inst_mod.instances(problem)
+    if instances is None and quick:
+        insts = [i for i in insts if i.quick]
     if instances is not None:
         known = {i.name for i in insts}
         for nm in instances:
@@ -419,22 +421,17 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
         raise ValueError(f"seeds must be <= {n_avail} (the instances' fixed seed lists), got {seeds}")
     T_max = max(T)
 
-    # 1-2. the user's learner: import, conformance
+    # 1. the user's learner: import; the configuration; a results directory of another run is refused
     user, user_name, fid, report = None, None, None, None
     if factory is not None:
-        from .testing import check_factory
-
         user = load_factory(factory)
         user_name = _user_name(user, {b.name for b in builtins})
         fid = _factory_id(user)
+        if isinstance(factory, str):
+            fid["spec"] = factory
         if claimed_eps is None and getattr(user, "claimed_eps", None) is not None:
             claimed_eps = float(user.claimed_eps)
-        first = insts[0]
-        adv, ap = first.build(d, min(T_max, 64), eps[0])
-        say(f"conformance checks of {user_name} on {first.name} ...")
-        report = check_factory(user, adv, first.problem(d), ap, d=d, T=min(T_max, 64), eps=eps, delta=delta)
-        say("conformance: passed (" + ", ".join(report.checks) + ")")
-
+            _validate(problem, eps, delta, T, d, seeds, claimed_eps)
     config = {"problem": problem, "eps": list(eps), "delta": delta, "T": list(T), "d": d, "seeds": seeds,
               "instances": [i.name for i in insts], "learners": [b.name for b in builtins],
               "benchmark_version": inst_mod.VERSION, "user": fid, "user_name": user_name,
@@ -442,6 +439,25 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
     if out is None:
         out = tempfile.mkdtemp(prefix="jaxdp-compare-")
     out = pathlib.Path(out)
+    manifest = out / "manifest.json"
+    if manifest.exists():
+        from .studies import framework as _fw
+
+        norm = getattr(_fw, "_normalized", lambda x: x)
+        old = json.loads(manifest.read_text())
+        if old.get("study") != "compare" or norm(old.get("config")) != norm(json.loads(json.dumps(config, default=str))):
+            raise ValueError(f"results directory {str(out)!r} holds another run ({old.get('study')!r} with another "
+                             "configuration, learner source or benchmark version); use another --out or delete it")
+
+    # 2. conformance: stop with a clear message before any benchmark runs
+    if user is not None:
+        from .testing import check_factory
+
+        first = insts[0]
+        adv, ap = first.build(d, min(T_max, 64), eps[0])
+        say(f"conformance checks of {user_name} on {first.name} ...")
+        report = check_factory(user, adv, first.problem(d), ap, d=d, T=min(T_max, 64), eps=eps, delta=delta)
+        say("conformance: passed (" + ", ".join(report.checks) + ")")
     out.mkdir(parents=True, exist_ok=True)
 
     # 3. audit (cached in out/audit.json under the same config)
@@ -470,7 +486,7 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
                 lrn, params, e_cert = by_name[p["learner"]].make(p["d"], p["T"], T_max, p["eps"], delta, prob)
             except ValueError as e:   # the planner cannot certify this (eps, delta, T, d)
                 raise _NotCertified(str(e)) from None
-        adv, ap = inst.build(p["d"], p["T"], p["eps"])
+        adv, ap = inst.build(p["d"], p["T"], p["eps"], T_max=T_max)
         return inst, prob, lrn, params, adv, ap, e_cert
 
     def run(pts, seed_idx):
@@ -615,6 +631,18 @@ def _leaderboard(df, audits, user_name, builtins, T_max):
     return pd.DataFrame(lb[cols])
 
 
+def _command(config: dict) -> str:
+    """The ``jaxdp compare`` command line that reproduces a run of this configuration."""
+    user = (config.get("user") or {}).get("spec") or (config.get("user") or {}).get("factory")
+    parts = ["jaxdp compare"] + ([user] if user else []) + [
+        f"--problem {config['problem']}", "--eps " + ",".join(f"{e:g}" for e in config["eps"]),
+        f"--delta {config['delta']:g}", "--T " + ",".join(str(t) for t in config["T"]), f"--d {config['d']}",
+        f"--seeds {config['seeds']}"]
+    if config.get("claimed_eps") is not None:
+        parts.append(f"--claimed-eps {config['claimed_eps']:g}")
+    return " ".join(parts)
+
+
 def _fmt(x, nd=3):
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "∞" if isinstance(x, float) and x == math.inf else "–"
@@ -632,7 +660,7 @@ def leaderboard_markdown(lb, config: dict, audits: dict) -> str:
              f"T = {max(config['T'])} (mean and 95% bootstrap CI over seeds); the slope is the least-squares "
              "slope of log mean regret in log T over the T grid (95% bootstrap CI); ε cert. is the ε its "
              "planner certifies (∞: non-private reference). Built-ins are configured by their planners in "
-             "certified mode.", ""]
+             "certified mode.", "", "Reproduce (resumable; add `--out DIR`):", "", "```bash", _command(config), "```", ""]
     if audits:
         for e, a in sorted(audits.items()):
             lines.append(f"**Privacy audit of {config['user_name']}** at claimed ε = {e:g}, δ = "

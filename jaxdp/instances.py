@@ -27,9 +27,10 @@ Problem classes (:data:`PROBLEM_CLASSES`):
 Instances whose construction depends on the horizon or the privacy level of
 the run (the lower bounds) take ``T`` and ``eps`` in ``build``.
 
-Real data (the ``jaxdp.data`` package) registers replay instances through
-:func:`register_instance` when it is importable; :func:`instances` imports it
-lazily (see :func:`_load_data_instances`).
+Real data: ``real-phishing``, ``real-digits`` and ``real-diabetes`` (experts) replay
+the prequential losses of a pool of online predictors on bundled public data sets
+(``jaxdp.data``, optional extra ``jaxdp[data]``); they are registered when that
+package and its dependencies import (:func:`instances` loads them lazily).
 
 See docs/guide/compare.md.
 """
@@ -58,12 +59,15 @@ N_SEEDS_QUICK = 8     # --quick uses the first 8
 class Instance:
     """One benchmark instance.
 
-    * ``build(d, T, eps) -> (adversary, adv_params)`` for the online classes
+    * ``build(d, T, eps, T_max=None) -> (adversary, adv_params)`` for the online classes
       (``(generator, info)`` for ``label-dp``); ``d`` fixes the dimension, ``T``
-      and ``eps`` matter only for the lower-bound constructions.
+      and ``eps`` matter only for the lower-bound constructions, ``T_max`` (the
+      largest horizon of a sweep) for replayed streams (one length for all T).
     * ``problem(d) -> Problem`` (online classes): how losses act on actions.
     * ``base_seed``, ``seeds``: the fixed seed list (``instance_keys``).
     * ``min_d``: the smallest dimension the construction allows.
+    * ``quick``: part of ``--quick`` runs (the real-data replays are not: building their streams
+      runs a pool of online predictors in Python); ``data``: a real-data replay.
     """
 
     name: str
@@ -76,6 +80,8 @@ class Instance:
     reference: str = ""
     min_d: int = 2
     params: tuple = ()
+    quick: bool = True
+    data: bool = False
 
     def keys(self, n: Optional[int] = None) -> jax.Array:
         """Keys of the first ``n`` seeds of the list (all of them by default)."""
@@ -104,30 +110,59 @@ _DATA_LOADED = False
 
 
 def _load_data_instances() -> None:
-    """Real-data loss streams (issue: science on real data) live in ``jaxdp.data``; when that package
-    exists and exposes ``benchmark_instances() -> list[Instance]`` (or registers its own through
-    :func:`register_instance` on import), its streams join the registry."""
+    """Real-data loss streams come from ``jaxdp.data`` (optional extra ``jaxdp[data]``: scikit-learn and
+    river). Their instances (:data:`REAL_DATA`) are registered only when that package and its
+    dependencies import; ``jaxdp.data`` may also expose ``benchmark_instances() -> list[Instance]``."""
     global _DATA_LOADED
     if _DATA_LOADED:
         return
     _DATA_LOADED = True
     try:
         mod = importlib.import_module("jaxdp.data")
-    except ImportError:
+        available = set(mod.available_datasets())
+    except Exception:   # the optional extra is not installed
         return
+    for i, (name, dataset, desc) in enumerate(REAL_DATA):
+        if dataset in available:
+            register_instance(Instance(
+                name, "experts", f"{desc}: the prequential 0-1 / absolute losses of d online predictors on "
+                f"random feature subsets (jaxdp.data.expert_pool_losses, order_seed 0); deterministic, so seeds "
+                f"vary only the learner's randomness", _replay(dataset), _experts_problem, base_seed=6001 + i,
+                params=(("dataset", dataset), ("order_seed", 0), ("pool_seed", 0)),
+                reference="docs/guide/your-data.md#real-data", quick=False, data=True))
     fn = getattr(mod, "benchmark_instances", None)
     if callable(fn):
         for inst in fn():
             register_instance(inst)
 
 
+REAL_DATA = (("real-phishing", "phishing", "river Phishing (binary classification)"),
+             ("real-digits", "digits", "scikit-learn digits (10 classes)"),
+             ("real-diabetes", "diabetes", "scikit-learn diabetes (regression)"))
+
+
+def _replay(dataset: str):
+    def build(d, T, eps, T_max=None):
+        from .data import expert_pool_losses
+        from .experts import ReplayParams, adv_replay
+
+        # one stream of length T_max for every T <= T_max (a prefix of the longer stream), so the
+        # horizons of a sweep share one parameter shape
+        L = int(T_max or T)
+        return adv_replay(d), ReplayParams(losses=jnp.asarray(expert_pool_losses(dataset, L, d, order_seed=0)))
+
+    return build
+
+
 def instances(problem_class: Optional[str] = None, *, include_data: bool = True) -> list[Instance]:
-    """Registered instances (of one problem class), in registration order."""
+    """Registered instances (of one problem class), in registration order; ``include_data=False`` leaves out
+    the real-data replays."""
     if problem_class is not None and problem_class not in PROBLEM_CLASSES:
         raise ValueError(f"problem must be one of {list(PROBLEM_CLASSES)}, got {problem_class!r}")
     if include_data:
         _load_data_instances()
-    return [i for i in _REGISTRY.values() if problem_class is None or i.problem_class == problem_class]
+    return [i for i in _REGISTRY.values() if (problem_class is None or i.problem_class == problem_class)
+            and (include_data or not i.data)]
 
 
 def get_instance(name: str) -> Instance:
@@ -151,7 +186,7 @@ def _experts_problem(d):
 
 
 def _bernoulli(gap):
-    def build(d, T, eps):
+    def build(d, T, eps, T_max=None):
         from .experts import BernoulliParams, bernoulli_experts
 
         return bernoulli_experts(d), BernoulliParams(gap=jnp.float32(gap))
@@ -162,13 +197,13 @@ def _bernoulli(gap):
 ALTERNATING_B = 16
 
 
-def _alternating(d, T, eps):
+def _alternating(d, T, eps, T_max=None):
     from .experts import AlternatingParams, adv_alternating_batches
 
     return adv_alternating_batches(d), AlternatingParams(B=jnp.int32(ALTERNATING_B))
 
 
-def _lazy_epochs(d, T, eps):
+def _lazy_epochs(d, T, eps, T_max=None):
     from .experts import LazyEpochsParams, adv_lazy_epochs
 
     return adv_lazy_epochs(d), LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=jnp.int32(0))
@@ -197,7 +232,7 @@ register_instance(Instance(
 # --------------------------------------------------------------------------- realizable experts
 
 
-def _realizable_bernoulli(d, T, eps):
+def _realizable_bernoulli(d, T, eps, T_max=None):
     from .experts import RealizableBernoulliParams, adv_realizable_bernoulli
 
     return adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(0.5), q_star=jnp.float32(0.0))
@@ -206,13 +241,13 @@ def _realizable_bernoulli(d, T, eps):
 HALVING_R = 64
 
 
-def _halving(d, T, eps):
+def _halving(d, T, eps, T_max=None):
     from .experts import HalvingParams, adv_realizable_halving
 
     return adv_realizable_halving(d), HalvingParams(r=jnp.int32(HALVING_R))
 
 
-def _realizable_lb(d, T, eps):
+def _realizable_lb(d, T, eps, T_max=None):
     from .experts import RealizableLBParams, adv_realizable_lb
 
     return adv_realizable_lb(d), RealizableLBParams(T=jnp.int32(T), eps=jnp.float32(eps))
@@ -258,7 +293,7 @@ def _squared_ball_problem(d):
 
 
 def _linear(mode, bias=0.2, B=16):
-    def build(d, T, eps):
+    def build(d, T, eps, T_max=None):
         from .oco.adversaries import adv_linear_oco, linear_oco_params
 
         return adv_linear_oco(d), linear_oco_params(mode, L=1.0, bias=bias, B=B)
@@ -266,7 +301,7 @@ def _linear(mode, bias=0.2, B=16):
     return build
 
 
-def _smooth_realizable(d, T, eps):
+def _smooth_realizable(d, T, eps, T_max=None):
     from .oco.adversaries import adv_smooth_realizable, smooth_realizable_params
 
     return adv_smooth_realizable(d), smooth_realizable_params(D=1.0, sigma=0.0)
@@ -297,7 +332,7 @@ register_instance(Instance(
 
 
 def _label(ctor, **kw):
-    def build(d, n, eps):
+    def build(d, n, eps, T_max=None):
         from .label_dp import generators as g
 
         return getattr(g, ctor)(**kw), dict(kw)

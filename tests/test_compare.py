@@ -18,7 +18,8 @@ from jaxdp.compare import audit_learner, compare
 from jaxdp.instances import get_instance, instances
 
 USER_MODULE = textwrap.dedent('''
-    """A user's module outside the package: a copy of Hedge, follow-the-leader, a key-reusing learner."""
+    """A user's module outside the package: follow-the-leader and a key-reusing learner (a verbatim copy
+    of Hedge's source is written next to it: hedge_copy.py)."""
     import functools
     import math
     from typing import NamedTuple
@@ -28,38 +29,6 @@ USER_MODULE = textwrap.dedent('''
 
     from jaxdp import Learner
     from jaxdp.core.random import sample_categorical, sample_from_weights
-
-
-    class HState(NamedTuple):
-        x: jax.Array
-        cum: jax.Array
-        p: jax.Array
-
-
-    class HParams(NamedTuple):
-        eta: jax.Array
-
-
-    @functools.lru_cache(maxsize=None)
-    def hedge_copy(d):
-        def init(key, params):
-            p = jnp.full((d,), 1.0 / d, jnp.result_type(float))
-            return HState(x=sample_categorical(key, jnp.zeros((d,))), cum=jnp.zeros((d,), jnp.result_type(float)), p=p)
-
-        def step(key, state, loss, params):
-            expected = jnp.dot(state.p, loss)
-            cum = state.cum + loss
-            logits = -params.eta * cum
-            w = jnp.exp(logits - jnp.max(logits))
-            total = jnp.sum(w)
-            x = sample_from_weights(key, w, total)
-            return HState(x=x, cum=cum, p=w / total), {"expected_loss": expected, "switched": x != state.x}
-
-        return Learner(init, step)
-
-
-    def my_hedge(d, T):
-        return hedge_copy(d), HParams(eta=jnp.float32(math.sqrt(8.0 * math.log(d) / T)))
 
 
     class FState(NamedTuple):
@@ -108,11 +77,27 @@ USER_MODULE = textwrap.dedent('''
 ''')
 
 
+def _hedge_copy_source() -> str:
+    """The source of ``jaxdp.experts.hedge``, verbatim but for absolute imports, plus a factory."""
+    import importlib
+    import inspect
+
+    h = importlib.import_module("jaxdp.experts.hedge")   # the module (jaxdp.experts.hedge is also the function)
+    src = inspect.getsource(h).replace("from ..core", "from jaxdp.core").replace("from ..", "from jaxdp.")
+    assert "from ." not in src.replace("from __future__", "")
+    return src + textwrap.dedent('''
+
+        def my_hedge(d, T):
+            return hedge(d), hedge_params(d, T)
+        ''')
+
+
 @pytest.fixture(scope="module")
 def user_module(tmp_path_factory):
     d = tmp_path_factory.mktemp("user")
     path = d / "user_learners.py"
     path.write_text(USER_MODULE)
+    (d / "hedge_copy.py").write_text(_hedge_copy_source())
     return path
 
 
@@ -154,7 +139,8 @@ def test_hedge_copy_reproduces_builtin_bit_for_bit_and_resumes(user_module, tmp_
     out = tmp_path / "hedge"
     kw = dict(eps=(0.5, 1.0), learners=["hedge"], instances=["planted-expert", "alternating-batches"], audit=False,
               out=out, **SMALL)
-    lb = compare(f"{user_module}:my_hedge", **kw)
+    copy = user_module.parent / "hedge_copy.py"
+    lb = compare(f"{copy}:my_hedge", **kw)
     df = pd.read_csv(out / "results.csv")
     key = ["instance", "eps", "T", "seed"]
     a = df[df["learner"] == "my_hedge"].sort_values(key).reset_index(drop=True)
@@ -168,9 +154,12 @@ def test_hedge_copy_reproduces_builtin_bit_for_bit_and_resumes(user_module, tmp_
                                       lb.loc[lb["learner"] == "hedge", col].to_numpy())
     # resume: a second run computes nothing and returns the same table
     log = []
-    again = compare(f"{user_module}:my_hedge", log=log.append, **kw)
+    again = compare(f"{copy}:my_hedge", log=log.append, **kw)
     assert any("0 chunks run" in m for m in log), log
     pd.testing.assert_frame_equal(again, lb)
+    # another configuration in the same directory is refused before anything runs
+    with pytest.raises(ValueError, match="holds another run"):
+        compare(f"{copy}:my_hedge", **dict(kw, eps=(0.25,)))
     # the seeds are the instances' fixed lists: the built-in numbers match a direct simulate call
     inst = get_instance("planted-expert")
     from jaxdp import simulate
@@ -218,6 +207,7 @@ def test_registry_is_versioned_and_fixed():
     """Every online instance's first losses on its first seeds are pinned: changing an instance's
     parameters, seeds or stream must bump ``VERSION`` (and this digest)."""
     import hashlib
+    import importlib.util
 
     import jax
 
@@ -241,4 +231,7 @@ def test_registry_is_versioned_and_fixed():
         for k in inst.keys(2):
             for leaf in jax.tree_util.tree_leaves(first(k)):
                 h.update(np.round(np.asarray(leaf, np.float64), 4).tobytes())   # robust to float rounding
+    if importlib.util.find_spec("sklearn") and importlib.util.find_spec("river"):   # the data extra
+        real = {i.name for i in instances("experts") if not i.quick}
+        assert real == {"real-phishing", "real-digits", "real-diabetes"}
     assert (VERSION, h.hexdigest()) == ("1", "64e3f3ac1e21f40c794c3c5cf40113ab7c865d2f")
