@@ -8,6 +8,9 @@
   ``Args:`` entry, an unusual indentation) are logged at INFO, not WARNING: they are about the
   formatting of a docstring, not a broken page, and must not fail ``--strict`` for a module that
   another change adds. Broken links, anchors, nav entries and unresolvable API objects still do.
+* mkdocs-autorefs reads ``E[regret] [95% CI]`` (a table header) as a reference-style link
+  ``[regret][95% CI]``; an unresolved "reference" whose target contains a space or ``%`` is such
+  text, not a cross-reference, and is logged at INFO. Unresolved Python identifiers still fail.
 * ``:::* jaxdp.pkg`` on an API page expands to the package's docstring and one ``::: jaxdp.pkg.mod``
   block per public module found at build time, so modules added later are documented too.
 * A Markdown link to a ``.md`` page that does not exist is rendered as its plain text (INFO line),
@@ -74,8 +77,24 @@ class _DocstringRemarks(logging.Filter):
         return True
 
 
+class _BracketedText(logging.Filter):
+    _TARGET = re.compile(r"cross-reference target '([^']*)'")
+
+    def filter(self, record):
+        if record.levelno == logging.WARNING:
+            m = self._TARGET.search(str(record.msg) % record.args if record.args else str(record.msg))
+            if m and re.search(r"[\s%]", m.group(1)):
+                record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
 def on_config(config, **kwargs):
     global _DOCS
+    for name in ("mkdocs_autorefs._internal.references", "mkdocs_autorefs._internal.plugin",
+                 "mkdocs_autorefs.references", "mkdocs_autorefs.plugin", "mkdocs_autorefs"):
+        autorefs_log = logging.getLogger(f"mkdocs.plugins.{name}")
+        if not any(isinstance(f, _BracketedText) for f in autorefs_log.filters):
+            autorefs_log.addFilter(_BracketedText())
     griffe_log = logging.getLogger("mkdocs.plugins.griffe")
     if not any(isinstance(f, _DocstringRemarks) for f in griffe_log.filters):
         griffe_log.addFilter(_DocstringRemarks())
