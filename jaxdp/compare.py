@@ -44,9 +44,12 @@ import pathlib
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
 
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["compare", "load_factory", "BUILTINS", "Builtin", "DEFAULTS", "QUICK", "audit_learner",
            "leaderboard_markdown"]
@@ -353,17 +356,19 @@ def _validate(problem, eps, delta, T, d, seeds, claimed_eps):
         raise ValueError(f"claimed_eps must be positive and finite, got {claimed_eps!r}")
 
 
-def compare(factory: Union[str, Callable, None] = None, problem: str = "experts", *, eps=None, delta: float = None,
-            T=None, d: Optional[int] = None, seeds: Optional[int] = None, quick: bool = False,
+def compare(factory: Union[str, Callable, None] = None, problem: str = "experts", *,
+            eps: Union[float, Sequence[float], str, None] = None, delta: Optional[float] = None,
+            T: Union[int, Sequence[int], str, None] = None, d: Optional[int] = None, seeds: Optional[int] = None, quick: bool = False,
             out: Union[str, os.PathLike, None] = None, claimed_eps: Optional[float] = None,
             learners: Optional[Sequence[str]] = None, instances: Optional[Sequence[str]] = None,
             audit: bool = True, audit_n: Optional[int] = None, progress: bool = False, plot: bool = True,
-            md: Union[str, os.PathLike, None] = None, log: Optional[Callable[[str], None]] = None):
+            md: Union[str, os.PathLike, None] = None, log: Optional[Callable[[str], None]] = None) -> "pd.DataFrame":
     """Compare a learner with the built-in learners of ``problem`` on the benchmark instances.
 
     Args:
       factory: ``"module:function"`` or a callable ``(d, T, T_max, eps, delta) -> Learner | (Learner, params)``
-        (any subset of the arguments; ``T_max`` is the sweep's largest horizon, for static sizes); ``None`` runs the built-ins only (the built-in leaderboard).
+        (any subset of the arguments; ``T_max`` is the sweep's largest horizon, for static sizes);
+        ``None`` runs the built-ins only (the built-in leaderboard).
       problem: ``experts``, ``realizable-experts``, ``oco-ball`` or ``oco-simplex``.
       eps, delta: the privacy levels every learner is run at (matched); defaults :data:`DEFAULTS`
         (``--quick``: :data:`QUICK`).
@@ -445,7 +450,8 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
 
         norm = getattr(_fw, "_normalized", lambda x: x)
         old = json.loads(manifest.read_text())
-        if old.get("study") != "compare" or norm(old.get("config")) != norm(json.loads(json.dumps(config, default=str))):
+        new = json.loads(json.dumps(config, default=str))
+        if old.get("study") != "compare" or norm(old.get("config")) != norm(new):
             raise ValueError(f"results directory {str(out)!r} holds another run ({old.get('study')!r} with another "
                              "configuration, learner source or benchmark version); use another --out or delete it")
 
@@ -660,7 +666,8 @@ def leaderboard_markdown(lb, config: dict, audits: dict) -> str:
              f"T = {max(config['T'])} (mean and 95% bootstrap CI over seeds); the slope is the least-squares "
              "slope of log mean regret in log T over the T grid (95% bootstrap CI); ε cert. is the ε its "
              "planner certifies (∞: non-private reference). Built-ins are configured by their planners in "
-             "certified mode.", "", "Reproduce (resumable; add `--out DIR`):", "", "```bash", _command(config), "```", ""]
+             "certified mode.", "", "Reproduce (resumable; add `--out DIR`):", "", "```bash", _command(config),
+             "```", ""]
     if audits:
         for e, a in sorted(audits.items()):
             lines.append(f"**Privacy audit of {config['user_name']}** at claimed ε = {e:g}, δ = "
