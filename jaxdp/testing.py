@@ -271,10 +271,7 @@ def check_pure(learner: Learner, adversary: Adversary, problem: Problem, params:
                              "randomness from the key it is given and keep state in the state pytree")
 
 
-def check_traces(learner: Learner, adversary: Adversary, problem: Problem, params_list: Sequence[Any],
-                 adv_params: Any, T: int = 64, seeds: int = 2) -> list:
-    """One trace serves every grid point: the values of ``params``, ``adv_params`` and ``T`` vary, the
-    compilation does not (``chex.assert_max_traces(n=1)``). Returns the runs (NumPy dicts)."""
+def _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds):
     if len(params_list) < 2:
         raise ValueError(f"params_list must hold at least two parameter settings (grid points), got {len(params_list)}")
     s0 = _struct(params_list[0])
@@ -307,7 +304,14 @@ def check_traces(learner: Learner, adversary: Adversary, problem: Problem, param
                                 "a hyperparameter is a Python number or a static argument. Put every value that "
                                 "varies across a sweep in the params pytree as a jnp array")
         outs.append((T_i, jax.tree_util.tree_map(np.asarray, out)))
-    return outs
+    return outs, run
+
+
+def check_traces(learner: Learner, adversary: Adversary, problem: Problem, params_list: Sequence[Any],
+                 adv_params: Any, T: int = 64, seeds: int = 2) -> list:
+    """One trace serves every grid point: the values of ``params``, ``adv_params`` and ``T`` vary, the
+    compilation does not (``chex.assert_max_traces(n=1)``). Returns ``[(T_i, metrics)]`` per grid point."""
+    return _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds)[0]
 
 
 # --------------------------------------------------------------------------- the full check
@@ -340,7 +344,7 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
         check_key_reuse(learner, adversary, problem, params_list[0], adv_params)
     if purity:
         check_pure(learner, adversary, problem, params_list[0], adv_params)
-    outs = check_traces(learner, adversary, problem, params_list, adv_params, T=T, seeds=seeds)
+    outs, run = _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds)
     for T_i, out in outs:
         for k, v in out.items():
             if not np.all(np.isfinite(v[~np.isnan(v)] if v.dtype.kind == "f" else v)):
@@ -350,9 +354,7 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
         if not np.all(out["T"] == T_i):
             _fail("horizon", f"runs report T={out['T']} instead of {T_i}")
     keys = seed_keys(123, seeds)
-    again = jax.tree_util.tree_map(
-        np.asarray, jax.jit(_runner(learner, adversary, problem, T))(params_list[0], adv_params,
-                                                                     jax.random.clone(keys), jnp.int32(T)))
+    again = jax.tree_util.tree_map(np.asarray, run(params_list[0], adv_params, jax.random.clone(keys), jnp.int32(T)))
     first = outs[0][1]
     for k in again:
         if not np.array_equal(again[k], first[k], equal_nan=True):
