@@ -57,7 +57,8 @@ def measure(case, seeds: int, reps: int) -> dict:
     tile = seed_tile(cb)
 
     def runner(t):
-        return lambda: simulate(learner, adv, prob, params, adv_params, keys, T, T_max=T_max, tile=t)
+        # the scan's static length is T_max: run exactly T rounds (the learner keeps its own T_max)
+        return lambda: simulate(learner, adv, prob, params, adv_params, keys, T, tile=t)
 
     # with tile >= seeds the tiled program is the untiled one: measured once
     runs = {"untiled": runner(2 ** 30)} if tile >= seeds else {"untiled": runner(2 ** 30), "tiled": runner(None)}
