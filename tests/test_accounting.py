@@ -118,7 +118,7 @@ def test_gaussian_sigma_formulas():
     assert A.gaussian_sigma_dr(1.0, 0.5, 1e-5) == pytest.approx(math.sqrt(2 * math.log(1.25e5)) / 0.5, rel=1e-14)
     assert A.gaussian_sigma_growth(3.0, 1.0, 1e-5) == pytest.approx(6 * math.sqrt(math.log(2e5)), rel=1e-14)
     assert A.gaussian_sigma_growth_printed(1.0, 1.0, 1e-5) == pytest.approx(2 * math.log(2e5))
-    # the corrected paper σ dominates Dwork–Roth for ε <= 1 (spec §2.3)
+    # the corrected paper σ dominates Dwork–Roth for ε <= 1 (docs/algorithms/primitives.md#gaussian)
     for eps in [0.01, 0.5, 0.99]:
         for delta in [1e-10, 1e-5, 1e-2]:
             assert A.gaussian_sigma_growth(1.0, eps, delta) >= A.gaussian_sigma_dr(1.0, eps, delta)

@@ -93,7 +93,7 @@ def test_gaussian_sigmas_certify_vs_exact(eps, delta):
 
 @pytest.mark.parametrize("T", [1, 7, 1000, 1024])
 def test_tree_aggregation_plan_vs_dp_accounting(T):
-    """Spec §2.7 σ (replace-one: node sensitivity 2L) certifies ε per dp_accounting's tree-aggregation RDP,
+    """docs/algorithms/primitives.md#tree-aggregation σ (replace-one: node sensitivity 2L) certifies ε per dp_accounting's tree-aggregation RDP,
     whose curve equals that of a Gaussian with sensitivity sqrt(H) (same number of levels H)."""
     for eps, delta in [(0.1, 1e-8), (1.0, 1e-5), (4.0, 1e-2)]:
         plan = A.plan_tree_aggregation(eps=eps, delta=delta, T=T, L=1.0, mode="certified")

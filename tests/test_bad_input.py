@@ -145,10 +145,18 @@ def test_replay_data_is_checked():
     check_adversary_params(adv_replay(2, "wrap"), data, 8)
     with pytest.raises(ValueError, match="past_end"):
         adv_replay(2, "loop")
-    # columns != d: refused when traced, before anything is compiled (no raw dot_general error)
-    with pytest.raises(ValueError, match="3 columns; it needs d=2"):
+    # through simulate: columns != d and T past the data are refused before anything is compiled
+    with pytest.raises(ValueError, match="needs d=2 columns"):
         simulate(hedge(2), adv_replay(2), experts_problem(), HedgeParams_(0.1),
                  ReplayParams(losses=jnp.full((5, 3), 0.5)), seed_keys(0, 2), 5)
+    with pytest.raises(ValueError, match="T=8 is longer than the data"):
+        simulate(hedge(2), adv_replay(2), experts_problem(), HedgeParams_(0.1), data, seed_keys(0, 2), 8)
+    # and when traced without the host check, a column mismatch is refused at trace time
+    with pytest.raises(ValueError, match="3 columns; it needs d=2"):
+        adv_replay(2).loss((None, ReplayParams(losses=jnp.full((5, 3), 0.5))), jnp.int32(0))
+    wrapped = simulate(hedge(2), adv_replay(2, "wrap"), experts_problem(), HedgeParams_(0.1), data,
+                       seed_keys(0, 2), 8)
+    assert np.all(np.isfinite(wrapped["regret"]))
 
 
 def HedgeParams_(eta):
@@ -208,3 +216,30 @@ def test_two_configs_racing_for_one_directory_exactly_one_wins(tmp_path):
     import pandas as pd
 
     assert len(pd.read_csv(out / "results.csv")) == 2 * 2
+
+
+# ------------------------------------------------------------------ Ctrl-C
+
+
+def test_ctrl_c_stops_with_130_and_a_rerun_resumes(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "int"
+    args = [sys.executable, "-m", "jaxdp.cli", "study", "run", "hedge-baseline", "--quick", "--out", str(out),
+            "--no-progress", "--no-plot", "--set", "T=16,32,64", "--set", "d=3", "--set", "learners=hedge,ftpl",
+            "--set", "adversaries=noise,planted", "--seeds", "4"]
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and p.poll() is None and not list((out / "chunks").glob("*.json")):
+        time.sleep(0.01)
+    assert p.poll() is None, "the study finished before it could be interrupted"
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=300)
+    err = p.stderr.read()
+    assert rc == 130, err[-2000:]
+    assert "interrupted; rerun to resume" in err and "Traceback" not in err
+    done = len(list((out / "chunks").glob("*.csv")))
+    assert 1 <= done < 4 and not (out / "results.csv").exists()
+    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and f"({4 - done} chunks run, {done} already done)" in r.stderr, r.stderr[-2000:]

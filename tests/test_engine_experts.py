@@ -172,7 +172,7 @@ def test_ftpl_gumbel_is_hedge(fixed_losses):
 
 
 def test_dartboard_switches_are_sqrt_T():
-    """Resamples <= ln d + η L* in expectation (spec §3.2); switches grow like sqrt(T ln d)."""
+    """Resamples <= ln d + η L* in expectation (docs/algorithms/primitives.md#dartboard); switches grow like sqrt(T ln d)."""
     d = 16
     res = {}
     for T in (256, 4096):

@@ -1,4 +1,4 @@
-"""Label DP (spec §7): generators, learners, non-private limits, references, batching, input checks."""
+"""Label DP (Label DP: theoretical limits; docs/algorithms/label-dp.md): generators, learners, non-private limits, references, batching, input checks."""
 import jax
 import jax.numpy as jnp
 import numpy as np

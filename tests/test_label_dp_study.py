@@ -48,7 +48,7 @@ def test_minimax_h0_and_l7_theory():
     assert np.isclose(minimax_h0("local", 1000, 0.5, 1.0), (250.0) ** (-1 / 3))
     assert np.isclose(minimax_h0("local", 1000, 2.0, 0.5), 1000.0 ** (-1 / 2))      # eps^2 ∧ 1
     assert np.isclose(minimax_h0("central", 1000, 0.1, 1.0), 100.0 ** (-1 / 2))
-    # spec §9.4 L7: -β(γ+1)/(2β+d) (local), -β(γ+1)/(β+d) (central); regression: γ = 1
+    # Label DP: theoretical limits; docs/algorithms/label-dp.md#studies: -β(γ+1)/(2β+d) (local), -β(γ+1)/(β+d) (central); regression: γ = 1
     assert np.isclose(l7_theory_slope("bump_cls", "local", 1.0, 0.5), -1.5 / 3)
     assert np.isclose(l7_theory_slope("bump_cls", "central", 0.5, 1.0), -1.0 / 1.5)
     assert np.isclose(l7_theory_slope("bump_reg", "central", 1.0, 1.0), -1.0)

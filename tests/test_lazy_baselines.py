@@ -1,4 +1,4 @@
-"""Planners, accounting, baselines and audits of jaxdp.lazy (spec §4.2, §4.4–4.6, §4.9–4.10, §9.5)."""
+"""Planners, accounting, baselines and audits of jaxdp.lazy (Lazy private online learning; docs/algorithms/lazy.md; docs/guide/auditing.md)."""
 import math
 
 import jax.numpy as jnp
@@ -74,7 +74,7 @@ def test_planner_registered_and_errors():
 
 
 def test_calibrate_matches_spec_example():
-    """spec §4.6: T=1e6, eps=1, d=100, delta=1e-6 -> B ~ 10, p ~ 0.05, eta ~ 1.9e-4, bound ~ 2.4e4."""
+    """Lazy private online learning, Thm 3.2; docs/algorithms/lazy.md#calibration: T=1e6, eps=1, d=100, delta=1e-6 -> B ~ 10, p ~ 0.05, eta ~ 1.9e-4, bound ~ 2.4e4."""
     r = l2p_calibrate(T=10 ** 6, eps=1.0, delta=1e-6, regret=mw_regret_proxy(100, 10 ** 6), n_B=60, n_c=40, n_eta=200)
     assert 1.5e-4 < r["eta"] < 2.3e-4 and 2.0e4 < r["regret"] < 3.0e4  # B is weakly determined (flat proxy)
     assert r["eps_printed"] <= 1.0 and r["eps_conservative"] <= 1.0

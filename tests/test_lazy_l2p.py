@@ -1,4 +1,4 @@
-"""L2P / L2P-MW (LAZY Algorithm 1, Thm 3.10; spec §4.3–4.5, §9.5).
+"""L2P / L2P-MW (LAZY Algorithm 1, Thm 3.10; docs/algorithms/lazy.md#l2p, #batching-term, #l2p-mw; docs/guide/auditing.md).
 
 Statistical tests use p-value thresholds of 1e-7 (a correct implementation
 fails with probability < 1e-6), and each has a negative control showing it

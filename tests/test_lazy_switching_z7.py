@@ -1,5 +1,5 @@
-"""Z7 of the ``lazy-switching`` study (spec §9.1): the expert L2P-MW plays in batch s has the MW
-marginal nu_s exactly (LAZY Lemma 3.4 with delta0 = 0, spec §4.3).
+"""Z7 of the ``lazy-switching`` study (Lazy private online learning; docs/algorithms/lazy.md#studies): the expert L2P-MW plays in batch s has the MW
+marginal nu_s exactly (LAZY Lemma 3.4 with delta0 = 0, docs/algorithms/lazy.md#l2p).
 
 Soundness: for each batch checked, a correct sampler exceeds the TV bound (exact-sampler E[TV] +
 sqrt(ln(1/alpha)/(2n)), McDiarmid) with probability <= alpha = 1e-8 and fails the chi-square test with

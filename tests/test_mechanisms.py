@@ -1,4 +1,4 @@
-"""Mechanisms (spec §2.2–2.7, §9.5): noise laws by KS / chi-square, AboveThreshold against an
+"""Mechanisms (docs/algorithms/primitives.md; docs/guide/auditing.md): noise laws by KS / chi-square, AboveThreshold against an
 independent NumPy implementation and Dwork–Roth Thm 3.24, the binary-tree counter's prefix sums
 and noise variance, and input validation. Thresholds are set so a correct implementation fails
 with probability < 1e-6; each test also shows that a wrong variant is rejected."""

@@ -65,7 +65,7 @@ def test_dp_ftrl_noiseless_equals_numpy_ftrl(kind):
 
 
 def test_dp_ftrl_tree_noise_variance():
-    """b_t = -lam x_{t+1} - sum g has per-coordinate variance popcount(t) sigma^2 (spec §2.7)."""
+    """b_t = -lam x_{t+1} - sum g has per-coordinate variance popcount(t) sigma^2 (docs/algorithms/primitives.md#tree-aggregation)."""
     d, T, S, sigma, lam = 4, 15, 1024, 0.7, 1.0
     prob = linear_problem(d, 1e6)                       # huge ball: no projection
     adv = adv_linear_oco(d)
@@ -184,7 +184,7 @@ def test_planners_registered_and_modes():
     assert a.certified and a.delta_certified == 1e-6
     g = plan_dp_ftrl(eps=1.0, delta=1e-6, T=1000, d=4, setting="general")
     assert g.params["lam"] > 0
-    # sigma follows spec §2.7: L sqrt(2H / rho*)
+    # sigma follows docs/algorithms/primitives.md#tree-aggregation: L sqrt(2H / rho*)
     H = 10
     rho = (math.sqrt(1 + math.log(1e6)) - math.sqrt(math.log(1e6))) ** 2
     assert math.isclose(plan_dp_ftrl(eps=1.0, delta=1e-6, T=1000, d=4).params["sigma"], math.sqrt(2 * H / rho))

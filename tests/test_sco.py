@@ -1,4 +1,4 @@
-"""jaxdp.sco (GROWTH, spec §6): instances, ERM solver certificates, noise calibration, grid sampler, inputs."""
+"""jaxdp.sco (GROWTH, docs/algorithms/growth.md): instances, ERM solver certificates, noise calibration, grid sampler, inputs."""
 import math
 
 import jax
@@ -47,7 +47,7 @@ def test_growth_condition_and_minimizer(inst):
     # a smaller exponent (same λ) fails near x* (two-point: near the far kink, where growth is exactly κ)
     centre = xstar
     if inst.name == "inst_kappa_linear" and inst.kappa > 2:
-        return  # interior x* ≠ 0: locally quadratic, so a smaller exponent holds near x* (GROWTH remark, §6.7(a))
+        return  # interior x* ≠ 0: locally quadratic, so a smaller exponent holds near x* (GROWTH remark, docs/algorithms/growth.md#instances)
     if inst.name == "inst_kappa_1d_twopoint":
         info = dict(inst.info)
         centre = np.asarray([info["theta"] if info["sign"] == 1 else 0.0])

@@ -1,4 +1,4 @@
-"""jaxdp.sco MALA inverse sensitivity (GROWTH Thm 1, any d) and the Proposition 3 reduction + planner (spec §6.2, §6.5)."""
+"""jaxdp.sco MALA inverse sensitivity (GROWTH Thm 1, any d) and the Proposition 3 reduction + planner (docs/algorithms/growth.md#inverse-sensitivity, #growth-reduction)."""
 import math
 
 import jax

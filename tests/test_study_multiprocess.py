@@ -135,3 +135,48 @@ def test_damaged_results_csv_and_integrity_records_are_detected(reference, tmp_p
     assert main(["study", "run", *ARGS, "--out", str(d)]) == 0
     assert "no integrity record" in capsys.readouterr().err
     assert (d / "results.csv").read_bytes() == (reference / "results.csv").read_bytes()
+
+
+def test_process_identity_from_launcher_variables(monkeypatch):
+    from jaxdp.studies.framework import _order, process_identity
+
+    for k in ("JAXDP_PROCESS_ID", "JAXDP_NUM_PROCESSES", "SLURM_PROCID", "SLURM_NTASKS"):
+        monkeypatch.delenv(k, raising=False)
+    assert process_identity() == (0, 1, "single")
+    monkeypatch.setenv("SLURM_PROCID", "3")
+    monkeypatch.setenv("SLURM_NTASKS", "4")
+    assert process_identity() == (3, 4, "SLURM")
+    monkeypatch.setenv("JAXDP_PROCESS_ID", "1")
+    monkeypatch.setenv("JAXDP_NUM_PROCESSES", "2")
+    assert process_identity() == (1, 2, "JAXDP")           # the explicit variables win
+    monkeypatch.setenv("JAXDP_PROCESS_ID", "2")
+    with pytest.raises(ValueError, match="JAXDP_PROCESS_ID=2 must be in"):
+        process_identity()
+    # process r starts with chunks r, r + n, ... and then takes the others' leftovers
+    assert _order(5, 1, 2) == [1, 3, 0, 2, 4]
+    assert sorted(_order(7, 2, 3)) == list(range(7))
+
+
+def test_stale_claims_are_taken_over_live_ones_are_not(tmp_path):
+    import json as _json
+
+    from jaxdp.studies.framework import _HOST, _claim
+
+    live = tmp_path / "live"
+    assert _claim(live, timeout=3600) and _json.loads(live.read_text())["pid"] == os.getpid()
+    # a claim held by a live process on this host (pid 1 always exists) is respected
+    live.write_text(_json.dumps({"host": _HOST, "pid": 1, "time": 0}))
+    assert not _claim(live, timeout=3600)
+    # a dead owner on this host: taken over at once
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    dead = tmp_path / "dead"
+    dead.write_text(_json.dumps({"host": _HOST, "pid": p.pid, "time": 0}))
+    assert _claim(dead, timeout=3600)
+    assert _json.loads(dead.read_text())["pid"] == os.getpid()
+    # another host's claim: taken over only once older than the timeout
+    other = tmp_path / "other"
+    other.write_text(_json.dumps({"host": "elsewhere", "pid": 1, "time": 0}))
+    assert not _claim(other, timeout=3600)
+    os.utime(other, (time.time() - 7200, time.time() - 7200))
+    assert _claim(other, timeout=3600)

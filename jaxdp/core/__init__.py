@@ -1,6 +1,6 @@
 """The engine: learners, adversaries, problems, ``simulate`` and ``monte_carlo``.
 
-Knows nothing about any paper (DESIGN.md layer 1)."""
+Knows nothing about any paper (the engine layer)."""
 from .types import Adversary, Learner, Problem
 from .simulate import (
     carry_bytes, checkpoint_rounds, monte_carlo, process_local, rollout, seed_keys, seed_tile, shard_seeds, simulate,

@@ -1,7 +1,7 @@
 """The engine: ``rollout`` (one seed, pure), ``simulate`` (many seeds, a host-side
 driver) and ``monte_carlo`` (the same for one-shot estimators).
 
-Structure (DESIGN.md)::
+Structure (docs/guide/concepts.md)::
 
     simulate / monte_carlo (host: validate, pad, shard, gather to NumPy)
       shard_map over the devices of every process (the seed axis; grid points x seeds when batched)

@@ -1,4 +1,4 @@
-"""Oblivious adversaries for the experts problem (spec §1.2, §4.8, §5.8–5.9).
+"""Oblivious adversaries for the experts problem (Lazy private online learning, Thm 4.2; Realizable private online optimization, Thm 5; docs/guide/concepts.md#adversary; docs/algorithms/lazy.md#lower-bound; docs/algorithms/realizable.md#lower-bound, #environments).
 
 Each constructor takes the static number of experts ``d`` and returns an
 ``Adversary``; its parameters are a ``NamedTuple`` pytree (traced, so they can
@@ -12,6 +12,7 @@ bits (32 fair coins per random word), the cheap path on CPU.
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any, NamedTuple
 
 import jax
@@ -21,7 +22,7 @@ import numpy as np
 from ..core.random import bernoulli_half
 from ..core.io import load_array
 from ..core.types import Adversary
-from ..core.validation import check_losses_in_range, check_positive_int
+from ..core.validation import check_choice, check_field, check_losses_in_range, check_positive_int
 
 __all__ = [
     "AdvState",
@@ -31,7 +32,7 @@ __all__ = [
     "RealizableBernoulliParams", "adv_realizable_bernoulli",
     "HalvingParams", "adv_realizable_halving",
     "RealizableLBParams", "adv_realizable_lb", "realizable_lb_k",
-    "ReplayParams", "adv_replay", "load_losses",
+    "ReplayParams", "adv_replay", "load_losses", "check_replay", "REPLAY_PAST_END",
 ]
 
 
@@ -65,8 +66,18 @@ def _plain_init(d: int, random_star: bool = True, with_perm: bool = False):
 # --------------------------------------------------------------------------- i.i.d. Bernoulli
 
 
-class BernoulliParams(NamedTuple):
+class _BernoulliParams(NamedTuple):
     gap: jax.Array    # Δ in [0, 1/2]: the planted expert has loss ~ Ber(1/2 - Δ), the others Ber(1/2)
+
+
+class BernoulliParams(_BernoulliParams):
+    """``gap`` in ``[0, 1/2]`` (checked on the host: ``jaxdp.core.validation.check_field``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, gap):
+        check_field("BernoulliParams", "gap", gap, lo=0.0, hi=0.5)
+        return super().__new__(cls, gap)
 
 
 @functools.lru_cache(maxsize=None)
@@ -98,16 +109,28 @@ def bernoulli_experts(d: int) -> Adversary:
 # --------------------------------------------------------------------------- LAZY lower bound
 
 
-class LazyEpochsParams(NamedTuple):
+class _LazyEpochsParams(NamedTuple):
     T: jax.Array           # horizon the construction is built for
     eps: jax.Array         # privacy level ε of the algorithm under attack
     epoch_len: jax.Array   # int32; 0: the paper's B_ep = T/E; > 0: batch-aligned epochs of this length
 
 
+class LazyEpochsParams(_LazyEpochsParams):
+    """``T >= 1``, ``eps > 0`` finite, ``epoch_len >= 0`` (checked on the host)."""
+
+    __slots__ = ()
+
+    def __new__(cls, T, eps, epoch_len):
+        check_field("LazyEpochsParams", "T", T, lo=1)
+        check_field("LazyEpochsParams", "eps", eps, lo=0.0, lo_open=True)
+        check_field("LazyEpochsParams", "epoch_len", epoch_len, lo=0)
+        return super().__new__(cls, T, eps, epoch_len)
+
+
 def lazy_epochs_layout(T, eps, epoch_len=0):
     """``(E, B_ep)`` of LAZY Thm 4.2's adversary (App. C): ``E = clip(floor((Tε)^{4/3}), 1, T)``
     epochs of ``B_ep = floor(T/E)`` rounds (the last epoch absorbs the remainder), or
-    ``B_ep = epoch_len`` if positive (spec §4.8)."""
+    ``B_ep = epoch_len`` if positive (Lazy private online learning, Thm 4.2; docs/algorithms/lazy.md#lower-bound)."""
     T_f = jnp.asarray(T, jnp.float32)
     E = jnp.clip(jnp.floor((T_f * eps) ** (4.0 / 3.0)), 1.0, T_f).astype(jnp.int32)
     B_ep = jnp.maximum(jnp.asarray(T, jnp.int32) // E, 1)
@@ -122,7 +145,7 @@ def adv_lazy_epochs(d: int) -> Adversary:
     """LAZY Thm 4.2 / App. C lower-bound adversary: ``l^{(e)} ~ Ber(1/2)^d`` i.i.d. per epoch,
     played for every round of the epoch. ``S_adv = (Tε)^{2/3}``, ``E = S_adv^2`` epochs of
     ``B_ep = T/E`` rounds; needs ``ε <= T^{-1/4}`` for ``B_ep >= 1`` (otherwise ``E = T``:
-    i.i.d. per round). With ``epoch_len = B`` it is the batch-aligned variant of spec §4.4."""
+    i.i.d. per round). With ``epoch_len = B`` it is the batch-aligned variant of Lazy private online learning, Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term."""
     d = check_positive_int("d", d)
 
     def init(key, params):
@@ -137,13 +160,23 @@ def adv_lazy_epochs(d: int) -> Adversary:
     return _with_params(init, loss)
 
 
-class AlternatingParams(NamedTuple):
+class _AlternatingParams(NamedTuple):
     B: jax.Array    # int32 batch length of the alternation (set to the learner's B)
+
+
+class AlternatingParams(_AlternatingParams):
+    """``B >= 1`` (checked on the host)."""
+
+    __slots__ = ()
+
+    def __new__(cls, B):
+        check_field("AlternatingParams", "B", B, lo=1)
+        return super().__new__(cls, B)
 
 
 @functools.lru_cache(maxsize=None)
 def adv_alternating_batches(d: int) -> Adversary:
-    """Worst case for batch-constant lazy algorithms (spec §4.4, §4.8; PROPOSED).
+    """Worst case for batch-constant lazy algorithms (Lazy private online learning, Thm 3.2, Prop. 3.3, Thm 4.2; docs/algorithms/lazy.md#batching-term, #lower-bound; PROPOSED).
 
     In batch ``s = floor(t / B)`` expert 0 has loss ``1[s even]``, expert 1 has
     ``1[s odd]``, all others 1. Deterministic. L2P-MW's expected regret is
@@ -167,14 +200,25 @@ def adv_alternating_batches(d: int) -> Adversary:
 # --------------------------------------------------------------------------- realizable (REAL)
 
 
-class RealizableBernoulliParams(NamedTuple):
+class _RealizableBernoulliParams(NamedTuple):
     q: jax.Array         # loss probability of every expert but x*
     q_star: jax.Array    # loss probability of x* (0: realizable; L*/T: near-realizable)
 
 
+class RealizableBernoulliParams(_RealizableBernoulliParams):
+    """``q`` and ``q_star`` in ``[0, 1]`` (checked on the host)."""
+
+    __slots__ = ()
+
+    def __new__(cls, q, q_star):
+        check_field("RealizableBernoulliParams", "q", q, lo=0.0, hi=1.0)
+        check_field("RealizableBernoulliParams", "q_star", q_star, lo=0.0, hi=1.0)
+        return super().__new__(cls, q, q_star)
+
+
 @functools.lru_cache(maxsize=None)
 def adv_realizable_bernoulli(d: int) -> Adversary:
-    """``adv_realizable_bernoulli`` / ``adv_near_realizable`` (REAL; spec §5.9).
+    """``adv_realizable_bernoulli`` / ``adv_near_realizable`` (REAL; docs/algorithms/realizable.md#environments).
 
     ``x* ~ Unif[d]``; ``l_t(x*) ~ Ber(q_star)`` (0 in the realizable case) and
     ``l_t(x) ~ Ber(q)`` for ``x != x*``, i.i.d. Probabilities are quantized to
@@ -199,13 +243,23 @@ def adv_realizable_bernoulli(d: int) -> Adversary:
     return _with_params(init, loss)
 
 
-class HalvingParams(NamedTuple):
+class _HalvingParams(NamedTuple):
     r: jax.Array    # int32 rounds per halving epoch
+
+
+class HalvingParams(_HalvingParams):
+    """``r >= 1`` (checked on the host)."""
+
+    __slots__ = ()
+
+    def __new__(cls, r):
+        check_field("HalvingParams", "r", r, lo=1)
+        return super().__new__(cls, r)
 
 
 @functools.lru_cache(maxsize=None)
 def adv_realizable_halving(d: int) -> Adversary:
-    """``adv_realizable_halving(d, r)`` (spec §5.9): a uniform permutation π with
+    """``adv_realizable_halving(d, r)`` (Realizable private online optimization; docs/algorithms/realizable.md#environments): a uniform permutation π with
     ``π(x*) = 0``; in epoch ``e = floor(t / r)`` expert x is alive iff
     ``π(x) < ceil(d / 2^e)``; ``l_t(x) = 1[x dead]``. Realizable (x* never dies),
     forces ≈ log2(d) eliminations."""
@@ -223,9 +277,20 @@ def adv_realizable_halving(d: int) -> Adversary:
     return _with_params(init, loss)
 
 
-class RealizableLBParams(NamedTuple):
+class _RealizableLBParams(NamedTuple):
     T: jax.Array      # int32 horizon
     eps: jax.Array    # ε of the algorithm under attack
+
+
+class RealizableLBParams(_RealizableLBParams):
+    """``T >= 1``, ``eps > 0`` finite (checked on the host)."""
+
+    __slots__ = ()
+
+    def __new__(cls, T, eps):
+        check_field("RealizableLBParams", "T", T, lo=1)
+        check_field("RealizableLBParams", "eps", eps, lo=0.0, lo_open=True)
+        return super().__new__(cls, T, eps)
 
 
 def realizable_lb_k(d, eps):
@@ -235,7 +300,7 @@ def realizable_lb_k(d, eps):
 
 @functools.lru_cache(maxsize=None)
 def adv_realizable_lb(d: int) -> Adversary:
-    """REAL Theorem 5 (spec §5.8): ``j ~ Unif[d]``; ``l_t ≡ 0`` for ``t < T - k`` and
+    """REAL Theorem 5 (docs/algorithms/realizable.md#lower-bound): ``j ~ Unif[d]``; ``l_t ≡ 0`` for ``t < T - k`` and
     ``l_t = l_j`` (0 at j, 1 elsewhere) for the last ``k = ceil(ln d / (2ε))`` rounds.
     Every (ε, δ)-DP algorithm has ``E[Reg_T] >= Ω(log(d)/ε)``."""
     d = check_positive_int("d", d, minimum=2)
@@ -256,42 +321,97 @@ def adv_realizable_lb(d: int) -> Adversary:
 # --------------------------------------------------------------------------- replay
 
 
-class ReplayParams(NamedTuple):
+class _ReplayParams(NamedTuple):
     losses: jax.Array   # (T_data, d) losses in [0, 1]
 
 
-@functools.lru_cache(maxsize=None)
-def adv_replay(d: int) -> Adversary:
-    """Plays a user-supplied loss array: ``l_t = losses[t]`` (rows past the end repeat the last row).
+class ReplayParams(_ReplayParams):
+    """A ``(T_data, d)`` loss array, finite with every entry in ``[0, 1]`` and ``T_data, d >= 1``
+    (checked on the host when given as a NumPy or JAX array; ``load_losses`` also loads files)."""
 
-    Build the parameters with ``ReplayParams(load_losses(array_or_path))`` so the
+    __slots__ = ()
+
+    def __new__(cls, losses):
+        if hasattr(losses, "shape") and hasattr(losses, "dtype"):
+            from ..core.validation import _host_numeric
+
+            host = _host_numeric(losses)
+            if host is not None:
+                if host.ndim < 2 or host.shape[-1] < 1 or host.shape[-2] < 1:
+                    raise ValueError(f"ReplayParams: losses must be a (T_data, d) array with T_data >= 1 and "
+                                     f"d >= 1, got shape {host.shape}")
+                check_losses_in_range("ReplayParams: losses", host, 0.0, 1.0)
+        return super().__new__(cls, losses)
+
+
+REPLAY_PAST_END = ("error", "hold", "wrap")
+
+
+@functools.lru_cache(maxsize=None)
+def adv_replay(d: int, past_end: str = "error") -> Adversary:
+    """Plays a user-supplied loss array: ``l_t = losses[t]``.
+
+    Build the parameters with ``ReplayParams(load_losses(array_or_path, d))`` so the
     data are validated (finite, in [0, 1], 2-D with ``d`` columns). The array is
     an argument, not a compile-time constant, and is shared by all seeds.
+
+    ``past_end`` says what happens for rounds beyond the data: ``"error"`` (default)
+    refuses a horizon longer than the data (:func:`check_replay`; the host-side
+    check run by ``jaxdp.core.validation.check_adversary_params``), ``"hold"``
+    repeats the last row, ``"wrap"`` starts again from the first row
+    (``l_t = losses[t mod T_data]``). Under tracing the contract is the caller's:
+    with ``"error"`` and an unchecked horizon the last row is repeated. A loss
+    array whose column count is not ``d`` is refused when the adversary is traced,
+    before anything is compiled.
     """
     d = check_positive_int("d", d)
+    check_choice("past_end", past_end, REPLAY_PAST_END)
 
     def init(key, params):
         return _plain_init(d, random_star=False)(key, params)
 
     def loss(state_params, t):
         _, params = state_params
-        n = params.losses.shape[0]
-        return params.losses[jnp.minimum(t, n - 1)].astype(_fdt())
+        n, cols = params.losses.shape[-2], params.losses.shape[-1]
+        if cols != d:
+            raise ValueError(f"adv_replay(d={d}): the loss array has {cols} columns; it needs d={d} "
+                             f"(shape {tuple(params.losses.shape)})")
+        idx = t % n if past_end == "wrap" else jnp.minimum(t, n - 1)
+        return jnp.asarray(params.losses)[idx].astype(_fdt())
 
-    return _with_params(init, loss)
+    def host_check(params, T):
+        check_replay(params, d, T, past_end)
+
+    adv = _with_params(init, loss)
+    loss.host_check = host_check
+    return adv
 
 
-def load_losses(source: Any, d: int | None = None) -> np.ndarray:
-    """Validate a loss array, or load one from ``.npy``, ``.npz`` (first array), ``.csv`` or ``.txt``.
+def check_replay(params: "ReplayParams", d: int, T: Any, past_end: str = "error") -> None:
+    """Host-side checks of replayed data against ``d`` and the horizon ``T`` (an int or array)."""
+    shape = np.shape(params.losses)
+    if len(shape) < 2 or shape[-1] != d:
+        raise ValueError(f"adv_replay: the loss array has shape {shape}; it needs d={d} columns")
+    if past_end == "error" and T is not None:
+        t_max = int(np.max(np.asarray(T)))
+        if t_max > shape[-2]:
+            raise ValueError(f"adv_replay: T={t_max} is longer than the data ({shape[-2]} rows); pass "
+                             f"past_end='wrap' or past_end='hold' to adv_replay, or give more rows")
+
+
+def load_losses(source: Any, d: int | None = None, *, key: str | None = None, skip_header: int = 0) -> np.ndarray:
+    """Validate a loss array, or load one from ``.npy``, ``.npz`` (one array, or ``key=``), ``.csv`` or
+    ``.txt`` (``skip_header`` rows skipped).
 
     Returns a float32 ``(T, d)`` array with every entry finite and in ``[0, 1]``.
     """
-    arr = load_array(source, "losses")
+    arr = load_array(source, "losses", key=key, skip_header=skip_header)
+    where = f"losses file {os.fspath(source)!r}" if isinstance(source, (str, os.PathLike)) else "losses"
     if arr.ndim != 2 or arr.shape[0] < 1:
-        raise ValueError(f"losses must be a 2-D array (T, d) with T >= 1, got shape {arr.shape}")
+        raise ValueError(f"{where} must be a 2-D array (T, d) with T >= 1, got shape {arr.shape}")
     if d is not None and arr.shape[1] != d:
-        raise ValueError(f"losses must have d={d} columns, got shape {arr.shape}")
-    check_losses_in_range("losses", arr, 0.0, 1.0)
+        raise ValueError(f"{where} must have d={d} columns, got shape {arr.shape}")
+    check_losses_in_range(where, arr, 0.0, 1.0)
     return arr.astype(np.float32)
 
 

@@ -1,4 +1,4 @@
-"""Shrinking dartboard: lazy multiplicative weights (Geulen–Vöcking–Winkler 2010; spec §3.2).
+"""Shrinking dartboard: lazy multiplicative weights (Geulen–Vöcking–Winkler 2010; docs/algorithms/primitives.md#dartboard).
 
 Weights ``w_t(i) = exp(-η L_{t-1}(i))`` (``variant="exp"``, the form used by the
 private lazy algorithms) or ``(1-η)^{L_{t-1}(i)}`` (``variant="geulen"``, the

@@ -1,4 +1,4 @@
-"""Hedge / multiplicative weights (Arora–Hazan–Kale 2012; LAZY eq. (2); spec §3.1).
+"""Hedge / multiplicative weights (Arora–Hazan–Kale 2012; LAZY eq. (2); docs/algorithms/primitives.md#hedge).
 
 The measure at round t is ``p_t(i) ∝ exp(-η Σ_{s<t} l_s(i))``; the learner
 plays ``x_t ~ p_t``. For losses in [0, 1],
@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from ..core.accumulate import kahan_add
 from ..core.random import sample_categorical, sample_from_weights
 from ..core.types import Learner
-from ..core.validation import check_positive, check_positive_int
+from ..core.validation import check_field, check_positive, check_positive_int
 
 __all__ = ["HedgeState", "HedgeParams", "hedge", "hedge_eta", "hedge_params", "hedge_regret_bound"]
 
@@ -33,8 +33,19 @@ class HedgeState(NamedTuple):
     cum_c: jax.Array  # (d,) Kahan compensation of ``cum`` (jaxdp.core.accumulate): accurate at T ~ 10^7
 
 
-class HedgeParams(NamedTuple):
+class _HedgeParams(NamedTuple):
     eta: jax.Array    # learning rate η > 0
+
+
+class HedgeParams(_HedgeParams):
+    """Learning rate ``eta``: finite and > 0, checked when built on the host from floats or
+    arrays (``jaxdp.core.validation.check_field``; tracers and Python ints are not checked)."""
+
+    __slots__ = ()
+
+    def __new__(cls, eta):
+        check_field("HedgeParams", "eta", eta, lo=0.0, lo_open=True)
+        return super().__new__(cls, eta)
 
 
 def hedge_eta(d: int, T: int) -> float:

@@ -1,4 +1,4 @@
-"""Learning with label differential privacy (LABEL = seed ``label-dp-theoretical-limits.txt``; spec §7).
+"""Learning with label differential privacy (LABEL = Label DP: theoretical limits; docs/algorithms/label-dp.md).
 
 * :mod:`.generators` — distributions with known η on ``[0,1]^d`` (smooth, margin, minimax-hard bumps,
   heavy tails) and exact excess risk by quadrature.

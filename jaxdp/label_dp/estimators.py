@@ -1,4 +1,4 @@
-"""Local and central label-DP learners for classification and regression (LABEL §4–6; spec §7.2–7.7).
+"""Local and central label-DP learners for classification and regression (LABEL §4–6; docs/algorithms/label-dp.md#estimators).
 
 Every learner is a pure ``fit(key, X, Y, mask, params) -> fitted`` plus a
 ``predict(fitted, x)``. Datasets are padded to a static ``N_max`` rows with a
@@ -30,7 +30,7 @@ composition). A label change moves a bin's count vector by ±1 in two classes
 (count utility sensitivity 1, hence the ``ε/2`` in (17)) and a bin mean of
 labels in ``[-T, T]`` by at most ``2T/n_l``.
 
-Empty bins (``n_l = 0``, spec §8.13; LABEL after eq. (23)): a uniformly random
+Empty bins (``n_l = 0``, docs/guide/concepts.md#notation; LABEL after eq. (23)): a uniformly random
 class (classification) or ``0`` (regression). Ties in count argmaxes are broken
 uniformly at random (``+ 0.5·U`` jitter on integer counts).
 
@@ -165,7 +165,7 @@ def _fit_cls(method, K, G, key, X, Y, mask, prm: LabelParams) -> BinFit:
     else:
         u = jax.random.uniform(k_tie, S.shape, _fdt(), minval=jnp.finfo(_fdt()).tiny, maxval=1.0)
         c = jnp.argmax(S + 0.5 * u, axis=-1).astype(jnp.int32)
-    # empty bins: every count is 0, so the jitter makes the class uniform (spec §8.13)
+    # empty bins: every count is 0, so the jitter makes the class uniform (docs/guide/concepts.md#notation)
     return BinFit(c, jnp.asarray(prm.bins, jnp.int32))
 
 
@@ -216,7 +216,7 @@ def knn_predict(fitted: KnnFit, q: jax.Array, chunk: int = 256) -> jax.Array:
     features; ``l`` = the smallest index with ``q - x_l <= x_{l+k} - q`` (binary search with a fixed
     number of steps), and the average is a difference of prefix sums — ``O(M log N)``.
     ``d > 1``: brute force per chunk of queries (sort distances, cumulative sum, dynamic read of
-    entry ``k - 1``; spec §7.4), ``O(M N log N)``.
+    entry ``k - 1``; Label DP: theoretical limits, Thm 6; docs/algorithms/label-dp.md#estimators), ``O(M N log N)``.
     """
     n, k = fitted.n, fitted.k
     if q.shape[-1] == 1 and fitted.xs.ndim == 1:

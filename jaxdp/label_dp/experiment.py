@@ -1,4 +1,4 @@
-"""One-shot label-DP estimators batched over seeds (and over N / parameter grids) — spec §1.6.
+"""One-shot label-DP estimators batched over seeds (and over N / parameter grids) — docs/guide/concepts.md#monte-carlo.
 
 ``make_estimator(gen, method, N_max=..., M=..., bins_max=...)`` returns a pure
 ``fn(key, N, params, h0) -> {"excess": ...}``: draw an instance of the

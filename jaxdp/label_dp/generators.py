@@ -1,4 +1,4 @@
-"""Data generators with known regression function / class probabilities (spec §7.9–7.10, PROPOSED).
+"""Data generators with known regression function / class probabilities (Label DP: theoretical limits, App. B, F, J; docs/algorithms/label-dp.md#lower-bounds, #generators, PROPOSED).
 
 Every generator lives on ``X = [0,1]^d`` with ``X ~ Unif`` (density ``f ≡ 1``,
 so Assumption 1(c),(d) of LABEL hold with ``c = 1``). A generator is a frozen,
@@ -172,7 +172,7 @@ def _bump_eval(theta, x, beta, A, shape):
 @functools.lru_cache(maxsize=None)
 def gen_smooth_classification(d: int = 1, K: int = 2, freq: int = 1, amp: float = 0.4, s: float = 1.0,
                               phase: float = 0.7, random_phase: bool = False) -> Generator:
-    """Fixed smooth class probabilities (spec §7.10): ``K = 2``: ``η_1(x) = 1/2 + amp·sin(2π·freq·x_1 + phase)``
+    """Fixed smooth class probabilities (Label DP: theoretical limits; docs/algorithms/label-dp.md#generators): ``K = 2``: ``η_1(x) = 1/2 + amp·sin(2π·freq·x_1 + phase)``
     (the phase keeps the crossings off dyadic bin boundaries)
     (Lipschitz, β = 1, transversal crossings, γ = 1); ``K > 2``: ``η_j ∝ exp(s cos(2π(freq·x_1 - j/K)))``."""
     d = check_positive_int("d", d)
@@ -224,7 +224,7 @@ def gen_margin_classification(a: float = 0.5) -> Generator:
 @functools.lru_cache(maxsize=None)
 def gen_bump_classification(d: int = 1, beta: float = 1.0, gamma: float = 1.0, A: float = 0.5,
                             C_M: float = 1.0, m0_max: int = 1024, shape: str = "auto") -> Generator:
-    """Minimax-hard classification (LABEL App. B eq. (36)–(37); spec §7.10).
+    """Minimax-hard classification (LABEL App. B eq. (36)–(37); docs/algorithms/label-dp.md#generators).
 
     ``K = 2``; ``η_1 - η_0 = A h^β Σ_k v_k φ((x - c_k)/h)`` over ``m = min(G, ⌊C_M h^{γβ-d}⌋)``
     random cells of the ``G = m0^d`` grid (side ``h = 1/m0``, ``m0 = round(1/h0)``) with random
@@ -259,7 +259,7 @@ def gen_bump_classification(d: int = 1, beta: float = 1.0, gamma: float = 1.0, A
 
 @functools.lru_cache(maxsize=None)
 def gen_smooth_regression(d: int = 1, T: float = 1.0, A: float = 0.5, noise: str = "binary") -> Generator:
-    """Bounded regression (spec §7.10): ``η(x) = A Π_j sin(2π x_j)`` (``|η| ≤ A ≤ T/2``);
+    """Bounded regression (Label DP: theoretical limits; docs/algorithms/label-dp.md#generators): ``η(x) = A Π_j sin(2π x_j)`` (``|η| ≤ A ≤ T/2``);
     ``noise="binary"``: ``Y ∈ {±T}`` with ``P(Y = T | x) = (1 + η/T)/2``; ``"uniform"``:
     ``Y = η + Unif[-T/2, T/2]``. ``|Y| ≤ T`` (Assumption 2)."""
     d = check_positive_int("d", d)
@@ -321,7 +321,7 @@ def pareto_abs_moment(a: float, p: float) -> float:
 @functools.lru_cache(maxsize=None)
 def gen_heavy_tail_regression(d: int = 1, p: float = 2.0, family: str = "student_t", scale: float = 1.0,
                               A: float = 0.5, beta: float = 1.0, M_p: float = 1.0, m0_max: int = 1024) -> Generator:
-    """Heavy-tailed regression (spec §7.10; LABEL Assumption 3, App. J).
+    """Heavy-tailed regression (docs/algorithms/label-dp.md#generators; LABEL Assumption 3, App. J).
 
     * ``student_t``: ``Y = η(x) + s·t_ν``, ``ν = p + 1/2``;
     * ``pareto``: ``Y = η(x) ± s(U^{-1/a} - 1)``, ``a = p + 1/2`` (random sign);

@@ -1,4 +1,4 @@
-"""LABEL Table 1: minimax rates of the excess risk (logs omitted; spec §7.8).
+"""LABEL Table 1: minimax rates of the excess risk (logs omitted; docs/algorithms/label-dp.md#planners).
 
 ``label_rate_exponent(task, setting, ...)`` gives the exponents; ``label_rates(task, setting, N, eps, ...)``
 evaluates the theory curve with all constants 1 (for plotting against empirical curves).

@@ -1,6 +1,6 @@
 """LAZY: private online learning via lazy algorithms (Asi, Koren, Liu, Talwar, NeurIPS 2024).
 
-Source: ``shared/seeds/lazy-private-online-learning-v2.txt``; spec §4.
+Source: Lazy private online learning; docs/algorithms/lazy.md.
 
 * :func:`l2p` — the L2P transformation (Algorithm 1) of any :class:`LazyMeasure`
   (Assumption 3.1) into a private ``Learner``.
@@ -10,7 +10,7 @@ Source: ``shared/seeds/lazy-private-online-learning-v2.txt``; spec §4.
   :func:`tree_ftrl_experts` (binary-tree FTRL), ``shrinking_dartboard``
   (re-exported from ``jaxdp.experts``).
 * :func:`figure1_exponents` — the regret exponents of LAZY Figure 1 (and the
-  corrected curves of spec §4.9).
+  corrected curves of Lazy private online learning, Figure 1; docs/algorithms/lazy.md#figure-1).
 """
 from .l2p import L2PParams, L2PState, LazyMeasure, l2p, l2p_params
 from .measures import MWMeasureParams, mw_measure

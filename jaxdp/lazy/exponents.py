@@ -1,9 +1,9 @@
-"""``figure1_exponents``: the regret exponents of LAZY Figure 1 and the corrected curves (spec §4.9).
+"""``figure1_exponents``: the regret exponents of LAZY Figure 1 and the corrected curves (docs/algorithms/lazy.md#figure-1).
 
 With ``eps = T^{-alpha}`` and regret ``T^{beta}`` (logs ignored, every curve
 capped at ``beta <= 1``). Panels ``"a"`` (DP-OCO, d = log T), ``"b"`` (DP-OCO,
 d = T^{1/3}), ``"c"`` (DP-OPE, d = T) and ``"c'"`` (corrections of spec
-§4.4–4.5, not in the paper).
+Lazy private online learning, Thm 3.2, Prop. 3.3, Thm 3.10; docs/algorithms/lazy.md#batching-term, #l2p-mw, not in the paper).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""L2P: the lazy-to-private transformation (LAZY Algorithm 1; spec §4.3).
+"""L2P: the lazy-to-private transformation (LAZY Algorithm 1; docs/algorithms/lazy.md#l2p).
 
-Source: ``shared/seeds/lazy-private-online-learning-v2.txt`` (Asi, Koren, Liu,
+Source: Lazy private online learning (docs/algorithms/lazy.md) (Asi, Koren, Liu,
 Talwar, *Private Online Learning via Lazy Algorithms*), Algorithm 1, Thm 3.2.
 
 Input: a family of measures ``mu_t`` (depending on ``l_1..l_{t-1}``) that

@@ -1,10 +1,10 @@
-"""L2P-MW: L2P applied to multiplicative weights, DP-OPE (LAZY Thm 3.10; spec §4.5).
+"""L2P-MW: L2P applied to multiplicative weights, DP-OPE (LAZY Thm 3.10; docs/algorithms/lazy.md#l2p-mw).
 
 ``l2p_mw(d, block_size)`` is ``l2p(mw_measure(d), block_size)`` with
 ``eta_div = eta_mw`` and ``delta0 = 0`` (LAZY Lemma 3.9). Because
 ``delta0 = 0`` the marginal of the played expert in batch ``s`` is exactly
 ``nu_s = softmax(-eta * cum_{(s-1)B})`` (Lemma 3.4), so the expected regret is
-that of MW on the batch losses (spec §4.4, CORRECTED):
+that of MW on the batch losses (Lazy private online learning, Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term, CORRECTED):
 
     E[Reg_T] <= ln(d)/eta + eta T B / 8.
 
@@ -63,7 +63,7 @@ def l2p_mw_params(eta: float, p: float, B: int, *, block_size: Optional[int] = N
 
 
 def l2p_mw_regret_bound(d, T, eta, B):
-    """Valid expected-regret bound ``ln d / eta + eta T B / 8`` (spec §4.4, CORRECTED)."""
+    """Valid expected-regret bound ``ln d / eta + eta T B / 8`` (Lazy private online learning, Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term, CORRECTED)."""
     return np.log(d) / np.asarray(eta, float) + np.asarray(eta, float) * np.asarray(T, float) * np.asarray(B, float) / 8.0
 
 
@@ -75,7 +75,7 @@ def l2p_mw_paper_regret(d, T, eta, B, c_B: float = 1.0):
 
 
 def alternating_prediction(T, eta, B):
-    """Expected regret of L2P-MW on ``adv_alternating_batches(B)``: ``(T/4) tanh(eta B / 2)`` (spec §4.4)."""
+    """Expected regret of L2P-MW on ``adv_alternating_batches(B)``: ``(T/4) tanh(eta B / 2)`` (Lazy private online learning, Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term)."""
     return np.asarray(T, float) / 4.0 * np.tanh(np.asarray(eta, float) * np.asarray(B, float) / 2.0)
 
 

@@ -1,4 +1,4 @@
-"""Measure families for L2P (LAZY Assumption 3.1; spec §3.1, §4.1).
+"""Measure families for L2P (LAZY Assumption 3.1; docs/algorithms/primitives.md#hedge; docs/algorithms/lazy.md#setting).
 
 ``mw_measure(d)``: multiplicative weights, ``mu_t(x) = exp(-eta sum_{i<t} l_i(x))``
 on ``[d]`` (LAZY eq. (2), Lemma 3.9): ``mu_{t+1}(x)/mu_t(x) = e^{-eta l_t(x)}``

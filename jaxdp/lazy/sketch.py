@@ -1,4 +1,4 @@
-"""``private_lazy_sketch``: the prior low-switching private template (LAZY §3; spec §4.2). Baseline only.
+"""``private_lazy_sketch``: the prior low-switching private template (LAZY §3; docs/algorithms/lazy.md#baselines). Baseline only.
 
 Per round ``t`` (normalized MW measures ``mu_bar_t = softmax(-eta cum_{t-1})``):
 
@@ -11,7 +11,7 @@ The marginal of ``x_t`` is exactly ``mu_bar_t``:
 ratio ``log mu_bar_{t+1}(x)/mu_bar_t(x) = -eta l_t(x) - (lse(-eta cum_{t+1}) - lse(-eta cum_t))``
 depends on the whole history (the normalizer), so each loss influences every
 later switching decision: this is what L2P's shadow sequence removes. With
-``p = 0`` it is the "broken L2P" of the audits (spec §9.5). No theorem settings
+``p = 0`` it is the "broken L2P" of the audits (docs/guide/auditing.md). No theorem settings
 in the seeds. Keys per round: 3 (``S``, ``S'``, fresh draw).
 """
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""``tree_ftrl_experts``: binary-tree follow-the-noisy-leader for DP-OPE (AS17-style; spec §4.10, PROPOSED).
+"""``tree_ftrl_experts``: binary-tree follow-the-noisy-leader for DP-OPE (AS17-style; Lazy private online learning, Sec. 4; docs/algorithms/lazy.md#baselines, PROPOSED).
 
 Not a lazy algorithm: every round it plays ``x_{t+1} ~ softmax(-eta Lhat_t)``
 where ``Lhat_t`` is the tree-aggregated noisy cumulative loss vector
-(``jaxdp.mechanisms.tree_step``, spec §2.6). Each loss vector enters at most
+(``jaxdp.mechanisms.tree_step``, docs/algorithms/primitives.md#binary-tree-counter). Each loss vector enters at most
 ``H = floor(log2 T_max) + 1`` nodes. Calibration (:func:`tree_ftrl_params`):
 
 * pure ε-DP: ``l1``-sensitivity of a loss vector in ``[0,1]^d`` is ``d``, node noise ``Lap(d H / eps)``;

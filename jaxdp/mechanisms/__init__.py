@@ -1,4 +1,4 @@
-"""Privacy mechanisms as pure functions of a key (DESIGN.md layer 2; spec §2.2–2.7).
+"""Privacy mechanisms as pure functions of a key (the mechanisms layer; docs/algorithms/primitives.md).
 
 Every mechanism draws a fixed number of random variables per call, so it can
 sit inside ``lax.scan`` and under ``vmap``. Host-side inputs are validated

@@ -1,4 +1,4 @@
-"""Laplace and Gaussian mechanisms (spec §2.2–2.3).
+"""Laplace and Gaussian mechanisms (docs/algorithms/primitives.md#laplace, #gaussian).
 
 * Laplace (GROWTH Lemma 2.2; Dwork–Roth Thm 3.6): ``A(S) = h(S) + Lap_d(Δ₁/ε)``
   is ε-DP when ``h`` has ℓ1-sensitivity Δ₁. For ℓ2-sensitivity Δ₂ use Δ₁ <= sqrt(d) Δ₂.

@@ -1,4 +1,4 @@
-"""Binary-tree counter for running sums and the tree-aggregation noise of DP-FTRL (spec §2.6–2.7).
+"""Binary-tree counter for running sums and the tree-aggregation noise of DP-FTRL (docs/algorithms/primitives.md#binary-tree-counter, #tree-aggregation).
 
 Dwork–Naor–Pitassi–Rothblum 2010; Chan–Shi–Song 2011 (the binary mechanism);
 REAL Lemma 2.4 and Alg. 3; Kairouz et al. 2021, App. B.1.
@@ -20,7 +20,7 @@ Privacy: each ``a_t`` enters at most H nodes. With ``|a_t - a'_t| <= Δ`` and
 Laplace scale ``b = HΔ/ε`` (:func:`tree_laplace_scale`) the whole output
 stream is ε-DP. With Gaussian noise and ``||g_t||_2 <= L`` under replace-one
 neighbours, ``σ = L sqrt(2H/ρ*)`` with ``ρ* = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``
-(:func:`tree_aggregation_sigma`) gives (ε, δ)-DP (spec §2.7).
+(:func:`tree_aggregation_sigma`) gives (ε, δ)-DP (docs/algorithms/primitives.md#tree-aggregation).
 
 One node-noise draw (shape ``shape``) per step, always; ``scale = 0`` gives
 the exact prefix sums.
@@ -133,7 +133,7 @@ def tree_laplace_scale(H: int, eps, sensitivity=1.0) -> float:
 
 
 def tree_aggregation_sigma(L, H: int, eps, delta) -> float:
-    """Gaussian node σ for (ε, δ)-DP of the tree (spec §2.7, replace-one, ``||g_t||_2 <= L``).
+    """Gaussian node σ for (ε, δ)-DP of the tree (docs/algorithms/primitives.md#tree-aggregation, replace-one, ``||g_t||_2 <= L``).
 
     ``ρ = (2L)² H / (2σ²)`` must equal ``ρ*(ε, δ) = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``, so
     ``σ = L sqrt(2H / ρ*)``. Host float64.

@@ -1,4 +1,4 @@
-"""Oblivious adversaries for online convex optimization (spec §1.2, §5.9; PROPOSED environments).
+"""Oblivious adversaries for online convex optimization (Realizable private online optimization; docs/guide/concepts.md#adversary; docs/algorithms/realizable.md#environments; PROPOSED environments).
 
 As for the experts adversaries, ``loss(state, t)`` is a pure function of the
 adversary's own key and the 0-indexed round ``t`` (``fold_in(key, t)``);
@@ -17,7 +17,7 @@ validate host inputs.
     (``v_t = r_t / sqrt(d)``).
   - ``"alternating"``: ``v_t = (-1)^{floor(t / B)} v`` for a fixed unit ``v``
     drawn once uniformly on the sphere (the OCO analogue of
-    ``adv_alternating_batches``; worst case for batch-lazy methods, spec §4.7).
+    ``adv_alternating_batches``; worst case for batch-lazy methods, Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw).
 
 * :func:`adv_smooth_realizable` — ``l_t(x) = (<a_t, x> - b_t)^2 / 2`` with
   ``a_t`` uniform on the unit sphere and ``b_t = <a_t, x*> + sigma xi_t``;
@@ -90,7 +90,7 @@ class _LinState(NamedTuple):
 
 @functools.lru_cache(maxsize=None)
 def adv_linear_oco(d: int) -> Adversary:
-    """Linear-loss adversary ``g_t = L v_t`` (modes in the module docstring; spec §5.9).
+    """Linear-loss adversary ``g_t = L v_t`` (modes in the module docstring; Realizable private online optimization; docs/algorithms/realizable.md#environments).
 
     Params: :func:`linear_oco_params` (``mode`` is traced, so modes can form a
     grid in one compilation). Random words per round: 2 + ``ceil(d/32)``.
@@ -163,7 +163,7 @@ class _SmoothState(NamedTuple):
 
 @functools.lru_cache(maxsize=None)
 def adv_smooth_realizable(d: int) -> Adversary:
-    """``adv_smooth_realizable(d, D)`` (spec §5.9): squared losses ``ABLoss(a_t, b_t)`` with ``a_t``
+    """``adv_smooth_realizable(d, D)`` (Realizable private online optimization; docs/algorithms/realizable.md#environments): squared losses ``ABLoss(a_t, b_t)`` with ``a_t``
     uniform on the unit sphere, ``b_t = <a_t, x*> + sigma xi_t``, ``||x*|| = D/2``.
 
     With ``sigma = 0``: ``L* = 0``; on the ball of radius ``D`` the loss is
@@ -232,12 +232,18 @@ def load_oco_data(source: Any, d: int, kind: str = "linear", max_norm: float | N
 
 
 @functools.lru_cache(maxsize=None)
-def adv_replay_oco(d: int, kind: str = "linear") -> Adversary:
+def adv_replay_oco(d: int, kind: str = "linear", past_end: str = "error") -> Adversary:
     """Replays user data ``ReplayOCOParams(load_oco_data(source, d, kind))``: ``g_t = data[t]``
-    (``kind="linear"``) or ``ABLoss(data[t, :d], data[t, d])`` (``kind="ab"``); rows past the end
-    repeat the last row. The array is a traced argument shared by all seeds."""
+    (``kind="linear"``) or ``ABLoss(data[t, :d], data[t, d])`` (``kind="ab"``). The array is a
+    traced argument shared by all seeds.
+
+    ``past_end``: ``"error"`` (default) refuses a horizon longer than the data (host-side check,
+    ``jaxdp.core.validation.check_adversary_params``); ``"hold"`` repeats the last row; ``"wrap"``
+    starts again from the first row. Under tracing the contract is the caller's (``"error"``
+    then holds the last row)."""
     d = check_positive_int("d", d)
     check_choice("kind", kind, ("linear", "ab"))
+    check_choice("past_end", past_end, ("error", "hold", "wrap"))
 
     def init(key, params):
         return jnp.zeros((), jnp.int32)
@@ -247,9 +253,21 @@ def adv_replay_oco(d: int, kind: str = "linear") -> Adversary:
         if p.data.shape[-1] != (d if kind == "linear" else d + 1):
             raise ValueError(f"replay data has {p.data.shape[-1]} columns; kind={kind!r} with d={d} needs "
                              f"{d if kind == 'linear' else d + 1}")
-        row = p.data[jnp.minimum(t, p.data.shape[0] - 1)].astype(_fdt())
+        n = p.data.shape[-2]
+        row = jnp.asarray(p.data)[t % n if past_end == "wrap" else jnp.minimum(t, n - 1)].astype(_fdt())
         if kind == "linear":
             return row
         return ABLoss(a=row[:d], b=row[d])
 
+    def host_check(p, T):
+        shape = np.shape(p.data)
+        cols = d if kind == "linear" else d + 1
+        if len(shape) < 2 or shape[-1] != cols:
+            raise ValueError(f"adv_replay_oco: the data have shape {shape}; kind={kind!r} with d={d} needs {cols} "
+                             f"columns")
+        if past_end == "error" and T is not None and int(np.max(np.asarray(T))) > shape[-2]:
+            raise ValueError(f"adv_replay_oco: T={int(np.max(np.asarray(T)))} is longer than the data ({shape[-2]} "
+                             f"rows); pass past_end='wrap' or past_end='hold' to adv_replay_oco, or give more rows")
+
+    loss.host_check = host_check
     return _with_params(init, loss)

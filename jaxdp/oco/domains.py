@@ -1,4 +1,4 @@
-"""Convex domains for online convex optimization (spec §0.3, §8 item 16).
+"""Convex domains for online convex optimization (docs/guide/concepts.md#notation).
 
 A domain is an immutable, hashable description (so problems and learners
 built on it can be cached with ``functools.lru_cache``) with jittable methods:
@@ -212,7 +212,7 @@ def ball_grid(D: float, d: int, m: int):
     """Cell centres of the regular ``m^d`` grid on ``[-D, D]^d`` that lie in the ball of radius ``D``.
 
     Returns ``(points (M, d) float32, covering_radius, cell_volume)``: a
-    data-independent ρ-net of the ball (REAL Thm 3; spec §5.6 "grid for d <= 2")
+    data-independent ρ-net of the ball (REAL Thm 3; docs/algorithms/realizable.md#realizable-oco)
     and the volume of each cell (the points carry equal weight ``1/M`` for
     the uniform measure). The covering radius is ``h/2`` for ``d = 1``
     (``h = 2D/m``) and the bound ``1.5 h sqrt(d)`` otherwise (interior points

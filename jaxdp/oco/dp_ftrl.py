@@ -41,13 +41,15 @@ from typing import NamedTuple, Optional
 import jax
 import jax.numpy as jnp
 
+from ..accounting import ledger as LG
+from ..accounting.plan import Plan, make_plan
 from ..core.types import Learner, Problem
 from ..core.validation import (
     check_choice, check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int,
 )
 from ..core.accumulate import kahan_add
 from ..mechanisms import tree_aggregation_sigma, tree_depth
-from ..registry import Plan, register_planner
+from ..registry import register_planner
 from .domains import Domain, check_domain
 from .problems import problem_info
 
@@ -188,7 +190,7 @@ def dp_ftrl_lambda(T, d, eps, delta, L, D, beta) -> float:
 
 def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str = "realizable"):
     """Theory curve with constants 1: REAL Thm 4 (``L* + beta D^2 + (LD sqrt(beta D^2 T d log T log(1/delta))/eps)^{2/3}``)
-    or, for ``setting="general"``, ``LD sqrt(T) + (T sqrt(d) / eps)^{1/2}`` (non-realizable rate, spec §5.7).
+    or, for ``setting="general"``, ``LD sqrt(T) + (T sqrt(d) / eps)^{1/2}`` (non-realizable rate, Realizable private online optimization, Alg. 3, Thm 4; docs/algorithms/realizable.md#dp-ftrl).
     Works on NumPy arrays of ``T`` / ``d`` / ``eps``."""
     import numpy as np
 
@@ -205,7 +207,7 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
     """Parameters ``(lam, sigma, clip)`` for :func:`dp_ftrl`.
 
     * ``sigma = L sqrt(2H/rho*(eps, delta))`` with ``H = floor(log2 T) + 1``
-      and ``clip = L`` in every mode: the tree calibration of spec §2.7 is
+      and ``clip = L`` in every mode: the tree calibration of docs/algorithms/primitives.md#tree-aggregation is
       exact, so the request is always certified (needs ``0 < delta < 1``,
       finite ``eps``).
     * ``setting="realizable"`` (smooth, non-negative losses; REAL Thm 4):
@@ -238,15 +240,17 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
     else:
         noise = math.sqrt(d * (1 if mode == "rate" else H)) * sigma
         lam = math.sqrt(T * L * (L + noise)) / D
-    notes = [f"sigma = L sqrt(2H/rho*) with H={H} (spec §2.7, replace-one); gradients clipped to L={L}"]
+    notes = [f"sigma = L sqrt(2H/rho*) with H={H} (docs/algorithms/primitives.md#tree-aggregation, replace-one); gradients clipped to L={L}"]
     if mode == "rate":
         notes.append("rate mode: log factors and constants dropped from lambda only; the noise is the certified one")
-    return Plan(algorithm="dp_ftrl", mode=mode, params={"lam": float(lam), "sigma": float(sigma), "clip": float(L)},
-                eps=float(eps), delta=float(delta), eps_certified=float(eps), delta_certified=float(delta),
-                conditions={"0 < delta < 1": True, f"T <= 2^H - 1 (H={H})": T <= 2 ** H - 1,
-                            "gradients clipped to L": True},
-                reference="realizable-private-online-optimization.txt Alg. 3, Thm 4; Kairouz et al. 2021",
-                notes=notes)
+    ledger = LG.sequential(LG.tree_aggregation(float(sigma) / (2.0 * L), T, dim=d,
+                                               label="tree aggregation of clipped gradients (replace-one: 2L per node)"))
+    return make_plan(algorithm="dp_ftrl", mode=mode, params={"lam": float(lam), "sigma": float(sigma), "clip": float(L)},
+                     eps=float(eps), delta=float(delta), ledger=ledger,
+                     conditions={"0 < delta < 1": True, f"T <= 2^H - 1 (H={H})": T <= 2 ** H - 1,
+                                 "gradients clipped to L": True},
+                     reference="Realizable private online optimization, Alg. 3, Thm 4; Kairouz et al. 2021",
+                     notes=notes)
 
 
 def ftrl_reference(grads_fn, x0, T: int, lam: float, noise=None, project=None):

@@ -4,8 +4,8 @@
 #   l2p_rmw, l2p_rmw_params, plan_l2p_rmw, L2P_RMW_MODES, l2p_rmw_paper_settings, l2p_rmw_regret_bound,
 #   rmw_alternating_lag
 
-Source: ``shared/seeds/lazy-private-online-learning-v2.txt`` Theorem 3.12 (with
-Thm 3.2, Lemma 3.11); spec §4.7. The learner is ``jaxdp.lazy.l2p`` applied to
+Source: Lazy private online learning (docs/algorithms/lazy.md), Theorem 3.12 (with
+Thm 3.2, Lemma 3.11); Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw. The learner is ``jaxdp.lazy.l2p`` applied to
 ``jaxdp.oco.rmw.rmw_measure``: the played model is resampled from
 ``μ^rmw`` only at batch boundaries (``block_size = B``: once per batch, in the
 engine's nested scan), with the shadow model ``y`` normalizing the acceptance
@@ -18,11 +18,11 @@ ratio ``exp(-β Σ_{i in batch} (ℓ_i(x) - ℓ_i(y)) - 2Bη)``.
 
 Claimed regret ``LD·O(√T + T^{1/3} √(d log T) log(T/δ) / ε^{2/3})``.
 
-Planner modes (spec §0.4, §4.7):
+Planner modes (Lazy private online learning, Thm 3.12; docs/guide/planning.md#modes; docs/algorithms/lazy.md#l2p-rmw):
 
 * ``"paper"``: as printed; the algorithm's ``eta`` (in ``e^{2Bη}``) is the
   printed ``η``. ``eps_certified`` is Thm 3.2 evaluated at Lemma 3.11's
-  ``η_div = η²/10 + η sqrt(0.4 log(2/δ0))`` (CORRECTED, spec §10.3 item 3),
+  ``η_div = η²/10 + η sqrt(0.4 log(2/δ0))`` (CORRECTED, Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw),
   ``δ0 = δ / (4 e T B (2/η + log(1/δ1)/p))``, ``δ1 = δ/(4T)``.
 * ``"rate"``: logs dropped: ``B = 1/ε``, ``η = ε^{2/3}/T^{1/3}``,
   ``λ = (L/D) max(√T, √d/η)``, ``p = max(η/ε, B/T)``.
@@ -46,7 +46,8 @@ from typing import Any, Optional
 import jax.numpy as jnp
 import numpy as np
 
-from ..accounting.l2p import l2p_calibrate, l2p_conditions, l2p_privacy, l2p_privacy_conservative
+from ..accounting.l2p import calibrate_trusted, l2p_conditions, l2p_ledger, printed_eps
+from ..accounting.plan import make_plan
 from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..lazy.l2p import L2PParams, l2p
@@ -57,7 +58,7 @@ __all__ = ["l2p_rmw", "l2p_rmw_params", "plan_l2p_rmw", "L2P_RMW_MODES", "l2p_rm
            "l2p_rmw_regret_bound", "rmw_alternating_lag", "l2p_rmw_from_plan"]
 
 L2P_RMW_MODES = ("paper", "certified", "rate", "retuned")
-REFERENCE = "lazy-private-online-learning-v2.txt Thm 3.12 (+ Thm 3.2, Lemma 3.11)"
+REFERENCE = "Lazy private online learning, Thm 3.12 (+ Thm 3.2, Lemma 3.11)"
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,7 +130,7 @@ def _delta0(delta, T, B, eta, p, delta1):
 
 def l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div, corrected: bool = True):
     """RMW proxy (constants 1): ``λD² + L²T/λ + d log T/β`` plus the batching term,
-    ``LD T (B-1) η_div`` (corrected, spec §4.7) or ``LD T B² η_div²`` (paper's Prop. 3.3)."""
+    ``LD T (B-1) η_div`` (corrected, Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw) or ``LD T B² η_div²`` (paper's Prop. 3.3)."""
     T = np.asarray(T, float)
     base = lam * D**2 + L**2 * T / lam + d * np.log(np.maximum(T, 2.0)) / beta
     batch = L * D * T * (B - 1) * eta_div if corrected else L * D * T * B**2 * eta_div**2
@@ -137,7 +138,7 @@ def l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div, corrected: bool = Tr
 
 
 def rmw_alternating_lag(T, B, lam, L):
-    """Predicted extra regret of batch-lazy RMW on the alternating-sign sequence (spec §4.7): ``L² T (B-1)/(4λ)``."""
+    """Predicted extra regret of batch-lazy RMW on the alternating-sign sequence (Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw): ``L² T (B-1)/(4λ)``."""
     return L**2 * np.asarray(T, float) * (np.asarray(B, float) - 1) / (4.0 * np.asarray(lam, float))
 
 
@@ -212,10 +213,10 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
 
         delta0 = delta * 1e-3 / float(T) ** 2
         r = None
-        for _ in range(2):  # δ0 depends on (η, p, B): iterate once (spec §4.7)
-            r = l2p_calibrate(T=T, eps=eps, delta=delta, regret=make_proxy(delta0), delta0=delta0,
-                              log_factor=log_factor, conservative=(mode == "certified"), n_B=n_B, n_c=n_c,
-                              n_eta=n_eta)
+        for _ in range(2):  # δ0 depends on (η, p, B): iterate once (Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw)
+            r = calibrate_trusted(T=T, eps=eps, delta=delta, regret=make_proxy(delta0), delta0=delta0,
+                                  log_factor=log_factor, conservative=(mode == "certified"), n_B=n_B, n_c=n_c,
+                                  n_eta=n_eta)
             delta0_new = _delta0(delta, T, r["B"], r["eta"], r["p"], delta1)
             if delta0_new >= delta0:
                 break
@@ -228,27 +229,22 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
         if mode == "retuned":
             notes.append("retuned: Thm 3.2 constraints with log(1/delta1) -> 1 (rate form); see eps_certified")
     conds = {k: bool(v) for k, v in l2p_conditions(eta_div, p, B, T, delta1).items()}
-    e_pr, d_pr, ok = l2p_privacy(eta_div, p, B, T, delta0, delta1)
-    e_cons, _ = l2p_privacy_conservative(eta_div, p, B, T, delta0, delta1)
-    e_cert = max(e_pr, e_cons) if mode == "certified" else e_pr
-    if not ok:
-        notes.append(f"Thm 3.2 side conditions fail at eta_div={eta_div:.3g}: the formula's eps={e_pr:.4g} "
-                     "certifies nothing")
-        e_cert = math.inf
+    conds["exact sampler"] = sampler == "exact"
+    e_pr = printed_eps(float(eta_div), float(p), int(B), T, float(delta0), float(delta1))
     if sampler != "exact":
         notes.append("sampler='mala' is approximate: Thm 3.2 assumes exact samples, nothing is certified")
-        e_cert = math.inf
-    conds["exact sampler"] = sampler == "exact"
-    notes.append(f"Thm 3.2 at eta_div (Lemma 3.11): printed eps={e_pr:.4g}, conservative eps={e_cons:.4g}")
+    notes.append(f"Thm 3.2 at eta_div (Lemma 3.11) as printed: eps={e_pr:.4g} (the certificate is the ledger's, "
+                 "with the general-measure constants e^(-4B eta), 4 eta)")
     bound = float(l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div))
     notes.append(f"regret proxy (corrected batching term) = {bound:.4g}; alternating-sign lag "
                  f"L^2 T (B-1)/(4 lam) = {float(rmw_alternating_lag(T, B, lam, L)):.4g}")
-    plan = Plan(algorithm="l2p_rmw", mode=mode,
-                params={"beta": float(beta), "lam": float(lam), "radius": D / 2.0, "eta": float(eta_alg),
-                        "p": float(p), "B": int(B), "eta_paper": float(eta), "eta_div": float(eta_div),
-                        "delta0": float(delta0), "delta1": float(delta1), "sampler": sampler},
-                eps=eps, delta=delta, eps_certified=float(e_cert), delta_certified=float(d_pr),
-                conditions=conds, reference=REFERENCE, notes=notes)
+    plan = make_plan(algorithm="l2p_rmw", mode=mode,
+                     params={"beta": float(beta), "lam": float(lam), "radius": D / 2.0, "eta": float(eta_alg),
+                             "p": float(p), "B": int(B), "eta_paper": float(eta), "eta_div": float(eta_div),
+                             "delta0": float(delta0), "delta1": float(delta1), "sampler": sampler},
+                     eps=eps, delta=delta, ledger=l2p_ledger(float(eta_div), float(p), int(B), T, float(delta0),
+                                                             float(delta1), "general"),
+                     conditions=conds, reference=REFERENCE, notes=notes)
     if mode == "certified" and not plan.certified:
         raise ValueError(f"l2p_rmw: the request eps={eps}, delta={delta}, T={T} cannot be certified "
                          f"(sampler={sampler!r}); use sampler='exact' or a larger eps/T")

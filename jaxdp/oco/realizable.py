@@ -1,11 +1,11 @@
 """Realizable DP-OCO through experts over a net of the ball
-(REAL §4.1 Theorem 3, App. C end, App. D.1, ``realizable-private-online-optimization.txt``; spec §5.6).
+(REAL §4.1 Theorem 3, App. C end, App. D.1, Realizable private online optimization; docs/algorithms/realizable.md#realizable-oco).
 
 Both learners discretize the ball ``{||x|| <= D}`` by the cell centres of a
 regular grid (``jaxdp.oco.domains.ball_grid``; ``m`` points per axis, ``M``
 points in the ball, covering radius ``rho``) and treat each point as an
 expert with loss ``l_t(z_j)`` normalized to ``[0, 1]`` by ``loss_scale``
-(INTERPRETATION of spec §5.6: non-negative ``L``-Lipschitz realizable losses
+(INTERPRETATION of Realizable private online optimization, Thm 3, App. C; docs/algorithms/realizable.md#realizable-oco: non-negative ``L``-Lipschitz realizable losses
 satisfy ``l_t(x) <= 2LD``; losses above ``loss_scale`` are clipped to 1,
 which keeps every sensitivity at 1). The action played is the net point, so
 the regret against the continuous comparator includes the discretization
@@ -17,7 +17,7 @@ error ``<= T L rho``.
   Alg. 2 with ``adaptive=True``) unchanged: privacy is theirs, with the
   loss normalization above.
 * :func:`potential_oco` (REAL Alg. 5 with ``mu`` uniform on the ball, App. C
-  end): written here (spec §5.5 step form, CORRECTED units). The potential
+  end): written here (Realizable private online optimization, Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections step form, CORRECTED units). The potential
   ``phi_eta(t) = int exp(-eta sum_{i<=t} l_i(x)) mu(dx)`` is estimated by
   **grid quadrature**: ``log phi ~= logsumexp_j(-eta S_t(z_j)) - log M`` (the
   mid-point rule on the cells inside the ball), and the learner samples from
@@ -143,7 +143,7 @@ def _check_net_d(d: int, algorithm: str) -> int:
     d = check_positive_int("d", d)
     if d > MAX_NET_D:
         raise ValueError(f"{algorithm} discretizes the ball by a grid of m^d points; it is meant for small d "
-                         f"(d <= {MAX_NET_D}, spec §5.6 uses d in {{1, 2}}), got d={d}")
+                         f"(d <= {MAX_NET_D}, Realizable private online optimization, Thm 3, App. C; docs/algorithms/realizable.md#realizable-oco uses d in {{1, 2}}), got d={d}")
     return d
 
 
@@ -174,7 +174,7 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
     ``eta = eps/(2K)``, ``eps_svt = eps/2`` (the ledger: all sparse-vector instances ``eps/2`` plus ``K``
     exponential-mechanism draws of ``eta``; ``eps`` in every mode), threshold
     ``L = 4/eta + c B/eps`` with ``B = ln(2T^2/beta)``, ``c = 8`` (``paper``),
-    ``16`` (``certified``, spec §5.2 CORRECTED) or ``L = 1/eta`` (``rate``:
+    ``16`` (``certified``, Realizable private online optimization, Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-corrections CORRECTED) or ``L = 1/eta`` (``rate``:
     constants and logs dropped; privacy unchanged since it depends only on
     ``(eps_svt, eta, K)``). Losses normalized by ``loss_scale = 2 L D``.
     """
@@ -250,7 +250,7 @@ def potential_oco(problem: Problem, m: int) -> Learner:
     ``jaxdp.realizable.potential_experts`` over the grid net, losses divided by
     ``loss_scale`` and clipped to [0, 1] (as ``experts_oco_net`` wraps the sparse-vector experts).
 
-    Step form of spec §5.5 (test-then-play, CORRECTED units): after absorbing
+    Step form of Realizable private online optimization, Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections (test-then-play, CORRECTED units): after absorbing
     ``l_t``, ``q = (log phi(t*) - log phi(t)) / (s_phi eta)`` is tested by the
     active AboveThreshold instance (threshold ``2 alpha/(s_phi eta)``, noises
     ``Lap(2/eps0)``, ``Lap(4/eps0)``); on ⊤ (and ``k < K``) the next point is

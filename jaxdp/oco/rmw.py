@@ -3,8 +3,8 @@
 # Team OCO-CORE: please re-export from jaxdp/oco/__init__.py (already done by _reexport via __all__):
 #   RMWParams, rmw_measure, rmw_params, rmw_eta_div, rmw_regret_bound
 
-Source: ``shared/seeds/lazy-private-online-learning-v2.txt`` eq. (3), Lemma 3.11
-(Agarwal–Kale–Singh–Thakurta 2023; Gopi–Lee–Liu 2022 Lemma 3.5); spec §3.3, §4.7.
+Source: Lazy private online learning (docs/algorithms/lazy.md), eq. (3), Lemma 3.11
+(Agarwal–Kale–Singh–Thakurta 2023; Gopi–Lee–Liu 2022 Lemma 3.5); Lazy private online learning, Thm 3.12; docs/algorithms/primitives.md#rmw; docs/algorithms/lazy.md#l2p-rmw.
 
     μ_t(x) ∝ exp(-β (Σ_{i<t} ℓ_i(x) + λ ||x||²)),   x ∈ X (convex).
 
@@ -13,7 +13,7 @@ Source: ``shared/seeds/lazy-private-online-learning-v2.txt`` eq. (3), Lemma 3.11
   ``D_∞^{δ0}(μ_{t+1}, μ_t) <= η_div = 2βL²/λ + sqrt(8βL² log(2/δ0)/λ)`` (``rmw_eta_div``).
 * Regret of sampling ``x_t ~ μ_t``: ``O(λD² + L²T/λ + d log T / β)`` (``rmw_regret_bound``).
 
-Loss families with additive sufficient statistics (spec §3.3):
+Loss families with additive sufficient statistics (docs/algorithms/primitives.md#rmw):
 
 * ``"linear"``: ``ℓ(x) = <g, x>``, loss = ``g`` (``jaxdp.oco.linear_problem``),
   stats ``G = Σ g``. On the centred ball of radius ``R`` the measure is
@@ -28,7 +28,7 @@ MALA (``sampler="mala"``): ``mala_steps`` steps (static) from the mode of the
 unconstrained Gaussian projected on the domain, step size from
 ``jaxdp.samplers.mala_schedule``'s rule with ``M = β(λ_max(A) + 2λ)`` (traced).
 MALA output is approximate: privacy statements that assume exact sampling are
-then not certified (spec §3.4); record ``sampler="mala"`` with results.
+then not certified (docs/algorithms/primitives.md#samplers); record ``sampler="mala"`` with results.
 """
 from __future__ import annotations
 

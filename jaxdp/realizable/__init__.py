@@ -1,5 +1,5 @@
 """REAL: private online learning in the realizable regime (Asi, Feldman, Koren, Talwar, ICML 2023;
-``shared/seeds/realizable-private-online-optimization.txt``; spec §5).
+Realizable private online optimization; docs/algorithms/realizable.md).
 
 Learners (``jaxdp.core.Learner``) for DP prediction with experts when some expert has (near) zero
 loss, their planners (``jaxdp plan NAME``) and privacy audits.

@@ -59,7 +59,7 @@ def check_delta_for(delta: Any, *, approximate: bool) -> float:
 
 
 def log2_ceil(d: int) -> int:
-    """``ceil(log2 d)`` (spec §0.3: halvings are counted in base 2)."""
+    """``ceil(log2 d)`` (docs/guide/concepts.md#notation: halvings are counted in base 2)."""
     return int(math.ceil(math.log2(d) - 1e-12)) if d > 1 else 0
 
 

@@ -1,6 +1,6 @@
-"""Binary-tree experts for the realizable regime (REAL Algorithm 4, App. B.1; spec §5.4).
+"""Binary-tree experts for the realizable regime (REAL Algorithm 4, App. B.1; docs/algorithms/realizable.md#binary-tree-experts).
 
-The paper gives a sketch only; this is the concretization of spec §5.4 (PROPOSED/INTERPRETATION).
+The paper gives a sketch only; this is the concretization of Realizable private online optimization, Alg. 4; docs/algorithms/realizable.md#binary-tree-experts (PROPOSED/INTERPRETATION).
 A phase selects ``m_set`` fresh experts with Gumbel-top-k on the exponential-mechanism logits
 ``-η_sel cum / 2`` (``m_set`` sequential η_sel-DP draws without replacement, experts of earlier
 phases masked), and runs one binary-tree counter per selected expert on its losses (Laplace node

@@ -1,4 +1,4 @@
-"""Potential-based experts (REAL Algorithm 5, App. C, Theorems 6–7; spec §5.5).
+"""Potential-based experts (REAL Algorithm 5, App. C, Theorems 6–7; docs/algorithms/realizable.md#potential-experts).
 
 With ``μ`` uniform on ``[d]`` and the potential
 
@@ -9,7 +9,7 @@ the learner keeps its expert while the drop of the potential since the last resa
 and on ⊤ resamples ``x ∝ exp(-η cum) μ(x)`` (the MW measure), ``k += 1``, ``t*(k) = t - 1``.
 After K resamples the expert is kept forever.
 
-CORRECTED units (spec §5.5): the query is ``q_t = Δ_t / (s_φ η)`` with threshold ``2α/(s_φ η)``
+CORRECTED units (Realizable private online optimization, Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections): the query is ``q_t = Δ_t / (s_φ η)`` with threshold ``2α/(s_φ η)``
 and AboveThreshold noises ``Lap(2/eps0)``, ``Lap(4/eps0)``; ``Δ_t`` has sensitivity ``s_φ η`` with
 ``s_φ = 2`` in general (both potentials move when the changed loss precedes ``t*(k)``); the paper
 implicitly uses ``s_φ = 1``. Test-then-play: the query before round t uses ``φ(t-1)``.

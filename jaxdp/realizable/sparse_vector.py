@@ -1,6 +1,6 @@
-"""Sparse-vector experts for the realizable regime (REAL Algorithms 1–2, Theorems 1–2; spec §5.2–5.3).
+"""Sparse-vector experts for the realizable regime (REAL Algorithms 1–2, Theorems 1–2; docs/algorithms/realizable.md#sparse-vector-experts, #adaptive-sparse-vector).
 
-``sparse_vector_experts`` (REAL Alg. 1, ``realizable-private-online-optimization.txt``): keep the
+``sparse_vector_experts`` (REAL Alg. 1, Realizable private online optimization (docs/algorithms/realizable.md)): keep the
 current expert ``x`` while an AboveThreshold instance says its loss since the last switch,
 
     q_t = sum_{i = t_p}^{t-1} l_i(x),
@@ -25,7 +25,7 @@ composition, ``eps_svt + sqrt(2K ln(1/δ)) η + Kη(e^η - 1)`` with δ. The pri
 ``L = Lbar + L_offset``). Doublings are capped at ``max_doublings`` so that the number of phases
 assumed by the privacy proof is enforced.
 
-Step form (spec §5.2, INTERPRETATION "test-then-play"): ``step`` absorbs ``l_t``, then tests
+Step form (Realizable private online optimization, Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-experts, INTERPRETATION "test-then-play"): ``step`` absorbs ``l_t``, then tests
 ``q_{t+1}`` (losses up to t) and, on ⊤, draws the expert for round t+1 from scores through t.
 ``paper_order=True`` reproduces the printed order: the query tested after round t is ``q_t``
 (losses up to t-1), delaying every switch by one round (plus one extra zero-valued query right

@@ -1,4 +1,4 @@
-"""Samplers for log-concave densities on convex domains (DESIGN.md layer 4; spec §3.4).
+"""Samplers for log-concave densities on convex domains (the samplers layer; docs/algorithms/primitives.md#samplers).
 
 * Langevin kernels with a fixed number of steps (run inside ``scan``, vmappable):
   ``mala`` (Metropolis-adjusted; proposals outside the domain rejected, so the

@@ -18,7 +18,7 @@ traced, vmapped parameter. Objects from ``jaxdp.oco.domains`` (``Ball``,
 ``Box``, ``Simplex``) are converted by ``as_domain`` (duck-typed on their
 attributes, so this low layer never imports the OCO package).
 
-Spec: ``shared/spec/ALGORITHMS.md`` §3.4, §8.16.
+Docs: docs/algorithms/primitives.md#samplers; docs/guide/concepts.md#notation.
 """
 from __future__ import annotations
 

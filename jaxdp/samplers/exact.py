@@ -1,16 +1,16 @@
 """Exact samplers to test the Langevin samplers against, and to use where they exist.
 
 * ``sample_trunc_gauss_ball(key, m, s, R, Mgrid)``: ``N(m, s² I_d)`` restricted
-  to ``{||x|| <= R}``, exact up to the resolution of two 1-D grids (spec §3.4).
+  to ``{||x|| <= R}``, exact up to the resolution of two 1-D grids (docs/algorithms/primitives.md#samplers).
   It is ``μ^rmw`` for linear losses on a centred ball: ``m = -G/(2λ)``,
   ``s² = 1/(2βλ)``.
 * ``sample_trunc_gauss_ball_rejection``: the same law by rejection from
   ``N(m, s² I)`` (exact; for tests in the regime where acceptance is not tiny).
 * ``sample_grid(key, logdensity_fn, grid)``: categorical over the cells of a
   fixed grid plus uniform jitter in the cell (exact for the discretized
-  problem; spec §8.17). ``make_grid(lo, hi, n)`` builds the grid.
+  problem; docs/guide/concepts.md#notation). ``make_grid(lo, hi, n)`` builds the grid.
 
-Spec: ``shared/spec/ALGORITHMS.md`` §3.3–3.4, §8.17.
+Docs: docs/algorithms/primitives.md#rmw, #samplers; docs/guide/concepts.md#notation.
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _grid_draw(key, logf, lo, hi, n):
 
 
 def sample_trunc_gauss_ball(key: jax.Array, m: jax.Array, s: Any, R: Any, Mgrid: int = 2048) -> jax.Array:
-    """Draw ``x ~ N(m, s² I_d)`` conditioned on ``||x|| <= R`` (spec §3.4).
+    """Draw ``x ~ N(m, s² I_d)`` conditioned on ``||x|| <= R`` (docs/algorithms/primitives.md#samplers).
 
     Algorithm: ``a = ||m||``, ``e = m/a`` (``e_1`` if ``a = 0``), ``x = u e + w``, ``w ⊥ e``.
 
@@ -87,7 +87,7 @@ def sample_trunc_gauss_ball(key: jax.Array, m: jax.Array, s: Any, R: Any, Mgrid:
        mode, a fine grid of ``Mgrid`` cells over ``mode ± (10 s + cell)`` is
        sampled (categorical + uniform jitter).
     2. ``r = ||w||`` given ``u`` has density ``∝ r^{d-2} e^{-r²/(2s²)}`` on
-       ``[0, sqrt(R² - u²)]`` (the spec's truncated ``χ²_{d-1}``, in the radius
+       ``[0, sqrt(R² - u²)]`` (the truncated ``χ²_{d-1}``, in the radius
        variable, which has no singularity at 0); mode ``min(s √(d-2), r_max)``;
        grid of ``Mgrid`` cells over ``mode ± 10 s``.
     3. direction of ``w``: ``z ~ N(0, I)`` with its ``e``-component removed, normalized.
@@ -200,7 +200,7 @@ def make_grid(lo: Any, hi: Any, n: int) -> Grid:
 
 def sample_grid(key: jax.Array, logdensity_fn: Callable, grid: Grid, domain: Any = None, *,
                 jitter: bool = True) -> jax.Array:
-    """Draw from ``π ∝ exp(logdensity_fn)`` discretized on ``grid`` (spec §3.4).
+    """Draw from ``π ∝ exp(logdensity_fn)`` discretized on ``grid`` (docs/algorithms/primitives.md#samplers).
 
     A cell is drawn with probability ``∝ π(centre)`` (cells whose centre is
     outside ``domain`` get probability 0), then the point is moved uniformly

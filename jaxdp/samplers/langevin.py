@@ -17,7 +17,7 @@ Proposal (Euler step of the Langevin diffusion ``dX = ∇f(X) dt + √2 dW``, th
   is the Metropolis–Hastings kernel of ``π`` restricted to ``K``, so ``π|_K``
   is exactly invariant: the only error is from a finite number of steps
   (non-stationarity), never a discretization bias. Exact-sampling privacy
-  claims are still not certified by MALA output (spec §3.4): record
+  claims are still not certified by MALA output (docs/algorithms/primitives.md#samplers): record
   ``sampler="mala"`` with results.
 * **ULA** (unadjusted): every proposal is taken, then mapped back into ``K`` by
   ``boundary="reflect"`` (mirror image at the boundary; ball: ``r -> 2R - r``;
@@ -47,7 +47,7 @@ diameter ``D_K``,
   convexity plus the Payne–Weinberger spectral gap of a convex body): the
   number of contraction times needed from a warm start.
 
-Spec: ``shared/spec/ALGORITHMS.md`` §3.4 (``sample_mala``), §1.5, §8.9.
+Docs: docs/algorithms/primitives.md#samplers (``sample_mala``), docs/guide/concepts.md#control-flow-under-vmap.
 """
 from __future__ import annotations
 

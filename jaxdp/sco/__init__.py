@@ -1,9 +1,9 @@
-"""Private stochastic convex optimization under κ-growth (GROWTH: ``growth-conditions-private-optimization.txt``).
+"""Private stochastic convex optimization under κ-growth (GROWTH: Growth conditions for private optimization (docs/algorithms/growth.md)).
 
-Spec ALGORITHMS.md §6. Instances with exact excess loss (§6.7), a certified ERM solver (§6.3),
+Growth conditions for private optimization; docs/algorithms/growth.md. Instances with exact excess loss (Growth conditions for private optimization, Thms 4-6; docs/algorithms/growth.md#instances), a certified ERM solver (Growth conditions for private optimization, Alg. 1; docs/algorithms/growth.md#localization),
 Algorithm 1 ``localization_sco``, Algorithm 2 ``epoch_growth_sco``, the inverse-sensitivity
 mechanisms of Theorem 1 and the Proposition 3 reduction, planners, and one-shot estimators for
-``jaxdp.core.monte_carlo``. Most displays of the paper are RECONSTRUCTED (spec §10.2); the notes
+``jaxdp.core.monte_carlo``. Most displays of the paper are RECONSTRUCTED (Growth conditions for private optimization; docs/algorithms/growth.md#corrections); the notes
 sit in each module's docstring.
 """
 from .instances import (

@@ -1,4 +1,4 @@
-"""Solver for the regularized, ball-constrained ERM subproblems of GROWTH Algorithms 1–2 (spec §6.3).
+"""Solver for the regularized, ball-constrained ERM subproblems of GROWTH Algorithms 1–2 (docs/algorithms/growth.md#localization).
 
 Problem (GROWTH Alg. 1 line 5, RECONSTRUCTED objective)::
 
@@ -21,7 +21,7 @@ Both report a rigorous optimality-gap certificate ``F(x) - min_C F``:
   ``y = P_C(x - g/λ)``) gives ``gap <= -(<g, y-x> + (λ/2)||y-x||²)``;
 * in 1-D additionally ``gap <= |g_-(x)|·(hi - lo)`` from the final bisection bracket.
 
-The privacy analysis of Algorithm 1 needs ``gap <= L² η_i / (2 n_0)`` in every phase (spec §6.3, §9.5):
+The privacy analysis of Algorithm 1 needs ``gap <= L² η_i / (2 n_0)`` in every phase (Growth conditions for private optimization, Alg. 1; docs/algorithms/growth.md#localization; docs/guide/auditing.md):
 then ``||x̂_i - x_i*|| <= sqrt(2 gap / λ_i) <= L η_i`` and the factor-2 noise covers it.
 """
 from __future__ import annotations

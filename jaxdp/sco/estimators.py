@@ -1,4 +1,4 @@
-"""One-shot estimators ``fn(key, params) -> metrics`` batched over seeds by ``jaxdp.core.monte_carlo`` (spec §1.6).
+"""One-shot estimators ``fn(key, params) -> metrics`` batched over seeds by ``jaxdp.core.monte_carlo`` (docs/guide/concepts.md#monte-carlo).
 
 Each builder is cached on its static arguments (instance, n, shapes), so the returned function object is
 reused and ``monte_carlo`` compiles it once. The function samples a fresh dataset from the instance with

@@ -1,7 +1,7 @@
 """κ-growth instances for private SCO: data generators, objectives, minimizers, exact excess loss.
 
-Source: ``growth-conditions-private-optimization.txt`` (GROWTH, Asi–Levy–Duchi 2021),
-spec ALGORITHMS.md §6.1 and §6.7. Every instance has domain ``X = B_2^d(0, R)``.
+Source: Growth conditions for private optimization (docs/algorithms/growth.md) (GROWTH, Asi–Levy–Duchi 2021),
+Growth conditions for private optimization, Sec. 2, Thms 4-6; docs/algorithms/growth.md#setting, #instances. Every instance has domain ``X = B_2^d(0, R)``.
 
 A sample is one row of a ``(n, m)`` float array. Each instance provides
 
@@ -11,7 +11,7 @@ A sample is one row of a ``(n, m)`` float array. Each instance provides
 * ``population_value(x)``, ``excess(x) = f(x) - f*`` (closed form, float64 when x64 is on),
   ``xstar``, ``fstar``; ``empirical_minimizer(data)`` where a closed form exists;
 * constants ``L`` (Lipschitz on X), ``lam``, ``kappa`` of the ``(λ, κ)``-growth
-  ``f(x) - f* >= (λ/κ) ||x - x*||^κ`` (GROWTH Assumption 1, RECONSTRUCTED display, spec §6.1),
+  ``f(x) - f* >= (λ/κ) ||x - x*||^κ`` (GROWTH Assumption 1, RECONSTRUCTED display, docs/algorithms/growth.md#setting),
   and ``smooth`` (gradient-Lipschitz constant on X; ``inf`` if none).
 
 Instances are cached (``functools.lru_cache``): the same arguments give the same object, so
@@ -105,7 +105,7 @@ def growth_holds(inst: SCOInstance, xs, kappa: Optional[float] = None, lam: Opti
 @functools.lru_cache(maxsize=None)
 def inst_kappa_linear(d: int, kappa: float, tau: float, *, a: float = 1.0, b: float = 1.0, R: float = 1.0,
                       dist: str = "fixed") -> SCOInstance:
-    """GROWTH Theorem 4 family (spec §6.7(a)): ``F(x; s) = (a/κ)||x||^κ + b<x, s>``, ``s ∈ {±e_j}``, κ >= 2.
+    """GROWTH Theorem 4 family (docs/algorithms/growth.md#instances): ``F(x; s) = (a/κ)||x||^κ + b<x, s>``, ``s ∈ {±e_j}``, κ >= 2.
 
     ``dist="fixed"``: ``P(s = e_1) = (1+τ)/2``, ``P(s = -e_1) = (1-τ)/2`` (μ = τ e_1).
     ``dist="packing"``: ``j ~ Unif[d]``, sign with mean ``τ v_j`` for the fixed ``v = (1, -1, 1, ...)``
@@ -179,7 +179,7 @@ def inst_kappa_linear(d: int, kappa: float, tau: float, *, a: float = 1.0, b: fl
 
 @functools.lru_cache(maxsize=None)
 def inst_kappa_1d_twopoint(kappa: float, tau: float, sign: int = 1) -> SCOInstance:
-    """Concrete GROWTH Theorem 5 instance (spec §6.7(b); PROPOSED realization), ``κ ∈ (1, 2]``.
+    """Concrete GROWTH Theorem 5 instance (docs/algorithms/growth.md#instances; PROPOSED realization), ``κ ∈ (1, 2]``.
 
     ``d = 1``, ``X = [-1/2, 1/2]``, ``F(x; +1) = |x|``, ``F(x; -1) = |x - θ|``, ``θ = (κτ)^{1/(κ-1)}``,
     ``P(s = +1) = (1 + sign·τ)/2``. ``f_+`` is minimized at 0 and has ``(1, κ)``-growth (equality at θ);
@@ -242,7 +242,7 @@ def regression_constant(d: int, kappa: float) -> float:
 
 @functools.lru_cache(maxsize=None)
 def inst_kappa_regression(d: int, kappa: float, *, R: float = 1.0) -> SCOInstance:
-    """κ-norm regression (spec §6.7(c); PROPOSED noiseless version of GROWTH's ``|b - <a,x>|^κ``).
+    """κ-norm regression (docs/algorithms/growth.md#instances; PROPOSED noiseless version of GROWTH's ``|b - <a,x>|^κ``).
 
     ``a ~ Unif(S^{d-1})``, ``b = <a, x0>`` with ``x0 = (R/4)(1,…,1)/√d``. Exactly
     ``f(x) = c_{d,κ}||x - x0||^κ``: ``(κ c_{d,κ}, κ)``-growth, ``f* = 0``, ``L = κ(1.5R)^{κ-1}``, any κ > 1.
@@ -287,7 +287,7 @@ def inst_kappa_regression(d: int, kappa: float, *, R: float = 1.0) -> SCOInstanc
 
 @functools.lru_cache(maxsize=None)
 def inst_kappa_atom(d: int, kappa: float, q: float = 0.5, *, R: float = 1.0) -> SCOInstance:
-    """Fixed instance with exact κ-growth, κ ∈ (1, 2] (spec §6.7(d); PROPOSED).
+    """Fixed instance with exact κ-growth, κ ∈ (1, 2] (Growth conditions for private optimization, Thms 4-6; docs/algorithms/growth.md#instances; PROPOSED).
 
     ``F(x; s) = (1/κ)||x - s||^κ``, ``s ~ q δ_0 + (1-q) Unif{±e_j}``. ``x* = 0``, ``(q, κ)``-growth,
     ``L = (R+1)^{κ-1}``, ``f(0) = (1-q)/κ``. The excess is evaluated without cancellation:
@@ -335,10 +335,10 @@ def inst_kappa_atom(d: int, kappa: float, q: float = 0.5, *, R: float = 1.0) -> 
 
 @functools.lru_cache(maxsize=None)
 def inst_sign_cube(d: int, tau: float = 0.2, *, D: float = 1.0) -> SCOInstance:
-    """GROWTH Theorem 6 data (spec §6.7(e)): ``s ∈ {±1/√d}^d``, ``F(x; s) = -<x, s>`` on ``B_2^d(D)``.
+    """GROWTH Theorem 6 data (docs/algorithms/growth.md#instances): ``s ∈ {±1/√d}^d``, ``F(x; s) = -<x, s>`` on ``B_2^d(D)``.
 
     Coordinates independent with ``P(s_j = +1/√d) = (1+τ)/2``, so ``μ = τ/√d · 1``, ``x* = Dμ/||μ||``,
-    ``f* = -D||μ||``. No growth on its own (κ = ∞, λ = 0); with the §6.5 regularization it yields
+    ``f* = -D||μ||``. No growth on its own (κ = ∞, λ = 0); with the Growth conditions for private optimization, Prop. 3; docs/algorithms/growth.md#growth-reduction regularization it yields
     κ-growth ERM instances (``growth_reduction_erm``). ``L = 1``.
     """
     d = check_positive_int("d", d)

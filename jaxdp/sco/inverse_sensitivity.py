@@ -1,5 +1,5 @@
-"""Inverse-sensitivity mechanisms on a grid (GROWTH §2–3, Theorem 1; spec §6.2) and the
-growth reduction of GROWTH Proposition 3 (spec §6.5).
+"""Inverse-sensitivity mechanisms on a grid (GROWTH §2–3, Theorem 1; docs/algorithms/growth.md#inverse-sensitivity) and the
+growth reduction of GROWTH Proposition 3 (docs/algorithms/growth.md#growth-reduction).
 
 **Inverse sensitivity** (RECONSTRUCTED, Asi–Duchi definition): for ``h(S) = argmin_X f_S``,
 ``len_h(S; x) = inf {d_Ham(S, S') : h(S') = x}`` and ``π(x) ∝ exp(-ε len_h(S; x)/2)``; ε-DP because
@@ -182,7 +182,7 @@ def inverse_sensitivity(key: jax.Array, inst: SCOInstance, data, eps, *, M: int 
 
 def growth_reduction_erm(key: jax.Array, inst: SCOInstance, data, eps, *, kappa: float, lam0: float, k: int,
                          M: int = 256, w: int = 1):
-    """GROWTH Proposition 3 construction (spec §6.5; RECONSTRUCTED — outputs are marked so).
+    """GROWTH Proposition 3 construction (docs/algorithms/growth.md#growth-reduction; RECONSTRUCTED — outputs are marked so).
 
     Solves convex ERM by ``k`` private ERMs with growing ``‖·‖^κ`` regularization towards the previous
     iterate: ``λ_j = 2^j λ_0``, ``G_j(x; s) = F(x; s) + (λ_j/κ)||x - x_{j-1}||^κ`` on

@@ -1,4 +1,4 @@
-"""MALA version of the ρ-smooth gradient inverse-sensitivity mechanism (GROWTH Theorem 1; spec §6.2).
+"""MALA version of the ρ-smooth gradient inverse-sensitivity mechanism (GROWTH Theorem 1; docs/algorithms/growth.md#inverse-sensitivity).
 
 Target (the same as :func:`jaxdp.sco.grad_inverse_sensitivity`, in the continuum)::
 

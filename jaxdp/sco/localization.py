@@ -1,7 +1,7 @@
-"""GROWTH Algorithm 1 (``localization_sco``) and Algorithm 2 (``epoch_growth_sco``); spec §6.3–6.4.
+"""GROWTH Algorithm 1 (``localization_sco``) and Algorithm 2 (``epoch_growth_sco``); docs/algorithms/growth.md#localization, #epoch-growth.
 
-Source: ``growth-conditions-private-optimization.txt``, Algorithm 1 (Propositions 1–2) and
-Algorithm 2 (Theorems 2–3). The seed lost the display equations; the reconstruction of spec §6.3
+Source: Growth conditions for private optimization (docs/algorithms/growth.md), Algorithm 1 (Propositions 1–2) and
+Algorithm 2 (Theorems 2–3). The seed lost the display equations; the reconstruction of Growth conditions for private optimization, Alg. 1; docs/algorithms/growth.md#localization
 is implemented, and its notes are kept here next to the code.
 
 Algorithm 1 (localization; Feldman–Koren–Talwar phased ERM with equal blocks)::
@@ -16,7 +16,7 @@ Algorithm 1 (localization; Feldman–Koren–Talwar phased ERM with equal blocks
         x_i = P_X(x̂_i + ζ_i)                        # PROPOSED projection (post-processing) keeps X_{i+1} non-empty
     return x_k
 
-Why this reconstruction (spec §6.3): the text's ``||x̂_i - x_i*|| <= sqrt(2Δ/λ_i)`` with
+Why this reconstruction (Growth conditions for private optimization, Alg. 1; docs/algorithms/growth.md#localization): the text's ``||x̂_i - x_i*|| <= sqrt(2Δ/λ_i)`` with
 ``λ_i = 1/(η_i n_0)`` says ``F_i`` is λ_i-strongly convex, i.e. the quadratic term above. Then the
 exact minimizer has ℓ2-sensitivity ``2L/(λ_i b) = 2Lη_i``; the Gaussian σ ``4Lη_i sqrt(log 1/δ)/ε`` is
 the (CORRECTED) Lemma 2.3 calibration ``2Δ sqrt(log)/ε`` with ``Δ = 2Lη_i``, and the Laplace scale

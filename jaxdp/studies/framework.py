@@ -949,7 +949,7 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
     """Least-squares slope of ``log mean(y)`` vs ``log x`` per group, with a 95% bootstrap CI over seeds.
 
     ``upper_half`` fits on the upper half of the ``x`` grid (the asymptotic
-    range, spec §9). ``log_correction(x)`` divides the means by known log
+    range, docs/guide/studies.md#output). ``log_correction(x)`` divides the means by known log
     factors first (the "log-corrected slope"). Returns columns ``slope``,
     ``slope_lo``, ``slope_hi``, ``n_x``, ``x_min``, ``x_max``.
     """

@@ -1,4 +1,4 @@
-"""Study ``growth-rates``: GROWTH adaptivity to κ (spec §9.3, G1–G7; ``growth-conditions-private-optimization.txt``).
+"""Study ``growth-rates``: GROWTH adaptivity to κ (docs/algorithms/growth.md#studies; Growth conditions for private optimization).
 
 Experiments (each a set of grid points; ``cfg["experiments"]`` selects them):
 
@@ -29,7 +29,7 @@ from ..sco import (
     inst_kappa_linear, inst_kappa_regression, localization_estimator, plan_epoch_growth_sco,
     plan_grad_inverse_sensitivity, plan_localization_sco, run_sco,
 )
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 EXPERIMENTS = ("G1", "G2", "G3", "Geps", "G4", "G5", "G6", "G7")
 
@@ -43,6 +43,21 @@ DEFAULTS = {
 QUICK = {"seeds": 8, "experiments": "G1,G4,G5", "n": "1000,4000", "n_inv": "300,3000", "kappas": "1.5,3",
          "n_iter": 40, "M": 512, "g1_insts": "regression"}
 
+_POS = dict(lo=0.0, lo_open=True)
+_KAPPA = dict(lo=1.0, lo_open=True, help="growth exponent kappa > 1")
+PARAMS = declare_params("growth-rates", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
+    "experiments": Param("str", many=True, choices=EXPERIMENTS),
+    "n": Param("int", many=True, lo=2, hi=2 ** 30), "n_inv": Param("int", many=True, lo=2, hi=2 ** 30),
+    "kappas": Param("float", many=True, **_KAPPA), "kappa_low": Param("float", **_KAPPA),
+    "eps_stat": Param("float", **_POS), "eps_priv": Param("float", **_POS),
+    "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "d_list": Param("int", many=True, lo=1, hi=2 ** 12), "n_fixed": Param("int", lo=2, hi=2 ** 30),
+    "eps_list": Param("float", many=True, **_POS), "kappa_lows": Param("float", many=True, **_KAPPA),
+    "n_iter": Param("int", lo=1, hi=2 ** 20), "M": Param("int", lo=1, hi=2 ** 24),
+    "g1_insts": Param("str", many=True, choices=("regression", "atom", "linear")),
+})
+
 _ALGO_KEYS = ("exp", "algo", "inst", "kappa", "d", "eps", "delta", "kappa_low", "rho_rule")
 
 
@@ -55,7 +70,7 @@ def _ints(s):
 
 
 def make_instance(name: str, kappa: float, d: int, n: int):
-    """Instances of the study (spec §6.7); ``*_hard`` use the n-dependent minimax scalings (PROPOSED)."""
+    """Instances of the study (Growth conditions for private optimization, Thms 4-6; docs/algorithms/growth.md#instances); ``*_hard`` use the n-dependent minimax scalings (PROPOSED)."""
     if name == "regression":
         return inst_kappa_regression(d, kappa)
     if name == "atom":
@@ -118,6 +133,20 @@ def build_points(cfg: dict) -> list:
     if "G7" in exps:
         pts += [_point("G7", "localization", i, k, 1, n, cfg["eps_stat"], 0.0, kl) for i, k in g1_insts for n in ns]
     return pts
+
+
+def check_point(p: dict, cfg: dict) -> None:
+    """The instance and the planner call of ``run_point``, without running anything."""
+    inst = make_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
+    n = p["n_samples"]
+    if p["algo"] == "epoch":
+        plan_epoch_growth_sco(eps=p["eps"], delta=p["delta"], d=p["d"], n=n, kappa_low=p["kappa_low"],
+                              L=inst.L, D=2 * inst.R, mode="rate")
+    elif p["algo"] == "localization":
+        plan_localization_sco(eps=p["eps"], delta=p["delta"], d=p["d"], n=n, L=inst.L, D=2 * inst.R, mode="rate")
+    else:
+        plan_grad_inverse_sensitivity(eps=p["eps"], d=p["d"], n=n, L=inst.L, D=2 * inst.R, lam=inst.lam,
+                                      kappa=inst.kappa, rho_rule=p["rho_rule"], M=int(cfg["M"]))
 
 
 def run_point(p: dict, keys, cfg: dict) -> dict:
@@ -212,5 +241,6 @@ def build(cfg: dict) -> Study:
         return [run_point(p, keys, cfg) for p in pts]
 
     return Study(name="growth-rates", points=points, seeds=int(cfg["seeds"]), run=run,
+                 check_point=lambda p: check_point(p, cfg),
                  group_by=("exp", "algo", "inst", "kappa"), analyze=analyze, plot=plot, config=cfg,
-                 description="GROWTH adaptivity to kappa (spec §9.3)")
+                 description="GROWTH adaptivity to kappa (docs/algorithms/growth.md#studies)")

@@ -1,4 +1,4 @@
-"""Study ``label-dp-rates``: LABEL Table 1 measured (spec §9.4, L1–L9).
+"""Study ``label-dp-rates``: LABEL Table 1 measured (docs/algorithms/label-dp.md#studies).
 
 Experiments (``cfg["experiments"]`` selects them; L4 and L8 are analyses of the L1–L3 grid):
 
@@ -11,7 +11,7 @@ Experiments (``cfg["experiments"]`` selects them; L4 and L8 are analyses of the 
 * L6 — vector RR vs K-ary RR as K grows;
 * L7 — minimax exponents including the margin γ: the minimax-hard bump constructions of LABEL
   App. B / F (``gen_bump_classification``, ``gen_bump_regression``) with the bump width set by the
-  lower-bound bandwidth of the regime under test (spec §7.9–7.10): local
+  lower-bound bandwidth of the regime under test (Label DP: theoretical limits, App. B, F, J; docs/algorithms/label-dp.md#lower-bounds, #generators): local
   ``h0 = (N(ε²∧1))^{-1/(2β+d)}``, central ``h0 = (εN)^{-1/(β+d)}``, fresh signs per seed. The
   excess of any method is then ``≍ h0^{β(γ+1)}`` (at most the bump mass, at least the LABEL
   Thm 1/3 lower bound), so the slopes in N are ``-β(γ+1)/(2β+d)`` (local) and ``-β(γ+1)/(β+d)``
@@ -41,7 +41,7 @@ from jaxdp.label_dp import (
 from jaxdp.label_dp.planners import plan_for
 from jaxdp.label_dp.rates import label_rate_exponent
 from jaxdp.registry import register_study
-from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize
+from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
 METHODS = {
@@ -74,7 +74,7 @@ def _gen(task, p, K, beta=1.0, gamma=1.0, m0_max=4096):
 
 
 def minimax_h0(setting: str, N, eps: float, beta: float, d: int = 1):
-    """Lower-bound bandwidth of LABEL App. B/F (spec §7.9): local ``(N(ε²∧1))^{-1/(2β+d)}``,
+    """Lower-bound bandwidth of LABEL App. B/F (docs/algorithms/label-dp.md#lower-bounds): local ``(N(ε²∧1))^{-1/(2β+d)}``,
     central ``(εN)^{-1/(β+d)}``."""
     N = np.asarray(N, dtype=np.float64)
     if setting == "local":
@@ -108,6 +108,49 @@ def _experiments(cfg):
     if "L8" in exps:
         exps.add("L3")
     return exps
+
+
+def _check_pair(s):
+    try:
+        b, g = s.split(":")
+        b, g = float(b), float(g)
+    except ValueError:
+        return "not BETA:GAMMA"
+    if not (np.isfinite(b) and np.isfinite(g) and b > 0 and g > 0):
+        return "BETA and GAMMA must be finite and > 0"
+    return None
+
+
+_POS = dict(lo=0.0, lo_open=True)
+PARAMS = declare_params("label-dp-rates", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
+    "experiments": Param("str", many=True, check=lambda e: None if e.strip().upper() in EXPERIMENTS
+                         else f"unknown experiment {e!r}", help=", ".join(EXPERIMENTS)),
+    "N": Param("int", many=True, lo=2, hi=2 ** 26), "eps": Param("float", many=True, **_POS),
+    "p": Param("float", many=True, lo=1.0, lo_open=True, help="moment order of the heavy tail"),
+    "K": Param("int", many=True, lo=2, hi=2 ** 12), "eps_sweep": Param("float", many=True, **_POS),
+    "N_fixed": Param("int", lo=2, hi=2 ** 26), "M": Param("int", lo=1, hi=2 ** 24),
+    "bins_max": Param("int", lo=1, hi=2 ** 20), "l7_N": Param("int", many=True, lo=2, hi=2 ** 26),
+    "l7_eps_local": Param("float", **_POS), "l7_eps_central": Param("float", **_POS),
+    "l7_pairs": Param("str", many=True, check=_check_pair, help="BETA:GAMMA pairs"),
+    "l7_M": Param("int", lo=1, hi=2 ** 24), "l9_N": Param("int", many=True, lo=2, hi=2 ** 26),
+    "l9_eps": Param("float", **_POS), "l9_p": Param("float", lo=1.0, lo_open=True),
+    "l9_c": Param("float", many=True, **_POS),
+    "l9_methods": Param("str", many=True, choices=tuple(L9_KNOBS)),
+})
+
+
+def _plan_point(pt: dict):
+    """The planner call of one grid point (host side)."""
+    kw = {"p": pt["p"]} if pt["task"] == "heavy" else {}
+    if pt["task"] in ("classification", "bump_cls"):
+        kw["K"] = pt["K"]
+    if pt["task"].startswith("bump"):
+        kw["beta"] = pt["beta"]
+    if pt["knob"] != "none":
+        kw[pt["knob"]] = pt["c"]
+    eps = pt["eps"] if np.isfinite(pt["eps"]) else 1e300
+    return plan_for(pt["method"], N=pt["N"], eps=eps, mode="rate", **kw)
 
 
 def _pt(experiment, task, method, N, eps, p=0.0, K=2, beta=1.0, gamma=1.0, c=1.0, knob="none"):
@@ -297,7 +340,7 @@ def build(cfg: dict) -> Study:
                                      title="L9: theory rule (c=1) vs constant c x theory"))
         return paths
 
-    return Study(name="label-dp-rates", points=pts, seeds=int(cfg["seeds"]), run=run,
+    return Study(name="label-dp-rates", points=pts, seeds=int(cfg["seeds"]), run=run, check_point=_plan_point,
                  group_by=("task", "method", "p", "K", "beta", "gamma"), analyze=analyze, plot=plot, config=cfg)
 
 

@@ -110,7 +110,7 @@ def build(cfg: dict) -> Study:
                   "ln d/eta + T B eta/8": (xs, sl2p["valid_bound"].to_numpy())}
         return [plot_curves(s, x="T", y="expected_regret", hue="learner", path=outdir / "lazy_batching.png",
                             theory=theory, title=f"L2P-MW on alternating batches (d={d}, eps={eps:g})",
-                            ylabel="E[regret]")]
+                            ylabel="expected regret (mean, 95% CI)")]
 
     return Study(name="lazy-batching", points=points, seeds=int(cfg["seeds"]), run=run, group_by=("learner", "T"),
                  analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=256, points_per_chunk=1,

@@ -1,4 +1,4 @@
-"""``lazy-figure1ab``: LAZY Figure 1(a),(b) for DP-OCO — L2P-RMW vs DP-FTRL vs non-private FTRL (spec §9.1 Z3).
+"""``lazy-figure1ab``: LAZY Figure 1(a),(b) for DP-OCO — L2P-RMW vs DP-FTRL vs non-private FTRL (docs/algorithms/lazy.md#studies).
 
 Linear losses ``g_t`` (``||g_t|| = 1``) on the ball of radius 1/2 (diameter
 ``D = 1``), ``ε = T^{-α}``, ``δ = 1e-6``, ``d = ceil(log T)`` (panel a) or
@@ -15,7 +15,7 @@ rounds, ``B`` the L2P batch size: the worst case for batch-lazy methods).
 Fitted log-log slopes of regret vs ``T`` per (learner, adversary, panel, α)
 are compared with ``figure1_exponents``: L2P (a) ``max(1/2, 1/3 + 2α/3)``,
 (b) ``1/2 + 2α/3``; DP-FTRL (a) ``1/2 + α/2``, (b) ``7/12 + α/2``; and, on the
-alternating sequence, the extra ``L² T (B-1)/(4λ)`` of spec §4.7.
+alternating sequence, the extra ``L² T (B-1)/(4λ)`` of Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from ..registry import register_study
-from .framework import Study, fit_slopes, plot_panels, summarize
+from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
 
 LEARNERS = ("l2p_rmw", "dp_ftrl", "nonprivate")
 ADVERSARIES = ("biased", "alternating")
@@ -92,6 +92,25 @@ def _run_point(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
     return res
 
 
+PARAMS = declare_params("lazy-figure1ab", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "T": Param("int", many=True, lo=16, hi=2 ** 26),
+    "alpha": Param("float", many=True, lo=0.0, hi=1.0, hi_open=True, help="eps = T^-alpha"),
+    "panels": Param("str", many=True, choices=PANELS), "learners": Param("str", many=True, choices=LEARNERS),
+    "adversaries": Param("str", many=True, choices=ADVERSARIES),
+    "mode": Param("str", choices=("paper", "certified", "rate", "retuned")),
+})
+
+
+def _check_point(pt: dict, cfg: dict) -> None:
+    T, d, alpha = int(pt["T"]), int(pt["d"]), float(pt["alpha"])
+    plan = _l2p_plan(T, d, alpha, cfg["mode"])
+    if pt["learner"] == "dp_ftrl":
+        from ..oco.dp_ftrl import plan_dp_ftrl
+
+        plan_dp_ftrl(eps=float(T) ** -alpha, delta=DELTA, T=T, d=d, L=1.0, D=RADIUS, setting="general")
+    del plan
+
+
 @register_study("lazy-figure1ab", defaults=DEFAULTS, quick=QUICK,
                 description="LAZY Figure 1(a),(b): L2P-RMW vs DP-FTRL vs non-private on linear DP-OCO (Z3)")
 def build(cfg: dict) -> Study:
@@ -150,6 +169,7 @@ def build(cfg: dict) -> Study:
                     f"panel ({panel}), alpha={alpha}, {a}", ylabel="regret (mean, 95% CI)", width=4.4))
         return paths
 
-    return Study(name="lazy-figure1ab", points=points, seeds=int(cfg["seeds"]), run=run,
+    return Study(name="lazy-figure1ab", check_point=lambda p: _check_point(p, cfg), points=points,
+                 seeds=int(cfg["seeds"]), run=run,
                  group_by=("learner", "adversary", "panel"), analyze=analyze, plot=plot, config=cfg,
                  description=__doc__.strip().splitlines()[0])

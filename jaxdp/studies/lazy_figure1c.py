@@ -1,4 +1,4 @@
-"""Study ``lazy-figure1c``: LAZY Figure 1(c) — regret exponent beta(alpha) with eps = T^-alpha (spec §4.9, §9.1 Z1, Z2, Z6).
+"""Study ``lazy-figure1c``: LAZY Figure 1(c) — regret exponent beta(alpha) with eps = T^-alpha (docs/algorithms/lazy.md#figure-1, #studies).
 
 Learners: L2P-MW with the paper's settings (``mode="rate"``: B = floor(1/eps),
 eta = min(eps0, eps)^{2/3} T^{-1/3}), L2P-MW ``mode="retuned"``, the prior
@@ -25,7 +25,7 @@ from jaxdp.experts import (
 )
 from jaxdp.lazy import figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw, private_lazy_sketch, sketch_params
 from jaxdp.registry import register_study
-from jaxdp.studies.framework import Study, fit_slopes, plot_curves
+from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves
 
 LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge")
 ADVERSARIES = ("paper_epochs", "aligned_epochs", "alternating")
@@ -73,18 +73,28 @@ THEORY = {  # (learner, adversary) -> expected exponent curve of alpha
 }
 
 
+PARAMS = declare_params("lazy-figure1c", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "d": Param("int", lo=2, hi=2 ** 20),
+    "T": Param("int", many=True, lo=2, hi=2 ** 31 - 1),
+    "alpha": Param("float", many=True, lo=0.0, hi=1.0, hi_open=True, help="eps = T^-alpha <= 1"),
+    "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "learners": Param("str", many=True, choices=LEARNERS), "adversaries": Param("str", many=True, choices=ADVERSARIES),
+})
+
+
 @register_study(
     "lazy-figure1c",
-    defaults={"seeds": 64, "d": 16, "T": [1024, 2048, 4096, 8192, 16384, 32768, 65536],
-              "alpha": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], "delta": 1e-6, "seed": 0,
+    # full size (results/lazy-figure1c/COMMAND.md): 12 (learner, adversary) x 3 alpha x 7 T x 256 seeds,
+    # ~2.4e9 seed-rounds, about 15 min on one free CPU core
+    defaults={"seeds": 256, "d": 16, "T": [2048, 4096, 8192, 16384, 32768, 65536, 131072],
+              "alpha": [0.25, 0.5, 0.75], "delta": 1e-6, "seed": 0,
               "learners": list(LEARNERS), "adversaries": list(ADVERSARIES)},
     quick={"seeds": 4, "d": 8, "T": [512, 1024, 2048], "alpha": [0.25, 0.5, 0.75],
            "learners": ["l2p_paper", "l2p_retuned", "hedge"], "adversaries": ["paper_epochs", "alternating"]},
     description="LAZY Figure 1(c): regret exponent vs alpha (eps = T^-alpha) for L2P (paper/retuned), "
-                "prior low-switching template and Hedge on three adversaries (spec Z1, Z2, Z6)")
+                "prior low-switching template and Hedge on three adversaries (Lazy private online learning; docs/algorithms/lazy.md#studies)")
 def build(cfg: dict) -> Study:
     d, Ts = int(cfg["d"]), [int(t) for t in cfg["T"]]
-    T_max = max(Ts)
     points = [{"learner": ln, "adversary": an, "alpha": float(a), "T": T}
               for ln in cfg["learners"] for an in cfg["adversaries"] for a in cfg["alpha"] for T in Ts]
 
@@ -96,7 +106,8 @@ def build(cfg: dict) -> Study:
             eps = T ** -pt["alpha"]
             L, params, info = learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"]))
             A, ap = adversary_and_params(pt["adversary"], d, T, eps)
-            r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max, n_checkpoints=4)
+            # T_max = T: each horizon costs T rounds, not max(T) (one compilation per horizon)
+            r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T, n_checkpoints=4)
             m = {"expected_regret": r["expected_regret"], "regret": r["regret"], "switches": r["switches"]}
             m["eta"] = np.full(len(seeds), info["eta"])
             m["B"] = np.full(len(seeds), float(info["B"]))
@@ -123,8 +134,14 @@ def build(cfg: dict) -> Study:
         del al
         return [plot_curves(sl, x="alpha", y="beta", hue="curve", path=outdir / "lazy_figure1c.png", theory=theory,
                             title="LAZY Figure 1(c): regret exponent vs alpha", logx=False, logy=False,
-                            xlabel="alpha (eps = T^-alpha)", ylabel="beta (regret = T^beta)")]
+                            xlabel="alpha (eps = T^-alpha)", ylabel="beta (expected regret = T^beta)")]
 
-    return Study(name="lazy-figure1c", points=points, seeds=int(cfg["seeds"]), run=run,
+    def check_point(pt):
+        T = int(pt["T"])
+        eps = T ** -pt["alpha"]
+        learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"]))
+        adversary_and_params(pt["adversary"], d, T, eps)
+
+    return Study(name="lazy-figure1c", points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
                  group_by=("learner", "adversary"), analyze=analyze, plot=plot, config=cfg,
                  description="LAZY Figure 1(c) and its corrections")

@@ -1,4 +1,4 @@
-"""Study ``lazy-switching``: L2P switching behaviour and the lower bound for lazy algorithms (spec §9.1 Z5, Z8).
+"""Study ``lazy-switching``: L2P switching behaviour and the lower bound for lazy algorithms (Lazy private online learning; docs/algorithms/lazy.md#studies).
 
 * Z5: real switches (``S_s = 0``), fake switches (``S'_s = 0``), shadow
   resamples and model changes of L2P-MW (paper settings, ``mode="rate"``) vs
@@ -9,7 +9,7 @@
   ``T^{1/3} eps^{-2/3}`` stays bounded below, while the binary-tree baseline
   ``tree_ftrl_experts`` (not low-switching) is not bound by it.
 
-* Z7: marginal correctness (LAZY Lemma 3.4 with delta0 = 0, spec §4.3): for L2P-MW (block mode)
+* Z7: marginal correctness (LAZY Lemma 3.4 with delta0 = 0, docs/algorithms/lazy.md#l2p): for L2P-MW (block mode)
   against a fixed loss array replayed by ``adv_replay`` (so nu_s is known exactly), the histogram
   over seeds x replicates of the expert x_s played in batch s is compared with the MW distribution
   nu_s = softmax(-eta * sum of the first (s-1)B losses): total variation distance, the expected TV
@@ -37,7 +37,7 @@ from jaxdp.experts import (
 )
 from jaxdp.lazy import l2p_mw, l2p_mw_params, tree_ftrl_experts, tree_ftrl_params
 from jaxdp.registry import register_study
-from jaxdp.studies.framework import Study, plot_curves, summarize
+from jaxdp.studies.framework import Param, Study, declare_params, plot_curves, summarize
 from jaxdp.studies.lazy_figure1c import learner_and_params
 
 
@@ -199,6 +199,20 @@ def z7_plot(df, cfg: dict, path: pathlib.Path) -> pathlib.Path:
     return path
 
 
+PARAMS = declare_params("lazy-switching", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "d": Param("int", lo=2, hi=2 ** 20),
+    "T": Param("int", many=True, lo=2, hi=2 ** 31 - 1),
+    "eps": Param("float", many=True, lo=0.0, hi=1.0, lo_open=True, help="LAZY's regime eps <= 1"),
+    "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "learners": Param("str", many=True, choices=("l2p_paper", "l2p_retuned", "sketch", "hedge", "tree"),
+                      allow_empty=True),
+    "z7": Param("bool"), "z7_d": Param("int", lo=2, hi=64), "z7_B": Param("int", lo=1, hi=2 ** 16),
+    "z7_batches": Param("int", lo=1, hi=2 ** 16), "z7_eta": Param("float", lo=0.0, lo_open=True),
+    "z7_p": Param("float", lo=0.0, hi=1.0, lo_open=True), "z7_s": Param("int", many=True, lo=1),
+    "z7_reps": Param("int", lo=1, hi=2 ** 24),
+})
+
+
 @register_study(
     "lazy-switching",
     defaults={"seeds": 64, "d": 16, "T": [1024, 2048, 4096, 8192, 16384, 32768, 65536], "eps": [0.05, 0.2],
@@ -299,6 +313,16 @@ def build(cfg: dict) -> Study:
             paths.append(z7_plot(df, cfg, outdir / "lazy_z7_marginals.png"))
         return paths
 
-    return Study(name="lazy-switching", points=points, seeds=int(cfg["seeds"]), run=run,
+    def check_point(pt):
+        if pt["exp"] != "Z5_Z8":
+            return
+        T, eps = int(pt["T"]), float(pt["eps"])
+        if pt["learner"] == "tree":
+            tree_ftrl_params(d, T, eps, float(cfg["delta"]), T_max=T_max)
+        else:
+            learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"]))
+        LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=jnp.int32(0))
+
+    return Study(name="lazy-switching", points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
                  group_by=("exp", "learner"), analyze=analyze, plot=plot, config=cfg,
                  description="L2P switching (Z5), marginal correctness (Z7) and the lazy lower bound (Z8)")

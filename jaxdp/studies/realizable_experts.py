@@ -1,10 +1,10 @@
-"""``realizable-experts``: REAL (realizable DP experts) claims R1–R6, R9 of spec §9.2.
+"""``realizable-experts``: REAL (realizable DP experts) claims R1–R6, R9 of docs/algorithms/realizable.md#studies.
 
 Experiments (column ``exp``), all with the planners' ``mode`` (default ``rate``: privacy
-parameters certified, threshold constants dropped; spec §0.4):
+parameters certified, threshold constants dropped; docs/guide/planning.md#modes):
 
 * ``vsT`` (R1): regret vs T at fixed d, ε for ``sparse_vector`` (pure), ``potential``,
-  ``binary_tree`` (REAL Alg. 4 as concretized in spec §5.4) and non-private ``hedge`` (fixed η = 1)
+  ``binary_tree`` (REAL Alg. 4 as concretized in docs/algorithms/realizable.md#binary-tree-experts) and non-private ``hedge`` (fixed η = 1)
   on ``adv_realizable_halving`` (epochs r = 2L + 1, L the sparse-vector threshold) and
   ``adv_realizable_bernoulli``. Expected: flat.
 * ``vsd`` (R2, R3, R9): regret and exponential-mechanism draws (switches) vs d, pure and
@@ -48,10 +48,10 @@ from ..realizable import (
     potential_experts, sparse_vector_experts, thm1_bound, thm2_bound,
 )
 from ..registry import register_study
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 DEFAULTS = {
-    "seeds": 64, "seed": 0, "mode": "rate", "beta": 0.1, "q": 0.5, "delta": 1e-6,
+    "seeds": 32, "seed": 0, "mode": "rate", "beta": 0.1, "q": 0.5, "delta": 1e-6,   # 32 seeds: ~10 min on an idle 2-core CPU
     "d0": 16, "eps0": 1.0, "vsT_adversaries": ["halving", "bernoulli"],
     "T": [2 ** 12, 2 ** 13, 2 ** 14, 2 ** 15, 2 ** 16, 2 ** 17],
     "T_fixed": 2 ** 17,
@@ -62,6 +62,37 @@ DEFAULTS = {
 }
 QUICK = {"seeds": 8, "vsT_adversaries": ["halving"], "T": [2 ** 10, 2 ** 12], "T_fixed": 2 ** 12, "d": [4, 16], "eps": [1.0, 4.0],
          "Lstar": [0, 16], "lb_d": [32], "lb_eps": [0.1], "lb_T": 2 ** 10}
+
+
+_POS = dict(lo=0.0, lo_open=True)
+PARAMS = declare_params("realizable-experts", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "mode": Param("str", choices=("paper", "certified", "rate")),
+    "beta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True, help="failure probability"),
+    "q": Param("float", lo=0.0, hi=1.0), "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "d0": Param("int", lo=2, hi=2 ** 20), "eps0": Param("float", **_POS),
+    "vsT_adversaries": Param("str", many=True, choices=("halving", "bernoulli"), allow_empty=True),
+    "T": Param("int", many=True, lo=2, hi=2 ** 30), "T_fixed": Param("int", lo=2, hi=2 ** 30),
+    "d": Param("int", many=True, lo=2, hi=2 ** 20), "eps": Param("float", many=True, **_POS),
+    "Lstar": Param("float", many=True, lo=0.0), "lb_d": Param("int", many=True, lo=2, hi=2 ** 20),
+    "lb_eps": Param("float", many=True, **_POS), "lb_T": Param("int", lo=2, hi=2 ** 30),
+})
+
+
+def _check_point(p, cfg):
+    """Every planner and params constructor ``_run_point`` calls, without simulating."""
+    d, T, eps, name = p["d"], p["T"], p["eps"], p["learner"]
+    if name != "hedge":
+        sign = "flipped" if name == "adaptive_flipped" else "printed"
+        params_from_plan(_plan("sparse_vector" if name == "sparse_vector_known_Lstar" else name, cfg, d, T, eps,
+                               p["delta"], Lstar=p["Lstar"] if name == "sparse_vector_known_Lstar" else 0.0, sign=sign))
+    plan_sparse_vector_experts(eps=eps, T=T, d=d, mode=cfg["mode"], beta=cfg["beta"])
+    if p["adversary"] == "bernoulli":
+        RealizableBernoulliParams(q=jnp.float32(cfg["q"]), q_star=jnp.float32(0))
+    elif p["adversary"] == "near_bernoulli":
+        if p["Lstar"] > T:
+            raise ValueError(f"Lstar={p['Lstar']} must be <= T_fixed={T} (the best expert's loss probability "
+                             f"is Lstar/T)")
+        RealizableBernoulliParams(q=jnp.float32(cfg["q"]), q_star=jnp.float32(p["Lstar"] / T))
 
 
 def _plan(learner, cfg, d, T, eps, delta=0.0, Lstar=0.0, sign="printed"):
@@ -279,5 +310,6 @@ def build(cfg: dict) -> Study:
         return paths
 
     return Study(name="realizable-experts", points=points, seeds=int(cfg["seeds"]), run=run,
+                 check_point=lambda p: _check_point(p, run_cfg),
                  group_by=("exp", "learner", "adversary", "d"), analyze=analyze, plot=plot, config=cfg,
-                 description="REAL realizable DP experts (spec 9.2 R1-R6, R9)")
+                 description="REAL realizable DP experts (docs/algorithms/realizable.md#studies)")

@@ -1,4 +1,4 @@
-"""``realizable-oco``: DP-OCO in the realizable regime (spec §9.2 R7–R8; REAL Thms 3–4, App. C).
+"""``realizable-oco``: DP-OCO in the realizable regime (docs/algorithms/realizable.md#studies; REAL Thms 3–4, App. C).
 
 * **R7** (REAL Thm 4): ``dp_ftrl`` on ``adv_smooth_realizable`` (squared losses,
   ``L* = 0``) with the realizable tuning of lambda, and on its noisy twin
@@ -7,7 +7,7 @@
   (noisy); ``~ d^{1/3}``; ``~ eps^{-2/3}``. The realizable lambda is
   ``lam_rule="matched"`` by default: Thm 4's balance
   ``lambda = 32 beta + (beta T E||b||^2 / D^2)^{1/3}`` evaluated with the
-  variance ``E||b||^2 = d H sigma^2`` of the noise actually added (spec §2.7:
+  variance ``E||b||^2 = d H sigma^2`` of the noise actually added (docs/algorithms/primitives.md#tree-aggregation:
   our calibration has one more log than the proof's; Thm 4's printed lambda,
   ``lam_rule="thm4"``, then leaves the iterates pinned to the boundary at
   simulation-sized T). Theory curves: Thm 4's bound with constants 1.
@@ -50,7 +50,7 @@ from ..oco import (
     smooth_realizable_params, squared_problem,
 )
 from ..registry import register_study
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 DEFAULTS = {
     "seeds": 64,
@@ -80,10 +80,25 @@ QUICK = {"seeds": 16, "r7_T": [256, 512, 1024, 2048, 4096], "r7_d_sweep": [4], "
          "r7_T_fixed": 2048, "r8_T": [512, 2048], "r8_m": 8}
 
 BETA, A_MAX = 1.0, 1.0
+_POS = dict(lo=0.0, lo_open=True)
+PARAMS = declare_params("realizable-oco", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "D": Param("float", **_POS),
+    "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "mode": Param("str", choices=("paper", "certified", "rate", "retuned")),
+    "lam_rule": Param("str", choices=("matched", "thm4")), "sigma_xi": Param("float", lo=0.0),
+    "r7_T": Param("int", many=True, lo=2, hi=2 ** 30), "r7_d": Param("int", lo=1, hi=2 ** 16),
+    "r7_eps": Param("float", **_POS), "r7_d_sweep": Param("int", many=True, lo=1, hi=2 ** 16),
+    "r7_eps_sweep": Param("float", many=True, **_POS), "r7_T_fixed": Param("int", lo=2, hi=2 ** 30),
+    "r8_T": Param("int", many=True, lo=2, hi=2 ** 30), "r8_d": Param("int", many=True, lo=1, hi=2),
+    "r8_eps": Param("float", **_POS), "r8_m": Param("int", lo=2, hi=2 ** 12),
+    "r8_mode": Param("str", choices=("paper", "certified", "rate", "retuned")),
+    "r8_learners": Param("str", many=True, choices=("experts_oco_net", "potential_oco"), allow_empty=True),
+    "r8_snap": Param("bool"),
+})
 
 
 def _lipschitz(D):
-    return 2.0 * D          # squared loss, ||a|| = 1, |b| <= D/2 on the ball of radius D (spec §5.9)
+    return 2.0 * D          # squared loss, ||a|| = 1, |b| <= D/2 on the ball of radius D (Realizable private online optimization; docs/algorithms/realizable.md#environments)
 
 
 def _ftrl_params(cfg, env, T, d, eps):
@@ -145,6 +160,14 @@ def build(cfg: dict) -> Study:
             for T in cfg["r8_T"]:
                 points.append({"part": "R8", "learner": name, "env": "realizable", "d": int(d), "T": int(T),
                                "eps": float(cfg["r8_eps"])})
+
+    def check_point(p):
+        if p["learner"] == "dp_ftrl":
+            _ftrl_params(cfg, p["env"], p["T"], p["d"], p["eps"])
+        else:
+            pl = _net_plan(p["learner"], cfg, p["T"], p["d"])
+            ctor = experts_oco_net_params if p["learner"] == "experts_oco_net" else potential_oco_params
+            ctor(**{k: v for k, v in pl.params.items() if k != "m"})
 
     def run(pts, seeds):
         name, d = pts[0]["learner"], pts[0]["d"]
@@ -294,7 +317,7 @@ def build(cfg: dict) -> Study:
             paths.append(pathlib.Path(p))
         return paths
 
-    return Study(name="realizable-oco", points=points, seeds=int(cfg["seeds"]), run=run,
+    return Study(name="realizable-oco", check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
                  group_by=("learner", "d"), analyze=analyze, plot=plot, config=cfg,
                  description=__doc__.strip().splitlines()[0])
 
