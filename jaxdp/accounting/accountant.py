@@ -33,7 +33,7 @@ from typing import Optional
 
 import numpy as np
 
-from .composition import OPTIMAL_AUTO_MAX_K, _delta_opt
+from .composition import OPTIMAL_AUTO_MAX_K, _eps_opt
 from .ledger import Event, Ledger, PURE_KINDS
 from .zcdp import _eps_cks
 
@@ -197,7 +197,7 @@ def _homogeneous(e: float, d: float, k: int, avail: float) -> list[tuple[float, 
         return out
     floor = -math.expm1(k * math.log1p(-d)) if d > 0 else 0.0
     if k <= OPTIMAL_AUTO_MAX_K and avail >= floor:
-        out.append((_eps_optimal(e, d, k, avail), "optimal",
+        out.append((_eps_opt(e, k, avail, d), "optimal",
                     f"exact optimal composition of {k} x ({e:.6g}, {d:.3g}) (Kairouz-Oh-Viswanath Thm 3.3)"))
     slack = avail - k * d
     if 0 < slack < 1:
@@ -245,19 +245,6 @@ def _approx_bounds(groups: dict, avail: float, extra: float, tag: str) -> list[C
         out.append(Certificate(_kov(s1, s2, dtil), budget, "kov15",
                                f"heterogeneous composition (Kairouz-Oh-Viswanath Thm 3.5){tag}"))
     return out
-
-
-def _eps_optimal(e: float, d: float, k: int, dt: float, rtol: float = 1e-10) -> float:
-    if _delta_opt(e, k, 0.0, d) <= dt:
-        return 0.0
-    lo, hi = 0.0, k * e
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        if _delta_opt(e, k, mid, d) <= dt:
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 def _gaussian_delta(m: float, eps: float) -> float:

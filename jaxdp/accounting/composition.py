@@ -219,12 +219,17 @@ def eps_optimal_homogeneous(eps: float, delta: float, k: int, delta_total: float
     if dt < floor:
         raise ValueError(f"delta_total must be >= 1-(1-delta)^k = {floor:.6g} for k={kk} mechanisms with "
                          f"delta={d}, got {dt}")
-    lo, hi = 0.0, kk * e
-    if _delta_opt(e, kk, 0.0, d) <= dt:
+    return _eps_opt(e, kk, dt, d, rtol)
+
+
+def _eps_opt(e: float, k: int, dt: float, d: float, rtol: float = 1e-10) -> float:
+    """Trusted core of :func:`eps_optimal_homogeneous` (arguments already validated)."""
+    if _delta_opt(e, k, 0.0, d) <= dt:
         return 0.0
+    lo, hi = 0.0, k * e
     while hi - lo > rtol * hi:
         mid = 0.5 * (lo + hi)
-        if _delta_opt(e, kk, mid, d) <= dt:
+        if _delta_opt(e, k, mid, d) <= dt:
             hi = mid
         else:
             lo = mid
