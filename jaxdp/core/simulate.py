@@ -429,11 +429,13 @@ def _to_host(tree, mesh: Optional[Mesh]):
 # Bytes of carried state per device that a tile of seeds may occupy. The scan
 # over rounds reads and writes the whole carry every round; once the carry of
 # a batch outgrows the cache, every round streams it from main memory and
-# throughput falls (benchmarks/SCALING.md). CPU: measured on a 2-core Xeon
-# (2 MB L2 per core), where Hedge peaked at tiles of 1-7 MB of carry and fell
-# 2-4x past ~20 MB; GPU: a share of the L2 cache (50 MB on an H100); TPU: of
-# VMEM. Below the minimum tile the per-iteration overhead of the scan dominates.
-_TILE_BUDGET = {"cpu": 8 * 2**20, "gpu": 32 * 2**20, "cuda": 32 * 2**20, "rocm": 32 * 2**20, "tpu": 16 * 2**20}
+# throughput falls (benchmarks/SCALING.md). CPU: measured on an idle 2-core
+# machine, 65536 seeds: Hedge d=100 peaked at tiles of 22-44 MiB of carry
+# (1.94e6 seed-rounds/s against 1.51e6 at 5.5 MiB), d=1000 at 27-55 MiB (2.2e5
+# against 1.66e5 at 6.8 MiB); GPU: a share of the L2 cache (50 MB on an H100),
+# TPU: of VMEM (both unmeasured). Below the minimum tile the per-iteration
+# overhead of the scan dominates.
+_TILE_BUDGET = {"cpu": 32 * 2**20, "gpu": 32 * 2**20, "cuda": 32 * 2**20, "rocm": 32 * 2**20, "tpu": 16 * 2**20}
 _TILE_MIN = {"cpu": 32, "gpu": 4096, "cuda": 4096, "rocm": 4096, "tpu": 1024}
 
 
