@@ -63,6 +63,19 @@ def potential_params(eps0, eta, K, alpha=1.0, s_phi=2.0) -> PotentialParams:
     return PotentialParams(eps0=f(eps0), eta=f(eta), K=jnp.int32(K), alpha=f(alpha), s_phi=f(s_phi))
 
 
+def _threshold(params: PotentialParams) -> jax.Array:
+    """The AboveThreshold threshold ``2α/(s_φ η)`` of every phase."""
+    return 2.0 * params.alpha / (params.s_phi * params.eta)
+
+
+def _start(key: jax.Array, params: PotentialParams, d: int) -> tuple[jax.Array, SVTState]:
+    """A uniform first expert and the first phase's AboveThreshold state (halted at once if ``K = 0``)."""
+    k_x, k_tau = jax.random.split(key)
+    x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
+    svt = svt_init(k_tau, _threshold(params), params.eps0)
+    return x, SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
+
+
 @functools.lru_cache(maxsize=None)
 def potential_experts(d: int) -> Learner:
     """REAL Algorithm 5 over ``d`` experts with uniform μ. Params: :class:`PotentialParams`.
@@ -71,15 +84,10 @@ def potential_experts(d: int) -> Learner:
     """
     d = check_d(d)
     log_d = math.log(d)
-
-    def threshold(params):
-        return 2.0 * params.alpha / (params.s_phi * params.eta)
+    threshold = _threshold
 
     def init(key, params):
-        k_x, k_tau = jax.random.split(key)
-        x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
-        svt = svt_init(k_tau, threshold(params), params.eps0)
-        svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
+        x, svt = _start(key, params, d)
         return PotentialState(x=x, k=jnp.int32(0), cum=jnp.zeros((d,), fdt()),
                               logphi_star=jnp.zeros((), fdt()), svt=svt)
 
@@ -136,15 +144,10 @@ def guarded_potential_experts(d: int) -> Learner:
     """
     d = check_d(d)
     log_d = math.log(d)
-
-    def threshold(params):
-        return 2.0 * params.alpha / (params.s_phi * params.eta)
+    threshold = _threshold
 
     def init(key, params):
-        k_x, k_tau = jax.random.split(key)
-        x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
-        svt = svt_init(k_tau, threshold(params), params.eps0)
-        svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
+        x, svt = _start(key, params, d)
         z = jnp.zeros((), fdt())
         return GuardedPotentialState(x=x, k=jnp.int32(0), cum=jnp.zeros((d,), fdt()), logphi_star=z, acc=z, svt=svt)
 
