@@ -1028,7 +1028,13 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
     if title:
         ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    n_entries = len(ax.get_legend_handles_labels()[0])
+    if own and n_entries > 8:
+        # many curves: the legend goes beside the axes, never over the data
+        fig.set_size_inches(6.4 + 3.6, max(4.4, 0.17 * n_entries + 1.0))
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    else:
+        ax.legend(fontsize=7)
     path = pathlib.Path(path)
     if own:
         fig.tight_layout()
