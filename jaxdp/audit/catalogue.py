@@ -25,6 +25,20 @@ Vector Technique for Differential Privacy" (PVLDB 10(6)), Fig. 1, with
 The AboveThreshold entries (correct and the two broken twins with the same output) search
 the three query-vector pairs of ``SVT_PAIRS``.
 
+Sparse vector with ``c = C_SVT = 4`` positives and ONE threshold noise shared by all of them
+(Lyu Alg. 1, Thm 1), claimed ε = ``EPS_SVT``, output the whole answer vector (a cell of ``2^12``):
+
+* ``svt-shared-threshold``: ε₁ = ε₂ = ε/2, ρ = Lap(Δ/ε₁) = Lap(2Δ/ε), ν_i = Lap(2cΔ/ε₂) = Lap(4cΔ/ε). ε-DP.
+* ``svt-shared-threshold-unscaled`` (broken): the same shared ρ = Lap(2Δ/ε), but AboveThreshold's
+  query noise Lap(4Δ/ε), not scaled with c. Thm 1 with ε₂ = cε/2 gives ((1 + c)ε/2)-DP (5 at
+  ε = 2, c = 4), and that is tight: on ``Q0_CSVT = (-1)^8 (+1)^4`` vs ``Q1_CSVT = 0^12`` the answer
+  vector ⊥^m ⊤^c has privacy loss → (1 + c)ε/2 as the number m of leading ⊥ grows (the ⊥s pin
+  ρ high, where every ⊤ costs the full 2Δ/b_q). At m = 8 (``M_CSVT``) the exact loss of that
+  outcome is 3.67 with probability 0.0083 under ``Q0_CSVT`` (quadrature over ρ), a trade-off
+  between loss and audit power at 4·10⁵–10⁶ runs; the correct twin's loss on the same outcome is 1.25.
+  The second pair ``(0^8, 1^4)`` vs ``(1^8, 0^4)`` is Lyu et al.'s shape for AboveThreshold
+  (exact loss 4.51, probability 0.0012).
+
 Other entries: Laplace (correct, and with half the needed scale), the
 Gaussian mechanism at (ε, δ) (for a translation-invariant scalar mechanism the pair
 ``0, 1`` is extremal), the exponential mechanism and report-noisy-max (correct
@@ -44,13 +58,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..mechanisms import above_threshold, exp_mech, gaussian_mech, gaussian_sigma, laplace_mech, tree_depth
+from ..mechanisms.sparse_vector import sparse_vector, sparse_vector_from_scales
 from ..mechanisms.tree import tree_init, tree_step
 from ..registry import register_audit
 from ..accounting.floating import delta_float
 from .auditor import AuditReport, HistogramEvents, ThresholdEvents, audit, audit_mechanism
 
 __all__ = [
-    "svt_variant", "CATALOGUE", "laplace_half_scale", "noisy_max", "tree_counter_stream",
+    "svt_variant", "CATALOGUE", "laplace_half_scale", "noisy_max", "tree_counter_stream", "CSVT_PAIRS",
 ]
 
 EPS = 1.0          # claimed ε of the Laplace / exponential / tree entries
@@ -263,6 +278,58 @@ def _a_svt_value(*, quick, key, name, eps):
 def _a_svt_nohalt(*, quick, key, name, eps):
     return audit(_svt_nohalt, Q0_NOHALT, Q1_NOHALT, claimed_eps=eps, events=HistogramEvents(2 ** (2 * M_NOHALT)),
                  n=_n(quick, *N_SVT), key=key, name=name, delta_float=delta_float("laplace", eps=eps, d=2 * M_NOHALT + 1))
+
+
+# ----------------------------------------------------------------------------- sparse vector, c positives
+C_SVT = 4                                                   # positives of the shared-threshold entries
+M_CSVT = 8                                                  # ⊥ queries before the c positives
+K_CSVT = M_CSVT + C_SVT
+Q0_CSVT = np.array([-1.0] * M_CSVT + [1.0] * C_SVT, np.float32)   # ⊥ queries low, ⊤ queries high
+Q1_CSVT = np.zeros(K_CSVT, np.float32)                              # every query moved by Δ = 1 the other way
+#: neighbouring query vectors for the shared-threshold sparse vector (every query moves by at most Δ = 1)
+CSVT_PAIRS = {
+    "(-1)^8 (+1)^4 vs 0^12": (Q0_CSVT, Q1_CSVT),
+    "0^8 1^4 vs 1^8 0^4": (np.array([0.0] * M_CSVT + [1.0] * C_SVT, np.float32),
+                           np.array([1.0] * M_CSVT + [0.0] * C_SVT, np.float32)),
+}
+_CSVT_BITS = (2 ** np.arange(K_CSVT)).astype(np.int32)
+
+
+def _answer_code(answers):
+    """The answer vector as an int ``sum_i [⊤_i] 2^i`` (the mechanism's whole output)."""
+    return jnp.sum(answers.astype(jnp.int32) * _CSVT_BITS)
+
+
+def _csvt_correct(key, q):
+    return _answer_code(sparse_vector(key, q, 0.0, EPS_SVT, C_SVT))
+
+
+def _csvt_unscaled(key, q):
+    # BROKEN: the threshold noise Lap(2/eps) is shared by the c positives, the query noise stays Lap(4/eps)
+    return _answer_code(sparse_vector_from_scales(key, q, 0.0, 2.0 / EPS_SVT, 4.0 / EPS_SVT, C_SVT))
+
+
+_csvt_hist = HistogramEvents(2 ** K_CSVT)
+
+
+def _audit_csvt(mech, *, quick, key, name, eps):
+    # float floor: one threshold draw and K_CSVT query draws
+    return audit_mechanism(mech, CSVT_PAIRS, _csvt_hist, claimed_eps=eps, n=_n(quick, *N_SVT), key=key, name=name,
+                           search=0.0, delta_float=delta_float("laplace", eps=eps, d=K_CSVT + 1))
+
+
+@_register("svt-shared-threshold",
+           "Sparse vector with c=4 positives sharing one threshold noise Lap(2/eps), query noise Lap(4c/eps) "
+           "(correct; Lyu et al. Alg. 1)", EPS_SVT, False)
+def _a_csvt(*, quick, key, name, eps):
+    return _audit_csvt(_csvt_correct, quick=quick, key=key, name=name, eps=eps)
+
+
+@_register("svt-shared-threshold-unscaled",
+           "Sparse vector reusing its threshold noise across c=4 positives with query noise Lap(4/eps) not scaled "
+           "with c (broken: (1+c) eps/2)", EPS_SVT, True)
+def _a_csvt_unscaled(*, quick, key, name, eps):
+    return _audit_csvt(_csvt_unscaled, quick=quick, key=key, name=name, eps=eps)
 
 
 # ----------------------------------------------------------------------------- binary tree counter

@@ -6,8 +6,11 @@ before anything is compiled; traced inputs are not checked.
 """
 from .laplace import gaussian_mech, gaussian_rho_star, gaussian_sigma, laplace_mech, laplace_scale
 from .exponential import exp_mech, exp_mech_inverse_cdf, exp_mech_logits, exp_mech_topk
+# the one-shot `sparse_vector(...)` stays in its module: exporting it here would shadow the submodule
 from .sparse_vector import (
-    SVTState, above_threshold, svt_accuracy_alpha, svt_init, svt_noise_scales, svt_query, svt_restart,
+    CSVTState, SVTState, above_threshold, csvt_accuracy_alpha, csvt_budget_split, csvt_halted, csvt_init,
+    csvt_noise_scales, csvt_query, plan_sparse_vector, svt_accuracy_alpha, svt_init,
+    svt_noise_scales, svt_query, svt_restart,
 )
 from .tree import (
     TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_laplace_scale, tree_noise_variance,
@@ -18,6 +21,8 @@ __all__ = [
     "laplace_scale", "laplace_mech", "gaussian_sigma", "gaussian_mech", "gaussian_rho_star",
     "exp_mech", "exp_mech_topk", "exp_mech_inverse_cdf", "exp_mech_logits",
     "SVTState", "svt_init", "svt_query", "svt_restart", "svt_noise_scales", "svt_accuracy_alpha", "above_threshold",
+    "CSVTState", "csvt_init", "csvt_query", "csvt_halted", "csvt_noise_scales", "csvt_budget_split",
+    "csvt_accuracy_alpha", "plan_sparse_vector",
     "TreeState", "tree_depth", "tree_init", "tree_step", "tree_prefix_sums", "tree_laplace_scale",
     "tree_aggregation_sigma", "tree_noise_variance",
 ]

@@ -12,6 +12,20 @@ best two on the other 70%. The pair ``(1,0)`` vs ``(0,1)`` reveals about twice w
 ``sparse-vector-experts-mislabelled`` (BROKEN): the same algorithm with sparse-vector noise for
 ``eps_svt = 1e4`` while still claiming 2: the switch after round 1 then reveals ``l_1`` almost
 deterministically, and the audit must flag it.
+
+Shared threshold (docs/algorithms/realizable.md#shared-threshold), ``d = 2``, ``T = 4``, ``K = 2`` (with
+``K = 1`` there is nothing to share), ``eps_svt = 1``, ``η = 1/2`` (claimed ``eps_svt + Kη = 2``), the pairs of
+:func:`shared_neighbour_family` (the nine above and two where every expert takes the same loss, so the
+exponential mechanism is uniform and only the sparse vector can leak):
+
+* ``sparse-vector-experts-shared-threshold``: one threshold noise ``Lap(2/eps_svt)`` for both instances and
+  query noise ``Lap(4K/eps_svt)`` (Lyu et al. Alg. 1 with ``c = K``); correct.
+* ``sparse-vector-experts-shared-threshold-unscaled`` (BROKEN): one threshold noise, but the fresh
+  instances' query noise ``Lap(4/eps_svt)``. Not ``eps_svt``-DP in general, yet NOT detectable here: at
+  this size its exact sparse-vector privacy loss (quadrature over the threshold noise, every {0,1}
+  common-loss sequence and neighbour, every switch pattern) is at most 0.53, far below the claim 2
+  (fresh instances: 0.46). The audit reports the bound it finds; the mechanism-level audit
+  ``svt-shared-threshold-unscaled`` is the one that catches the error.
 """
 from __future__ import annotations
 
@@ -22,12 +36,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..registry import register_audit
-from .sparse_vector import SVExpertsParams, sparse_vector_experts
+from .sparse_vector import SVExpertsParams, shared_threshold_unscaled_experts, sparse_vector_experts
 
-__all__ = ["sv_experts_mechanism", "neighbour_family", "audit_sparse_vector_experts", "audit_sparse_vector_experts_mislabelled"]
+__all__ = ["sv_experts_mechanism", "neighbour_family", "shared_neighbour_family", "audit_sparse_vector_experts",
+           "audit_sparse_vector_experts_mislabelled", "audit_sparse_vector_experts_shared_threshold",
+           "audit_sparse_vector_experts_shared_threshold_unscaled"]
 
 _D, _T = 2, 4
 CLAIMED_EPS = 2.0
+_K_SHARED, _ETA_SHARED = 2, 0.5     # shared-threshold audits: claimed eps_svt + K eta = 1 + 1 = 2
 
 
 def _x_pair():
@@ -38,10 +55,12 @@ def _x_pair():
 
 
 @functools.lru_cache(maxsize=None)
-def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float):
+def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float, threshold: str = "fresh",
+                         unscaled: bool = False):
     """``mechanism(key, losses) -> cell`` running REAL Alg. 1 over a ``(T, 2)`` loss array; the cell
-    encodes the action sequence ``x_1..x_{T+1}`` in binary."""
-    lrn = sparse_vector_experts(_D)
+    encodes the action sequence ``x_1..x_{T+1}`` in binary. ``threshold="shared"``: one threshold noise for
+    all instances (``unscaled=True``: the broken twin with the fresh instances' query noise)."""
+    lrn = shared_threshold_unscaled_experts(_D) if unscaled else sparse_vector_experts(_D, threshold=threshold)
     params = SVExpertsParams(eps_svt=jnp.float32(eps_svt), eta=jnp.float32(eta), K=jnp.int32(K),
                              L=jnp.float32(L), Lstar=jnp.float32(0.0))
 
@@ -62,16 +81,17 @@ def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float):
 
 
 def _run(eps_svt: float, *, quick: bool, seed: int, name: str, n: int | None = None, claim_factor: float = 1.0,
-         rounds=(0,)):
+         rounds=(0,), eta: float = 1.0, K: int = 1, threshold: str = "fresh", unscaled: bool = False,
+         family=None):
     from ..accounting.floating import delta_float
     from ..audit import SearchEvents, audit_mechanism
 
-    mech = sv_experts_mechanism(eps_svt, 1.0, 1, 0.5)
+    mech = sv_experts_mechanism(eps_svt, eta, K, 0.5, threshold, unscaled)
     n = n or (200_000 if quick else 2_000_000)
     claimed = CLAIMED_EPS / claim_factor
     # float floor: T+1 categorical draws over d = 2 experts and 2(T+1) sparse-vector Laplace draws
     dfl = delta_float("categorical", eps=claimed, d=_D, draws=_T + 1) + delta_float("laplace", eps=claimed, d=2 * (_T + 1))
-    return audit_mechanism(mech, neighbour_family(), SearchEvents(cell=_cell, n_cells=2 ** (_T + 1)),
+    return audit_mechanism(mech, family or neighbour_family(), SearchEvents(cell=_cell, n_cells=2 ** (_T + 1)),
                            claimed_eps=claimed, n=n, key=jax.random.key(seed), name=name, delta_float=dfl,
                            search=0.3, n_best=2)
 
@@ -93,6 +113,23 @@ def neighbour_family() -> dict:
     return fam
 
 
+def shared_neighbour_family() -> dict:
+    """:func:`neighbour_family` and two pairs where both experts take the same loss (so the exponential
+    mechanism is uniform): ``l_2`` = 0 vs 1 after ``l_1 = 1`` (a quick first switch: evidence that the shared
+    threshold noise is low), with ``l_3 = l_4 = 1``, and the same with ``l_1 = 0``. Among all such
+    common-loss pairs these maximise the exact sparse-vector privacy loss of the broken twin."""
+    from ..audit.learners import loss_neighbours
+
+    zero, one = np.zeros(_D, np.float32), np.ones(_D, np.float32)
+    fam = neighbour_family()
+    for l1 in (1.0, 0.0):
+        base = np.ones((_T, _D), np.float32)
+        base[0] = l1
+        fam.update(loss_neighbours(_T, _D, rounds=(1,), values=[zero, one], base=base,
+                                   prefix=f"l1={l1:g}, l3=l4=1, "))
+    return fam
+
+
 def _cell(c):
     return c
 
@@ -111,3 +148,24 @@ def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0
                                             claim_factor: float = 1.0):
     return _run(1e4, quick=quick, seed=seed, name="sparse_vector_experts (mislabelled eps_svt)", n=n,
                 claim_factor=claim_factor)
+
+
+@register_audit("sparse-vector-experts-shared-threshold",
+                "REAL Alg. 1 with one threshold noise shared by K=2 instances, query noise Lap(4K/eps_svt) "
+                "(Lyu et al. Alg. 1; d=2, T=4); claimed eps = 2", claimed_eps=CLAIMED_EPS)
+def audit_sparse_vector_experts_shared_threshold(*, quick: bool = True, seed: int = 0, n: int | None = None,
+                                                 claim_factor: float = 1.0):
+    return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts (shared threshold)", n=n,
+                claim_factor=claim_factor, eta=_ETA_SHARED, K=_K_SHARED, threshold="shared",
+                family=shared_neighbour_family())
+
+
+@register_audit("sparse-vector-experts-shared-threshold-unscaled",
+                "BROKEN (not detectable at d=2, T=4, K=2: exact loss <= 0.53): REAL Alg. 1 sharing one threshold "
+                "noise across instances with the fresh query noise Lap(4/eps_svt); claimed eps = 2",
+                claimed_eps=CLAIMED_EPS, broken=True)
+def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True, seed: int = 0, n: int | None = None,
+                                                          claim_factor: float = 1.0):
+    return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts (shared threshold, unscaled query noise)",
+                n=n, claim_factor=claim_factor, eta=_ETA_SHARED, K=_K_SHARED, threshold="shared", unscaled=True,
+                family=shared_neighbour_family())

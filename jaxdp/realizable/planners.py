@@ -23,13 +23,16 @@ from ..accounting import ledger as LG
 from ..accounting.accountant import certify
 from ..accounting.calibrate import calibrate
 from ..accounting.plan import Plan, make_plan
-from ..core.validation import check_positive, check_positive_int
+from ..core.validation import check_choice, check_positive, check_positive_int
+from ..mechanisms.sparse_vector import Ratio, csvt_ledger_event
 from ..registry import register_planner
 from ._common import check_beta, check_d, check_delta_for, check_eps_finite, check_lstar, check_mode, log2_ceil
+from .sparse_vector import THRESHOLD_MODES, _check_svt_ratio, shared_threshold_scales
 
 __all__ = [
     "plan_sparse_vector_experts", "plan_adaptive_sparse_vector_experts", "plan_potential_experts",
-    "plan_binary_tree_experts", "params_from_plan", "binary_tree_static",
+    "plan_binary_tree_experts", "params_from_plan", "binary_tree_static", "sparse_vector_static",
+    "sparse_vector_ledger",
     "thm1_bound", "thm2_bound", "thm6_bound", "lower_bound_thm5",
 ]
 
@@ -50,7 +53,8 @@ def _common_checks(eps, delta, T, d, mode, modes=("paper", "certified", "rate"))
 
 @register_planner("sparse_vector_experts", "REAL Alg. 1 / Thm 1: sparse-vector experts, known L* (pure or approximate DP)")
 def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
-                               beta: float = 0.1, Lstar: float = 0.0, threshold_scale: float = 1.0) -> Plan:
+                               beta: float = 0.1, Lstar: float = 0.0, threshold_scale: float = 1.0,
+                               threshold: str = "fresh", svt_ratio: Ratio = 1.0) -> Plan:
     """Theorem 1 settings. ``delta == 0``: pure (η = ε/(2K)); ``delta > 0``: approximate
     (η = ε/sqrt(32 K log(1/δ)) as printed; ``certified`` solves advanced composition for η).
 
@@ -58,11 +62,23 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
     ``B = log(2T²/β)``, ``L = L* + c(4/η + 8B/ε)`` (paper), ``c(4/η + 16B/ε)`` (certified, CORRECTED
     SVT accuracy), ``c(1/η + B/ε)`` (rate), with ``c = threshold_scale`` (utility only: privacy
     depends on ``(eps_svt, η, K)`` alone).
+
+    ``threshold="shared"``: one threshold noise for all ``K`` instances (Understanding the Sparse Vector
+    Technique for Differential Privacy, Alg. 1, Thm 1, with ``c = K``): threshold noise ``Lap(b_thr)``,
+    ``b_thr = 1/ε₁``, query noise ``Lap(b_q)``, ``b_q = 2K/ε₂``, ``ε₁ + ε₂ = eps_svt = ε/2``,
+    ``ε₁/ε₂ = svt_ratio`` (``"optimal"``: ``(2K)^{-2/3}``). Same ledger, hence the same certified ε; the
+    threshold uses the shared sparse vector's accuracy, a union bound over one ``|ρ|`` and ``T`` query
+    noises: ``L = L* + c(4/η + b_q B)`` (paper; ``8B/ε`` at ``K = 1``), ``c(4/η + (b_thr + b_q) B)``
+    (certified), ``c(1/η + b_q B/8)`` (rate). The plan's params then also hold the static
+    ``threshold`` and ``svt_ratio`` (:func:`sparse_vector_static`).
     """
     eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
     check_beta(beta)
     check_lstar(Lstar)
     check_positive("threshold_scale", threshold_scale)
+    threshold = check_choice("threshold", threshold, THRESHOLD_MODES)
+    if threshold == "shared":
+        svt_ratio = _check_svt_ratio(svt_ratio)
     approx = delta > 0
     m = log2_ceil(d)
     K_real = 6 * m + 24 * math.log(1 / beta)
@@ -73,7 +89,7 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
     pure_eta = eps / (2 * K)
 
     def ledger(eta_: float) -> LG.Ledger:
-        return sparse_vector_ledger(eps_svt, eta_, K, d)
+        return sparse_vector_ledger(eps_svt, eta_, K, d, threshold=threshold)
 
     if not approx:
         eta = eps / (2 * K_real) if mode == "paper" else pure_eta
@@ -83,12 +99,26 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
         eta = calibrate(lambda e: certify(ledger(e), delta, use_pld=False).eps, eps, lo=pure_eta * (1 - 1e-12),
                         hi=16 * eps, increasing=True, rtol=1e-9, name="eta", what="the certified eps")
     c_eta, c_B = {"paper": (4, 8), "certified": (4, 16), "rate": (1, 1)}[mode]
-    L = Lstar + threshold_scale * (c_eta / eta + c_B * B / eps)
-    utility = {
-        "0 < beta < 1/2": True,
-        "K >= 6 ceil(log2 d) + 24 log(1/beta) (Lemma 3.1)": K >= K_real - 1e-9,
-        "L - 16B/eps >= L* + 4/eta (SVT accuracy, CORRECTED)": L - 16 * B / eps >= Lstar + 4 / eta - 1e-9,
-    }
+    if threshold == "fresh":
+        L = Lstar + threshold_scale * (c_eta / eta + c_B * B / eps)
+        utility = {
+            "0 < beta < 1/2": True,
+            "K >= 6 ceil(log2 d) + 24 log(1/beta) (Lemma 3.1)": K >= K_real - 1e-9,
+            "L - 16B/eps >= L* + 4/eta (SVT accuracy, CORRECTED)": L - 16 * B / eps >= Lstar + 4 / eta - 1e-9,
+        }
+    else:
+        b_thr, b_q = shared_threshold_scales(eps_svt, K, svt_ratio)
+        alpha = {"paper": b_q * B, "certified": (b_thr + b_q) * B, "rate": b_q * B / 8}[mode]
+        L = Lstar + threshold_scale * (c_eta / eta + alpha)
+        utility = {
+            "0 < beta < 1/2": True,
+            "K >= 6 ceil(log2 d) + 24 log(1/beta) (Lemma 3.1)": K >= K_real - 1e-9,
+            "L - (b_thr + b_q) B >= L* + 4/eta (shared sparse-vector accuracy)":
+                L - (b_thr + b_q) * B >= Lstar + 4 / eta - 1e-9,
+        }
+        notes.append(f"threshold noise drawn once and shared by the K = {K} instances (Lyu et al. Alg. 1, c = K): "
+                     f"threshold Lap({b_thr:.4g}), query Lap({b_q:.4g}) against Lap({4 / eps_svt:.4g}) with fresh "
+                     "instances; same certified eps, larger threshold L")
     if approx:
         utility["eps <= sqrt(log T log(1/delta)) (Thm 1, approximate)"] = (
             eps <= math.sqrt(math.log(T) * math.log(1 / delta)))
@@ -97,23 +127,43 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
     if mode == "rate":
         notes.append("rate mode: threshold constants 4 and 8 dropped (utility only; privacy unchanged)")
     notes.append(f"B = log(2T^2/beta) = {B:.4g}; switches expected O(log d), budget K = {K}")
-    plan = make_plan(algorithm="sparse_vector_experts", mode=mode,
-                     params=dict(eps_svt=eps_svt, eta=float(eta), K=K, L=float(L), Lstar=float(Lstar)),
+    params = dict(eps_svt=eps_svt, eta=float(eta), K=K, L=float(L), Lstar=float(Lstar))
+    reference = f"{REF} Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-experts"
+    if threshold == "shared":
+        params.update(threshold=threshold, svt_ratio=svt_ratio)
+        reference = (f"{REF} Alg. 1, Thm 1; Understanding the Sparse Vector Technique for Differential Privacy, "
+                     "Alg. 1, Thm 1; docs/algorithms/realizable.md#shared-threshold")
+    plan = make_plan(algorithm="sparse_vector_experts", mode=mode, params=params,
                      eps=eps, delta=delta, ledger=ledger(eta), utility_conditions=utility,
-                     reference=f"{REF} Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-experts",
-                     notes=notes)
+                     reference=reference, notes=notes)
     if mode == "certified" and not plan.certified:  # pragma: no cover - the calibration always certifies
         raise ValueError(f"cannot certify eps={eps}, delta={delta} for sparse_vector_experts: {plan.format()}")
     return plan
 
 
-def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int) -> LG.Ledger:
+def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: str = "fresh") -> LG.Ledger:
     """Alg. 1's ledger: every AboveThreshold instance together ``eps_svt`` (a loss enters the queries of the
     instance active when it arrives only; REAL Thm 1 proof), and ``K`` exponential-mechanism draws
-    ``exp(-eta s/2)`` with ``s`` of sensitivity 1, each ``eta``-DP."""
+    ``exp(-eta s/2)`` with ``s`` of sensitivity 1, each ``eta``-DP.
+
+    ``threshold="shared"``: the ``K`` instances are one sparse vector with ``c = K`` positives and one threshold
+    noise, ``eps_svt``-DP by Lyu et al.'s Thm 1 (no disjoint-data argument needed); the same numbers."""
+    if threshold == "shared":
+        svt = csvt_ledger_event(eps_svt, K, label=f"one sparse vector, threshold noise shared by its c = K = {K} "
+                                                  "positives (Lyu et al. Alg. 1)")
+    else:
+        svt = LG.above_threshold(eps_svt, label="all sparse-vector instances (each loss enters one)", queries=1)
     return LG.sequential(
-        LG.above_threshold(eps_svt, label="all sparse-vector instances (each loss enters one)", queries=1),
-        LG.exponential(eta, count=K, label="exponential-mechanism draws at switches", outcomes=d))
+        svt, LG.exponential(eta, count=K, label="exponential-mechanism draws at switches", outcomes=d))
+
+
+_SV_STATIC = ("threshold", "svt_ratio")
+
+
+def sparse_vector_static(plan: Plan) -> dict:
+    """The static constructor arguments of a sparse-vector-experts plan (``threshold``, ``svt_ratio``; empty for
+    the default fresh instances): ``sparse_vector_experts(d, **sparse_vector_static(plan))``."""
+    return {k: plan.params[k] for k in _SV_STATIC if k in plan.params}
 
 
 # --------------------------------------------------------------------------- Alg. 2 / Thm 2
@@ -305,7 +355,8 @@ def params_from_plan(plan: Plan):
              "binary_tree_experts": binary_tree_params}
     if plan.algorithm not in build:
         raise ValueError(f"not a realizable-experts plan: {plan.algorithm!r}")
-    kw = {k: v for k, v in plan.params.items() if not (plan.algorithm == "binary_tree_experts" and k in _BT_STATIC)}
+    static = {"binary_tree_experts": _BT_STATIC, "sparse_vector_experts": _SV_STATIC}.get(plan.algorithm, ())
+    kw = {k: v for k, v in plan.params.items() if k not in static}
     return build[plan.algorithm](**kw)
 
 

@@ -33,6 +33,19 @@ after each switch; privacy is unchanged).
 
 Keys per step: ``k_nu, k_em, k_tau`` (+ ``k_zeta`` for the adaptive version); every draw is made
 every round and selected with ``jnp.where``.
+
+Shared threshold (``sparse_vector_experts(d, threshold="shared")``; docs/algorithms/realizable.md#shared-threshold):
+the threshold noise is drawn ONCE, ``τ̂ = L + Lap(1/ε₁)``, and reused by all ``≤ K`` instances, which
+together form one sparse vector with ``c = K`` positives (Lyu, Su, Li, *Understanding the Sparse
+Vector Technique for Differential Privacy*, Alg. 1, Thm 1). Its query noise must then grow with
+``K``: ``Lap(2K/ε₂)`` with ``ε₁ + ε₂ = eps_svt`` (``ε₁/ε₂ = svt_ratio``; ``"optimal"`` is Lyu et al.'s
+``(2K)^{-2/3}``), and the whole sparse vector is ``eps_svt``-DP, so the ledger (``eps_svt + Kη``) is
+unchanged. It needs no disjoint-data argument, but the query noise is ``K`` times larger than with
+fresh instances (``Lap(4/eps_svt)``), so the threshold ``L`` must be larger (``plan_sparse_vector_experts
+(..., threshold="shared")``). Reusing the threshold noise with the fresh-instance scales is NOT
+``eps_svt``-DP (the audit twin ``shared_threshold_unscaled_experts``). Same keys as the default: the
+query noise and the exponential mechanism use ``k_nu`` and ``k_em``; ``k_tau`` is drawn and unused
+(at ``K = 1``, ``svt_ratio = 1`` the two options are bit-identical).
 """
 from __future__ import annotations
 
@@ -41,15 +54,18 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..core.random import sample_categorical
 from ..core.types import Learner
-from ..core.validation import check_finite_scalar, check_nonneg, check_positive, check_positive_int
+from ..core.validation import check_choice, check_finite_scalar, check_nonneg, check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
+from ..mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, csvt_query
 from ._common import check_d, check_lstar, fdt, tree_where
 
 __all__ = [
-    "SVExpertsParams", "SVExpertsState", "sparse_vector_experts", "sparse_vector_params",
+    "SVExpertsParams", "SVExpertsState", "sparse_vector_experts", "sparse_vector_params", "THRESHOLD_MODES",
+    "shared_threshold_scales", "shared_threshold_unscaled_experts",
     "AdaptiveSVParams", "AdaptiveSVState", "adaptive_sparse_vector_experts", "adaptive_sparse_vector_params",
 ]
 
@@ -67,7 +83,12 @@ class SVExpertsState(NamedTuple):
     k: jax.Array         # int32 switches so far
     acc: jax.Array       # loss of x since the last switch, sum_{i=t_p}^{t} l_i(x)
     cum: jax.Array       # (d,) cumulative losses
-    svt: SVTState        # the one active AboveThreshold instance (halted = none active)
+    svt: SVTState        # the one active AboveThreshold instance (halted = none active);
+    #                      with threshold="shared" a CSVTState (one threshold noise, c = K positives)
+
+
+#: ``threshold`` options of :func:`sparse_vector_experts`
+THRESHOLD_MODES = ("fresh", "shared")
 
 
 def sparse_vector_params(eps_svt, eta, K, L, Lstar=0.0) -> SVExpertsParams:
@@ -85,16 +106,60 @@ def _em_logits(cum, eta, Lstar):
     return -eta * jnp.maximum(cum, Lstar) / 2.0
 
 
-@functools.lru_cache(maxsize=None)
-def sparse_vector_experts(d: int, paper_order: bool = False) -> Learner:
+def sparse_vector_experts(d: int, paper_order: bool = False, threshold: str = "fresh",
+                          svt_ratio: Ratio = 1.0) -> Learner:
     """REAL Algorithm 1 over ``d`` experts. Params: :class:`SVExpertsParams` (see ``plan_sparse_vector_experts``).
+
+    ``threshold="fresh"`` (default, REAL Alg. 1): a fresh AboveThreshold instance (threshold noise
+    ``Lap(2/eps_svt)``, query noise ``Lap(4/eps_svt)``) after every switch. ``threshold="shared"``: one
+    threshold noise ``Lap(1/ε₁)`` for the whole run and query noise ``Lap(2K/ε₂)``, ``ε₁ + ε₂ = eps_svt``,
+    ``ε₁/ε₂ = svt_ratio`` (Lyu et al. Alg. 1 with ``c = K``; module docstring). Both are
+    ``eps_svt``-DP in their sparse-vector part. Cached: the same arguments give the same object.
 
     Info (summed by ``simulate``): ``switched``, ``em_draws`` (<= K), ``svt_halts`` (one per ⊤,
     equal to ``em_draws``), ``svt_restarts`` (fresh instances after init; ``1 + svt_restarts``
-    instances in all, one active at a time).
+    instances in all, one active at a time; always 0 with ``threshold="shared"``).
     """
     d = check_d(d)
     paper_order = bool(paper_order)
+    threshold = check_choice("threshold", threshold, THRESHOLD_MODES)
+    if threshold == "fresh":
+        return _fresh_experts(d, paper_order)
+    return _shared_experts(d, paper_order, _check_svt_ratio(svt_ratio), True)
+
+
+def _check_svt_ratio(svt_ratio):
+    """``svt_ratio``: ``"optimal"`` or a number > 0 (numeric strings from the command line accepted)."""
+    if isinstance(svt_ratio, str) and svt_ratio != "optimal":
+        try:
+            svt_ratio = float(svt_ratio)
+        except ValueError:
+            raise ValueError(f"svt_ratio must be a number eps1/eps2 > 0 or 'optimal', got {svt_ratio!r}") from None
+    try:
+        _check_ratio(svt_ratio)
+    except ValueError:
+        raise ValueError(f"svt_ratio must be a number eps1/eps2 > 0 or 'optimal', got {svt_ratio!r}") from None
+    return svt_ratio if isinstance(svt_ratio, str) else float(svt_ratio)
+
+
+def shared_threshold_scales(eps_svt, K, svt_ratio: Ratio = 1.0, *, scale_with_K: bool = True) -> tuple:
+    """``(b_thr, b_q)`` of the shared-threshold sparse vector with ``c = K`` positives and sensitivity 1:
+    ``ε₁ = eps_svt r/(1 + r)``, ``ε₂ = eps_svt/(1 + r)`` (``r = svt_ratio``, ``"optimal"``: ``(2K)^{-2/3}``),
+    ``b_thr = 1/ε₁``, ``b_q = 2K/ε₂`` (Lyu et al. Alg. 1). Host floats or traced arrays (``K < 1`` is
+    treated as 1: no instance is active then). ``scale_with_K=False`` keeps ``b_q = 2/ε₂`` — the BROKEN
+    twin's scales (with ``r = 1``: AboveThreshold's ``Lap(2/eps_svt)``, ``Lap(4/eps_svt)``)."""
+    if isinstance(K, (int, float, np.integer, np.floating)):
+        c = float(max(K, 1))
+    else:
+        c = jnp.maximum(jnp.asarray(K), 1).astype(fdt())
+    r = (2.0 * c) ** (-2.0 / 3.0) if isinstance(svt_ratio, str) else float(svt_ratio)
+    eps1 = eps_svt * r / (1.0 + r)
+    eps2 = eps_svt / (1.0 + r)
+    return 1.0 / eps1, 2.0 * (c if scale_with_K else 1.0) / eps2
+
+
+@functools.lru_cache(maxsize=None)
+def _fresh_experts(d: int, paper_order: bool) -> Learner:
 
     def init(key, params):
         k_x, k_tau = jax.random.split(key)
@@ -120,6 +185,44 @@ def sparse_vector_experts(d: int, paper_order: bool = False) -> Learner:
         return SVExpertsState(x=x, k=k, acc=jnp.where(top, 0.0, acc_new), cum=cum, svt=svt), info
 
     return Learner(init=init, step=step)
+
+
+@functools.lru_cache(maxsize=None)
+def _shared_experts(d: int, paper_order: bool, svt_ratio: Ratio, scale_with_K: bool) -> Learner:
+    """REAL Alg. 1 with one threshold noise shared by the ``≤ K`` instances (``scale_with_K=False``: broken twin)."""
+
+    def init(key, params):
+        k_x, k_tau = jax.random.split(key)
+        x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
+        b_thr, b_q = shared_threshold_scales(params.eps_svt, params.K, svt_ratio, scale_with_K=scale_with_K)
+        L = jnp.asarray(params.L, fdt())
+        # the state is built here (not by csvt_init_from_scales, which insists on c >= 1): K = 0 is allowed
+        tau_hat = L + jnp.asarray(b_thr, fdt()) * jax.random.laplace(k_tau, (), fdt())
+        svt = CSVTState(tau_hat=tau_hat, query_scale=jnp.asarray(b_q, fdt()), count=jnp.int32(0),
+                        c=jnp.asarray(params.K, jnp.int32))
+        z = jnp.zeros((), fdt())
+        return SVExpertsState(x=x, k=jnp.int32(0), acc=z, cum=jnp.zeros((d,), fdt()), svt=svt)
+
+    def step(key, state, loss, params):
+        k_nu, k_em, _ = jax.random.split(key, 3)     # the default's keys; k_tau is not needed
+        acc_new = state.acc + loss[state.x]
+        cum = state.cum + loss
+        q = state.acc if paper_order else acc_new
+        svt, top = csvt_query(k_nu, state.svt, q)     # ⊤ only while fewer than K positives so far
+        x_new = sample_categorical(k_em, _em_logits(cum, params.eta, params.Lstar))
+        x = jnp.where(top, x_new, state.x)
+        k = state.k + top.astype(jnp.int32)
+        info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": jnp.zeros_like(top)}
+        return SVExpertsState(x=x, k=k, acc=jnp.where(top, 0.0, acc_new), cum=cum, svt=svt), info
+
+    return Learner(init=init, step=step)
+
+
+def shared_threshold_unscaled_experts(d: int, paper_order: bool = False) -> Learner:
+    """BROKEN twin for the audits: the threshold noise ``Lap(2/eps_svt)`` is shared by the ``≤ K`` instances,
+    but the query noise stays the fresh instances' ``Lap(4/eps_svt)`` (not scaled with ``K``). Its
+    sparse-vector part is not ``eps_svt``-DP for ``K >= 2`` (docs/algorithms/realizable.md#shared-threshold)."""
+    return _shared_experts(check_d(d), bool(paper_order), 1.0, False)
 
 
 # --------------------------------------------------------------------------- adaptive (Alg. 2)
