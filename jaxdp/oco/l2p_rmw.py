@@ -36,6 +36,15 @@ Planner modes (Lazy private online learning, Thm 3.12; docs/guide/planning.md#mo
 
 Every plan reports ``sampler`` exactness: only ``sampler="exact"`` (linear
 losses on the ball) matches the exact-sampling assumption of Thm 3.2.
+
+**Losses.** Lemma 3.11 holds for any convex ``L``-Lipschitz loss, so the
+planner takes ``loss`` in ``RMW_LOSSES`` with the matching ``L``: ``g_max``
+(linear), ``a_max`` (absolute ``|<a,x> - b|`` and logistic
+``log(1 + e^{-y<a,x>})``, ``|y| = 1``), ``a_max(a_max R + b_max)`` (squared).
+Only linear losses have an exact sampler; every other loss needs
+``sampler="mala"``, whose plans certify nothing (the ``exact sampler``
+condition fails), exactly as for linear losses with MALA
+(docs/algorithms/lazy.md#rmw-nonsmooth).
 """
 from __future__ import annotations
 
@@ -52,7 +61,7 @@ from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..lazy.l2p import L2PParams, l2p
 from ..registry import Plan, register_planner
-from .rmw import rmw_measure, rmw_params
+from .rmw import RMW_BUFFER_LOSSES, RMW_LOSSES, rmw_measure, rmw_params
 
 __all__ = ["l2p_rmw", "l2p_rmw_params", "plan_l2p_rmw", "L2P_RMW_MODES", "l2p_rmw_paper_settings",
            "l2p_rmw_regret_bound", "rmw_alternating_lag", "l2p_rmw_from_plan"]
@@ -63,13 +72,16 @@ REFERENCE = "Lazy private online learning, Thm 3.12 (+ Thm 3.2, Lemma 3.11)"
 
 @functools.lru_cache(maxsize=None)
 def l2p_rmw(d: int, B: int, *, loss: str = "linear", sampler: str = "exact", domain: Any = None,
-            mala_steps: int = 100, Mgrid: int = 256) -> Learner:
+            mala_steps: int = 100, Mgrid: int = 256, capacity: Optional[int] = None) -> Learner:
     """L2P-RMW over ``R^d`` with batch size ``B`` (static; fresh samples once per batch via ``end_block``).
 
-    ``loss``/``sampler``/``domain``/``mala_steps``/``Mgrid``: see
+    ``loss``/``sampler``/``domain``/``mala_steps``/``Mgrid``/``capacity``: see
     :func:`jaxdp.oco.rmw.rmw_measure` (``sampler="exact"``: linear losses on
     the centred ball of radius ``params.measure.radius``; ``"mala"``: any
-    supported loss / domain, approximate). Params: :func:`l2p_rmw_params`.
+    supported loss / domain, approximate). ``loss="absolute"``/``"logistic"``
+    (``ABLoss`` losses, e.g. ``jaxdp.oco.absolute_problem``) keep a buffer of
+    ``capacity >= T_max`` rows: ``O(d)`` per round, ``O(mala_steps · capacity ·
+    d)`` per fresh sample (two per batch). Params: :func:`l2p_rmw_params`.
     Info: ``switches``, ``n_real``, ``n_fake``, ``n_yres``, ``n_batches``.
 
     Example::
@@ -81,7 +93,7 @@ def l2p_rmw(d: int, B: int, *, loss: str = "linear", sampler: str = "exact", dom
     """
     d = check_positive_int("d", d)
     B = check_positive_int("B", B)
-    measure = rmw_measure(d, loss, sampler, domain=domain, mala_steps=mala_steps, Mgrid=Mgrid)
+    measure = rmw_measure(d, loss, sampler, domain=domain, mala_steps=mala_steps, Mgrid=Mgrid, capacity=capacity)
     # B = 1: every round is a boundary; the engine only calls end_block when block_size > 1, so use the
     # per-round path of l2p (traced params.B = 1)
     return l2p(measure, block_size=B if B > 1 else None)
@@ -98,8 +110,12 @@ def l2p_rmw_params(*, beta: float, lam: float, radius: float, eta: float, p: flo
 
 
 def l2p_rmw_from_plan(plan: Plan, d: int, **kw) -> tuple[Learner, L2PParams]:
-    """``(learner, params)`` from a :func:`plan_l2p_rmw` plan (``kw`` go to :func:`l2p_rmw`)."""
+    """``(learner, params)`` from a :func:`plan_l2p_rmw` plan (``kw`` go to :func:`l2p_rmw`).
+
+    ``loss`` and ``sampler`` default to the plan's; buffered losses need ``capacity=T_max`` in ``kw``."""
     P = plan.params
+    kw.setdefault("loss", P.get("loss", "linear"))
+    kw.setdefault("sampler", P.get("sampler", "exact"))
     learner = l2p_rmw(d, int(P["B"]), **kw)
     return learner, l2p_rmw_params(beta=P["beta"], lam=P["lam"], radius=P["radius"], eta=P["eta"], p=P["p"],
                                    B=int(P["B"]))
@@ -157,16 +173,19 @@ def _validate(eps, delta, T, d, L, D):
 @register_planner("l2p_rmw", "L2P on regularized multiplicative weights for DP-OCO (LAZY Thm 3.12, Thm 3.2); "
                              "modes paper, certified, rate, retuned")
 def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper", L: float = 1.0,
-                 D: float = 1.0, sampler: str = "exact", grid: Optional[tuple] = None) -> Plan:
+                 D: float = 1.0, sampler: str = "exact", grid: Optional[tuple] = None, loss: str = "linear") -> Plan:
     """Plan ``(beta, lam, radius, eta, p, B)`` for :func:`l2p_rmw` and report what Thm 3.2 certifies.
 
     Args:
       eps, delta: requested privacy (``eps > 0``, ``0 < delta < 1``).
       T: horizon (``>= 2``); d: dimension.
       mode: ``paper``, ``certified``, ``rate`` or ``retuned`` (module docstring).
-      L: Lipschitz constant (``||g_t|| <= L``); D: diameter (the ball has radius ``D/2``).
+      L: Lipschitz constant (``||g_t|| <= L``; ``a_max`` for absolute/logistic losses);
+        D: diameter (the ball has radius ``D/2``).
       sampler: ``"exact"`` or ``"mala"`` (MALA output is not certified: ``eps_certified = inf``).
       grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``.
+      loss: one of ``RMW_LOSSES`` (module docstring); anything but ``"linear"``
+        needs ``sampler="mala"``. Recorded in ``params["loss"]``.
 
     Returns a :class:`jaxdp.registry.Plan`; ``params`` holds ``beta, lam,
     radius, eta`` (what the algorithm uses in ``e^{2Bη}``), ``p, B`` and the
@@ -175,6 +194,10 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
     eps, delta, T, d, L, D = _validate(eps, delta, T, d, L, D)
     check_choice("mode", mode, L2P_RMW_MODES)
     check_choice("sampler", sampler, ("exact", "mala"))
+    check_choice("loss", loss, RMW_LOSSES)
+    if loss != "linear" and sampler == "exact":
+        raise ValueError(f"sampler='exact' exists only for loss='linear'; loss={loss!r} needs sampler='mala' "
+                         f"(allowed samplers for loss={loss!r}: ['mala'])")
     delta1 = delta / (4.0 * T)
     logT = math.log(T)
     notes = []
@@ -233,6 +256,9 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
     e_pr = printed_eps(float(eta_div), float(p), int(B), T, float(delta0), float(delta1))
     if sampler != "exact":
         notes.append("sampler='mala' is approximate: Thm 3.2 assumes exact samples, nothing is certified")
+    if loss in RMW_BUFFER_LOSSES:
+        notes.append(f"loss={loss!r}: Lemma 3.11 with L = a_max (convex, a_max-Lipschitz); the RMW statistics are "
+                     f"a buffer of T rows (pass capacity=T to l2p_rmw)")
     notes.append(f"Thm 3.2 at eta_div (Lemma 3.11) as printed: eps={e_pr:.4g} (the certificate is the ledger's, "
                  "with the general-measure constants e^(-4B eta), 4 eta)")
     bound = float(l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div))
@@ -241,11 +267,14 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
     plan = make_plan(algorithm="l2p_rmw", mode=mode,
                      params={"beta": float(beta), "lam": float(lam), "radius": D / 2.0, "eta": float(eta_alg),
                              "p": float(p), "B": int(B), "eta_paper": float(eta), "eta_div": float(eta_div),
-                             "delta0": float(delta0), "delta1": float(delta1), "sampler": sampler},
+                             "delta0": float(delta0), "delta1": float(delta1), "sampler": sampler,
+                             "loss": loss},
                      eps=eps, delta=delta, ledger=l2p_ledger(float(eta_div), float(p), int(B), T, float(delta0),
                                                              float(delta1), "general"),
                      conditions=conds, reference=REFERENCE, notes=notes)
     if mode == "certified" and not plan.certified:
+        fix = "use sampler='exact' or a larger eps/T" if loss == "linear" else \
+            f"loss={loss!r} has no exact sampler: use mode='paper' or 'rate' (uncertified)"
         raise ValueError(f"l2p_rmw: the request eps={eps}, delta={delta}, T={T} cannot be certified "
-                         f"(sampler={sampler!r}); use sampler='exact' or a larger eps/T")
+                         f"(sampler={sampler!r}, loss={loss!r}); {fix}")
     return plan

@@ -24,9 +24,45 @@ Loss families with additive sufficient statistics (docs/algorithms/primitives.md
   ``exp(-β(xᵀAx/2 - cᵀx + λ||x||²))`` (anisotropic truncated Gaussian): MALA
   only.
 
+Losses without additive sufficient statistics (MALA only; docs/algorithms/lazy.md#rmw-nonsmooth):
+
+* ``"absolute"``: ``ℓ(x) = |<a, x> - b|``, loss = ``ABLoss(a, b)``
+  (``jaxdp.oco.absolute_problem``); convex, ``‖a‖``-Lipschitz, not smooth.
+* ``"logistic"``: ``ℓ(x) = log(1 + e^{-y<a, x>})``, loss = ``ABLoss(a, y)``,
+  ``y ∈ {±1}`` (``jaxdp.oco.logistic_problem``); convex, ``‖a‖``-Lipschitz,
+  ``‖a‖²/4``-smooth.
+
+  ``Σ_i ℓ_i(x)`` is not a function of a fixed number of additive statistics, so
+  the statistics are a buffer (:class:`RMWBufferStats`) of the past rows
+  ``(a_i, b_i)`` with a static ``capacity`` (the horizon ``T_max``): a round
+  appends one row (``O(d)``); rows at index ``>= count`` are masked. The
+  log-density over the ``n = count`` filled rows is
+  ``f(x) = -β(Σ_{i<n} ℓ_i(x) + λ‖x‖²)`` (:func:`rmw_logdensity`) with gradient
+  ``∇f(x) = -β(Σ_{i<n} ℓ'(<a_i, x>, b_i) a_i + 2λx)`` (:func:`rmw_grad_logdensity`),
+  ``ℓ'(m, b) = sign(m - b)`` (a subgradient; 0 at the kink) for the absolute
+  loss and ``ℓ'(m, y) = -y σ(-y m)`` for the logistic loss. MALA's Metropolis
+  correction makes ``μ`` (restricted to the domain) exactly invariant whatever
+  the drift, so the kinks cost acceptance, never bias. One fresh sample costs
+  ``O(mala_steps · capacity · d)``; L2P draws two per batch (``end_block``).
+  A run longer than ``capacity`` cannot be represented: every sample is then
+  NaN (so the simulator's loss is NaN rather than silently wrong).
+
 MALA (``sampler="mala"``): ``mala_steps`` steps (static) from the mode of the
 unconstrained Gaussian projected on the domain, step size from
 ``jaxdp.samplers.mala_schedule``'s rule with ``M = β(λ_max(A) + 2λ)`` (traced).
+Buffered losses start from the centre (``0`` projected on the domain) and use
+``mala_schedule`` with a smoothness ``M`` computed from the buffer
+(``a_max = max_{i<n} ‖a_i‖``, traced):
+
+* logistic: ``M = β(a_max² n/4 + 2λ)`` (a bound on the Hessian of ``-f``);
+* absolute (not smooth; a heuristic): ``M = 2βλ + G²`` with
+  ``G = β a_max n`` the bound on the data term's subgradient. A target
+  ``∝ e^{-G|x|}`` has scale ``1/G``; ``h ∝ 1/G²`` keeps the drift of one step
+  (``hG``) below the noise (``√(2h)``), the Laplace analogue of the Gaussian
+  rule ``h ∝ 1/M``.
+
+Both are capped by ``D_K²/(32d)`` (``mala_schedule``). :func:`rmw_mala_sampler`
+returns the same draw together with MALA's acceptance statistics.
 MALA output is approximate: privacy statements that assume exact sampling are
 then not certified (docs/algorithms/primitives.md#samplers); record ``sampler="mala"`` with results.
 """
@@ -34,21 +70,35 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
 
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..lazy.l2p import LazyMeasure
-from ..samplers import as_domain, ball, mala, sample_trunc_gauss_ball
+from ..samplers import MALAInfo, as_domain, ball, mala, mala_schedule, sample_trunc_gauss_ball
 from .problems import SquaredStats
 
 __all__ = ["RMWParams", "rmw_measure", "rmw_params", "rmw_eta_div", "rmw_regret_bound", "RMW_LOSSES",
-           "RMW_SAMPLERS"]
+           "RMW_SAMPLERS", "RMW_BUFFER_LOSSES", "RMWBufferStats", "rmw_logdensity", "rmw_grad_logdensity",
+           "rmw_mala_sampler"]
 
-RMW_LOSSES = ("linear", "squared")
+RMW_LOSSES = ("linear", "squared", "absolute", "logistic")
 RMW_SAMPLERS = ("exact", "mala")
+#: losses whose RMW statistics are a buffer of past ``(a, b)`` rows (no additive sufficient statistics)
+RMW_BUFFER_LOSSES = ("absolute", "logistic")
+
+
+class RMWBufferStats(NamedTuple):
+    """RMW statistics of the buffered losses: the first ``capacity`` rows and the number of losses seen.
+
+    ``a``: ``(capacity, d)``; ``b``: ``(capacity,)``; ``count``: int32. Rows
+    ``i >= count`` are zero and masked out of every sum."""
+
+    a: jax.Array
+    b: jax.Array
+    count: jax.Array
 
 
 class RMWParams(NamedTuple):
@@ -83,40 +133,87 @@ def rmw_regret_bound(T: float, d: int, beta: float, lam: float, L: float, D: flo
     return lam * D**2 + L**2 * T / lam + d * math.log(max(T, 2)) / beta
 
 
-@functools.lru_cache(maxsize=None)
-def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain: Any = None,
-                mala_steps: int = 100, Mgrid: int = 256) -> LazyMeasure:
-    """The RMW measure family on ``R^d`` as a :class:`jaxdp.lazy.LazyMeasure`.
+def _row_loss(loss: str, m, b):
+    """``ℓ`` and its (sub)derivative in the margin ``m = <a, x>`` (buffered losses)."""
+    if loss == "absolute":
+        r = m - b
+        return jnp.abs(r), jnp.sign(r)
+    z = -b * m
+    return jax.nn.softplus(z), -b * jax.nn.sigmoid(z)
 
-    Args:
-      d: dimension (static).
-      loss: ``"linear"`` (loss = ``g``) or ``"squared"`` (loss = ``ABLoss(a, b)``).
-      sampler: ``"exact"`` (linear losses on a centred ball:
-        ``sample_trunc_gauss_ball``) or ``"mala"``.
-      domain: ``None`` — the centred ball of radius ``mparams.radius`` (traced)
-        — or a static domain (``jaxdp.oco.domains`` Ball/Box/Simplex; MALA
-        only, except a ``Ball`` whose radius then overrides ``mparams.radius``).
-      mala_steps: MALA steps per fresh sample (static).
-      Mgrid: grid size of the exact sampler.
 
-    mparams: :class:`RMWParams` ``(beta, lam, radius)``.
+def _mask(stats: RMWBufferStats):
+    cap = stats.b.shape[-1]
+    return jnp.arange(cap) < jnp.minimum(stats.count, cap)
+
+
+def _data_term(loss: str, stats: Any, x: jax.Array):
+    """``(Σ_i ℓ_i(x), Σ_i ∇ℓ_i(x))`` over the losses summarized by ``stats``."""
+    if loss == "linear":
+        return jnp.dot(stats, x), stats
+    if loss == "squared":
+        Ax = stats.AA @ x
+        return 0.5 * jnp.dot(x, Ax) - jnp.dot(stats.Ab, x) + 0.5 * stats.bb, Ax - stats.Ab
+    mask = _mask(stats)
+    val, der = _row_loss(loss, stats.a @ x, stats.b)
+    return jnp.sum(jnp.where(mask, val, 0.0)), jnp.where(mask, der, 0.0) @ stats.a
+
+
+def rmw_logdensity(loss: str, stats: Any, x: jax.Array, mparams: RMWParams) -> jax.Array:
+    """Unnormalized RMW log-density ``f(x) = -β(Σ_{i<t} ℓ_i(x) + λ‖x‖²)`` (LAZY eq. (3)) from ``stats``.
+
+    ``stats``: as kept by :func:`rmw_measure` for ``loss`` (``G`` for linear,
+    :class:`jaxdp.oco.SquaredStats` for squared, :class:`RMWBufferStats` for
+    absolute/logistic, whose rows ``i >= count`` are masked). Pure, jittable.
     """
-    d = check_positive_int("d", d)
     check_choice("loss", loss, RMW_LOSSES)
-    check_choice("sampler", sampler, RMW_SAMPLERS)
-    mala_steps = check_positive_int("mala_steps", mala_steps)
-    Mgrid = check_positive_int("Mgrid", Mgrid, minimum=8)
+    val, _ = _data_term(loss, stats, x)
+    return -mparams.beta * (val + mparams.lam * jnp.dot(x, x))
+
+
+def rmw_grad_logdensity(loss: str, stats: Any, x: jax.Array, mparams: RMWParams) -> jax.Array:
+    """``∇f(x) = -β(Σ_i ∇ℓ_i(x) + 2λx)``; for the absolute loss the subgradient ``sign(<a,x> - b) a``
+    (0 at the kink), for the logistic loss ``-y σ(-y<a,x>) a``."""
+    check_choice("loss", loss, RMW_LOSSES)
+    _, g = _data_term(loss, stats, x)
+    return -mparams.beta * (g + 2.0 * mparams.lam * x)
+
+
+def _buffer_smoothness(loss: str, stats: RMWBufferStats, mp: RMWParams) -> jax.Array:
+    """MALA's ``M`` for the buffered losses (module docstring): logistic ``β(a_max² n/4 + 2λ)``,
+    absolute ``2βλ + (β a_max n)²`` (heuristic)."""
+    mask = _mask(stats)
+    n = jnp.sum(mask).astype(mp.beta.dtype)
+    a_max = jnp.max(jnp.where(mask, jnp.sqrt(jnp.sum(stats.a * stats.a, axis=-1)), 0.0), initial=0.0)
+    if loss == "logistic":
+        return mp.beta * (a_max * a_max * n / 4.0 + 2.0 * mp.lam)
+    G = mp.beta * a_max * n
+    return 2.0 * mp.beta * mp.lam + G * G
+
+
+def _check_capacity(loss: str, capacity: Any) -> Optional[int]:
+    if loss in RMW_BUFFER_LOSSES:
+        if capacity is None:
+            raise ValueError(f"capacity is required for loss={loss!r}: the number of past (a, b) rows the RMW "
+                             f"measure keeps (the horizon T_max), a positive int")
+    elif capacity is not None:
+        raise ValueError(f"capacity applies only to loss in {list(RMW_BUFFER_LOSSES)} (loss={loss!r} has additive "
+                         f"sufficient statistics); got capacity={capacity!r}")
+    if capacity is None:
+        return None
+    try:
+        return check_positive_int("capacity", capacity)
+    except TypeError as e:
+        raise ValueError(str(e)) from None
+
+
+@functools.lru_cache(maxsize=None)
+def _build(d: int, loss: str, sampler: str, domain: Any, mala_steps: int, Mgrid: int,
+           capacity: Optional[int]) -> tuple[LazyMeasure, Callable]:
+    """``(measure, sample_info)`` for validated arguments (see :func:`rmw_measure`)."""
     static_dom = None if domain is None else as_domain(domain)
-    if sampler == "exact":
-        if loss != "linear":
-            raise ValueError(f"sampler='exact' exists only for loss='linear' (a truncated isotropic Gaussian); "
-                             f"use sampler='mala' for loss={loss!r}")
-        if static_dom is not None and type(static_dom).__name__ != "Ball":
-            raise ValueError(f"sampler='exact' needs a centred ball domain, got {type(domain).__name__}; "
-                             f"use sampler='mala'")
-    if static_dom is not None and type(static_dom).__name__ == "Simplex" and static_dom.d != d:
-        raise ValueError(f"domain dimension mismatch: simplex({static_dom.d}) for d={d}")
     f = jnp.result_type(float)
+    buffered = loss in RMW_BUFFER_LOSSES
 
     def dom_of(mp):
         return ball(mp.radius) if static_dom is None else static_dom
@@ -130,6 +227,9 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
         del loss_example
         if loss == "linear":
             return jnp.zeros((d,), f)
+        if buffered:
+            return RMWBufferStats(a=jnp.zeros((capacity, d), f), b=jnp.zeros((capacity,), f),
+                                  count=jnp.zeros((), jnp.int32))
         return SquaredStats(AA=jnp.zeros((d, d), f), Ab=jnp.zeros((d,), f), bb=jnp.zeros((), f))
 
     def check_shape(l):
@@ -144,12 +244,19 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
             return st + jnp.asarray(l, f)
         a = jnp.asarray(l.a, f)
         b = jnp.asarray(l.b, f)
+        if buffered:
+            # one O(d) row write; past capacity the write is dropped and count records the overflow
+            return RMWBufferStats(a=st.a.at[st.count].set(a, mode="drop"), b=st.b.at[st.count].set(b, mode="drop"),
+                                  count=st.count + 1)
         return SquaredStats(AA=st.AA + jnp.outer(a, a), Ab=st.Ab + a * b, bb=st.bb + b * b)
 
     def loss_value(l, x):
         if loss == "linear":
             return jnp.dot(l, x)
-        r = jnp.dot(l.a, x) - l.b
+        m = jnp.dot(l.a, x)
+        if buffered:
+            return _row_loss(loss, m, l.b)[0]
+        r = m - l.b
         return 0.5 * r * r
 
     def log_ratio(l, x, mp):
@@ -162,13 +269,28 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
             return None, -st
         return st.AA + 2.0 * mp.lam * jnp.eye(d, dtype=f), st.Ab
 
-    def sample(key, st, mp):
-        A, c = _quad(st, mp)
+    def no_info():
+        z = jnp.zeros((), f)
+        return MALAInfo(z, z, z)
+
+    def sample_info(key, st, mp):
         if sampler == "exact":
+            A, c = _quad(st, mp)
             m = c / (2.0 * mp.lam)
             s = jax.lax.rsqrt(2.0 * mp.beta * mp.lam)
-            return sample_trunc_gauss_ball(key, m, s, radius_of(mp), Mgrid)
+            return sample_trunc_gauss_ball(key, m, s, radius_of(mp), Mgrid), no_info()
         dom = dom_of(mp)
+        if buffered:
+            M = _buffer_smoothness(loss, st, mp)
+            d_chart = d - 1 if type(dom).__name__ == "Simplex" else d
+            h, _ = mala_schedule(M, 2.0 * mp.beta * mp.lam, d_chart, dom.diameter())
+            x0 = jnp.zeros((d,), f)
+            x, info = mala(key, lambda x: rmw_logdensity(loss, st, x, mp),
+                           dom.from_chart(dom.project(dom.to_chart(x0))), mala_steps, h, dom,
+                           grad_fn=lambda x: rmw_grad_logdensity(loss, st, x, mp))
+            # more losses than the buffer holds: the target is unknown, say so loudly
+            return jnp.where(st.count > capacity, jnp.nan, x), info
+        A, c = _quad(st, mp)
         if loss == "linear":
             x0 = c / (2.0 * mp.lam)
             M = 2.0 * mp.beta * mp.lam
@@ -190,8 +312,74 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
 
         diam = dom.diameter()
         h = jnp.minimum(1.0 / (M * d ** (1.0 / 3.0)), jnp.square(diam) / (32.0 * d))
-        x, _ = mala(key, logdensity, dom.from_chart(dom.project(dom.to_chart(x0))), mala_steps, h, dom,
+        return mala(key, logdensity, dom.from_chart(dom.project(dom.to_chart(x0))), mala_steps, h, dom,
                     grad_fn=grad)
-        return x
 
-    return LazyMeasure(stats_init=stats_init, stats_update=stats_update, log_ratio=log_ratio, sample=sample)
+    def sample(key, st, mp):
+        return sample_info(key, st, mp)[0]
+
+    measure = LazyMeasure(stats_init=stats_init, stats_update=stats_update, log_ratio=log_ratio, sample=sample)
+    return measure, sample_info
+
+
+def _validated(d, loss, sampler, domain, mala_steps, Mgrid, capacity):
+    d = check_positive_int("d", d)
+    check_choice("loss", loss, RMW_LOSSES)
+    check_choice("sampler", sampler, RMW_SAMPLERS)
+    mala_steps = check_positive_int("mala_steps", mala_steps)
+    Mgrid = check_positive_int("Mgrid", Mgrid, minimum=8)
+    capacity = _check_capacity(loss, capacity)
+    static_dom = None if domain is None else as_domain(domain)
+    if sampler == "exact":
+        if loss != "linear":
+            raise ValueError(f"sampler='exact' exists only for loss='linear' (a truncated isotropic Gaussian); "
+                             f"use sampler='mala' for loss={loss!r} (allowed samplers for loss={loss!r}: ['mala'])")
+        if static_dom is not None and type(static_dom).__name__ != "Ball":
+            raise ValueError(f"sampler='exact' needs a centred ball domain, got {type(domain).__name__}; "
+                             f"use sampler='mala'")
+    if static_dom is not None and type(static_dom).__name__ == "Simplex" and static_dom.d != d:
+        raise ValueError(f"domain dimension mismatch: simplex({static_dom.d}) for d={d}")
+    return d, mala_steps, Mgrid, capacity
+
+
+SampleInfoFn = Callable[[jax.Array, Any, RMWParams], tuple[jax.Array, MALAInfo]]
+
+
+def rmw_mala_sampler(d: int, loss: str, *, domain: Any = None, mala_steps: int = 100,
+                     capacity: Optional[int] = None) -> SampleInfoFn:
+    """``sample_info(key, stats, mparams) -> (x, MALAInfo)``: the MALA draw of
+    ``rmw_measure(d, loss, "mala", ...)`` (bit-identical ``x``) with its acceptance statistics
+    (``acceptance_rate``, ``accepted``, ``outside``; docs/algorithms/lazy.md#rmw-nonsmooth).
+
+    ``stats`` are built with the measure's ``stats_init``/``stats_update``. Pure and vmappable.
+    """
+    d, mala_steps, _, capacity = _validated(d, loss, "mala", domain, mala_steps, 256, capacity)
+    return _build(d, loss, "mala", domain, mala_steps, 256, capacity)[1]
+
+
+@functools.lru_cache(maxsize=None)
+def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain: Any = None,
+                mala_steps: int = 100, Mgrid: int = 256, capacity: Optional[int] = None) -> LazyMeasure:
+    """The RMW measure family on ``R^d`` as a :class:`jaxdp.lazy.LazyMeasure`.
+
+    ``μ_t(x) ∝ exp(-β(Σ_{i<t} ℓ_i(x) + λ‖x‖²))`` (Lazy private online learning, eq. (3)).
+
+    Args:
+      d: dimension (static).
+      loss: ``"linear"`` (loss = ``g``), ``"squared"``, ``"absolute"`` or
+        ``"logistic"`` (loss = ``ABLoss(a, b)``; module docstring).
+      sampler: ``"exact"`` (linear losses on a centred ball:
+        ``sample_trunc_gauss_ball``) or ``"mala"`` (every loss).
+      domain: ``None`` — the centred ball of radius ``mparams.radius`` (traced)
+        — or a static domain (``jaxdp.oco.domains`` Ball/Box/Simplex; MALA
+        only, except a ``Ball`` whose radius then overrides ``mparams.radius``).
+      mala_steps: MALA steps per fresh sample (static).
+      Mgrid: grid size of the exact sampler.
+      capacity: absolute/logistic only (required there): the number of past
+        ``(a, b)`` rows kept (static; at least the horizon ``T_max``).
+
+    mparams: :class:`RMWParams` ``(beta, lam, radius)``. Every argument is
+    validated here (``ValueError`` naming it) before anything is traced.
+    """
+    d, mala_steps, Mgrid, capacity = _validated(d, loss, sampler, domain, mala_steps, Mgrid, capacity)
+    return _build(d, loss, sampler, domain, mala_steps, Mgrid, capacity)[0]

@@ -16,9 +16,33 @@ Fitted log-log slopes of regret vs ``T`` per (learner, adversary, panel, α)
 are compared with ``figure1_exponents``: L2P (a) ``max(1/2, 1/3 + 2α/3)``,
 (b) ``1/2 + 2α/3``; DP-FTRL (a) ``1/2 + α/2``, (b) ``7/12 + α/2``; and, on the
 alternating sequence, the extra ``L² T (B-1)/(4λ)`` of Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw.
+
+**Non-smooth / non-quadratic losses** (``nonsmooth``, docs/algorithms/lazy.md#rmw-nonsmooth):
+L2P-RMW with MALA (``loss="absolute"`` / ``"logistic"``, buffer ``capacity = T``)
+on the same ``T`` grid, panel (a) dimension, ``ε = T^{-nonsmooth_alpha}``,
+``plan_l2p_rmw(mode="rate", L = a_max = 1, sampler="mala")`` (uncertified:
+MALA output is approximate; other modes give ``B = 1`` at these ``T``, i.e. an
+``O(T d)`` MALA run every round), ``mala_steps`` from ``mala_schedule``
+(``tol = 1e-2``) at the last batch's smoothness bound. Losses
+``ABLoss(a_t, b_t)``, ``a_t`` uniform on the unit sphere, ``x*`` planted:
+
+* ``absolute``: ``|<a_t, x> - b_t|``, ``b_t = <a_t, x*> + 0.1 ξ_t``, ``‖x*‖ = 1/4``;
+* ``logistic``: ``log(1 + e^{-y_t <a_t, x>})``, ``y_t = sign(<a_t, x*> + 0.1 ξ_t)``, ``‖x*‖ = 1/2``.
+
+Comparator: ``absolute_problem`` / ``logistic_problem`` with an ``n_buffer = T``
+buffer (the exact problem, optimization error only). Besides the regret, each
+seed reports MALA's mean acceptance probability and fraction of proposals
+outside the ball on its own loss stream's measure after all ``T`` losses (the
+most concentrated target of the run; ``mala_acceptance``, ``mala_outside``;
+``rmw_mala_sampler``).
+Tables ``nonsmooth_summary``, ``nonsmooth_slopes`` and plot ``nonsmooth.png``;
+the linear tables and plots are unchanged. On by default, off in ``--quick``
+(four more compiled programs would double the quick run); at quick size add
+``--set nonsmooth=absolute,logistic``.
 """
 from __future__ import annotations
 
+import functools
 import math
 import pathlib
 
@@ -31,8 +55,11 @@ from .framework import Param, Study, declare_params, fit_slopes, plot_panels, su
 LEARNERS = ("l2p_rmw", "dp_ftrl", "nonprivate")
 ADVERSARIES = ("biased", "alternating")
 PANELS = ("a", "b")
+NONSMOOTH = ("absolute", "logistic")
 RADIUS = 0.5
 DELTA = 1e-6
+NOISE = 0.1          # the nonsmooth adversaries' target / label noise
+MALA_TOL = 1e-2      # mala_schedule's tolerance for the nonsmooth points' step count
 
 DEFAULTS = {
     "seeds": 32,
@@ -43,8 +70,12 @@ DEFAULTS = {
     "learners": list(LEARNERS),
     "adversaries": list(ADVERSARIES),
     "mode": "rate",
+    "nonsmooth": list(NONSMOOTH),
+    "nonsmooth_alpha": 0.5,
 }
-QUICK = {"seeds": 4, "T": [256, 1024], "alpha": [0.5]}
+# the nonsmooth points are compile-bound (two programs per T and loss): off in the quick grid, where they
+# would double its time; run them at quick size with --quick --set nonsmooth=absolute,logistic
+QUICK = {"seeds": 4, "T": [256, 1024], "alpha": [0.5], "nonsmooth": []}
 
 
 def panel_d(panel: str, T: int) -> int:
@@ -65,7 +96,91 @@ def _l2p_plan(T, d, alpha, mode):
     return plan_l2p_rmw(eps=float(T) ** -alpha, delta=DELTA, T=T, d=d, mode=mode, L=1.0, D=2 * RADIUS)
 
 
+def _nonsmooth_plan(T, d, alpha, loss):
+    from ..oco.l2p_rmw import plan_l2p_rmw
+
+    return plan_l2p_rmw(eps=float(T) ** -alpha, delta=DELTA, T=T, d=d, mode="rate", L=1.0, D=2 * RADIUS,
+                        sampler="mala", loss=loss)
+
+
+def _mala_steps(plan, T, d, loss) -> tuple[float, int]:
+    """``mala_schedule``'s ``(h, n_steps)`` at the smoothness bound of the last batch's measure
+    (``n = T`` rows, ``a_max = 1``; ``jaxdp.oco.rmw`` module docstring)."""
+    from ..samplers import mala_schedule
+
+    beta, lam = plan.params["beta"], plan.params["lam"]
+    M = beta * (T / 4.0 + 2 * lam) if loss == "logistic" else 2 * beta * lam + (beta * T) ** 2
+    h, n = mala_schedule(M, 2 * beta * lam, d, 2 * RADIUS, tol=MALA_TOL)
+    return float(h), int(n)
+
+
+@functools.lru_cache(maxsize=None)
+def _adv_nonsmooth(d: int, loss: str):
+    """``adv_smooth_noisy`` (``b = <a, x*> + σξ``) for the absolute loss; labels ``sign(b)`` for logistic."""
+    import jax.numpy as jnp
+
+    from ..core.types import Adversary
+    from ..oco import ABLoss, adv_smooth_noisy
+
+    base = adv_smooth_noisy(d)
+    if loss == "absolute":
+        return base
+
+    def labels(sp, t):
+        l = base.loss(sp, t)
+        return ABLoss(a=l.a, b=jnp.where(l.b >= 0, 1.0, -1.0).astype(l.a.dtype))
+
+    return Adversary(init=base.init, loss=labels)
+
+
+@functools.lru_cache(maxsize=None)
+def _acceptance_fn(d: int, loss: str, T: int, steps: int):
+    """``(keys, mparams, adv_params) -> (acceptance, outside)`` per seed: one MALA run on the seed's own
+    measure after all ``T`` losses (the most concentrated one; the adversary key as in ``jaxdp.core.simulate``)."""
+    import jax
+    import jax.numpy as jnp
+
+    from ..oco.rmw import RMWBufferStats, rmw_mala_sampler
+
+    sample_info = rmw_mala_sampler(d, loss, mala_steps=steps, capacity=T)
+    adv = _adv_nonsmooth(d, loss)
+
+    def one(key, mp, ap):
+        _, k_adv, _, k_block = jax.random.split(key, 4)      # the engine's split of a seed key
+        a_state = adv.init(k_adv, ap)
+        rows = jax.vmap(lambda t: adv.loss(a_state, t))(jnp.arange(T, dtype=jnp.int32))
+        st = RMWBufferStats(a=rows.a, b=rows.b, count=jnp.int32(T))   # = T calls of measure.stats_update
+        _, info = sample_info(jax.random.fold_in(k_block, 2**31 - 1), st, mp)   # a block index no run reaches
+        return info.acceptance_rate, info.outside
+
+    return jax.jit(jax.vmap(one, in_axes=(0, None, None)))
+
+
+def _run_nonsmooth(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
+    from ..oco import absolute_problem, logistic_problem, smooth_realizable_params
+    from ..oco.l2p_rmw import l2p_rmw_from_plan
+
+    T, d, alpha, loss = int(pt["T"]), int(pt["d"]), float(pt["alpha"]), pt["loss"]
+    plan = _nonsmooth_plan(T, d, alpha, loss)
+    B = int(plan.params["B"])
+    h, steps = _mala_steps(plan, T, d, loss)
+    make = absolute_problem if loss == "absolute" else logistic_problem
+    prob = make(d, RADIUS, n_buffer=T)
+    ap = smooth_realizable_params(RADIUS if loss == "absolute" else 2 * RADIUS, sigma=NOISE)
+    keys = seed_keys(int(cfg["seed"]) + 7919 * T + (1 if loss == "absolute" else 2), seeds)
+    learner, params = l2p_rmw_from_plan(plan, d, capacity=T, mala_steps=steps)
+    out = simulate(learner, _adv_nonsmooth(d, loss), prob, params, ap, keys, T)
+    acc, outside = _acceptance_fn(d, loss, T, steps)(keys, params.measure, ap)
+    n = len(seeds)
+    return {"regret": out["regret"], "B": np.full(n, float(B)), "lag_prediction": np.full(n, np.nan),
+            "switches": out.get("switches", np.zeros(n)).astype(float),
+            "mala_acceptance": np.asarray(acc, float), "mala_outside": np.asarray(outside, float),
+            "mala_steps": np.full(n, float(steps)), "mala_step_size": np.full(n, h)}
+
+
 def _run_point(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
+    if pt.get("loss", "linear") != "linear":
+        return _run_nonsmooth(pt, seeds, cfg)
     from ..oco import adv_linear_oco, linear_oco_params, linear_problem
     from ..oco.dp_ftrl import dp_ftrl, dp_ftrl_params, plan_dp_ftrl
     from ..oco.l2p_rmw import l2p_rmw_from_plan
@@ -89,6 +204,8 @@ def _run_point(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
     res = {"regret": out["regret"], "B": np.full(len(seeds), float(B)),
            "lag_prediction": np.full(len(seeds), float(T) * (B - 1) / (4 * plan.params["lam"]))}
     res["switches"] = out.get("switches", np.zeros(len(seeds))).astype(float)
+    for k in ("mala_acceptance", "mala_outside", "mala_steps", "mala_step_size"):
+        res[k] = np.full(len(seeds), np.nan)   # exact sampler: no MALA
     return res
 
 
@@ -98,11 +215,17 @@ PARAMS = declare_params("lazy-figure1ab", {
     "panels": Param("str", many=True, choices=PANELS), "learners": Param("str", many=True, choices=LEARNERS),
     "adversaries": Param("str", many=True, choices=ADVERSARIES),
     "mode": Param("str", choices=("paper", "certified", "rate", "retuned")),
+    "nonsmooth": Param("str", many=True, choices=NONSMOOTH, allow_empty=True,
+                       help="L2P-RMW with MALA on these losses; empty: none"),
+    "nonsmooth_alpha": Param("float", lo=0.0, hi=1.0, hi_open=True, help="eps = T^-alpha for the nonsmooth points"),
 })
 
 
 def _check_point(pt: dict, cfg: dict) -> None:
     T, d, alpha = int(pt["T"]), int(pt["d"]), float(pt["alpha"])
+    if pt.get("loss", "linear") != "linear":
+        _mala_steps(_nonsmooth_plan(T, d, alpha, pt["loss"]), T, d, pt["loss"])
+        return
     plan = _l2p_plan(T, d, alpha, cfg["mode"])
     if pt["learner"] == "dp_ftrl":
         from ..oco.dp_ftrl import plan_dp_ftrl
@@ -126,23 +249,68 @@ def build(cfg: dict) -> Study:
             raise ValueError(f"alpha must be in [0, 1), got {a!r}")
     if cfg["mode"] not in ("paper", "certified", "rate", "retuned"):
         raise ValueError(f"mode must be one of paper, certified, rate, retuned; got {cfg['mode']!r}")
+    if not 0 <= float(cfg.get("nonsmooth_alpha", 0.5)) < 1:
+        raise ValueError(f"nonsmooth_alpha must be in [0, 1), got {cfg['nonsmooth_alpha']!r}")
+    nonsmooth = cfg.get("nonsmooth", [])
+    if isinstance(nonsmooth, str):
+        nonsmooth = [v.strip() for v in nonsmooth.split(",") if v.strip()]
+    for v in nonsmooth:
+        if v not in NONSMOOTH:
+            raise ValueError(f"nonsmooth: unknown value {v!r}; allowed: {', '.join(NONSMOOTH)}")
     points = [{"learner": l, "adversary": a, "panel": p, "alpha": float(al), "T": int(T),
-               "d": panel_d(p, int(T))}
+               "d": panel_d(p, int(T)), "loss": "linear"}
               for l in cfg["learners"] for a in cfg["adversaries"] for p in cfg["panels"]
               for al in cfg["alpha"] for T in cfg["T"]]
+    points += [{"learner": "l2p_rmw", "adversary": loss, "panel": "a", "alpha": float(cfg.get("nonsmooth_alpha", 0.5)),
+                "T": int(T), "d": panel_d("a", int(T)), "loss": loss}
+               for loss in nonsmooth for T in cfg["T"]]
 
     def run(pts, seeds):
         return [_run_point(pt, np.asarray(seeds), cfg) for pt in pts]
 
+    def split(df):
+        lin = df["loss"] == "linear" if "loss" in df else np.ones(len(df), bool)
+        return df[lin], df[~lin]
+
     def analyze(df):
         by = ["learner", "adversary", "panel", "alpha"]
         df = df.assign(regret_pos=np.maximum(df["regret"], 1e-3))
-        slopes = fit_slopes(df, "T", "regret_pos", by=by)
-        slopes["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in slopes.itertuples()]
-        summ = summarize(df, by + ["T"], ["regret", "switches", "lag_prediction"])
-        return {"slopes": slopes, "summary": summ}
+        df, ns = split(df)
+        tables = {}
+        if len(df):
+            slopes = fit_slopes(df, "T", "regret_pos", by=by)
+            slopes["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in slopes.itertuples()]
+            tables["slopes"] = slopes
+            tables["summary"] = summarize(df, by + ["T"], ["regret", "switches", "lag_prediction"])
+        if len(ns):
+            nby = ["loss", "alpha"]
+            tables["nonsmooth_summary"] = summarize(
+                ns, nby + ["T", "d", "B"], ["regret", "switches", "mala_acceptance", "mala_outside", "mala_steps"])
+            sl = fit_slopes(ns, "T", "regret_pos", by=nby)
+            sl["theory_slope"] = [theory_slope("l2p_rmw", "a", r.alpha) for r in sl.itertuples()]
+            tables["nonsmooth_slopes"] = sl
+        return tables
+
+    def plot_nonsmooth(ns, outdir):
+        summ = summarize(ns.assign(regret=np.maximum(ns["regret"], 1e-3), learner="l2p_rmw (MALA)"),
+                         ["learner", "loss", "alpha", "T"], ["regret"])
+
+        def theory(loss, s):
+            T0 = float(s["T"].min())
+            y0 = float(s[s["T"] == T0]["regret_mean"].mean())
+            b = theory_slope("l2p_rmw", "a", float(s["alpha"].iloc[0]))
+            return {f"l2p_rmw theory T^{b:.2f}": lambda T: y0 * (np.asarray(T) / T0) ** b}
+
+        return plot_panels(summ, "loss", "T", "regret", outdir / "nonsmooth.png", hue="learner", theory=theory,
+                           title=lambda l: f"L2P-RMW + MALA, {l} loss, panel (a) d, "
+                                           f"alpha={float(summ['alpha'].iloc[0])}",
+                           ylabel="regret (mean, 95% CI)", width=4.4)
 
     def plot(df, outdir: pathlib.Path):
+        df, ns = split(df)
+        extra = [plot_nonsmooth(ns, outdir)] if len(ns) else []
+        if not len(df):
+            return extra
         summ = summarize(df.assign(regret=np.maximum(df["regret"], 1e-3)),
                          ["learner", "adversary", "panel", "alpha", "T"], ["regret"])
 
@@ -167,7 +335,7 @@ def build(cfg: dict) -> Study:
                     s, "adversary", "T", "regret", outdir / f"figure1{panel}_alpha{alpha}.png", hue="learner",
                     theory=theory(panel, alpha), title=lambda a, panel=panel, alpha=alpha:
                     f"panel ({panel}), alpha={alpha}, {a}", ylabel="regret (mean, 95% CI)", width=4.4))
-        return paths
+        return paths + extra
 
     return Study(name="lazy-figure1ab", check_point=lambda p: _check_point(p, cfg), points=points,
                  seeds=int(cfg["seeds"]), run=run,
