@@ -1,16 +1,20 @@
-"""Write one marked section of benchmarks/SCALING.md (shared by bench_scaling.py and bench_multiprocess.py)."""
+"""Write one marked section of benchmarks/SCALING.md or benchmarks/RESULTS.md (shared by bench_scaling.py and
+bench_multiprocess.py)."""
 from __future__ import annotations
 
 import pathlib
 
 SCALING_MD = pathlib.Path(__file__).resolve().parent / "SCALING.md"
+RESULTS_MD = pathlib.Path(__file__).resolve().parent / "RESULTS.md"
 _HEAD = "# jaxdp scaling measurements\n\nWritten by `benchmarks/bench_scaling.py` and `benchmarks/bench_multiprocess.py`.\n"
 
 
-def write_section(name: str, body: str, path: pathlib.Path = SCALING_MD) -> None:
-    """Replace (or append) the section between ``<!-- name -->`` and ``<!-- /name -->``."""
+def write_section(name: str, body: str, path: pathlib.Path = SCALING_MD, head: str = _HEAD) -> None:
+    """Replace (or append) the section between ``<!-- name -->`` and ``<!-- /name -->`` (a missing file
+    starts with ``head``)."""
+    path = pathlib.Path(path)
     start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
-    text = path.read_text() if path.exists() else _HEAD
+    text = path.read_text() if path.exists() else head
     block = f"{start}\n{body.rstrip()}\n{end}"
     if start in text and end in text:
         i, j = text.index(start), text.index(end) + len(end)

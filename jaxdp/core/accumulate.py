@@ -16,9 +16,25 @@ reassociate floating-point additions, so the compensation survives
 compilation on CPU, GPU and TPU. The cost is one extra word per accumulated
 value and three extra additions per update.
 
-Used for the simulator's scalar totals, the comparators' cumulative losses
-(``jaxdp.experts.problem``, ``jaxdp.oco.problems``) and Hedge's cumulative
-losses (``jaxdp.experts.hedge``).
+Two storage layouts, same arithmetic (bit-identical totals):
+
+* :class:`Compensated` keeps ``sum`` and ``comp`` in two arrays. Simple, but an
+  update has two outputs that both read both inputs, and XLA's CPU backend
+  compiles that as two loops over the arrays plus copies of the old values
+  (the first loop overwrites what the second still reads): for a ``d``-vector
+  updated every round that was most of the 30% that compensation cost Hedge
+  (NOTES.md, "Throughput at scale").
+* *Packed* (:func:`packed_zeros`, :func:`packed_add`, :func:`packed_total`):
+  ``sum`` and ``comp`` are the real and imaginary parts of one complex array
+  (``complex64`` for ``float32``). Only ``real``/``imag``/``complex`` touch the
+  complex values, which are exact, so the arithmetic is Kahan's, unchanged; the
+  update has one output, one loop, and no copies. Used for every per-round
+  ``d``-vector: the comparators' cumulative losses (``jaxdp.experts.problem``,
+  ``jaxdp.oco.problems``), Hedge's leader-relative cumulative losses
+  (``jaxdp.experts.hedge``) and DP-FTRL's prefix sum (``jaxdp.oco.dp_ftrl``).
+
+:func:`two_sum` and :func:`fast_two_sum` are the error-free transformations
+(Knuth; Dekker) used to move a total by a shift without losing its low bits.
 """
 from __future__ import annotations
 
@@ -27,7 +43,9 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-__all__ = ["Compensated", "kahan_add", "comp_zeros", "comp_add", "comp_total"]
+__all__ = ["Compensated", "kahan_add", "comp_zeros", "comp_add", "comp_total", "two_sum", "fast_two_sum",
+           "packed_zeros", "packed_add", "packed_total", "packed_sum", "packed_comp", "pack", "unpack",
+           "complex_dtype"]
 
 
 def kahan_add(s, c, x):
@@ -64,6 +82,88 @@ def comp_add(acc: Compensated, x: Any) -> Compensated:
     return Compensated(sum=treedef.unflatten([o[0] for o in out]), comp=treedef.unflatten([o[1] for o in out]))
 
 
-def comp_total(acc: Compensated) -> Any:
-    """The compensated total ``sum - comp`` (rounded to the accumulator's dtype)."""
-    return jax.tree_util.tree_map(lambda s, c: s - c, acc.sum, acc.comp)
+def comp_total(acc) -> Any:
+    """The compensated total ``sum - comp`` (rounded to the accumulator's dtype).
+
+    Accepts a :class:`Compensated` or a packed compensated pytree (complex leaves, :func:`packed_zeros`).
+    """
+    if isinstance(acc, Compensated):
+        return jax.tree_util.tree_map(lambda s, c: s - c, acc.sum, acc.comp)
+    return packed_total(acc)
+
+
+def two_sum(a, b):
+    """Knuth's TwoSum: ``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly (6 flops, any ``a``, ``b``)."""
+    s = a + b
+    bv = s - a
+    return s, (a - (s - bv)) + (b - bv)
+
+
+def fast_two_sum(a, b):
+    """Dekker's Fast2Sum: ``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly when
+    ``|a| >= |b|`` (or ``a + b`` is exact); 3 flops."""
+    s = a + b
+    return s, b - (s - a)
+
+
+# --------------------------------------------------------------------------- packed layout
+
+
+def complex_dtype(dtype) -> jnp.dtype:
+    """The complex dtype whose parts are ``dtype`` (``float32 -> complex64``, ``float64 -> complex128``)."""
+    dtype = jnp.dtype(dtype)
+    if dtype == jnp.float64:
+        return jnp.dtype(jnp.complex128)
+    if dtype == jnp.float32:
+        return jnp.dtype(jnp.complex64)
+    raise TypeError(f"packed compensated sums need float32 or float64 parts, got {dtype}")
+
+
+def packed_zeros(tree: Any, dtype=None) -> Any:
+    """A zero packed compensated sum shaped like ``tree``: complex leaves whose real part is the
+    running sum and imaginary part Kahan's compensation (parts: the leaf dtypes, or ``dtype``;
+    integer leaves get the default float)."""
+    def z(a):
+        dt = dtype or jnp.result_type(a)
+        if not jnp.issubdtype(dt, jnp.floating):
+            dt = jnp.result_type(float)
+        return jnp.zeros(jnp.shape(a), complex_dtype(dt))
+
+    return jax.tree_util.tree_map(z, tree)
+
+
+def _packed_add_leaf(z, x):
+    s, c = jnp.real(z), jnp.imag(z)
+    t, c = kahan_add(s, c, jnp.asarray(x, s.dtype))
+    return jax.lax.complex(t, c)
+
+
+def packed_add(z: Any, x: Any) -> Any:
+    """Add the pytree ``x`` to a packed compensated sum (the Kahan step of :func:`kahan_add`, one output per leaf)."""
+    leaves, treedef = jax.tree_util.tree_flatten(z)
+    return treedef.unflatten([_packed_add_leaf(a, v) for a, v in zip(leaves, treedef.flatten_up_to(x))])
+
+
+def packed_total(z: Any) -> Any:
+    """The compensated total ``real - imag`` of a packed sum (rounded to the part dtype)."""
+    return jax.tree_util.tree_map(lambda a: jnp.real(a) - jnp.imag(a), z)
+
+
+def packed_sum(z: Any) -> Any:
+    """The running sum alone (the real part; within an ulp or so of the compensated total)."""
+    return jax.tree_util.tree_map(jnp.real, z)
+
+
+def packed_comp(z: Any) -> Any:
+    """Kahan's compensation (the imaginary part): the total is ``packed_sum(z) - packed_comp(z)``."""
+    return jax.tree_util.tree_map(jnp.imag, z)
+
+
+def pack(acc: Compensated) -> Any:
+    """A :class:`Compensated` as a packed pytree (exact)."""
+    return jax.tree_util.tree_map(jax.lax.complex, acc.sum, acc.comp)
+
+
+def unpack(z: Any) -> Compensated:
+    """A packed pytree as a :class:`Compensated` (exact)."""
+    return Compensated(sum=packed_sum(z), comp=packed_comp(z))

@@ -462,6 +462,30 @@ def carry_bytes(learner: Learner, adversary: Adversary, problem: Problem, params
     return _tree_bytes(shapes)
 
 
+def _avals_key(tree) -> tuple:
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    return treedef, tuple((tuple(np.shape(a)), str(jnp.result_type(a))) for a in leaves)
+
+
+_CARRY_CACHE: dict = {}
+
+
+def _default_tile_carry(learner, adversary, problem, params, adv_params) -> int:
+    """``carry_bytes`` memoized on the engine objects and the parameters' shapes and dtypes (it traces the
+    inits with ``eval_shape``, 5-15 ms that the default tile used to add to every ``simulate`` call). The
+    cache holds no arrays; a stale entry could only change the tile, never a result."""
+    try:
+        k = (learner, adversary, problem, _avals_key((params, adv_params)))
+        hit = _CARRY_CACHE.get(k)
+    except TypeError:   # unhashable pieces: no memo
+        return carry_bytes(learner, adversary, problem, params, adv_params)
+    if hit is None:
+        if len(_CARRY_CACHE) >= 256:
+            _CARRY_CACHE.clear()
+        hit = _CARRY_CACHE[k] = carry_bytes(learner, adversary, problem, params, adv_params)
+    return hit
+
+
 def seed_tile(carry: int, platform: Optional[str] = None) -> int:
     """The tile size ``simulate`` uses for seeds that carry ``carry`` bytes each on ``platform``
     (default: the default backend): the largest power of two whose tile's carry fits the
@@ -639,7 +663,7 @@ def simulate(
     if tile is None:
         one_p = jax.tree_util.tree_map(lambda a: a[0], (params, adv_params)) if grid else (params, adv_params)
         platform = (mesh.devices.flat[0] if mesh is not None else jax.local_devices()[0]).platform
-        tile = seed_tile(carry_bytes(learner, adversary, problem, *one_p), platform)
+        tile = seed_tile(_default_tile_carry(learner, adversary, problem, *one_p), platform)
     S = keys.shape[-1]
     n_items = keys.size
     tile_eff, n_pad = _layout(n_items, n_dev, tile)

@@ -47,7 +47,7 @@ from ..core.types import Learner, Problem
 from ..core.validation import (
     check_choice, check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int,
 )
-from ..core.accumulate import kahan_add
+from ..core.accumulate import packed_add, packed_sum, packed_zeros
 from ..mechanisms import tree_aggregation_sigma, tree_depth
 from ..registry import register_planner
 from .domains import Domain, check_domain
@@ -90,16 +90,15 @@ class LeanTree(NamedTuple):
     differs from ``jaxdp.mechanisms.tree_step``.
     """
 
-    G: jax.Array       # (d,) exact prefix sum of the clipped gradients (Kahan sum)
-    G_c: jax.Array     # (d,) its compensation (jaxdp.core.accumulate)
+    G: jax.Array       # (d,) packed compensated prefix sum of the clipped gradients (jaxdp.core.accumulate:
+    #                    real part the running sum, imaginary part Kahan's compensation; one array, one loop)
     C: jax.Array       # (H + 1, d) suffix sums of the open nodes' noise
     t: jax.Array       # int32, rounds absorbed
 
 
 def _lean_tree_init(H: int, d: int) -> LeanTree:
     f = _fdt()
-    return LeanTree(G=jnp.zeros((d,), f), G_c=jnp.zeros((d,), f), C=jnp.zeros((H + 1, d), f),
-                    t=jnp.zeros((), jnp.int32))
+    return LeanTree(G=packed_zeros(jnp.zeros((d,), f)), C=jnp.zeros((H + 1, d), f), t=jnp.zeros((), jnp.int32))
 
 
 def _ctz(v):
@@ -117,8 +116,8 @@ def _lean_tree_step(key, tree: LeanTree, g, sigma, H: int):
     # gather/scatter cost more on CPU than one fused pass over the (H + 1, d) rows
     lev = jnp.arange(H + 1, dtype=jnp.int32)[:, None]
     row = jnp.sum(jnp.where(lev == j, tree.C, 0), axis=0) + jnp.asarray(sigma, tree.C.dtype) * z
-    G, G_c = kahan_add(tree.G, tree.G_c, g)
-    return LeanTree(G=G, G_c=G_c, C=jnp.where(lev == i, row[None], tree.C), t=t), G + row
+    G = packed_add(tree.G, g)
+    return LeanTree(G=G, C=jnp.where(lev == i, row[None], tree.C), t=t), packed_sum(G) + row
 
 
 class DPFTRLState(NamedTuple):

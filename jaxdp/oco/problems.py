@@ -24,7 +24,9 @@ and realizable when some ``x*`` in ``X`` has ``<a_t, x*> = b_t`` for every
 
 The comparator statistics (``G``, ``(A, c, s)``, the net's cumulative
 losses) are compensated (Kahan) sums, ``jaxdp.core.accumulate``: accurate to
-a few ulps at ``T = 10^7`` in float32.
+a few ulps at ``T = 10^7`` in float32. ``G`` and ``(A, c, s)`` are stored
+packed (complex leaves: running sum and compensation; one loop per update),
+``comp_total(stats)`` gives the totals.
 
 **Squared comparator.** ``sum_t l_t(x) = (x^T A x - 2 c^T x + s)/2`` with
 ``A = sum a a^T``, ``c = sum a b``, ``s = sum b^2``. On a ball the
@@ -67,7 +69,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.accumulate import comp_add, comp_total, comp_zeros, kahan_add
+from ..core.accumulate import kahan_add, packed_add, packed_total, packed_zeros
 from ..core.types import Problem
 from ..core.validation import check_positive, check_positive_int, check_nonneg
 from .domains import Ball, Box, Domain, check_domain
@@ -169,16 +171,16 @@ def linear_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = No
         return g
 
     def stats_init(g):
-        return comp_zeros(jnp.zeros(jnp.shape(g)), _fdt())
+        return packed_zeros(jnp.zeros(jnp.shape(g)), _fdt())
 
     def stats_update(G, g):
-        return comp_add(G, g)
+        return packed_add(G, g)
 
     def best(G):
-        return domain.min_linear_value(comp_total(G))
+        return domain.min_linear_value(packed_total(G))
 
     def best_action(G):
-        return domain.minimize_linear(comp_total(G))
+        return domain.minimize_linear(packed_total(G))
 
     p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update, best=best,
                 best_action=best_action)
@@ -278,19 +280,19 @@ def squared_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = N
 
     def stats_init(loss):
         f = _fdt()
-        return comp_zeros(SquaredStats(AA=jnp.zeros((d, d), f), Ab=jnp.zeros((d,), f), bb=jnp.zeros((), f)))
+        return packed_zeros(SquaredStats(AA=jnp.zeros((d, d), f), Ab=jnp.zeros((d,), f), bb=jnp.zeros((), f)))
 
     def stats_update(cst, loss):
-        a = jnp.asarray(loss.a, cst.sum.AA.dtype)
-        b = jnp.asarray(loss.b, cst.sum.AA.dtype)
-        return comp_add(cst, SquaredStats(AA=jnp.outer(a, a), Ab=a * b, bb=b * b))
+        a = jnp.asarray(loss.a, _fdt())
+        b = jnp.asarray(loss.b, _fdt())
+        return packed_add(cst, SquaredStats(AA=jnp.outer(a, a), Ab=a * b, bb=b * b))
 
     def best(cst):
-        st = comp_total(cst)
+        st = packed_total(cst)
         return lstsq_constrained(st.AA, st.Ab, st.bb, domain, n_iter)[1]
 
     def best_action(cst):
-        st = comp_total(cst)
+        st = packed_total(cst)
         return lstsq_constrained(st.AA, st.Ab, st.bb, domain, n_iter)[0]
 
     p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update, best=best,
