@@ -25,13 +25,19 @@ def _plain_f32(x, start):
     return np.cumsum(np.concatenate([s[None], x.astype(np.float32)]), axis=0, dtype=np.float32)[-1]
 
 
+def _deep_run_terms(seed: int):
+    """``2^15`` uniform float32 terms added to starts at ``2^23`` (where a 10^7-round run of [0, 1] losses is),
+    with the float64 reference sums."""
+    rng = np.random.default_rng(seed)
+    x = rng.random((2 ** 15, 4)).astype(np.float32)
+    start = np.float32(2.0 ** 23) + np.arange(4, dtype=np.float32)
+    return x, start, start.astype(np.float64) + x.astype(np.float64).sum(0)
+
+
 def test_compensated_sum_deep_into_a_long_run():
     """Start at 2^23 (where a 10^7-round run of [0, 1] losses is) and add 2^15 uniform terms (float32 spacing 1): a plain float32 sum
     rounds every addition to a whole number and drifts by tens of ulps; the compensated one stays within 2 ulps of float64."""
-    rng = np.random.default_rng(0)
-    x = rng.random((2 ** 15, 4)).astype(np.float32)
-    start = np.float32(2.0 ** 23) + np.arange(4, dtype=np.float32)
-    ref = start.astype(np.float64) + x.astype(np.float64).sum(0)
+    x, start, ref = _deep_run_terms(0)
 
     @jax.jit
     def run(x):
@@ -126,10 +132,7 @@ def _switch_reference():
 def test_packed_sum_is_the_compensated_sum_bit_for_bit():
     """The packed layout (one complex array) runs Kahan's arithmetic unchanged: same bits as ``Compensated``,
     deep in a long run where the plain float32 sum fails."""
-    rng = np.random.default_rng(3)
-    x = rng.random((2 ** 15, 4)).astype(np.float32)
-    start = np.float32(2.0 ** 23) + np.arange(4, dtype=np.float32)
-    ref = start.astype(np.float64) + x.astype(np.float64).sum(0)
+    x, start, ref = _deep_run_terms(3)
 
     @jax.jit
     def run(x):
