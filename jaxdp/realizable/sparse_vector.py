@@ -60,7 +60,7 @@ from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_choice, check_finite_scalar, check_nonneg, check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
-from ..mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, csvt_query
+from ..mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, _ratio_value, csvt_query
 from ._common import check_d, check_lstar, fdt, tree_where
 
 __all__ = [
@@ -152,7 +152,7 @@ def shared_threshold_scales(eps_svt, K, svt_ratio: Ratio = 1.0, *, scale_with_K:
         c = float(max(K, 1))
     else:
         c = jnp.maximum(jnp.asarray(K), 1).astype(fdt())
-    r = (2.0 * c) ** (-2.0 / 3.0) if isinstance(svt_ratio, str) else float(svt_ratio)
+    r = _ratio_value(svt_ratio, c, False)    # the mechanism's own split rule (Lyu et al. §4.2)
     eps1 = eps_svt * r / (1.0 + r)
     eps2 = eps_svt / (1.0 + r)
     return 1.0 / eps1, 2.0 * (c if scale_with_K else 1.0) / eps2
