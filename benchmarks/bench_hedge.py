@@ -12,14 +12,14 @@ keeping Hedge's and the comparator's cumulative losses: the library's (packed co
 leader-relative gaps, packed compensated comparator), the previous one (compensated totals in
 two arrays each: ``jaxdp.core.accumulate.Compensated``), and plain float32 sums (no
 compensation; not accurate at long horizons). ``--accuracy`` runs d = 3 for T = 10^7 rounds on a
-constant-loss comeback sequence plus a uniform expert (tests/test_accumulators.py) and prints,
+constant-loss comeback sequence plus a uniform expert (``jaxdp.bench.accuracy``, shared with
+tests/test_accumulators.py) and prints,
 for each, the totals' error in float32 ulps and the final weights' relative error against
 float64. Timings are never asserted by tests.
 """
 import argparse
 import functools
 import os
-import sys
 import time
 from typing import NamedTuple
 
@@ -100,55 +100,27 @@ def ab(d: int, seeds: int, T: int, reps: int) -> str:
 
 
 def accuracy(T: int = 10 ** 7) -> str:
-    import jax
-    import jax.numpy as jnp
     import numpy as np
 
-    from jaxdp.core.accumulate import comp_total, kahan_add
-    from jaxdp.experts import HedgeParams, experts_problem, hedge
+    from jaxdp.bench.accuracy import run_cheaper_sums, run_hedge_switch, switch_reference
+    from jaxdp.core.accumulate import comp_total
+    from jaxdp.experts import experts_problem
 
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-    from test_accumulators import _switch_losses, _switch_reference  # the test's sequence and float64 sums
-
-    assert T == 10 ** 7, "the test's sequence is built for T = 10^7"
-    d = 3
-    eta = np.float32(np.sqrt(8 * np.log(d) / T))
-    ref = _switch_reference()
+    assert T == 10 ** 7, "the scenario is built for T = 10^7"
+    eta = np.float32(np.sqrt(8 * np.log(3) / T))
+    ref = switch_reference()
     lg = -float(eta) * (ref - ref.min())
     p_ref = np.exp(lg) / np.exp(lg).sum()
     ulp = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
-    learner, prob = hedge(d), experts_problem()
-    hp = HedgeParams(jnp.float32(eta))
-
-    @jax.jit
-    def run_library(key):
-        def body(c, t):
-            st, stats = c
-            loss = _switch_losses(t.astype(jnp.uint32), jnp)
-            return (learner.step(jax.random.fold_in(key, t), st, loss, hp)[0], prob.stats_update(stats, loss)), None
-        c0 = (learner.init(key, hp), prob.stats_init(jnp.zeros(d, jnp.float32)))
-        return jax.lax.scan(body, c0, jnp.arange(T, dtype=jnp.int32))[0]
-
-    @jax.jit
-    def run_others():
-        def body(c, t):
-            gap, lead, lead_c, s, sc, plain = c
-            loss = _switch_losses(t.astype(jnp.uint32), jnp)
-            r = gap + loss
-            m = jnp.min(r)
-            lead, lead_c = kahan_add(lead, lead_c, m)
-            s, sc = kahan_add(s, sc, loss)
-            return (r - m, lead, lead_c, s, sc, plain + loss), None
-        z, z0 = jnp.zeros(d, jnp.float32), jnp.zeros((), jnp.float32)
-        return jax.lax.scan(body, (z, z0, z0, z, z, z), jnp.arange(T, dtype=jnp.int32))[0]
+    prob = experts_problem()
 
     def weights(x):
         lgx = -eta * np.asarray(x, np.float32)
         w = np.exp((lgx - lgx.max()).astype(np.float32)).astype(np.float64)
         return w / w.sum()
 
-    st, stats = run_library(jax.random.key(0))
-    gap, lead, lead_c, s, sc, plain = run_others()
+    st, stats = run_hedge_switch(float(eta), T)
+    gap, lead, lead_c, s, sc, plain = run_cheaper_sums(T)
     rows = {
         "library: packed compensated gaps": (np.asarray(st.cum, np.float64), np.asarray(st.p, np.float64)),
         "previous: compensated totals": (np.asarray(s, np.float64) - np.asarray(sc, np.float64), weights(s)),

@@ -6,7 +6,8 @@
 "untiled" runs every seed of a device in one vmapped scan (``tile`` >= seeds: what
 ``simulate`` did before seed tiles); "tiled" is the default (``tile=None``: tiles sized
 from the carried state's bytes, ``jaxdp.core.seed_tile``). Each point is the best of
-``--reps`` timed calls after a compiling call (untiled and tiled alternate).
+``--reps`` timed calls after a compiling call; each rep times every seed count (untiled and
+tiled) in turn, so the points of a case share the machine's state.
 
 Every seed count of a case runs the same number of rounds (``ROUNDS``, or ``--rounds``).
 An earlier version shrank ``T`` as seeds grew (to cap the work per point), down to 8 rounds
@@ -64,22 +65,32 @@ def _cases():
     }
 
 
-def measure(case, seeds: int, T: int, reps: int) -> dict:
-    """Untiled and tiled rates at ``seeds`` seeds and ``T`` rounds, timed alternately (best of ``reps`` each,
-    after compiling both)."""
+def measure(case, seeds_list: list, T: int, reps: int) -> list:
+    """Untiled and tiled rates at every seed count of ``seeds_list`` and ``T`` rounds (best of ``reps`` each).
+
+    Every program is compiled first; then each rep times every (seed count, untiled/tiled) call in turn,
+    so that all points of a case see the same machine state. Measured one seed count after another, a
+    2-core machine's drift over the minutes a case takes (other tenants, clock) moved single points by
+    5-10%, as much as the effect measured (DP-FTRL at 65536 seeds: 89% of the peak measured minutes
+    earlier, 104% interleaved).
+    """
     from jaxdp.core import carry_bytes, seed_keys, seed_tile, simulate
 
     label, learner, adv, prob, params, adv_params, mult = case
-    keys = seed_keys(0, seeds)
     cb = carry_bytes(learner, adv, prob, params, adv_params)
     tile = seed_tile(cb)
 
-    def runner(t):
+    def runner(keys, t):
         # the scan's static length is T: run exactly T rounds (the learner keeps its own T_max)
         return lambda: simulate(learner, adv, prob, params, adv_params, keys, T, tile=t)
 
-    # with tile >= seeds the tiled program is the untiled one: measured once
-    runs = {"untiled": runner(2 ** 30)} if tile >= seeds else {"untiled": runner(2 ** 30), "tiled": runner(None)}
+    runs = {}
+    for seeds in seeds_list:
+        keys = seed_keys(0, seeds)
+        # with tile >= seeds the tiled program is the untiled one: measured once
+        runs[(seeds, "untiled")] = runner(keys, 2 ** 30)
+        if tile < seeds:
+            runs[(seeds, "tiled")] = runner(keys, None)
     for f in runs.values():
         f()
     best = {k: float("inf") for k in runs}
@@ -88,9 +99,13 @@ def measure(case, seeds: int, T: int, reps: int) -> dict:
             t0 = time.perf_counter()
             f()
             best[k] = min(best[k], time.perf_counter() - t0)
-    best.setdefault("tiled", best["untiled"])
-    return {"seeds": seeds, "T": T, "carry_B": cb, "auto_tile": tile,
-            "untiled": seeds * T / best["untiled"], "tiled": seeds * T / best["tiled"]}
+    out = []
+    for seeds in seeds_list:
+        bu = best[(seeds, "untiled")]
+        bt = best.get((seeds, "tiled"), bu)
+        out.append({"seeds": seeds, "T": T, "carry_B": cb, "auto_tile": tile, "untiled": seeds * T / bu,
+                    "tiled": seeds * T / bt})
+    return out
 
 
 def _case_rounds(name: str, mult: int, rounds, quick: bool) -> int:
@@ -170,8 +185,8 @@ def main(argv=None) -> str:
         T = _case_rounds(name, case[-1], a.rounds, a.quick)
         rows = []
         l0 = os.getloadavg()
-        for S in seeds_list:
-            m = measure(case, S, T, reps)
+        for m in measure(case, seeds_list, T, reps):
+            S = m["seeds"]
             rows.append({"seeds": S, "T": T, "tile": min(m["auto_tile"], S), "carry_B": m["carry_B"],
                          "auto_tile": m["auto_tile"], "untiled seed-rounds/s": m["untiled"],
                          "tiled seed-rounds/s": m["tiled"], "tiled / untiled": m["tiled"] / m["untiled"]})
@@ -204,7 +219,8 @@ def _machine(reps: int, load0, load1) -> str:
     return (f"Machine: jax {jax.__version__}, {dev.platform} ({jax.device_count()} device(s)), "
             f"{os.cpu_count()} cores, python {platform.python_version()}; this run {time.strftime('%Y-%m-%d %H:%M')}, "
             f"load average {load0[0]:.2f} before it, {load1[0]:.2f} after (each table names its own). Best of {reps} timed calls after "
-            f"a compiling call, untiled and tiled calls alternating; where the tile covers every seed the two are "
+            f"a compiling call; each rep times every seed count's untiled and tiled call in turn, so all points of a "
+            f"case see the same machine state; where the tile covers every seed the two are "
             f"one program, measured once. Every seed count of a case runs the same number of rounds.")
 
 
@@ -212,10 +228,17 @@ def _head(reps: int, load0, load1) -> str:
     return f"## Throughput against seeds (`benchmarks/bench_scaling.py`)\n\n{_machine(reps, load0, load1)}\n"
 
 
+def _budget_mib() -> str:
+    from jaxdp.core import tile_budget
+
+    return f"{tile_budget() / 2**20:g}"
+
+
 def _results_head(reps: int, load0, load1) -> str:
     return ("### Throughput against seeds, before and after seed tiles (`benchmarks/bench_scaling.py`)\n\n"
             "Before: every seed of the device in one vmapped scan (what `simulate` did before seed tiles). After: "
-            "the default seed tiles (`jaxdp.core.seed_tile`, 32 MiB of carried state per tile on CPU). "
+            "the default seed tiles (`jaxdp.core.seed_tile`: on CPU half the last-level cache of carried state per tile, "
+            f"{_budget_mib()} MiB here). "
             f"\"its peak\" is the best point of the same column. Full tables: `benchmarks/SCALING.md`. "
             f"{_machine(reps, load0, load1)}\n")
 

@@ -7,17 +7,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxdp.core import comp_add, comp_total, comp_zeros, kahan_add, seed_keys, simulate
+from jaxdp.bench.accuracy import T7, run_cheaper_sums, run_hedge_switch, switch_reference, ulps
+from jaxdp.core import comp_add, comp_total, comp_zeros, seed_keys, simulate
 from jaxdp.core.accumulate import (Compensated, pack, packed_add, packed_sum, packed_total, packed_zeros, two_sum,
                                    unpack)
 from jaxdp.experts import HedgeParams, ReplayParams, adv_replay, experts_problem, hedge
 from jaxdp.oco import linear_problem
 
 
-def _ulps(got, ref):
-    """|got - ref| in units of the float32 spacing at ref."""
-    ref = np.asarray(ref, np.float64)
-    return np.abs(np.asarray(got, np.float64) - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+_ulps = ulps
 
 
 def _plain_f32(x, start):
@@ -100,35 +98,6 @@ def test_hedge_and_comparator_on_a_uniform_loss_replay():
 # --------------------------------------------------------------------------- packed layout, Hedge's gaps, T = 10^7
 
 
-T7, T7_SWITCH = 10 ** 7, 6 * 10 ** 6
-
-
-def _hash_uniform(t, xp):
-    """A float32 uniform in [0, 1) from the round index, bit-identical in NumPy (``xp=np``) and JAX (``xp=jnp``)."""
-    x = (t * xp.uint32(2654435761)) ^ (t >> 7)
-    x = x * xp.uint32(0x85EBCA6B)
-    x = x ^ (x >> 13)
-    return (x >> 8).astype(xp.float32) * xp.float32(2.0 ** -24)
-
-
-def _switch_losses(t, xp):
-    """Three experts: A loses 0.5 then 0.7, B 0.6 then 0.55 (B falls 6e5 behind and comes back to a tie at
-    T = 10^7: constant, non-dyadic losses, so every float32 rounding of a large gap goes the same way), C a
-    uniform in [0.3, 0.9] (random roundings)."""
-    early = t < T7_SWITCH
-    a = xp.where(early, xp.float32(0.5), xp.float32(0.7))
-    b = xp.where(early, xp.float32(0.6), xp.float32(0.55))
-    c = xp.float32(0.3) + xp.float32(0.6) * _hash_uniform(t.astype(xp.uint32), xp)
-    return xp.stack([a, b, c], axis=-1).astype(xp.float32)
-
-
-def _switch_reference():
-    ref = np.zeros(3)
-    for c in range(10):   # float64 sums of the float32 losses, in chunks
-        ref += _switch_losses(np.arange(c * T7 // 10, (c + 1) * T7 // 10, dtype=np.uint32), np).astype(np.float64).sum(0)
-    return ref
-
-
 def test_packed_sum_is_the_compensated_sum_bit_for_bit():
     """The packed layout (one complex array) runs Kahan's arithmetic unchanged: same bits as ``Compensated``,
     deep in a long run where the plain float32 sum fails."""
@@ -162,26 +131,13 @@ def test_two_sum_is_error_free():
 
 
 def test_hedge_at_ten_million_rounds_totals_and_weights():
-    """Hedge (d = 3) for T = 10^7 rounds on ``_switch_losses``: the cumulative losses ``lead + gap`` are within a
-    few float32 ulps of float64 for every expert (the one 2e5 behind included), and the final weights, which
+    """Hedge (d = 3) for T = 10^7 rounds on ``jaxdp.bench.accuracy.switch_losses``: the cumulative losses
+    ``lead + gap`` are within a few float32 ulps of float64 for every expert (the one 2e5 behind included), and the final weights, which
     hinge on B's gap after its comeback, match float64 Hedge to 1e-6 relative. The comparator agrees too."""
-    d = 3
-    eta = HedgeParams(jnp.float32(np.sqrt(8 * np.log(d) / T7)))
-    learner = hedge(d)
+    eta = HedgeParams(jnp.float32(np.sqrt(8 * np.log(3) / T7)))
     prob = experts_problem()
-
-    @jax.jit
-    def run(key):
-        def body(c, t):
-            st, stats = c
-            loss = _switch_losses(t.astype(jnp.uint32), jnp)
-            return (learner.step(jax.random.fold_in(key, t), st, loss, eta)[0], prob.stats_update(stats, loss)), None
-
-        c0 = (learner.init(key, eta), prob.stats_init(jnp.zeros(d, jnp.float32)))
-        return jax.lax.scan(body, c0, jnp.arange(T7, dtype=jnp.int32))[0]
-
-    st, stats = run(jax.random.key(0))
-    ref = _switch_reference()
+    st, stats = run_hedge_switch(float(eta.eta))
+    ref = switch_reference()
     assert np.all(_ulps(st.cum, ref) <= 2), _ulps(st.cum, ref)
     assert np.all(_ulps(comp_total(stats), ref) <= 2)
     assert _ulps(prob.best(stats), ref.min()) <= 2
@@ -198,24 +154,9 @@ def test_what_the_hedge_test_rules_out():
     """On the same 10^7 rounds, the two cheaper representations fail the checks above: plain float32 gaps
     (leader-relative, one word per expert) put B's total ~10^5 ulps off after its comeback, and Kahan totals
     with logits formed from them (the previous Hedge) get the final weights only to ~1e-4."""
-    ref = _switch_reference()
+    ref = switch_reference()
     eta = np.float32(np.sqrt(8 * np.log(3) / T7))
-
-    @jax.jit
-    def run():
-        def body(c, t):
-            gap, lead, lead_c, s, sc = c
-            loss = _switch_losses(t.astype(jnp.uint32), jnp)
-            r = gap + loss
-            m = jnp.min(r)
-            lead, lead_c = kahan_add(lead, lead_c, m)
-            s, sc = kahan_add(s, sc, loss)
-            return (r - m, lead, lead_c, s, sc), None
-
-        z, z0 = jnp.zeros(3, jnp.float32), jnp.zeros((), jnp.float32)
-        return jax.lax.scan(body, (z, z0, z0, z, z), jnp.arange(T7, dtype=jnp.int32))[0]
-
-    gap, lead, lead_c, s, sc = run()
+    gap, lead, lead_c, s, sc, _ = run_cheaper_sums()
     plain_gap_totals = (float(lead) - float(lead_c)) + np.asarray(gap, np.float64)
     assert _ulps(plain_gap_totals, ref)[1] > 1000
     lg = -eta * s

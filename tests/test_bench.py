@@ -39,7 +39,7 @@ def test_bench_package_has_no_import_cycle():
     """Each jaxdp.bench module imports only jaxdp.bench modules listed before it (common ... report)."""
     import ast
 
-    order = ["common", "numpy_refs", "hedge", "lazy", "oco", "realizable", "samplers", "sco", "label_dp", "hlo",
+    order = ["common", "numpy_refs", "accuracy", "hedge", "lazy", "oco", "realizable", "samplers", "sco", "label_dp", "hlo",
              "roofline", "suite", "export", "report"]
     pkg = REPO / "jaxdp" / "bench"
     assert sorted(order) == sorted(p.stem for p in pkg.glob("*.py") if p.stem != "__init__")

@@ -40,7 +40,7 @@ EXTRA = {"l2p_mw": {"grid": (12, 10, 40)}, "l2p_rmw": {"grid": (12, 10, 40)}}
 #: modes each planner accepts
 MODES = {"l2p_mw": ("paper", "paper_logs", "certified", "rate", "retuned"),
          "l2p_rmw": ("paper", "certified", "rate", "retuned"),
-         "above_threshold": ("paper", "certified")}
+         "above_threshold": ("paper", "certified"), "sparse_vector_shared": ("paper", "certified")}
 
 
 # --------------------------------------------------------------------------- independent reference ledgers
@@ -68,6 +68,10 @@ REFERENCE = {
     "gaussian": lambda P, T, kw: ([("gauss", P["sigma"] / P["sensitivity_l2"], T)], 0.0),
     "tree_aggregation": lambda P, T, kw: ([("gauss", P["sigma"] / (2.0 * math.sqrt(T.bit_length())), 1)], 0.0),
     "above_threshold": lambda P, T, kw: ([("pure", 2.0 / P["threshold_scale"], 1)], 0.0),
+    # Lyu et al. Alg. 1: eps1 = Delta/b_threshold, eps2 = 2c*Delta/b_query (non-monotone), one pure event
+    "sparse_vector_shared": lambda P, T, kw: (
+        [("pure", P["sensitivity"] / P["threshold_scale"] + 2 * P["c"] * P["sensitivity"] / P["query_scale"], 1)],
+        0.0),
     "advanced_composition": lambda P, T, kw: ([("approx", P["eps_step"], P["delta_step"], P["k"])], 0.0),
     "l2p_mw": lambda P, T, kw: _l2p_ref(P, T, 3.0, 2.0),
     "l2p_rmw": lambda P, T, kw: _l2p_ref(P, T, 4.0, 4.0),

@@ -4,6 +4,8 @@ Modules (each imports only those above it, so there is no import cycle):
 
 * :mod:`~jaxdp.bench.common`: timing helpers, the machine's description, markdown tables;
 * :mod:`~jaxdp.bench.numpy_refs`: NumPy references of the benchmarked workloads;
+* :mod:`~jaxdp.bench.accuracy`: the 10^7-round accuracy scenario of the cumulative losses (tests and
+  ``benchmarks/bench_hedge.py --accuracy`` share it);
 * :mod:`~jaxdp.bench.hedge`: ``simulate(hedge)`` against the NumPy references;
 * :mod:`~jaxdp.bench.hlo`: reading an exported StableHLO module (violations, random words, carry bytes);
 * :mod:`~jaxdp.bench.roofline`: published device figures and roofline predictions;

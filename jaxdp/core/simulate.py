@@ -52,6 +52,7 @@ __all__ = [
     "shard_seeds",
     "process_local",
     "seed_tile",
+    "tile_budget",
 ]
 
 
@@ -427,16 +428,57 @@ def _to_host(tree, mesh: Optional[Mesh]):
 
 
 # Bytes of carried state per device that a tile of seeds may occupy. The scan
-# over rounds reads and writes the whole carry every round; once the carry of
-# a batch outgrows the cache, every round streams it from main memory and
-# throughput falls (benchmarks/SCALING.md). CPU: measured on an idle 2-core
-# machine, 65536 seeds: Hedge d=100 peaked at tiles of 22-44 MiB of carry
-# (1.94e6 seed-rounds/s against 1.51e6 at 5.5 MiB), d=1000 at 27-55 MiB (2.2e5
-# against 1.66e5 at 6.8 MiB); GPU: a share of the L2 cache (50 MB on an H100),
-# TPU: of VMEM (both unmeasured). Below the minimum tile the per-iteration
-# overhead of the scan dominates.
-_TILE_BUDGET = {"cpu": 32 * 2**20, "gpu": 32 * 2**20, "cuda": 32 * 2**20, "rocm": 32 * 2**20, "tpu": 16 * 2**20}
+# over rounds reads and writes the whole carry every round, plus per-round
+# temporaries of about the same size (losses, weights, draws); once a tile's
+# working set outgrows the last-level cache, every round streams it from main
+# memory and throughput falls (benchmarks/SCALING.md). CPU: half the
+# last-level cache (read from sysfs; 32 MiB if unknown). Measured 2026-11-24 on
+# this 2-core machine (32 MiB L3), seeds interleaved, tiles of 256 to 32768
+# seeds: every case peaked at 11-14 MiB of carry (Hedge d=100 4096 seeds: 4.08e6
+# seed-rounds/s against 3.30e6 at 44 MiB; d=1000 512 seeds: 4.5e5 against 3.8e5
+# at 27 MiB; L2P-MW 8192 seeds: 1.35e7 against 1.10e7 at 25 MiB; DP-FTRL flat
+# within noise from 5 to 38 MiB). GPU: a share of the L2 cache (50 MB on an
+# H100), TPU: of VMEM (both unmeasured). Below the minimum tile the
+# per-iteration overhead of the scan dominates.
+_TILE_BUDGET = {"gpu": 32 * 2**20, "cuda": 32 * 2**20, "rocm": 32 * 2**20, "tpu": 16 * 2**20}
 _TILE_MIN = {"cpu": 32, "gpu": 4096, "cuda": 4096, "rocm": 4096, "tpu": 1024}
+_CPU_CACHE_DEFAULT = 32 * 2**20
+
+
+def _parse_cache_size(text: str) -> Optional[int]:
+    text = text.strip().upper()
+    mult = {"K": 2**10, "M": 2**20, "G": 2**30}
+    try:
+        if text and text[-1] in mult:
+            return int(float(text[:-1]) * mult[text[-1]])
+        return int(text)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_cache_bytes() -> int:
+    """Size of the largest CPU cache (the last level), from Linux sysfs; 32 MiB where it cannot be read."""
+    import glob
+
+    sizes = []
+    for path in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*/size"):
+        try:
+            with open(path) as fh:
+                v = _parse_cache_size(fh.read())
+        except OSError:
+            v = None
+        if v:
+            sizes.append(v)
+    return max(sizes) if sizes else _CPU_CACHE_DEFAULT
+
+
+def tile_budget(platform: Optional[str] = None) -> int:
+    """Bytes of carried state one tile of seeds may hold on ``platform`` (see :func:`seed_tile`)."""
+    platform = (platform or jax.default_backend()).lower()
+    if platform == "cpu":
+        return cpu_cache_bytes() // 2
+    return _TILE_BUDGET.get(platform, _TILE_BUDGET["gpu"])
 
 
 def _leaf_bytes(s) -> int:
@@ -489,9 +531,10 @@ def _default_tile_carry(learner, adversary, problem, params, adv_params) -> int:
 def seed_tile(carry: int, platform: Optional[str] = None) -> int:
     """The tile size ``simulate`` uses for seeds that carry ``carry`` bytes each on ``platform``
     (default: the default backend): the largest power of two whose tile's carry fits the
-    platform's cache budget, at least the platform's minimum tile."""
+    platform's budget (:func:`tile_budget`: half the last-level cache on CPU), at least the
+    platform's minimum tile."""
     platform = (platform or jax.default_backend()).lower()
-    budget = _TILE_BUDGET.get(platform, _TILE_BUDGET["gpu"])
+    budget = tile_budget(platform)
     lo = _TILE_MIN.get(platform, _TILE_MIN["gpu"])
     n = max(1, budget // max(1, int(carry)))
     return max(lo, 1 << (n.bit_length() - 1))

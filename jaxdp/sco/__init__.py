@@ -24,6 +24,7 @@ from .planners import (
     reduction_schedule, sco_step, theorem1_rho,
 )
 from .estimators import epoch_estimator, grad_inv_estimator, localization_estimator, run_sco
+from .prox_path import epoch_prox_path_1d, prox_step_1d
 
 __all__ = [
     "SCOInstance", "empirical_grad", "empirical_value", "growth_holds", "inst_kappa_1d_twopoint", "inst_kappa_atom",
@@ -36,4 +37,5 @@ __all__ = [
     "gauss_mult_for", "plan_epoch_growth_sco", "plan_grad_inverse_sensitivity", "plan_localization_sco", "sco_step",
     "theorem1_rho",
     "epoch_estimator", "grad_inv_estimator", "localization_estimator", "run_sco",
+    "epoch_prox_path_1d", "prox_step_1d",
 ]
