@@ -9,7 +9,7 @@ from scipy import stats
 
 from jaxdp.core import seed_keys
 from jaxdp.sco import (
-    EpochParams, LocalizationParams, empirical_value, epoch_estimator, epoch_growth_sco, grad_inverse_sensitivity,
+    EpochParams, LocalizationParams, accuracy_floor, empirical_value, epoch_estimator, epoch_growth_sco, grad_inverse_sensitivity,
     growth_epochs, growth_holds, inst_kappa_1d_twopoint, inst_kappa_atom, inst_kappa_linear, inst_kappa_regression,
     inst_sign_cube, inverse_sensitivity, localization_sco, plan_epoch_growth_sco, plan_grad_inverse_sensitivity,
     plan_localization_sco, run_sco, solve_prox_erm,
@@ -102,13 +102,15 @@ def test_noise_scale_ks(loc_runs):
     inst, out = loc_runs
     _, info = out["pure"]
     eta_i = 0.05 * 16.0 ** -np.arange(3)
-    np.testing.assert_allclose(info["scale"][0], 4 * inst.L * eta_i * math.sqrt(2) / 1.0, rtol=1e-12)
+    fl = accuracy_floor(inst, np.float64)             # 8 u R sqrt(d): the phase's accuracy is L eta_i + fl
+    np.testing.assert_allclose(info["scale"][0], (4 * inst.L * eta_i + 2 * fl) * math.sqrt(2) / 1.0, rtol=1e-14)
     z = (info["zeta"] / info["scale"][..., None]).ravel()
     assert stats.kstest(z, stats.laplace.cdf).pvalue > 1e-7
     assert stats.kstest(z / 1.15, stats.laplace.cdf).pvalue < 1e-7       # a wrong scale is rejected
     assert stats.kstest(z, stats.norm.cdf).pvalue < 1e-7                  # and so is the wrong law
     _, info = out["gauss"]
-    np.testing.assert_allclose(info["scale"][0], 4 * inst.L * eta_i * math.sqrt(math.log(1e5)), rtol=1e-12)
+    np.testing.assert_allclose(info["scale"][0], (4 * inst.L * eta_i + 2 * fl) * math.sqrt(math.log(1e5)),
+                               rtol=1e-14)
     z = (info["zeta"] / info["scale"][..., None]).ravel()
     assert stats.kstest(z, stats.norm.cdf).pvalue > 1e-7
     assert stats.kstest(z / 1.15, stats.norm.cdf).pvalue < 1e-7

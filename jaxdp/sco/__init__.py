@@ -12,8 +12,8 @@ from .instances import (
 )
 from .erm import ERMResult, project_balls, solve_prox_erm, strong_convexity_gap
 from .localization import (
-    EpochParams, LocalizationParams, check_sco_data, epoch_growth_sco, growth_epochs, localization_phases,
-    localization_sco,
+    EpochParams, LocalizationParams, accuracy_floor, check_sco_data, epoch_growth_sco, growth_epochs,
+    localization_phases, localization_sco,
 )
 from .inverse_sensitivity import (
     GridInfo, grad_inverse_sensitivity, grid_points, growth_reduction_erm, inverse_sensitivity, subgrad_dist,
@@ -30,7 +30,7 @@ __all__ = [
     "SCOInstance", "empirical_grad", "empirical_value", "growth_holds", "inst_kappa_1d_twopoint", "inst_kappa_atom",
     "inst_kappa_linear", "inst_kappa_regression", "inst_sign_cube", "regression_constant",
     "ERMResult", "project_balls", "solve_prox_erm", "strong_convexity_gap",
-    "EpochParams", "LocalizationParams", "check_sco_data", "epoch_growth_sco", "growth_epochs",
+    "EpochParams", "LocalizationParams", "accuracy_floor", "check_sco_data", "epoch_growth_sco", "growth_epochs",
     "localization_phases", "localization_sco",
     "GridInfo", "grad_inverse_sensitivity", "grid_points", "growth_reduction_erm", "inverse_sensitivity",
     "subgrad_dist", "MALAISInfo", "grad_inverse_sensitivity_mala", "plan_growth_reduction_erm", "reduction_schedule",
