@@ -21,7 +21,8 @@ Why this reconstruction (Growth conditions for private optimization, Alg. 1; doc
 exact minimizer has ℓ2-sensitivity ``2L/(λ_i b) = 2Lη_i``; the Gaussian σ ``4Lη_i sqrt(log 1/δ)/ε`` is
 the (CORRECTED) Lemma 2.3 calibration ``2Δ sqrt(log)/ε`` with ``Δ = 2Lη_i``, and the Laplace scale
 ``4Lη_i√d/ε`` covers the ℓ1 sensitivity ``√d·2Lη_i`` with the factor-2 slack for inexact solves
-(gap ``<= L²η_i/(2b)`` ⇒ ``||x̂_i - x_i*|| <= Lη_i``; the solver is rerun until its gap certificate
+(gap ``<= L²η_i/(2b)`` ⇒ ``||x̂_i - x_i*|| <= Lη_i``, plus the float-resolution floor of ``accuracy_floor``;
+the solver is rerun until its gap certificate
 meets this, see ``_phases``). The radius ``2Lη_i b`` is twice the distance
 ``Lη_i b`` the unconstrained minimizer can move: the constraint is for the high-probability analysis.
 
@@ -145,7 +146,8 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
 
     The solver's gap is *enforced*: after the first ``n_iter`` iterations the solver is restarted from its
     iterate (``n_iter`` more each round, at most ``max_rounds`` rounds in all) until its gap certificate is
-    ``<= L²η_i/(2b)``, the accuracy the phase's noise (sensitivity ``4Lη_i``) is calibrated for.
+    ``<= λ_i acc_i²/2`` with ``acc_i = Lη_i + floor``, the accuracy the phase's noise (sensitivity
+    ``4Lη_i + 2 floor``) is calibrated for.
     ``info['gap_ok']`` records that it was met; the privacy proof needs it in every phase. The accuracy asked
     for is ``Lη_i`` plus :func:`accuracy_floor`, and the noise is calibrated to it.
     """
@@ -205,7 +207,7 @@ def localization_sco(key: jax.Array, inst: SCOInstance, data, x0, params: Locali
       k: number of phases (static; ``localization_phases(n)`` is the paper's ``ceil(log n)``).
       n_iter: solver iterations per round (static).
       max_solver_rounds: the solver is rerun (warm start, ``n_iter`` iterations each) until its gap
-        certificate is ``<= L²η_i/(2b)`` or this many rounds ran (static; ``info['gap_ok']``).
+        certificate is ``<= λ_i (Lη_i + floor)²/2`` or this many rounds ran (static; ``info['gap_ok']``).
       domain: optional ``(centers (m, d), radii (m,))``: the feasible set ``∩ B(c_j, r_j)``
         (default ``B(0, R)``).
 

@@ -17,7 +17,8 @@ Ledgers (docs/guide/privacy-ledger.md): Algorithms 1 and 2 use each sample in on
 their ledger is the parallel composition of the phases' Laplace (``noise_multiplier = 1/ε``) or
 Gaussian (``gauss_mult/2``) releases; the inverse-sensitivity mechanism is one ε-DP sample;
 Proposition 3's reduction runs ``k`` of them on the same data (sequential). The phases' sensitivity
-``4Lη_i`` needs the solver's optimality gap ``<= L²η_i/(2n_0)``: ``localization_sco`` enforces it
+``4Lη_i + 2·floor`` needs the solver's optimality gap ``<= (Lη_i + floor)²/(2η_i n_0)`` (``floor`` =
+:func:`jaxdp.sco.accuracy_floor`, the float resolution): ``localization_sco`` enforces it
 (the solver iterates until its gap certificate meets it; ``info['gap_ok']``).
 """
 from __future__ import annotations
@@ -109,9 +110,10 @@ def _finish(name, mode, eps, delta, params, ledger, conditions, utility, ref, no
     return plan
 
 
-_GAP_NOTE = ("the phase sensitivity 4 L eta_i needs solver gap <= L^2 eta_i/(2 n_0): localization_sco enforces it "
-             "(iterates until the gap certificate meets it; info['gap_ok'])")
-_GAP_COND = "solver gap <= L^2 eta_i/(2 n_0) in every phase (enforced by the solver loop)"
+_GAP_NOTE = ("the phase sensitivity 4 L eta_i + 2 floor needs solver accuracy L eta_i + floor, i.e. gap <= "
+             "(L eta_i + floor)^2/(2 eta_i n_0), floor = 8 u R sqrt(d) (jaxdp.sco.accuracy_floor): localization_sco "
+             "enforces it (iterates until the gap certificate meets it; info['gap_ok'])")
+_GAP_COND = "solver gap <= (L eta_i + floor)^2/(2 eta_i n_0) in every phase (enforced by the solver loop)"
 
 
 @register_planner("localization_sco", "GROWTH Alg. 1 (Props 1-2): phased private ERM, pure (Laplace) or approximate (Gaussian) DP")
