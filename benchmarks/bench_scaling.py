@@ -2,6 +2,7 @@
 
     python benchmarks/bench_scaling.py [--quick] [--reps N] [--cases hedge100,hedge1000,l2p_mw,dp_ftrl]
                                        [--seeds 1,16,...] [--rounds T] [--dir DIR] [--no-write]
+    python benchmarks/bench_scaling.py --tiles 1024,4096,16384 [--seeds 65536] [--cases ...]   # tile sweep
 
 "untiled" runs every seed of a device in one vmapped scan (``tile`` >= seeds: what
 ``simulate`` did before seed tiles); "tiled" is the default (``tile=None``: tiles sized
@@ -108,6 +109,26 @@ def measure(case, seeds_list: list, T: int, reps: int) -> list:
     return out
 
 
+def sweep_tiles(case, seeds: int, T: int, tiles: list, reps: int) -> list:
+    """Rates of ``simulate`` at ``seeds`` seeds for each tile size in ``tiles`` (interleaved, best of ``reps``):
+    how to find a device's best tile (``jaxdp.core.tile_budget`` is a rule; this is the measurement)."""
+    from jaxdp.core import carry_bytes, seed_keys, simulate
+
+    label, learner, adv, prob, params, adv_params, mult = case
+    cb = carry_bytes(learner, adv, prob, params, adv_params)
+    keys = seed_keys(0, seeds)
+    runs = {t: (lambda t=t: simulate(learner, adv, prob, params, adv_params, keys, T, tile=t)) for t in tiles}
+    for f in runs.values():
+        f()
+    best = {t: float("inf") for t in runs}
+    for _ in range(reps):
+        for t, f in runs.items():
+            t0 = time.perf_counter()
+            f()
+            best[t] = min(best[t], time.perf_counter() - t0)
+    return [{"tile": t, "carry MiB per tile": t * cb / 2**20, "seed-rounds/s": seeds * T / best[t]} for t in tiles]
+
+
 def _case_rounds(name: str, mult: int, rounds, quick: bool) -> int:
     T = rounds or (64 if quick else ROUNDS[name])
     return max(mult, T - T % mult)
@@ -166,6 +187,9 @@ def main(argv=None) -> str:
     ap.add_argument("--rounds", type=int, default=None, help="rounds per point for every case (default: ROUNDS)")
     ap.add_argument("--dir", default=None, help="where SCALING.md and RESULTS.md are (default: benchmarks/)")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--tiles", default=None,
+                    help="comma-separated tile sizes: sweep them at the largest seed count instead (prints a table "
+                         "per case, writes nothing); the way to measure a device's best tile")
     a = ap.parse_args(argv)
 
     if a.seeds:
@@ -178,6 +202,16 @@ def main(argv=None) -> str:
     unknown = [n for n in names if n not in cases]
     if unknown:
         raise SystemExit(f"unknown cases {unknown}; choose from {sorted(cases)}")
+    if a.tiles:
+        out = []
+        for name in names:
+            T = _case_rounds(name, cases[name][-1], a.rounds, a.quick)
+            rows = sweep_tiles(cases[name], max(seeds_list), T, [int(t) for t in a.tiles.split(",")], reps)
+            out.append(f"### {cases[name][0]}: {max(seeds_list)} seeds, {T} rounds, best of {reps}\n\n"
+                       + table(rows, ["tile", "carry MiB per tile", "seed-rounds/s"]))
+        body = "\n\n".join(out)
+        print(body)
+        return body
     load0 = os.getloadavg()
     scaling, results = {}, {}
     for name in names:

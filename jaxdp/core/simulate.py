@@ -437,10 +437,16 @@ def _to_host(tree, mesh: Optional[Mesh]):
 # seeds: every case peaked at 11-14 MiB of carry (Hedge d=100 4096 seeds: 4.08e6
 # seed-rounds/s against 3.30e6 at 44 MiB; d=1000 512 seeds: 4.5e5 against 3.8e5
 # at 27 MiB; L2P-MW 8192 seeds: 1.35e7 against 1.10e7 at 25 MiB; DP-FTRL flat
-# within noise from 5 to 38 MiB). GPU: a share of the L2 cache (50 MB on an
-# H100), TPU: of VMEM (both unmeasured). Below the minimum tile the
-# per-iteration overhead of the scan dominates.
-_TILE_BUDGET = {"gpu": 32 * 2**20, "cuda": 32 * 2**20, "rocm": 32 * 2**20, "tpu": 16 * 2**20}
+# within noise from 5 to 38 MiB). GPU: 1 GiB, i.e. tiles only to bound memory.
+# XLA:GPU runs a while loop's control on the host and synchronizes every
+# iteration (jax-ml/jax#2491), so n tiles cost n x T synchronizations instead
+# of T. A tile's round must therefore move far more than (sync time x HBM
+# bandwidth), about 30 MB at 10 us and 3.35 TB/s on an H100. The working set
+# of a 32 MiB tile (the former guess, a share of the 50 MB L2) does not stay
+# in L2 either. TPU: a share of VMEM (loops run on the device). Both are
+# unmeasured. Below the minimum tile the per-iteration overhead of the scan
+# dominates.
+_TILE_BUDGET = {"gpu": 2**30, "cuda": 2**30, "rocm": 2**30, "tpu": 16 * 2**20}
 _TILE_MIN = {"cpu": 32, "gpu": 4096, "cuda": 4096, "rocm": 4096, "tpu": 1024}
 _CPU_CACHE_DEFAULT = 32 * 2**20
 
