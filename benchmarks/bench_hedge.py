@@ -20,7 +20,6 @@ float64. Timings are never asserted by tests.
 import argparse
 import functools
 import os
-import time
 from typing import NamedTuple
 
 
@@ -71,6 +70,7 @@ def _reference_learners(d: int):
 def ab(d: int, seeds: int, T: int, reps: int) -> str:
     import jax.numpy as jnp
 
+    from jaxdp.bench.common import interleaved_best_times
     from jaxdp.core import seed_keys, simulate
     from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem, hedge
 
@@ -80,15 +80,8 @@ def ab(d: int, seeds: int, T: int, reps: int) -> str:
     hp, ap = HedgeParams(jnp.float32(0.1)), BernoulliParams(gap=jnp.float32(0.1))
     runs = {k: functools.partial(simulate, lrn, adv, prob, hp, ap, keys, T, tile=2 ** 30)
             for k, (lrn, prob) in variants.items()}
-    for f in runs.values():
-        f()
-    best = {k: float("inf") for k in runs}
     load0 = os.getloadavg()
-    for _ in range(reps):
-        for k, f in runs.items():
-            t0 = time.perf_counter()
-            f()
-            best[k] = min(best[k], time.perf_counter() - t0)
+    best = interleaved_best_times(runs, reps)
     load1 = os.getloadavg()
     ref = "previous: compensated totals, two arrays"
     lines = [f"Hedge d={d}, {seeds} seeds, T={T}, untiled, best of {reps} interleaved calls; "

@@ -75,6 +75,7 @@ def measure(case, seeds_list: list, T: int, reps: int) -> list:
     5-10%, as much as the effect measured (DP-FTRL at 65536 seeds: 89% of the peak measured minutes
     earlier, 104% interleaved).
     """
+    from jaxdp.bench.common import interleaved_best_times
     from jaxdp.core import carry_bytes, seed_keys, seed_tile, simulate
 
     label, learner, adv, prob, params, adv_params, mult = case
@@ -92,14 +93,7 @@ def measure(case, seeds_list: list, T: int, reps: int) -> list:
         runs[(seeds, "untiled")] = runner(keys, 2 ** 30)
         if tile < seeds:
             runs[(seeds, "tiled")] = runner(keys, None)
-    for f in runs.values():
-        f()
-    best = {k: float("inf") for k in runs}
-    for _ in range(reps):
-        for k, f in runs.items():
-            t0 = time.perf_counter()
-            f()
-            best[k] = min(best[k], time.perf_counter() - t0)
+    best = interleaved_best_times(runs, reps)
     out = []
     for seeds in seeds_list:
         bu = best[(seeds, "untiled")]
@@ -112,20 +106,14 @@ def measure(case, seeds_list: list, T: int, reps: int) -> list:
 def sweep_tiles(case, seeds: int, T: int, tiles: list, reps: int) -> list:
     """Rates of ``simulate`` at ``seeds`` seeds for each tile size in ``tiles`` (interleaved, best of ``reps``):
     how to find a device's best tile (``jaxdp.core.tile_budget`` is a rule; this is the measurement)."""
+    from jaxdp.bench.common import interleaved_best_times
     from jaxdp.core import carry_bytes, seed_keys, simulate
 
     label, learner, adv, prob, params, adv_params, mult = case
     cb = carry_bytes(learner, adv, prob, params, adv_params)
     keys = seed_keys(0, seeds)
     runs = {t: (lambda t=t: simulate(learner, adv, prob, params, adv_params, keys, T, tile=t)) for t in tiles}
-    for f in runs.values():
-        f()
-    best = {t: float("inf") for t in runs}
-    for _ in range(reps):
-        for t, f in runs.items():
-            t0 = time.perf_counter()
-            f()
-            best[t] = min(best[t], time.perf_counter() - t0)
+    best = interleaved_best_times(runs, reps)
     return [{"tile": t, "carry MiB per tile": t * cb / 2**20, "seed-rounds/s": seeds * T / best[t]} for t in tiles]
 
 

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
-__all__ = ["machine_info", "best_time", "median_time", "block", "fmt", "table", "rows_to_markdown"]
+__all__ = ["machine_info", "best_time", "interleaved_best_times", "median_time", "block", "fmt", "table", "rows_to_markdown"]
 
 
 def machine_info() -> str:
@@ -48,6 +48,23 @@ def best_time(f: Callable[[], Any], reps: int = 2) -> float:
         t0 = time.perf_counter()
         block(f())
         best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def interleaved_best_times(runs: dict, reps: int) -> dict:
+    """Best of ``reps`` wall-clock timings (s) of each callable in ``runs``, after one untimed call of each.
+
+    Each repetition times every callable in turn, so that all of them see the same machine state: timed one
+    after another, a shared machine's drift over minutes moves single points by 5-10%
+    (benchmarks/SCALING.md). Results are waited for."""
+    for f in runs.values():
+        block(f())
+    best = {k: float("inf") for k in runs}
+    for _ in range(reps):
+        for k, f in runs.items():
+            t0 = time.perf_counter()
+            block(f())
+            best[k] = min(best[k], time.perf_counter() - t0)
     return best
 
 
