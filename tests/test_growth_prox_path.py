@@ -69,6 +69,10 @@ def test_prox_path_rejects_bad_input():
         epoch_prox_path_1d(1, 3.0)
     with pytest.raises(ValueError, match="eta_mult"):
         epoch_prox_path_1d(1000, 3.0, eta_mult=0.0)
+    with pytest.raises(ValueError, match="x_prev"):
+        prox_step_1d(float("nan"), 1.0, 3.0, 0.25)
+    with pytest.raises(ValueError, match="t "):
+        prox_step_1d(0.0, 0.0, 3.0, 0.25)
 
 
 def test_prox_path_stays_below_theorem_2_leading_term():

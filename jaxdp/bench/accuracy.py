@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.validation import check_positive, check_positive_int
+
 __all__ = ["T7", "T7_SWITCH", "hash_uniform", "switch_losses", "switch_reference", "run_hedge_switch",
            "run_cheaper_sums", "ulps"]
 
@@ -35,6 +37,7 @@ def switch_losses(t, xp):
 
 def switch_reference(T: int = T7) -> np.ndarray:
     """float64 sums of the float32 losses of rounds ``0 … T-1`` (in ten chunks)."""
+    T = check_positive_int("T", T)
     ref = np.zeros(3)
     for c in range(10):
         ref += switch_losses(np.arange(c * T // 10, (c + 1) * T // 10, dtype=np.uint32), np).astype(np.float64).sum(0)
@@ -56,6 +59,8 @@ def run_hedge_switch(eta: float, T: int = T7, key=None):
 
     from ..experts import HedgeParams, experts_problem, hedge
 
+    T = check_positive_int("T", T)
+    check_positive("eta", eta)
     learner, prob, hp = hedge(3), experts_problem(), HedgeParams(jnp.float32(eta))
     key = jax.random.key(0) if key is None else key
 
@@ -81,6 +86,8 @@ def run_cheaper_sums(T: int = T7):
     import jax.numpy as jnp
 
     from ..core.accumulate import kahan_add
+
+    T = check_positive_int("T", T)
 
     @jax.jit
     def run():

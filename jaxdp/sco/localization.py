@@ -135,7 +135,8 @@ def accuracy_floor(inst: SCOInstance, dtype) -> float:
     failed in up to 40% of a study's runs although the iterates were exact to 1e-15. With the floor the phase
     asks for ``acc_i = Lη_i + floor`` and its noise covers the ℓ2 sensitivity ``2Lη_i + 2 acc_i`` (scale
     ``2(2Lη_i + floor)`` where it was ``4Lη_i``; the ledger's noise multipliers are unchanged). The floor
-    changes the noise by a relative ``1e-11`` or less wherever ``Lη_i`` is representable.
+    changes the noise by a relative ``floor/(2Lη_i)``: at most ``1e-11`` wherever ``Lη_i >= 1e-4`` (float64,
+    ``R√d`` of order 1); it matters only in phases whose noise is far below the excess anyway.
     """
     return 8.0 * float(jnp.finfo(dtype).eps) * float(inst.R) * math.sqrt(inst.d)
 

@@ -26,7 +26,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..core.validation import check_positive, check_positive_int
+from ..core.validation import check_finite_scalar, check_positive, check_positive_int
 from .planners import plan_epoch_growth_sco
 
 __all__ = ["prox_step_1d", "epoch_prox_path_1d", "prox_path_table", "write_prox_path_table"]
@@ -37,6 +37,8 @@ def prox_step_1d(x_prev: float, t: float, kappa: float, x_star: float, *, iters:
 
     The minimizer lies between ``x_prev`` and ``x*``; 200 halvings reach the float64 resolution.
     """
+    check_finite_scalar("x_prev", x_prev)
+    check_finite_scalar("x_star", x_star)
     check_positive("t", t)
     check_positive("kappa", kappa)
     if x_prev == x_star:
