@@ -148,7 +148,8 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
     The solver's gap is *enforced*: after the first ``n_iter`` iterations the solver is restarted from its
     iterate (``n_iter`` more each round, at most ``max_rounds`` rounds in all) until its gap certificate is
     ``<= λ_i acc_i²/2`` with ``acc_i = Lη_i + floor``, the accuracy the phase's noise (sensitivity
-    ``4Lη_i + 2 floor``) is calibrated for.
+    ``4Lη_i + 2 floor``) is calibrated for. The 1-D bisection solver is not rerun: it always bisects the
+    whole interval, so a rerun would return the same point.
     ``info['gap_ok']`` records that it was met; the privacy proof needs it in every phase. The accuracy asked
     for is ``Lη_i`` plus :func:`accuracy_floor`, and the noise is calibrated to it.
     """
@@ -157,6 +158,10 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
     L = inst.L
     dt = x0.dtype
     floor = accuracy_floor(inst, dt)
+    # the 1-D solver bisects the whole constraint interval every time: a rerun returns the same point, and under
+    # vmap one lane's rerun would make every seed wait for it
+    if d == 1 and inst.grad_lr is not None:
+        max_rounds = 1
     ones = jnp.ones((b,), dt)
     # keys travel through scan as raw key data (jax_debug_key_reuse mis-flags scans over batched typed keys)
     keys = jax.random.key_data(jax.random.split(key, k))
