@@ -99,7 +99,7 @@ def test_potential_oco_certified_is_within_eps():
     from jaxdp.realizable.planners import potential_ledger
 
     old = 50.0 / math.sqrt(37 * math.log(1e3)) / (2 * (1 + 1 / (56 * math.log(1e4))))
-    assert certify(potential_ledger(old, old / (112 * math.log(1e4)), 2.0, 37), 1e-3).eps > 50.0
+    assert certify(potential_ledger(old, old / (112 * math.log(1e4)), 2.0, 37, T=10_000), 1e-3).eps > 50.0
     assert p.params["eps0"] < old
 
 
@@ -122,14 +122,23 @@ def test_l2p_conservative_constants_depend_on_the_measure():
     led = A.l2p_ledger(*args, measure="general")
     bulk = led.items[0]
     assert bulk.eps == pytest.approx(4 * 0.002)
-    n, q = math.ceil(20_000 / 8), min(1.0, 2 * 0.05 + 1 - math.exp(-4 * 8 * 0.002))
+    # x fresh unless S = S' = 1 (acceptance >= e^{-B(2 eta + 2 eta)}), y fresh when A = 0: the 1 - delta1 quantile of
+    # Bin(n, q_x) + Bin(n, p), by a full convolution of the two pmfs
+    import numpy as np
     from scipy import stats
 
-    assert bulk.count == min(int(stats.binom.isf(1e-9, n, q)), n)
+    n, p = math.ceil(20_000 / 8), 0.05
+    q_x = 1 - (1 - p) * math.exp(-8 * (2 * 0.002 + 2 * 0.002))
+    full = np.convolve(stats.binom.pmf(np.arange(n + 1), n, q_x), stats.binom.pmf(np.arange(n + 1), n, p))
+    tail = np.concatenate([np.cumsum(full[::-1])[::-1][1:], [0.0]])
+    assert bulk.count == int(np.nonzero(tail <= 1e-9)[0][0])
     from jaxdp.oco.l2p_rmw import plan_l2p_rmw
 
     p = plan_l2p_rmw(eps=1.0, delta=1e-6, T=4096, d=8, mode="certified", grid=(12, 10, 40))
-    assert p.certified and p.ledger.items[0].eps == pytest.approx(4 * p.params["eta_div"])
+    # the plan reports the tighter of the general (4 eta_div per sample) and the Lipschitz (2 beta L D) ledgers
+    per_sample = p.ledger.items[0].eps
+    lip = 2 * p.params["beta"] * p.params["L"] * 2 * p.params["radius"]
+    assert p.certified and (per_sample == pytest.approx(4 * p.params["eta_div"]) or per_sample == pytest.approx(lip))
 
 
 def test_gaussian_sigma_paper_refuses_eps_above_one():
@@ -200,3 +209,49 @@ def test_cli_plan_json_and_sections(capsys):
                  "--mode", "certified"]) == 0
     out = capsys.readouterr().out
     assert "ledger:" in out and "bound" in out and "utility conditions:" in out and "-> OK" in out
+
+
+# --------------------------------------------------------------------------- float δ floor (docs/guide/privacy-ledger.md#float-floor)
+def test_float_floor_counts_terms_caps_and_parallel():
+    q, e1 = 2.0 ** -23, 1.0 + math.e
+    # an AboveThreshold query: fresh query noise + the threshold noise at that comparison (2 Laplace terms of 2q)
+    assert LG.sequential(LG.above_threshold(1.0, queries=100)).delta_float() == pytest.approx(e1 * 100 * 4 * q)
+    # enclosing repetitions multiply; float_draws_total caps the terms of all of them
+    rep = LG.sequential(LG.sequential(LG.above_threshold(1.0, queries=100), count=3))
+    cap = LG.sequential(LG.sequential(LG.above_threshold(1.0, queries=100, queries_total=150), count=3))
+    assert rep.delta_float() == pytest.approx(e1 * 300 * 4 * q) and cap.delta_float() == pytest.approx(e1 * 150 * 4 * q)
+    # parallel: the worst child (one record enters one child), times the block's repetitions
+    cat4 = 3 * (q + 7 * q / 2)
+    par = LG.sequential(LG.parallel(LG.exponential(0.5, outcomes=4), LG.exponential(1.0, outcomes=4), count=2))
+    assert par.delta_float() == pytest.approx(2 * e1 * cat4)
+    assert par.delta_float(np.float64) == pytest.approx(2 * e1 * 3 * (2.0 ** -52) * 4.5)
+    # Gaussian threshold release: (1 + e^eps) with the certified eps of the ledger, which is then required
+    g = LG.sequential(LG.gaussian(2.0, release="threshold"), LG.exponential(0.5, outcomes=4))
+    with pytest.raises(ValueError, match="eps"):
+        g.delta_float()
+    assert g.delta_float(eps=1.0) == pytest.approx(e1 * 2 * q + (1 + math.exp(0.5)) * cat4)
+    # a generic event counts once it names its sampler
+    assert LG.sequential(LG.pure(0.5)).delta_float() is None
+    assert LG.sequential(LG.pure(0.5)).float_status() == "unknown"
+    assert LG.sequential(LG.pure(0.5, sampler="bernoulli", draws=2)).delta_float() == pytest.approx(
+        (1 + math.exp(0.5)) * 2 * 1.5 * q)
+
+
+def test_float_floor_raw_release_and_bad_fields():
+    for led in (LG.sequential(LG.laplace(1.0)), LG.sequential(LG.gaussian(1.0)),
+                LG.sequential(LG.tree_aggregation(1.0, 64)), LG.parallel(LG.exponential(1.0, outcomes=3), LG.laplace(2.0)),
+                LG.sequential(LG.pure(1.0), LG.laplace(1.0))):
+        assert led.float_status() == "raw" and led.delta_float() is None
+    assert LG.sequential(LG.laplace(1.0, release="threshold")).delta_float() == pytest.approx(
+        (1 + math.e) * 2 * 2.0 ** -23)
+    for make, match in ((lambda: LG.exponential(1.0, sampler="bogus"), "float_kind"),
+                        (lambda: LG.laplace(1.0, release="maybe"), "release"),
+                        (lambda: LG.above_threshold(1.0, queries=-1), "float_draws"),
+                        (lambda: LG.above_threshold(1.0, queries_total=2.5), "float_draws_total"),
+                        (lambda: LG.randomized_response(1.0, dim=0), "float_dim")):
+        with pytest.raises(ValueError, match=match):
+            make()
+    with pytest.raises(ValueError, match="eps"):
+        LG.sequential(LG.exponential(1.0, outcomes=3)).delta_float(eps=-1.0)
+    plan = A.plan_laplace(eps=1.0, T=10)
+    assert plan.delta_float is None and "no valid float floor (raw float release)" in plan.format()

@@ -247,3 +247,54 @@ def test_planners():
         plan_grad_inverse_sensitivity(eps=1.0, n=1000, d=4, mode="certified")
     with pytest.raises(ValueError, match="mode"):
         plan_localization_sco(eps=1.0, n=1000, d=1, mode="retuned")
+
+
+def test_solver_gap_miss_refuses_and_normal_runs_are_unchanged():
+    """A phase whose solver misses its certified gap (max_solver_rounds=1, 5 iterations, a large step) makes the run
+    release NaN, so nothing uncertified is released, and run_sco reports it; certified runs return the phases' own
+    output bit for bit, and ε = ∞ runs are never refused. One compiled program per algorithm (traced params)."""
+    from jaxdp.sco.localization import _phases
+
+    inst = inst_kappa_regression(2, 1.5)            # κ < 2: no smoothness, the solver has no convergence guarantee
+    with jax.enable_x64():
+        data = inst.sample(jax.random.key(0), 120)
+    blocks = data[:120].reshape(2, 60, inst.m)
+
+    def loc(key, p):
+        x0 = jnp.zeros(2, data.dtype)
+        x, info = localization_sco(jax.random.clone(key), inst, data, x0, p, k=2, n_iter=5, max_solver_rounds=1)
+        ref, _ = _phases(key, inst, blocks.astype(data.dtype), x0, jnp.zeros((1, 2), data.dtype),
+                         jnp.full((1,), inst.R, data.dtype), p.eta, p.eps, p.delta, p.gauss_mult, p.phase_offset, 5, 1)
+        return dict(x=x, ref=ref, gap_ok=info["certified"], phase_ok=info["gap_ok"])
+
+    keys = seed_keys(0, 3)
+    ok = LocalizationParams(0.05, 1.0, 0.0, 0.0, 1.0)
+    a = run_sco(loc, keys, ok)
+    assert a["gap_ok"].all() and np.isfinite(a["x"]).all()
+    np.testing.assert_array_equal(a["x"], a["ref"])              # unchanged: bit-identical to the phases' output
+    hard = LocalizationParams(0.5, 1.0, 0.0, 0.0, 0.0)
+    with pytest.warns(RuntimeWarning, match="3 of 3 runs refused"):
+        b = run_sco(loc, keys, hard)
+    assert np.isnan(b["x"]).all() and not b["phase_ok"].all(axis=1).any()
+    assert np.isfinite(b["ref"]).all()                            # the uncertified value that was withheld
+    c = run_sco(loc, keys, hard._replace(eps=math.inf))           # non-private: nothing to refuse
+    assert not c["gap_ok"].any() and np.isfinite(c["x"]).all()
+
+    def epo(key, p):
+        x, info = epoch_growth_sco(key, inst, data, jnp.zeros(2, data.dtype), p, n_epochs=2, k=2, n_iter=5,
+                                   max_solver_rounds=1)
+        return dict(x=x, x_end=info["x_end"], gap_ok=info["certified"], phase_ok=info["gap_ok"])
+
+    with pytest.warns(RuntimeWarning, match="runs refused"):
+        e = run_sco(epo, keys, EpochParams(0.5, 1.0, 0.0, 0.0, 0.0))
+    first_bad = np.argmin(e["phase_ok"].all(axis=2), axis=1)      # per run: the first epoch with a failing phase
+    assert np.isnan(e["x"]).all()
+    for r in range(3):
+        assert np.isnan(e["x_end"][r, first_bad[r]:]).all() and np.isfinite(e["x_end"][r, :first_bad[r]]).all()
+
+
+def test_sco_plan_states_the_refusal():
+    p = plan_localization_sco(eps=1.0, delta=0.0, n=10000, d=2)
+    (cond, held), = p.conditions.items()
+    assert held and "else NaN" in cond and "refusal" in cond
+    assert any("(eps, delta + e^eps gamma)" in n for n in p.notes)

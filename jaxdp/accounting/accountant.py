@@ -21,8 +21,10 @@ returns the smallest ε, naming the bound it used:
 * ``parallel`` — parallel composition over disjoint data: the worst child.
 
 ``delta_extra`` of the ledger (failure events) is charged first: the composition bounds
-get ``δ_budget − Σ delta_extra``. Inputs are trusted: the public planners and the CLI
-validate them once (``jaxdp.accounting._checks``).
+get ``δ_budget − Σ delta_extra``. Every :class:`~jaxdp.accounting.ledger.Event` and
+:class:`~jaxdp.accounting.ledger.Ledger` validates its fields when it is built (an unknown kind, a
+parameter that its kind does not have, a negative count or a δ outside ``[0, 1]`` raises), and
+:func:`certify` checks the budget, so nothing reaches the bounds that they cannot account.
 """
 from __future__ import annotations
 
@@ -66,6 +68,12 @@ def certify(ledger: Ledger | Event, delta: float = 0.0, *, use_pld: bool = True)
     """
     if isinstance(ledger, Event):
         ledger = Ledger(items=(ledger,))
+    if not isinstance(ledger, Ledger):
+        raise TypeError(f"certify: ledger must be a jaxdp.accounting.ledger.Ledger or Event, got "
+                        f"{type(ledger).__name__}")
+    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)) \
+            or not 0 <= float(delta) < 1:
+        raise ValueError(f"certify: delta (the total delta budget) must be a number in [0, 1), got {delta!r}")
     return _certify(ledger, float(delta), bool(use_pld))
 
 

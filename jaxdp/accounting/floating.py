@@ -47,6 +47,29 @@ Per-kind ``τ`` (``q = 2^{-m}``, ``u = q/2`` the unit round-off, ``d`` outcomes 
   effect (the utility's sensitivity grows by two ulps of its magnitude), not a δ one.
 * ``"gumbel"`` (``jax.random.categorical``: Gumbel-max over ``d`` logits): ``τ = 2dq``.
 
+**Counting draws in a program** (what :meth:`jaxdp.accounting.ledger.Ledger.delta_float` does). A
+program is an adaptive composition of mechanisms; under neighbours ``D, D'`` only the mechanisms the
+changed record enters (the ones its ledger lists) see different inputs, and every other float step has
+the same law under ``D`` and ``D'``, so it costs nothing. Each listed mechanism ``i`` is
+``(ε_i, δ_i + (1 + e^{ε_i}) τ_i)``-DP with ``τ_i`` a union bound over its *coupling terms*: one per
+float draw **and per threshold decision that draw enters**. A fresh query noise is compared once (one
+term); a noise reused across rounds (AboveThreshold's threshold noise, a tree-aggregation node) counts
+once per round it is compared in. Draws made every round and discarded (``jnp.where`` on an unused
+branch) are not part of any release and cost nothing; draws that are used count however rare they are:
+AboveThreshold over ``T`` rounds costs ``T`` queries, not one. The per-decision count needs the later
+thresholds of a reused draw not to branch on its own earlier decisions, except by ending its instance:
+true for AboveThreshold (only ⊥ continues it) and for tree nodes against the library's oblivious
+adversaries (docs/guide/concepts.md#adversary). A threshold noise shared by several positives under
+adaptive queries (Lyu et al.'s sparse vector inside a learner) is bounded differently, by
+:func:`shared_threshold_terms`. The ``δ_i`` add as in any composition theorem (basic, advanced, optimal;
+an ``(ε, δ)`` mechanism is dominated by randomized response with a ``δ`` atom). A Gaussian mechanism has
+no single ``ε_i``: apply the lemma to the whole program with its certified ``ε`` instead.
+
+**Raw releases.** A mechanism that publishes its noisy float value itself (``h(S) + Lap(b)``,
+``h(S) + N(0, σ²)``, a continuous sample, model iterates) is not covered: the set of floats it can
+print depends on its input (Mironov, "On significance of the least significant bits for differential
+privacy", CCS 2012), and no coupling bound holds. Its ledger reports *no valid float floor*.
+
 The floor matters most for *pure* DP claims: ``δ = 0`` holds for no float sampler, and an audit cannot verify a pure-DP mechanism below
 :data:`FLOAT32_DELTA_FLOOR`. Under ``jax.experimental.enable_x64`` the same samplers draw
 52-bit uniforms and the floor drops to ``2^{-52}``.
@@ -61,6 +84,7 @@ import numpy as np
 __all__ = [
     "FLOAT32_UNIFORM_QUANTUM", "FLOAT64_UNIFORM_QUANTUM", "FLOAT32_DELTA_FLOOR", "FLOAT64_DELTA_FLOOR",
     "FLOAT_KINDS", "LAPLACE_TAIL_CUT_FLOAT32", "uniform_quantum", "tv_float", "delta_float",
+    "laplace_mean_shift", "shared_threshold_terms",
 ]
 
 #: Resolution (probability of each value) of ``jax.random.uniform`` in float32: ``2^-23``.
@@ -135,3 +159,32 @@ def delta_float(kind: str, dtype: Any = np.float32, *, eps: float = 0.0, d: int 
     if math.isinf(float(eps)) or float(eps) > 700.0:
         return 1.0
     return float(min(1.0, int(draws) * (1.0 + math.exp(float(eps))) * tau))
+
+
+def laplace_mean_shift(dtype: Any = np.float32) -> float:
+    """A bound on ``E|z_exact − z_float|`` (in scales) under the coupling of ``jax.random.laplace``, in units of ``q``.
+
+    The coupled exact draw lies in the image of the float draw's uniform cell (probability ``q`` each), so
+    ``E|Δz| <= q Σ_cells width = q W`` over the float support ``W = 2 m ln 2 + 0.3`` (``m`` mantissa bits:
+    the cuts ``(m+1) ln 2`` and ``(m−1) ln 2 + 0.3``), plus ``q`` per side for the exponential tail beyond
+    each cut (mean one scale) and ``q`` for the rounding of ``log1p``: ``W + 3``.
+    """
+    m = int(np.finfo(np.dtype(dtype)).nmant)
+    return 2.0 * m * math.log(2.0) + 0.3 + 3.0
+
+
+def shared_threshold_terms(scale_ratio: float, dtype: Any = np.float64) -> int:
+    """Laplace coupling terms (``2q`` each) per query of a sparse vector whose threshold noise is shared by several
+    positives and whose queries depend on earlier answers (module docstring).
+
+    Per query: one term for the fresh query noise ``Lap(b_q)`` (its threshold is fixed by the history), and for the
+    shared threshold ``τ̂ = L + b_thr z``: with the query noises exact, the answers of the float and the exact
+    threshold first differ at a query whose value falls between them, probability at most
+    ``E|b_thr Δz| / (2 b_q)`` (the query noise density is at most ``1/(2 b_q)``; its draw is independent of the
+    history and of ``τ̂``), i.e. ``(b_thr/b_q) laplace_mean_shift/4`` terms of ``2q``. ``scale_ratio = b_thr/b_q``.
+    The default ``dtype`` (float64, the wider support) makes the count valid in float32 too.
+    """
+    if isinstance(scale_ratio, bool) or not isinstance(scale_ratio, (int, float, np.floating, np.integer)) \
+            or not 0 <= float(scale_ratio) < math.inf:
+        raise ValueError(f"scale_ratio must be a finite number >= 0 (b_thr/b_q), got {scale_ratio!r}")
+    return 1 + int(math.ceil(float(scale_ratio) * laplace_mean_shift(dtype) / 4.0 - 1e-12))

@@ -9,19 +9,23 @@ docs/algorithms/lazy.md). Host-side float64 NumPy.
   under ``T p / B >= 1``, ``eta B log(1/delta1) / p <= 1``, ``eta <= 1/10``,
   ``0 < p < 1``. Wherever LAZY writes ``T/B`` we use ``ceil(T/B)`` batches
   (conservative for a partial last batch).
-* :func:`l2p_ledger` / :func:`l2p_privacy_conservative` — PROPOSED conservative
-  accounting: every boundary where any of ``A_s, S_s, S'_s`` is 0 draws a fresh
-  sample costing the measure's own ``sample_eps`` (Lemma 3.6); their number is
-  bounded by the ``1 - delta1`` quantile of ``Bin(ceil(T/B), q)``,
-  ``q = min(1, 2p + 1 - e^{-B(2 eta + spread)})`` (exact binomial tail), and the
-  round where the neighbours differ adds ``2 eta/p + sample_eps``. The constants come
-  from the measure (:data:`L2P_MEASURES`): MW (Gibbs sampling) has ``spread = eta``,
-  ``sample_eps = 2 eta`` (``e^{-3B eta}``, ``2 eta``); a general Assumption 3.1 measure
-  such as RMW has ``spread = 2 eta``, ``sample_eps = 4 eta`` (``e^{-4B eta}``, ``4 eta``).
-  ``l2p_ledger`` is certified by :func:`jaxdp.accounting.certify` (failure events
-  ``2 delta1`` and Thm 3.2's ``delta0`` term are charged first);
-  ``l2p_privacy_conservative`` is its vectorised upper bound (KOV15 at ``delta~ = delta1``)
-  used to screen grid points.
+* :func:`l2p_ledger` — PROPOSED ledger of the configured run, derived from the algorithm: the
+  neighbours differ in one round ``t0``; that loss enters (i) the switching decision at the next
+  boundary, whose exact two-outcome cost is :func:`l2p_decision_eps`; (ii) the sample at ``t0``;
+  (iii) every fresh sample after it. At a boundary L2P may resample both the played model ``x``
+  (probability ``q_x = 1 - (1 - p) e^{-B(2 eta_accept + spread)}``) and the shadow ``y``
+  (probability ``p``), and both are in the view (``y`` drives later switches), so the number of
+  fresh samples is bounded by the exact ``1 - delta1`` quantile of ``Bin(n, q_x) + Bin(n, p)``,
+  ``n = ceil(T/B)`` (:func:`l2p_fresh_count`, :func:`l2p_fresh_probabilities`). Each costs the
+  measure's own ``sample_eps`` (Lemma 3.6). The constants come from the measure
+  (:data:`L2P_MEASURES`): MW (Gibbs sampling) has ``spread = eta``, ``sample_eps = 2 eta``; a general
+  Assumption 3.1 measure such as RMW has ``spread = 2 eta``, ``sample_eps = 4 eta``; or pointwise
+  absolute constants (RMW on a set of diameter ``D`` with ``L``-Lipschitz losses:
+  ``(beta L D, 2 beta L D)``, pure). Failure events ``2 delta1`` and, when ``delta0 > 0``, Thm 3.2's
+  ``delta0`` term. Certified by :func:`jaxdp.accounting.certify`. None of Thm 3.2's side conditions is
+  needed by this argument (they are utility/printed-formula conditions).
+* :func:`l2p_privacy_conservative` — a vectorised upper bound on the same ledger (KOV15 at
+  ``delta~ = delta1``), used only to screen grid points.
 * :func:`l2p_calibrate` — PROPOSED: grid search over ``(B, p, eta)``
   minimizing a regret proxy subject to Thm 3.2's conditions, its printed
   ``(eps, delta)`` and (``conservative``) the accountant on :func:`l2p_ledger`.
@@ -30,11 +34,13 @@ All functions broadcast over NumPy arrays.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable, Optional
 
 import numpy as np
 from scipy import stats as _st
+from scipy.special import bdtrc as _bdtrc
 
 from . import _checks as C
 from .accountant import certify
@@ -42,7 +48,8 @@ from .composition import eps_kov15_homogeneous
 
 __all__ = ["l2p_privacy", "l2p_privacy_conservative", "l2p_conditions", "l2p_calibrate", "l2p_delta1",
            "mw_regret_proxy", "mw_paper_regret_proxy", "l2p_ledger", "l2p_measure_constants", "L2P_MEASURES",
-           "printed_eps", "calibrate_trusted"]
+           "printed_eps", "calibrate_trusted", "l2p_decision_eps", "l2p_fresh_count",
+           "l2p_fresh_probabilities"]
 
 
 def _n_batches(T, B):
@@ -134,26 +141,139 @@ def _delta0_term(eta, p, B, T, delta0, delta1):
     return 2 * T * (2 / eta + np.log(1.0 / delta1) / p) * math.e * B * delta0
 
 
-def _switch_count(eta, p, B, T, delta1, measure):
-    """The ``1 - delta1`` quantile of the number of boundaries that draw a fresh sample.
+def l2p_decision_eps(gamma, p, log_a_max=0.0):
+    """ε of the switching decision at the boundary after the differing round (exact, two outcomes).
 
-    Per boundary ``q = min(1, 2p + 1 - exp(-B (2 eta + spread)))``: the fake coins ``A_s``, ``S'_s``
-    (``2p``) and a real switch ``S_s = 0`` (log acceptance ``>= -(2B eta + B spread)``).
+    The decision keeps ``x`` with probability ``(1 - p) a``, ``a = min(1, r e^{-2Bη})``, where the batch
+    log-ratio ``log r`` is at most ``B spread`` (so ``log a <= log_a_max = min(0, B spread - 2Bη)``) and a
+    neighbouring loss moves it by at most ``gamma``. The keep probabilities differ by at most ``e^{gamma}``;
+    the switch probabilities by at most ``(1 - (1 - p) a e^{-gamma}) / (1 - (1 - p) a)``, increasing in ``a``,
+    so worst at ``a = a_max``. The decision is the larger of the two logs -DP: below Thm 3.2's ``gamma/p``
+    and valid without its side conditions.
     """
-    spread, _ = L2P_MEASURES[measure]
+    gamma = np.asarray(gamma, float)
+    p = np.asarray(p, float)
+    a = np.exp(np.minimum(0.0, np.asarray(log_a_max, float)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        den = 1.0 - (1.0 - p) * a
+        switch = np.log1p((1.0 - p) * a * -np.expm1(-gamma) / den)
+    switch = np.where(den > 0, switch, np.inf)
+    return np.maximum(gamma, switch)
+
+
+def l2p_fresh_probabilities(eta_accept, spread, p, B):
+    """Per boundary: ``(q_x, q_y)``, bounds on the probability that ``x`` resp. ``y`` is drawn afresh.
+
+    ``x`` is fresh when ``S_s = 0`` or ``S'_s = 0``: ``1 - (1 - p) a`` with the acceptance
+    ``a >= e^{-B (2 eta_accept + spread)}`` (the batch log-ratio is at most ``B spread`` in absolute value);
+    ``y`` is fresh when ``A_s = 0``: probability ``p`` exactly. The coins are independent of each other.
+    """
+    q_x = 1.0 - (1.0 - np.asarray(p, float)) * np.exp(-np.asarray(B, float) * (2.0 * np.asarray(eta_accept, float)
+                                                                              + np.asarray(spread, float)))
+    return np.clip(q_x, 0.0, 1.0), np.clip(np.asarray(p, float), 0.0, 1.0)
+
+
+def _isf(mass, n, q):
+    """The smallest integer ``k`` with ``P[Bin(n, q) > k] <= mass`` (scalars; bisection on the exact tail, which
+    stays accurate far below the ``1e-16`` where ``scipy.stats.binom.isf`` saturates)."""
+    n, q = int(n), float(q)
+    if q <= 0:
+        return 0
+    if q >= 1:
+        return n
+    lm = math.log(1.0 / mass)
+    lo = max(0, int(n * q) - 1)                                                  # sf(mean - 1) > 1/2 > mass
+    hi = min(n, int(math.ceil(n * q + math.sqrt(2.0 * n * q * (1.0 - q) * lm) + lm * 2.0 / 3.0)))  # Bernstein
+    if mass >= 0.5:
+        lo = 0
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _bdtrc(mid, n, q) <= mass:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _isf_screen(mass, n, q):
+    """A cheap elementwise upper bound on :func:`_isf`'s quantile: the smaller of ``scipy``'s ``isf`` (rounded up by
+    one) and Bernstein's inequality ``nq + sqrt(2 n q (1-q) log(1/m)) + (2/3) log(1/m)``, capped at ``n``.
+    Used only to screen a search grid; certificates use the exact count."""
+    n = np.asarray(n, float)
+    q = np.clip(np.asarray(q, float), 0.0, 1.0)
+    lm = math.log(1.0 / mass)
+    bern = np.ceil(n * q + np.sqrt(2.0 * n * q * (1.0 - q) * lm) + lm * 2.0 / 3.0)
+    with np.errstate(all="ignore"):
+        sc = _st.binom.isf(mass, n.astype(np.int64), q) + 1.0
+    sc = np.where(np.isfinite(sc), sc, n)
+    return np.where(q <= 0, 0.0, np.where(q >= 1, n, np.minimum(np.minimum(sc, bern), n)))
+
+
+def l2p_fresh_count(n: int, q_x: float, q_y: float, delta1: float) -> int:
+    """The ``1 - delta1`` quantile of the number of fresh samples over ``n`` boundaries.
+
+    Exact for ``X + Y`` with ``X ~ Bin(n, q_x)`` (fresh ``x``) and ``Y ~ Bin(n, q_y)`` (fresh ``y``): the
+    smallest ``k`` with ``P[X + Y > k] <= delta1``, evaluated as ``sum_j P[Y = j] P[X > k - j]`` over the
+    window of ``Y`` outside which its mass is below ``delta1 / 1e6`` (that mass is added to the tail, so the
+    count is never too small). Per-boundary probabilities that are only upper bounds (``q_x``) keep it valid:
+    the true count is stochastically smaller.
+    """
+    n = int(n)
+    if n <= 0:
+        return 0
+    return _fresh_count(n, float(q_x), float(q_y), float(delta1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _fresh_count(n: int, q_x: float, q_y: float, delta1: float) -> int:
+    drop = delta1 * 1e-6
+
+    def window(q):   # [lo, hi] with P[Bin < lo] <= drop/2 and P[Bin > hi] <= drop/2
+        return n - _isf(drop / 2, n, 1.0 - q), _isf(drop / 2, n, q)
+
+    lo_y, hi_y = window(q_y)
+    js = np.arange(lo_y, hi_y + 1)
+    pmf_y = _st.binom.pmf(js, n, q_y)
+    dropped_y = drop if (lo_y > 0 or hi_y < n) else 0.0
+    lo_x, hi_x = window(q_x)
+    pmf_x = _st.binom.pmf(np.arange(lo_x, hi_x + 1), n, q_x)
+    # sf_x[m - lo_x] >= P[X > m] for m in [lo_x, hi_x] (suffix sums of the window plus the mass above it)
+    above = drop / 2 if hi_x < n else 0.0
+    sf_x = np.concatenate([np.cumsum(pmf_x[::-1])[::-1][1:], [0.0]]) + above
+
+    def tail(k):     # an upper bound on P[X + Y > k], within 2 drop of the exact value
+        m = k - js
+        sf = np.where(m < lo_x, 1.0, sf_x[np.clip(m - lo_x, 0, hi_x - lo_x)])
+        sf = np.where(m >= hi_x, above, sf)
+        return float(np.dot(pmf_y, sf)) + dropped_y
+
+    lo = max(_isf(delta1, n, q_x), _isf(delta1, n, q_y))       # P[X + Y > k] >= P[X > k]
+    hi = 2 * n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if tail(mid) <= delta1:
+            hi = mid
+        else:
+            lo = mid + 1
+    return int(lo)
+
+
+def _fresh_count_screen(eta_accept, spread, p, B, T, delta1):
+    """Vectorised upper bound on :func:`l2p_fresh_count`: bounds on the ``1 - delta1/2`` quantiles of ``X`` and ``Y``
+    added (a union bound)."""
     n = _n_batches(T, B)
-    q = np.minimum(1.0, 2 * p + 1 - np.exp(-(2.0 + spread) * B * eta))
-    k = _st.binom.isf(delta1, n.astype(np.int64), q)  # P[Bin(n, q) > k] <= delta1
-    k = np.where(np.isfinite(k), k, n)
-    return np.minimum(k, n)
+    q_x, q_y = l2p_fresh_probabilities(eta_accept, spread, p, B)
+    return np.minimum(_isf_screen(delta1 / 2, n, q_x) + _isf_screen(delta1 / 2, n, q_y), 2 * n)
 
 
 def _conservative(eta, p, B, T, delta0, delta1, measure="general"):
-    """Vectorised conservative eps: KOV15 over the fresh samples at delta~ = delta1, plus t0's 2eta/p + sample."""
-    _, c_s = L2P_MEASURES[measure]
-    k = _switch_count(eta, p, B, T, delta1, measure)
+    """Vectorised conservative eps: KOV15 over the fresh samples at delta~ = delta1, plus t0's decision and sample."""
+    spread, c_s = L2P_MEASURES[measure]
+    k = _fresh_count_screen(eta, spread * np.asarray(eta, float), p, B, T, delta1)
     e_comp, _ = eps_kov15_homogeneous(c_s * eta, 0.0, k, delta1)
-    eps = np.asarray(e_comp, float) + 2 * eta / p + c_s * eta
+    e = np.asarray(eta, float)
+    dec = l2p_decision_eps(2.0 * spread * e, p, np.asarray(B, float) * (spread * e - 2.0 * e))
+    eps = np.asarray(e_comp, float) + dec + c_s * eta
     _, delta = _printed(eta, p, B, T, delta0, delta1)
     return eps, delta
 
@@ -164,7 +284,8 @@ def l2p_privacy_conservative(eta, p, B, T, delta0, delta1, measure: str = "gener
     ``measure`` names the input measure's own privacy (:data:`L2P_MEASURES`): ``"mw"`` (Gibbs
     sampling over experts: switching ``e^{-3B eta}``, ``2 eta`` per fresh sample) or ``"general"``
     (any Assumption 3.1 measure, e.g. RMW: ``e^{-4B eta}``, ``4 eta``; the default, because it is
-    valid for every measure).
+    valid for every measure). A vectorised upper bound on what :func:`l2p_ledger` certifies (the count
+    of fresh samples is bounded by the sum of the two ``1 - delta1/2`` quantiles).
     """
     eta, p, B, T, delta0, delta1 = _check(eta, p, B, T, delta0, delta1)
     l2p_measure_constants(measure)
@@ -173,27 +294,44 @@ def l2p_privacy_conservative(eta, p, B, T, delta0, delta1, measure: str = "gener
 
 
 def l2p_ledger(eta: float, p: float, B: int, T: int, delta0: float, delta1: float, measure: str = "general",
-               outcomes: int = 1):
+               outcomes: int = 1, *, eta_accept: Optional[float] = None,
+               pointwise: Optional[tuple[float, float]] = None):
     """The ledger of L2P with measure parameter ``eta`` (Assumption 3.1), trusted host floats.
 
-    Sequential: ``k`` fresh samples after the round ``t0`` where neighbours differ, each the
-    measure's own ``sample_eps = c eta`` (``k`` = the ``1 - delta1`` quantile of
-    ``Bin(ceil(T/B), q)``), the switching decision at ``t0`` (``2 eta/p``, LAZY Thm 3.2) and the
-    sample at ``t0``; failure events ``2 delta1`` (conditional composition, LAZY Lemma 3.8) and
-    Thm 3.2's ``delta0`` term. ``outcomes``: size of the sampled set (float δ floor only).
+    Neighbours differ in one round ``t0`` of batch ``s0``. That loss enters (i) the switching decision at
+    the next boundary (:func:`l2p_decision_eps` with ``gamma = 2 spread``: one loss moves the batch
+    log-ratio by at most twice its pointwise spread; the acceptance is at most ``e^{B (spread - 2 eta_accept)}``), and (ii) every measure ``nu_s``, ``s > s0``, hence every
+    fresh sample of ``x`` or ``y`` after it, each costing ``sample_eps``. Both ``x`` and ``y`` are in the
+    view (``y`` drives later switches), so up to two samples per boundary: their number is at most ``k``,
+    the ``1 - delta1`` quantile of ``Bin(n, q_x) + Bin(n, q_y)`` (:func:`l2p_fresh_count`,
+    ``n = ceil(T/B)``), except with probability ``delta1``. One more sample is charged at ``t0``.
+    Failure events: ``2 delta1`` (conditional composition, LAZY Lemma 3.8) and Thm 3.2's ``delta0`` term.
+
+    ``measure`` gives ``(spread, sample_eps)`` per unit ``eta`` (:data:`L2P_MEASURES`); ``pointwise =
+    (spread, sample_eps)`` overrides them with absolute values that hold for every loss and point (pure:
+    pass ``delta0 = 0``), e.g. RMW on a set of diameter ``D`` with ``L``-Lipschitz losses:
+    ``(beta L D, 2 beta L D)``. ``eta_accept``: the ``eta`` in the algorithm's acceptance ratio
+    ``e^{-2B eta}`` (default ``eta``). ``outcomes``: size of the sampled set (float δ floor only).
     """
     from . import ledger as LG
 
-    _, c_s = L2P_MEASURES[measure]
-    k = int(_switch_count(np.float64(eta), np.float64(p), np.float64(B), float(T), delta1, measure))
-    extra = float(_delta0_term(eta, p, B, T, delta0, delta1)) + 2.0 * delta1
-    kind = "exponential" if measure == "mw" else "pure"
+    spread_u, c_s = L2P_MEASURES[measure]
+    spread, s_eps = (spread_u * eta, c_s * eta) if pointwise is None else (float(pointwise[0]), float(pointwise[1]))
+    eta_acc = eta if eta_accept is None else float(eta_accept)
+    n = int(_n_batches(float(T), float(B)))
+    q_x, q_y = l2p_fresh_probabilities(eta_acc, spread, p, B)
+    k = l2p_fresh_count(n, float(q_x), float(q_y), delta1)
+    extra = (float(_delta0_term(eta, p, B, T, delta0, delta1)) if delta0 > 0 else 0.0) + 2.0 * delta1
+    kind = "exponential" if measure == "mw" and pointwise is None else "pure"
+    dec = float(l2p_decision_eps(2.0 * spread, p, B * (spread - 2.0 * eta_acc)))
+    tag = f"measure={measure}" if pointwise is None else f"pointwise spread={spread:.4g}"
     items = []
     if k > 0:
-        items.append(LG.Event(kind, eps=c_s * eta, count=k, float_dim=int(outcomes),
-                              label=f"fresh samples after t0 (1-delta1 quantile of Bin(ceil(T/B), q), measure={measure})"))
-    items += [LG.pure(2 * eta / p, label="switching decision at t0 (2 eta/p)"),
-              LG.Event(kind, eps=c_s * eta, label="sample at t0", float_dim=int(outcomes))]
+        items.append(LG.Event(kind, eps=s_eps, count=k, float_dim=int(outcomes),
+                              label=f"fresh x and y samples after t0 (1-delta1 quantile of Bin(n, q_x) + Bin(n, p), "
+                                    f"n = {n}, q_x = {float(q_x):.4g}; {tag})"))
+    items += [LG.pure(dec, label=f"switching decision at t0 (log ratio moves <= {2.0 * spread:.4g})"),
+              LG.Event(kind, eps=s_eps, label="sample at t0", float_dim=int(outcomes))]
     return LG.sequential(*items, delta_extra=extra, label=f"L2P (T={T}, B={B}, p={p:.4g}, eta={eta:.4g})")
 
 

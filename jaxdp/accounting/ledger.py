@@ -34,20 +34,96 @@ is :func:`jaxdp.accounting.certify`.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 from typing import Any, Iterator, Optional, Union
 
-__all__ = ["Event", "Ledger", "EVENT_KINDS", "PURE_KINDS", "GAUSSIAN_KINDS", "laplace", "gaussian",
+import numpy as np
+
+__all__ = ["Event", "EventKind", "Ledger", "EVENT_KINDS", "PURE_KINDS", "GAUSSIAN_KINDS", "RELEASES", "laplace", "gaussian",
            "tree_aggregation", "exponential", "above_threshold", "randomized_response", "pure", "approx",
            "sequential", "parallel"]
 
 PURE_KINDS = ("laplace", "exponential", "above_threshold", "randomized_response", "pure")
 GAUSSIAN_KINDS = ("gaussian", "tree_aggregation")
 EVENT_KINDS = PURE_KINDS + GAUSSIAN_KINDS + ("approx",)
+#: how a ledger's items compose
+COMPOSITIONS = ("sequential", "parallel")
 
-# float sampler behind each kind, for the float δ floor (jaxdp.accounting.floating)
+# float sampler behind each kind, for the float δ floor (jaxdp.accounting.floating); generic kinds name none
 _FLOAT_KIND = {"laplace": "laplace", "gaussian": "gaussian", "tree_aggregation": "gaussian",
                "exponential": "categorical", "above_threshold": "laplace", "randomized_response": "bernoulli"}
+#: how an event's float output is released: ``"threshold"`` (only through comparisons: a sampled index, an
+#: AboveThreshold answer, a noisy value compared with a threshold) or ``"raw"`` (the noisy float itself)
+RELEASES = ("threshold", "raw")
+# kinds whose output is the noisy value itself unless the planner says otherwise
+_RAW_BY_DEFAULT = ("laplace", "gaussian", "tree_aggregation")
+
+
+class EventKind(str, enum.Enum):
+    """The mechanisms the accountant can account (module docstring). ``Event(kind=...)`` takes a member or its
+    value; anything else raises ``ValueError``."""
+
+    LAPLACE = "laplace"
+    GAUSSIAN = "gaussian"
+    TREE_AGGREGATION = "tree_aggregation"
+    EXPONENTIAL = "exponential"
+    ABOVE_THRESHOLD = "above_threshold"
+    RANDOMIZED_RESPONSE = "randomized_response"
+    PURE = "pure"
+    APPROX = "approx"
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _validate_event(e: "Event") -> None:
+    """Every field of an :class:`Event` the accountant relies on; raises naming the field, value and what is allowed."""
+    kind = e.kind.value if isinstance(e.kind, EventKind) else e.kind
+    if not isinstance(kind, str) or kind not in EVENT_KINDS:
+        raise ValueError(f"Event kind must be one of {list(EVENT_KINDS)} (or a jaxdp.accounting.ledger.EventKind), "
+                         f"got {e.kind!r}")
+    object.__setattr__(e, "kind", kind)
+    for name in ("eps", "delta", "noise_multiplier"):
+        v = getattr(e, name)
+        if not _is_num(v) or math.isnan(v) or v < 0:
+            raise ValueError(f"Event({kind!r}): {name} must be a number >= 0, got {v!r}")
+        object.__setattr__(e, name, float(v))
+    for name in ("count", "steps"):
+        v = getattr(e, name)
+        if not _is_int(v) or v < 0:
+            raise ValueError(f"Event({kind!r}): {name} must be an integer >= 0, got {v!r}")
+        object.__setattr__(e, name, int(v))
+    if e.delta > 1:
+        raise ValueError(f"Event({kind!r}): delta must be in [0, 1], got {e.delta!r}")
+    if kind in GAUSSIAN_KINDS or kind == "laplace":
+        if not e.noise_multiplier > 0:
+            raise ValueError(f"Event({kind!r}): noise_multiplier (noise scale / sensitivity) must be > 0, got "
+                             f"{e.noise_multiplier!r}")
+    elif e.noise_multiplier != 0:
+        raise ValueError(f"Event({kind!r}): noise_multiplier is not a parameter of this kind (it is accounted by "
+                         f"eps); got noise_multiplier={e.noise_multiplier!r}")
+    if kind in GAUSSIAN_KINDS and (e.eps != 0 or e.delta != 0):
+        raise ValueError(f"Event({kind!r}): a Gaussian event is described by noise_multiplier alone; got "
+                         f"eps={e.eps!r}, delta={e.delta!r} (the accountant derives its privacy)")
+    if kind == "laplace":
+        if e.eps == 0:
+            object.__setattr__(e, "eps", 1.0 / e.noise_multiplier)
+        elif not math.isclose(e.eps, 1.0 / e.noise_multiplier, rel_tol=1e-9):
+            raise ValueError(f"Event('laplace'): eps must be 1/noise_multiplier = {1.0 / e.noise_multiplier!r}, got "
+                             f"eps={e.eps!r}")
+    if kind == "tree_aggregation" and e.steps < 1:
+        raise ValueError(f"Event('tree_aggregation'): steps (the number of inputs T) must be >= 1, got {e.steps!r}")
+    if kind != "tree_aggregation" and e.steps != 0:
+        raise ValueError(f"Event({kind!r}): steps is a parameter of tree_aggregation only, got steps={e.steps!r}")
+    if kind != "approx" and kind not in GAUSSIAN_KINDS and e.delta != 0:
+        raise ValueError(f"Event({kind!r}) is pure: delta must be 0 (use kind='approx' for an (eps, delta) "
+                         f"mechanism), got delta={e.delta!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,8 +132,23 @@ class Event:
 
     ``eps``/``delta``: privacy of one invocation (pure and approximate kinds; for ``laplace`` it is
     ``1/noise_multiplier``). ``noise_multiplier``: noise scale over sensitivity (Laplace, Gaussian,
-    tree). ``steps``: tree aggregation's ``T``. ``float_draws``/``float_dim``: how many float draws
-    of how many coordinates/outcomes one invocation makes (for the float δ floor only).
+    tree). ``steps``: tree aggregation's ``T``.
+
+    Float δ floor only (:meth:`Ledger.delta_float`, docs/guide/privacy-ledger.md#float-floor):
+
+    * ``float_kind``: the sampler (:data:`jaxdp.accounting.floating.FLOAT_KINDS`); ``""`` = the kind's own
+      (``laplace``, ``gaussian``, ``categorical`` for ``exponential``, ``bernoulli`` for randomized response);
+      ``pure``/``approx`` name none, and a ledger holding one has an unknown floor.
+    * ``release``: ``"threshold"`` or ``"raw"`` (:data:`RELEASES`); ``""`` = the kind's default (``raw`` for
+      ``laplace``, ``gaussian``, ``tree_aggregation``: they publish the noisy value; ``threshold`` otherwise).
+      A raw release has no valid floor.
+    * ``float_draws``: coupling terms of **one invocation**: one per float draw and per threshold decision it
+      enters (an AboveThreshold instance over ``k`` queries: ``k``, each comparing a fresh query noise with
+      the threshold noise).
+    * ``float_dim``: coordinates (``laplace``, ``gaussian``, ``rr_vector``) or outcomes (``categorical``,
+      ``gumbel``) of each term, the ``d`` of :func:`jaxdp.accounting.floating.tv_float`.
+    * ``float_draws_total``: if ``> 0``, a cap on the terms of **all** invocations of this event in one run,
+      enclosing repetitions included (``K`` AboveThreshold instances that share ``T`` rounds: ``T``).
     """
 
     kind: str
@@ -69,6 +160,12 @@ class Event:
     label: str = ""
     float_draws: int = 1
     float_dim: int = 1
+    float_kind: str = ""
+    release: str = ""
+    float_draws_total: int = 0
+
+    def __post_init__(self):
+        _validate_event(self)
 
     # --------------------------------------------------------------- privacy of one invocation
     @property
@@ -148,6 +245,17 @@ class Event:
     def scaled(self, count: int) -> "Event":
         return dataclasses.replace(self, count=int(count))
 
+    # --------------------------------------------------------------- float δ floor
+    @property
+    def float_sampler(self) -> Optional[str]:
+        """The float sampler behind the event (``float_kind`` or the kind's own); ``None`` if none is named."""
+        return self.float_kind or _FLOAT_KIND.get(self.kind)
+
+    @property
+    def float_release(self) -> str:
+        """``"threshold"`` or ``"raw"``: ``release`` or the kind's default."""
+        return self.release or ("raw" if self.kind in _RAW_BY_DEFAULT else "threshold")
+
 
 Item = Union[Event, "Ledger"]
 
@@ -163,7 +271,22 @@ class Ledger:
     delta_extra: float = 0.0
 
     def __post_init__(self):
-        object.__setattr__(self, "items", tuple(self.items))
+        items = self.items
+        if isinstance(items, (Event, Ledger)) or not hasattr(items, "__iter__"):
+            raise TypeError(f"Ledger items must be a sequence of Event or Ledger, got {type(items).__name__}")
+        object.__setattr__(self, "items", tuple(items))
+        for i, it in enumerate(self.items):
+            if not isinstance(it, (Event, Ledger)):
+                raise TypeError(f"Ledger items[{i}] must be an Event or a Ledger, got {type(it).__name__}: {it!r}")
+        if self.composition not in COMPOSITIONS:
+            raise ValueError(f"Ledger composition must be one of {list(COMPOSITIONS)}, got {self.composition!r}")
+        if not _is_int(self.count) or self.count < 0:
+            raise ValueError(f"Ledger count must be an integer >= 0, got {self.count!r}")
+        object.__setattr__(self, "count", int(self.count))
+        d = self.delta_extra
+        if not _is_num(d) or not 0 <= d <= 1:
+            raise ValueError(f"Ledger delta_extra must be a number in [0, 1], got {d!r}")
+        object.__setattr__(self, "delta_extra", float(d))
 
     def events(self) -> Iterator[tuple[Event, int]]:
         """Every event with its total multiplicity (counts of enclosing ledgers multiplied in)."""
@@ -216,80 +339,156 @@ class Ledger:
         one = evs[0] if len(evs) == 1 else E.composed_event(evs)
         return one if self.count == 1 else E.self_composed_event(one, self.count)
 
-    def delta_float(self, dtype: Any = None) -> Optional[float]:
-        """The float sampler δ floor of every invocation (``jaxdp.accounting.floating``), ``None`` if unavailable.
+    def float_status(self) -> str:
+        """``"raw"`` if an event releases a raw float (no valid floor), ``"unknown"`` if a generic event names
+        no sampler, else ``"ok"``."""
+        status = "ok"
+        for e, _ in self.events():
+            _check_float_fields(e)
+            if e.float_release == "raw":
+                return "raw"
+            if e.float_sampler is None:
+                status = "unknown"
+        return status
 
-        Parallel children: the largest child's floor (a record enters one child)."""
-        try:
-            from .floating import delta_float
-        except ImportError:  # pragma: no cover - the floating-point module is optional
+    def delta_float(self, dtype: Any = None, *, eps: Optional[float] = None) -> Optional[float]:
+        """The float sampler δ floor of the ledger (:mod:`jaxdp.accounting.floating`), ``None`` where none is valid.
+
+        ``None`` when an event releases a raw float (:meth:`float_status` ``"raw"``: no coupling bound holds,
+        Mironov 2012) or names no sampler (``"unknown"``). Otherwise each event adds
+        ``(1 + e^{ε_i}) τ · n``: ``τ = tv_float(sampler, dtype, d=float_dim)``, ``n`` its coupling terms in the
+        whole run (``float_draws`` per invocation times its multiplicity, capped by ``float_draws_total``),
+        ``ε_i`` its own ε, or for a Gaussian event ``eps``: the certified ε of the whole ledger (a Gaussian
+        has no single ε; required then). Sequential parts add; a parallel ledger costs its worst child, since
+        the changed record enters one child and the others' float laws are the same under both neighbours.
+        ``dtype`` defaults to float32. Capped at 1.
+        """
+        from .floating import delta_float as _df
+
+        if self.float_status() != "ok":
             return None
-        import numpy as np
-
         dtype = np.float32 if dtype is None else dtype
-        parts = []
-        for it in self.items:
-            if isinstance(it, Ledger):
-                v = it.delta_float(dtype)
-                if v is None:
-                    return None
-            else:
-                fk = _FLOAT_KIND.get(it.kind)
-                if fk is None:
+        if eps is not None and not (isinstance(eps, (int, float, np.floating, np.integer)) and not isinstance(eps, bool)
+                                    and eps >= 0):
+            raise ValueError(f"eps must be a number >= 0 (inf allowed): the certified eps of the ledger, got {eps!r}")
+
+        def walk(led: "Ledger", mult: int) -> float:
+            m = mult * int(led.count)
+            parts = []
+            for it in led.items:
+                if isinstance(it, Ledger):
+                    parts.append(walk(it, m))
                     continue
-                e = it.eps if not it.is_gaussian else 0.0
-                v = delta_float(fk, dtype, eps=min(e, 1e3), d=max(1, int(it.float_dim)),
-                                draws=int(it.count) * max(1, int(it.float_draws)))
-            parts.append(v)
-        if not parts:
-            return 0.0
-        tot = max(parts) if self.composition == "parallel" else sum(parts)
-        return float(min(1.0, self.count * tot))
+                n = m * int(it.count) * int(it.float_draws)
+                if it.float_draws_total > 0:
+                    n = min(n, int(it.float_draws_total))
+                if it.is_gaussian:
+                    if eps is None:
+                        raise ValueError(f"eps (the certified eps of the ledger) is required for the float floor of "
+                                         f"the Gaussian event {it.describe()}")
+                    e = float(eps)
+                else:
+                    e = float(it.eps)
+                parts.append(_df(it.float_sampler, dtype, eps=min(e, 1e3), d=int(it.float_dim), draws=n))
+            if not parts:
+                return 0.0
+            return float(min(1.0, max(parts) if led.composition == "parallel" else sum(parts)))
+
+        return walk(self, 1)
+
+
+def _check_float_fields(e: Event) -> None:
+    """Validate the float-floor fields of an event (``ValueError`` naming the field, the value and what is allowed)."""
+    from .floating import FLOAT_KINDS
+
+    if e.float_kind and e.float_kind not in FLOAT_KINDS:
+        raise ValueError(f"float_kind must be '' or one of {list(FLOAT_KINDS)}, got {e.float_kind!r}")
+    if e.release and e.release not in RELEASES:
+        raise ValueError(f"release must be '' or one of {list(RELEASES)}, got {e.release!r}")
+    for name, lo in (("float_draws", 0), ("float_dim", 1), ("float_draws_total", 0)):
+        v = getattr(e, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
 
 
 # ------------------------------------------------------------------------------------ constructors
-def laplace(noise_multiplier: float, count: int = 1, label: str = "", dim: int = 1) -> Event:
-    """``count`` releases ``h(S) + Lap(b)^dim`` with ``noise_multiplier = b/Δ₁`` (each ``Δ₁/b``-DP)."""
-    return Event("laplace", eps=1.0 / noise_multiplier, noise_multiplier=float(noise_multiplier), count=int(count),
-                 label=label, float_dim=int(dim))
+def _ev(kind: str, **kw) -> Event:
+    e = Event(kind, **kw)
+    _check_float_fields(e)
+    return e
 
 
-def gaussian(noise_multiplier: float, count: int = 1, label: str = "", dim: int = 1) -> Event:
-    """``count`` releases ``h(S) + N(0, σ² I)`` with ``noise_multiplier = σ/Δ₂``."""
-    return Event("gaussian", noise_multiplier=float(noise_multiplier), count=int(count), label=label,
-                 float_dim=int(dim))
+def laplace(noise_multiplier: float, count: int = 1, label: str = "", dim: int = 1, *, release: str = "raw",
+            draws: int = 1, draws_total: int = 0) -> Event:
+    """``count`` releases ``h(S) + Lap(b)^dim`` with ``noise_multiplier = b/Δ₁`` (each ``Δ₁/b``-DP).
+
+    Float floor: ``release="raw"`` (default) publishes the noisy value (no valid floor); ``"threshold"`` when the
+    algorithm only compares it, with ``draws`` coupling terms per invocation (one per threshold decision each of
+    the ``dim`` coordinates enters) and ``draws_total`` a cap over the run (:class:`Event`)."""
+    return _ev("laplace", eps=1.0 / noise_multiplier, noise_multiplier=float(noise_multiplier), count=int(count),
+               label=label, float_dim=int(dim), release=release, float_draws=draws, float_draws_total=draws_total)
 
 
-def tree_aggregation(noise_multiplier: float, steps: int, count: int = 1, label: str = "", dim: int = 1) -> Event:
-    """One pass of tree aggregation over ``steps`` inputs, node noise ``σ`` and ``noise_multiplier = σ/Δ_node``."""
-    return Event("tree_aggregation", noise_multiplier=float(noise_multiplier), steps=int(steps), count=int(count),
-                 label=label, float_dim=int(dim), float_draws=2 * int(steps))
+def gaussian(noise_multiplier: float, count: int = 1, label: str = "", dim: int = 1, *, release: str = "raw",
+             draws: int = 1, draws_total: int = 0) -> Event:
+    """``count`` releases ``h(S) + N(0, σ² I)`` with ``noise_multiplier = σ/Δ₂`` (float floor as :func:`laplace`)."""
+    return _ev("gaussian", noise_multiplier=float(noise_multiplier), count=int(count), label=label,
+               float_dim=int(dim), release=release, float_draws=draws, float_draws_total=draws_total)
 
 
-def exponential(eps: float, count: int = 1, label: str = "", outcomes: int = 1) -> Event:
-    """``count`` exponential-mechanism / Gibbs samples, each ``eps``-DP (``eps = 2ηΔ_S`` for ``exp(−ηS)``)."""
-    return Event("exponential", eps=float(eps), count=int(count), label=label, float_dim=int(outcomes))
+def tree_aggregation(noise_multiplier: float, steps: int, count: int = 1, label: str = "", dim: int = 1, *,
+                     release: str = "raw") -> Event:
+    """One pass of tree aggregation over ``steps`` inputs, node noise ``σ`` and ``noise_multiplier = σ/Δ_node``.
+
+    Its noisy prefix sums are released (``release="raw"``: no valid float floor)."""
+    return _ev("tree_aggregation", noise_multiplier=float(noise_multiplier), steps=int(steps), count=int(count),
+               label=label, float_dim=int(dim), float_draws=2 * int(steps), release=release)
 
 
-def above_threshold(eps: float, count: int = 1, label: str = "", queries: int = 1) -> Event:
-    """``count`` AboveThreshold instances (any number of ⊥ and one ⊤), each ``eps``-DP; ``queries`` per instance."""
-    return Event("above_threshold", eps=float(eps), count=int(count), label=label, float_draws=int(queries),
-                 float_dim=2)
+def exponential(eps: float, count: int = 1, label: str = "", outcomes: int = 1, *, sampler: str = "categorical",
+                draws: int = 1) -> Event:
+    """``count`` exponential-mechanism / Gibbs samples, each ``eps``-DP (``eps = 2ηΔ_S`` for ``exp(−ηS)``).
+
+    Float floor: ``sampler="categorical"`` (inverse CDF, ``jaxdp.core.sample_categorical``) or ``"gumbel"``
+    (Gumbel-max) over ``outcomes``; ``draws`` coupling terms per sample (Gumbel-top-``m``: each coordinate
+    enters ``m`` rank comparisons, ``draws = m`` per set, or one per each of its ``m`` draws)."""
+    return _ev("exponential", eps=float(eps), count=int(count), label=label, float_dim=int(outcomes),
+               float_kind=sampler, float_draws=draws)
 
 
-def randomized_response(eps: float, count: int = 1, label: str = "", dim: int = 1) -> Event:
-    """``count`` ``eps``-DP randomized-response releases."""
-    return Event("randomized_response", eps=float(eps), count=int(count), label=label, float_dim=int(dim))
+def above_threshold(eps: float, count: int = 1, label: str = "", queries: int = 1, *, queries_total: int = 0,
+                    terms_per_query: int = 2) -> Event:
+    """``count`` AboveThreshold instances (any number of ⊥ and one ⊤), each ``eps``-DP.
+
+    Float floor: ``queries`` per instance (``T`` when an instance can stay active for the whole run),
+    ``queries_total`` a cap over all instances of the run (``K`` instances sharing ``T`` rounds: ``T``), and
+    ``terms_per_query`` Laplace coupling terms per query: 2 (the fresh query noise, and the threshold noise at
+    this query's comparison) or :func:`jaxdp.accounting.floating.shared_threshold_terms`."""
+    return _ev("above_threshold", eps=float(eps), count=int(count), label=label, float_draws=queries,
+               float_dim=terms_per_query, float_draws_total=queries_total)
 
 
-def pure(eps: float, count: int = 1, label: str = "") -> Event:
-    """A generic ``eps``-DP mechanism invoked ``count`` times."""
-    return Event("pure", eps=float(eps), count=int(count), label=label)
+def randomized_response(eps: float, count: int = 1, label: str = "", dim: int = 1, *, sampler: str = "") -> Event:
+    """``count`` ``eps``-DP randomized-response releases (float sampler: ``bernoulli``, or ``rr_vector`` for
+    ``dim > 1`` coins; ``"rr_kary"`` for k-ary randomized response)."""
+    sampler = sampler or ("rr_vector" if int(dim) > 1 else "bernoulli")
+    return _ev("randomized_response", eps=float(eps), count=int(count), label=label, float_dim=int(dim),
+               float_kind=sampler)
 
 
-def approx(eps: float, delta: float, count: int = 1, label: str = "") -> Event:
-    """A generic ``(eps, delta)``-DP mechanism invoked ``count`` times."""
-    return Event("approx", eps=float(eps), delta=float(delta), count=int(count), label=label)
+def pure(eps: float, count: int = 1, label: str = "", *, sampler: str = "", dim: int = 1, draws: int = 1,
+         release: str = "") -> Event:
+    """A generic ``eps``-DP mechanism invoked ``count`` times. Name its float ``sampler`` (with ``dim``, ``draws``
+    per invocation) for the float floor; without one the ledger's floor is unknown."""
+    return _ev("pure", eps=float(eps), count=int(count), label=label, float_kind=sampler, float_dim=int(dim),
+               float_draws=draws, release=release)
+
+
+def approx(eps: float, delta: float, count: int = 1, label: str = "", *, sampler: str = "", dim: int = 1,
+           draws: int = 1, release: str = "") -> Event:
+    """A generic ``(eps, delta)``-DP mechanism invoked ``count`` times (float floor as :func:`pure`)."""
+    return _ev("approx", eps=float(eps), delta=float(delta), count=int(count), label=label, float_kind=sampler,
+               float_dim=int(dim), float_draws=draws, release=release)
 
 
 def sequential(*items: Item, count: int = 1, label: str = "", delta_extra: float = 0.0) -> Ledger:

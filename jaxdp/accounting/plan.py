@@ -16,9 +16,13 @@ from typing import Any, Optional
 from .accountant import Certificate, certify
 from .ledger import Ledger
 
-__all__ = ["Plan", "PLAN_MODES", "make_plan"]
+__all__ = ["Plan", "PLAN_MODES", "make_plan", "NO_FLOAT_FLOOR_RAW", "NO_FLOAT_FLOOR_UNKNOWN"]
 
 PLAN_MODES = ("paper", "certified", "rate", "retuned")
+#: what a plan says instead of a float δ floor when its ledger releases a raw float (Mironov 2012)
+NO_FLOAT_FLOOR_RAW = "no valid float floor (raw float release)"
+#: ... and when a generic event of its ledger names no float sampler
+NO_FLOAT_FLOOR_UNKNOWN = "float floor unknown (a generic mechanism names no float sampler)"
 
 
 @dataclasses.dataclass
@@ -36,7 +40,10 @@ class Plan:
     * ``utility_conditions``: side conditions of the utility (regret/accuracy) statement; they
       never count toward ``certified``.
     * ``delta_float``: the additive δ floor of the float32 samplers for this ledger
-      (``jaxdp.accounting.floating``; ``None`` if unknown). Reported, not part of ``delta_certified``.
+      (:meth:`~jaxdp.accounting.ledger.Ledger.delta_float`: every coupling term the run makes, per draw).
+      Reported, not part of ``delta_certified``. ``None`` where no floor is valid, and then
+      ``delta_float_note`` says why: :data:`NO_FLOAT_FLOOR_RAW` (a raw float release) or
+      :data:`NO_FLOAT_FLOOR_UNKNOWN` (a generic mechanism that names no sampler).
     * ``reference``: the paper's short title and theorem; ``notes``: anything a user must know.
     """
 
@@ -54,6 +61,7 @@ class Plan:
     bound: str = ""
     utility_conditions: dict[str, bool] = dataclasses.field(default_factory=dict)
     delta_float: Optional[float] = None
+    delta_float_note: str = ""
 
     @property
     def privacy_conditions(self) -> dict[str, bool]:
@@ -77,7 +85,7 @@ class Plan:
             "requested": {"eps": num(self.eps), "delta": num(self.delta)},
             "certified": {"eps": num(self.eps_certified), "delta": num(self.delta_certified), "bound": self.bound,
                           "ok": self.certified},
-            "delta_float": self.delta_float,
+            "delta_float": self.delta_float if self.delta_float is not None else (self.delta_float_note or None),
             "params": {k: num(v) if isinstance(v, float) else v for k, v in self.params.items()},
             "ledger": None if self.ledger is None else self.ledger.to_dict(),
             "privacy_conditions": {k: bool(v) for k, v in self.conditions.items()},
@@ -96,8 +104,10 @@ class Plan:
         if self.bound:
             lines.append(f"  bound       {self.bound}")
         if self.delta_float is not None:
-            lines.append(f"  float32 delta floor  {self.delta_float:.3g} (samplers' float quantisation; "
-                         "not included above)")
+            lines.append(f"  float32 delta floor  {self.delta_float:.3g} (samplers' float quantisation, every draw "
+                         "counted; not included above)")
+        elif self.delta_float_note:
+            lines.append(f"  float32 delta floor  {self.delta_float_note}")
         if self.ledger is not None:
             lines.append("  ledger:")
             lines += ["    " + ln for ln in self.ledger.describe()]
@@ -139,4 +149,9 @@ def make_plan(*, algorithm: str, mode: str, params: dict, eps: float, delta: flo
                 eps_certified=float(eps_c), delta_certified=float(delta_c), conditions=conditions,
                 reference=reference, notes=notes, ledger=ledger, bound=bound,
                 utility_conditions={k: bool(v) for k, v in (utility_conditions or {}).items()},
-                delta_float=ledger.delta_float())
+                delta_float=ledger.delta_float(eps=float(cert.eps)), delta_float_note=_float_note(ledger))
+
+
+def _float_note(ledger: Ledger) -> str:
+    status = ledger.float_status()
+    return {"raw": NO_FLOAT_FLOOR_RAW, "unknown": NO_FLOAT_FLOOR_UNKNOWN}.get(status, "")

@@ -27,7 +27,7 @@ from . import _checks as C
 from . import ledger as LG
 from .accountant import certify
 from .calibrate import calibrate
-from .composition import eps_advanced_dr, eps_kov15_homogeneous, eps_optimal_homogeneous
+from .composition import OPTIMAL_AUTO_MAX_K, eps_advanced_dr, eps_kov15_homogeneous, eps_optimal_homogeneous
 from .plan import Plan, make_plan
 from .zcdp import gaussian_sigma_dr, gaussian_sigma_growth, rho_from_eps_delta
 
@@ -289,10 +289,15 @@ def plan_advanced_composition(*, eps: float, delta: float, T: int, d: int | None
     * ``paper``: Dwork–Roth Cor. 3.21, ``ε₀ = ε/(2 sqrt(2k ln(1/δ')))`` (condition ``ε < 1``).
     * ``certified``: the largest ``ε₀`` whose composition is certified by ``method``: ``"dr"``
       (Dwork–Roth Thm 3.20, capped by basic), ``"kov"`` (KOV15 Thm 3.5, corrected LAZY eq. (4)),
-      ``"optimal"`` (KOV15 Thm 3.3, exact), ``"basic"``, or ``"best"`` (all of them).
+      ``"optimal"`` (KOV15 Thm 3.3, exact; ``k <= OPTIMAL_AUTO_MAX_K``), ``"basic"``, or ``"best"``
+      (whatever the accountant proves: all of them). Every method's ``ε₀`` is certified by the
+      accountant at the requested ``(ε, δ)`` (it evaluates all these bounds); a ``ValueError`` is raised
+      where that fails, and for ``"optimal"`` with ``k > OPTIMAL_AUTO_MAX_K``.
     * ``rate``: ``ε₀ = ε/sqrt(k)``.
 
-    ``eps_certified`` is what the accountant proves for ``approx(ε₀, δ₀) x k``. ``d`` is unused.
+    ``eps_certified`` is what the accountant proves for ``approx(ε₀, δ₀) x k``; for ``method="basic"``,
+    ``"dr"`` or ``"kov"`` it is usually below ``ε`` (the accountant's exact optimal composition is tighter than
+    the bound that set ``ε₀``). ``d`` is unused.
     """
     e, dl, k, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     _dim(d)
@@ -312,10 +317,18 @@ def plan_advanced_composition(*, eps: float, delta: float, T: int, d: int | None
     elif mode == "rate":
         e0 = e / math.sqrt(k)
     else:
+        if method == "optimal" and k > OPTIMAL_AUTO_MAX_K:
+            raise ValueError(f"method='optimal' needs T <= OPTIMAL_AUTO_MAX_K = {OPTIMAL_AUTO_MAX_K} (the accountant "
+                             f"certifies the exact optimal composition only up to there), got T={k}; use "
+                             f"method='best' or 'kov'")
         fn = ((lambda x: certify(ledger(x), dl, use_pld=False).eps) if method == "best"
               else (lambda x: _composed(method, x, d0, k, dl)))
         e0 = calibrate(fn, e, lo=e / k * (1 - 1e-12), hi=e, increasing=True, rtol=1e-9,
                        name="eps_step", what=f"the {method} composition bound")
+        got = certify(ledger(e0), dl).eps
+        if not got <= e * (1 + 1e-9):     # pragma: no cover - every method's bound is one the accountant evaluates
+            raise ValueError(f"method={method!r}: the accountant certifies only eps={got:.6g} > {e:.6g} for "
+                             f"eps_step={e0:.6g}, T={k}; use method='best'")
     params = {"eps_step": e0, "delta_step": d0, "k": k, "delta_slack": d_slack}
     return make_plan(algorithm="advanced_composition", mode=mode, params=params, eps=e, delta=dl,
                      ledger=ledger(e0), notes=notes,

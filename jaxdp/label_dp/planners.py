@@ -57,20 +57,29 @@ _MECH = {
 }
 
 
-def label_ledger(method: str, eps: float, parts: int) -> LG.Ledger:
+def label_ledger(method: str, eps: float, parts: int, K: int = 2) -> LG.Ledger:
     """Parallel composition over the ``parts`` labels (local) or bins (central) of one ``eps``-DP mechanism:
-    under label-DP neighbours one label changes, and it enters exactly one of them."""
+    under label-DP neighbours one label changes, and it enters exactly one of them.
+
+    Float floor: the vector randomized response flips ``K`` coins per label (``rr_vector``), the per-bin
+    exponential mechanism is a Gumbel-max over ``K`` classes; the Laplace methods publish noisy labels or bin
+    means (raw float releases: no valid floor)."""
     kind, what = _MECH[method]
-    ev = LG.laplace(1.0 / eps, label=what) if kind == "laplace" else LG.Event(kind, eps=eps, label=what)
+    if kind == "laplace":
+        ev = LG.laplace(1.0 / eps, label=what)
+    elif kind == "randomized_response":
+        ev = LG.randomized_response(eps, label=what, dim=int(K), sampler="rr_vector")
+    else:
+        ev = LG.exponential(eps, label=what, outcomes=int(K), sampler="gumbel")
     return LG.parallel(ev, label=f"{parts} disjoint {'labels' if method.startswith('local') else 'bins'}")
 
 
-def _plan(name, mode, eps, delta, params, ref, conds=None, notes=(), parts=1):
+def _plan(name, mode, eps, delta, params, ref, conds=None, notes=(), parts=1, K=2):
     notes = list(notes)
     if delta > 0:
         notes.append("the mechanism is pure ε-DP: certified δ = 0")
     return make_plan(algorithm=name, mode=mode, params=params, eps=eps, delta=delta,
-                     ledger=label_ledger(name, eps, parts), delta_budget=0.0,
+                     ledger=label_ledger(name, eps, parts, K), delta_budget=0.0,
                      utility_conditions=dict(conds or {}), reference=f"{REF} {ref}; docs/algorithms/label-dp.md",
                      notes=notes)
 
@@ -88,7 +97,7 @@ def plan_local_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.
     lnK = 1.0 if mode == "rate" else max(math.log(K), 1e-12)
     h = min(1.0, c_h * (N * min(eps ** 2, 1.0) / lnK) ** (-1.0 / (2 * beta + d)))
     return _plan("local_rr_vector", mode, eps, delta, {"eps": eps, "h": h, "bins": bins_from_h(h)},
-                 "Thm 2, eqs. (11)-(13)", parts=N)
+                 "Thm 2, eqs. (11)-(13)", parts=N, K=K)
 
 
 @register_planner("label-central-cls", "LABEL Thm 4: bin width for the per-bin exponential mechanism")
@@ -99,7 +108,7 @@ def plan_central_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
     lnK = 1.0 if mode == "rate" else max(math.log(K), 1e-12)
     h = min(1.0, c_h * ((lnK / (eps * N)) ** (1 / (beta + d)) + (lnK / N) ** (1 / (2 * beta + d))))
     return _plan("central_exp_bins", mode, eps, delta, {"eps": eps, "h": h, "bins": bins_from_h(h)}, "Thm 4, eq. (17)",
-                 parts=bins_from_h(h) ** d)
+                 parts=bins_from_h(h) ** d, K=K)
 
 
 @register_planner("label-local-reg", "LABEL Thm 6: k for Laplace-label kNN regression (bounded labels)")

@@ -72,7 +72,8 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
 
     Returns a :class:`jaxdp.registry.Plan` with ``params = {eta, p, B, delta1}``;
     ``eps_certified`` is what the accountant proves for :func:`jaxdp.accounting.l2p.l2p_ledger`
-    with the MW measure's constants (``inf`` if a side condition of Thm 3.2 fails).
+    with the MW measure's constants; the ledger argument needs none of Thm 3.2's side conditions
+    (the notes say which of them fail, if any).
     """
     eps, delta, T, d = _validate(eps, delta, T, d)
     check_choice("mode", mode, L2P_MW_MODES)
@@ -114,14 +115,16 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
         eta, p, B_ = r["eta"], r["p"], int(r["B"])
         if T < B_:  # pragma: no cover - the search never proposes B > T
             raise ValueError(f"T must be >= B={B_}, got T={T}")
-    conds = {k: bool(v) for k, v in l2p_conditions(eta, p, B_, T, delta1).items()}
+    thm = {k: bool(v) for k, v in l2p_conditions(eta, p, B_, T, delta1).items()}
     e_pr = printed_eps(float(eta), float(p), int(B_), T, 0.0, delta1)
     ledger = l2p_ledger(float(eta), float(p), int(B_), T, 0.0, delta1, "mw", outcomes=d)
-    notes.append(f"Thm 3.2 as printed: eps={e_pr:.4g} (not used: the certificate is the ledger's)")
+    notes.append(f"Thm 3.2 as printed: eps={e_pr:.4g}" + ("" if all(thm.values()) else " (its side conditions "
+                 f"{[k for k, v in thm.items() if not v]} fail)") + "; not used: the certificate is the ledger's, "
+                 "which needs none of Thm 3.2's side conditions")
     notes.append(f"valid regret bound ln d/eta + eta T B/8 = {math.log(d) / eta + eta * T * B_ / 8:.4g}")
     plan = make_plan(algorithm="l2p_mw", mode=mode, params={"eta": float(eta), "p": float(p), "B": int(B_),
                                                            "delta1": float(delta1)},
-                     eps=eps, delta=delta, ledger=ledger, conditions=conds, reference=REFERENCE, notes=notes)
+                     eps=eps, delta=delta, ledger=ledger, reference=REFERENCE, notes=notes)
     if mode == "certified" and not plan.certified:  # pragma: no cover - calibrate guarantees it
         raise ValueError(f"l2p_mw: the request eps={eps}, delta={delta}, T={T} cannot be certified")
     return plan

@@ -210,7 +210,7 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
     params = {"eps_svt": eps / 2, "eta": eta, "K": K, "L": L_thr, "Lstar": 0.0,
               "loss_scale": 2.0 * lipschitz * D, "m": m}
     return make_plan(algorithm="experts_oco_net", mode=mode, params=params, eps=float(eps), delta=float(delta),
-                     ledger=sparse_vector_ledger(eps / 2, eta, K, M), delta_budget=0.0,
+                     ledger=sparse_vector_ledger(eps / 2, eta, K, M, T=T), delta_budget=0.0,
                      conditions={"losses normalized to [0,1] (clipped): sensitivity 1": True},
                      utility_conditions={"0 < beta < 1/2": True},
                      reference="Realizable private online optimization, Thm 3 (via Alg. 1 / Thm 1); "
@@ -325,7 +325,7 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
     if mode == "paper":
         notes.append("paper mode: the AboveThreshold query has sensitivity 2 eta (s_phi = 1 charges eta) and "
                      "sampling exp(-eta S) is 2 eta-DP under replace-one: the ledger counts both")
-    ledger = potential_ledger(eps0, eta, s_phi, K, _net_size(D, d, m))
+    ledger = potential_ledger(eps0, eta, s_phi, K, _net_size(D, d, m), T=T)
     return make_plan(algorithm="potential_oco", mode=mode, params=params, eps=float(eps), delta=float(delta),
                      ledger=ledger, utility_conditions={"eta < 1/2 (Lemma C.3)": eta < 0.5},
                      reference=f"Realizable private online optimization, Alg. 5, App. C, "

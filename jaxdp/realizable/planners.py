@@ -10,10 +10,18 @@ for it, and the theorem's side conditions, privacy and utility apart. Modes:
 * ``rate``: absolute constants dropped from utility-only quantities (thresholds); the privacy
   parameters stay certified where possible, and whatever is certified is reported.
 
+Float δ floor (``Plan.delta_float``; docs/guide/privacy-ledger.md#float-floor): the ledgers count every
+float draw the configured run can make in the mechanisms one loss enters. The sparse vector is queried
+every round, so its AboveThreshold events carry ``T`` queries (the instance a loss enters may stay active
+for the whole run), each a fresh query noise compared with the threshold noise (two Laplace terms); the
+exponential-mechanism draws are counted as used (at most ``K``: the draws the step functions make every
+round and discard with ``jnp.where`` are never released).
+
 Also the theory curves of the theorems (constants 1) for plots.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Optional
 
@@ -22,6 +30,7 @@ import numpy as np
 from ..accounting import ledger as LG
 from ..accounting.accountant import certify
 from ..accounting.calibrate import calibrate
+from ..accounting.floating import shared_threshold_terms
 from ..accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_positive, check_positive_int
 from ..mechanisms.sparse_vector import Ratio, csvt_ledger_event
@@ -89,7 +98,8 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
     pure_eta = eps / (2 * K)
 
     def ledger(eta_: float) -> LG.Ledger:
-        return sparse_vector_ledger(eps_svt, eta_, K, d, threshold=threshold)
+        return sparse_vector_ledger(eps_svt, eta_, K, d, threshold=threshold, T=T,
+                                    svt_ratio=svt_ratio if threshold == "shared" else 1.0)
 
     if not approx:
         eta = eps / (2 * K_real) if mode == "paper" else pure_eta
@@ -141,18 +151,30 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
     return plan
 
 
-def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: str = "fresh") -> LG.Ledger:
+def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: str = "fresh", *, T: int,
+                         svt_ratio: Ratio = 1.0) -> LG.Ledger:
     """Alg. 1's ledger: every AboveThreshold instance together ``eps_svt`` (a loss enters the queries of the
     instance active when it arrives only; REAL Thm 1 proof), and ``K`` exponential-mechanism draws
     ``exp(-eta s/2)`` with ``s`` of sensitivity 1, each ``eta``-DP.
 
     ``threshold="shared"``: the ``K`` instances are one sparse vector with ``c = K`` positives and one threshold
-    noise, ``eps_svt``-DP by Lyu et al.'s Thm 1 (no disjoint-data argument needed); the same numbers."""
+    noise, ``eps_svt``-DP by Lyu et al.'s Thm 1 (no disjoint-data argument needed); the same numbers.
+
+    Float floor: ``T`` queries (one per round; the instance a loss enters may last the whole run), two Laplace
+    terms each (the fresh query noise, and the threshold noise at that comparison: an instance's queries are
+    fixed once it starts, and only ⊥ continues it). The shared threshold with ``K >= 2`` positives is compared
+    by queries that depend on earlier ⊤ (the expert changes), so its term is
+    :func:`jaxdp.accounting.floating.shared_threshold_terms` of ``b_thr/b_q`` (scales of ``svt_ratio``). The
+    ``K`` categorical draws over ``d`` experts."""
+    T = int(T)
     if threshold == "shared":
         svt = csvt_ledger_event(eps_svt, K, label=f"one sparse vector, threshold noise shared by its c = K = {K} "
                                                   "positives (Lyu et al. Alg. 1)")
+        b_thr, b_q = shared_threshold_scales(eps_svt, K, svt_ratio)
+        terms = 2 if K <= 1 else shared_threshold_terms(float(b_thr) / float(b_q))
+        svt = dataclasses.replace(svt, float_draws=T, float_dim=terms)
     else:
-        svt = LG.above_threshold(eps_svt, label="all sparse-vector instances (each loss enters one)", queries=1)
+        svt = LG.above_threshold(eps_svt, label="all sparse-vector instances (each loss enters one)", queries=T)
     return LG.sequential(
         svt, LG.exponential(eta, count=K, label="exponential-mechanism draws at switches", outcomes=d))
 
@@ -175,10 +197,19 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
     """Theorem 2 settings (pure DP; ``delta`` is ignored).
 
     ``paper``: ``eps0 = ε/(2 ln T)``, cap ``ceil(log2 T)`` doublings — but then up to
-    ``ceil(log2 T) + 1 > ln T`` phases run and the certified total is
-    ``(ceil(log2 T)+1) · 2 eps0 ≈ 1.5 ε`` (the proof's "at most log T phases" uses log2).
-    ``certified``: ``P = ceil(log2 T) + 1`` phases, ``eps0 = ε/(2P)``, integer K in η, 16B SVT accuracy.
+    ``P = ceil(log2 T) + 1 > ln T`` phases run and the certified total is ``(1.5 P + 0.5) eps0 ≈ 1.1–1.2 ε``
+    (the proof's "at most log T phases" uses log2).
+    ``certified``: ``P = ceil(log2 T) + 1`` phases, ``eps0 = ε/(2P)``, integer K in η, 16B SVT accuracy; it
+    certifies ``(1.5 P + 0.5)/(2P) ε ≈ 0.77 ε`` (the split is the theorem's, sized for ``2 eps0`` per phase).
     ``rate``: as certified with threshold/margin constants dropped.
+
+    Ledger (docs/algorithms/realizable.md#adaptive-sparse-vector): per phase ``K`` exponential-mechanism draws
+    (``η``) and ``K`` doubling checks (``Lap(zeta_scale)``); they score ``cum``, every loss so far, so they compose
+    sequentially over the ``P`` phases. The sparse-vector instances do not: a loss enters ``acc``, the loss of
+    the current expert since the last switch, which restarts at every switch (hence at every doubling, which
+    happens at a switch), so it enters the queries of the one instance active in its round, in one phase. The
+    phases' instances run on disjoint rounds and compose in parallel: ``eps0/2`` for all of them together,
+    not ``P eps0/2``. Total ``eps0/2 + P K (η + 1/zeta_scale) = (1.5 P + 0.5) eps0``.
 
     ``test_sign="printed"`` doubles when ``noisy loss > Lbar - margin`` (as printed; at simulation
     sizes margin > T, so it doubles at every switch until the cap); ``"flipped"`` uses
@@ -207,16 +238,21 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
     if test_sign == "flipped":
         margin = -margin
     zeta_scale = K_real / eps0 if mode == "paper" else K / eps0
+    P = max_doublings + 1
+    svt = LG.parallel(
+        *(LG.above_threshold(eps0 / 2, label=f"phase {i + 1}: its sparse-vector instances (each loss enters one)",
+                             queries=T) for i in range(P)),
+        label=f"sparse-vector instances of the P = {P} phases: disjoint rounds (acc restarts at every switch)")
     phase = LG.sequential(
-        LG.above_threshold(eps0 / 2, label="sparse-vector instances of the phase"),
-        LG.exponential(eta, count=K, label="exponential-mechanism draws", outcomes=d),
-        LG.laplace(zeta_scale, count=K, label="doubling checks: loss + Lap(zeta_scale)"),
-        count=max_doublings + 1, label="phase (Alg. 1 run); at most ceil(log2 T) + 1 phases")
+        LG.exponential(eta, count=K, label="exponential-mechanism draws (score cum: all losses so far)", outcomes=d),
+        LG.laplace(zeta_scale, count=K, label="doubling checks: cum[x] + Lap(zeta_scale) > Lbar - margin",
+                   release="threshold"),
+        count=P, label="phase (Alg. 1 run); at most ceil(log2 T) + 1 phases")
     plan = make_plan(
         algorithm="adaptive_sparse_vector_experts", mode=mode,
         params=dict(eps_svt=eps0 / 2, eta=float(eta), K=K, L_offset=float(c_eta / eta + c_B * B / eps0),
                     Lbar0=1.0, zeta_scale=float(zeta_scale), margin=float(margin), max_doublings=max_doublings),
-        eps=eps, delta=delta, ledger=LG.sequential(phase), delta_budget=0.0,
+        eps=eps, delta=delta, ledger=LG.sequential(svt, phase), delta_budget=0.0,
         conditions={"phases <= ceil(log2 T) + 1 (the doubling cap, enforced by the algorithm)": True},
         utility_conditions={"0 < beta < 1/2": True},
         reference=f"{REF} Alg. 2, Thm 2; docs/algorithms/realizable.md",
@@ -230,12 +266,18 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
 # --------------------------------------------------------------------------- Alg. 5 / Thms 6–7
 
 
-def potential_ledger(eps0: float, eta: float, s_phi: float, K: int, outcomes: int = 1) -> LG.Ledger:
+def potential_ledger(eps0: float, eta: float, s_phi: float, K: int, outcomes: int = 1, *, T: int) -> LG.Ledger:
     """Alg. 5's ledger: ``K`` phases, each an AboveThreshold instance on ``Δ_t/(s_φ η)`` whose true
     sensitivity is ``2η`` (so it is ``eps0·2/s_φ``-DP) and one sample ``∝ exp(-η S)``, ``2η``-DP under
-    replace-one neighbours (CORRECTED accounting; docs/algorithms/realizable.md)."""
+    replace-one neighbours (CORRECTED accounting; docs/algorithms/realizable.md).
+
+    Float floor: every phase's query reads the potential of all losses, so every instance is charged; the
+    ``K`` instances share the ``T`` rounds (one query per round), ``T`` queries in all (two Laplace terms
+    each); one categorical draw over ``outcomes`` per phase."""
+    T = int(T)
     return LG.sequential(LG.sequential(
-        LG.above_threshold(eps0 * 2.0 / s_phi, label="AboveThreshold on the potential drop"),
+        LG.above_threshold(eps0 * 2.0 / s_phi, label="AboveThreshold on the potential drop", queries=T,
+                           queries_total=T),
         LG.exponential(2.0 * eta, label="sample exp(-eta S)", outcomes=outcomes),
         count=K, label="phase"))
 
@@ -251,7 +293,7 @@ def potential_settings(eps: float, delta: float, T: int, K: int, mode: str, outc
         return eps0, eps0 / (56 * lnT), 1.0
     ratio = eta_ratio if eta_ratio is not None else (1.0 / (112 * lnT) if mode == "certified" else 1.0 / (8 * lnT))
     def cert(e0: float) -> float:
-        return certify(potential_ledger(e0, ratio * e0, 2.0, K, outcomes), delta, use_pld=False).eps
+        return certify(potential_ledger(e0, ratio * e0, 2.0, K, outcomes, T=T), delta, use_pld=False).eps
 
     eps0 = calibrate(cert, eps, lo=eps / (2 * K), hi=eps, increasing=True, rtol=1e-9, name="eps0",
                      what="the certified eps")
@@ -295,7 +337,7 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
                      "the certified eps is the ledger's")
     plan = make_plan(algorithm="potential_experts", mode=mode,
                      params=dict(eps0=float(eps0), eta=float(eta), K=K, alpha=alpha, s_phi=s_phi),
-                     eps=eps, delta=delta, ledger=potential_ledger(eps0, eta, s_phi, K, d),
+                     eps=eps, delta=delta, ledger=potential_ledger(eps0, eta, s_phi, K, d, T=T),
                      utility_conditions=utility,
                      reference=f"{REF} Alg. 5, Thm {7 if approx else 6}; docs/algorithms/realizable.md", notes=notes)
     if mode == "certified" and not plan.certified:  # pragma: no cover - the calibration always certifies
@@ -312,7 +354,13 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
     """PROPOSED defaults (docs/algorithms/realizable.md): ``m_set = min(d, ceil(2 log(dT)))``, ``P_max = ceil(log2 d) + 8``,
     ``eps_tree = ε/(2 m_set)``, ``eta_sel = ε/(2 m_set P_max)``, ``tau = (H^1.5/eps_tree) log(2 m_set T/β)``
     (``rate``: the log factor dropped). ``paper`` and ``certified`` coincide (the defaults certify ε).
-    The static ``m_set``, ``P_max``, ``T_max`` go to :func:`binary_tree_experts`."""
+    The static ``m_set``, ``P_max``, ``T_max`` go to :func:`binary_tree_experts`.
+
+    Float floor: the counters' noisy sums are only compared (with ``tau``, and with each other for the
+    argmin), so every round each of a counter's ``<= H`` live nodes enters two decisions: ``2 T H`` Laplace
+    terms per counter (a node's comparisons do not branch on its own earlier ones against an oblivious
+    adversary); the selections are Gumbel-top-``m_set`` (each coordinate enters ``m_set`` rank comparisons,
+    one Gumbel term per draw)."""
     eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
     check_beta(beta)
     m_set = min(d, int(math.ceil(2 * math.log(d * T))))
@@ -321,11 +369,14 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
     eps_tree = eps / (2 * m_set)
     eta_sel = eps / (2 * m_set * P_max)
     tau = H ** 1.5 / eps_tree * (1.0 if mode == "rate" else math.log(2 * m_set * T / beta))
+    # float floor: a counter's noisy prefix sums are only compared (with tau, and with the other counters for
+    # the argmin): each round, each of its <= H live nodes enters 2 decisions; selections are Gumbel-top-m_set
     ledger = LG.sequential(
         LG.laplace(1.0 / eps_tree, count=m_set, label=f"binary-tree counters of the current set (Laplace node "
-                                                       f"noise H/eps_tree, H={H})"),
+                                                       f"noise H/eps_tree, H={H})",
+                   release="threshold", draws=2 * T * H),
         LG.exponential(eta_sel, count=P_max * m_set, label="exponential-mechanism selections of later sets",
-                       outcomes=d))
+                       outcomes=d, sampler="gumbel"))
     return make_plan(algorithm="binary_tree_experts", mode=mode,
                      params=dict(eps_tree=eps_tree, eta_sel=eta_sel, tau=float(tau), m_set=m_set, P_max=P_max, T_max=T),
                      eps=eps, delta=delta, ledger=ledger, delta_budget=0.0,

@@ -28,6 +28,17 @@ meets this, see ``_phases``). The radius ``2Lη_i b`` is twice the distance
 
 Privacy: each block is used in one phase only; phase i is an ε-DP (resp. (ε, δ)) release given
 ``x_{i-1}``; parallel composition over disjoint blocks + post-processing ⇒ ε-DP (resp. (ε, δ)-DP).
+That proof needs the solver gap of every phase (``info['gap_ok']``). The gap a run actually reaches
+depends on the data, so the noise cannot be widened to cover it; instead a run in which some phase
+misses it after ``max_solver_rounds`` *refuses*: it returns NaN (``info['certified'] = False``) and no
+uncertified value is released. Exactly what holds (docs/algorithms/growth.md#localization): let ``B`` be
+the same algorithm with the exact phase minimizer substituted wherever the solver failed (same noise);
+``B`` is (ε, δ)-DP by the argument above, and a released (non-NaN) output of the run equals ``B``'s.
+Hence for neighbours ``S, S'`` and any set ``O`` of outputs,
+``P[A(S) ∈ O] <= e^ε P[A(S') ∈ O] + δ + (1 + e^ε) γ`` with ``γ`` the largest refusal probability over
+datasets: the certificate holds with ``δ + (1 + e^ε) γ``; ``γ`` is not bounded a priori (the solver has no
+data-independent convergence guarantee), it is measured (``info['certified']``; the studies report it).
+Runs with ``ε = ∞`` (non-private) never refuse.
 
 Algorithm 2 (epochs; needs only a lower bound ``κ_low <= κ``)::
 
@@ -150,8 +161,9 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
     ``<= λ_i acc_i²/2`` with ``acc_i = Lη_i + floor``, the accuracy the phase's noise (sensitivity
     ``4Lη_i + 2 floor``) is calibrated for. The 1-D bisection solver is not rerun: it always bisects the
     whole interval, so a rerun would return the same point.
-    ``info['gap_ok']`` records that it was met; the privacy proof needs it in every phase. The accuracy asked
-    for is ``Lη_i`` plus :func:`accuracy_floor`, and the noise is calibrated to it.
+    ``info['gap_ok']`` records that it was met; the privacy proof needs it in every phase (the callers turn a
+    miss into a refusal, :func:`_refuse`). The accuracy asked for is ``Lη_i`` plus :func:`accuracy_floor`, and
+    the noise is calibrated to it.
     """
     k, b = blocks.shape[0], blocks.shape[1]
     d = inst.d
@@ -200,6 +212,12 @@ def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, g
     return xs, info
 
 
+def _refuse(x, ok, eps):
+    """``x`` where the run is certified (``ok``) or non-private (``ε = ∞``), NaN otherwise (bit-identical when kept)."""
+    keep = ok | jnp.isinf(eps)
+    return jnp.where(keep, x, jnp.asarray(jnp.nan, x.dtype))
+
+
 def localization_sco(key: jax.Array, inst: SCOInstance, data, x0, params: LocalizationParams, *, k: int,
                      n_iter: int = 100, domain: Optional[tuple] = None, max_solver_rounds: int = 50):
     """GROWTH Algorithm 1 (localization-based private SCO; Propositions 1–2). See the module docstring.
@@ -214,12 +232,15 @@ def localization_sco(key: jax.Array, inst: SCOInstance, data, x0, params: Locali
       n_iter: solver iterations per round (static).
       max_solver_rounds: the solver is rerun (warm start, ``n_iter`` iterations each) until its gap
         certificate is ``<= λ_i (Lη_i + floor)²/2`` or this many rounds ran (static; ``info['gap_ok']``).
+        A phase that still misses it makes the run refuse (below).
       domain: optional ``(centers (m, d), radii (m,))``: the feasible set ``∩ B(c_j, r_j)``
         (default ``B(0, R)``).
 
     Returns:
-      ``(x_k, info)`` with per-phase arrays ``xhat, zeta, scale, gap, gap_required, gap_ok, solver_rounds,
-      eta`` (leading axis k).
+      ``(x_k, info)``. ``x_k`` is NaN (the run refuses) when some phase's solver missed its certified gap
+      (ε finite); ``info['certified']`` (scalar bool) is ``all(info['gap_ok'])``. Per-phase diagnostic arrays
+      ``xhat, zeta, scale, gap, gap_required, gap_ok, solver_rounds, eta`` (leading axis k) are *not* private
+      (``xhat`` is the noiseless solver output). See the module docstring for what the certificate covers.
     """
     k = check_positive_int("k", k)
     n_iter = check_positive_int("n_iter", n_iter)
@@ -238,7 +259,8 @@ def localization_sco(key: jax.Array, inst: SCOInstance, data, x0, params: Locali
     p = jax.tree_util.tree_map(lambda v: jnp.asarray(v, dt), params)
     xs, info = _phases(key, inst, blocks, x0, dom_c, dom_r, p.eta, p.eps, p.delta, p.gauss_mult,
                        p.phase_offset, n_iter, max_solver_rounds)
-    return xs, info
+    ok = jnp.all(info["gap_ok"])
+    return _refuse(xs, ok, p.eps), dict(info, certified=ok)
 
 
 def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochParams, *, n_epochs: int, k: int,
@@ -250,7 +272,9 @@ def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochP
     (``T = ceil(2 log n/(κ_low - 1))``, ``k = ceil(log n_0)``). Each epoch uses ``n_0 = floor(n/T)``
     fresh samples split into ``k`` blocks of ``floor(n_0/k)``.
 
-    Returns ``(x_T, info)``; ``info`` arrays have leading axes ``(T, k)``.
+    Returns ``(x_T, info)``; ``info`` arrays have leading axes ``(T, k)`` (``x_end``: ``(T, d)``, each epoch's
+    output). As in :func:`localization_sco`, a phase whose solver missed its certified gap makes the run refuse:
+    ``x_T`` is NaN, and so is ``x_end`` from that epoch on; ``info['certified']`` is ``all(info['gap_ok'])``.
     """
     n_epochs = check_positive_int("n_epochs", n_epochs)
     k = check_positive_int("k", k)
@@ -279,4 +303,8 @@ def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochP
         return xs, dict(info, x_end=xs)
 
     x, info = jax.lax.scan(epoch, jnp.asarray(x0, dt), (jnp.arange(n_epochs, dtype=dt), blocks, keys))
-    return x, info
+    ok_epoch = jnp.all(info["gap_ok"], axis=1)
+    ok_so_far = jnp.cumprod(ok_epoch.astype(jnp.int32)).astype(bool)     # every phase up to this epoch met its gap
+    ok = ok_so_far[-1]
+    info = dict(info, x_end=_refuse(info["x_end"], ok_so_far[:, None], p.eps), certified=ok)
+    return _refuse(x, ok, p.eps), info

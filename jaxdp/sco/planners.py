@@ -18,8 +18,11 @@ their ledger is the parallel composition of the phases' Laplace (``noise_multipl
 Gaussian (``gauss_mult/2``) releases; the inverse-sensitivity mechanism is one ε-DP sample;
 Proposition 3's reduction runs ``k`` of them on the same data (sequential). The phases' sensitivity
 ``4Lη_i + 2·floor`` needs the solver's optimality gap ``<= (Lη_i + floor)²/(2η_i n_0)`` (``floor`` =
-:func:`jaxdp.sco.accuracy_floor`, the float resolution): ``localization_sco`` enforces it
-(the solver iterates until its gap certificate meets it; ``info['gap_ok']``).
+:func:`jaxdp.sco.accuracy_floor`, the float resolution). ``localization_sco`` iterates the solver until its
+gap certificate meets it (at most ``max_solver_rounds`` rounds); a run in which some phase still misses it
+refuses: it releases NaN (``info['certified'] = False``). The certificate covers every released value; the
+refusal event depends on the data, so with ``γ`` the largest refusal probability over datasets the run is
+``(ε, δ + (1 + e^ε) γ)``-DP. ``γ`` has no a-priori bound (measured; docs/algorithms/growth.md#localization).
 """
 from __future__ import annotations
 
@@ -71,9 +74,10 @@ def sco_step(n: int, d: int, eps: float, delta: float, L: float, D: float, beta:
 
 def _phase_event(eps: float, delta: float, gm: float, d: int) -> LG.Event:
     """One phase's release: Laplace ``4Lη_i√d/ε`` for ℓ1 sensitivity ``4Lη_i√d`` (multiplier ``1/ε``) or
-    Gaussian ``gm·2Lη_i`` for ℓ2 sensitivity ``4Lη_i`` (multiplier ``gm/2``)."""
+    Gaussian ``gm·2Lη_i`` for ℓ2 sensitivity ``4Lη_i`` (multiplier ``gm/2``). The noisy point is released
+    as a float (raw release: no valid float δ floor)."""
     if math.isinf(eps):
-        return LG.pure(math.inf, label="no noise (eps = inf)")
+        return LG.pure(math.inf, label="no noise (eps = inf)", release="raw")
     if delta == 0:
         return LG.laplace(1.0 / eps, label="phase release x_hat + Laplace", dim=d)
     return LG.gaussian(gm / 2.0, label="phase release x_hat + Gaussian", dim=d)
@@ -111,9 +115,16 @@ def _finish(name, mode, eps, delta, params, ledger, conditions, utility, ref, no
 
 
 _GAP_NOTE = ("the phase sensitivity 4 L eta_i + 2 floor needs solver accuracy L eta_i + floor, i.e. gap <= "
-             "(L eta_i + floor)^2/(2 eta_i n_0), floor = 8 u R sqrt(d) (jaxdp.sco.accuracy_floor): localization_sco "
-             "enforces it (iterates until the gap certificate meets it; info['gap_ok'])")
-_GAP_COND = "solver gap <= (L eta_i + floor)^2/(2 eta_i n_0) in every phase (enforced by the solver loop)"
+             "(L eta_i + floor)^2/(2 eta_i n_0), floor = 8 u R sqrt(d) (jaxdp.sco.accuracy_floor). The solver is "
+             "rerun until its gap certificate meets it, at most max_solver_rounds times; a run in which a phase "
+             "still misses it releases NaN (info['certified'] False). Every released value is one of the mechanism "
+             "with exact phase minimizers where the solver failed, which is (eps, delta)-DP; the refusal itself "
+             "depends on the data: with gamma = max over datasets of the refusal probability the run is "
+             "(eps, delta + e^eps gamma)-DP. gamma has no a-priori bound; it is measured (info['certified'], "
+             "the studies' solver table)")
+# structural (always true): what the implementation guarantees, not an assumption about the solver
+_GAP_COND = ("a value is released only if every phase's solver gap <= (L eta_i + floor)^2/(2 eta_i n_0), else NaN "
+             "(covers released values; the data-dependent refusal adds e^eps * P[refusal] to delta, not bounded)")
 
 
 @register_planner("localization_sco", "GROWTH Alg. 1 (Props 1-2): phased private ERM, pure (Laplace) or approximate (Gaussian) DP")
