@@ -1,36 +1,91 @@
 """The ``jaxdp`` command line.
 
     jaxdp study list
+    jaxdp study show NAME
     jaxdp study run NAME [--quick] [--out DIR] [--seeds N] [--set key=value ...] [--no-plot] [--processes N]
     jaxdp study plot DIR
     jaxdp study verify DIR
     jaxdp plan --list | jaxdp plan NAME --eps E [--delta D] [--T T] [--d d] [--n n] [--mode M] [--set k=v ...] [--json]
     jaxdp audit --list | jaxdp audit NAME [--quick] [--seed S] [--claim-factor F]
     jaxdp bench [--quick] [--all] [--only NAME ...] [--out FILE] [--device-report]
-    jaxdp compare [MODULE:FACTORY] --problem P [--eps 0.1,1] [--delta D] [--T 1024,4096] [--d d] [--seeds N]
-                  [--quick] [--out DIR] [--claimed-eps E] [--learners a,b] [--instances a,b] [--no-audit]
-                  [--md FILE] [--list]
+    jaxdp compare [MODULE:FACTORY ...] --problem P [--eps 0.1,1] [--delta D] [--T 1024,4096] [--d d] [--seeds N]
+                  [--quick] [--out DIR] [--claimed-eps E[,E...]|inf] [--learners a,b] [--instances a,b]
+                  [--no-audit] [--md FILE] [--list]
+      (exit 0: leaderboard written; 3: the audit refuted a claim of your learner, listed unranked; 2: error)
+
+    jaxdp --version          (also: python -m jaxdp ...)
 
 Errors print one line (``jaxdp: error: ...``) and exit with status 2; Ctrl-C
-exits with status 130 ("interrupted; rerun to resume"): an interrupted study
+at any moment exits with status 130 ("interrupted; rerun to resume"; the
+handler is installed before anything heavy is imported): an interrupted study
 keeps every finished chunk and resumes when rerun. Several processes may run
 one study into one shared ``--out`` directory (``jax.distributed``,
 ``SLURM_PROCID``/``SLURM_NTASKS`` or ``JAXDP_PROCESS_ID``/``JAXDP_NUM_PROCESSES``;
-``--processes N`` starts N local ones); ``jaxdp study verify DIR`` checks every
-chunk's recorded hash without running anything (exit 0: complete and intact,
-1: damaged, 3: intact but incomplete).
+``--processes N`` starts N local ones, writes their output to ``OUT/logs/`` and,
+if one of them dies, names it, stops the others and exits 1: rerun to complete);
+``jaxdp study verify DIR`` checks every chunk's recorded hash without running
+anything (exit 0: complete and intact, 1: damaged, 3: intact but incomplete).
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import pathlib
+import signal
 import sys
-import time
-from typing import Optional, Sequence
+import threading
 
-__all__ = ["main"]
+
+class _EarlySigint:
+    """Ctrl-C from the first instant of a command: the handler is installed before anything heavy is
+    imported (and replaces an inherited "ignore", as a shell gives background jobs), records the
+    interrupt and raises ``KeyboardInterrupt``. ``run_study`` takes over while it runs (stop after the
+    chunk in flight) and starts already interrupted if this one was hit."""
+
+    def __init__(self) -> None:
+        self.hit = False
+        self.prev = None
+
+    def install(self) -> "_EarlySigint":
+        if threading.current_thread() is threading.main_thread():
+            self.prev = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, self.handler)
+            if not getattr(sys.unraisablehook, "_jaxdp_sigint", False):
+                sys.unraisablehook = _quiet_unraisable_interrupt(sys.unraisablehook)
+        return self
+
+    def handler(self, signum, frame):
+        self.hit = True
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        if self.prev is not None:
+            signal.signal(signal.SIGINT, self.prev)
+
+
+def _quiet_unraisable_interrupt(prev):
+    """A signal can land while Python runs a callback whose exceptions it cannot propagate (JAX's gc
+    callback, a finalizer): the ``KeyboardInterrupt`` is then reported as "Exception ignored in ..." with a
+    traceback. The interrupt is already recorded (``_EarlySigint.hit``, acted on at the next check), so
+    that report is noise: drop it, pass everything else on."""
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        prev(unraisable)
+    hook._jaxdp_sigint = True
+    return hook
+
+
+# Installed as soon as the program imports this module, before anything else (Python's own
+# startup comes first), where it only replaces Python's default handler (which also raises
+# KeyboardInterrupt): Ctrl-C is then recorded from the first instant. ``main`` installs one anyway.
+_AT_IMPORT = _EarlySigint().install() if signal.getsignal(signal.SIGINT) is signal.default_int_handler else None
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import pathlib  # noqa: E402
+import time  # noqa: E402
+from typing import Optional, Sequence  # noqa: E402
+
+__all__ = ["main", "script_main"]
 
 
 class CLIError(Exception):
@@ -51,20 +106,105 @@ def _kv(items: Optional[Sequence[str]]) -> dict:
 
 
 def _cmd_study(args) -> int:
-    from . import registry
-
     if args.study_cmd == "list":
+        from . import registry
+
         registry.load_all()
         for name, e in sorted(registry.STUDIES.items()):
             print(f"{name:<22} {e.description}")
         return 0
+    if args.study_cmd == "show":
+        return _study_show(args)
     if args.study_cmd == "run":
         return _study_run(args)
     if args.study_cmd == "plot":
         return _study_plot(args)
     if args.study_cmd == "verify":
         return _study_verify(args)
-    raise CLIError("usage: jaxdp study {list,run,plot,verify}")
+    raise CLIError("usage: jaxdp study {list,show,run,plot,verify}")
+
+
+# what the parameters most studies share mean (a study's own ``Param(help=...)`` comes first)
+_PARAM_MEANINGS = {
+    "seeds": "independent runs per grid point (also --seeds N)",
+    "seed": "base random seed: seed index i runs with the key fold_in(key(seed), i)",
+    "T": "horizon(s): number of rounds",
+    "d": "number of experts (or the dimension)",
+    "eps": "privacy parameter epsilon",
+    "delta": "privacy parameter delta",
+    "learners": "the learners to run",
+    "adversaries": "the adversaries (loss sequences) to run them on",
+    "mode": "planner mode (docs/guide/planning.md#modes)",
+}
+
+
+def _fmt_value(v) -> str:
+    if isinstance(v, (list, tuple)):
+        return ",".join(_fmt_value(x) for x in v) if v else "(empty)"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _param_kind(p) -> str:
+    return ("list of " if p.many else "") + p.kind
+
+
+def _param_range(p) -> str:
+    from .studies.framework import _num
+
+    if p.choices is not None:
+        what = "one of " + ", ".join(map(str, p.choices))
+    elif p.kind in ("int", "float"):
+        if p.lo is not None and p.hi is not None:
+            what = f"in {'(' if p.lo_open else '['}{_num(p.lo)}, {_num(p.hi)}{')' if p.hi_open else ']'}"
+        elif p.lo is not None:
+            what = f"{'>' if p.lo_open else '>='} {_num(p.lo)}"
+        elif p.hi is not None:
+            what = f"{'<' if p.hi_open else '<='} {_num(p.hi)}"
+        else:
+            what = "any finite number" if p.kind == "float" and not p.allow_inf else "any number"
+    elif p.kind == "bool":
+        what = "true or false"
+    else:
+        what = "any string"
+    if p.many:
+        what += "; may be empty" if p.allow_empty else ""
+    return what
+
+
+def _study_show(args) -> int:
+    """``jaxdp study show NAME``: the study's description and every parameter ``--set`` accepts,
+    with its type, allowed range, default (and ``--quick`` value) and meaning."""
+    import inspect
+
+    from . import registry
+    from .studies.framework import PARAM_SPECS, inferred_params
+
+    entry = registry.get_study(args.name)
+    defaults, quick = entry.extra["defaults"], entry.extra["quick"]
+    spec = PARAM_SPECS.get(args.name) or inferred_params(defaults)
+    print(f"{args.name}: {entry.description}")
+    print(f"\nparameters (jaxdp study run {args.name} [--quick] --set KEY=VALUE ...; lists as a,b,c):")
+    width = max(len(k) for k in defaults) + 2
+    for key, default in defaults.items():
+        p = spec.get(key)
+        if p is None:
+            kind, allowed = type(default).__name__, ""
+        else:
+            kind, allowed = _param_kind(p), _param_range(p)
+        print(f"  {key:<{width}}{kind}" + (f", {allowed}" if allowed else ""))
+        q = f"   (--quick: {_fmt_value(quick[key])})" if key in quick and quick[key] != default else ""
+        print(f"  {'':<{width}}default {_fmt_value(default)}{q}")
+        meaning = (p.help if p is not None and p.help else "") or _PARAM_MEANINGS.get(key, "")
+        if meaning:
+            print(f"  {'':<{width}}{meaning}")
+    module = inspect.getmodule(entry.fn)
+    doc = inspect.cleandoc(module.__doc__) if module is not None and module.__doc__ else ""
+    if doc:
+        print("\nabout (" + module.__name__ + "):")
+        print("\n".join(("  " + ln).rstrip() for ln in doc.splitlines()))
+    return 0
 
 
 def _build(name: str, quick: bool, overrides: dict):
@@ -99,41 +239,189 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _launch_processes(args, argv: list, n: int, out: pathlib.Path) -> int:
-    """Start ``n`` local processes under ``jax.distributed`` on one results directory; wait for them."""
-    import signal
+def _check_out_dir(out: pathlib.Path) -> None:
+    """Refuse an ``--out`` that cannot become a results directory, before anything is imported or built."""
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {str(out)!r} is an existing file, not a directory: name a directory "
+                       f"(it is created if missing)")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise CLIError(f"--out {str(out)!r} is inside {str(parent)!r}, which is a file, not a directory")
+            break
+
+
+# The last line a ``--processes`` worker writes to its log once its share of the study is done or
+# stopped: ``jaxdp: worker finished (status N)``; it then waits in jax.distributed's shutdown
+# barrier for the others.
+_WORKER_DONE = "jaxdp: worker finished"
+# How long the launcher waits for the other processes to finish their chunk in flight after one
+# of them failed (jax.distributed's heartbeat check would end them after 100 s anyway).
+_STOP_GRACE_S = 60.0
+
+
+def _worker_status(log: pathlib.Path) -> Optional[int]:
+    """The status a worker reported at the end of its log, or None while it works."""
+    import re
+
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, os.path.getsize(log) - 4096))
+            m = re.findall(re.escape(_WORKER_DONE).encode() + rb" \(status (-?\d+)\)", f.read())
+    except OSError:
+        return None
+    return int(m[-1]) if m else None
+
+
+def _log_last_line(log: pathlib.Path) -> str:
+    """The worker's own last error line (``jaxdp: error: ...`` or a traceback's last line), for the report."""
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines()
+                 if ln.strip() and not ln.startswith(_WORKER_DONE)]
+    except OSError:
+        return ""
+    errs = [ln for ln in lines if ln.startswith("jaxdp: error:")]
+    line = errs[-1] if errs else (lines[-1] if lines else "")
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def _how(code: int) -> str:
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def _first_failure(bad: list) -> tuple:
+    """Of the processes found failed in one poll, the one that caused it: one killed by a signal
+    (other than SIGABRT, which is how jax.distributed ends the survivors of a dead peer) first, then
+    an error, then an abort, then an interrupted one; ties by process index."""
+    def rank(item):
+        i, c = item
+        if c < 0 and c != -signal.SIGABRT:
+            return (0, i)
+        if c > 0 and c != 130:
+            return (1, i)
+        return (2 if c < 0 else 3, i)
+
+    return min(bad, key=rank)
+
+
+def _launch_processes(argv: list, n: int, out: pathlib.Path, study, progress: bool) -> int:
+    """Start ``n`` local processes under ``jax.distributed`` on one results directory and watch them.
+
+    Their output goes to ``out/logs/process-<i>.log``. If one of them fails (killed, crashed, an
+    error), the launcher names it at once, stops the others (one SIGINT each: they finish their chunk
+    in flight; SIGKILL once every one still running has finished, since jax.distributed's shutdown
+    barrier would wait for the dead one, or after ``_STOP_GRACE_S`` s) and returns 1 (2 for a
+    worker's usage error); finished chunks are kept and a rerun completes the rest. Ctrl-C stops
+    them the same way (a second one at once) and raises ``KeyboardInterrupt``. Returns 0 when every
+    process succeeded.
+    """
     import subprocess
 
+    from .studies.framework import _chunk_id, _chunks, _progress_bar
+
+    logs = out / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    paths = [logs / f"process-{i}.log" for i in range(n)]
     port = _free_port()
-    procs = []
-    print(f"starting {n} processes (jax.distributed on 127.0.0.1:{port})", file=sys.stderr)
-    for i in range(n):
-        env = dict(os.environ, JAXDP_COORDINATOR=f"127.0.0.1:{port}", JAXDP_PROCESS_ID=str(i),
-                   JAXDP_NUM_PROCESSES=str(n), JAXDP_NO_MERGE="1")
-        procs.append(subprocess.Popen([sys.executable, "-m", "jaxdp.cli", *argv], env=env))
+    print(f"starting {n} processes (jax.distributed on 127.0.0.1:{port}); their output: "
+          f"{logs / 'process-*.log'}", file=sys.stderr)
+    sidecars = [out / "chunks" / f"{_chunk_id(study, *c)}.json" for c in _chunks(study)]
+    procs: list = []
+    bar = None
+    failed = None                 # (index, status) of the process that failed first
+    interrupts = 0
+    stopping_since = None
+    signalled: set = set()
+
+    def stop(force: bool) -> None:
+        """Called every poll while stopping: one SIGINT per working process (a second would interrupt
+        its chunk in flight); SIGKILL for all once none is working any more, or when ``force``."""
+        running = [i for i, p in enumerate(procs) if p.poll() is None]
+        if force or all(_worker_status(paths[i]) is not None for i in running):
+            for i in running:
+                procs[i].kill()
+            return
+        for i in running:
+            if i not in signalled and _worker_status(paths[i]) is None:
+                procs[i].send_signal(signal.SIGINT)
+                signalled.add(i)
+
     try:
-        codes = [p.wait() for p in procs]
-    except KeyboardInterrupt:
-        for p in procs:
+        for i in range(n):
+            env = dict(os.environ, JAXDP_COORDINATOR=f"127.0.0.1:{port}", JAXDP_PROCESS_ID=str(i),
+                       JAXDP_NUM_PROCESSES=str(n), JAXDP_NO_MERGE="1")
+            with open(paths[i], "wb") as log:
+                # own session: the terminal's Ctrl-C reaches the launcher only, which forwards one SIGINT
+                procs.append(subprocess.Popen([sys.executable, "-m", "jaxdp.cli", *argv], env=env,
+                                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                              start_new_session=True))
+        done = sum(s.exists() for s in sidecars)
+        bar = _progress_bar(len(sidecars), done, progress, f"{study.name} [{n} processes]")
+        while True:
+            try:
+                codes = [p.poll() for p in procs]
+                if failed is None and not interrupts:
+                    bad = [(i, c if c is not None else _worker_status(paths[i])) for i, c in enumerate(codes)]
+                    bad = [(i, c) for i, c in bad if c not in (None, 0)]
+                    if bad:
+                        failed = _first_failure(bad)
+                        i, c = failed
+                        if bar is not None:
+                            bar.clear()
+                        print(f"jaxdp: process {i} of {n} (pid {procs[i].pid}) {_how(c)}; stopping the others "
+                              f"after their chunk in flight", file=sys.stderr, flush=True)
+                        stopping_since = time.time()
+                if all(c is not None for c in codes):
+                    break
+                if stopping_since is not None:
+                    stop(force=time.time() - stopping_since > _STOP_GRACE_S)
+                now = sum(s.exists() for s in sidecars)
+                if bar is not None and now > done:
+                    bar.update(now - done)
+                done = now
+                time.sleep(0.1)
+            except KeyboardInterrupt:
+                interrupts += 1
+                if interrupts == 1:
+                    print("\njaxdp: Ctrl-C: stopping the processes after their chunk in flight (press again to "
+                          "stop at once)", file=sys.stderr, flush=True)
+                    stopping_since = time.time()
+                stop(force=interrupts > 1)
+    finally:
+        for p in procs:           # whatever happened, no process outlives the launcher
             if p.poll() is None:
-                p.send_signal(signal.SIGINT)
-        for p in procs:
+                p.kill()
             p.wait()
-        raise
-    bad = [(i, c) for i, c in enumerate(codes) if c != 0]
-    if bad:
-        i, c = bad[0]
-        if c == 130:
-            raise KeyboardInterrupt
-        print(f"jaxdp: error: process {i} of {n} exited with status {c}; finished chunks are kept in {out}; "
-              f"rerun the same command to complete the missing ones", file=sys.stderr)
-        return c if c in (1, 2) else 1
+        if bar is not None:
+            bar.close()
+    if interrupts or (failed is not None and failed[1] == 130):
+        raise KeyboardInterrupt
+    if failed is not None:
+        i, c = failed
+        why = _how(c)
+        if c > 0:
+            last = _log_last_line(paths[i])
+            why += f" ({last})" if last else ""
+        print(f"jaxdp: error: process {i} of {n} {why}; the other processes were stopped; finished chunks are "
+              f"kept in {out}: rerun the same command to complete the rest (process logs: {logs})",
+              file=sys.stderr)
+        return 2 if c == 2 else 1
+    for log in paths:             # each process's summary ("done in ... [process i of n]")
+        try:
+            for ln in log.read_text(errors="replace").splitlines():
+                if ln.startswith("done in "):
+                    print(ln, file=sys.stderr)
+        except OSError:
+            pass
     return 0
 
 
 def _study_run(args) -> int:
-    from .studies.framework import StudyInterrupted, format_table, run_study
-
     overrides = _kv(args.set)
     if args.seeds is not None:
         if args.seeds < 1:
@@ -141,27 +429,30 @@ def _study_run(args) -> int:
         overrides["seeds"] = args.seeds
     if args.processes is not None and args.processes < 1:
         raise CLIError(f"--processes must be a positive integer, got {args.processes}")
+    out = pathlib.Path(args.out or os.path.join("jaxdp-results", args.name + ("-quick" if args.quick else "")))
+    _check_out_dir(out)
+    from .studies.framework import StudyInterrupted, format_table, run_study, validate_study
+
     _init_distributed(args)
     study, cfg = _build(args.name, args.quick, overrides)
-    out = pathlib.Path(args.out or os.path.join("jaxdp-results", args.name + ("-quick" if args.quick else "")))
-    from .studies.framework import validate_study
-
     validate_study(study)   # before any directory is created or anything compiled
     print(f"study {study.name}: {len(study.points)} grid points x {study.seeds} seeds -> {out}", file=sys.stderr)
     t0 = time.time()
-    if args.processes is not None and args.processes > 1:
-        argv = [a for a in (args._argv or [])]
-        i = argv.index("--processes") if "--processes" in argv else None
-        if i is not None:
-            del argv[i:i + 2]
-        else:
-            argv = [a for a in argv if not a.startswith("--processes=")]
-        if "--out" not in argv and not any(a.startswith("--out=") for a in argv):
-            argv += ["--out", str(out)]
-        code = _launch_processes(args, argv, args.processes, out)
-        if code:
-            return code
     try:
+        if args.processes is not None and args.processes > 1:
+            argv = [a for a in (args._argv or [])]
+            i = argv.index("--processes") if "--processes" in argv else None
+            if i is not None:
+                del argv[i:i + 2]
+            else:
+                argv = [a for a in argv if not a.startswith("--processes=")]
+            if "--out" not in argv and not any(a.startswith("--out=") for a in argv):
+                argv += ["--out", str(out)]
+            if "--no-progress" not in argv:
+                argv.append("--no-progress")   # the launcher shows one progress bar for all of them
+            code = _launch_processes(argv, args.processes, out, study, progress=not args.no_progress)
+            if code:
+                return code
         res = run_study(study, out, progress=not args.no_progress, plot=not args.no_plot,
                         merge=not os.environ.get("JAXDP_NO_MERGE"))
     except (StudyInterrupted, KeyboardInterrupt):
@@ -227,6 +518,21 @@ def _study_verify(args) -> int:
 
 # --------------------------------------------------------------------------- plan
 
+_PLAN_FLAGS = ("eps", "delta", "T", "d", "n", "mode")
+
+
+def _planner_signature(name: str, fn) -> tuple[list, list]:
+    """``(parameters, required)`` of a planner: the names it takes and those without a default."""
+    import inspect
+
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [p.name for p in params], [p.name for p in params if p.default is p.empty]
+
+
+def _option(key: str) -> str:
+    return f"--{key}" if key in _PLAN_FLAGS else f"--set {key}=VALUE"
+
 
 def _cmd_plan(args) -> int:
     from . import registry
@@ -239,21 +545,44 @@ def _cmd_plan(args) -> int:
             print(f"{name:<28} {e.description}")
         return 0
     entry = registry.get_planner(args.name)
+    names, required = _planner_signature(args.name, entry.fn)
     kw = {}
-    for k in ("eps", "delta", "T", "d", "n", "mode"):
+    for k in _PLAN_FLAGS:
         v = getattr(args, k)
         if v is not None:
+            if k not in names:
+                raise CLIError(f"planner {args.name!r} takes no --{k}; its parameters: "
+                               + ", ".join(_option(n) for n in names))
             kw[k] = v
     for k, v in _kv(args.set).items():
+        if k not in names:
+            raise CLIError(f"planner {args.name!r} has no parameter {k!r} (--set {k}=...); allowed keys: "
+                           + ", ".join(names))
         kw[k] = _literal(v)
+    missing = [k for k in required if k not in kw]
+    if missing:
+        raise CLIError(f"planner {args.name!r} needs {', '.join(_option(k) for k in missing)}; e.g. jaxdp plan "
+                       f"{args.name} " + " ".join(f"{_option(k).replace('VALUE', '...')}"
+                                                  + (" ..." if k in _PLAN_FLAGS else "") for k in required))
     try:
         plan = entry.fn(**kw)
     except TypeError as e:
         raise CLIError(f"planner {args.name!r}: {e}") from None
     if getattr(args, "json", False):
         print(plan.to_json() if hasattr(plan, "to_json") else json.dumps(plan, default=str))
-    else:
-        print(plan.format() if hasattr(plan, "format") else plan)
+        return 0
+    print(plan.format() if hasattr(plan, "format") else plan)
+    guide = "docs/guide/privacy-ledger.md"
+    if getattr(plan, "certified", True) is False:
+        print(f"  see {guide}#modes: why a plan is NOT certified at the requested level, and --mode certified "
+              f"for parameters that are")
+    floor = getattr(plan, "delta_float", None)
+    if floor is not None and floor >= 1:
+        print(f"  see {guide}#float-floor: a float32 delta floor of 1 is vacuous: the certificate above holds for "
+              f"exact arithmetic only")
+    elif floor is None and str(getattr(plan, "delta_float_note", "")).startswith("no valid float floor"):
+        print(f"  see {guide}#float-floor: a raw float release has no float delta floor: the certificate above "
+              f"holds for exact arithmetic only")
     return 0
 
 
@@ -313,7 +642,7 @@ def _csv(v):
 
 
 def _cmd_compare(args) -> int:
-    from .compare import BUILTINS, compare
+    from .compare import BUILTINS, EXIT_OK, EXIT_REFUTED, compare
     from .instances import VERSION, instances
     from .testing import ConformanceError
 
@@ -325,7 +654,8 @@ def _cmd_compare(args) -> int:
             print("built-in learners: " + ", ".join(b.name for b in BUILTINS[args.problem]))
         return 0
     problem = args.problem or "experts"
-    tag = args.factory.rpartition(":")[2] if args.factory else "builtins"
+    factories = list(args.factory or [])
+    tag = "+".join(f.rpartition(":")[2] for f in factories) if factories else "builtins"
     out = args.out or os.path.join("jaxdp-results", f"compare-{problem}-{tag}" + ("-quick" if args.quick else ""))
     try:
         eps = [float(v) for v in _csv(args.eps)] if args.eps else None
@@ -334,37 +664,49 @@ def _cmd_compare(args) -> int:
         raise CLIError(f"--eps and --T take comma-separated numbers, got {args.eps!r} / {args.T!r}") from None
     t0 = time.time()
     try:
-        lb = compare(args.factory, problem, eps=eps, delta=args.delta, T=T, d=args.d, seeds=args.seeds,
+        lb = compare(factories or None, problem, eps=eps, delta=args.delta, T=T, d=args.d, seeds=args.seeds,
                      quick=args.quick, out=out, claimed_eps=args.claimed_eps, learners=_csv(args.learners),
                      instances=_csv(args.instances), audit=not args.no_audit, audit_n=args.audit_n,
                      progress=not args.no_progress, plot=not args.no_plot, md=args.md,
                      log=lambda m: print(m, file=sys.stderr))
     except ConformanceError as e:
-        print(f"jaxdp: error: {args.factory} fails the conformance checks (jaxdp.testing): {e}", file=sys.stderr)
+        who = getattr(e, "factory", None) or ", ".join(factories)
+        print(f"jaxdp: error: {who} fails the conformance checks (jaxdp.testing): {e}", file=sys.stderr)
         return 2
     print((pathlib.Path(out) / "leaderboard.md").read_text())
     print(f"done in {time.time() - t0:.1f}s; leaderboard: {pathlib.Path(out) / 'leaderboard.csv'}", file=sys.stderr)
-    return 0
+    print(f"resume with: {lb.attrs['command']}", file=sys.stderr)
+    if lb.attrs.get("refuted"):
+        print(f"jaxdp compare: the privacy audit refuted the claim of {', '.join(lb.attrs['refuted'])}: listed "
+              f"as not ranked (exit status {EXIT_REFUTED})", file=sys.stderr)
+        return EXIT_REFUTED
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- main
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     p = argparse.ArgumentParser(prog="jaxdp", description="Batched simulation of private online learning in JAX")
+    p.add_argument("--version", action="version", version=f"jaxdp {__version__}")
     sub = p.add_subparsers(dest="cmd")
 
     st = sub.add_parser("study", help="list, run and plot named studies")
     ss = st.add_subparsers(dest="study_cmd")
     ss.add_parser("list", help="list the studies")
+    sh = ss.add_parser("show", help="a study's parameters: types, ranges, defaults and meaning")
+    sh.add_argument("name", help="the study (jaxdp study list)")
     r = ss.add_parser("run", help="run (or resume) a study")
-    r.add_argument("name")
+    r.add_argument("name", help="the study (jaxdp study list; its parameters: jaxdp study show NAME)")
     r.add_argument("--quick", action="store_true", help="the small CPU-sized grid")
     r.add_argument("--out", help="results directory (default jaxdp-results/NAME[-quick])")
     r.add_argument("--seeds", type=int, help="number of seeds")
-    r.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a study parameter (repeatable)")
-    r.add_argument("--no-plot", action="store_true")
-    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a study parameter (repeatable; lists as a,b,c; jaxdp study show NAME lists them)")
+    r.add_argument("--no-plot", action="store_true", help="write no PNG plots")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.add_argument("--processes", type=int, metavar="N",
                    help="start N local processes under jax.distributed sharing the chunks of this run")
     r.add_argument("--distributed", action="store_true",
@@ -374,16 +716,24 @@ def _parser() -> argparse.ArgumentParser:
     vf = ss.add_parser("verify", help="check every chunk of a results directory (hash, rows) without running")
     vf.add_argument("dir")
 
-    pn = sub.add_parser("plan", help="parameters a theorem prescribes, and the privacy they certify")
-    pn.add_argument("name", nargs="?")
-    pn.add_argument("--list", action="store_true")
-    pn.add_argument("--eps", type=float)
-    pn.add_argument("--delta", type=float)
-    pn.add_argument("--T", type=int)
-    pn.add_argument("--d", type=int)
-    pn.add_argument("--n", type=int)
-    pn.add_argument("--mode")
-    pn.add_argument("--set", action="append", metavar="KEY=VALUE")
+    pn = sub.add_parser("plan", help="parameters a theorem prescribes, and the privacy they certify",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Parameters a theorem prescribes for a target (eps, delta), and the privacy their\n"
+                                    "ledger certifies (docs/guide/planning.md, docs/guide/privacy-ledger.md). A planner\n"
+                                    "names the options it needs and the keys it takes.",
+                        epilog="example:\n  jaxdp plan l2p_mw --eps 0.5 --delta 1e-6 --T 100000 --d 64 --mode certified")
+    pn.add_argument("name", nargs="?", help="the planner (jaxdp plan --list)")
+    pn.add_argument("--list", action="store_true", help="list the planners")
+    pn.add_argument("--eps", type=float, help="requested privacy epsilon (> 0)")
+    pn.add_argument("--delta", type=float, help="requested privacy delta (in [0, 1); 0 for pure DP where allowed)")
+    pn.add_argument("--T", type=int, help="horizon: number of rounds (or of queries)")
+    pn.add_argument("--d", type=int, help="number of experts, or the dimension")
+    pn.add_argument("--n", type=int, help="sample size (the private optimization planners)")
+    pn.add_argument("--mode", help="paper (the formulas as printed; default), certified (parameters the ledger "
+                                   "certifies at the requested level), rate, retuned: docs/guide/planning.md#modes")
+    pn.add_argument("--set", action="append", metavar="KEY=VALUE",
+                    help="any other parameter of the planner (repeatable); an unknown key is refused with the "
+                         "list of allowed ones")
     pn.add_argument("--json", action="store_true",
                     help="print the plan (ledger, bound, privacy and utility conditions) as JSON")
 
@@ -407,9 +757,21 @@ def _parser() -> argparse.ArgumentParser:
                         "roofline prediction (this device, H100, TPU v5e) next to each measurement")
 
     cp = sub.add_parser("compare", help="compare your learner with every built-in one on the benchmark instances, "
-                                        "with conformance checks and a privacy audit")
-    cp.add_argument("factory", nargs="?", help="MODULE:FACTORY (a module importable from here or a path to a .py "
-                                               "file); omit to run the built-in leaderboard")
+                                        "with conformance checks and a privacy audit",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        epilog="ranking: a learner is ranked only when its privacy is certified by a ledger (the "
+                               "private built-ins)\nor claimed and not refuted by the audit (yours); refuted, "
+                               "unaudited (--no-audit) or weaker claims are\nlisted unranked; non-private learners "
+                               "(hedge, ftrl, yours with --claimed-eps inf) are references.\n\n"
+                               "exit status:\n  0    leaderboard written (your learners ranked, unranked as "
+                               "unaudited, or references)\n  3    leaderboard written, and the audit refuted "
+                               "the privacy claim of a learner of yours\n  2    error: bad arguments, a "
+                               "conformance failure, or --out holds another run (the\n       message names each "
+                               "differing setting and the command that resumes it)\n  130  interrupted; rerun "
+                               "the same command to resume")
+    cp.add_argument("factory", nargs="*", help="MODULE:FACTORY (a module importable from here or a path to a .py "
+                                               "file); several compare several learners of yours; omit to run the "
+                                               "built-in leaderboard")
     cp.add_argument("--problem", help="experts (default), realizable-experts, oco-ball, oco-simplex")
     cp.add_argument("--eps", help="comma-separated privacy levels (matched for every learner)")
     cp.add_argument("--delta", type=float)
@@ -418,11 +780,13 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--seeds", type=int)
     cp.add_argument("--quick", action="store_true", help="small CPU-sized grid")
     cp.add_argument("--out", help="results directory (default jaxdp-results/compare-PROBLEM-FACTORY[-quick])")
-    cp.add_argument("--claimed-eps", type=float, help="the eps your learner claims (default: the factory's "
-                                                      "claimed_eps attribute, else each --eps)")
+    cp.add_argument("--claimed-eps", help="the eps your learner claims, one value or one per learner (default: the "
+                                          "factory's claimed_eps attribute, else each --eps); inf declares it "
+                                          "non-private: a reference, never ranked")
     cp.add_argument("--learners", help="comma-separated subset of the built-in learners")
     cp.add_argument("--instances", help="comma-separated subset of the benchmark instances")
-    cp.add_argument("--no-audit", action="store_true")
+    cp.add_argument("--no-audit", action="store_true",
+                    help="skip the privacy audit of your learners (they are then listed, not ranked)")
     cp.add_argument("--audit-n", type=int, help="audit runs per neighbouring input")
     cp.add_argument("--no-plot", action="store_true")
     cp.add_argument("--no-progress", action="store_true")
@@ -432,6 +796,36 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``jaxdp`` command line on ``argv`` (default ``sys.argv[1:]``) and return its exit status:
+    0 success, 2 error (one line ``jaxdp: error: ...`` on stderr), 130 interrupted (Ctrl-C at any moment),
+    and the statuses documented per command (``study verify``, ``compare``, ``study run --processes``).
+    Called without ``argv`` (as the program), an interrupted command exits the process with 130 at once."""
+    if argv is None and _AT_IMPORT is not None and signal.getsignal(signal.SIGINT) == _AT_IMPORT.handler:
+        sigint = _AT_IMPORT          # the program's: keeps a Ctrl-C that came before main
+    else:
+        sigint = _EarlySigint().install()
+    try:
+        code = _main(argv)
+    except BaseException as e:
+        if not (sigint.hit or isinstance(e, KeyboardInterrupt)) or isinstance(e, SystemExit):
+            raise
+        print("\njaxdp: interrupted; rerun to resume", file=sys.stderr)
+        code = 130
+    finally:
+        sigint.restore()
+    if sigint.hit and code != 130:   # a Ctrl-C that some library swallowed still counts
+        print("\njaxdp: interrupted; rerun to resume", file=sys.stderr)
+        code = 130
+    if code == 130 and argv is None and not os.environ.get("JAXDP_COORDINATOR"):
+        # as a program: exit at once. A Ctrl-C can land inside the import of a native extension, and
+        # the interpreter's teardown of a half-imported one may crash; every result is already on disk.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    return code
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     args._argv = list(sys.argv[1:] if argv is None else argv)
@@ -441,7 +835,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if args.cmd == "study":
             if args.study_cmd is None:
-                raise CLIError("usage: jaxdp study {list,run,plot,verify} ...")
+                raise CLIError("usage: jaxdp study {list,show,run,plot,verify} ...")
             return _cmd_study(args)
         if args.cmd == "plan":
             return _cmd_plan(args)
@@ -451,15 +845,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _cmd_bench(args)
         if args.cmd == "compare":
             return _cmd_compare(args)
-    except (CLIError, ValueError, TypeError, FileNotFoundError) as e:
+    except BrokenPipeError:          # e.g. ``jaxdp study show NAME | head``: the reader left
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (CLIError, ValueError, TypeError, OSError) as e:
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"jaxdp: error: {msg}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("\njaxdp: interrupted; rerun to resume", file=sys.stderr)
-        return 130
     return 2
 
 
+def script_main() -> None:
+    """Entry point of ``python -m jaxdp`` and ``python -m jaxdp.cli``: :func:`main`, then exit.
+
+    A process started by ``jaxdp study run --processes`` ends its log with ``jaxdp: worker finished
+    (status N)`` before it waits in ``jax.distributed``'s shutdown barrier for the others: the
+    launcher reads it to tell a finished process (whose results are on disk) from a working one."""
+    code = main()
+    if os.environ.get("JAXDP_COORDINATOR"):
+        print(f"{_WORKER_DONE} (status {code})", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    script_main()

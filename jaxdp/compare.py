@@ -1,24 +1,24 @@
-"""``jaxdp compare``: run your learner against every built-in learner of its problem class on the
-benchmark instances at matched (ε, δ), audit its privacy claim, and write a leaderboard.
+"""``jaxdp compare``: run your learners against every built-in learner of their problem class on the
+benchmark instances at matched (ε, δ), audit their privacy claims, and write a leaderboard.
 
 Steps (docs/guide/compare.md):
 
-1. **Import** the factory (``"module:function"``, a module path or a ``.py`` file
-   outside the package). A factory takes any of ``d, T, T_max, eps, delta`` and returns a
-   :class:`jaxdp.Learner` or a ``(Learner, params)`` pair; optional attributes:
-   ``claimed_eps`` (the ε the learner claims whatever ``eps`` it is given),
-   ``deterministic = True`` (it ignores its keys), ``name``.
+1. **Import** the factories (``"module:function"``, a module path or a ``.py`` file
+   outside the package; one or several). A factory takes any of ``d, T, T_max, eps, delta`` and
+   returns a :class:`jaxdp.Learner` or a ``(Learner, params)`` pair; optional attributes:
+   ``claimed_eps`` (the ε the learner claims whatever ``eps`` it is given; ``math.inf`` declares it
+   non-private), ``deterministic = True`` (it ignores its keys), ``name``.
 2. **Conformance** (:func:`jaxdp.testing.check_factory`): shapes, key reuse,
    purity, one compilation per grid point. A failure stops the run
    (:class:`jaxdp.testing.ConformanceError`; the CLI exits with status 2).
-3. **Audit**: the learner is run on neighbouring loss sequences (all-zero
+3. **Audit**: each learner is run on neighbouring loss sequences (all-zero
    losses except the first or the middle round, which takes two different
    loss vectors) and the auditor (:func:`jaxdp.audit.learners.audit_learner`)
    searches events on the actions it plays for a lower bound on its ε. It is
    audited at the ε it claims (``claimed_eps``), else at every ε of the grid
-   (a learner compared at ε claims ε-DP). A lower bound above the claim flags it:
-   the probability that a learner satisfying its claim is flagged is ≤ α = 1e-7.
-4. **Runs**: the learner and every built-in learner of the class
+   (a learner compared at ε claims ε-DP). A lower bound above the claim refutes it:
+   the probability that a learner satisfying its claim is refuted is ≤ α = 1e-7.
+4. **Runs**: the learners and every built-in learner of the class
    (:data:`BUILTINS`; each configured by its planner in ``certified`` mode at the
    same (ε, δ), or by its exact calibration where it has no planner; non-private
    references are marked ``ε = ∞``) on every registered benchmark instance
@@ -27,8 +27,13 @@ Steps (docs/guide/compare.md):
    :class:`jaxdp.studies.Study`, so they are chunked, saved atomically and resumed.
 5. **Leaderboard**: ``leaderboard.csv`` (learner × instance × ε: regret at the
    largest T with a 95% bootstrap CI, the fitted slope of regret in T with its CI,
-   switches, the certified ε, the audit's ε lower bound and verdict),
-   ``leaderboard.md`` and ``regret_vs_T.png``.
+   switches, the certified or claimed ε, the audit's ε lower bound and verdict, the
+   ``status`` and the rank), ``leaderboard.md`` and ``regret_vs_T.png``. A learner is
+   ranked only when its privacy is certified by a ledger (the private built-ins) or
+   claimed and not refuted by the audit (yours: status ``not-refuted``); a refuted,
+   unaudited or weaker claim is listed unranked (:data:`UNRANKED`); non-private
+   learners (built-in references, yours with ``claimed_eps = inf``) are references,
+   never ranked (:data:`REFERENCE`).
 """
 from __future__ import annotations
 
@@ -52,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["compare", "load_factory", "BUILTINS", "Builtin", "DEFAULTS", "QUICK", "audit_learner",
-           "leaderboard_markdown"]
+           "leaderboard_markdown", "RANKED", "UNRANKED", "REFERENCE", "EXIT_OK", "EXIT_ERROR", "EXIT_REFUTED"]
 
 DEFAULTS = dict(eps=(0.1, 1.0), delta=1e-6, T=(1024, 4096, 16384), d=16, seeds=64, audit_n=200_000, audit_T=32)
 QUICK = dict(eps=(1.0,), delta=1e-6, T=(256, 1024), d=8, seeds=8, audit_n=20_000, audit_T=16)
@@ -178,10 +183,19 @@ def load_factory(spec: Union[str, Callable]) -> Callable:
         if not path.is_file():
             raise FileNotFoundError(f"factory module {mod_name!r} not found")
         name = "jaxdp_user_" + hashlib.sha1(str(path).encode()).hexdigest()[:10]
-        mspec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(mspec)
-        sys.modules[name] = mod
-        mspec.loader.exec_module(mod)
+        sha = hashlib.sha1(path.read_bytes()).hexdigest()
+        mod = sys.modules.get(name)
+        if mod is None or getattr(mod, "__jaxdp_source_sha1__", None) != sha:
+            # imported once per source, as ``import`` would: a rerun in this process reuses its compiled learners
+            mspec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(mspec)
+            mod.__jaxdp_source_sha1__ = sha
+            sys.modules[name] = mod
+            try:
+                mspec.loader.exec_module(mod)
+            except BaseException:
+                sys.modules.pop(name, None)
+                raise
     else:
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
@@ -204,11 +218,6 @@ def _factory_id(factory: Callable) -> dict:
         src = ""
     return {"factory": f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', '?')}",
             "source_sha1": hashlib.sha1(src.encode()).hexdigest()[:16] if src else None}
-
-
-def _user_name(factory: Callable, builtin_names) -> str:
-    name = str(getattr(factory, "name", None) or getattr(factory, "__name__", "yours"))
-    return f"{name} (yours)" if name in builtin_names else name
 
 
 # --------------------------------------------------------------------------- audit
@@ -316,6 +325,16 @@ def _audit_fallback(learner, params, problem_class, d, T, claimed_eps, claimed_d
 # --------------------------------------------------------------------------- the comparison
 
 
+#: Where a learner lands on the leaderboard (column ``status``): ranked, not ranked, or a reference.
+RANKED = ("certified", "not-refuted")
+UNRANKED = ("refuted", "unaudited", "weaker-claim", "not-run")
+REFERENCE = ("non-private",)
+STATUSES = RANKED + UNRANKED + REFERENCE
+
+#: ``jaxdp compare`` exit statuses (docs/guide/compare.md#exit-status).
+EXIT_OK, EXIT_ERROR, EXIT_REFUTED = 0, 2, 3
+
+
 def _as_tuple(v, cast) -> tuple:
     if isinstance(v, str):
         v = [t for t in v.replace(";", ",").split(",") if t.strip()]
@@ -333,7 +352,7 @@ def _atomic_write(path: pathlib.Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _validate(problem, eps, delta, T, d, seeds, claimed_eps):
+def _validate(problem, eps, delta, T, d, seeds):
     if problem not in SUPPORTED:
         from .instances import PROBLEM_CLASSES
 
@@ -352,38 +371,169 @@ def _validate(problem, eps, delta, T, d, seeds, claimed_eps):
         raise ValueError(f"d must be an integer >= 2, got {d!r}")
     if seeds < 2:
         raise ValueError(f"seeds must be an integer >= 2 (confidence intervals), got {seeds!r}")
-    if claimed_eps is not None and not (math.isfinite(claimed_eps) and claimed_eps > 0):
-        raise ValueError(f"claimed_eps must be positive and finite, got {claimed_eps!r}")
 
 
-def compare(factory: Union[str, Callable, None] = None, problem: str = "experts", *,
+def _check_claim(value, where: str) -> float:
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{where} must be a positive number (inf declares a non-private learner), got {value!r}")
+    try:
+        c = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where} must be a positive number (inf declares a non-private learner), "
+                         f"got {value!r}") from None
+    if not c > 0:   # NaN fails too
+        raise ValueError(f"{where} must be positive (inf declares a non-private learner), got {value!r}")
+    return c
+
+
+def _claims(claimed_eps, n: int) -> Optional[list]:
+    """``claimed_eps`` argument -> one claim per user learner (``None``: not given)."""
+    if claimed_eps is None:
+        return None
+    if n == 0:
+        raise ValueError(f"claimed_eps is the privacy your learner claims, but no learner (MODULE:FACTORY) was "
+                         f"given; got claimed_eps={claimed_eps!r}")
+    try:
+        vals = list(_as_tuple(claimed_eps, lambda x: x))
+    except TypeError:
+        vals = [claimed_eps]
+    vals = [_check_claim(v, "claimed_eps") for v in vals]
+    if len(vals) == 1:
+        vals = vals * n
+    if len(vals) != n:
+        raise ValueError(f"claimed_eps must be one value or one per learner ({n} learners), got {claimed_eps!r}")
+    return vals
+
+
+def _factories(factory) -> list:
+    if factory is None:
+        return []
+    if isinstance(factory, str) or callable(factory):
+        return [factory]
+    if isinstance(factory, (list, tuple)):
+        for f in factory:
+            if not (isinstance(f, str) or callable(f)):
+                raise TypeError(f"factory must be MODULE:FACTORY strings or callables, got {f!r}")
+        return list(factory)
+    raise TypeError(f"factory must be MODULE:FACTORY, a callable or a list of them, got {type(factory).__name__}")
+
+
+def _select_instances(problem: str, quick: bool, names, d: int) -> list:
+    from . import instances as inst_mod
+
+    insts = inst_mod.instances(problem)
+    if names is None and quick:
+        insts = [i for i in insts if i.quick]
+    if names is not None:
+        known = {i.name for i in insts}
+        for nm in names:
+            if nm not in known:
+                raise ValueError(f"unknown instance {nm!r} for {problem}; known: {', '.join(sorted(known))}")
+        insts = [i for i in insts if i.name in names]
+    return [i for i in insts if d >= i.min_d]
+
+
+@dataclasses.dataclass
+class _User:
+    """A user's learner in one comparison."""
+
+    factory: Callable
+    name: str
+    label: str                   # how the user named it (as given, else module:qualname)
+    claimed_eps: Optional[float]  # None: claims each eps it is run at; inf: declared non-private
+    fid: dict
+
+
+class _Judge:
+    """Where each (learner, ε) lands: ranked, not ranked (with the reason) or a non-private reference."""
+
+    def __init__(self, users: list, builtins: list, audits: dict):
+        self.users = {u.name: u for u in users}
+        self.builtins = {b.name: b for b in builtins}
+        self.audits = audits
+
+    def claim(self, learner: str, eps: float) -> float:
+        u = self.users.get(learner)
+        if u is None:
+            b = self.builtins[learner]
+            return eps if b.private else math.inf
+        return float(eps) if u.claimed_eps is None else float(u.claimed_eps)
+
+    def judge(self, learner: str, eps: float, certified: bool = True, eps_cert: float = math.nan) -> dict:
+        """``{"status", "why", "audit", "audit_eps_lower", "claim"}`` of ``learner`` compared at ``eps``."""
+        eps = float(eps)
+        res = dict(audit="", audit_eps_lower=math.nan, claim=self.claim(learner, eps))
+        u = self.users.get(learner)
+        if u is None:
+            b = self.builtins[learner]
+            if not certified:
+                return dict(res, status="not-run", why="not run: its planner cannot certify this (ε, δ, T, d)")
+            if not b.private:
+                return dict(res, status="non-private", why="non-private reference")
+            if math.isfinite(eps_cert) and eps_cert > eps * (1 + 1e-9):
+                return dict(res, status="weaker-claim", why=f"certifies only ε = {eps_cert:.3g} > {eps:g}")
+            return dict(res, status="certified", why="certified by its privacy ledger")
+        c = res["claim"]
+        if c == math.inf:
+            return dict(res, status="non-private", why="declared non-private (claimed ε = ∞)",
+                        audit="declared non-private")
+        a = self.audits.get(learner, {}).get(c)
+        if a is None:
+            return dict(res, status="unaudited", why=f"claims ε = {c:g}, not audited (--no-audit)",
+                        audit="not audited")
+        lo = float(a["eps_lower"])
+        res.update(audit_eps_lower=lo)
+        if a["violation"]:
+            return dict(res, status="refuted", why=f"claim refuted by the audit: ε ≥ {lo:.3g} > claimed {c:g}",
+                        audit=f"REFUTED: eps >= {lo:.3g} > claimed {c:g}")
+        if c > eps * (1 + 1e-9):
+            return dict(res, status="weaker-claim", why=f"claims only ε = {c:g} > {eps:g}",
+                        audit=f"not refuted (eps >= {lo:.3g})")
+        return dict(res, status="not-refuted", why="claim not refuted by the audit",
+                    audit=f"not refuted (eps >= {lo:.3g})")
+
+
+#: Conformance passes of this process: ``key of (learner source, sizes, instance) -> checks``.
+_CONFORMANCE_PASSED: dict = {}
+
+
+def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] = None, problem: str = "experts", *,
             eps: Union[float, Sequence[float], str, None] = None, delta: Optional[float] = None,
-            T: Union[int, Sequence[int], str, None] = None, d: Optional[int] = None, seeds: Optional[int] = None, quick: bool = False,
-            out: Union[str, os.PathLike, None] = None, claimed_eps: Optional[float] = None,
+            T: Union[int, Sequence[int], str, None] = None, d: Optional[int] = None, seeds: Optional[int] = None,
+            quick: bool = False, out: Union[str, os.PathLike, None] = None,
+            claimed_eps: Union[float, Sequence[float], str, None] = None,
             learners: Optional[Sequence[str]] = None, instances: Optional[Sequence[str]] = None,
             audit: bool = True, audit_n: Optional[int] = None, progress: bool = False, plot: bool = True,
             md: Union[str, os.PathLike, None] = None, log: Optional[Callable[[str], None]] = None) -> "pd.DataFrame":
-    """Compare a learner with the built-in learners of ``problem`` on the benchmark instances.
+    """Compare learners with the built-in learners of ``problem`` on the benchmark instances.
 
     Args:
       factory: ``"module:function"`` or a callable ``(d, T, T_max, eps, delta) -> Learner | (Learner, params)``
-        (any subset of the arguments; ``T_max`` is the sweep's largest horizon, for static sizes);
-        ``None`` runs the built-ins only (the built-in leaderboard).
+        (any subset of the arguments; ``T_max`` is the sweep's largest horizon, for static sizes), or a
+        list of them (several learners of yours in one leaderboard); ``None`` runs the built-ins only
+        (the built-in leaderboard).
       problem: ``experts``, ``realizable-experts``, ``oco-ball`` or ``oco-simplex``.
       eps, delta: the privacy levels every learner is run at (matched); defaults :data:`DEFAULTS`
         (``--quick``: :data:`QUICK`).
       T: the horizons (regret at the largest; the slope in T is fitted over all); d: the dimension.
       seeds: seeds per instance (the first ones of each instance's fixed list).
       out: results directory (resumable; default: a temporary directory).
-      claimed_eps: the ε the learner claims (default: the factory's ``claimed_eps`` attribute, else
-        each ε it is run at).
+      claimed_eps: the ε your learner claims, one value or one per learner (default: the factory's
+        ``claimed_eps`` attribute, else each ε it is run at); ``math.inf`` declares it non-private: it
+        is shown as a reference and never ranked.
       learners, instances: subsets of the built-in learners / registered instances.
-      audit: run the privacy audit of the user's learner (``audit_n`` runs per neighbouring input).
+      audit: run the privacy audit of your learners (``audit_n`` runs per neighbouring input); an
+        unaudited learner is listed but not ranked.
       md: also write the Markdown leaderboard to this path (e.g. a docs page).
 
     Returns the leaderboard as a ``pandas.DataFrame`` (also written to ``out/leaderboard.csv``,
-    with ``leaderboard.md`` and ``regret_vs_T.png``). Raises
-    :class:`jaxdp.testing.ConformanceError` if the learner fails the conformance checks.
+    with ``leaderboard.md`` and ``regret_vs_T.png``). Its column ``status`` says where each row
+    lands (:data:`RANKED`, :data:`UNRANKED`, :data:`REFERENCE`); ``rank`` is set on ranked rows
+    only. ``attrs["refuted"]`` lists your learners whose claim the audit refuted,
+    ``attrs["command"]`` the command line that resumes the run. Raises
+    :class:`jaxdp.testing.ConformanceError` if a learner fails the conformance checks (its
+    ``factory`` attribute names the learner), ``ValueError`` for bad arguments or a results
+    directory holding another run (the message names each differing setting).
     """
     from . import instances as inst_mod
     from .studies.framework import Study, run_study
@@ -395,7 +545,9 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
     d = int(base["d"] if d is None else d)
     seeds = int(base["seeds"] if seeds is None else seeds)
     audit_n = int(base["audit_n"] if audit_n is None else audit_n)
-    _validate(problem, eps, delta, T, d, seeds, claimed_eps)
+    _validate(problem, eps, delta, T, d, seeds)
+    specs = _factories(factory)
+    claims_arg = _claims(claimed_eps, len(specs))
     t_start = time.perf_counter()
     _log = log or (lambda s: None)
 
@@ -404,21 +556,13 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
 
     builtins = list(BUILTINS[problem])
     if learners is not None:
+        learners = list(learners)
         known = {b.name for b in builtins}
         for nm in learners:
             if nm not in known:
                 raise ValueError(f"unknown built-in learner {nm!r} for {problem}; known: {', '.join(sorted(known))}")
         builtins = [b for b in builtins if b.name in learners]
-    insts = inst_mod.instances(problem)
-    if instances is None and quick:
-        insts = [i for i in insts if i.quick]
-    if instances is not None:
-        known = {i.name for i in insts}
-        for nm in instances:
-            if nm not in known:
-                raise ValueError(f"unknown instance {nm!r} for {problem}; known: {', '.join(sorted(known))}")
-        insts = [i for i in insts if i.name in instances]
-    insts = [i for i in insts if d >= i.min_d]
+    insts = _select_instances(problem, quick, None if instances is None else list(instances), d)
     if not insts:
         raise ValueError(f"no benchmark instance of {problem} allows d={d}")
     n_avail = min(len(i.seeds) for i in insts)
@@ -426,54 +570,89 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
         raise ValueError(f"seeds must be <= {n_avail} (the instances' fixed seed lists), got {seeds}")
     T_max = max(T)
 
-    # 1. the user's learner: import; the configuration; a results directory of another run is refused
-    user, user_name, fid, report = None, None, None, None
-    if factory is not None:
-        user = load_factory(factory)
-        user_name = _user_name(user, {b.name for b in builtins})
-        fid = _factory_id(user)
-        if isinstance(factory, str):
-            fid["spec"] = factory
-        if claimed_eps is None and getattr(user, "claimed_eps", None) is not None:
-            claimed_eps = float(user.claimed_eps)
-            _validate(problem, eps, delta, T, d, seeds, claimed_eps)
+    # 1. the user's learners: import; the configuration; a results directory of another run is refused
+    users: list[_User] = []
+    taken = {b.name for b in builtins}
+    for i, spec in enumerate(specs):
+        fn = load_factory(spec)
+        name = str(getattr(fn, "name", None) or getattr(fn, "__name__", "yours"))
+        if name in taken:
+            name = f"{name} (yours)"
+        stem, k = name, 2
+        while name in taken:   # two learners of yours with one name
+            name, k = f"{stem} #{k}", k + 1
+        taken.add(name)
+        fid = _factory_id(fn)
+        if isinstance(spec, str):
+            fid["spec"] = spec
+        if claims_arg is not None:
+            c = claims_arg[i]
+        elif getattr(fn, "claimed_eps", None) is not None:
+            c = _check_claim(fn.claimed_eps, f"{name}.claimed_eps (the factory's attribute)")
+        else:
+            c = None
+        users.append(_User(fn, name, fid.get("spec") or fid["factory"], c, fid))
     config = {"problem": problem, "eps": list(eps), "delta": delta, "T": list(T), "d": d, "seeds": seeds,
               "instances": [i.name for i in insts], "learners": [b.name for b in builtins],
-              "benchmark_version": inst_mod.VERSION, "user": fid, "user_name": user_name,
-              "claimed_eps": claimed_eps, "quick": bool(quick)}
+              "benchmark_version": inst_mod.VERSION,
+              "users": [dict(u.fid, name=u.name, claimed_eps=u.claimed_eps) for u in users],
+              "claimed_eps_arg": claims_arg, "quick": bool(quick)}
     if out is None:
         out = tempfile.mkdtemp(prefix="jaxdp-compare-")
+    run_opts = {"out": str(out), "audit": bool(audit), "audit_n": audit_n, "plot": bool(plot),
+                "md": None if md is None else str(md)}
+    command = _command(config, run_opts)
     out = pathlib.Path(out)
-    manifest = out / "manifest.json"
-    if manifest.exists():
-        from .studies import framework as _fw
+    _check_resumable(out, config)
 
-        norm = getattr(_fw, "_normalized", lambda x: x)
-        old = json.loads(manifest.read_text())
-        new = json.loads(json.dumps(config, default=str))
-        if old.get("study") != "compare" or norm(old.get("config")) != norm(new):
-            raise ValueError(f"results directory {str(out)!r} holds another run ({old.get('study')!r} with another "
-                             "configuration, learner source or benchmark version); use another --out or delete it")
+    # 2. conformance: stop with a clear message before any benchmark runs (a pass is cached, in this
+    #    process and in out/conformance.json, for the same learner source, sizes and instance)
+    from .testing import ConformanceError, check_factory
 
-    # 2. conformance: stop with a clear message before any benchmark runs
-    if user is not None:
-        from .testing import check_factory
-
-        first = insts[0]
-        adv, ap = first.build(d, min(T_max, 64), eps[0])
-        say(f"conformance checks of {user_name} on {first.name} ...")
-        report = check_factory(user, adv, first.problem(d), ap, d=d, T=min(T_max, 64), eps=eps, delta=delta)
-        say("conformance: passed (" + ", ".join(report.checks) + ")")
+    first = insts[0]
+    T_c = min(T_max, 64)
+    cache_path = out / "conformance.json"
+    try:
+        on_disk = json.loads(cache_path.read_text()).get("passed", {}) if cache_path.exists() else {}
+    except (OSError, ValueError):
+        on_disk = {}
+    passed = {}
+    for u in users:
+        ckey = hashlib.sha1(json.dumps({"user": u.fid, "problem": problem, "instance": first.name, "d": d, "T": T_c,
+                                        "eps": list(eps), "delta": delta}, sort_keys=True,
+                                       default=str).encode()).hexdigest()[:16]
+        checks = _CONFORMANCE_PASSED.get(ckey) or on_disk.get(ckey)
+        if checks is not None:
+            say(f"conformance of {u.name}: passed before (" + ", ".join(checks) + "); not rechecked")
+        else:
+            adv, ap = first.build(d, T_c, eps[0])
+            say(f"conformance checks of {u.name} on {first.name} ...")
+            try:
+                checks = check_factory(u.factory, adv, first.problem(d), ap, d=d, T=T_c, eps=eps, delta=delta).checks
+            except ConformanceError as e:
+                e.factory = u.label
+                raise
+            say("conformance: passed (" + ", ".join(checks) + ")")
+        _CONFORMANCE_PASSED[ckey] = list(checks)
+        passed[ckey] = list(checks)
     out.mkdir(parents=True, exist_ok=True)
+    _atomic_write(out / "command.txt", command + "\n")
+    if users:
+        _atomic_write(cache_path, json.dumps({"passed": dict(on_disk, **passed)}, indent=2))
 
     # 3. audit (cached in out/audit.json under the same config)
     audits = {}
-    if user is not None and audit:
-        audits = _run_audits(user, report, problem, d, eps, delta, claimed_eps, audit_n, config, out, say,
-                             base["audit_T"])
+    if users and audit:
+        audits = _run_audits(users, problem, d, eps, delta, audit_n, config, out, say, base["audit_T"])
+    elif users:
+        for u in users:
+            if u.claimed_eps != math.inf:
+                say(f"audit of {u.name}: skipped (--no-audit): it is listed but not ranked")
+    judge = _Judge(users, builtins, audits)
 
     # 4. runs as a study
-    names = ([user_name] if user is not None else []) + [b.name for b in builtins]
+    names = [u.name for u in users] + [b.name for b in builtins]
+    by_user = {u.name: u for u in users}
     by_name = {b.name: b for b in builtins}
     by_inst = {i.name: i for i in insts}
     points = [dict(learner=nm, instance=i.name, eps=float(e), T=int(t), d=d)
@@ -482,11 +661,12 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
     def build(p):
         inst = by_inst[p["instance"]]
         prob = inst.problem(p["d"])
-        if p["learner"] == user_name:
+        if p["learner"] in by_user:
             from .testing import call_factory
 
-            lrn, params = call_factory(user, d=p["d"], T=p["T"], T_max=T_max, eps=p["eps"], delta=delta)
-            e_cert = float(claimed_eps) if claimed_eps is not None else p["eps"]
+            u = by_user[p["learner"]]
+            lrn, params = call_factory(u.factory, d=p["d"], T=p["T"], T_max=T_max, eps=p["eps"], delta=delta)
+            e_cert = judge.claim(u.name, p["eps"])
         else:
             try:
                 lrn, params, e_cert = by_name[p["learner"]].make(p["d"], p["T"], T_max, p["eps"], delta, prob)
@@ -499,10 +679,10 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
         return _run_chunk(pts, seed_idx, build, T_max)
 
     def analyze(df):
-        return {"leaderboard": _leaderboard(df, audits, user_name, builtins, T_max)}
+        return {"leaderboard": _leaderboard(df, judge, T_max)}
 
     def plot_fn(df, outdir):
-        return [_plot(df, outdir)]
+        return [_plot(df, outdir, judge)]
 
     study = Study(name="compare", points=points, seeds=seeds, run=run, group_by=("learner", "instance", "eps"),
                   analyze=analyze, plot=plot_fn if plot else None, config=config, points_per_chunk=len(T),
@@ -513,19 +693,140 @@ def compare(factory: Union[str, Callable, None] = None, problem: str = "experts"
     say(f"runs: {res.chunks_run} chunks run, {res.chunks_skipped} already done")
     lb = res.tables.get("leaderboard")
     if lb is None:
-        raise RuntimeError(f"compare: the run in {out} is incomplete; rerun to resume")
-    text = leaderboard_markdown(lb, config, audits)
+        raise RuntimeError(f"compare: the run in {out} is incomplete; rerun to resume: {command}")
+    text = leaderboard_markdown(lb, config, audits, run=run_opts)
     _atomic_write(out / "leaderboard.md", text)
     if md is not None:
         pathlib.Path(md).parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(pathlib.Path(md), text)
     say(f"leaderboard: {out / 'leaderboard.csv'}, {out / 'leaderboard.md'}")
-    lb.attrs["out"] = str(out)
-    lb.attrs["audits"] = audits
+    refuted = [u.name for u in users if any(a["violation"] for a in audits.get(u.name, {}).values())]
+    lb.attrs.update(out=str(out), audits=audits, refuted=refuted, command=command)
     return lb
 
 
-def _run_audits(user, report, problem, d, eps, delta, claimed_eps, n, config, out, say, T_a):
+# --------------------------------------------------------------------------- resuming
+
+
+#: The option that sets each configuration entry (for the refusal message).
+_OPTION = {"problem": "--problem", "eps": "--eps", "delta": "--delta", "T": "--T", "d": "--d", "seeds": "--seeds",
+           "instances": "--instances", "learners": "--learners", "quick": "--quick",
+           "claimed_eps_arg": "--claimed-eps", "benchmark_version": "benchmark version (jaxdp.instances.VERSION)"}
+
+
+def _show(v) -> str:
+    if isinstance(v, bool):
+        return "given" if v else "not given"
+    if v is None:
+        return "not given"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_show(x) for x in v) if v else "(none)"
+    if isinstance(v, float):
+        return _num(v)
+    return str(v)
+
+
+def _config_diff(old: dict, new: dict) -> list[str]:
+    """Each setting in which two compare configurations differ, as ``"OPTION: OLD there, NEW now"``."""
+    from .studies import framework as _fw
+
+    _normalized = getattr(_fw, "_normalized", lambda x: json.loads(json.dumps(x, sort_keys=True, default=str)))
+    diffs = []
+    keys = list(new) + [k for k in old if k not in new]
+    for k in keys:
+        a, b = old.get(k), new.get(k)
+        if _normalized(a) == _normalized(b):
+            continue
+        if k == "users":
+            a, b = a or [], b or []
+            if len(a) != len(b) or any(x.get("name") != y.get("name") for x, y in zip(a, b)):
+                diffs.append(f"your learners: {_show([x.get('name') for x in a])} there, "
+                             f"{_show([y.get('name') for y in b])} now")
+                continue
+            for x, y in zip(a, b):
+                for f in sorted(set(x) | set(y)):
+                    if _normalized(x.get(f)) == _normalized(y.get(f)):
+                        continue
+                    what = {"source_sha1": "source of its module (the learner's code changed)",
+                            "claimed_eps": "claimed eps", "spec": "MODULE:FACTORY",
+                            "factory": "factory"}.get(f, f)
+                    diffs.append(f"{x.get('name')}: {what}: {_show(x.get(f))} there, {_show(y.get(f))} now")
+            continue
+        diffs.append(f"{_OPTION.get(k, k)}: {_show(a)} there, {_show(b)} now")
+    return diffs
+
+
+def _check_resumable(out: pathlib.Path, config: dict) -> None:
+    """Refuse a results directory that holds another run, naming every differing setting and the
+    command that resumes the run it holds."""
+    manifest = out / "manifest.json"
+    if not manifest.exists():
+        return
+    old = json.loads(manifest.read_text())
+    new = json.loads(json.dumps(config, default=str))
+    if old.get("study") != "compare":
+        raise ValueError(f"results directory {str(out)!r} holds another run (study {old.get('study')!r}, not a "
+                         "compare run); use another --out or delete it")
+    diffs = _config_diff(old.get("config") or {}, new)
+    if not diffs:
+        return
+    prev = out / "command.txt"
+    hint = (f" Resume it with: {prev.read_text().strip()}   (or use another --out, or delete the directory)"
+            if prev.exists() else " Use another --out, or delete the directory")
+    raise ValueError(f"results directory {str(out)!r} holds another run; the settings differ: " + "; ".join(diffs)
+                     + "." + hint)
+
+
+def _num(x) -> str:
+    """A number as the CLI reads it back exactly (``inf``, integers without ``.0``, else the shortest repr)."""
+    x = float(x)
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x)
+
+
+def _command(config: dict, run: Optional[dict] = None) -> str:
+    """The ``jaxdp compare`` command line that resumes a run of this configuration (same results
+    directory, same audit settings) or, in another directory, reproduces it."""
+    import shlex
+
+    run = run or {}
+    users = config.get("users") or []
+    quick = bool(config.get("quick"))
+    problem = config["problem"]
+    parts = ["jaxdp", "compare"] + [u.get("spec") or u.get("factory") for u in users] + ["--problem", problem]
+    if quick:
+        parts.append("--quick")
+    parts += ["--eps", ",".join(_num(e) for e in config["eps"]), "--delta", _num(config["delta"]),
+              "--T", ",".join(str(int(t)) for t in config["T"]), "--d", str(config["d"]),
+              "--seeds", str(config["seeds"])]
+    try:
+        default_insts = [i.name for i in _select_instances(problem, quick, None, int(config["d"]))]
+    except ValueError:   # pragma: no cover - an instance registry without this class
+        default_insts = None
+    if list(config.get("instances") or []) != default_insts:
+        parts += ["--instances", ",".join(config.get("instances") or [])]
+    if list(config.get("learners") or []) != [b.name for b in BUILTINS.get(problem, ())]:
+        parts += ["--learners", ",".join(config.get("learners") or [])]
+    if config.get("claimed_eps_arg") is not None:
+        parts += ["--claimed-eps", ",".join(_num(c) for c in config["claimed_eps_arg"])]
+    base = QUICK if quick else DEFAULTS
+    if users and run.get("audit") is False:
+        parts.append("--no-audit")
+    elif users and run.get("audit_n") is not None and int(run["audit_n"]) != base["audit_n"]:
+        parts += ["--audit-n", str(int(run["audit_n"]))]
+    if run.get("plot") is False:
+        parts.append("--no-plot")
+    if run.get("md"):
+        parts += ["--md", run["md"]]
+    if run.get("out"):
+        parts += ["--out", run["out"]]
+    return " ".join(shlex.quote(str(p)) for p in parts)
+
+
+def _run_audits(users, problem, d, eps, delta, n, config, out, say, T_a):
     from .testing import call_factory
 
     path = out / "audit.json"
@@ -535,18 +836,24 @@ def _run_audits(user, report, problem, d, eps, delta, claimed_eps, n, config, ou
         old = json.loads(path.read_text())
         if old.get("key") == key:
             say("audit: reusing " + str(path))
-            return {float(k): v for k, v in old["audits"].items()}
-    levels = [float(claimed_eps)] if claimed_eps is not None else list(eps)
+            return {nm: {float(k): v for k, v in a.items()} for nm, a in old["audits"].items()}
     res = {}
-    for e in levels:
-        lrn, params = call_factory(user, d=d, T=T_a, T_max=T_a, eps=e, delta=delta)
-        say(f"audit at claimed eps={e:g} ({n} runs per input, T={T_a}, d={d}) ...")
-        rep = audit_learner(lrn, params, problem_class=problem, d=d, T=T_a, claimed_eps=e, claimed_delta=delta,
-                            n=n, name=config["user_name"])
-        say(str(rep).splitlines()[0] + f"  (eps lower bound {rep.eps_lower:.3g})")
-        res[e] = {"claimed_eps": e, "claimed_delta": delta, "eps_lower": float(rep.eps_lower),
-                  "violation": bool(rep.violation), "verdict": rep.verdict, "report": str(rep)}
-    _atomic_write(path, json.dumps({"key": key, "audits": {str(k): v for k, v in res.items()}}, indent=2))
+    for u in users:
+        if u.claimed_eps == math.inf:
+            say(f"audit of {u.name}: none (declared non-private: a reference, never ranked)")
+            continue
+        levels = [float(u.claimed_eps)] if u.claimed_eps is not None else list(eps)
+        res[u.name] = {}
+        for e in levels:
+            lrn, params = call_factory(u.factory, d=d, T=T_a, T_max=T_a, eps=e, delta=delta)
+            say(f"audit of {u.name} at claimed eps={e:g} ({n} runs per input, T={T_a}, d={d}) ...")
+            rep = audit_learner(lrn, params, problem_class=problem, d=d, T=T_a, claimed_eps=e, claimed_delta=delta,
+                                n=n, name=u.name)
+            say(str(rep).splitlines()[0] + f"  (eps lower bound {rep.eps_lower:.3g})")
+            res[u.name][e] = {"claimed_eps": e, "claimed_delta": delta, "eps_lower": float(rep.eps_lower),
+                              "violation": bool(rep.violation), "verdict": rep.verdict, "report": str(rep)}
+    _atomic_write(path, json.dumps({"key": key, "audits": {nm: {str(k): v for k, v in a.items()}
+                                                            for nm, a in res.items()}}, indent=2))
     return res
 
 
@@ -602,7 +909,11 @@ def _run_chunk(pts, seed_idx, build, T_max):
 # --------------------------------------------------------------------------- leaderboard
 
 
-def _leaderboard(df, audits, user_name, builtins, T_max):
+def _block(status: str) -> int:
+    return 0 if status in RANKED else (2 if status in REFERENCE else 1)
+
+
+def _leaderboard(df, judge: _Judge, T_max):
     import pandas as pd
 
     from .studies.framework import fit_slopes, summarize
@@ -616,47 +927,61 @@ def _leaderboard(df, audits, user_name, builtins, T_max):
     cert = top.groupby(by).agg(eps_certified=("eps_certified", "first"), certified=("certified", "min")).reset_index()
     lb = lb.merge(cert, on=by, how="left")
     lb["certified"] = lb["certified"].fillna(0).astype(bool)
-    info = {b.name: b for b in builtins}
-    lb["kind"] = [("yours" if nm == user_name else ("private" if info[nm].private else "non-private reference"))
-                  for nm in lb["learner"]]
-    lb["audit_eps_lower"] = np.nan
-    lb["audit"] = ""
-    for i, row in lb.iterrows():
-        if row["learner"] != user_name or not audits:
-            continue
-        a = audits.get(float(row["eps"])) or (next(iter(audits.values())) if len(audits) == 1 else None)
-        if a is None:
-            continue
-        lb.at[i, "audit_eps_lower"] = a["eps_lower"]
-        lb.at[i, "audit"] = "FLAGGED: not private at the claimed eps" if a["violation"] else "consistent"
-    lb["rank"] = lb.groupby(["instance", "eps"])["regret_mean"].rank(method="min").fillna(0).astype(int)
-    lb = lb.sort_values(["instance", "eps", "rank", "learner"]).reset_index(drop=True)
-    cols = ["instance", "eps", "rank", "learner", "kind", "T", "regret_mean", "regret_lo", "regret_hi", "slope",
-            "slope_lo", "slope_hi", "switches_mean", "eps_certified", "certified", "audit_eps_lower", "audit",
-            "n_seeds"]
+    lb["kind"] = [("yours" if nm in judge.users else ("private" if judge.builtins[nm].private
+                                                      else "non-private reference")) for nm in lb["learner"]]
+    verdicts = [judge.judge(r["learner"], r["eps"], bool(r["certified"]), float(r["eps_certified"]))
+                for _, r in lb.iterrows()]
+    for col in ("status", "why", "audit", "audit_eps_lower"):
+        lb[col] = [v[col] for v in verdicts]
+    lb["ranked"] = lb["status"].isin(RANKED)
+    lb["rank"] = pd.array([pd.NA] * len(lb), dtype="Int64")
+    if lb["ranked"].any():
+        r = lb[lb["ranked"]].groupby(["instance", "eps"])["regret_mean"].rank(method="min")
+        lb.loc[r.index, "rank"] = r.fillna(0).astype(int).to_numpy()
+    lb["_block"] = [_block(st) for st in lb["status"]]
+    lb = lb.sort_values(["instance", "eps", "_block", "rank", "regret_mean", "learner"],
+                        na_position="last").reset_index(drop=True)
+    cols = ["instance", "eps", "rank", "learner", "kind", "status", "ranked", "T", "regret_mean", "regret_lo",
+            "regret_hi", "slope", "slope_lo", "slope_hi", "switches_mean", "eps_certified", "certified",
+            "audit_eps_lower", "audit", "why", "n_seeds"]
     return pd.DataFrame(lb[cols])
 
 
-def _command(config: dict) -> str:
-    """The ``jaxdp compare`` command line that reproduces a run of this configuration."""
-    user = (config.get("user") or {}).get("spec") or (config.get("user") or {}).get("factory")
-    parts = ["jaxdp compare"] + ([user] if user else []) + [
-        f"--problem {config['problem']}", "--eps " + ",".join(f"{e:g}" for e in config["eps"]),
-        f"--delta {config['delta']:g}", "--T " + ",".join(str(t) for t in config["T"]), f"--d {config['d']}",
-        f"--seeds {config['seeds']}"]
-    if config.get("claimed_eps") is not None:
-        parts.append(f"--claimed-eps {config['claimed_eps']:g}")
-    return " ".join(parts)
-
-
 def _fmt(x, nd=3):
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "∞" if isinstance(x, float) and x == math.inf else "–"
-    return f"{x:.{nd}g}"
+    try:
+        x = float(x)
+    except (TypeError, ValueError):   # None, pandas.NA
+        return "–"
+    if x == math.inf:
+        return "∞"
+    return f"{x:.{nd}g}" if math.isfinite(x) else "–"
 
 
-def leaderboard_markdown(lb, config: dict, audits: dict) -> str:
-    """The leaderboard as Markdown: one table per instance (rows ranked by regret at the largest T)."""
+def _user_summary(config: dict, audits: dict, run: Optional[dict]) -> list[str]:
+    lines = []
+    for u in config.get("users") or []:
+        nm, c = u["name"], u.get("claimed_eps")
+        if c is not None and float(c) == math.inf:
+            lines.append(f"* **{nm}** is declared non-private (claimed ε = ∞): a reference, never ranked.")
+            continue
+        claim = f"claims ε = {c:g}" if c is not None else "claims each ε it is compared at"
+        a = audits.get(nm) or {}
+        if not a:
+            lines.append(f"* **{nm}** {claim}; the audit was skipped (`--no-audit`): **unaudited, not ranked**.")
+            continue
+        for e, r in sorted(a.items()):
+            verdict = ("**⚠ REFUTED**: the claim is false (up to probability 1e-7); not ranked" if r["violation"]
+                       else "not refuted (the audit found no violation; it does not prove privacy): ranked")
+            lines.append(f"* **{nm}** {claim}. Privacy audit at ε = {e:g}, δ = {r['claimed_delta']:g}: ε lower "
+                         f"bound {r['eps_lower']:.3g} → {verdict}.")
+    return lines
+
+
+def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = None) -> str:
+    """The leaderboard as Markdown: per instance, the ranked learners (privacy certified by a ledger
+    or claimed and not refuted by the audit), the learners not ranked (refuted, unaudited, a weaker
+    claim, not run) and the non-private references. ``run`` (``out``, ``audit``, ``audit_n``,
+    ``plot``, ``md``) completes the command line that resumes the run."""
     from .instances import get_instance
 
     lines = [f"# Leaderboard: {config['problem']}", "",
@@ -664,51 +989,132 @@ def leaderboard_markdown(lb, config: dict, audits: dict) -> str:
              f"T ∈ {{{', '.join(str(t) for t in config['T'])}}}, {config['seeds']} seeds per instance "
              f"(the first of each instance's fixed seed list). Regret is the realized regret at "
              f"T = {max(config['T'])} (mean and 95% bootstrap CI over seeds); the slope is the least-squares "
-             "slope of log mean regret in log T over the T grid (95% bootstrap CI); ε cert. is the ε its "
-             "planner certifies (∞: non-private reference). Built-ins are configured by their planners in "
-             "certified mode.", "", "Reproduce (resumable; add `--out DIR`):", "", "```bash", _command(config),
-             "```", ""]
-    if audits:
-        for e, a in sorted(audits.items()):
-            lines.append(f"**Privacy audit of {config['user_name']}** at claimed ε = {e:g}, δ = "
-                         f"{a['claimed_delta']:g}: ε lower bound {a['eps_lower']:.3g} → "
-                         f"**{'FLAGGED (the claim is refuted)' if a['violation'] else 'consistent with the claim'}**.")
-        lines.append("")
+             "slope of log mean regret in log T over the T grid (95% bootstrap CI); ε cert. is the ε the "
+             "learner's privacy ledger certifies (built-ins, configured by their planners in certified mode), "
+             "or the ε a learner of yours claims.", "",
+             "A learner is **ranked** only when its privacy is certified by a ledger (built-ins) or claimed and "
+             "not refuted by the privacy audit (yours). A claim the audit refutes, an unaudited claim and a "
+             "claim weaker than the ε compared are listed **not ranked**; non-private learners are "
+             "**references**, never ranked.", "",
+             "Resume this run (from the directory it was started in), or reproduce it with another `--out`:", "",
+             "```bash", _command(config, run), "```", ""]
+    if not all((u.get("spec") for u in config.get("users") or [])):
+        lines += ["(A learner was passed as a Python object: replace its `module:function` by a MODULE:FACTORY "
+                  "the command line can import.)", ""]
+    summary = _user_summary(config, audits, run)
+    if summary:
+        lines += summary + [""]
+    head = {0: ("| ε | rank | learner | regret (95% CI) | slope in T (95% CI) | switches | ε cert. / claimed | "
+                "audit ε ≥ |", "|---|---|---|---|---|---|---|---|"),
+            1: ("| ε | learner | why not ranked | regret (95% CI) | slope in T (95% CI) | switches | "
+                "ε claimed | audit ε ≥ |", "|---|---|---|---|---|---|---|---|"),
+            2: ("| ε | learner | regret (95% CI) | slope in T (95% CI) | switches |", "|---|---|---|---|---|")}
+    title = {0: "Ranked", 1: "Not ranked", 2: "Non-private references (never ranked)"}
     for inst_name, g in lb.groupby("instance", sort=False):
         inst = get_instance(inst_name)
-        lines += [f"## {inst_name}", "", f"{inst.description}. {inst.reference}.", "",
-                  "| ε | rank | learner | regret (95% CI) | slope in T (95% CI) | switches | ε cert. / claimed | "
-                  "audit ε ≥ |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for _, r in g.iterrows():
-            name = r["learner"]
-            if r["kind"] == "yours":
-                name = f"**{name}**"
-                if str(r["audit"]).startswith("FLAGGED"):
-                    name += " ⚠ NOT PRIVATE (audit)"
-            elif r["kind"] == "non-private reference":
-                name += " (non-private)"
-            if not r["certified"]:
-                lines.append(f"| {r['eps']:g} | – | {name} | not run: its planner cannot certify this (ε, δ, T, d) "
-                             "| | | | |")
+        lines += [f"## {inst_name}", "", f"{inst.description}. {inst.reference}.", ""]
+        blocks = [_block(st) for st in g["status"]]
+        for blk in (0, 1, 2):
+            rows = [r for (_, r), b in zip(g.iterrows(), blocks) if b == blk]
+            if not rows:
                 continue
-            lines.append(
-                f"| {r['eps']:g} | {int(r['rank'])} | {name} | {_fmt(r['regret_mean'], 4)} "
-                f"[{_fmt(r['regret_lo'])}, {_fmt(r['regret_hi'])}] | {_fmt(r['slope'], 2)} "
-                f"[{_fmt(r['slope_lo'], 2)}, {_fmt(r['slope_hi'], 2)}] | {_fmt(r['switches_mean'], 4)} | "
-                f"{_fmt(r['eps_certified'])} | {_fmt(r['audit_eps_lower'])} |")
-        lines.append("")
+            lines += [f"**{title[blk]}**", "", *head[blk]]
+            for r in rows:
+                name = f"**{r['learner']}**" if r["kind"] == "yours" else r["learner"]
+                if r["status"] == "refuted":
+                    name += " ⚠ REFUTED"
+                regret = f"{_fmt(r['regret_mean'], 4)} [{_fmt(r['regret_lo'])}, {_fmt(r['regret_hi'])}]"
+                slope = f"{_fmt(r['slope'], 2)} [{_fmt(r['slope_lo'], 2)}, {_fmt(r['slope_hi'], 2)}]"
+                if r["status"] == "not-run":
+                    regret = slope = ""
+                cells = {0: [f"{r['eps']:g}", str(int(r["rank"])) if r["ranked"] else "–", name, regret, slope,
+                             _fmt(r["switches_mean"], 4), _fmt(r["eps_certified"]), _fmt(r["audit_eps_lower"])],
+                         1: [f"{r['eps']:g}", name, r["why"], regret, slope, _fmt(r["switches_mean"], 4),
+                             _fmt(r["eps_certified"]), _fmt(r["audit_eps_lower"])],
+                         2: [f"{r['eps']:g}", name, regret, slope, _fmt(r["switches_mean"], 4)]}[blk]
+                lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
     return "\n".join(lines)
 
 
-def _plot(df, outdir):
-    from .studies.framework import plot_panels, summarize
+#: Line styles of the plot: solid for ranked learners, dotted for references, dashed for the others.
+_STYLE = {"certified": "-", "not-refuted": "-", "non-private": ":", "refuted": "--", "unaudited": "-.",
+          "weaker-claim": "-.", "not-run": "-."}
+
+
+def _series_label(learner: str, eps: float, verdict: dict, several_eps: bool) -> str:
+    """The legend entry of one (learner, ε) curve: it says whether the curve is ranked, and why not."""
+    st, c = verdict["status"], verdict["claim"]
+    if st == "non-private":
+        return f"{learner}: non-private" + (f" (ε={eps:g} instances)" if several_eps else "")
+    if st in RANKED:
+        return f"{learner} ε={eps:g}"
+    if st == "refuted":
+        return f"{learner} claims ε={c:g}: REFUTED by audit (not ranked)"
+    if st == "unaudited":
+        return f"{learner} claims ε={c:g}: unaudited (not ranked)"
+    if st == "weaker-claim":
+        return f"{learner} claims ε={c:g} > {eps:g} (not ranked)"
+    return f"{learner} ε={eps:g} (not ranked)"
+
+
+def _plot(df, outdir, judge: _Judge):
+    """``regret_vs_T.png``: one panel per instance, one curve per (learner, ε), one legend that
+    marks non-private references and unranked learners; the legend's labels are also stored in the
+    PNG's ``Description`` text (one per line)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    from .studies.framework import summarize
 
     s = summarize(df, ["learner", "instance", "eps", "T"], ["regret"], n_boot=200)
     s = s[s["regret_mean"] > 0]
-    s = s.assign(series=[f"{a} eps={e:g}" for a, e in zip(s["learner"], s["eps"])])
-    return plot_panels(s, "instance", "T", "regret", pathlib.Path(outdir) / "regret_vs_T.png", hue="series",
-                       ylabel="regret at T", title=lambda v: str(v))
+    several = df["eps"].nunique() > 1
+    curves = {}
+    for (lrn, e), _ in s.groupby(["learner", "eps"], sort=False):
+        v = judge.judge(lrn, e)
+        curves[(lrn, e)] = (_series_label(lrn, e, v, several), _STYLE[v["status"]], v["status"])
+    order = sorted(curves, key=lambda k: (_block(curves[k][2]), k[0], k[1]))
+    colors = {lrn: f"C{i % 10}" for i, lrn in enumerate(dict.fromkeys(k[0] for k in order))}
+    refs = list(dict.fromkeys(k[0] for k in order if curves[k][2] == "non-private"))
+    colors.update({lrn: str(round(0.3 + 0.4 * i / max(1, len(refs) - 1), 2)) for i, lrn in enumerate(refs)})
+    markers = {"-": "o", ":": ".", "--": "x", "-.": "s"}
+    insts = sorted(s["instance"].unique())
+    fig, axes = plt.subplots(1, max(1, len(insts)), figsize=(4.3 * max(1, len(insts)), 3.8), dpi=110,
+                             squeeze=False)
+    handles = {}
+    for ax, inst in zip(axes[0], insts):
+        sub = s[s["instance"] == inst]
+        for k in order:
+            g = sub[(sub["learner"] == k[0]) & (sub["eps"] == k[1])].sort_values("T")
+            if g.empty:
+                continue
+            label, ls, st = curves[k]
+            color = colors[k[0]]   # references in shades of grey
+            (h,) = ax.plot(g["T"], g["regret_mean"], ls, marker=markers[ls], ms=4, color=color, label=label,
+                           lw=1.6 if st in RANKED else 1.2)
+            ax.fill_between(g["T"], g["regret_lo"], g["regret_hi"], alpha=0.12, color=color)
+            handles.setdefault(label, h)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("T")
+        ax.set_ylabel("regret at T")
+        ax.set_title(str(inst), fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    labels = [curves[k][0] for k in order if curves[k][0] in handles]
+    labels = list(dict.fromkeys(labels))
+    fig.legend([handles[lb] for lb in labels], labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 0.95),
+               title="solid: ranked · dotted: non-private · dashed: not ranked", title_fontsize=7)
+    fig.tight_layout()
+    path = pathlib.Path(outdir) / "regret_vs_T.png"
+    fig.savefig(path, bbox_inches="tight", metadata={"Description": "\n".join(labels)})
+    plt.close(fig)
+    return path
 
 
 class _CallableModule(type(sys)):

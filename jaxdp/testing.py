@@ -10,7 +10,11 @@ message says what is wrong and how to fix it:
   (an integer index in ``[0, d)`` for experts, a ``(d,)`` float vector for OCO),
   the same state structure, shapes and dtypes after ``step`` as after ``init``
   (``lax.scan`` carries it), and an ``info`` dict of scalars. Found with
-  ``jax.eval_shape`` (nothing is compiled), then on a few real rounds.
+  ``jax.eval_shape`` (nothing is compiled), then on real rounds: every action of
+  8 seeds x 64 rounds, in one compiled call, must be in range. It also refuses
+  host callbacks in ``init``/``step``/``end_block`` (``jax.debug.print``,
+  ``jax.debug.callback``, ``io_callback``: found in their jaxprs, before
+  anything runs), which would run on the host in every round of every seed.
 * :func:`check_key_reuse` — no PRNG key is used twice (run under
   ``jax_debug_key_reuse``): a reused key correlates draws that a privacy proof
   assumes independent.
@@ -23,8 +27,12 @@ message says what is wrong and how to fix it:
   (``chex.assert_max_traces``). A learner that bakes hyperparameters into
   the trace recompiles for every (ε, T) of a sweep.
 * :func:`check_learner` — all of the above plus jit/vmap, determinism given the
-  key, sensitivity to the key, finite metrics and regret above the trivial
-  lower bound.
+  key, sensitivity to the key (two different learner keys against the same
+  losses must change some output, unless ``deterministic=True``), finite
+  metrics (every ``info`` entry) and regret above the trivial lower bound.
+  One compiled engine run per grid point (``seeds`` seeds x two learner keys,
+  under ``jax_debug_key_reuse``) checks every action of every round: an
+  expert index out of ``[0, d)`` fails ``[shapes]`` with its seed and round.
 * :func:`check_factory` — for ``jaxdp compare``: a factory ``(d, T, T_max, eps, delta)
   -> Learner | (Learner, params)`` (any subset of the arguments) returns the *same* ``Learner`` object at every
   grid point (so one compilation serves the sweep), and that learner passes
@@ -34,6 +42,7 @@ See docs/guide/own-learner.md.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import inspect
@@ -50,10 +59,11 @@ _sim_mod = importlib.import_module("jaxdp.core.simulate")
 
 # the engine's pure one-seed core (unvalidated), under its current or historical name
 _simulate_one = getattr(_sim_mod, "_rollout_impl", None) or getattr(_sim_mod, "_simulate_one")
+_n_index_actions = _sim_mod.n_index_actions
 
 __all__ = [
     "ConformanceError", "check_learner", "check_shapes", "check_key_reuse", "check_pure", "check_traces",
-    "check_factory", "call_factory", "FactoryReport",
+    "check_factory", "call_factory", "check_factory_signature", "FactoryReport", "FACTORY_ARGS",
 ]
 
 
@@ -102,13 +112,47 @@ def _action_spec(problem: Problem, loss_struct) -> tuple[str, tuple]:
 
 
 def check_shapes(learner: Learner, adversary: Adversary, problem: Problem, params: Any, adv_params: Any,
-                 rounds: int = 8, d: Optional[int] = None) -> None:
+                 rounds: int = 64, d: Optional[int] = None, seeds: int = 8) -> None:
     """``init``/``step``/``end_block`` return what the simulator needs (module docstring).
 
-    ``d``: the number of experts (default: the length of a loss vector); the
-    played index must lie in ``[0, d)``. Runs ``rounds`` real rounds to check
-    the actions' values.
+    ``d``: the number of experts (default: the length of a loss vector); every
+    played index must lie in ``[0, d)`` (OCO: every point must be finite). The
+    actions are checked on ``rounds`` real rounds of ``seeds`` seeds in one
+    compiled call. ``init``/``step``/``end_block`` must not hold host callbacks
+    (``jax.debug.print``, ``jax.debug.callback``, ``io_callback``).
     """
+    kind, n = _check_static(learner, adversary, problem, params, adv_params, d)
+    rounds = max(int(rounds), 2 * (int(learner.block_size) if learner.end_block is not None else 1) + 1)
+    try:
+        xs = _play(learner, adversary, params, adv_params, rounds, seeds)     # (seeds, rounds + 1[, d])
+    except jax.errors.KeyReuseError as e:
+        _key_reuse_fail(e)
+    checked = f"{seeds} seeds x {rounds} rounds checked"
+    if kind == "index":
+        if n is not None:
+            bad = (xs < 0) | (xs >= n)
+            if bad.any():
+                s_, r_ = (int(i) for i in np.argwhere(bad)[0])
+                _fail("shapes", f"state.x must be an expert index in [0, {n}), got {int(xs[s_, r_])} "
+                                f"{'from init' if r_ == 0 else f'after round {r_ - 1}'} of seed {s_} "
+                                f"({int(bad.sum())} of {bad.size} actions out of range; {checked}). "
+                                + _RANGE_FIX.format(n=n))
+    else:
+        finite = np.isfinite(xs).reshape(xs.shape[:2] + (-1,)).all(-1)
+        if not finite.all():
+            s_, r_ = (int(i) for i in np.argwhere(~finite)[0])
+            _fail("shapes", f"state.x must be finite, got a NaN/inf entry "
+                            f"{'from init' if r_ == 0 else f'after round {r_ - 1}'} of seed {s_} ({checked}): "
+                            f"guard the update (divisions, logs, projections)")
+
+
+_RANGE_FIX = ("The engine would read loss[x] out of bounds (simulate refuses the run): fix the sampler so that "
+              "it only returns indices 0..{n}-1")
+
+
+def _check_static(learner, adversary, problem, params, adv_params, d: Optional[int]) -> tuple[str, Optional[int]]:
+    """The part of :func:`check_shapes` that runs nothing: structure, shapes and dtypes (``jax.eval_shape``),
+    and no host callbacks (the jaxprs). Returns the action kind and, for expert indices, ``d``."""
     if not isinstance(learner, Learner):
         _fail("shapes", f"expected a jaxdp.Learner(init, step), got {type(learner).__name__}")
     for name in ("init", "step"):
@@ -174,26 +218,68 @@ def check_shapes(learner: Learner, adversary: Adversary, problem: Problem, param
     if tuple(val.shape) != ():
         _fail("shapes", f"problem.value(loss, state.x) must be a scalar, got shape {list(val.shape)}")
 
-    # a few real rounds: the actions' values (out-of-range indices would be clamped silently)
-    try:
-        xs = np.asarray(_play(learner, adversary, params, adv_params, rounds))
-    except jax.errors.KeyReuseError as e:
-        _key_reuse_fail(e)
+    _check_callbacks(learner, key, state, loss, params)
+    n = None
     if kind == "index":
         n = d if d is not None else (int(np.prod(loss.shape)) if hasattr(loss, "shape") else None)
-        if n is not None and (xs.min() < 0 or xs.max() >= n):
-            _fail("shapes", f"state.x must be an expert index in [0, {n}), got values in [{xs.min()}, {xs.max()}]")
-    elif not np.all(np.isfinite(xs)):
-        _fail("shapes", "state.x must be finite")
+    return kind, n
 
 
-@jax.jit
-def _noop(x):
-    return x
+# host callbacks: jax.debug.print / jax.debug.callback / jax.experimental.io_callback
+_CALLBACK_PRIMS = ("debug_print", "debug_callback", "io_callback")
 
 
-def _play(learner, adversary, params, adv_params, rounds: int):
-    """Actions ``x_1..x_{rounds+1}`` of one run (block learners: ``end_block`` after every block)."""
+def _subjaxprs(v):
+    if hasattr(v, "eqns"):
+        yield v
+    elif hasattr(v, "jaxpr") and hasattr(getattr(v, "jaxpr"), "eqns"):
+        yield v.jaxpr
+    elif isinstance(v, (tuple, list)):
+        for u in v:
+            yield from _subjaxprs(u)
+
+
+def _callback_prims(jaxpr) -> set:
+    """Names of the host-callback primitives anywhere in ``jaxpr`` (nested jit/scan/cond/while bodies too)."""
+    found, todo, seen = set(), [jaxpr], set()
+    while todo:
+        j = todo.pop()
+        if id(j) in seen:
+            continue
+        seen.add(id(j))
+        for eqn in j.eqns:
+            if eqn.primitive.name in _CALLBACK_PRIMS:
+                found.add(eqn.primitive.name)
+            for v in eqn.params.values():
+                todo.extend(_subjaxprs(v))
+    return found
+
+
+def _check_callbacks(learner, key, state, loss, params) -> None:
+    """``[host callback]``: no ``jax.debug.print``/``jax.debug.callback``/``io_callback`` in
+    ``init``/``step``/``end_block`` (read from their jaxprs; nothing runs)."""
+    fns = [("init", learner.init, (key, params)), ("step", learner.step, (key, state, loss, params))]
+    if learner.end_block is not None:
+        fns.append(("end_block", learner.end_block, (key, state, params)))
+    for name, fn, args in fns:
+        try:
+            found = _callback_prims(jax.make_jaxpr(fn)(*args).jaxpr)
+        except jax.errors.KeyReuseError as e:
+            _key_reuse_fail(e)
+        except Exception:  # noqa: BLE001 - traced already by eval_shape; nothing more to say here
+            continue
+        if found:
+            _fail("host callback", f"learner.{name} calls the host ({', '.join(sorted(found))}: jax.debug.print, "
+                                   f"jax.debug.callback or io_callback). Under simulate it would run on the host "
+                                   f"in every round of every seed (millions of lines or calls in jaxdp compare) and "
+                                   f"stall the compiled loop. Remove it from the learner; to debug, call "
+                                   f"learner.{name}(...) on one round outside simulate and print there")
+
+
+def _play(learner, adversary, params, adv_params, rounds: int, seeds: int) -> np.ndarray:
+    """Actions ``x_1..x_{rounds+1}`` of ``seeds`` runs, shape ``(seeds, rounds + 1[, d])``, in one compiled
+    call (block learners: ``end_block`` after every block). The runs go one after the other (``lax.map``):
+    a batched step compiles more slowly than a few hundred tiny rounds run."""
     b = max(1, int(learner.block_size)) if learner.end_block is not None else 1
 
     def run(key):
@@ -212,18 +298,27 @@ def _play(learner, adversary, params, adv_params, rounds: int):
         last, xs = jax.lax.scan(body, st, jnp.arange(rounds, dtype=jnp.int32))
         return jnp.concatenate([xs, last.x[None]])
 
-    return jax.jit(run)(jax.random.key(7))
+    return np.asarray(jax.jit(lambda keys: jax.lax.map(run, keys))(seed_keys(7, seeds)))
 
 
 # --------------------------------------------------------------------------- keys, purity, traces
 
 
-def _runner(learner, adversary, problem, T_max: int):
+def _runner(learner, adversary, problem, T_max: int, salts: int = 1):
+    """The engine's one-seed core vmapped over keys (with ``flag_actions``). With ``salts > 1`` every key
+    runs ``salts`` times with different learner keys (salt 0: the key itself) against the same losses;
+    the outputs then have ``seeds * salts`` rows, seed-major."""
     ck = (1, T_max)
 
     def run(params, adv_params, keys, T_):
-        one = lambda k: _simulate_one(learner, adversary, problem, T_max, ck, params, adv_params, k, T_)  # noqa: E731
-        return jax.vmap(one)(keys)
+        def one(k, salt):
+            return _simulate_one(learner, adversary, problem, T_max, ck, params, adv_params, k, T_,
+                                 flag_actions=True, learner_salt=salt)
+
+        if salts == 1:
+            return jax.vmap(lambda k: one(k, None))(keys)
+        lanes = jnp.arange(keys.shape[0] * salts)
+        return jax.vmap(one)(keys[lanes // salts], (lanes % salts).astype(jnp.uint32))
 
     return run
 
@@ -256,6 +351,11 @@ def check_pure(learner: Learner, adversary: Adversary, problem: Problem, params:
     args = (params, adv_params, seed_keys(2, seeds), jnp.int32(T))
     # a fresh function object per trace: make_jaxpr caches traces by function identity
     traces = [jax.make_jaxpr(lambda *a: run(*a))(*args) for _ in range(2)]
+    found = _callback_prims(traces[0].jaxpr)
+    if found & {"debug_print", "debug_callback"}:
+        _fail("host callback", f"the run calls the host ({', '.join(sorted(found))}: jax.debug.print or "
+                               "jax.debug.callback): it would run in every round of every seed. Remove it from "
+                               "the learner")
     bad = sorted({type(e).__name__ for e in traces[0].effects if "Debug" not in type(e).__name__})
     if bad:
         _fail("impure step", f"the run has side effects {bad} (io_callback / ordered effects): a step must be a "
@@ -271,7 +371,7 @@ def check_pure(learner: Learner, adversary: Adversary, problem: Problem, params:
                              "randomness from the key it is given and keep state in the state pytree")
 
 
-def _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds):
+def _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds, salts: int = 1):
     if len(params_list) < 2:
         raise ValueError(f"params_list must hold at least two parameter settings (grid points), got {len(params_list)}")
     s0 = _struct(params_list[0])
@@ -281,7 +381,7 @@ def _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds
                                 f"({_struct(p)} vs {s0}): every grid point would compile again. Keep one "
                                 "params pytree (a NamedTuple of jnp arrays, not Python numbers) whose values vary")
     keys = seed_keys(123, seeds)
-    fn = _runner(learner, adversary, problem, T)
+    fn = _runner(learner, adversary, problem, T, salts)
 
     @jax.jit
     @chex.assert_max_traces(n=1)
@@ -295,7 +395,7 @@ def _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds
         T_i = T - (i % 2) * (T // 4)
         try:
             out = run(params, adv_params, jax.random.clone(keys), jnp.int32(T_i))
-        except jax.errors.KeyReuseError as e:   # with jax_debug_key_reuse on globally (the test session)
+        except jax.errors.KeyReuseError as e:   # under jax_debug_key_reuse
             _key_reuse_fail(e)
         except AssertionError as e:
             if "trace" not in str(e).lower():
@@ -311,10 +411,18 @@ def check_traces(learner: Learner, adversary: Adversary, problem: Problem, param
                  adv_params: Any, T: int = 64, seeds: int = 2) -> list:
     """One trace serves every grid point: the values of ``params``, ``adv_params`` and ``T`` vary, the
     compilation does not (``chex.assert_max_traces(n=1)``). Returns ``[(T_i, metrics)]`` per grid point."""
-    return _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds)[0]
+    outs = _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds)[0]
+    return [(T_i, _public(out)) for T_i, out in outs]
+
+
+def _public(out: dict) -> dict:
+    return {k: v for k, v in out.items() if k not in _sim_mod.INVALID_ACTION_KEYS}
 
 
 # --------------------------------------------------------------------------- the full check
+
+#: learner keys per seed in check_learner's engine runs (two: the key-sensitivity check compares them)
+_SALTS = 2
 
 
 def check_learner(learner: Learner, adversary: Adversary, problem: Problem, params_list: Sequence[Any],
@@ -323,50 +431,109 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
                   d: Optional[int] = None) -> dict:
     """The conformance check every ``Learner`` in jaxdp passes (module docstring).
 
+    One compiled engine run per grid point checks every round of ``seeds`` seeds, each with two
+    learner keys against the same losses: every action in range (``[shapes]``), every metric and
+    ``info`` entry finite (``[finite]``), determinism given the key, and sensitivity to the key.
+
     Args:
       learner, adversary, problem: the engine objects.
       params_list: at least two parameter settings (grid points) of one pytree structure.
       adv_params: the adversary's parameters.
       T: the horizon (``T_max``); alternate grid points run at ``3T/4`` (traced horizon).
-      seeds: seeds per run.
-      deterministic: the learner ignores its key (e.g. follow-the-leader); skips the key-sensitivity check.
+      seeds: seeds per run (each run twice, with two learner keys).
+      deterministic: the learner ignores its key (e.g. follow-the-leader); skips the key-sensitivity
+        check (two learner keys against the same losses must change some output of some seed).
       loss_range: per-round loss range; regret must be ``>= -loss_range * T``.
-      key_reuse, purity: also run :func:`check_key_reuse` and :func:`check_pure`.
+      key_reuse, purity: also check key reuse (the engine runs under ``jax_debug_key_reuse``) and
+        :func:`check_pure`.
+      d: the number of experts (default: the length of a loss vector).
 
-    Returns the metrics of the first grid point. Raises :class:`ConformanceError`.
+    Returns the metrics of the first grid point (``(seeds,)`` arrays, equal to ``simulate``'s with the
+    same keys). Raises :class:`ConformanceError` whose message starts with the check's name in
+    brackets: ``[shapes]``, ``[host callback]``, ``[key reuse]``, ``[impure step]``, ``[recompiles]``,
+    ``[finite]``, ``[horizon]``, ``[deterministic]`` or ``[key]``.
     """
     if not isinstance(learner, Learner):
         _fail("shapes", f"expected a jaxdp.Learner, got {type(learner).__name__}")
     if len(params_list) < 2:
         raise ValueError(f"params_list must hold at least two parameter settings (grid points), got {len(params_list)}")
-    check_shapes(learner, adversary, problem, params_list[0], adv_params, d=d)
-    if key_reuse and not jax.config.jax_debug_key_reuse:   # else check_traces below runs under it
-        check_key_reuse(learner, adversary, problem, params_list[0], adv_params)
+    _, n = _check_static(learner, adversary, problem, params_list[0], adv_params, d)
     if purity:
         check_pure(learner, adversary, problem, params_list[0], adv_params)
-    outs, run = _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds)
-    for T_i, out in outs:
-        for k, v in out.items():
-            if not np.all(np.isfinite(v[~np.isnan(v)] if v.dtype.kind == "f" else v)):
-                _fail("finite", f"non-finite {k}")
-        if not np.all(out["regret"] >= -loss_range * T - 1e-3):
-            _fail("finite", f"regret {out['regret'].min()} is below the trivial lower bound -{loss_range} * T")
-        if not np.all(out["T"] == T_i):
-            _fail("horizon", f"runs report T={out['T']} instead of {T_i}")
-    keys = seed_keys(123, seeds)
-    again = jax.tree_util.tree_map(np.asarray, run(params_list[0], adv_params, jax.random.clone(keys), jnp.int32(T)))
+    # every engine run of this check under jax_debug_key_reuse (one compilation; no separate key-reuse run)
+    with jax.debug_key_reuse(True) if key_reuse else contextlib.nullcontext():
+        outs, run = _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds, _SALTS)
+        for g, (T_i, out) in enumerate(outs):
+            _check_engine_out(out, T_i, T, g, loss_range, n, seeds)
+        keys = seed_keys(123, seeds)
+        again = jax.tree_util.tree_map(np.asarray, run(params_list[0], adv_params, jax.random.clone(keys),
+                                                       jnp.int32(T)))
     first = outs[0][1]
     for k in again:
         if not np.array_equal(again[k], first[k], equal_nan=True):
             _fail("deterministic", f"two runs with the same keys differ in {k!r}: the learner is not a function "
                                    "of its keys")
-    if not deterministic:
-        varied = np.unique(first["loss"]).size > 1 or np.unique(first["regret"]).size > 1 or any(
-            np.unique(v).size > 1 for k, v in first.items() if k not in ("T",) and np.ndim(v) == 1)
-        if not varied:
-            _fail("key", "different seeds gave identical runs: the learner ignores its key? "
-                         "(pass deterministic=True for a deterministic learner)")
-    return first
+    if not deterministic and not any(_salts_differ(out, seeds) for _, out in outs):
+        _fail("key", f"two different learner keys against the same losses gave identical runs (every metric "
+                     f"and info entry) on all {seeds} seeds and {len(outs)} grid points: the learner ignores "
+                     f"its key. Draw its randomness from the key passed to init/step/end_block (split it: "
+                     f"k1, k2 = jax.random.split(key)), or, if it is deterministic by design, pass "
+                     f"deterministic=True (a jaxdp compare factory: set factory.deterministic = True)")
+    return {k: v.reshape((seeds, _SALTS) + v.shape[1:])[:, 0] for k, v in _public(first).items()}
+
+
+def _salts_differ(out: dict, seeds: int) -> bool:
+    """Did the learner keys of some seed give different outputs?"""
+    for k, v in _public(out).items():
+        v = v.reshape((seeds, _SALTS) + v.shape[1:])
+        a, b = v[:, :1], v[:, 1:]
+        same = (a == b) | ((np.isnan(a) & np.isnan(b)) if v.dtype.kind in "fc" else False)
+        if not same.all():
+            return True
+    return False
+
+
+_ENGINE_KEYS = ("T", "loss", "best_loss", "regret", "regret_ckpt", "expected_loss", "expected_regret",
+                "expected_regret_ckpt")
+
+
+def _info_fix(name: str) -> str:
+    return (f"info[{name!r}] must be a finite number in every round (the simulator sums it): guard the divisions "
+            f"and logs that produce it, e.g. jnp.where(n > 0, s / n, 0.0)")
+
+
+def _check_engine_out(out: dict, T_i: int, T: int, g: int, loss_range: float, n: Optional[int],
+                      seeds: int) -> None:
+    """``[shapes]``/``[finite]``/``[horizon]`` on one grid point's engine output (``seeds * salts`` rows)."""
+    salts = max(1, out["regret"].shape[0] // seeds)
+    bad_round = out.get("invalid_action_round")
+    if bad_round is not None and np.any(bad_round >= 0):
+        lane = int(np.argwhere(bad_round >= 0)[0][0])
+        n_bad = int(np.sum(bad_round >= 0))
+        _fail("shapes", f"state.x must be an expert index in [0, {n if n is not None else 'd'}), got "
+                        f"{int(out['invalid_action'][lane])} in round {int(bad_round[lane])} (counting from 0) of "
+                        f"seed {lane // salts} (learner key {lane % salts}) at grid point {g} ({n_bad} of "
+                        f"{bad_round.size} runs of {T_i} rounds affected). "
+                        + _RANGE_FIX.format(n=n if n is not None else "d"))
+    ck_ok = np.asarray([1, T]) <= T_i      # the runner's checkpoint rounds: (1, T_max)
+    for k, v in out.items():
+        if k in _sim_mod.INVALID_ACTION_KEYS or v.dtype.kind not in "fc":
+            continue
+        vv = v[..., ck_ok] if k.endswith("_ckpt") else v
+        if np.all(np.isfinite(vv)):
+            continue
+        at = tuple(int(i) for i in np.argwhere(~np.isfinite(vv))[0])
+        where = f"seed {at[0] // salts} (learner key {at[0] % salts}) at grid point {g}"
+        if k in _ENGINE_KEYS:
+            _fail("finite", f"{k} is {vv[at].item()!r} for {where}: the incurred loss problem.value(loss, state.x) "
+                            f"(or info['expected_loss']) is not finite; keep state.x finite and in the domain, and "
+                            f"info['expected_loss'] finite")
+        name = "switched" if k == "switches" else k
+        _fail("finite", f"info[{name!r}] summed over the rounds is {vv[at].item()!r} for {where}. " + _info_fix(name))
+    if not np.all(out["regret"] >= -loss_range * T - 1e-3):
+        _fail("finite", f"regret {out['regret'].min()} is below the trivial lower bound -{loss_range} * T")
+    if not np.all(out["T"] == T_i):
+        _fail("horizon", f"runs report T={out['T']} instead of {T_i}")
 
 
 # --------------------------------------------------------------------------- factories (jaxdp compare)
@@ -384,6 +551,42 @@ class FactoryReport:
     checks: list
 
 
+#: the arguments a ``jaxdp compare`` factory may take (by these names; any subset, or ``**kwargs``)
+FACTORY_ARGS = ("d", "T", "T_max", "eps", "delta")
+_FACTORY_ALIASES = {"n": "d", "n_experts": "d", "dim": "d", "k": "d", "horizon": "T", "t": "T", "n_rounds": "T",
+                    "rounds": "T", "epsilon": "eps", "privacy": "eps", "t_max": "T_max", "tmax": "T_max",
+                    "max_T": "T_max", "Delta": "delta"}
+
+
+def check_factory_signature(factory: Callable) -> None:
+    """Refuse a factory that ``jaxdp compare`` cannot call: every parameter without a default must be one of
+    :data:`FACTORY_ARGS` (``d, T, T_max, eps, delta``), passed by keyword. Raises ``TypeError`` listing the
+    allowed names (and the likely rename). A factory whose signature cannot be read is accepted."""
+    check_factory_signature(factory)
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return
+    bad = []
+    for prm in sig.parameters.values():
+        if prm.kind in (prm.VAR_POSITIONAL, prm.VAR_KEYWORD) or prm.default is not prm.empty:
+            continue
+        if prm.kind == prm.POSITIONAL_ONLY or prm.name not in FACTORY_ARGS:
+            bad.append(prm)
+    if bad:
+        name = getattr(factory, "__qualname__", None) or getattr(factory, "__name__", None) or repr(factory)
+        hints = [f"{p.name} -> {_FACTORY_ALIASES.get(p.name, _FACTORY_ALIASES.get(p.name.lower()))}"
+                 for p in bad if p.name not in FACTORY_ARGS
+                 and _FACTORY_ALIASES.get(p.name, _FACTORY_ALIASES.get(p.name.lower()))]
+        posonly = [p.name for p in bad if p.kind == p.POSITIONAL_ONLY and p.name in FACTORY_ARGS]
+        raise TypeError(
+            f"factory {name}{sig} has required parameter(s) {', '.join(p.name for p in bad)} that jaxdp cannot "
+            f"pass: a factory receives, by keyword, any of {', '.join(FACTORY_ARGS)} (or **kwargs). Rename them "
+            + (f"({'; '.join(hints)}) " if hints else "")
+            + "or give them defaults"
+            + (f"; {', '.join(posonly)} must not be positional-only (drop the '/')" if posonly else ""))
+
+
 def call_factory(factory: Callable, *, d: int, T: int, eps: float, delta: float,
                  T_max: Optional[int] = None) -> tuple[Learner, Any]:
     """Call ``factory`` with the arguments it accepts among ``d, T, T_max, eps, delta``; return
@@ -392,7 +595,8 @@ def call_factory(factory: Callable, *, d: int, T: int, eps: float, delta: float,
     ``T`` is the horizon the run is tuned for, ``T_max >= T`` the largest horizon of the sweep
     (size static arrays, e.g. a tree, by it: the learner must not depend on ``T``).
     A factory may return a ``Learner`` (``params = None``: its hyperparameters are
-    closed over) or a ``(Learner, params)`` pair.
+    closed over) or a ``(Learner, params)`` pair. A factory with a required parameter of another
+    name is refused first (:func:`check_factory_signature`).
     """
     if not callable(factory):
         raise TypeError(f"factory must be callable, got {type(factory).__name__}")
@@ -442,5 +646,5 @@ def check_factory(factory: Callable, adversary: Adversary, problem: Problem, adv
                   deterministic=deterministic, d=d)
     return FactoryReport(learner=learners[0], params=params, claimed_eps=None if claimed is None else float(claimed),
                          deterministic=deterministic,
-                         checks=["shapes", "key reuse", "impure step", "recompiles", "finite", "deterministic",
-                                 "key"])
+                         checks=["shapes", "host callback", "key reuse", "impure step", "recompiles", "finite",
+                                 "deterministic", "key"])

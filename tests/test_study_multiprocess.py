@@ -2,6 +2,9 @@
 
 * ``--processes 2`` (two ``jax.distributed`` processes, 2 forced CPU devices each) gives a
   ``results.csv`` byte-identical to a one-process run, with every chunk computed exactly once;
+* one of the ``--processes 2`` workers killed with SIGKILL mid-chunk: the launcher names it in one
+  line, stops the other, keeps jax.distributed's errors in ``OUT/logs/`` (off the terminal) and exits
+  1; a rerun completes, byte-identical to a clean run;
 * two launcher-style processes (``JAXDP_PROCESS_ID``/``JAXDP_NUM_PROCESSES``, as under SLURM), one
   killed with SIGKILL mid-chunk: the survivor takes over the dead process's claim, a rerun computes
   only what is missing, and the result is again byte-identical;
@@ -64,6 +67,55 @@ def test_two_processes_two_devices_each_bit_identical(reference, tmp_path):
     assert sum(runs) == N_CHUNKS and len(runs) == 3 and runs[-1] == 0, r.stderr[-3000:]
     assert (out / "results.csv").read_bytes() == (reference / "results.csv").read_bytes()
     assert main(["study", "verify", str(out)]) == 0
+    # the workers' own output is in their logs, not on the terminal
+    assert sorted(f.name for f in (out / "logs").glob("*.log")) == ["process-0.log", "process-1.log"]
+    assert "jaxdp: worker finished" in (out / "logs" / "process-1.log").read_text()
+
+
+# what jax.distributed prints when a peer dies (coordination-service errors, a C++ stack trace)
+_SPAM = ("coordination_service", "CoordinationService", "Check failure", "heartbeat", "Traceback", "@     0x")
+
+
+def test_launcher_names_a_killed_worker_stops_the_other_and_rerun_completes(reference, tmp_path):
+    out = tmp_path / "launch-killed"
+    t0 = time.time()
+    launcher = subprocess.Popen(_cmd(out, "--processes", "2"), env=_env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+    victim = None
+    while victim is None and launcher.poll() is None and time.time() < t0 + 120:
+        for c in (out / "claims").glob("*") if (out / "claims").exists() else []:
+            m = re.search(r'"pid": (\d+)', c.read_text() if c.exists() else "")
+            if m:
+                victim = int(m.group(1))     # a worker that has started a chunk
+        time.sleep(0.01)
+    assert victim is not None, "no worker ever claimed a chunk"
+    try:   # the victim's rank, as the launcher gave it
+        env = open(f"/proc/{victim}/environ", "rb").read().split(b"\0")
+        true_rank = next(e.split(b"=")[1].decode() for e in env if e.startswith(b"JAXDP_PROCESS_ID="))
+    except OSError:   # pragma: no cover - no /proc
+        true_rank = None
+    os.kill(victim, signal.SIGKILL)
+    _, err = launcher.communicate(timeout=120)
+    stopped_s = time.time() - t0
+    assert launcher.returncode == 1, err[-3000:]
+    m = re.search(rf"process (\d) of 2 \(pid {victim}\) was killed by SIGKILL", err)
+    assert m, err[-3000:]
+    rank = m.group(1)
+    assert true_rank in (None, rank)
+    errors = [ln for ln in err.splitlines() if ln.startswith("jaxdp: error:")]
+    assert len(errors) == 1, err[-3000:]
+    assert (f"process {rank} of 2 was killed by SIGKILL" in errors[0] and "rerun the same command" in errors[0]
+            and str(out / "logs") in errors[0]), errors[0]
+    assert not [s for s in _SPAM if s in err], err[-3000:]
+    assert (out / "logs" / f"process-{rank}.log").exists()
+    # the rerun (in this process, whose programs the reference run compiled) takes over the dead
+    # claim, computes only what is missing, and equals a clean run byte for byte
+    done = len(list((out / "chunks").glob("*.csv")))
+    assert main(["study", "run", *ARGS, "--out", str(out)]) == 0
+    assert (out / "results.csv").read_bytes() == (reference / "results.csv").read_bytes()
+    assert main(["study", "verify", str(out)]) == 0
+    assert done < N_CHUNKS and not [c for c in (out / "claims").glob("*") if not c.name.startswith(".")]
+    assert stopped_s < 100, f"the launcher took {stopped_s:.0f}s to stop"
 
 
 def test_killed_process_then_rerun_completes_only_what_is_missing(reference, tmp_path):
@@ -180,3 +232,23 @@ def test_stale_claims_are_taken_over_live_ones_are_not(tmp_path):
     assert not _claim(other, timeout=3600)
     os.utime(other, (time.time() - 7200, time.time() - 7200))
     assert _claim(other, timeout=3600)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc to see a zombie")
+def test_a_zombie_owner_is_dead():
+    """A killed process whose parent has not reaped it yet (a zombie) holds no claim."""
+    from jaxdp.studies.framework import _pid_alive
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        with open(f"/proc/{p.pid}/stat") as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        time.sleep(0.01)
+    try:
+        assert not _pid_alive(p.pid)          # not reaped: os.kill(pid, 0) still succeeds
+        assert _pid_alive(os.getpid())
+    finally:
+        p.wait()
+    assert not _pid_alive(p.pid)

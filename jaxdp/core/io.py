@@ -4,10 +4,13 @@ Every error names the file (or ``what`` for in-memory arrays), what is wrong and
 """
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Optional
 
 import numpy as np
+
+from .validation import first_nonfinite
 
 __all__ = ["load_array"]
 
@@ -15,7 +18,7 @@ _EXTS = (".npy", ".npz", ".csv", ".txt")
 
 
 def _read_text_table(path: str, what: str, delimiter: Optional[str], skip_header: int) -> np.ndarray:
-    """A numeric table from a CSV/whitespace text file; errors name the file, the row and the fix."""
+    """A numeric table from a CSV/whitespace text file; errors name the file, the row, the column and the fix."""
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
@@ -32,10 +35,13 @@ def _read_text_table(path: str, what: str, delimiter: Optional[str], skip_header
         try:
             vals = [float(c) for c in cells]
         except ValueError:
-            bad = next(c for c in cells if not _is_float(c))
-            hint = (f"; if the file has a header row, pass skip_header=1" if first_row is None
-                    else "; every cell must be a number")
-            raise ValueError(f"{what} file {path!r}, row {i}: {bad!r} is not a number{hint}") from None
+            j, bad = next((j, c) for j, c in enumerate(cells, start=1) if not _is_float(c))
+            raise ValueError(f"{what} file {path!r}, row {i}, column {j}: "
+                             + _cell_hint(bad, delimiter, first_row is None)) from None
+        for j, v in enumerate(vals, start=1):
+            if not math.isfinite(v):
+                raise ValueError(f"{what} file {path!r}, row {i}, column {j}: {cells[j - 1]!r} is not a finite "
+                                 f"number; every entry must be finite (fill in the missing or invalid value)")
         if width is None:
             width, first_row = len(vals), i
         elif len(vals) != width:
@@ -46,6 +52,29 @@ def _read_text_table(path: str, what: str, delimiter: Optional[str], skip_header
         raise ValueError(f"{what} file {path!r} has no data rows" + (f" after skip_header={skip_header}"
                                                                       if skip_header else ""))
     return np.asarray(rows, dtype=np.float64)
+
+
+_OTHER_SEPARATORS = (";", "\t", "|", ",", " ")
+
+
+def _cell_hint(cell: str, delimiter: Optional[str], first_row: bool) -> str:
+    """Why a cell is not a number, and the fix: a blank cell, another delimiter, or a header row."""
+    if cell == "":
+        return ("the cell is empty (a blank cell, or a delimiter at the end of the row); every cell must hold a "
+                "number: fill it in or remove the extra delimiter")
+    for sep in _OTHER_SEPARATORS:
+        if sep == delimiter or (sep == " " and delimiter is None):
+            continue
+        parts = [p.strip() for p in cell.split(sep)] if sep != " " else cell.split()
+        if len(parts) > 1 and all(_is_float(p) for p in parts if p):
+            if delimiter == ",":
+                return (f"{cell!r} holds several numbers separated by {sep!r}; a .csv file must be comma-separated: "
+                        f"replace {sep!r} by ',' (or save whitespace-separated values as .txt)")
+            return (f"{cell!r} holds several numbers separated by {sep!r}; a .txt file must be whitespace-separated: "
+                    f"save comma-separated values as .csv, or replace {sep!r} by a space")
+    if first_row:
+        return f"{cell!r} is not a number; if the file has a header row, pass skip_header=1"
+    return f"{cell!r} is not a number; every cell must be a number"
 
 
 def _is_float(c: str) -> bool:
@@ -61,7 +90,8 @@ def load_array(source: Any, what: str = "data", *, key: Optional[str] = None, sk
 
     ``source`` is an array-like, or a file: ``.npy``; ``.npz`` (exactly one array, or
     name it with ``key=``); ``.csv`` (comma-separated) or ``.txt`` (whitespace), with
-    ``skip_header`` leading rows skipped and ``#`` comments ignored.
+    ``skip_header`` leading rows skipped and ``#`` comments ignored. Every entry must be finite:
+    a NaN or infinite entry is refused with its position.
     Raises ``ValueError``/``TypeError`` naming ``what``, the file, and the fix.
     """
     if isinstance(skip_header, bool) or not isinstance(skip_header, (int, np.integer)) or skip_header < 0:
@@ -76,9 +106,9 @@ def load_array(source: Any, what: str = "data", *, key: Optional[str] = None, sk
             raise ValueError(f"key={key!r} applies only to .npz files, not {path!r}")
         try:
             if path.endswith(".npy"):
-                arr = np.load(path, allow_pickle=False)
+                arr = _load_binary(path, what)
             elif path.endswith(".npz"):
-                with np.load(path, allow_pickle=False) as z:
+                with _load_binary(path, what) as z:
                     names = list(z.files)
                     if key is None:
                         if len(names) != 1:
@@ -107,4 +137,19 @@ def load_array(source: Any, what: str = "data", *, key: Optional[str] = None, sk
     if arr.size == 0:
         raise ValueError(f"{where} is empty (shape {arr.shape}, zero-width or zero-length); it needs at least one "
                          f"row and one column")
+    at = first_nonfinite(arr)
+    if at is not None:
+        pos = f"row {at[0]}, column {at[1]}" if len(at) == 2 else f"index {at}"
+        raise ValueError(f"{where} must be finite, got {arr[at].item()!r} at {pos} (counting from 0); fill in "
+                         f"the missing or invalid value")
     return arr
+
+
+def _load_binary(path: str, what: str):
+    """``np.load`` of a ``.npy``/``.npz`` file; a damaged or non-NumPy file gets an error naming it."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except Exception as e:  # noqa: BLE001 - bad magic, truncated data, pickled objects, permissions
+        kind = "a .npy" if path.endswith(".npy") else "an .npz"
+        raise ValueError(f"{what} file {path!r} cannot be read as {kind} file ({type(e).__name__}: {e}); it is "
+                         f"damaged or not saved with numpy.save/numpy.savez: save it again, or as .csv") from None

@@ -41,7 +41,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from .accumulate import kahan_add
 from .types import Adversary, Learner, Problem
-from .validation import check_adversary_params, check_positive_int
+from .validation import SEED_LIMIT, check_adversary_params, check_positive_int, check_seed, describe_value
 
 __all__ = [
     "rollout",
@@ -75,15 +75,30 @@ def seed_keys(seed: int, seeds: Any) -> jax.Array:
 
     A seed index always gets the same key, however seeds are chunked, and
     every learner run at that index faces the same adversary sequence.
-    ``seeds`` is an int (``range(seeds)``) or an array of indices.
+    ``seed`` is an integer in ``[0, 2**32)`` (keys are 32-bit: a larger,
+    negative or fractional seed would alias another one and is refused).
+    ``seeds`` is a positive int ``n`` (indices ``range(n)``) or a non-empty
+    1-D array of seed indices in ``[0, 2**32)``.
     """
-    if np.ndim(seeds) == 0 and (np.asarray(seeds).dtype == np.bool_
-                                or not np.issubdtype(np.asarray(seeds).dtype, np.integer) or int(seeds) < 0):
-        raise ValueError(f"seeds must be a count >= 0 or an array of seed indices, got {seeds!r}")
-    idx = np.arange(seeds) if np.ndim(seeds) == 0 else np.asarray(seeds)
-    if idx.size and (idx.min() < 0 or not np.issubdtype(idx.dtype, np.integer)):
-        raise ValueError(f"seeds must be non-negative integers, got {seeds!r}")
-    base = jax.random.key(int(seed))
+    seed = check_seed("seed", seed)
+    if np.ndim(seeds) == 0:
+        if isinstance(seeds, (bool, np.bool_)) or not np.issubdtype(np.asarray(seeds).dtype, np.integer):
+            raise TypeError(f"seeds must be a positive integer (the number of seeds) or a 1-D array of seed "
+                            f"indices, got {describe_value(seeds)}")
+        if int(seeds) < 1:
+            raise ValueError(f"seeds must be a positive integer (the number of seeds, at least 1) or a non-empty "
+                             f"array of seed indices, got {int(seeds)}")
+        idx = np.arange(int(seeds))
+    else:
+        idx = np.asarray(seeds)
+        if idx.ndim != 1 or idx.size == 0:
+            raise ValueError(f"seeds must be a positive integer or a non-empty 1-D array of seed indices, got "
+                             f"{describe_value(seeds)}")
+        if not np.issubdtype(idx.dtype, np.integer):
+            raise TypeError(f"seeds must be integer seed indices, got dtype {idx.dtype}")
+    if idx.min() < 0 or idx.max() >= SEED_LIMIT:
+        raise ValueError(f"seed indices must be integers in [0, 2**32), got values in [{idx.min()}, {idx.max()}]")
+    base = jax.random.key(seed)
     return jax.vmap(lambda i: jax.random.fold_in(base, i))(jnp.asarray(idx, dtype=jnp.uint32))
 
 
@@ -128,14 +143,48 @@ def _resolve_checkpoints(T_max: int, checkpoints) -> tuple:
 # --------------------------------------------------------------------------- one run
 
 
+def n_index_actions(problem: Problem, x: Any, loss: Any) -> Optional[int]:
+    """``d`` when actions are expert indices (a finite action set, ``problem.grad is None``, an integer
+    scalar ``x`` and a loss vector of shape ``(d,)``): valid actions are ``0 <= x < d``. ``None`` otherwise."""
+    if problem.grad is not None or tuple(np.shape(x)) != () or not jnp.issubdtype(jnp.result_type(x), jnp.integer):
+        return None
+    shape = getattr(loss, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) == 1 else None
+
+
+#: the keys ``_rollout_impl(..., flag_actions=True)`` adds: the first active round whose action is out of
+#: range (-1 if none) and that action
+INVALID_ACTION_KEYS = ("invalid_action_round", "invalid_action")
+
+
+def _salt_key(key, salt):
+    """``key`` if ``salt == 0``, else ``fold_in(key, salt)`` (``salt`` may be traced and vmapped)."""
+    impl = jax.random.key_impl(key)
+    kd = jax.random.key_data(key)
+    # through the key data: a select between `key` and a key derived from it would count as a reuse
+    other = jax.random.key_data(jax.random.fold_in(jax.random.wrap_key_data(kd, impl=impl), salt))
+    return jax.random.wrap_key_data(jnp.where(salt == 0, kd, other), impl=impl)
+
+
 def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_max: int, ckpts: tuple,
-                  params, adv_params, key, T):
-    """The engine's pure core: one seed (unvalidated; see :func:`rollout`)."""
+                  params, adv_params, key, T, *, flag_actions: bool = False, learner_salt=None):
+    """The engine's pure core: one seed (unvalidated; see :func:`rollout`).
+
+    An expert index outside ``[0, d)`` (:func:`n_index_actions`) incurs a NaN loss, so ``loss``,
+    ``regret`` and the checkpoints after it are NaN (an out-of-bounds ``loss[x]`` would otherwise be
+    clamped to a finite value). With ``flag_actions`` the output also holds
+    :data:`INVALID_ACTION_KEYS`; :func:`simulate` turns them into a ``ValueError``.
+    ``learner_salt`` (a uint32, may be traced; for ``jaxdp.testing``): another learner key, the same
+    adversary (salt 0: the run of ``key`` itself).
+    """
     k_learn, k_adv, k_init, k_block = jax.random.split(key, 4)
+    if learner_salt is not None:
+        k_learn, k_init, k_block = (_salt_key(k, learner_salt) for k in (k_learn, k_init, k_block))
     ls = learner.init(k_init, params)
     a_state = adversary.init(k_adv, adv_params)
     loss0 = adversary.loss(a_state, jnp.int32(0))
     stats0 = problem.stats_init(loss0)
+    n_act = n_index_actions(problem, ls.x, loss0)
 
     info_struct = jax.eval_shape(lambda: learner.step(k_learn, ls, loss0, params)[1])
     info0 = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, _acc_dtype(s)), info_struct)
@@ -167,6 +216,8 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
         ck=jnp.full((K + 1,), jnp.nan, fdt),
         ck_exp=jnp.full((K + 1,), jnp.nan, fdt),
     )
+    if n_act is not None:
+        m0["bad"] = (jnp.int32(-1), jnp.zeros((), jnp.result_type(ls.x)))
 
     def round_body(carry, t):
         ls, m = carry
@@ -174,6 +225,12 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
         incurred = jnp.asarray(problem.value(loss_t, ls.x), fdt)
         ls_new, info = learner.step(jax.random.fold_in(k_learn, t), ls, loss_t, params)
         active = t < T
+        if n_act is not None:
+            # an index outside [0, d): loss[x] would be clamped to a finite value; make it NaN instead
+            bad = (ls.x < 0) | (ls.x >= n_act)
+            incurred = jnp.where(bad, jnp.nan, incurred)
+            first = bad & active & (m["bad"][0] < 0)
+            m = dict(m, bad=(jnp.where(first, t, m["bad"][0]), jnp.where(first, ls.x, m["bad"][1])))
         # the learner's state past T is never read (only masked metrics are
         # returned), so it is not masked: that saves a pass over the state
         ls = ls_new
@@ -251,6 +308,9 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
         if name == "expected_loss":
             continue
         out["switches" if name == "switched" else name] = v
+    if flag_actions:
+        out["invalid_action_round"] = m["bad"][0] if n_act is not None else jnp.int32(-1)
+        out["invalid_action"] = (m["bad"][1] if n_act is not None else jnp.int32(0)).astype(jnp.int32)
     return out
 
 
@@ -294,7 +354,9 @@ def rollout(
     Returns:
       dict of arrays: ``T``; ``loss`` (realized, ``sum_t l_t(x_t)``);
       ``best_loss`` (``min_x sum_t l_t(x)``); ``regret`` (their difference);
-      ``regret_ckpt`` (regret after each checkpoint round, NaN beyond ``T``);
+      ``regret_ckpt`` (regret after each checkpoint round, NaN beyond ``T``;
+      an expert index outside ``[0, d)`` incurs a NaN loss, so a learner
+      that plays one gets NaN ``loss`` and ``regret``, never a clamped value);
       with a learner reporting ``expected_loss``: ``expected_loss``,
       ``expected_regret`` and ``expected_regret_ckpt``; every other counter the
       learner reports, summed over the active rounds (``switched`` is
@@ -598,11 +660,12 @@ def _engine(learner: Learner, adversary: Adversary, problem: Problem, T_max: int
             def one(k, g):
                 pick = functools.partial(jax.tree_util.tree_map, lambda a: a[g])
                 return _rollout_impl(learner, adversary, problem, T_max, ckpts, pick(params), pick(adv_params), k,
-                                     T[g])
+                                     T[g], flag_actions=True)
             return _tiled(jax.vmap(one), (keys, gidx), tile)
 
         def one(k):
-            return _rollout_impl(learner, adversary, problem, T_max, ckpts, params, adv_params, k, T)
+            return _rollout_impl(learner, adversary, problem, T_max, ckpts, params, adv_params, k, T,
+                                 flag_actions=True)
         return _tiled(jax.vmap(one), (keys,), tile)
 
     return _shard(local, mesh, 3)
@@ -616,6 +679,9 @@ def _check_keys(keys, grid: bool):
     want = 2 if grid else 1
     if keys.ndim != want:
         raise ValueError(f"keys must have {want} dimension(s) ({'grid x seeds' if grid else 'seeds'}), got shape {keys.shape}")
+    if keys.size == 0:
+        raise ValueError(f"keys must hold at least one seed, got shape {keys.shape}; make them with "
+                         f"seed_keys(seed, n) with n >= 1")
 
 
 def _check_tile(tile):
@@ -674,6 +740,10 @@ def simulate(
       rounds ``checkpoint_rounds`` (also returned), NaN beyond ``T``.
 
     Regret is ``sum_t l_t(x_t) - min_x sum_t l_t(x)``.
+    A learner that plays an expert index outside ``[0, d)`` (which ``loss[x]``
+    would silently clamp) gets a NaN loss for that round, and ``simulate``
+    raises a ``ValueError`` after the run naming the seed, the round and the
+    action (:func:`rollout` returns the NaN regret; it cannot raise under ``jit``).
     Seeds (grid points x seeds with ``grid=True``) are sharded over all
     devices: under ``jax.distributed`` those of every process (each process
     computes its share; every process gets all results), unless inside
@@ -729,7 +799,36 @@ def simulate(
         v = np.asarray(v)[:n_items]
         res[k] = v.reshape(keys.shape + v.shape[1:])
     res["checkpoint_rounds"] = np.asarray(ckpts)
+    _raise_invalid_actions(res.pop("invalid_action_round"), res.pop("invalid_action"), learner, adversary,
+                           problem, params, adv_params, grid)
     return res
+
+
+def _raise_invalid_actions(rounds: np.ndarray, actions: np.ndarray, learner, adversary, problem, params,
+                           adv_params, grid: bool) -> None:
+    """After a run: a ``ValueError`` naming the first seed whose learner played an expert index out of
+    ``[0, d)`` (its loss and regret are NaN)."""
+    if not np.any(rounds >= 0):
+        return
+    where = tuple(int(i) for i in np.argwhere(rounds >= 0)[0])
+    n_bad = int(np.sum(rounds >= 0))
+    one_p = jax.tree_util.tree_map(lambda a: a[0], (params, adv_params)) if grid else (params, adv_params)
+
+    def shapes(key):
+        k1, k2 = jax.random.split(key)
+        ls = learner.init(k1, one_p[0])
+        return ls.x, adversary.loss(adversary.init(k2, one_p[1]), jnp.int32(0))
+
+    try:
+        d = n_index_actions(problem, *jax.eval_shape(shapes, jax.random.key(0)))
+    except Exception:  # noqa: BLE001 - only for the message
+        d = None
+    pos = (f"grid point {where[0]}, seed {where[1]}" if grid else f"seed {where[0]}")
+    raise ValueError(
+        f"simulate: the learner played action {int(actions[where])} in round {int(rounds[where])} (counting from 0) "
+        f"of {pos}, outside the experts [0, {d if d is not None else 'd'}) ({n_bad} run(s) affected; their loss "
+        f"and regret would be NaN). state.x must be an expert index in [0, d): fix the learner's sampler, and "
+        f"check it with jaxdp.testing.check_learner")
 
 
 @functools.lru_cache(maxsize=256)

@@ -28,6 +28,10 @@ __all__ = [
     "is_concrete",
     "check_field",
     "check_adversary_params",
+    "check_seed",
+    "describe_value",
+    "first_nonfinite",
+    "SEED_LIMIT",
 ]
 
 
@@ -51,8 +55,23 @@ def _values(name: str, x: Any) -> np.ndarray | None:
     except Exception as e:  # pragma: no cover
         raise TypeError(f"{name} must be a number or array of numbers, got {type(x).__name__}") from e
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)):
-        raise TypeError(f"{name} must be a number or array of numbers, got {x!r} ({type(x).__name__})")
+        hint = "; convert it with .astype(numpy.float32)" if arr.dtype == np.bool_ else ""
+        raise TypeError(f"{name} must be a number or array of numbers, got {describe_value(x)}{hint}")
     return arr
+
+
+def describe_value(x: Any, limit: int = 80) -> str:
+    """A short description of ``x`` for an error message: the ``repr`` of a scalar or short value, the
+    type, dtype and shape of an array (never the whole array)."""
+    if hasattr(x, "shape") and hasattr(x, "dtype") and np.ndim(x) > 0:
+        return f"{type(x).__name__} of dtype {x.dtype} and shape {tuple(np.shape(x))}"
+    try:
+        r = repr(x)
+    except Exception:  # pragma: no cover
+        r = f"<{type(x).__name__}>"
+    if len(r) > limit:
+        r = r[: limit - 3] + "..."
+    return f"{r} ({type(x).__name__})"
 
 
 def _fmt(x: Any) -> str:
@@ -149,7 +168,13 @@ def check_finite_array(name: str, x: Any) -> np.ndarray:
 
 
 def check_losses_in_range(name: str, x: Any, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
-    """A finite loss array with every entry in ``[lo, hi]``."""
+    """A finite loss array with every entry in ``[lo, hi]``; errors give the index of the first bad entry."""
+    host = _values(name, x)
+    if host is not None:
+        at = first_nonfinite(host)
+        if at is not None:
+            raise ValueError(f"{name} must be finite, got {host[at].item()!r} at index {at}"
+                             + (f" (row {at[0]}, column {at[1]}, counting from 0)" if len(at) == 2 else ""))
     arr = check_finite_array(name, x)
     if arr is None or not isinstance(arr, np.ndarray):
         return x
@@ -257,3 +282,39 @@ def check_adversary_params(adversary: Any, params: Any, T: Any = None) -> None:
     if T is not None and not is_concrete(T):
         T = None
     hc(params, T)
+
+
+#: Seeds are 32-bit: ``jax.random.key(s)`` keeps ``s mod 2**32``, so ``2**32`` and ``-1`` alias other seeds.
+SEED_LIMIT = 2**32
+
+
+def check_seed(name: str, x: Any) -> int:
+    """A seed: an integer in ``[0, 2**32)`` (Python or NumPy integer, or a 0-d integer array).
+
+    ``jax.random.key`` keeps only the low 32 bits, so a larger or negative seed would silently
+    give the same runs as another one, and a float (``0.5``) would be truncated to another seed:
+    both are refused."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer in [0, 2**32), got bool {x!r}")
+    if not isinstance(x, (numbers.Integral, np.integer)):
+        arr = np.asarray(x) if is_concrete(x) and not isinstance(x, (str, bytes)) else None
+        if arr is None or arr.ndim != 0 or arr.dtype == object or not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(f"{name} must be an integer in [0, 2**32), got {describe_value(x)}: a float seed would "
+                            f"be truncated to another seed; pass an int")
+        x = arr.item()
+    v = int(x)
+    if not 0 <= v < SEED_LIMIT:
+        raise ValueError(f"{name} must be an integer in [0, 2**32) (seeds are 32-bit: {v} would give the same "
+                         f"keys as seed {v % SEED_LIMIT}), got {v}")
+    return v
+
+
+def first_nonfinite(arr: Any) -> tuple[int, ...] | None:
+    """The index of the first NaN or infinite entry of a float array, ``None`` if all are finite."""
+    a = np.asarray(arr)
+    if not np.issubdtype(a.dtype, np.floating) and not np.issubdtype(a.dtype, np.complexfloating):
+        return None
+    bad = ~np.isfinite(a)
+    if not bad.any():
+        return None
+    return tuple(int(i) for i in np.argwhere(bad)[0])

@@ -36,9 +36,10 @@ any chunk still unclaimed. Chunk results are deterministic functions of their
 points and seed indices, so which process computes a chunk never changes a
 byte of the results.
 
-Ctrl-C (SIGINT) sets a flag that is checked between chunks: the run stops with
-:class:`StudyInterrupted` (the CLI exits 130 with "interrupted; rerun to
-resume"); a second Ctrl-C interrupts the chunk in flight.
+Ctrl-C (SIGINT) sets a flag that is checked before each chunk and once more
+after the merge: the run stops with :class:`StudyInterrupted` (the CLI exits
+130 with "interrupted; rerun to resume"); a second Ctrl-C interrupts the chunk
+in flight. A claim whose owner is a zombie (killed, not yet reaped) is dead.
 
 Aggregation helpers: ``summarize`` (means with 95% bootstrap intervals over
 seeds) and ``fit_slopes`` (least-squares log-log slopes over the upper half of
@@ -485,6 +486,8 @@ _HOST = socket.gethostname()
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host is running: a zombie (killed, not yet reaped by its
+    parent) is dead, so its claims are taken over at once."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -493,7 +496,12 @@ def _pid_alive(pid: int) -> bool:
         return True
     except OSError:  # pragma: no cover
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+        return state not in (b"Z", b"X")
+    except (OSError, IndexError):   # no /proc (macOS): trust kill(pid, 0)
+        return True
 
 
 def _claim_stale(path: pathlib.Path, timeout: float) -> bool:
@@ -594,7 +602,11 @@ def _versions() -> dict:
 
 
 class _SigintFlag:
-    """First Ctrl-C sets a flag checked between chunks; a second one interrupts at once."""
+    """First Ctrl-C sets a flag checked between chunks; a second one interrupts at once.
+
+    Starts already set if the handler it replaces belongs to an object whose ``hit`` is true (the
+    command line's, which records a Ctrl-C from its first instant: one that a library swallowed
+    is not lost)."""
 
     def __init__(self):
         self.hit = False
@@ -604,6 +616,7 @@ class _SigintFlag:
         if threading.current_thread() is threading.main_thread():
             self.prev = signal.getsignal(signal.SIGINT)
             signal.signal(signal.SIGINT, self._handler)
+            self.hit = bool(getattr(getattr(self.prev, "__self__", None), "hit", False))
         return self
 
     def _handler(self, signum, frame):
@@ -681,8 +694,23 @@ def run_study(study: Study, out_dir: os.PathLike | str, *, progress: bool = True
         (rank, nproc), source = process, "argument"
     if claim_timeout is None:
         claim_timeout = float(os.environ.get("JAXDP_CLAIM_TIMEOUT", 6 * 3600))
+    # from here on a Ctrl-C only sets a flag (checked before each chunk and at the end), so it never
+    # lands between creating a file and writing it
+    sig = _SigintFlag().__enter__()
+    try:
+        if sig.hit:
+            raise StudyInterrupted()
+        res = _prepare_run_and_merge(study, pathlib.Path(out_dir), sig, progress, analyze, plot, max_chunks, merge,
+                                     claim_timeout, rank, nproc, source, log)
+        if sig.hit:   # a Ctrl-C during the merge: the results are complete, the run still says so
+            raise StudyInterrupted()
+        return res
+    finally:
+        sig.__exit__(None, None, None)
 
-    out = pathlib.Path(out_dir)
+
+def _prepare_run_and_merge(study, out, sig, progress, analyze, plot, max_chunks, merge, claim_timeout, rank, nproc,
+                           source, log) -> StudyResult:
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"study": study.name, "description": study.description, "config": _jsonable(study.config),
                 "n_points": len(study.points), "seeds": int(study.seeds), "versions": _versions(),
@@ -702,14 +730,12 @@ def run_study(study: Study, out_dir: os.PathLike | str, *, progress: bool = True
             log(f"jaxdp: chunk chunks/{cid}.csv is {status[cid]}; recomputing it")
     skipped = sum(s == "ok" for s in status.values())
     desc = study.name if nproc == 1 else f"{study.name} [{rank}/{nproc}]"
+    if sig.hit:
+        raise StudyInterrupted()
     bar = _progress_bar(len(chunks), skipped, progress, desc)
     t_run = time.time()
-    sig = _SigintFlag().__enter__()
-    try:
-        return _run_and_merge(study, out, manifest, chunks, cids, status, damaged, skipped, bar, sig, rank, nproc,
-                              source, max_chunks, claim_timeout, merge, analyze, plot, t_run)
-    finally:
-        sig.__exit__(None, None, None)
+    return _run_and_merge(study, out, manifest, chunks, cids, status, damaged, skipped, bar, sig, rank, nproc,
+                          source, max_chunks, claim_timeout, merge, analyze, plot, t_run)
 
 
 def _run_and_merge(study, out, manifest, chunks, cids, status, damaged, skipped, bar, sig, rank, nproc, source,
@@ -985,12 +1011,49 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
 # --------------------------------------------------------------------------- plots
 
 
+# Curve styles: colour, marker and line style all cycle with different periods (10, 9, 3), so no
+# two curves of one Axes share all three (for fewer than 90 curves). Markers are hollow and their
+# sizes alternate, so a curve drawn exactly over another leaves the one below visible.
+CURVE_COLORS = tuple(f"C{i}" for i in range(10))
+CURVE_MARKERS = ("o", "s", "D", "^", "v", "<", ">", "p", "h")
+CURVE_LINESTYLES = ("-", "-.", ":")
+
+
+def curve_style(i: int) -> dict:
+    """Matplotlib keyword arguments of the ``i``-th empirical curve of an Axes (``i >= 0``).
+
+    Colour, marker and line style cycle with periods 10, 9 and 3: curves ``i != j`` below 90 never
+    share all three. Markers are hollow, with sizes alternating 7 / 5.5 / 4, so coincident
+    curves stay visible. Theory curves use :func:`theory_style`.
+    """
+    if not isinstance(i, (int, np.integer)) or isinstance(i, bool) or i < 0:
+        raise ValueError(f"i must be a non-negative integer (the curve's index), got {i!r}")
+    return {"color": CURVE_COLORS[i % 10], "marker": CURVE_MARKERS[i % 9], "linestyle": CURVE_LINESTYLES[i % 3],
+            "ms": (7.0, 5.5, 4.0)[i % 3], "mfc": "none", "mew": 1.2, "lw": (1.4, 1.4, 1.9)[i % 3]}
+
+
+def theory_style(j: int, offset: int = 0) -> dict:
+    """Matplotlib keyword arguments of the ``j``-th theory curve of an Axes: no marker, dashed
+    (dotted from the 11th on), colour ``C{(offset + j) mod 10}`` (``offset``: the number of
+    empirical curves: with fewer than 10 curves in all, no theory curve shares an empirical one's colour)."""
+    for name, v in (("j", j), ("offset", offset)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+    return {"color": CURVE_COLORS[(offset + j) % 10], "marker": "None", "linestyle": ("--", ":")[(j // 10) % 2],
+            "lw": 1.3, "zorder": 1.8}
+
+
 def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[str] = None,
                 theory: Optional[Mapping[str, Any]] = None, title: str = "", xlabel: Optional[str] = None,
-                ylabel: Optional[str] = None, logx: bool = True, logy: bool = True, ax=None):
+                ylabel: Optional[str] = None, logx: bool = True, logy: bool = True, ax=None,
+                hue_order: Optional[Sequence] = None):
     """Empirical means (``{y}_mean`` with ``{y}_lo``/``{y}_hi`` error bands) per ``hue`` group,
     with theory curves overlaid as dashed lines. ``theory`` maps a label to a
-    callable of the x values or to ``(xs, ys)``. Writes a PNG and returns its path."""
+    callable of the x values or to ``(xs, ys)``. Every curve, theory included, is in the legend,
+    and no two curves share colour, marker and line style (:func:`curve_style`). ``hue_order``
+    fixes which style each ``hue`` value gets (:func:`plot_panels` passes every panel the same
+    order). With ``ax`` the curves are drawn there and nothing is saved; otherwise writes a PNG.
+    Returns ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -999,22 +1062,32 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
-    groups = summary.groupby(hue, sort=True) if hue else [(None, summary)]
-    markers = iter("osD^v<>ph*" * 10)
-    for key, g in groups:
+    start = len(ax.lines)   # styles continue after curves already on ``ax``
+    if hue:
+        order = list(hue_order) if hue_order is not None else sorted(summary[hue].unique())
+        missing = sorted(set(summary[hue].unique()) - set(order), key=str)
+        if missing:
+            raise ValueError(f"hue_order must list every value of {hue!r}; missing {missing!r}")
+        groups = [(k, summary[summary[hue] == k]) for k in order]
+    else:
+        order, groups = [None], [(None, summary)]
+    for i, (key, g) in enumerate(groups):
+        if not len(g):
+            continue   # a value absent from this panel keeps its style index for the others
         g = g.sort_values(x)
-        label = f"{hue}={key}" if hue else y
-        ax.plot(g[x], g[f"{y}_mean"], next(markers) + "-", ms=4, label=label)
+        st = curve_style(start + i)
+        ax.plot(g[x], g[f"{y}_mean"], label=f"{hue}={key}" if hue else y, **st)
         if f"{y}_lo" in g:
-            ax.fill_between(g[x], g[f"{y}_lo"], g[f"{y}_hi"], alpha=0.2)
+            ax.fill_between(g[x], g[f"{y}_lo"], g[f"{y}_hi"], color=st["color"], alpha=0.15, lw=0)
     xs_all = np.sort(summary[x].unique()).astype(float)
-    for label, th in (theory or {}).items():
+    for j, (label, th) in enumerate((theory or {}).items()):
         if callable(th):
             xx = np.geomspace(xs_all.min(), xs_all.max(), 64) if logx and xs_all.min() > 0 else np.linspace(
                 xs_all.min(), xs_all.max(), 64)
-            ax.plot(xx, th(xx), "--", lw=1.2, label=f"theory: {label}")
+            yy = th(xx)
         else:
-            ax.plot(th[0], th[1], "--", lw=1.2, label=f"theory: {label}")
+            xx, yy = th
+        ax.plot(xx, yy, label=f"theory: {label}", **theory_style(j, start + len(order)))
     from matplotlib.ticker import NullFormatter
 
     if logx:
@@ -1050,7 +1123,7 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     """One row of :func:`plot_curves` panels, one per value of ``summary[panel]``, saved as one PNG.
 
     ``theory(value, sub)`` returns the theory curves of the panel whose rows are
-    ``sub``; ``title(value)`` its title.
+    ``sub``; ``title(value)`` its title. A ``hue`` value has the same style in every panel.
     """
     import matplotlib
 
@@ -1058,6 +1131,8 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     import matplotlib.pyplot as plt
 
     values = sorted(summary[panel].unique())
+    if hue and "hue_order" not in kw:
+        kw["hue_order"] = sorted(summary[hue].unique())
     fig, axes = plt.subplots(1, len(values), figsize=(width * len(values), 3.8), dpi=110, squeeze=False)
     for ax, v in zip(axes[0], values):
         sub = summary[summary[panel] == v]
@@ -1068,6 +1143,38 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def replot_results(out_dir: os.PathLike | str) -> list[pathlib.Path]:
+    """Redraw the plots of a finished results directory from its ``results.csv``; returns their paths.
+
+    Works where the chunks are gone (kept results keep only ``results.csv``, ``manifest.json`` and
+    the tables): the study is rebuilt from the manifest's config, ``results.csv`` is checked against
+    the SHA-256 the manifest records, and only the ``plot`` PNGs are rewritten, never a table or
+    ``results.csv``. ``ValueError`` for a directory that is not a finished study.
+    """
+    import pandas as pd
+
+    from .. import registry
+
+    out = pathlib.Path(out_dir)
+    mpath, rpath = out / "manifest.json", out / "results.csv"
+    if not mpath.exists() or not rpath.exists():
+        raise ValueError(f"out_dir {str(out)!r} is not a finished study results directory "
+                         f"(needs manifest.json and results.csv)")
+    manifest = json.loads(mpath.read_text())
+    data = rpath.read_bytes()
+    want = (manifest.get("results") or {}).get("sha256")
+    if want is not None and hashlib.sha256(data).hexdigest() != want:
+        raise ValueError(f"out_dir {str(out)!r}: results.csv does not match the SHA-256 in manifest.json")
+    registry.load_all()
+    study = registry.get_study(manifest["study"]).fn(dict(manifest["config"]))
+    if study.plot is None:
+        raise ValueError(f"study {study.name!r} has no plots")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    return [pathlib.Path(p) for p in (study.plot(pd.read_csv(io.BytesIO(data)), out) or [])]
 
 
 def format_table(df, max_rows: int = 40, floatfmt: str = "{:.4g}") -> str:

@@ -173,12 +173,16 @@ def z7_plot(df, cfg: dict, path: pathlib.Path) -> pathlib.Path:
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=110)
     ss = list(t["s"])
     width = 0.8 / max(len(ss), 1)
+    exact_x, exact_p = [], []
     for i, s in enumerate(ss):
         counts = z[z["s"] == s][[f"count_{j}" for j in range(d)]].to_numpy(float).sum(0)
         xs = np.arange(d) + (i - (len(ss) - 1) / 2) * width
         a0.bar(xs, counts / counts.sum(), width=width, alpha=0.6, label=f"x_{s} (empirical)")
-        a0.plot(xs, mw_marginal(losses, eta, (s - 1) * B), "k_", ms=max(3.0, 60 * width), mew=2,
-                label="nu_s (exact)" if i == 0 else None)
+        exact_x.append(xs)
+        exact_p.append(mw_marginal(losses, eta, (s - 1) * B))
+    # the exact marginals of every batch as one marker-only line, so it has one legend entry
+    a0.plot(np.concatenate(exact_x), np.concatenate(exact_p), color="k", marker="_", linestyle="None",
+            ms=max(3.0, 60 * width), mew=2, label="nu_s (exact)")
     a0.set_xlabel("expert")
     a0.set_ylabel("probability")
     a0.set_title(f"Z7: x_s over {int(t['n'].iloc[0])} runs vs nu_s (d={d}, B={B}, eta={eta}, p={p})", fontsize=9)
