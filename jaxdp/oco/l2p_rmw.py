@@ -158,6 +158,14 @@ def rmw_alternating_lag(T, B, lam, L):
     return L**2 * np.asarray(T, float) * (np.asarray(B, float) - 1) / (4.0 * np.asarray(lam, float))
 
 
+def _raw(ledger):
+    """The same ledger with every event marked a raw float release (continuous samples are published)."""
+    import dataclasses
+
+    return dataclasses.replace(ledger, items=tuple(
+        dataclasses.replace(it, release="raw") if not hasattr(it, "items") else _raw(it) for it in ledger.items))
+
+
 def rmw_ledger(*, eta_div: float, eta_alg: float, p: float, B: int, T: int, delta0: float, delta1: float,
                beta: float, L: float, D: float, delta: float):
     """The tighter of two valid L2P ledgers for RMW, and which one it is.
@@ -168,13 +176,15 @@ def rmw_ledger(*, eta_div: float, eta_alg: float, p: float, B: int, T: int, delt
       ``-β(ℓ(x) - ℓ(y))`` by at most ``βLD`` pointwise.
     * **General** (Lemma 3.11's ``D_∞^{δ0}`` bound ``η_div``): ``4η_div`` per sample, ``δ0`` term of Thm 3.2.
 
-    Both are valid, so the plan certifies the smaller ``ε``.
+    Both are valid, so the plan certifies the smaller ``ε``. Every sample is a point of the continuous
+    domain (grid cell plus jitter along a data-dependent direction): a raw float release, so the ledger
+    reports no valid float floor (docs/guide/privacy-ledger.md#float-floor).
     """
     from ..accounting import certify
 
-    general = l2p_ledger(eta_div, p, B, T, delta0, delta1, "general", eta_accept=eta_alg)
-    lip = l2p_ledger(eta_div, p, B, T, 0.0, delta1, "general", eta_accept=eta_alg,
-                     pointwise=(beta * L * D, 2.0 * beta * L * D))
+    general = _raw(l2p_ledger(eta_div, p, B, T, delta0, delta1, "general", eta_accept=eta_alg))
+    lip = _raw(l2p_ledger(eta_div, p, B, T, 0.0, delta1, "general", eta_accept=eta_alg,
+                          pointwise=(beta * L * D, 2.0 * beta * L * D)))
     if certify(lip, delta).eps <= certify(general, delta).eps:
         return lip, f"exact samples are 2 beta L D = {2 * beta * L * D:.4g}-DP on the ball (pure)"
     return general, f"Lemma 3.11's eta_div = {eta_div:.4g}: 4 eta_div per sample, e^(-4B eta_div) switching"
