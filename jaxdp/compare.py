@@ -537,6 +537,7 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
     """
     from . import instances as inst_mod
     from .studies.framework import Study, run_study
+    from .testing import check_factory_signature
 
     base = QUICK if quick else DEFAULTS
     eps = _as_tuple(base["eps"] if eps is None else eps, float)
@@ -575,6 +576,7 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
     taken = {b.name for b in builtins}
     for i, spec in enumerate(specs):
         fn = load_factory(spec)
+        check_factory_signature(fn)   # a required argument compare cannot pass: refused before anything runs
         name = str(getattr(fn, "name", None) or getattr(fn, "__name__", "yours"))
         if name in taken:
             name = f"{name} (yours)"

@@ -562,7 +562,6 @@ def check_factory_signature(factory: Callable) -> None:
     """Refuse a factory that ``jaxdp compare`` cannot call: every parameter without a default must be one of
     :data:`FACTORY_ARGS` (``d, T, T_max, eps, delta``), passed by keyword. Raises ``TypeError`` listing the
     allowed names (and the likely rename). A factory whose signature cannot be read is accepted."""
-    check_factory_signature(factory)
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):  # pragma: no cover - builtins
@@ -600,6 +599,7 @@ def call_factory(factory: Callable, *, d: int, T: int, eps: float, delta: float,
     """
     if not callable(factory):
         raise TypeError(f"factory must be callable, got {type(factory).__name__}")
+    check_factory_signature(factory)
     try:
         sig = inspect.signature(factory)
         accepts_kw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
