@@ -1,0 +1,94 @@
+"""Resolving and checking a study's configuration before a run.
+
+Owns :func:`resolve_config` (defaults, then ``--quick`` sizes, then ``--set``
+overrides parsed by the default's type), :func:`check_params` (every declared
+parameter, seeds included, against its :class:`~jaxdp.studies.spec.Param`),
+:func:`validate_study` (parameters, then every grid point's ``check_point``) and
+the JSON normalisation of configs and points (``_jsonable``, ``_normalized``)
+that chunk names and manifests are built from. Depends only on
+:mod:`jaxdp.studies.spec`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional
+
+import numpy as np
+
+from .spec import PARAM_SPECS, Param, Study, _parse_value, inferred_params
+
+__all__ = ["resolve_config", "check_params", "validate_study"]
+
+
+def check_params(study: str, cfg: Mapping[str, Any], spec: Optional[Mapping[str, Param]] = None) -> None:
+    """Check every declared parameter of ``cfg``; ``ValueError`` naming the parameter and the allowed range.
+
+    A study that declares nothing gets :func:`inferred_params` of its registered defaults."""
+    if spec is None:
+        spec = PARAM_SPECS.get(study)
+    if spec is None:
+        try:
+            from .. import registry
+
+            entry = registry.STUDIES.get(study)
+        except Exception:  # pragma: no cover
+            entry = None
+        spec = inferred_params(entry.extra["defaults"]) if entry is not None else {}
+    for key, p in spec.items():
+        if key in cfg:
+            p.validate(study, key, cfg[key])
+
+
+def resolve_config(name: str, defaults: Mapping, quick_overrides: Mapping, quick: bool,
+                   overrides: Mapping[str, Any]) -> dict:
+    """Defaults, then ``--quick`` overrides, then user overrides (strings parsed by the default's type).
+
+    Unknown keys raise ``ValueError`` listing the allowed ones; the result is
+    checked against the study's declared parameters (:func:`declare_params`).
+    """
+    cfg = dict(defaults)
+    if quick:
+        cfg.update(quick_overrides)
+    cfg["quick"] = bool(quick)
+    for k, v in overrides.items():
+        if k not in defaults:
+            raise ValueError(f"unknown parameter {k!r} for study {name!r}; allowed: {', '.join(sorted(defaults))}")
+        if isinstance(v, str):
+            try:
+                v = _parse_value(v, defaults[k])
+            except ValueError as e:
+                spec = PARAM_SPECS.get(name, {}).get(k)
+                allowed = f"; {k} must be {spec.describe()}" if spec is not None else ""
+                raise ValueError(f"{name}: bad value for {k}: {e}{allowed}") from None
+        cfg[k] = v
+    check_params(name, cfg)
+    return cfg
+
+
+def validate_study(study: Study) -> None:
+    """The single validation pass before a run: declared parameters, then every grid point's
+    ``check_point`` (planner calls). Raises ``ValueError`` naming the parameter or point."""
+    check_params(study.name, study.config)
+    if study.check_point is None:
+        return
+    for p in study.points:
+        try:
+            study.check_point(p)
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError) as e:
+            msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ValueError(f"{study.name}: grid point {json.dumps(_jsonable(p), default=str)} cannot run: {msg}") \
+                from None
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def _normalized(x) -> Any:
+    return json.loads(json.dumps(_jsonable(x), sort_keys=True, default=str))
