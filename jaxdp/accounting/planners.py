@@ -29,7 +29,7 @@ from .accountant import certify
 from .calibrate import calibrate
 from .composition import OPTIMAL_AUTO_MAX_K, eps_advanced_dr, eps_kov15_homogeneous, eps_optimal_homogeneous
 from .plan import Plan, make_plan
-from .zcdp import gaussian_sigma_dr, gaussian_sigma_growth, rho_from_eps_delta
+from .zcdp import gaussian_sigma_dr, gaussian_sigma_growth, gaussian_sigma_zcdp
 
 __all__ = [
     "plan_laplace", "plan_gaussian", "plan_tree_aggregation", "plan_above_threshold", "plan_sparse_vector_shared",
@@ -120,8 +120,10 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
     """Gaussian noise σ for ``T`` adaptive releases with ℓ2-sensitivity Δ₂.
 
     * ``paper``: GROWTH Lemma 2.3 CORRECTED, ``σ = 2Δ₂ sqrt(log(2T/δ)) T/ε`` (per-release ``(ε/T, δ/T)``,
-      GROWTH Lemma 2.1 basic composition).
-    * ``certified``: ``method="zcdp"``: ``σ = Δ₂ sqrt(T/(2ρ*(ε, δ)))`` (Bun–Steinke; any ε);
+      GROWTH Lemma 2.1 basic composition); the lemma needs ``ε/T <= 1``, and above that the plan
+      only reports what the accountant certifies for this σ.
+    * ``certified``: ``method="zcdp"``: ``σ = Δ₂ sqrt(T/(2ρ*(ε, δ)))`` (Bun–Steinke; any ε;
+      ``gaussian_sigma_zcdp(Δ₂, ε, δ, count=T)``);
       ``"dr"``: Dwork–Roth Thm A.1 per release at ``(ε/T, δ/T)`` (needs ε/T < 1);
       ``"accountant"``: the smallest σ that the accountant (PLD of the T-fold Gaussian) certifies;
       ``"best"``: the smallest of the three.
@@ -141,13 +143,18 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
         return LG.sequential(LG.gaussian(sigma / D, count=T, label="release", dim=dim or 1))
 
     if mode == "paper":
-        sigma = float(gaussian_sigma_growth(D, e / T, dl / T))
+        # Lemma 2.3 is a statement for a per-release eps <= 1; above it the formula is still evaluated (the
+        # mode is "the formula as printed") and the plan reports what the accountant certifies for that sigma
+        sigma = float(gaussian_sigma_growth(D, e / T, dl / T, allow_eps_above_1=True))
+        if e / T > 1.0:
+            notes.append(f"per-release eps = eps/T = {e / T:g} > 1 is outside GROWTH Lemma 2.3; eps_certified is "
+                         "the accountant's for this sigma")
     elif mode == "rate":
         sigma = D * math.sqrt(T) / e
     else:
         cands = {}
         if method in ("best", "zcdp", "accountant"):
-            cands["zcdp"] = D * math.sqrt(T / (2.0 * float(rho_from_eps_delta(e, dl))))
+            cands["zcdp"] = float(gaussian_sigma_zcdp(D, e, dl, count=T))
         if method in ("best", "dr"):
             ok = e / T < 1.0
             if method == "dr":
@@ -192,7 +199,8 @@ def plan_tree_aggregation(*, eps: float, delta: float, T: int, d: int | None = 1
     (add/remove: ``L``), so the released tree has ℓ2-sensitivity ``Δ = 2L sqrt(H)`` and is
     ``ρ = Δ²/(2σ²)``-zCDP:
 
-        ``paper`` / ``certified``: σ = L sqrt(2H/ρ*(ε, δ))   (replace-one; half of it for add/remove),
+        ``paper`` / ``certified``: σ = L sqrt(2H/ρ*(ε, δ))   (replace-one; half of it for add/remove;
+                                  ``gaussian_sigma_zcdp(node sensitivity, ε, δ, count=H)``),
         ``rate``: σ = L/ε.
 
     ``params["noise_sq_max"] = H d σ²`` bounds ``E‖b_t‖²`` of the prefix-sum noise.
@@ -206,7 +214,7 @@ def plan_tree_aggregation(*, eps: float, delta: float, T: int, d: int | None = 1
     if mode == "rate":
         sigma = L / e
     else:
-        sigma = node_sens * math.sqrt(H / (2.0 * float(rho_from_eps_delta(e, dl))))
+        sigma = float(gaussian_sigma_zcdp(node_sens, e, dl, count=H))
     rho = node_sens ** 2 * H / (2.0 * sigma ** 2)
     params = {"sigma": sigma, "H": H, "rho": rho, "T": T}
     if dim is not None:

@@ -103,10 +103,17 @@ def zcdp_to_approx(rho: ArrayLike, delta: ArrayLike, method: str = "bun_steinke"
 
 
 def rho_from_eps_delta(eps: ArrayLike, delta: ArrayLike):
-    """The largest ρ with ``ρ + 2 sqrt(ρ ln(1/δ)) <= ε``: ``ρ* = (sqrt(ε + ln(1/δ)) − sqrt(ln(1/δ)))²``.
+    """ρ*(ε, δ): the largest ρ with ``ρ + 2 sqrt(ρ ln(1/δ)) <= ε``, i.e. the zCDP level that certifies (ε, δ).
 
-    Inverse of the Bun–Steinke conversion. Computed as
-    ``ε² / (sqrt(ε + L) + sqrt(L))²`` to avoid cancellation for small ε.
+    Inverse of the Bun–Steinke conversion (Bun–Steinke 2016, Prop. 1.3: ρ-zCDP ⇒
+    ``(ρ + 2 sqrt(ρ ln(1/δ)), δ)``-DP). With ``L = ln(1/δ)`` the root of
+    ``ρ + 2 sqrt(ρL) = ε`` in ``sqrt(ρ)`` is ``sqrt(ε + L) − sqrt(L)``, so
+
+        ρ* = (sqrt(ε + L) − sqrt(L))² = ε² / (sqrt(ε + L) + sqrt(L))²,
+
+    and the second form is the one computed: it has no cancellation (the first loses about
+    ``log10(4L/ε)`` digits when ε << L, e.g. a relative error ~1e-4 at ε = 1e-9, δ = 1e-300).
+    This is the package's only implementation of ρ*; every (ε, δ) → zCDP calibration calls it.
     """
     e = C.eps_arg(eps)
     d = C.delta_open(delta)
@@ -114,37 +121,55 @@ def rho_from_eps_delta(eps: ArrayLike, delta: ArrayLike):
     return C.out(e * e / (np.sqrt(e + L) + np.sqrt(L)) ** 2)
 
 
-def gaussian_sigma_zcdp(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
-    """σ = Δ₂ / sqrt(2ρ*(ε, δ)): the Gaussian mechanism is then ρ*-zCDP, hence (ε, δ)-DP for every ε > 0.
+def gaussian_sigma_zcdp(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike, count: ArrayLike = 1):
+    """σ = Δ₂ sqrt(k / (2ρ*(ε, δ))) for ``k = count`` adaptive releases of ℓ2-sensitivity Δ₂.
 
-    Source: Bun–Steinke Props 1.3 and 1.6.
+    Each release is ``Δ₂²/(2σ²)``-zCDP (Bun–Steinke Prop. 1.6) and zCDP composes additively
+    (Bun–Steinke Lemma 2.3), so the k releases are ``kΔ₂²/(2σ²) = ρ*(ε, δ)``-zCDP, hence (ε, δ)-DP
+    for every ε > 0 (Bun–Steinke Prop. 1.3; :func:`rho_from_eps_delta`). ``count = 1`` is the single
+    Gaussian mechanism ``σ = Δ₂/sqrt(2ρ*)``; the tree-aggregation counter (Kairouz et al. 2021 App. B.1)
+    is ``count = H`` with Δ₂ the per-node sensitivity.
     """
     D = C.pos("Delta2", Delta2)
-    return C.out(D / np.sqrt(2.0 * np.asarray(rho_from_eps_delta(eps, delta))))
+    n = C.as_f64("count", count)
+    if np.any(n < 1) or np.any(n != np.round(n)):
+        raise ValueError(f"count must be an integer >= 1, got {count!r}")
+    return C.out(D * np.sqrt(n / (2.0 * np.asarray(rho_from_eps_delta(eps, delta)))))
 
 
 def gaussian_sigma_dr(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
     """σ = Δ₂ sqrt(2 ln(1.25/δ)) / ε — Dwork–Roth Thm A.1: (ε, δ)-DP for ε ∈ (0, 1).
 
-    Raises ``ValueError`` for ε >= 1, where the theorem says nothing (use ``gaussian_sigma_zcdp``).
+    Raises ``ValueError`` for ε >= 1, where the theorem says nothing (use ``gaussian_sigma_zcdp``,
+    ``method='zcdp'`` in ``jaxdp.mechanisms.gaussian_sigma``).
     """
     D = C.pos("Delta2", Delta2)
     e = C.eps_arg(eps)
     if np.any(e >= 1):
-        raise ValueError(f"eps must be < 1 for the Dwork–Roth Gaussian mechanism (Thm A.1), got {eps!r}; "
-                         "use gaussian_sigma_zcdp for eps >= 1")
+        raise ValueError(f"eps must be < 1 for the Dwork–Roth Gaussian mechanism (Thm A.1 needs eps < 1), got "
+                         f"eps={eps!r}; use gaussian_sigma_zcdp (method='zcdp') for eps >= 1")
     d = C.delta_open(delta)
     return C.out(D * np.sqrt(2.0 * np.log(1.25 / d)) / e)
 
 
-def gaussian_sigma_growth(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
+def gaussian_sigma_growth(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike, *, allow_eps_above_1: bool = False):
     """σ = 2 Δ₂ sqrt(log(2/δ)) / ε — GROWTH Lemma 2.3, CORRECTED (square root restored).
 
-    This is the ``"paper"`` Gaussian calibration (it is what GROWTH Alg. 1 uses:
-    ``4Lη_i sqrt(log(1/δ))/ε`` for Δ = 2Lη_i). It dominates the Dwork–Roth σ for ε <= 1.
+    This is the ``"paper"`` Gaussian calibration (GROWTH Alg. 1 uses the same shape,
+    ``4Lη_i sqrt(log(1/δ))/ε`` for Δ = 2Lη_i). Like the classical Dwork–Roth Thm A.1 that it
+    dominates for ε <= 1, it is a statement for ε <= 1 only: above 1 the σ under-noises (at
+    ε = 50, δ = 1e-5 the exact ε of this σ, per the analytic Gaussian of Balle–Wang 2018, is 55.3).
+    So ε > 1 raises ``ValueError`` (use ``gaussian_sigma_zcdp``, valid for every ε).
+    ``allow_eps_above_1=True`` evaluates the formula anyway, for callers that certify the
+    resulting σ by other means (``plan_gaussian(mode="paper")``, whose ledger the accountant
+    certifies exactly); nothing is then claimed for it.
     """
     D = C.pos("Delta2", Delta2)
     e = C.eps_arg(eps)
+    if not allow_eps_above_1 and np.any(e > 1):
+        raise ValueError(f"eps must be <= 1 for the GROWTH Lemma 2.3 ('paper') Gaussian calibration (Growth "
+                         f"conditions for private optimization; needs eps <= 1), got eps={eps!r}: above 1 its sigma "
+                         f"does not give (eps, delta)-DP; use gaussian_sigma_zcdp (method='zcdp')")
     d = C.delta_open(delta)
     return C.out(2.0 * D * np.sqrt(np.log(2.0 / d)) / e)
 

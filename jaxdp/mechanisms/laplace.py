@@ -3,26 +3,27 @@
 * Laplace (GROWTH Lemma 2.2; Dwork–Roth Thm 3.6): ``A(S) = h(S) + Lap_d(Δ₁/ε)``
   is ε-DP when ``h`` has ℓ1-sensitivity Δ₁. For ℓ2-sensitivity Δ₂ use Δ₁ <= sqrt(d) Δ₂.
 * Gaussian (GROWTH Lemma 2.3; Dwork–Roth Thm A.1): ``A(S) = h(S) + N(0, σ² I)``
-  with ℓ2-sensitivity Δ₂. :func:`gaussian_sigma` calibrates σ:
+  with ℓ2-sensitivity Δ₂. :func:`gaussian_sigma` calibrates σ; each method is the
+  ``jaxdp.accounting`` function named, which holds the only implementation:
 
-  - ``"zcdp"`` (default, valid for every ε): ρ = Δ₂²/(2σ²)-zCDP implies
-    (ρ + 2 sqrt(ρ ln 1/δ), δ)-DP; solving for ρ gives
-    ``ρ* = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²`` and ``σ = Δ₂ / sqrt(2ρ*)``.
-  - ``"dr"``: ``σ = Δ₂ sqrt(2 ln(1.25/δ)) / ε`` (Dwork–Roth Thm A.1; only for ε < 1).
-  - ``"paper"``: ``σ = 2Δ₂ sqrt(log(2/δ)) / ε`` (GROWTH Lemma 2.3, CORRECTED: the
-    extraction lost the square root). Only for ε <= 1: above it the formula under-noises
-    (at ε = 50, δ = 1e-5 the exact ε of that σ is 55.3), so ``method="paper"`` refuses ε > 1.
+  - ``"zcdp"`` (default, valid for every ε; ``gaussian_sigma_zcdp``): ρ = Δ₂²/(2σ²)-zCDP implies
+    (ρ + 2 sqrt(ρ ln 1/δ), δ)-DP (Bun–Steinke Props 1.3, 1.6); solving for ρ gives
+    ``ρ* = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²`` (``rho_from_eps_delta``, computed without
+    cancellation) and ``σ = Δ₂ / sqrt(2ρ*)``.
+  - ``"dr"`` (``gaussian_sigma_dr``): ``σ = Δ₂ sqrt(2 ln(1.25/δ)) / ε`` (Dwork–Roth Thm A.1; only for ε < 1).
+  - ``"paper"`` (``gaussian_sigma_growth``): ``σ = 2Δ₂ sqrt(log(2/δ)) / ε`` (GROWTH Lemma 2.3,
+    CORRECTED: the extraction lost the square root). Only for ε <= 1: above it the formula
+    under-noises (at ε = 50, δ = 1e-5 the exact ε of that σ is 55.3), so ``method="paper"`` refuses ε > 1.
 
 Both mechanisms work on scalars and arrays of any shape (one draw per entry)
 and are pure functions of the key: usable inside ``scan`` and under ``vmap``.
 """
 from __future__ import annotations
 
-import math
-
 import jax
 import jax.numpy as jnp
 
+from ..accounting.zcdp import gaussian_sigma_dr, gaussian_sigma_growth, gaussian_sigma_zcdp, rho_from_eps_delta
 from ._checks import check_delta_open, check_eps, check_finite, check_scale, check_sensitivity
 from ..core.validation import check_choice
 
@@ -46,33 +47,26 @@ def laplace_mech(key: jax.Array, value, sensitivity, eps) -> jax.Array:
 
 
 def gaussian_rho_star(eps: float, delta: float) -> float:
-    """Largest ρ with ρ-zCDP ⟹ (ε, δ)-DP via Bun–Steinke Prop. 1.3: ``(sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``."""
+    """ρ*(ε, δ), the largest ρ with ρ-zCDP ⟹ (ε, δ)-DP via Bun–Steinke Prop. 1.3:
+    ``(sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``. Host float; calls ``jaxdp.accounting.rho_from_eps_delta``."""
     check_eps(eps, allow_inf=False)
     check_delta_open(delta)
-    lg = math.log(1.0 / delta)
-    return (math.sqrt(eps + lg) - math.sqrt(lg)) ** 2
+    return float(rho_from_eps_delta(float(eps), float(delta)))
 
 
 def gaussian_sigma(sensitivity, eps, delta, method: str = "zcdp") -> float:
     """σ of the Gaussian mechanism for (ε, δ)-DP with ℓ2-sensitivity ``sensitivity`` (host float).
 
-    ``method`` in ``{"zcdp", "dr", "paper"}`` (see the module docstring).
+    ``method`` in ``{"zcdp", "dr", "paper"}`` (see the module docstring): ``jaxdp.accounting``'s
+    ``gaussian_sigma_zcdp``, ``gaussian_sigma_dr`` and ``gaussian_sigma_growth`` respectively
+    (``"dr"`` raises for ε >= 1, ``"paper"`` for ε > 1).
     """
     check_choice("method", method, ("zcdp", "dr", "paper"))
     check_sensitivity(sensitivity)
     check_eps(eps, allow_inf=False)
     check_delta_open(delta)
-    s, eps, delta = float(sensitivity), float(eps), float(delta)
-    if method == "zcdp":
-        return s / math.sqrt(2.0 * gaussian_rho_star(eps, delta))
-    if method == "dr":
-        if eps >= 1.0:
-            raise ValueError(f"method='dr' (Dwork–Roth Thm A.1) needs eps < 1, got eps={eps}; use method='zcdp'")
-        return s * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
-    if eps > 1.0:
-        raise ValueError(f"method='paper' (Growth conditions for private optimization, Lemma 2.3) needs eps <= 1, "
-                         f"got eps={eps}: above 1 its sigma does not give (eps, delta)-DP; use method='zcdp'")
-    return 2.0 * s * math.sqrt(math.log(2.0 / delta)) / eps
+    calibration = {"zcdp": gaussian_sigma_zcdp, "dr": gaussian_sigma_dr, "paper": gaussian_sigma_growth}[method]
+    return float(calibration(float(sensitivity), float(eps), float(delta)))
 
 
 def gaussian_mech(key: jax.Array, value, sigma) -> jax.Array:

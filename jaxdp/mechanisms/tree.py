@@ -20,19 +20,20 @@ Privacy: each ``a_t`` enters at most H nodes. With ``|a_t - a'_t| <= Δ`` and
 Laplace scale ``b = HΔ/ε`` (:func:`tree_laplace_scale`) the whole output
 stream is ε-DP. With Gaussian noise and ``||g_t||_2 <= L`` under replace-one
 neighbours, ``σ = L sqrt(2H/ρ*)`` with ``ρ* = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``
-(:func:`tree_aggregation_sigma`) gives (ε, δ)-DP (docs/algorithms/primitives.md#tree-aggregation).
+(:func:`tree_aggregation_sigma`, through ``jaxdp.accounting.gaussian_sigma_zcdp`` and its
+``rho_from_eps_delta``) gives (ε, δ)-DP (docs/algorithms/primitives.md#tree-aggregation).
 
 One node-noise draw (shape ``shape``) per step, always; ``scale = 0`` gives
 the exact prefix sums.
 """
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
+from ..accounting.zcdp import gaussian_sigma_zcdp
 from ._checks import check_delta_open, check_eps, check_finite, check_noise_kind, check_scale, check_sensitivity
 from ..core.validation import check_positive, check_positive_int
 
@@ -135,16 +136,17 @@ def tree_laplace_scale(H: int, eps, sensitivity=1.0) -> float:
 def tree_aggregation_sigma(L, H: int, eps, delta) -> float:
     """Gaussian node σ for (ε, δ)-DP of the tree (docs/algorithms/primitives.md#tree-aggregation, replace-one, ``||g_t||_2 <= L``).
 
-    ``ρ = (2L)² H / (2σ²)`` must equal ``ρ*(ε, δ) = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``, so
-    ``σ = L sqrt(2H / ρ*)``. Host float64.
+    Replacing one gradient moves ``<= H`` nodes by ``<= 2L`` each, so the release is
+    ``ρ = (2L)² H / (2σ²)``-zCDP (Bun–Steinke Prop. 1.6, Lemma 2.3; Kairouz et al. 2021 App. B.1);
+    setting it to ``ρ*(ε, δ) = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²`` gives ``σ = 2L sqrt(H / (2ρ*)) = L sqrt(2H / ρ*)``.
+    Host float64; computed by ``jaxdp.accounting.gaussian_sigma_zcdp(2L, eps, delta, count=H)``, the same
+    call as ``jaxdp.accounting.plan_tree_aggregation``.
     """
     check_positive("L", L)
     H = check_positive_int("H", H)
     check_eps(eps, allow_inf=False)
     check_delta_open(delta)
-    lg = math.log(1.0 / delta)
-    rho = (math.sqrt(eps + lg) - math.sqrt(lg)) ** 2
-    return float(L) * math.sqrt(2.0 * H / rho)
+    return float(gaussian_sigma_zcdp(2.0 * float(L), float(eps), float(delta), count=H))
 
 
 def tree_noise_variance(t, scale, noise: str = "laplace"):

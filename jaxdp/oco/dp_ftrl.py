@@ -55,7 +55,7 @@ from .problems import problem_info
 
 __all__ = [
     "DPFTRLParams", "DPFTRLState", "LeanTree", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
-    "dp_ftrl_regret_bound", "ftrl_reference",
+    "dp_ftrl_lambda_matched", "dp_ftrl_regret_bound", "ftrl_reference",
 ]
 
 
@@ -187,15 +187,29 @@ def dp_ftrl_lambda(T, d, eps, delta, L, D, beta) -> float:
     return 32.0 * beta + (beta / eps ** 2 * (L / D) ** 2 * T * d * math.log(max(T, 2)) * math.log(1.0 / delta)) ** (1 / 3)
 
 
+def dp_ftrl_lambda_matched(T, d, H, sigma, D, beta) -> float:
+    """Thm 4's balance ``lambda = 32 beta + (beta T E||b||^2 / D^2)^{1/3}`` at the noise actually added.
+
+    REAL Thm 4's printed lambda (:func:`dp_ftrl_lambda`) is this balance with the proof's noise
+    variance ``E||b||^2 = (L/eps)^2 d log T log(1/delta)``; here ``E||b_t||^2 <= d H sigma^2`` is the
+    variance of the tree noise of node scale ``sigma`` over ``H`` levels (docs/algorithms/primitives.md#tree-aggregation),
+    which has one more log factor than the proof's (Realizable private online optimization, Alg. 3, Thm 4;
+    docs/algorithms/realizable.md#dp-ftrl).
+    """
+    return 32.0 * beta + (beta * T * d * H * sigma ** 2 / D ** 2) ** (1 / 3)
+
+
 def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str = "realizable"):
     """Theory curve with constants 1: REAL Thm 4 (``L* + beta D^2 + (LD sqrt(beta D^2 T d log T log(1/delta))/eps)^{2/3}``)
-    or, for ``setting="general"``, ``LD sqrt(T) + (T sqrt(d) / eps)^{1/2}`` (non-realizable rate, Realizable private online optimization, Alg. 3, Thm 4; docs/algorithms/realizable.md#dp-ftrl).
-    Works on NumPy arrays of ``T`` / ``d`` / ``eps``."""
+    or, for ``setting="general"``, ``LD sqrt(T) + LD (T sqrt(d) / eps)^{1/2}`` (non-realizable rate,
+    Kairouz et al. 2021: with the general ``lambda`` of :func:`plan_dp_ftrl`, ``lambda D^2 + T L^2/lambda +
+    T L sqrt(dH) sigma/lambda`` with ``sigma ~ L sqrt(H)/eps`` is ``~ LD sqrt(T) sqrt(1 + H sqrt(d)/eps)``; logs dropped; Realizable private online optimization, Alg. 3, Thm 4; docs/algorithms/realizable.md#dp-ftrl).
+    Works on NumPy arrays of ``T`` / ``d`` / ``eps``; the theory curves of the studies call this function."""
     import numpy as np
 
     T = np.asarray(T, float)
     if setting == "general":
-        return L * D * np.sqrt(T) + np.sqrt(T * np.sqrt(d) / eps) * np.sqrt(L * D)
+        return L * D * (np.sqrt(T) + np.sqrt(T * np.sqrt(d) / eps))
     lg = np.log(np.maximum(T, 2.0)) * math.log(1.0 / delta)
     return Lstar + beta * D ** 2 + (L * D * np.sqrt(beta * D ** 2 * T * d * lg) / eps) ** (2 / 3)
 

@@ -7,7 +7,6 @@ docs/algorithms/primitives.md#hedge and the number of switches (dartboard: O(sqr
 """
 from __future__ import annotations
 
-import math
 import pathlib
 
 import jax.numpy as jnp
@@ -16,7 +15,7 @@ import numpy as np
 from ..core import seed_keys, simulate
 from ..experts import (
     AlternatingParams, BernoulliParams, HedgeParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs,
-    bernoulli_experts, experts_problem, ftpl, ftpl_eta, hedge, hedge_eta, shrinking_dartboard,
+    bernoulli_experts, experts_problem, ftpl, ftpl_eta, hedge, hedge_eta, hedge_regret_bound, shrinking_dartboard,
 )
 from ..registry import register_study
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
@@ -42,6 +41,18 @@ PARAMS = declare_params("hedge-baseline", {
     "gap": Param("float", lo=0.0, hi=0.5, help="the planted expert's loss is Ber(1/2 - gap)"),
     "epoch_len": Param("int", lo=0, help="0: the paper's epoch length"),
 })
+
+
+def _hedge_bound(d, T) -> float:
+    """Hedge's bound ``ln d/eta + eta T/8`` (``hedge_regret_bound``) at its tuning ``eta = sqrt(8 ln d/T)``
+    (``hedge_eta``): ``sqrt(T ln d / 2)``."""
+    d, T = int(d), int(T)
+    return float(hedge_regret_bound(d, T, hedge_eta(d, T)))
+
+
+def _hedge_bound_curve(d, Ts):
+    xs = np.sort(np.unique(np.asarray(Ts, int)))
+    return xs.astype(float), np.array([_hedge_bound(d, T) for T in xs])
 
 
 def _learner(name: str, d: int):
@@ -108,7 +119,7 @@ def build(cfg: dict) -> Study:
                        fit_metric=np.where(np.isfinite(df["expected_regret"]), "expected_regret", "regret"))
         summ = summarize(df, ["learner", "adversary", "d", "T"], ["fit_regret", "regret", "expected_regret",
                                                                   "switches"])
-        summ["bound"] = np.sqrt(summ["T"] * np.log(summ["d"]) / 2)
+        summ["bound"] = [_hedge_bound(d, T) for d, T in zip(summ["d"], summ["T"])]
         slopes = fit_slopes(df, "T", "fit_regret", by=["learner", "adversary", "d"])
         sw = fit_slopes(df, "T", "switches", by=["learner", "adversary", "d"])
         slopes["switch_slope"] = sw["slope"].to_numpy()
@@ -132,7 +143,7 @@ def build(cfg: dict) -> Study:
         for d in sorted(summ["d"].unique()):
             paths.append(plot_panels(
                 summ[summ["d"] == d], "adversary", "T", "fit_regret", outdir / f"regret_vs_T_d{d}.png", hue="learner",
-                theory=lambda a, sub, d=d: {"sqrt(T ln d / 2)": lambda T: np.sqrt(T * math.log(d) / 2)},
+                theory=lambda a, sub, d=d: {"sqrt(T ln d / 2)": _hedge_bound_curve(d, sub["T"])},
                 title=lambda a, d=d: f"{a}, d={d}", ylabel="expected regret (FTPL: regret); mean, 95% CI", width=4.2))
         return paths
 

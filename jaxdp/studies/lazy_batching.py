@@ -17,7 +17,6 @@ in ``T`` decides between them. Every row also reports both terms, the exact
 """
 from __future__ import annotations
 
-import math
 import pathlib
 
 import jax.numpy as jnp
@@ -25,7 +24,7 @@ import numpy as np
 
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem, hedge, hedge_params
-from jaxdp.lazy import l2p_mw, l2p_mw_params, plan_l2p_mw
+from jaxdp.lazy import alternating_prediction, l2p_mw, l2p_mw_params, l2p_mw_regret_bound, plan_l2p_mw
 from jaxdp.registry import register_study
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
@@ -33,10 +32,11 @@ LEARNERS = ("l2p_paper", "mw_same_eta")
 
 
 def batching_terms(T, B, eta, d):
-    """The candidate batching terms for one configuration (floats)."""
+    """The candidate batching terms for one configuration (floats); the exact alternating-batches regret and
+    the valid bound are the library's ``alternating_prediction`` and ``l2p_mw_regret_bound``."""
     T, B, eta = float(T), float(B), float(eta)
-    return {"TBeta_over_8": T * B * eta / 8, "tanh_exact": T / 4 * math.tanh(eta * B / 2),
-            "claimed_TB2eta2": T * B * B * eta * eta, "valid_bound": math.log(d) / eta + T * B * eta / 8}
+    return {"TBeta_over_8": T * B * eta / 8, "tanh_exact": float(alternating_prediction(T, eta, B)),
+            "claimed_TB2eta2": T * B * B * eta * eta, "valid_bound": float(l2p_mw_regret_bound(d, T, eta, B))}
 
 
 PARAMS = declare_params("lazy-batching", {

@@ -83,11 +83,11 @@ def panel_d(panel: str, T: int) -> int:
 
 
 def theory_slope(learner: str, panel: str, alpha: float) -> float:
-    if learner == "l2p_rmw":
-        return min(1.0, max(0.5, 1 / 3 + 2 * alpha / 3) if panel == "a" else 0.5 + 2 * alpha / 3)
-    if learner == "dp_ftrl":
-        return min(1.0, 0.5 + alpha / 2 if panel == "a" else 7 / 12 + alpha / 2)
-    return 0.5
+    """The learner's curve of LAZY Figure 1 (``jaxdp.lazy.figure1_exponents``, panel ``a`` or ``b``)."""
+    from ..lazy import figure1_exponents
+
+    curve = {"l2p_rmw": "L2P", "dp_ftrl": "KMS+21 (DP-FTRL)"}.get(learner, "non-private")
+    return float(figure1_exponents(alpha, panel)[curve])
 
 
 def _l2p_plan(T, d, alpha, mode):

@@ -21,7 +21,7 @@ import numpy as np
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import (
     AlternatingParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs, experts_problem, hedge,
-    hedge_params,
+    hedge_eta, hedge_params,
 )
 from jaxdp.lazy import figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw, private_lazy_sketch, sketch_params
 from jaxdp.registry import register_study
@@ -43,7 +43,7 @@ def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid
         pr = plan.params
         return l2p_mw(d, None), l2p_mw_params(pr["eta"], pr["p"], pr["B"]), dict(pr, eps_cert=plan.eps_certified)
     if name == "sketch":
-        eta = min(math.sqrt(8 * math.log(d) / T), eps)
+        eta = min(hedge_eta(d, T), eps)
         p = min(1.0, eta / eps)
         return private_lazy_sketch(d), sketch_params(eta, p), {"eta": eta, "p": p, "B": 1}
     if name == "hedge":

@@ -23,7 +23,7 @@ import numpy as np
 
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
-from jaxdp.lazy import figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
+from jaxdp.lazy import alternating_prediction, figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
 from jaxdp.registry import register_study
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
@@ -62,7 +62,7 @@ def build(cfg: dict) -> Study:
             out.append({"expected_regret": np.asarray(r["expected_regret"]), "regret": np.asarray(r["regret"]),
                         "eta": np.full(n, eta), "B": np.full(n, float(B)),
                         "warmup_lnd2_over_eta": np.full(n, math.log(d / 2) / eta),
-                        "tanh_term": np.full(n, T / 4 * math.tanh(eta * B / 2)),
+                        "tanh_term": np.full(n, float(alternating_prediction(T, eta, B))),
                         "claimed_TB2eta2": np.full(n, T * B * B * eta * eta)})
         return out
 

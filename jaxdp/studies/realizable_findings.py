@@ -29,7 +29,10 @@ import numpy as np
 from ..core import seed_keys, simulate
 from ..experts import HalvingParams, RealizableBernoulliParams, adv_realizable_bernoulli, adv_realizable_halving, experts_problem
 from ..mechanisms import tree_depth
-from ..oco import adv_smooth_realizable, dp_ftrl, dp_ftrl_params, plan_dp_ftrl, smooth_realizable_params, squared_problem
+from ..oco import (
+    adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, plan_dp_ftrl, smooth_realizable_params,
+    squared_problem,
+)
 from ..oco.masked_quadratic import adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem
 from ..realizable import (
     adaptive_sparse_vector_experts, binary_tree_experts, binary_tree_static, params_from_plan,
@@ -149,8 +152,7 @@ def _run_oco(p, cfg, keys, n):
     d, T, eps, D = p["d"], p["T"], p["eps"], float(cfg["oco_D"])
     Lip = 2.0 * D
     plan = plan_dp_ftrl(eps=eps, delta=cfg["delta"], T=T, d=d, mode="paper", L=Lip, D=D, beta=1.0)
-    H = tree_depth(T)
-    lam = 32.0 + (T * d * H * plan.params["sigma"] ** 2 / D ** 2) ** (1 / 3)   # matched Thm 4 balance
+    lam = dp_ftrl_lambda_matched(T, d, tree_depth(T), plan.params["sigma"], D, 1.0)   # matched Thm 4 balance
     params = dp_ftrl_params(lam, plan.params["sigma"], plan.params["clip"])
     if p["learner"] == "dp_ftrl_masked":
         prob, adv, ap = masked_quadratic_problem(d, D), adv_masked_quadratic(d), masked_quadratic_params(D, 0.5)

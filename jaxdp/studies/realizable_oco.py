@@ -45,9 +45,9 @@ import numpy as np
 from ..core import seed_keys, simulate
 from ..mechanisms import tree_depth
 from ..oco import (
-    adv_smooth_realizable, dp_ftrl, dp_ftrl_params, experts_oco_net, experts_oco_net_params, logphi_grid,
-    logphi_mc, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco, potential_oco, potential_oco_params,
-    smooth_realizable_params, squared_problem,
+    adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, dp_ftrl_regret_bound, experts_oco_net,
+    experts_oco_net_params, logphi_grid, logphi_mc, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco,
+    potential_oco, potential_oco_params, smooth_realizable_params, squared_problem,
 )
 from ..registry import register_study
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
@@ -108,8 +108,7 @@ def _ftrl_params(cfg, env, T, d, eps):
         plan = plan_dp_ftrl(eps=eps, delta=cfg["delta"], T=T, d=d, mode=cfg["mode"], L=L, D=D, beta=BETA)
         lam = plan.params["lam"]
         if cfg["lam_rule"] == "matched":
-            H = tree_depth(T)
-            lam = 32.0 * BETA + (BETA * T * d * H * plan.params["sigma"] ** 2 / D ** 2) ** (1 / 3)
+            lam = dp_ftrl_lambda_matched(T, d, tree_depth(T), plan.params["sigma"], D, BETA)
     else:
         plan = plan_dp_ftrl(eps=eps, delta=cfg["delta"], T=T, d=d, mode=cfg["mode"], L=L, D=D, setting="general")
         lam = plan.params["lam"]
@@ -117,12 +116,11 @@ def _ftrl_params(cfg, env, T, d, eps):
 
 
 def _r7_theory(T, d, eps, cfg, env):
-    D, L = cfg["D"], _lipschitz(cfg["D"])
-    T = np.asarray(T, float)
-    if env == "realizable":
-        lg = np.log(np.maximum(T, 2)) * math.log(1 / cfg["delta"])
-        return BETA * D ** 2 + (L * D * np.sqrt(BETA * D ** 2 * T * d * lg) / eps) ** (2 / 3)
-    return L * D * np.sqrt(T) + np.sqrt(T * np.sqrt(d) / eps)
+    """The library's DP-FTRL theory curve (``dp_ftrl_regret_bound``, constants 1, ``L* = 0``): REAL Thm 4
+    for the realizable instance, the general (Kairouz et al.) rate for its noisy twin."""
+    D = cfg["D"]
+    return dp_ftrl_regret_bound(T, d, eps, cfg["delta"], _lipschitz(D), D, BETA,
+                                setting="realizable" if env == "realizable" else "general")
 
 
 def _net_plan(name, cfg, T, d):
@@ -283,7 +281,7 @@ def build(cfg: dict) -> Study:
             fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=110)
             for ax, env in zip(axes, ("realizable", "noisy")):
                 se = s[s["env"] == env]
-                th = {("Thm 4: T^{1/3} polylog" if env == "realizable" else "LD sqrt(T) + sqrt(T sqrt(d)/eps)"):
+                th = {("Thm 4: T^{1/3} polylog" if env == "realizable" else "LD (sqrt(T) + sqrt(T sqrt(d)/eps))"):
                       (lambda T, env=env: _r7_theory(T, d0, e0, cfg, env))}
                 plot_curves(se, "T", "regret", path=outdir / "unused.png", ax=ax, theory=th,
                             title=f"R7 dp_ftrl, {env}, d={d0}, eps={e0}", ylabel="regret (mean, 95% CI)")
