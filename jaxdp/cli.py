@@ -6,7 +6,7 @@
     jaxdp study plot DIR
     jaxdp study verify DIR
     jaxdp plan --list | jaxdp plan NAME --eps E [--delta D] [--T T] [--d d] [--n n] [--mode M] [--set k=v ...] [--json]
-    jaxdp audit --list | jaxdp audit NAME [--quick] [--seed S] [--claim-factor F]
+    jaxdp audit --list | jaxdp audit NAME [--quick] [--seed S] [--claim-factor F] | jaxdp audit --suite dpsniper
     jaxdp bench [--quick] [--all] [--only NAME ...] [--out FILE] [--device-report]
     jaxdp compare [MODULE:FACTORY ...] --problem P [--eps 0.1,1] [--delta D] [--T 1024,4096] [--d d] [--seeds N]
                   [--quick] [--out DIR] [--claimed-eps E[,E...]|inf] [--learners a,b] [--instances a,b]
@@ -603,6 +603,11 @@ def _literal(v: str):
 def _cmd_audit(args) -> int:
     from . import registry
 
+    if getattr(args, "suite", None):
+        from .audit.dpsniper import run_suite, suite_markdown
+
+        print(suite_markdown(run_suite(quick=args.quick, seed=args.seed)))
+        return 0
     if args.list or not args.name:
         registry.load_all()
         if not registry.AUDITS:
@@ -744,6 +749,9 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--claim-factor", type=float, default=1.0,
                     help="audit the over-claim claimed_eps / F (power check: a correct mechanism should be flagged)")
+    au.add_argument("--suite", choices=["dpsniper"],
+                    help="run a whole benchmark suite (dpsniper: DP-Sniper's 20 mechanisms at eps = 0.1, "
+                         "confidence 0.9) and print its table")
 
     b = sub.add_parser("bench", help="throughput benchmarks against NumPy references")
     b.add_argument("--quick", action="store_true")

@@ -1,4 +1,5 @@
-"""Empirical privacy auditing (docs/guide/auditing.md): the auditor and a catalogue of correct and broken mechanisms.
+"""Empirical privacy auditing (docs/guide/auditing.md): the auditors (fixed event families, learned events,
+trade-off curves) and catalogues of correct and broken mechanisms.
 
 Importing this package registers the catalogue's audits with ``jaxdp.registry``
 (``jaxdp audit --list``).
@@ -14,11 +15,33 @@ __all__ = [
     "clopper_pearson_lower", "clopper_pearson_upper", "eps_lower_bound",
 ]
 
-from .learners import action_code, audit_learner, learner_mechanism, loss_neighbours  # noqa: E402
+from .learners import (  # noqa: E402
+    action_code, audit_learner, audit_learner_learned, learner_mechanism, loss_neighbours,
+)
 
-__all__ += ["audit_learner", "learner_mechanism", "loss_neighbours", "action_code"]
+__all__ += ["audit_learner", "audit_learner_learned", "learner_mechanism", "loss_neighbours", "action_code"]
 
 from . import catalogue  # noqa: E402,F401  (registers the audits)
 from .catalogue import CATALOGUE, svt_variant  # noqa: E402
 
 __all__ += ["CATALOGUE", "svt_variant", "catalogue"]
+
+from .learned import (  # noqa: E402
+    MLP, Histogram, Logistic, ThresholdEvent, audit_learned, best_threshold_event, fit_classifier, flag_features,
+    flat_features, onehot_features, trajectory_features,
+)
+from .pairs import loss_flip_pairs, pattern_pairs  # noqa: E402
+from .tradeoff import TradeoffBound, audit_tradeoff, gdp_delta, gdp_eps, tradeoff_bound  # noqa: E402
+
+__all__ += [
+    "audit_learned", "Logistic", "MLP", "Histogram", "ThresholdEvent", "best_threshold_event", "fit_classifier",
+    "flat_features", "onehot_features", "flag_features", "trajectory_features", "pattern_pairs", "loss_flip_pairs",
+    "audit_tradeoff", "tradeoff_bound", "TradeoffBound", "gdp_delta", "gdp_eps",
+]
+
+from . import learned_catalogue  # noqa: E402,F401  (registers the learned-event and trade-off audits)
+from . import dpsniper  # noqa: E402,F401  (registers DP-Sniper's benchmark, jaxdp audit --suite dpsniper)
+from .dpsniper import SUITE as DPSNIPER_SUITE  # noqa: E402
+from .learned_catalogue import LEARNED_CATALOGUE  # noqa: E402
+
+__all__ += ["LEARNED_CATALOGUE", "DPSNIPER_SUITE", "learned_catalogue", "dpsniper"]

@@ -159,7 +159,9 @@ class AuditReport:
     ``violation``: ``eps_lower > claimed_eps``; ``evidence``: the best event, its pair and counts;
     ``delta_float``: the float δ floor added to ``claimed_delta`` for the test;
     ``resolution``: the smallest event probability the audit can tell from 0 (the CP upper
-    bound at 0 hits), i.e. the claim is only checked down to ``max(delta_float, resolution)``.
+    bound at 0 hits), i.e. the claim is only checked down to ``max(delta_float, resolution)``;
+    ``notes``: extra report lines (trade-off audits list ε(δ) and μ there); ``tradeoff``: the
+    :class:`jaxdp.audit.tradeoff.TradeoffBound` of a trade-off audit (else ``None``).
     """
 
     name: str
@@ -180,6 +182,8 @@ class AuditReport:
     pair: str = ""
     n_pairs: int = 1
     n_candidates: int = 0
+    notes: tuple = ()
+    tradeoff: Any = None
 
     @property
     def verdict(self) -> str:
@@ -216,6 +220,7 @@ class AuditReport:
                          f" verified down to delta_float = {self.delta_float:.3g} (float sampler floor, tested at"
                          f" delta={self.delta_tested:.3g}); events rarer than {self.resolution:.2g} are invisible"
                          f" at n={self.n}")
+        lines.extend(self.notes)
         if math.isfinite(self.seconds):
             lines.append(f"  time            {self.seconds:.2f} s")
         return "\n".join(lines)

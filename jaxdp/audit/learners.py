@@ -23,7 +23,7 @@ import numpy as np
 from ..core.validation import check_positive_int
 from .auditor import DEFAULT_ALPHA, AuditReport, SearchEvents, audit_mechanism
 
-__all__ = ["loss_neighbours", "learner_mechanism", "audit_learner", "action_code"]
+__all__ = ["loss_neighbours", "learner_mechanism", "audit_learner", "audit_learner_learned", "action_code"]
 
 
 def loss_neighbours(T: int, d: int, *, rounds: Sequence[int] = (0,), values: Optional[Sequence] = None,
@@ -179,3 +179,36 @@ def audit_learner(learner, params, *, T: int, d: int, claimed_eps: float, claime
                           + [SearchEvents(statistic=_last_coord(j)) for j in range(min(dims, 4))])
     return audit_mechanism(mech, pairs, events, claimed_eps=claimed_eps, claimed_delta=claimed_delta, n=n, key=key,
                            alpha=alpha, n_best=n_best, delta_float=delta_float, name=name)
+
+
+def audit_learner_learned(learner, params, *, T: int, d: int, claimed_eps: float, claimed_delta: float = 0.0,
+                          key: jax.Array, neighbours: Optional[dict] = None, classifiers: Optional[Sequence] = None,
+                          n_train: int = 50_000, n_select: int = 100_000, n_eval: int = 1_000_000, n_best: int = 1,
+                          alpha: float = DEFAULT_ALPHA, delta_float: Optional[float] = None,
+                          name: str = "learner") -> AuditReport:
+    """Audit an online learner with learned events (:func:`jaxdp.audit.audit_learned`) on its whole trajectory.
+
+    Neighbours default to :func:`jaxdp.audit.pairs.loss_flip_pairs` (one round's loss flipped, on zero losses
+    and after expert 1 lost every earlier round). Default classifiers: for integer actions (experts) a
+    histogram of the whole action sequence when ``d^(T+1) <= 2^16`` and a logistic regression on
+    :func:`jaxdp.audit.learned.trajectory_features`; for vector actions (OCO) logistic regression and a
+    small MLP on the flattened action sequence. The family-wise error ``alpha`` covers the pair search.
+    """
+    from .learned import MLP, Histogram, Logistic, audit_learned, flat_features, trajectory_features
+    from .pairs import loss_flip_pairs
+
+    mech = learner_mechanism(learner, params)
+    pairs = neighbours if neighbours is not None else loss_flip_pairs(T, d)
+    if classifiers is None:
+        x0 = np.asarray(next(iter(pairs.values()))[0], np.float32)
+        shape = jax.eval_shape(mech, jax.random.key(0), jnp.asarray(x0))
+        if jnp.issubdtype(shape.dtype, jnp.integer) and shape.ndim == 1:
+            classifiers = [Logistic(trajectory_features(d))]
+            if d ** shape.shape[0] <= 1 << 16:
+                classifiers.insert(0, Histogram(d ** shape.shape[0], action_code(d)))
+        else:
+            classifiers = [Logistic(flat_features), MLP(flat_features, steps=300, batch=2048)]
+    pairs = {k: (jnp.asarray(a, jnp.float32), jnp.asarray(b, jnp.float32)) for k, (a, b) in pairs.items()}
+    return audit_learned(mech, pairs, claimed_eps=claimed_eps, claimed_delta=claimed_delta, key=key,
+                         classifiers=classifiers, n_train=n_train, n_select=n_select, n_eval=n_eval, n_best=n_best,
+                         alpha=alpha, delta_float=delta_float, name=name)
