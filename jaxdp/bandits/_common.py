@@ -1,0 +1,43 @@
+r"""Shared pieces of the bandit learners: tie-breaking and confidence radii."""
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+
+__all__ = ["argmax_priority", "random_priority", "laplace_sum_radius", "fdt"]
+
+SQRT8 = math.sqrt(8.0)
+TWO_SQRT2 = 2.0 * math.sqrt(2.0)
+
+
+def fdt():
+    return jnp.result_type(float)
+
+
+def random_priority(key: jax.Array, K: int) -> jax.Array:
+    """A uniformly random strict order of the ``K`` arms (a permutation, as floats): the tie-break."""
+    return jax.random.permutation(key, K).astype(fdt())
+
+
+def argmax_priority(index: jax.Array, priority: jax.Array) -> jax.Array:
+    """``argmax index``; ties go to the arm of highest ``priority`` (a random order drawn at ``init``).
+
+    With all indices tied (every arm unpulled, index ``+inf``) this plays the arms in the
+    uniformly random order of ``priority``, as SMPyBandits' ``IndexPolicy.choice`` does (it
+    draws a fresh uniform tie-break at every tie; here the order is drawn once per run, which
+    costs no random number per round)."""
+    top = jnp.max(index)
+    return jnp.argmax(jnp.where(index == top, priority, -1.0)).astype(jnp.int32)
+
+
+def laplace_sum_radius(m, L, b):
+    r"""``u`` with ``P(Σ_{j ≤ m}  Z_j ≥ u) ≤ e^{-L}`` for i.i.d. ``Z_j ~ Lap(b)``.
+
+    Derivation: ``E e^{λ Z} = (1 - b²λ²)⁻¹ ≤ e^{2 b² λ²}``
+    for ``|λ| ≤ 1/(√2 b)`` (``-ln(1 - x) <= 2x`` for ``x <= 1/2``). Chernoff gives
+    ``P(Σ Z_j ≥ u) ≤ exp(-min(u²/(8 m b²), u/(2√2 b)))``, so
+    ``u = b max(sqrt(8 m L), 2√2 L)`` suffices. The same bound holds for the lower tail.
+    """
+    return b * jnp.maximum(SQRT8 * jnp.sqrt(m * L), TWO_SQRT2 * L)

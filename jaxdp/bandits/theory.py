@@ -1,0 +1,171 @@
+r"""Regret bounds and standard tunings of the bandit learners (host NumPy float64; docs/algorithms/bandits.md#theory).
+
+Stochastic bounds take the reward means ``μ`` and the horizon ``T``; gaps are
+``Δ_i = max_j μ_j - μ_i``. Adversarial bounds hold for every oblivious loss
+sequence in ``[0, 1]^{T × K}``.
+
+* :func:`ucb1_bound`: Auer, Cesa-Bianchi & Fischer 2002, Thm 1.
+* :func:`lai_robbins`: the asymptotic lower bound ``Σ_i Δ_i ln T/kl(μ_i, μ^*)``
+  (Lai & Robbins 1985), attained by Thompson sampling (Kaufmann, Korda & Munos 2012).
+* :func:`index_bound`: for an index policy whose confidence radius is ``c(n, T)`` (the same
+  radius bounds the estimation error), a suboptimal arm is pulled at most
+  ``N_i = min{n: 2c(n, T) < Δ_i}`` times while every radius holds (Auer et al.'s
+  argument), plus the failure term ``(1 + kπ²/3)Δ_i`` for ``k`` radius events per
+  estimate. :func:`ldp_ucb_bound` and :func:`dp_ucb_tree_bound` use it with the radii of
+  :mod:`jaxdp.bandits.ucb`.
+* :func:`dp_se_bound`: :mod:`jaxdp.bandits.elimination` (the good event of probability
+  ``1 - βπ²/12``).
+* :func:`exp3_bound` (Auer et al. 2002, Cor. 3.2), :func:`exp3_ix_bound` (Neu 2015),
+  :func:`dp_exp3_bound` (derived in docs/algorithms/bandits.md#dp-exp3).
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+__all__ = [
+    "gaps", "ucb1_bound", "lai_robbins", "index_bound", "ldp_ucb_bound", "dp_ucb_tree_bound", "dp_se_bound",
+    "exp3_bound", "exp3_ix_bound", "dp_exp3_bound", "exp3_tuning", "exp3_ix_tuning", "dp_exp3_tuning",
+    "laplace_sum_radius_np", "bernoulli_kl",
+]
+
+_E1 = math.e - 1.0
+
+
+def gaps(means: Sequence[float]) -> np.ndarray:
+    """``Δ_i = max(μ) − μ_i``."""
+    mu = np.asarray(means, np.float64)
+    return mu.max() - mu
+
+
+def ucb1_bound(means: Sequence[float], T: float) -> float:
+    r"""``Σ_{Δ_i>0}  8 ln T/Δ_i + (1 + π²/3)Σ_i Δ_i`` (Auer et al. 2002, Thm 1)."""
+    d = gaps(means)
+    pos = d[d > 0]
+    return float(np.sum(8.0 * math.log(T) / pos) + (1.0 + math.pi ** 2 / 3.0) * np.sum(d))
+
+
+def bernoulli_kl(p, q):
+    """``kl(p, q)`` between Bernoulli laws (nats)."""
+    p = np.clip(np.asarray(p, np.float64), 1e-15, 1 - 1e-15)
+    q = np.clip(np.asarray(q, np.float64), 1e-15, 1 - 1e-15)
+    return p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q))
+
+
+def lai_robbins(means: Sequence[float], T: float) -> float:
+    r"""``Σ_{Δ_i>0}  Δ_i ln T / kl(μ_i, μ^*)`` (Lai & Robbins 1985; Bernoulli arms)."""
+    mu = np.asarray(means, np.float64)
+    d = gaps(mu)
+    pos = d > 0
+    return float(np.sum(d[pos] * math.log(T) / bernoulli_kl(mu[pos], mu.max())))
+
+
+def laplace_sum_radius_np(m, L, b):
+    r"""``b max(sqrt(8mL), 2√2 L)``: :func:`jaxdp.bandits._common.laplace_sum_radius` in NumPy."""
+    return b * np.maximum(math.sqrt(8.0) * np.sqrt(np.asarray(m, np.float64) * L), 2.0 * math.sqrt(2.0) * L)
+
+
+def _pulls(radius, delta: float, T: float) -> float:
+    """``min{n >= 1: 2 radius(n) < delta}`` (``radius`` decreasing), capped at ``T``."""
+    if 2.0 * radius(T) >= delta:
+        return float(T)
+    lo, hi = 1.0, float(T)          # 2 radius(hi) < delta
+    if 2.0 * radius(lo) < delta:
+        return 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if 2.0 * radius(mid) < delta:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 0.5:
+            break
+    return float(math.ceil(hi))
+
+
+def index_bound(means: Sequence[float], T: float, radius, events: int = 1) -> float:
+    r"""``Σ_{Δ_i>0} Δ_i N_i + (1 + kπ²/3)Σ_iΔ_i``, ``N_i = min{n: 2c(n) < Δ_i}``
+    (module docstring; ``radius(n)`` is ``c(n, T)``, ``events`` is ``k``), capped at ``Tmax_iΔ_i``."""
+    d = gaps(means)
+    tot = sum(di * _pulls(radius, di, T) for di in d if di > 0)
+    tot += (1.0 + events * math.pi ** 2 / 3.0) * float(np.sum(d))
+    return float(min(tot, T * d.max()))
+
+
+def ldp_ucb_bound(means: Sequence[float], T: float, b: float) -> float:
+    """:func:`index_bound` with LDP-UCB's radius ``sqrt(2 ln T/n) + u(n, 4 ln T)/n`` (two events)."""
+    L = 4.0 * math.log(T)
+    return index_bound(means, T, lambda n: math.sqrt(2.0 * math.log(T) / n) + float(laplace_sum_radius_np(n, L, b)) / n,
+                       events=2)
+
+
+def dp_ucb_tree_bound(means: Sequence[float], T: float, b: float, H: int) -> float:
+    """:func:`index_bound` with DP-UCB's radius ``sqrt(2 ln T/n) + u(H, 4 ln T)/n`` (``popcount(n) <= H``; two events)."""
+    L = 4.0 * math.log(T)
+    u = float(laplace_sum_radius_np(H, L, b))
+    return index_bound(means, T, lambda n: math.sqrt(2.0 * math.log(T) / n) + u / n, events=2)
+
+
+def dp_se_bound(means: Sequence[float], T: float, eps: float, beta: float) -> float:
+    r"""``Σ_{Δ_a>0} Δ_a Σ_{e≤ e_a} R_e(K) + β Tmax_aΔ_a``, capped at ``Tmax_aΔ_a``
+    (:mod:`jaxdp.bandits.elimination`; ``R_e(K) ≥ R_e(|S|)`` since the active set only shrinks)."""
+    from .elimination import dp_se_epoch_length
+
+    d = gaps(means)
+    K = len(d)
+    tot = 0.0
+    for da in d[d > 0]:
+        e_a = 1
+        while 2.0 * 2.0 ** (-e_a) >= da:
+            e_a += 1
+        tot += da * float(sum(dp_se_epoch_length(e, K, eps, beta) for e in range(1, e_a + 1)))
+    tot += beta * T * d.max()
+    return float(min(tot, T * d.max()))
+
+
+def exp3_tuning(K: int, T: int) -> tuple[float, float]:
+    r"""``(gamma, eta)`` of Auer et al. 2002 Cor. 3.2 with ``g = T``: ``γ = min(1, sqrt(K ln K/((e-1)T)))``, ``η = γ/K``."""
+    g = min(1.0, math.sqrt(K * math.log(K) / (_E1 * T)))
+    return g, g / K
+
+
+def exp3_bound(K: int, T: float) -> float:
+    r"""``2 sqrt(e−1) sqrt(TK ln K)`` (Auer et al. 2002, Cor. 3.2, gains bounded by ``g = T``)."""
+    return 2.0 * math.sqrt(_E1) * math.sqrt(T * K * math.log(K))
+
+
+def exp3_ix_tuning(K: int, T: int) -> tuple[float, float]:
+    r"""``(eta, gamma)`` of Neu 2015: ``η = sqrt(2 ln K/(KT))``, ``γ = η/2``."""
+    eta = math.sqrt(2.0 * math.log(K) / (K * T))
+    return eta, eta / 2.0
+
+
+def exp3_ix_bound(K: int, T: float, eta: float, gamma: float) -> float:
+    r"""``ln K/η + (η/2 + γ) K T`` (Neu 2015, expected regret)."""
+    return math.log(K) / eta + (eta / 2.0 + gamma) * K * T
+
+
+def dp_exp3_tuning(K: int, T: int, eps: float, tau: int = 1) -> dict:
+    r"""Parameters of DP-EXP3 (:mod:`jaxdp.bandits.exp3`) for ``eps``-DP in blocks of ``tau`` rounds.
+
+    ``b = 1/(ετ)``, ``B = b ln T``, and the ``η`` minimising
+    :func:`dp_exp3_bound` with ``γ = η K(1 + B)``:
+    ``η = sqrt(τln K/(TK(2 + B + 2b²)))`` (if that makes ``γ ≥ 1/2``,
+    ``γ = 1/2`` and ``η = γ/(K(1+B))``)."""
+    b = 1.0 / (eps * tau)
+    B = b * math.log(max(T, 2))
+    eta = math.sqrt(tau * math.log(K) / (T * K * (2.0 + B + 2.0 * b * b)))
+    gamma = eta * K * (1.0 + B)
+    if gamma >= 0.5:
+        gamma = 0.5
+        eta = gamma / (K * (1.0 + B))
+    return {"eta": eta, "gamma": gamma, "b": b, "B": B, "tau": int(tau)}
+
+
+def dp_exp3_bound(K: int, T: float, eta: float, gamma: float, b: float, B: float, tau: int = 1) -> float:
+    r"""``γ T + τln K/η + η TK(1 + 2b²)/(1-γ) + 2Tbe^{-B/b}``, capped at ``T``."""
+    bias = 2.0 * T * b * math.exp(-B / b) if b > 0 else 0.0
+    val = gamma * T + tau * math.log(K) / eta + eta * T * K * (1.0 + 2.0 * b * b) / (1.0 - gamma) + bias
+    return float(min(val, T))

@@ -1,0 +1,335 @@
+"""``bandits``: pseudo-regret of non-private and private bandit learners vs T, K and epsilon, with theory curves.
+
+Three sweeps (docs/algorithms/bandits.md#study; results/bandits/):
+
+* ``T``: every learner on the ``K = 9`` Bernoulli instance ``means = linspace(0.1, 0.9, 9)``
+  (``linspace``) and on the oblivious ``switch`` instance (the "late arm": arm 0 pays 0 for the
+  first ``T/3`` rounds and 1 after, the other arms pay Ber(1/2); arm 0 is the best fixed arm;
+  only the EXP3 family has a bound there), private ones at ``eps``.
+* ``eps``: the private learners on ``linspace`` at ``T = eps_T``.
+* ``K``: every learner on ``gap`` (one arm of mean 0.5 + gap, the others 0.5) at ``T = K_T``.
+
+Each grid point runs its own horizon with the learner tuned for it (EXP3: Auer et al. Cor. 3.2;
+EXP3-IX: Neu 2015; private learners: their planners, whose plans must be certified). Theory
+curves are the bounds of :mod:`jaxdp.bandits.theory`; ``slopes`` compares log-log slopes of the
+measured mean pseudo-regret with the slopes of the bound over the same range.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import bandits as BD
+from ..bandits import theory as TH
+from ..core import seed_keys, simulate
+from ..mechanisms import tree_depth
+from ..registry import register_study
+from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
+
+NONPRIVATE = ("ucb1", "thompson", "exp3", "exp3_ix")
+PRIVATE = ("dp_ucb_tree", "dp_se", "dp_exp3", "dp_exp3_batched", "ldp_ucb")
+LEARNERS = NONPRIVATE + PRIVATE
+INSTANCES = ("linspace", "switch")
+
+DEFAULTS = {
+    "seeds": 64,
+    "seed": 0,
+    "learners": list(LEARNERS),
+    "T": [2 ** k for k in range(10, 19)],
+    "K": 9,
+    "eps": 1.0,
+    "instances": list(INSTANCES),
+    "eps_sweep": [0.1, 0.3, 1.0, 3.0, 10.0],
+    "eps_T": 65536,
+    "K_sweep": [2, 4, 8, 16, 32],
+    "K_T": 65536,
+    "gap": 0.2,
+}
+QUICK = {"seeds": 16, "T": [256, 512, 1024, 2048, 4096], "eps_T": 4096, "K_sweep": [2, 4, 8], "K_T": 4096}
+PARAMS = declare_params("bandits", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
+    "learners": Param("str", many=True, choices=LEARNERS),
+    "T": Param("int", many=True, lo=16, hi=2 ** 24, help="horizons of the T sweep"),
+    "K": Param("int", lo=2, hi=4096, help="arms in the T and eps sweeps"),
+    "eps": Param("float", lo=0.0, lo_open=True, help="privacy of the private learners in the T and K sweeps"),
+    "instances": Param("str", many=True, choices=INSTANCES, help="environments of the T sweep"),
+    "eps_sweep": Param("float", many=True, lo=0.0, lo_open=True, allow_empty=True),
+    "eps_T": Param("int", lo=16, hi=2 ** 24),
+    "K_sweep": Param("int", many=True, lo=2, hi=4096, allow_empty=True),
+    "K_T": Param("int", lo=16, hi=2 ** 24),
+    "gap": Param("float", lo=0.0, hi=0.5, lo_open=True, help="the best arm's lead in the K sweep"),
+})
+
+LABELS = {"ucb1": "UCB1", "thompson": "Thompson", "exp3": "EXP3", "exp3_ix": "EXP3-IX", "dp_ucb_tree": "DP-UCB (tree)",
+          "dp_se": "DP-SE", "dp_exp3": "DP-EXP3", "dp_exp3_batched": "DP-EXP3 (batched)", "ldp_ucb": "LDP-UCB"}
+
+
+# --------------------------------------------------------------------------- instances
+
+
+def instance_means(instance: str, K: int, gap: float = 0.2) -> np.ndarray:
+    """Reward means of a stochastic instance: ``linspace(0.1, 0.9, K)`` or one arm at ``0.5 + gap``, the rest 0.5."""
+    if instance == "linspace":
+        return np.linspace(0.1, 0.9, K)
+    if instance == "gap":
+        m = np.full(K, 0.5)
+        m[-1] = 0.5 + gap
+        return m
+    raise ValueError(f"no reward means for instance {instance!r}")
+
+
+def switch_params(K: int, T: int):
+    """The ``switch`` ("late arm") instance: arm 0 pays 0 for ``T // 3`` rounds and 1 after; the others Ber(1/2)."""
+    a = np.full(K, 0.5)
+    b = np.full(K, 0.5)
+    a[0], b[0] = 0.0, 1.0
+    return a, b, T // 3
+
+
+def _adversary(instance: str, K: int, Ts, gap: float):
+    G = len(Ts)
+    if instance == "switch":
+        rows = [switch_params(K, int(T)) for T in Ts]
+        ap = BD.SwitchingArmsParams(jnp.asarray(np.stack([r[0] for r in rows]), jnp.float32),
+                                    jnp.asarray(np.stack([r[1] for r in rows]), jnp.float32),
+                                    jnp.asarray([r[2] for r in rows], jnp.int32))
+        return BD.switching_arms(K), ap
+    m = instance_means(instance, K, gap)
+    return BD.bernoulli_arms(K), BD.BernoulliArmsParams(jnp.asarray(np.tile(m, (G, 1)), jnp.float32))
+
+
+# --------------------------------------------------------------------------- learners and their tuning
+
+
+def plan_for(learner: str, K: int, T: int, eps):
+    """The certified plan of a private learner at ``(K, T, eps)`` (``None`` for a non-private one)."""
+    if learner == "dp_ucb_tree":
+        return BD.plan_dp_ucb_tree(eps=eps, T=T, d=K)
+    if learner == "dp_se":
+        return BD.plan_dp_se(eps=eps, T=T, d=K)
+    if learner == "dp_exp3":
+        return BD.plan_dp_exp3(eps=eps, T=T, d=K, tau=1)
+    if learner == "dp_exp3_batched":
+        return BD.plan_dp_exp3(eps=eps, T=T, d=K, tau="auto")
+    if learner == "ldp_ucb":
+        return BD.plan_ldp_ucb(eps=eps, T=T, d=K)
+    return None
+
+
+def learner_setup(learner: str, K: int, T: int, eps):
+    """``(Learner, params as a tuple of host numbers)`` for one grid point (params become a NamedTuple of arrays)."""
+    if learner == "ucb1":
+        return BD.ucb1(K), BD.UCB1Params, (2.0,)
+    if learner == "thompson":
+        return BD.thompson(K), BD.ThompsonParams, (1.0, 1.0)
+    if learner == "exp3":
+        g, eta = TH.exp3_tuning(K, T)
+        return BD.exp3(K), BD.Exp3Params, (g, eta, 0.0)
+    if learner == "exp3_ix":
+        return BD.exp3_ix(K), BD.Exp3IXParams, TH.exp3_ix_tuning(K, T)
+    plan = plan_for(learner, K, T, eps)
+    if not plan.certified:
+        raise ValueError(f"bandits: the plan of {learner} at K={K}, T={T}, eps={eps} is not certified: {plan.format()}")
+    p = plan.params
+    if learner == "dp_ucb_tree":
+        return BD.dp_ucb_tree(K, T), BD.DPUCBParams, (p["b"],)
+    if learner == "dp_se":
+        return BD.dp_se(K), BD.DPSEParams, (p["eps"], p["beta"])
+    if learner in ("dp_exp3", "dp_exp3_batched"):
+        return BD.dp_exp3(K), BD.DPExp3Params, (p["eta"], p["gamma"], p["b"], p["B"], p["tau"])
+    return BD.ldp_ucb(K), BD.LDPUCBParams, (p["b"],)
+
+
+def _stack(cls, rows):
+    cols = list(zip(*rows))
+    arrs = []
+    for c in cols:
+        a = np.asarray(c)
+        arrs.append(jnp.asarray(a, jnp.int32 if np.issubdtype(a.dtype, np.integer) else jnp.float32))
+    return cls(*arrs)
+
+
+# --------------------------------------------------------------------------- theory
+
+
+def theory_value(learner: str, instance: str, K: int, T: int, eps, gap: float = 0.2) -> float:
+    """The bound of :mod:`jaxdp.bandits.theory` for one grid point (NaN where none applies: stochastic
+    bounds on the ``switch`` instance). Thompson sampling: the Lai–Robbins rate (a lower bound it attains)."""
+    T = int(T)
+    adversarial = learner in ("exp3", "exp3_ix", "dp_exp3", "dp_exp3_batched")
+    if instance == "switch" and not adversarial:
+        return math.nan
+    if learner == "exp3":
+        return TH.exp3_bound(K, T)
+    if learner == "exp3_ix":
+        eta, g = TH.exp3_ix_tuning(K, T)
+        return TH.exp3_ix_bound(K, T, eta, g)
+    if learner in ("dp_exp3", "dp_exp3_batched"):
+        p = plan_for(learner, K, T, eps).params
+        return TH.dp_exp3_bound(K, T, p["eta"], p["gamma"], p["b"], p["B"], p["tau"])
+    mu = instance_means(instance, K, gap)
+    if learner == "ucb1":
+        return TH.ucb1_bound(mu, T)
+    if learner == "thompson":
+        return TH.lai_robbins(mu, T)
+    if learner == "ldp_ucb":
+        return TH.ldp_ucb_bound(mu, T, 1.0 / eps)
+    if learner == "dp_ucb_tree":
+        H = tree_depth(T)
+        return TH.dp_ucb_tree_bound(mu, T, H / eps, H)
+    if learner == "dp_se":
+        return TH.dp_se_bound(mu, T, eps, 1.0 / T)
+    raise ValueError(f"unknown learner {learner!r}")
+
+
+THEORY_NAMES = {"ucb1": "Auer et al. Thm 1", "thompson": "Lai-Robbins rate", "exp3": "Auer et al. Cor 3.2",
+                "exp3_ix": "Neu 2015", "dp_exp3": "bound (docs)", "dp_exp3_batched": "bound (docs)",
+                "ldp_ucb": "bound (confidence event)", "dp_ucb_tree": "bound (confidence event)",
+                "dp_se": "bound (good event)"}
+
+
+# --------------------------------------------------------------------------- the study
+
+
+def _points(cfg: dict) -> list:
+    pts = []
+    eps1 = float(cfg["eps"])
+    # at eps >= 1 the batched DP-EXP3 has blocks of ceil(1/eps) = 1 round: it is DP-EXP3, not run twice
+    fixed = [l for l in cfg["learners"] if not (l == "dp_exp3_batched" and math.ceil(1.0 / eps1 - 1e-12) <= 1)]
+    for inst in cfg["instances"]:
+        for l in fixed:
+            for T in cfg["T"]:
+                pts.append({"sweep": "T", "learner": l, "instance": inst, "K": int(cfg["K"]), "T": int(T),
+                            "eps": eps1 if l in PRIVATE else None})
+    for l in cfg["learners"]:
+        if l in PRIVATE:
+            for e in cfg["eps_sweep"]:
+                pts.append({"sweep": "eps", "learner": l, "instance": "linspace", "K": int(cfg["K"]),
+                            "T": int(cfg["eps_T"]), "eps": float(e)})
+    for l in fixed:
+        for K in cfg["K_sweep"]:
+            pts.append({"sweep": "K", "learner": l, "instance": "gap", "K": int(K), "T": int(cfg["K_T"]),
+                        "eps": eps1 if l in PRIVATE else None})
+    return pts
+
+
+@register_study("bandits", defaults=DEFAULTS, quick=QUICK,
+                description="bandit learners (UCB1, Thompson, EXP3, EXP3-IX, DP-UCB, DP-SE, DP-EXP3, LDP-UCB): "
+                            "pseudo-regret vs T, K, eps with theory curves")
+def build(cfg: dict) -> Study:
+    for l in cfg["learners"]:
+        if l not in LEARNERS:
+            raise ValueError(f"learners: unknown learner {l!r}; allowed: {', '.join(LEARNERS)}")
+    points = _points(cfg)
+    gap = float(cfg["gap"])
+
+    def run(pts, seeds):
+        p0 = pts[0]
+        name, inst, K, T = p0["learner"], p0["instance"], p0["K"], p0["T"]
+        setups = [learner_setup(name, K, T, p["eps"]) for p in pts]
+        learner, cls = setups[0][0], setups[0][1]
+        params = _stack(cls, [s[2] for s in setups])
+        Ts = np.full(len(pts), T, np.int32)
+        adversary, ap = _adversary(inst, K, Ts, gap)
+        keys = seed_keys(cfg["seed"], seeds)
+        keys = jnp.broadcast_to(keys, (len(pts),) + keys.shape)   # common random numbers across the points
+        out = simulate(learner, adversary, BD.bandit_problem("pseudo"), params, ap, keys, Ts, grid=True,
+                       n_checkpoints=2)
+        res = []
+        for i in range(len(pts)):
+            r = {"regret": out["regret"][i]}
+            r["switches"] = out["switches"][i].astype(float) if "switches" in out else np.full(len(seeds), np.nan)
+            res.append(r)
+        return res
+
+    def check_point(p):
+        learner_setup(p["learner"], p["K"], p["T"], p["eps"])
+        if p["instance"] != "switch":
+            instance_means(p["instance"], p["K"], gap)
+
+    def _theory(df):
+        return [theory_value(l, i, int(k), int(t), e, gap)
+                for l, i, k, t, e in zip(df["learner"], df["instance"], df["K"], df["T"], df["eps"])]
+
+    def analyze(df):
+        df = df.assign(eps=df["eps"].astype(float))
+        by = ["sweep", "learner", "instance", "K", "T", "eps"]
+        summ = summarize(df, by, ["regret", "switches"])
+        summ["theory"] = _theory(summ)
+        summ["regret/theory"] = summ["regret_mean"] / summ["theory"]
+        tables = {"slopes": _slopes(df, summ), "summary": summ}
+        return tables
+
+    def _slopes(df, summ):
+        import pandas as pd
+
+        rows = []
+        specs = (("T", "T", ["learner", "instance"], True), ("eps", "eps", ["learner"], False),
+                 ("K", "K", ["learner"], False))
+        for sweep, x, by, upper in specs:
+            sub = df[df["sweep"] == sweep]
+            if not len(sub) or sub[x].nunique() < 2:
+                continue
+            sl = fit_slopes(sub, x, "regret", by=by, upper_half=upper)
+            for _, r in sl.iterrows():
+                g = summ[(summ["sweep"] == sweep) & (summ["learner"] == r["learner"])]
+                if "instance" in by:
+                    g = g[g["instance"] == r["instance"]]
+                g = g[(g[x] >= r["x_min"]) & (g[x] <= r["x_max"])].sort_values(x)
+                th = g["theory"].to_numpy(float)
+                xs = g[x].to_numpy(float)
+                ok = np.isfinite(th) & (th > 0)
+                th_slope = float(np.polyfit(np.log(xs[ok]), np.log(th[ok]), 1)[0]) if ok.sum() >= 2 else math.nan
+                rows.append({"sweep": sweep, "learner": r["learner"], "instance": r.get("instance", g["instance"].iloc[0]),
+                             "x_min": r["x_min"], "x_max": r["x_max"], "slope": r["slope"], "slope_lo": r["slope_lo"],
+                             "slope_hi": r["slope_hi"], "theory_slope": th_slope,
+                             "regret@x_max": float(g["regret_mean"].iloc[-1]), "theory@x_max": float(th[-1]),
+                             "theory": THEORY_NAMES[r["learner"]]})
+        return pd.DataFrame(rows)
+
+    def plot(df, outdir: pathlib.Path):
+        df = df.assign(eps=df["eps"].astype(float))
+        summ = summarize(df, ["sweep", "learner", "instance", "K", "T", "eps"], ["regret"], n_boot=200)
+        summ["learner"] = summ["learner"].map(LABELS)
+        inv = {v: k for k, v in LABELS.items()}
+        paths = []
+
+        def curve(sub, x):
+            s = sub.sort_values(x)
+            th = np.asarray(_theory(s.assign(learner=s["learner"].map(inv))), float)
+            ok = np.isfinite(th)
+            return {THEORY_NAMES[inv[s["learner"].iloc[0]]]: (s[x].to_numpy(float)[ok], th[ok])} if ok.any() else {}
+
+        for inst in sorted(summ.loc[summ["sweep"] == "T", "instance"].unique()):
+            for fam, names in (("nonprivate", NONPRIVATE), ("private", PRIVATE)):
+                sub = summ[(summ["sweep"] == "T") & (summ["instance"] == inst)
+                           & summ["learner"].isin([LABELS[n] for n in names])]
+                if len(sub):
+                    paths.append(plot_panels(sub, "learner", "T", "regret", outdir / f"regret_vs_T_{inst}_{fam}.png",
+                                             theory=lambda v, s: curve(s, "T"), width=3.4,
+                                             title=lambda v, inst=inst: f"{v} ({inst})",
+                                             ylabel="pseudo-regret (mean, 95% CI)"))
+        sub = summ[summ["sweep"] == "eps"]
+        if len(sub):
+            paths.append(plot_panels(sub, "learner", "eps", "regret", outdir / "regret_vs_eps.png",
+                                     theory=lambda v, s: curve(s, "eps"), width=3.4, xlabel="eps",
+                                     title=lambda v: f"{v}, T={int(sub['T'].iloc[0])}", ylabel="pseudo-regret"))
+        sub = summ[summ["sweep"] == "K"]
+        if len(sub):
+            for fam, names in (("nonprivate", NONPRIVATE), ("private", PRIVATE)):
+                s2 = sub[sub["learner"].isin([LABELS[n] for n in names])]
+                if len(s2):
+                    paths.append(plot_panels(s2, "learner", "K", "regret", outdir / f"regret_vs_K_{fam}.png",
+                                             theory=lambda v, s: curve(s, "K"), width=3.4,
+                                             title=lambda v: f"{v}, T={int(sub['T'].iloc[0])}",
+                                             ylabel="pseudo-regret"))
+        return paths
+
+    return Study(name="bandits", points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
+                 group_by=("sweep", "learner", "instance", "K", "T"), analyze=analyze, plot=plot, config=cfg,
+                 description=__doc__.strip().splitlines()[0])
