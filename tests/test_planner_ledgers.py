@@ -124,6 +124,11 @@ REFERENCE = {
     "guarded_potential_experts": lambda P, T, kw: (_phases(P, P["K"]), 0.0),
     "binary_tree_experts": lambda P, T, kw: (
         [("laplace", 1.0 / P["eps_tree"], P["m_set"]), ("pure", P["eta_sel"], P["P_max"] * P["m_set"])], 0.0),
+    # binary-tree noisy Hedge: one tree over T rounds (H = bit_length(T) levels), a loss vector in [0,1]^d moves
+    # each level's node by <= d in l1 and sqrt(d) in l2
+    "tree_ftrl_experts": lambda P, T, kw: (
+        [("laplace", P["scale"] / (kw["d"] * T.bit_length()), 1)] if kw["delta"] == 0 else
+        [("gauss", P["scale"] / math.sqrt(kw["d"] * T.bit_length()), 1)], 0.0),
     "localization_sco": lambda P, T, kw: (
         [("pure", P["eps"], 1)] if P["delta"] == 0 else [("gauss", P["gauss_mult"] / 2.0, 1)], 0.0),
     "epoch_growth_sco": lambda P, T, kw: (

@@ -18,7 +18,11 @@ returns the smallest ε, naming the bound it used:
 * ``pld`` — ``dp_accounting``'s privacy-loss distributions (pessimistic discretisation,
   an upper bound) for ledgers mixing Gaussian and pure events, heterogeneous pure events,
   or more than ``OPTIMAL_AUTO_MAX_K`` identical ones;
-* ``parallel`` — parallel composition over disjoint data: the worst child.
+* ``parallel`` — parallel composition over disjoint data: the worst child;
+* ``pld`` / ``rdp`` with amplification — ledgers holding subsampled Gaussians (``poisson_sampled``,
+  ``fixed_size_sampled``): ``dp_accounting``'s PLD (pessimistic, discretisation ``1e-4``) and RDP
+  accountants of the whole ledger with the sampling (:mod:`jaxdp.accounting.amplification`); the
+  other bounds count those events as un-sampled Gaussians.
 
 ``delta_extra`` of the ledger (failure events) is charged first: the composition bounds
 get ``δ_budget − Σ delta_extra``. Every :class:`~jaxdp.accounting.ledger.Event` and
@@ -36,12 +40,12 @@ from typing import Optional
 import numpy as np
 
 from .composition import OPTIMAL_AUTO_MAX_K, _eps_opt
-from .ledger import Event, Ledger, PURE_KINDS
+from .ledger import Event, Ledger, PURE_KINDS, SAMPLED_KINDS
 from .zcdp import _eps_cks
 
 __all__ = ["Certificate", "certify", "BOUNDS", "PLD_MAX_SUPPORT"]
 
-BOUNDS = ("basic", "optimal", "advanced", "kov15", "zcdp", "gaussian", "pld", "parallel", "none")
+BOUNDS = ("basic", "optimal", "advanced", "kov15", "zcdp", "gaussian", "pld", "rdp", "parallel", "none")
 #: PLD is skipped when the composed support would exceed this many discretisation points.
 PLD_MAX_SUPPORT = 3.0e4
 _REL = 1e-12
@@ -122,6 +126,10 @@ def _certify(L: Ledger, budget: float, use_pld: bool) -> Certificate:
             c = _pld(gauss, groups, avail, budget)
             if c is not None:
                 cands.append(c)
+    if 0 < avail < 1 and any(e.kind in SAMPLED_KINDS for e, _ in atoms):
+        from .amplification import sampled_candidates
+
+        cands += sampled_candidates(atoms, avail, budget, use_pld)
     if not cands:
         return NONE
     best = min(cands, key=lambda c: (c.eps, c.delta))

@@ -25,7 +25,18 @@ kind                        parameters, privacy of one invocation
 ``randomized_response``     ``eps``-DP randomized response (binary or k-ary)
 ``pure``                    generic ``eps``-DP mechanism
 ``approx``                  generic ``(eps, delta)``-DP mechanism
+``poisson_sampled``         Gaussian on a Poisson sample (rate ``sampling_rate``),
+                            ``noise_multiplier = σ/C`` (``C`` the per-record ℓ2 bound),
+                            ``neighboring`` ``add_remove`` (default) or ``replace_one``
+``fixed_size_sampled``      Gaussian on a uniform sample of ``sample_size`` of ``population``
+                            records (without replacement), ``noise_multiplier = σ/C``,
+                            replace-one neighbours
 ==========================  ==============================================================
+
+The two sampled kinds (:mod:`jaxdp.accounting.amplification`) are Gaussian kinds whose privacy is
+amplified by the sampling: the accountant certifies them with ``dp_accounting``'s privacy-loss
+distributions and RDP (``PoissonSampledDpEvent`` / ``SampledWithoutReplacementDpEvent``), and every
+other bound treats them as the un-sampled Gaussian (valid: sampling never hurts).
 
 :meth:`Event.to_dp_event` / :meth:`Ledger.to_dp_event` give the ``dp_accounting``
 ``DpEvent`` where one exists (built on :mod:`jaxdp.accounting.events`); the accountant
@@ -40,24 +51,29 @@ from typing import Any, Iterator, Optional, Union
 
 import numpy as np
 
-__all__ = ["Event", "EventKind", "Ledger", "EVENT_KINDS", "PURE_KINDS", "GAUSSIAN_KINDS", "RELEASES", "laplace", "gaussian",
+__all__ = ["Event", "EventKind", "Ledger", "EVENT_KINDS", "PURE_KINDS", "GAUSSIAN_KINDS", "SAMPLED_KINDS", "RELEASES", "laplace", "gaussian",
            "tree_aggregation", "exponential", "above_threshold", "randomized_response", "pure", "approx",
            "sequential", "parallel"]
 
 PURE_KINDS = ("laplace", "exponential", "above_threshold", "randomized_response", "pure")
-GAUSSIAN_KINDS = ("gaussian", "tree_aggregation")
+#: Gaussian mechanisms on a random sample of the records (jaxdp.accounting.amplification)
+SAMPLED_KINDS = ("poisson_sampled", "fixed_size_sampled")
+GAUSSIAN_KINDS = ("gaussian", "tree_aggregation") + SAMPLED_KINDS
 EVENT_KINDS = PURE_KINDS + GAUSSIAN_KINDS + ("approx",)
+#: neighbouring relations a sampled event can be stated for ("" = the kind's default)
+NEIGHBORING = ("add_remove", "replace_one")
 #: how a ledger's items compose
 COMPOSITIONS = ("sequential", "parallel")
 
 # float sampler behind each kind, for the float δ floor (jaxdp.accounting.floating); generic kinds name none
 _FLOAT_KIND = {"laplace": "laplace", "gaussian": "gaussian", "tree_aggregation": "gaussian",
+               "poisson_sampled": "gaussian", "fixed_size_sampled": "gaussian",
                "exponential": "categorical", "above_threshold": "laplace", "randomized_response": "bernoulli"}
 #: how an event's float output is released: ``"threshold"`` (only through comparisons: a sampled index, an
 #: AboveThreshold answer, a noisy value compared with a threshold) or ``"raw"`` (the noisy float itself)
 RELEASES = ("threshold", "raw")
 # kinds whose output is the noisy value itself unless the planner says otherwise
-_RAW_BY_DEFAULT = ("laplace", "gaussian", "tree_aggregation")
+_RAW_BY_DEFAULT = ("laplace", "gaussian", "tree_aggregation") + SAMPLED_KINDS
 
 
 class EventKind(str, enum.Enum):
@@ -67,6 +83,8 @@ class EventKind(str, enum.Enum):
     LAPLACE = "laplace"
     GAUSSIAN = "gaussian"
     TREE_AGGREGATION = "tree_aggregation"
+    POISSON_SAMPLED = "poisson_sampled"
+    FIXED_SIZE_SAMPLED = "fixed_size_sampled"
     EXPONENTIAL = "exponential"
     ABOVE_THRESHOLD = "above_threshold"
     RANDOMIZED_RESPONSE = "randomized_response"
@@ -121,9 +139,43 @@ def _validate_event(e: "Event") -> None:
         raise ValueError(f"Event('tree_aggregation'): steps (the number of inputs T) must be >= 1, got {e.steps!r}")
     if kind != "tree_aggregation" and e.steps != 0:
         raise ValueError(f"Event({kind!r}): steps is a parameter of tree_aggregation only, got steps={e.steps!r}")
+    _validate_sampling(e, kind)
     if kind != "approx" and kind not in GAUSSIAN_KINDS and e.delta != 0:
         raise ValueError(f"Event({kind!r}) is pure: delta must be 0 (use kind='approx' for an (eps, delta) "
                          f"mechanism), got delta={e.delta!r}")
+
+
+def _validate_sampling(e: "Event", kind: str) -> None:
+    """The sampling fields: set for the sampled kinds only (see :mod:`jaxdp.accounting.amplification`)."""
+    q, m, n, rel = e.sampling_rate, e.sample_size, e.population, e.neighboring
+    if not _is_num(q) or math.isnan(q) or not 0 <= q <= 1:
+        raise ValueError(f"Event({kind!r}): sampling_rate must be a number in [0, 1], got {q!r}")
+    object.__setattr__(e, "sampling_rate", float(q))
+    for name, v in (("sample_size", m), ("population", n)):
+        if not _is_int(v) or v < 0:
+            raise ValueError(f"Event({kind!r}): {name} must be an integer >= 0, got {v!r}")
+        object.__setattr__(e, name, int(v))
+    if rel not in ("",) + NEIGHBORING:
+        raise ValueError(f"Event({kind!r}): neighboring must be '' or one of {list(NEIGHBORING)}, got {rel!r}")
+    if kind == "poisson_sampled":
+        if not 0 < e.sampling_rate <= 1:
+            raise ValueError(f"Event('poisson_sampled'): sampling_rate must be in (0, 1], got {q!r}")
+        if e.sample_size or e.population:
+            raise ValueError("Event('poisson_sampled'): sample_size and population belong to fixed_size_sampled")
+        if not rel:
+            object.__setattr__(e, "neighboring", "add_remove")
+    elif kind == "fixed_size_sampled":
+        if not 1 <= e.sample_size <= e.population:
+            raise ValueError(f"Event('fixed_size_sampled'): need 1 <= sample_size <= population, got "
+                             f"sample_size={m!r}, population={n!r}")
+        if rel == "add_remove":
+            raise ValueError("Event('fixed_size_sampled'): a fixed-size sample is stated for replace-one neighbours "
+                             "(the population size is public); use poisson_sampled for add/remove")
+        object.__setattr__(e, "neighboring", "replace_one")
+        object.__setattr__(e, "sampling_rate", e.sample_size / e.population)
+    elif q or m or n or rel:
+        raise ValueError(f"Event({kind!r}): sampling_rate, sample_size, population and neighboring are parameters "
+                         f"of the sampled kinds {list(SAMPLED_KINDS)} only")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +215,10 @@ class Event:
     float_kind: str = ""
     release: str = ""
     float_draws_total: int = 0
+    sampling_rate: float = 0.0
+    sample_size: int = 0
+    population: int = 0
+    neighboring: str = ""
 
     def __post_init__(self):
         _validate_event(self)
@@ -178,9 +234,12 @@ class Event:
 
     @property
     def gaussian_multiplier(self) -> float:
-        """σ over the ℓ2-sensitivity of the whole release (tree: ``σ/(sqrt(H) Δ_node)``)."""
+        """σ over the ℓ2-sensitivity of the whole release (tree: ``σ/(sqrt(H) Δ_node)``; a sampled event: of the
+        un-sampled Gaussian under its relation, ``σ/C`` for add/remove and ``σ/(2C)`` for replace-one)."""
         if self.kind == "tree_aggregation":
             return self.noise_multiplier / math.sqrt(self.tree_levels)
+        if self.kind in SAMPLED_KINDS and self.neighboring == "replace_one":
+            return self.noise_multiplier / 2.0
         return self.noise_multiplier
 
     @property
@@ -203,6 +262,10 @@ class Event:
             p = f"sigma/sensitivity={self.noise_multiplier:.6g}"
             if self.kind == "tree_aggregation":
                 p += f", T={self.steps} (H={self.tree_levels})"
+            if self.kind == "poisson_sampled":
+                p += f", Poisson rate q={self.sampling_rate:.6g}, {self.neighboring}"
+            if self.kind == "fixed_size_sampled":
+                p += f", sample {self.sample_size} of {self.population}, {self.neighboring}"
         elif self.kind == "laplace":
             p = f"b/sensitivity={self.noise_multiplier:.6g} (eps={self.eps:.6g})"
         elif self.kind == "approx":
@@ -217,6 +280,11 @@ class Event:
             out["noise_multiplier"] = self.noise_multiplier
             if self.kind == "tree_aggregation":
                 out["steps"] = self.steps
+            if self.kind in SAMPLED_KINDS:
+                out["sampling_rate"] = self.sampling_rate
+                out["neighboring"] = self.neighboring
+                if self.kind == "fixed_size_sampled":
+                    out["sample_size"], out["population"] = self.sample_size, self.population
         else:
             out["eps"] = self.eps
             if self.kind == "laplace":
@@ -234,6 +302,10 @@ class Event:
         elif self.kind == "tree_aggregation":
             # replace-one: the node sensitivity Δ_node is already in the multiplier
             one = E.tree_aggregation_event(self.noise_multiplier, self.steps)
+        elif self.kind in SAMPLED_KINDS:
+            from .amplification import sampled_dp_event
+
+            one = sampled_dp_event(self)
         elif self.kind == "laplace":
             one = E.laplace_event(self.noise_multiplier)
         elif self.kind == "randomized_response" or (self.kind != "approx" and self.eps > 0):

@@ -9,6 +9,12 @@ where ``Lhat_t`` is the tree-aggregated noisy cumulative loss vector
 * (ε, δ)-DP: Gaussian nodes with ``sigma = tree_aggregation_sigma(sqrt(d)/2, H, eps, delta)``
   (centered losses ``l - 1/2`` have ``l2`` norm ``<= sqrt(d)/2``; the shift does not change the softmax).
 
+Any continual-counting mechanism can replace the tree (``noise=``, a
+:class:`jaxdp.mechanisms.matrix_factorization.ContinualCounter` or its name): the learner keeps the
+cumulative losses exactly and adds the mechanism's correlated noise; :func:`tree_ftrl_params` and
+:func:`plan_tree_ftrl_experts` calibrate it with the factorization's sensitivity (``l1``:
+``b = d sens_1(C)/eps``; ``l2``: ``sigma = sqrt(d) sens_2(C)/sqrt(2 rho*)``; docs/algorithms/matrix-factorization.md).
+
 Expected regret ``≈ sqrt(T log d) + sqrt(d) polylog(T) log d / eps`` (Gaussian).
 It escapes the low-switching lower bound of LAZY Thm 4.2 for small ``d``.
 Keys per round: 2 (node noise, categorical draw).
@@ -22,12 +28,17 @@ from typing import NamedTuple, Optional
 import jax
 import jax.numpy as jnp
 
+from ..accounting import ledger as LG
+from ..accounting.plan import Plan, make_plan
+from ..accounting.zcdp import gaussian_sigma_zcdp
 from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..mechanisms import TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_laplace_scale, tree_step
+from ..mechanisms.matrix_factorization import BinaryTree, counter_init, counter_step, resolve_noise
+from ..registry import register_planner
 
-__all__ = ["TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params"]
+__all__ = ["TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params", "plan_tree_ftrl_experts"]
 
 
 class TreeFTRLParams(NamedTuple):
@@ -37,18 +48,29 @@ class TreeFTRLParams(NamedTuple):
 
 class TreeFTRLState(NamedTuple):
     x: jax.Array
-    tree: TreeState
+    tree: TreeState     # a jaxdp.mechanisms.matrix_factorization.PrefixState with another noise= mechanism
     p: jax.Array
 
 
 def tree_ftrl_params(d: int, T: int, eps: float, delta: float = 0.0, eta: Optional[float] = None,
-                     T_max: Optional[int] = None) -> TreeFTRLParams:
+                     T_max: Optional[int] = None, noise=None) -> TreeFTRLParams:
     """Noise calibrated to ``(eps, delta)`` (``delta = 0``: Laplace, else Gaussian); ``eta`` defaults to
-    ``sqrt(8 ln d / T)``. Use ``noise="laplace"`` in :func:`tree_ftrl_experts` iff ``delta == 0``."""
+    ``sqrt(8 ln d / T)``. Use ``noise="laplace"`` in :func:`tree_ftrl_experts` iff ``delta == 0``.
+
+    ``noise``: the mechanism of :func:`tree_ftrl_experts` (``None``: the tree); its scale is calibrated over
+    ``T_max or T`` rounds with the factorization's sensitivity (module docstring)."""
     d = check_positive_int("d", d, minimum=2)
     T = check_positive_int("T", T)
     check_positive("eps", eps)
     check_in_range("delta", delta, 0.0, 1.0, hi_closed=False)
+    mech = resolve_noise(noise, T_max or T)
+    if mech is not None:
+        n = T_max or T
+        scale = (float(d) * mech.sensitivity(n, "l1") / float(eps) if delta == 0 else
+                 float(gaussian_sigma_zcdp(math.sqrt(d) * mech.sensitivity(n, "l2"), float(eps), float(delta))))
+        eta = math.sqrt(8 * math.log(d) / T) if eta is None else eta
+        fdt = jnp.result_type(float)
+        return TreeFTRLParams(eta=jnp.asarray(eta, fdt), scale=jnp.asarray(scale, fdt))
     H = tree_depth(T_max or T)
     scale = tree_laplace_scale(H, eps, sensitivity=float(d)) if delta == 0 else \
         tree_aggregation_sigma(math.sqrt(d) / 2.0, H, eps, delta)
@@ -59,10 +81,25 @@ def tree_ftrl_params(d: int, T: int, eps: float, delta: float = 0.0, eta: Option
 
 
 @functools.lru_cache(maxsize=None)
-def tree_ftrl_experts(d: int, T_max: int, noise: str = "gaussian") -> Learner:
-    """Binary-tree noisy Hedge over ``d`` experts for horizons ``T <= T_max``. Params: :class:`TreeFTRLParams`."""
+def tree_ftrl_experts(d: int, T_max: int, noise="gaussian", kind: Optional[str] = None) -> Learner:
+    """Binary-tree noisy Hedge over ``d`` experts for horizons ``T <= T_max``. Params: :class:`TreeFTRLParams`.
+
+    ``noise``: ``"gaussian"``/``"laplace"`` (the tree with that node noise, as before), or a continual-counting
+    mechanism (a ``jaxdp.mechanisms.matrix_factorization.ContinualCounter`` or its name, optimised for ``T_max``
+    where it is optimised) whose draws have distribution ``kind`` (default ``"gaussian"``)."""
     d = check_positive_int("d", d, minimum=2)
     H = tree_depth(T_max)
+    if noise in ("laplace", "gaussian"):
+        if kind is not None and kind != noise:
+            raise ValueError(f"kind={kind!r} contradicts noise={noise!r} (a noise distribution)")
+        mech = None
+    else:
+        mech = resolve_noise(noise, T_max)
+        kind = check_choice("kind", "gaussian" if kind is None else kind, ["laplace", "gaussian"])
+        if mech is None:
+            noise = kind
+    if mech is not None:
+        return _tree_ftrl_mf(d, int(T_max), mech, kind)
     check_choice("noise", noise, ["laplace", "gaussian"])
     fdt = jnp.result_type(float)
 
@@ -80,3 +117,62 @@ def tree_ftrl_experts(d: int, T_max: int, noise: str = "gaussian") -> Learner:
             {"expected_loss": expected, "switched": x != state.x}
 
     return Learner(init=init, step=step)
+
+
+def _tree_ftrl_mf(d: int, T_max: int, mech, kind: str) -> Learner:
+    fdt = jnp.result_type(float)
+
+    def init(key, params):
+        return TreeFTRLState(x=sample_categorical(key, jnp.zeros((d,))), tree=counter_init(mech, T_max, (d,), fdt),
+                             p=jnp.full((d,), 1.0 / d, fdt))
+
+    def step(key, state, loss, params):
+        k_noise, k_x = jax.random.split(key)
+        expected = jnp.dot(state.p, loss)
+        tree, L_hat = counter_step(mech, k_noise, state.tree, loss - 0.5, params.scale, kind)
+        logits = -params.eta * L_hat
+        x = sample_categorical(k_x, logits)
+        return TreeFTRLState(x=x, tree=tree, p=jax.nn.softmax(logits)), \
+            {"expected_loss": expected, "switched": x != state.x}
+
+    return Learner(init=init, step=step)
+
+
+@register_planner("tree_ftrl_experts", "binary-tree (or any continual-counting mechanism) noisy Hedge for DP-OPE")
+def plan_tree_ftrl_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper", noise=None,
+                           T_max: Optional[int] = None) -> Plan:
+    """Parameters ``(eta, scale)`` of :func:`tree_ftrl_experts` and the ledger of its noisy cumulative losses.
+
+    ``delta = 0``: Laplace draws, ``b = d sens_1(C)/eps`` (pure); else Gaussian,
+    ``sigma = sqrt(d) sens_2(C)/sqrt(2 rho*)`` (replace-one: a centered loss vector moves by ``<= d`` in l1 and
+    ``sqrt(d)`` in l2), ``C`` the tree's or ``noise``'s factorization over ``T_max or T`` rounds. The noise is the
+    certified one in every mode; ``eta = sqrt(8 ln d / T)`` (``paper``, ``certified``) or ``sqrt(ln d / T)``
+    (``rate``: constants dropped). Build the learner with ``tree_ftrl_experts(d, T_max, noise, kind)`` where
+    ``kind`` is ``plan.params``' noise distribution (``"laplace"`` iff ``delta == 0``). The cumulative losses
+    enter a softmax (a raw release: no float floor)."""
+    check_choice("mode", mode, ("paper", "certified", "rate"))
+    d = check_positive_int("d", d, minimum=2)
+    T = check_positive_int("T", T)
+    n = check_positive_int("T_max", T_max) if T_max is not None else T
+    if n < T:
+        raise ValueError(f"T_max must be >= T, got T_max={n}, T={T}")
+    check_positive("eps", eps)
+    check_in_range("delta", delta, 0.0, 1.0, hi_closed=False)
+    mech = resolve_noise(noise, n) or BinaryTree()
+    eta = math.sqrt((1.0 if mode == "rate" else 8.0) * math.log(d) / T)
+    kind = "laplace" if delta == 0 else "gaussian"
+    if kind == "laplace":
+        scale = float(d) * mech.sensitivity(n, "l1") / float(eps)
+        event = mech.ledger_event(scale, float(d), n, dim=d, kind="laplace",
+                                  label=f"{mech.describe()} noisy cumulative losses (l1: d per round)")
+    else:
+        scale = float(gaussian_sigma_zcdp(math.sqrt(d) * mech.sensitivity(n, "l2"), float(eps), float(delta)))
+        event = mech.ledger_event(scale, math.sqrt(d), n, dim=d,
+                                  label=f"{mech.describe()} noisy cumulative losses (l2: sqrt(d) per round)")
+    return make_plan(algorithm="tree_ftrl_experts", mode=mode, params={"eta": float(eta), "scale": float(scale)},
+                     eps=float(eps), delta=float(delta), ledger=LG.sequential(event),
+                     delta_budget=0.0 if kind == "laplace" else None,
+                     conditions={"T <= T_max": T <= n},
+                     reference="Lazy private online learning, Sec. 4 (baseline); Kairouz et al. 2021; "
+                               "Denisov et al. 2022",
+                     notes=[f"noise={mech.describe()}, kind={kind}: tree_ftrl_experts(d, {n}, noise, kind={kind!r})"])

@@ -30,7 +30,16 @@ prefix sums has ``Reg_T <= lambda D^2 + T C^2/lambda + T C sqrt(d H) sigma/lambd
 (``E||b_t|| <= sqrt(d H) sigma``), minimized by
 ``lambda = sqrt(T C (C + sqrt(dH) sigma)) / D``.
 
-Keys per step: one (the ``d`` Gaussian noises of the node that closes).
+Other continual-counting mechanisms (``noise=``): any
+:class:`jaxdp.mechanisms.matrix_factorization.ContinualCounter` replaces the tree: the learner keeps
+``G_t`` exactly and adds the mechanism's correlated noise ``sigma (B z)_t`` (Denisov et al. 2022;
+Fichtenberger et al. 2023; McKenna et al. 2024; Dvijotham et al. 2024; Honaker 2015), and
+:func:`plan_dp_ftrl` calibrates ``sigma = 2L sens(C) / sqrt(2 rho*)`` with the factorization's
+sensitivity, so every mechanism certifies the same (eps, delta) (docs/algorithms/matrix-factorization.md).
+``noise=None`` (default) or a :class:`~jaxdp.mechanisms.matrix_factorization.BinaryTree` is the lean
+tree above, bit for bit.
+
+Keys per step: one (the ``d`` Gaussian noises of the node that closes, or the mechanism's draws).
 """
 from __future__ import annotations
 
@@ -49,12 +58,14 @@ from ..core.validation import (
 )
 from ..core.accumulate import packed_add, packed_sum, packed_zeros
 from ..mechanisms import tree_aggregation_sigma, tree_depth
+from ..accounting.zcdp import gaussian_sigma_zcdp
+from ..mechanisms.matrix_factorization import ContinualCounter, CounterState, resolve_noise
 from ..registry import register_planner
 from .domains import Domain, check_domain
 from .problems import problem_info
 
 __all__ = [
-    "DPFTRLParams", "DPFTRLState", "LeanTree", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
+    "DPFTRLParams", "DPFTRLState", "LeanTree", "MFNoise", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
     "dp_ftrl_lambda_matched", "dp_ftrl_regret_bound", "ftrl_reference",
 ]
 
@@ -120,9 +131,17 @@ def _lean_tree_step(key, tree: LeanTree, g, sigma, H: int):
     return LeanTree(G=G, C=jnp.where(lev == i, row[None], tree.C), t=t), packed_sum(G) + row
 
 
+class MFNoise(NamedTuple):
+    """Prefix sums with a general continual-counting mechanism's noise (``dp_ftrl(..., noise=mech)``)."""
+
+    G: jax.Array           # (d,) packed compensated prefix sum of the clipped gradients
+    state: CounterState    # the mechanism's carried noise state
+
+
 class DPFTRLState(NamedTuple):
     x: jax.Array        # (d,) action played this round
-    tree: LeanTree      # tree aggregation of the clipped gradients (noise per node ~ N(0, sigma^2 I_d))
+    tree: LeanTree      # tree aggregation of the clipped gradients (noise per node ~ N(0, sigma^2 I_d));
+    #                     an MFNoise when dp_ftrl is built with another noise= mechanism
 
 
 def dp_ftrl_params(lam: float, sigma: float, clip: float = math.inf) -> DPFTRLParams:
@@ -136,8 +155,15 @@ def dp_ftrl_params(lam: float, sigma: float, clip: float = math.inf) -> DPFTRLPa
 
 
 @functools.lru_cache(maxsize=None)
-def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None) -> Learner:
+def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None,
+            noise: Optional[ContinualCounter] = None) -> Learner:
     """DP-FTRL (REAL Alg. 3) on an OCO ``problem`` from ``jaxdp.oco.problems`` for ``T <= T_max`` rounds.
+
+    ``noise``: the continual-counting mechanism of the prefix sums (module docstring); ``None``, ``"tree"`` or
+    a ``BinaryTree`` is the tree (lean form, unchanged), anything else a
+    :class:`~jaxdp.mechanisms.matrix_factorization.ContinualCounter` (or its name, optimised for ``T_max``
+    where it is optimised) whose draws are scaled by ``params.sigma`` (plan it with
+    ``plan_dp_ftrl(..., noise=mech)``).
 
     ``problem.grad`` gives ``grad l_t(x_t)``; the domain and ``d`` come from
     ``problem_info(problem)`` unless ``domain`` is given. The tree has
@@ -162,17 +188,27 @@ def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None) -> Le
     domain = check_domain(info.domain if domain is None else domain, d)
     T_max = check_positive_int("T_max", T_max)
     H = tree_depth(T_max)
+    mech = resolve_noise(noise, T_max)
+    lean = mech is None
 
     def init(key, params):
         x = domain.project(jnp.zeros((d,), _fdt()))
-        return DPFTRLState(x=x, tree=_lean_tree_init(H, d))
+        if lean:
+            return DPFTRLState(x=x, tree=_lean_tree_init(H, d))
+        return DPFTRLState(x=x, tree=MFNoise(G=packed_zeros(jnp.zeros((d,), _fdt())),
+                                             state=mech.init(T_max, (d,), _fdt())))
 
     def step(key, state, loss, params):
         g = jnp.asarray(problem.grad(loss, state.x), _fdt())
         n = jnp.linalg.norm(g)
         clipped = n > params.clip
         g = g * jnp.where(clipped, params.clip / jnp.maximum(n, 1e-30), 1.0)
-        tree, gbar = _lean_tree_step(key, state.tree, g, params.sigma, H)
+        if lean:
+            tree, gbar = _lean_tree_step(key, state.tree, g, params.sigma, H)
+        else:
+            G = packed_add(state.tree.G, g)
+            ns, w = mech.step(key, state.tree.state, params.sigma)
+            tree, gbar = MFNoise(G=G, state=ns), packed_sum(G) + w
         x = domain.project(-gbar / params.lam)
         return DPFTRLState(x=x, tree=tree), {"clipped": clipped, "grad_sq": n * n}
 
@@ -216,8 +252,12 @@ def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str =
 
 @register_planner("dp_ftrl", "DP-FTRL with tree aggregation (REAL Alg. 3 / Thm 4; Kairouz et al. 2021)")
 def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper", L: float = 1.0,
-                 D: float = 1.0, beta: float = 1.0, setting: str = "realizable", **kw) -> Plan:
+                 D: float = 1.0, beta: float = 1.0, setting: str = "realizable", noise=None, **kw) -> Plan:
     """Parameters ``(lam, sigma, clip)`` for :func:`dp_ftrl`.
+
+    ``noise``: the continual-counting mechanism (``None``/``"tree"``: the binary tree, as below; a name in
+    ``jaxdp.mechanisms.matrix_factorization.MECHANISMS``, optimised for ``T`` rounds where it is optimised, or
+    a ``ContinualCounter``): see :func:`_plan_dp_ftrl_mf`.
 
     * ``sigma = L sqrt(2H/rho*(eps, delta))`` with ``H = floor(log2 T) + 1``
       and ``clip = L`` in every mode: the tree calibration of docs/algorithms/primitives.md#tree-aggregation is
@@ -243,6 +283,9 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
         check_positive(nm, v)
     if setting == "realizable":
         check_positive("beta (smoothness)", beta)
+    mech = resolve_noise(noise, T)
+    if mech is not None:
+        return _plan_dp_ftrl_mf(mech, eps=eps, delta=delta, T=T, d=d, mode=mode, L=L, D=D, beta=beta, setting=setting)
     H = tree_depth(T)
     sigma = tree_aggregation_sigma(L, H, eps, delta)
     if setting == "realizable":
@@ -263,6 +306,43 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
                      conditions={"0 < delta < 1": True, f"T <= 2^H - 1 (H={H})": T <= 2 ** H - 1,
                                  "gradients clipped to L": True},
                      reference="Realizable private online optimization, Alg. 3, Thm 4; Kairouz et al. 2021",
+                     notes=notes)
+
+
+def _plan_dp_ftrl_mf(mech, *, eps, delta, T, d, mode, L, D, beta, setting) -> Plan:
+    """:func:`plan_dp_ftrl` for a general continual-counting mechanism ``mech`` (docs/algorithms/matrix-factorization.md).
+
+    The release of the ``T`` noisy prefix sums is one Gaussian mechanism with l2-sensitivity
+    ``2L sens(C)`` (replace-one, gradients clipped to ``L``; ``sens(C)`` the factorization's largest column
+    norm over ``T`` rounds), so ``sigma = 2L sens(C) / sqrt(2 rho*(eps, delta))`` in every mode: the same noise
+    multiplier as the tree's, hence the same certified (eps, delta) for every mechanism. The ledger is that
+    Gaussian event (raw release: no float floor). ``lambda``: Thm 4's (realizable; it does not depend on the
+    noise) or, in the general setting, ``sqrt(T L (L + sqrt(d V) sigma)) / D`` with
+    ``V = max_t ||B_t||^2`` the mechanism's largest prefix-noise variance per unit draw (``rate``: ``V`` dropped).
+    """
+    sens = mech.sensitivity(T)
+    sigma = float(gaussian_sigma_zcdp(2.0 * float(L) * sens, float(eps), float(delta)))
+    V = mech.max_row_norm_sq(T)
+    if setting == "realizable":
+        if mode == "rate":
+            lam = beta + (beta * (L / D) ** 2 * T * d / eps ** 2) ** (1 / 3)
+        else:
+            lam = dp_ftrl_lambda(T, d, eps, delta, L, D, beta)
+    else:
+        lam = math.sqrt(T * L * (L + math.sqrt(d * (1 if mode == "rate" else V)) * sigma)) / D
+    name = mech.describe()
+    notes = [f"{name}: sigma = 2L sens(C)/sqrt(2 rho*) with sens(C)={sens:.6g} over T={T} rounds (replace-one); "
+             f"max prefix-noise variance per unit draw V={V:.6g}; gradients clipped to L={L}"]
+    if mode == "rate":
+        notes.append("rate mode: log factors and constants dropped from lambda only; the noise is the certified one")
+    ledger = LG.sequential(mech.ledger_event(sigma, 2.0 * float(L), T, dim=d,
+                                             label=f"{name} noise on the prefix sums of clipped gradients "
+                                                   f"(replace-one: 2L per round)"))
+    return make_plan(algorithm="dp_ftrl", mode=mode, params={"lam": float(lam), "sigma": sigma, "clip": float(L)},
+                     eps=float(eps), delta=float(delta), ledger=ledger,
+                     conditions={"0 < delta < 1": True, "gradients clipped to L": True},
+                     reference="Realizable private online optimization, Alg. 3, Thm 4; Kairouz et al. 2021; "
+                               "Denisov et al. 2022 (matrix-factorization noise)",
                      notes=notes)
 
 

@@ -13,6 +13,11 @@ Privacy (basic composition): a loss enters the ``m_set`` trees of the current ph
 ``eps = m_set eps_tree + P_max m_set eta_sel``. If fewer than ``m_set`` unused experts remain, the
 set is padded with used ones (reported in ``padded``).
 
+``noise=``: any continual-counting mechanism (a ``jaxdp.mechanisms.matrix_factorization.ContinualCounter``
+or its name) replaces each expert's tree counter, with Laplace draws of scale ``sens_1(C) / eps_tree``
+(``sens_1(C)`` the factorization's largest column l1 norm over ``T_max`` rounds; ``H`` for the tree), so each
+counter stays ``eps_tree``-DP (docs/algorithms/matrix-factorization.md). ``None`` is the tree, unchanged.
+
 Keys per step: ``k_tree, k_sel``.
 """
 from __future__ import annotations
@@ -26,6 +31,7 @@ import jax.numpy as jnp
 from ..core.types import Learner
 from ..core.validation import check_positive, check_positive_int
 from ..mechanisms import TreeState, exp_mech_topk, tree_depth, tree_init, tree_step
+from ..mechanisms.matrix_factorization import counter_init, counter_step, resolve_noise
 from ._common import check_d, fdt, tree_where
 
 __all__ = ["BinaryTreeParams", "BinaryTreeState", "binary_tree_experts", "binary_tree_params"]
@@ -42,7 +48,7 @@ class BinaryTreeState(NamedTuple):
     cum: jax.Array        # (d,) cumulative losses
     used: jax.Array       # (d,) bool, selected in some phase
     set_idx: jax.Array    # (m_set,) int32 experts of the current phase
-    trees: TreeState      # alpha, alpha_hat of shape (H, m_set)
+    trees: TreeState      # alpha, alpha_hat of shape (H, m_set) (a PrefixState with another noise= mechanism)
     phase: jax.Array      # int32 phases started after the first
 
 
@@ -56,8 +62,10 @@ def binary_tree_params(eps_tree, eta_sel, tau) -> BinaryTreeParams:
 
 
 @functools.lru_cache(maxsize=None)
-def binary_tree_experts(d: int, m_set: int, P_max: int, T_max: int) -> Learner:
+def binary_tree_experts(d: int, m_set: int, P_max: int, T_max: int, noise=None) -> Learner:
     """REAL Algorithm 4 (concretized) over ``d`` experts; static ``m_set <= d``, ``P_max``, ``T_max``.
+
+    ``noise``: the counters' continual-counting mechanism (module docstring; ``None``: the binary tree).
 
     Info: ``switched``, ``phases`` (new phases started), ``em_draws`` (``m_set`` per new phase;
     the data-independent initial selection is not counted), ``padded`` (a selection that had to
@@ -69,6 +77,21 @@ def binary_tree_experts(d: int, m_set: int, P_max: int, T_max: int) -> Learner:
         raise ValueError(f"m_set must be <= d={d}, got {m_set}")
     P_max = check_positive_int("P_max", P_max)
     H = tree_depth(check_positive_int("T_max", T_max))
+    mech = resolve_noise(noise, T_max)
+    if mech is None:
+        def fresh():
+            return tree_init(H, (m_set,))
+
+        def count(key, trees, x, eps_tree):
+            return tree_step(key, trees, x, H / eps_tree)
+    else:
+        sens1 = mech.sensitivity(T_max, "l1")
+
+        def fresh():
+            return counter_init(mech, T_max, (m_set,))
+
+        def count(key, trees, x, eps_tree):
+            return counter_step(mech, key, trees, x, sens1 / eps_tree, "laplace")
 
     def select(key, cum, used, eta_sel):
         logits = -eta_sel * cum / 2.0
@@ -79,18 +102,18 @@ def binary_tree_experts(d: int, m_set: int, P_max: int, T_max: int) -> Learner:
     def init(key, params):
         cum = jnp.zeros((d,), fdt())
         idx, used, _ = select(key, cum, jnp.zeros((d,), jnp.bool_), params.eta_sel)
-        return BinaryTreeState(x=idx[0], cum=cum, used=used, set_idx=idx, trees=tree_init(H, (m_set,)),
+        return BinaryTreeState(x=idx[0], cum=cum, used=used, set_idx=idx, trees=fresh(),
                                phase=jnp.int32(0))
 
     def step(key, state, loss, params):
         k_tree, k_sel = jax.random.split(key)
         cum = state.cum + loss
-        trees, c = tree_step(k_tree, state.trees, loss[state.set_idx], H / params.eps_tree)
+        trees, c = count(k_tree, state.trees, loss[state.set_idx], params.eps_tree)
         new = jnp.all(c > params.tau) & (state.phase < P_max - 1)
         idx, used, padded = select(k_sel, cum, state.used, params.eta_sel)
         set_idx = jnp.where(new, idx, state.set_idx)
         used = jnp.where(new, used, state.used)
-        trees = tree_where(new, tree_init(H, (m_set,)), trees)
+        trees = tree_where(new, fresh(), trees)
         c = jnp.where(new, 0.0, c)
         x = set_idx[jnp.argmin(c)]
         info = {"switched": x != state.x, "phases": new, "em_draws": new * m_set, "padded": new & padded}

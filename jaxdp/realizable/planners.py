@@ -33,6 +33,7 @@ from ..accounting.calibrate import calibrate
 from ..accounting.floating import shared_threshold_terms
 from ..accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_positive, check_positive_int
+from ..mechanisms.matrix_factorization import resolve_noise
 from ..mechanisms.sparse_vector import Ratio, csvt_ledger_event
 from ..registry import register_planner
 from ._common import check_beta, check_d, check_delta_for, check_eps_finite, check_lstar, check_mode, log2_ceil
@@ -350,7 +351,7 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
 
 @register_planner("binary_tree_experts", "REAL Alg. 4 (concretized): binary-tree experts, pure DP")
 def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
-                             beta: float = 0.1) -> Plan:
+                             beta: float = 0.1, noise=None) -> Plan:
     """PROPOSED defaults (docs/algorithms/realizable.md): ``m_set = min(d, ceil(2 log(dT)))``, ``P_max = ceil(log2 d) + 8``,
     ``eps_tree = ε/(2 m_set)``, ``eta_sel = ε/(2 m_set P_max)``, ``tau = (H^1.5/eps_tree) log(2 m_set T/β)``
     (``rate``: the log factor dropped). ``paper`` and ``certified`` coincide (the defaults certify ε).
@@ -360,9 +361,19 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
     argmin), so every round each of a counter's ``<= H`` live nodes enters two decisions: ``2 T H`` Laplace
     terms per counter (a node's comparisons do not branch on its own earlier ones against an oblivious
     adversary); the selections are Gumbel-top-``m_set`` (each coordinate enters ``m_set`` rank comparisons,
-    one Gumbel term per draw)."""
+    one Gumbel term per draw).
+
+    ``noise``: the counters' continual-counting mechanism (``None``/``"tree"``: the tree, as above; a name or a
+    ``jaxdp.mechanisms.matrix_factorization.ContinualCounter``): Laplace draws of scale ``sens_1(C)/eps_tree``
+    keep each counter ``eps_tree``-DP, so the ledger and ``eps`` are the tree's; ``tau`` takes the
+    mechanism's largest noise standard deviation ``sqrt(2 max_t ||B_t||^2) sens_1(C)/eps_tree`` in place of
+    the tree's ``H^1.5/eps_tree``. A release depends on up to ``T`` draws, so each decision is charged
+    ``T`` float terms per draw in the floor. Pass ``noise`` to ``binary_tree_experts`` too."""
     eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
     check_beta(beta)
+    mech = resolve_noise(noise, T)
+    if mech is not None:
+        return _plan_binary_tree_mf(mech, eps=eps, delta=delta, T=T, d=d, mode=mode, beta=beta)
     m_set = min(d, int(math.ceil(2 * math.log(d * T))))
     P_max = log2_ceil(d) + 8
     H = int(T).bit_length()
@@ -387,6 +398,31 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
 
 
 _BT_STATIC = ("m_set", "P_max", "T_max")
+
+
+def _plan_binary_tree_mf(mech, *, eps, delta, T, d, mode, beta) -> Plan:
+    m_set = min(d, int(math.ceil(2 * math.log(d * T))))
+    P_max = log2_ceil(d) + 8
+    eps_tree = eps / (2 * m_set)
+    eta_sel = eps / (2 * m_set * P_max)
+    sens1 = mech.sensitivity(T, "l1")
+    std = math.sqrt(2.0 * mech.max_row_norm_sq(T)) * sens1 / eps_tree
+    tau = std * (1.0 if mode == "rate" else math.log(2 * m_set * T / beta))
+    k = mech.draw_count(mech.init(T, ()), "laplace")
+    ledger = LG.sequential(
+        LG.laplace(1.0 / eps_tree, count=m_set, label=f"{mech.describe()} counters of the current set (Laplace "
+                                                       f"draws sens_1(C)/eps_tree, sens_1(C)={sens1:.6g})",
+                   release="threshold", draws=2 * T * T * k),
+        LG.exponential(eta_sel, count=P_max * m_set, label="exponential-mechanism selections of later sets",
+                       outcomes=d, sampler="gumbel"))
+    return make_plan(algorithm="binary_tree_experts", mode=mode,
+                     params=dict(eps_tree=eps_tree, eta_sel=eta_sel, tau=float(tau), m_set=m_set, P_max=P_max, T_max=T),
+                     eps=eps, delta=delta, ledger=ledger, delta_budget=0.0,
+                     conditions={"m_set <= d": m_set <= d},
+                     reference=f"{REF} Alg. 4 (sketch; our concretization, docs/algorithms/realizable.md); "
+                               "Denisov et al. 2022 (matrix-factorization counters)",
+                     notes=[f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan), "
+                            f"noise=...) with the same mechanism ({mech.describe()})", "pure DP; delta is not used"])
 
 
 def binary_tree_static(plan: Plan) -> dict:

@@ -1,0 +1,233 @@
+"""``mf-ftrl``: DP-FTRL with each continual-counting mechanism at equal certified (ε, δ) (docs/results/mf-ftrl.md).
+
+DP-FTRL (``jaxdp.oco.dp_ftrl``) on the realizable-oco instances (``adv_smooth_realizable``: squared
+losses on the sphere, ``L* = 0``, and its noisy twin ``b_t = <a_t, x*> + sigma_xi xi_t``), with the
+prefix sums of the clipped gradients released by the binary tree, Honaker's tree, the square-root
+Toeplitz factorization, a banded Toeplitz factorization (``bands`` bands, optimised for the mean
+error) and a BLT (optimised for the max error) (docs/algorithms/matrix-factorization.md). Every
+mechanism's ``sigma`` comes from ``plan_dp_ftrl(..., noise=mech)``: the same noise multiplier over
+the factorization's own sensitivity, so every run certifies the same (ε, δ) (checked per point:
+``eps_certified``).
+
+* **T sweep** (``T``, both instances) and **ε sweep** (``eps_sweep`` at ``T_fixed``, realizable).
+* λ: realizable, Thm 4's balance at the noise actually added,
+  ``lambda = 32 beta + (beta T E||b||^2 / D^2)^{1/3}`` with ``E||b||^2 = d sigma^2 max_t ||B_t||^2``
+  (``dp_ftrl_lambda_matched`` with the mechanism's largest prefix-noise variance per unit draw in place
+  of the tree's ``H``); noisy twin, the planner's general-setting λ (same variance).
+* Theory curves (constants 1), one per mechanism, from its own prefix error: realizable
+  ``beta D^2 + (D^2 sqrt(beta T E||b||^2))^{2/3}`` (REAL Thm 4's form with the mechanism's variance),
+  general ``2 D sqrt(T L (L + sqrt(d V) sigma))`` (the FTRL bound at the planner's λ). Both scale with
+  the mechanism's max error, ``sigma^2 V = (noise multiplier x 2L x max error)^2``.
+
+BLT and banded coefficients are optimised for the largest horizon of each sweep (stored coefficients
+where ``jaxdp.mechanisms.matrix_factorization`` has them, otherwise optimised once per process) and
+used for every shorter horizon of that sweep. The square root carries all past draws:
+``O(T_max d)`` state and work per round, so it dominates the cost of the study.
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..core import seed_keys, simulate
+from ..mechanisms.matrix_factorization import MECHANISMS, get_mechanism
+from ..oco import (
+    adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, plan_dp_ftrl, smooth_realizable_params,
+    squared_problem,
+)
+from ..registry import register_study
+from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
+
+DEFAULTS = {
+    "seeds": 64,
+    "seed": 0,
+    "D": 1.0,
+    "delta": 1e-6,
+    "mode": "paper",
+    "d": 4,
+    "sigma_xi": 0.3,
+    "mechanisms": list(MECHANISMS),
+    "bands": 16,
+    "envs": ["realizable", "noisy"],
+    "T": [512, 1024, 2048, 4096, 8192],
+    "eps": 4.0,
+    "eps_sweep": [1.0, 2.0, 4.0, 8.0, 16.0],
+    "T_fixed": 2048,
+}
+QUICK = {"seeds": 16, "T": [128, 256, 512, 1024], "eps_sweep": [2.0, 4.0, 8.0], "T_fixed": 512}
+
+BETA = 1.0
+_POS = dict(lo=0.0, lo_open=True)
+PARAMS = declare_params("mf-ftrl", {
+    "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "D": Param("float", **_POS),
+    "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
+    "mode": Param("str", choices=("paper", "certified", "rate")), "d": Param("int", lo=1, hi=2 ** 12),
+    "sigma_xi": Param("float", lo=0.0), "mechanisms": Param("str", many=True, choices=MECHANISMS),
+    "bands": Param("int", lo=1, hi=256), "envs": Param("str", many=True, choices=("realizable", "noisy")),
+    "T": Param("int", many=True, lo=2, hi=2 ** 20), "eps": Param("float", **_POS),
+    "eps_sweep": Param("float", many=True, **_POS), "T_fixed": Param("int", lo=2, hi=2 ** 20),
+})
+
+
+def _lipschitz(D):
+    return 2.0 * D          # squared loss, ||a|| = 1, |b| <= D/2 on the ball of radius D (as in realizable-oco)
+
+
+def _horizon(cfg, part):
+    return int(max(cfg["T"])) if part == "T" else int(cfg["T_fixed"])
+
+
+def _mechanism(cfg, name, part):
+    return get_mechanism(name, _horizon(cfg, part), bands=int(cfg["bands"]))
+
+
+def _point_params(cfg, name, part, env, T, eps):
+    """``(lam, sigma, clip, eps_certified, V, max_error)`` of one grid point."""
+    mech = _mechanism(cfg, name, part)
+    D, d = cfg["D"], int(cfg["d"])
+    L = _lipschitz(D)
+    setting = "realizable" if env == "realizable" else "general"
+    plan = plan_dp_ftrl(eps=eps, delta=cfg["delta"], T=T, d=d, mode=cfg["mode"], L=L, D=D, beta=BETA,
+                        setting=setting, noise=mech)
+    sigma = plan.params["sigma"]
+    V = mech.max_row_norm_sq(T)
+    lam = dp_ftrl_lambda_matched(T, d, V, sigma, D, BETA) if env == "realizable" else plan.params["lam"]
+    return lam, sigma, plan.params["clip"], plan.eps_certified, V, mech.max_error(T)
+
+
+def theory_curve(cfg, name, part, env, eps):
+    """The regret bound of the module docstring for one mechanism as a function of ``T`` (constants 1)."""
+    D, d = cfg["D"], int(cfg["d"])
+    L = _lipschitz(D)
+
+    def f(T):
+        out = []
+        for t in np.atleast_1d(np.asarray(T, float)):
+            t = max(2, int(round(t)))
+            _, sigma, _, _, V, _ = _point_params(cfg, name, part, env, t, eps)
+            if env == "realizable":
+                out.append(BETA * D ** 2 + (D ** 2 * math.sqrt(BETA * t * d * sigma ** 2 * V)) ** (2 / 3))
+            else:
+                out.append(2 * D * math.sqrt(t * L * (L + math.sqrt(d * V) * sigma)))
+        return np.asarray(out)
+
+    return f
+
+
+@register_study("mf-ftrl", defaults=DEFAULTS, quick=QUICK,
+                description="DP-FTRL with tree / Honaker / square-root / banded / BLT noise at equal certified eps")
+def build(cfg: dict) -> Study:
+    for k in ("mechanisms", "envs", "T", "eps_sweep"):
+        if not cfg[k]:
+            raise ValueError(f"{k} must be a non-empty list, got {cfg[k]!r}")
+    points = []
+    for name in cfg["mechanisms"]:
+        for env in cfg["envs"]:
+            for T in cfg["T"]:
+                points.append({"part": "T", "mechanism": name, "env": env, "T": int(T), "eps": float(cfg["eps"])})
+        for eps in cfg["eps_sweep"]:
+            points.append({"part": "eps", "mechanism": name, "env": "realizable", "T": int(cfg["T_fixed"]),
+                           "eps": float(eps)})
+
+    def check_point(p):
+        lam, sigma, clip, eps_c, _, _ = _point_params(cfg, p["mechanism"], p["part"], p["env"], p["T"], p["eps"])
+        dp_ftrl_params(lam, sigma, clip)
+        if not eps_c <= p["eps"] * (1 + 1e-9):
+            raise ValueError(f"point {p} is not certified at eps={p['eps']} (certified {eps_c})")
+
+    def run(pts, seeds):
+        name, part = pts[0]["mechanism"], pts[0]["part"]
+        d, D = int(cfg["d"]), cfg["D"]
+        G = len(pts)
+        T = np.asarray([p["T"] for p in pts], np.int32)
+        T_max = _horizon(cfg, part)
+        mech = _mechanism(cfg, name, part)
+        prob = squared_problem(d, D)
+        adv = adv_smooth_realizable(d)
+        sig_xi = [cfg["sigma_xi"] if p["env"] == "noisy" else 0.0 for p in pts]
+        ap = smooth_realizable_params(D, 0.0, 0.0)
+        ap = type(ap)(D=jnp.full(G, D, jnp.float32), sigma=jnp.asarray(sig_xi, jnp.float32),
+                      grid_h=jnp.zeros(G, jnp.float32))
+        keys = seed_keys(cfg["seed"], seeds)
+        keys = jnp.broadcast_to(keys, (G,) + keys.shape)          # common random numbers across the grid
+        vals = [_point_params(cfg, name, part, p["env"], p["T"], p["eps"]) for p in pts]
+        params = dp_ftrl_params(1.0, 0.0, 1.0)
+        params = type(params)(lam=jnp.asarray([v[0] for v in vals], jnp.float32),
+                              sigma=jnp.asarray([v[1] for v in vals], jnp.float32),
+                              clip=jnp.asarray([v[2] for v in vals], jnp.float32))
+        out = simulate(dp_ftrl(prob, T_max, None, mech), adv, prob, params, ap, keys, T, T_max=T_max, grid=True)
+        n = len(seeds)
+        carried = mech.carried_bytes(T_max, d)
+        return [{"regret": out["regret"][i], "best_loss": out["best_loss"][i],
+                 "lam": np.full(n, vals[i][0]), "sigma": np.full(n, vals[i][1]),
+                 "eps_certified": np.full(n, vals[i][3]), "max_error": np.full(n, vals[i][5]),
+                 "carried_bytes": np.full(n, float(carried))} for i in range(G)]
+
+    def analyze(df):
+        import pandas as pd
+
+        tables = {}
+        rows = []
+        for (name, env), g in df[df["part"] == "T"].groupby(["mechanism", "env"]):
+            s = fit_slopes(g, "T", "regret")
+            s["mechanism"], s["env"], s["sweep"] = name, env, "T"
+            rows.append(s)
+        for name, g in df[df["part"] == "eps"].groupby("mechanism"):
+            if g["eps"].nunique() >= 2:
+                s = fit_slopes(g, "eps", "regret", upper_half=False)
+                s["mechanism"], s["env"], s["sweep"] = name, "realizable", "eps"
+                rows.append(s)
+        cols = ["sweep", "mechanism", "env", "slope", "slope_lo", "slope_hi", "n_x", "x_min", "x_max"]
+        tables["slopes"] = pd.concat(rows, ignore_index=True)[cols]
+        summ = summarize(df, ["part", "mechanism", "env", "T", "eps"], ["regret", "best_loss"])
+        extra = df.groupby(["part", "mechanism", "env", "T", "eps"])[
+            ["lam", "sigma", "eps_certified", "max_error", "carried_bytes"]].first().reset_index()
+        summ = summ.merge(extra, on=["part", "mechanism", "env", "T", "eps"])
+        base = summ[summ["mechanism"] == "tree"][["part", "env", "T", "eps", "regret_mean"]].rename(
+            columns={"regret_mean": "tree_regret"})
+        summ = summ.merge(base, on=["part", "env", "T", "eps"], how="left")
+        summ["regret_vs_tree"] = summ["regret_mean"] / summ["tree_regret"]
+        tables["summary"] = summ.drop(columns=["tree_regret"])
+        return tables
+
+    def plot(df, outdir: pathlib.Path):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        paths = []
+        summ = summarize(df, ["part", "mechanism", "env", "T", "eps"], ["regret"])
+        order = [m for m in cfg["mechanisms"] if m in set(summ["mechanism"])]
+        s = summ[summ["part"] == "T"]
+        envs = [e for e in cfg["envs"] if e in set(s["env"])]
+        if len(s):
+            fig, axes = plt.subplots(1, len(envs), figsize=(6.4 * len(envs), 4.6), dpi=110, squeeze=False)
+            for ax, env in zip(axes[0], envs):
+                th = {m: theory_curve(cfg, m, "T", env, float(cfg["eps"])) for m in order}
+                plot_curves(s[s["env"] == env], "T", "regret", path=outdir / "unused.png", ax=ax, hue="mechanism",
+                            hue_order=order, theory=th, ylabel="regret (mean, 95% CI)",
+                            title=f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}")
+            fig.tight_layout()
+            p = outdir / "regret_vs_T.png"
+            fig.savefig(p)
+            plt.close(fig)
+            paths.append(p)
+        s = summ[summ["part"] == "eps"]
+        if s["eps"].nunique() >= 2:
+            Tf = int(cfg["T_fixed"])
+            th = {m: (lambda e, m=m: np.asarray([theory_curve(cfg, m, "eps", "realizable", float(x))(Tf)[0]
+                                                             for x in np.atleast_1d(e)])) for m in order}
+            p = plot_curves(s, "eps", "regret", hue="mechanism", hue_order=order, path=outdir / "regret_vs_eps.png",
+                            theory=th, title=f"DP-FTRL realizable, T={Tf}, d={cfg['d']}",
+                            ylabel="regret (mean, 95% CI)")
+            paths.append(pathlib.Path(p))
+        return paths
+
+    return Study(name="mf-ftrl", check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
+                 group_by=("mechanism", "part"), analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=16,
+                 description=__doc__.strip().splitlines()[0])
