@@ -39,10 +39,12 @@ def _worker(pid: int, nproc: int, port: str, seeds: int, T: int, reps: int) -> N
     import numpy as np
 
     from jaxdp.core import seed_keys, simulate
-    from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem, hedge
-    from jaxdp.lazy import l2p_mw, l2p_mw_params
+    from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem
+    from jaxdp.lazy import l2p_mw_params
+    from jaxdp.registry import get_learner
 
     bern = BernoulliParams(gap=jnp.float32(0.1))
+    hedge, l2p_mw = get_learner("hedge").factory, get_learner("l2p_mw").factory   # the registered learners
     cases = {
         "Hedge d=100": (hedge(100), bernoulli_experts(100), HedgeParams(jnp.float32(0.1))),
         "L2P-MW d=64 B=32": (l2p_mw(64, 32), bernoulli_experts(64), l2p_mw_params(0.05, 0.1, 32, block_size=32)),

@@ -46,23 +46,26 @@ _RESULTS_HEAD = "# jaxdp benchmark results\n"
 def _cases():
     import jax.numpy as jnp
 
-    from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem, hedge
-    from jaxdp.lazy import l2p_mw, l2p_mw_params
-    from jaxdp.oco import adv_linear_oco, dp_ftrl, dp_ftrl_params, linear_oco_params, linear_problem, plan_dp_ftrl
+    from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem
+    from jaxdp.lazy import l2p_mw_params
+    from jaxdp.oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl
+    from jaxdp.registry import get_learner
 
+    # the registered learners (jaxdp.registry): their factories, and params_from_plan where a planner configures them
+    hedge, l2p_mw, dp_ftrl = (get_learner(n) for n in ("hedge", "l2p_mw", "dp_ftrl"))
     bern = BernoulliParams(gap=jnp.float32(0.1))
     plan = plan_dp_ftrl(eps=1.0, delta=1e-6, T=1024, d=64, L=1.0, D=1.0, setting="general")
     lin = linear_problem(64, 1.0)
     # name: (label, learner, adversary, problem, params, adv_params, round multiple)
     return {
-        "hedge100": ("Hedge, d=100", hedge(100), bernoulli_experts(100), experts_problem(), HedgeParams(jnp.float32(0.1)),
-                     bern, 1),
-        "hedge1000": ("Hedge, d=1000", hedge(1000), bernoulli_experts(1000), experts_problem(),
+        "hedge100": ("Hedge, d=100", hedge.factory(100), bernoulli_experts(100), experts_problem(),
+                     HedgeParams(jnp.float32(0.1)), bern, 1),
+        "hedge1000": ("Hedge, d=1000", hedge.factory(1000), bernoulli_experts(1000), experts_problem(),
                       HedgeParams(jnp.float32(0.1)), bern, 1),
-        "l2p_mw": ("L2P-MW, d=64, B=32", l2p_mw(64, 32), bernoulli_experts(64), experts_problem(),
+        "l2p_mw": ("L2P-MW, d=64, B=32", l2p_mw.factory(64, 32), bernoulli_experts(64), experts_problem(),
                    l2p_mw_params(0.05, 0.1, 32, block_size=32), bern, 32),
-        "dp_ftrl": ("DP-FTRL, d=64, T_max=1024 (tree depth 11)", dp_ftrl(lin, 1024), adv_linear_oco(64), lin,
-                    dp_ftrl_params(**plan.params), linear_oco_params("rademacher"), 1),
+        "dp_ftrl": ("DP-FTRL, d=64, T_max=1024 (tree depth 11)", dp_ftrl.factory(lin, 1024), adv_linear_oco(64), lin,
+                    dp_ftrl.params_from_plan(plan), linear_oco_params("rademacher"), 1),
     }
 
 

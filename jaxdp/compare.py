@@ -18,8 +18,9 @@ Steps (docs/guide/compare.md):
    audited at the ε it claims (``claimed_eps``), else at every ε of the grid
    (a learner compared at ε claims ε-DP). A lower bound above the claim refutes it:
    the probability that a learner satisfying its claim is refuted is ≤ α = 1e-7.
-4. **Runs**: the learners and every built-in learner of the class
-   (:data:`BUILTINS`; each configured by its planner in ``certified`` mode at the
+4. **Runs**: the learners and every built-in learner of the class (:func:`builtin_learners`:
+   the registered learners of the class with a ``compare`` entry, ``jaxdp.registry.register_learner``;
+   each configured by its planner in ``certified`` mode at the
    same (ε, δ), or by its exact calibration where it has no planner; non-private
    references are marked ``ε = ∞``) on every registered benchmark instance
    (:mod:`jaxdp.instances`) with the instances' fixed seeds, at every horizon of
@@ -56,8 +57,8 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["compare", "load_factory", "BUILTINS", "Builtin", "DEFAULTS", "QUICK", "audit_learner",
-           "leaderboard_markdown", "RANKED", "UNRANKED", "REFERENCE", "EXIT_OK", "EXIT_ERROR", "EXIT_REFUTED"]
+__all__ = ["compare", "load_factory", "BUILTINS", "Builtin", "builtin_learners", "CLASS_LEARNERS", "DEFAULTS",
+           "QUICK", "audit_learner", "leaderboard_markdown", "RANKED", "UNRANKED", "REFERENCE", "EXIT_OK", "EXIT_ERROR", "EXIT_REFUTED"]
 
 DEFAULTS = dict(eps=(0.1, 1.0), delta=1e-6, T=(1024, 4096, 16384), d=16, seeds=64, audit_n=200_000, audit_T=32)
 QUICK = dict(eps=(1.0,), delta=1e-6, T=(256, 1024), d=8, seeds=8, audit_n=20_000, audit_T=16)
@@ -69,7 +70,8 @@ SUPPORTED = ("experts", "realizable-experts", "oco-ball", "oco-simplex")
 
 @dataclasses.dataclass(frozen=True)
 class Builtin:
-    """A built-in learner of a problem class.
+    """A built-in learner of a problem class: a registered learner with a
+    :class:`jaxdp.registry.CompareBuiltin` (``register_learner(..., compare=...)``).
 
     ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``: the learner
     (the same object for every ``T <= T_max`` and ε, so a sweep compiles once) and its parameters
@@ -83,86 +85,30 @@ class Builtin:
     how: str
 
 
-def _plan(name: str, **kw):
+#: The registered learners' problem classes (``register_learner(problem=...)``) offered as built-ins
+#: of each compared class: experts learners are also built-ins of the realizable class.
+CLASS_LEARNERS = {"experts": ("experts",), "realizable-experts": ("experts", "realizable-experts"),
+                  "oco-ball": ("oco",), "oco-simplex": ("oco",)}
+
+
+def builtin_learners(problem: str) -> tuple:
+    """The built-in learners of a compared class, from the learner registry: for each of its learner
+    classes (:data:`CLASS_LEARNERS`), the non-private references first, then the private learners,
+    each in registration order."""
     from . import registry
 
-    plan = registry.get_planner(name).fn(mode="certified", **kw)
-    if not plan.certified:
-        raise ValueError(f"{name}: the planner cannot certify eps={kw.get('eps')}, delta={kw.get('delta')}")
-    return plan
+    out = []
+    for group in CLASS_LEARNERS[problem]:
+        entries = [e for e in registry.learners(group) if e.compare is not None]
+        out += [Builtin(e.name, e.compare.make, e.private, e.compare.how)
+                for e in sorted(entries, key=lambda e: e.private)]
+    return tuple(out)
 
 
-def _hedge(d, T, T_max, eps, delta, problem):
-    from .experts import hedge, hedge_params
-
-    return hedge(d), hedge_params(d, T), math.inf
-
-
-def _l2p_mw(d, T, T_max, eps, delta, problem):
-    from .lazy import l2p_mw, l2p_mw_params
-
-    plan = _plan("l2p_mw", eps=eps, delta=delta, T=T, d=d)
-    p = plan.params
-    # traced batch size: one compilation for every (T, eps) of the sweep
-    return l2p_mw(d, None), l2p_mw_params(p["eta"], p["p"], int(p["B"])), float(plan.eps_certified)
-
-
-def _tree_ftrl(d, T, T_max, eps, delta, problem):
-    from .lazy import tree_ftrl_experts, tree_ftrl_params
-
-    noise = "gaussian" if delta > 0 else "laplace"
-    # the tree is sized (and its noise calibrated) for T_max >= T: certified for every T <= T_max
-    return tree_ftrl_experts(d, T_max, noise), tree_ftrl_params(d, T, eps, delta, T_max=T_max), float(eps)
-
-
-def _sparse_vector(d, T, T_max, eps, delta, problem):
-    from .realizable import params_from_plan, sparse_vector_experts
-
-    plan = _plan("sparse_vector_experts", eps=eps, delta=delta, T=T, d=d)
-    return sparse_vector_experts(d), params_from_plan(plan), float(plan.eps_certified)
-
-
-def _potential(d, T, T_max, eps, delta, problem):
-    from .realizable import params_from_plan, potential_experts
-
-    plan = _plan("potential_experts", eps=eps, delta=delta if eps < 1 else 0.0, T=T, d=d)
-    return potential_experts(d), params_from_plan(plan), float(plan.eps_certified)
-
-
-def _dp_ftrl(d, T, T_max, eps, delta, problem):
-    from .oco.dp_ftrl import dp_ftrl, dp_ftrl_params
-
-    plan = _plan("dp_ftrl", eps=eps, delta=delta, T=T, d=d, setting="general")
-    # noise for the T_max tree the learner carries (certified for every T <= T_max); lambda tuned for T
-    sigma = _plan("dp_ftrl", eps=eps, delta=delta, T=T_max, d=d, setting="general").params["sigma"]
-    p = plan.params
-    return dp_ftrl(problem, T_max), dp_ftrl_params(p["lam"], sigma, p["clip"]), float(plan.eps_certified)
-
-
-def _ftrl_nonprivate(d, T, T_max, eps, delta, problem):
-    from .oco.dp_ftrl import dp_ftrl, dp_ftrl_params
-
-    lam = math.sqrt(T)   # lambda D^2 + T L^2 / lambda with D = L = 1
-    return dp_ftrl(problem, T_max), dp_ftrl_params(lam, 0.0, 1.0), math.inf
-
-
-_EXPERTS = (
-    Builtin("hedge", _hedge, False, "non-private reference, eta = sqrt(8 ln d / T)"),
-    Builtin("l2p_mw", _l2p_mw, True, "planner l2p_mw, mode certified (Lazy private online learning, Thm 3.10)"),
-    Builtin("tree_ftrl", _tree_ftrl, True, "binary-tree noisy Hedge, noise calibrated to (eps, delta) for T_max"),
-)
-_REALIZABLE = _EXPERTS + (
-    Builtin("sparse_vector", _sparse_vector, True,
-            "planner sparse_vector_experts, mode certified (Realizable private online optimization, Thm 1)"),
-    Builtin("potential", _potential, True,
-            "planner potential_experts, mode certified (Realizable private online optimization, Thms 6-7)"),
-)
-_OCO = (
-    Builtin("ftrl", _ftrl_nonprivate, False, "non-private reference: FTRL with lambda = sqrt(T)"),
-    Builtin("dp_ftrl", _dp_ftrl, True, "planner dp_ftrl (setting general), mode certified; tree noise for T_max"),
-)
-BUILTINS: dict[str, tuple] = {"experts": _EXPERTS, "realizable-experts": _REALIZABLE, "oco-ball": _OCO,
-                              "oco-simplex": _OCO}
+def __getattr__(name: str):
+    if name == "BUILTINS":   # built when first read: the registry imports every learner's package
+        return {problem: builtin_learners(problem) for problem in SUPPORTED}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------- factories
@@ -223,103 +169,21 @@ def _factory_id(factory: Callable) -> dict:
 # --------------------------------------------------------------------------- audit
 
 
-def _neighbours(problem_class: str, d: int, T: int):
-    """Neighbouring loss sequences (replace one loss), ``{label: (x0, x1)}`` as ``(T, d)`` arrays."""
-    import jax.numpy as jnp
-
-    z = np.zeros((T, d), np.float32)
-    pairs = {}
-    if problem_class in ("experts", "realizable-experts"):
-        a = z.copy()
-        a[0, 0] = 1.0
-        pairs["first loss, expert 0 loses"] = (z, a)
-        b = z.copy()
-        b[T // 2, 0] = 1.0
-        pairs["middle loss, expert 0 loses"] = (z, b)
-        c = np.ones((T, d), np.float32)
-        c[:, 0] = 0.0
-        c2 = c.copy()
-        c2[0] = 1.0
-        c2[0, 1] = 0.0
-        pairs["first loss favours expert 1 instead of 0"] = (c, c2)
-    else:
-        a = z.copy()
-        a[0, 0] = 1.0
-        pairs["first gradient e_0 vs 0"] = (z, a)
-        b = z.copy()
-        b[0, 0] = -1.0
-        pairs["first gradient e_0 vs -e_0"] = (a, b)
-    return {k: (jnp.asarray(x0), jnp.asarray(x1)) for k, (x0, x1) in pairs.items()}
-
-
-def _play_fn(learner, params, problem_class):
-    """``(key, losses) -> actions x_1..x_{T+1}`` of one run (the audited output)."""
-    import jax
-    import jax.numpy as jnp
-
-    b = max(1, int(learner.block_size)) if learner.end_block is not None else 1
-
-    def play(key, losses):
-        k_init, k_step, k_block = jax.random.split(key, 3)
-        st = learner.init(k_init, params)
-
-        def body(st, t):
-            st2, _ = learner.step(jax.random.fold_in(k_step, t), st, losses[t], params)
-            if learner.end_block is not None:
-                st2 = jax.lax.cond((t + 1) % b == 0,
-                                   lambda s: learner.end_block(jax.random.fold_in(k_block, t), s, params)[0],
-                                   lambda s: s, st2)
-            return st2, st.x
-
-        last, xs = jax.lax.scan(body, st, jnp.arange(losses.shape[0], dtype=jnp.int32))
-        return jnp.concatenate([xs, last.x[None]])
-
-    return play
-
-
 def audit_learner(learner, params, *, problem_class: str, d: int, T: int, claimed_eps: float,
                   claimed_delta: float, n: int, seed: int = 0, name: str = "learner"):
     """Empirical privacy audit of a learner on neighbouring loss sequences (module docstring, step 3).
 
     Uses the auditor's learner audit (:func:`jaxdp.audit.learners.audit_learner`: a family of
     replace-one pairs of loss sequences, here changing the first or the middle round, and a search
-    over events on the actions ``x_1..x_{T+1}``). Returns an ``AuditReport``.
+    over events on the actions ``x_1..x_{T+1}``; it reads the action type, an expert index or a
+    point, from the learner, whatever ``problem_class``). Returns an ``AuditReport``.
     """
     import jax
 
-    try:
-        from .audit.learners import audit_learner as _audit_learner
-    except ImportError:  # pragma: no cover - an auditor without the learner audit
-        _audit_learner = None
-    rounds = (0, T // 2)
-    if _audit_learner is not None:
-        return _audit_learner(learner, params, T=T, d=d, claimed_eps=claimed_eps, claimed_delta=claimed_delta,
-                              n=n, key=jax.random.key(seed), rounds=rounds, name=name)
-    return _audit_fallback(learner, params, problem_class, d, T, claimed_eps, claimed_delta, n, seed, name, rounds)
+    from .audit.learners import audit_learner as _audit_learner
 
-
-def _audit_fallback(learner, params, problem_class, d, T, claimed_eps, claimed_delta, n, seed, name,
-                    rounds):  # pragma: no cover - used only with an auditor lacking ``audit.learners``
-    import jax
-    import jax.numpy as jnp
-
-    from .audit import SearchEvents, audit
-
-    play = _play_fn(learner, params, problem_class)
-    pairs = _neighbours(problem_class, d, T)
-    if problem_class in ("experts", "realizable-experts"):
-        events = SearchEvents(statistic=lambda xs: jnp.sum(xs[1:] == 0).astype(jnp.float32),
-                              cell=lambda xs: xs[1].astype(jnp.int32), n_cells=d)
-    else:
-        events = SearchEvents(statistic=lambda xs: jnp.sum(xs[1:, 0]))
-    key = jax.random.key(seed)
-    best = None
-    for i, (x0, x1) in enumerate(pairs.values()):
-        rep = audit(play, x0, x1, claimed_eps=claimed_eps, claimed_delta=claimed_delta, events=events, n=n,
-                    key=jax.random.fold_in(key, i), confidence=1 - 1e-7 / len(pairs), name=name)
-        if best is None or rep.eps_lower > best.eps_lower:
-            best = rep
-    return best
+    return _audit_learner(learner, params, T=T, d=d, claimed_eps=claimed_eps, claimed_delta=claimed_delta, n=n,
+                          key=jax.random.key(seed), rounds=(0, T // 2), name=name)
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -555,7 +419,7 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
     def say(msg):
         _log(f"[{time.perf_counter() - t_start:6.1f}s] {msg}")
 
-    builtins = list(BUILTINS[problem])
+    builtins = list(builtin_learners(problem))
     if learners is not None:
         learners = list(learners)
         known = {b.name for b in builtins}
@@ -730,9 +594,8 @@ def _show(v) -> str:
 
 def _config_diff(old: dict, new: dict) -> list[str]:
     """Each setting in which two compare configurations differ, as ``"OPTION: OLD there, NEW now"``."""
-    from .studies import framework as _fw
+    from .studies.config import _normalized
 
-    _normalized = getattr(_fw, "_normalized", lambda x: json.loads(json.dumps(x, sort_keys=True, default=str)))
     diffs = []
     keys = list(new) + [k for k in old if k not in new]
     for k in keys:
@@ -810,7 +673,8 @@ def _command(config: dict, run: Optional[dict] = None) -> str:
         default_insts = None
     if list(config.get("instances") or []) != default_insts:
         parts += ["--instances", ",".join(config.get("instances") or [])]
-    if list(config.get("learners") or []) != [b.name for b in BUILTINS.get(problem, ())]:
+    if list(config.get("learners") or []) != [b.name for b in
+                                              (builtin_learners(problem) if problem in CLASS_LEARNERS else ())]:
         parts += ["--learners", ",".join(config.get("learners") or [])]
     if config.get("claimed_eps_arg") is not None:
         parts += ["--claimed-eps", ",".join(_num(c) for c in config["claimed_eps_arg"])]
@@ -1117,14 +981,3 @@ def _plot(df, outdir, judge: _Judge):
     fig.savefig(path, bbox_inches="tight", metadata={"Description": "\n".join(labels)})
     plt.close(fig)
     return path
-
-
-class _CallableModule(type(sys)):
-    """``jaxdp.compare`` is both this module and the function: ``jaxdp.compare(factory, ...)`` works
-    whichever of the two an earlier import left on the package."""
-
-    def __call__(self, *args, **kwargs):
-        return compare(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,20 +1,21 @@
-"""Registries behind the command line: studies, planners and audits.
+"""Registries behind the command line: studies, planners, audits and learners.
 
 ``Plan`` is defined in ``jaxdp.accounting.plan`` and re-exported here. Modules register
-themselves at import time with the decorators below;
-``load_all()`` imports every subpackage so the CLI sees all of them. A module
-owns its entries; nothing here knows about any paper.
+themselves at import time with the decorators below (learners with :func:`register_learner`,
+next to their definition); ``load_all()`` imports every subpackage so the CLI, ``jaxdp compare``
+and the tests see all of them. A module owns its entries; nothing here knows about any paper.
 """
 from __future__ import annotations
 
 import dataclasses
 import importlib
 import pkgutil
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 __all__ = [
-    "Plan", "PLANNERS", "STUDIES", "AUDITS", "register_planner", "register_study", "register_audit",
-    "get_planner", "get_study", "get_audit", "load_all", "PLAN_MODES",
+    "Plan", "PLANNERS", "STUDIES", "AUDITS", "LEARNERS", "register_planner", "register_study", "register_audit",
+    "register_learner", "get_planner", "get_study", "get_audit", "get_learner", "learners", "learner_for_plan",
+    "LearnerEntry", "ConformanceCase", "CompareBuiltin", "LEARNER_PROBLEMS", "load_all", "PLAN_MODES",
 ]
 
 
@@ -97,6 +98,206 @@ def get_study(name: str) -> Entry:
 
 def get_audit(name: str) -> Entry:
     return _get(AUDITS, "audit", name)
+
+
+# --------------------------------------------------------------------------- learners
+
+#: The problem classes a learner is registered for: ``experts`` (an expert index in ``[0, d)``, losses
+#: in ``[0, 1]^d``), ``realizable-experts`` (experts learners built for a zero-loss expert), ``oco``
+#: (a point of a convex domain, gradients from the problem) and ``bandits`` (an arm index, bandit
+#: feedback: ``jaxdp.bandits``).
+LEARNER_PROBLEMS = ("experts", "realizable-experts", "oco", "bandits")
+
+
+@dataclasses.dataclass(frozen=True)
+class ConformanceCase:
+    """A quick conformance case of a registered learner: a small problem on which the learner passes
+    :func:`jaxdp.testing.check_learner` (tests/test_learner_registry.py runs every learner's case).
+
+    Attributes:
+      build: ``build(d, T) -> (learner, adversary, problem, params_list, adv_params)``: the learner
+        for ``d`` experts (or dimensions) sized for horizons up to ``T``, at least two parameter
+        settings of one pytree structure (grid points: the check runs them with one compilation),
+        and an adversary of the learner's problem class with its parameters.
+      d, T, seeds: the case's size (small: the check compiles one engine run per case).
+      check: further keyword arguments of ``check_learner``: ``deterministic=True`` for a learner
+        that ignores its key, ``loss_range`` for losses outside ``[0, 1]``, ...
+    """
+
+    build: Callable[[int, int], tuple]
+    d: int = 4
+    T: int = 16
+    seeds: int = 2
+    check: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def parts(self, d: Optional[int] = None, T: Optional[int] = None) -> tuple:
+        """``(learner, adversary, problem, params_list, adv_params)`` at ``d``, ``T`` (default: the case's)."""
+        parts = tuple(self.build(int(d or self.d), int(T or self.T)))
+        if len(parts) != 5:
+            raise ValueError("a conformance case's build(d, T) must return (learner, adversary, problem, "
+                             f"params_list, adv_params), got {len(parts)} values")
+        return parts
+
+    def run(self, d: Optional[int] = None, T: Optional[int] = None) -> dict:
+        """Run :func:`jaxdp.testing.check_learner` on the case; returns its metrics of the first grid point."""
+        from .testing import check_learner
+
+        T = int(T or self.T)
+        learner, adversary, problem, params_list, adv_params = self.parts(d, T)
+        kw = dict(T=T, seeds=self.seeds)
+        kw.update(self.check)
+        return check_learner(learner, adversary, problem, list(params_list), adv_params, **kw)
+
+
+@dataclasses.dataclass(frozen=True)
+class CompareBuiltin:
+    """How ``jaxdp compare`` runs a registered learner as a built-in of its problem class.
+
+    ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``: the learner (the
+    same object for every ``T <= T_max`` and ε, so a sweep compiles once), its parameters at horizon
+    ``T`` and privacy ``(eps, delta)`` (from its planner in ``certified`` mode, or its exact
+    calibration), and the ε its ledger certifies (``inf`` for a non-private reference). Raises
+    ``ValueError`` where the request cannot be certified. ``how``: one line for the listing.
+    """
+
+    make: Callable[..., tuple]
+    how: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class LearnerEntry:
+    """A registered learner (:func:`register_learner`); see docs/guide/add-a-learner.md.
+
+    Attributes:
+      name: the registry name (``jaxdp compare --learners NAME`` for a built-in).
+      factory: the learner's constructor: shape-fixing arguments (``d``, ``T_max``, a problem, ...)
+        -> :class:`jaxdp.Learner`, cached so equal arguments give the same object.
+      params_type: the ``NamedTuple`` of its hyperparameters (``jnp`` arrays, traced).
+      problem: one of :data:`LEARNER_PROBLEMS`.
+      conformance: its quick :class:`ConformanceCase` (every registered learner has one).
+      description, reference: one line each (the paper and theorem, where there is one).
+      private: a differentially private algorithm (``False``: a non-private reference).
+      planner: the registered planner (``jaxdp plan NAME``) whose plans configure it, if any.
+      plans: the ``Plan.algorithm`` names whose parameters it takes (default: ``(planner,)``).
+      from_plan: ``plan -> params_type`` (the one conversion; see :meth:`params_from_plan`).
+      static: ``plan -> dict`` of the constructor's keyword arguments the plan fixes (a tree's size).
+      compare: how ``jaxdp compare`` runs it as a built-in (``None``: not a built-in).
+    """
+
+    name: str
+    factory: Callable[..., Any]
+    params_type: type
+    problem: str
+    conformance: Optional[ConformanceCase]
+    description: str
+    private: bool
+    reference: str = ""
+    planner: Optional[str] = None
+    plans: tuple = ()
+    from_plan: Optional[Callable[[Any], Any]] = None
+    static: Optional[Callable[[Any], dict]] = None
+    compare: Optional[CompareBuiltin] = None
+
+    def _check_plan(self, plan) -> None:
+        if plan.algorithm not in self.plans:
+            want = ", ".join(repr(a) for a in self.plans) or "none (it has no planner)"
+            raise ValueError(f"learner {self.name!r} takes the parameters of plans {want}, got a plan of "
+                             f"{plan.algorithm!r}")
+
+    def params_from_plan(self, plan):
+        """The learner's typed, validated ``params_type`` for ``plan`` (a :class:`Plan` of its planner).
+
+        The one way a plan becomes parameters: ``Plan.to_params()`` and the older helpers
+        (``jaxdp.realizable.params_from_plan``, ``jaxdp.oco.l2p_rmw_from_plan``) call it.
+        """
+        self._check_plan(plan)
+        return self.from_plan(plan)
+
+    def static_from_plan(self, plan) -> dict:
+        """The constructor's keyword arguments that ``plan`` fixes (empty for most learners)."""
+        self._check_plan(plan)
+        return dict(self.static(plan)) if self.static is not None else {}
+
+    def learner_from_plan(self, plan, *args, **kw) -> tuple:
+        """``(factory(*args, **static, **kw), params_from_plan(plan))``: ``kw`` override the plan's
+        static arguments (e.g. ``capacity=T_max``)."""
+        return self.factory(*args, **dict(self.static_from_plan(plan), **kw)), self.params_from_plan(plan)
+
+    def certified_plan(self, **kw):
+        """Its planner's plan in ``certified`` mode; ``ValueError`` if it cannot certify the request."""
+        if self.planner is None:
+            raise ValueError(f"learner {self.name!r} has no planner")
+        plan = get_planner(self.planner).fn(mode="certified", **kw)
+        if not plan.certified:
+            raise ValueError(f"{self.planner}: the planner cannot certify eps={kw.get('eps')}, "
+                             f"delta={kw.get('delta')}")
+        return plan
+
+
+LEARNERS: dict[str, LearnerEntry] = {}
+
+
+def register_learner(name: str, *, factory: Callable[..., Any], params_type: type, problem: str,
+                     conformance: Optional[ConformanceCase], description: str, private: bool, reference: str = "",
+                     planner: Optional[str] = None, plans: tuple = (), from_plan: Optional[Callable] = None,
+                     static: Optional[Callable] = None, compare: Optional[CompareBuiltin] = None) -> LearnerEntry:
+    """Register a learner under ``name`` (called next to its definition, at import time).
+
+    ``factory`` builds the :class:`jaxdp.Learner`; ``params_type`` is its hyperparameter
+    ``NamedTuple``; ``problem`` one of :data:`LEARNER_PROBLEMS`; ``conformance`` its quick
+    :class:`ConformanceCase`; ``planner`` the registered planner that configures it, with
+    ``from_plan`` (``plan -> params_type``, required with a planner or ``plans``) and ``static``
+    (``plan -> constructor kwargs``); ``plans`` adds plan algorithms it takes besides its planner's;
+    ``compare`` makes it a ``jaxdp compare`` built-in of its problem class. Registering the same
+    factory again under the same name is a no-op; another factory under a taken name is an error.
+    """
+    if problem not in LEARNER_PROBLEMS:
+        raise ValueError(f"learner {name!r}: problem must be one of {list(LEARNER_PROBLEMS)}, got {problem!r}")
+    plans = tuple(dict.fromkeys(((planner,) if planner else ()) + tuple(plans)))
+    if plans and from_plan is None:
+        raise ValueError(f"learner {name!r}: a learner configured by plans {list(plans)} needs from_plan")
+    if name in LEARNERS:
+        if LEARNERS[name].factory is not factory:
+            raise ValueError(f"learner {name!r} registered twice")
+        return LEARNERS[name]
+    entry = LearnerEntry(name=name, factory=factory, params_type=params_type, problem=problem,
+                         conformance=conformance, description=description, private=bool(private),
+                         reference=reference, planner=planner, plans=plans, from_plan=from_plan, static=static,
+                         compare=compare)
+    LEARNERS[name] = entry
+    return entry
+
+
+def get_learner(name: str) -> LearnerEntry:
+    """The registered learner ``name`` (imports every subpackage first if it is not registered yet)."""
+    if name not in LEARNERS:
+        load_all()
+    if name not in LEARNERS:
+        raise ValueError(f"unknown learner {name!r}; known: {', '.join(sorted(LEARNERS)) or '(none)'}")
+    return LEARNERS[name]
+
+
+def learners(problem: Optional[str] = None) -> list[LearnerEntry]:
+    """Every registered learner (of ``problem``), in registration order."""
+    load_all()
+    return [e for e in LEARNERS.values() if problem is None or e.problem == problem]
+
+
+def learner_for_plan(plan) -> LearnerEntry:
+    """The registered learner that takes the parameters of ``plan`` (by ``plan.algorithm``)."""
+    def find():
+        return [e for e in LEARNERS.values() if plan.algorithm in e.plans]
+
+    found = find()
+    if not found:
+        load_all()
+        found = find()
+    if not found:
+        raise ValueError(f"no registered learner takes the parameters of a {plan.algorithm!r} plan")
+    if len({(e.from_plan, e.params_type) for e in found}) > 1:
+        raise ValueError(f"several learners take {plan.algorithm!r} plans ({', '.join(e.name for e in found)}): "
+                         "name one, plan.to_params(learner=NAME)")
+    return found[0]
 
 
 # ``Plan`` lives with the accounting that certifies it (jaxdp.accounting.plan); re-exported here.

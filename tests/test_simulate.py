@@ -135,10 +135,10 @@ def test_multi_device_bit_identical():
 def _temp_bytes(learner, params, T_max, d=50):
     import functools
 
-    from jaxdp.core.simulate import _simulate_one
+    from jaxdp.core.simulate import _rollout_impl
 
     ck = tuple(int(r) for r in checkpoint_rounds(T_max, 16))
-    f = jax.jit(jax.vmap(functools.partial(_simulate_one, learner, bernoulli_experts(d), PROB, T_max, ck),
+    f = jax.jit(jax.vmap(functools.partial(_rollout_impl, learner, bernoulli_experts(d), PROB, T_max, ck),
                          in_axes=(None, None, 0, None)))
     c = f.lower(params, AP, seed_keys(0, 64), jnp.int32(T_max)).compile()
     return c.memory_analysis().temp_size_in_bytes

@@ -29,7 +29,8 @@ NO_FLOAT_FLOOR_UNKNOWN = "float floor unknown (a generic mechanism names no floa
 class Plan:
     """What a planner returns: parameters for an algorithm and the privacy their ledger proves.
 
-    * ``params``: name -> value (host floats/ints), ready to build the algorithm's ``Params``.
+    * ``params``: name -> value (host floats/ints), ready to build the algorithm's ``Params``:
+      :meth:`to_params` returns the registered learner's typed ``Params``.
     * ``eps``, ``delta``: the requested (nominal) privacy.
     * ``ledger``: the mechanisms the configured algorithm runs and how they compose.
     * ``eps_certified``, ``delta_certified``, ``bound``: what :func:`jaxdp.accounting.certify`
@@ -72,6 +73,18 @@ class Plan:
         """Every privacy condition holds and the certified (ε, δ) is within the request (utility conditions aside)."""
         return (all(bool(v) for v in self.conditions.values()) and self.eps_certified <= self.eps * (1 + 1e-9)
                 and self.delta_certified <= self.delta * (1 + 1e-9) + 1e-300)
+
+    def to_params(self, learner: Optional[str] = None):
+        """The typed, validated ``Params`` of the learner this plan configures.
+
+        The registered learner whose planner made the plan (``learner``: a registry name, where
+        several learners take the same plans) converts it:
+        :meth:`jaxdp.registry.LearnerEntry.params_from_plan`, the one conversion in the package.
+        """
+        from .. import registry
+
+        entry = registry.get_learner(learner) if learner is not None else registry.learner_for_plan(self)
+        return entry.params_from_plan(self)
 
     def to_dict(self) -> dict:
         """JSON-ready dict (what ``jaxdp plan NAME --json`` prints)."""

@@ -58,8 +58,11 @@ def numpy_dp_ftrl_per_seed(T: int, d: int, S: int, lam: float, sigma: float, cli
 def run(tiny: bool = False, quick: bool = False) -> list[dict]:
     """Rows: d, seeds, T, jax seed-rounds/s, compile s, numpy (vectorized / per-seed) seed-rounds/s, speedup."""
 
+    from .. import registry
     from ..core import seed_keys, simulate
-    from ..oco import adv_linear_oco, dp_ftrl, dp_ftrl_params, linear_oco_params, linear_problem, plan_dp_ftrl
+    from ..oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl
+
+    dp_ftrl = registry.get_learner("dp_ftrl")
 
     small = tiny or quick
     grid = [(4, 16)] if small else [(4, 64), (4, 1024), (4, 8192), (64, 64), (64, 1024), (256, 256)]
@@ -68,9 +71,9 @@ def run(tiny: bool = False, quick: bool = False) -> list[dict]:
     rows = []
     for d, S in grid:
         plan = plan_dp_ftrl(eps=1.0, delta=1e-6, T=T, d=d, L=1.0, D=1.0, setting="general")
-        params = dp_ftrl_params(**plan.params)
+        params = dp_ftrl.params_from_plan(plan)
         prob = linear_problem(d, 1.0)
-        lrn, adv = dp_ftrl(prob, T), adv_linear_oco(d)
+        lrn, adv = dp_ftrl.factory(prob, T), adv_linear_oco(d)
         ap = linear_oco_params("rademacher")
         keys = seed_keys(0, S)
         t0 = time.perf_counter()

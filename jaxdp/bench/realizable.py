@@ -19,7 +19,8 @@ from .common import best_time as _best
 
 from ..core import seed_keys, simulate
 from ..experts import RealizableBernoulliParams, adv_realizable_bernoulli, experts_problem
-from ..realizable import params_from_plan, plan_sparse_vector_experts, sparse_vector_experts
+from ..realizable import plan_sparse_vector_experts
+from ..registry import get_learner
 
 
 def numpy_sparse_vector(T, d, S, eps_svt, eta, K, L, Lstar, q, rng):
@@ -64,8 +65,7 @@ def run(tiny: bool = False) -> list[dict]:
     rows = []
     for d, S in grid:
         plan = plan_sparse_vector_experts(eps=1.0, T=T, d=d, mode="rate")
-        params = params_from_plan(plan)
-        lrn, adv = sparse_vector_experts(d), adv_realizable_bernoulli(d)
+        (lrn, params), adv = get_learner("sparse_vector").learner_from_plan(plan, d), adv_realizable_bernoulli(d)
         ap = RealizableBernoulliParams(q=jnp.float32(0.5), q_star=jnp.float32(0.0))
         keys = seed_keys(0, S)
         t0 = time.perf_counter()

@@ -13,7 +13,9 @@ case               workload                                                    n
 ``label_dp``       ``monte_carlo(central_bins_laplace estimator)``              estimators/s
 =================  ==========================================================  ====================
 
-it sweeps the batch size (number of seeds) ``1, 4, 16, ...`` up to the largest
+Each ``simulate`` case runs a registered learner (:data:`CASE_LEARNERS`, built by
+``jaxdp.registry.get_learner(name)``: its factory and, where a planner configures it, its
+``params_from_plan``). It sweeps the batch size (number of seeds) ``1, 4, 16, ...`` up to the largest
 size that fits the budget: on a backend that reports memory statistics
 (GPU/TPU), the compiled footprint must stay under half the device memory; on
 CPU, the predicted warm run time must stay under a few seconds.
@@ -42,6 +44,7 @@ CLI: ``jaxdp bench --device-report [--quick]``; ``python benchmarks/bench_suite.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -57,8 +60,11 @@ from .common import median_time as _median_time
 from .hlo import analyze_module
 
 CASE_NAMES = ("hedge", "l2p_mw", "sparse_vector", "l2p_rmw_mala", "dp_ftrl", "label_dp")
+#: the registered learner (``jaxdp.registry.get_learner``) each ``simulate`` case runs (``label_dp`` runs an estimator)
+CASE_LEARNERS = {"hedge": "hedge", "l2p_mw": "l2p_mw", "sparse_vector": "sparse_vector", "l2p_rmw_mala": "l2p_rmw",
+                 "dp_ftrl": "dp_ftrl"}
 
-__all__ = ["CASE_NAMES", "run_suite", "suite_to_markdown", "measure_ceilings", "scaling_rows", "memory_budget"]
+__all__ = ["CASE_NAMES", "CASE_LEARNERS", "run_suite", "suite_to_markdown", "measure_ceilings", "scaling_rows", "memory_budget"]
 
 
 # --------------------------------------------------------------------------- ceilings
@@ -202,13 +208,14 @@ def _cases(quick: bool) -> list[_Case]:
     import jax
     import jax.numpy as jnp
 
-    from ..experts import (BernoulliParams, RealizableBernoulliParams, adv_realizable_bernoulli,
-                          bernoulli_experts, experts_problem, hedge, hedge_params)
-    from ..lazy import l2p_mw, l2p_mw_params
-    from ..oco import adv_linear_oco, dp_ftrl, dp_ftrl_params, l2p_rmw, l2p_rmw_params, linear_oco_params
-    from ..oco import linear_problem, plan_dp_ftrl, plan_l2p_rmw
-    from ..realizable import params_from_plan, plan_sparse_vector_experts, sparse_vector_experts
+    from .. import registry
+    from ..experts import (BernoulliParams, RealizableBernoulliParams, adv_realizable_bernoulli, bernoulli_experts,
+                          experts_problem, hedge_params)
+    from ..lazy import l2p_mw_params
+    from ..oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl, plan_l2p_rmw
+    from ..realizable import plan_sparse_vector_experts
 
+    learner = {case: registry.get_learner(name) for case, name in CASE_LEARNERS.items()}
     T = 128 if quick else 1024
     d = 16 if quick else 64
     cases = []
@@ -216,49 +223,49 @@ def _cases(quick: bool) -> list[_Case]:
     # Hedge: adversary ceil(d/32)+1 words (coins + planted expert), learner 1 uniform (inverse CDF)
     w_bern = -(-d // 32) + 1
     cases.append(_simulate_case(
-        "hedge", "expert-updates/s", d, hedge(d), bernoulli_experts(d), experts_problem(), hedge_params(d, T),
-        BernoulliParams(gap=jnp.float32(0.1)), T, w_bern + 1, 0, f"d={d}, Bernoulli losses"))
+        "hedge", "expert-updates/s", d, learner["hedge"].factory(d), bernoulli_experts(d), experts_problem(),
+        hedge_params(d, T), BernoulliParams(gap=jnp.float32(0.1)), T, w_bern + 1, 0, f"d={d}, Bernoulli losses"))
 
     # L2P-MW, block B: adversary words per round + 5 uniforms per boundary (S, S', A, x, y)
     B = 8 if quick else 32
     n_blocks = -(-T // B)
     cases.append(_simulate_case(
-        "l2p_mw", "expert-updates/s", d, l2p_mw(d, block_size=B), bernoulli_experts(d), experts_problem(),
-        l2p_mw_params(0.05, 0.1, B, block_size=B), BernoulliParams(gap=jnp.float32(0.1)), T, w_bern,
-        5 * n_blocks + 2, f"d={d}, B={B}, Bernoulli losses"))
+        "l2p_mw", "expert-updates/s", d, learner["l2p_mw"].factory(d, block_size=B), bernoulli_experts(d),
+        experts_problem(), l2p_mw_params(0.05, 0.1, B, block_size=B), BernoulliParams(gap=jnp.float32(0.1)), T,
+        w_bern, 5 * n_blocks + 2, f"d={d}, B={B}, Bernoulli losses"))
 
     # sparse-vector experts: adversary ceil(d/4)+1 words (8-bit coins + star), learner 3 per round
     # (query Laplace, EM uniform, restart Laplace, all drawn every round)
     plan = plan_sparse_vector_experts(eps=1.0, T=T, d=d, mode="rate")
+    lrn, prm = learner["sparse_vector"].learner_from_plan(plan, d)
     cases.append(_simulate_case(
-        "sparse_vector", "expert-updates/s", d, sparse_vector_experts(d), adv_realizable_bernoulli(d),
-        experts_problem(), params_from_plan(plan),
+        "sparse_vector", "expert-updates/s", d, lrn, adv_realizable_bernoulli(d), experts_problem(), prm,
         RealizableBernoulliParams(q=jnp.float32(0.5), q_star=jnp.float32(0.0)), T,
         -(-d // 4) + 1 + 3, 2, f"d={d}, realizable Bernoulli(1/2)"))
 
     # L2P-RMW with MALA: per boundary 2 chains (x, y) x steps x (d normals + 1 uniform) + 3 uniforms;
-    # adversary ceil(d/32)+2 words per round
+    # adversary ceil(d/32)+2 words per round. The planned (beta, lam, radius, eta, p) at the case's batch B_o.
     d_o = 8 if quick else 16
     B_o = 16 if quick else 64
     steps = 20 if quick else 100
-    pl = plan_l2p_rmw(eps=1.0, delta=1e-6, T=T, d=d_o, mode="rate", sampler="mala").params
-    prm = l2p_rmw_params(beta=pl["beta"], lam=pl["lam"], radius=pl["radius"], eta=pl["eta"], p=pl["p"], B=B_o)
+    plan = plan_l2p_rmw(eps=1.0, delta=1e-6, T=T, d=d_o, mode="rate", sampler="mala")
+    lrn, prm = learner["l2p_rmw_mala"].learner_from_plan(
+        dataclasses.replace(plan, params=dict(plan.params, B=B_o)), d_o, mala_steps=steps)
     nb = -(-T // B_o)
     mala_per_seed = 2 * steps * (nb + 1)                 # end_block runs every block, + 2 samples at init
     w_lin = -(-d_o // 32) + 2
     cases.append(_simulate_case(
-        "l2p_rmw_mala", "MALA steps/s", 0, l2p_rmw(d_o, B_o, sampler="mala", mala_steps=steps),
-        adv_linear_oco(d_o), linear_problem(d_o, pl["radius"]), prm, linear_oco_params("rademacher"), T,
-        w_lin, mala_per_seed * (d_o + 1) + 3 * nb, f"d={d_o}, B={B_o}, {steps} MALA steps/sample",
-        extra_units_per_seed=mala_per_seed))
+        "l2p_rmw_mala", "MALA steps/s", 0, lrn, adv_linear_oco(d_o), linear_problem(d_o, plan.params["radius"]), prm,
+        linear_oco_params("rademacher"), T, w_lin, mala_per_seed * (d_o + 1) + 3 * nb,
+        f"d={d_o}, B={B_o}, {steps} MALA steps/sample", extra_units_per_seed=mala_per_seed))
 
     # DP-FTRL: d Gaussian node noises per round (tree aggregation) + adversary words
     d_f = 16 if quick else 64
     plan = plan_dp_ftrl(eps=1.0, delta=1e-6, T=T, d=d_f, L=1.0, D=1.0, setting="general")
     prob = linear_problem(d_f, 1.0)
     cases.append(_simulate_case(
-        "dp_ftrl", "seed-rounds/s", 1, dp_ftrl(prob, T), adv_linear_oco(d_f), prob,
-        dp_ftrl_params(**plan.params), linear_oco_params("rademacher"), T, d_f + -(-d_f // 32) + 2, 0,
+        "dp_ftrl", "seed-rounds/s", 1, learner["dp_ftrl"].factory(prob, T), adv_linear_oco(d_f), prob,
+        learner["dp_ftrl"].params_from_plan(plan), linear_oco_params("rademacher"), T, d_f + -(-d_f // 32) + 2, 0,
         f"d={d_f}, linear losses, unit ball"))
 
     cases.append(_label_dp_case(quick))

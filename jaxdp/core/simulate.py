@@ -314,9 +314,6 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
     return out
 
 
-_simulate_one = _rollout_impl  # the historical name (tests/conformance.py)
-
-
 def rollout(
     learner: Learner,
     adversary: Adversary,

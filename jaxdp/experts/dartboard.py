@@ -23,6 +23,8 @@ import jax.numpy as jnp
 from ..core.random import log_uniform, sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_choice, check_positive_int
+from ..registry import ConformanceCase, register_learner
+from .hedge import HedgeParams
 
 __all__ = ["DartboardState", "shrinking_dartboard"]
 
@@ -64,3 +66,18 @@ def shrinking_dartboard(d: int, variant: str = "exp") -> Learner:
         return DartboardState(x=x, cum=cum, p=jax.nn.softmax(logits)), info
 
     return Learner(init=init, step=step)
+
+
+def _conformance(d, T):
+    from ..testing import experts_case
+
+    return experts_case(shrinking_dartboard(d), d, [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
+
+
+register_learner(
+    "shrinking_dartboard", factory=shrinking_dartboard, params_type=HedgeParams, problem="experts", private=False,
+    conformance=ConformanceCase(_conformance),
+    description="lazy multiplicative weights: keep x with probability w_{t+1}(x)/w_t(x), else redraw from p_{t+1} "
+                "(marginal p_t exactly; variant='geulen': weights (1-η)^L)",
+    reference="Geulen, Vöcking, Winkler 2010, Regret minimization for online buffering problems using the "
+              "weighted majority algorithm")

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.types import Learner
 from ..core.validation import check_in_range, check_positive, check_positive_int
+from ..registry import CompareBuiltin, ConformanceCase, register_learner
 from .l2p import L2PParams, l2p
 from .measures import MWMeasureParams, mw_measure
 
@@ -82,3 +83,33 @@ def alternating_prediction(T, eta, B):
 def batch_aligned_prediction(d, T, B):
     """Regret of any batch-constant algorithm on batch-aligned i.i.d. epochs: ``sqrt(T B ln d / 2)``."""
     return np.sqrt(np.asarray(T, float) * np.asarray(B, float) * math.log(d) / 2.0)
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def _from_plan(plan) -> L2PParams:
+    """``plan_l2p_mw``'s ``{eta, p, B}`` (``delta1`` is the ledger's, not a parameter)."""
+    P = plan.params
+    return l2p_mw_params(P["eta"], P["p"], int(P["B"]))
+
+
+def _conformance(d, T):
+    from ..testing import experts_case
+
+    return experts_case(l2p_mw(d), d, [l2p_mw_params(0.05, 0.2, 4), l2p_mw_params(0.1, 0.5, 4)])
+
+
+def _compare(d, T, T_max, eps, delta, problem):
+    plan = _ENTRY.certified_plan(eps=eps, delta=delta, T=T, d=d)
+    # traced batch size: one compilation for every (T, eps) of the sweep
+    return l2p_mw(d, None), _ENTRY.params_from_plan(plan), float(plan.eps_certified)
+
+
+_ENTRY = register_learner(
+    "l2p_mw", factory=l2p_mw, params_type=L2PParams, problem="experts", private=True, planner="l2p_mw",
+    from_plan=_from_plan, conformance=ConformanceCase(_conformance),
+    description="L2P on multiplicative weights (DP-OPE): a shadow MW sample per batch of B rounds, switches "
+                "by a private coupling; E[Reg_T] <= ln(d)/η + ηTB/8",
+    reference="Lazy private online learning, Alg. 1, Thm 3.10 (+ Thm 3.2)",
+    compare=CompareBuiltin(_compare, "planner l2p_mw, mode certified (Lazy private online learning, Thm 3.10)"))

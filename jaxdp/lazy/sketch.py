@@ -25,6 +25,7 @@ import jax.numpy as jnp
 from ..core.random import log_uniform, sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_in_range, check_positive, check_positive_int
+from ..registry import ConformanceCase, register_learner
 
 __all__ = ["SketchParams", "SketchState", "private_lazy_sketch", "sketch_params"]
 
@@ -75,3 +76,17 @@ def private_lazy_sketch(d: int) -> Learner:
         return SketchState(x=x, cum=cum, p=jax.nn.softmax(new_logits)), info
 
     return Learner(init=init, step=step)
+
+
+def _conformance(d, T):
+    from ..testing import experts_case
+
+    return experts_case(private_lazy_sketch(d), d, [sketch_params(0.1, 0.1), sketch_params(0.3, 0.0)])
+
+
+register_learner(
+    "private_lazy_sketch", factory=private_lazy_sketch, params_type=SketchParams, problem="experts", private=True,
+    conformance=ConformanceCase(_conformance),
+    description="the prior low-switching template: keep x_{t-1} w.p. (1-p) C μ̄_t(x)/μ̄_{t-1}(x), else redraw "
+                "from μ̄_t (baseline; its privacy is not certified: no planner, p = 0 is the audits' broken L2P)",
+    reference="Lazy private online learning, Sec. 3 (the earlier template)")

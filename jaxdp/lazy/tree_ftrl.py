@@ -36,7 +36,7 @@ from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..mechanisms import TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_laplace_scale, tree_step
 from ..mechanisms.matrix_factorization import BinaryTree, counter_init, counter_step, resolve_noise
-from ..registry import register_planner
+from ..registry import CompareBuiltin, ConformanceCase, register_learner, register_planner
 
 __all__ = ["TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params", "plan_tree_ftrl_experts"]
 
@@ -176,3 +176,33 @@ def plan_tree_ftrl_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
                      reference="Lazy private online learning, Sec. 4 (baseline); Kairouz et al. 2021; "
                                "Denisov et al. 2022",
                      notes=[f"noise={mech.describe()}, kind={kind}: tree_ftrl_experts(d, {n}, noise, kind={kind!r})"])
+
+
+def _from_plan(plan: Plan) -> TreeFTRLParams:
+    """:func:`plan_tree_ftrl_experts`' ``{eta, scale}``."""
+    eta, scale = check_positive("eta", plan.params["eta"]), check_positive("scale", plan.params["scale"])
+    fdt = jnp.result_type(float)
+    return TreeFTRLParams(eta=jnp.asarray(eta, fdt), scale=jnp.asarray(scale, fdt))
+
+
+def _conformance(d, T):
+    from ..testing import experts_case
+
+    return experts_case(tree_ftrl_experts(d, T), d, [tree_ftrl_params(d, T, 1.0, 1e-5),
+                                                    tree_ftrl_params(d, T, 0.5, 1e-5)])
+
+
+def _compare(d, T, T_max, eps, delta, problem):
+    noise = "gaussian" if delta > 0 else "laplace"
+    # the tree is sized (and its noise calibrated) for T_max >= T: certified for every T <= T_max
+    return tree_ftrl_experts(d, T_max, noise), tree_ftrl_params(d, T, eps, delta, T_max=T_max), float(eps)
+
+
+register_learner(
+    "tree_ftrl", factory=tree_ftrl_experts, params_type=TreeFTRLParams, problem="experts", private=True,
+    planner="tree_ftrl_experts", from_plan=_from_plan, conformance=ConformanceCase(_conformance),
+    description="binary-tree noisy Hedge: x_{t+1} ~ softmax(-η L̂_t), L̂ the tree-aggregated noisy cumulative "
+                "losses (Laplace dH/ε per node, or Gaussian for (ε, δ); noise= any continual-counting "
+                "mechanism); calibrated by tree_ftrl_params or its planner",
+    reference="Lazy private online learning, Sec. 4 (baseline; Agarwal, Singh 2017 style)",
+    compare=CompareBuiltin(_compare, "binary-tree noisy Hedge, noise calibrated to (eps, delta) for T_max"))

@@ -60,7 +60,7 @@ from ..core.accumulate import packed_add, packed_sum, packed_zeros
 from ..mechanisms import tree_aggregation_sigma, tree_depth
 from ..accounting.zcdp import gaussian_sigma_zcdp
 from ..mechanisms.matrix_factorization import ContinualCounter, CounterState, resolve_noise
-from ..registry import register_planner
+from ..registry import CompareBuiltin, ConformanceCase, register_learner, register_planner
 from .domains import Domain, check_domain
 from .problems import problem_info
 
@@ -177,7 +177,7 @@ def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None,
         prob = squared_problem(4, 1.0)
         plan = plan_dp_ftrl(eps=1.0, delta=1e-6, T=4096, d=4, L=2.0, D=1.0, beta=1.0)
         out = simulate(dp_ftrl(prob, 4096), adv_smooth_realizable(4), prob,
-                       dp_ftrl_params(**plan.params), smooth_realizable_params(1.0), seed_keys(0, 64), 4096)
+                       plan.to_params(), smooth_realizable_params(1.0), seed_keys(0, 64), 4096)
     """
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
@@ -360,3 +360,50 @@ def ftrl_reference(grads_fn, x0, T: int, lam: float, noise=None, project=None):
         x = project(z) if project is not None else z
         xs.append(np.asarray(x, np.float64))
     return np.stack(xs)
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def _linear_case(learner_params, d, T):
+    from .adversaries import adv_linear_oco, linear_oco_params
+    from .problems import linear_problem
+
+    prob = linear_problem(d, 1.0)
+    return (dp_ftrl(prob, T), adv_linear_oco(d), prob, learner_params,
+            linear_oco_params("biased", L=1.0, bias=0.3))
+
+
+def _ftrl_compare(d, T, T_max, eps, delta, problem):
+    lam = math.sqrt(T)   # lambda D^2 + T L^2 / lambda with D = L = 1
+    return dp_ftrl(problem, T_max), dp_ftrl_params(lam, 0.0, 1.0), math.inf
+
+
+register_learner(
+    "ftrl", factory=dp_ftrl, params_type=DPFTRLParams, problem="oco", private=False,
+    conformance=ConformanceCase(lambda d, T: _linear_case([dp_ftrl_params(4.0, 0.0, 1.0),
+                                                           dp_ftrl_params(2.0, 0.0, 1.0)], d, T),
+                                d=3, check={"deterministic": True}),
+    description="follow the regularized leader, x_{t+1} = Proj(-g_{1:t}/λ): dp_ftrl without noise (sigma = 0)",
+    reference="Shalev-Shwartz 2012, Online learning and online convex optimization, Sec. 2.3",
+    compare=CompareBuiltin(_ftrl_compare, "non-private reference: FTRL with lambda = sqrt(T)"))
+
+
+def _dp_ftrl_compare(d, T, T_max, eps, delta, problem):
+    plan = _DP_FTRL.certified_plan(eps=eps, delta=delta, T=T, d=d, setting="general")
+    # noise for the T_max tree the learner carries (certified for every T <= T_max); lambda tuned for T
+    sigma = _DP_FTRL.certified_plan(eps=eps, delta=delta, T=T_max, d=d, setting="general").params["sigma"]
+    p = plan.params
+    return dp_ftrl(problem, T_max), dp_ftrl_params(p["lam"], sigma, p["clip"]), float(plan.eps_certified)
+
+
+_DP_FTRL = register_learner(
+    "dp_ftrl", factory=dp_ftrl, params_type=DPFTRLParams, problem="oco", private=True, planner="dp_ftrl",
+    from_plan=lambda plan: dp_ftrl_params(**plan.params),
+    conformance=ConformanceCase(lambda d, T: _linear_case([dp_ftrl_params(5.0, 0.5, 2.0),
+                                                           dp_ftrl_params(20.0, 2.0, 1.0)], d, T), d=3),
+    description="DP-FTRL: FTRL on the tree-aggregated noisy sum of clipped gradients (Gaussian node noise)",
+    reference="Realizable private online optimization, Alg. 3, Thm 4; Kairouz et al. 2021, Practical and "
+              "private (deep) learning without sampling or shuffling",
+    compare=CompareBuiltin(_dp_ftrl_compare, "planner dp_ftrl (setting general), mode certified; tree noise "
+                                             "for T_max"))

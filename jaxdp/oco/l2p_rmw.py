@@ -60,7 +60,7 @@ from ..accounting.plan import make_plan
 from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..lazy.l2p import L2PParams, l2p
-from ..registry import Plan, register_planner
+from ..registry import ConformanceCase, Plan, register_learner, register_planner
 from .rmw import RMW_BUFFER_LOSSES, RMW_LOSSES, rmw_measure, rmw_params
 
 __all__ = ["l2p_rmw", "l2p_rmw_params", "plan_l2p_rmw", "L2P_RMW_MODES", "l2p_rmw_paper_settings",
@@ -112,13 +112,9 @@ def l2p_rmw_params(*, beta: float, lam: float, radius: float, eta: float, p: flo
 def l2p_rmw_from_plan(plan: Plan, d: int, **kw) -> tuple[Learner, L2PParams]:
     """``(learner, params)`` from a :func:`plan_l2p_rmw` plan (``kw`` go to :func:`l2p_rmw`).
 
-    ``loss`` and ``sampler`` default to the plan's; buffered losses need ``capacity=T_max`` in ``kw``."""
-    P = plan.params
-    kw.setdefault("loss", P.get("loss", "linear"))
-    kw.setdefault("sampler", P.get("sampler", "exact"))
-    learner = l2p_rmw(d, int(P["B"]), **kw)
-    return learner, l2p_rmw_params(beta=P["beta"], lam=P["lam"], radius=P["radius"], eta=P["eta"], p=P["p"],
-                                   B=int(P["B"]))
+    ``B``, ``loss`` and ``sampler`` come from the plan; buffered losses need ``capacity=T_max`` in ``kw``.
+    The registered learner's :meth:`~jaxdp.registry.LearnerEntry.learner_from_plan`."""
+    return _ENTRY.learner_from_plan(plan, d, **kw)
 
 
 def l2p_rmw_paper_settings(eps: float, delta: float, T: int, d: int, L: float = 1.0, D: float = 1.0) -> dict:
@@ -314,3 +310,39 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
         raise ValueError(f"l2p_rmw: the request eps={eps}, delta={delta}, T={T} cannot be certified "
                          f"(sampler={sampler!r}, loss={loss!r}); {fix}")
     return plan
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def _from_plan(plan: Plan) -> L2PParams:
+    """``plan_l2p_rmw``'s ``{beta, lam, radius, eta, p, B}``; the others (``eta_paper``, ``eta_div``,
+    ``delta0``, ``delta1``, ``L``) are the ledger's and the regret bound's."""
+    P = plan.params
+    return l2p_rmw_params(beta=P["beta"], lam=P["lam"], radius=P["radius"], eta=P["eta"], p=P["p"], B=int(P["B"]))
+
+
+def _static(plan: Plan) -> dict:
+    P = plan.params
+    return {"B": int(P["B"]), "loss": P.get("loss", "linear"), "sampler": P.get("sampler", "exact")}
+
+
+def _conformance(d, T):
+    """Linear losses on the ball of radius 1/2, batch 4, the exact sampler (the quick case runs d = 1, whose
+    sampler is a truncated normal; tests/test_l2p_rmw.py checks d = 3 and MALA)."""
+    from .adversaries import adv_linear_oco, linear_oco_params
+    from .problems import linear_problem
+
+    B = 4
+    params = [l2p_rmw_params(beta=2.0, lam=4.0, radius=0.5, eta=0.1, p=0.3, B=B),
+              l2p_rmw_params(beta=5.0, lam=2.0, radius=0.5, eta=0.2, p=0.1, B=B)]
+    return (l2p_rmw(d, B), adv_linear_oco(d), linear_problem(d, 0.5), params,
+            linear_oco_params("biased", L=1.0, bias=0.3))
+
+
+_ENTRY = register_learner(
+    "l2p_rmw", factory=l2p_rmw, params_type=L2PParams, problem="oco", private=True, planner="l2p_rmw",
+    from_plan=_from_plan, static=_static, conformance=ConformanceCase(_conformance, d=1),
+    description="L2P on regularized multiplicative weights (DP-OCO): a fresh sample of μ_t ∝ exp(-η(<g_{1:t}, x> "
+                "+ λ||x||²/2)) per batch of B rounds, switches by a private coupling (exact or MALA sampler)",
+    reference="Lazy private online learning, Thm 3.12 (+ Thm 3.2, Lemma 3.11)")

@@ -46,7 +46,7 @@ from ..accounting.plan import Plan, make_plan
 from ..realizable import potential, sparse_vector
 from ..realizable._common import log2_ceil
 from ..realizable.planners import potential_ledger, potential_settings, sparse_vector_ledger
-from ..registry import register_planner
+from ..registry import ConformanceCase, register_learner, register_planner
 from .domains import Ball, ball_grid
 from .problems import problem_info
 
@@ -330,6 +330,55 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
                      ledger=ledger, utility_conditions={"eta < 1/2 (Lemma C.3)": eta < 0.5},
                      reference=f"Realizable private online optimization, Alg. 5, App. C, "
                                f"Thm {7 if approx else 6}; docs/algorithms/realizable.md", notes=notes)
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def _net_static(plan: Plan) -> dict:
+    return {"m": int(plan.params["m"])}
+
+
+def _without_m(plan: Plan) -> dict:
+    return {k: v for k, v in plan.params.items() if k != "m"}
+
+
+def _smooth_case(d: int):
+    from .adversaries import adv_smooth_realizable, smooth_realizable_params
+    from .problems import squared_problem
+
+    return squared_problem(d, 1.0), adv_smooth_realizable(d), smooth_realizable_params(1.0, 0.0)
+
+
+def _net_conformance(d, T):
+    prob, adv, ap = _smooth_case(d)
+    plan = plan_experts_oco_net(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
+    learner, p0 = _NET.learner_from_plan(plan, prob)
+    return learner, adv, prob, [p0, experts_oco_net_params(**dict(_without_m(plan), L=3.0, eta=0.5))], ap
+
+
+_NET = register_learner(
+    "experts_oco_net", factory=experts_oco_net, params_type=OCONetParams, problem="oco", private=True,
+    planner="experts_oco_net", from_plan=lambda plan: experts_oco_net_params(**_without_m(plan)), static=_net_static,
+    conformance=ConformanceCase(_net_conformance, d=1, check={"loss_range": 4.5}),
+    description="DP-OCO over an m-per-axis grid net of the ball: sparse-vector experts over the net points, "
+                "losses normalized to [0, 1] (adaptive=True: the doubling Alg. 2 the proof invokes)",
+    reference="Realizable private online optimization, Thm 3 (via Alg. 1 / Thm 1)")
+
+
+def _potential_conformance(d, T):
+    prob, adv, ap = _smooth_case(d)
+    plan = plan_potential_oco(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
+    learner, p0 = _POT.learner_from_plan(plan, prob)
+    return learner, adv, prob, [p0, potential_oco_params(**dict(_without_m(plan), eta=0.3, K=3))], ap
+
+
+_POT = register_learner(
+    "potential_oco", factory=potential_oco, params_type=PotentialOCOParams, problem="oco", private=True,
+    planner="potential_oco", from_plan=lambda plan: potential_oco_params(**_without_m(plan)), static=_net_static,
+    conformance=ConformanceCase(_potential_conformance, d=1, check={"loss_range": 4.5}),
+    description="potential-based experts (Alg. 5) over a grid quadrature of the ball with the uniform measure",
+    reference="Realizable private online optimization, Alg. 5, App. C, Thms 6-7")
 
 
 # --------------------------------------------------------------------------- log-partition estimates

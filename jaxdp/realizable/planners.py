@@ -1,7 +1,7 @@
 """Planners for the realizable-regime experts algorithms (Realizable private online optimization, Thms 1, 2, 6, 7).
 
 Each returns a :class:`jaxdp.registry.Plan` whose ``params`` are exactly the fields of the
-algorithm's ``Params`` (build them with :func:`params_from_plan`), the ledger of the mechanisms
+algorithm's ``Params`` (build them with ``plan.to_params()``), the ledger of the mechanisms
 the configured algorithm runs (docs/guide/privacy-ledger.md), the (ε, δ) the accountant proves
 for it, and the theorem's side conditions, privacy and utility apart. Modes:
 
@@ -35,7 +35,7 @@ from ..accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_positive, check_positive_int
 from ..mechanisms.matrix_factorization import resolve_noise
 from ..mechanisms.sparse_vector import Ratio, csvt_ledger_event
-from ..registry import register_planner
+from ..registry import get_learner, learner_for_plan, register_planner
 from ._common import check_beta, check_d, check_delta_for, check_eps_finite, check_lstar, check_mode, log2_ceil
 from .sparse_vector import THRESHOLD_MODES, _check_svt_ratio, shared_threshold_scales
 
@@ -180,13 +180,11 @@ def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: 
         svt, LG.exponential(eta, count=K, label="exponential-mechanism draws at switches", outcomes=d))
 
 
-_SV_STATIC = ("threshold", "svt_ratio")
-
-
 def sparse_vector_static(plan: Plan) -> dict:
     """The static constructor arguments of a sparse-vector-experts plan (``threshold``, ``svt_ratio``; empty for
-    the default fresh instances): ``sparse_vector_experts(d, **sparse_vector_static(plan))``."""
-    return {k: plan.params[k] for k in _SV_STATIC if k in plan.params}
+    the default fresh instances): ``sparse_vector_experts(d, **sparse_vector_static(plan))``
+    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.static_from_plan`)."""
+    return get_learner("sparse_vector").static_from_plan(plan)
 
 
 # --------------------------------------------------------------------------- Alg. 2 / Thm 2
@@ -397,9 +395,6 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
                             "pure DP; delta is not used"])
 
 
-_BT_STATIC = ("m_set", "P_max", "T_max")
-
-
 def _plan_binary_tree_mf(mech, *, eps, delta, T, d, mode, beta) -> Plan:
     m_set = min(d, int(math.ceil(2 * math.log(d * T))))
     P_max = log2_ceil(d) + 8
@@ -426,25 +421,21 @@ def _plan_binary_tree_mf(mech, *, eps, delta, T, d, mode, beta) -> Plan:
 
 
 def binary_tree_static(plan: Plan) -> dict:
-    """The static constructor arguments ``m_set, P_max, T_max`` of a binary-tree plan."""
-    return {k: int(plan.params[k]) for k in _BT_STATIC}
+    """The static constructor arguments ``m_set, P_max, T_max`` of a binary-tree plan
+    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.static_from_plan`)."""
+    return get_learner("binary_tree").static_from_plan(plan)
 
 
 def params_from_plan(plan: Plan):
-    """The learner's ``Params`` NamedTuple (validated) for a plan of this module."""
-    from .binary_tree import binary_tree_params
-    from .potential import potential_params
-    from .sparse_vector import adaptive_sparse_vector_params, sparse_vector_params
-
-    build = {"sparse_vector_experts": sparse_vector_params,
-             "adaptive_sparse_vector_experts": adaptive_sparse_vector_params,
-             "potential_experts": potential_params,
-             "binary_tree_experts": binary_tree_params}
-    if plan.algorithm not in build:
+    """The learner's ``Params`` NamedTuple (validated) for a realizable-experts plan: ``plan.to_params()``
+    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.params_from_plan`)."""
+    try:
+        entry = learner_for_plan(plan)
+    except ValueError:
+        entry = None
+    if entry is None or entry.problem != "realizable-experts":
         raise ValueError(f"not a realizable-experts plan: {plan.algorithm!r}")
-    static = {"binary_tree_experts": _BT_STATIC, "sparse_vector_experts": _SV_STATIC}.get(plan.algorithm, ())
-    kw = {k: v for k, v in plan.params.items() if k not in static}
-    return build[plan.algorithm](**kw)
+    return entry.params_from_plan(plan)
 
 
 # --------------------------------------------------------------------------- theory curves (constants 1)

@@ -32,6 +32,7 @@ from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
+from ..registry import CompareBuiltin, ConformanceCase, register_learner
 from ._common import check_d, fdt, tree_where
 
 __all__ = ["PotentialParams", "PotentialState", "potential_experts", "potential_params",
@@ -218,3 +219,44 @@ def plan_guarded_potential_experts(*, eps: float, T: int, d: int, mode: str = "r
                      reference="Realizable private online optimization, Alg. 5 + own-loss guard; "
                                "docs/algorithms/realizable-findings.md#potential",
                      notes=[f"K = {K} = ceil({kf:.3g} ln d), eps0 = {eps0:.4g}, eta = {eta:.4g}"])
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def _from_plan(plan) -> PotentialParams:
+    return potential_params(**plan.params)
+
+
+def _conformance(learner):
+    def build(d, T):
+        from ..testing import experts_case
+
+        return experts_case(learner(d), d, [potential_params(0.5, 0.1, 4), potential_params(1.0, 0.3, 2, s_phi=1.0)],
+                            realizable=True)
+
+    return ConformanceCase(build)
+
+
+def _compare(d, T, T_max, eps, delta, problem):
+    plan = _POTENTIAL.certified_plan(eps=eps, delta=delta if eps < 1 else 0.0, T=T, d=d)
+    return potential_experts(d), _POTENTIAL.params_from_plan(plan), float(plan.eps_certified)
+
+
+_POTENTIAL = register_learner(
+    "potential", factory=potential_experts, params_type=PotentialParams, problem="realizable-experts",
+    private=True, planner="potential_experts", from_plan=_from_plan, conformance=_conformance(potential_experts),
+    description="potential-based experts: resample x from the MW measure when AboveThreshold reports a drop "
+                "of log φ by 2α since the last resample; at most K resamples",
+    reference="Realizable private online optimization, Alg. 5, Thms 6-7",
+    compare=CompareBuiltin(_compare, "planner potential_experts, mode certified (Realizable private online "
+                                     "optimization, Thms 6-7)"))
+
+register_learner(
+    "guarded_potential", factory=guarded_potential_experts, params_type=PotentialParams,
+    problem="realizable-experts", private=True, plans=("guarded_potential_experts",), from_plan=_from_plan,
+    conformance=_conformance(guarded_potential_experts),
+    description="Alg. 5 with an own-loss guard: also resample when the played expert's own loss crosses a "
+                "private threshold (plan_guarded_potential_experts; utility measured, not proved)",
+    reference="Realizable private online optimization, Alg. 5 + own-loss guard; "
+              "docs/algorithms/realizable-findings.md#potential")

@@ -61,6 +61,7 @@ from ..core.types import Learner
 from ..core.validation import check_choice, check_finite_scalar, check_nonneg, check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
 from ..mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, _ratio_value, csvt_query
+from ..registry import CompareBuiltin, ConformanceCase, register_learner
 from ._common import check_d, check_lstar, fdt, tree_where
 
 __all__ = [
@@ -303,3 +304,60 @@ def adaptive_sparse_vector_experts(d: int, paper_order: bool = False) -> Learner
         return new, info
 
     return Learner(init=init, step=step)
+
+
+# --------------------------------------------------------------------------- registry
+
+#: the plan parameters that are :func:`sparse_vector_experts`' constructor arguments, not ``Params`` fields
+_STATIC = ("threshold", "svt_ratio")
+
+
+def _sv_from_plan(plan) -> SVExpertsParams:
+    return sparse_vector_params(**{k: v for k, v in plan.params.items() if k not in _STATIC})
+
+
+def _sv_static(plan) -> dict:
+    return {k: plan.params[k] for k in _STATIC if k in plan.params}
+
+
+def _sv_conformance(d, T):
+    from ..testing import experts_case
+
+    return experts_case(sparse_vector_experts(d), d, [sparse_vector_params(0.5, 0.05, 5, 6.0),
+                                                      sparse_vector_params(1.0, 0.2, 3, 10.0)], realizable=True)
+
+
+def _sv_compare(d, T, T_max, eps, delta, problem):
+    plan = _SV.certified_plan(eps=eps, delta=delta, T=T, d=d)
+    return sparse_vector_experts(d), _SV.params_from_plan(plan), float(plan.eps_certified)
+
+
+_SV = register_learner(
+    "sparse_vector", factory=sparse_vector_experts, params_type=SVExpertsParams, problem="realizable-experts",
+    private=True, planner="sparse_vector_experts", from_plan=_sv_from_plan, static=_sv_static,
+    conformance=ConformanceCase(_sv_conformance),
+    description="sparse-vector experts, known L*: play x until AboveThreshold reports its loss since the last "
+                "switch above L, then redraw x ∝ exp(-η max(L_t, L*)/2); at most K switches "
+                "(threshold='shared': one threshold noise for all K instances, Lyu et al. Alg. 1)",
+    reference="Realizable private online optimization, Alg. 1, Thm 1",
+    compare=CompareBuiltin(_sv_compare, "planner sparse_vector_experts, mode certified (Realizable private online "
+                                        "optimization, Thm 1)"))
+
+
+def _adaptive_conformance(d, T):
+    from ..testing import experts_case
+    from .planners import plan_adaptive_sparse_vector_experts
+
+    plans = [plan_adaptive_sparse_vector_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 2.0)]
+    return experts_case(adaptive_sparse_vector_experts(d), d, [_ADAPTIVE.params_from_plan(p) for p in plans],
+                        realizable=True)
+
+
+_ADAPTIVE = register_learner(
+    "adaptive_sparse_vector", factory=adaptive_sparse_vector_experts, params_type=AdaptiveSVParams,
+    problem="realizable-experts", private=True, planner="adaptive_sparse_vector_experts",
+    from_plan=lambda plan: adaptive_sparse_vector_params(**plan.params),
+    conformance=ConformanceCase(_adaptive_conformance),
+    description="sparse-vector experts with unknown L*: phases of Alg. 1 with a private doubling of the "
+                "estimate of L*",
+    reference="Realizable private online optimization, Alg. 2, Thm 2")

@@ -37,7 +37,7 @@ from ..oco.masked_quadratic import adv_masked_quadratic, masked_quadratic_params
 from ..realizable import (
     adaptive_sparse_vector_experts, binary_tree_experts, binary_tree_static, params_from_plan,
     plan_adaptive_sparse_vector_experts, plan_binary_tree_experts, plan_potential_experts, plan_sparse_vector_experts,
-    potential_experts, potential_params, sparse_vector_experts,
+    potential_experts, sparse_vector_experts,
 )
 from ..realizable.potential import guarded_potential_experts, plan_guarded_potential_experts
 from ..registry import register_study
@@ -127,7 +127,7 @@ def _run_potential(p, cfg, keys, n):
         L, params = potential_experts(d), params_from_plan(plan)
     else:
         plan = plan_guarded_potential_experts(eps=eps, T=T, d=d, mode="rate")
-        params = potential_params(**plan.params)
+        params = plan.to_params()
         L = guarded_potential_experts(d) if p["learner"] == "guarded" else potential_experts(d)
     ap = HalvingParams(r=jnp.int32(int(cfg["halving_r"])))
     out = simulate(L, adv_realizable_halving(d), experts_problem(), params, ap, keys, T, T_max=T, n_checkpoints=4)
