@@ -136,6 +136,14 @@ REFERENCE = {
     "grad_inverse_sensitivity": lambda P, T, kw: ([("pure", P["eps"], 1)], 0.0),
     "growth_reduction_erm": lambda P, T, kw: ([("pure", P["eps_round"], P["k"])], 0.0),
 }
+# bandits: one round's loss vector changes one reward (the played arm's), which enters
+# DP-UCB: the H = floor(log2 T) + 1 dyadic nodes above its leaf in one arm's tree, each Lap(b), sensitivity 1;
+# DP-SE: one epoch mean of R rewards (sensitivity 1/R) with Lap(1/(eps R)); DP-EXP3: one block average of tau
+# losses (sensitivity 1/tau) with Lap(b); LDP-UCB: its own local Lap(b) release
+REFERENCE["dp-ucb-tree"] = lambda P, T, kw: ([("laplace", P["b"], T.bit_length())], 0.0)
+REFERENCE["dp-se"] = lambda P, T, kw: ([("laplace", 1.0 / P["eps"], 1)], 0.0)
+REFERENCE["dp-exp3"] = lambda P, T, kw: ([("laplace", P["b"] * P["tau"], 1)], 0.0)
+REFERENCE["ldp-ucb"] = lambda P, T, kw: ([("laplace", P["b"], 1)], 0.0)
 for _n in ("label-local-cls", "label-central-cls", "label-local-reg", "label-central-reg", "label-local-heavy",
            "label-central-heavy"):
     REFERENCE[_n] = lambda P, T, kw: ([("pure", P["eps"], 1)], 0.0)
