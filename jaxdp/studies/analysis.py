@@ -3,9 +3,25 @@
 Owns :func:`bootstrap_mean_ci` (percentile bootstrap of the mean, NaNs
 dropped), :func:`summarize` (per-group means with 95% intervals and
 quantiles), :func:`fit_slopes` (least-squares ``log mean(y)`` vs ``log x``
-slopes over the upper half of the grid, with bootstrap intervals) and
-:func:`format_table` (the plain-text tables the command line prints). Depends
-on no other module of ``jaxdp.studies``.
+slopes over the upper half of the grid, with bootstrap intervals),
+:func:`joint_slope_boot` (bootstrap slopes of several curves from one
+resampling of the seed indices), :func:`format_table` (the plain-text tables
+the command line prints) and the verdict tables of the docs:
+:func:`slope_verdict`, :func:`verdict_table`, :func:`write_generated`,
+:func:`read_generated`. Depends on no other module of ``jaxdp.studies``.
+
+**Which bootstrap.** A study that evaluates every grid point with the same seed
+keys (``seed_keys(seed, i)`` for seed index ``i`` at every point) draws the
+same randomness at every ``x`` of a curve, so the per-point means along the
+curve are correlated (common random numbers). Resampling each point's seeds
+independently then treats correlated means as independent, and its interval
+for the slope of ``log mean(y)`` on ``log x`` has the wrong width (too wide
+for a positive correlation, which cancels in a difference of logs). The
+bootstrap that matches the design resamples seed *indices*: one draw
+``i_1..i_S`` with replacement, and every point of the curve uses the rows of
+those seed indices (``resample="joint"``). With independent keys per point the
+two bootstraps agree. Percentile intervals, 95% (Efron and Tibshirani, *An
+Introduction to the Bootstrap*, 1993, ch. 13).
 """
 from __future__ import annotations
 
@@ -14,7 +30,8 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "format_table"]
+__all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table", "slope_verdict",
+           "verdict_table", "write_generated", "read_generated", "VERDICTS"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
@@ -58,17 +75,67 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
 
 
+def _seed_matrix(g, x: str, y: str, xs) -> np.ndarray:
+    """``(seeds, len(xs))`` matrix of ``y`` by seed index (rows) and ``x`` value (columns); NaN where missing."""
+    if "seed" not in g:
+        raise ValueError("resample='joint' needs a 'seed' column (the seed index of each row)")
+    tab = g[g[x].isin(xs)].pivot_table(index="seed", columns=x, values=y, aggfunc="mean", dropna=False)
+    return tab.reindex(columns=list(xs)).to_numpy(dtype=float)
+
+
+def _slopes_rows(lx: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Least-squares slope of ``log means[b]`` on ``lx`` for every row ``b``; NaN where fewer than 2 points are
+    positive and finite."""
+    means = np.atleast_2d(means)
+    ok = (means > 0) & np.isfinite(means)
+    out = np.full(means.shape[0], math.nan)
+    full = ok.all(axis=1)
+    if full.any() and lx.size >= 2:
+        ly = np.log(means[full])
+        xc = lx - lx.mean()
+        out[full] = (ly - ly.mean(axis=1, keepdims=True)) @ xc / (xc @ xc)
+    for b in np.flatnonzero(~full):
+        if ok[b].sum() >= 2:
+            out[b] = _slope(np.exp(lx), means[b])
+    return out
+
+
+def joint_slope_boot(Y: np.ndarray, xs, n_boot: int = 500, seed: int = 0, corr=None, rng=None):
+    """Slope and bootstrap slopes of ``log mean(Y[:, j])`` on ``log xs[j]`` with seed indices resampled jointly.
+
+    ``Y`` is ``(seeds, points)`` (rows: seed indices, NaN where a seed is missing); ``corr`` divides the means
+    (log correction). Returns ``(slope, boots (n_boot,))``. Several curves that share seed indices can be
+    bootstrapped with one resampling by passing the same ``rng`` state (or by stacking their columns and
+    fitting column subsets of the same resampled means, as :func:`fit_slopes` does per group).
+    """
+    Y = np.asarray(Y, float)
+    lx = np.log(np.asarray(xs, float))
+    corr = np.ones(Y.shape[1]) if corr is None else np.asarray(corr, float)
+    rng = np.random.default_rng(seed) if rng is None else rng
+    with np.errstate(invalid="ignore"):
+        s = float(_slopes_rows(lx, np.nanmean(Y, axis=0) / corr)[0])
+        idx = rng.integers(0, Y.shape[0], size=(n_boot, Y.shape[0]))
+        means = np.nanmean(Y[idx], axis=1) / corr          # (n_boot, points)
+    return s, _slopes_rows(lx, means)
+
+
 def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = True, n_boot: int = 500,
-               seed: int = 0, log_correction: Optional[Callable[[np.ndarray], np.ndarray]] = None):
+               seed: int = 0, log_correction: Optional[Callable[[np.ndarray], np.ndarray]] = None,
+               resample: str = "independent"):
     """Least-squares slope of ``log mean(y)`` vs ``log x`` per group, with a 95% bootstrap CI over seeds.
 
     ``upper_half`` fits on the upper half of the ``x`` grid (the asymptotic
     range, docs/guide/studies.md#output). ``log_correction(x)`` divides the means by known log
-    factors first (the "log-corrected slope"). Returns columns ``slope``,
-    ``slope_lo``, ``slope_hi``, ``n_x``, ``x_min``, ``x_max``.
+    factors first (the "log-corrected slope"). ``resample``: ``"independent"`` resamples each ``x``'s
+    seeds on its own; ``"joint"`` resamples seed indices once per bootstrap replicate and uses them at
+    every ``x`` of the group (the right bootstrap when the points share seed keys, module docstring;
+    needs a ``seed`` column, and adds the columns ``n_seeds``, the fewest seeds at any ``x``, and
+    ``resample``). Returns columns ``slope``, ``slope_lo``, ``slope_hi``, ``n_x``, ``x_min``, ``x_max``.
     """
     import pandas as pd
 
+    if resample not in ("independent", "joint"):
+        raise ValueError(f"resample must be 'independent' or 'joint', got {resample!r}")
     rng = np.random.default_rng(seed)
     rows = []
     groups = df.groupby(list(by), sort=True, dropna=False) if by else [((), df)]
@@ -77,21 +144,28 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
         xs = np.sort(g[x].unique())
         if upper_half and len(xs) >= 4:
             xs = xs[(len(xs) - 1) // 2:]
-        per_x = [g.loc[g[x] == xv, y].to_numpy(dtype=float) for xv in xs]
         corr = log_correction(np.asarray(xs, float)) if log_correction else np.ones(len(xs))
-        means = np.array([np.nanmean(v) if v.size else np.nan for v in per_x]) / corr
-        s = _slope(np.asarray(xs, float), means)
-        boots = []
-        for _ in range(n_boot):
-            bm = np.array([np.nanmean(v[rng.integers(0, v.size, v.size)]) if v.size else np.nan for v in per_x]) / corr
-            boots.append(_slope(np.asarray(xs, float), bm))
+        row = dict(zip(by, key))
+        if resample == "joint":
+            Y = _seed_matrix(g, x, y, xs)
+            s, boots = joint_slope_boot(Y, xs, n_boot, corr=corr, rng=rng)
+            extra = dict(n_seeds=int(np.isfinite(Y).sum(axis=0).min()) if Y.size else 0, resample="joint")
+        else:
+            per_x = [g.loc[g[x] == xv, y].to_numpy(dtype=float) for xv in xs]
+            means = np.array([np.nanmean(v) if v.size else np.nan for v in per_x]) / corr
+            s = _slope(np.asarray(xs, float), means)
+            boots = []
+            for _ in range(n_boot):
+                bm = np.array([np.nanmean(v[rng.integers(0, v.size, v.size)]) if v.size else np.nan
+                               for v in per_x]) / corr
+                boots.append(_slope(np.asarray(xs, float), bm))
+            extra = {}
         boots = np.asarray(boots)
         boots = boots[np.isfinite(boots)]
-        row = dict(zip(by, key))
         row.update(slope=s, slope_lo=float(np.quantile(boots, 0.025)) if boots.size else math.nan,
                    slope_hi=float(np.quantile(boots, 0.975)) if boots.size else math.nan,
                    n_x=len(xs), x_min=float(xs[0]) if len(xs) else math.nan,
-                   x_max=float(xs[-1]) if len(xs) else math.nan)
+                   x_max=float(xs[-1]) if len(xs) else math.nan, **extra)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -110,3 +184,110 @@ def format_table(df, max_rows: int = 40, floatfmt: str = "{:.4g}") -> str:
     if len(df) > max_rows:
         out.append(f"... ({len(df) - max_rows} more rows)")
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- verdict tables of the docs
+
+VERDICTS = ("holds", "holds by construction", "misses", "not tested")
+
+
+def slope_verdict(lo: float, hi: float, claim: float, kind: str = "equals", claim_hi: float = math.nan) -> str:
+    """``"holds"`` or ``"misses"`` for a claimed exponent against a measured 95% interval ``[lo, hi]``.
+
+    ``kind``: ``"equals"`` (the exponent is the rate: holds when the interval contains it), ``"at_most"``
+    (an upper bound on the excess, so the slope may be steeper: holds unless the whole interval lies above
+    the claim, ``lo > claim``), ``"at_least"`` (the mirror image), ``"between"`` (the slope lies between
+    two exponents ``claim <= claim_hi``, e.g. a sum of two power laws: holds when the interval meets
+    ``[claim, claim_hi]``). A NaN interval is ``"not tested"``.
+    """
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return "not tested"
+    if kind == "equals":
+        return "holds" if lo <= claim <= hi else "misses"
+    if kind == "at_most":
+        return "holds" if lo <= claim else "misses"
+    if kind == "at_least":
+        return "holds" if hi >= claim else "misses"
+    if kind == "between":
+        return "holds" if (lo <= claim_hi and hi >= claim) else "misses"
+    raise ValueError(f"kind must be 'equals', 'at_most' or 'at_least', got {kind!r}")
+
+
+def _fmt(v, digits=3):
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return "—"
+    return f"{v:.{digits}f}".replace("-", "−")
+
+
+def verdict_table(verdicts, *, digits: int = 3) -> str:
+    """Markdown table of a study's verdicts, one row per (experiment, cell).
+
+    ``verdicts`` columns: ``experiment``, ``cell`` (the parameters), ``claim`` (what is claimed, text),
+    ``claimed`` (the exponent), ``kind`` (``equals`` / ``at_most`` / ``at_least`` / ``between``, the latter with
+    a column ``claimed_hi``), ``slope``, ``slope_lo``,
+    ``slope_hi``, ``n_seeds``, ``verdict`` (one of :data:`VERDICTS`), ``reason`` (text; required for
+    every verdict but ``holds``) and ``link`` (an anchor or page for the reason; required for a miss).
+    The half-width column is ``(slope_hi - slope_lo)/2``.
+    """
+    lines = ["| experiment | cell | claim | claimed | measured [95% CI] | ± | seeds | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    rel = {"equals": "", "at_most": "≤ ", "at_least": "≥ "}
+    for r in verdicts.itertuples(index=False):
+        hw = (r.slope_hi - r.slope_lo) / 2 if np.isfinite(r.slope_hi) and np.isfinite(r.slope_lo) else math.nan
+        meas = (f"{_fmt(r.slope, digits)} [{_fmt(r.slope_lo, digits)}, {_fmt(r.slope_hi, digits)}]"
+                if np.isfinite(r.slope) else "—")
+        v = str(r.verdict)
+        if v not in VERDICTS:
+            raise ValueError(f"verdict {v!r} of {r.experiment} {r.cell}: not one of {VERDICTS}")
+        reason = "" if (not isinstance(r.reason, str)) else r.reason
+        link = "" if (not isinstance(r.link, str)) else r.link
+        if v == "misses" and not link:
+            raise ValueError(f"{r.experiment} {r.cell}: a miss needs a link to its explanation")
+        if v != "holds" and not reason:
+            raise ValueError(f"{r.experiment} {r.cell}: verdict {v!r} needs a reason")
+        cellv = {"holds": "holds", "misses": "**misses**"}.get(v, v)
+        if reason:
+            cellv += f": {reason}"
+        if link:
+            cellv += f" ([why]({link}))"
+        if r.kind == "between":
+            claimed = f"{_fmt(r.claimed, digits)} … {_fmt(getattr(r, 'claimed_hi', math.nan), digits)}"
+        else:
+            claimed = f"{rel.get(r.kind, '')}{_fmt(r.claimed, digits)}"
+        lines.append(f"| {r.experiment} | {r.cell} | {r.claim} | {claimed} | "
+                     f"{meas} | {_fmt(hw, digits)} | {int(r.n_seeds)} | {cellv} |")
+    return "\n".join(lines)
+
+
+def _markers(name: str):
+    return f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
+
+
+def read_generated(path, name: str) -> str:
+    """The text between the generated-block markers ``name`` of the page ``path`` (``ValueError`` if absent)."""
+    import pathlib
+
+    text = pathlib.Path(path).read_text(encoding="utf-8")
+    a, b = _markers(name)
+    i, j = text.find(a), text.find(b)
+    if i < 0 or j < i:
+        raise ValueError(f"{path}: no generated block {name!r} (markers {a!r} ... {b!r})")
+    return text[i + len(a):j].strip("\n")
+
+
+def write_generated(path, name: str, body: str) -> bool:
+    """Replace the text between the markers ``<!-- BEGIN GENERATED: name -->`` and ``<!-- END GENERATED: name -->``
+    of the page ``path`` with ``body`` (the markers must exist: a page is never extended silently). Returns
+    whether the page changed."""
+    import pathlib
+
+    p = pathlib.Path(path)
+    text = p.read_text(encoding="utf-8")
+    a, b = _markers(name)
+    i, j = text.find(a), text.find(b)
+    if i < 0 or j < i:
+        raise ValueError(f"{path}: no generated block {name!r} (markers {a!r} ... {b!r})")
+    new = text[:i + len(a)] + "\n" + body.strip("\n") + "\n" + text[j:]
+    if new != text:
+        p.write_text(new, encoding="utf-8")
+    return new != text

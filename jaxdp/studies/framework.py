@@ -56,7 +56,9 @@ Modules (this one is the public facade: every name below is importable from
 * :mod:`~jaxdp.studies.store`: the results directory (chunks, claims, manifest, hashes),
   ``load_results``, ``verify_study``, ``VerifyReport``;
 * :mod:`~jaxdp.studies.runner`: ``run_study``, the chunk loop, ``process_identity``, Ctrl-C;
-* :mod:`~jaxdp.studies.analysis`: ``bootstrap_mean_ci``, ``summarize``, ``fit_slopes``, ``format_table``;
+* :mod:`~jaxdp.studies.analysis`: ``bootstrap_mean_ci``, ``summarize``, ``fit_slopes``, ``joint_slope_boot``,
+  ``format_table``, and the docs' verdict tables (``slope_verdict``, ``verdict_table``, ``write_generated``,
+  ``read_generated``, ``VERDICTS``);
 * :mod:`~jaxdp.studies.plots`: ``plot_curves``, ``plot_panels``, ``replot_results``, the curve styles.
 
 Setting a name on this module (``monkeypatch.setattr(framework, "bootstrap_mean_ci", ...)``)
@@ -74,7 +76,19 @@ from . import plots as _plots
 from . import runner as _runner
 from . import spec as _spec
 from . import store as _store
-from .analysis import _slope, bootstrap_mean_ci, fit_slopes, format_table, summarize
+from .analysis import (
+    VERDICTS,
+    _slope,
+    bootstrap_mean_ci,
+    fit_slopes,
+    format_table,
+    joint_slope_boot,
+    read_generated,
+    slope_verdict,
+    summarize,
+    verdict_table,
+    write_generated,
+)
 from .config import _jsonable, _normalized, check_params, resolve_config, validate_study
 from .plots import (
     CURVE_COLORS,
@@ -136,6 +150,7 @@ __all__ = [
     "Study", "run_study", "load_results", "summarize", "fit_slopes", "bootstrap_mean_ci", "plot_curves",
     "StudyResult", "resolve_config", "format_table", "plot_panels", "Param", "declare_params", "check_params",
     "validate_study", "verify_study", "VerifyReport", "StudyInterrupted", "process_identity", "PARAM_SPECS",
+    "joint_slope_boot", "slope_verdict", "verdict_table", "write_generated", "read_generated", "VERDICTS",
 ]
 
 _PARTS = (_spec, _config, _store, _runner, _analysis, _plots)

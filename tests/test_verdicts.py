@@ -1,0 +1,142 @@
+"""Verdict tables of the docs: the joint seed bootstrap, the verdict rules, the generated blocks, and that the
+docs' tables of ``growth-rates`` and ``label-dp-rates`` are exactly what their kept results give (no cell left
+out, no stale number). Pandas only: no JAX compile."""
+import json
+import pathlib
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jaxdp.studies import framework
+from jaxdp.studies.analysis import (
+    fit_slopes, joint_slope_boot, read_generated, slope_verdict, verdict_table, write_generated,
+)
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _curve(S=256, rho=1.0, seed=0):
+    """``y = u_i x^{-1}`` per seed ``i`` with ``u_i`` shared across x in proportion ``rho`` (1: common random numbers)."""
+    rng = np.random.default_rng(seed)
+    xs = np.array([1e3, 1e4, 1e5])
+    shared = rng.exponential(size=S)
+    rows = []
+    for x in xs:
+        own = rng.exponential(size=S)
+        u = rho * shared + (1 - rho) * own
+        rows += [dict(x=x, seed=i, y=u[i] / x) for i in range(S)]
+    return pd.DataFrame(rows)
+
+
+def test_joint_bootstrap_matches_the_design():
+    df = _curve(rho=1.0)
+    ind = fit_slopes(df, "x", "y", upper_half=False, n_boot=300)
+    joint = fit_slopes(df, "x", "y", upper_half=False, n_boot=300, resample="joint")
+    # common random numbers: every resampled curve is an exact power law, so the joint interval is a point
+    assert joint.slope_hi[0] - joint.slope_lo[0] < 1e-9 and abs(joint.slope[0] + 1) < 1e-9
+    assert ind.slope_hi[0] - ind.slope_lo[0] > 0.05          # the independent bootstrap ignores the pairing
+    assert joint["n_seeds"][0] == 256 and joint["resample"][0] == "joint"
+    # independent keys per point: both bootstraps estimate the same spread
+    df = _curve(rho=0.0, seed=1)
+    w_ind = np.diff(fit_slopes(df, "x", "y", upper_half=False, n_boot=400)[["slope_lo", "slope_hi"]].to_numpy()[0])
+    w_joint = np.diff(fit_slopes(df, "x", "y", upper_half=False, n_boot=400, resample="joint")[
+        ["slope_lo", "slope_hi"]].to_numpy()[0])
+    assert 0.7 < w_joint[0] / w_ind[0] < 1.4
+    with pytest.raises(ValueError, match="seed"):
+        fit_slopes(df.drop(columns="seed"), "x", "y", resample="joint")
+    with pytest.raises(ValueError, match="resample"):
+        fit_slopes(df, "x", "y", resample="paired")
+
+
+def test_joint_slope_boot_handles_missing_seeds():
+    Y = np.array([[1.0, 0.1], [2.0, np.nan], [3.0, 0.3]])
+    s, boots = joint_slope_boot(Y, [1.0, 10.0], n_boot=50)
+    assert abs(s - np.log10(0.2 / 2.0)) < 1e-12 and boots.shape == (50,)
+
+
+@pytest.mark.parametrize("lo,hi,claim,kind,want", [
+    (-1.1, -0.9, -1.0, "equals", "holds"), (-0.8, -0.7, -1.0, "equals", "misses"),
+    (-1.3, -1.2, -1.0, "at_most", "holds"), (-0.8, -0.7, -1.0, "at_most", "misses"),
+    (-0.9, -0.8, -1.0, "at_least", "holds"), (np.nan, 1.0, 0.0, "equals", "not tested"),
+])
+def test_slope_verdict(lo, hi, claim, kind, want):
+    assert slope_verdict(lo, hi, claim, kind) == want
+
+
+def test_slope_verdict_between():
+    assert slope_verdict(-0.9, -0.8, -1.0, "between", -2 / 3) == "holds"
+    assert slope_verdict(-0.6, -0.5, -1.0, "between", -2 / 3) == "misses"
+
+
+def _row(**k):
+    base = dict(experiment="G1", cell="regression, κ = 2", claim="c", claimed=-1.0, kind="equals", slope=-1.0,
+                slope_lo=-1.02, slope_hi=-0.98, n_seeds=1024, verdict="holds", reason="", link="")
+    base.update(k)
+    return base
+
+
+def test_verdict_table_rules():
+    t = verdict_table(pd.DataFrame([_row(), _row(cell="b", verdict="misses", reason="floor", link="#why")]))
+    assert "| G1 | regression, κ = 2 |" in t and "**misses**: floor ([why](#why))" in t and "0.020" in t
+    with pytest.raises(ValueError, match="link"):
+        verdict_table(pd.DataFrame([_row(verdict="misses", reason="floor")]))
+    with pytest.raises(ValueError, match="reason"):
+        verdict_table(pd.DataFrame([_row(verdict="not tested")]))
+    with pytest.raises(ValueError, match="not one of"):
+        verdict_table(pd.DataFrame([_row(verdict="maybe")]))
+
+
+def test_generated_blocks(tmp_path):
+    p = tmp_path / "page.md"
+    p.write_text("# T\n\n<!-- BEGIN GENERATED: x -->\nold\n<!-- END GENERATED: x -->\n\nafter\n")
+    assert write_generated(p, "x", "new table") and read_generated(p, "x") == "new table"
+    assert not write_generated(p, "x", "new table")
+    assert p.read_text().endswith("after\n")
+    with pytest.raises(ValueError, match="no generated block"):
+        write_generated(p, "y", "z")
+    assert framework.verdict_table is verdict_table           # the facade re-exports the new names
+
+
+# --------------------------------------------------------------------------- the kept results against the docs
+
+def _kept():
+    from jaxdp.studies import growth_rates, label_dp_rates
+
+    out = []
+    d = ROOT / "results" / "growth-rates"
+    if (d / "verdicts.csv").exists():
+        out.append((d, growth_rates.DOC_PAGES, growth_rates.BLOCK,
+                    lambda v, m, d=d: growth_rates.verdict_markdown(v, m)))
+    for name, block in label_dp_rates.KEPT.items():
+        d = ROOT / "results" / name
+        if (d / "verdicts.csv").exists():
+            out.append((d, label_dp_rates.DOC_PAGES, block,
+                        lambda v, m, name=name: label_dp_rates.verdict_markdown(v, m, f"results/{name}")))
+    return out
+
+
+def test_kept_results_have_verdicts():
+    names = {d.name for d, *_ in _kept()}
+    assert {"growth-rates", "label-dp-rates", "label-dp-rates-heavy"} <= names, names
+
+
+@pytest.mark.parametrize("kept", _kept(), ids=lambda k: k[0].name)
+def test_docs_tables_hold_every_kept_cell(kept):
+    d, pages, block, render = kept
+    v = pd.read_csv(d / "verdicts.csv")
+    manifest = json.loads((d / "manifest.json").read_text())
+    want = render(v, manifest)
+    for page in pages:
+        got = read_generated(ROOT / page, block)
+        rows = [ln for ln in got.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment")]
+        for r in v.itertuples(index=False):
+            assert any(ln.startswith(f"| {r.experiment} | {r.cell} |") for ln in rows), \
+                f"{page}: the table omits {r.experiment} / {r.cell} of {d.name}/verdicts.csv"
+        assert len(rows) == len(v), f"{page}: {len(rows)} rows for {len(v)} cells"
+        assert got == want, f"{page}: the generated block is stale; rerun publish({d.name!r})"
+        # every miss links to an explanation that exists
+        results_page = (ROOT / pages[0]).read_text(encoding="utf-8")
+        for anchor in set(re.findall(r"\(\.\./results/[\w.-]+\.md#([\w-]+)\)", got)):
+            assert "{#" + anchor + "}" in results_page, f"{pages[0]} has no section {{#{anchor}}}"
