@@ -265,6 +265,13 @@ def markdown(res: dict, T: int, seeds: int, cmdline: str) -> str:
         L += ["**SMPyBandits could not be run here**: its columns are the reference figures measured earlier on "
               "this machine (UCB 18,794 and Exp3(0.01) 5,494 seed-rounds/s; pseudo-regrets 331.76 ± 1.49 and "
               "1650.7 ± 8.5), not this run's.", ""]
+    ref_ucb = s.get(("ucb1", 1))
+    if res["smpy_source"] == "measured" and ref_ucb:
+        slow = REFERENCE["ucb1"]["seed_rounds_per_s"] / ref_ucb["seed_rounds_per_s"]
+        L += [f"SMPyBandits' UCB ran at {_fmt(ref_ucb['seed_rounds_per_s'])} seed-rounds/s in this run against "
+              f"{_fmt(REFERENCE['ucb1']['seed_rounds_per_s'])} in an earlier measurement on this machine at load 3–5: "
+              f"the machine was about {slow:.1f}× slower during this run. Ratios between columns of one run are the "
+              "meaningful numbers.", ""]
     L += ["## Throughput (seed-rounds per second)", "",
           "| learner | cores | jaxdp (common) | jaxdp (independent) | NumPy vectorized | SMPyBandits | "
           "jaxdp / SMPyBandits | jaxdp / NumPy |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -284,6 +291,13 @@ def markdown(res: dict, T: int, seeds: int, cmdline: str) -> str:
                    f"{jc['seed_rounds_per_s'] / sm['seed_rounds_per_s']:,.0f}×" if jc and sm else "–",
                    f"{jc['seed_rounds_per_s'] / np_rate:.1f}×" if jc and np_rate else "–"]
             L.append("| " + " | ".join(row) + " |")
+    jc, sm1 = j.get(("ucb1", 1, "common")), s.get(("ucb1", 1))
+    np1 = max((v["seed_rounds_per_s"] for k, v in n.items() if k != "2cores"), default=None)
+    if jc and sm1 and np1:
+        r1, r2 = jc["seed_rounds_per_s"] / sm1["seed_rounds_per_s"], jc["seed_rounds_per_s"] / np1
+        L += ["", f"**Goals (UCB1, one core):** jaxdp / SMPyBandits = {r1:,.0f}× (goal ≥ 100×: "
+              f"{'met' if r1 >= 100 else 'NOT met'}); jaxdp / NumPy = {r2:.1f}× (goal > 1: "
+              f"{'met' if r2 > 1 else 'NOT met'})."]
     L += ["", "NumPy (one core) at each seed count: " + ", ".join(
         f"S = {k}: {_fmt(v['seed_rounds_per_s'])}" for k, v in n.items() if k != "2cores") +
         "; the table's one-core column is the best of them. SMPyBandits and NumPy on two cores: two processes at "

@@ -104,3 +104,28 @@ def test_theory_bounds_are_consistent():
     r = BD.theory.exp3_bound(9, 4 * T) / BD.theory.exp3_bound(9, T)
     assert math.isclose(r, 2.0, rel_tol=1e-12)
     assert BD.theory.dp_se_bound(mu, 100, 1.0, 0.01) <= 100 * gaps.max() + 1e-9
+
+
+def test_bench_bandits_numpy_column_and_report_render():
+    """benchmarks/bench_bandits.py at a tiny size (no subprocess): its NumPy UCB1 runs, and its report renders
+    from measured and from reference SMPyBandits figures. Timings are never asserted."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "bench_bandits.py"
+    spec = importlib.util.spec_from_file_location("bench_bandits", path)
+    bb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bb)
+    r = bb.numpy_ucb1(16, 200)
+    assert r.shape == (16,) and np.all(r > 0)
+    jx = {"first_call_s": 2.0, "compile_s": 1.5, "run_s": 0.5, "seed_rounds_per_s": 1e7, "mean": 330.0, "se": 0.5,
+          "n": 4096}
+    sm = {"seed_rounds_per_s": 2e4, "mean": 331.0, "se": 1.5, "n": 100, "regrets": [331.0] * 100}
+    res = {"jaxdp": {(a, c, "common"): jx for a in ("ucb1", "exp3") for c in (1, 2)},
+           "numpy": {1024: {"seed_rounds_per_s": 5e6}}, "smpy_source": "measured",
+           "smpy": {(a, c): sm for a in ("ucb1", "exp3") for c in (1, 2)}}
+    md = bb.markdown(res, 10_000, 4096, "test")
+    assert "500×" in md and "met" in md and "| UCB1 (common) |" in md
+    res["smpy_source"] = "reference"
+    res["smpy"] = {(a, 1): dict(bb.REFERENCE[a], n=bb.REFERENCE[a]["reps"]) for a in ("ucb1", "exp3")}
+    assert "could not be run here" in bb.markdown(res, 10_000, 4096, "test")

@@ -310,10 +310,11 @@ def build(cfg: dict) -> Study:
                 sub = summ[(summ["sweep"] == "T") & (summ["instance"] == inst)
                            & summ["learner"].isin([LABELS[n] for n in names])]
                 if len(sub):
+                    # regret against the best fixed arm can be negative on the switching instance: linear y axis
                     paths.append(plot_panels(sub, "learner", "T", "regret", outdir / f"regret_vs_T_{inst}_{fam}.png",
                                              theory=lambda v, s: curve(s, "T"), width=3.4,
                                              title=lambda v, inst=inst: f"{v} ({inst})",
-                                             ylabel="pseudo-regret (mean, 95% CI)"))
+                                             ylabel="pseudo-regret (mean, 95% CI)", logy=inst != "switch"))
         sub = summ[summ["sweep"] == "eps"]
         if len(sub):
             paths.append(plot_panels(sub, "learner", "eps", "regret", outdir / "regret_vs_eps.png",
