@@ -353,7 +353,7 @@ _SPECS = {
 }
 
 #: runs per input: (n_train, n_select, n_eval, n_refine) at quick and at full size (full: divided by ``cost``)
-QUICK = (20_000, 50_000, 200_000, 0)
+QUICK = (10_000, 25_000, 100_000, 0)
 FULL = (1_000_000, 1_000_000, 10_000_000, 5_000_000)
 
 

@@ -288,6 +288,9 @@ def audit_tradeoff(sample_fn: Callable, x0, x1, *, claimed_eps: float, claimed_d
         g = row["eps_gdp"]
         lines.append(f"    delta={row['delta']:<8.3g} eps(delta) >= {row['eps_direct']:.4f} (direct)"
                      f"   {g:.4f} (mu-GDP fit{'' if gdp else ', not used for the verdict'})")
+    if gdp and eps_g > direct:
+        lines.append(f"  verdict from the mu-GDP fit: eps({delta:.3g}) >= {eps_g:.4f} of {tb.mu_lower:.4f}-GDP (valid for a"
+                     " Gaussian trade-off curve, e.g. Gaussian noise; the direct bound above needs no assumption)")
     family = (f"trade-off curve ({'statistic' if statistic is not None else spec.name} score, {method},"
               f" {tb.thresholds.size} thresholds{', mu-GDP fit' if gdp else ''})")
     rep = AuditReport(name=name, eps_lower=eps_lower, ci=(eps_lower, max(hi, eps_lower)), claimed_eps=float(claimed_eps),
