@@ -1,4 +1,4 @@
-"""Conformance for bandit learners: the engine's checks plus bandit feedback (docs/algorithms/bandits.md#conformance).
+"""Conformance for bandit learners: the engine's checks plus bandit feedback (docs/algorithms/bandits.md#feedback).
 
 * :func:`check_bandit_feedback` — the learner's actions and state depend on the played arm's
   loss only: rerun with every other arm's loss (and every mean) replaced by junk (NaN, and the
