@@ -161,9 +161,9 @@ def _null(key, x):
 
 
 def test_pair_search_respects_family_wise_alpha():
-    """20 candidate pairs of a mechanism that ignores its input (true ε = 0), all evaluated on fresh runs:
+    """16 candidate pairs of a mechanism that ignores its input (true ε = 0), all evaluated on fresh runs:
     the fraction of seeds with ε_lower > 1e-9 stays below α (binomial bound at 1e-7)."""
-    alpha, n_seeds, n_pairs = 0.3, 25, 20
+    alpha, n_seeds, n_pairs = 0.3, 20, 16
     pairs = {f"{i} vs {i + 1}": (jnp.int32(i), jnp.int32(i + 1)) for i in range(n_pairs)}
     flagged = 0
     for seed in range(n_seeds):
