@@ -217,7 +217,7 @@ reaches ε_lower = 0.864 (f* = 2.32; the former pair gave 0.36), so an over-clai
 the smallest detected over-claim goes from 2.91 to 1.43 (flagged at f = 1.5). No valid audit can go below
 1.35: the zCDP calibration makes the mechanism's exact ε at δ = 1e-5 equal to 0.742, not 1. The μ-GDP
 fit assumes a Gaussian trade-off curve, which this mechanism has; its direct, assumption-free ε(1e-5)
-bound is 0.43 (f* = 2.3). `sparse-vector-experts-learned` audits REAL Alg. 1 of `sparse-vector-experts`
+bound is 0.49 (f* = 2.05). `sparse-vector-experts-learned` audits REAL Alg. 1 of `sparse-vector-experts`
 with learned events over 26 neighbouring loss sequences (`jaxdp.audit.audit_learned`; 5·10⁴ training and
 10⁵ selection runs per input of every pair, 2·10⁶ fresh runs per input for the chosen candidate): 2.99 to
 2.13 (flagged at f = 3, not 2). The goal 1.5 is out of reach at this size for any valid audit: over every

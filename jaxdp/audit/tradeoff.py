@@ -293,7 +293,7 @@ def audit_tradeoff(sample_fn: Callable, x0, x1, *, claimed_eps: float, claimed_d
                      " Gaussian trade-off curve, e.g. Gaussian noise; the direct bound above needs no assumption)")
     family = (f"trade-off curve ({'statistic' if statistic is not None else spec.name} score, {method},"
               f" {tb.thresholds.size} thresholds{', mu-GDP fit' if gdp else ''})")
-    rep = AuditReport(name=name, eps_lower=eps_lower, ci=(eps_lower, max(hi, eps_lower)), claimed_eps=float(claimed_eps),
+    rep = AuditReport(name=name, eps_lower=eps_lower, ci=(direct, max(hi, direct)), claimed_eps=float(claimed_eps),
                       claimed_delta=float(claimed_delta), violation=eps_lower > claimed_eps, evidence=evd, n=n_eval,
                       confidence=1.0 - alpha, n_events=int(tb.thresholds.size), family=family,
                       seconds=time.perf_counter() - t0, delta_float=float(delta_float), alpha_per_bound=lvl,
