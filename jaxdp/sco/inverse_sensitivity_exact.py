@@ -9,8 +9,8 @@ mechanism releases ``x ∈ X = [-R, R]`` with density
 ``g(y) = dist(0, ∂f_S(y))``. :func:`jaxdp.sco.grad_inverse_sensitivity` samples a *grid* version of it
 (``M`` cells, each with the infimum of ``g`` over the cell and its ``w = ⌊ρ/h⌋`` neighbours), at the cost
 of ``O(M n)`` per draw, and its output can be no closer to the minimizer than the cell resolution: with
-``h = 2R/M`` and ``x*`` on a cell edge the ERM excess of a ``κ = 2`` instance has the floor
-``≈ λ h²/3``. This module samples either density **exactly** with ``O(n log(1/resolution))`` work.
+``h = 2R/M`` and ``x*`` on a cell edge the ERM excess of the 1-D ``κ = 2`` regression
+(``f_S(x) - f_S* = |x - x*|²``) cannot fall below ``h²/3``. This module samples either density **exactly** with ``O(n log(1/resolution))`` work.
 
 **Why it is exact.** In 1-D ``f_S`` is convex, so its one-sided derivatives ``f'_-, f'_+`` are
 nondecreasing and, for any interval ``[a, b]``,
@@ -34,9 +34,11 @@ distribution of :func:`jaxdp.sco.grad_inverse_sensitivity` with the same ``M`` a
 **The partition (efficiency only).** ``g`` is quasi-convex, so ``G`` is nonincreasing left of any
 minimizer ``m`` of ``f_S`` on ``X`` and nondecreasing right of it. ``m`` is found by bisection on the
 sign of ``f'_+`` (52 passes) unless the caller passes one (``center``; the estimator passes the
-instance's closed-form ERM minimizer). The partition points are ``m ± (distance to the domain end)·4^{-j}``,
-``j = 1, 2, …``, on each side until ``c·(G(point) - G(m)) <= 10⁻³`` (the density is flat to 0.1%
-inside) or the points reach the float (or cell) resolution. With geometric points every segment's
+instance's closed-form ERM minimizer). ``G`` equals ``G(m)`` on the window ``[m - ρ, m + ρ]`` when ``m``
+is the unique minimizer; from each end ``a`` of that window the partition points are
+``a ± (distance to the domain end)·4^{-j}``, ``j = 1, 2, …``, until ``c·(G(point) - G(m)) <= 10⁻³`` (the
+density is flat to 0.1% inside), the point is within 5% of the window's width of ``a``, or the points
+reach the float (or cell) resolution. With geometric points every segment's
 majorant mass is at most a constant times the true mass next to it, so the acceptance probability is
 about ``3/(4 ln 4) ≈ 0.5`` or better; the loop runs until every seed of a batch has accepted (at most
 ``max_rounds``, default 512, after which the draw is NaN and ``info["accepted"]`` is False: with an
@@ -54,7 +56,6 @@ from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from ..core.validation import check_epsilon, check_positive_int
 from .instances import SCOInstance, empirical_value

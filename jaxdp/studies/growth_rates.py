@@ -52,6 +52,7 @@ DEFAULTS = {
 }
 QUICK = {"seeds": 8, "experiments": "G1,G4,G5", "n": "1000,4000", "n_inv": "300,3000", "kappas": "1.5,3",
          "n_iter": 40, "M": 512, "M_fine": 0, "g1_insts": "regression"}
+SEED_BATCH = 16         # seeds evaluated at once inside a chunk (memory; the results do not depend on it)
 SEEDS_PER_CHUNK = 128   # seed block of a chunk: bounds memory (n up to 3e5 samples per seed) and the work lost on a stop
 
 _POS = dict(lo=0.0, lo_open=True)
@@ -601,8 +602,14 @@ def build(cfg: dict) -> Study:
     points = build_points(cfg)
 
     def run(pts, seeds):
-        keys = seed_keys(int(cfg["seed"]), seeds)
-        return [run_point(p, keys, cfg) for p in pts]
+        # a chunk's seeds in batches of SEED_BATCH: the same draws (one key per seed index), less memory
+        seeds = np.asarray(seeds)
+        out = []
+        for p in pts:
+            parts = [run_point(p, seed_keys(int(cfg["seed"]), seeds[i:i + SEED_BATCH]), cfg)
+                     for i in range(0, len(seeds), SEED_BATCH)]
+            out.append({k: np.concatenate([q[k] for q in parts]) for k in parts[0]})
+        return out
 
     return Study(name="growth-rates", points=points, seeds=int(cfg["seeds"]), run=run, seeds_per_chunk=SEEDS_PER_CHUNK,
                  check_point=lambda p: check_point(p, cfg),
