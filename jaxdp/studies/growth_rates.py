@@ -243,6 +243,7 @@ WHY = {
     "prox_path": "../results/growth-rates.md#why-prox-path",
     "grid_floor": "../results/growth-rates.md#why-grid-floor",
     "geps_floor": "../results/growth-rates.md#why-geps-floor",
+    "float": "../results/growth-rates.md#why-float",
     "other": "../results/growth-rates.md#why-other",
 }
 CLAIMS = {
@@ -410,6 +411,11 @@ def verdicts(df, slopes, summ) -> "pd.DataFrame":
                 reason = (f"grid resolution floor: at n = {int(r['x_max'])} the mean ERM excess {mean:.2g} is "
                           f"{mean / floor:.1f}× the floor {floor:.2g} of a uniform draw in the minimizer's cell")
                 link = WHY["grid_floor"]
+            elif exp == "G4" and float(g.groupby("n_samples")[y].mean().iloc[-1]) < 1e-13:
+                mean = float(g.groupby("n_samples")[y].mean().iloc[-1])
+                reason = (f"float64 resolution: at n = {int(r['x_max'])} the mean ERM excess {mean:.2g} is a "
+                          f"difference of two empirical risks of order 0.05, each rounded at about 1e-17")
+                link = WHY["float"]
             else:
                 reason, link = "see 'Other misses'", WHY["other"]
         hw = (r["slope_hi"] - r["slope_lo"]) / 2
@@ -519,7 +525,7 @@ def analyze(df):
     return tables
 
 
-def verdict_markdown(verdicts_df, manifest: dict) -> str:
+def verdict_markdown(verdicts_df, manifest: dict, source: str = "") -> str:
     """The generated block of the docs: seeds, bootstrap, widest interval, then the verdict table."""
     S = int(manifest.get("seeds", verdicts_df["n_seeds"].max()))
     tested = verdicts_df[verdicts_df["verdict"].isin(["holds", "misses"])]
@@ -529,9 +535,9 @@ def verdict_markdown(verdicts_df, manifest: dict) -> str:
               f"{tested.loc[i, 'cell']})" if i is not None else "no tested cell")
     counts = verdicts_df["verdict"].value_counts()
     tally = ", ".join(f"{counts.get(k, 0)} {k}" for k in ("holds", "misses", "not tested"))
-    head = (f"*Generated from `results/growth-rates/verdicts.csv` by `jaxdp.studies.growth_rates.publish`; do not "
-            f"edit by hand.* **{S} seeds per point**, {int(manifest.get('n_points', 0))} grid points. Every point "
-            f"of a curve uses the same seed keys, so each interval is a 95% percentile bootstrap over seed indices "
+    source = source or "`results/growth-rates/verdicts.csv` by `jaxdp.studies.growth_rates.publish`"
+    head = (f"*Generated from {source}; do not edit by hand.* **{S} seeds per point**, "
+            f"{int(manifest.get('n_points', 0))} grid points. Every point of a curve uses the same seed keys, so each interval is a 95% percentile bootstrap over seed indices "
             f"resampled jointly across the curve's points ({N_BOOT} replicates). {len(verdicts_df)} cells: {tally}; "
             f"{widest}. `≤` marks an upper-bound claim (holds unless the whole interval is above it).")
     return head + "\n\n" + verdict_table(verdicts_df)
@@ -563,6 +569,47 @@ def publish(out_dir=None, pages=DOC_PAGES, manifest_update: bool = True) -> list
         (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
     body = verdict_markdown(v, manifest)
     return [p for p in pages if write_generated(ROOT / p, BLOCK, body)]
+
+
+PARTIAL_BLOCK = "growth-rates verdicts, finished experiments of the rerun"
+PARTIAL_CSV = "verdicts_rerun.csv"
+
+
+def publish_partial(run_dir, out_dir=None, pages=DOC_PAGES[:1]) -> list:
+    """Verdicts of the experiments an *unfinished* run has finished (every point at every seed).
+
+    Reads the verified chunks of ``run_dir`` (:func:`jaxdp.studies.framework.load_results`), analyses the
+    complete experiments as :func:`analyze` does, writes ``PARTIAL_CSV`` into ``out_dir`` (default
+    ``results/growth-rates``) and the generated block ``PARTIAL_BLOCK`` of ``pages``. Until the full run
+    replaces the kept results, this is how its finished experiments reach the docs. Returns the changed pages.
+    """
+    import json
+
+    from .framework import load_results
+
+    run = pathlib.Path(run_dir)
+    out = pathlib.Path(out_dir) if out_dir is not None else ROOT / "results" / "growth-rates"
+    manifest = json.loads((run / "manifest.json").read_text())
+    cfg = {**DEFAULTS, **manifest["config"]}
+    study = build(cfg)
+    df = load_results(run, study)
+    S = int(cfg["seeds"])
+    counts = df.groupby("point")["seed"].nunique() if len(df) else None
+    done = [e for e in EXPERIMENTS if e != "G5" and any(p["exp"] == e for p in study.points) and all(
+        counts is not None and counts.get(i, 0) == S for i, p in enumerate(study.points) if p["exp"] == e)]
+    v = analyze(df[df["exp"].isin(done)])["verdicts"] if done else None
+    if v is None or not len(v):
+        return []
+    v.to_csv(out / PARTIAL_CSV, index=False)
+    n_pts = sum(1 for p in study.points if p["exp"] in done)
+    return [p for p in pages if write_generated(ROOT / p, PARTIAL_BLOCK, partial_markdown(v, S, n_pts, done))]
+
+
+def partial_markdown(v, seeds: int, n_points: int, done) -> str:
+    """The generated block of :func:`publish_partial`."""
+    src = (f"`results/growth-rates/{PARTIAL_CSV}` by `jaxdp.studies.growth_rates.publish_partial`, from the "
+           f"finished experiments ({', '.join(done)}) of the rerun at the default size while the rest of it runs")
+    return verdict_markdown(v, {"seeds": seeds, "n_points": n_points}, source=src)
 
 
 def plot(df, outdir: pathlib.Path):
