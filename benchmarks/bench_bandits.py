@@ -180,7 +180,13 @@ def _spawn(args: list, cpus: str, python: str = sys.executable, env_extra: dict 
     cmd = ["taskset", "-c", cpus, python, str(HERE), "--worker"] + args
     if not wait:
         return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
-    out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True)
+    for attempt in range(3):   # a worker killed from outside (SIGKILL on a shared machine) is run again
+        out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        if out.returncode not in (-9, 137):
+            break
+        print(f"  worker killed (attempt {attempt + 1}); running it again", file=sys.stderr, flush=True)
+    if out.returncode:
+        raise RuntimeError(f"worker {args} failed with status {out.returncode}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

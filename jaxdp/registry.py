@@ -8,6 +8,7 @@ and the tests see all of them. A module owns its entries; nothing here knows abo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import pkgutil
 from typing import Any, Callable, Mapping, Optional
@@ -53,7 +54,19 @@ def register_study(name: str, *, defaults: dict, quick: Optional[dict] = None, d
     ``defaults`` lists every configurable key (``--set key=value`` may only
     change these); ``quick`` overrides some of them for ``--quick``.
     """
-    return _register(STUDIES, "study", name, description, defaults=dict(defaults), quick=dict(quick or {}))
+    defaults = dict(defaults)
+    inner = _register(STUDIES, "study", name, description, defaults=defaults, quick=dict(quick or {}))
+
+    def deco(build):
+        # a configuration kept by an older version lacks keys added since: they take today's defaults
+        @functools.wraps(build)
+        def with_defaults(cfg: dict):
+            return build({**defaults, **dict(cfg)})
+
+        inner(with_defaults)
+        return build
+
+    return deco
 
 
 def register_audit(name: str, description: str = "", claimed_eps: Optional[float] = None, broken: bool = False):

@@ -48,6 +48,7 @@ __all__ = ["Certificate", "certify", "BOUNDS", "PLD_MAX_SUPPORT"]
 BOUNDS = ("basic", "optimal", "advanced", "kov15", "zcdp", "gaussian", "pld", "rdp", "parallel", "none")
 #: PLD is skipped when the composed support would exceed this many discretisation points.
 PLD_MAX_SUPPORT = 3.0e4
+PLD_ROUNDING = 0.005
 _REL = 1e-12
 
 
@@ -292,6 +293,11 @@ def _gaussian_exact(gauss, avail: float, budget: float) -> Optional[Certificate]
                                                 f"{m_eff:.6g} (analytic Gaussian mechanism, Balle-Wang 2018)")
 
 
+def _rounding(groups: dict, vdi: float) -> float:
+    """Total upward rounding of the pure ε's onto a grid of step ``vdi``."""
+    return sum(m * (math.ceil(e / vdi - 1e-12) * vdi - e) for (e, _), m in groups.items())
+
+
 def _pld(gauss, groups: dict, avail: float, budget: float) -> Optional[Certificate]:
     """dp_accounting PLD (pessimistic) of the whole ledger at ``avail``; None where too costly."""
     if avail <= 0 or avail >= 1:
@@ -304,6 +310,14 @@ def _pld(gauss, groups: dict, avail: float, budget: float) -> Optional[Certifica
     rho = sum(m * 0.5 / e.gaussian_multiplier ** 2 for e, m in gauss)
     scale = max(rng, 10.0 * math.sqrt(2.0 * rho) + 2.0 * rho, 1e-3)
     vdi = max(1e-4, scale / PLD_MAX_SUPPORT)
+    # pessimistic discretisation rounds each pure ε up to the grid; refine the grid (up to 8× the support)
+    # until that rounding costs at most PLD_ROUNDING of the composed ε, so the bound moves smoothly with
+    # the ledger (more events never certify visibly less)
+    total = sum(m * e for (e, _), m in groups.items())
+    for _ in range(3):
+        if _rounding(groups, vdi) <= PLD_ROUNDING * total:
+            break
+        vdi /= 2.0
     if groups and min(e for e, _ in groups) < vdi / 4:
         return None   # the pessimistic rounding would dominate: not a useful bound
     pld = None

@@ -87,19 +87,18 @@ def check_bandit_feedback(learner: Learner, params: Any, K: int, *, adversary: O
     and all means are junk (NaN, or flipped)."""
     if adversary is None:
         adversary, adv_params = _default_env(K)
-    modes = np.repeat(np.arange(3, dtype=np.int32), seeds)           # the true losses, NaN junk, flipped junk
-
-    def pick_ref(a):
-        return a[:seeds]
-
-    run = trajectory(learner, adversary, params, adv_params, jnp.concatenate([seed_keys(11, seeds) for _ in range(3)]), T, junk=modes)
+    # one compiled run: the true losses, NaN junk and flipped junk (modes 0, 1, 2), the same keys for each
+    modes = np.repeat(np.arange(3, dtype=np.int32), seeds)
+    keys = jnp.concatenate([seed_keys(11, seeds) for _ in range(3)])
+    states = trajectory(learner, adversary, params, adv_params, keys, T, junk=modes)["states"]
+    ref = jax.tree_util.tree_flatten_with_path(jax.tree_util.tree_map(lambda a: a[:seeds], states))[0]
     for j, junk in ((1, "nan"), (2, "flip")):
-        pick = lambda a, j=j: a[j * seeds:(j + 1) * seeds]       # noqa: E731
-        for (path, a), b in zip(jax.tree_util.tree_flatten_with_path(jax.tree_util.tree_map(pick_ref, run["states"]))[0],
-                                jax.tree_util.tree_leaves(jax.tree_util.tree_map(pick, run["states"]))):
+        got = jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda a, j=j: a[j * seeds:(j + 1) * seeds], states))
+        for (path, a), b in zip(ref, got):
             same = (a == b) | ((a != a) & (b != b)) if a.dtype.kind in "fc" else (a == b)
-            if not np.all(same):
-                i, t = (int(v) for v in np.argwhere(~same.reshape(a.shape[0], a.shape[1], -1).all(-1))[0])
+            differs = ~same.reshape(a.shape[0], a.shape[1], -1).all(-1)           # (seed, round)
+            if differs.any():
+                i, t = (int(v) for v in np.argwhere(differs)[0])
                 raise ConformanceError(
                     f"[bandit feedback] state{jax.tree_util.keystr(path)} of seed {i} differs after round {t} when "
                     f"the unplayed arms' losses are {junk!r}: the step reads more than the played arm's loss. "
