@@ -156,3 +156,26 @@ def test_partial_rerun_block_holds_every_cell():
                                                 sorted(set(v["experiment"]), key=growth_rates.EXPERIMENTS.index))
     for r in v.itertuples(index=False):
         assert f"| {r.experiment} | {r.cell} |" in got
+
+
+def test_mf_ftrl_ratio_block_is_generated_from_kept_run():
+    """The docs' ratio table (mechanism / tree, seed-paired intervals) is the one the kept ``ratios.csv`` gives."""
+    from jaxdp.studies import mf_ftrl
+
+    ratios = pd.read_csv(ROOT / "results" / "mf-ftrl" / "ratios.csv")
+    assert read_generated(mf_ftrl.DOC_PAGE, mf_ftrl.RATIO_BLOCK) == mf_ftrl.ratio_table(ratios)
+    assert ((ratios["ratio_lo"] <= ratios["ratio"]) & (ratios["ratio"] <= ratios["ratio_hi"])).all()
+
+
+def test_ratio_to_base_pairs_seeds():
+    """A mechanism whose every seed has exactly twice the base's value has ratio 2 with a zero-width interval,
+    however spread the seeds are (paired resampling); unpaired resampling would give a wide interval."""
+    from jaxdp.studies.analysis import ratio_to_base
+
+    rng = np.random.default_rng(0)
+    base = rng.exponential(size=50)
+    df = pd.DataFrame({"g": 0, "seed": np.tile(np.arange(50), 2), "m": ["a"] * 50 + ["b"] * 50,
+                       "y": np.concatenate([base, 2 * base])})
+    r = ratio_to_base(df, ["g"], "m", "a", "y")
+    assert len(r) == 1 and abs(r["ratio"][0] - 2) < 1e-12
+    assert abs(r["ratio_lo"][0] - 2) < 1e-9 and abs(r["ratio_hi"][0] - 2) < 1e-9

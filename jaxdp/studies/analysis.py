@@ -119,6 +119,35 @@ def joint_slope_boot(Y: np.ndarray, xs, n_boot: int = 500, seed: int = 0, corr=N
     return s, _slopes_rows(lx, means)
 
 
+def ratio_to_base(df, by: Sequence[str], hue: str, base: str, y: str, n_boot: int = 2000, seed: int = 0,
+                  level: float = 0.95):
+    """``mean(y | hue) / mean(y | hue = base)`` per group of ``by``, with a bootstrap CI that resamples seed
+    indices jointly for the two means (the runs of one seed index share their instance draws, so the ratio's
+    interval is paired). Returns a DataFrame with ``by``, ``hue``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and
+    ``n_seeds`` (seed indices present for both)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    a = (1.0 - level) / 2.0
+    rows = []
+    for key, g in df.groupby(list(by)):
+        wide = g.pivot_table(index="seed", columns=hue, values=y, aggfunc="mean")
+        if base not in wide.columns:
+            continue
+        for h in wide.columns:
+            pair = wide[[base, h]].dropna().to_numpy(float) if h != base else wide[[base]].dropna().to_numpy(float)
+            if h == base or len(pair) < 2:
+                continue
+            idx = rng.integers(0, len(pair), size=(n_boot, len(pair)))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                boots = pair[idx, 1].mean(axis=1) / pair[idx, 0].mean(axis=1)
+                r = pair[:, 1].mean() / pair[:, 0].mean()
+            lo, hi = np.nanquantile(boots, [a, 1.0 - a])
+            rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), hue: h, "ratio": r,
+                         "ratio_lo": lo, "ratio_hi": hi, "n_seeds": len(pair)})
+    return pd.DataFrame(rows)
+
+
 def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = True, n_boot: int = 500,
                seed: int = 0, log_correction: Optional[Callable[[np.ndarray], np.ndarray]] = None,
                resample: str = "independent"):

@@ -40,6 +40,7 @@ from ..oco import (
     squared_problem,
 )
 from ..registry import register_study
+from .analysis import ratio_to_base
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 DEFAULTS = {
@@ -192,6 +193,8 @@ def build(cfg: dict) -> Study:
         summ = summ.merge(base, on=["part", "env", "T", "eps"], how="left")
         summ["regret_vs_tree"] = summ["regret_mean"] / summ["tree_regret"]
         tables["summary"] = summ.drop(columns=["tree_regret"])
+        # each mechanism against the tree at equal certified (eps, delta), seeds paired
+        tables["ratios"] = ratio_to_base(df, ["part", "env", "T", "eps"], "mechanism", "tree", "regret")
         return tables
 
     def plot(df, outdir: pathlib.Path):
@@ -231,3 +234,30 @@ def build(cfg: dict) -> Study:
     return Study(name="mf-ftrl", check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
                  group_by=("mechanism", "part"), analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=16,
                  description=__doc__.strip().splitlines()[0])
+
+
+DOC_PAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "results" / "mf-ftrl.md"
+RATIO_BLOCK = "mf-ftrl-ratios"
+_COLUMNS = (("honaker", "Honaker"), ("sqrt_toeplitz", "square root"), ("banded", "banded(16)"), ("blt", "BLT(4)"))
+
+
+def ratio_table(ratios) -> str:
+    """The docs table of regret relative to the tree (seed-paired 95% bootstrap intervals) from ``ratios.csv``."""
+    t = ratios[ratios["part"] == "T"]
+    head = "| instance | T | seeds | " + " | ".join(n for _, n in _COLUMNS) + " |"
+    lines = [head, "|" + "---|" * (3 + len(_COLUMNS))]
+    for (env, T), g in t.groupby(["env", "T"], sort=True):
+        by = g.set_index("mechanism")
+        cells = [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
+                 if m in by.index else "-" for m, _ in _COLUMNS]
+        lines.append(f"| {env} | {int(T)} | {int(g['n_seeds'].min())} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def publish(outdir) -> bool:
+    """Regenerate the docs page's ratio table from a kept run's ``ratios.csv``; returns whether it changed."""
+    import pandas as pd
+
+    from .analysis import write_generated
+
+    return write_generated(DOC_PAGE, RATIO_BLOCK, ratio_table(pd.read_csv(pathlib.Path(outdir) / "ratios.csv")))
