@@ -1,6 +1,6 @@
 """Registries behind the command line: studies, planners, audits and learners.
 
-``Plan`` is defined in ``jaxdp.accounting.plan`` and re-exported here. Modules register
+The registry imports nothing else from jaxdp at module level (it is the lowest layer). Modules register
 themselves at import time with the decorators below (learners with :func:`register_learner`,
 next to their definition); ``load_all()`` imports every subpackage so the CLI, ``jaxdp compare``
 and the tests see all of them. A module owns its entries; nothing here knows about any paper.
@@ -14,7 +14,7 @@ import pkgutil
 from typing import Any, Callable, Mapping, Optional
 
 __all__ = [
-    "Plan", "PLANNERS", "STUDIES", "AUDITS", "LEARNERS", "register_planner", "register_study", "register_audit",
+    "PLANNERS", "STUDIES", "AUDITS", "LEARNERS", "register_planner", "register_study", "register_audit",
     "register_learner", "get_planner", "get_study", "get_audit", "get_learner", "learners", "learner_for_plan",
     "LearnerEntry", "ConformanceCase", "CompareBuiltin", "LEARNER_PROBLEMS", "load_all", "PLAN_MODES",
 ]
@@ -218,7 +218,7 @@ class LearnerEntry:
                              f"{plan.algorithm!r}")
 
     def params_from_plan(self, plan):
-        """The learner's typed, validated ``params_type`` for ``plan`` (a :class:`Plan` of its planner).
+        """The learner's typed, validated ``params_type`` for ``plan`` (a :class:`jaxdp.accounting.Plan` of its planner).
 
         The one way a plan becomes parameters: ``Plan.to_params()`` and the older helpers
         (``jaxdp.realizable.params_from_plan``, ``jaxdp.oco.l2p_rmw_from_plan``) call it.
@@ -313,6 +313,3 @@ def learner_for_plan(plan) -> LearnerEntry:
     return found[0]
 
 
-# ``Plan`` lives with the accounting that certifies it (jaxdp.accounting.plan); re-exported here.
-# Imported last: jaxdp.accounting's planners import ``register_planner`` from this module.
-from .accounting.plan import PLAN_MODES, Plan  # noqa: E402

@@ -33,8 +33,6 @@ message says what is wrong and how to fix it:
   One compiled engine run per grid point (``seeds`` seeds x two learner keys,
   under ``jax_debug_key_reuse``) checks every action of every round: an
   expert index out of ``[0, d)`` fails ``[shapes]`` with its seed and round.
-* :func:`experts_case` — the adversary half of a registered experts learner's conformance case
-  (:class:`jaxdp.registry.ConformanceCase`).
 * :func:`check_factory` — for ``jaxdp compare``: a factory ``(d, T, T_max, eps, delta)
   -> Learner | (Learner, params)`` (any subset of the arguments) returns the *same* ``Learner`` object at every
   grid point (so one compilation serves the sweep), and that learner passes
@@ -64,7 +62,7 @@ _n_index_actions = _sim_mod.n_index_actions
 
 __all__ = [
     "ConformanceError", "check_learner", "check_shapes", "check_key_reuse", "check_pure", "check_traces",
-    "check_factory", "call_factory", "check_factory_signature", "FactoryReport", "FACTORY_ARGS", "experts_case",
+    "check_factory", "call_factory", "check_factory_signature", "FactoryReport", "FACTORY_ARGS",
 ]
 
 
@@ -538,20 +536,6 @@ def _check_engine_out(out: dict, T_i: int, T: int, g: int, loss_range: float, n:
 
 
 # --------------------------------------------------------------------------- registered learners' cases
-
-
-def experts_case(learner: Learner, d: int, params_list: Sequence[Any], realizable: bool = False) -> tuple:
-    """``(learner, adversary, problem, params_list, adv_params)`` of an experts learner over ``d`` experts,
-    as a :class:`jaxdp.registry.ConformanceCase` builds it: i.i.d. Bernoulli losses with a planted
-    expert (gap 0.1), or, with ``realizable=True``, Bernoulli(1/2) losses with a zero-loss expert."""
-    from .experts import (BernoulliParams, RealizableBernoulliParams, adv_realizable_bernoulli, bernoulli_experts,
-                          experts_problem)
-
-    if realizable:
-        adv, ap = adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(0.5), q_star=jnp.float32(0.0))
-    else:
-        adv, ap = bernoulli_experts(d), BernoulliParams(gap=jnp.float32(0.1))
-    return learner, adv, experts_problem(), list(params_list), ap
 
 
 # --------------------------------------------------------------------------- factories (jaxdp compare)

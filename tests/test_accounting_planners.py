@@ -5,7 +5,8 @@ import math
 import pytest
 
 import jaxdp.accounting as A
-from jaxdp.registry import PLANNERS, Plan, get_planner
+from jaxdp.accounting import Plan
+from jaxdp.registry import PLANNERS, get_planner
 
 EPS = [0.05, 0.5, 1.0, 4.0]
 DELTA = [1e-9, 1e-5, 1e-2]

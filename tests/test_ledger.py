@@ -14,14 +14,15 @@ import pytest
 import jaxdp.accounting as A
 from jaxdp.accounting import certify
 from jaxdp.accounting import ledger as LG
-from jaxdp.registry import Plan as RegistryPlan
 
 dpa = pytest.importorskip("dp_accounting")
 
 
 # --------------------------------------------------------------------------- the accountant
-def test_plan_lives_in_accounting_and_is_reexported():
-    assert RegistryPlan is A.Plan and A.Plan.__module__ == "jaxdp.accounting.plan"
+def test_plan_lives_in_accounting_only():
+    import jaxdp.registry as R
+
+    assert A.Plan.__module__ == "jaxdp.accounting.plan" and not hasattr(R, "Plan")
 
 
 def test_pure_ledger_is_basic_composition_with_delta_zero():

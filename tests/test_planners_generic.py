@@ -1,6 +1,6 @@
 """Every registered planner (all teams), at a small grid of requests, in ``certified`` mode.
 
-A planner must either return a ``jaxdp.registry.Plan`` whose conditions all
+A planner must either return a ``jaxdp.accounting.Plan`` whose conditions all
 hold and whose certified (ε, δ) is within the request, or raise a ``ValueError``
 saying why nothing certifies it. Planners that need arguments beyond
 ``eps, delta, T, d, mode`` (a ``TypeError`` for a missing keyword) are skipped
@@ -13,7 +13,8 @@ import pkgutil
 import pytest
 
 import jaxdp
-from jaxdp.registry import PLANNERS, Plan
+from jaxdp.accounting import Plan
+from jaxdp.registry import PLANNERS
 
 REQUESTS = [
     dict(eps=1.0, delta=1e-5, T=64, d=4),

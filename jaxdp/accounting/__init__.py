@@ -21,7 +21,7 @@ them into the algorithm's ``Params``.
   every plan's ``eps_certified`` comes from; ``plan`` — ``Plan`` and ``make_plan``
   (docs/guide/privacy-ledger.md).
 * ``planners`` — ``jaxdp plan`` entries ``laplace``, ``gaussian``, ``tree_aggregation``,
-  ``above_threshold``, ``advanced_composition`` returning ``jaxdp.registry.Plan``.
+  ``above_threshold``, ``advanced_composition`` returning ``jaxdp.accounting.Plan``.
 * ``l2p`` (Team LAZY) — the L2P privacy formula of LAZY Thm 3.2 and its calibration.
 
 Conventions: scalars in, Python floats out; the ``*_homogeneous`` forms and the

@@ -1,6 +1,6 @@
 """Planners for the privacy primitives whose parameters a theorem sets.
 
-Each planner maps a request ``(ε, δ, T, d, …, mode)`` to a ``jaxdp.registry.Plan``
+Each planner maps a request ``(ε, δ, T, d, …, mode)`` to a ``jaxdp.accounting.Plan``
 holding the parameters and the (ε, δ) that the cited theorem certifies for
 them, and is registered for ``jaxdp plan NAME``. Each plan carries the ledger of what the
 configured mechanism releases; ``eps_certified`` is what ``jaxdp.accounting.certify``
@@ -32,7 +32,7 @@ from .plan import Plan, make_plan
 from .zcdp import gaussian_sigma_dr, gaussian_sigma_growth, gaussian_sigma_zcdp
 
 __all__ = [
-    "plan_laplace", "plan_gaussian", "plan_tree_aggregation", "plan_above_threshold", "plan_sparse_vector_shared",
+    "plan_laplace", "plan_gaussian", "plan_tree_aggregation", "plan_above_threshold", 
     "plan_advanced_composition", "tree_levels",
 ]
 
@@ -245,28 +245,6 @@ def plan_above_threshold(*, eps: float, delta: float | None = 0.0, T: int, d: in
     return make_plan(algorithm="above_threshold", mode=mode, params=params, eps=e, delta=dl, ledger=ledger,
                      delta_budget=0.0,
                      reference="Dwork-Roth Alg. 1, Thm 3.23-3.24; Realizable private online optimization, Lemma 2.3")
-
-
-@register_planner("sparse_vector_shared", "Lyu-Su-Li Alg. 1: c positives under one shared threshold noise "
-                                          "(query noise Lap(2c*Delta/eps2)), k=T queries")
-def plan_sparse_vector_shared(*, eps: float, delta: float | None = 0.0, T: int, d: int | None = None,
-                              mode: str = "paper", c: int = 1, sensitivity: float = 1.0, ratio: Any = 1.0,
-                              monotone: bool = False, beta: float = 0.05) -> Plan:
-    """The c-positive sparse vector with one shared threshold noise, over ``k = T`` queries (Lyu, Su, Li,
-    "Understanding the Sparse Vector Technique for Differential Privacy", PVLDB 2017, Alg. 1, Thm 1).
-
-    ``ε₁ = ε r/(1+r)`` pays for the threshold noise ``Lap(Δ/ε₁)``, drawn once; ``ε₂ = ε/(1+r)`` for the query
-    noise ``Lap(2cΔ/ε₂)`` (``Lap(cΔ/ε₂)`` for monotone queries); ``r = ratio`` (``"optimal"``: §4.2's
-    ``(2c)^{-2/3}``). The run is ε-DP (δ = 0) for any number of ⊥ and up to ``c`` ⊤. This is the command-line
-    face of :func:`jaxdp.mechanisms.plan_sparse_vector` (with ``k = T``); modes ``paper`` and ``certified``
-    coincide and ``d`` is unused.
-    """
-    from ..mechanisms.sparse_vector import plan_sparse_vector
-
-    e, _dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified"), delta_positive=False)
-    _dim(d)
-    plan = plan_sparse_vector(eps=e, c=c, sensitivity=sensitivity, ratio=ratio, monotone=monotone, k=T, beta=beta)
-    return plan if mode == plan.mode else dataclasses.replace(plan, mode=mode)
 
 
 # ----------------------------------------------------------------------------------------- advanced composition

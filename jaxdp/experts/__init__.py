@@ -29,7 +29,7 @@ from ..registry import register_learner as _register_learner  # noqa: E402
 
 
 def _hedge_conformance(d, T):
-    from ..testing import experts_case
+    from .conformance import experts_case
 
     return experts_case(hedge(d), d, [hedge_params(d, T), hedge_params(d, T, eta=0.5)])
 

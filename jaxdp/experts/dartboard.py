@@ -69,7 +69,7 @@ def shrinking_dartboard(d: int, variant: str = "exp") -> Learner:
 
 
 def _conformance(d, T):
-    from ..testing import experts_case
+    from .conformance import experts_case
 
     return experts_case(shrinking_dartboard(d), d, [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
 

@@ -78,7 +78,7 @@ def ftpl(d: int, noise: str = "exponential") -> Learner:
 
 
 def _conformance(d, T):
-    from ..testing import experts_case
+    from .conformance import experts_case
 
     return experts_case(ftpl(d), d, [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
 

@@ -95,7 +95,7 @@ def _from_plan(plan) -> L2PParams:
 
 
 def _conformance(d, T):
-    from ..testing import experts_case
+    from ..experts.conformance import experts_case
 
     return experts_case(l2p_mw(d), d, [l2p_mw_params(0.05, 0.2, 4), l2p_mw_params(0.1, 0.5, 4)])
 

@@ -70,7 +70,7 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
       grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``
         (default ``(120, 80, 400)``).
 
-    Returns a :class:`jaxdp.registry.Plan` with ``params = {eta, p, B, delta1}``;
+    Returns a :class:`jaxdp.accounting.Plan` with ``params = {eta, p, B, delta1}``;
     ``eps_certified`` is what the accountant proves for :func:`jaxdp.accounting.l2p.l2p_ledger`
     with the MW measure's constants; the ledger argument needs none of Thm 3.2's side conditions
     (the notes say which of them fail, if any).

@@ -186,7 +186,7 @@ def _from_plan(plan: Plan) -> TreeFTRLParams:
 
 
 def _conformance(d, T):
-    from ..testing import experts_case
+    from ..experts.conformance import experts_case
 
     return experts_case(tree_ftrl_experts(d, T), d, [tree_ftrl_params(d, T, 1.0, 1e-5),
                                                     tree_ftrl_params(d, T, 0.5, 1e-5)])

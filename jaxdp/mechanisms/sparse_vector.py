@@ -52,26 +52,29 @@ Lap(4Δ/ε) (i.e. ε₂ = cε/2 above) is only ((1 + c)ε/2)-DP, not ε-DP; the 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import TYPE_CHECKING, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ._checks import check_eps, check_finite, check_scale, check_sensitivity
+from ..accounting.plan import Plan
+from ..accounting.planners import _common as _planner_common, _dim as _planner_dim
 from ..core.validation import check_positive_int, check_probability, is_concrete
+from ..registry import register_planner
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..accounting.ledger import Event
-    from ..accounting.plan import Plan
 
 __all__ = [
     "SVTState", "svt_init", "svt_query", "svt_restart", "svt_noise_scales", "svt_accuracy_alpha",
     "above_threshold",
     "CSVTState", "csvt_budget_split", "csvt_noise_scales", "csvt_init", "csvt_init_from_scales", "csvt_query",
     "csvt_halted", "sparse_vector", "sparse_vector_from_scales", "csvt_accuracy_alpha", "csvt_ledger_event",
-    "plan_sparse_vector",
+    "plan_sparse_vector", "plan_sparse_vector_shared",
 ]
 
 
@@ -391,3 +394,23 @@ def plan_sparse_vector(*, eps: float, c: int, sensitivity: float = 1.0, ratio: R
                      ledger=ledger, delta_budget=0.0, notes=notes,
                      reference="Understanding the Sparse Vector Technique for Differential Privacy (Lyu, Su, Li, "
                                "PVLDB 2017), Alg. 1, Thm 1; docs/algorithms/primitives.md#shared-threshold-svt")
+
+
+@register_planner("sparse_vector_shared", "Lyu-Su-Li Alg. 1: c positives under one shared threshold noise "
+                                          "(query noise Lap(2c*Delta/eps2)), k=T queries")
+def plan_sparse_vector_shared(*, eps: float, delta: float | None = 0.0, T: int, d: int | None = None,
+                              mode: str = "paper", c: int = 1, sensitivity: float = 1.0, ratio: Any = 1.0,
+                              monotone: bool = False, beta: float = 0.05) -> Plan:
+    """The c-positive sparse vector with one shared threshold noise, over ``k = T`` queries (Lyu, Su, Li,
+    "Understanding the Sparse Vector Technique for Differential Privacy", PVLDB 2017, Alg. 1, Thm 1).
+
+    ``ε₁ = ε r/(1+r)`` pays for the threshold noise ``Lap(Δ/ε₁)``, drawn once; ``ε₂ = ε/(1+r)`` for the query
+    noise ``Lap(2cΔ/ε₂)`` (``Lap(cΔ/ε₂)`` for monotone queries); ``r = ratio`` (``"optimal"``: §4.2's
+    ``(2c)^{-2/3}``). The run is ε-DP (δ = 0) for any number of ⊥ and up to ``c`` ⊤. This is the command-line
+    face of :func:`plan_sparse_vector` (with ``k = T``); modes ``paper`` and ``certified``
+    coincide and ``d`` is unused.
+    """
+    e, _dl, T, mode = _planner_common(eps, delta, T, mode, ("paper", "certified"), delta_positive=False)
+    _planner_dim(d)
+    plan = plan_sparse_vector(eps=e, c=c, sensitivity=sensitivity, ratio=ratio, monotone=monotone, k=T, beta=beta)
+    return plan if mode == plan.mode else dataclasses.replace(plan, mode=mode)

@@ -60,7 +60,8 @@ from ..accounting.plan import make_plan
 from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..lazy.l2p import L2PParams, l2p
-from ..registry import ConformanceCase, Plan, register_learner, register_planner
+from ..accounting.plan import Plan
+from ..registry import ConformanceCase, register_learner, register_planner
 from .rmw import RMW_BUFFER_LOSSES, RMW_LOSSES, rmw_measure, rmw_params
 
 __all__ = ["l2p_rmw", "l2p_rmw_params", "plan_l2p_rmw", "L2P_RMW_MODES", "l2p_rmw_paper_settings",
@@ -215,7 +216,7 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
       loss: one of ``RMW_LOSSES`` (module docstring); anything but ``"linear"``
         needs ``sampler="mala"``. Recorded in ``params["loss"]``.
 
-    Returns a :class:`jaxdp.registry.Plan`; ``params`` holds ``beta, lam,
+    Returns a :class:`jaxdp.accounting.Plan`; ``params`` holds ``beta, lam,
     radius, eta`` (what the algorithm uses in ``e^{2Bη}``), ``p, B`` and the
     accounting quantities ``eta_paper, eta_div, delta0, delta1``.
     """

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from ..core.validation import (
     check_choice, check_delta, check_epsilon, check_in_range, check_nonneg, check_positive_int,
 )
-from ..registry import PLAN_MODES
+from ..accounting.plan import PLAN_MODES
 
 __all__ = ["check_d", "check_eps_finite", "check_beta", "check_lstar", "check_mode", "check_delta_for",
            "tree_where", "fdt", "log2_ceil"]

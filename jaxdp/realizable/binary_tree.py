@@ -130,7 +130,7 @@ _STATIC = ("m_set", "P_max", "T_max")   # plan parameters that are constructor a
 
 
 def _conformance(d, T):
-    from ..testing import experts_case
+    from ..experts.conformance import experts_case
     from .planners import plan_binary_tree_experts
 
     plans = [plan_binary_tree_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 4.0)]

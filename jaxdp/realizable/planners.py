@@ -1,6 +1,6 @@
 """Planners for the realizable-regime experts algorithms (Realizable private online optimization, Thms 1, 2, 6, 7).
 
-Each returns a :class:`jaxdp.registry.Plan` whose ``params`` are exactly the fields of the
+Each returns a :class:`jaxdp.accounting.Plan` whose ``params`` are exactly the fields of the
 algorithm's ``Params`` (build them with ``plan.to_params()``), the ledger of the mechanisms
 the configured algorithm runs (docs/guide/privacy-ledger.md), the (ε, δ) the accountant proves
 for it, and the theorem's side conditions, privacy and utility apart. Modes:

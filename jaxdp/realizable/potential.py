@@ -230,7 +230,7 @@ def _from_plan(plan) -> PotentialParams:
 
 def _conformance(learner):
     def build(d, T):
-        from ..testing import experts_case
+        from ..experts.conformance import experts_case
 
         return experts_case(learner(d), d, [potential_params(0.5, 0.1, 4), potential_params(1.0, 0.3, 2, s_phi=1.0)],
                             realizable=True)

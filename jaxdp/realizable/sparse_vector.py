@@ -321,7 +321,7 @@ def _sv_static(plan) -> dict:
 
 
 def _sv_conformance(d, T):
-    from ..testing import experts_case
+    from ..experts.conformance import experts_case
 
     return experts_case(sparse_vector_experts(d), d, [sparse_vector_params(0.5, 0.05, 5, 6.0),
                                                       sparse_vector_params(1.0, 0.2, 3, 10.0)], realizable=True)
@@ -345,7 +345,7 @@ _SV = register_learner(
 
 
 def _adaptive_conformance(d, T):
-    from ..testing import experts_case
+    from ..experts.conformance import experts_case
     from .planners import plan_adaptive_sparse_vector_experts
 
     plans = [plan_adaptive_sparse_vector_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 2.0)]
