@@ -151,15 +151,6 @@ class ConformanceCase:
                              f"params_list, adv_params), got {len(parts)} values")
         return parts
 
-    def run(self, d: Optional[int] = None, T: Optional[int] = None) -> dict:
-        """Run :func:`jaxdp.testing.check_learner` on the case; returns its metrics of the first grid point."""
-        from .testing import check_learner
-
-        T = int(T or self.T)
-        learner, adversary, problem, params_list, adv_params = self.parts(d, T)
-        kw = dict(T=T, seeds=self.seeds)
-        kw.update(self.check)
-        return check_learner(learner, adversary, problem, list(params_list), adv_params, **kw)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -61,7 +61,7 @@ _rollout_impl = _sim_mod._rollout_impl   # the engine's pure one-seed core (unva
 _n_index_actions = _sim_mod.n_index_actions
 
 __all__ = [
-    "ConformanceError", "check_learner", "check_shapes", "check_key_reuse", "check_pure", "check_traces",
+    "ConformanceError", "check_learner", "check_shapes", "check_key_reuse", "check_pure", "check_traces", "check_case",
     "check_factory", "call_factory", "check_factory_signature", "FactoryReport", "FACTORY_ARGS",
 ]
 
@@ -536,6 +536,16 @@ def _check_engine_out(out: dict, T_i: int, T: int, g: int, loss_range: float, n:
 
 
 # --------------------------------------------------------------------------- registered learners' cases
+
+
+def check_case(case, d: Optional[int] = None, T: Optional[int] = None) -> dict:
+    """Run :func:`check_learner` on a registered learner's :class:`jaxdp.registry.ConformanceCase` at ``d``, ``T``
+    (default: the case's) with the case's options; returns the metrics of its first grid point."""
+    T = int(T or case.T)
+    learner, adversary, problem, params_list, adv_params = case.parts(d, T)
+    kw = dict(T=T, seeds=case.seeds)
+    kw.update(case.check)
+    return check_learner(learner, adversary, problem, list(params_list), adv_params, **kw)
 
 
 # --------------------------------------------------------------------------- factories (jaxdp compare)
