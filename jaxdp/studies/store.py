@@ -202,14 +202,14 @@ def _open_manifest(out: pathlib.Path, manifest: dict) -> None:
 def _versions() -> dict:
     import jax
 
-    import jaxdp
+    from ..core.version import __version__
 
     try:
         devs = [str(d) for d in jax.local_devices()]
         kind = jax.local_devices()[0].device_kind
     except Exception:  # pragma: no cover
         devs, kind = [], "unknown"
-    return {"jaxdp": jaxdp.__version__, "jax": jax.__version__, "numpy": np.__version__,
+    return {"jaxdp": __version__, "jax": jax.__version__, "numpy": np.__version__,
             "python": sys.version.split()[0], "platform": platform.platform(), "devices": devs,
             "device_kind": kind, "backend": jax.default_backend()}
 
