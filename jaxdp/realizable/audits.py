@@ -21,11 +21,13 @@ exponential mechanism is uniform and only the sparse vector can leak):
 * ``sparse-vector-experts-shared-threshold``: one threshold noise ``Lap(2/eps_svt)`` for both instances and
   query noise ``Lap(4K/eps_svt)`` (Lyu et al. Alg. 1 with ``c = K``); correct.
 * ``sparse-vector-experts-shared-threshold-unscaled`` (BROKEN): one threshold noise, but the fresh
-  instances' query noise ``Lap(4/eps_svt)``. Not ``eps_svt``-DP in general, yet NOT detectable here: at
-  this size its exact sparse-vector privacy loss (quadrature over the threshold noise, every {0,1}
-  common-loss sequence and neighbour, every switch pattern) is at most 0.53, far below the claim 2
-  (fresh instances: 0.46). The audit reports the bound it finds; the mechanism-level audit
-  ``svt-shared-threshold-unscaled`` is the one that catches the error.
+  instances' query noise ``Lap(4/eps_svt)``. Not ``eps_svt``-DP in general, but at ``T = 4``, ``K = 2`` its exact
+  sparse-vector loss is at most 0.53 (quadrature, :func:`jaxdp.audit.exact.shared_svt_common_law`), so it is
+  audited where it IS broken: ``T = 64``, ``K = 16``, ``eps_svt = 2 - Kη``, ``η = 10⁻³`` (claimed 2), losses 0
+  against a common loss 1 in round 16. Many quick switches pin the shared threshold noise low; the instance
+  active in round 16 then holds out long, which the changed loss makes unlikely. The exact law
+  (:func:`jaxdp.audit.exact.shared_svt_window_law`) gives that event a loss of 3.6 at probability 2·10⁻³ (2.8
+  on events of probability ≥ 10⁻²), and the audit tests one event fixed from it before any run.
 """
 from __future__ import annotations
 
@@ -160,12 +162,94 @@ def audit_sparse_vector_experts_shared_threshold(*, quick: bool = True, seed: in
                 family=shared_neighbour_family())
 
 
+# --------------------------------------------------------------------------- the broken twin at a size where it is broken
+#: the size at which the broken twin is audited: T rounds, K switches, the changed round j, threshold L,
+#: eta (so the claim eps_svt + K eta is 2 with eps_svt = 2 - K eta)
+UNSCALED_T, UNSCALED_K, UNSCALED_J, UNSCALED_L, UNSCALED_ETA = 64, 16, 16, 0.0, 1e-3
+UNSCALED_EPS_SVT = CLAIMED_EPS - UNSCALED_K * UNSCALED_ETA
+
+
+@functools.lru_cache(maxsize=None)
+def unscaled_exact():
+    """The exact law of the broken twin's switch pattern on its audited pair (:func:`jaxdp.audit.exact.
+    shared_svt_window_law`): ``(classes, P, P', log-ratio table)``."""
+    from ..audit import exact as X
+
+    e = UNSCALED_EPS_SVT
+    cls, P, Q = X.shared_svt_window_law(UNSCALED_T, UNSCALED_K, UNSCALED_J, UNSCALED_L, 2.0 / e, 4.0 / e)
+    return cls, P, Q, X.window_log_ratio_table(UNSCALED_T, UNSCALED_K, cls, P, Q)
+
+
+def unscaled_threshold(n: int, alpha: float = 1e-7) -> float:
+    """The log-ratio threshold whose event ``{log P/P' > thr}`` has the largest EXPECTED Clopper–Pearson bound at
+    ``n`` runs per input (computed from the exact law, before any run: the event is fixed, not searched)."""
+    from ..audit import eps_lower_bound
+
+    cls, P, Q, _ = unscaled_exact()
+    lr = np.log(P) - np.log(Q)
+    order = np.argsort(-lr, kind="stable")
+    cp, cq = np.cumsum(P[order]), np.cumsum(Q[order])
+    ok = cp * n >= 50
+    bounds = np.where(ok, eps_lower_bound(np.floor(cp * n), n, np.ceil(cq * n), n, 0.0, alpha / 2), -np.inf)
+    i = int(np.argmax(bounds))
+    return float(0.5 * (lr[order][i] + lr[order][min(i + 1, lr.size - 1)]))
+
+
+def _unscaled_mech(key, losses):
+    """The broken twin's sparse-vector answers (``switch_t``, the ``em_draws`` flags) over a ``(T, 2)`` loss array."""
+    lrn = shared_threshold_unscaled_experts(_D)
+    params = SVExpertsParams(eps_svt=jnp.float32(UNSCALED_EPS_SVT), eta=jnp.float32(UNSCALED_ETA),
+                             K=jnp.int32(UNSCALED_K), L=jnp.float32(UNSCALED_L), Lstar=jnp.float32(0.0))
+    k_init, k_learn = jax.random.split(key)
+    st = lrn.init(k_init, params)
+
+    def body(st, inp):
+        t, loss = inp
+        st, info = lrn.step(jax.random.fold_in(k_learn, t), st, loss, params)
+        return st, info["em_draws"]
+
+    return jax.lax.scan(body, st, (jnp.arange(losses.shape[0]), losses))[1]
+
+
+def unscaled_pair():
+    """``D``: every loss 0; ``D'``: both experts take loss 1 in round ``UNSCALED_J`` (common losses: the
+    exponential mechanism is uniform on both, only the sparse vector can leak)."""
+    x0 = np.zeros((UNSCALED_T, _D), np.float32)
+    x1 = x0.copy()
+    x1[UNSCALED_J] = 1.0
+    return jnp.asarray(x0), jnp.asarray(x1)
+
+
 @register_audit("sparse-vector-experts-shared-threshold-unscaled",
-                "BROKEN (not detectable at d=2, T=4, K=2: exact loss <= 0.53): REAL Alg. 1 sharing one threshold "
-                "noise across instances with the fresh query noise Lap(4/eps_svt); claimed eps = 2",
+                "BROKEN: REAL Alg. 1 sharing one threshold noise across K=16 instances with the fresh query noise "
+                "Lap(4/eps_svt) (T=64, eps_svt=1.984, eta=1e-3); its sparse-vector answers on a common-loss pair; "
+                "claimed eps = 2 (exact loss of the audited event 3.18)",
                 claimed_eps=CLAIMED_EPS, broken=True)
 def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True, seed: int = 0, n: int | None = None,
                                                           claim_factor: float = 1.0):
-    return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts (shared threshold, unscaled query noise)",
-                n=n, claim_factor=claim_factor, eta=_ETA_SHARED, K=_K_SHARED, threshold="shared", unscaled=True,
-                family=shared_neighbour_family())
+    """The broken twin where it is broken: ``T = 64``, ``K = 16``, ``eps_svt = 2 - Kη``, ``η = 10⁻³`` (claimed
+    ``eps_svt + Kη = 2``), ``L = 0``, on :func:`unscaled_pair`. Output: the sparse-vector answers, which the
+    ledger's composition certifies together with the exponential-mechanism draws (the actions are their
+    post-processing). Event: ``{log P/P' > thr}`` of the exact law (:func:`unscaled_exact`; many quick switches
+    pin the shared threshold noise low, then the instance active in round ``j`` holds out long, which the
+    changed loss makes unlikely), with ``thr`` fixed from the exact law before any run
+    (:func:`unscaled_threshold`). Its exact privacy loss exceeds the claim by about 1.5x."""
+    from ..accounting.floating import delta_float
+    from ..audit import ThresholdEvents, audit
+
+    n = n or (1_000_000 if quick else 4_000_000)
+    claimed = CLAIMED_EPS / claim_factor
+    _, _, _, tab = unscaled_exact()
+    table = jnp.asarray(np.nan_to_num(tab, nan=0.0), jnp.float32)
+
+    def stat(flags):
+        c, b, e, r = __import__("jaxdp.audit.exact", fromlist=["window_class"]).window_class(
+            flags, UNSCALED_J, UNSCALED_K, xp=jnp)
+        return table[c, b, e, r]
+
+    x0, x1 = unscaled_pair()
+    dfl = (delta_float("categorical", eps=claimed, d=_D, draws=UNSCALED_T + 1)
+           + delta_float("laplace", eps=claimed, d=UNSCALED_T + 1))
+    return audit(_unscaled_mech, x0, x1, claimed_eps=claimed, events=ThresholdEvents(
+        statistic=stat, thresholds=(unscaled_threshold(n),)), n=n, key=jax.random.key(seed),
+        name="sparse_vector_experts (shared threshold, unscaled query noise; T=64, K=16)", delta_float=dfl)
