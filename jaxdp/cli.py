@@ -647,10 +647,11 @@ def _csv(v):
 
 
 def _cmd_compare(args) -> int:
-    from .compare import BUILTINS, EXIT_OK, EXIT_REFUTED, compare
+    from .compare import BUILTINS, EXIT_OK, EXIT_REFUTED, canonical_problem, compare
     from .instances import VERSION, instances
     from .testing import ConformanceError
 
+    args.problem = canonical_problem(args.problem)
     if args.list:
         print(f"benchmark version {VERSION}")
         for inst in instances(args.problem if args.problem else None):
@@ -780,7 +781,8 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("factory", nargs="*", help="MODULE:FACTORY (a module importable from here or a path to a .py "
                                                "file); several compare several learners of yours; omit to run the "
                                                "built-in leaderboard")
-    cp.add_argument("--problem", help="experts (default), realizable-experts, oco-ball, oco-simplex")
+    cp.add_argument("--problem", help="experts (default), realizable-experts, oco-ball, oco-simplex, bandits (alias "
+                                      "bandit: K = --d arms, bandit feedback, pseudo-regret)")
     cp.add_argument("--eps", help="comma-separated privacy levels (matched for every learner)")
     cp.add_argument("--delta", type=float)
     cp.add_argument("--T", help="comma-separated horizons (regret at the largest, slope over all)")

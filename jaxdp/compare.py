@@ -1,5 +1,7 @@
 """``jaxdp compare``: run your learners against every built-in learner of their problem class on the
 benchmark instances at matched (ε, δ), audit their privacy claims, and write a leaderboard.
+Classes: :data:`SUPPORTED` (``bandits``, alias ``bandit``: ``K = d`` arms with bandit feedback,
+ranked by pseudo-regret).
 
 Steps (docs/guide/compare.md):
 
@@ -9,7 +11,9 @@ Steps (docs/guide/compare.md):
    ``claimed_eps`` (the ε the learner claims whatever ``eps`` it is given; ``math.inf`` declares it
    non-private), ``deterministic = True`` (it ignores its keys), ``name``.
 2. **Conformance** (:func:`jaxdp.testing.check_factory`): shapes, key reuse,
-   purity, one compilation per grid point. A failure stops the run
+   purity, one compilation per grid point; for ``bandits`` also bandit feedback
+   (:func:`jaxdp.bandits.testing.check_bandit_feedback`: the actions must not depend on the unplayed
+   arms' losses). A failure stops the run
    (:class:`jaxdp.testing.ConformanceError`; the CLI exits with status 2).
 3. **Audit**: each learner is run on neighbouring loss sequences (all-zero
    losses except the first or the middle round, which takes two different
@@ -58,11 +62,22 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["compare", "load_factory", "BUILTINS", "Builtin", "builtin_learners", "CLASS_LEARNERS", "DEFAULTS",
-           "QUICK", "audit_learner", "leaderboard_markdown", "RANKED", "UNRANKED", "REFERENCE", "EXIT_OK", "EXIT_ERROR", "EXIT_REFUTED"]
+           "QUICK", "audit_learner", "leaderboard_markdown", "RANKED", "UNRANKED", "REFERENCE", "EXIT_OK",
+           "EXIT_ERROR", "EXIT_REFUTED", "SUPPORTED", "ALIASES", "CLASS_DEFAULTS", "canonical_problem"]
 
 DEFAULTS = dict(eps=(0.1, 1.0), delta=1e-6, T=(1024, 4096, 16384), d=16, seeds=64, audit_n=200_000, audit_T=32)
 QUICK = dict(eps=(1.0,), delta=1e-6, T=(256, 1024), d=8, seeds=8, audit_n=20_000, audit_T=16)
-SUPPORTED = ("experts", "realizable-experts", "oco-ball", "oco-simplex")
+SUPPORTED = ("experts", "realizable-experts", "oco-ball", "oco-simplex", "bandits")
+#: other spellings of a compared class (``--problem bandit``)
+ALIASES = {"bandit": "bandits"}
+#: per-class changes of :data:`DEFAULTS` / :data:`QUICK`: bandits compare K = 9 arms (``d``), the
+#: standard Bernoulli instance of SMPyBandits and of the ``bandits`` study
+CLASS_DEFAULTS = {"bandits": dict(d=9)}
+#: classes with bandit feedback: a learner of yours must also pass
+#: :func:`jaxdp.bandits.testing.check_bandit_feedback` (it reads the played arm's loss only)
+BANDIT_FEEDBACK = ("bandits",)
+#: the metric reported per class (``regret`` is the engine's regret of the class's problem)
+METRIC = {"bandits": "pseudo-regret"}
 
 
 # --------------------------------------------------------------------------- built-in learners
@@ -88,7 +103,12 @@ class Builtin:
 #: The registered learners' problem classes (``register_learner(problem=...)``) offered as built-ins
 #: of each compared class: experts learners are also built-ins of the realizable class.
 CLASS_LEARNERS = {"experts": ("experts",), "realizable-experts": ("experts", "realizable-experts"),
-                  "oco-ball": ("oco",), "oco-simplex": ("oco",)}
+                  "oco-ball": ("oco",), "oco-simplex": ("oco",), "bandits": ("bandits",)}
+
+
+def canonical_problem(problem):
+    """``problem`` with an alias (:data:`ALIASES`) replaced by the class's name."""
+    return ALIASES.get(problem, problem) if isinstance(problem, str) else problem
 
 
 def builtin_learners(problem: str) -> tuple:
@@ -98,7 +118,7 @@ def builtin_learners(problem: str) -> tuple:
     from . import registry
 
     out = []
-    for group in CLASS_LEARNERS[problem]:
+    for group in CLASS_LEARNERS[canonical_problem(problem)]:
         entries = [e for e in registry.learners(group) if e.compare is not None]
         out += [Builtin(e.name, e.compare.make, e.private, e.compare.how)
                 for e in sorted(entries, key=lambda e: e.private)]
@@ -176,14 +196,22 @@ def audit_learner(learner, params, *, problem_class: str, d: int, T: int, claime
     Uses the auditor's learner audit (:func:`jaxdp.audit.learners.audit_learner`: a family of
     replace-one pairs of loss sequences, here changing the first or the middle round, and a search
     over events on the actions ``x_1..x_{T+1}``; it reads the action type, an expert index or a
-    point, from the learner, whatever ``problem_class``). Returns an ``AuditReport``.
+    point, from the learner). For ``bandits`` the events are :func:`jaxdp.bandits.audits.bandit_events`:
+    the plays of each arm, and the replays of the arm played in a changed round (what bandit feedback
+    reveals). Returns an ``AuditReport``.
     """
     import jax
 
     from .audit.learners import audit_learner as _audit_learner
 
+    rounds = (0, T // 2)
+    events = None
+    if problem_class in BANDIT_FEEDBACK:
+        from .bandits.audits import bandit_events
+
+        events = bandit_events(d, T, rounds)
     return _audit_learner(learner, params, T=T, d=d, claimed_eps=claimed_eps, claimed_delta=claimed_delta, n=n,
-                          key=jax.random.key(seed), rounds=(0, T // 2), name=name)
+                          key=jax.random.key(seed), rounds=rounds, events=events, name=name)
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -222,7 +250,8 @@ def _validate(problem, eps, delta, T, d, seeds):
 
         other = [c for c in PROBLEM_CLASSES if c not in SUPPORTED]
         raise ValueError(f"problem must be one of {list(SUPPORTED)} (online classes; {other} are one-shot and not "
-                         f"compared yet), got {problem!r}")
+                         f"compared yet; alias: " + ", ".join(f"{a} = {c}" for a, c in ALIASES.items())
+                         + f"), got {problem!r}")
     for e in eps:
         if not (math.isfinite(e) and e > 0):
             raise ValueError(f"eps must be positive and finite, got {e!r}")
@@ -376,7 +405,9 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
         (any subset of the arguments; ``T_max`` is the sweep's largest horizon, for static sizes), or a
         list of them (several learners of yours in one leaderboard); ``None`` runs the built-ins only
         (the built-in leaderboard).
-      problem: ``experts``, ``realizable-experts``, ``oco-ball`` or ``oco-simplex``.
+      problem: ``experts``, ``realizable-experts``, ``oco-ball``, ``oco-simplex`` or ``bandits`` (alias
+        ``bandit``: ``K = d`` arms, bandit feedback, the pseudo-regret; a learner of yours must also
+        pass the bandit-feedback check, :func:`jaxdp.bandits.testing.check_bandit_feedback`).
       eps, delta: the privacy levels every learner is run at (matched); defaults :data:`DEFAULTS`
         (``--quick``: :data:`QUICK`).
       T: the horizons (regret at the largest; the slope in T is fitted over all); d: the dimension.
@@ -403,7 +434,8 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
     from .studies.framework import Study, run_study
     from .testing import check_factory_signature
 
-    base = QUICK if quick else DEFAULTS
+    problem = canonical_problem(problem)
+    base = dict(QUICK if quick else DEFAULTS, **(CLASS_DEFAULTS.get(problem, {}) if isinstance(problem, str) else {}))
     eps = _as_tuple(base["eps"] if eps is None else eps, float)
     delta = float(base["delta"] if delta is None else delta)
     T = tuple(sorted(set(_as_tuple(base["T"] if T is None else T, int))))
@@ -494,7 +526,14 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
             adv, ap = first.build(d, T_c, eps[0])
             say(f"conformance checks of {u.name} on {first.name} ...")
             try:
-                checks = check_factory(u.factory, adv, first.problem(d), ap, d=d, T=T_c, eps=eps, delta=delta).checks
+                rep = check_factory(u.factory, adv, first.problem(d), ap, d=d, T=T_c, eps=eps, delta=delta)
+                checks = list(rep.checks)
+                if problem in BANDIT_FEEDBACK:
+                    # a bandit learner may read the played arm's loss only
+                    from .bandits.testing import check_bandit_feedback
+
+                    check_bandit_feedback(rep.learner, rep.params[0], d, adversary=adv, adv_params=ap, T=T_c)
+                    checks.append("bandit feedback")
             except ConformanceError as e:
                 e.factory = u.label
                 raise
@@ -850,10 +889,11 @@ def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = N
     ``plot``, ``md``) completes the command line that resumes the run."""
     from .instances import get_instance
 
+    metric = METRIC.get(config["problem"], "realized regret")
     lines = [f"# Leaderboard: {config['problem']}", "",
              f"Benchmark version {config['benchmark_version']}; d = {config['d']}, δ = {config['delta']:g}, "
              f"T ∈ {{{', '.join(str(t) for t in config['T'])}}}, {config['seeds']} seeds per instance "
-             f"(the first of each instance's fixed seed list). Regret is the realized regret at "
+             f"(the first of each instance's fixed seed list). Regret is the {metric} at "
              f"T = {max(config['T'])} (mean and 95% bootstrap CI over seeds); the slope is the least-squares "
              "slope of log mean regret in log T over the T grid (95% bootstrap CI); ε cert. is the ε the "
              "learner's privacy ledger certifies (built-ins, configured by their planners in certified mode), "

@@ -21,6 +21,10 @@ Problem classes (:data:`PROBLEM_CLASSES`):
 * ``oco-ball`` — linear losses on the unit ball (planted direction, Rademacher,
   alternating signs) and the smooth realizable squared losses of REAL §4.
 * ``oco-simplex`` — linear losses on the probability simplex.
+* ``bandits`` — ``K = d`` arms, bandit feedback, pseudo-regret: Bernoulli arms with reward means
+  ``linspace(0.1, 0.9, K)`` (SMPyBandits' standard instance at ``K = 9``), one arm ``0.2`` ahead
+  of the rest (``gap``), and the oblivious "late arm" (arm 0 pays 0 for ``T/3`` rounds and 1 after,
+  built for the run's ``T``): ``docs/algorithms/bandits.md#environments``.
 * ``label-dp`` — one-shot estimation: smooth, margin-hard and minimax-hard
   classification, bounded and heavy-tailed regression (LABEL Thms 2–12).
 
@@ -44,12 +48,16 @@ import jax
 import jax.numpy as jnp
 
 __all__ = [
-    "VERSION", "PROBLEM_CLASSES", "Instance", "register_instance", "instances", "get_instance", "instance_keys",
+    "VERSION", "PROBLEM_CLASSES", "ONLINE_CLASSES", "BANDIT_CLASSES", "Instance", "register_instance", "instances",
+    "get_instance", "instance_keys",
 ]
 
 VERSION = "1"
-PROBLEM_CLASSES = ("experts", "realizable-experts", "oco-ball", "oco-simplex", "label-dp")
+PROBLEM_CLASSES = ("experts", "realizable-experts", "oco-ball", "oco-simplex", "bandits", "label-dp")
+#: the full-information online classes (a learner sees the whole loss vector)
 ONLINE_CLASSES = ("experts", "realizable-experts", "oco-ball", "oco-simplex")
+#: the online classes with bandit feedback (a learner sees the played arm's loss only)
+BANDIT_CLASSES = ("bandits",)
 
 N_SEEDS = 64          # the full seed list of every instance: indices 0..63
 N_SEEDS_QUICK = 8     # --quick uses the first 8
@@ -326,6 +334,66 @@ register_instance(Instance(
     "||x*|| = 1/2 (L* = 0)", _smooth_realizable, _squared_ball_problem, base_seed=3004, min_d=1,
     params=(("D", 1.0), ("sigma", 0.0)),
     reference="Realizable private online optimization, Thm 4; docs/algorithms/realizable.md"))
+
+
+# --------------------------------------------------------------------------- bandits
+
+
+def _bandit_problem(d):
+    from .bandits import bandit_problem
+
+    return bandit_problem("pseudo")
+
+
+def _bandit_means(kind: str, K: int):
+    import numpy as np
+
+    if kind == "linspace":
+        return np.linspace(0.1, 0.9, K)
+    m = np.full(K, 0.5)
+    m[-1] = 0.5 + BANDIT_GAP
+    return m
+
+
+BANDIT_GAP = 0.2
+
+
+def _bernoulli_arms(kind: str):
+    def build(d, T, eps, T_max=None):
+        from .bandits import BernoulliArmsParams, bernoulli_arms
+
+        return bernoulli_arms(d), BernoulliArmsParams(jnp.asarray(_bandit_means(kind, d), jnp.float32))
+
+    return build
+
+
+def _late_arm(d, T, eps, T_max=None):
+    import numpy as np
+
+    from .bandits import SwitchingArmsParams, switching_arms
+
+    a, b = np.full(d, 0.5), np.full(d, 0.5)
+    a[0], b[0] = 0.0, 1.0
+    return switching_arms(d), SwitchingArmsParams(jnp.asarray(a, jnp.float32), jnp.asarray(b, jnp.float32),
+                                                  jnp.int32(int(T) // 3))
+
+
+register_instance(Instance(
+    "bernoulli-linspace", "bandits", "K = d Bernoulli arms with reward means linspace(0.1, 0.9, K) (K = 9: "
+    "SMPyBandits' standard instance)", _bernoulli_arms("linspace"), _bandit_problem, base_seed=7001,
+    params=(("means", "linspace(0.1, 0.9, K)"),),
+    reference="Auer, Cesa-Bianchi, Fischer 2002, Finite-time analysis of the multiarmed bandit problem; "
+              "docs/algorithms/bandits.md#environments"))
+register_instance(Instance(
+    "bernoulli-gap", "bandits", f"K = d Bernoulli arms of reward mean 0.5, the last one 0.5 + {BANDIT_GAP}: "
+    "K - 1 arms with the same gap", _bernoulli_arms("gap"), _bandit_problem, base_seed=7002,
+    params=(("gap", BANDIT_GAP),), reference="docs/algorithms/bandits.md#study"))
+register_instance(Instance(
+    "late-arm", "bandits", "oblivious: arm 0 pays reward 0 for the first T/3 rounds and 1 after, the others Ber(1/2); "
+    "arm 0 is the best fixed arm (built for the run's T); pseudo-regret can be negative",
+    _late_arm, _bandit_problem, base_seed=7003, params=(("switch", "T // 3"),),
+    reference="Auer, Cesa-Bianchi, Freund, Schapire 2002, The nonstochastic multiarmed bandit problem; "
+              "docs/algorithms/bandits.md#environments"))
 
 
 # --------------------------------------------------------------------------- label DP (one-shot)

@@ -4,8 +4,9 @@ See docs/algorithms/bandits.md. Every learner is a pure step function built with
 :func:`bandit_learner` (its step receives the played arm's loss only) and runs in
 :func:`jaxdp.core.simulate` like any other learner; :func:`bandit_problem` chooses the
 pseudo-regret or the realized regret. Importing this package registers the private learners'
-planners (``jaxdp plan dp-ucb-tree``, ``dp-se``, ``dp-exp3``, ``ldp-ucb``) and every learner in the
-learner registry (problem class ``bandits``).
+planners (``jaxdp plan dp-ucb-tree``, ``dp-se``, ``dp-exp3``, ``ldp-ucb``), every learner in the
+learner registry (problem class ``bandits``, the built-ins of ``jaxdp compare --problem bandits``) and
+the privacy audits of the private learners (``jaxdp audit dp-exp3``, ...; :mod:`jaxdp.bandits.audits`).
 """
 from .problem import REGRETS, BanditLoss, bandit_learner, bandit_problem, observe
 from .adversaries import (
@@ -18,6 +19,7 @@ from .elimination import DPSEParams, DPSEState, dp_se, dp_se_epoch_length
 from . import theory  # noqa: F401
 from .planners import plan_dp_exp3, plan_dp_se, plan_dp_ucb_tree, plan_ldp_ucb
 from . import _registry  # noqa: E402,F401  (registers the learners: jaxdp.registry.LEARNERS)
+from . import audits  # noqa: E402,F401  (registers the audits: jaxdp audit dp-exp3, ...)
 
 __all__ = [
     "BanditLoss", "bandit_problem", "bandit_learner", "observe", "REGRETS",

@@ -2,15 +2,21 @@
 
 Each entry has a quick conformance case (Bernoulli arms with means ``linspace(0.2, 0.8, K)``,
 the pseudo-regret problem); the private ones are configured by their planners (``Plan.to_params``).
-None is a ``jaxdp compare`` built-in. The bandit-feedback check (``jaxdp.bandits.testing``) and the
-NumPy references run in tests/test_bandits*.py.
+Every one is a ``jaxdp compare --problem bandits`` built-in (``compare=``): the non-private ones as
+references tuned for the horizon (UCB1 with ``c = 2``, Thompson with the uniform prior, EXP3 by
+Auer et al.'s Cor. 3.2, EXP3-IX by Neu 2015), the private ones by their planners in ``certified``
+mode at the comparison's ``(eps, delta)``. The bandit-feedback check (``jaxdp.bandits.testing``)
+and the NumPy references run in tests/test_bandits*.py.
 """
 from __future__ import annotations
+
+import math
 
 import jax.numpy as jnp
 import numpy as np
 
-from ..registry import ConformanceCase, register_learner
+from ..registry import CompareBuiltin, ConformanceCase, get_learner, register_learner
+from . import theory as TH
 from .adversaries import BernoulliArmsParams, bernoulli_arms
 from .elimination import DPSEParams, dp_se
 from .exp3 import DPExp3Params, Exp3IXParams, Exp3Params, dp_exp3, exp3, exp3_ix
@@ -36,32 +42,74 @@ def _f(*vals):
     return [f32(v) for v in vals]
 
 
+# --------------------------------------------------------------------------- jaxdp compare built-ins
+# make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified): one Learner object per
+# (K, T_max), so a sweep over T and eps compiles once.
+
+
+def _ucb1_compare(d, T, T_max, eps, delta, problem):
+    return ucb1(d), UCB1Params(f32(2.0)), math.inf
+
+
+def _thompson_compare(d, T, T_max, eps, delta, problem):
+    return thompson(d), ThompsonParams(*_f(1, 1)), math.inf
+
+
+def _exp3_compare(d, T, T_max, eps, delta, problem):
+    g, eta = TH.exp3_tuning(d, T)
+    return exp3(d), Exp3Params(*_f(g, eta, 0)), math.inf
+
+
+def _exp3_ix_compare(d, T, T_max, eps, delta, problem):
+    return exp3_ix(d), Exp3IXParams(*_f(*TH.exp3_ix_tuning(d, T))), math.inf
+
+
+def _dp_ucb_tree_compare(d, T, T_max, eps, delta, problem):
+    # the trees are sized for T_max (static) and their node noise certified for it: every T <= T_max
+    e = get_learner("dp_ucb_tree")
+    plan = e.certified_plan(eps=eps, delta=delta, T=T_max, d=d)
+    return dp_ucb_tree(d, T_max), e.params_from_plan(plan), float(plan.eps_certified)
+
+
+def _planned(name):
+    def make(d, T, T_max, eps, delta, problem):
+        e = get_learner(name)
+        plan = e.certified_plan(eps=eps, delta=delta, T=T, d=d)
+        return e.factory(d), e.params_from_plan(plan), float(plan.eps_certified)
+
+    return make
+
+
 register_learner(
     "ucb1", factory=ucb1, params_type=UCB1Params, problem="bandits", private=False,
     conformance=ConformanceCase(_case(lambda d, T: ucb1(d), lambda d, T: [UCB1Params(f32(2.0)), UCB1Params(f32(1.0))])),
     description="UCB1: play argmax S/N + sqrt(c ln n / N) (c = 2); pseudo-regret <= sum 8 ln T/gap + O(K)",
-    reference="Auer, Cesa-Bianchi, Fischer 2002, Finite-time analysis of the multiarmed bandit problem, Thm 1")
+    reference="Auer, Cesa-Bianchi, Fischer 2002, Finite-time analysis of the multiarmed bandit problem, Thm 1",
+    compare=CompareBuiltin(_ucb1_compare, "non-private reference: UCB1 with c = 2"))
 
 register_learner(
     "thompson", factory=thompson, params_type=ThompsonParams, problem="bandits", private=False,
     conformance=ConformanceCase(_case(lambda d, T: thompson(d),
                                       lambda d, T: [ThompsonParams(*_f(1, 1)), ThompsonParams(*_f(0.5, 2))])),
     description="Beta-Bernoulli Thompson sampling (exact Marsaglia-Tsang Gamma draws)",
-    reference="Agrawal, Goyal 2012, Analysis of Thompson sampling for the multi-armed bandit problem")
+    reference="Agrawal, Goyal 2012, Analysis of Thompson sampling for the multi-armed bandit problem",
+    compare=CompareBuiltin(_thompson_compare, "non-private reference: Beta(1, 1) prior"))
 
 register_learner(
     "exp3", factory=exp3, params_type=Exp3Params, problem="bandits", private=False,
     conformance=ConformanceCase(_case(lambda d, T: exp3(d), lambda d, T: [Exp3Params(*_f(0.1, 0.03, 1)),
                                                                            Exp3Params(*_f(0.2, 0.05, 0))])),
     description="EXP3 with uniform mixing gamma and unbiased gain estimates (SMPyBandits' Exp3(gamma))",
-    reference="Auer, Cesa-Bianchi, Freund, Schapire 2002, The nonstochastic multiarmed bandit problem, Cor. 3.2")
+    reference="Auer, Cesa-Bianchi, Freund, Schapire 2002, The nonstochastic multiarmed bandit problem, Cor. 3.2",
+    compare=CompareBuiltin(_exp3_compare, "non-private reference: gamma, eta of Auer et al. Cor. 3.2 for T"))
 
 register_learner(
     "exp3_ix", factory=exp3_ix, params_type=Exp3IXParams, problem="bandits", private=False,
     conformance=ConformanceCase(_case(lambda d, T: exp3_ix(d), lambda d, T: [Exp3IXParams(*_f(0.1, 0.05)),
                                                                               Exp3IXParams(*_f(0.2, 0.0))])),
     description="EXP3-IX: exponential weights on implicit-exploration loss estimates",
-    reference="Neu 2015, Explore no more: improved high-probability regret bounds for non-stochastic bandits")
+    reference="Neu 2015, Explore no more: improved high-probability regret bounds for non-stochastic bandits",
+    compare=CompareBuiltin(_exp3_ix_compare, "non-private reference: eta = 2 gamma = sqrt(2 ln K / (K T))"))
 
 register_learner(
     "dp_ucb_tree", factory=dp_ucb_tree, params_type=DPUCBParams, problem="bandits", private=True,
@@ -70,7 +118,8 @@ register_learner(
     description="DP-UCB: UCB on per-arm binary-tree Laplace sums, index bonus for the tree noise",
     reference="Tossou, Dimitrakakis 2016, Algorithms for differentially private multi-armed bandits",
     planner="dp-ucb-tree", from_plan=lambda plan: DPUCBParams(f32(plan.params["b"])),
-    static=lambda plan: {"T_max": int(plan.params["T_max"])})
+    static=lambda plan: {"T_max": int(plan.params["T_max"])},
+    compare=CompareBuiltin(_dp_ucb_tree_compare, "planner dp-ucb-tree, mode certified, trees and node noise for T_max"))
 
 register_learner(
     "dp_se", factory=dp_se, params_type=DPSEParams, problem="bandits", private=True,
@@ -80,7 +129,8 @@ register_learner(
     description="DP-SE: successive elimination on fresh epoch means released with Lap(1/(eps R_e))",
     reference="Sajed, Sheffet 2019, An optimal private stochastic-MAB algorithm based on an optimal private "
               "stopping rule", planner="dp-se",
-    from_plan=lambda plan: DPSEParams(f32(plan.params["eps"]), f32(plan.params["beta"])))
+    from_plan=lambda plan: DPSEParams(f32(plan.params["eps"]), f32(plan.params["beta"])),
+    compare=CompareBuiltin(_planned("dp_se"), "planner dp-se, mode certified (beta = 1/T)"))
 
 register_learner(
     "dp_exp3", factory=dp_exp3, params_type=DPExp3Params, problem="bandits", private=True,
@@ -90,7 +140,8 @@ register_learner(
     reference="Tossou, Dimitrakakis 2017, Achieving privacy in the adversarial multi-armed bandit; Asi, Raman, "
               "Talwar 2025, Faster rates for private adversarial bandits", planner="dp-exp3",
     from_plan=lambda plan: DPExp3Params(f32(plan.params["eta"]), f32(plan.params["gamma"]), f32(plan.params["b"]),
-                                        f32(plan.params["B"]), jnp.int32(plan.params["tau"])))
+                                        f32(plan.params["B"]), jnp.int32(plan.params["tau"])),
+    compare=CompareBuiltin(_planned("dp_exp3"), "planner dp-exp3 (tau = 1), mode certified"))
 
 register_learner(
     "ldp_ucb", factory=ldp_ucb, params_type=LDPUCBParams, problem="bandits", private=True,
@@ -98,4 +149,5 @@ register_learner(
                                       lambda d, T: [LDPUCBParams(f32(1.0)), LDPUCBParams(f32(0.0))])),
     description="LDP-UCB: UCB on rewards privatised locally with Lap(1/eps), Laplace-sum confidence radius",
     reference="Ren, Zhou, Lui, Zhang 2020, Multi-armed bandits with local differential privacy",
-    planner="ldp-ucb", from_plan=lambda plan: LDPUCBParams(f32(plan.params["b"])))
+    planner="ldp-ucb", from_plan=lambda plan: LDPUCBParams(f32(plan.params["b"])),
+    compare=CompareBuiltin(_planned("ldp_ucb"), "planner ldp-ucb, mode certified (b = 1/eps)"))
