@@ -17,7 +17,7 @@ from jaxdp.cli import main
 #: correct audits: name -> (claimed eps, the smallest eps lower bound expected at quick size, seed 0).
 #: The largest loss an event on the audited output can show: dp-exp3 eps (tight); ldp-ucb
 #: eps - ln(1 + eps/2) = 1.31; dp-ucb-tree eps/2 - ln(1 + eps/4) = 1.31 (only the leaf of the
-#: changed reward is released in two rounds); dp-se about 0.71 (two Laplace noises, two scales out).
+#: changed reward is released in two rounds); dp-se 0.76 on its event (two Laplace noises).
 CORRECT = {"dp-exp3": (1.0, 0.85), "ldp-ucb": (2.0, 1.15), "dp-ucb-tree": (4.0, 1.15), "dp-se": (1.0, 0.5)}
 BROKEN = {"dp-exp3-quarter-scale": (1.0, 3.0), "dp-ucb-tree-no-noise": (4.0, 6.0)}
 #: runs per input (dp-se runs 187 rounds: fewer runs keep the file short)

@@ -26,12 +26,14 @@ certificate is as tight as its structure allows, so that a broken variant has no
 * ``dp-ucb-tree-no-noise`` (BROKEN): the same learner with node scale 0 (no tree noise): its
   third action is a deterministic function of the rewards. Flagged.
 * ``dp-se`` (claimed ε = 1): DP-SE with ``β = 0.9`` (first epoch ``R = 93`` pulls per arm),
-  ``T = 2R + 1``. Arm 0 always pays 1, arm 1 pays ``1 - c`` with
+  ``T = 2R + 1``. Arm 0 always pays reward 1 (loss 0), arm 1 reward ``1 - c`` with
   ``c = 1/2 - 2/(εR)``, so that arm 1's elimination at the end of epoch 1,
   ``Z_0 - Z_1 > 1/2 - (μ̄_0 - μ̄_1)`` with ``Z ~ Lap(1/(εR))``, sits two noise scales out in the
   tail; round 1's loss vector is ``(1, 0)`` vs ``(0, 1)`` (either pull moves ``μ̄_0 - μ̄_1`` by
   ``1/R``, one sensitivity). The event "arm 1 eliminated" (the two actions after epoch 1 are arm 0)
-  has privacy loss about ``ln 2.04 = 0.71`` (the difference of two Laplace noises).
+  has privacy loss ``ln 2.14 = 0.76``: with ``P(Z_0 - Z_1 > ks) = e^{-k}(1 + k/2)/2`` and
+  ``s = 1/(εR)`` (a changed reward moves a mean by ``1/R``, one scale at ε = 1), its thresholds
+  are ``2s`` or ``1.48s`` vs ``3s`` or ``2.48s``, depending on which arm round 1 pulls.
 
 Also here: :func:`bandit_events`, the events ``jaxdp compare --problem bandits`` adds to its audit
 of a learner of yours (the replays of the arm played in a changed round, and whether the next
