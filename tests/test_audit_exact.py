@@ -139,3 +139,193 @@ def test_broken_twin_flagged_at_quick_size():
     rep = audit_sparse_vector_experts_shared_threshold_unscaled(quick=True, seed=0)
     assert rep.violation and rep.eps_lower > 2.3, str(rep)
     assert get_audit("sparse-vector-experts-shared-threshold-unscaled").extra["broken"]
+
+
+def test_window_law_matches_the_learner():
+    """The JAX learner of the broken-twin audit against the exact law of its switch-pattern class."""
+    import jax
+    from jaxdp.realizable import audits as A
+
+    cls, P, Q, _ = A.unscaled_exact()
+    index = {tuple(k): i for i, k in enumerate(cls.tolist())}
+    f = jax.jit(jax.vmap(A._unscaled_mech, in_axes=(0, None)))
+    for i, (x, law) in enumerate(zip(A.unscaled_pair(), (P, Q))):
+        flags = np.asarray(f(jax.random.split(jax.random.key(3 + i), 1 << 17), x))
+        c, b, e, r = X.window_class(flags, A.UNSCALED_J, A.UNSCALED_K)
+        idx = np.array([index[k] for k in zip(c.tolist(), b.tolist(), e.tolist(), r.tolist())])
+        assert _chi2_p(np.bincount(idx, minlength=len(cls)), law) > P_ACCEPT
+
+
+# ----------------------------------------------------------------------------- REAL Alg. 1, whole action sequence
+def _sim_sv_experts(rng, n, losses, eps_svt, eta, K, L, mode):
+    """REAL Alg. 1 over d experts (float64 NumPy, from the algorithm): test-then-play, exponential mechanism
+    ``∝ exp(-η max(cum, 0)/2)`` at each switch, no query after K switches; ``mode``: ``"fresh"`` (a new threshold
+    noise after each switch), ``"shared"`` (one, query noise Lap(4K/ε)), ``"unscaled"`` (one, Lap(4/ε)).
+    Returns the codes ``Σ_t x_t d^t`` of ``(x_0, ..., x_T)``."""
+    T, d = losses.shape
+    b_q = 4.0 / eps_svt * (K if mode == "shared" else 1)
+    x = rng.integers(0, d, n)
+    code = x.copy()
+    tau = L + rng.laplace(0.0, 2.0 / eps_svt, n)
+    acc, k, cum = np.zeros(n), np.zeros(n, int), np.zeros((n, d))
+    for t in range(T):
+        acc = acc + losses[t][x]
+        cum = cum + losses[t]
+        top = (k < K) & (acc + rng.laplace(0.0, b_q, n) >= tau)
+        w = np.exp(-eta * np.maximum(cum, 0.0) / 2)
+        u = rng.random(n)
+        new = (u[:, None] > np.cumsum(w / w.sum(1, keepdims=True), 1)).sum(1)
+        x = np.where(top, np.minimum(new, d - 1), x)
+        k += top
+        acc = np.where(top, 0.0, acc)
+        if mode == "fresh":
+            tau = np.where(top, L + rng.laplace(0.0, 2.0 / eps_svt, n), tau)
+        code = code + x * d ** (t + 1)
+    return code
+
+
+@pytest.mark.parametrize("mode, K, eta", [("fresh", 1, 1.0), ("fresh", 2, 0.5), ("shared", 2, 0.5),
+                                          ("unscaled", 2, 0.5)])
+def test_sv_experts_law_matches_simulation(mode, K, eta):
+    losses = np.array([[1, 0], [1, 1], [0, 1], [1, 0]], float)
+    kw = dict(eps_svt=1.0, eta=eta, K=K, L=0.5)
+    codes, probs = X.sv_experts_law(losses, threshold="fresh" if mode == "fresh" else "shared",
+                                    unscaled=mode == "unscaled", **kw)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-10)
+    got = _sim_sv_experts(np.random.default_rng(len(mode) + K), 400_000, losses, mode=mode, **kw)
+    counts = np.array([(got == c).sum() for c in codes])
+    assert counts.sum() == got.size and _chi2_p(counts, probs) > P_ACCEPT
+
+
+def test_sv_experts_law_matches_the_audited_learner():
+    import jax
+    from jaxdp.realizable.audits import neighbour_family, sv_experts_mechanism
+
+    a, _ = neighbour_family()["l1=l2=e1, l4: e1 vs e2"]
+    f = jax.jit(jax.vmap(sv_experts_mechanism(1.0, 1.0, 1, 0.5), in_axes=(0, None)))
+    got = np.asarray(f(jax.random.split(jax.random.key(1), 1 << 18), a))
+    codes, probs = X.sv_experts_law(np.asarray(a), eps_svt=1.0, eta=1.0, K=1, L=0.5)
+    counts = np.array([(got == c).sum() for c in codes])
+    assert counts.sum() == got.size and _chi2_p(counts, probs) > P_ACCEPT
+
+
+def test_sv_experts_exact_ceilings():
+    """The exact privacy loss over the audited pairs bounds what any audit of them can show (pure ε: the
+    largest ratio of one output's probabilities)."""
+    from jaxdp.audit.learned_catalogue import sv_experts_family
+    from jaxdp.realizable.audits import neighbour_family, shared_neighbour_family
+
+    def worst(fam, **kw):
+        return max(X.exact_eps(*X.align(X.sv_experts_law(np.asarray(a), **kw),
+                                        X.sv_experts_law(np.asarray(b), **kw))[1:])[0] for a, b in fam.values())
+
+    kw = dict(eps_svt=1.0, eta=1.0, K=1, L=0.5)
+    assert worst(neighbour_family(), **kw) == pytest.approx(0.9560, abs=1e-3)
+    assert worst(sv_experts_family(), **kw) == pytest.approx(1.0423, abs=1e-3)
+    assert worst(shared_neighbour_family(), eps_svt=1.0, eta=0.5, K=2, L=0.5,
+                 threshold="shared") == pytest.approx(0.5392, abs=1e-3)
+
+
+# ----------------------------------------------------------------------------- sparse vector with c positives
+def test_csvt_answer_law_matches_simulation():
+    q = np.array([-1.0, 0.0, 1.0, -1.0, 2.0, 0.5, 0.0])
+    c, b_thr, b_q = 2, 1.0, 2.0
+    codes, probs = X.csvt_answer_law(q, 0.0, b_thr, b_q, c)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-10)
+    rng = np.random.default_rng(7)
+    n = 400_000
+    above = q + b_q * rng.laplace(0.0, 1.0, (n, q.size)) >= b_thr * rng.laplace(0.0, 1.0, (n, 1))
+    ans = above & (np.cumsum(above, 1) <= c)
+    got = (ans * (1 << np.arange(q.size))).sum(1)
+    counts = np.array([(got == k).sum() for k in codes])
+    assert counts.sum() == n and _chi2_p(counts, probs) > P_ACCEPT
+
+
+def test_csvt_audit_event_from_exact_law():
+    """The correct shared-threshold sparse vector: its exact loss on the audited pairs is at most 1.35 (< ε = 2, Lyu et
+    al. Thm 1), and the audited event's exact loss is what the audit bounds."""
+    from jaxdp.audit.catalogue import C_SVT, CSVT_PAIRS, EPS_SVT, csvt_exact_event
+
+    worst = max(X.exact_eps(*X.align(X.csvt_answer_law(a, 0.0, 2 / EPS_SVT, 4 * C_SVT / EPS_SVT, C_SVT),
+                                     X.csvt_answer_law(b, 0.0, 2 / EPS_SVT, 4 * C_SVT / EPS_SVT, C_SVT))[1:])[0]
+                for a, b in CSVT_PAIRS.values())
+    assert worst == pytest.approx(1.3484, abs=1e-3)
+    label, table, thr, bound, loss = csvt_exact_event(1_000_000)
+    assert 0.8 < bound < loss <= worst
+
+
+# ----------------------------------------------------------------------------- L2P-MW
+def _sim_l2p(rng, n, losses, eta, p, B):
+    """L2P-MW (Private Online Learning via Lazy Algorithms, Alg. 1 with MW; float64 NumPy, from the algorithm)."""
+    T, d = losses.shape
+    S = T // B
+    batch = losses.reshape(S, B, d).sum(1)
+
+    def draw(cum):
+        w = np.exp(-eta * cum)
+        return np.minimum((rng.random(n)[:, None] > np.cumsum(w / w.sum())).sum(1), d - 1)
+
+    cum = np.zeros(d)
+    x, y = draw(cum), draw(cum)
+    code = x.copy()
+    for s in range(1, S):
+        lam = batch[s - 1]
+        cum = cum + lam
+        acc = np.exp(np.minimum(0.0, -eta * (lam[x] - lam[y]) - 2 * B * eta))
+        keep = (rng.random(n) < acc) & (rng.random(n) >= p)
+        x = np.where(keep, x, draw(cum))
+        y = np.where(rng.random(n) >= p, y, draw(cum))
+        code = code + x * d ** s
+    return code
+
+
+def test_l2p_mw_law_matches_simulation_and_learner():
+    import jax
+    from jaxdp.lazy import audits as LA
+
+    s = LA.AUDIT_SETTING
+    losses = np.zeros((s.T, s.d))
+    losses[0] = (1.0, 0.0)
+    losses[9] = (0.0, 1.0)
+    eta = 0.2                       # a large step, so the law is far from uniform
+    codes, probs = X.l2p_mw_law(losses, eta=eta, p=s.p, B=s.B)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-12)
+    got = _sim_l2p(np.random.default_rng(2), 400_000, losses, eta, s.p, s.B)
+    assert _chi2_p(np.bincount(got, minlength=2 ** 8)[codes], probs) > P_ACCEPT
+    # the audited learner at the audited parameters, on the audited pair
+    from jaxdp.audit.learners import loss_neighbours
+
+    a, _ = loss_neighbours(s.T, s.d)[LA.L2P_PAIR]
+    f = jax.jit(jax.vmap(lambda k: LA._code(LA._l2p_mech(k, a))))
+    got = np.asarray(f(jax.random.split(jax.random.key(4), 1 << 18)))
+    P, _ = LA.l2p_exact()
+    assert _chi2_p(np.bincount(got, minlength=2 ** 8), P) > P_ACCEPT
+
+
+def test_l2p_mw_exact_loss_far_below_its_claim():
+    from jaxdp.audit.learners import loss_neighbours
+    from jaxdp.lazy import audits as LA
+
+    s = LA.AUDIT_SETTING
+    losses = {lab: [X.l2p_mw_law(np.asarray(v), eta=s.eta, p=s.p, B=s.B)[1] for v in pair]
+              for lab, pair in loss_neighbours(s.T, s.d).items()}
+    worst = {lab: X.exact_eps(a, b, delta=s.delta)[0] for lab, (a, b) in losses.items()}
+    assert max(worst, key=worst.get) == LA.L2P_PAIR
+    assert worst[LA.L2P_PAIR] == pytest.approx(0.02973, abs=2e-4) and worst[LA.L2P_PAIR] < s.eps / 25
+
+
+# ----------------------------------------------------------------------------- Gaussian mechanism
+def test_gaussian_exact_eps_against_privacy_loss_integral():
+    """``δ(ε) = E[(1 - e^{ε - L})_+]`` with the privacy loss ``L = (1 - 2Z)/(2σ²)``... integrated numerically."""
+    from scipy import integrate
+
+    sigma, delta = 4.900555168628417, 1e-5
+    eps = X.gaussian_eps(delta, sigma)
+    # L > ε  <=>  z < (1 - 2σ²ε)/2; δ = ∫ (p0(z) - e^ε p1(z)) over that half-line
+    z_max = (1.0 - 2 * sigma ** 2 * eps) / 2
+    f = lambda z: stats.norm.pdf(z, 0, sigma) - np.exp(eps) * stats.norm.pdf(z, 1, sigma)   # noqa: E731
+    val, _ = integrate.quad(f, -np.inf, z_max, epsabs=1e-14)
+    assert val == pytest.approx(delta, rel=1e-6)
+    assert eps == pytest.approx(0.7416, abs=1e-3)
+    c, bound, loss = X.gaussian_best_threshold(sigma, delta, 10 ** 7)
+    assert 0.5 < bound < loss < eps

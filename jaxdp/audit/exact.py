@@ -235,3 +235,179 @@ def window_log_ratio_table(T: int, K: int, classes, P, Q) -> np.ndarray:
     with np.errstate(divide="ignore"):
         tab[tuple(classes.T)] = np.log(P) - np.log(Q)
     return tab
+
+
+# ----------------------------------------------------------------------------- REAL Alg. 1, whole action sequence
+def sv_experts_law(losses, *, eps_svt: float, eta: float, K: int, L: float, Lstar: float = 0.0,
+                   threshold: str = "fresh", unscaled: bool = False, nodes: int = 24) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the action sequence ``(x_0, ..., x_T)`` of REAL Alg. 1 (``sparse_vector_experts``, test-then-play)
+    on a ``(T, d)`` loss array: ``codes[i] = Σ_t x_t d^t``, ``probs``.
+
+    Enumerates every path (initial expert, and per round: no switch, or a switch to each expert): the
+    exponential-mechanism factors ``softmax(-η max(cum, L*)/2)`` are exact; the sparse-vector factors are
+    Laplace CDFs integrated over the threshold noise — once over all instances (``threshold="shared"``:
+    ``τ̂ = L + Lap(2/eps_svt)``, query noise ``Lap(4K/eps_svt)``, or ``Lap(4/eps_svt)`` when ``unscaled``) or once
+    per instance (``"fresh"``: ``Lap(2/eps_svt)``, ``Lap(4/eps_svt)``, a new threshold after each switch). No
+    query after the ``K``-th switch. ``d^(T+1) · (d+1)^T`` paths at most: for the audits' ``d = 2``, ``T = 4``.
+    """
+    losses = np.asarray(losses, np.float64)
+    T, d = losses.shape
+    b_thr = 2.0 / eps_svt
+    b_q = 4.0 / eps_svt * (K if threshold == "shared" and not unscaled else 1)
+    bps = np.unique(np.concatenate([_segment_sums(losses[:, x]) for x in range(d)]))
+    tau, w = laplace_quadrature(L, b_thr, bps, nodes=nodes)
+    out: Dict[int, float] = {}
+
+    def rec(t, x, k, acc, cum, code, em, done, cur):
+        if t == T:
+            p = em * done * float(cur @ w)
+            out[code] = out.get(code, 0.0) + p
+            return
+        a = acc + losses[t, x]
+        c2 = cum + losses[t]
+        nxt_code = lambda y: code + y * d ** (t + 1)     # noqa: E731
+        if k >= K:
+            rec(t + 1, x, k, a, c2, nxt_code(x), em, done, cur)
+            return
+        p_top = 1.0 - laplace_cdf(tau - a, b_q)
+        rec(t + 1, x, k, a, c2, nxt_code(x), em, done, cur * (1.0 - p_top))
+        logits = -eta * np.maximum(c2, Lstar) / 2.0
+        pem = np.exp(logits - special.logsumexp(logits))
+        top = cur * p_top
+        if threshold == "fresh":
+            done2, cur2 = done * float(top @ w), np.ones_like(cur)
+        else:
+            done2, cur2 = done, top
+        for y in range(d):
+            rec(t + 1, y, k + 1, 0.0, c2, nxt_code(y), em * pem[y], done2, cur2)
+
+    for x0 in range(d):
+        rec(0, x0, 0, 0.0, np.zeros(d), x0, 1.0 / d, 1.0, np.ones(tau.size))
+    keys = np.array(sorted(out), np.int64)
+    return keys, np.array([out[k] for k in keys.tolist()])
+
+
+def csvt_answer_law(queries, threshold: float, b_thr: float, b_q: float, c: int, *,
+                    nodes: int = 24) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the answer vector of the sparse vector with ``c`` positives and ONE threshold noise (Lyu, Su, Li,
+    Alg. 1; ``sparse_vector_from_scales``): ``⊤_i = [q_i + Lap(b_q) >= threshold + Lap(b_thr)]`` until the ``c``-th
+    ⊤, ⊥ after. Returns ``(codes, probs)`` with ``codes = Σ_i ⊤_i 2^i``."""
+    q = np.asarray(queries, np.float64).ravel()
+    tau, w = laplace_quadrature(threshold, b_thr, q, nodes=nodes)
+    codes = np.zeros(1, np.int64)
+    count = np.zeros(1, np.int64)
+    vec = np.ones((1, tau.size))
+    for i, qi in enumerate(q):
+        p_top = 1.0 - laplace_cdf(tau - qi, b_q)
+        live = np.nonzero(count < c)[0]
+        codes = np.concatenate([codes, codes[live] | (1 << i)])
+        count = np.concatenate([count, count[live] + 1])
+        keep = np.where((count[: vec.shape[0]] < c)[:, None], 1.0 - p_top[None, :], 1.0)
+        vec = np.concatenate([vec * keep, vec[live] * p_top[None, :]])
+    return codes, vec @ w
+
+
+# ----------------------------------------------------------------------------- Gaussian mechanism
+def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """The exact ``δ(ε)`` of the Gaussian mechanism (Balle & Wang, *Improving the Gaussian Mechanism for
+    Differential Privacy*, Thm 8): ``Φ(Δ/2σ - εσ/Δ) - e^ε Φ(-Δ/2σ - εσ/Δ)``."""
+    a, b = sensitivity / (2.0 * sigma), eps * sigma / sensitivity
+    return float(stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b))
+
+
+def gaussian_eps(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """The exact ``ε(δ)`` of the Gaussian mechanism: the root of :func:`gaussian_delta` (bisection, 1e-12)."""
+    lo, hi = 0.0, 1.0
+    while gaussian_delta(hi, sigma, sensitivity) > delta:
+        hi *= 2.0
+    if gaussian_delta(lo, sigma, sensitivity) <= delta:
+        return 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gaussian_delta(mid, sigma, sensitivity) > delta else (lo, mid)
+        if hi - lo < 1e-12:
+            break
+    return 0.5 * (lo + hi)
+
+
+def gaussian_threshold_eps(sigma: float, delta: float, p_min: float, sensitivity: float = 1.0) -> float:
+    """The largest ``log((P(E) - δ)/P'(E))`` over events ``E`` of probability ``>= p_min`` of the Gaussian mechanism
+    on the pair ``0, Δ`` (the likelihood ratio is monotone, so the best events are half-lines
+    ``{s < c}``, ``P(E) = Φ(c/σ)``, ``P'(E) = Φ((c - Δ)/σ)``)."""
+    c = sigma * stats.norm.ppf(np.geomspace(max(p_min, 1e-300), 1.0 - 1e-12, 20001))
+    P, Q = stats.norm.cdf(c / sigma), stats.norm.cdf((c - sensitivity) / sigma)
+    ok = P - delta > 0
+    return float(max(0.0, np.max(np.log(P[ok] - delta) - np.log(Q[ok])))) if ok.any() else 0.0
+
+
+# ----------------------------------------------------------------------------- L2P-MW
+def l2p_mw_law(losses, *, eta: float, p: float, B: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the batch experts ``(x_1, ..., x_S)`` of L2P-MW (*Private Online Learning via Lazy Algorithms*,
+    Alg. 1 with multiplicative weights; ``S = T/B`` batches) on a ``(T, d)`` loss array.
+
+    The hidden state is the pair (played ``x``, shadow ``y``); ``x_1, y_1 ~ ν_1`` independently and at each
+    boundary ``s``, with ``ν_s = softmax(-η Σ_{t<(s-1)B} l_t)`` and ``Λ`` the previous batch's losses:
+    ``x_s = x_{s-1}`` with probability ``(1-p) min(1, e^{-η(Λ(x) - Λ(y)) - 2Bη})``, else ``x_s ~ ν_s``; independently
+    ``y_s = y_{s-1}`` with probability ``1 - p``, else ``y_s ~ ν_s``. The law of the ``x`` sequence is the forward
+    recursion of this hidden Markov chain over ``y``, for each of the ``d^S`` sequences. Returns
+    ``(codes = Σ_s x_s d^(s-1), probs)``.
+    """
+    losses = np.asarray(losses, np.float64)
+    T, d = losses.shape
+    S = T // B
+    batch = losses[: S * B].reshape(S, B, d).sum(1)
+    cum = np.concatenate([np.zeros((1, d)), np.cumsum(batch, 0)])          # cum[s] = losses before batch s
+    nu = [np.exp(-eta * c - special.logsumexp(-eta * c)) for c in cum]
+    seqs = np.array(np.unravel_index(np.arange(d ** S), (d,) * S)).T[:, ::-1]   # seqs[i, s] = x_s, code = Σ x_s d^s
+    probs = np.empty(len(seqs))
+    for i, xs in enumerate(seqs):
+        f = nu[0][xs[0]] * nu[0]                                     # f[y] = P(x_1, y_1 = y)
+        for s in range(1, S):
+            xp, xn = xs[s - 1], xs[s]
+            lam = batch[s - 1]
+            keep = (1 - p) * np.exp(np.minimum(0.0, -eta * (lam[xp] - lam) - 2 * B * eta))   # over y_prev
+            px = keep * (xn == xp) + (1 - keep) * nu[s][xn]
+            fy = f * px                                                 # P(..., x_s, y_{s-1})
+            f = (1 - p) * fy + p * fy.sum() * nu[s]                     # y_s
+        probs[i] = f.sum()
+    codes = (seqs * d ** np.arange(S)).sum(1)
+    return codes.astype(np.int64), probs
+
+
+# ----------------------------------------------------------------------------- events fixed from an exact law
+def best_fixed_event(P, Q, n: int, *, alpha: float = 1e-7, delta: float = 0.0, min_count: float = 50.0):
+    """The event ``{log P/Q > thr}`` whose EXPECTED Clopper–Pearson bound ``ln((P_lo(E) - δ)/Q_hi(E))`` at ``n`` runs per
+    input (each bound at level ``alpha/2``) is largest, computed from the exact law before any run, so an audit
+    can test this one event on all its runs (no search sample, no Bonferroni over candidates). Returns
+    ``(thr, expected bound, P(E), Q(E), exact loss ln((P(E) - δ)/Q(E)))``."""
+    from .auditor import eps_lower_bound
+
+    P, Q = np.asarray(P, np.float64), np.asarray(Q, np.float64)
+    with np.errstate(divide="ignore"):
+        lr = np.log(P) - np.log(Q)
+    order = np.argsort(-lr, kind="stable")
+    cp, cq = np.cumsum(P[order]), np.cumsum(Q[order])
+    ok = cp * n >= min_count
+    with np.errstate(all="ignore"):
+        bounds = np.where(ok, eps_lower_bound(np.floor(cp * n), n, np.ceil(cq * n), n, delta, alpha / 2), -np.inf)
+    i = int(np.argmax(bounds))
+    nxt = lr[order][min(i + 1, lr.size - 1)]
+    thr = float(0.5 * (lr[order][i] + nxt)) if nxt < lr[order][i] else float(lr[order][i] - 1e-12)
+    E = lr > thr
+    return thr, float(bounds[i]), float(P[E].sum()), float(Q[E].sum()), float(np.log((P[E].sum() - delta) / Q[E].sum()))
+
+
+def gaussian_best_threshold(sigma: float, delta: float, n: int, *, alpha: float = 1e-7,
+                            sensitivity: float = 1.0) -> Tuple[float, float, float]:
+    """The half-line event ``{s < c}`` of the Gaussian mechanism on ``0`` vs ``Δ`` whose EXPECTED Clopper–Pearson bound
+    ``ln((P_lo - δ)/P'_hi)`` at ``n`` runs per input (each bound at level ``alpha/4``: the auditor tests both
+    half-lines in both directions) is largest. Returns ``(c, expected bound, exact loss of the event)``."""
+    from .auditor import eps_lower_bound
+
+    c = sigma * stats.norm.ppf(np.geomspace(min(1e-2, 10.0 / n), 0.5, 4001))
+    P, Q = stats.norm.cdf(c / sigma), stats.norm.cdf((c - sensitivity) / sigma)
+    with np.errstate(all="ignore"):
+        b = eps_lower_bound(np.floor(P * n), n, np.ceil(Q * n), n, delta, alpha / 4)
+    b = np.where(np.isfinite(b), b, -np.inf)
+    i = int(np.argmax(b))
+    return float(c[i]), float(b[i]), float(np.log((P[i] - delta) / Q[i]))
