@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Optional
 __all__ = [
     "PLANNERS", "STUDIES", "AUDITS", "LEARNERS", "register_planner", "register_study", "register_audit",
     "register_learner", "get_planner", "get_study", "get_audit", "get_learner", "learners", "learner_for_plan",
-    "LearnerEntry", "ConformanceCase", "CompareBuiltin", "LEARNER_PROBLEMS", "load_all", "PLAN_MODES",
+    "LearnerEntry", "ConformanceCase", "CompareBuiltin", "LEARNER_PROBLEMS", "load_all",
 ]
 
 
@@ -44,7 +44,15 @@ def _register(table: dict, kind: str, name: str, description: str, **extra):
 
 
 def register_planner(name: str, description: str = ""):
-    """Register ``fn(*, eps, delta, T, d, mode, **kw) -> Plan`` as ``jaxdp plan NAME``."""
+    """Register ``fn(*, eps, delta, T, d, mode, **kw) -> Plan`` as ``jaxdp plan NAME``.
+
+    Args:
+        name: the registered name.
+        description: one line for the listing.
+
+    Returns:
+        A decorator registering the planner function.
+    """
     return _register(PLANNERS, "planner", name, description)
 
 
@@ -53,6 +61,15 @@ def register_study(name: str, *, defaults: dict, quick: Optional[dict] = None, d
 
     ``defaults`` lists every configurable key (``--set key=value`` may only
     change these); ``quick`` overrides some of them for ``--quick``.
+
+    Args:
+        name: the registered name.
+        defaults: every configurable key and its default.
+        quick: overrides of some defaults for ``--quick``.
+        description: one line for the listing.
+
+    Returns:
+        A decorator registering the ``build`` function.
     """
     defaults = dict(defaults)
     inner = _register(STUDIES, "study", name, description, defaults=defaults, quick=dict(quick or {}))
@@ -70,7 +87,17 @@ def register_study(name: str, *, defaults: dict, quick: Optional[dict] = None, d
 
 
 def register_audit(name: str, description: str = "", claimed_eps: Optional[float] = None, broken: bool = False):
-    """Register ``fn(*, quick: bool, seed: int) -> report`` (``str(report)`` is printed) as ``jaxdp audit NAME``."""
+    """Register ``fn(*, quick: bool, seed: int) -> report`` (``str(report)`` is printed) as ``jaxdp audit NAME``.
+
+    Args:
+        name: the registered name.
+        description: one line for the listing.
+        claimed_eps: the ε the audited mechanism claims.
+        broken: the mechanism is deliberately broken (the audit must flag it).
+
+    Returns:
+        A decorator registering the audit function.
+    """
     return _register(AUDITS, "audit", name, description, claimed_eps=claimed_eps, broken=broken)
 
 
@@ -102,14 +129,47 @@ def _get(table: dict, kind: str, name: str) -> Entry:
 
 
 def get_planner(name: str) -> Entry:
+    """The registered planner ``name`` (imports every subpackage first).
+
+    Args:
+        name: the planner's name.
+
+    Returns:
+        Its registry entry.
+
+    Raises:
+        ValueError: no planner of that name.
+    """
     return _get(PLANNERS, "planner", name)
 
 
 def get_study(name: str) -> Entry:
+    """The registered study ``name`` (imports every subpackage first).
+
+    Args:
+        name: the study's name.
+
+    Returns:
+        Its registry entry.
+
+    Raises:
+        ValueError: no study of that name.
+    """
     return _get(STUDIES, "study", name)
 
 
 def get_audit(name: str) -> Entry:
+    """The registered audit ``name`` (imports every subpackage first).
+
+    Args:
+        name: the audit's name.
+
+    Returns:
+        Its registry entry.
+
+    Raises:
+        ValueError: no audit of that name.
+    """
     return _get(AUDITS, "audit", name)
 
 
@@ -162,6 +222,10 @@ class CompareBuiltin:
     ``T`` and privacy ``(eps, delta)`` (from its planner in ``certified`` mode, or its exact
     calibration), and the ε its ledger certifies (``inf`` for a non-private reference). Raises
     ``ValueError`` where the request cannot be certified. ``how``: one line for the listing.
+
+    Attributes:
+        make: ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``.
+        how: one line for the listing.
     """
 
     make: Callable[..., tuple]
@@ -254,6 +318,27 @@ def register_learner(name: str, *, factory: Callable[..., Any], params_type: typ
     (``plan -> constructor kwargs``); ``plans`` adds plan algorithms it takes besides its planner's;
     ``compare`` makes it a ``jaxdp compare`` built-in of its problem class. Registering the same
     factory again under the same name is a no-op; another factory under a taken name is an error.
+
+    Args:
+        name: the learner's name.
+        factory: builds the :class:`jaxdp.Learner`.
+        params_type: the learner's hyperparameter ``NamedTuple``.
+        problem: one of :data:`LEARNER_PROBLEMS`.
+        conformance: its quick :class:`ConformanceCase` (or ``None``).
+        description: one line for listings.
+        private: whether the learner is differentially private.
+        reference: the paper (tag and theorem) it implements.
+        planner: the registered planner that configures it.
+        plans: plan algorithms it takes besides its planner's.
+        from_plan: ``plan -> params_type`` (required with a planner or ``plans``).
+        static: ``plan -> constructor kwargs``.
+        compare: makes it a ``jaxdp compare`` built-in of its problem class.
+
+    Returns:
+        The :class:`LearnerEntry`.
+
+    Raises:
+        ValueError: another factory is registered under ``name``, or an argument is invalid.
     """
     if problem not in LEARNER_PROBLEMS:
         raise ValueError(f"learner {name!r}: problem must be one of {list(LEARNER_PROBLEMS)}, got {problem!r}")
@@ -273,7 +358,17 @@ def register_learner(name: str, *, factory: Callable[..., Any], params_type: typ
 
 
 def get_learner(name: str) -> LearnerEntry:
-    """The registered learner ``name`` (imports every subpackage first if it is not registered yet)."""
+    """The registered learner ``name`` (imports every subpackage first if it is not registered yet).
+
+    Args:
+        name: the learner's name.
+
+    Returns:
+        Its :class:`LearnerEntry`.
+
+    Raises:
+        ValueError: no learner of that name.
+    """
     if name not in LEARNERS:
         load_all()
     if name not in LEARNERS:
@@ -282,13 +377,30 @@ def get_learner(name: str) -> LearnerEntry:
 
 
 def learners(problem: Optional[str] = None) -> list[LearnerEntry]:
-    """Every registered learner (of ``problem``), in registration order."""
+    """Every registered learner (of ``problem``), in registration order.
+
+    Args:
+        problem: a problem class (:data:`LEARNER_PROBLEMS`), or ``None`` for all.
+
+    Returns:
+        The :class:`LearnerEntry` list.
+    """
     load_all()
     return [e for e in LEARNERS.values() if problem is None or e.problem == problem]
 
 
 def learner_for_plan(plan) -> LearnerEntry:
-    """The registered learner that takes the parameters of ``plan`` (by ``plan.algorithm``)."""
+    """The registered learner that takes the parameters of ``plan`` (by ``plan.algorithm``).
+
+    Args:
+        plan: a :class:`jaxdp.accounting.Plan`.
+
+    Returns:
+        The :class:`LearnerEntry`.
+
+    Raises:
+        ValueError: no registered learner takes the plan's algorithm.
+    """
     def find():
         return [e for e in LEARNERS.values() if plan.algorithm in e.plans]
 

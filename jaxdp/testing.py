@@ -88,6 +88,8 @@ def _struct(tree):
 
 
 def _describe_diff(a, b) -> str:
+    ta: Any
+    tb: Any
     la, ta = jax.tree_util.tree_flatten_with_path(a)
     lb, tb = jax.tree_util.tree_flatten_with_path(b)
     if ta != tb:
@@ -119,6 +121,19 @@ def check_shapes(learner: Learner, adversary: Adversary, problem: Problem, param
     actions are checked on ``rounds`` real rounds of ``seeds`` seeds in one
     compiled call. ``init``/``step``/``end_block`` must not hold host callbacks
     (``jax.debug.print``, ``jax.debug.callback``, ``io_callback``).
+
+    Args:
+        learner: the learner under test.
+        adversary: the adversary.
+        problem: the problem.
+        params: the learner's params.
+        adv_params: the adversary's params.
+        rounds: the number of real rounds checked.
+        d: the number of experts (default: the length of a loss vector).
+        seeds: the number of seeds.
+
+    Raises:
+        ConformanceError: an action, shape or host callback is wrong (``[shapes]``, ``[host callback]``).
     """
     kind, n = _check_static(learner, adversary, problem, params, adv_params, d)
     rounds = max(int(rounds), 2 * (int(learner.block_size) if learner.end_block is not None else 1) + 1)
@@ -324,7 +339,20 @@ def _runner(learner, adversary, problem, T_max: int, salts: int = 1):
 
 def check_key_reuse(learner: Learner, adversary: Adversary, problem: Problem, params: Any, adv_params: Any,
                     T: int = 16, seeds: int = 2) -> None:
-    """No PRNG key is consumed twice (the whole run is traced under ``jax_debug_key_reuse``)."""
+    """No PRNG key is consumed twice (the whole run is traced under ``jax_debug_key_reuse``).
+
+    Args:
+        learner: the learner under test.
+        adversary: the adversary.
+        problem: the problem.
+        params: the learner's params.
+        adv_params: the adversary's params.
+        T: the horizon.
+        seeds: the number of seeds.
+
+    Raises:
+        ConformanceError: a key is consumed twice (``[key reuse]``).
+    """
     from jax.errors import KeyReuseError
 
     run = jax.jit(_runner(learner, adversary, problem, T))
@@ -345,7 +373,20 @@ def check_pure(learner: Learner, adversary: Adversary, problem: Problem, params:
                T: int = 16, seeds: int = 2) -> None:
     """``step`` has no side effects and two independent traces of a run are identical (same program, same
     constants): a step that reads ``numpy.random``, Python ``random``, a counter or the clock at trace time
-    is not. Traces only; nothing is compiled."""
+    is not. Traces only; nothing is compiled.
+
+    Args:
+        learner: the learner under test.
+        adversary: the adversary.
+        problem: the problem.
+        params: the learner's params.
+        adv_params: the adversary's params.
+        T: the horizon.
+        seeds: the number of seeds.
+
+    Raises:
+        ConformanceError: the two traces differ (``[impure step]``).
+    """
     run = _runner(learner, adversary, problem, T)
     args = (params, adv_params, seed_keys(2, seeds), jnp.int32(T))
     # a fresh function object per trace: make_jaxpr caches traces by function identity
@@ -409,7 +450,23 @@ def _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds
 def check_traces(learner: Learner, adversary: Adversary, problem: Problem, params_list: Sequence[Any],
                  adv_params: Any, T: int = 64, seeds: int = 2) -> list:
     """One trace serves every grid point: the values of ``params``, ``adv_params`` and ``T`` vary, the
-    compilation does not (``chex.assert_max_traces(n=1)``). Returns ``[(T_i, metrics)]`` per grid point."""
+    compilation does not (``chex.assert_max_traces(n=1)``). Returns ``[(T_i, metrics)]`` per grid point.
+
+    Args:
+        learner: the learner under test.
+        adversary: the adversary.
+        problem: the problem.
+        params_list: the grid points' params, of one pytree structure.
+        adv_params: the adversary's params.
+        T: the horizon (``T_max``).
+        seeds: the number of seeds.
+
+    Returns:
+        ``[(T_i, metrics)]``, one pair per grid point.
+
+    Raises:
+        ConformanceError: a grid point recompiles (``[recompiles]``).
+    """
     outs = _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds)[0]
     return [(T_i, _public(out)) for T_i, out in outs]
 
@@ -447,10 +504,14 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
         :func:`check_pure`.
       d: the number of experts (default: the length of a loss vector).
 
-    Returns the metrics of the first grid point (``(seeds,)`` arrays, equal to ``simulate``'s with the
-    same keys). Raises :class:`ConformanceError` whose message starts with the check's name in
-    brackets: ``[shapes]``, ``[host callback]``, ``[key reuse]``, ``[impure step]``, ``[recompiles]``,
-    ``[finite]``, ``[horizon]``, ``[deterministic]`` or ``[key]``.
+    Returns:
+        The metrics of the first grid point (``(seeds,)`` arrays, equal to ``simulate``'s with the same keys).
+
+    Raises:
+        ConformanceError: a check failed; the message starts with the check's name in brackets:
+            ``[shapes]``, ``[host callback]``, ``[key reuse]``, ``[impure step]``, ``[recompiles]``,
+            ``[finite]``, ``[horizon]``, ``[deterministic]`` or ``[key]``.
+        ValueError: ``params_list`` holds fewer than two grid points.
     """
     if not isinstance(learner, Learner):
         _fail("shapes", f"expected a jaxdp.Learner, got {type(learner).__name__}")
@@ -540,7 +601,19 @@ def _check_engine_out(out: dict, T_i: int, T: int, g: int, loss_range: float, n:
 
 def check_case(case, d: Optional[int] = None, T: Optional[int] = None) -> dict:
     """Run :func:`check_learner` on a registered learner's :class:`jaxdp.registry.ConformanceCase` at ``d``, ``T``
-    (default: the case's) with the case's options; returns the metrics of its first grid point."""
+    (default: the case's) with the case's options; returns the metrics of its first grid point.
+
+    Args:
+        case: a :class:`jaxdp.registry.ConformanceCase`.
+        d: the number of experts (default: the case's).
+        T: the horizon (default: the case's).
+
+    Returns:
+        The metrics of the first grid point.
+
+    Raises:
+        ConformanceError: a check failed.
+    """
     T = int(T or case.T)
     learner, adversary, problem, params_list, adv_params = case.parts(d, T)
     kw = dict(T=T, seeds=case.seeds)
@@ -554,7 +627,15 @@ def check_case(case, d: Optional[int] = None, T: Optional[int] = None) -> dict:
 @dataclasses.dataclass
 class FactoryReport:
     """What :func:`check_factory` found: the learner, its params at each checked grid point, the
-    factory's claimed ε (``None`` if it claims none) and whether it is deterministic."""
+    factory's claimed ε (``None`` if it claims none) and whether it is deterministic.
+
+    Attributes:
+        learner: the learner the factory returns (the same object at every grid point).
+        params: its params at each checked grid point.
+        claimed_eps: the factory's claimed ε (``None`` if it claims none).
+        deterministic: whether the learner ignores its key.
+        checks: the metrics of the checks.
+    """
 
     learner: Learner
     params: list
@@ -573,7 +654,14 @@ _FACTORY_ALIASES = {"n": "d", "n_experts": "d", "dim": "d", "k": "d", "horizon":
 def check_factory_signature(factory: Callable) -> None:
     """Refuse a factory that ``jaxdp compare`` cannot call: every parameter without a default must be one of
     :data:`FACTORY_ARGS` (``d, T, T_max, eps, delta``), passed by keyword. Raises ``TypeError`` listing the
-    allowed names (and the likely rename). A factory whose signature cannot be read is accepted."""
+    allowed names (and the likely rename). A factory whose signature cannot be read is accepted.
+
+    Args:
+        factory: the factory.
+
+    Raises:
+        TypeError: a parameter without a default is not one of :data:`FACTORY_ARGS`.
+    """
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):  # pragma: no cover - builtins
@@ -608,6 +696,19 @@ def call_factory(factory: Callable, *, d: int, T: int, eps: float, delta: float,
     A factory may return a ``Learner`` (``params = None``: its hyperparameters are
     closed over) or a ``(Learner, params)`` pair. A factory with a required parameter of another
     name is refused first (:func:`check_factory_signature`).
+
+    Args:
+        factory: the factory.
+        d: the number of experts (or the dimension).
+        T: the horizon the run is tuned for.
+        eps, delta: the privacy parameters.
+        T_max: the largest horizon of the sweep (default ``T``).
+
+    Returns:
+        ``(learner, params)``.
+
+    Raises:
+        TypeError: the factory has a required parameter of another name.
     """
     if not callable(factory):
         raise TypeError(f"factory must be callable, got {type(factory).__name__}")
@@ -638,6 +739,24 @@ def check_factory(factory: Callable, adversary: Adversary, problem: Problem, adv
     same object, and it must pass :func:`check_learner` over the params. A
     factory that sets ``deterministic = True`` (attribute) skips the
     key-sensitivity check.
+
+    Args:
+        factory: the ``jaxdp compare`` factory.
+        adversary: the adversary.
+        problem: the problem.
+        adv_params: the adversary's params.
+        d: the number of experts.
+        T: the horizon.
+        eps: the ε values to call the factory with (at least one).
+        delta: the δ passed to the factory.
+        deterministic: the learner ignores its key (default: the factory's ``deterministic`` attribute).
+        seeds: seeds per run.
+
+    Returns:
+        A :class:`FactoryReport`.
+
+    Raises:
+        ConformanceError: the factory or its learner fails a check.
     """
     eps = list(eps)
     grid = [(T, eps[0]), (max(2, T // 2), eps[-1] if len(eps) > 1 else eps[0] * 2)]

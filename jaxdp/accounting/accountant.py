@@ -207,9 +207,9 @@ def _collapsed(L: Ledger, budget: float, use_pld: bool) -> Optional[dict]:
     return out
 
 
-def _homogeneous(e: float, d: float, k: int, avail: float) -> list[tuple[float, str]]:
-    """(ε, name) of the homogeneous bounds for ``k`` x ``(e, d)`` at total δ ``avail``."""
-    out = []
+def _homogeneous(e: float, d: float, k: int, avail: float) -> list[tuple[float, str, str]]:
+    """(ε, name, detail) of the homogeneous bounds for ``k`` x ``(e, d)`` at total δ ``avail``."""
+    out: list[tuple[float, str, str]] = []
     if e <= 0 or k < 1:
         return out
     floor = -math.expm1(k * math.log1p(-d)) if d > 0 else 0.0
@@ -236,7 +236,7 @@ def _kov(s1: float, s2: float, dtil: float) -> float:
 
 
 def _approx_bounds(groups: dict, avail: float, extra: float, tag: str) -> list[Certificate]:
-    out = []
+    out: list[Certificate] = []
     budget = avail + extra
     if not groups:
         return out

@@ -34,7 +34,7 @@ and 10.3641 (RDP) (:func:`calibrate_noise_multiplier`).
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Any, Optional
 
 from . import _checks as C
 from .ledger import GAUSSIAN_KINDS, SAMPLED_KINDS, Event, Ledger, _ev
@@ -96,7 +96,7 @@ def _pld_eps(atoms, delta: float, vdi: float) -> float:
     dpa = _dpa()
     ADD_REMOVE, REPLACE = dpa.NeighboringRelation.ADD_OR_REMOVE_ONE, dpa.NeighboringRelation.REPLACE_ONE
     rho = sum(m * 0.5 / e.gaussian_multiplier ** 2 for e, m in atoms if e.kind in ("gaussian", "tree_aggregation"))
-    pld = None
+    pld: Any = None
 
     def add(p):
         nonlocal pld
@@ -154,9 +154,9 @@ def sampled_candidates(atoms, avail: float, budget: float, use_pld: bool = True)
             out.append(Certificate(max(eps, 0.0), budget, "pld", f"dp_accounting PLD with amplification by "
                                                                  f"sampling ({what}, {rel}), pessimistic, "
                                                                  f"discretisation {PLD_DISCRETIZATION:.2g}"))
-    eps = _rdp_eps(atoms, avail, rel)
-    if eps is not None and math.isfinite(eps):
-        out.append(Certificate(max(eps, 0.0), budget, "rdp", f"dp_accounting RDP with amplification by sampling "
+    eps_rdp = _rdp_eps(atoms, avail, rel)
+    if eps_rdp is not None and math.isfinite(eps_rdp):
+        out.append(Certificate(max(eps_rdp, 0.0), budget, "rdp", f"dp_accounting RDP with amplification by sampling "
                                                              f"({what}, {rel})"))
     return out
 
@@ -208,7 +208,7 @@ def calibrate_noise_multiplier(eps: float, delta: float, count: int, *, sampling
     def event(m: float) -> Event:
         if sampling_rate is not None:
             return poisson_sampled(m, sampling_rate, count, neighboring=neighboring)
-        return fixed_size_sampled(m, int(sample_size), int(population), count)
+        return fixed_size_sampled(m, int(sample_size or 0), int(population or 0), count)
 
     def f(logm: float) -> float:
         return amplified_epsilon(event(math.exp(logm)), d, accountant=accountant) - e

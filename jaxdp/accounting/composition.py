@@ -444,7 +444,7 @@ def compose_conditional(eps_list: Sequence[float], delta_list: Sequence[float] |
         raise ValueError(f"lambda_list must have the same shape as eps_list {e.shape}, got {lam.shape}")
     if np.any((lam < 0) | (lam > 1)):
         raise ValueError(f"lambda_list must have every entry in [0, 1], got min {lam.min()}, max {lam.max()}")
-    eps_tot, delta_tot = eps_kov15(e, d, delta_tilde)
+    eps_tot, delta_tot = eps_kov15(list(e), list(d), delta_tilde)
     return eps_tot, float(min(1.0, delta_tot + 2.0 * lam.sum()))
 
 

@@ -18,7 +18,6 @@ the command line passes them.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any
 
@@ -93,7 +92,7 @@ def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | 
     norm = _choice("norm", norm, ("l1", "l2"))
     if norm == "l2" and dim is None:
         raise ValueError("d is required with norm='l2' (Delta1 = sqrt(d) * Delta2)")
-    D1 = s if norm == "l1" else math.sqrt(dim) * s
+    D1 = s if norm == "l1" else math.sqrt(float(dim or 0)) * s
 
     def ledger(eps0: float) -> LG.Ledger:
         return LG.sequential(LG.laplace(1.0 / eps0, count=T, label="release", dim=dim or 1))
@@ -170,7 +169,7 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
                                             increasing=False, rtol=1e-7, name="sigma", what="the certified eps")
             if method == "accountant":
                 cands.pop("zcdp")
-        used = min(cands, key=cands.get)
+        used = min(cands, key=lambda k: cands[k])
         sigma = cands[used]
         notes.append("calibrated by " + {"zcdp": "zCDP (Bun-Steinke)", "dr": "Dwork-Roth Thm A.1 per release",
                                          "accountant": "bisection against the accountant"}[used])

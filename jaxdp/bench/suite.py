@@ -51,7 +51,7 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Optional
+from typing import Optional
 
 import numpy as np
 

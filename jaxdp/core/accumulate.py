@@ -52,6 +52,14 @@ def kahan_add(s, c, x):
     """One Kahan step on arrays: returns ``(s', c')`` with ``s' ~ s + x`` and ``c'`` the new compensation.
 
     The compensated total is ``s' - c'``; ``s'`` alone is within one ulp of it.
+
+    Args:
+        s: running sum.
+        c: compensation.
+        x: the value to add.
+
+    Returns:
+        ``(s', c')``, the new sum and compensation.
     """
     y = x - c
     t = s + y
@@ -61,20 +69,42 @@ def kahan_add(s, c, x):
 
 class Compensated(NamedTuple):
     """A compensated running sum of a pytree: ``sum`` (the total, rounded) and ``comp``
-    (Kahan's compensation; the exact-to-a-few-ulps total is ``sum - comp``)."""
+    (Kahan's compensation; the exact-to-a-few-ulps total is ``sum - comp``).
+
+    Attributes:
+        sum: the running total (rounded), a pytree.
+        comp: Kahan's compensation, same structure as ``sum``; the total is ``sum - comp``.
+    """
 
     sum: Any
     comp: Any
 
 
 def comp_zeros(tree: Any, dtype=None) -> Compensated:
-    """A zero compensated sum shaped like ``tree`` (leaf dtypes, or ``dtype``)."""
+    """A zero compensated sum shaped like ``tree`` (leaf dtypes, or ``dtype``).
+
+    Args:
+        tree: a pytree giving the leaves' shapes (and dtypes).
+        dtype: dtype for every leaf, or ``None`` to keep the leaves' dtypes.
+
+    Returns:
+        A zero :class:`Compensated`.
+    """
     z = jax.tree_util.tree_map(lambda a: jnp.zeros(jnp.shape(a), dtype or jnp.result_type(a)), tree)
     return Compensated(sum=z, comp=jax.tree_util.tree_map(jnp.zeros_like, z))
 
 
 def comp_add(acc: Compensated, x: Any) -> Compensated:
-    """Add the pytree ``x`` (same structure as ``acc.sum``) to a compensated sum."""
+    """Add the pytree ``x`` (same structure as ``acc.sum``) to a compensated sum.
+
+    Args:
+        acc: the compensated sum.
+        x: the pytree to add, shaped like ``acc.sum``.
+
+    Returns:
+        The updated :class:`Compensated`.
+    """
+    treedef: Any
     leaves_s, treedef = jax.tree_util.tree_flatten(acc.sum)
     leaves_c = treedef.flatten_up_to(acc.comp)
     leaves_x = treedef.flatten_up_to(x)
@@ -86,6 +116,12 @@ def comp_total(acc) -> Any:
     """The compensated total ``sum - comp`` (rounded to the accumulator's dtype).
 
     Accepts a :class:`Compensated` or a packed compensated pytree (complex leaves, :func:`packed_zeros`).
+
+    Args:
+        acc: a :class:`Compensated` or a packed compensated pytree (complex leaves).
+
+    Returns:
+        The total ``sum - comp``, in the accumulator's dtype.
     """
     if isinstance(acc, Compensated):
         return jax.tree_util.tree_map(lambda s, c: s - c, acc.sum, acc.comp)
@@ -140,6 +176,7 @@ def _packed_add_leaf(z, x):
 
 def packed_add(z: Any, x: Any) -> Any:
     """Add the pytree ``x`` to a packed compensated sum (the Kahan step of :func:`kahan_add`, one output per leaf)."""
+    treedef: Any
     leaves, treedef = jax.tree_util.tree_flatten(z)
     return treedef.unflatten([_packed_add_leaf(a, v) for a, v in zip(leaves, treedef.flatten_up_to(x))])
 

@@ -60,7 +60,15 @@ __all__ = [
 
 
 def checkpoint_rounds(T_max: int, n: int = 24) -> np.ndarray:
-    """Log-spaced distinct rounds in ``[1, T_max]`` (1-indexed), ending at ``T_max``."""
+    """Log-spaced distinct rounds in ``[1, T_max]`` (1-indexed), ending at ``T_max``.
+
+    Args:
+        T_max: the last round (>= 1).
+        n: the most rounds to return.
+
+    Returns:
+        Sorted distinct 1-indexed rounds, ending at ``T_max``.
+    """
     T_max = check_positive_int("T_max", T_max)
     n = check_positive_int("n_checkpoints", n)
     r = np.unique(np.round(np.logspace(0, np.log10(T_max), n)).astype(np.int64))
@@ -79,6 +87,16 @@ def seed_keys(seed: int, seeds: Any) -> jax.Array:
     negative or fractional seed would alias another one and is refused).
     ``seeds`` is a positive int ``n`` (indices ``range(n)``) or a non-empty
     1-D array of seed indices in ``[0, 2**32)``.
+
+    Args:
+        seed: base seed, an integer in ``[0, 2**32)``.
+        seeds: a positive int ``n`` (indices ``range(n)``) or a non-empty 1-D array of seed indices in ``[0, 2**32)``.
+
+    Returns:
+        The keys ``fold_in(key(seed), i)``, one per seed index.
+
+    Raises:
+        ValueError: if ``seed`` or a seed index is negative, fractional or at least ``2**32``.
     """
     seed = check_seed("seed", seed)
     if np.ndim(seeds) == 0:
@@ -190,8 +208,9 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
     info0 = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, _acc_dtype(s)), info_struct)
     has_exp = "expected_loss" in info_struct
     block_info0 = {}
-    if learner.end_block is not None:
-        bstruct = jax.eval_shape(lambda: learner.end_block(k_block, ls, params)[1])
+    end_block = learner.end_block
+    if end_block is not None:
+        bstruct = jax.eval_shape(lambda: end_block(k_block, ls, params)[1])
         block_info0 = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, _acc_dtype(s)), bstruct)
 
     fdt = jnp.result_type(float)
@@ -400,6 +419,9 @@ def process_local() -> Iterator[None]:
     ``process_local()``: each process then computes all the seeds of its own
     call on its own devices and never waits for the others. Results are the
     same either way, bit for bit. Outside ``jax.distributed`` this changes nothing.
+
+    Returns:
+        A context manager; the body runs with this process's devices only.
     """
     token = _PROCESS_LOCAL.set(True)
     try:
@@ -434,6 +456,13 @@ def shard_seeds(x, axis: int = 0):
     No-op on one device. The axis length must be a multiple of the local
     device count (``_pad_axis`` pads to ensure it). For custom drivers;
     ``simulate`` and ``monte_carlo`` shard over the global mesh themselves.
+
+    Args:
+        x: a pytree of arrays.
+        axis: the axis to split over the local devices (its length a multiple of the device count).
+
+    Returns:
+        ``x`` placed on the local devices, sharded along ``axis``.
     """
     mesh = _mesh()
     if mesh is None:
@@ -539,7 +568,14 @@ def cpu_cache_bytes() -> int:
 
 
 def tile_budget(platform: Optional[str] = None) -> int:
-    """Bytes of carried state one tile of seeds may hold on ``platform`` (see :func:`seed_tile`)."""
+    """Bytes of carried state one tile of seeds may hold on ``platform`` (see :func:`seed_tile`).
+
+    Args:
+        platform: a JAX platform name (``"cpu"``, ``"gpu"``, ``"tpu"``); ``None`` for the default backend.
+
+    Returns:
+        The budget in bytes.
+    """
     platform = (platform or jax.default_backend()).lower()
     if platform == "cpu":
         return cpu_cache_bytes() // 2
@@ -557,7 +593,18 @@ def _tree_bytes(tree) -> int:
 
 
 def carry_bytes(learner: Learner, adversary: Adversary, problem: Problem, params: Any, adv_params: Any) -> int:
-    """Bytes of state one seed carries from round to round (learner, adversary, comparator statistics)."""
+    """Bytes of state one seed carries from round to round (learner, adversary, comparator statistics).
+
+    Args:
+        learner: the learner.
+        adversary: the adversary.
+        problem: the problem (its comparator statistics are carried too).
+        params: the learner's params.
+        adv_params: the adversary's params.
+
+    Returns:
+        Bytes of carried state per seed.
+    """
     def init(key):
         k1, k2 = jax.random.split(key)
         ls = learner.init(k1, params)
@@ -597,7 +644,15 @@ def seed_tile(carry: int, platform: Optional[str] = None) -> int:
     """The tile size ``simulate`` uses for seeds that carry ``carry`` bytes each on ``platform``
     (default: the default backend): the largest power of two whose tile's carry fits the
     platform's budget (:func:`tile_budget`: half the last-level cache on CPU), at least the
-    platform's minimum tile."""
+    platform's minimum tile.
+
+    Args:
+        carry: bytes of state one seed carries (:func:`carry_bytes`).
+        platform: a JAX platform name (``"cpu"``, ``"gpu"``, ``"tpu"``); ``None`` for the default backend.
+
+    Returns:
+        The number of seeds per tile, a power of two.
+    """
     platform = (platform or jax.default_backend()).lower()
     budget = tile_budget(platform)
     lo = _TILE_MIN.get(platform, _TILE_MIN["gpu"])
@@ -856,6 +911,13 @@ def monte_carlo(fn, keys: jax.Array, *args: Any) -> Any:
     the same on every process and bit-identical to a one-device run. ``fn``
     is compiled once per argument shapes (cached by the identity of ``fn``:
     pass the same function object to reuse it). The keys are not consumed.
+
+    Args:
+        fn: the estimator ``fn(key, *args)``, a pure function of the key and ``args``.
+        keys: the seeds' keys, shape ``(S,)``; not consumed.
+
+    Returns:
+        ``fn``'s output pytree with a leading axis of length S, as NumPy arrays (the same on every process).
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")

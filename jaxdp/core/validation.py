@@ -120,7 +120,7 @@ def check_positive_int(name: str, x: Any, *, minimum: int = 1) -> int:
         if arr is not None and arr.dtype != object and np.issubdtype(arr.dtype, np.integer):
             if np.any(arr < minimum):
                 raise ValueError(f"{name} must be integers >= {minimum}, got {_fmt(x)}")
-            return int(arr) if arr.ndim == 0 else x
+            return int(arr) if arr.ndim == 0 else x  # type: ignore[return-value]  # arrays pass through
         raise TypeError(f"{name} must be an integer >= {minimum}, got {x!r} ({type(x).__name__})")
     if int(x) < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {int(x)}")

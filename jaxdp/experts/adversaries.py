@@ -383,7 +383,7 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
         check_replay(params, d, T, past_end)
 
     adv = _with_params(init, loss)
-    loss.host_check = host_check
+    loss.host_check = host_check  # type: ignore[attr-defined]  # read by jaxdp.core before compiling
     return adv
 
 

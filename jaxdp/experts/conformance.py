@@ -17,6 +17,7 @@ def experts_case(learner: Learner, d: int, params_list: Sequence[Any], realizabl
     """``(learner, adversary, problem, params_list, adv_params)`` of an experts learner over ``d`` experts,
     as a :class:`jaxdp.registry.ConformanceCase` builds it: i.i.d. Bernoulli losses with a planted
     expert (gap 0.1), or, with ``realizable=True``, Bernoulli(1/2) losses with a zero-loss expert."""
+    ap: Any
     if realizable:
         adv, ap = adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(0.5), q_star=jnp.float32(0.0))
     else:

@@ -364,11 +364,11 @@ def gen_heavy_tail_regression(d: int = 1, p: float = 2.0, family: str = "student
     check_positive("scale", scale)
     m_xi = scale ** p * (student_t_abs_moment(tail, p) if family == "student_t" else pareto_abs_moment(tail, p))
 
-    def eta(theta, x):
+    def eta_sin(theta, x):
         return A * jnp.prod(jnp.sin(2 * jnp.pi * x), axis=-1)
 
-    def labels(key, theta, x):
-        e = eta(theta, x)
+    def labels_noisy(key, theta, x):
+        e = eta_sin(theta, x)
         if family == "student_t":
             xi = jax.random.t(key, tail, e.shape, _fdt())
         else:
@@ -380,5 +380,5 @@ def gen_heavy_tail_regression(d: int = 1, p: float = 2.0, family: str = "student
 
     Mp = 2 ** (p - 1) * (A ** p + m_xi)
     return Generator(f"heavy_tail_regression({family},p={p})", "regression", d, 0, lambda key, h0=None: {},
-                     eta, labels, beta=1.0, L=2 * math.pi * A * math.sqrt(d), p=float(p), M_p=float(Mp),
+                     eta_sin, labels_noisy, beta=1.0, L=2 * math.pi * A * math.sqrt(d), p=float(p), M_p=float(Mp),
                      info=(("family", family), ("E_abs_xi_p", m_xi), ("nu_or_a", tail)))

@@ -26,7 +26,7 @@ from ..core.validation import check_epsilon, check_positive_int, is_concrete
 __all__ = ["rr_with_prior", "rr_with_prior_probs", "rr_prior_k"]
 
 
-def rr_prior_k(prior: jax.Array, eps) -> jax.Array:
+def rr_prior_k(prior: jax.Array, eps) -> tuple[jax.Array, jax.Array]:
     """``(k, order)``: the optimal set size (int32, ``1 <= k <= K``) and the classes sorted by
     decreasing prior (``Y_k = order[:k]``) for priors of shape ``(..., K)``."""
     K = prior.shape[-1]

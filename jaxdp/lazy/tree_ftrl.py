@@ -99,7 +99,7 @@ def tree_ftrl_experts(d: int, T_max: int, noise="gaussian", kind: Optional[str] 
         if mech is None:
             noise = kind
     if mech is not None:
-        return _tree_ftrl_mf(d, int(T_max), mech, kind)
+        return _tree_ftrl_mf(d, int(T_max), mech, str(kind))
     check_choice("noise", noise, ["laplace", "gaussian"])
     fdt = jnp.result_type(float)
 

@@ -177,7 +177,7 @@ class CSVTState(NamedTuple):
 
     tau_hat: jax.Array       # float, τ + ρ with ρ ~ Lap(Δ/ε₁), drawn once per instance
     query_scale: jax.Array   # float, Laplace scale of every query's noise (2cΔ/ε₂; cΔ/ε₂ for monotone queries)
-    count: jax.Array         # int32, ⊤ answers so far
+    count: jax.Array  # type: ignore[assignment]  # int32, ⊤ answers so far (shadows tuple.count)
     c: jax.Array             # int32, the cap: the instance halts after its c-th ⊤
 
 

@@ -269,5 +269,5 @@ def adv_replay_oco(d: int, kind: str = "linear", past_end: str = "error") -> Adv
             raise ValueError(f"adv_replay_oco: T={int(np.max(np.asarray(T)))} is longer than the data ({shape[-2]} "
                              f"rows); pass past_end='wrap' or past_end='hold' to adv_replay_oco, or give more rows")
 
-    loss.host_check = host_check
+    loss.host_check = host_check  # type: ignore[attr-defined]  # read by jaxdp.core before compiling
     return _with_params(init, loss)

@@ -264,7 +264,7 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
             return R
 
         delta0 = delta * 1e-3 / float(T) ** 2
-        r = None
+        r: dict = {}
         for _ in range(2):  # δ0 depends on (η, p, B): iterate once (Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw)
             r = calibrate_trusted(T=T, eps=eps, delta=delta, regret=make_proxy(delta0), delta0=delta0,
                                   log_factor=log_factor, conservative=(mode == "certified"), n_B=n_B, n_c=n_c,

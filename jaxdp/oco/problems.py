@@ -101,7 +101,7 @@ class SquaredStats(NamedTuple):
 class BufferStats(NamedTuple):
     a: jax.Array        # (n_buffer, d) the first n_buffer feature vectors
     b: jax.Array        # (n_buffer,)   their targets
-    count: jax.Array    # int32, losses seen
+    count: jax.Array    # type: ignore[assignment]  # int32, losses seen (shadows tuple.count)
     net_cum: jax.Array  # (M,) cumulative loss at the net points
     net_cum_c: Optional[jax.Array] = None  # (M,) its Kahan compensation (jaxdp.core.accumulate)
 
@@ -305,7 +305,7 @@ def squared_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = N
 # --------------------------------------------------------------------------- buffer + net comparator
 
 
-def net_points(domain: Domain, d: int, M: int) -> np.ndarray:
+def net_points(domain: Domain, d: int, M: int) -> tuple[np.ndarray, float]:
     """A fixed net of about ``M`` points of ``domain`` (host float32) and its covering radius.
 
     ``d <= 2``: the regular grid with ``m = round(M^{1/d})`` points per axis on

@@ -129,6 +129,7 @@ def experts_oco_net_params(*, eps_svt, eta, K, L, Lstar=0.0, loss_scale=2.0, ada
                            **adaptive_kw) -> OCONetParams:
     """Validated :class:`OCONetParams` (``L`` is the SVT threshold, in normalized loss units)."""
     check_positive("loss_scale", loss_scale)
+    inner: Any
     if adaptive:
         inner = sparse_vector.adaptive_sparse_vector_params(eps_svt=eps_svt, eta=eta, K=K, **adaptive_kw)
     else:
@@ -157,7 +158,7 @@ def _default_m(d: int, D: float, lipschitz: float, T: int, max_points: int) -> t
     """Thm 3's rho = 1/(LT): m = ceil(2D / rho) per axis, capped so that m^d <= max_points."""
     m_paper = int(math.ceil(2.0 * D * lipschitz * T))
     cap = max(2, int(math.floor(max_points ** (1.0 / d))))
-    notes = []
+    notes: list[str] = []
     if m_paper > cap:
         notes.append(f"grid capped at m={cap} per axis (Thm 3's rho=1/(LT) needs m={m_paper}); "
                      f"discretization error <= T L rho is reported by the study")
@@ -189,7 +190,7 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
     check_positive("lipschitz", lipschitz)
     if not (0 < beta < 0.5):
         raise ValueError(f"beta (failure probability) must be in (0, 1/2), got {beta!r}")
-    notes = []
+    notes: list[str] = []
     if m is None:
         m, notes = _default_m(d, D, lipschitz, T, max_points)
     m = check_positive_int("m", m, minimum=2)
@@ -307,7 +308,7 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
     d = _check_net_d(d, "potential_oco")
     check_positive("D", D)
     check_positive("lipschitz", lipschitz)
-    notes = []
+    notes: list[str] = []
     if m is None:
         m, notes = _default_m(d, D, lipschitz, T, max_points)
     m = check_positive_int("m", m, minimum=2)

@@ -98,7 +98,7 @@ class RMWBufferStats(NamedTuple):
 
     a: jax.Array
     b: jax.Array
-    count: jax.Array
+    count: jax.Array  # type: ignore[assignment]  # shadows tuple.count
 
 
 class RMWParams(NamedTuple):

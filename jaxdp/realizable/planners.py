@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -138,7 +138,7 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
     if mode == "rate":
         notes.append("rate mode: threshold constants 4 and 8 dropped (utility only; privacy unchanged)")
     notes.append(f"B = log(2T^2/beta) = {B:.4g}; switches expected O(log d), budget K = {K}")
-    params = dict(eps_svt=eps_svt, eta=float(eta), K=K, L=float(L), Lstar=float(Lstar))
+    params: dict[str, Any] = dict(eps_svt=eps_svt, eta=float(eta), K=K, L=float(L), Lstar=float(Lstar))
     reference = f"{REF} Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-experts"
     if threshold == "shared":
         params.update(threshold=threshold, svt_ratio=svt_ratio)

@@ -50,7 +50,7 @@ query noise and the exponential mechanism use ``k_nu`` and ``k_em``; ``k_tau`` i
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -149,6 +149,7 @@ def shared_threshold_scales(eps_svt, K, svt_ratio: Ratio = 1.0, *, scale_with_K:
     ``b_thr = 1/ε₁``, ``b_q = 2K/ε₂`` (Lyu et al. Alg. 1). Host floats or traced arrays (``K < 1`` is
     treated as 1: no instance is active then). ``scale_with_K=False`` keeps ``b_q = 2/ε₂`` — the BROKEN
     twin's scales (with ``r = 1``: AboveThreshold's ``Lap(2/eps_svt)``, ``Lap(4/eps_svt)``)."""
+    c: Any
     if isinstance(K, (int, float, np.integer, np.floating)):
         c = float(max(K, 1))
     else:

@@ -290,7 +290,7 @@ def mala_schedule(smoothness: Any, strong_convexity: Any, d: int, diameter: Any 
         h = jnp.minimum(h, jnp.square(diameter) / (32.0 * d))
     m_eff = _m_eff(strong_convexity, diameter)
     if not (is_concrete(h) and is_concrete(m_eff)):
-        return h, None
+        return h, None  # type: ignore[return-value]  # traced geometry: no host step count
     if float(np.asarray(m_eff)) <= 0:
         raise ValueError("mala_schedule needs strong_convexity > 0 or a finite diameter to bound the mixing time")
     n = int(math.ceil(math.log(1.0 / tol) / (0.5 * float(np.asarray(h)) * float(np.asarray(m_eff)))))

@@ -133,16 +133,16 @@ def inst_kappa_linear(d: int, kappa: float, tau: float, *, a: float = 1.0, b: fl
     d = check_positive_int("d", d)
     check_in_range("kappa", kappa, 2.0, math.inf, hi_closed=False)
     check_in_range("tau", tau, 0.0, 1.0, lo_closed=False)
-    for nm, v in (("a", a), ("b", b), ("R", R)):
-        check_positive(nm, v)
+    for nm, val in (("a", a), ("b", b), ("R", R)):
+        check_positive(nm, val)
     check_choice("dist", dist, ("fixed", "packing"))
     kappa, tau, a, b, R = float(kappa), float(tau), float(a), float(b), float(R)
-    v = np.where(np.arange(d) % 2 == 0, 1.0, -1.0)
-    mu = np.zeros(d)
+    v: np.ndarray = np.where(np.arange(d) % 2 == 0, 1.0, -1.0)
+    mu: np.ndarray = np.zeros(d)
     if dist == "fixed":
         mu[0] = tau
     else:
-        mu = tau * v / d
+        mu = np.asarray(tau * v / d)
     mnorm = float(np.linalg.norm(mu))
     rstar = (b * mnorm / a) ** (1.0 / (kappa - 1.0))
     if rstar > R:

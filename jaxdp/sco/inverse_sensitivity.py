@@ -46,7 +46,7 @@ class GridInfo(NamedTuple):
     cell: jax.Array     # int32 index of the drawn cell
     centers: jax.Array  # (cells, d) cell centres
 
-    sampler = "grid"    # class constant (exact sampling of the grid density); the MALA version records "mala"
+    sampler = "grid"  # type: ignore[misc]  # class constant (exact sampling of the grid density); the MALA version records "mala"
 
 
 def grid_points(d: int, M: int, lo, hi):

@@ -61,7 +61,7 @@ class MALAISInfo(NamedTuple):
     outside: jax.Array           # fraction of proposals outside X (rejected)
     length: jax.Array            # len^ρ_gr (relaxed) at the returned point
 
-    sampler = "mala"             # class constant, not a pytree leaf
+    sampler = "mala"  # type: ignore[misc]  # class constant, not a pytree leaf
 
 
 def _safe_norm(v):
@@ -167,4 +167,4 @@ def grad_inverse_sensitivity_mala(key: jax.Array, inst: SCOInstance, data, eps, 
 
     x, info = mala(key, logdens, x0, n_steps, jnp.asarray(h, dt), ball(inst.R), grad_fn=grad_fn)
     length = data.shape[0] * smoothed_grad_norm(inst, data, x, rho) / (2.0 * inst.L)
-    return x, MALAISInfo(info.acceptance_rate, info.accepted, info.outside, length)
+    return x, MALAISInfo(info.acceptance_rate, info.accepted, info.outside, length)  # type: ignore[call-arg]

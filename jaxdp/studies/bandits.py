@@ -16,11 +16,9 @@ measured mean pseudo-regret with the slopes of the bound over the same range.
 """
 from __future__ import annotations
 
-import functools
 import math
 import pathlib
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 

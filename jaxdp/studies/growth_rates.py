@@ -27,6 +27,10 @@ import pathlib
 import warnings
 
 import numpy as np
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 from ..core.simulate import seed_keys
 from ..registry import register_study
@@ -55,8 +59,8 @@ QUICK = {"seeds": 8, "experiments": "G1,G4,G5", "n": "1000,4000", "n_inv": "300,
 SEED_BATCH = 16         # seeds evaluated at once inside a chunk (memory; the results do not depend on it)
 SEEDS_PER_CHUNK = 128   # seed block of a chunk: bounds memory (n up to 3e5 samples per seed) and the work lost on a stop
 
-_POS = dict(lo=0.0, lo_open=True)
-_KAPPA = dict(lo=1.0, lo_open=True, help="growth exponent kappa > 1")
+_POS: dict[str, Any] = dict(lo=0.0, lo_open=True)
+_KAPPA: dict[str, Any] = dict(lo=1.0, lo_open=True, help="growth exponent kappa > 1")
 PARAMS = declare_params("growth-rates", {
     "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
     "experiments": Param("str", many=True, choices=EXPERIMENTS),

@@ -32,6 +32,10 @@ from __future__ import annotations
 import pathlib
 
 import numpy as np
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 from jaxdp.core import seed_keys
 from jaxdp.label_dp import (
@@ -134,7 +138,7 @@ def _check_pair(s):
     return None
 
 
-_POS = dict(lo=0.0, lo_open=True)
+_POS: dict[str, Any] = dict(lo=0.0, lo_open=True)
 PARAMS = declare_params("label-dp-rates", {
     "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
     "experiments": Param("str", many=True, check=lambda e: None if e.strip().upper() in EXPERIMENTS

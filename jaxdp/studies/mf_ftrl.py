@@ -26,10 +26,11 @@ used for every shorter horizon of that sweep. The square root carries all past d
 """
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import pathlib
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -62,7 +63,7 @@ DEFAULTS = {
 QUICK = {"seeds": 16, "T": [128, 256, 512, 1024], "eps_sweep": [2.0, 4.0, 8.0], "T_fixed": 512}
 
 BETA = 1.0
-_POS = dict(lo=0.0, lo_open=True)
+_POS: dict[str, Any] = dict(lo=0.0, lo_open=True)
 PARAMS = declare_params("mf-ftrl", {
     "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "D": Param("float", **_POS),
     "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),

@@ -31,6 +31,8 @@ of padded selections, with ``m_set``, ``P_max`` and ``tau``.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import pathlib
 
@@ -64,7 +66,7 @@ QUICK = {"seeds": 8, "vsT_adversaries": ["halving"], "T": [2 ** 10, 2 ** 12], "T
          "Lstar": [0, 16], "lb_d": [32], "lb_eps": [0.1], "lb_T": 2 ** 10}
 
 
-_POS = dict(lo=0.0, lo_open=True)
+_POS: dict[str, Any] = dict(lo=0.0, lo_open=True)
 PARAMS = declare_params("realizable-experts", {
     "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "mode": Param("str", choices=("paper", "certified", "rate")),
     "beta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True, help="failure probability"),

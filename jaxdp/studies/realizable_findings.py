@@ -20,7 +20,8 @@ Column ``exp``:
 """
 from __future__ import annotations
 
-import math
+from typing import Any
+
 import pathlib
 
 import jax.numpy as jnp
@@ -165,7 +166,7 @@ def _run_oco(p, cfg, keys, n):
 _RUN = {"adaptive": _run_adaptive, "potential": _run_potential, "binary_tree": _run_binary_tree, "oco": _run_oco}
 
 
-_POS = dict(lo=0.0, lo_open=True)
+_POS: dict[str, Any] = dict(lo=0.0, lo_open=True)
 PARAMS = declare_params("realizable-findings", {
     "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
     "beta": Param("float", lo=0.0, hi=0.5, lo_open=True, hi_open=True),

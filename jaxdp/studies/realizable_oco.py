@@ -35,6 +35,8 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import pathlib
 
@@ -80,7 +82,7 @@ QUICK = {"seeds": 16, "r7_T": [256, 512, 1024, 2048, 4096], "r7_d_sweep": [4], "
          "r7_T_fixed": 2048, "r8_T": [512, 2048], "r8_m": 8}
 
 BETA, A_MAX = 1.0, 1.0
-_POS = dict(lo=0.0, lo_open=True)
+_POS: dict[str, Any] = dict(lo=0.0, lo_open=True)
 PARAMS = declare_params("realizable-oco", {
     "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "D": Param("float", **_POS),
     "delta": Param("float", lo=0.0, hi=1.0, lo_open=True, hi_open=True),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import time
+from typing import Optional
 
 import numpy as np
 
@@ -24,9 +25,10 @@ ITERS = 2000
 
 
 def _blt(n: int, k: int):
-    best, runs = None, []
+    best: Optional[tuple] = None
+    runs: list = []
     rng = np.random.default_rng(0)
-    inits = [None]
+    inits: list = [None]
     for _ in range(3):
         one_minus = float(n) ** (-(np.arange(k) + 1.0) / (k + 1)) * np.exp(rng.normal(0, 0.3, k))
         one_minus = np.clip(one_minus, 1e-9, 0.9)
@@ -37,6 +39,7 @@ def _blt(n: int, k: int):
         runs.append(err)
         if np.isfinite(err) and (best is None or err < best[1]):
             best = (m, err)
+    assert best is not None, "every BLT start diverged"
     return best[0], best[1], runs
 
 

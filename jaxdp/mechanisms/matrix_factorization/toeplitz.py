@@ -45,7 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ...core.validation import check_choice, check_positive_int
+from ...core.validation import check_positive_int
 from .base import ContinualCounter, CounterState, _check_kind, impulse_np, toeplitz_lower
 
 __all__ = ["ToeplitzCounter", "SqrtToeplitz", "BandedToeplitz", "BLT", "sqrt_coefficients", "inverse_series"]
