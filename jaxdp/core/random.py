@@ -27,6 +27,14 @@ def sample_categorical(key: jax.Array, logits: jax.Array, axis: int = -1) -> jax
     ``cumsum(w)[i] > U * sum(w)`` (scaling ``U`` by the computed total makes
     the draw robust to round-off in the normalization). Entries with
     probability 0 (logit ``-inf``, or underflow) are never drawn.
+
+    Args:
+        key: JAX PRNG key.
+        logits: unnormalized log-probabilities.
+        axis: the axis of ``logits`` holding the categories.
+
+    Returns:
+        The drawn index (int32), with ``axis`` removed.
     """
     if axis != -1:
         logits = jnp.moveaxis(logits, axis, -1)
@@ -74,12 +82,29 @@ def sample_from_weights(key: jax.Array, w: jax.Array, total: jax.Array | None = 
 
 
 def sample_categorical_gumbel(key: jax.Array, logits: jax.Array, axis: int = -1) -> jax.Array:
-    """Gumbel-max draw from ``softmax(logits)`` (``d`` random numbers)."""
+    """Gumbel-max draw from ``softmax(logits)`` (``d`` random numbers).
+
+    Args:
+        key: JAX PRNG key.
+        logits: unnormalized log-probabilities.
+        axis: the axis of ``logits`` holding the categories.
+
+    Returns:
+        The drawn index, with ``axis`` removed.
+    """
     return jax.random.categorical(key, logits, axis=axis).astype(jnp.int32)
 
 
 def bernoulli_half(key: jax.Array, shape: tuple) -> jax.Array:
-    """i.i.d. fair coins (bool) from ``ceil(n/32)`` random words."""
+    """i.i.d. fair coins (bool) from ``ceil(n/32)`` random words.
+
+    Args:
+        key: JAX PRNG key.
+        shape: shape of the output.
+
+    Returns:
+        A bool array of fair coins.
+    """
     n = 1
     for s in shape:
         n *= int(s)
@@ -94,6 +119,14 @@ def bernoulli_bits(key: jax.Array, q: jax.Array, shape: tuple) -> jax.Array:
     """i.i.d. Bernoulli(q) (bool) from 8 random bits each: ``P(1) = round(256 q) / 256``.
 
     ``q`` broadcasts against ``shape``. Four coins per random 32-bit word.
+
+    Args:
+        key: JAX PRNG key.
+        q: success probabilities, broadcast against ``shape`` (resolution 1/256).
+        shape: shape of the output.
+
+    Returns:
+        A bool array of Bernoulli(q) draws.
     """
     n = 1
     for s in shape:
@@ -107,6 +140,14 @@ def bernoulli_bits(key: jax.Array, q: jax.Array, shape: tuple) -> jax.Array:
 
 
 def log_uniform(key: jax.Array, shape: tuple = ()) -> jax.Array:
-    """``log U`` for ``U ~ Uniform(0, 1]`` (never ``-inf``)."""
+    """``log U`` for ``U ~ Uniform(0, 1]`` (never ``-inf``).
+
+    Args:
+        key: JAX PRNG key.
+        shape: shape of the output.
+
+    Returns:
+        ``log U`` for ``U ~ Uniform(0, 1]``, finite.
+    """
     u = jax.random.uniform(key, shape, minval=jnp.finfo(jnp.float32).tiny, maxval=1.0)
     return jnp.log(u)

@@ -45,6 +45,12 @@ class Learner(NamedTuple):
     every block (the batched fast path of lazy algorithms). Under ``vmap`` a
     ``lax.cond`` runs both branches, so this is how a fresh sample is paid
     once per batch and not once per round.
+
+    Attributes:
+        init: ``init(key, params) -> state``; ``state.x`` is the first action.
+        step: ``step(key, state, loss, params) -> (state, info)``: absorb this round's loss, choose the next action.
+        block_size: static int >= 1 for lazy learners with an ``end_block`` (default 1: no blocks).
+        end_block: ``end_block(key, state, params) -> (state, info)``, called once after every block, or ``None``.
     """
 
     init: Callable[[PRNGKey, Params], State]
@@ -62,6 +68,10 @@ class Adversary(NamedTuple):
     learner run with the same seed faces the same loss sequence (common random
     numbers).  Losses are generated from ``fold_in(key, t)`` on the fly, never
     stored as ``(T, d)`` arrays per seed.
+
+    Attributes:
+        init: ``init(key, adv_params) -> adv_state``; the adversary's key lives in its state.
+        loss: ``loss(adv_state, t) -> loss_t`` for the 0-indexed round ``t``.
     """
 
     init: Callable[[PRNGKey, Any], Any]
@@ -81,6 +91,14 @@ class Problem(NamedTuple):
       cumulative loss (from sufficient statistics: the cumulative loss vector
       for experts, ``sum g_t`` for linear losses on a ball).
     * ``best_action(stats)``: the minimizer (for reports).
+
+    Attributes:
+        value: ``value(loss, x)``: the loss of action ``x``.
+        grad: ``grad(loss, x)``: its (sub)gradient (``None`` for finite action sets).
+        stats_init: ``stats_init(loss)``: zero comparator statistics (any pytree), given one loss.
+        stats_update: ``stats_update(stats, loss)``: absorb one loss (compensated sums for long horizons).
+        best: ``best(stats)``: the best fixed action's cumulative loss ``min_x sum_t loss_t(x)``.
+        best_action: ``best_action(stats)``: the minimizer (for reports).
     """
 
     value: Callable[[Loss, Any], Array]

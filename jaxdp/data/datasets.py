@@ -30,7 +30,16 @@ DATASETS = {
 @dataclasses.dataclass(frozen=True)
 class Dataset:
     """Features ``X`` (n, p) standardized to mean 0 / std 1 per column (constant columns left at 0);
-    labels ``y``: int classes ``0..n_classes-1`` (classification) or float (regression, raw units)."""
+    labels ``y``: int classes ``0..n_classes-1`` (classification) or float (regression, raw units).
+
+    Attributes:
+        name: the dataset's name (one of :data:`DATASETS`).
+        X: features, shape ``(n, p)``, standardized per column.
+        y: labels: int classes ``0..n_classes-1`` or floats (regression, raw units).
+        task: ``"classification"`` or ``"regression"``.
+        n_classes: the number of classes (classification).
+        source: the package the data comes from.
+    """
 
     name: str
     X: np.ndarray
@@ -56,7 +65,11 @@ def _need(pkg: str):
 
 
 def available_datasets() -> list[str]:
-    """The names whose package is importable."""
+    """The names whose package is importable.
+
+    Returns:
+        The names of the datasets whose package is importable.
+    """
     out = []
     for name, (pkg, _, _) in DATASETS.items():
         try:
@@ -75,7 +88,17 @@ def _standardize(X: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=None)
 def load_dataset(name: str) -> Dataset:
-    """Load one bundled dataset (cached). ``name`` is one of :data:`DATASETS`."""
+    """Load one bundled dataset (cached). ``name`` is one of :data:`DATASETS`.
+
+    Args:
+        name: one of :data:`DATASETS`.
+
+    Returns:
+        The :class:`Dataset`.
+
+    Raises:
+        ValueError: if ``name`` is not a known dataset.
+    """
     if not isinstance(name, str) or name not in DATASETS:
         raise ValueError(f"name must be one of {sorted(DATASETS)}, got {name!r}")
     pkg, loader, task = DATASETS[name]

@@ -27,14 +27,34 @@ __all__ = ["expert_pool_losses", "stream_order"]
 
 
 def stream_order(n: int, T: int, order_seed: int) -> np.ndarray:
-    """Row indices of a length-``T`` stream: concatenated independent permutations of ``range(n)``."""
+    """Row indices of a length-``T`` stream: concatenated independent permutations of ``range(n)``.
+
+    Args:
+        n: the number of rows of the dataset.
+        T: the length of the stream.
+        order_seed: seed of the permutations.
+
+    Returns:
+        ``T`` row indices.
+    """
     rng = np.random.default_rng([int(order_seed), 0x5EED])
     reps = -(-T // n)
     return np.concatenate([rng.permutation(n) for _ in range(reps)])[:T]
 
 
 def expert_pool_losses(name: str, T: int, n_experts: int = 32, order_seed: int = 0, pool_seed: int = 0) -> np.ndarray:
-    """``(T, n_experts)`` float32 losses in ``[0, 1]`` (see the module docstring). Cached per process."""
+    """``(T, n_experts)`` float32 losses in ``[0, 1]`` (see the module docstring). Cached per process.
+
+    Args:
+        name: the dataset the experts are trained on.
+        T: the number of rounds.
+        n_experts: the number of experts in the pool.
+        order_seed: seed of the stream order (:func:`stream_order`).
+        pool_seed: seed of the expert pool.
+
+    Returns:
+        ``(T, n_experts)`` float32 losses in ``[0, 1]``.
+    """
     T = check_positive_int("T", T)
     d = check_positive_int("n_experts", n_experts, minimum=2)
     return _pool_losses(str(name), T, d, int(order_seed), int(pool_seed)).copy()
