@@ -22,7 +22,7 @@ them into the algorithm's ``Params``.
   (docs/guide/privacy-ledger.md).
 * ``planners`` — ``jaxdp plan`` entries ``laplace``, ``gaussian``, ``tree_aggregation``,
   ``above_threshold``, ``advanced_composition`` returning ``jaxdp.accounting.Plan``.
-* ``l2p`` (Team LAZY) — the L2P privacy formula of LAZY Thm 3.2 and its calibration.
+* ``l2p`` — the L2P privacy formula of LAZY Thm 3.2 and its calibration.
 
 Conventions: scalars in, Python floats out; the ``*_homogeneous`` forms and the
 zCDP conversions broadcast over arrays. Invalid inputs (ε <= 0, δ outside

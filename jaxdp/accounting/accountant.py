@@ -54,7 +54,13 @@ _REL = 1e-12
 
 @dataclasses.dataclass(frozen=True)
 class Certificate:
-    """``(eps, delta)`` proved for a ledger, and the name of the bound that proved it (``BOUNDS``)."""
+    """``(eps, delta)`` proved for a ledger, and the name of the bound that proved it (``BOUNDS``).
+
+    Attributes:
+        eps, delta: the privacy proved.
+        bound: the name of the bound that proved it (``BOUNDS``).
+        detail: per-bound values, for reports.
+    """
 
     eps: float
     delta: float
@@ -70,6 +76,14 @@ def certify(ledger: Ledger | Event, delta: float = 0.0, *, use_pld: bool = True)
 
     ``delta = 0`` asks for pure DP (basic composition of pure events). Returns ``eps = inf``
     (bound ``"none"``) when nothing certifies the budget (e.g. its failure events alone exceed it).
+
+    Args:
+        ledger: a :class:`Ledger` or a single :class:`Event`.
+        delta: the total δ budget (0: pure DP).
+        use_pld: also try ``dp_accounting``'s PLD accountant.
+
+    Returns:
+        A :class:`Certificate` (``eps = inf``, bound ``"none"``, when nothing certifies the budget).
     """
     if isinstance(ledger, Event):
         ledger = Ledger(items=(ledger,))

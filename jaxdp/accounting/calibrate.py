@@ -33,6 +33,23 @@ def calibrate(fn: Callable[[float], float], target: float, *, lo: float, hi: flo
     ``rtol``; the returned endpoint always satisfies ``fn(x) <= target``. Raises ``ValueError`` naming
     the parameter when no point of ``[lo, hi]`` does (nothing certifies the request), and returns the
     far end of the interval when all of it does.
+
+    Args:
+        fn: the monotone certified value as a function of the parameter.
+        target: the bound ``fn(x)`` must meet.
+        lo, hi: the search interval.
+        increasing: ``fn`` increases with ``x`` (return the largest feasible ``x``), else the smallest.
+        log_scale: geometric bisection (default: when ``lo > 0``).
+        rtol: relative width of the final bracket.
+        maxiter: the most bisection steps.
+        name: the parameter's name, for errors.
+        what: the certified quantity's name, for errors.
+
+    Returns:
+        The best ``x`` with ``fn(x) <= target``.
+
+    Raises:
+        ValueError: no point of ``[lo, hi]`` satisfies ``fn(x) <= target``.
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
@@ -73,7 +90,14 @@ def calibrate(fn: Callable[[float], float], target: float, *, lo: float, hi: flo
 
 @dataclasses.dataclass
 class GridResult:
-    """Outcome of ``grid_search``: the minimiser, its objective value and how many grid points were feasible."""
+    """Outcome of ``grid_search``: the minimiser, its objective value and how many grid points were feasible.
+
+    Attributes:
+        params: the minimiser, name -> value.
+        value: its objective value.
+        n_feasible: how many grid points were feasible.
+        n_total: the number of grid points.
+    """
     params: dict[str, float]
     value: float
     n_feasible: int
@@ -90,6 +114,19 @@ def grid_search(objective: Callable[..., Any], feasible: Callable[..., Any], gri
     with NumPy operations that broadcast; they may return any array broadcastable
     to the full grid shape. ``chunk`` splits the first axis to bound memory.
     Ties are broken by the first grid point in C order. Raises ``ValueError`` when no point is feasible.
+
+    Args:
+        objective: ``objective(**p)``, broadcasting over the open mesh.
+        feasible: ``feasible(**p)``, a boolean array broadcasting over the open mesh.
+        grid: parameter name -> 1-D array of candidate values.
+        chunk: split the first axis into chunks of this size (bounds memory).
+        what: the request's name, for errors.
+
+    Returns:
+        A :class:`GridResult`.
+
+    Raises:
+        ValueError: no grid point is feasible.
     """
     if not grid:
         raise ValueError("grid must name at least one parameter")

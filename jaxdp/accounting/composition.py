@@ -39,6 +39,13 @@ def eps_basic(eps_list: Sequence[float], delta_list: Sequence[float] | None = No
     are ``(Σε_i, Σδ_i)``-DP (identical: ``(kε, kδ)``). The δ sum is capped at 1.
 
     Source: Dwork–Roth Thm 3.16; REAL Lemma 2.1; GROWTH Lemma 2.1.
+
+    Args:
+        eps_list: per-mechanism ε values.
+        delta_list: per-mechanism δ values (``None``: all 0).
+
+    Returns:
+        ``(Σ ε_i, min(1, Σ δ_i))``.
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
     return float(e.sum()), float(min(1.0, d.sum()))
@@ -54,6 +61,13 @@ def compose_parallel(eps_list: Sequence[float], delta_list: Sequence[float] | No
     neighbours move one record inside one part). Used by GROWTH Alg. 1/2
     (disjoint batches) and LABEL (disjoint bins). Source: McSherry 2009
     (PINQ, Thm 4).
+
+    Args:
+        eps_list: per-mechanism ε values.
+        delta_list: per-mechanism δ values (``None``: all 0).
+
+    Returns:
+        ``(max ε_i, max δ_i)``.
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
     return float(e.max()), float(d.max())
@@ -69,6 +83,14 @@ def eps_advanced_dr(eps: ArrayLike, delta: ArrayLike, k: ArrayLike, delta_prime:
 
     This is the theorem's formula, not capped at basic composition (use
     ``eps_composed_best`` for the minimum over valid bounds). Broadcasts over arrays.
+
+    Args:
+        eps, delta: per-mechanism privacy.
+        k: the number of composed mechanisms.
+        delta_prime: the slack δ' ∈ (0, 1).
+
+    Returns:
+        ε' (the total δ is ``kδ + δ'``).
     """
     e = C.eps_arg(eps)
     d = C.delta_arg(delta)
@@ -103,6 +125,14 @@ def eps_kov15(eps_list: Sequence[float], delta_list: Sequence[float] | None, del
     LAZY Lemma A.3 prints the leading term as ``Σ ε_t`` (worse than basic
     composition) and ``δ̃_t`` inside the product.
     The printed form is ``eps_kov15_printed``. Entries ``ε_t = 0`` are allowed.
+
+    Args:
+        eps_list: per-mechanism ε values.
+        delta_list: per-mechanism δ values (``None``: all 0).
+        delta_tilde: the slack δ̃ ∈ (0, 1).
+
+    Returns:
+        ``(ε̃, δ_tot)``.
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
     dt = float(C.delta_open(delta_tilde, "delta_tilde"))
@@ -125,6 +155,14 @@ def eps_kov15_printed(eps_list: Sequence[float], delta_list: Sequence[float] | N
 
     It is always larger than basic composition (``Σ ε_t``), hence valid but
     useless; the intended statement is ``eps_kov15``.
+
+    Args:
+        eps_list: per-mechanism ε values.
+        delta_list: per-mechanism δ values (``None``: all 0).
+        delta_tilde: the slack δ̃ ∈ (0, 1).
+
+    Returns:
+        ``(ε̃, δ_tot)`` as printed.
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
     dt = float(C.delta_open(delta_tilde, "delta_tilde"))
@@ -145,6 +183,14 @@ def eps_kov15_homogeneous(eps: ArrayLike, delta: ArrayLike, k: ArrayLike, delta_
 
     Source: Kairouz–Oh–Viswanath Thm 3.5 (homogeneous case: Thm 3.4); LAZY Lemma A.3 corrected.
     ``eps`` may be 0 (gives 0); ``k`` is a count >= 0.
+
+    Args:
+        eps, delta: per-mechanism privacy.
+        k: the number of composed mechanisms.
+        delta_tilde: the slack δ̃ ∈ (0, 1).
+
+    Returns:
+        ``(ε̃, δ_tot)``.
     """
     e = C.nonneg("eps", eps)
     d = C.delta_arg(delta)
@@ -330,6 +376,15 @@ def delta_optimal_homogeneous(eps: float, k: int, eps_total: float, delta: float
     ``l`` that carries all but ``1e-30`` of it (log-space binomial pmf), and a geometric-series bound on the rest
     is added, so the value returned is an upper bound, equal to the exact one to ~1e-12 relative, at a cost of
     ``O(sqrt(k))`` (about a millisecond at ``k = 10^7``; see ``_log_delta_rr``).
+
+    Args:
+        eps: per-mechanism ε.
+        k: the number of composed mechanisms.
+        eps_total: the total level ε'.
+        delta: per-mechanism δ.
+
+    Returns:
+        δ_tot(ε'), an upper bound equal to the exact value to about 1e-12 relative.
     """
     e = float(C.eps_arg(eps))
     kk = C.count_arg(k, "k")
@@ -345,6 +400,18 @@ def eps_optimal_homogeneous(eps: float, delta: float, k: int, delta_total: float
     then moved up until the inequality holds as computed: the returned ε' satisfies it and is within ``rtol``
     (relative, in ``[1e-14, 0.1]``) of the exact optimum. Any ``k``: about 20 evaluations of ``O(sqrt(k))`` each.
     Raises ``ValueError`` when ``delta_total < 1 − (1 − δ)^k`` (no ε' certifies it).
+
+    Args:
+        eps, delta: per-mechanism privacy.
+        k: the number of composed mechanisms.
+        delta_total: the total δ budget.
+        rtol: relative tolerance, in ``[1e-14, 0.1]``.
+
+    Returns:
+        The smallest certified ε' (to ``rtol``).
+
+    Raises:
+        ValueError: ``delta_total < 1 − (1 − δ)^k``: no ε' certifies it.
     """
     e = float(C.eps_arg(eps))
     d = float(C.delta_arg(delta))
@@ -406,6 +473,15 @@ def eps_composed_best(eps: float, delta: float, k: int, delta_total: float, *, o
     ``1 − (1 − δ̃)(1 − δ)^k = delta_total``) and, if ``optimal``, the exact KOV15 Thm 3.3
     (``O(sqrt(k))`` per evaluation; ``optimal=None`` uses it for ``k <= OPTIMAL_AUTO_MAX_K``).
     ``inf`` when nothing certifies ``delta_total``.
+
+    Args:
+        eps, delta: per-mechanism privacy.
+        k: the number of composed mechanisms.
+        delta_total: the total δ budget.
+        optimal: use the exact KOV15 Thm 3.3 (``None``: for ``k <= OPTIMAL_AUTO_MAX_K``).
+
+    Returns:
+        The smallest certified ε (``inf`` when nothing certifies ``delta_total``).
     """
     e = float(C.eps_arg(eps))
     d = float(C.delta_arg(delta))
@@ -435,6 +511,15 @@ def compose_conditional(eps_list: Sequence[float], delta_list: Sequence[float] |
     history event of probability ``>= 1 − λ_t``, the composition is
     ``(ε̃_δ̃, 1 − (1 − δ̃) Π(1 − δ_t) + 2 Σ λ_t)``-DP with ``ε̃_δ̃`` the (corrected)
     KOV15 bound of ``eps_kov15``. δ is capped at 1.
+
+    Args:
+        eps_list: per-mechanism ε values.
+        delta_list: per-mechanism δ values (``None``: all 0).
+        lambda_list: per-mechanism failure probabilities λ_t of the conditioning events.
+        delta_tilde: the slack δ̃ ∈ (0, 1).
+
+    Returns:
+        ``(ε̃, δ)`` of the composition.
     """
     e, d = C.eps_delta_lists(eps_list, delta_list)
     lam = C.as_f64("lambda_list", lambda_list)
@@ -455,6 +540,13 @@ def group_privacy(eps: ArrayLike, delta: ArrayLike, k: ArrayLike):
     ``Pr[A(S) ∈ O] <= e^{kε} Pr[A(S') ∈ O] + k e^{(k−1)ε} δ``, i.e. it is
     ``(kε, k e^{(k−1)ε} δ)``-DP for groups of size ``k`` (δ capped at 1).
     Broadcasts over arrays.
+
+    Args:
+        eps, delta: the algorithm's privacy.
+        k: the group size.
+
+    Returns:
+        ``(kε, min(1, k e^{(k−1)ε} δ))``.
     """
     e = C.eps_arg(eps)
     d = C.delta_arg(delta)

@@ -35,19 +35,40 @@ def _dpa():
 
 
 def gaussian_event(sigma_over_sensitivity: float):
-    """``GaussianDpEvent(noise_multiplier = σ/Δ₂)``: ``h(S) + N(0, σ²I)`` with ℓ2-sensitivity Δ₂."""
+    """``GaussianDpEvent(noise_multiplier = σ/Δ₂)``: ``h(S) + N(0, σ²I)`` with ℓ2-sensitivity Δ₂.
+
+    Args:
+        sigma_over_sensitivity: σ/Δ₂.
+
+    Returns:
+        The ``dp_accounting`` event.
+    """
     nm = float(C.pos("sigma_over_sensitivity", sigma_over_sensitivity))
     return _dpa().GaussianDpEvent(noise_multiplier=nm)
 
 
 def laplace_event(scale_over_sensitivity: float):
-    """``LaplaceDpEvent(noise_multiplier = b/Δ₁)``: ``h(S) + Lap(b)^d`` with ℓ1-sensitivity Δ₁; (Δ₁/b)-DP."""
+    """``LaplaceDpEvent(noise_multiplier = b/Δ₁)``: ``h(S) + Lap(b)^d`` with ℓ1-sensitivity Δ₁; (Δ₁/b)-DP.
+
+    Args:
+        scale_over_sensitivity: b/Δ₁.
+
+    Returns:
+        The ``dp_accounting`` event.
+    """
     nm = float(C.pos("scale_over_sensitivity", scale_over_sensitivity))
     return _dpa().LaplaceDpEvent(noise_multiplier=nm)
 
 
 def zcdp_event(rho: float):
-    """``ZCDpEvent(rho)``: a ρ-zCDP mechanism (RDP accountant only)."""
+    """``ZCDpEvent(rho)``: a ρ-zCDP mechanism (RDP accountant only).
+
+    Args:
+        rho: the zCDP level ρ.
+
+    Returns:
+        The ``dp_accounting`` event.
+    """
     r = float(C.nonneg("rho", rho))
     return _dpa().ZCDpEvent(rho=r)
 
@@ -59,13 +80,26 @@ def pure_dp_event(eps: float):
     reports the true bit with probability ``e^ε/(1 + e^ε)``; every ε-DP mechanism
     is a post-processing of it (KOV15 Thm 2.1), so composing these gives the
     exact optimal composition (KOV15 Thm 3.3). Use with ``REPLACE_ONE`` (``pld_epsilon`` does).
+
+    Args:
+        eps: the mechanism's ε.
+
+    Returns:
+        The ``dp_accounting`` event.
     """
     e = float(C.eps_arg(eps))
     return _dpa().RandomizedResponseDpEvent(noise_parameter=2.0 / (1.0 + math.exp(e)), num_buckets=2)
 
 
 def composed_event(events: Sequence[Any]):
-    """``ComposedDpEvent(events)``: adaptive composition of a list of events."""
+    """``ComposedDpEvent(events)``: adaptive composition of a list of events.
+
+    Args:
+        events: the ``dp_accounting`` events.
+
+    Returns:
+        The composed event.
+    """
     events = list(events)
     if not events:
         raise ValueError("events must be a non-empty sequence of dp_accounting events")
@@ -77,7 +111,15 @@ def composed_event(events: Sequence[Any]):
 
 
 def self_composed_event(event: Any, count: int):
-    """``SelfComposedDpEvent(event, count)``: ``count`` adaptive repetitions of one event."""
+    """``SelfComposedDpEvent(event, count)``: ``count`` adaptive repetitions of one event.
+
+    Args:
+        event: a ``dp_accounting`` event.
+        count: the number of repetitions.
+
+    Returns:
+        The composed event.
+    """
     dpa = _dpa()
     if not isinstance(event, dpa.DpEvent):
         raise TypeError(f"event must be a dp_accounting.DpEvent, got {type(event).__name__}")
@@ -88,6 +130,13 @@ def tree_aggregation_event(sigma_over_sensitivity: float, T: int):
     """``SingleEpochTreeAggregationDpEvent``: one pass of tree aggregation over ``T`` steps (add/remove adjacency).
 
     For replace-one neighbours pass ``σ/(2L)``: replacing a gradient moves each node by ``<= 2L``.
+
+    Args:
+        sigma_over_sensitivity: node noise σ over the per-step sensitivity.
+        T: the number of steps.
+
+    Returns:
+        The ``dp_accounting`` event.
     """
     nm = float(C.pos("sigma_over_sensitivity", sigma_over_sensitivity))
     return _dpa().SingleEpochTreeAggregationDpEvent(noise_multiplier=nm, step_counts=C.count_arg(T, "T"))
@@ -138,6 +187,15 @@ def pld_epsilon(event: Any, delta: float, *, value_discretization_interval: floa
 
     Gaussian, Laplace and randomized-response events (also nested in composed / self-composed events)
     are converted to PLDs directly; other events go through ``PLDAccountant``.
+
+    Args:
+        event: a ``dp_accounting`` event.
+        delta: the target δ.
+        value_discretization_interval: the PLD discretisation.
+        neighboring_relation: a ``dp_accounting.NeighboringRelation`` (default as described above).
+
+    Returns:
+        ε, an upper bound on the exact one.
     """
     dpa = _dpa()
     d = float(C.delta_open(delta))
@@ -160,6 +218,15 @@ def rdp_epsilon(event: Any, delta: float, *, orders: Sequence[float] | None = No
     The relation defaults to ``REPLACE_SPECIAL`` when the event contains tree aggregation (the only one
     ``dp_accounting`` supports for it; a replace-one neighbour is covered by doubling the sensitivity),
     else ``ADD_OR_REMOVE_ONE``.
+
+    Args:
+        event: a ``dp_accounting`` event.
+        delta: the target δ.
+        orders: the Rényi orders (default: a grid).
+        neighboring_relation: a ``dp_accounting.NeighboringRelation`` (default as described above).
+
+    Returns:
+        ε.
     """
     dpa = _dpa()
     d = float(C.delta_open(delta))
@@ -174,7 +241,16 @@ def rdp_epsilon(event: Any, delta: float, *, orders: Sequence[float] | None = No
 
 
 def gaussian_eps_exact(Delta2: float, sigma: float, delta: float) -> float:
-    """The exact ε of one Gaussian release at δ (analytic Gaussian mechanism, Balle–Wang 2018, via ``dp_accounting``)."""
+    """The exact ε of one Gaussian release at δ (analytic Gaussian mechanism, Balle–Wang 2018, via ``dp_accounting``).
+
+    Args:
+        Delta2: ℓ2-sensitivity Δ₂.
+        sigma: noise standard deviation σ.
+        delta: the target δ.
+
+    Returns:
+        The exact ε.
+    """
     D = float(C.pos("Delta2", Delta2))
     s = float(C.pos("sigma", sigma))
     d = float(C.delta_open(delta))

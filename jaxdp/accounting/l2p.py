@@ -57,12 +57,32 @@ def _n_batches(T, B):
 
 
 def l2p_delta1(delta: float, T: int, delta0: float = 0.0) -> float:
-    """``delta1 = delta/(2T)`` if ``delta0 = 0`` else ``delta/(4T)`` (the 2 T delta1 term gets all or half of delta)."""
+    """``delta1 = delta/(2T)`` if ``delta0 = 0`` else ``delta/(4T)`` (the 2 T delta1 term gets all or half of delta).
+
+    Args:
+        delta: the total δ.
+        T: the horizon (number of adaptive releases or steps).
+        delta0: Assumption 3.1's δ.
+
+    Returns:
+        δ₁.
+    """
     return delta / (2.0 * T) if delta0 == 0 else delta / (4.0 * T)
 
 
 def l2p_conditions(eta, p, B, T, delta1) -> dict:
-    """The side conditions of Thm 3.2, each as a boolean (array)."""
+    """The side conditions of Thm 3.2, each as a boolean (array).
+
+    Args:
+        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
+        p: the fake-switch probability.
+        B: the batch size.
+        T: the horizon (number of adaptive releases or steps).
+        delta1: the free parameter δ₁ of Thm 3.2.
+
+    Returns:
+        Condition name -> boolean (array).
+    """
     eta, p, B, T, delta1 = (np.asarray(v, float) for v in (eta, p, B, T, delta1))
     L1 = np.log(1.0 / delta1)
     return {
@@ -102,7 +122,19 @@ def _printed(eta, p, B, T, delta0, delta1):
 
 
 def printed_eps(eta: float, p: float, B: int, T: int, delta0: float, delta1: float) -> float:
-    """Thm 3.2's printed eps for validated host floats (no checks; planners call it after validating once)."""
+    """Thm 3.2's printed eps for validated host floats (no checks; planners call it after validating once).
+
+    Args:
+        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
+        p: the fake-switch probability.
+        B: the batch size.
+        T: the horizon (number of adaptive releases or steps).
+        delta0: Assumption 3.1's δ.
+        delta1: the free parameter δ₁ of Thm 3.2.
+
+    Returns:
+        Thm 3.2's printed ε.
+    """
     return float(_printed(eta, p, B, T, delta0, delta1)[0])
 
 
@@ -113,6 +145,17 @@ def l2p_privacy(eta, p, B, T, delta0, delta1):
     ``B``: batch size; ``T``: horizon; ``delta0``: Assumption 3.1's delta;
     ``delta1``: the free parameter of Thm 3.2. ``conditions_ok`` is False where
     a side condition (:func:`l2p_conditions`) fails: the formula then certifies nothing.
+
+    Args:
+        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
+        p: the fake-switch probability.
+        B: the batch size.
+        T: the horizon (number of adaptive releases or steps).
+        delta0: Assumption 3.1's δ.
+        delta1: the free parameter δ₁ of Thm 3.2.
+
+    Returns:
+        ``(eps, delta, conditions_ok)``.
     """
     eta, p, B, T, delta0, delta1 = _check(eta, p, B, T, delta0, delta1)
     eps, delta = _printed(eta, p, B, T, delta0, delta1)
@@ -131,7 +174,14 @@ L2P_MEASURES = {"mw": (1.0, 2.0), "general": (2.0, 4.0)}
 
 
 def l2p_measure_constants(measure: str) -> tuple[float, float]:
-    """``(spread, sample_eps)`` per unit eta of the measure ``"mw"`` or ``"general"`` (see :data:`L2P_MEASURES`)."""
+    """``(spread, sample_eps)`` per unit eta of the measure ``"mw"`` or ``"general"`` (see :data:`L2P_MEASURES`).
+
+    Args:
+        measure: ``"mw"`` or ``"general"`` (:data:`L2P_MEASURES`).
+
+    Returns:
+        ``(spread, sample_eps)`` per unit η.
+    """
     if measure not in L2P_MEASURES:
         raise ValueError(f"measure must be one of {sorted(L2P_MEASURES)}, got {measure!r}")
     return L2P_MEASURES[measure]
@@ -150,6 +200,14 @@ def l2p_decision_eps(gamma, p, log_a_max=0.0):
     the switch probabilities by at most ``(1 - (1 - p) a e^{-gamma}) / (1 - (1 - p) a)``, increasing in ``a``,
     so worst at ``a = a_max``. The decision is the larger of the two logs -DP: below Thm 3.2's ``gamma/p``
     and valid without its side conditions.
+
+    Args:
+        gamma: the most a neighbouring loss moves the batch log-ratio.
+        p: the fake-switch probability.
+        log_a_max: the bound ``log a_max`` on the log acceptance.
+
+    Returns:
+        The decision's ε.
     """
     gamma = np.asarray(gamma, float)
     p = np.asarray(p, float)
@@ -167,6 +225,15 @@ def l2p_fresh_probabilities(eta_accept, spread, p, B):
     ``x`` is fresh when ``S_s = 0`` or ``S'_s = 0``: ``1 - (1 - p) a`` with the acceptance
     ``a >= e^{-B (2 eta_accept + spread)}`` (the batch log-ratio is at most ``B spread`` in absolute value);
     ``y`` is fresh when ``A_s = 0``: probability ``p`` exactly. The coins are independent of each other.
+
+    Args:
+        eta_accept: the η of the acceptance ratio.
+        spread: the pointwise spread of the measure.
+        p: the fake-switch probability.
+        B: the batch size.
+
+    Returns:
+        ``(q_x, q_y)``.
     """
     q_x = 1.0 - (1.0 - np.asarray(p, float)) * np.exp(-np.asarray(B, float) * (2.0 * np.asarray(eta_accept, float)
                                                                               + np.asarray(spread, float)))
@@ -217,6 +284,14 @@ def l2p_fresh_count(n: int, q_x: float, q_y: float, delta1: float) -> int:
     window of ``Y`` outside which its mass is below ``delta1 / 1e6`` (that mass is added to the tail, so the
     count is never too small). Per-boundary probabilities that are only upper bounds (``q_x``) keep it valid:
     the true count is stochastically smaller.
+
+    Args:
+        n: the number of boundaries.
+        q_x, q_y: per-boundary probabilities (bounds) of a fresh ``x`` resp. ``y``.
+        delta1: the free parameter δ₁ of Thm 3.2.
+
+    Returns:
+        The count ``k``.
     """
     n = int(n)
     if n <= 0:
@@ -286,6 +361,18 @@ def l2p_privacy_conservative(eta, p, B, T, delta0, delta1, measure: str = "gener
     (any Assumption 3.1 measure, e.g. RMW: ``e^{-4B eta}``, ``4 eta``; the default, because it is
     valid for every measure). A vectorised upper bound on what :func:`l2p_ledger` certifies (the count
     of fresh samples is bounded by the sum of the two ``1 - delta1/2`` quantiles).
+
+    Args:
+        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
+        p: the fake-switch probability.
+        B: the batch size.
+        T: the horizon (number of adaptive releases or steps).
+        delta0: Assumption 3.1's δ.
+        delta1: the free parameter δ₁ of Thm 3.2.
+        measure: ``"mw"`` or ``"general"`` (:data:`L2P_MEASURES`).
+
+    Returns:
+        ``(eps, delta)``.
     """
     eta, p, B, T, delta0, delta1 = _check(eta, p, B, T, delta0, delta1)
     l2p_measure_constants(measure)
@@ -312,6 +399,21 @@ def l2p_ledger(eta: float, p: float, B: int, T: int, delta0: float, delta1: floa
     pass ``delta0 = 0``), e.g. RMW on a set of diameter ``D`` with ``L``-Lipschitz losses:
     ``(beta L D, 2 beta L D)``. ``eta_accept``: the ``eta`` in the algorithm's acceptance ratio
     ``e^{-2B eta}`` (default ``eta``). ``outcomes``: size of the sampled set (float δ floor only).
+
+    Args:
+        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
+        p: the fake-switch probability.
+        B: the batch size.
+        T: the horizon (number of adaptive releases or steps).
+        delta0: Assumption 3.1's δ.
+        delta1: the free parameter δ₁ of Thm 3.2.
+        measure: ``"mw"`` or ``"general"`` (:data:`L2P_MEASURES`).
+        outcomes: size of the sampled set (float δ floor only).
+        eta_accept: the η in the acceptance ratio (default ``eta``).
+        pointwise: ``(spread, sample_eps)`` absolute values overriding ``measure``.
+
+    Returns:
+        The :class:`Ledger`.
     """
     from . import ledger as LG
 
@@ -336,12 +438,29 @@ def l2p_ledger(eta: float, p: float, B: int, T: int, delta0: float, delta1: floa
 
 
 def mw_regret_proxy(d: int, T: int) -> Callable:
-    """The valid L2P-MW bound ``ln d / eta + eta T B / 8`` (CORRECTED batching term; docs/algorithms/lazy.md) as ``R(eta, B)``."""
+    """The valid L2P-MW bound ``ln d / eta + eta T B / 8`` (CORRECTED batching term; docs/algorithms/lazy.md) as ``R(eta, B)``.
+
+    Args:
+        d: the number of experts.
+        T: the horizon (number of adaptive releases or steps).
+
+    Returns:
+        ``R(eta, B)``.
+    """
     return lambda eta, B: math.log(d) / eta + eta * T * B / 8.0
 
 
 def mw_paper_regret_proxy(d: int, T: int, c_B: float = 1.0) -> Callable:
-    """The paper's proxy ``ln d / eta + eta T / 8 + c_B T B^2 eta^2`` (Prop. 3.3 as printed; for reproducing its curves)."""
+    """The paper's proxy ``ln d / eta + eta T / 8 + c_B T B^2 eta^2`` (Prop. 3.3 as printed; for reproducing its curves).
+
+    Args:
+        d: the number of experts.
+        T: the horizon (number of adaptive releases or steps).
+        c_B: the constant of the batching term.
+
+    Returns:
+        ``R(eta, B)``.
+    """
     return lambda eta, B: math.log(d) / eta + eta * T / 8.0 + c_B * T * B ** 2 * eta ** 2
 
 
@@ -365,6 +484,23 @@ def l2p_calibrate(*, T: int, eps: float, delta: float, regret: Callable, delta0:
 
     Returns a dict with ``eta, p, B, delta1, regret, eps_printed, eps_conservative,
     delta_certified``. Raises ``ValueError`` if nothing in the grid is feasible.
+
+    Args:
+        T: the horizon (number of adaptive releases or steps).
+        eps, delta: the target privacy.
+        regret: ``regret(eta, B)``, the proxy to minimise.
+        delta0: Assumption 3.1's δ.
+        eta_max: a cap on η.
+        log_factor: ``"exact"`` or ``"rate"``.
+        conservative: also require :func:`l2p_privacy_conservative` ``<= eps`` (with ``"exact"``).
+        n_B, n_c, n_eta: grid sizes for ``B``, ``c`` and ``η``.
+        measure: ``"mw"`` or ``"general"`` (:data:`L2P_MEASURES`).
+
+    Returns:
+        A dict with ``eta, p, B, delta1, regret, eps_printed, eps_conservative, delta_certified``.
+
+    Raises:
+        ValueError: nothing in the grid is feasible.
     """
     T = int(C.count_arg(T, "T"))
     eps = float(C.pos("eps", eps))
@@ -377,7 +513,22 @@ def l2p_calibrate(*, T: int, eps: float, delta: float, regret: Callable, delta0:
 def calibrate_trusted(*, T: int, eps: float, delta: float, regret: Callable, delta0: float = 0.0,
                       eta_max: Optional[float] = None, log_factor: str = "exact", conservative: bool = True,
                       n_B: int = 120, n_c: int = 80, n_eta: int = 400, measure: str = "general") -> dict:
-    """:func:`l2p_calibrate` for inputs a planner has already validated (host ints and floats; no checks)."""
+    """:func:`l2p_calibrate` for inputs a planner has already validated (host ints and floats; no checks).
+
+    Args:
+        T: the horizon (number of adaptive releases or steps).
+        eps, delta: the target privacy.
+        regret: ``regret(eta, B)``, the proxy to minimise.
+        delta0: Assumption 3.1's δ.
+        eta_max: a cap on η.
+        log_factor: ``"exact"`` or ``"rate"``.
+        conservative: also require :func:`l2p_privacy_conservative` ``<= eps``.
+        n_B, n_c, n_eta: grid sizes.
+        measure: ``"mw"`` or ``"general"`` (:data:`L2P_MEASURES`).
+
+    Returns:
+        As :func:`l2p_calibrate`.
+    """
     if log_factor not in ("exact", "rate"):
         raise ValueError(f"log_factor must be 'exact' or 'rate', got {log_factor!r}")
     delta1 = l2p_delta1(delta, T, delta0)

@@ -201,6 +201,23 @@ class Event:
       ``gumbel``) of each term, the ``d`` of :func:`jaxdp.accounting.floating.tv_float`.
     * ``float_draws_total``: if ``> 0``, a cap on the terms of **all** invocations of this event in one run,
       enclosing repetitions included (``K`` AboveThreshold instances that share ``T`` rounds: ``T``).
+
+    Attributes:
+        kind: the mechanism kind (module docstring).
+        eps, delta: privacy of one invocation (pure and approximate kinds; for ``laplace``, ``1/noise_multiplier``).
+        noise_multiplier: noise scale over sensitivity (Laplace, Gaussian, tree).
+        count: the number of adaptive invocations.
+        steps: tree aggregation's ``T``.
+        label: a name for reports.
+        float_draws: coupling terms of one invocation (float δ floor only).
+        float_dim: coordinates or outcomes of each term (float δ floor only).
+        float_kind: the sampler (:data:`jaxdp.accounting.floating.FLOAT_KINDS`); ``""``: the kind's own.
+        release: ``"threshold"`` or ``"raw"`` (:data:`RELEASES`); ``""``: the kind's default.
+        float_draws_total: if ``> 0``, a cap on the terms of all invocations of this event in one run.
+        sampling_rate: Poisson subsampling rate of the event (amplification), if any.
+        sample_size: sample size of sampling without replacement (amplification), if any.
+        population: population size for sampling without replacement, if any.
+        neighboring: the neighbouring relation of the amplification bound.
     """
 
     kind: str
@@ -334,7 +351,15 @@ Item = Union[Event, "Ledger"]
 
 @dataclasses.dataclass(frozen=True)
 class Ledger:
-    """Mechanisms and how they compose (module docstring). ``count`` repeats the whole ledger sequentially."""
+    """Mechanisms and how they compose (module docstring). ``count`` repeats the whole ledger sequentially.
+
+    Attributes:
+        items: the events and sub-ledgers.
+        composition: how the items compose (``"sequential"``, ``"parallel"``, ...; module docstring).
+        count: repeats the whole ledger sequentially.
+        label: a name for reports.
+        delta_extra: additive failure probability (e.g. conditional composition's ``2 Σ λ_t``).
+    """
 
     items: tuple = ()
     composition: str = "sequential"

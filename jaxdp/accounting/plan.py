@@ -46,6 +46,22 @@ class Plan:
       ``delta_float_note`` says why: :data:`NO_FLOAT_FLOOR_RAW` (a raw float release) or
       :data:`NO_FLOAT_FLOOR_UNKNOWN` (a generic mechanism that names no sampler).
     * ``reference``: the paper's short title and theorem; ``notes``: anything a user must know.
+
+    Attributes:
+        algorithm: the algorithm the plan configures.
+        mode: one of ``paper``, ``certified``, ``rate``, ``retuned``.
+        params: name -> value (host floats/ints), ready to build the algorithm's ``Params``.
+        eps, delta: the requested (nominal) privacy.
+        eps_certified, delta_certified: what :func:`certify` proves for the ledger (``inf`` where a privacy condition
+            fails).
+        conditions: the privacy proof's side conditions -> whether they hold.
+        reference: the paper's short tag and theorem.
+        notes: anything a user must know.
+        ledger: the mechanisms the configured algorithm runs and how they compose.
+        bound: which bound proved the certificate.
+        utility_conditions: side conditions of the utility statement (never count toward ``certified``).
+        delta_float: the additive δ floor of the float32 samplers (``None`` where no floor is valid).
+        delta_float_note: why ``delta_float`` is ``None``.
     """
 
     algorithm: str
@@ -146,6 +162,22 @@ def make_plan(*, algorithm: str, mode: str, params: dict, eps: float, delta: flo
     ``delta_budget`` defaults to the requested ``delta``; pass ``0.0`` for an algorithm meant to be
     pure ε-DP (the plan then reports ``delta_certified = 0``). A failing privacy condition sets
     ``eps_certified = inf``.
+
+    Args:
+        algorithm: the algorithm's name.
+        mode: the planner mode.
+        params: the parameters (host floats/ints).
+        eps, delta: the requested privacy.
+        ledger: the configured algorithm's ledger.
+        delta_budget: the δ at which the ledger is certified (default ``delta``; 0 for pure DP).
+        conditions: privacy side conditions -> whether they hold.
+        utility_conditions: utility side conditions -> whether they hold.
+        reference: the paper's short tag and theorem.
+        notes: notes for the user.
+        certificate: a certificate already computed for ``ledger`` (skips the accountant).
+
+    Returns:
+        The :class:`Plan`.
     """
     conditions = {k: bool(v) for k, v in (conditions or {}).items()}
     notes = list(notes or [])

@@ -85,6 +85,20 @@ def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | 
     * ``certified``: the largest ``ε₀`` for which the best of basic, Dwork–Roth advanced (Thm 3.20),
       corrected KOV15 and the exact optimal composition (KOV15 Thm 3.3) certifies ``(ε, δ)``;
       equals ``paper`` when ``δ = 0`` or ``T = 1``.
+
+    Args:
+        eps, delta: the target privacy (δ = 0: pure).
+        T: the horizon (number of adaptive releases or steps).
+        d: the dimension (unused by some planners).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        sensitivity: the query's sensitivity Δ.
+        norm: ``"l1"`` or ``"l2"`` (Δ₁ = sqrt(d) Δ₂).
+
+    Returns:
+        A :class:`Plan` with the Laplace scale.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, mode or norm.
     """
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=False)
     dim = _dim(d)
@@ -130,6 +144,20 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
 
     ``eps_certified`` is what the accountant proves for the ledger ``gaussian(σ/Δ₂) x T``
     (``jaxdp.accounting.certify``). ``params["noise_sq"] = d σ²`` is ``E‖noise‖²`` per release.
+
+    Args:
+        eps, delta: the target privacy.
+        T: the horizon (number of adaptive releases or steps).
+        d: the dimension (unused by some planners).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        sensitivity: the query's sensitivity Δ.
+        method: ``"zcdp"``, ``"dr"``, ``"accountant"`` or ``"best"`` (``certified`` mode).
+
+    Returns:
+        A :class:`Plan` with σ.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, mode or method.
     """
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     dim = _dim(d)
@@ -184,7 +212,14 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
 
 # ----------------------------------------------------------------------------------------- tree aggregation
 def tree_levels(T: int) -> int:
-    """H = floor(log2 T) + 1: the number of tree levels; each step enters at most H nodes."""
+    """H = floor(log2 T) + 1: the number of tree levels; each step enters at most H nodes.
+
+    Args:
+        T: the number of steps.
+
+    Returns:
+        H.
+    """
     T = C.count_arg(T, "T")
     return int(T).bit_length()
 
@@ -203,6 +238,20 @@ def plan_tree_aggregation(*, eps: float, delta: float, T: int, d: int | None = 1
         ``rate``: σ = L/ε.
 
     ``params["noise_sq_max"] = H d σ²`` bounds ``E‖b_t‖²`` of the prefix-sum noise.
+
+    Args:
+        eps, delta: the target privacy.
+        T: the number of gradients.
+        d: the dimension (unused by some planners).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        L: the gradients' norm bound.
+        adjacency: ``"replace_one"`` or ``"add_remove"``.
+
+    Returns:
+        A :class:`Plan` with the node noise σ.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, mode or adjacency.
     """
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     dim = _dim(d)
@@ -233,6 +282,20 @@ def plan_above_threshold(*, eps: float, delta: float | None = 0.0, T: int, d: in
     Threshold noise ``Lap(2Δ/ε)``, query noise ``Lap(4Δ/ε)``; ε-DP (δ = 0) for any number of ⊥ and one ⊤.
     With probability ``>= 1 − β`` it is (α, β)-accurate with ``α = 8Δ(log k + log(2/β))/ε`` (Thm 3.24).
     Modes ``paper`` and ``certified`` coincide (the theorem's constants are explicit); ``d`` is unused.
+
+    Args:
+        eps, delta: the target privacy (ε-DP; δ unused).
+        T: the number of queries k.
+        d: unused.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        beta: the failure probability of the accuracy statement.
+        sensitivity: the query's sensitivity Δ.
+
+    Returns:
+        A :class:`Plan` with the noise scales and α.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, mode or β.
     """
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified"), delta_positive=False)
     _dim(d)
@@ -283,6 +346,20 @@ def plan_advanced_composition(*, eps: float, delta: float, T: int, d: int | None
     ``eps_certified`` is what the accountant proves for ``approx(ε₀, δ₀) x k``; for ``method="basic"``,
     ``"dr"`` or ``"kov"`` it is usually below ``ε`` (the accountant's exact optimal composition is tighter than
     the bound that set ``ε₀``). ``d`` is unused.
+
+    Args:
+        eps, delta: the target privacy.
+        T: the number of composed steps k.
+        d: unused.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        delta_split: the share of δ kept as the slack δ'.
+        method: ``"dr"``, ``"kov"``, ``"optimal"``, ``"basic"`` or ``"best"`` (``certified`` mode).
+
+    Returns:
+        A :class:`Plan` with the per-step ``(ε₀, δ₀)``.
+
+    Raises:
+        ValueError: the accountant cannot certify the request, or ``"optimal"`` with ``k > OPTIMAL_AUTO_MAX_K``.
     """
     e, dl, k, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     _dim(d)

@@ -29,13 +29,28 @@ EPS_FROM_RHO_METHODS = ("bun_steinke", "cks", "lazy")
 
 
 def pure_to_zcdp(eps: ArrayLike):
-    """ε-DP ⇒ (ε²/2)-zCDP (Bun–Steinke Prop. 1.4)."""
+    """ε-DP ⇒ (ε²/2)-zCDP (Bun–Steinke Prop. 1.4).
+
+    Args:
+        eps: the pure ε.
+
+    Returns:
+        ρ = ε²/2.
+    """
     e = C.eps_arg(eps)
     return C.out(0.5 * e * e)
 
 
 def gaussian_zcdp(sensitivity: ArrayLike, sigma: ArrayLike):
-    """Gaussian mechanism ``h(S) + N(0, σ² I)`` with ℓ2-sensitivity Δ is ``Δ²/(2σ²)``-zCDP (Bun–Steinke Prop. 1.6)."""
+    """Gaussian mechanism ``h(S) + N(0, σ² I)`` with ℓ2-sensitivity Δ is ``Δ²/(2σ²)``-zCDP (Bun–Steinke Prop. 1.6).
+
+    Args:
+        sensitivity: ℓ2-sensitivity Δ.
+        sigma: noise standard deviation σ.
+
+    Returns:
+        ρ = Δ²/(2σ²).
+    """
     s = C.pos("sensitivity", sensitivity)
     sg = C.pos("sigma", sigma)
     return C.out(s * s / (2.0 * sg * sg))
@@ -81,6 +96,17 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike, method: str = "bun_steinke"):
     * ``"cks"``: ``min_{α>1} ρα + ln(1 − 1/α) + (ln(1/δ) − ln α)/(α − 1)`` (Canonne–Kamath–Steinke 2020
       Prop. 12; the conversion ``dp_accounting``'s RDP accountant uses, here optimised over continuous α).
     * ``"lazy"``: ``3 sqrt(ρ ln(1/δ))`` — LAZY Lemma A.5, valid for ρ <= 1 and δ ∈ (0, 1/4) (raises otherwise).
+
+    Args:
+        rho: the zCDP level ρ.
+        delta: the target δ ∈ (0, 1).
+        method: ``"bun_steinke"``, ``"cks"`` or ``"lazy"`` (:data:`EPS_FROM_RHO_METHODS`).
+
+    Returns:
+        The ε of the conversion.
+
+    Raises:
+        ValueError: invalid ρ, δ or method (``"lazy"`` outside its range).
     """
     r = C.nonneg("rho", rho)
     d = C.delta_open(delta)
@@ -98,7 +124,16 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike, method: str = "bun_steinke"):
 
 
 def zcdp_to_approx(rho: ArrayLike, delta: ArrayLike, method: str = "bun_steinke"):
-    """ρ-zCDP ⇒ ``(eps_from_rho(ρ, δ), δ)``-DP; returns the pair."""
+    """ρ-zCDP ⇒ ``(eps_from_rho(ρ, δ), δ)``-DP; returns the pair.
+
+    Args:
+        rho: the zCDP level ρ.
+        delta: the target δ.
+        method: as in :func:`eps_from_rho`.
+
+    Returns:
+        ``(ε, δ)``.
+    """
     return eps_from_rho(rho, delta, method), C.out(C.delta_open(delta))
 
 
@@ -114,6 +149,12 @@ def rho_from_eps_delta(eps: ArrayLike, delta: ArrayLike):
     and the second form is the one computed: it has no cancellation (the first loses about
     ``log10(4L/ε)`` digits when ε << L, e.g. a relative error ~1e-4 at ε = 1e-9, δ = 1e-300).
     This is the package's only implementation of ρ*; every (ε, δ) → zCDP calibration calls it.
+
+    Args:
+        eps, delta: the target privacy.
+
+    Returns:
+        ρ*(ε, δ).
     """
     e = C.eps_arg(eps)
     d = C.delta_open(delta)
@@ -129,6 +170,14 @@ def gaussian_sigma_zcdp(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike, cou
     for every ε > 0 (Bun–Steinke Prop. 1.3; :func:`rho_from_eps_delta`). ``count = 1`` is the single
     Gaussian mechanism ``σ = Δ₂/sqrt(2ρ*)``; the tree-aggregation counter (Kairouz et al. 2021 App. B.1)
     is ``count = H`` with Δ₂ the per-node sensitivity.
+
+    Args:
+        Delta2: ℓ2-sensitivity Δ₂.
+        eps, delta: the target privacy.
+        count: the number of adaptive releases.
+
+    Returns:
+        σ.
     """
     D = C.pos("Delta2", Delta2)
     n = C.as_f64("count", count)
@@ -142,6 +191,16 @@ def gaussian_sigma_dr(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
 
     Raises ``ValueError`` for ε >= 1, where the theorem says nothing (use ``gaussian_sigma_zcdp``,
     ``method='zcdp'`` in ``jaxdp.mechanisms.gaussian_sigma``).
+
+    Args:
+        Delta2: ℓ2-sensitivity Δ₂.
+        eps, delta: the target privacy (ε < 1).
+
+    Returns:
+        σ.
+
+    Raises:
+        ValueError: ε >= 1.
     """
     D = C.pos("Delta2", Delta2)
     e = C.eps_arg(eps)
@@ -163,6 +222,17 @@ def gaussian_sigma_growth(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike, *
     ``allow_eps_above_1=True`` evaluates the formula anyway, for callers that certify the
     resulting σ by other means (``plan_gaussian(mode="paper")``, whose ledger the accountant
     certifies exactly); nothing is then claimed for it.
+
+    Args:
+        Delta2: ℓ2-sensitivity Δ₂.
+        eps, delta: the target privacy (ε <= 1).
+        allow_eps_above_1: evaluate the formula for ε > 1 anyway (nothing is claimed for it).
+
+    Returns:
+        σ.
+
+    Raises:
+        ValueError: ε > 1 without ``allow_eps_above_1``.
     """
     D = C.pos("Delta2", Delta2)
     e = C.eps_arg(eps)
@@ -175,7 +245,15 @@ def gaussian_sigma_growth(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike, *
 
 
 def gaussian_sigma_growth_printed(Delta2: ArrayLike, eps: ArrayLike, delta: ArrayLike):
-    """σ = 2 Δ₂ log(2/δ) / ε — GROWTH Lemma 2.3 as extracted (no square root); reference only."""
+    """σ = 2 Δ₂ log(2/δ) / ε — GROWTH Lemma 2.3 as extracted (no square root); reference only.
+
+    Args:
+        Delta2: ℓ2-sensitivity Δ₂.
+        eps, delta: the target privacy.
+
+    Returns:
+        σ as printed.
+    """
     D = C.pos("Delta2", Delta2)
     e = C.eps_arg(eps)
     d = C.delta_open(delta)
@@ -183,7 +261,16 @@ def gaussian_sigma_growth_printed(Delta2: ArrayLike, eps: ArrayLike, delta: Arra
 
 
 def gaussian_eps_dr(Delta2: ArrayLike, sigma: ArrayLike, delta: ArrayLike):
-    """ε certified by Dwork–Roth Thm A.1 for noise σ: ``Δ₂ sqrt(2 ln(1.25/δ))/σ`` if that is < 1, else ``inf``."""
+    """ε certified by Dwork–Roth Thm A.1 for noise σ: ``Δ₂ sqrt(2 ln(1.25/δ))/σ`` if that is < 1, else ``inf``.
+
+    Args:
+        Delta2: ℓ2-sensitivity Δ₂.
+        sigma: noise standard deviation σ.
+        delta: the target δ.
+
+    Returns:
+        The certified ε, or ``inf``.
+    """
     D = C.pos("Delta2", Delta2)
     s = C.pos("sigma", sigma)
     d = C.delta_open(delta)
@@ -194,7 +281,18 @@ def gaussian_eps_dr(Delta2: ArrayLike, sigma: ArrayLike, delta: ArrayLike):
 def gaussian_eps_zcdp(Delta2: ArrayLike, sigma: ArrayLike, delta: ArrayLike, count: ArrayLike = 1,
                       method: str = "bun_steinke"):
     """ε certified for ``count`` adaptive Gaussian releases of noise σ and sensitivity Δ₂ via zCDP:
-    ``eps_from_rho(count Δ₂²/(2σ²), δ)`` (Bun–Steinke Prop. 1.6 + Lemma 2.3)."""
+    ``eps_from_rho(count Δ₂²/(2σ²), δ)`` (Bun–Steinke Prop. 1.6 + Lemma 2.3).
+
+    Args:
+        Delta2: ℓ2-sensitivity Δ₂.
+        sigma: noise standard deviation σ.
+        delta: the target δ.
+        count: the number of adaptive releases.
+        method: as in :func:`eps_from_rho`.
+
+    Returns:
+        The certified ε.
+    """
     n = C.as_f64("count", count)
     if np.any(n < 1) or np.any(n != np.round(n)):
         raise ValueError(f"count must be an integer >= 1, got {count!r}")
