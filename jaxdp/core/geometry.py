@@ -8,7 +8,14 @@ __all__ = ["project_simplex"]
 
 
 def project_simplex(x: jax.Array) -> jax.Array:
-    """Euclidean projection onto ``{x >= 0, sum x = 1}`` (sort-based; Duchi et al. 2008)."""
+    """Euclidean projection onto ``{x >= 0, sum x = 1}`` (sort-based; Duchi et al. 2008).
+
+    Args:
+        x: the point(s), the coordinates along the last axis.
+
+    Returns:
+        The projection.
+    """
     d = x.shape[-1]
     u = jnp.sort(x)[::-1]
     css = jnp.cumsum(u) - 1.0

@@ -44,7 +44,16 @@ def _check_vector(x, name):
 
 
 def exp_mech_logits(utility, sensitivity, eps) -> jax.Array:
-    """``ε u / (2Δu)``: the logits of the exponential mechanism."""
+    """``ε u / (2Δu)``: the logits of the exponential mechanism.
+
+    Args:
+        utility: the utilities.
+        sensitivity: the utility's sensitivity Δu.
+        eps: the privacy parameter ε.
+
+    Returns:
+        ``ε u / (2Δu)``.
+    """
     check_sensitivity(sensitivity)
     check_eps(eps, allow_inf=False)
     u = jnp.asarray(utility, jnp.result_type(utility, float))
@@ -52,14 +61,34 @@ def exp_mech_logits(utility, sensitivity, eps) -> jax.Array:
 
 
 def exp_mech(key: jax.Array, utility, sensitivity, eps, mask=None) -> jax.Array:
-    """One draw of the exponential mechanism over the last axis of ``utility``; int32 index. ε-DP."""
+    """One draw of the exponential mechanism over the last axis of ``utility``; int32 index. ε-DP.
+
+    Args:
+        key: JAX PRNG key.
+        utility: utilities, the candidates along the last axis.
+        sensitivity: the utility's sensitivity Δu.
+        eps: the privacy parameter ε.
+        mask: optional boolean mask of allowed entries (``False``: never drawn).
+
+    Returns:
+        The drawn index (int32).
+    """
     _check_vector(utility, "utility")
     logits = _mask(exp_mech_logits(utility, sensitivity, eps), mask)
     return jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
 
 
 def exp_mech_inverse_cdf(key: jax.Array, logits, mask=None) -> jax.Array:
-    """Exact draw from ``softmax(logits)`` with one uniform (inverse CDF); int32 index."""
+    """Exact draw from ``softmax(logits)`` with one uniform (inverse CDF); int32 index.
+
+    Args:
+        key: JAX PRNG key.
+        logits: the logits.
+        mask: optional boolean mask of allowed entries (``False``: never drawn).
+
+    Returns:
+        The drawn index (int32).
+    """
     _check_vector(logits, "logits")
     logits = _mask(jnp.asarray(logits, jnp.result_type(logits, float)), mask)
     return sample_categorical(key, logits)
@@ -70,6 +99,15 @@ def exp_mech_topk(key: jax.Array, logits, k: int, mask=None) -> jax.Array:
 
     ``logits`` for an ε₀-exponential mechanism are ``exp_mech_logits(u, Δu, ε₀)``;
     the k draws are then kε₀-DP by basic composition. ``k`` is static.
+
+    Args:
+        key: JAX PRNG key.
+        logits: the logits (e.g. :func:`exp_mech_logits`).
+        k: the number of distinct indices (static).
+        mask: optional boolean mask of allowed entries (``False``: never drawn).
+
+    Returns:
+        Indices of shape ``(..., k)``.
     """
     _check_vector(logits, "logits")
     k = check_positive_int("k", k)

@@ -31,14 +31,32 @@ __all__ = ["laplace_scale", "laplace_mech", "gaussian_sigma", "gaussian_mech", "
 
 
 def laplace_scale(sensitivity, eps):
-    """The Laplace scale ``b = Δ₁/ε`` (``eps = inf`` gives 0: the non-private limit)."""
+    """The Laplace scale ``b = Δ₁/ε`` (``eps = inf`` gives 0: the non-private limit).
+
+    Args:
+        sensitivity: the query's sensitivity Δ.
+        eps: the privacy parameter ε.
+
+    Returns:
+        ``b = Δ₁/ε``.
+    """
     check_sensitivity(sensitivity)
     check_eps(eps)
     return sensitivity / eps
 
 
 def laplace_mech(key: jax.Array, value, sensitivity, eps) -> jax.Array:
-    """``value + Lap(Δ₁/ε)`` entrywise; ε-DP for ℓ1-sensitivity ``sensitivity``. One draw per entry."""
+    """``value + Lap(Δ₁/ε)`` entrywise; ε-DP for ℓ1-sensitivity ``sensitivity``. One draw per entry.
+
+    Args:
+        key: JAX PRNG key.
+        value: the exact value (any shape).
+        sensitivity: ℓ1-sensitivity Δ₁.
+        eps: the privacy parameter ε.
+
+    Returns:
+        The noisy value.
+    """
     check_finite(value, "value")
     b = laplace_scale(sensitivity, eps)
     value = jnp.asarray(value, jnp.result_type(value, float))
@@ -48,7 +66,15 @@ def laplace_mech(key: jax.Array, value, sensitivity, eps) -> jax.Array:
 
 def gaussian_rho_star(eps: float, delta: float) -> float:
     """ρ*(ε, δ), the largest ρ with ρ-zCDP ⟹ (ε, δ)-DP via Bun–Steinke Prop. 1.3:
-    ``(sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``. Host float; calls ``jaxdp.accounting.rho_from_eps_delta``."""
+    ``(sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²``. Host float; calls ``jaxdp.accounting.rho_from_eps_delta``.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ.
+
+    Returns:
+        ρ*(ε, δ).
+    """
     check_eps(eps, allow_inf=False)
     check_delta_open(delta)
     return float(rho_from_eps_delta(float(eps), float(delta)))
@@ -60,6 +86,18 @@ def gaussian_sigma(sensitivity, eps, delta, method: str = "zcdp") -> float:
     ``method`` in ``{"zcdp", "dr", "paper"}`` (see the module docstring): ``jaxdp.accounting``'s
     ``gaussian_sigma_zcdp``, ``gaussian_sigma_dr`` and ``gaussian_sigma_growth`` respectively
     (``"dr"`` raises for ε >= 1, ``"paper"`` for ε > 1).
+
+    Args:
+        sensitivity: ℓ2-sensitivity.
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ.
+        method: ``"zcdp"``, ``"dr"`` or ``"paper"``.
+
+    Returns:
+        σ (host float).
+
+    Raises:
+        ValueError: invalid inputs; ``"dr"`` with ε >= 1; ``"paper"`` with ε > 1.
     """
     check_choice("method", method, ("zcdp", "dr", "paper"))
     check_sensitivity(sensitivity)
@@ -70,7 +108,16 @@ def gaussian_sigma(sensitivity, eps, delta, method: str = "zcdp") -> float:
 
 
 def gaussian_mech(key: jax.Array, value, sigma) -> jax.Array:
-    """``value + N(0, σ²)`` entrywise (σ from :func:`gaussian_sigma`). One draw per entry."""
+    """``value + N(0, σ²)`` entrywise (σ from :func:`gaussian_sigma`). One draw per entry.
+
+    Args:
+        key: JAX PRNG key.
+        value: the exact value (any shape).
+        sigma: the noise standard deviation σ.
+
+    Returns:
+        The noisy value.
+    """
     check_finite(value, "value")
     check_scale(sigma, "sigma")
     value = jnp.asarray(value, jnp.result_type(value, float))

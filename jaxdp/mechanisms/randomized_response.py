@@ -209,6 +209,15 @@ def rr_kary(key: jax.Array, y, K: int, eps) -> jax.Array:
     when not kept.
 
     Returns int32 labels of the shape of ``y``.
+
+    Args:
+        key: JAX PRNG key.
+        y: the true labels in ``{0..K-1}``.
+        K: the number of labels.
+        eps: the local privacy parameter ε.
+
+    Returns:
+        Int32 labels of the shape of ``y``.
     """
     K = _check_K(K)
     check_eps(eps)

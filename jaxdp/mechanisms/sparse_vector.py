@@ -79,19 +79,42 @@ __all__ = [
 
 
 class SVTState(NamedTuple):
-    """State of one AboveThreshold instance."""
+    """State of one AboveThreshold instance.
+
+    Attributes:
+        tau_hat: the noisy threshold τ̂.
+        halted: whether the instance has answered ⊤.
+    """
 
     tau_hat: jax.Array   # float, the noisy threshold τ + Lap(2Δ/ε)
     halted: jax.Array    # bool, True once the instance has answered ⊤
 
 
 def svt_noise_scales(eps, sensitivity=1.0):
-    """Dwork–Roth Alg. 1 Laplace scales ``(2Δ/ε, 4Δ/ε)`` for the threshold and the queries."""
+    """Dwork–Roth Alg. 1 Laplace scales ``(2Δ/ε, 4Δ/ε)`` for the threshold and the queries.
+
+    Args:
+        eps: the privacy parameter ε.
+        sensitivity: the query's sensitivity Δ.
+
+    Returns:
+        ``(2Δ/ε, 4Δ/ε)``.
+    """
     return 2.0 * sensitivity / eps, 4.0 * sensitivity / eps
 
 
 def svt_accuracy_alpha(k: int, beta: float, eps: float, sensitivity: float = 1.0) -> float:
-    """α of Dwork–Roth Thm 3.24: ``8Δ(log k + log(2/β))/ε`` (host float)."""
+    """α of Dwork–Roth Thm 3.24: ``8Δ(log k + log(2/β))/ε`` (host float).
+
+    Args:
+        k: the number of queries.
+        beta: the failure probability.
+        eps: the privacy parameter ε.
+        sensitivity: the query's sensitivity Δ.
+
+    Returns:
+        α (host float).
+    """
     k = check_positive_int("k", k)
     check_probability("beta", beta, open_left=True, open_right=True)
     check_eps(eps, allow_inf=False)
@@ -111,7 +134,17 @@ def _float(x):
 
 
 def svt_init(key: jax.Array, threshold, eps, sensitivity=1.0) -> SVTState:
-    """A fresh instance: ``τ̂ = threshold + Lap(2Δ/ε)``, not halted. One Laplace draw (shape of ``threshold``)."""
+    """A fresh instance: ``τ̂ = threshold + Lap(2Δ/ε)``, not halted. One Laplace draw (shape of ``threshold``).
+
+    Args:
+        key: JAX PRNG key.
+        threshold: the threshold τ.
+        eps: the privacy parameter ε.
+        sensitivity: the query's sensitivity Δ.
+
+    Returns:
+        The fresh :class:`SVTState`.
+    """
     _check(eps, sensitivity, threshold=threshold)
     threshold = _float(threshold)
     b_thr, _ = svt_noise_scales(eps, sensitivity)
@@ -125,6 +158,16 @@ def svt_query(key: jax.Array, state: SVTState, q, eps, sensitivity=1.0) -> tuple
 
     Returns ``(state', top)``; a halted instance answers ⊥ (``top=False``).
     One Laplace draw per call, whether or not the instance is halted.
+
+    Args:
+        key: JAX PRNG key.
+        state: the instance's state.
+        q: the query's value.
+        eps: the privacy parameter ε.
+        sensitivity: the query's sensitivity Δ.
+
+    Returns:
+        ``(state', top)``.
     """
     _check(eps, sensitivity, q=q)
     q = jnp.asarray(q, dtype=state.tau_hat.dtype)
@@ -139,6 +182,16 @@ def svt_restart(key: jax.Array, state: SVTState, threshold, eps, sensitivity=1.0
 
     ``state`` only fixes the dtype/shape; under ``vmap`` select between it and
     the result with ``jnp.where`` to restart only some lanes.
+
+    Args:
+        key: JAX PRNG key.
+        state: the instance replaced (fixes dtype and shape only).
+        threshold: the threshold τ.
+        eps: the privacy parameter ε.
+        sensitivity: the query's sensitivity Δ.
+
+    Returns:
+        The new :class:`SVTState`.
     """
     new = svt_init(key, jnp.broadcast_to(_float(threshold), jnp.shape(state.tau_hat)), eps, sensitivity)
     return SVTState(tau_hat=new.tau_hat.astype(state.tau_hat.dtype), halted=new.halted)
@@ -152,6 +205,16 @@ def above_threshold(key: jax.Array, queries, threshold, eps, sensitivity=1.0) ->
     ``split(key, 2)`` → threshold noise, then ``k`` query noises drawn at once
     (equivalent to a scan of :func:`svt_query`, since a halted instance's later
     noise is never looked at).
+
+    Args:
+        key: JAX PRNG key.
+        queries: the query values, shape ``(k,)``.
+        threshold: the threshold τ.
+        eps: the privacy parameter ε.
+        sensitivity: the query's sensitivity Δ.
+
+    Returns:
+        The index of the ⊤ answer, int32 in ``[0, k]`` (``k``: all ⊥).
     """
     _check(eps, sensitivity, queries=queries, threshold=threshold)
     queries = _float(queries)
@@ -173,7 +236,14 @@ Ratio = Union[float, int, str]
 
 
 class CSVTState(NamedTuple):
-    """State of one c-positive sparse vector whose threshold noise is shared by its positives (Lyu et al. Alg. 1)."""
+    """State of one c-positive sparse vector whose threshold noise is shared by its positives (Lyu et al. Alg. 1).
+
+    Attributes:
+        tau_hat: the noisy threshold τ̂ (drawn once).
+        query_scale: the query noise's Laplace scale.
+        count: the number of ⊤ answers so far.
+        c: the number of positives allowed.
+    """
 
     tau_hat: jax.Array       # float, τ + ρ with ρ ~ Lap(Δ/ε₁), drawn once per instance
     query_scale: jax.Array   # float, Laplace scale of every query's noise (2cΔ/ε₂; cΔ/ε₂ for monotone queries)
@@ -230,7 +300,17 @@ def _csvt_checks(eps, c, sensitivity, ratio, monotone):
 
 def csvt_budget_split(eps, c, *, ratio: Ratio = 1.0, monotone: bool = False) -> tuple:
     """``(ε₁, ε₂)`` with ``ε₁ + ε₂ = ε`` and ``ε₁/ε₂ = ratio`` (``"optimal"``: ``(2c)^{-2/3}``, monotone ``c^{-2/3}``;
-    Lyu, Su, Li 2017 §4.2). ε₁ pays for the one threshold noise, ε₂ for the c positives."""
+    Lyu, Su, Li 2017 §4.2). ε₁ pays for the one threshold noise, ε₂ for the c positives.
+
+    Args:
+        eps: the privacy parameter ε.
+        c: the number of positive (⊤) answers before the instance halts.
+        ratio: ε₁/ε₂, or ``"optimal"``.
+        monotone: the queries are monotone.
+
+    Returns:
+        ``(ε₁, ε₂)``.
+    """
     _csvt_checks(eps, c, 1.0, ratio, monotone)
     r = _ratio_value(ratio, c, bool(monotone))
     return eps * r / (1.0 + r), eps / (1.0 + r)
@@ -240,6 +320,16 @@ def csvt_noise_scales(eps, c, sensitivity=1.0, *, ratio: Ratio = 1.0, monotone: 
     """Laplace scales ``(Δ/ε₁, 2cΔ/ε₂)`` of Lyu et al. Alg. 1 (``(Δ/ε₁, cΔ/ε₂)`` for monotone queries).
 
     With ``c = 1``, ``ratio = 1``: ``(2Δ/ε, 4Δ/ε)``, Dwork–Roth's AboveThreshold (:func:`svt_noise_scales`).
+
+    Args:
+        eps: the privacy parameter ε.
+        c: the number of positive (⊤) answers before the instance halts.
+        sensitivity: the query's sensitivity Δ.
+        ratio: ε₁/ε₂, or ``"optimal"``.
+        monotone: the queries are monotone.
+
+    Returns:
+        ``(threshold scale, query scale)``.
     """
     _csvt_checks(eps, c, sensitivity, ratio, monotone)
     eps1, eps2 = csvt_budget_split(eps, c, ratio=ratio, monotone=monotone)
@@ -272,6 +362,21 @@ def csvt_init(key: jax.Array, threshold, eps, c, sensitivity=1.0, *, ratio: Rati
     The noise scales (:func:`csvt_noise_scales`) are kept in the state, so :func:`csvt_query` needs no
     privacy parameter and cannot be called with a different one. The whole answer vector is
     ε-DP (Lyu, Su, Li 2017, Thm 1). Host-side inputs are validated before anything is compiled.
+
+    Args:
+        key: JAX PRNG key.
+        threshold: the threshold τ.
+        eps: the privacy parameter ε.
+        c: the number of positive (⊤) answers before the instance halts.
+        sensitivity: the query's sensitivity Δ.
+        ratio: ε₁/ε₂, or ``"optimal"``.
+        monotone: the queries are monotone.
+
+    Returns:
+        The fresh :class:`CSVTState`.
+
+    Raises:
+        ValueError: invalid host-side privacy parameters, ``c`` or ``ratio``.
     """
     _csvt_checks(eps, c, sensitivity, ratio, monotone)
     check_finite(threshold, "threshold")
@@ -280,7 +385,14 @@ def csvt_init(key: jax.Array, threshold, eps, c, sensitivity=1.0, *, ratio: Rati
 
 
 def csvt_halted(state: CSVTState) -> jax.Array:
-    """True once the instance has answered its ``c``-th ⊤ (it then answers ⊥ to everything)."""
+    """True once the instance has answered its ``c``-th ⊤ (it then answers ⊥ to everything).
+
+    Args:
+        state: the instance's state.
+
+    Returns:
+        A boolean array.
+    """
     return state.count >= state.c
 
 
@@ -289,6 +401,14 @@ def csvt_query(key: jax.Array, state: CSVTState, q) -> tuple[CSVTState, jax.Arra
 
     The threshold noise is NOT redrawn after a ⊤ (that is the point of Lyu et al. Alg. 1). Returns
     ``(state', top)``; one Laplace draw per call, whether or not the instance has halted.
+
+    Args:
+        key: JAX PRNG key.
+        state: the instance's state.
+        q: the query's value.
+
+    Returns:
+        ``(state', top)``.
     """
     check_finite(q, "q")
     q = jnp.asarray(q, dtype=state.tau_hat.dtype)
@@ -335,7 +455,20 @@ def csvt_accuracy_alpha(k: int, beta: float, eps: float, c: int, sensitivity: fl
                         monotone: bool = False) -> float:
     """α such that, over ``k`` queries, with probability ``>= 1 - β`` every ⊥ has ``q_i < τ + α`` and every ⊤ has
     ``q_i >= τ - α``: ``α = (Δ/ε₁) ln(2/β) + (2cΔ/ε₂) ln(2k/β)`` (union bound on ``|ρ|`` and the ``k`` ``|ν_i|``;
-    host float). For ``c = 1`` it is at most Dwork–Roth's ``8Δ(log k + log(2/β))/ε``."""
+    host float). For ``c = 1`` it is at most Dwork–Roth's ``8Δ(log k + log(2/β))/ε``.
+
+    Args:
+        k: the number of queries.
+        beta: the failure probability.
+        eps: the privacy parameter ε.
+        c: the number of positive (⊤) answers before the instance halts.
+        sensitivity: the query's sensitivity Δ.
+        ratio: ε₁/ε₂, or ``"optimal"``.
+        monotone: the queries are monotone.
+
+    Returns:
+        α (host float).
+    """
     k = check_positive_int("k", k)
     check_probability("beta", beta, open_left=True, open_right=True)
     check_eps(eps, allow_inf=False)
@@ -366,6 +499,21 @@ def plan_sparse_vector(*, eps: float, c: int, sensitivity: float = 1.0, ratio: R
     ``(ε₁ + ε₂)``-DP (Thm 1). Returns a :class:`jaxdp.accounting.plan.Plan` whose ledger holds one
     sparse-vector event (:func:`csvt_ledger_event`); ``eps_certified`` is the accountant's. With ``k`` (the
     number of queries) the params also carry the accuracy ``alpha`` of :func:`csvt_accuracy_alpha` at ``beta``.
+
+    Args:
+        eps: the privacy parameter ε.
+        c: the number of positive (⊤) answers before the instance halts.
+        sensitivity: the query's sensitivity Δ.
+        ratio: ε₁/ε₂, or ``"optimal"``.
+        monotone: the queries are monotone.
+        k: the number of queries (optional; adds the accuracy ``alpha``).
+        beta: the failure probability.
+
+    Returns:
+        A :class:`jaxdp.accounting.plan.Plan`.
+
+    Raises:
+        ValueError: invalid privacy parameters, ``c``, ``ratio`` or ``k``.
     """
     from ..accounting import ledger as LG
     from ..accounting.plan import make_plan

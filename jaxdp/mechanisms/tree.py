@@ -44,7 +44,13 @@ __all__ = [
 
 
 class TreeState(NamedTuple):
-    """Binary-tree counter state (O(H) memory)."""
+    """Binary-tree counter state (O(H) memory).
+
+    Attributes:
+        alpha: ``(H,) + shape``, exact partial sums of the open nodes.
+        alpha_hat: ``(H,) + shape``, noisy partial sums of the open nodes.
+        t: int32, the number of items added so far.
+    """
 
     alpha: jax.Array       # (H,) + shape, exact partial sums of the open nodes
     alpha_hat: jax.Array   # (H,) + shape, noisy partial sums of the open nodes
@@ -52,13 +58,29 @@ class TreeState(NamedTuple):
 
 
 def tree_depth(T_max: int) -> int:
-    """Number of levels ``H = floor(log2 T_max) + 1`` (then ``T_max <= 2^H - 1``)."""
+    """Number of levels ``H = floor(log2 T_max) + 1`` (then ``T_max <= 2^H - 1``).
+
+    Args:
+        T_max: the largest round.
+
+    Returns:
+        H.
+    """
     T_max = check_positive_int("T_max", T_max)
     return int(T_max).bit_length()
 
 
 def tree_init(H: int, shape: tuple = (), dtype=None) -> TreeState:
-    """An empty counter with ``H`` levels for items of shape ``shape`` (rounds ``t <= 2^H - 1``)."""
+    """An empty counter with ``H`` levels for items of shape ``shape`` (rounds ``t <= 2^H - 1``).
+
+    Args:
+        H: the number of tree levels.
+        shape: the items' shape.
+        dtype: the sums' dtype (default: float).
+
+    Returns:
+        An empty :class:`TreeState`.
+    """
     H = check_positive_int("H", H)
     if not isinstance(shape, tuple) or not all(isinstance(s, int) and s >= 0 for s in shape):
         raise TypeError(f"shape must be a tuple of non-negative ints, got {shape!r}")
@@ -72,6 +94,16 @@ def tree_step(key: jax.Array, state: TreeState, a, scale, noise: str = "laplace"
 
     ``scale`` is the Laplace scale ``b`` or the Gaussian ``σ`` of each node
     (may be traced; 0 = exact). ``noise`` is static. Returns ``(state', c_t)``.
+
+    Args:
+        key: JAX PRNG key.
+        state: the instance's state.
+        a: the item of this round.
+        scale: the node noise scale (Laplace ``b`` or Gaussian ``σ``; 0 = exact).
+        noise: ``"laplace"`` or ``"gaussian"`` (static).
+
+    Returns:
+        ``(state', c_t)``.
     """
     check_noise_kind(noise)
     check_scale(scale)
@@ -105,6 +137,16 @@ def tree_prefix_sums(key: jax.Array, a_seq, scale, noise: str = "laplace", H: in
     """Run the counter over a whole stream ``a_seq`` of shape ``(T,) + shape``; return all ``c_1..c_T``.
 
     Uses ``fold_in(key, t)`` for round ``t`` (1-indexed). ``H`` defaults to :func:`tree_depth` ``(T)``.
+
+    Args:
+        key: JAX PRNG key.
+        a_seq: the stream, shape ``(T,) + shape``.
+        scale: the node noise scale (Laplace ``b`` or Gaussian ``σ``; 0 = exact).
+        noise: ``"laplace"`` or ``"gaussian"`` (static).
+        H: the number of levels (default :func:`tree_depth` ``(T)``).
+
+    Returns:
+        ``c_1..c_T``, shape ``(T,) + shape``.
     """
     check_noise_kind(noise)
     check_scale(scale)
@@ -126,7 +168,16 @@ def tree_prefix_sums(key: jax.Array, a_seq, scale, noise: str = "laplace", H: in
 
 
 def tree_laplace_scale(H: int, eps, sensitivity=1.0) -> float:
-    """Per-node Laplace scale ``b = HΔ/ε`` making the whole stream ε-DP (``|a_t - a'_t| <= Δ`` in ℓ1)."""
+    """Per-node Laplace scale ``b = HΔ/ε`` making the whole stream ε-DP (``|a_t - a'_t| <= Δ`` in ℓ1).
+
+    Args:
+        H: the number of tree levels.
+        eps: the privacy parameter ε.
+        sensitivity: ℓ1 bound Δ on one item's change.
+
+    Returns:
+        ``b = HΔ/ε``.
+    """
     H = check_positive_int("H", H)
     check_eps(eps)
     check_sensitivity(sensitivity)
@@ -141,6 +192,15 @@ def tree_aggregation_sigma(L, H: int, eps, delta) -> float:
     setting it to ``ρ*(ε, δ) = (sqrt(ε + ln 1/δ) - sqrt(ln 1/δ))²`` gives ``σ = 2L sqrt(H / (2ρ*)) = L sqrt(2H / ρ*)``.
     Host float64; computed by ``jaxdp.accounting.gaussian_sigma_zcdp(2L, eps, delta, count=H)``, the same
     call as ``jaxdp.accounting.plan_tree_aggregation``.
+
+    Args:
+        L: the gradients' ℓ2 bound.
+        H: the number of tree levels.
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ.
+
+    Returns:
+        σ (host float64).
     """
     check_positive("L", L)
     H = check_positive_int("H", H)
@@ -150,7 +210,16 @@ def tree_aggregation_sigma(L, H: int, eps, delta) -> float:
 
 
 def tree_noise_variance(t, scale, noise: str = "laplace"):
-    """Per-coordinate variance of ``c_t - sum_{i<=t} a_i``: ``popcount(t)`` times the node variance."""
+    """Per-coordinate variance of ``c_t - sum_{i<=t} a_i``: ``popcount(t)`` times the node variance.
+
+    Args:
+        t: the round (1-indexed).
+        scale: the node noise scale (Laplace ``b`` or Gaussian ``σ``; 0 = exact).
+        noise: ``"laplace"`` or ``"gaussian"`` (static).
+
+    Returns:
+        The per-coordinate variance.
+    """
     check_noise_kind(noise)
     t = jnp.asarray(t, jnp.int32)
     pc = jax.lax.population_count(t).astype(jnp.result_type(float))

@@ -38,7 +38,11 @@ _TINY = 1e-30
 
 
 class Ball(NamedTuple):
-    """Euclidean ball of radius ``radius`` centred at 0."""
+    """Euclidean ball of radius ``radius`` centred at 0.
+
+    Attributes:
+        radius: the radius.
+    """
 
     radius: jax.Array
 
@@ -66,7 +70,11 @@ class Ball(NamedTuple):
 
 
 class Box(NamedTuple):
-    """Axis-aligned box ``prod_i [lo_i, hi_i]``."""
+    """Axis-aligned box ``prod_i [lo_i, hi_i]``.
+
+    Attributes:
+        lo, hi: the bounds per coordinate.
+    """
 
     lo: jax.Array
     hi: jax.Array
@@ -95,7 +103,11 @@ class Box(NamedTuple):
 
 
 class Simplex(NamedTuple):
-    """Probability simplex in ``R^d``; chart = first ``d - 1`` coordinates (see module docstring)."""
+    """Probability simplex in ``R^d``; chart = first ``d - 1`` coordinates (see module docstring).
+
+    Attributes:
+        d: the dimension.
+    """
 
     d: int
 
@@ -148,13 +160,27 @@ class Unconstrained(NamedTuple):
 
 
 def ball(radius: Any) -> Ball:
-    """The Euclidean ball ``{||x|| <= radius}`` (``radius > 0``; may be a traced scalar)."""
+    """The Euclidean ball ``{||x|| <= radius}`` (``radius > 0``; may be a traced scalar).
+
+    Args:
+        radius: the radius (> 0; may be traced).
+
+    Returns:
+        A :class:`Ball`.
+    """
     check_positive("radius", radius)
     return Ball(jnp.asarray(radius, jnp.result_type(float)))
 
 
 def box(lo: Any, hi: Any) -> Box:
-    """The box ``prod_i [lo_i, hi_i]`` (``lo < hi`` elementwise; scalars broadcast)."""
+    """The box ``prod_i [lo_i, hi_i]`` (``lo < hi`` elementwise; scalars broadcast).
+
+    Args:
+        lo, hi: the bounds (``lo < hi`` elementwise; scalars broadcast).
+
+    Returns:
+        A :class:`Box`.
+    """
     lo_a, hi_a = np.asarray(lo) if not isinstance(lo, jax.core.Tracer) else None, \
         np.asarray(hi) if not isinstance(hi, jax.core.Tracer) else None
     if lo_a is not None and hi_a is not None:
@@ -167,11 +193,23 @@ def box(lo: Any, hi: Any) -> Box:
 
 
 def simplex(d: int) -> Simplex:
-    """The probability simplex in ``R^d`` (``d >= 2``)."""
+    """The probability simplex in ``R^d`` (``d >= 2``).
+
+    Args:
+        d: the dimension (>= 2).
+
+    Returns:
+        A :class:`Simplex`.
+    """
     return Simplex(check_positive_int("d", d, minimum=2))
 
 
 def unconstrained() -> Unconstrained:
+    """The unconstrained domain ``R^d``.
+
+    Returns:
+        An :class:`Unconstrained`.
+    """
     return Unconstrained()
 
 
@@ -181,6 +219,12 @@ def as_domain(domain: Any) -> Any:
     Accepts ``None`` (unconstrained), the domains of this module, and objects of
     ``jaxdp.oco.domains`` (recognized by class name ``Ball``/``Box``/``Simplex``
     and their radius / bounds / dimension attributes).
+
+    Args:
+        domain: ``None``, a domain of this module or of ``jaxdp.oco.domains``.
+
+    Returns:
+        The sampler domain.
     """
     if domain is None:
         return Unconstrained()

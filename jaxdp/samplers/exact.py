@@ -37,6 +37,13 @@ def log_chi2_cdf(z: jax.Array, k: int) -> jax.Array:
     log space). Where ``P < 10^-3`` (cancellation) the series
     ``P = x^a e^{-x}/Γ(a+1) Σ_n x^n/((a+1)…(a+n))``, ``a = k/2``, is used in log space.
     (``jax.scipy.special.gammainc`` gives the same values but takes seconds to compile.)
+
+    Args:
+        z: the argument(s).
+        k: the degrees of freedom (static, >= 1).
+
+    Returns:
+        ``log P(χ²_k <= z)``.
     """
     k = int(k)
     if k < 1:
@@ -93,8 +100,17 @@ def sample_trunc_gauss_ball(key: jax.Array, m: jax.Array, s: Any, R: Any, Mgrid:
     3. direction of ``w``: ``z ~ N(0, I)`` with its ``e``-component removed, normalized.
     4. ``d = 1``: ``jax.random.truncated_normal``.
 
-    Args: ``m`` ``(d,)``; ``s > 0``, ``R > 0`` scalars (may be traced);
-    ``Mgrid`` static. Random draws: 5 sub-keys, fixed.
+    Random draws: 5 sub-keys, fixed.
+
+    Args:
+        key: JAX PRNG key.
+        m: the mean, shape ``(d,)``.
+        s: the standard deviation (> 0, scalar; may be traced).
+        R: the radius (> 0, scalar; may be traced).
+        Mgrid: grid cells (static).
+
+    Returns:
+        A point of shape ``(d,)`` in the ball.
     """
     Mgrid = check_positive_int("Mgrid", Mgrid, minimum=8)
     check_positive("s", s)
@@ -161,6 +177,16 @@ def sample_trunc_gauss_ball_rejection(key: jax.Array, m: jax.Array, s: Any, R: A
 
     Returns ``(x, ok)``: ``ok`` is False if all proposals were rejected (then
     ``x`` is the projection of the last one; callers in tests assert ``ok``).
+
+    Args:
+        key: JAX PRNG key.
+        m: the mean, shape ``(d,)``.
+        s: the standard deviation.
+        R: the radius.
+        max_tries: the number of proposals.
+
+    Returns:
+        ``(x, ok)``.
     """
     max_tries = check_positive_int("max_tries", max_tries)
     f = jnp.result_type(float)
@@ -174,14 +200,27 @@ def sample_trunc_gauss_ball_rejection(key: jax.Array, m: jax.Array, s: Any, R: A
 
 
 class Grid(NamedTuple):
-    """A fixed rectangular grid: cell centres ``points`` ``(n, d)`` and cell widths ``widths`` ``(d,)``."""
+    """A fixed rectangular grid: cell centres ``points`` ``(n, d)`` and cell widths ``widths`` ``(d,)``.
+
+    Attributes:
+        points: cell centres, shape ``(n, d)``.
+        widths: cell widths, shape ``(d,)``.
+    """
 
     points: jax.Array
     widths: jax.Array
 
 
 def make_grid(lo: Any, hi: Any, n: int) -> Grid:
-    """Grid of ``n`` cells per axis over the box ``[lo, hi]`` (``lo``, ``hi`` of shape ``(d,)``; ``n^d`` cells)."""
+    """Grid of ``n`` cells per axis over the box ``[lo, hi]`` (``lo``, ``hi`` of shape ``(d,)``; ``n^d`` cells).
+
+    Args:
+        lo, hi: the box's corners, shape ``(d,)``.
+        n: cells per axis.
+
+    Returns:
+        The :class:`Grid`.
+    """
     n = check_positive_int("n", n)
     lo = np.atleast_1d(np.asarray(lo, np.float64))
     hi = np.atleast_1d(np.asarray(hi, np.float64))
@@ -208,6 +247,16 @@ def sample_grid(key: jax.Array, logdensity_fn: Callable, grid: Grid, domain: Any
     domain is replaced by the cell centre, so the result is always inside the
     domain. Exact for the discretized (piecewise-constant) density; the
     discretization error is ``O(cell width)`` and is part of the instance.
+
+    Args:
+        key: JAX PRNG key.
+        logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
+        grid: the :class:`Grid`.
+        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        jitter: move the point uniformly within its cell.
+
+    Returns:
+        The drawn point.
     """
     if not isinstance(grid, Grid):
         raise TypeError(f"grid must be a jaxdp.samplers.Grid (make_grid), got {type(grid).__name__}")

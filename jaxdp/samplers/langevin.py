@@ -68,7 +68,13 @@ __all__ = [
 
 
 class LangevinState(NamedTuple):
-    """Chain state in chart coordinates: position, log-density and its gradient there."""
+    """Chain state in chart coordinates: position, log-density and its gradient there.
+
+    Attributes:
+        position: the point, in chart coordinates.
+        logdensity: the log-density there.
+        grad: its gradient there.
+    """
 
     position: jax.Array
     logdensity: jax.Array
@@ -82,6 +88,11 @@ class MALAInfo(NamedTuple):
       (0 for a proposal outside the domain).
     * ``accepted``: fraction of steps whose proposal was accepted.
     * ``outside``: fraction of proposals that fell outside the domain.
+
+    Attributes:
+        acceptance_rate: mean MH acceptance probability.
+        accepted: fraction of steps whose proposal was accepted.
+        outside: fraction of proposals outside the domain.
     """
 
     acceptance_rate: jax.Array
@@ -90,7 +101,11 @@ class MALAInfo(NamedTuple):
 
 
 class ULAInfo(NamedTuple):
-    """Statistics of a ULA run: ``outside`` = fraction of steps whose Euler step left the domain."""
+    """Statistics of a ULA run: ``outside`` = fraction of steps whose Euler step left the domain.
+
+    Attributes:
+        outside: fraction of steps whose Euler step left the domain.
+    """
 
     outside: jax.Array
 
@@ -133,7 +148,17 @@ def _check_common(x0, n_steps, step_size, dom):
 
 def langevin_init(logdensity_fn: Callable, x0: jax.Array, domain: Any = None, *,
                   grad_fn: Optional[Callable] = None) -> LangevinState:
-    """Chain state at ``x0`` (projected into the domain first, so any start is valid)."""
+    """Chain state at ``x0`` (projected into the domain first, so any start is valid).
+
+    Args:
+        logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
+        x0: the starting point.
+        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        grad_fn: the gradient of ``logdensity_fn`` (default: by autodiff).
+
+    Returns:
+        The :class:`LangevinState`.
+    """
     dom = as_domain(domain)
     y0 = dom.project(dom.to_chart(jnp.asarray(x0, jnp.result_type(float))))
     v, g = _chart_fns(logdensity_fn, grad_fn, dom)(y0)
@@ -146,6 +171,14 @@ def mala_kernel(logdensity_fn: Callable, domain: Any = None, *, grad_fn: Optiona
     Randomness: ``k_prop, k_acc = split(key)``; ``ξ = normal(k_prop)``,
     accept iff ``uniform(k_acc) < p_accept`` (the same draws as
     ``blackjax.mala``, so unconstrained chains agree with it step for step).
+
+    Args:
+        logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
+        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        grad_fn: the gradient of ``logdensity_fn`` (default: by autodiff).
+
+    Returns:
+        ``kernel(key, state, step_size) -> (state, (p_accept, accepted, outside))``.
     """
     dom = as_domain(domain)
     vg = _chart_fns(logdensity_fn, grad_fn, dom)
@@ -175,7 +208,17 @@ def mala_kernel(logdensity_fn: Callable, domain: Any = None, *, grad_fn: Optiona
 
 def ula_kernel(logdensity_fn: Callable, domain: Any = None, *, grad_fn: Optional[Callable] = None,
                boundary: str = "reflect") -> Callable:
-    """One ULA transition ``kernel(key, state, step_size) -> (state, outside)``; ``boundary`` in {reflect, project}."""
+    """One ULA transition ``kernel(key, state, step_size) -> (state, outside)``; ``boundary`` in {reflect, project}.
+
+    Args:
+        logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
+        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        grad_fn: the gradient of ``logdensity_fn`` (default: by autodiff).
+        boundary: ``"reflect"`` or ``"project"``, for steps that leave the domain.
+
+    Returns:
+        ``kernel(key, state, step_size) -> (state, outside)``.
+    """
     check_choice("boundary", boundary, ("reflect", "project"))
     dom = as_domain(domain)
     vg = _chart_fns(logdensity_fn, grad_fn, dom)
@@ -243,6 +286,19 @@ def ula(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, st
     Same arguments as ``mala``, plus ``boundary`` (``"reflect"`` or
     ``"project"``) for steps that leave the domain. Biased (see module
     docstring); the returned point is always inside the domain.
+
+    Args:
+        key: JAX PRNG key.
+        logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
+        x0: the starting point.
+        n_steps: the number of steps.
+        step_size: the step size (may be traced).
+        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        grad_fn: the gradient of ``logdensity_fn`` (default: by autodiff).
+        boundary: ``"reflect"`` or ``"project"``, for steps that leave the domain.
+
+    Returns:
+        ``(x, info)``: the last point and :class:`ULAInfo`.
     """
     dom = as_domain(domain)
     n_steps = _check_common(x0, n_steps, step_size, dom)
@@ -283,6 +339,16 @@ def mala_schedule(smoothness: Any, strong_convexity: Any, d: int, diameter: Any 
     traced (it is an array when ``M`` is), ``n_steps`` is a Python int and so
     needs concrete ``M``, ``m``, ``diameter`` — for traced geometry compute
     ``n_steps`` from host bounds and pass ``step_size`` only.
+
+    Args:
+        smoothness: the smoothness ``M`` of ``-log π``.
+        strong_convexity: the strong convexity ``m`` of ``-log π`` (may be 0 with a finite ``diameter``).
+        d: the dimension.
+        diameter: the domain's diameter (``None``: unbounded).
+        tol: the target accuracy.
+
+    Returns:
+        ``(step_size, n_steps)``.
     """
     _check_geometry(smoothness, strong_convexity, d, diameter, tol)
     h = 1.0 / (smoothness * d ** (1.0 / 3.0))
@@ -299,7 +365,18 @@ def mala_schedule(smoothness: Any, strong_convexity: Any, d: int, diameter: Any 
 
 def ula_schedule(smoothness: Any, strong_convexity: Any, d: int, diameter: Any = None, tol: float = 1e-2
                  ) -> tuple[Any, int]:
-    """``(step_size, n_steps)`` for ULA: ``h = min(1/M, tol²/(M κ d))``, ``n = ceil(log(1/tol)/(h m_eff))``."""
+    """``(step_size, n_steps)`` for ULA: ``h = min(1/M, tol²/(M κ d))``, ``n = ceil(log(1/tol)/(h m_eff))``.
+
+    Args:
+        smoothness: the smoothness ``M`` of ``-log π``.
+        strong_convexity: the strong convexity ``m`` of ``-log π`` (may be 0 with a finite ``diameter``).
+        d: the dimension.
+        diameter: the domain's diameter (``None``: unbounded).
+        tol: the target accuracy.
+
+    Returns:
+        ``(step_size, n_steps)``.
+    """
     _check_geometry(smoothness, strong_convexity, d, diameter, tol)
     m_eff = _m_eff(strong_convexity, diameter)
     if not (is_concrete(m_eff) and float(np.asarray(m_eff)) > 0):
