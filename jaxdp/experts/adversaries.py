@@ -1,4 +1,4 @@
-"""Oblivious adversaries for the experts problem (Lazy private online learning, Thm 4.2; Realizable private online optimization, Thm 5; docs/guide/concepts.md#adversary; docs/algorithms/lazy.md#lower-bound; docs/algorithms/realizable.md#lower-bound, #environments).
+"""Oblivious adversaries for the experts problem (LAZY Thm 4.2; REAL Thm 5; docs/guide/concepts.md#adversary; docs/algorithms/lazy.md#lower-bound; docs/algorithms/realizable.md#lower-bound, #environments).
 
 Each constructor takes the static number of experts ``d`` and returns an
 ``Adversary``; its parameters are a ``NamedTuple`` pytree (traced, so they can
@@ -37,6 +37,13 @@ __all__ = [
 
 
 class AdvState(NamedTuple):
+    """State of the experts adversaries.
+
+    Attributes:
+        key: the adversary's key (losses come from ``fold_in(key, t)``).
+        star: the planted best expert, where there is one.
+        perm: a permutation of the experts, where the adversary uses one.
+    """
     key: jax.Array          # the adversary's own key
     star: jax.Array         # int32 planted expert (or 0 if none)
     perm: jax.Array         # (d,) int32 permutation (halving), else zeros
@@ -71,7 +78,11 @@ class _BernoulliParams(NamedTuple):
 
 
 class BernoulliParams(_BernoulliParams):
-    """``gap`` in ``[0, 1/2]`` (checked on the host: ``jaxdp.core.validation.check_field``)."""
+    """``gap`` in ``[0, 1/2]`` (checked on the host: ``jaxdp.core.validation.check_field``).
+
+    Attributes:
+        gap: the best expert's gap Δ in ``[0, 1/2]``.
+    """
 
     __slots__ = ()
 
@@ -87,6 +98,12 @@ def bernoulli_experts(d: int) -> Adversary:
     ``l_t(i) ~ Ber(1/2)`` for ``i != x*`` and ``l_t(x*) ~ Ber(1/2 - Δ)``, independent
     over rounds. ``Δ = 0`` is the pure-noise instance (the √T lower-bound
     regime). Cost per round: ``ceil(d/32) + 1`` random words.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.Adversary` (params :class:`BernoulliParams`).
     """
     d = check_positive_int("d", d)
     words = -(-d // 32)
@@ -116,7 +133,13 @@ class _LazyEpochsParams(NamedTuple):
 
 
 class LazyEpochsParams(_LazyEpochsParams):
-    """``T >= 1``, ``eps > 0`` finite, ``epoch_len >= 0`` (checked on the host)."""
+    """``T >= 1``, ``eps > 0`` finite, ``epoch_len >= 0`` (checked on the host).
+
+    Attributes:
+        T: the horizon (>= 1).
+        eps: ε (> 0, finite).
+        epoch_len: epoch length (0: from ``T`` and ``eps``).
+    """
 
     __slots__ = ()
 
@@ -130,7 +153,16 @@ class LazyEpochsParams(_LazyEpochsParams):
 def lazy_epochs_layout(T, eps, epoch_len=0):
     """``(E, B_ep)`` of LAZY Thm 4.2's adversary (App. C): ``E = clip(floor((Tε)^{4/3}), 1, T)``
     epochs of ``B_ep = floor(T/E)`` rounds (the last epoch absorbs the remainder), or
-    ``B_ep = epoch_len`` if positive (Lazy private online learning, Thm 4.2; docs/algorithms/lazy.md#lower-bound)."""
+    ``B_ep = epoch_len`` if positive (LAZY Thm 4.2; docs/algorithms/lazy.md#lower-bound).
+
+    Args:
+        T: the horizon.
+        eps: the privacy parameter ε.
+        epoch_len: the epoch length (0: from ``T`` and ``eps``).
+
+    Returns:
+        ``(E, B_ep)``.
+    """
     T_f = jnp.asarray(T, jnp.float32)
     E = jnp.clip(jnp.floor((T_f * eps) ** (4.0 / 3.0)), 1.0, T_f).astype(jnp.int32)
     B_ep = jnp.maximum(jnp.asarray(T, jnp.int32) // E, 1)
@@ -145,7 +177,14 @@ def adv_lazy_epochs(d: int) -> Adversary:
     """LAZY Thm 4.2 / App. C lower-bound adversary: ``l^{(e)} ~ Ber(1/2)^d`` i.i.d. per epoch,
     played for every round of the epoch. ``S_adv = (Tε)^{2/3}``, ``E = S_adv^2`` epochs of
     ``B_ep = T/E`` rounds; needs ``ε <= T^{-1/4}`` for ``B_ep >= 1`` (otherwise ``E = T``:
-    i.i.d. per round). With ``epoch_len = B`` it is the batch-aligned variant of Lazy private online learning, Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term."""
+    i.i.d. per round). With ``epoch_len = B`` it is the batch-aligned variant of LAZY Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.Adversary` (params :class:`LazyEpochsParams`).
+    """
     d = check_positive_int("d", d)
 
     def init(key, params):
@@ -165,7 +204,11 @@ class _AlternatingParams(NamedTuple):
 
 
 class AlternatingParams(_AlternatingParams):
-    """``B >= 1`` (checked on the host)."""
+    """``B >= 1`` (checked on the host).
+
+    Attributes:
+        B: the batch length (>= 1).
+    """
 
     __slots__ = ()
 
@@ -176,11 +219,17 @@ class AlternatingParams(_AlternatingParams):
 
 @functools.lru_cache(maxsize=None)
 def adv_alternating_batches(d: int) -> Adversary:
-    """Worst case for batch-constant lazy algorithms (Lazy private online learning, Thm 3.2, Prop. 3.3, Thm 4.2; docs/algorithms/lazy.md#batching-term, #lower-bound; PROPOSED).
+    """Worst case for batch-constant lazy algorithms (LAZY Thm 3.2, Prop. 3.3, Thm 4.2; docs/algorithms/lazy.md#batching-term, #lower-bound; PROPOSED).
 
     In batch ``s = floor(t / B)`` expert 0 has loss ``1[s even]``, expert 1 has
     ``1[s odd]``, all others 1. Deterministic. L2P-MW's expected regret is
     ``≈ (T/4) tanh(η B / 2)``, per-round MW's ``≈ (T/4) tanh(η/2)``.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.Adversary` (params :class:`AlternatingParams`).
     """
     d = check_positive_int("d", d, minimum=2)
 
@@ -206,7 +255,12 @@ class _RealizableBernoulliParams(NamedTuple):
 
 
 class RealizableBernoulliParams(_RealizableBernoulliParams):
-    """``q`` and ``q_star`` in ``[0, 1]`` (checked on the host)."""
+    """``q`` and ``q_star`` in ``[0, 1]`` (checked on the host).
+
+    Attributes:
+        q: loss probability of the other experts, in ``[0, 1]``.
+        q_star: loss probability of the best expert, in ``[0, 1]`` (0: realizable).
+    """
 
     __slots__ = ()
 
@@ -223,6 +277,12 @@ def adv_realizable_bernoulli(d: int) -> Adversary:
     ``x* ~ Unif[d]``; ``l_t(x*) ~ Ber(q_star)`` (0 in the realizable case) and
     ``l_t(x) ~ Ber(q)`` for ``x != x*``, i.i.d. Probabilities are quantized to
     multiples of 1/256 for ``q`` (8 random bits per coin) and 2^-24 for ``q_star``.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.Adversary` (params :class:`RealizableBernoulliParams`).
     """
     d = check_positive_int("d", d)
     words = -(-d // 4)
@@ -248,7 +308,11 @@ class _HalvingParams(NamedTuple):
 
 
 class HalvingParams(_HalvingParams):
-    """``r >= 1`` (checked on the host)."""
+    """``r >= 1`` (checked on the host).
+
+    Attributes:
+        r: rounds per epoch (>= 1).
+    """
 
     __slots__ = ()
 
@@ -259,10 +323,17 @@ class HalvingParams(_HalvingParams):
 
 @functools.lru_cache(maxsize=None)
 def adv_realizable_halving(d: int) -> Adversary:
-    """``adv_realizable_halving(d, r)`` (Realizable private online optimization; docs/algorithms/realizable.md#environments): a uniform permutation π with
+    """``adv_realizable_halving(d, r)`` (REAL; docs/algorithms/realizable.md#environments): a uniform permutation π with
     ``π(x*) = 0``; in epoch ``e = floor(t / r)`` expert x is alive iff
     ``π(x) < ceil(d / 2^e)``; ``l_t(x) = 1[x dead]``. Realizable (x* never dies),
-    forces ≈ log2(d) eliminations."""
+    forces ≈ log2(d) eliminations.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.Adversary` (params :class:`HalvingParams`).
+    """
     d = check_positive_int("d", d)
 
     def init(key, params):
@@ -283,7 +354,12 @@ class _RealizableLBParams(NamedTuple):
 
 
 class RealizableLBParams(_RealizableLBParams):
-    """``T >= 1``, ``eps > 0`` finite (checked on the host)."""
+    """``T >= 1``, ``eps > 0`` finite (checked on the host).
+
+    Attributes:
+        T: the horizon (>= 1).
+        eps: ε (> 0, finite).
+    """
 
     __slots__ = ()
 
@@ -294,7 +370,15 @@ class RealizableLBParams(_RealizableLBParams):
 
 
 def realizable_lb_k(d, eps):
-    """``k = ceil(ln d / (2 ε))`` rounds of the lower-bound construction (REAL Thm 5)."""
+    """``k = ceil(ln d / (2 ε))`` rounds of the lower-bound construction (REAL Thm 5).
+
+    Args:
+        d: the number of experts.
+        eps: the privacy parameter ε.
+
+    Returns:
+        k.
+    """
     return jnp.ceil(jnp.log(jnp.asarray(d, jnp.float32)) / (2.0 * eps)).astype(jnp.int32)
 
 
@@ -302,7 +386,14 @@ def realizable_lb_k(d, eps):
 def adv_realizable_lb(d: int) -> Adversary:
     """REAL Theorem 5 (docs/algorithms/realizable.md#lower-bound): ``j ~ Unif[d]``; ``l_t ≡ 0`` for ``t < T - k`` and
     ``l_t = l_j`` (0 at j, 1 elsewhere) for the last ``k = ceil(ln d / (2ε))`` rounds.
-    Every (ε, δ)-DP algorithm has ``E[Reg_T] >= Ω(log(d)/ε)``."""
+    Every (ε, δ)-DP algorithm has ``E[Reg_T] >= Ω(log(d)/ε)``.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.Adversary` (params :class:`RealizableLBParams`).
+    """
     d = check_positive_int("d", d, minimum=2)
 
     def init(key, params):
@@ -327,7 +418,11 @@ class _ReplayParams(NamedTuple):
 
 class ReplayParams(_ReplayParams):
     """A ``(T_data, d)`` loss array, finite with every entry in ``[0, 1]`` and ``T_data, d >= 1``
-    (checked on the host when given as a NumPy or JAX array; ``load_losses`` also loads files)."""
+    (checked on the host when given as a NumPy or JAX array; ``load_losses`` also loads files).
+
+    Attributes:
+        losses: a ``(T_data, d)`` loss array in ``[0, 1]``.
+    """
 
     __slots__ = ()
 
@@ -363,6 +458,13 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
     with ``"error"`` and an unchecked horizon the last row is repeated. A loss
     array whose column count is not ``d`` is refused when the adversary is traced,
     before anything is compiled.
+
+    Args:
+        d: the number of experts.
+        past_end: ``"error"``, ``"hold"`` or ``"wrap"``.
+
+    Returns:
+        The :class:`jaxdp.Adversary` (params :class:`ReplayParams`).
     """
     d = check_positive_int("d", d)
     check_choice("past_end", past_end, REPLAY_PAST_END)
@@ -404,6 +506,18 @@ def load_losses(source: Any, d: int | None = None, *, key: str | None = None, sk
     ``.txt`` (``skip_header`` rows skipped).
 
     Returns a float32 ``(T, d)`` array with every entry finite and in ``[0, 1]``.
+
+    Args:
+        source: an array, or a path to a ``.npy``, ``.npz``, ``.csv`` or ``.txt`` file.
+        d: the expected number of columns (``None``: any).
+        key: the array's name in a ``.npz`` file.
+        skip_header: rows skipped in a text file.
+
+    Returns:
+        A float32 ``(T, d)`` array, finite, in ``[0, 1]``.
+
+    Raises:
+        ValueError: the data are not a finite 2-D array in ``[0, 1]`` with ``d`` columns, or the file cannot be read.
     """
     arr = load_array(source, "losses", key=key, skip_header=skip_header)
     where = f"losses file {os.fspath(source)!r}" if isinstance(source, (str, os.PathLike)) else "losses"

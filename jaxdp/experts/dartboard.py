@@ -30,6 +30,13 @@ __all__ = ["DartboardState", "shrinking_dartboard"]
 
 
 class DartboardState(NamedTuple):
+    """State of the shrinking dartboard.
+
+    Attributes:
+        x: the current action (the expert played).
+        cum: the cumulative loss vector.
+        p: the current distribution over experts.
+    """
     x: jax.Array      # int32 expert played
     cum: jax.Array    # (d,) cumulative losses
     p: jax.Array      # (d,) current MW distribution (x's marginal)
@@ -41,6 +48,13 @@ def shrinking_dartboard(d: int, variant: str = "exp") -> Learner:
 
     Info: ``expected_loss`` (= Hedge's, since the marginals agree), ``switched``
     and ``resampled`` (fresh draws, which may pick the same expert).
+
+    Args:
+        d: the number of experts.
+        variant: ``"exp"`` or ``"geulen"``.
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
     d = check_positive_int("d", d)
     check_choice("variant", variant, ["exp", "geulen"])

@@ -32,13 +32,28 @@ _NOISES = ("gumbel", "exponential", "uniform", "laplace")
 
 
 class FTPLState(NamedTuple):
+    """State of follow the perturbed leader.
+
+    Attributes:
+        x: the current action (the expert played).
+        cum: the cumulative loss vector.
+    """
     x: jax.Array
     cum: jax.Array
 
 
 def ftpl_eta(d: int, T: int, noise: str = "exponential") -> float:
     """A standard tuning: Hedge's sqrt(8 ln d / T) for Gumbel, sqrt(ln d / T) for exponential
-    and Laplace (regret O(sqrt(T ln d))), and sqrt(1/(d T)) for uniform (KV05, regret O(sqrt(d T)))."""
+    and Laplace (regret O(sqrt(T ln d))), and sqrt(1/(d T)) for uniform (KV05, regret O(sqrt(d T))).
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        noise: the perturbation's distribution.
+
+    Returns:
+        η.
+    """
     d = check_positive_int("d", d, minimum=2)
     T = check_positive_int("T", T)
     check_choice("noise", noise, _NOISES)
@@ -51,7 +66,15 @@ def ftpl_eta(d: int, T: int, noise: str = "exponential") -> float:
 
 @functools.lru_cache(maxsize=None)
 def ftpl(d: int, noise: str = "exponential") -> Learner:
-    """FTPL over ``d`` experts. Params: ``HedgeParams(eta)`` (η = 1 / perturbation scale)."""
+    """FTPL over ``d`` experts. Params: ``HedgeParams(eta)`` (η = 1 / perturbation scale).
+
+    Args:
+        d: the number of experts.
+        noise: the perturbation's distribution (``"exponential"``, ``"gumbel"``, ``"laplace"``, ``"uniform"``).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+    """
     d = check_positive_int("d", d)
     check_choice("noise", noise, _NOISES)
 

@@ -43,7 +43,15 @@ __all__ = ["HedgeState", "HedgeParams", "hedge", "hedge_eta", "hedge_params", "h
 
 class HedgeState(NamedTuple):
     """Hedge's state. ``gap`` and ``lead`` are packed compensated sums (``jaxdp.core.accumulate``:
-    real part the running sum, imaginary part Kahan's compensation, value ``real - imag``)."""
+    real part the running sum, imaginary part Kahan's compensation, value ``real - imag``).
+
+    Attributes:
+        x: the current action (the expert played).
+        gap: ``(d,)`` packed: the cumulative losses minus ``lead``.
+        p: ``(d,)`` the distribution ``x`` was drawn from.
+        lead: ``()`` packed: the shifts taken out of ``gap`` so far (cumulative losses = ``lead + gap``).
+        mu: ``()`` the minimum of ``real(gap)``: the shift the next round takes out.
+    """
 
     x: jax.Array      # int32, the expert played this round
     gap: jax.Array    # (d,) packed: cumulative losses minus ``lead``; min of the real part in [0, 1] after a round
@@ -64,7 +72,11 @@ class _HedgeParams(NamedTuple):
 
 class HedgeParams(_HedgeParams):
     """Learning rate ``eta``: finite and > 0, checked when built on the host from floats or
-    arrays (``jaxdp.core.validation.check_field``; tracers and Python ints are not checked)."""
+    arrays (``jaxdp.core.validation.check_field``; tracers and Python ints are not checked).
+
+    Attributes:
+        eta: the learning rate η (finite, > 0).
+    """
 
     __slots__ = ()
 
@@ -74,14 +86,31 @@ class HedgeParams(_HedgeParams):
 
 
 def hedge_eta(d: int, T: int) -> float:
-    """The standard tuning η = sqrt(8 ln d / T) (regret <= sqrt(T ln d / 2))."""
+    """The standard tuning η = sqrt(8 ln d / T) (regret <= sqrt(T ln d / 2)).
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+
+    Returns:
+        η.
+    """
     d = check_positive_int("d", d, minimum=2)
     T = check_positive_int("T", T)
     return math.sqrt(8.0 * math.log(d) / T)
 
 
 def hedge_params(d: int, T: int, eta: float | None = None) -> HedgeParams:
-    """Parameters for ``hedge``: a fixed ``eta`` or, if ``None``, the standard tuning."""
+    """Parameters for ``hedge``: a fixed ``eta`` or, if ``None``, the standard tuning.
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eta: a fixed learning rate, or ``None`` for the standard tuning.
+
+    Returns:
+        :class:`HedgeParams`.
+    """
     if eta is None:
         eta = hedge_eta(d, T)
     check_positive("eta", eta)
@@ -89,7 +118,16 @@ def hedge_params(d: int, T: int, eta: float | None = None) -> HedgeParams:
 
 
 def hedge_regret_bound(d, T, eta):
-    """The expected-regret bound ``ln(d)/η + η T/8`` (NumPy-friendly)."""
+    """The expected-regret bound ``ln(d)/η + η T/8`` (NumPy-friendly).
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eta: the learning rate η.
+
+    Returns:
+        The bound.
+    """
     return math.log(d) / eta + eta * T / 8.0 if isinstance(d, int) else jnp.log(d) / eta + eta * T / 8.0
 
 
@@ -102,6 +140,12 @@ def hedge(d: int) -> Learner:
         learner = hedge(10)
         out = simulate(learner, bernoulli_experts(10), experts_problem(),
                        hedge_params(10, 1000), BernoulliParams(gap=0.1), seed_keys(0, 64), 1000)
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The Hedge :class:`jaxdp.Learner`.
     """
     d = check_positive_int("d", d)
 

@@ -21,6 +21,9 @@ def experts_problem() -> Problem:
     float32 for any losses in ``[0, 1]``, not only {0, 1} ones. They are stored
     packed (one complex array: running sum and compensation), which compiles to
     one loop per round; ``comp_total(stats)`` gives the totals.
+
+    Returns:
+        The experts :class:`jaxdp.Problem`.
     """
 
     def value(loss, x):

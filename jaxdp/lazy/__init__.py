@@ -10,7 +10,7 @@ Source: Lazy private online learning; docs/algorithms/lazy.md.
   :func:`tree_ftrl_experts` (binary-tree FTRL), ``shrinking_dartboard``
   (re-exported from ``jaxdp.experts``).
 * :func:`figure1_exponents` — the regret exponents of LAZY Figure 1 (and the
-  corrected curves of Lazy private online learning, Figure 1; docs/algorithms/lazy.md#figure-1).
+  corrected curves of LAZY Figure 1; docs/algorithms/lazy.md#figure-1).
 """
 from .l2p import L2PParams, L2PState, LazyMeasure, l2p, l2p_params
 from .measures import MWMeasureParams, mw_measure

@@ -3,7 +3,7 @@
 With ``eps = T^{-alpha}`` and regret ``T^{beta}`` (logs ignored, every curve
 capped at ``beta <= 1``). Panels ``"a"`` (DP-OCO, d = log T), ``"b"`` (DP-OCO,
 d = T^{1/3}), ``"c"`` (DP-OPE, d = T) and ``"c'"`` (corrections of spec
-Lazy private online learning, Thm 3.2, Prop. 3.3, Thm 3.10; docs/algorithms/lazy.md#batching-term, #l2p-mw, not in the paper).
+LAZY Thm 3.2, Prop. 3.3, Thm 3.10; docs/algorithms/lazy.md#batching-term, #l2p-mw, not in the paper).
 """
 from __future__ import annotations
 
@@ -17,7 +17,15 @@ FIGURE1_PANELS = ("a", "b", "c", "c'")
 
 
 def figure1_exponents(alpha, panel: str = "c") -> dict:
-    """``{curve name: beta(alpha)}`` (NumPy arrays broadcast like ``alpha``) for one panel of LAZY Figure 1."""
+    """``{curve name: beta(alpha)}`` (NumPy arrays broadcast like ``alpha``) for one panel of LAZY Figure 1.
+
+    Args:
+        alpha: the exponent α (array-like).
+        panel: the panel of Figure 1.
+
+    Returns:
+        ``{curve name: beta(alpha)}``.
+    """
     check_choice("panel", panel, FIGURE1_PANELS)
     a = np.asarray(alpha, float)
     half = np.full_like(a, 0.5)

@@ -85,6 +85,14 @@ class LazyMeasure(NamedTuple):
       batch's measure, reported as ``info["expected_loss"]`` (the marginal of
       ``x_s`` is ``nu_s`` when ``delta0 = 0``, Lemma 3.4). ``summary`` runs
       once per batch, ``expected_loss`` every round.
+
+    Attributes:
+        stats_init: ``stats_init(loss_example) -> stats``.
+        stats_update: ``stats_update(stats, loss, mparams) -> stats``.
+        log_ratio: ``log_ratio(loss, x, mparams)``.
+        sample: ``sample(key, stats, mparams) -> x``.
+        summary: ``summary(stats, mparams) -> pytree`` (optional).
+        expected_loss: ``expected_loss(summary, loss)`` (optional).
     """
 
     stats_init: Callable[[Any], Any]
@@ -103,6 +111,12 @@ class L2PParams(NamedTuple):
       in the ``e^{2 B eta}`` of the acceptance ratio and in Thm 3.2.
     * ``p``: fake-switch probability in ``[0, 1]``.
     * ``B``: batch size (int32; used only when ``l2p(..., block_size=None)``).
+
+    Attributes:
+        measure: the measure's own parameter pytree.
+        eta: the η of Assumption 3.1.
+        p: fake-switch probability.
+        B: batch size (int32).
     """
 
     measure: Any
@@ -112,6 +126,16 @@ class L2PParams(NamedTuple):
 
 
 class L2PState(NamedTuple):
+    """State of L2P (LAZY Algorithm 1).
+
+    Attributes:
+        x: the played sample.
+        y: the shadow sample that drives switching.
+        stats: the measure's sufficient statistics.
+        blx, bly: the batch log-ratios of ``x`` and ``y``.
+        t: the round.
+        summ: the batch's measure summary (for ``expected_loss``).
+    """
     x: Any            # model played in the current batch
     y: Any            # shadow model (never played)
     stats: Any        # sufficient statistics of all losses seen so far
@@ -122,7 +146,21 @@ class L2PState(NamedTuple):
 
 
 def l2p_params(mparams: Any, eta: float, p: float, B: int, *, block_size: Optional[int] = None) -> L2PParams:
-    """Validated :class:`L2PParams` (host side). ``block_size``, if given, must equal ``B``."""
+    """Validated :class:`L2PParams` (host side). ``block_size``, if given, must equal ``B``.
+
+    Args:
+        mparams: the measure's parameters.
+        eta: the η of Assumption 3.1.
+        p: the fake-switch probability.
+        B: the batch size.
+        block_size: the learner's static batch size, if any (must equal ``B``).
+
+    Returns:
+        :class:`L2PParams`.
+
+    Raises:
+        ValueError: invalid values, or ``block_size != B``.
+    """
     check_positive("eta", eta)
     check_in_range("p", p, 0.0, 1.0)
     B = check_positive_int("B", B)
@@ -250,6 +288,9 @@ def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: An
         from jaxdp.lazy import l2p, mw_measure, l2p_params
         learner = l2p(mw_measure(16), block_size=8)
         params = l2p_params(mw_measure_params(0.05), eta=0.05, p=0.1, B=8, block_size=8)
+
+    Returns:
+        The L2P :class:`jaxdp.Learner`.
     """
     if not isinstance(measure, LazyMeasure):
         raise TypeError(f"measure must be a jaxdp.lazy.LazyMeasure, got {type(measure).__name__}")

@@ -4,7 +4,7 @@
 ``eta_div = eta_mw`` and ``delta0 = 0`` (LAZY Lemma 3.9). Because
 ``delta0 = 0`` the marginal of the played expert in batch ``s`` is exactly
 ``nu_s = softmax(-eta * cum_{(s-1)B})`` (Lemma 3.4), so the expected regret is
-that of MW on the batch losses (Lazy private online learning, Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term, CORRECTED):
+that of MW on the batch losses (LAZY Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term, CORRECTED):
 
     E[Reg_T] <= ln(d)/eta + eta T B / 8.
 
@@ -38,6 +38,13 @@ def l2p_mw(d: int, block_size: Optional[int] = None) -> Learner:
     per batch) or ``None`` (traced ``params.B``; one compilation for every B).
     Info: ``expected_loss`` (= ``<nu_s, l_t>``), ``switches``, ``n_real``,
     ``n_fake``, ``n_yres``, ``n_batches``.
+
+    Args:
+        d: the number of experts.
+        block_size: static batch size or ``None``.
+
+    Returns:
+        The L2P-MW :class:`jaxdp.Learner`.
     """
     d = check_positive_int("d", d, minimum=2)
     return l2p(mw_measure(d), block_size)
@@ -46,7 +53,18 @@ def l2p_mw(d: int, block_size: Optional[int] = None) -> Learner:
 def l2p_mw_params(eta: float, p: float, B: int, *, block_size: Optional[int] = None, batch: Optional[int] = None
                   ) -> L2PParams:
     """``L2PParams`` for L2P-MW: MW step ``eta`` (also the D_inf bound), fake-switch
-    probability ``p``, batch ``B``. ``batch``: optional leading grid length (values broadcast)."""
+    probability ``p``, batch ``B``. ``batch``: optional leading grid length (values broadcast).
+
+    Args:
+        eta: the MW step (also the D_inf bound).
+        p: the fake-switch probability.
+        B: the batch size.
+        block_size: the learner's static batch size, if any (must equal ``B``).
+        batch: optional leading grid length.
+
+    Returns:
+        :class:`L2PParams`.
+    """
     check_positive("eta", eta)
     check_in_range("p", p, 0.0, 1.0)
     B_arr = np.asarray(B)
@@ -64,24 +82,63 @@ def l2p_mw_params(eta: float, p: float, B: int, *, block_size: Optional[int] = N
 
 
 def l2p_mw_regret_bound(d, T, eta, B):
-    """Valid expected-regret bound ``ln d / eta + eta T B / 8`` (Lazy private online learning, Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term, CORRECTED)."""
+    """Valid expected-regret bound ``ln d / eta + eta T B / 8`` (LAZY Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term, CORRECTED).
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eta: the learning rate η.
+        B: the batch size.
+
+    Returns:
+        The bound.
+    """
     return np.log(d) / np.asarray(eta, float) + np.asarray(eta, float) * np.asarray(T, float) * np.asarray(B, float) / 8.0
 
 
 def l2p_mw_paper_regret(d, T, eta, B, c_B: float = 1.0):
-    """The paper's (claimed) curve ``ln d / eta + eta T / 8 + c_B T B^2 eta^2`` (Prop. 3.3 as printed)."""
+    """The paper's (claimed) curve ``ln d / eta + eta T / 8 + c_B T B^2 eta^2`` (Prop. 3.3 as printed).
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eta: the learning rate η.
+        B: the batch size.
+        c_B: the constant of the batching term.
+
+    Returns:
+        The curve.
+    """
     eta = np.asarray(eta, float)
     T = np.asarray(T, float)
     return np.log(d) / eta + eta * T / 8.0 + c_B * T * np.asarray(B, float) ** 2 * eta ** 2
 
 
 def alternating_prediction(T, eta, B):
-    """Expected regret of L2P-MW on ``adv_alternating_batches(B)``: ``(T/4) tanh(eta B / 2)`` (Lazy private online learning, Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term)."""
+    """Expected regret of L2P-MW on ``adv_alternating_batches(B)``: ``(T/4) tanh(eta B / 2)`` (LAZY Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term).
+
+    Args:
+        T: the horizon.
+        eta: the learning rate η.
+        B: the batch size.
+
+    Returns:
+        The expected regret.
+    """
     return np.asarray(T, float) / 4.0 * np.tanh(np.asarray(eta, float) * np.asarray(B, float) / 2.0)
 
 
 def batch_aligned_prediction(d, T, B):
-    """Regret of any batch-constant algorithm on batch-aligned i.i.d. epochs: ``sqrt(T B ln d / 2)``."""
+    """Regret of any batch-constant algorithm on batch-aligned i.i.d. epochs: ``sqrt(T B ln d / 2)``.
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        B: the batch size.
+
+    Returns:
+        The regret.
+    """
     return np.sqrt(np.asarray(T, float) * np.asarray(B, float) * math.log(d) / 2.0)
 
 

@@ -21,6 +21,11 @@ __all__ = ["MWMeasureParams", "mw_measure"]
 
 
 class MWMeasureParams(NamedTuple):
+    """Parameters of the MW measure.
+
+    Attributes:
+        eta: the MW learning rate.
+    """
     eta: jax.Array    # MW step size (= eta_div of Assumption 3.1)
 
 
@@ -31,6 +36,12 @@ def mw_measure(d: int) -> LazyMeasure:
     ``sample`` is the one-uniform inverse-CDF draw from ``softmax(-eta cum)``;
     ``summary`` is that probability vector (computed once per batch) and
     ``expected_loss`` its inner product with the round's loss.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`LazyMeasure`.
     """
     d = check_positive_int("d", d)
     fdt = jnp.result_type(float)

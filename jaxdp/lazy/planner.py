@@ -1,4 +1,4 @@
-"""Parameter planner for L2P-MW (Lazy private online learning, Thm 3.10 with Thm 3.2; docs/algorithms/lazy.md).
+"""Parameter planner for L2P-MW (LAZY Thm 3.10 with Thm 3.2; docs/algorithms/lazy.md).
 
 Modes:
 
@@ -42,7 +42,15 @@ REFERENCE = "Lazy private online learning, Thm 3.10 (+ Thm 3.2); docs/algorithms
 
 
 def l2p_mw_eps0(T: float, d: int) -> float:
-    """``eps0 = T^{-1/4} log^{3/4} d`` of Thm 3.10."""
+    """``eps0 = T^{-1/4} log^{3/4} d`` of Thm 3.10.
+
+    Args:
+        T: the horizon.
+        d: the number of experts.
+
+    Returns:
+        eps0.
+    """
     return float(T) ** -0.25 * math.log(d) ** 0.75
 
 
@@ -64,7 +72,8 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
 
     Args:
       eps, delta: requested privacy (``eps > 0``, ``0 < delta < 1``).
-      T: horizon (``T >= B``); d: number of experts (``>= 2``).
+      T: horizon (``T >= B``).
+      d: number of experts (``>= 2``).
       mode: one of ``paper, paper_logs, certified, rate, retuned`` (module docstring).
       B: override the batch size (``paper``/``rate``/``paper_logs`` only).
       grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``
@@ -74,6 +83,12 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
     ``eps_certified`` is what the accountant proves for :func:`jaxdp.accounting.l2p.l2p_ledger`
     with the MW measure's constants; the ledger argument needs none of Thm 3.2's side conditions
     (the notes say which of them fail, if any).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` with ``params = {eta, p, B, delta1}``.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d``, mode or grid.
     """
     eps, delta, T, d = _validate(eps, delta, T, d)
     check_choice("mode", mode, L2P_MW_MODES)

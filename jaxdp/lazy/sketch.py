@@ -31,17 +31,39 @@ __all__ = ["SketchParams", "SketchState", "private_lazy_sketch", "sketch_params"
 
 
 class SketchParams(NamedTuple):
+    """Parameters of :func:`private_lazy_sketch`.
+
+    Attributes:
+        eta: the learning rate η.
+        p: the fake-switch probability.
+    """
     eta: jax.Array   # MW step
     p: jax.Array     # fake-switch probability
 
 
 class SketchState(NamedTuple):
+    """State of :func:`private_lazy_sketch`.
+
+    Attributes:
+        x: the current action (the expert played).
+        cum: the cumulative loss vector.
+        p: the current distribution over experts.
+    """
     x: jax.Array     # int32 expert played
     cum: jax.Array   # (d,) cumulative losses
     p: jax.Array     # (d,) the MW distribution x is drawn from (its marginal)
 
 
 def sketch_params(eta: float, p: float) -> SketchParams:
+    """Validated :class:`SketchParams` (host side).
+
+    Args:
+        eta: the learning rate η.
+        p: the fake-switch probability.
+
+    Returns:
+        :class:`SketchParams`.
+    """
     check_positive("eta", eta)
     check_in_range("p", p, 0.0, 1.0)
     fdt = jnp.result_type(float)
@@ -54,6 +76,12 @@ def private_lazy_sketch(d: int) -> Learner:
 
     Params: :func:`sketch_params` ``(eta, p)``. Info: ``expected_loss``,
     ``switched``, ``n_real`` (``S_t = 0``), ``n_fake`` (``S_t = 1, S'_t = 0``).
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
     d = check_positive_int("d", d, minimum=2)
     fdt = jnp.result_type(float)

@@ -1,4 +1,4 @@
-"""``tree_ftrl_experts``: binary-tree follow-the-noisy-leader for DP-OPE (AS17-style; Lazy private online learning, Sec. 4; docs/algorithms/lazy.md#baselines, PROPOSED).
+"""``tree_ftrl_experts``: binary-tree follow-the-noisy-leader for DP-OPE (AS17-style; LAZY Sec. 4; docs/algorithms/lazy.md#baselines, PROPOSED).
 
 Not a lazy algorithm: every round it plays ``x_{t+1} ~ softmax(-eta Lhat_t)``
 where ``Lhat_t`` is the tree-aggregated noisy cumulative loss vector
@@ -42,11 +42,24 @@ __all__ = ["TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_pa
 
 
 class TreeFTRLParams(NamedTuple):
+    """Parameters of :func:`tree_ftrl_experts`.
+
+    Attributes:
+        eta: the learning rate η.
+        scale: the node noise scale.
+    """
     eta: jax.Array     # Hedge step on the noisy cumulative losses
     scale: jax.Array   # node noise: Laplace scale b or Gaussian sigma (0 = non-private Hedge)
 
 
 class TreeFTRLState(NamedTuple):
+    """State of :func:`tree_ftrl_experts`.
+
+    Attributes:
+        x: the current action (the expert played).
+        tree: the noisy counter of the losses.
+        p: the current distribution over experts.
+    """
     x: jax.Array
     tree: TreeState     # a jaxdp.mechanisms.matrix_factorization.PrefixState with another noise= mechanism
     p: jax.Array
@@ -58,7 +71,20 @@ def tree_ftrl_params(d: int, T: int, eps: float, delta: float = 0.0, eta: Option
     ``sqrt(8 ln d / T)``. Use ``noise="laplace"`` in :func:`tree_ftrl_experts` iff ``delta == 0``.
 
     ``noise``: the mechanism of :func:`tree_ftrl_experts` (``None``: the tree); its scale is calibrated over
-    ``T_max or T`` rounds with the factorization's sensitivity (module docstring)."""
+    ``T_max or T`` rounds with the factorization's sensitivity (module docstring).
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ.
+        eta: the learning rate (default ``sqrt(8 ln d / T)``).
+        T_max: the largest horizon (default ``T``).
+        noise: the mechanism of :func:`tree_ftrl_experts` (``None``: the tree).
+
+    Returns:
+        :class:`TreeFTRLParams`.
+    """
     d = check_positive_int("d", d, minimum=2)
     T = check_positive_int("T", T)
     check_positive("eps", eps)
@@ -86,7 +112,17 @@ def tree_ftrl_experts(d: int, T_max: int, noise="gaussian", kind: Optional[str] 
 
     ``noise``: ``"gaussian"``/``"laplace"`` (the tree with that node noise, as before), or a continual-counting
     mechanism (a ``jaxdp.mechanisms.matrix_factorization.ContinualCounter`` or its name, optimised for ``T_max``
-    where it is optimised) whose draws have distribution ``kind`` (default ``"gaussian"``)."""
+    where it is optimised) whose draws have distribution ``kind`` (default ``"gaussian"``).
+
+    Args:
+        d: the number of experts.
+        T_max: the largest horizon.
+        noise: ``"gaussian"``, ``"laplace"`` or a continual-counting mechanism (or its name).
+        kind: the mechanism's draw distribution (default ``"gaussian"``).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+    """
     d = check_positive_int("d", d, minimum=2)
     H = tree_depth(T_max)
     if noise in ("laplace", "gaussian"):

@@ -1,10 +1,10 @@
-"""Private stochastic convex optimization under κ-growth (GROWTH: Growth conditions for private optimization (docs/algorithms/growth.md)).
+"""Private stochastic convex optimization under κ-growth (GROWTH; docs/algorithms/growth.md).
 
-Growth conditions for private optimization; docs/algorithms/growth.md. Instances with exact excess loss (Growth conditions for private optimization, Thms 4-6; docs/algorithms/growth.md#instances), a certified ERM solver (Growth conditions for private optimization, Alg. 1; docs/algorithms/growth.md#localization),
-Algorithm 1 ``localization_sco``, Algorithm 2 ``epoch_growth_sco``, the inverse-sensitivity
-mechanisms of Theorem 1 and the Proposition 3 reduction, planners, and one-shot estimators for
-``jaxdp.core.monte_carlo``. Most displays of the paper are RECONSTRUCTED (Growth conditions for private optimization; docs/algorithms/growth.md#corrections); the notes
-sit in each module's docstring.
+Instances with exact excess loss (GROWTH Thms 4-6; docs/algorithms/growth.md#instances), a certified ERM solver
+(GROWTH Alg. 1; docs/algorithms/growth.md#localization), Algorithm 1 ``localization_sco``, Algorithm 2
+``epoch_growth_sco``, the inverse-sensitivity mechanisms of Theorem 1 and the Proposition 3 reduction, planners, and
+one-shot estimators for ``jaxdp.core.monte_carlo``. Most displays of the paper are RECONSTRUCTED
+(docs/algorithms/growth.md#corrections); the notes sit in each module's docstring.
 """
 from .instances import (
     SCOInstance, empirical_grad, empirical_value, growth_holds, inst_kappa_1d_twopoint, inst_kappa_atom,
