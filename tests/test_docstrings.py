@@ -34,7 +34,8 @@ PACKAGES = (
 
 #: The packages whose public API is converted so far; the test enforces these.
 DONE_PACKAGES = ("jaxdp", "jaxdp.core", "jaxdp.data", "jaxdp.testing", "jaxdp.registry", "jaxdp.accounting",
-                 "jaxdp.mechanisms", "jaxdp.samplers", "jaxdp.experts", "jaxdp.lazy")
+                 "jaxdp.mechanisms", "jaxdp.samplers", "jaxdp.experts", "jaxdp.lazy",
+                 "jaxdp.realizable")
 
 SECTION = re.compile(r"^(\s*)([A-Z][A-Za-z ]*):\s*$")
 ARG_SECTIONS = {"Args", "Arguments", "Parameters", "Attributes"}

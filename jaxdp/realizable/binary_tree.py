@@ -39,12 +39,29 @@ __all__ = ["BinaryTreeParams", "BinaryTreeState", "binary_tree_experts", "binary
 
 
 class BinaryTreeParams(NamedTuple):
+    """Parameters of :func:`binary_tree_experts` (REAL Algorithm 4).
+
+    Attributes:
+        eps_tree: ε of each counter.
+        eta_sel: η of the selection.
+        tau: the elimination threshold.
+    """
     eps_tree: jax.Array   # ε of each expert's tree counter (node noise Lap(H / eps_tree))
     eta_sel: jax.Array    # exponential-mechanism parameter of each selection draw
     tau: jax.Array        # "looks zero" threshold on the noisy cumulative loss
 
 
 class BinaryTreeState(NamedTuple):
+    """State of :func:`binary_tree_experts`.
+
+    Attributes:
+        x: the current action (the expert played).
+        cum: the cumulative loss vector.
+        used: which experts have been selected.
+        set_idx: the current set of experts.
+        trees: the counters of the set's losses.
+        phase: the current phase.
+    """
     x: jax.Array          # int32 expert played
     cum: jax.Array        # (d,) cumulative losses
     used: jax.Array       # (d,) bool, selected in some phase
@@ -54,7 +71,19 @@ class BinaryTreeState(NamedTuple):
 
 
 def binary_tree_params(eps_tree, eta_sel, tau) -> BinaryTreeParams:
-    """Validated parameters for :func:`binary_tree_experts` (host values)."""
+    """Validated parameters for :func:`binary_tree_experts` (host values).
+
+    Args:
+        eps_tree: ε of each counter.
+        eta_sel: η of the selection.
+        tau: the elimination threshold.
+
+    Returns:
+        :class:`BinaryTreeParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     check_positive("eps_tree", eps_tree)
     check_positive("eta_sel", eta_sel)
     check_positive("tau", tau)
@@ -71,6 +100,16 @@ def binary_tree_experts(d: int, m_set: int, P_max: int, T_max: int, noise=None) 
     Info: ``switched``, ``phases`` (new phases started), ``em_draws`` (``m_set`` per new phase;
     the data-independent initial selection is not counted), ``padded`` (a selection that had to
     reuse experts).
+
+    Args:
+        d: the number of experts.
+        m_set: the size of the expert set (static, ``<= d``).
+        P_max: the most phases (static).
+        T_max: the largest horizon (static).
+        noise: the counters' continual-counting mechanism (``None``: the binary tree).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
     d = check_d(d)
     m_set = check_positive_int("m_set", m_set)

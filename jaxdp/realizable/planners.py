@@ -81,6 +81,24 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
     noises: ``L = L* + c(4/η + b_q B)`` (paper; ``8B/ε`` at ``K = 1``), ``c(4/η + (b_thr + b_q) B)``
     (certified), ``c(1/η + b_q B/8)`` (rate). The plan's params then also hold the static
     ``threshold`` and ``svt_ratio`` (:func:`sparse_vector_static`).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+        T: the horizon.
+        d: the number of experts.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        beta: the failure probability β.
+        Lstar: the best expert's loss L*.
+        threshold_scale: the factor ``c`` of the threshold (utility only).
+        threshold: ``"fresh"`` or ``"shared"``.
+        svt_ratio: ε₁/ε₂ of the shared threshold, or ``"optimal"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d``, mode or option.
     """
     eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
     check_beta(beta)
@@ -214,6 +232,21 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
     sizes margin > T, so it doubles at every switch until the cap); ``"flipped"`` uses
     ``> Lbar + margin`` (the reading under which the utility proof's "does not double when
     Lbar >= L*" holds). The sign does not affect privacy.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: ignored (pure DP).
+        T: the horizon.
+        d: the number of experts.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        beta: the failure probability β.
+        test_sign: ``"printed"`` or ``"flipped"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d``, mode or option.
     """
     eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
     check_beta(beta)
@@ -309,6 +342,20 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
     ``s_φ = 1``; certified ε reported with the CORRECTED accounting (sensitivity 2η of Δ_t, 2η per
     resample, factor K): about 2ε. ``certified``: ``s_φ = 2``, ``η = eps0/(112 log T)``, eps0 solved so
     the total is ε. ``rate``: ``s_φ = 2``, ``η = eps0/(8 log T)`` (constant 112 -> 8), eps0 solved.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+        T: the horizon.
+        d: the number of experts.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        gamma: γ (default ``1/d``).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d`` or mode.
     """
     eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
     if gamma is None:
@@ -366,7 +413,23 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
     keep each counter ``eps_tree``-DP, so the ledger and ``eps`` are the tree's; ``tau`` takes the
     mechanism's largest noise standard deviation ``sqrt(2 max_t ||B_t||^2) sens_1(C)/eps_tree`` in place of
     the tree's ``H^1.5/eps_tree``. A release depends on up to ``T`` draws, so each decision is charged
-    ``T`` float terms per draw in the floor. Pass ``noise`` to ``binary_tree_experts`` too."""
+    ``T`` float terms per draw in the floor. Pass ``noise`` to ``binary_tree_experts`` too.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+        T: the horizon.
+        d: the number of experts.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        beta: the failure probability β.
+        noise: the counters' continual-counting mechanism (``None``/``"tree"``: the tree).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d``, mode or noise.
+    """
     eps, delta, T, d, mode = _common_checks(eps, delta, T, d, mode)
     check_beta(beta)
     mech = resolve_noise(noise, T)
@@ -422,13 +485,27 @@ def _plan_binary_tree_mf(mech, *, eps, delta, T, d, mode, beta) -> Plan:
 
 def binary_tree_static(plan: Plan) -> dict:
     """The static constructor arguments ``m_set, P_max, T_max`` of a binary-tree plan
-    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.static_from_plan`)."""
+    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.static_from_plan`).
+
+    Args:
+        plan: a plan of the matching planner.
+
+    Returns:
+        ``{"m_set": ..., "P_max": ..., "T_max": ...}``.
+    """
     return get_learner("binary_tree").static_from_plan(plan)
 
 
 def params_from_plan(plan: Plan):
     """The learner's ``Params`` NamedTuple (validated) for a realizable-experts plan: ``plan.to_params()``
-    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.params_from_plan`)."""
+    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.params_from_plan`).
+
+    Args:
+        plan: a plan of the matching planner.
+
+    Returns:
+        The learner's ``Params``.
+    """
     try:
         entry = learner_for_plan(plan)
     except ValueError:
@@ -443,7 +520,19 @@ def params_from_plan(plan: Plan):
 
 def thm1_bound(d, T, eps, beta=0.1, delta=0.0, Lstar=0.0):
     """REAL Thm 1 with constants 1: ``L* log(d/β) + (log²d + log(T/β) log(d/β))/ε`` (pure) or
-    ``... + (log^{1.5}d sqrt(log(1/δ)) + log(T/β) log(d/β))/ε`` (approximate)."""
+    ``... + (log^{1.5}d sqrt(log(1/δ)) + log(T/β) log(d/β))/ε`` (approximate).
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eps: the privacy parameter ε.
+        beta: the failure probability β.
+        delta: the privacy parameter δ (0: pure DP).
+        Lstar: the best expert's loss L*.
+
+    Returns:
+        The bound.
+    """
     d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
     ld = np.log(d)
     head = ld ** 2 if delta == 0 else ld ** 1.5 * math.sqrt(math.log(1 / delta))
@@ -451,7 +540,18 @@ def thm1_bound(d, T, eps, beta=0.1, delta=0.0, Lstar=0.0):
 
 
 def thm2_bound(d, T, eps, beta=0.1, Lstar=0.0):
-    """REAL Thm 2 with constants 1."""
+    """REAL Thm 2 with constants 1.
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eps: the privacy parameter ε.
+        beta: the failure probability β.
+        Lstar: the best expert's loss L*.
+
+    Returns:
+        The bound.
+    """
     d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
     lT = np.log(T)
     return (Lstar * np.log(T * d / beta) * lT
@@ -459,7 +559,17 @@ def thm2_bound(d, T, eps, beta=0.1, Lstar=0.0):
 
 
 def thm6_bound(d, T, eps, delta=0.0):
-    """REAL Thms 6/7 with constants 1 (γ = 1/d): ``log²d log T/ε`` or ``log^{1.5}d log T sqrt(log 1/δ)/ε``."""
+    """REAL Thms 6/7 with constants 1 (γ = 1/d): ``log²d log T/ε`` or ``log^{1.5}d log T sqrt(log 1/δ)/ε``.
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+
+    Returns:
+        The bound.
+    """
     d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
     if delta == 0:
         return np.log(d) ** 2 * np.log(T) / eps
@@ -467,5 +577,13 @@ def thm6_bound(d, T, eps, delta=0.0):
 
 
 def lower_bound_thm5(d, eps):
-    """REAL Thm 5: every (ε, δ)-DP algorithm has regret >= ``log(d)/(32 ε)`` on ``adv_realizable_lb``."""
+    """REAL Thm 5: every (ε, δ)-DP algorithm has regret >= ``log(d)/(32 ε)`` on ``adv_realizable_lb``.
+
+    Args:
+        d: the number of experts.
+        eps: the privacy parameter ε.
+
+    Returns:
+        ``log(d)/(32 ε)``.
+    """
     return np.log(np.asarray(d, float)) / (32.0 * np.asarray(eps, float))

@@ -40,6 +40,15 @@ __all__ = ["PotentialParams", "PotentialState", "potential_experts", "potential_
 
 
 class PotentialParams(NamedTuple):
+    """Parameters of :func:`potential_experts` (REAL Algorithm 5).
+
+    Attributes:
+        eps0: the per-resample privacy ε₀.
+        eta: η of the exponential mechanism.
+        K: the most switches (exponential-mechanism draws).
+        alpha: the potential's exponent α.
+        s_phi: the sensitivity factor of the potential.
+    """
     eps0: jax.Array     # ε of every AboveThreshold instance
     eta: jax.Array      # MW / potential temperature
     K: jax.Array        # int32 maximum number of resamples
@@ -48,6 +57,15 @@ class PotentialParams(NamedTuple):
 
 
 class PotentialState(NamedTuple):
+    """State of :func:`potential_experts`.
+
+    Attributes:
+        x: the current action (the expert played).
+        k: the number of switches so far.
+        cum: the cumulative loss vector.
+        logphi_star: the log-potential at the last resample.
+        svt: the active AboveThreshold instance (:class:`jaxdp.mechanisms.SVTState`).
+    """
     x: jax.Array             # int32 current expert
     k: jax.Array             # int32 resamples so far
     cum: jax.Array           # (d,) cumulative losses
@@ -56,7 +74,21 @@ class PotentialState(NamedTuple):
 
 
 def potential_params(eps0, eta, K, alpha=1.0, s_phi=2.0) -> PotentialParams:
-    """Validated parameters for :func:`potential_experts` (host values)."""
+    """Validated parameters for :func:`potential_experts` (host values).
+
+    Args:
+        eps0: the per-resample privacy ε₀.
+        eta: η of the exponential mechanism.
+        K: the most switches (exponential-mechanism draws).
+        alpha: the potential's exponent α.
+        s_phi: the sensitivity factor of the potential.
+
+    Returns:
+        :class:`PotentialParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     for name, v in (("eps0", eps0), ("eta", eta), ("alpha", alpha), ("s_phi", s_phi)):
         check_positive(name, v)
     check_positive_int("K", K, minimum=0)
@@ -82,6 +114,12 @@ def potential_experts(d: int) -> Learner:
     """REAL Algorithm 5 over ``d`` experts with uniform μ. Params: :class:`PotentialParams`.
 
     Info: ``switched``, ``em_draws`` (resamples, <= K), ``svt_halts``, ``svt_restarts``.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
     d = check_d(d)
     log_d = math.log(d)

@@ -72,6 +72,15 @@ __all__ = [
 
 
 class SVExpertsParams(NamedTuple):
+    """Parameters of :func:`sparse_vector_experts` (REAL Algorithm 1).
+
+    Attributes:
+        eps_svt: ε of the sparse-vector part.
+        eta: η of the exponential mechanism.
+        K: the most switches (exponential-mechanism draws).
+        L: the sparse-vector threshold.
+        Lstar: the best expert's loss L*.
+    """
     eps_svt: jax.Array   # ε of every AboveThreshold instance (ε/2 in REAL Thm 1)
     eta: jax.Array       # exponential-mechanism parameter: P(x) ∝ exp(-η s(x)/2), η-DP per draw
     K: jax.Array         # int32 switching budget (number of exponential-mechanism draws)
@@ -80,6 +89,15 @@ class SVExpertsParams(NamedTuple):
 
 
 class SVExpertsState(NamedTuple):
+    """State of :func:`sparse_vector_experts`.
+
+    Attributes:
+        x: the current action (the expert played).
+        k: the number of switches so far.
+        acc: the loss of the current expert since the last switch.
+        cum: the cumulative loss vector.
+        svt: the active AboveThreshold instance (:class:`jaxdp.mechanisms.SVTState`).
+    """
     x: jax.Array         # int32 current expert
     k: jax.Array         # int32 switches so far
     acc: jax.Array       # loss of x since the last switch, sum_{i=t_p}^{t} l_i(x)
@@ -93,7 +111,21 @@ THRESHOLD_MODES = ("fresh", "shared")
 
 
 def sparse_vector_params(eps_svt, eta, K, L, Lstar=0.0) -> SVExpertsParams:
-    """Validated parameters for :func:`sparse_vector_experts` (host values; use a Plan's ``params``)."""
+    """Validated parameters for :func:`sparse_vector_experts` (host values; use a Plan's ``params``).
+
+    Args:
+        eps_svt: ε of the sparse-vector part.
+        eta: η of the exponential mechanism.
+        K: the most switches (exponential-mechanism draws).
+        L: the sparse-vector threshold.
+        Lstar: the best expert's loss L*.
+
+    Returns:
+        :class:`SVExpertsParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     check_positive("eps_svt", eps_svt)
     check_positive("eta", eta)
     check_positive_int("K", K, minimum=0)
@@ -120,6 +152,15 @@ def sparse_vector_experts(d: int, paper_order: bool = False, threshold: str = "f
     Info (summed by ``simulate``): ``switched``, ``em_draws`` (<= K), ``svt_halts`` (one per ⊤,
     equal to ``em_draws``), ``svt_restarts`` (fresh instances after init; ``1 + svt_restarts``
     instances in all, one active at a time; always 0 with ``threshold="shared"``).
+
+    Args:
+        d: the number of experts.
+        paper_order: follow the paper's order of operations within a round.
+        threshold: ``"fresh"`` or ``"shared"``.
+        svt_ratio: ε₁/ε₂ of the shared threshold, or ``"optimal"``.
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
     d = check_d(d)
     paper_order = bool(paper_order)
@@ -231,6 +272,18 @@ def shared_threshold_unscaled_experts(d: int, paper_order: bool = False) -> Lear
 
 
 class AdaptiveSVParams(NamedTuple):
+    """Parameters of :func:`adaptive_sparse_vector_experts` (REAL Algorithm 2).
+
+    Attributes:
+        eps_svt: ε of the sparse-vector part.
+        eta: η of the exponential mechanism.
+        K: the most switches (exponential-mechanism draws).
+        L_offset: the threshold's offset above the current estimate of L*.
+        Lbar0: the initial estimate of L*.
+        zeta_scale: the Laplace scale of the doubling checks.
+        margin: the doubling test's margin.
+        max_doublings: the cap on doublings.
+    """
     eps_svt: jax.Array       # ε of each AboveThreshold instance (eps0/2)
     eta: jax.Array           # exponential-mechanism parameter (eps0/(2K))
     K: jax.Array             # int32 switching budget per phase
@@ -242,6 +295,17 @@ class AdaptiveSVParams(NamedTuple):
 
 
 class AdaptiveSVState(NamedTuple):
+    """State of :func:`adaptive_sparse_vector_experts`.
+
+    Attributes:
+        x: the current action (the expert played).
+        k: the number of switches so far.
+        acc: the loss of the current expert since the last switch.
+        cum: the cumulative loss vector.
+        svt: the active AboveThreshold instance (:class:`jaxdp.mechanisms.SVTState`).
+        Lbar: the current estimate of L*.
+        n_doublings: the number of doublings so far.
+    """
     x: jax.Array
     k: jax.Array             # switches in the current phase
     acc: jax.Array
@@ -252,7 +316,24 @@ class AdaptiveSVState(NamedTuple):
 
 
 def adaptive_sparse_vector_params(eps_svt, eta, K, L_offset, Lbar0, zeta_scale, margin, max_doublings) -> AdaptiveSVParams:
-    """Validated parameters for :func:`adaptive_sparse_vector_experts` (host values)."""
+    """Validated parameters for :func:`adaptive_sparse_vector_experts` (host values).
+
+    Args:
+        eps_svt: ε of the sparse-vector part.
+        eta: η of the exponential mechanism.
+        K: the most switches (exponential-mechanism draws).
+        L_offset: the threshold's offset.
+        Lbar0: the initial estimate of L*.
+        zeta_scale: the Laplace scale of the doubling checks.
+        margin: the doubling test's margin.
+        max_doublings: the cap on doublings.
+
+    Returns:
+        :class:`AdaptiveSVParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     for name, v in (("eps_svt", eps_svt), ("eta", eta), ("Lbar0", Lbar0), ("zeta_scale", zeta_scale)):
         check_positive(name, v)
     check_positive_int("K", K)
@@ -270,6 +351,13 @@ def adaptive_sparse_vector_experts(d: int, paper_order: bool = False) -> Learner
 
     Info: ``switched``, ``em_draws``, ``svt_halts``, ``svt_restarts``, ``laplace_checks`` (one
     per exponential-mechanism draw, <= K per phase), ``doublings`` (<= ``max_doublings``).
+
+    Args:
+        d: the number of experts.
+        paper_order: follow the paper's order of operations within a round.
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
     d = check_d(d)
     paper_order = bool(paper_order)
