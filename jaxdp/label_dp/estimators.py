@@ -81,6 +81,12 @@ class LabelParams(NamedTuple):
     bins: bins per axis ``M_b`` (int32; bin methods), ``G = M_b^d`` cubes of side ``1/M_b``.
     k: neighbours (int32; kNN methods).
     clip: label bound / clipping level ``T`` (regression; ``inf`` = no clipping for non-private).
+
+    Attributes:
+        eps: privacy ε (``inf``: non-private limit).
+        bins: bins per axis (int32; bin methods).
+        k: neighbours (int32; kNN methods).
+        clip: label bound / clipping level (regression).
     """
 
     eps: Any = float("inf")
@@ -90,14 +96,29 @@ class LabelParams(NamedTuple):
 
 
 def make_params(eps=float("inf"), bins=1, k=1, clip=float("inf")) -> LabelParams:
-    """:class:`LabelParams` as arrays with the library dtypes (float / int32)."""
+    """:class:`LabelParams` as arrays with the library dtypes (float / int32).
+
+    Args:
+        eps: privacy ε.
+        bins: bins per axis.
+        k: neighbours.
+        clip: clipping level.
+
+    Returns:
+        :class:`LabelParams`.
+    """
     f = jnp.result_type(float)
     return LabelParams(jnp.asarray(eps, f), jnp.asarray(bins, jnp.int32), jnp.asarray(k, jnp.int32),
                        jnp.asarray(clip, f))
 
 
 class BinFit(NamedTuple):
-    """A bin predictor: ``table[bin(x)]`` (class or value), ``bins`` per axis."""
+    """A bin predictor: ``table[bin(x)]`` (class or value), ``bins`` per axis.
+
+    Attributes:
+        table: the class or value of each bin.
+        bins: bins per axis.
+    """
 
     table: jax.Array
     bins: jax.Array
@@ -105,7 +126,14 @@ class BinFit(NamedTuple):
 
 class KnnFit(NamedTuple):
     """A kNN predictor. ``d = 1``: ``xs`` sorted features (padding at ``+inf``) and ``csum`` the prefix
-    sums of the (privatized) labels in that order (length ``N_max + 1``); ``d > 1``: raw ``X``, ``Z``."""
+    sums of the (privatized) labels in that order (length ``N_max + 1``); ``d > 1``: raw ``X``, ``Z``.
+
+    Attributes:
+        xs: sorted features (``d = 1``) or raw ``X``.
+        csum: prefix sums of the privatized labels (``d = 1``) or raw ``Z``.
+        n: the number of samples.
+        k: the number of neighbours.
+    """
 
     xs: jax.Array
     csum: jax.Array
@@ -121,7 +149,15 @@ def _fdt():
 
 
 def bin_index(x: jax.Array, bins) -> jax.Array:
-    """Linear index of the cube of side ``1/bins`` containing each row of ``x`` (``(..., d)``)."""
+    """Linear index of the cube of side ``1/bins`` containing each row of ``x`` (``(..., d)``).
+
+    Args:
+        x: points, shape ``(..., d)``.
+        bins: bins per axis.
+
+    Returns:
+        The linear bin index of each point.
+    """
     d = x.shape[-1]
     bins = jnp.asarray(bins, jnp.int32)
     idx = jnp.clip(jnp.floor(x * bins).astype(jnp.int32), 0, bins - 1)
@@ -129,7 +165,17 @@ def bin_index(x: jax.Array, bins) -> jax.Array:
 
 
 def bin_counts(b: jax.Array, values: jax.Array, mask: jax.Array, G: int) -> jax.Array:
-    """``segment_sum`` of ``values`` (``(N,)`` or ``(N, K)``) over bin indices ``b`` with masked rows dropped."""
+    """``segment_sum`` of ``values`` (``(N,)`` or ``(N, K)``) over bin indices ``b`` with masked rows dropped.
+
+    Args:
+        b: bin indices.
+        values: ``(N,)`` or ``(N, K)`` values.
+        mask: rows to keep.
+        G: the number of bins.
+
+    Returns:
+        The per-bin sums.
+    """
     m = mask.reshape(mask.shape + (1,) * (values.ndim - 1)).astype(values.dtype)
     return jax.ops.segment_sum(values * m, jnp.where(mask, b, G), num_segments=G + 1)[:G]
 
@@ -216,7 +262,15 @@ def knn_predict(fitted: KnnFit, q: jax.Array, chunk: int = 256) -> jax.Array:
     features; ``l`` = the smallest index with ``q - x_l <= x_{l+k} - q`` (binary search with a fixed
     number of steps), and the average is a difference of prefix sums — ``O(M log N)``.
     ``d > 1``: brute force per chunk of queries (sort distances, cumulative sum, dynamic read of
-    entry ``k - 1``; Label DP: theoretical limits, Thm 6; docs/algorithms/label-dp.md#estimators), ``O(M N log N)``.
+    entry ``k - 1``; LABEL Thm 6; docs/algorithms/label-dp.md#estimators), ``O(M N log N)``.
+
+    Args:
+        fitted: the :class:`KnnFit`.
+        q: query points, shape ``(M, d)``.
+        chunk: queries per chunk (``d > 1``).
+
+    Returns:
+        The kNN averages.
     """
     n, k = fitted.n, fitted.k
     if q.shape[-1] == 1 and fitted.xs.ndim == 1:
@@ -309,7 +363,24 @@ def validate_inputs(method: str, X, Y, mask, params: LabelParams, K: int = 2) ->
 def fit(method: str, key: jax.Array, X, Y, mask=None, params: LabelParams = LabelParams(), *,
         K: int = 2, bins_max: int | None = None):
     """Fit one learner (see the module table). Validates host inputs; jittable given static
-    ``method``, ``K``, ``bins_max`` (the static cap on bins per axis; default ``params.bins``)."""
+    ``method``, ``K``, ``bins_max`` (the static cap on bins per axis; default ``params.bins``).
+
+    Args:
+        method: the learner's name (:data:`METHODS`).
+        key: JAX PRNG key.
+        X: features.
+        Y: labels.
+        mask: rows to use (default all).
+        params: :class:`LabelParams`.
+        K: the number of classes (static).
+        bins_max: the static cap on bins per axis (default ``params.bins``).
+
+    Returns:
+        The fitted predictor (:class:`BinFit` or :class:`KnnFit`).
+
+    Raises:
+        ValueError: invalid host inputs or method.
+    """
     validate_inputs(method, X, Y, mask, params, K)
     X = jnp.asarray(X, _fdt())
     if X.ndim == 1:
@@ -336,7 +407,15 @@ _fit_jit = jax.jit(lambda *a: _fit_impl(*a), static_argnums=(0, 1, 2))
 
 
 def predict(fitted, x: jax.Array) -> jax.Array:
-    """Predictions of a fitted learner at ``x`` (``(M, d)``)."""
+    """Predictions of a fitted learner at ``x`` (``(M, d)``).
+
+    Args:
+        fitted: a fitted predictor.
+        x: query points, shape ``(M, d)``.
+
+    Returns:
+        The predictions.
+    """
     x = jnp.asarray(x, _fdt())
     if x.ndim == 1:
         x = x[:, None]
@@ -351,7 +430,20 @@ def _predict_jit(fitted, x):
 
 
 def fit_predict(method: str, K: int, G: int, key, X, Y, mask, prm: LabelParams, grid):
-    """``predict(fit(...), grid)`` without host checks (for use inside jit/vmap)."""
+    """``predict(fit(...), grid)`` without host checks (for use inside jit/vmap).
+
+    Args:
+        method: the learner's name.
+        K: the number of classes.
+        G: the number of bins (static).
+        key: JAX PRNG key.
+        X, Y, mask: the data.
+        prm: :class:`LabelParams`.
+        grid: query points.
+
+    Returns:
+        The predictions at ``grid``.
+    """
     f = _fit_impl(method, K, G, key, X, Y, mask, prm)
     if isinstance(f, BinFit):
         return f.table[bin_index(grid, f.bins)]

@@ -27,7 +27,18 @@ __all__ = ["make_estimator", "run_grid"]
 
 @functools.lru_cache(maxsize=256)
 def make_estimator(gen: Generator, method: str, *, N_max: int, M: int = 1000, bins_max: int = 256):
-    """Cached: the same arguments return the same function object (so compiled code is reused)."""
+    """Cached: the same arguments return the same function object (so compiled code is reused).
+
+    Args:
+        gen: the :class:`Generator`.
+        method: the learner's name.
+        N_max: the largest sample size.
+        M: quadrature points per axis.
+        bins_max: the static cap on bins per axis.
+
+    Returns:
+        ``fn(key, N, params, h0)``, the excess risk of one fit.
+    """
     if not isinstance(gen, Generator):
         raise TypeError(f"gen must be a jaxdp.label_dp Generator, got {type(gen).__name__}")
     check_choice("method", method, METHODS)
@@ -62,7 +73,18 @@ def _compiled_grid(fn):
 def run_grid(fn, keys: jax.Array, N, params: LabelParams, h0=None) -> dict[str, np.ndarray]:
     """Evaluate ``fn`` for every grid point ``(N[g], params[g], h0[g])`` and every key: one compiled
     call, results ``(G, S)``. Each seed uses the same key at every grid point (nested datasets:
-    the size-``N`` dataset is a prefix of the size-``N'`` one)."""
+    the size-``N`` dataset is a prefix of the size-``N'`` one).
+
+    Args:
+        fn: an estimator from :func:`make_estimator`.
+        keys: the seeds' keys.
+        N: sample sizes per grid point.
+        params: :class:`LabelParams` per grid point.
+        h0: bandwidths per grid point (hard instances).
+
+    Returns:
+        Name -> ``(G, S)`` array.
+    """
     _check_keys(keys, False)
     N = np.atleast_1d(np.asarray(N))
     if not np.issubdtype(N.dtype, np.integer) or N.min() < 1:

@@ -1,4 +1,4 @@
-"""Data generators with known regression function / class probabilities (Label DP: theoretical limits, App. B, F, J; docs/algorithms/label-dp.md#lower-bounds, #generators, PROPOSED).
+"""Data generators with known regression function / class probabilities (LABEL App. B, F, J; docs/algorithms/label-dp.md#lower-bounds, #generators, PROPOSED).
 
 Every generator lives on ``X = [0,1]^d`` with ``X ~ Unif`` (density ``f ≡ 1``,
 so Assumption 1(c),(d) of LABEL hold with ``c = 1``). A generator is a frozen,
@@ -53,6 +53,21 @@ class Generator:
     Hölder constant that the construction satisfies), ``label_bound`` (``T`` of
     Assumption 2, ``inf`` if unbounded), ``p`` and ``M_p`` (Assumption 3:
     ``sup_x E[|Y|^p | x] <= M_p``), ``hard`` (uses ``h0``), ``m0_max``.
+
+    Attributes:
+        name: the generator's name.
+        task: ``"classification"`` or ``"regression"``.
+        d: the dimension.
+        K: the number of classes (0 for regression).
+        instance: draws the instance's random parameters ``theta``.
+        eta: the exact ``η(x)`` (class probabilities or regression function).
+        labels: draws labels given ``x``.
+        beta, gamma, L: Hölder exponent, margin exponent and Hölder constant that the construction satisfies.
+        label_bound: ``T`` of Assumption 2 (``inf`` if unbounded).
+        p, M_p: Assumption 3's moment: ``sup_x E[|Y|^p | x] <= M_p``.
+        hard: the instance uses ``h0`` (minimax-hard).
+        m0_max: the largest grid resolution per axis.
+        info: further metadata.
     """
 
     name: str
@@ -81,7 +96,17 @@ def _fdt():
 
 
 def sample(gen: Generator, key: jax.Array, theta: Any, N_max: int):
-    """``N_max`` i.i.d. samples ``(X (N_max, d) uniform on [0,1]^d, Y (N_max,))``."""
+    """``N_max`` i.i.d. samples ``(X (N_max, d) uniform on [0,1]^d, Y (N_max,))``.
+
+    Args:
+        gen: the :class:`Generator`.
+        key: JAX PRNG key.
+        theta: the instance's random parameters (from ``gen.instance``).
+        N_max: the number of samples.
+
+    Returns:
+        ``(X, Y)``: ``X`` of shape ``(N_max, d)``, ``Y`` of shape ``(N_max,)``.
+    """
     kx, ky = jax.random.split(key)
     X = jax.random.uniform(kx, (N_max, gen.d), dtype=_fdt())
     return X, gen.labels(ky, theta, X)
@@ -95,7 +120,15 @@ def _grid_np(d: int, M: int) -> np.ndarray:
 
 
 def quad_grid(d: int, M: int) -> jax.Array:
-    """Midpoint quadrature grid with ``M`` points per axis, shape ``(M^d, d)`` (weights ``M^{-d}``)."""
+    """Midpoint quadrature grid with ``M`` points per axis, shape ``(M^d, d)`` (weights ``M^{-d}``).
+
+    Args:
+        d: the dimension.
+        M: points per axis.
+
+    Returns:
+        The grid, shape ``(M^d, d)``.
+    """
     return jnp.asarray(_grid_np(int(d), int(M)), _fdt())
 
 
@@ -105,6 +138,15 @@ def excess_risk(gen: Generator, theta: Any, grid: jax.Array, pred: jax.Array) ->
     Classification (LABEL Prop. 2, eq. (8)): ``∫ (η*(x) - η_{c(x)}(x)) dx`` for predicted
     classes ``pred`` (int, shape ``(M,)``). Regression (eq. (9)): ``∫ (η̂(x) - η(x))² dx`` for
     predicted values ``pred``.
+
+    Args:
+        gen: the :class:`Generator`.
+        theta: the instance's random parameters (from ``gen.instance``).
+        grid: the quadrature grid (:func:`quad_grid`).
+        pred: predicted classes or values at the grid points.
+
+    Returns:
+        The excess risk.
     """
     e = gen.eta(theta, grid)
     if gen.task == "classification":
@@ -172,9 +214,22 @@ def _bump_eval(theta, x, beta, A, shape):
 @functools.lru_cache(maxsize=None)
 def gen_smooth_classification(d: int = 1, K: int = 2, freq: int = 1, amp: float = 0.4, s: float = 1.0,
                               phase: float = 0.7, random_phase: bool = False) -> Generator:
-    """Fixed smooth class probabilities (Label DP: theoretical limits; docs/algorithms/label-dp.md#generators): ``K = 2``: ``η_1(x) = 1/2 + amp·sin(2π·freq·x_1 + phase)``
+    """Fixed smooth class probabilities (LABEL; docs/algorithms/label-dp.md#generators): ``K = 2``: ``η_1(x) = 1/2 + amp·sin(2π·freq·x_1 + phase)``
     (the phase keeps the crossings off dyadic bin boundaries)
-    (Lipschitz, β = 1, transversal crossings, γ = 1); ``K > 2``: ``η_j ∝ exp(s cos(2π(freq·x_1 - j/K)))``."""
+    (Lipschitz, β = 1, transversal crossings, γ = 1); ``K > 2``: ``η_j ∝ exp(s cos(2π(freq·x_1 - j/K)))``.
+
+    Args:
+        d: the dimension.
+        K: the number of classes.
+        freq: the frequency.
+        amp: the amplitude.
+        s: the sharpness for ``K > 2``.
+        phase: the phase.
+        random_phase: draw the phase per instance.
+
+    Returns:
+        The :class:`Generator`.
+    """
     d = check_positive_int("d", d)
     K = check_positive_int("K", K, minimum=2)
     check_in_range("amp", amp, 0.0, 0.5, lo_closed=False)
@@ -206,7 +261,14 @@ def gen_smooth_classification(d: int = 1, K: int = 2, freq: int = 1, amp: float 
 @functools.lru_cache(maxsize=None)
 def gen_margin_classification(a: float = 0.5) -> Generator:
     """``d = 1``, ``η_1(x) - 1/2 = ½ sign(x - ½)|2x - 1|^a`` (``0 < a ≤ 1``): Hölder β = a, margin
-    γ = 1/a (``βγ = 1``, the largest allowed with an interior crossing in d = 1)."""
+    γ = 1/a (``βγ = 1``, the largest allowed with an interior crossing in d = 1).
+
+    Args:
+        a: the exponent (``0 < a <= 1``).
+
+    Returns:
+        The :class:`Generator`.
+    """
     check_in_range("a", a, 0.0, 1.0, lo_closed=False)
 
     def eta(theta, x):
@@ -231,6 +293,18 @@ def gen_bump_classification(d: int = 1, beta: float = 1.0, gamma: float = 1.0, A
     signs. ``A h^β ≤ 1/2`` keeps ``η_j ∈ [1/4, 3/4]``. With the tent (default for β ≤ 1) the
     margin condition holds with exponent ``γ ≤ 1`` at every scale; excess risk of any method
     scales as ``h0^{β(γ+1)}`` when ``h0`` is the lower-bound bandwidth.
+
+    Args:
+        d: the dimension.
+        beta: the Hölder exponent β.
+        gamma: the margin exponent γ.
+        A: the amplitude.
+        C_M: the constant of the number of bumps.
+        m0_max: the largest grid resolution ``m0`` per axis.
+        shape: the bump's shape (``"auto"``, ``"tent"``, ...).
+
+    Returns:
+        The :class:`Generator`.
     """
     d = check_positive_int("d", d)
     check_in_range("beta", beta, 0.0, 1.0 if shape == "tent" else 10.0, lo_closed=False)
@@ -259,9 +333,19 @@ def gen_bump_classification(d: int = 1, beta: float = 1.0, gamma: float = 1.0, A
 
 @functools.lru_cache(maxsize=None)
 def gen_smooth_regression(d: int = 1, T: float = 1.0, A: float = 0.5, noise: str = "binary") -> Generator:
-    """Bounded regression (Label DP: theoretical limits; docs/algorithms/label-dp.md#generators): ``η(x) = A Π_j sin(2π x_j)`` (``|η| ≤ A ≤ T/2``);
+    """Bounded regression (LABEL; docs/algorithms/label-dp.md#generators): ``η(x) = A Π_j sin(2π x_j)`` (``|η| ≤ A ≤ T/2``);
     ``noise="binary"``: ``Y ∈ {±T}`` with ``P(Y = T | x) = (1 + η/T)/2``; ``"uniform"``:
-    ``Y = η + Unif[-T/2, T/2]``. ``|Y| ≤ T`` (Assumption 2)."""
+    ``Y = η + Unif[-T/2, T/2]``. ``|Y| ≤ T`` (Assumption 2).
+
+    Args:
+        d: the dimension.
+        T: the label bound.
+        A: the amplitude.
+        noise: ``"binary"`` or ``"uniform"``.
+
+    Returns:
+        The :class:`Generator`.
+    """
     d = check_positive_int("d", d)
     check_positive("T", T)
     check_in_range("A", A, 0.0, T / 2)
@@ -285,7 +369,18 @@ def gen_smooth_regression(d: int = 1, T: float = 1.0, A: float = 0.5, noise: str
 def gen_bump_regression(d: int = 1, beta: float = 1.0, A: float = 0.5, m0_max: int = 1024,
                         shape: str = "auto") -> Generator:
     """Minimax-hard bounded regression (LABEL App. F eq. (121), CORRECTED ``/2``): bumps with random
-    signs on all ``G`` cells, ``Y ∈ {±1}``, ``P(Y=1|x) = (1+η_v(x))/2``; ``|η_v| ≤ A h^β ≤ 1/2``."""
+    signs on all ``G`` cells, ``Y ∈ {±1}``, ``P(Y=1|x) = (1+η_v(x))/2``; ``|η_v| ≤ A h^β ≤ 1/2``.
+
+    Args:
+        d: the dimension.
+        beta: the Hölder exponent β.
+        A: the amplitude.
+        m0_max: the largest grid resolution ``m0`` per axis.
+        shape: the bump's shape (``"auto"``, ``"tent"``, ...).
+
+    Returns:
+        The :class:`Generator`.
+    """
     d = check_positive_int("d", d)
     check_in_range("A", A, 0.0, 0.5, lo_closed=False)
     shape = ("tent" if beta <= 1 else "smooth") if shape == "auto" else shape
@@ -304,7 +399,15 @@ def gen_bump_regression(d: int = 1, beta: float = 1.0, A: float = 0.5, m0_max: i
 
 
 def student_t_abs_moment(nu: float, p: float) -> float:
-    """``E|t_ν|^p = ν^{p/2} Γ((p+1)/2) Γ((ν-p)/2) / (√π Γ(ν/2))`` (finite iff ν > p)."""
+    """``E|t_ν|^p = ν^{p/2} Γ((p+1)/2) Γ((ν-p)/2) / (√π Γ(ν/2))`` (finite iff ν > p).
+
+    Args:
+        nu: the degrees of freedom ν.
+        p: the moment order p.
+
+    Returns:
+        ``E|t_ν|^p`` (``inf`` unless ν > p).
+    """
     if nu <= p:
         return float("inf")
     return float(nu ** (p / 2) * math.exp(special.gammaln((p + 1) / 2) + special.gammaln((nu - p) / 2)
@@ -312,7 +415,15 @@ def student_t_abs_moment(nu: float, p: float) -> float:
 
 
 def pareto_abs_moment(a: float, p: float) -> float:
-    """``E[(U^{-1/a} - 1)^p] = a B(a - p, p + 1)`` (finite iff a > p)."""
+    """``E[(U^{-1/a} - 1)^p] = a B(a - p, p + 1)`` (finite iff a > p).
+
+    Args:
+        a: the tail index.
+        p: the moment order p.
+
+    Returns:
+        The moment (``inf`` unless a > p).
+    """
     if a <= p:
         return float("inf")
     return float(a * math.exp(special.betaln(a - p, p + 1)))
@@ -332,6 +443,19 @@ def gen_heavy_tail_regression(d: int = 1, p: float = 2.0, family: str = "student
     For the first two ``η(x) = A Π_j sin(2π x_j)``, and ``M_p`` reported is the bound
     ``sup_x E|η(x) + ξ|^p ≤ 2^{p-1}(A^p + E|ξ|^p)`` with ``E|ξ|^p`` in closed form
     (``info["E_abs_xi_p"]``).
+
+    Args:
+        d: the dimension.
+        p: the moment order p.
+        family: ``"student_t"``, ``"pareto"`` or ``"three_point"``.
+        scale: the noise scale ``s``.
+        A: the amplitude.
+        beta: the Hölder exponent β.
+        M_p: the moment bound.
+        m0_max: the largest grid resolution ``m0`` per axis.
+
+    Returns:
+        The :class:`Generator`.
     """
     d = check_positive_int("d", d)
     check_in_range("p", p, 2.0, 1e6)

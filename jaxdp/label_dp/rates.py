@@ -25,6 +25,17 @@ def label_rate_exponent(task: str, setting: str, *, beta: float = 1.0, gamma: fl
     * local: ``(N(ε²∧1))^{-b}`` (heavy: ``(Nε²)^{-b} ∨ N^{-a}``),
     * central: ``N^{-a} + (εN)^{-b}``,
     * nonprivate: ``N^{-a}`` (``b = a``).
+
+    Args:
+        task: ``"classification"`` or ``"regression"``.
+        setting: ``"local"``, ``"central"`` or ``"nonprivate"`` (and the heavy-tailed variants).
+        beta: the Hölder exponent β.
+        gamma: the margin exponent γ.
+        d: the dimension.
+        p: the moment order p.
+
+    Returns:
+        ``{"stat": a, "priv": b}``.
     """
     check_choice("task", task, TASKS)
     check_choice("setting", setting, SETTINGS)
@@ -49,7 +60,17 @@ def label_rate_exponent(task: str, setting: str, *, beta: float = 1.0, gamma: fl
 
 
 def label_rates(task: str, setting: str, N, eps=np.inf, **kw) -> np.ndarray:
-    """Theory curve of LABEL Table 1 at sample sizes ``N`` (constants 1, logs omitted)."""
+    """Theory curve of LABEL Table 1 at sample sizes ``N`` (constants 1, logs omitted).
+
+    Args:
+        task: ``"classification"`` or ``"regression"``.
+        setting: ``"local"``, ``"central"`` or ``"nonprivate"`` (and the heavy-tailed variants).
+        N: sample sizes.
+        eps: the privacy parameter ε (``inf``: non-private).
+
+    Returns:
+        The rate at each ``N``.
+    """
     e = label_rate_exponent(task, setting, **kw)
     N = np.asarray(N, dtype=np.float64)
     eps = float(eps)
