@@ -1,0 +1,56 @@
+"""Seeds and interval widths of the kept ``growth-rates`` and ``label-dp-rates`` runs: at least 1024 (growth)
+and 256 (label DP) seeds per point, the manifest states them and the widest 95% half-width, and every tested
+cell's half-width is at most 0.05 or its verdict says why. Reads files only."""
+import json
+import pathlib
+
+import pandas as pd
+import pytest
+
+from jaxdp.registry import get_study
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# Kept runs checked at their target size. Not yet here: ``label-dp-rates-heavy`` (L3, ε = 0.1, N to 3·10⁵):
+# its kept run in results/label-dp-rates-heavy/ is still the 32-seed one; the 256-seed rerun is in progress.
+# Add it (256) when that rerun is kept.
+MIN_SEEDS = {"growth-rates": 1024, "label-dp-rates": 256}
+PENDING = {"label-dp-rates-heavy": 256}
+# A verdict's ``n_seeds`` counts the seeds with a finite result at every point of its curve. Runs that refuse
+# (growth-rates: a phase the solver could not certify returns NaN; docs/algorithms/growth.md) are dropped, and
+# the tables show the count; at most this share of a point's seeds may be lost that way.
+MAX_REFUSED = 0.01
+TESTED = ("holds", "holds by construction", "misses")
+
+
+@pytest.mark.parametrize("study,seeds", [("growth-rates", 1024), ("label-dp-rates", 256)])
+def test_default_seeds(study, seeds):
+    assert get_study(study).extra["defaults"]["seeds"] >= seeds
+
+
+@pytest.mark.parametrize("name", sorted(MIN_SEEDS))
+def test_kept_run_seeds_and_intervals(name):
+    d = ROOT / "results" / name
+    manifest = json.loads((d / "manifest.json").read_text())
+    assert not manifest["config"].get("quick", False)
+    assert manifest["seeds"] >= MIN_SEEDS[name], f"{name}: {manifest['seeds']} seeds per point"
+    ci = manifest.get("ci")
+    assert ci and ci["seeds_per_point"] == manifest["seeds"] and ci["level"] == 0.95, f"{name}: manifest lacks 'ci'"
+    run = pd.read_csv(d / "results.csv", usecols=["point", "seed"])
+    assert run.groupby("point")["seed"].nunique().min() >= MIN_SEEDS[name], f"{name}: a point has fewer seeds"
+    v = pd.read_csv(d / "verdicts.csv")
+    short = v[v["n_seeds"] < MIN_SEEDS[name]]
+    assert (short["n_seeds"] >= (1 - MAX_REFUSED) * MIN_SEEDS[name]).all(), \
+        f"{name}: cells with too few finite seeds: {short[['experiment', 'cell', 'n_seeds']].values.tolist()}"
+    t = v[v["verdict"].isin(TESTED)]
+    hw = (t["slope_hi"] - t["slope_lo"]) / 2
+    assert abs(ci["max_halfwidth"] - round(float(hw.max()), 4)) < 1e-9
+    wide = t[(hw > 0.05) & ~t["reason"].fillna("").str.contains("half-width")]
+    assert wide.empty, f"{name}: half-width > 0.05 without a reason: {wide[['experiment', 'cell']].values.tolist()}"
+
+
+@pytest.mark.parametrize("name", sorted(PENDING))
+def test_pending_runs_are_not_yet_kept(name):
+    """A pending study is not in ``MIN_SEEDS`` only while its kept run is short of the target: once the larger
+    run is kept, this fails until it is moved into ``MIN_SEEDS``."""
+    manifest = json.loads((ROOT / "results" / name / "manifest.json").read_text())
+    assert manifest["seeds"] < PENDING[name], f"{name}: kept at {manifest['seeds']} seeds; move it into MIN_SEEDS"
