@@ -12,7 +12,7 @@ on the audited neighbouring inputs, so that
 
 Mechanisms:
 
-* :func:`shared_svt_common_law`: REAL Alg. 1 of *Private Online Learning in the Realizable Regime* run
+* :func:`shared_svt_common_law`: REAL Alg. 1 (Asi, Feldman, Koren, Talwar, *Private Online Learning in the Realizable Regime*) run
   with ONE threshold noise shared by its ``≤ K`` sparse-vector instances (the correct scaling of Lyu, Su,
   Li, *Understanding the Sparse Vector Technique for Differential Privacy*, Alg. 1, or the broken twin
   that keeps the fresh instances' query noise), on losses common to all experts (so the exponential
@@ -21,12 +21,16 @@ Mechanisms:
   ``x_t ≠ x_{t-1}`` pattern with ``d`` experts.
 * :func:`csvt_answer_law`: the answer vector of Lyu et al.'s sparse vector with ``c`` positives on a
   fixed query vector (quadrature over the threshold noise).
-* :func:`fresh_sv_experts_law`: REAL Alg. 1 with fresh instances, ``d = 2``, any loss sequence: the law
-  of the whole action sequence (exact, enumeration over switch patterns, quadrature per instance).
-* :func:`l2p_mw_law`: the law of the batch-expert sequence of L2P-MW (LAZY, Thm 3.2's algorithm) by
+* :func:`sv_experts_law`: REAL Alg. 1 (fresh or shared threshold noise), any loss array: the law of the
+  whole action sequence (enumeration over switch patterns and draws, quadrature per instance or shared).
+* :func:`l2p_mw_law`: the law of the batch-expert sequence of L2P-MW (*Private Online Learning via Lazy
+  Algorithms*, Alg. 1 with multiplicative weights) by
   enumeration of its lazy-switching Markov chain.
 * :func:`gaussian_eps`: the exact ε(δ) of the Gaussian mechanism (Balle & Wang, *Improving the Gaussian
   Mechanism for Differential Privacy*, Thm 8).
+* :func:`best_fixed_event`: from an exact law, the one event with the best expected Clopper–Pearson bound
+  at ``n`` runs, fixed before any run (the audits ``gaussian``, ``svt-shared-threshold``, ``l2p-mw`` and
+  ``sparse-vector-experts-shared-threshold-unscaled`` test such events).
 """
 from __future__ import annotations
 
@@ -37,7 +41,9 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = ["laplace_cdf", "laplace_quadrature", "shared_svt_common_law", "visible_switch_law", "align",
-           "exact_eps", "event_eps"]
+           "exact_eps", "event_eps", "shared_svt_window_law", "window_class", "window_log_ratio_table",
+           "sv_experts_law", "csvt_answer_law", "gaussian_delta", "gaussian_eps", "gaussian_threshold_eps",
+           "gaussian_best_threshold", "l2p_mw_law", "best_fixed_event"]
 
 
 # ----------------------------------------------------------------------------- helpers
