@@ -182,17 +182,11 @@ def unscaled_exact():
 
 def unscaled_threshold(n: int, alpha: float = 1e-7) -> float:
     """The log-ratio threshold whose event ``{log P/P' > thr}`` has the largest EXPECTED Clopper–Pearson bound at
-    ``n`` runs per input (computed from the exact law, before any run: the event is fixed, not searched)."""
-    from ..audit import eps_lower_bound
+    ``n`` runs per input (computed from the exact law before any run: the event is fixed, not searched)."""
+    from ..audit.exact import best_fixed_event
 
-    cls, P, Q, _ = unscaled_exact()
-    lr = np.log(P) - np.log(Q)
-    order = np.argsort(-lr, kind="stable")
-    cp, cq = np.cumsum(P[order]), np.cumsum(Q[order])
-    ok = cp * n >= 50
-    bounds = np.where(ok, eps_lower_bound(np.floor(cp * n), n, np.ceil(cq * n), n, 0.0, alpha / 2), -np.inf)
-    i = int(np.argmax(bounds))
-    return float(0.5 * (lr[order][i] + lr[order][min(i + 1, lr.size - 1)]))
+    _, P, Q, _ = unscaled_exact()
+    return best_fixed_event(P, Q, n, alpha=alpha)[0]
 
 
 def _unscaled_mech(key, losses):
@@ -236,6 +230,7 @@ def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True,
     (:func:`unscaled_threshold`). Its exact privacy loss exceeds the claim by about 1.5x."""
     from ..accounting.floating import delta_float
     from ..audit import ThresholdEvents, audit
+    from ..audit.exact import window_class
 
     n = n or (1_000_000 if quick else 4_000_000)
     claimed = CLAIMED_EPS / claim_factor
@@ -243,8 +238,7 @@ def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True,
     table = jnp.asarray(np.nan_to_num(tab, nan=0.0), jnp.float32)
 
     def stat(flags):
-        c, b, e, r = __import__("jaxdp.audit.exact", fromlist=["window_class"]).window_class(
-            flags, UNSCALED_J, UNSCALED_K, xp=jnp)
+        c, b, e, r = window_class(flags, UNSCALED_J, UNSCALED_K, xp=jnp)
         return table[c, b, e, r]
 
     x0, x1 = unscaled_pair()
