@@ -2,7 +2,7 @@
 import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from .core.version import __version__
+from ._version import __version__
 
 __all__ = ["Adversary", "Learner", "Problem", "rollout", "simulate", "monte_carlo", "process_local", "seed_keys", "checkpoint_rounds",
            "sample_categorical", "__version__"]

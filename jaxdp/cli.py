@@ -41,7 +41,7 @@ class _EarlySigint:
 
     def __init__(self) -> None:
         self.hit = False
-        self.prev = None
+        self.prev: Any = None
 
     def install(self) -> "_EarlySigint":
         if threading.current_thread() is threading.main_thread():
@@ -83,7 +83,7 @@ import json  # noqa: E402
 import os  # noqa: E402
 import pathlib  # noqa: E402
 import time  # noqa: E402
-from typing import Optional, Sequence  # noqa: E402
+from typing import Any, Optional, Sequence  # noqa: E402
 
 __all__ = ["main", "script_main"]
 
@@ -202,7 +202,7 @@ def _study_show(args) -> int:
     module = inspect.getmodule(entry.fn)
     doc = inspect.cleandoc(module.__doc__) if module is not None and module.__doc__ else ""
     if doc:
-        print("\nabout (" + module.__name__ + "):")
+        print("\nabout (" + getattr(module, "__name__", "?") + "):")
         print("\n".join(("  " + ln).rstrip() for ln in doc.splitlines()))
     return 0
 
@@ -411,9 +411,9 @@ def _launch_processes(argv: list, n: int, out: pathlib.Path, study, progress: bo
               f"kept in {out}: rerun the same command to complete the rest (process logs: {logs})",
               file=sys.stderr)
         return 2 if c == 2 else 1
-    for log in paths:             # each process's summary ("done in ... [process i of n]")
+    for log_path in paths:        # each process's summary ("done in ... [process i of n]")
         try:
-            for ln in log.read_text(errors="replace").splitlines():
+            for ln in log_path.read_text(errors="replace").splitlines():
                 if ln.startswith("done in "):
                     print(ln, file=sys.stderr)
         except OSError:

@@ -54,7 +54,7 @@ import pathlib
 import sys
 import tempfile
 import time
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -120,7 +120,7 @@ def builtin_learners(problem: str) -> tuple:
     out = []
     for group in CLASS_LEARNERS[canonical_problem(problem)]:
         entries = [e for e in registry.learners(group) if e.compare is not None]
-        out += [Builtin(e.name, e.compare.make, e.private, e.compare.how)
+        out += [Builtin(e.name, e.compare.make, e.private, e.compare.how)  # type: ignore[union-attr]
                 for e in sorted(entries, key=lambda e: e.private)]
     return tuple(out)
 
@@ -154,8 +154,9 @@ def load_factory(spec: Union[str, Callable]) -> Callable:
         if mod is None or getattr(mod, "__jaxdp_source_sha1__", None) != sha:
             # imported once per source, as ``import`` would: a rerun in this process reuses its compiled learners
             mspec = importlib.util.spec_from_file_location(name, path)
+            assert mspec is not None and mspec.loader is not None
             mod = importlib.util.module_from_spec(mspec)
-            mod.__jaxdp_source_sha1__ = sha
+            mod.__jaxdp_source_sha1__ = sha  # type: ignore[attr-defined]
             sys.modules[name] = mod
             try:
                 mspec.loader.exec_module(mod)
@@ -379,7 +380,7 @@ class _Judge:
         if a["violation"]:
             return dict(res, status="refuted", why=f"claim refuted by the audit: ε ≥ {lo:.3g} > claimed {c:g}",
                         audit=f"REFUTED: eps >= {lo:.3g} > claimed {c:g}")
-        if c > eps * (1 + 1e-9):
+        if c > eps * (1 + 1e-9):  # type: ignore[operator]
             return dict(res, status="weaker-claim", why=f"claims only ε = {c:g} > {eps:g}",
                         audit=f"not refuted (eps >= {lo:.3g})")
         return dict(res, status="not-refuted", why="claim not refuted by the audit",
@@ -435,7 +436,7 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
     from .testing import check_factory_signature
 
     problem = canonical_problem(problem)
-    base = dict(QUICK if quick else DEFAULTS, **(CLASS_DEFAULTS.get(problem, {}) if isinstance(problem, str) else {}))
+    base: dict[str, Any] = dict(QUICK if quick else DEFAULTS, **(CLASS_DEFAULTS.get(problem, {}) if isinstance(problem, str) else {}))
     eps = _as_tuple(base["eps"] if eps is None else eps, float)
     delta = float(base["delta"] if delta is None else delta)
     T = tuple(sorted(set(_as_tuple(base["T"] if T is None else T, int))))
@@ -486,7 +487,7 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
         if claims_arg is not None:
             c = claims_arg[i]
         elif getattr(fn, "claimed_eps", None) is not None:
-            c = _check_claim(fn.claimed_eps, f"{name}.claimed_eps (the factory's attribute)")
+            c = _check_claim(getattr(fn, "claimed_eps"), f"{name}.claimed_eps (the factory's attribute)")
         else:
             c = None
         users.append(_User(fn, name, fid.get("spec") or fid["factory"], c, fid))
@@ -535,7 +536,7 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
                     check_bandit_feedback(rep.learner, rep.params[0], d, adversary=adv, adv_params=ap, T=T_c)
                     checks.append("bandit feedback")
             except ConformanceError as e:
-                e.factory = u.label
+                e.factory = u.label  # type: ignore[attr-defined]
                 raise
             say("conformance: passed (" + ", ".join(checks) + ")")
         _CONFORMANCE_PASSED[ckey] = list(checks)
@@ -991,7 +992,7 @@ def _plot(df, outdir, judge: _Judge):
     insts = sorted(s["instance"].unique())
     fig, axes = plt.subplots(1, max(1, len(insts)), figsize=(4.3 * max(1, len(insts)), 3.8), dpi=110,
                              squeeze=False)
-    handles = {}
+    handles: dict = {}
     for ax, inst in zip(axes[0], insts):
         sub = s[s["instance"] == inst]
         for k in order:

@@ -418,6 +418,6 @@ for _i, (_name, _ctor, _kw, _desc, _ref) in enumerate((
         ("label-smooth-reg", "gen_smooth_regression", dict(d=1), "bounded regression, binary noise", "Thms 6, 8"),
         ("label-heavy-reg", "gen_heavy_tail_regression", dict(d=1, p=2.0), "heavy-tailed regression "
          "(Student t, p = 2 moments)", "Thms 10, 12"))):
-    register_instance(Instance(_name, "label-dp", _desc, _label(_ctor, **_kw), None, base_seed=5001 + _i,
-                               params=tuple(sorted(_kw.items())), min_d=1,
+    register_instance(Instance(_name, "label-dp", _desc, _label(_ctor, **_kw), None, base_seed=5001 + _i,  # type: ignore[arg-type]
+                               params=tuple(sorted(_kw.items())), min_d=1,  # type: ignore[attr-defined]
                                reference=f"Label DP: theoretical limits, {_ref}; docs/algorithms/label-dp.md"))

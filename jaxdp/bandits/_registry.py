@@ -135,7 +135,7 @@ register_learner(
 register_learner(
     "dp_exp3", factory=dp_exp3, params_type=DPExp3Params, problem="bandits", private=True,
     conformance=ConformanceCase(_case(lambda d, T: dp_exp3(d), lambda d, T: [
-        DPExp3Params(*_f(0.1, 0.2, 1.0, 3.0), jnp.int32(1)), DPExp3Params(*_f(0.2, 0.3, 0.5, 2.0), jnp.int32(3))])),
+        DPExp3Params(*_f(0.1, 0.2, 1.0, 3.0), jnp.int32(1)), DPExp3Params(*_f(0.2, 0.3, 0.5, 2.0), jnp.int32(3))])),  # type: ignore[call-arg]
     description="DP-EXP3: EXP3 on Laplace-noised, clipped block-average losses (blocks of tau rounds)",
     reference="Tossou, Dimitrakakis 2017, Achieving privacy in the adversarial multi-armed bandit; Asi, Raman, "
               "Talwar 2025, Faster rates for private adversarial bandits", planner="dp-exp3",

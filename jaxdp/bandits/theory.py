@@ -34,13 +34,13 @@ __all__ = [
 _E1 = math.e - 1.0
 
 
-def gaps(means: Sequence[float]) -> np.ndarray:
+def gaps(means: Sequence[float] | np.ndarray) -> np.ndarray:
     """``Δ_i = max(μ) − μ_i``."""
     mu = np.asarray(means, np.float64)
     return mu.max() - mu
 
 
-def ucb1_bound(means: Sequence[float], T: float) -> float:
+def ucb1_bound(means: Sequence[float] | np.ndarray, T: float) -> float:
     r"""``Σ_{Δ_i>0}  8 ln T/Δ_i + (1 + π²/3)Σ_i Δ_i`` (Auer et al. 2002, Thm 1)."""
     d = gaps(means)
     pos = d[d > 0]
@@ -54,10 +54,10 @@ def bernoulli_kl(p, q):
     return p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q))
 
 
-def lai_robbins(means: Sequence[float], T: float) -> float:
+def lai_robbins(means: Sequence[float] | np.ndarray, T: float) -> float:
     r"""``Σ_{Δ_i>0}  Δ_i ln T / kl(μ_i, μ^*)`` (Lai & Robbins 1985; Bernoulli arms)."""
     mu = np.asarray(means, np.float64)
-    d = gaps(mu)
+    d = gaps(list(mu))
     pos = d > 0
     return float(np.sum(d[pos] * math.log(T) / bernoulli_kl(mu[pos], mu.max())))
 
@@ -85,7 +85,7 @@ def _pulls(radius, delta: float, T: float) -> float:
     return float(math.ceil(hi))
 
 
-def index_bound(means: Sequence[float], T: float, radius, events: int = 1) -> float:
+def index_bound(means: Sequence[float] | np.ndarray, T: float, radius, events: int = 1) -> float:
     r"""``Σ_{Δ_i>0} Δ_i N_i + (1 + kπ²/3)Σ_iΔ_i``, ``N_i = min{n: 2c(n) < Δ_i}``
     (module docstring; ``radius(n)`` is ``c(n, T)``, ``events`` is ``k``), capped at ``Tmax_iΔ_i``."""
     d = gaps(means)
@@ -94,21 +94,21 @@ def index_bound(means: Sequence[float], T: float, radius, events: int = 1) -> fl
     return float(min(tot, T * d.max()))
 
 
-def ldp_ucb_bound(means: Sequence[float], T: float, b: float) -> float:
+def ldp_ucb_bound(means: Sequence[float] | np.ndarray, T: float, b: float) -> float:
     """:func:`index_bound` with LDP-UCB's radius ``sqrt(2 ln T/n) + u(n, 4 ln T)/n`` (two events)."""
     L = 4.0 * math.log(T)
     return index_bound(means, T, lambda n: math.sqrt(2.0 * math.log(T) / n) + float(laplace_sum_radius_np(n, L, b)) / n,
                        events=2)
 
 
-def dp_ucb_tree_bound(means: Sequence[float], T: float, b: float, H: int) -> float:
+def dp_ucb_tree_bound(means: Sequence[float] | np.ndarray, T: float, b: float, H: int) -> float:
     """:func:`index_bound` with DP-UCB's radius ``sqrt(2 ln T/n) + u(H, 4 ln T)/n`` (``popcount(n) <= H``; two events)."""
     L = 4.0 * math.log(T)
     u = float(laplace_sum_radius_np(H, L, b))
     return index_bound(means, T, lambda n: math.sqrt(2.0 * math.log(T) / n) + u / n, events=2)
 
 
-def dp_se_bound(means: Sequence[float], T: float, eps: float, beta: float) -> float:
+def dp_se_bound(means: Sequence[float] | np.ndarray, T: float, eps: float, beta: float) -> float:
     r"""``Σ_{Δ_a>0} Δ_a Σ_{e≤ e_a} R_e(K) + β Tmax_aΔ_a``, capped at ``Tmax_aΔ_a``
     (:mod:`jaxdp.bandits.elimination`; ``R_e(K) ≥ R_e(|S|)`` since the active set only shrinks)."""
     from .elimination import dp_se_epoch_length

@@ -112,13 +112,13 @@ def export_jitted(fn: Callable, args: Sequence[Any], kwargs: Optional[dict] = No
     t0 = time.perf_counter()
     exp, errors, ok = None, {}, []
     try:
-        exp = jax.export.export(fn, platforms=tuple(platforms))(*a, **k)
+        exp = jax.export.export(fn, platforms=tuple(platforms))(*a, **k)  # type: ignore[arg-type]
         ok = list(platforms)
     except Exception as e:  # noqa: BLE001 - reported, never swallowed silently
         errors["all"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
         for p in platforms:
             try:
-                e1 = jax.export.export(fn, platforms=(p,))(*a, **k)
+                e1 = jax.export.export(fn, platforms=(p,))(*a, **k)  # type: ignore[arg-type]
                 ok.append(p)
                 exp = exp or e1
             except Exception as e2:  # noqa: BLE001

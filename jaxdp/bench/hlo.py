@@ -65,6 +65,7 @@ def _shape_dtype(type_str: str) -> Optional[tuple[tuple[int, ...], str]]:
         return None
     body = t[len("tensor<"):-1].split(",")[0].strip()
     m = re.fullmatch(r"((?:(?:\d+|\?)x)*)(.+)", body)
+    assert m is not None  # the pattern matches every string
     dims = tuple(int(d) if d.isdigit() else -1 for d in m.group(1).split("x") if d)
     return dims, m.group(2)
 
@@ -219,9 +220,9 @@ def analyze_module(text: str) -> ModuleStats:
         for op in module.body.operations:
             if op.operation.name == "func.func":
                 funcs[_attr_str(op.operation, "sym_name")] = op.operation
-        custom = Counter()
-        transfers = Counter()
-        counters = Counter()
+        custom: Counter = Counter()
+        transfers: Counter = Counter()
+        counters: Counter = Counter()
 
         # checks cover every op of every function (both branches of every case)
         def scan_all(op):
@@ -308,7 +309,7 @@ def analyze_module(text: str) -> ModuleStats:
             return total
 
         main = "main" if "main" in funcs else next(iter(funcs))
-        c = cost_func(main, False)
+        c = cost_func(str(main), False)
         violations = []
         for tgt, n in sorted(custom.items()):
             for what, pat in FORBIDDEN_PATTERNS.items():
@@ -317,7 +318,7 @@ def analyze_module(text: str) -> ModuleStats:
         for op_name, n in sorted(transfers.items()):
             violations.append(f"host transfer: {op_name} (x{n})")
         return ModuleStats(rng_words=c.rng_words, key_words=c.key_words, carry_bytes=c.carry_bytes,
-                           shared_carry_bytes=c.shared_carry_bytes, loops=flags["loops"],
-                           unknown_trip_loops=flags["unknown"], custom_calls=dict(custom), violations=violations,
+                           shared_carry_bytes=c.shared_carry_bytes, loops=int(flags["loops"]),
+                           unknown_trip_loops=int(flags["unknown"]), custom_calls=dict(custom), violations=violations,
                            uses_f64="f64>" in text, threefry_calls=counters["threefry"],
                            rng_bit_generator_ops=counters["rbg"], invariant_bytes=flags["invariant"])

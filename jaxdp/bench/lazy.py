@@ -103,7 +103,7 @@ def expensive_measure(d: int, K: int) -> LazyMeasure:
     return LazyMeasure(base.stats_init, base.stats_update, base.log_ratio, sample, base.summary, base.expected_loss)
 
 
-_MEASURES = {}
+_MEASURES: dict = {}
 
 
 def per_round_cost(T, S, d, B, Ks, eta=0.02, p=0.2):

@@ -11,6 +11,7 @@ Each returns the mean expected regret, so the work cannot be optimized away.
 from __future__ import annotations
 
 import numpy as np
+from typing import Any
 
 __all__ = ["numpy_hedge_per_seed", "numpy_hedge_vectorized"]
 
@@ -23,7 +24,7 @@ def numpy_hedge_per_seed(seeds: int, d: int, T: int, eta: float, gap: float = 0.
         star = rng.integers(d)
         cum = np.zeros(d)
         p = np.full(d, 1.0 / d)
-        exp_loss = 0.0
+        exp_loss: Any = 0.0
         for _t in range(T):
             loss = (rng.random(d) < 0.5).astype(np.float64)
             loss[star] = float(rng.random() < 0.5 - gap)

@@ -51,6 +51,7 @@ def _discover() -> dict:
         if f.stem in _ENTRY_POINTS:
             continue
         spec = importlib.util.spec_from_file_location(f"jaxdp_benchmarks_{f.stem}", f)
+        assert spec is not None and spec.loader is not None
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         if hasattr(mod, "run"):
@@ -110,7 +111,7 @@ def roofline_rows(suite_rows: list[dict], exports: list) -> list[dict]:
 
     from .roofline import PUBLISHED, measured_device, predict
 
-    by_case = {}
+    by_case: dict = {}
     for r in suite_rows:
         if r.get("case") == "scaling" or "seed_rounds_per_s" not in r:
             continue

@@ -213,13 +213,13 @@ def run_point(p: dict, keys, cfg: dict) -> dict:
                                    L=inst.L, D=2 * inst.R, mode="rate").params
         fn = epoch_estimator(inst, n, pl["n_epochs"], pl["k"], n_iter)
         out = _run(fn, keys, EpochParams(*(float(pl[k]) for k in ("eta0", "eps", "delta", "gauss_mult",
-                                                                   "phase_offset"))))
+                                                                   "phase_offset"))))  # type: ignore[arg-type]
     elif p["algo"] == "localization":
         pl = plan_localization_sco(eps=p["eps"], delta=p["delta"], d=p["d"], n=n, L=inst.L, D=2 * inst.R,
                                    mode="rate").params
         fn = localization_estimator(inst, n, pl["k"], n_iter)
         out = _run(fn, keys, LocalizationParams(*(float(pl[k]) for k in ("eta", "eps", "delta", "gauss_mult",
-                                                                          "phase_offset"))))
+                                                                          "phase_offset"))))  # type: ignore[arg-type]
     else:
         pl = plan_grad_inverse_sensitivity(eps=p["eps"], d=p["d"], n=n, L=inst.L, D=2 * inst.R, lam=inst.lam,
                                            kappa=inst.kappa, rho_rule=p["rho_rule"], M=max(int(p["M"]), 2)).params
@@ -631,7 +631,7 @@ def plot(df, outdir: pathlib.Path):
                       + " d=" + g["delta"].astype(str) + " " + g["rho_rule"].astype(str)
                       + np.where(g["sampler"] == "grid", " grid M=" + g["M"].astype(str),
                                  np.where(g["sampler"] == "exact", " exact", "")))
-        theory = {}
+        theory: dict = {}
         for curve, h in g.groupby("curve"):
             h = h.sort_values(x)
             e = theory_exponent(dict(exp=exp, kappa=h["kappa"].iloc[0], delta=h["delta"].iloc[0],

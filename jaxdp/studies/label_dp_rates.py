@@ -526,7 +526,7 @@ def verdicts(df, tables) -> "pd.DataFrame":
         rng = np.random.default_rng(2)
         for (m, eps, p), g in l9.groupby(["method", "eps", "p"]):
             tab = g.pivot_table(index="seed", columns=["N", "c"], values="excess", aggfunc="mean").dropna()
-            Ns = sorted(g.N.unique())
+            Ns = sorted(g.N.unique())  # type: ignore[assignment]
             cs = np.asarray(sorted(g.c.unique()), float)
             i1 = int(np.argmin(np.abs(cs - 1.0)))
             vals = tab.to_numpy(float).reshape(len(tab), len(Ns), len(cs))

@@ -47,6 +47,7 @@ import math
 import pathlib
 
 import numpy as np
+from typing import Any
 
 from ..core import seed_keys, simulate
 from ..registry import register_study
@@ -191,6 +192,7 @@ def _run_point(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
     prob = linear_problem(d, RADIUS)
     ap = linear_oco_params(pt["adversary"], L=1.0, bias=0.2, B=B)
     keys = seed_keys(int(cfg["seed"]) + 7919 * T, seeds)
+    params: Any
     if pt["learner"] == "l2p_rmw":
         learner, params = l2p_rmw_from_plan(plan, d)
     else:

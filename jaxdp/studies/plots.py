@@ -128,8 +128,8 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
 
 
 def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *, hue: Optional[str] = None,
-                theory: Optional[Callable[[Any, Any], Mapping[str, Any]]] = None,
-                title: Optional[Callable[[Any], str]] = None, ylabel: Optional[str] = None, width: float = 4.3,
+                theory: Optional[Callable[..., Mapping[str, Any]]] = None,
+                title: Optional[Callable[..., str]] = None, ylabel: Optional[str] = None, width: float = 4.3,
                 **kw) -> pathlib.Path:
     """One row of :func:`plot_curves` panels, one per value of ``summary[panel]``, saved as one PNG.
 

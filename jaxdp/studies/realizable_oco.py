@@ -223,7 +223,7 @@ def build(cfg: dict) -> Study:
 
         tables = {}
         r7 = df[df["part"] == "R7-T"]
-        rows = []
+        rows: list = []
         for env, g in r7.groupby("env"):
             s = fit_slopes(g, "T", "regret", by=["env"])
             s_lc = fit_slopes(g, "T", "regret", by=["env"],
@@ -296,7 +296,7 @@ def build(cfg: dict) -> Study:
             se = summ[summ["part"] == part]
             if se[x].nunique() >= 2:
                 Tf = int(cfg["r7_T_fixed"])
-                th = (lambda e: _r7_theory(Tf, d0, e, cfg, "realizable")) if x == "eps" else (
+                th = (lambda e: _r7_theory(Tf, d0, e, cfg, "realizable")) if x == "eps" else (  # type: ignore[assignment]
                     lambda dd: _r7_theory(Tf, dd, e0, cfg, "realizable"))
                 p = plot_curves(se, x, "regret", path=outdir / f"r7_regret_vs_{x}.png",
                                 theory={"Thm 4": th}, title=f"R7 dp_ftrl realizable, T={Tf}",
@@ -341,7 +341,7 @@ def _logphi_table(cfg: dict):
     """Quadrature error of potential_oco's log-partition function on one realizable instance per d."""
     import pandas as pd
 
-    rows = []
+    rows: list = []
     if "potential_oco" not in cfg["r8_learners"]:
         return pd.DataFrame(rows)
     D = cfg["D"]

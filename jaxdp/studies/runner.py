@@ -142,7 +142,7 @@ def _chunk_frame(study: Study, pi: list[int], seeds: np.ndarray):
         raise RuntimeError(f"study {study.name!r}: run returned {len(results)} results for {len(pts)} points")
     rows = []
     for i, p, r in zip(pi, pts, results):
-        block = {"point": np.full(len(seeds), i), "seed": np.asarray(seeds)}
+        block: dict[str, Any] = {"point": np.full(len(seeds), i), "seed": np.asarray(seeds)}
         for k, v in p.items():
             block[k] = [v] * len(seeds)
         for k, v in r.items():
@@ -323,7 +323,7 @@ def _run_and_merge(*, ctx: RunContext, plan: ChunkPlan) -> StudyResult:
     final = {cid: _check_chunk(chunks_dir, cid) for cid in cids}
     complete = all(s == "ok" for s, _ in final.values())
     tables, plots, merged = {}, [], False
-    frames = [pd.read_csv(io.BytesIO(d)) for s, d in final.values() if s == "ok"]
+    frames = [pd.read_csv(io.BytesIO(d or b"")) for s, d in final.values() if s == "ok"]
     df = (pd.concat(frames, ignore_index=True).sort_values(["point", "seed"]).reset_index(drop=True)
           if frames else pd.DataFrame())
     if complete and ctx.merge:

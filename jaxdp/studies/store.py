@@ -202,7 +202,7 @@ def _open_manifest(out: pathlib.Path, manifest: dict) -> None:
 def _versions() -> dict:
     import jax
 
-    from ..core.version import __version__
+    from .._version import __version__
 
     try:
         devs = [str(d) for d in jax.local_devices()]
@@ -232,7 +232,7 @@ def load_results(out_dir: os.PathLike | str, study: Optional[Study] = None):
         if st != "ok":
             print(f"jaxdp: chunk chunks/{n}.csv is {st}; left out", file=sys.stderr)
             continue
-        frames.append(pd.read_csv(io.BytesIO(data)))
+        frames.append(pd.read_csv(io.BytesIO(data or b"")))
     if not frames:
         return pd.DataFrame()
     df = pd.concat(frames, ignore_index=True)
