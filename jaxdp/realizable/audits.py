@@ -217,7 +217,7 @@ def unscaled_pair():
 @register_audit("sparse-vector-experts-shared-threshold-unscaled",
                 "BROKEN: REAL Alg. 1 sharing one threshold noise across K=16 instances with the fresh query noise "
                 "Lap(4/eps_svt) (T=64, eps_svt=1.984, eta=1e-3); its sparse-vector answers on a common-loss pair; "
-                "claimed eps = 2 (exact loss of the audited event 3.18)",
+                "claimed eps = 2 (exact loss of the audited event 3.64)",
                 claimed_eps=CLAIMED_EPS, broken=True)
 def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True, seed: int = 0, n: int | None = None,
                                                           claim_factor: float = 1.0):
