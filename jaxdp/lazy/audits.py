@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..accounting.l2p import l2p_privacy
-from ..audit import SearchEvents, ThresholdEvents, audit
+from ..audit import ThresholdEvents, audit
 from ..core.random import log_uniform, sample_categorical
 from ..experts import hedge, hedge_params
 from ..registry import register_audit
@@ -174,8 +174,8 @@ def l2p_exact(label: str = L2P_PAIR):
 
     s = AUDIT_SETTING
     x0, x1 = loss_neighbours(s.T, s.d)[label]
-    kw = dict(eta=s.eta, p=s.p, B=s.B)
-    return X.l2p_mw_law(np.asarray(x0), **kw)[1], X.l2p_mw_law(np.asarray(x1), **kw)[1]
+    return (X.l2p_mw_law(np.asarray(x0), eta=s.eta, p=s.p, B=s.B)[1],
+            X.l2p_mw_law(np.asarray(x1), eta=s.eta, p=s.p, B=s.B)[1])
 
 
 @register_audit("l2p-mw", "L2P-MW (T=64, d=2, B=8) against its Thm 3.2 certified (eps, delta); one event fixed "
