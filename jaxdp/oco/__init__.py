@@ -1,8 +1,8 @@
 """Online convex optimization: domains, problems, adversaries and private learners.
 
-Team OCO-CORE: ``domains``, ``problems``, ``adversaries``, ``dp_ftrl``,
-``experts_oco_net``, ``potential_oco``. Team SAMPLERS' ``rmw`` and ``l2p_rmw``
-are re-exported when present.
+Modules: ``domains``, ``problems``, ``adversaries``, ``dp_ftrl`` (REAL Alg. 3), ``realizable``
+(``experts_oco_net``, ``potential_oco``; REAL Thm 3, Alg. 5) and, from LAZY, ``rmw`` (the RMW measure) and
+``l2p_rmw`` (its L2P transformation), whose ``__all__`` lists are re-exported here.
 """
 
 from .domains import Ball, Box, Simplex, ball_grid, check_domain, project_simplex

@@ -1,4 +1,4 @@
-"""Oblivious adversaries for online convex optimization (Realizable private online optimization; docs/guide/concepts.md#adversary; docs/algorithms/realizable.md#environments; PROPOSED environments).
+"""Oblivious adversaries for online convex optimization (REAL; docs/guide/concepts.md#adversary; docs/algorithms/realizable.md#environments; PROPOSED environments).
 
 As for the experts adversaries, ``loss(state, t)`` is a pure function of the
 adversary's own key and the 0-indexed round ``t`` (``fold_in(key, t)``);
@@ -17,7 +17,7 @@ validate host inputs.
     (``v_t = r_t / sqrt(d)``).
   - ``"alternating"``: ``v_t = (-1)^{floor(t / B)} v`` for a fixed unit ``v``
     drawn once uniformly on the sphere (the OCO analogue of
-    ``adv_alternating_batches``; worst case for batch-lazy methods, Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw).
+    ``adv_alternating_batches``; worst case for batch-lazy methods, LAZY Thm 3.12; docs/algorithms/lazy.md#l2p-rmw).
 
 * :func:`adv_smooth_realizable` — ``l_t(x) = (<a_t, x> - b_t)^2 / 2`` with
   ``a_t`` uniform on the unit sphere and ``b_t = <a_t, x*> + sigma xi_t``;
@@ -65,6 +65,14 @@ def _with_params(init, loss_sp) -> Adversary:
 
 
 class LinearOCOParams(NamedTuple):
+    """Parameters of :func:`adv_linear_oco` (:func:`linear_oco_params`).
+
+    Attributes:
+        L: the gradient norm ``||g_t|| = L``.
+        mode: the int32 index of the mode in ``LINEAR_MODES``.
+        bias: the probability of the planted direction (``"biased"``).
+        B: the int32 period of the sign flips (``"alternating"``).
+    """
     L: jax.Array       # ||g_t|| = L
     mode: jax.Array    # int32 index into LINEAR_MODES
     bias: jax.Array    # probability of the planted direction ("biased")
@@ -72,7 +80,20 @@ class LinearOCOParams(NamedTuple):
 
 
 def linear_oco_params(mode: str = "biased", L: float = 1.0, bias: float = 0.2, B: int = 1) -> LinearOCOParams:
-    """Validated parameters for :func:`adv_linear_oco`."""
+    """Validated parameters for :func:`adv_linear_oco`.
+
+    Args:
+        mode: one of ``LINEAR_MODES``.
+        L: the gradient norm.
+        bias: the probability of the planted direction.
+        B: the period of the sign flips.
+
+    Returns:
+        :class:`LinearOCOParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     check_choice("mode", mode, LINEAR_MODES)
     check_positive("L", L)
     check_probability("bias", bias)
@@ -90,10 +111,16 @@ class _LinState(NamedTuple):
 
 @functools.lru_cache(maxsize=None)
 def adv_linear_oco(d: int) -> Adversary:
-    """Linear-loss adversary ``g_t = L v_t`` (modes in the module docstring; Realizable private online optimization; docs/algorithms/realizable.md#environments).
+    """Linear-loss adversary ``g_t = L v_t`` (modes in the module docstring; REAL, docs/algorithms/realizable.md#environments).
 
     Params: :func:`linear_oco_params` (``mode`` is traced, so modes can form a
     grid in one compilation). Random words per round: 2 + ``ceil(d/32)``.
+
+    Args:
+        d: the dimension.
+
+    Returns:
+        The :class:`jaxdp.Adversary`.
     """
     d = check_positive_int("d", d)
     words = -(-d // 32)
@@ -133,6 +160,13 @@ def adv_linear_oco(d: int) -> Adversary:
 
 
 class SmoothRealizableParams(NamedTuple):
+    """Parameters of :func:`adv_smooth_realizable` and :func:`adv_smooth_noisy` (:func:`smooth_realizable_params`).
+
+    Attributes:
+        D: the domain radius (``||x*|| = D/2``).
+        sigma: the noise of the targets (0: realizable).
+        grid_h: ``> 0``: snap ``x*`` to the cell centres ``-D + h(i + 1/2)`` of the grid of spacing ``h``.
+    """
     D: jax.Array       # domain radius; ||x*|| = D/2
     sigma: jax.Array   # target noise (0: realizable)
     grid_h: Any = 0.0  # > 0: snap x* to the cell centres -D + h(i + 1/2) of a grid of spacing h
@@ -146,6 +180,17 @@ def smooth_realizable_params(D: float = 1.0, sigma: float = 0.0, grid_h: float =
     (``ball_grid(D, d, m)`` with ``h = 2D/m``), so the instance is realizable
     on the net itself and the discretization error ``T L rho`` vanishes.
     Needs ``h <= D/2``.
+
+    Args:
+        D: the domain radius.
+        sigma: the noise of the targets (0: realizable).
+        grid_h: the spacing of the grid ``x*`` snaps to (0: no snapping).
+
+    Returns:
+        :class:`SmoothRealizableParams`.
+
+    Raises:
+        ValueError: invalid values, or ``grid_h > D/2``.
     """
     check_positive("D", D)
     check_nonneg("sigma", sigma)
@@ -163,12 +208,18 @@ class _SmoothState(NamedTuple):
 
 @functools.lru_cache(maxsize=None)
 def adv_smooth_realizable(d: int) -> Adversary:
-    """``adv_smooth_realizable(d, D)`` (Realizable private online optimization; docs/algorithms/realizable.md#environments): squared losses ``ABLoss(a_t, b_t)`` with ``a_t``
+    """``adv_smooth_realizable(d, D)`` (REAL; docs/algorithms/realizable.md#environments): squared losses ``ABLoss(a_t, b_t)`` with ``a_t``
     uniform on the unit sphere, ``b_t = <a_t, x*> + sigma xi_t``, ``||x*|| = D/2``.
 
     With ``sigma = 0``: ``L* = 0``; on the ball of radius ``D`` the loss is
     1-smooth and ``(3D/2 <= 2D)``-Lipschitz. Use with ``squared_problem(d, D)``.
     ``d + 1`` normals per round.
+
+    Args:
+        d: the dimension.
+
+    Returns:
+        The :class:`jaxdp.Adversary`.
     """
     d = check_positive_int("d", d)
 
@@ -193,7 +244,14 @@ def adv_smooth_realizable(d: int) -> Adversary:
 
 def adv_smooth_noisy(d: int) -> Adversary:
     """The non-realizable twin of :func:`adv_smooth_realizable` (``b_t = <a_t, x*> + sigma xi_t``,
-    ``xi_t ~ N(0, 1)``): the same adversary; pass ``smooth_realizable_params(D, sigma>0)``."""
+    ``xi_t ~ N(0, 1)``): the same adversary; pass ``smooth_realizable_params(D, sigma>0)``.
+
+    Args:
+        d: the dimension.
+
+    Returns:
+        The :class:`jaxdp.Adversary`.
+    """
     return adv_smooth_realizable(d)
 
 
@@ -201,6 +259,11 @@ def adv_smooth_noisy(d: int) -> Adversary:
 
 
 class ReplayOCOParams(NamedTuple):
+    """Parameters of :func:`adv_replay_oco`.
+
+    Attributes:
+        data: the ``(T_data, d)`` gradients (``kind="linear"``) or ``(T_data, d+1)`` rows ``[a, b]`` (``kind="ab"``).
+    """
     data: jax.Array   # (T_data, d) gradients (kind="linear") or (T_data, d+1) rows [a, b] (kind="ab")
 
 
@@ -212,6 +275,18 @@ def load_oco_data(source: Any, d: int, kind: str = "linear", max_norm: float | N
     finite; with ``max_norm``, every ``||g_t||`` (or ``||a_t||``) must be
     ``<= max_norm`` (the Lipschitz bound the privacy calibration assumes).
     Returns float32.
+
+    Args:
+        source: an array, or the path of a ``.npy``, ``.npz``, ``.csv`` or ``.txt`` file.
+        d: the dimension.
+        kind: ``"linear"`` or ``"ab"``.
+        max_norm: the bound on the row norms (``None``: not checked).
+
+    Returns:
+        The float32 data array.
+
+    Raises:
+        ValueError: wrong shape, non-finite entries or a norm above ``max_norm``.
     """
     d = check_positive_int("d", d)
     check_choice("kind", kind, ("linear", "ab"))
@@ -240,7 +315,20 @@ def adv_replay_oco(d: int, kind: str = "linear", past_end: str = "error") -> Adv
     ``past_end``: ``"error"`` (default) refuses a horizon longer than the data (host-side check,
     ``jaxdp.core.validation.check_adversary_params``); ``"hold"`` repeats the last row; ``"wrap"``
     starts again from the first row. Under tracing the contract is the caller's (``"error"``
-    then holds the last row)."""
+    then holds the last row).
+
+    Args:
+        d: the dimension.
+        kind: ``"linear"`` (rows are gradients) or ``"ab"`` (rows ``[a, b]``).
+        past_end: ``"error"``, ``"hold"`` or ``"wrap"`` (see above).
+
+    Returns:
+        The :class:`jaxdp.Adversary`.
+
+    Raises:
+        ValueError: the data do not fit ``kind`` and ``d``, or the horizon is longer than the data with
+            ``past_end="error"``.
+    """
     d = check_positive_int("d", d)
     check_choice("kind", kind, ("linear", "ab"))
     check_choice("past_end", past_end, ("error", "hold", "wrap"))

@@ -42,6 +42,10 @@ class Ball:
 
     Projection: ``x * min(1, D / ||x||)``. Linear oracle: ``-D g / ||g||``
     (any point of the sphere when ``g = 0``; returns 0 then).
+
+    Attributes:
+        D: the radius.
+        d: the dimension (``None``: any).
     """
 
     D: float
@@ -89,6 +93,10 @@ class Box:
 
     Projection: coordinatewise clipping. Linear oracle: ``lo_j`` where
     ``g_j > 0``, else ``hi_j``.
+
+    Attributes:
+        lo, hi: the lower and upper bounds (scalars, or length-``d`` sequences).
+        d: the dimension (needed when ``lo`` and ``hi`` are scalars).
     """
 
     lo: Union[float, tuple]
@@ -162,6 +170,9 @@ class Simplex:
 
     Projection: sort-based (Duchi–Shalev-Shwartz–Singer–Chandra 2008).
     Linear oracle: the vertex ``e_{argmin g}``.
+
+    Attributes:
+        d: the dimension.
     """
 
     d: int
@@ -198,7 +209,19 @@ Domain = Union[Ball, Box, Simplex]
 
 
 def check_domain(domain: Any, d: Optional[int] = None) -> Domain:
-    """Validate a domain argument (and its dimension against ``d``); a bare number means ``Ball(number)``."""
+    """Validate a domain argument (and its dimension against ``d``); a bare number means ``Ball(number)``.
+
+    Args:
+        domain: a :class:`Ball`, :class:`Box` or :class:`Simplex`, or a positive number (the radius of a ball).
+        d: the dimension to check the domain against (``None``: not checked).
+
+    Returns:
+        The domain.
+
+    Raises:
+        TypeError: ``domain`` is not a domain or a number.
+        ValueError: the dimensions disagree.
+    """
     if isinstance(domain, (int, float, np.integer, np.floating)) and not isinstance(domain, (bool, np.bool_)):
         domain = Ball(float(domain))
     if not isinstance(domain, (Ball, Box, Simplex)):
@@ -217,6 +240,18 @@ def ball_grid(D: float, d: int, m: int):
     the uniform measure). The covering radius is ``h/2`` for ``d = 1``
     (``h = 2D/m``) and the bound ``1.5 h sqrt(d)`` otherwise (interior points
     are within ``h sqrt(d)/2``; the factor covers the boundary).
+
+    Args:
+        D: the radius of the ball.
+        d: the dimension.
+        m: the grid points per axis.
+
+    Returns:
+        ``(points, covering_radius, cell_volume)``: the ``(M, d)`` float32 cell centres in the ball, the covering radius
+        ρ and the volume of one cell.
+
+    Raises:
+        ValueError: invalid values, more than ``2^22`` grid points, or no point in the ball.
     """
     check_positive("D", D)
     d = check_positive_int("d", d)

@@ -1,5 +1,5 @@
 """DP-FTRL: follow-the-regularized-leader on tree-aggregated gradients
-(Kairouz et al. 2021; Realizable private online optimization, Alg. 3 and Thm 4;
+(Kairouz et al. 2021; REAL Alg. 3 and Thm 4;
 docs/algorithms/realizable.md#dp-ftrl).
 
 At round ``t`` (1-indexed) the learner plays
@@ -75,6 +75,13 @@ def _fdt():
 
 
 class DPFTRLParams(NamedTuple):
+    """Parameters of :func:`dp_ftrl` (:func:`dp_ftrl_params`, :func:`plan_dp_ftrl`).
+
+    Attributes:
+        lam: the regularization λ > 0.
+        sigma: the Gaussian noise per tree node (0: non-private FTRL).
+        clip: the gradient clipping norm ``C`` (the ``L`` of the privacy calibration).
+    """
     lam: jax.Array     # regularization lambda > 0
     sigma: jax.Array   # Gaussian noise per tree node (0: non-private FTRL)
     clip: jax.Array    # gradient clipping norm C (the L of the privacy calibration)
@@ -139,6 +146,13 @@ class MFNoise(NamedTuple):
 
 
 class DPFTRLState(NamedTuple):
+    """State of :func:`dp_ftrl`.
+
+    Attributes:
+        x: the ``(d,)`` action played this round.
+        tree: the tree aggregation of the clipped gradients (noise per node ``N(0, sigma^2 I_d)``); an ``MFNoise`` when
+            the learner is built with another ``noise`` mechanism.
+    """
     x: jax.Array        # (d,) action played this round
     tree: LeanTree      # tree aggregation of the clipped gradients (noise per node ~ N(0, sigma^2 I_d));
     #                     an MFNoise when dp_ftrl is built with another noise= mechanism
@@ -146,7 +160,19 @@ class DPFTRLState(NamedTuple):
 
 def dp_ftrl_params(lam: float, sigma: float, clip: float = math.inf) -> DPFTRLParams:
     """Validated parameters for :func:`dp_ftrl` (``clip = inf``: no clipping; then privacy needs
-    ``||grad|| <= L`` to hold by assumption)."""
+    ``||grad|| <= L`` to hold by assumption).
+
+    Args:
+        lam: the regularization λ > 0.
+        sigma: the noise per tree node (>= 0).
+        clip: the gradient clipping norm (``inf``: none).
+
+    Returns:
+        :class:`DPFTRLParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     check_positive("lam (step-size / regularization lambda)", lam)
     check_nonneg("sigma", sigma)
     check_positive("clip", clip, allow_inf=True)
@@ -178,6 +204,19 @@ def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None,
         plan = plan_dp_ftrl(eps=1.0, delta=1e-6, T=4096, d=4, L=2.0, D=1.0, beta=1.0)
         out = simulate(dp_ftrl(prob, 4096), adv_smooth_realizable(4), prob,
                        plan.to_params(), smooth_realizable_params(1.0), seed_keys(0, 64), 4096)
+
+    Args:
+        problem: an OCO problem built by :mod:`jaxdp.oco.problems`.
+        T_max: the largest horizon (static).
+        domain: the domain (``None``: the problem's).
+        noise: the continual-counting mechanism (see above).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+
+    Raises:
+        TypeError: ``problem`` is not a :class:`jaxdp.core.Problem`.
+        ValueError: the problem has no gradients.
     """
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
@@ -219,7 +258,20 @@ def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None,
 
 
 def dp_ftrl_lambda(T, d, eps, delta, L, D, beta) -> float:
-    """REAL Thm 4's ``lambda = 32 beta + (beta/eps^2 (L/D)^2 T d log T log(1/delta))^{1/3}``."""
+    """REAL Thm 4's ``lambda = 32 beta + (beta/eps^2 (L/D)^2 T d log T log(1/delta))^{1/3}``.
+
+    Args:
+        T: the horizon.
+        d: the dimension.
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ.
+        L: the Lipschitz constant.
+        D: the radius of the domain.
+        beta: the smoothness β.
+
+    Returns:
+        λ.
+    """
     return 32.0 * beta + (beta / eps ** 2 * (L / D) ** 2 * T * d * math.log(max(T, 2)) * math.log(1.0 / delta)) ** (1 / 3)
 
 
@@ -231,6 +283,17 @@ def dp_ftrl_lambda_matched(T, d, H, sigma, D, beta) -> float:
     variance of the tree noise of node scale ``sigma`` over ``H`` levels (docs/algorithms/primitives.md#tree-aggregation),
     which has one more log factor than the proof's (Realizable private online optimization, Alg. 3, Thm 4;
     docs/algorithms/realizable.md#dp-ftrl).
+
+    Args:
+        T: the horizon.
+        d: the dimension.
+        H: the number of tree levels.
+        sigma: the noise per tree node.
+        D: the radius of the domain.
+        beta: the smoothness β.
+
+    Returns:
+        λ.
     """
     return 32.0 * beta + (beta * T * d * H * sigma ** 2 / D ** 2) ** (1 / 3)
 
@@ -239,8 +302,23 @@ def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str =
     """Theory curve with constants 1: REAL Thm 4 (``L* + beta D^2 + (LD sqrt(beta D^2 T d log T log(1/delta))/eps)^{2/3}``)
     or, for ``setting="general"``, ``LD sqrt(T) + LD (T sqrt(d) / eps)^{1/2}`` (non-realizable rate,
     Kairouz et al. 2021: with the general ``lambda`` of :func:`plan_dp_ftrl`, ``lambda D^2 + T L^2/lambda +
-    T L sqrt(dH) sigma/lambda`` with ``sigma ~ L sqrt(H)/eps`` is ``~ LD sqrt(T) sqrt(1 + H sqrt(d)/eps)``; logs dropped; Realizable private online optimization, Alg. 3, Thm 4; docs/algorithms/realizable.md#dp-ftrl).
-    Works on NumPy arrays of ``T`` / ``d`` / ``eps``; the theory curves of the studies call this function."""
+    T L sqrt(dH) sigma/lambda`` with ``sigma ~ L sqrt(H)/eps`` is ``~ LD sqrt(T) sqrt(1 + H sqrt(d)/eps)``; logs dropped; REAL Alg. 3, Thm 4; docs/algorithms/realizable.md#dp-ftrl).
+    Works on NumPy arrays of ``T`` / ``d`` / ``eps``; the theory curves of the studies call this function.
+
+    Args:
+        T: the horizon.
+        d: the dimension.
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ.
+        L: the Lipschitz constant.
+        D: the radius of the domain.
+        beta: the smoothness β.
+        Lstar: the best comparator's loss L*.
+        setting: ``"realizable"`` or ``"general"``.
+
+    Returns:
+        The bound (an array when the inputs are arrays).
+    """
     import numpy as np
 
     T = np.asarray(T, float)
@@ -268,6 +346,25 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
       dropped, ``lambda = beta + (beta (L/D)^2 T d / eps^2)^{1/3}``.
     * ``setting="general"``: ``lambda = sqrt(T L (L + sqrt(dH) sigma)) / D``
       (``rate``: ``H`` dropped).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ.
+        T: the horizon.
+        d: the dimension.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        L: the Lipschitz constant (the clipping norm).
+        D: the radius of the domain.
+        beta: the smoothness β.
+        setting: ``"realizable"`` or ``"general"``.
+        noise: the continual-counting mechanism (see above).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` with ``params`` ``(lam, sigma, clip)``.
+
+    Raises:
+        TypeError: unexpected keyword arguments.
+        ValueError: invalid values (``delta`` must be in (0, 1)).
     """
     if kw:
         raise TypeError(f"plan_dp_ftrl got unexpected arguments {sorted(kw)}")
@@ -348,7 +445,19 @@ def _plan_dp_ftrl_mf(mech, *, eps, delta, T, d, mode, L, D, beta, setting) -> Pl
 
 def ftrl_reference(grads_fn, x0, T: int, lam: float, noise=None, project=None):
     """Slow float64 NumPy FTRL (for tests): ``x_{t+1} = Proj(-(sum_{i<=t} g_i + b_t)/lam)``,
-    ``g_t = grads_fn(t, x_t)``; ``noise[t]`` (optional) is ``b_t``. Returns the ``(T+1, d)`` actions."""
+    ``g_t = grads_fn(t, x_t)``; ``noise[t]`` (optional) is ``b_t``. Returns the ``(T+1, d)`` actions.
+
+    Args:
+        grads_fn: ``(t, x) -> g_t``.
+        x0: the first action.
+        T: the number of rounds.
+        lam: the regularization λ.
+        noise: the ``(T, d)`` noise ``b_t`` (``None``: none).
+        project: the projection onto the domain (``None``: unconstrained).
+
+    Returns:
+        The ``(T+1, d)`` float64 actions.
+    """
     import numpy as np
 
     x = np.asarray(x0, np.float64)

@@ -1,11 +1,6 @@
-"""L2P-RMW: DP-OCO by the L2P transformation of regularized multiplicative weights (Team SAMPLERS).
+"""L2P-RMW: DP-OCO by the L2P transformation of regularized multiplicative weights.
 
-# Team OCO-CORE: re-exported from jaxdp/oco/__init__.py through __all__:
-#   l2p_rmw, l2p_rmw_params, plan_l2p_rmw, L2P_RMW_MODES, l2p_rmw_paper_settings, l2p_rmw_regret_bound,
-#   rmw_alternating_lag
-
-Source: Lazy private online learning (docs/algorithms/lazy.md), Theorem 3.12 (with
-Thm 3.2, Lemma 3.11); Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw. The learner is ``jaxdp.lazy.l2p`` applied to
+Source: LAZY Theorem 3.12 (with Thm 3.2, Lemma 3.11); docs/algorithms/lazy.md#l2p-rmw. The learner is ``jaxdp.lazy.l2p`` applied to
 ``jaxdp.oco.rmw.rmw_measure``: the played model is resampled from
 ``μ^rmw`` only at batch boundaries (``block_size = B``: once per batch, in the
 engine's nested scan), with the shadow model ``y`` normalizing the acceptance
@@ -18,11 +13,11 @@ ratio ``exp(-β Σ_{i in batch} (ℓ_i(x) - ℓ_i(y)) - 2Bη)``.
 
 Claimed regret ``LD·O(√T + T^{1/3} √(d log T) log(T/δ) / ε^{2/3})``.
 
-Planner modes (Lazy private online learning, Thm 3.12; docs/guide/planning.md#modes; docs/algorithms/lazy.md#l2p-rmw):
+Planner modes (LAZY Thm 3.12; docs/guide/planning.md#modes; docs/algorithms/lazy.md#l2p-rmw):
 
 * ``"paper"``: as printed; the algorithm's ``eta`` (in ``e^{2Bη}``) is the
   printed ``η``. ``eps_certified`` is Thm 3.2 evaluated at Lemma 3.11's
-  ``η_div = η²/10 + η sqrt(0.4 log(2/δ0))`` (CORRECTED, Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw),
+  ``η_div = η²/10 + η sqrt(0.4 log(2/δ0))`` (CORRECTED, LAZY Thm 3.12; docs/algorithms/lazy.md#l2p-rmw),
   ``δ0 = δ / (4 e T B (2/η + log(1/δ1)/p))``, ``δ1 = δ/(4T)``.
 * ``"rate"``: logs dropped: ``B = 1/ε``, ``η = ε^{2/3}/T^{1/3}``,
   ``λ = (L/D) max(√T, √d/η)``, ``p = max(η/ε, B/T)``.
@@ -91,6 +86,17 @@ def l2p_rmw(d: int, B: int, *, loss: str = "linear", sampler: str = "exact", dom
         learner, params = l2p_rmw_from_plan(plan, d=8)
         out = simulate(learner, adv_linear_oco(8), linear_problem(8, plan.params["radius"]),
                        params, linear_oco_params("biased"), seed_keys(0, 64), 4096)
+
+    Args:
+        d: the dimension.
+        B: the batch size (static).
+        loss, sampler, domain, mala_steps, Mgrid, capacity: as for :func:`jaxdp.oco.rmw.rmw_measure`.
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+
+    Raises:
+        ValueError: an invalid argument.
     """
     d = check_positive_int("d", d)
     B = check_positive_int("B", B)
@@ -101,7 +107,22 @@ def l2p_rmw(d: int, B: int, *, loss: str = "linear", sampler: str = "exact", dom
 
 
 def l2p_rmw_params(*, beta: float, lam: float, radius: float, eta: float, p: float, B: int) -> L2PParams:
-    """Validated :class:`jaxdp.lazy.L2PParams` for :func:`l2p_rmw` (``measure = RMWParams(beta, lam, radius)``)."""
+    """Validated :class:`jaxdp.lazy.L2PParams` for :func:`l2p_rmw` (``measure = RMWParams(beta, lam, radius)``).
+
+    Args:
+        beta: the inverse temperature β.
+        lam: the regularization λ.
+        radius: the radius of the ball.
+        eta: the η of the acceptance ratio ``e^{2Bη}``.
+        p: the probability of a real (not fake) sample.
+        B: the batch size.
+
+    Returns:
+        :class:`jaxdp.lazy.L2PParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     mp = rmw_params(beta, lam, radius)
     check_positive("eta", eta)
     check_in_range("p", p, 0.0, 1.0)
@@ -114,12 +135,32 @@ def l2p_rmw_from_plan(plan: Plan, d: int, **kw) -> tuple[Learner, L2PParams]:
     """``(learner, params)`` from a :func:`plan_l2p_rmw` plan (``kw`` go to :func:`l2p_rmw`).
 
     ``B``, ``loss`` and ``sampler`` come from the plan; buffered losses need ``capacity=T_max`` in ``kw``.
-    The registered learner's :meth:`~jaxdp.registry.LearnerEntry.learner_from_plan`."""
+    The registered learner's :meth:`~jaxdp.registry.LearnerEntry.learner_from_plan`.
+
+    Args:
+        plan: a :func:`plan_l2p_rmw` plan.
+        d: the dimension.
+
+    Returns:
+        ``(learner, params)``.
+    """
     return _ENTRY.learner_from_plan(plan, d, **kw)
 
 
 def l2p_rmw_paper_settings(eps: float, delta: float, T: int, d: int, L: float = 1.0, D: float = 1.0) -> dict:
-    """Thm 3.12 as printed: ``{B, eta, p, lam, beta}`` (``B`` integerized ``>= 1``, ``p`` unclipped)."""
+    """Thm 3.12 as printed: ``{B, eta, p, lam, beta}`` (``B`` integerized ``>= 1``, ``p`` unclipped).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ.
+        T: the horizon.
+        d: the dimension.
+        L: the Lipschitz constant.
+        D: the diameter of the domain.
+
+    Returns:
+        ``{"B", "eta", "p", "lam", "beta"}``.
+    """
     B = max(1, int(math.floor(1.0 / (2.0 * eps * math.log(1.0 / delta)))))
     eta = eps ** (2 / 3) / (T ** (1 / 3) * math.log(T / delta))
     lam = (L / D) * max(math.sqrt(T), math.sqrt(d * math.log(max(T, 2))) / eta)
@@ -143,7 +184,22 @@ def _delta0(delta, T, B, eta, p, delta1):
 
 def l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div, corrected: bool = True):
     """RMW proxy (constants 1): ``λD² + L²T/λ + d log T/β`` plus the batching term,
-    ``LD T (B-1) η_div`` (corrected, Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw) or ``LD T B² η_div²`` (paper's Prop. 3.3)."""
+    ``LD T (B-1) η_div`` (corrected, LAZY Thm 3.12; docs/algorithms/lazy.md#l2p-rmw) or ``LD T B² η_div²`` (paper's Prop. 3.3).
+
+    Args:
+        T: the horizon.
+        d: the dimension.
+        beta: the inverse temperature β.
+        lam: the regularization λ.
+        L: the Lipschitz constant.
+        D: the diameter of the domain.
+        B: the batch size.
+        eta_div: η_div.
+        corrected: use the corrected batching term (``False``: the paper's).
+
+    Returns:
+        The bound.
+    """
     T = np.asarray(T, float)
     base = lam * D**2 + L**2 * T / lam + d * np.log(np.maximum(T, 2.0)) / beta
     batch = L * D * T * (B - 1) * eta_div if corrected else L * D * T * B**2 * eta_div**2
@@ -151,7 +207,17 @@ def l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div, corrected: bool = Tr
 
 
 def rmw_alternating_lag(T, B, lam, L):
-    """Predicted extra regret of batch-lazy RMW on the alternating-sign sequence (Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw): ``L² T (B-1)/(4λ)``."""
+    """Predicted extra regret of batch-lazy RMW on the alternating-sign sequence (LAZY Thm 3.12; docs/algorithms/lazy.md#l2p-rmw): ``L² T (B-1)/(4λ)``.
+
+    Args:
+        T: the horizon.
+        B: the batch size.
+        lam: the regularization λ.
+        L: the Lipschitz constant.
+
+    Returns:
+        The predicted extra regret.
+    """
     return L**2 * np.asarray(T, float) * (np.asarray(B, float) - 1) / (4.0 * np.asarray(lam, float))
 
 
@@ -206,19 +272,24 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
     """Plan ``(beta, lam, radius, eta, p, B)`` for :func:`l2p_rmw` and report what Thm 3.2 certifies.
 
     Args:
-      eps, delta: requested privacy (``eps > 0``, ``0 < delta < 1``).
-      T: horizon (``>= 2``); d: dimension.
-      mode: ``paper``, ``certified``, ``rate`` or ``retuned`` (module docstring).
-      L: Lipschitz constant (``||g_t|| <= L``; ``a_max`` for absolute/logistic losses);
+        eps, delta: requested privacy (``eps > 0``, ``0 < delta < 1``).
+        T: horizon (``>= 2``).
+        d: dimension.
+        mode: ``paper``, ``certified``, ``rate`` or ``retuned`` (module docstring).
+        L: Lipschitz constant (``||g_t|| <= L``; ``a_max`` for absolute/logistic losses).
         D: diameter (the ball has radius ``D/2``).
-      sampler: ``"exact"`` or ``"mala"`` (MALA output is not certified: ``eps_certified = inf``).
-      grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``.
-      loss: one of ``RMW_LOSSES`` (module docstring); anything but ``"linear"``
-        needs ``sampler="mala"``. Recorded in ``params["loss"]``.
+        sampler: ``"exact"`` or ``"mala"`` (MALA output is not certified: ``eps_certified = inf``).
+        grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``.
+        loss: one of ``RMW_LOSSES`` (module docstring); anything but ``"linear"``
+            needs ``sampler="mala"``. Recorded in ``params["loss"]``.
 
-    Returns a :class:`jaxdp.accounting.Plan`; ``params`` holds ``beta, lam,
-    radius, eta`` (what the algorithm uses in ``e^{2Bη}``), ``p, B`` and the
-    accounting quantities ``eta_paper, eta_div, delta0, delta1``.
+    Returns:
+        A :class:`jaxdp.accounting.Plan`; ``params`` holds ``beta, lam, radius, eta`` (what the algorithm uses
+        in ``e^{2Bη}``), ``p, B`` and the accounting quantities ``eta_paper, eta_div, delta0, delta1``.
+
+    Raises:
+        ValueError: invalid values, ``sampler="exact"`` with a loss other than ``"linear"``, or (``certified``,
+            ``retuned``) a request that cannot be certified.
     """
     eps, delta, T, d, L, D = _validate(eps, delta, T, d, L, D)
     check_choice("mode", mode, L2P_RMW_MODES)
@@ -265,7 +336,7 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
 
         delta0 = delta * 1e-3 / float(T) ** 2
         r: dict = {}
-        for _ in range(2):  # δ0 depends on (η, p, B): iterate once (Lazy private online learning, Thm 3.12; docs/algorithms/lazy.md#l2p-rmw)
+        for _ in range(2):  # δ0 depends on (η, p, B): iterate once (LAZY Thm 3.12; docs/algorithms/lazy.md#l2p-rmw)
             r = calibrate_trusted(T=T, eps=eps, delta=delta, regret=make_proxy(delta0), delta0=delta0,
                                   log_factor=log_factor, conservative=(mode == "certified"), n_B=n_B, n_c=n_c,
                                   n_eta=n_eta)

@@ -3,7 +3,7 @@
 ``adv_smooth_realizable`` draws ``a_t`` uniform on the sphere, so ``E[a a^T] = I/d``: the
 curvature per direction falls like ``1/d`` and the privacy noise ``b_t`` of DP-FTRL costs
 ``E <a_t, b_t>^2 / (2 lambda^2) = E||b_t||^2 / (2 d lambda^2)``, independent of ``d``. The
-``d^{1/3}`` of "Realizable private online optimization", Thm 4 (docs/algorithms/realizable.md#dp-ftrl)
+``d^{1/3}`` of REAL Thm 4 (docs/algorithms/realizable.md#dp-ftrl)
 comes from ``E||b_t||^2 = d H sigma^2``; it can only show on losses with curvature in every
 direction. Here
 

@@ -86,19 +86,40 @@ def _fdt():
 
 
 class ABLoss(NamedTuple):
-    """A loss revealed as a feature vector ``a`` (d,) and a target/label ``b`` (scalar)."""
+    """A loss revealed as a feature vector ``a`` (d,) and a target/label ``b`` (scalar).
+
+    Attributes:
+        a: the ``(d,)`` feature vector.
+        b: the scalar target or label.
+    """
 
     a: jax.Array
     b: jax.Array
 
 
 class SquaredStats(NamedTuple):
+    """Sufficient statistics of the squared losses (:func:`squared_problem`).
+
+    Attributes:
+        AA: the ``(d, d)`` sum of ``a a^T``.
+        Ab: the ``(d,)`` sum of ``a b``.
+        bb: the scalar sum of ``b^2``.
+    """
     AA: jax.Array   # (d, d) sum a a^T
     Ab: jax.Array   # (d,)   sum a b
     bb: jax.Array   # ()     sum b^2
 
 
 class BufferStats(NamedTuple):
+    """Comparator statistics of the buffer+net problems (absolute, hinge, logistic).
+
+    Attributes:
+        a: the ``(n_buffer, d)`` first ``n_buffer`` feature vectors.
+        b: the ``(n_buffer,)`` targets.
+        count: the number of losses seen (int32).
+        net_cum: the ``(M,)`` cumulative loss at the net points.
+        net_cum_c: the Kahan compensation of ``net_cum`` (:mod:`jaxdp.core.accumulate`), or ``None``.
+    """
     a: jax.Array        # (n_buffer, d) the first n_buffer feature vectors
     b: jax.Array        # (n_buffer,)   their targets
     count: jax.Array    # type: ignore[assignment]  # int32, losses seen (shadows tuple.count)
@@ -110,11 +131,17 @@ class BufferStats(NamedTuple):
 class ProblemInfo:
     """Constants of an OCO problem (host values).
 
-    ``lipschitz``: ``L`` with ``||grad l(x)|| <= L`` on the domain for losses
-    within the stated bounds; ``smoothness``: ``beta`` (0 for linear, ``inf``
-    for non-smooth); ``nonneg``: losses are >= 0 (needed by REAL Thm 4);
-    ``comparator``: ``"exact"``, ``"lstsq"`` or ``"buffer+net"``;
-    ``net_covering_radius``: ``rho`` of the net (buffer+net only).
+    Attributes:
+        name: the problem's name (``"linear"``, ``"squared"``, ...).
+        d: the dimension.
+        domain: the domain.
+        lipschitz: ``L`` with ``||grad l(x)|| <= L`` on the domain for losses within the stated bounds.
+        smoothness: ``beta`` (0 for linear, ``inf`` for non-smooth).
+        nonneg: the losses are >= 0 (needed by REAL Thm 4).
+        comparator: ``"exact"``, ``"lstsq"`` or ``"buffer+net"``.
+        loss_bound: a bound on one loss on the domain.
+        net_covering_radius: ``rho`` of the net (buffer+net only).
+        n_buffer: the rows kept by the buffer (buffer+net only).
     """
 
     name: str
@@ -133,7 +160,17 @@ _INFO: dict = {}
 
 
 def problem_info(problem: Problem) -> ProblemInfo:
-    """The :class:`ProblemInfo` of a problem built by this module."""
+    """The :class:`ProblemInfo` of a problem built by this module.
+
+    Args:
+        problem: a problem built by this module.
+
+    Returns:
+        Its :class:`ProblemInfo`.
+
+    Raises:
+        ValueError: the problem was not built by this module.
+    """
     try:
         return _INFO[problem]
     except (KeyError, TypeError):
@@ -159,6 +196,15 @@ def linear_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = No
     Comparator from ``G = sum_t g_t``: ``min_x <G, x>`` by the domain's linear
     oracle, exact (``-radius * ||G||`` on the ball). ``L = g_max`` (the bound
     on ``||g_t||`` the adversary promises), ``beta = 0``.
+
+    Args:
+        d: the dimension.
+        radius: the radius of the ball domain.
+        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
+        g_max: the bound ``L`` on ``||g_t||``.
+
+    Returns:
+        The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
     """
     d = _check_d(d)
     domain = check_domain(radius if domain is None else domain, d)
@@ -196,6 +242,14 @@ def lstsq_constrained(AA, Ab, bb, domain: Domain, n_iter: int = 100):
 
     Ball: eigendecomposition + ``n_iter`` bisection steps on the secular
     equation (exact to round-off). Box/simplex: ``n_iter`` FISTA steps.
+
+    Args:
+        AA, Ab, bb: the sufficient statistics ``A``, ``c`` and ``s`` (:class:`SquaredStats`).
+        domain: the domain ``X``.
+        n_iter: the bisection or FISTA steps.
+
+    Returns:
+        ``(x, value)``: the minimizer and the minimum.
     """
     dt = AA.dtype
     w, V = jnp.linalg.eigh(0.5 * (AA + AA.T))
@@ -261,6 +315,17 @@ def squared_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = N
     ``||grad l||^2 <= 4 beta l``). Comparator: constrained least squares from
     the sufficient statistics ``(sum a a^T, sum a b, sum b^2)``
     (:func:`lstsq_constrained`, ``n_iter`` bisection/FISTA steps).
+
+    Args:
+        d: the dimension.
+        radius: the radius of the ball domain.
+        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
+        a_max: the bound on ``||a_t||``.
+        b_max: the bound on ``|b_t|`` (``None``: ``a_max R``).
+        n_iter: the bisection or FISTA steps of :func:`lstsq_constrained`.
+
+    Returns:
+        The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
     """
     d = _check_d(d)
     domain = check_domain(radius if domain is None else domain, d)
@@ -314,6 +379,14 @@ def net_points(domain: Domain, d: int, M: int) -> tuple[np.ndarray, float]:
     pseudo-random points (seed 0) of the bounding box projected onto the
     domain, plus the origin's projection; the covering radius is then only
     estimated (by 4096 random probes) and reported as such.
+
+    Args:
+        domain: the domain.
+        d: the dimension.
+        M: about how many points.
+
+    Returns:
+        ``(points, covering_radius)``: the ``(M', d)`` float32 points and the covering radius (estimated for ``d > 2``).
     """
     if isinstance(domain, Ball):
         lo, hi = -np.full(d, domain.D), np.full(d, domain.D)
@@ -433,7 +506,21 @@ def absolute_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = 
                      n_iter: int = 200) -> Problem:
     """Absolute losses ``l_t(x) = |<a_t, x> - b_t|`` (``ABLoss(a, b)``): convex, non-negative,
     ``L = a_max``-Lipschitz, not smooth (subgradient ``sign(r) a``, 0 at the kink).
-    Comparator: buffer + net (module docstring)."""
+    Comparator: buffer + net (module docstring).
+
+    Args:
+        d: the dimension.
+        radius: the radius of the ball domain.
+        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
+        a_max: the bound on ``||a_t||``.
+        b_max: the bound on ``|b_t|`` (``None``: ``a_max`` times the radius).
+        n_buffer: the number of ``(a, b)`` rows kept for the comparator.
+        n_net: about how many net points the comparator evaluates (:func:`net_points`).
+        n_iter: the iterations of the comparator's solver.
+
+    Returns:
+        The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
+    """
     d = _check_d(d)
     domain = check_domain(radius if domain is None else domain, d)
     check_positive("a_max", a_max)
@@ -450,7 +537,20 @@ def hinge_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = Non
                   n_buffer: int = 256, n_net: int = 1024, n_iter: int = 200) -> Problem:
     """Hinge losses ``l_t(x) = max(0, 1 - y_t <a_t, x>)`` (``ABLoss(a, y)``, ``y in {-1, +1}``):
     convex, non-negative, ``L = a_max``-Lipschitz, not smooth (subgradient ``-y a 1[y<a,x> < 1]``).
-    Comparator: buffer + net."""
+    Comparator: buffer + net.
+
+    Args:
+        d: the dimension.
+        radius: the radius of the ball domain.
+        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
+        a_max: the bound on ``||a_t||``.
+        n_buffer: the number of ``(a, b)`` rows kept for the comparator.
+        n_net: about how many net points the comparator evaluates (:func:`net_points`).
+        n_iter: the iterations of the comparator's solver.
+
+    Returns:
+        The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
+    """
     d = _check_d(d)
     domain = check_domain(radius if domain is None else domain, d)
     check_positive("a_max", a_max)
@@ -466,7 +566,20 @@ def logistic_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = 
                      n_buffer: int = 256, n_net: int = 1024, n_iter: int = 200) -> Problem:
     """Logistic losses ``l_t(x) = log(1 + exp(-y_t <a_t, x>))`` (``ABLoss(a, y)``, ``y in {-1, +1}``):
     convex, non-negative, ``L = a_max``, ``beta = a_max^2 / 4``. Never realizable (``l > 0``).
-    Comparator: buffer + net (the cumulative loss has no finite sufficient statistics)."""
+    Comparator: buffer + net (the cumulative loss has no finite sufficient statistics).
+
+    Args:
+        d: the dimension.
+        radius: the radius of the ball domain.
+        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
+        a_max: the bound on ``||a_t||``.
+        n_buffer: the number of ``(a, b)`` rows kept for the comparator.
+        n_net: about how many net points the comparator evaluates (:func:`net_points`).
+        n_iter: the iterations of the comparator's solver.
+
+    Returns:
+        The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
+    """
     d = _check_d(d)
     domain = check_domain(radius if domain is None else domain, d)
     check_positive("a_max", a_max)

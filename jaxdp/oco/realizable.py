@@ -1,23 +1,23 @@
 """Realizable DP-OCO through experts over a net of the ball
-(REAL §4.1 Theorem 3, App. C end, App. D.1, Realizable private online optimization; docs/algorithms/realizable.md#realizable-oco).
+(REAL §4.1 Theorem 3, App. C end, App. D.1; docs/algorithms/realizable.md#realizable-oco).
 
 Both learners discretize the ball ``{||x|| <= D}`` by the cell centres of a
 regular grid (``jaxdp.oco.domains.ball_grid``; ``m`` points per axis, ``M``
 points in the ball, covering radius ``rho``) and treat each point as an
 expert with loss ``l_t(z_j)`` normalized to ``[0, 1]`` by ``loss_scale``
-(INTERPRETATION of Realizable private online optimization, Thm 3, App. C; docs/algorithms/realizable.md#realizable-oco: non-negative ``L``-Lipschitz realizable losses
+(INTERPRETATION of REAL Thm 3, App. C; docs/algorithms/realizable.md#realizable-oco: non-negative ``L``-Lipschitz realizable losses
 satisfy ``l_t(x) <= 2LD``; losses above ``loss_scale`` are clipped to 1,
 which keeps every sensitivity at 1). The action played is the net point, so
 the regret against the continuous comparator includes the discretization
 error ``<= T L rho``.
 
 * :func:`experts_oco_net` (REAL Thm 3): the sparse-vector algorithm for
-  zero-loss experts over the net. Reuses Team REAL's
+  zero-loss experts over the net. Reuses
   ``jaxdp.realizable.sparse_vector_experts`` (REAL Alg. 1; the adaptive
   Alg. 2 with ``adaptive=True``) unchanged: privacy is theirs, with the
   loss normalization above.
 * :func:`potential_oco` (REAL Alg. 5 with ``mu`` uniform on the ball, App. C
-  end): written here (Realizable private online optimization, Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections step form, CORRECTED units). The potential
+  end): written here (REAL Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections step form, CORRECTED units). The potential
   ``phi_eta(t) = int exp(-eta sum_{i<=t} l_i(x)) mu(dx)`` is estimated by
   **grid quadrature**: ``log phi ~= logsumexp_j(-eta S_t(z_j)) - log M`` (the
   mid-point rule on the cells inside the ball), and the learner samples from
@@ -70,7 +70,15 @@ def _ball_of(problem: Problem) -> tuple[int, float]:
 
 @functools.lru_cache(maxsize=None)
 def oco_net(problem: Problem, m: int):
-    """The net of the problem's ball: ``(points (M, d), covering_radius, M)`` (cached)."""
+    """The net of the problem's ball: ``(points (M, d), covering_radius, M)`` (cached).
+
+    Args:
+        problem: an OCO problem built by :mod:`jaxdp.oco.problems`.
+        m: the grid points per axis of the net.
+
+    Returns:
+        ``(points, covering_radius, M)``.
+    """
     d, D = _ball_of(problem)
     pts, rho, _ = ball_grid(D, d, m)
     return pts, rho, int(pts.shape[0])
@@ -85,11 +93,24 @@ def _expert_losses(problem, pts, loss, scale):
 
 
 class OCONetParams(NamedTuple):
-    inner: Any            # SVExpertsParams (or AdaptiveSVParams with adaptive=True) of Team REAL
+    """Parameters of :func:`experts_oco_net` (:func:`experts_oco_net_params`).
+
+    Attributes:
+        inner: the parameters of the experts learner (:class:`jaxdp.realizable.SVExpertsParams`, or
+            :class:`jaxdp.realizable.AdaptiveSVParams` with ``adaptive=True``).
+        loss_scale: the losses are divided by this and clipped to [0, 1] (``2 L D`` by default).
+    """
+    inner: Any            # SVExpertsParams (or AdaptiveSVParams with adaptive=True) of jaxdp.realizable
     loss_scale: jax.Array  # losses are divided by this and clipped to [0, 1] (2 L D by default)
 
 
 class OCONetState(NamedTuple):
+    """State of :func:`experts_oco_net`.
+
+    Attributes:
+        x: the ``(d,)`` net point played.
+        inner: the experts learner's state (its ``x`` is the net index).
+    """
     x: jax.Array          # (d,) net point played
     inner: Any            # the experts learner's state (its .x is the net index)
 
@@ -98,11 +119,23 @@ class OCONetState(NamedTuple):
 def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner:
     """REAL Theorem 3: DP-OPE over a ``m``-per-axis grid net of the problem's ball.
 
-    The experts learner is Team REAL's ``sparse_vector_experts(M)`` (REAL
+    The experts learner is ``jaxdp.realizable.sparse_vector_experts(M)`` (REAL
     Alg. 1) or, with ``adaptive=True``, ``adaptive_sparse_vector_experts(M)``
     (Alg. 2, the one Thm 3's proof invokes). Params: :class:`OCONetParams`
     (:func:`plan_experts_oco_net`). Info: the inner learner's (``em_draws``,
     ``svt_halts``, ...), and ``switched``. Cost per round ``O(M d)``.
+
+    Args:
+        problem: an OCO problem built by :mod:`jaxdp.oco.problems`.
+        m: the grid points per axis of the net.
+        adaptive: use the adaptive sparse-vector learner (REAL Alg. 2).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+
+    Raises:
+        TypeError: ``problem`` is not a :class:`jaxdp.core.Problem`.
+        ValueError: the domain is not a ball, or the net has fewer than 2 points.
     """
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
@@ -127,7 +160,24 @@ def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner
 
 def experts_oco_net_params(*, eps_svt, eta, K, L, Lstar=0.0, loss_scale=2.0, adaptive: bool = False,
                            **adaptive_kw) -> OCONetParams:
-    """Validated :class:`OCONetParams` (``L`` is the SVT threshold, in normalized loss units)."""
+    """Validated :class:`OCONetParams` (``L`` is the SVT threshold, in normalized loss units).
+
+    Args:
+        eps_svt: ε of the sparse-vector part.
+        eta: η of the exponential mechanism.
+        K: the most switches (exponential-mechanism draws).
+        L: the sparse-vector threshold (normalized loss units).
+        Lstar: the best expert's loss L*.
+        loss_scale: the loss normalization.
+        adaptive: parameters of the adaptive learner (REAL Alg. 2; extra keyword arguments go to
+            :func:`jaxdp.realizable.adaptive_sparse_vector_params`).
+
+    Returns:
+        :class:`OCONetParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     check_positive("loss_scale", loss_scale)
     inner: Any
     if adaptive:
@@ -175,9 +225,28 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
     ``eta = eps/(2K)``, ``eps_svt = eps/2`` (the ledger: all sparse-vector instances ``eps/2`` plus ``K``
     exponential-mechanism draws of ``eta``; ``eps`` in every mode), threshold
     ``L = 4/eta + c B/eps`` with ``B = ln(2T^2/beta)``, ``c = 8`` (``paper``),
-    ``16`` (``certified``, Realizable private online optimization, Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-corrections CORRECTED) or ``L = 1/eta`` (``rate``:
+    ``16`` (``certified``, REAL Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-corrections CORRECTED) or ``L = 1/eta`` (``rate``:
     constants and logs dropped; privacy unchanged since it depends only on
     ``(eps_svt, eta, K)``). Losses normalized by ``loss_scale = 2 L D``.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: unused (pure DP).
+        T: the horizon.
+        d: the dimension.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        D: the radius of the ball.
+        lipschitz: the Lipschitz constant ``L``.
+        beta: the failure probability β.
+        m: the grid points per axis (``None``: the largest with at most ``max_points`` points).
+        max_points: the cap on the net size when ``m`` is chosen.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` for :func:`experts_oco_net_params`.
+
+    Raises:
+        TypeError: unexpected keyword arguments.
+        ValueError: invalid values, or a dimension or net too large.
     """
     if kw:
         raise TypeError(f"plan_experts_oco_net got unexpected arguments {sorted(kw)}")
@@ -222,6 +291,16 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
 
 
 class PotentialOCOParams(NamedTuple):
+    """Parameters of :func:`potential_oco` (:func:`potential_oco_params`, :func:`plan_potential_oco`).
+
+    Attributes:
+        eta: the sampling temperature: ``P(x) ∝ exp(-eta S(x)) mu(x)``.
+        eps0: ε of each AboveThreshold instance.
+        alpha: the threshold ``2 alpha`` in units of ``log phi``.
+        s_phi: the sensitivity multiplier of ``log phi`` differences (1: paper, 2: certified).
+        K: the int32 largest number of phases (resamples).
+        loss_scale: the losses are divided by this and clipped to [0, 1].
+    """
     eta: jax.Array         # sampling temperature: P(x) ∝ exp(-eta S(x)) mu(x)
     eps0: jax.Array        # epsilon of each AboveThreshold instance
     alpha: jax.Array       # threshold 2 alpha in units of log phi
@@ -231,12 +310,33 @@ class PotentialOCOParams(NamedTuple):
 
 
 class PotentialOCOState(NamedTuple):
+    """State of :func:`potential_oco`.
+
+    Attributes:
+        x: the ``(d,)`` grid point played.
+        inner: the :func:`jaxdp.realizable.potential_experts` state over the net (its ``x`` is the grid index).
+    """
     x: jax.Array            # (d,) grid point played
     inner: Any              # the potential_experts state over the net (its .x is the grid index)
 
 
 def potential_oco_params(*, eta, eps0, alpha=1.0, s_phi=1.0, K, loss_scale=2.0) -> PotentialOCOParams:
-    """Validated :class:`PotentialOCOParams` (host values)."""
+    """Validated :class:`PotentialOCOParams` (host values).
+
+    Args:
+        eta: the sampling temperature η.
+        eps0: ε of each AboveThreshold instance.
+        alpha: the threshold exponent α.
+        s_phi: the sensitivity multiplier.
+        K: the largest number of phases.
+        loss_scale: the loss normalization.
+
+    Returns:
+        :class:`PotentialOCOParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     for nm, v in (("eta", eta), ("eps0", eps0), ("alpha", alpha), ("s_phi", s_phi), ("loss_scale", loss_scale)):
         check_positive(nm, v)
     K = check_positive_int("K", int(K), minimum=0) if float(K) == int(K) else check_positive_int("K", K)
@@ -251,13 +351,24 @@ def potential_oco(problem: Problem, m: int) -> Learner:
     ``jaxdp.realizable.potential_experts`` over the grid net, losses divided by
     ``loss_scale`` and clipped to [0, 1] (as ``experts_oco_net`` wraps the sparse-vector experts).
 
-    Step form of Realizable private online optimization, Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections (test-then-play, CORRECTED units): after absorbing
+    Step form of REAL Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections (test-then-play, CORRECTED units): after absorbing
     ``l_t``, ``q = (log phi(t*) - log phi(t)) / (s_phi eta)`` is tested by the
     active AboveThreshold instance (threshold ``2 alpha/(s_phi eta)``, noises
     ``Lap(2/eps0)``, ``Lap(4/eps0)``); on ⊤ (and ``k < K``) the next point is
     drawn from ``P(z_j) ∝ exp(-eta S_t(z_j))`` and a fresh instance started.
     Keys per step: ``k_nu, k_x, k_tau``. Info: ``switched``, ``resamples``
     (``<= K``), ``logphi`` (summed; mostly for debugging).
+
+    Args:
+        problem: an OCO problem built by :mod:`jaxdp.oco.problems`.
+        m: the grid points per axis of the net.
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+
+    Raises:
+        TypeError: ``problem`` is not a :class:`jaxdp.core.Problem`.
+        ValueError: the net has fewer than 2 points.
     """
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
@@ -298,6 +409,24 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
     ``rate``: as paper with ``eta = eps0/(16 log T)``, the smallest constant for which Lemma C.2's
     accuracy condition ``alpha >= 8 eta (log T + log(2T/beta))/eps0`` can hold with ``alpha = 1``.
     ``eps_certified`` is what the accountant proves for the ledger (paper mode: about twice ``eps``).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP, Thm 6).
+        T: the horizon.
+        d: the dimension.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        D: the radius of the ball.
+        lipschitz: the Lipschitz constant ``L``.
+        m: the grid points per axis (``None``: the largest with at most ``max_points`` points).
+        max_points: the cap on the net size when ``m`` is chosen.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` for :func:`potential_oco_params`.
+
+    Raises:
+        TypeError: unexpected keyword arguments.
+        ValueError: invalid values.
     """
     if kw:
         raise TypeError(f"plan_potential_oco got unexpected arguments {sorted(kw)}")
@@ -391,6 +520,16 @@ def logphi_grid(S_fn, D: float, d: int, m: int, eta: float) -> float:
     ``S_fn`` maps an ``(n, d)`` float64 array to the ``(n,)`` cumulative losses.
     Comparing ``m`` and ``4m`` estimates the quadrature error of
     :func:`potential_oco`'s potential against the continuous ball.
+
+    Args:
+        S_fn: maps an ``(n, d)`` float64 array to the ``(n,)`` cumulative losses.
+        D: the radius of the ball.
+        d: the dimension.
+        m: the grid points per axis.
+        eta: the temperature η.
+
+    Returns:
+        The estimate of ``log phi``.
     """
     pts, _, _ = ball_grid(D, d, m)
     v = -eta * np.asarray(S_fn(pts.astype(np.float64)), np.float64)
@@ -400,7 +539,19 @@ def logphi_grid(S_fn, D: float, d: int, m: int, eta: float) -> float:
 
 def logphi_mc(rng: np.random.Generator, S_fn, D: float, d: int, n: int, eta: float) -> tuple[float, float]:
     """Importance-sampling (uniform proposal on the ball) estimate of ``log phi`` and its delta-method
-    standard error ``sd(w) / (sqrt(n) mean(w))`` (host)."""
+    standard error ``sd(w) / (sqrt(n) mean(w))`` (host).
+
+    Args:
+        rng: the NumPy random generator.
+        S_fn: maps an ``(n, d)`` float64 array to the ``(n,)`` cumulative losses.
+        D: the radius of the ball.
+        d: the dimension.
+        n: the number of samples.
+        eta: the temperature η.
+
+    Returns:
+        ``(estimate, standard_error)``.
+    """
     z = rng.standard_normal((n, d))
     z /= np.linalg.norm(z, axis=1, keepdims=True)
     r = D * rng.random(n) ** (1.0 / d)

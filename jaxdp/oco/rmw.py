@@ -1,10 +1,7 @@
-"""Regularized multiplicative weights (RMW) as an L2P measure (Team SAMPLERS).
+"""Regularized multiplicative weights (RMW) as an L2P measure.
 
-# Team OCO-CORE: please re-export from jaxdp/oco/__init__.py (already done by _reexport via __all__):
-#   RMWParams, rmw_measure, rmw_params, rmw_eta_div, rmw_regret_bound
-
-Source: Lazy private online learning (docs/algorithms/lazy.md), eq. (3), Lemma 3.11
-(Agarwal–Kale–Singh–Thakurta 2023; Gopi–Lee–Liu 2022 Lemma 3.5); Lazy private online learning, Thm 3.12; docs/algorithms/primitives.md#rmw; docs/algorithms/lazy.md#l2p-rmw.
+Source: LAZY eq. (3), Lemma 3.11 (Agarwal–Kale–Singh–Thakurta 2023; Gopi–Lee–Liu 2022 Lemma 3.5) and
+Thm 3.12; docs/algorithms/primitives.md#rmw; docs/algorithms/lazy.md#l2p-rmw.
 
     μ_t(x) ∝ exp(-β (Σ_{i<t} ℓ_i(x) + λ ||x||²)),   x ∈ X (convex).
 
@@ -93,8 +90,13 @@ RMW_BUFFER_LOSSES = ("absolute", "logistic")
 class RMWBufferStats(NamedTuple):
     """RMW statistics of the buffered losses: the first ``capacity`` rows and the number of losses seen.
 
-    ``a``: ``(capacity, d)``; ``b``: ``(capacity,)``; ``count``: int32. Rows
-    ``i >= count`` are zero and masked out of every sum."""
+    Rows ``i >= count`` are zero and masked out of every sum.
+
+    Attributes:
+        a: the ``(capacity, d)`` feature vectors.
+        b: the ``(capacity,)`` targets.
+        count: the number of losses seen (int32); rows ``i >= count`` are zero.
+    """
 
     a: jax.Array
     b: jax.Array
@@ -103,7 +105,13 @@ class RMWBufferStats(NamedTuple):
 
 class RMWParams(NamedTuple):
     """Traced parameters of the RMW measure: inverse temperature ``beta``, regularization ``lam``,
-    and the radius of the (centred) ball domain ``radius`` (ignored when a static ``domain`` is given)."""
+    and the radius of the (centred) ball domain ``radius`` (ignored when a static ``domain`` is given).
+
+    Attributes:
+        beta: the inverse temperature β.
+        lam: the regularization λ.
+        radius: the radius of the centred ball domain.
+    """
 
     beta: jax.Array
     lam: jax.Array
@@ -111,7 +119,19 @@ class RMWParams(NamedTuple):
 
 
 def rmw_params(beta: float, lam: float, radius: float = 1.0) -> RMWParams:
-    """Validated :class:`RMWParams` (``beta > 0``, ``lam > 0``, ``radius > 0``)."""
+    """Validated :class:`RMWParams` (``beta > 0``, ``lam > 0``, ``radius > 0``).
+
+    Args:
+        beta: the inverse temperature β > 0.
+        lam: the regularization λ > 0.
+        radius: the radius of the ball > 0.
+
+    Returns:
+        :class:`RMWParams`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     check_positive("beta", beta)
     check_positive("lam", lam)
     check_positive("radius", radius)
@@ -120,7 +140,17 @@ def rmw_params(beta: float, lam: float, radius: float = 1.0) -> RMWParams:
 
 
 def rmw_eta_div(beta: float, lam: float, L: float, delta0: float) -> float:
-    """Lemma 3.11: ``η_div = 2βL²/λ + sqrt(8βL² log(2/δ0)/λ)`` (the η of Assumption 3.1)."""
+    """Lemma 3.11: ``η_div = 2βL²/λ + sqrt(8βL² log(2/δ0)/λ)`` (the η of Assumption 3.1).
+
+    Args:
+        beta: the inverse temperature β.
+        lam: the regularization λ.
+        L: the Lipschitz constant.
+        delta0: the slack δ0 of the divergence.
+
+    Returns:
+        ``η_div``.
+    """
     check_positive("beta", beta)
     check_positive("lam", lam)
     check_positive("L", L)
@@ -129,7 +159,19 @@ def rmw_eta_div(beta: float, lam: float, L: float, delta0: float) -> float:
 
 
 def rmw_regret_bound(T: float, d: int, beta: float, lam: float, L: float, D: float) -> float:
-    """AKST Thm 4.1 (as used in LAZY Thm 3.12), constants 1: ``λD² + L²T/λ + d log T / β``."""
+    """AKST Thm 4.1 (as used in LAZY Thm 3.12), constants 1: ``λD² + L²T/λ + d log T / β``.
+
+    Args:
+        T: the horizon.
+        d: the dimension.
+        beta: the inverse temperature β.
+        lam: the regularization λ.
+        L: the Lipschitz constant.
+        D: the diameter of the domain.
+
+    Returns:
+        The bound.
+    """
     return lam * D**2 + L**2 * T / lam + d * math.log(max(T, 2)) / beta
 
 
@@ -165,6 +207,15 @@ def rmw_logdensity(loss: str, stats: Any, x: jax.Array, mparams: RMWParams) -> j
     ``stats``: as kept by :func:`rmw_measure` for ``loss`` (``G`` for linear,
     :class:`jaxdp.oco.SquaredStats` for squared, :class:`RMWBufferStats` for
     absolute/logistic, whose rows ``i >= count`` are masked). Pure, jittable.
+
+    Args:
+        loss: the loss family (``"linear"``, ``"squared"``, ``"absolute"`` or ``"logistic"``).
+        stats: the statistics of the past losses (see above).
+        x: the point.
+        mparams: :class:`RMWParams`.
+
+    Returns:
+        ``f(x)``.
     """
     check_choice("loss", loss, RMW_LOSSES)
     val, _ = _data_term(loss, stats, x)
@@ -173,7 +224,17 @@ def rmw_logdensity(loss: str, stats: Any, x: jax.Array, mparams: RMWParams) -> j
 
 def rmw_grad_logdensity(loss: str, stats: Any, x: jax.Array, mparams: RMWParams) -> jax.Array:
     """``∇f(x) = -β(Σ_i ∇ℓ_i(x) + 2λx)``; for the absolute loss the subgradient ``sign(<a,x> - b) a``
-    (0 at the kink), for the logistic loss ``-y σ(-y<a,x>) a``."""
+    (0 at the kink), for the logistic loss ``-y σ(-y<a,x>) a``.
+
+    Args:
+        loss: the loss family (``"linear"``, ``"squared"``, ``"absolute"`` or ``"logistic"``).
+        stats: the statistics of the past losses (as for :func:`rmw_logdensity`).
+        x: the point.
+        mparams: :class:`RMWParams`.
+
+    Returns:
+        ``∇f(x)``.
+    """
     check_choice("loss", loss, RMW_LOSSES)
     _, g = _data_term(loss, stats, x)
     return -mparams.beta * (g + 2.0 * mparams.lam * x)
@@ -352,6 +413,16 @@ def rmw_mala_sampler(d: int, loss: str, *, domain: Any = None, mala_steps: int =
     (``acceptance_rate``, ``accepted``, ``outside``; docs/algorithms/lazy.md#rmw-nonsmooth).
 
     ``stats`` are built with the measure's ``stats_init``/``stats_update``. Pure and vmappable.
+
+    Args:
+        d: the dimension.
+        loss, domain, mala_steps, capacity: as for :func:`rmw_measure`.
+
+    Returns:
+        ``sample_info(key, stats, mparams) -> (x, MALAInfo)``.
+
+    Raises:
+        ValueError: an invalid argument.
     """
     d, mala_steps, _, capacity = _validated(d, loss, "mala", domain, mala_steps, 256, capacity)
     return _build(d, loss, "mala", domain, mala_steps, 256, capacity)[1]
@@ -362,24 +433,30 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
                 mala_steps: int = 100, Mgrid: int = 256, capacity: Optional[int] = None) -> LazyMeasure:
     """The RMW measure family on ``R^d`` as a :class:`jaxdp.lazy.LazyMeasure`.
 
-    ``μ_t(x) ∝ exp(-β(Σ_{i<t} ℓ_i(x) + λ‖x‖²))`` (Lazy private online learning, eq. (3)).
+    ``μ_t(x) ∝ exp(-β(Σ_{i<t} ℓ_i(x) + λ‖x‖²))`` (LAZY eq. (3)).
+
+    The measure's parameters ``mparams`` are :class:`RMWParams` ``(beta, lam, radius)``. Every argument is
+    validated here (``ValueError`` naming it) before anything is traced.
 
     Args:
-      d: dimension (static).
-      loss: ``"linear"`` (loss = ``g``), ``"squared"``, ``"absolute"`` or
-        ``"logistic"`` (loss = ``ABLoss(a, b)``; module docstring).
-      sampler: ``"exact"`` (linear losses on a centred ball:
-        ``sample_trunc_gauss_ball``) or ``"mala"`` (every loss).
-      domain: ``None`` — the centred ball of radius ``mparams.radius`` (traced)
-        — or a static domain (``jaxdp.oco.domains`` Ball/Box/Simplex; MALA
-        only, except a ``Ball`` whose radius then overrides ``mparams.radius``).
-      mala_steps: MALA steps per fresh sample (static).
-      Mgrid: grid size of the exact sampler.
-      capacity: absolute/logistic only (required there): the number of past
-        ``(a, b)`` rows kept (static; at least the horizon ``T_max``).
+        d: dimension (static).
+        loss: ``"linear"`` (loss = ``g``), ``"squared"``, ``"absolute"`` or
+            ``"logistic"`` (loss = ``ABLoss(a, b)``; module docstring).
+        sampler: ``"exact"`` (linear losses on a centred ball:
+            ``sample_trunc_gauss_ball``) or ``"mala"`` (every loss).
+        domain: ``None`` — the centred ball of radius ``mparams.radius`` (traced)
+            — or a static domain (``jaxdp.oco.domains`` Ball/Box/Simplex; MALA
+            only, except a ``Ball`` whose radius then overrides ``mparams.radius``).
+        mala_steps: MALA steps per fresh sample (static).
+        Mgrid: grid size of the exact sampler.
+        capacity: absolute/logistic only (required there): the number of past
+            ``(a, b)`` rows kept (static; at least the horizon ``T_max``).
 
-    mparams: :class:`RMWParams` ``(beta, lam, radius)``. Every argument is
-    validated here (``ValueError`` naming it) before anything is traced.
+    Returns:
+        The :class:`jaxdp.lazy.LazyMeasure`.
+
+    Raises:
+        ValueError: an invalid argument (named in the message).
     """
     d, mala_steps, Mgrid, capacity = _validated(d, loss, sampler, domain, mala_steps, Mgrid, capacity)
     return _build(d, loss, sampler, domain, mala_steps, Mgrid, capacity)[0]
