@@ -21,7 +21,7 @@ Both report a rigorous optimality-gap certificate ``F(x) - min_C F``:
   ``y = P_C(x - g/λ)``) gives ``gap <= -(<g, y-x> + (λ/2)||y-x||²)``;
 * in 1-D additionally ``gap <= |g_-(x)|·(hi - lo)`` from the final bisection bracket.
 
-The privacy analysis of Algorithm 1 needs ``gap <= L² η_i / (2 n_0)`` in every phase (Growth conditions for private optimization, Alg. 1; docs/algorithms/growth.md#localization; docs/guide/auditing.md):
+The privacy analysis of Algorithm 1 needs ``gap <= L² η_i / (2 n_0)`` in every phase (GROWTH Alg. 1; docs/algorithms/growth.md#localization; docs/guide/auditing.md):
 then ``||x̂_i - x_i*|| <= sqrt(2 gap / λ_i) <= L η_i`` and the factor-2 noise covers it.
 """
 from __future__ import annotations
@@ -39,6 +39,13 @@ __all__ = ["ERMResult", "project_balls", "solve_prox_erm", "strong_convexity_gap
 
 
 class ERMResult(NamedTuple):
+    """Result of :func:`solve_prox_erm`.
+
+    Attributes:
+        x: the ``(d,)`` approximate minimizer.
+        gap: a certified upper bound on ``F(x) - min_C F``.
+        value: ``F(x)``.
+    """
     x: jax.Array      # (d,) approximate minimizer
     gap: jax.Array    # certified upper bound on F(x) - min_C F
     value: jax.Array  # F(x)
@@ -48,6 +55,14 @@ def project_balls(x, centers, radii, n_dykstra: int = 12):
     """Euclidean projection of ``x`` onto ``∩_j B(centers[j], radii[j])`` (Dykstra; exact for one ball).
 
     ``centers``: ``(m, d)``, ``radii``: ``(m,)`` (``inf`` = no constraint).
+
+    Args:
+        x: the point.
+        centers, radii: the ``(m, d)`` centres and ``(m,)`` radii of the balls (``inf``: no constraint).
+        n_dykstra: the Dykstra iterations.
+
+    Returns:
+        The projection.
     """
     m = centers.shape[0]
 
@@ -73,7 +88,18 @@ def project_balls(x, centers, radii, n_dykstra: int = 12):
 
 
 def strong_convexity_gap(x, g, lam, centers, radii, n_dykstra: int = 12):
-    """Certificate ``F(x) - min_C F <= -min_{y∈C} [<g, y-x> + (λ/2)||y-x||²]`` (λ-strongly convex F)."""
+    """Certificate ``F(x) - min_C F <= -min_{y∈C} [<g, y-x> + (λ/2)||y-x||²]`` (λ-strongly convex F).
+
+    Args:
+        x: the point.
+        g: a subgradient of ``F`` at ``x``.
+        lam: the strong-convexity constant λ.
+        centers, radii: the ``(m, d)`` centres and ``(m,)`` radii of the balls (``inf``: no constraint).
+        n_dykstra: the Dykstra iterations.
+
+    Returns:
+        The certified gap.
+    """
     y = project_balls(x - g / lam, centers, radii, n_dykstra)
     dy = y - x
     return jnp.maximum(-(jnp.dot(g, dy) + 0.5 * lam * jnp.dot(dy, dy)), 0.0)
@@ -129,6 +155,21 @@ def solve_prox_erm(inst: SCOInstance, data, weights, c, lam, centers, radii, x_i
 
     ``weights`` (``(b,)``, 0/1) mask padded rows. ``lam > 0`` (traced). ``n_iter`` static: PGD iterations
     (``d >= 2``) or bisection steps (``d = 1``, at least 60 are used).
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        data: the ``(n, m)`` dataset (one sample per row).
+        weights: the ``(b,)`` 0/1 weights (0 masks a padded row).
+        c: the centre of the proximal term.
+        lam: λ > 0 (traced).
+        centers, radii: the ``(m, d)`` centres and ``(m,)`` radii of the balls (``inf``: no constraint).
+        x_init: the starting point.
+        n_iter: PGD iterations (``d >= 2``) or bisection steps (``d = 1``, at least 60); static.
+        beta_fallback: the smoothness used for the step size when the instance has none.
+        n_dykstra: the Dykstra iterations.
+
+    Returns:
+        :class:`ERMResult`.
     """
     if inst.d == 1 and inst.grad_lr is not None:
         return _solve_1d(inst, data, weights, c, lam, centers, radii, max(int(n_iter), 60))

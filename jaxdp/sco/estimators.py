@@ -28,6 +28,13 @@ def run_sco(fn, keys: jax.Array, *args: Any):
 
     Where the metrics carry ``gap_ok`` (Algorithms 1–2), runs that refused (a phase's solver missed its
     certified gap: NaN output and excess) are reported with a ``RuntimeWarning``.
+
+    Args:
+        fn: the one-shot estimator.
+        keys: the PRNG keys, one per run.
+
+    Returns:
+        The metrics of :func:`jaxdp.core.monte_carlo`.
     """
     with jax.enable_x64():
         args = jax.tree_util.tree_map(lambda v: jnp.asarray(v, jnp.float64) if isinstance(v, float) else v, args)
@@ -50,7 +57,18 @@ def _metrics(inst, x, info):
 
 @functools.lru_cache(maxsize=None)
 def epoch_estimator(inst: SCOInstance, n: int, n_epochs: int, k: int, n_iter: int = 100):
-    """``fn(key, EpochParams) -> {excess, dist, gap_ok, max_gap_ratio}`` for Algorithm 2 on ``n`` fresh samples."""
+    """``fn(key, EpochParams) -> {excess, dist, gap_ok, max_gap_ratio}`` for Algorithm 2 on ``n`` fresh samples.
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        n: the sample size.
+        n_epochs: the number of epochs (static).
+        k: the phases per epoch (static).
+        n_iter: the solver iterations (static).
+
+    Returns:
+        The estimator ``fn(key, EpochParams)``.
+    """
     def fn(key, params: EpochParams):
         kd, ka = jax.random.split(key)
         data = inst.sample(kd, n)
@@ -63,7 +81,17 @@ def epoch_estimator(inst: SCOInstance, n: int, n_epochs: int, k: int, n_iter: in
 
 @functools.lru_cache(maxsize=None)
 def localization_estimator(inst: SCOInstance, n: int, k: int, n_iter: int = 100):
-    """``fn(key, LocalizationParams) -> metrics`` for Algorithm 1 alone (the worst-case baseline, G7)."""
+    """``fn(key, LocalizationParams) -> metrics`` for Algorithm 1 alone (the worst-case baseline, G7).
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        n: the sample size.
+        k: the number of phases (static).
+        n_iter: the solver iterations (static).
+
+    Returns:
+        The estimator ``fn(key, LocalizationParams)``.
+    """
     def fn(key, params: LocalizationParams):
         kd, ka = jax.random.split(key)
         data = inst.sample(kd, n)
@@ -79,6 +107,18 @@ def grad_inv_estimator(inst: SCOInstance, n: int, rho: float, M: int):
     """``fn(key, eps) -> {excess, erm_excess}``: grid gradient inverse sensitivity (Theorem 1).
 
     ``erm_excess = f_S(x̂) - f_S(x̂_S)`` uses the instance's closed-form empirical minimizer.
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        n: the sample size.
+        rho: the smoothing radius ρ.
+        M: the grid cells per axis.
+
+    Returns:
+        The estimator ``fn(key, eps)``.
+
+    Raises:
+        ValueError: the instance has no closed-form empirical minimizer.
     """
     if inst.empirical_minimizer is None:
         raise ValueError(f"{inst.name} has no closed-form empirical minimizer; use another instance for ERM excess")

@@ -1,7 +1,6 @@
 """κ-growth instances for private SCO: data generators, objectives, minimizers, exact excess loss.
 
-Source: Growth conditions for private optimization (docs/algorithms/growth.md) (GROWTH, Asi–Levy–Duchi 2021),
-Growth conditions for private optimization, Sec. 2, Thms 4-6; docs/algorithms/growth.md#setting, #instances. Every instance has domain ``X = B_2^d(0, R)``.
+Source: GROWTH (Asi–Levy–Duchi 2021), Sec. 2, Thms 4-6; docs/algorithms/growth.md#setting, #instances. Every instance has domain ``X = B_2^d(0, R)``.
 
 A sample is one row of a ``(n, m)`` float array. Each instance provides
 
@@ -39,7 +38,27 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class SCOInstance:
-    """A convex SCO problem with (λ, κ)-growth on ``X = B_2^d(0, R)`` (see module docstring)."""
+    """A convex SCO problem with (λ, κ)-growth on ``X = B_2^d(0, R)`` (see module docstring).
+
+    Attributes:
+        name: the instance's name.
+        d: the dimension.
+        m: the width of a sample row.
+        R: the radius of ``X``.
+        L: the Lipschitz constant on ``X``.
+        lam, kappa: the ``(λ, κ)`` of the growth condition.
+        smooth: the gradient-Lipschitz constant on ``X`` (``inf`` if none).
+        loss: ``loss(x, s) = F(x; s)``.
+        grad: ``grad(x, s)``, the minimum-norm subgradient of ``F(·; s)``.
+        grad_lr: ``grad_lr(x, s)``, the (left, right) derivatives (``d = 1`` only), or ``None``.
+        sample: ``sample(key, n)``, ``n`` i.i.d. rows from ``P``.
+        population_value: ``f(x)``.
+        excess: ``f(x) - f*`` in closed form.
+        xstar: the population minimizer ``x*``.
+        fstar: ``f*``.
+        empirical_minimizer: ``empirical_minimizer(data)`` where a closed form exists, else ``None``.
+        info: extra ``(name, value)`` pairs shown by ``repr``.
+    """
 
     name: str
     d: int
@@ -94,18 +113,47 @@ def _pow_norm_grad(v, kappa):
 
 
 def empirical_value(inst: SCOInstance, x, data):
-    """``f_S(x) = (1/n) Σ F(x; s_i)``."""
+    """``f_S(x) = (1/n) Σ F(x; s_i)``.
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        x: the point ``(d,)``.
+        data: the ``(n, m)`` dataset (one sample per row).
+
+    Returns:
+        ``f_S(x)``.
+    """
     return jnp.mean(jax.vmap(lambda s: inst.loss(x, s))(data))
 
 
 def empirical_grad(inst: SCOInstance, x, data):
-    """Mean of the per-sample minimum-norm subgradients at ``x``."""
+    """Mean of the per-sample minimum-norm subgradients at ``x``.
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        x: the point ``(d,)``.
+        data: the ``(n, m)`` dataset (one sample per row).
+
+    Returns:
+        The mean subgradient ``(d,)``.
+    """
     return jnp.mean(jax.vmap(lambda s: inst.grad(x, s))(data), axis=0)
 
 
 def growth_holds(inst: SCOInstance, xs, kappa: Optional[float] = None, lam: Optional[float] = None,
                  tol: float = 1e-12) -> np.ndarray:
-    """For each row of ``xs``: ``f(x) - f* >= (λ/κ)||x - x*||^κ - tol`` (population growth check)."""
+    """For each row of ``xs``: ``f(x) - f* >= (λ/κ)||x - x*||^κ - tol`` (population growth check).
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        xs: the ``(N, d)`` points.
+        kappa: the exponent κ (``None``: the instance's).
+        lam: the constant λ (``None``: the instance's).
+        tol: the relative tolerance.
+
+    Returns:
+        A boolean ``(N,)`` array.
+    """
     kappa = inst.kappa if kappa is None else kappa
     lam = inst.lam if lam is None else lam
     with jax.enable_x64():
@@ -129,6 +177,21 @@ def inst_kappa_linear(d: int, kappa: float, tau: float, *, a: float = 1.0, b: fl
     ``x* = -r* μ/||μ||`` with ``r* = (b||μ||/a)^{1/(κ-1)}`` (must be ``<= R``),
     ``f* = -(1 - 1/κ) a^{-1/(κ-1)} (b||μ||)^{κ/(κ-1)}``. For κ < 2 this family has no uniform κ-growth
     (GROWTH remark): use ``inst_kappa_1d_twopoint`` or ``inst_kappa_atom``.
+
+    Args:
+        d: the dimension.
+        kappa: the growth exponent κ >= 2.
+        tau: the bias τ of the sample distribution.
+        a: the weight of the ``||x||^κ`` term.
+        b: the weight of the linear term.
+        R: the radius of ``X``.
+        dist: ``"fixed"`` or ``"packing"``.
+
+    Returns:
+        The :class:`SCOInstance`.
+
+    Raises:
+        ValueError: invalid values, or ``r* > R``.
     """
     d = check_positive_int("d", d)
     check_in_range("kappa", kappa, 2.0, math.inf, hi_closed=False)
@@ -200,6 +263,17 @@ def inst_kappa_1d_twopoint(kappa: float, tau: float, sign: int = 1) -> SCOInstan
     ``d = 1``, ``X = [-1/2, 1/2]``, ``F(x; +1) = |x|``, ``F(x; -1) = |x - θ|``, ``θ = (κτ)^{1/(κ-1)}``,
     ``P(s = +1) = (1 + sign·τ)/2``. ``f_+`` is minimized at 0 and has ``(1, κ)``-growth (equality at θ);
     ``f_-`` is its mirror image, minimized at θ. ``L = 1``; excess is piecewise linear (exact).
+
+    Args:
+        kappa: the growth exponent κ in (1, 2].
+        tau: the bias τ of the sample distribution.
+        sign: the sign (±1) of the bias.
+
+    Returns:
+        The :class:`SCOInstance`.
+
+    Raises:
+        ValueError: invalid values, or ``θ > 1/2``.
     """
     check_in_range("kappa", kappa, 1.0, 2.0, lo_closed=False)
     check_in_range("tau", tau, 0.0, 1.0, lo_closed=False)
@@ -251,7 +325,15 @@ def inst_kappa_1d_twopoint(kappa: float, tau: float, sign: int = 1) -> SCOInstan
 
 
 def regression_constant(d: int, kappa: float) -> float:
-    """``c_{d,κ} = E|a_1|^κ`` for ``a ~ Unif(S^{d-1})`` = Γ(d/2)Γ((κ+1)/2) / (√π Γ((d+κ)/2))."""
+    """``c_{d,κ} = E|a_1|^κ`` for ``a ~ Unif(S^{d-1})`` = Γ(d/2)Γ((κ+1)/2) / (√π Γ((d+κ)/2)).
+
+    Args:
+        d: the dimension.
+        kappa: the exponent κ.
+
+    Returns:
+        ``c_{d,κ}``.
+    """
     return math.exp(math.lgamma(d / 2) + math.lgamma((kappa + 1) / 2) - 0.5 * math.log(math.pi)
                     - math.lgamma((d + kappa) / 2))
 
@@ -263,6 +345,17 @@ def inst_kappa_regression(d: int, kappa: float, *, R: float = 1.0) -> SCOInstanc
     ``a ~ Unif(S^{d-1})``, ``b = <a, x0>`` with ``x0 = (R/4)(1,…,1)/√d``. Exactly
     ``f(x) = c_{d,κ}||x - x0||^κ``: ``(κ c_{d,κ}, κ)``-growth, ``f* = 0``, ``L = κ(1.5R)^{κ-1}``, any κ > 1.
     A sample row is ``(a, b)`` (width ``d + 1``). The ERM minimizer is ``x0`` whenever the ``a_i`` span R^d.
+
+    Args:
+        d: the dimension.
+        kappa: the exponent κ > 1.
+        R: the radius of ``X``.
+
+    Returns:
+        The :class:`SCOInstance`.
+
+    Raises:
+        ValueError: invalid values.
     """
     d = check_positive_int("d", d)
     check_in_range("kappa", kappa, 1.0, math.inf, lo_closed=False, hi_closed=False)
@@ -303,11 +396,23 @@ def inst_kappa_regression(d: int, kappa: float, *, R: float = 1.0) -> SCOInstanc
 
 @functools.lru_cache(maxsize=None)
 def inst_kappa_atom(d: int, kappa: float, q: float = 0.5, *, R: float = 1.0) -> SCOInstance:
-    """Fixed instance with exact κ-growth, κ ∈ (1, 2] (Growth conditions for private optimization, Thms 4-6; docs/algorithms/growth.md#instances; PROPOSED).
+    """Fixed instance with exact κ-growth, κ ∈ (1, 2] (GROWTH Thms 4-6; docs/algorithms/growth.md#instances; PROPOSED).
 
     ``F(x; s) = (1/κ)||x - s||^κ``, ``s ~ q δ_0 + (1-q) Unif{±e_j}``. ``x* = 0``, ``(q, κ)``-growth,
     ``L = (R+1)^{κ-1}``, ``f(0) = (1-q)/κ``. The excess is evaluated without cancellation:
     ``f(x) - f(0) = (q/κ)||x||^κ + (1-q)/(2dκ) Σ_j [expm1((κ/2) log1p(||x||² ± 2x_j)) ...]``.
+
+    Args:
+        d: the dimension.
+        kappa: the growth exponent κ in (1, 2].
+        q: the mass of the atom at 0.
+        R: the radius of ``X``.
+
+    Returns:
+        The :class:`SCOInstance`.
+
+    Raises:
+        ValueError: invalid values.
     """
     d = check_positive_int("d", d)
     check_in_range("kappa", kappa, 1.0, math.inf, lo_closed=False, hi_closed=False)
@@ -354,8 +459,19 @@ def inst_sign_cube(d: int, tau: float = 0.2, *, D: float = 1.0) -> SCOInstance:
     """GROWTH Theorem 6 data (docs/algorithms/growth.md#instances): ``s ∈ {±1/√d}^d``, ``F(x; s) = -<x, s>`` on ``B_2^d(D)``.
 
     Coordinates independent with ``P(s_j = +1/√d) = (1+τ)/2``, so ``μ = τ/√d · 1``, ``x* = Dμ/||μ||``,
-    ``f* = -D||μ||``. No growth on its own (κ = ∞, λ = 0); with the Growth conditions for private optimization, Prop. 3; docs/algorithms/growth.md#growth-reduction regularization it yields
-    κ-growth ERM instances (``growth_reduction_erm``). ``L = 1``.
+    ``f* = -D||μ||``. No growth on its own (κ = ∞, λ = 0); with the regularization of GROWTH Prop. 3
+    (docs/algorithms/growth.md#growth-reduction) it yields κ-growth ERM instances (``growth_reduction_erm``). ``L = 1``.
+
+    Args:
+        d: the dimension.
+        tau: the bias τ of the sample distribution.
+        D: the radius of the ball.
+
+    Returns:
+        The :class:`SCOInstance`.
+
+    Raises:
+        ValueError: invalid values.
     """
     d = check_positive_int("d", d)
     check_in_range("tau", tau, 0.0, 1.0, lo_closed=False)

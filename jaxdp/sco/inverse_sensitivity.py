@@ -42,6 +42,13 @@ __all__ = ["GridInfo", "grad_inverse_sensitivity", "inverse_sensitivity", "grid_
 
 
 class GridInfo(NamedTuple):
+    """Diagnostics of a grid inverse-sensitivity draw (``sampler = "grid"``: an exact sample of the grid density).
+
+    Attributes:
+        logits: the ``(M,)`` or ``(M*M,)`` unnormalized log-density over the cells (``-inf`` outside ``X``).
+        cell: the int32 index of the drawn cell.
+        centers: the ``(cells, d)`` cell centres.
+    """
     logits: jax.Array   # (M,) or (M*M,) unnormalized log-density over the cells (-inf outside X)
     cell: jax.Array     # int32 index of the drawn cell
     centers: jax.Array  # (cells, d) cell centres
@@ -50,7 +57,16 @@ class GridInfo(NamedTuple):
 
 
 def grid_points(d: int, M: int, lo, hi):
-    """Cell centres of the regular ``M^d`` grid on ``[lo, hi]^d`` (row-major) and the cell width."""
+    """Cell centres of the regular ``M^d`` grid on ``[lo, hi]^d`` (row-major) and the cell width.
+
+    Args:
+        d: the dimension.
+        M: the cells per axis.
+        lo, hi: the bounds of the grid.
+
+    Returns:
+        ``(centres, width)``: the ``(M^d, d)`` cell centres and the cell width.
+    """
     h = (hi - lo) / M
     c = lo + (jnp.arange(M) + 0.5) * h
     if d == 1:
@@ -66,6 +82,16 @@ def subgrad_dist(inst: SCOInstance, data, xs, reg_grad=None, half_width=None):
     derivative of a convex function is monotone: ``max(0, f'_-(x - h/2), -f'_+(x + h/2))`` (so a kink
     inside a cell is found). ``d >= 2``: the norm of the averaged minimum-norm subgradients at ``x``.
     ``reg_grad(x) -> (d,)``: optional gradient of a smooth term added to ``f_S``.
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        data: the ``(n, m)`` dataset (one sample per row).
+        xs: the ``(N, d)`` points.
+        reg_grad: the gradient of a smooth term added to ``f_S`` (``None``: none).
+        half_width: ``h/2`` of the cells (1-D; ``None``: at the points).
+
+    Returns:
+        The ``(N,)`` distances.
     """
     if inst.d == 1 and inst.grad_lr is not None:
         hw = 0.0 if half_width is None else half_width
@@ -152,6 +178,20 @@ def grad_inverse_sensitivity(key: jax.Array, inst: SCOInstance, data, eps, *, rh
     ``rho`` (host float >= 0) sets the smoothing window ``w = floor(ρ/h)`` cells (``h = 2R/M``);
     ``eps`` may be traced (``inf``: the non-private limit, uniform over the cells of minimal length).
     Returns ``(x̂, GridInfo)``.
+
+    Args:
+        key: a typed PRNG key.
+        inst: the instance (:class:`SCOInstance`).
+        data: the ``(n, m)`` dataset (one sample per row).
+        eps: ε (may be traced; ``inf``: non-private).
+        rho: the smoothing radius ρ >= 0 (host float).
+        M: the grid cells per axis.
+
+    Returns:
+        ``(x̂, GridInfo)``.
+
+    Raises:
+        ValueError: ``d`` not 1 or 2, or an invalid ``rho``.
     """
     _check_grid(inst, M, eps)
     check_sco_data(inst, data, jnp.zeros(inst.d))
@@ -169,6 +209,19 @@ def inverse_sensitivity(key: jax.Array, inst: SCOInstance, data, eps, *, M: int 
     """Exact inverse-sensitivity mechanism in ``d = 1``: length ``ceil(n dist(0, ∂f_S(x))/(2L))``.
 
     Valid when the sample space allows subgradients ``±L`` at every ``x`` (e.g. ``inst_kappa_1d_twopoint``).
+
+    Args:
+        key: a typed PRNG key.
+        inst: the instance (:class:`SCOInstance`).
+        data: the ``(n, m)`` dataset (one sample per row).
+        eps: ε (may be traced).
+        M: the grid cells per axis.
+
+    Returns:
+        ``(x̂, GridInfo)``.
+
+    Raises:
+        ValueError: ``d != 1``.
     """
     _check_grid(inst, M, eps)
     if inst.d != 1:
@@ -190,6 +243,23 @@ def growth_reduction_erm(key: jax.Array, inst: SCOInstance, data, eps, *, kappa:
     ``(λ_j 2^{2-κ}, κ)``-growth), ``x_j = A(G_j, S; ε/k)`` with ``A`` = the grid gradient
     inverse-sensitivity mechanism (ε/k each; basic composition ⇒ ε-DP). ``x_0 = 0``. Returns
     ``(x_k, xs)`` with all iterates ``(k, d)``.
+
+    Args:
+        key: a typed PRNG key.
+        inst: the instance (:class:`SCOInstance`).
+        data: the ``(n, m)`` dataset (one sample per row).
+        eps: the total ε (ε/k per round).
+        kappa: the regularization exponent κ >= 2.
+        lam0: the first regularization λ_0.
+        k: the number of rounds.
+        M: the grid cells per axis.
+        w: the smoothing window in cells.
+
+    Returns:
+        ``(x_k, xs)``: the last iterate and the ``(k, d)`` iterates.
+
+    Raises:
+        ValueError: invalid ``kappa`` or ``w``.
     """
     _check_grid(inst, M, eps)
     k = check_positive_int("k", k)

@@ -54,7 +54,14 @@ __all__ = ["MALAISInfo", "grad_inverse_sensitivity_mala", "mala_is_logdensity", 
 
 
 class MALAISInfo(NamedTuple):
-    """Diagnostics of one MALA inverse-sensitivity draw (``sampler = "mala"``: not an exact sample)."""
+    """Diagnostics of one MALA inverse-sensitivity draw (``sampler = "mala"``: not an exact sample).
+
+    Attributes:
+        acceptance_rate: the mean Metropolis–Hastings acceptance probability over the steps.
+        accepted: the fraction of accepted proposals.
+        outside: the fraction of proposals outside ``X`` (rejected).
+        length: the relaxed length ``len^ρ_gr`` at the returned point.
+    """
 
     acceptance_rate: jax.Array   # mean MH acceptance probability over the steps
     accepted: jax.Array          # fraction of accepted proposals
@@ -141,16 +148,24 @@ def grad_inverse_sensitivity_mala(key: jax.Array, inst: SCOInstance, data, eps, 
                                   ) -> tuple[jax.Array, MALAISInfo]:
     """ρ-smooth gradient inverse sensitivity (GROWTH Theorem 1) sampled by MALA on ``X = B(0, R)``; any ``d``.
 
-    Args:
-      key: typed PRNG key (the chain's only randomness).
-      inst, data: the instance and an ``(n, m)`` dataset.
-      eps: ``ε > 0``, finite; may be traced (vmappable).
-      rho: host float ``>= 0``, the smoothing radius ``ρ`` (see ``plan_grad_inverse_sensitivity``).
-      n_steps: static chain length; step_size: ``h`` (may be traced; default ``mala_is_step``).
-      x0: data-independent start in ``X`` (default 0).
+    **Approximate sampling** (module docstring): ``sampler = "mala"``; the ε-DP guarantee of Theorem 1 assumes an
+    exact draw and is not certified for this output.
 
-    Returns ``(x̂, MALAISInfo)``. **Approximate sampling** (module docstring): ``sampler = "mala"``;
-    the ε-DP guarantee of Theorem 1 assumes an exact draw and is not certified for this output.
+    Args:
+        key: typed PRNG key (the chain's only randomness).
+        inst, data: the instance and an ``(n, m)`` dataset.
+        eps: ``ε > 0``, finite; may be traced (vmappable).
+        rho: host float ``>= 0``, the smoothing radius ``ρ`` (see ``plan_grad_inverse_sensitivity``).
+        n_steps: static chain length.
+        step_size: ``h`` (may be traced; default ``mala_is_step``).
+        x0: data-independent start in ``X`` (default 0).
+
+    Returns:
+        ``(x̂, MALAISInfo)``.
+
+    Raises:
+        TypeError: ``inst`` is not an :class:`SCOInstance`.
+        ValueError: invalid ``rho`` or ``x0``.
     """
     rho, n_steps = _check(inst, data, eps, rho, n_steps, step_size, x0)
     dt = jnp.result_type(float)

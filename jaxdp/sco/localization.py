@@ -1,8 +1,8 @@
 """GROWTH Algorithm 1 (``localization_sco``) and Algorithm 2 (``epoch_growth_sco``); docs/algorithms/growth.md#localization, #epoch-growth.
 
-Source: Growth conditions for private optimization (docs/algorithms/growth.md), Algorithm 1 (Propositions 1–2) and
-Algorithm 2 (Theorems 2–3). The seed lost the display equations; the reconstruction of Growth conditions for private optimization, Alg. 1; docs/algorithms/growth.md#localization
-is implemented, and its notes are kept here next to the code.
+Source: GROWTH Algorithm 1 (Propositions 1–2) and Algorithm 2 (Theorems 2–3). Their display equations are
+RECONSTRUCTED (docs/algorithms/growth.md#localization); the reconstruction is implemented, and its notes are kept
+here next to the code.
 
 Algorithm 1 (localization; Feldman–Koren–Talwar phased ERM with equal blocks)::
 
@@ -16,7 +16,7 @@ Algorithm 1 (localization; Feldman–Koren–Talwar phased ERM with equal blocks
         x_i = P_X(x̂_i + ζ_i)                        # PROPOSED projection (post-processing) keeps X_{i+1} non-empty
     return x_k
 
-Why this reconstruction (Growth conditions for private optimization, Alg. 1; docs/algorithms/growth.md#localization): the text's ``||x̂_i - x_i*|| <= sqrt(2Δ/λ_i)`` with
+Why this reconstruction (GROWTH Alg. 1; docs/algorithms/growth.md#localization): the text's ``||x̂_i - x_i*|| <= sqrt(2Δ/λ_i)`` with
 ``λ_i = 1/(η_i n_0)`` says ``F_i`` is λ_i-strongly convex, i.e. the quadratic term above. Then the
 exact minimizer has ℓ2-sensitivity ``2L/(λ_i b) = 2Lη_i``; the Gaussian σ ``4Lη_i sqrt(log 1/δ)/ε`` is
 the (CORRECTED) Lemma 2.3 calibration ``2Δ sqrt(log)/ε`` with ``Δ = 2Lη_i``, and the Laplace scale
@@ -50,7 +50,7 @@ Algorithm 2 (epochs; needs only a lower bound ``κ_low <= κ``)::
         x_{i+1} = Algorithm 1(S_i, X_i, η_i, x_i, ε, δ)
     return x_T
 
-Noise is drawn with Team MECH's ``jaxdp.mechanisms.laplace_mech`` / ``gaussian_mech``. Both noise
+Noise is drawn with ``jaxdp.mechanisms.laplace_mech`` / ``gaussian_mech``. Both noise
 vectors are drawn every phase (fixed key splits) and the one for the run's δ is selected with ``where``.
 All shapes (``k``, ``T``, block sizes, solver iterations) are static; ``η, ε, δ`` are traced, so the
 estimators vmap over seeds and over parameter grids. Run under ``jax.enable_x64()`` (see ``run_sco``).
@@ -76,7 +76,15 @@ __all__ = [
 
 
 class LocalizationParams(NamedTuple):
-    """Traced parameters of Algorithm 1 (scalars)."""
+    """Traced parameters of Algorithm 1 (scalars).
+
+    Attributes:
+        eta: the base step η > 0.
+        eps: ε (``inf``: non-private).
+        delta: δ (0: Laplace, pure DP; > 0: Gaussian).
+        gauss_mult: the Gaussian ``σ_i = gauss_mult · (2 L η_i)`` (0 when ε = inf).
+        phase_offset: ``η_i = η 16^{-(i-1+offset)}``: 1 (paper) or 0 (rate).
+    """
 
     eta: jax.Array           # base step η (> 0)
     eps: jax.Array           # ε (inf = non-private)
@@ -86,7 +94,15 @@ class LocalizationParams(NamedTuple):
 
 
 class EpochParams(NamedTuple):
-    """Traced parameters of Algorithm 2 (scalars); noise as in :class:`LocalizationParams`."""
+    """Traced parameters of Algorithm 2 (scalars); noise as in :class:`LocalizationParams`.
+
+    Attributes:
+        eta0: the base step of the first epoch.
+        eps: ε (``inf``: non-private).
+        delta: δ (0: Laplace, pure DP; > 0: Gaussian).
+        gauss_mult: the Gaussian multiplier (0 when ε = inf).
+        phase_offset: the phase offset of the steps (1: paper, 0: rate).
+    """
 
     eta0: jax.Array
     eps: jax.Array
@@ -96,13 +112,32 @@ class EpochParams(NamedTuple):
 
 
 def localization_phases(n: int) -> int:
-    """``k = ceil(log n)`` (natural log; GROWTH Alg. 1 line 1, INTERPRETATION), at least 1."""
+    """``k = ceil(log n)`` (natural log; GROWTH Alg. 1 line 1, INTERPRETATION), at least 1.
+
+    Args:
+        n: the sample size.
+
+    Returns:
+        ``k``.
+    """
     n = check_positive_int("n", n)
     return max(1, math.ceil(math.log(n)))
 
 
 def growth_epochs(n: int, kappa_low: float, mode: str = "paper") -> int:
-    """Number of epochs of Algorithm 2: ``ceil(2 log n/(κ_low - 1))`` (Thms 2–3) or ``ceil(log n/(κ_low - 1))`` (rate)."""
+    """Number of epochs of Algorithm 2: ``ceil(2 log n/(κ_low - 1))`` (Thms 2–3) or ``ceil(log n/(κ_low - 1))`` (rate).
+
+    Args:
+        n: the sample size.
+        kappa_low: the lower bound on κ (> 1).
+        mode: ``"paper"`` or ``"rate"``.
+
+    Returns:
+        The number of epochs.
+
+    Raises:
+        ValueError: ``kappa_low <= 1``.
+    """
     n = check_positive_int("n", n, minimum=2)
     if not (isinstance(kappa_low, (int, float, np.floating, np.integer)) and math.isfinite(kappa_low)
             and kappa_low > 1):
@@ -112,7 +147,19 @@ def growth_epochs(n: int, kappa_low: float, mode: str = "paper") -> int:
 
 
 def check_sco_data(inst: SCOInstance, data, x0, *, min_rows: int = 1, what: str = "") -> None:
-    """Host checks: ``data`` is ``(n, inst.m)`` with ``n >= min_rows``; ``x0`` is ``(d,)`` inside X."""
+    """Host checks: ``data`` is ``(n, inst.m)`` with ``n >= min_rows``; ``x0`` is ``(d,)`` inside X.
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        data: the ``(n, m)`` dataset (one sample per row).
+        x0: the starting point.
+        min_rows: the fewest rows allowed.
+        what: text added to the error message.
+
+    Raises:
+        TypeError: ``inst`` is not an :class:`SCOInstance`.
+        ValueError: wrong shapes, too few rows, or ``x0`` outside ``X``.
+    """
     if not isinstance(inst, SCOInstance):
         raise TypeError(f"inst must be an SCOInstance (jaxdp.sco.inst_*), got {type(inst).__name__}")
     s = np.shape(data)
@@ -148,6 +195,13 @@ def accuracy_floor(inst: SCOInstance, dtype) -> float:
     ``2(2Lη_i + floor)`` where it was ``4Lη_i``; the ledger's noise multipliers are unchanged). The floor
     changes the noise by a relative ``floor/(2Lη_i)``: at most ``1e-11`` wherever ``Lη_i >= 1e-4`` (float64,
     ``R√d`` of order 1); it matters only in phases whose noise is far below the excess anyway.
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        dtype: the floating-point type of the iterates.
+
+    Returns:
+        The floor.
     """
     return 8.0 * float(jnp.finfo(dtype).eps) * float(inst.R) * math.sqrt(inst.d)
 
@@ -275,6 +329,20 @@ def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochP
     Returns ``(x_T, info)``; ``info`` arrays have leading axes ``(T, k)`` (``x_end``: ``(T, d)``, each epoch's
     output). As in :func:`localization_sco`, a phase whose solver missed its certified gap makes the run refuse:
     ``x_T`` is NaN, and so is ``x_end`` from that epoch on; ``info['certified']`` is ``all(info['gap_ok'])``.
+
+    Args:
+        key: a typed PRNG key.
+        inst: the instance (:class:`SCOInstance`).
+        data: the ``(n, m)`` dataset (one sample per row).
+        x0: the starting point in ``X``.
+        params: :class:`EpochParams`.
+        n_epochs: the number of epochs ``T`` (static).
+        k: the phases per epoch (static).
+        n_iter: the solver iterations per round (static).
+        max_solver_rounds: the most solver reruns per phase until its gap is certified.
+
+    Returns:
+        ``(x_T, info)`` (see above).
     """
     n_epochs = check_positive_int("n_epochs", n_epochs)
     k = check_positive_int("k", k)

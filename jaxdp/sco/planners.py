@@ -1,4 +1,4 @@
-"""Planners for GROWTH (Growth conditions for private optimization): theorem settings -> parameters + ledger.
+"""Planners for GROWTH: theorem settings -> parameters + ledger.
 
 For SCO the CLI's ``T`` is read as the sample size ``n`` when ``n`` is not given.
 
@@ -61,7 +61,21 @@ def _common(eps, delta, d, n, T, L, D, mode, modes):
 
 
 def sco_step(n: int, d: int, eps: float, delta: float, L: float, D: float, beta: float, mode: str) -> float:
-    """The step η of Propositions 1–2 / Algorithm 2 lines 3–5 (``mode="rate"``: logs dropped)."""
+    """The step η of Propositions 1–2 / Algorithm 2 lines 3–5 (``mode="rate"``: logs dropped).
+
+    Args:
+        n: the sample size.
+        d: the dimension.
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+        L: the Lipschitz constant.
+        D: the diameter of ``X`` (``2R``).
+        beta: the failure probability β.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+
+    Returns:
+        η.
+    """
     if mode == "rate":
         stat = 1.0 / math.sqrt(n)
         priv = eps / d if delta == 0 else eps / math.sqrt(d * math.log(1.0 / delta))
@@ -89,6 +103,17 @@ def gauss_mult_for(eps: float, delta: float, mode: str) -> tuple[float, float]:
     ``certified``: the smallest multiplier whose release (sensitivity ``4Lη_i``, i.e. noise multiplier
     ``gauss_mult/2``) the accountant certifies at ``(eps, delta)``; otherwise the paper's
     ``2 sqrt(log(1/δ))/ε``. The certified ε is the accountant's.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+
+    Returns:
+        ``(gauss_mult, certified ε)``.
+
+    Raises:
+        ValueError: ``certified`` and the request cannot be certified.
     """
     if delta == 0:
         return 0.0, eps
@@ -131,7 +156,25 @@ _GAP_COND = ("a value is released only if every phase's solver gap <= (L eta_i +
 def plan_localization_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = None, d: int = 1,
                           n: Optional[int] = None, L: float = 1.0, D: float = 2.0, beta: Optional[float] = None,
                           mode: str = "paper") -> Plan:
-    """Parameters of ``localization_sco`` on ``n`` samples (Propositions 1–2)."""
+    """Parameters of ``localization_sco`` on ``n`` samples (Propositions 1–2).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+        T: accepted as an alias of ``n`` when ``n`` is not given.
+        d: the dimension.
+        n: the sample size.
+        L: the Lipschitz constant.
+        D: the diameter of ``X`` (``2R``).
+        beta: the failure probability β (``None``: ``1/(n + d)``).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` for :class:`LocalizationParams`.
+
+    Raises:
+        ValueError: invalid values, or the request cannot be certified (``certified``).
+    """
     eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
     beta = 1.0 / (n + d) if beta is None else float(beta)
     k = localization_phases(n)
@@ -150,7 +193,26 @@ def plan_localization_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = 
 def plan_epoch_growth_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = None, d: int = 1,
                           n: Optional[int] = None, kappa_low: float = 1.5, L: float = 1.0, D: float = 2.0,
                           beta: Optional[float] = None, mode: str = "paper") -> Plan:
-    """Parameters of ``epoch_growth_sco`` given only a lower bound ``kappa_low > 1`` on the growth (Thms 2–3)."""
+    """Parameters of ``epoch_growth_sco`` given only a lower bound ``kappa_low > 1`` on the growth (Thms 2–3).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+        T: accepted as an alias of ``n`` when ``n`` is not given.
+        d: the dimension.
+        n: the sample size.
+        kappa_low: the lower bound on κ (> 1).
+        L: the Lipschitz constant.
+        D: the diameter of ``X`` (``2R``).
+        beta: the failure probability β (``None``: ``1/(n + d)``).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` for :class:`EpochParams`.
+
+    Raises:
+        ValueError: invalid values, or fewer samples than phases.
+    """
     eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
     n_epochs = growth_epochs(n, kappa_low, "rate" if mode == "rate" else "paper")
     n0 = n // n_epochs
@@ -178,7 +240,19 @@ def plan_epoch_growth_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = 
 
 
 def theorem1_rho(n: int, d: int, eps: float, L: float, lam: float, kappa: float) -> float:
-    """Theorem 1's printed ``ρ = (L/λ)^{1/(κ-1)} (d/(nε))^{κ/(κ-1)}``."""
+    """Theorem 1's printed ``ρ = (L/λ)^{1/(κ-1)} (d/(nε))^{κ/(κ-1)}``.
+
+    Args:
+        n: the sample size.
+        d: the dimension.
+        eps: the privacy parameter ε.
+        L: the Lipschitz constant.
+        lam: the growth constant λ.
+        kappa: the growth exponent κ.
+
+    Returns:
+        ρ.
+    """
     return (L / lam) ** (1.0 / (kappa - 1.0)) * (d / (n * eps)) ** (kappa / (kappa - 1.0))
 
 
@@ -188,7 +262,28 @@ def plan_grad_inverse_sensitivity(*, eps: float, delta: float = 0.0, T: Optional
                                   kappa: float = 2.0, rho_rule: str = "theorem", M: int = 1024,
                                   mode: str = "paper") -> Plan:
     """``ρ`` from Theorem 1 (``rho_rule="theorem"``, needs κ, λ) or ``ρ = 1/n²`` (``"agnostic"``); pure ε-DP
-    (``delta_certified = 0`` whatever ``delta`` is requested)."""
+    (``delta_certified = 0`` whatever ``delta`` is requested).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: ignored (pure DP).
+        T: accepted as an alias of ``n`` when ``n`` is not given.
+        d: the dimension.
+        n: the sample size.
+        L: the Lipschitz constant.
+        D: the diameter of ``X`` (``2R``).
+        lam: the growth constant λ.
+        kappa: the growth exponent κ > 1.
+        rho_rule: ``"theorem"`` or ``"agnostic"``.
+        M: the grid cells per axis.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid values (``eps`` must be finite).
+    """
     eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
     check_choice("rho_rule", rho_rule, ("theorem", "agnostic"))
     if math.isinf(eps):
@@ -231,6 +326,21 @@ def reduction_schedule(n: int, d: int, eps: float, L: float, D: float, kappa: fl
     ``k``: paper — the printed smallest integer ``k >= log[κ^{1/(κ-1)} L^{κ/(κ-1)} / (2^{2κ-3} Δ(ε/k))]``
     (natural log; a fixed point since Δ depends on ``k``); rate — ``ceil(κ log2(LD/E))``, the number of
     doublings after which the last domain radius ``(L/λ_k)^{1/(κ-1)}`` is ``<= E/L``.
+
+    Args:
+        n: the sample size.
+        d: the dimension.
+        eps: the privacy parameter ε.
+        L: the Lipschitz constant.
+        D: the diameter of ``X`` (``2R``).
+        kappa: the growth exponent κ.
+        beta: the failure probability β.
+        mode: ``"paper"`` or ``"rate"``.
+        lam0: a given λ_0 (``None``: computed).
+        k: a given ``k`` (``None``: computed).
+
+    Returns:
+        ``(λ_0, k, Δ, target)``.
     """
     def lam0_for(kk):
         eps_j = eps / kk
@@ -276,6 +386,27 @@ def plan_growth_reduction_erm(*, eps: float, delta: float = 0.0, T: Optional[int
     ``(ε, 0)`` — in every mode, since only ``λ_0`` and ``k`` (utility) change between modes. The
     certificate needs the grid sampler (``d <= 2``; condition). ``D`` is the diameter of ``X`` (``2R``).
     Utility constants are RECONSTRUCTED; see ``reduction_schedule``. ``delta_certified = 0``.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: unused (pure DP).
+        T: accepted as an alias of ``n`` when ``n`` is not given.
+        d: the dimension.
+        n: the sample size.
+        kappa: the regularization exponent κ >= 2.
+        L: the Lipschitz constant.
+        D: the diameter of ``X`` (``2R``).
+        lam0: the first regularization λ_0 (``None``: from :func:`reduction_schedule`).
+        k: the number of rounds (``None``: from :func:`reduction_schedule`).
+        beta: the failure probability β.
+        M: the grid cells per axis.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid values (``eps`` must be finite).
     """
     eps, delta, d, n = _common(eps, delta, d, n, T, L, D, mode, ("paper", "certified", "rate"))
     if math.isinf(eps):

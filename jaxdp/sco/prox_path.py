@@ -1,6 +1,6 @@
 """The deterministic proximal path of GROWTH Algorithm 2 on 1-D noiseless κ-regression (NumPy, float64).
 
-Growth conditions for private optimization, Algorithm 2 (Theorems 2–3); docs/algorithms/growth.md#g1-prox-path.
+GROWTH Algorithm 2 (Theorems 2–3); docs/algorithms/growth.md#g1-prox-path.
 
 In one dimension the noiseless regression instance (:func:`jaxdp.sco.inst_kappa_regression` with ``d = 1``)
 has ``a = ±1`` and ``b = a x*``, so every sample's loss is ``|x - x*|^κ``: every block's empirical risk *is*
@@ -36,6 +36,16 @@ def prox_step_1d(x_prev: float, t: float, kappa: float, x_star: float, *, iters:
     """``argmin_x |x - x*|^κ + (x - x_prev)²/(2t)`` by bisection on the derivative (float64).
 
     The minimizer lies between ``x_prev`` and ``x*``; 200 halvings reach the float64 resolution.
+
+    Args:
+        x_prev: the previous point.
+        t: the proximal time.
+        kappa: the exponent κ.
+        x_star: the minimizer ``x*``.
+        iters: the bisection steps.
+
+    Returns:
+        The minimizer.
     """
     check_finite_scalar("x_prev", x_prev)
     check_finite_scalar("x_star", x_star)
@@ -63,6 +73,21 @@ def epoch_prox_path_1d(n: int, kappa: float, *, kappa_low: float = 1.5, R: float
     ``η_0``). Returns ``excess = |x_T - x*|^κ``, the final ``x``, the iterate after each epoch
     (``x_end``, shape ``(T,)``) and after each phase (``x_phase``, ``(T, k)``), the total proximal time
     ``t_total = Σ η_{ij} b``, and the plan's ``n_epochs``, ``k``, ``n0``, ``eta0``.
+
+    Args:
+        n: the sample size.
+        kappa: the exponent κ > 1 of the instance.
+        kappa_low: the planner's lower bound on κ.
+        R: the radius of ``X``.
+        mode: the planner mode.
+        eta_mult: the factor on ``η_0``.
+        L: the Lipschitz constant the step is computed from (``None``: the instance's).
+
+    Returns:
+        A dict (see above).
+
+    Raises:
+        ValueError: invalid values.
     """
     n = check_positive_int("n", n, minimum=2)
     check_positive("eta_mult", eta_mult)
