@@ -36,7 +36,7 @@ PACKAGES = (
 DONE_PACKAGES = ("jaxdp", "jaxdp.core", "jaxdp.data", "jaxdp.testing", "jaxdp.registry", "jaxdp.accounting",
                  "jaxdp.mechanisms", "jaxdp.samplers", "jaxdp.experts", "jaxdp.lazy",
                  "jaxdp.realizable", "jaxdp.label_dp", "jaxdp.oco",
-                 "jaxdp.sco")
+                 "jaxdp.sco", "jaxdp.bandits")
 
 SECTION = re.compile(r"^(\s*)([A-Z][A-Za-z ]*):\s*$")
 ARG_SECTIONS = {"Args", "Arguments", "Parameters", "Attributes"}

@@ -64,7 +64,18 @@ def _thresholds(means: jax.Array, bits: int) -> jax.Array:
 
 
 def quantized_means(means: Any, coupling: str = "independent") -> Any:
-    """The exact reward means of the law :func:`bernoulli_arms` draws (``round(2^b mu) / 2^b``, ``b = 16`` or 24)."""
+    """The exact reward means of the law :func:`bernoulli_arms` draws (``round(2^b mu) / 2^b``, ``b = 16`` or 24).
+
+    Args:
+        means: the requested reward means.
+        coupling: ``"independent"`` or ``"common"``.
+
+    Returns:
+        The quantized means (same shape).
+
+    Raises:
+        ValueError: an unknown ``coupling``.
+    """
     import numpy as np
 
     b = 16 if check_choice("coupling", coupling, COUPLINGS) == "independent" else 24
@@ -92,7 +103,11 @@ class _BernoulliArmsParams(NamedTuple):
 
 
 class BernoulliArmsParams(_BernoulliArmsParams):
-    """``means``: the ``(K,)`` reward means, each in ``[0, 1]`` (checked on the host)."""
+    """``means``: the ``(K,)`` reward means, each in ``[0, 1]`` (checked on the host).
+
+    Attributes:
+        means: the ``(K,)`` reward means in ``[0, 1]``.
+    """
 
     __slots__ = ()
 
@@ -113,6 +128,16 @@ def bernoulli_arms(K: int, coupling: str = "independent") -> Adversary:
 
         adv = bernoulli_arms(9)
         ap = BernoulliArmsParams(means=jnp.linspace(0.1, 0.9, 9))
+
+    Args:
+        K: the number of arms (static).
+        coupling: ``"independent"`` or ``"common"`` (static).
+
+    Returns:
+        The :class:`jaxdp.Adversary`.
+
+    Raises:
+        ValueError: an unknown ``coupling``.
     """
     K = check_positive_int("K", K)
     coupling = check_choice("coupling", coupling, COUPLINGS)
@@ -138,7 +163,13 @@ class _SwitchingArmsParams(NamedTuple):
 
 
 class SwitchingArmsParams(_SwitchingArmsParams):
-    """``means_a``, ``means_b`` in ``[0, 1]``, ``switch >= 0`` (checked on the host)."""
+    """``means_a``, ``means_b`` in ``[0, 1]``, ``switch >= 0`` (checked on the host).
+
+    Attributes:
+        means_a: the ``(K,)`` reward means before round ``switch``.
+        means_b: the ``(K,)`` reward means from round ``switch`` on.
+        switch: the first round (0-indexed, int32) of the second phase.
+    """
 
     __slots__ = ()
 
@@ -163,6 +194,12 @@ def switching_arms(K: int) -> Adversary:
     end below the best fixed arm (negative regret); EXP3's regret is ``O(sqrt(TK ln K))`` on any
     oblivious sequence
     (docs/algorithms/bandits.md#environments).
+
+    Args:
+        K: the number of arms (static).
+
+    Returns:
+        The :class:`jaxdp.Adversary`.
     """
     K = check_positive_int("K", K)
 
@@ -186,7 +223,14 @@ def as_bandit(adversary: Adversary) -> Adversary:
     """An experts adversary (``(K,)`` loss vectors) as a bandit environment whose means are its losses.
 
     For such a sequence, fixed in advance, the pseudo-regret of :func:`bandit_problem` equals the
-    realized regret."""
+    realized regret.
+
+    Args:
+        adversary: an experts adversary (``(K,)`` loss vectors).
+
+    Returns:
+        The bandit :class:`jaxdp.Adversary`.
+    """
     if not isinstance(adversary, Adversary):
         raise TypeError(f"adversary must be a jaxdp Adversary, got {type(adversary).__name__}")
 

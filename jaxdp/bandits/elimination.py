@@ -52,6 +52,18 @@ __all__ = ["DPSEState", "DPSEParams", "dp_se", "dp_se_epoch_length"]
 
 
 class DPSEState(NamedTuple):
+    """State of :func:`dp_se`.
+
+    Attributes:
+        x: the arm played this round (int32).
+        active: the ``(K,)`` bool mask of the arms not eliminated.
+        e: the current epoch (int32, from 1).
+        R: the pulls per active arm in this epoch (float, integral).
+        cnt: the ``(K,)`` pulls in this epoch.
+        sums: the ``(K,)`` reward sums in this epoch (private data: never released).
+        noisy: the ``(K,)`` released noisy means (set when an arm completes its ``R`` pulls).
+        prio: the ``(K,)`` random order of the round robin (drawn at init).
+    """
     x: jax.Array        # int32: the arm played this round
     active: jax.Array   # (K,) bool: arms not eliminated
     e: jax.Array        # int32: the current epoch (from 1)
@@ -68,7 +80,12 @@ class _DPSEParams(NamedTuple):
 
 
 class DPSEParams(_DPSEParams):
-    """``eps > 0`` (``inf``: no noise), ``beta`` in ``(0, 1)`` (``jaxdp plan dp-se``: ``beta = 1/T``)."""
+    """``eps > 0`` (``inf``: no noise), ``beta`` in ``(0, 1)`` (``jaxdp plan dp-se``: ``beta = 1/T``).
+
+    Attributes:
+        eps: the privacy level ε.
+        beta: the failure probability of the confidence event.
+    """
 
     __slots__ = ()
 
@@ -86,14 +103,31 @@ def _epoch_length(xp, e, n_active, eps, beta):
 
 
 def dp_se_epoch_length(e, n_active, eps, beta):
-    r"""``R_e`` of the module docstring, on the host (NumPy float64; ``e >= 1``)."""
+    r"""``R_e`` of the module docstring, on the host (NumPy float64; ``e >= 1``).
+
+    Args:
+        e: the epoch (>= 1).
+        n_active: the number of active arms.
+        eps: the privacy level ε.
+        beta: the failure probability β.
+
+    Returns:
+        ``R_e`` (float64).
+    """
     return _epoch_length(np, np.asarray(e, np.float64), np.asarray(n_active, np.float64), np.asarray(eps, np.float64),
                          np.asarray(beta, np.float64))
 
 
 @functools.lru_cache(maxsize=None)
 def dp_se(K: int) -> Learner:
-    """DP-SE over ``K`` arms (module docstring). Params: :class:`DPSEParams` ``(eps, beta)``."""
+    """DP-SE over ``K`` arms (module docstring). Params: :class:`DPSEParams` ``(eps, beta)``.
+
+    Args:
+        K: the number of arms (static).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+    """
     K = check_positive_int("K", K)
     f = fdt()
     arms = jnp.arange(K)

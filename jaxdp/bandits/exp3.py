@@ -80,6 +80,15 @@ def _normalized(logw):
 
 
 class Exp3State(NamedTuple):
+    """State of :func:`exp3`.
+
+    Attributes:
+        x: the arm played this round (int32).
+        n: the rounds observed so far (int32).
+        logw: the ``(K,)`` log-weights (max 0).
+        p: the ``(K,)`` distribution of the next draw.
+        perm: the ``(K,)`` int32 initial exploration order.
+    """
     x: jax.Array      # int32: the arm played this round
     n: jax.Array      # int32: rounds observed so far
     logw: jax.Array   # (K,) log-weights, max 0
@@ -94,7 +103,13 @@ class _Exp3Params(NamedTuple):
 
 
 class Exp3Params(_Exp3Params):
-    """``gamma`` in ``(0, 1]``, ``eta > 0``, ``explore_first`` in ``{0, 1}`` (checked on the host)."""
+    """``gamma`` in ``(0, 1]``, ``eta > 0``, ``explore_first`` in ``{0, 1}`` (checked on the host).
+
+    Attributes:
+        gamma: the uniform mixing.
+        eta: the learning rate on the importance-weighted gains (Auer et al.: ``gamma / K``).
+        explore_first: 1: the first ``K`` rounds play a random permutation (SMPyBandits); 0: draw from ``p``.
+    """
 
     __slots__ = ()
 
@@ -109,7 +124,14 @@ class Exp3Params(_Exp3Params):
 def exp3(K: int) -> Learner:
     """EXP3 over ``K`` arms (module docstring). Params: :class:`Exp3Params` ``(gamma, eta, explore_first)``.
 
-    ``Exp3Params(gamma=g, eta=g / K)`` is SMPyBandits' ``Exp3(K, gamma=g)`` (unbiased estimates)."""
+    ``Exp3Params(gamma=g, eta=g / K)`` is SMPyBandits' ``Exp3(K, gamma=g)`` (unbiased estimates).
+
+    Args:
+        K: the number of arms (static).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+    """
     K = check_positive_int("K", K)
 
     def init(key, params):
@@ -136,6 +158,13 @@ def exp3(K: int) -> Learner:
 
 
 class Exp3IXState(NamedTuple):
+    """State of :func:`exp3_ix`.
+
+    Attributes:
+        x: the arm played this round (int32).
+        logw: the ``(K,)`` ``-eta`` times the cumulative loss estimates, shifted to max 0.
+        p: the ``(K,)`` distribution of the next draw.
+    """
     x: jax.Array      # int32: the arm played this round
     logw: jax.Array   # (K,) -eta * (cumulative loss estimates), shifted to max 0
     p: jax.Array      # (K,) the distribution of the next draw
@@ -147,7 +176,12 @@ class _Exp3IXParams(NamedTuple):
 
 
 class Exp3IXParams(_Exp3IXParams):
-    """``eta > 0``, ``gamma >= 0`` (checked on the host)."""
+    """``eta > 0``, ``gamma >= 0`` (checked on the host).
+
+    Attributes:
+        eta: the learning rate.
+        gamma: the implicit exploration (Neu: ``eta / 2``).
+    """
 
     __slots__ = ()
 
@@ -159,7 +193,14 @@ class Exp3IXParams(_Exp3IXParams):
 
 @functools.lru_cache(maxsize=None)
 def exp3_ix(K: int) -> Learner:
-    """EXP3-IX over ``K`` arms (module docstring). Params: :class:`Exp3IXParams` ``(eta, gamma)``."""
+    """EXP3-IX over ``K`` arms (module docstring). Params: :class:`Exp3IXParams` ``(eta, gamma)``.
+
+    Args:
+        K: the number of arms (static).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+    """
     K = check_positive_int("K", K)
 
     def init(key, params):
@@ -178,6 +219,15 @@ def exp3_ix(K: int) -> Learner:
 
 
 class DPExp3State(NamedTuple):
+    """State of :func:`dp_exp3`.
+
+    Attributes:
+        x: the arm played in the current block (int32).
+        logw: the ``(K,)`` ``-eta`` times the cumulative loss estimates, shifted to max 0.
+        p: the ``(K,)`` distribution ``x`` was drawn from.
+        j: the rounds of the current block observed so far (int32).
+        acc: the current block's loss sum (private data: never released).
+    """
     x: jax.Array      # int32: the arm played in the current block
     logw: jax.Array   # (K,) -eta * (cumulative loss estimates), shifted to max 0
     p: jax.Array      # (K,) the distribution x was drawn from
@@ -194,7 +244,15 @@ class _DPExp3Params(NamedTuple):
 
 
 class DPExp3Params(_DPExp3Params):
-    """``eta > 0``, ``gamma`` in ``[0, 1)``, ``b >= 0``, ``B >= 0``, ``tau >= 1`` (``jaxdp plan dp-exp3``)."""
+    """``eta > 0``, ``gamma`` in ``[0, 1)``, ``b >= 0``, ``B >= 0``, ``tau >= 1`` (``jaxdp plan dp-exp3``).
+
+    Attributes:
+        eta: the learning rate.
+        gamma: the uniform mixing.
+        b: the Laplace scale of the block average (``1/(ε tau)``).
+        B: the clip range: noisy averages are clipped to ``[-B, 1 + B]``.
+        tau: the block length (int32; 1: DP-EXP3-Lap).
+    """
 
     __slots__ = ()
 
@@ -212,7 +270,14 @@ def dp_exp3(K: int) -> Learner:
     """Private EXP3 over ``K`` arms, blocks of ``tau`` rounds (module docstring). Params: :class:`DPExp3Params`.
 
     The arm changes only at block ends (at most ``T/tau`` switches). Per round: one Laplace draw and
-    one uniform (used at block ends)."""
+    one uniform (used at block ends).
+
+    Args:
+        K: the number of arms (static).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+    """
     K = check_positive_int("K", K)
 
     def init(key, params):

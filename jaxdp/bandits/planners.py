@@ -72,7 +72,21 @@ def _parallel_laplace(noise_multiplier: float, item: str, parts: str) -> LG.Ledg
 @register_planner("dp-ucb-tree", "DP-UCB with per-arm binary-tree Laplace counters (Tossou-Dimitrakakis 2016): node scale b")
 def plan_dp_ucb_tree(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optional[int] = None,
                      mode: str = "paper") -> Plan:
-    """Node scale ``b`` of :func:`jaxdp.bandits.dp_ucb_tree` for ``K = d`` arms and horizons ``T_max = T`` (module docstring)."""
+    """Node scale ``b`` of :func:`jaxdp.bandits.dp_ucb_tree` for ``K = d`` arms and horizons ``T_max = T`` (module docstring).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (``certified`` with ``delta > 0``: the node scale the accountant certifies).
+        T: the horizon.
+        d: the number of arms ``K`` (``None``: 2).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     e, dl, T, K, mode = _common(eps, delta, T, d, mode, ("paper", "certified", "rate"))
     H = tree_depth(T)
     eps0, budget, notes = e / H, 0.0, []
@@ -94,7 +108,22 @@ def plan_dp_ucb_tree(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Opt
 @register_planner("dp-se", "DP-SE (Sajed-Sheffet 2019): private successive elimination, Laplace on fresh epoch means")
 def plan_dp_se(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optional[int] = None,
                mode: str = "paper", beta: Optional[float] = None) -> Plan:
-    """``(eps, beta = 1/T)`` of :func:`jaxdp.bandits.dp_se` (module docstring)."""
+    """``(eps, beta = 1/T)`` of :func:`jaxdp.bandits.dp_se` (module docstring).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (unused: the ledger is pure DP).
+        T: the horizon.
+        d: the number of arms ``K`` (``None``: 2).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+        beta: the failure probability (``None``: ``1/T``).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     e, dl, T, K, mode = _common(eps, delta, T, d, mode, ("paper", "certified", "rate"))
     beta = 1.0 / T if beta is None else float(beta)
     if not 0 < beta < 1:
@@ -113,7 +142,22 @@ def plan_dp_se(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optional[
 def plan_dp_exp3(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optional[int] = None, mode: str = "paper",
                  tau: Any = 1) -> Plan:
     """``(eta, gamma, b, B, tau)`` of :func:`jaxdp.bandits.dp_exp3` (module docstring; tuning
-    :func:`jaxdp.bandits.theory.dp_exp3_tuning`). ``tau``: block length, or ``"auto"`` for ``ceil(1/eps)``."""
+    :func:`jaxdp.bandits.theory.dp_exp3_tuning`). ``tau``: block length, or ``"auto"`` for ``ceil(1/eps)``.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (unused: the ledger is pure DP).
+        T: the horizon.
+        d: the number of arms ``K`` (``None``: 2).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+        tau: the block length, or ``"auto"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     e, dl, T, K, mode = _common(eps, delta, T, d, mode, ("paper", "certified", "rate"))
     if isinstance(tau, str) and tau == "auto":
         tau = max(1, math.ceil(1.0 / e - 1e-12))
@@ -132,7 +176,21 @@ def plan_dp_exp3(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optiona
 @register_planner("ldp-ucb", "LDP-UCB: each reward randomized locally with Lap(1/eps) (Ren et al. 2020)")
 def plan_ldp_ucb(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optional[int] = None,
                  mode: str = "paper") -> Plan:
-    """Laplace scale ``b = 1/eps`` of :func:`jaxdp.bandits.ldp_ucb` (module docstring)."""
+    """Laplace scale ``b = 1/eps`` of :func:`jaxdp.bandits.ldp_ucb` (module docstring).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (unused: the ledger is pure DP).
+        T: the horizon.
+        d: the number of arms ``K`` (``None``: 2).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan`.
+
+    Raises:
+        ValueError: invalid values.
+    """
     e, dl, T, K, mode = _common(eps, delta, T, d, mode, ("paper", "certified", "rate"))
     params = {"b": 1.0 / e, "K": K, "T": T}
     ledger = _parallel_laplace(1.0 / e, "one reward through the local randomizer Lap(1/eps)",

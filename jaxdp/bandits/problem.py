@@ -49,7 +49,12 @@ REGRETS = ("pseudo", "realized")
 
 
 class BanditLoss(NamedTuple):
-    """One round of a bandit environment: realized losses and their expectations, both ``(K,)`` in ``[0, 1]``."""
+    """One round of a bandit environment: realized losses and their expectations, both ``(K,)`` in ``[0, 1]``.
+
+    Attributes:
+        loss: the ``(K,)`` realized losses ``l_t(i)``.
+        mean: the ``(K,)`` expected losses ``m_t(i) = E[l_t(i)]``.
+    """
 
     loss: jax.Array   # (K,) realized losses l_t(i)
     mean: jax.Array   # (K,) expected losses m_t(i) = E[l_t(i)]
@@ -63,7 +68,15 @@ def observe(loss: Any, x: jax.Array) -> jax.Array:
     """The bandit feedback ``l_t(x)``: the played arm's realized loss (a scalar).
 
     ``loss`` is a :class:`BanditLoss` or a plain ``(K,)`` loss vector (an experts adversary, or a
-    loss array in :func:`jaxdp.audit.audit_learner`)."""
+    loss array in :func:`jaxdp.audit.audit_learner`).
+
+    Args:
+        loss: the round's :class:`BanditLoss` or ``(K,)`` loss vector.
+        x: the arm played.
+
+    Returns:
+        The scalar loss of arm ``x``.
+    """
     return _vector(loss, "loss")[x]
 
 
@@ -73,6 +86,13 @@ def bandit_learner(init: Callable, step: Callable) -> Learner:
     ``step(key, state, observed_loss, params) -> (state, info)``: ``observed_loss`` is the scalar
     ``l_t(state.x)`` (:func:`observe`); the returned ``state.x`` is the arm for the next round.
     ``init(key, params) -> state`` with the first arm in ``state.x`` (an ``int32`` scalar).
+
+    Args:
+        init: ``init(key, params) -> state``.
+        step: ``step(key, state, observed_loss, params) -> (state, info)``.
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
 
     def full_step(key, state, loss, params):
@@ -92,6 +112,15 @@ def bandit_problem(regret: str = "pseudo") -> Problem:
     adversary) is its own mean. An arm outside ``[0, K)`` incurs a NaN loss (the engine's
     range check reads plain loss vectors only), so ``simulate`` returns a NaN regret and
     :func:`jaxdp.testing.check_learner` fails ``[finite]``.
+
+    Args:
+        regret: ``"pseudo"`` or ``"realized"``.
+
+    Returns:
+        The :class:`~jaxdp.core.Problem`.
+
+    Raises:
+        ValueError: an unknown ``regret``.
     """
     regret = check_choice("regret", regret, REGRETS)
     field = "mean" if regret == "pseudo" else "loss"

@@ -37,6 +37,13 @@ __all__ = ["ThompsonState", "ThompsonParams", "thompson", "gamma_mt"]
 
 
 class ThompsonState(NamedTuple):
+    """State of :func:`thompson`.
+
+    Attributes:
+        x: the arm played this round (int32).
+        S: the ``(K,)`` successes.
+        F: the ``(K,)`` failures.
+    """
     x: jax.Array    # int32: the arm played this round
     S: jax.Array    # (K,) successes
     F: jax.Array    # (K,) failures
@@ -48,7 +55,12 @@ class _ThompsonParams(NamedTuple):
 
 
 class ThompsonParams(_ThompsonParams):
-    """The Beta prior ``(a0, b0)``, both ``> 0`` (``(1, 1)``: uniform)."""
+    """The Beta prior ``(a0, b0)``, both ``> 0`` (``(1, 1)``: uniform).
+
+    Attributes:
+        a0: the prior's pseudo-successes.
+        b0: the prior's pseudo-failures.
+    """
 
     __slots__ = ()
 
@@ -102,7 +114,14 @@ def gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
 
 @functools.lru_cache(maxsize=None)
 def thompson(K: int) -> Learner:
-    """Beta–Bernoulli Thompson sampling over ``K`` arms. Params: :class:`ThompsonParams` ``(a0, b0)``."""
+    """Beta–Bernoulli Thompson sampling over ``K`` arms. Params: :class:`ThompsonParams` ``(a0, b0)``.
+
+    Args:
+        K: the number of arms (static).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+    """
     K = check_positive_int("K", K)
 
     def draw(key, S, F, params):

@@ -69,7 +69,15 @@ __all__ = [
 
 
 class UCBState(NamedTuple):
-    """UCB1 / LDP-UCB state."""
+    """UCB1 / LDP-UCB state.
+
+    Attributes:
+        x: the arm played this round (int32).
+        n: the rounds observed so far (float).
+        N: the ``(K,)`` pulls per arm.
+        S: the ``(K,)`` reward sums (LDP-UCB: sums of privatised rewards).
+        prio: the ``(K,)`` random tie-break order.
+    """
 
     x: jax.Array       # int32: the arm played this round
     n: jax.Array       # rounds observed so far (float)
@@ -83,7 +91,11 @@ class _UCB1Params(NamedTuple):
 
 
 class UCB1Params(_UCB1Params):
-    """``c > 0``: the index is ``S/N + sqrt(c ln n / N)`` (``c = 2``: UCB1)."""
+    """``c > 0``: the index is ``S/N + sqrt(c ln n / N)`` (``c = 2``: UCB1).
+
+    Attributes:
+        c: the exploration coefficient (2: Auer et al. / SMPyBandits).
+    """
 
     __slots__ = ()
 
@@ -114,6 +126,12 @@ def ucb1(K: int) -> Learner:
 
         out = simulate(ucb1(9), bernoulli_arms(9), bandit_problem("pseudo"), UCB1Params(2.0),
                        BernoulliArmsParams(jnp.linspace(0.1, 0.9, 9)), seed_keys(0, 1024), 10_000)
+
+    Args:
+        K: the number of arms (static).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
     K = check_positive_int("K", K)
 
@@ -132,7 +150,11 @@ class _LDPUCBParams(NamedTuple):
 
 
 class LDPUCBParams(_LDPUCBParams):
-    """``b >= 0``: the Laplace scale of the local randomizer (``1/ε``; ``jaxdp plan ldp-ucb``)."""
+    """``b >= 0``: the Laplace scale of the local randomizer (``1/ε``; ``jaxdp plan ldp-ucb``).
+
+    Attributes:
+        b: the Laplace scale added to each reward (``1/ε`` for ε-LDP).
+    """
 
     __slots__ = ()
 
@@ -143,7 +165,14 @@ class LDPUCBParams(_LDPUCBParams):
 
 @functools.lru_cache(maxsize=None)
 def ldp_ucb(K: int) -> Learner:
-    r"""LDP-UCB over ``K`` arms (module docstring). Params: :class:`LDPUCBParams` ``(b,)``. One Laplace draw per round."""
+    r"""LDP-UCB over ``K`` arms (module docstring). Params: :class:`LDPUCBParams` ``(b,)``. One Laplace draw per round.
+
+    Args:
+        K: the number of arms (static).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
+    """
     K = check_positive_int("K", K)
 
     def step(key, s, observed, params):
@@ -159,7 +188,17 @@ def ldp_ucb(K: int) -> Learner:
 
 
 class DPUCBState(NamedTuple):
-    """DP-UCB state: one binary-tree counter per arm (rows of ``alpha``/``alpha_hat``)."""
+    """DP-UCB state: one binary-tree counter per arm (rows of ``alpha``/``alpha_hat``).
+
+    Attributes:
+        x: the arm played this round (int32).
+        n: the rounds observed so far (float).
+        N: the ``(K,)`` int32 pulls per arm (the items in the arm's tree).
+        S: the ``(K,)`` noisy reward sums the trees release.
+        alpha: the ``(K, H)`` exact partial sums of the open nodes.
+        alpha_hat: the ``(K, H)`` noisy partial sums of the open nodes.
+        prio: the ``(K,)`` random tie-break order.
+    """
 
     x: jax.Array           # int32: the arm played this round
     n: jax.Array           # rounds observed so far (float)
@@ -175,7 +214,11 @@ class _DPUCBParams(NamedTuple):
 
 
 class DPUCBParams(_DPUCBParams):
-    """``b >= 0``: the Laplace scale of every tree node (``H/ε``; ``jaxdp plan dp-ucb-tree``)."""
+    """``b >= 0``: the Laplace scale of every tree node (``H/ε``; ``jaxdp plan dp-ucb-tree``).
+
+    Attributes:
+        b: the Laplace scale of a node (``H/ε`` for ε-DP).
+    """
 
     __slots__ = ()
 
@@ -190,6 +233,13 @@ def dp_ucb_tree(K: int, T_max: int) -> Learner:
 
     Params: :class:`DPUCBParams` ``(b,)``. The trees have ``H = floor(log2 T_max) + 1`` levels
     (static). One Laplace draw per round (the new node of the played arm's tree).
+
+    Args:
+        K: the number of arms (static).
+        T_max: the largest horizon (static).
+
+    Returns:
+        The :class:`jaxdp.Learner`.
     """
     K = check_positive_int("K", K)
     H = tree_depth(T_max)
