@@ -278,7 +278,7 @@ def exact_ceilings() -> dict:
 
     from jaxdp.audit import exact as X
     from jaxdp.audit.catalogue import C_SVT, CSVT_PAIRS, DELTA_G, EPS_SVT, SIGMA_G
-    from jaxdp.audit.learned_catalogue import sv_experts_family
+    from jaxdp.realizable.audits import sv_experts_family
     from jaxdp.lazy import audits as LZ
     from jaxdp.audit.learners import loss_neighbours
     from jaxdp.realizable import audits as RA

@@ -212,7 +212,7 @@ def test_sv_experts_law_matches_the_audited_learner():
 def test_sv_experts_exact_ceilings():
     """The exact privacy loss over the audited pairs bounds what any audit of them can show (pure ε: the
     largest ratio of one output's probabilities)."""
-    from jaxdp.audit.learned_catalogue import sv_experts_family
+    from jaxdp.realizable.audits import sv_experts_family
     from jaxdp.realizable.audits import neighbour_family, shared_neighbour_family
 
     def worst(fam, **kw):

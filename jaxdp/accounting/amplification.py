@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from . import _checks as C
+from ..core import validation as C
 from .ledger import GAUSSIAN_KINDS, SAMPLED_KINDS, Event, Ledger, _ev
 
 __all__ = ["poisson_sampled", "fixed_size_sampled", "sampled_dp_event", "sampled_candidates", "amplified_epsilon",

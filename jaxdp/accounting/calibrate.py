@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import _checks as C
+from ..core import validation as C
 
 __all__ = ["calibrate", "grid_search", "GridResult"]
 

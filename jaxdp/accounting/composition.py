@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.special import gammaln
 
-from . import _checks as C
+from ..core import validation as C
 
 __all__ = [
     "eps_basic", "compose_basic", "compose_parallel", "eps_advanced_dr", "compose_advanced_dr",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from . import _checks as C
+from ..core import validation as C
 
 __all__ = [
     "gaussian_event", "laplace_event", "zcdp_event", "pure_dp_event", "composed_event", "self_composed_event",

@@ -42,7 +42,7 @@ import numpy as np
 from scipy import stats as _st
 from scipy.special import bdtrc as _bdtrc
 
-from . import _checks as C
+from ..core import validation as C
 from .accountant import certify
 from .composition import eps_kov15_homogeneous
 

@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 from ..registry import register_planner
-from . import _checks as C
+from ..core import validation as C
 from . import ledger as LG
 from .accountant import certify
 from .calibrate import calibrate

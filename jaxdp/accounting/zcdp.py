@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _checks as C
+from ..core import validation as C
 
 __all__ = [
     "pure_to_zcdp", "gaussian_zcdp", "eps_from_rho", "zcdp_to_approx", "rho_from_eps_delta",

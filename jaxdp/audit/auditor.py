@@ -407,14 +407,14 @@ def _candidates(feat, a0, a1, search: bool):
         ev = [(f"s >= {c:.6g}", "ge", float(c)) for c in thr] + [(f"s < {c:.6g}", "lt", float(c)) for c in thr]
         return ev, np.concatenate([ge0, a0.size - ge0]), np.concatenate([ge1, a1.size - ge1])
     h0, h1 = _cell_counts(a0, a1, feat.n_cells)
-    ev = [(f"cell == {j}", "in", (j,)) for j in range(feat.n_cells)]
+    ev = [(f"cell == {j}", "in", (j,)) for j in range(feat.n_cells)]  # type: ignore[misc]  # arg: a cell tuple
     k0, k1 = [h0], [h1]
     if search:   # unions of the cells with the largest ratio in each direction
         for ha, hb in ((h0, h1), (h1, h0)):
             order = np.argsort(-((ha + 0.5) / (hb + 0.5)), kind="stable")
             for r in range(2, feat.n_cells):
                 cells = tuple(sorted(int(j) for j in order[:r]))
-                ev.append((f"cell in {set(cells)}", "in", cells))
+                ev.append((f"cell in {set(cells)}", "in", cells))  # type: ignore[arg-type]
             k0.append(np.cumsum(h0[order])[1:-1])
             k1.append(np.cumsum(h1[order])[1:-1])
     return ev, np.concatenate(k0), np.concatenate(k1)
@@ -489,7 +489,9 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
     fn = _Features(tuple(f.fn for f in feats))
 
     # distinct inputs (pairs may share one): each gets its own keys
-    ids, inputs, pair_idx = {}, [], []
+    ids: dict = {}
+    inputs: list = []
+    pair_idx: list = []
     for _, x0, x1 in pairs:
         ij = []
         for x in (x0, x1):
@@ -549,6 +551,7 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
             evd, (lo, hi) = _evidence(nm, d, ka, n_b, kb, n_b, delta, level, claimed_eps, labels[p])
             if best is None or lo > best[0]:
                 best = (lo, hi, evd, p)
+        assert best is not None
         lo, hi, evd, p = best
         evd["search_sample"] = n_a
         n_eval, family = n_b, (f"search over {len(pairs)} pair(s) x {n_cand} (event, direction) candidates,"
@@ -570,12 +573,12 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
         m = 2 * sum(len(t[1]) for t in tables)
         n_cand = m
         level = bonferroni_level(alpha, m)
-        best = None
+        best_t: Any = None
         for p, ev, k0, k1 in tables:
             eps_lo, i, d = _best([e[0] for e in ev], k0, k1, n, n, delta, level)
-            if best is None or eps_lo > best[0]:
-                best = (eps_lo, p, ev[i][0], d, k0[i], k1[i])
-        _, p, nm, d, c0, c1 = best
+            if best_t is None or eps_lo > best_t[0]:
+                best_t = (eps_lo, p, ev[i][0], d, k0[i], k1[i])
+        _, p, nm, d, c0, c1 = best_t
         ka, kb = (c0, c1) if d == 0 else (c1, c0)
         evd, (lo, hi) = _evidence(nm, d, ka, n, kb, n, delta, level, claimed_eps, labels[p])
         kinds = sorted({"threshold" if f.kind == "stat" else "histogram" for f in feats})

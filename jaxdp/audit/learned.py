@@ -160,7 +160,7 @@ class Histogram:
     smoothing). The optimal classifier of a small discrete output; no gradient steps."""
 
     n_cells: int
-    cell: Callable = None
+    cell: Optional[Callable] = None
     name: str = "histogram"
 
     @property
@@ -416,6 +416,7 @@ def best_threshold_event(s0, s1, *, n_eval: int, delta: float, level: float, max
                                                 max_thresholds, c_grid)
             if best is None or proj > best.projected:
                 best = ThresholdEvent(sign=sign, t=t, q=q, projected=proj, p_num=pa, p_den=pb, num=num)
+    assert best is not None
     return best
 
 
@@ -505,7 +506,9 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
     delta = float(claimed_delta) + float(delta_float)
     t0 = time.perf_counter()
     pairs = _normalise_neighbours(neighbours)
-    ids, inputs, pair_idx = {}, [], []
+    ids: dict = {}
+    inputs: list = []
+    pair_idx: list = []
     for _, x0, x1 in pairs:
         ij = []
         for x in (x0, x1):
@@ -552,13 +555,13 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
     for j, cd in enumerate(chosen):
         i0, i1 = pair_idx[cd.pair]
         c = classifiers.index(cd.spec)
-        counts = []
+        counts: list = []
         for side, i in enumerate((i0, i1)):
             kk = jax.random.fold_in(jax.random.fold_in(k_eval, j), side)
             f = draw_features(sample_fn, fn, kk, inputs[i], n_eval, batch)[c]      # the compiled runner of training
-            s = classifier_scores(cd.spec, cd.params, f)
+            scores = classifier_scores(cd.spec, cd.params, f)
             u = np.asarray(jax.random.uniform(jax.random.fold_in(jax.random.fold_in(k_u, j), side), (n_eval,)))
-            counts.append(_count_event(cd.event, s, u))
+            counts.append(_count_event(cd.event, scores, u))
         ev = cd.event
         d = ev.num
         ka, kb = (counts[0], counts[1]) if d == 0 else (counts[1], counts[0])
@@ -568,6 +571,7 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
                    n_train=n_train, n_select=n_select, n_refine=n_refine)
         if best is None or lo > best[0]:
             best = (lo, hi, evd, cd.pair)
+    assert best is not None
     lo, hi, evd, p = best
     eps_lower = max(lo, 0.0)
     names = ", ".join(sorted({c.name for c in classifiers}))

@@ -7,7 +7,8 @@
   GDP-derived ε(δ) is a valid lower bound on its ε(δ). Its exact ε at δ = 1e-5 is 0.742 (the
   calibration is loose by 1.35x), so no valid auditor can detect an over-claim below 1.35x.
   ``gaussian-quarter-sigma-tradeoff``: the broken twin (σ/4).
-* ``sparse-vector-experts-learned``: REAL Alg. 1 (d = 2, T = 4, K = 1, claimed ε = 2, the setting
+* ``sparse-vector-experts-learned`` (registered by :mod:`jaxdp.realizable.audits` with this module's ``_register``):
+  REAL Alg. 1 (d = 2, T = 4, K = 1, claimed ε = 2, the setting
   of ``sparse-vector-experts``) with learned events over a larger family of neighbouring loss
   sequences (:func:`jaxdp.audit.pairs.loss_flip_pairs` and the family of ``sparse-vector-experts``):
   a histogram classifier on the whole action sequence and a logistic regression on trajectory
@@ -23,18 +24,14 @@ from __future__ import annotations
 import functools
 
 import jax
-import jax.numpy as jnp
-import numpy as np
 
 from ..accounting.floating import delta_float
 from ..registry import register_audit
 from . import catalogue as C
 from .auditor import AuditReport
-from .learned import Histogram, Logistic, audit_learned, trajectory_features
-from .pairs import loss_flip_pairs
 from .tradeoff import audit_tradeoff
 
-__all__ = ["LEARNED_CATALOGUE", "sv_experts_family"]
+__all__ = ["LEARNED_CATALOGUE"]
 
 LEARNED_CATALOGUE: dict[str, dict] = {}
 
@@ -77,62 +74,3 @@ def _a_gauss(*, quick, key, name, eps):
            C.EPS, True)
 def _a_gauss_bad(*, quick, key, name, eps):
     return _gauss(C._gaussian_small, quick=quick, key=key, name=name, eps=eps)
-
-
-# ----------------------------------------------------------------------------- sparse-vector experts, learned
-_T, _D = 4, 2
-_BITS = np.arange(_T + 1, dtype=np.int32)
-
-
-def _sv_cell(c):
-    return jnp.asarray(c).astype(jnp.int32)
-
-
-def _sv_traj(c):
-    """The action sequence x_1..x_5 decoded from the mechanism's cell, as trajectory features."""
-    acts = (jnp.asarray(c).astype(jnp.int32) >> _BITS) & 1
-    return trajectory_features(_D)(acts)
-
-
-@functools.lru_cache(maxsize=None)
-def sv_experts_family() -> dict:
-    """``sparse-vector-experts``' nine pairs and :func:`loss_flip_pairs` on ``T = 4``, ``d = 2`` (one round's
-    loss flipped on zero losses, or after expert 1 lost every earlier round)."""
-    from ..realizable.audits import neighbour_family
-
-    fam = dict(neighbour_family())
-    seen = {(np.asarray(a).tobytes(), np.asarray(b).tobytes()) for a, b in fam.values()}
-    for k, (a, b) in loss_flip_pairs(_T, _D).items():
-        sig = (np.asarray(a).tobytes(), np.asarray(b).tobytes())
-        if sig not in seen and sig[::-1] not in seen:
-            seen.add(sig)
-            fam[k] = (jnp.asarray(a), jnp.asarray(b))
-    return fam
-
-
-#: runs per input (train, select, fresh evaluation) at quick and full size
-N_SV = {True: (50_000, 100_000, 2_000_000), False: (200_000, 400_000, 10_000_000)}
-_SV_CLASSIFIERS = (Histogram(2 ** (_T + 1), _sv_cell), Logistic(_sv_traj))
-
-
-def _sv(eps_svt, *, quick, key, name, eps):
-    from ..realizable.audits import sv_experts_mechanism
-
-    mech = sv_experts_mechanism(eps_svt, 1.0, 1, 0.5)
-    n_train, n_sel, n_eval = N_SV[bool(quick)]
-    dfl = delta_float("categorical", eps=eps, d=_D, draws=_T + 1) + delta_float("laplace", eps=eps, d=2 * (_T + 1))
-    return audit_learned(mech, sv_experts_family(), claimed_eps=eps, key=key, classifiers=_SV_CLASSIFIERS,
-                         n_train=n_train, n_select=n_sel, n_eval=n_eval, n_best=1, name=name, delta_float=dfl)
-
-
-@_register("sparse-vector-experts-learned",
-           "REAL Alg. 1 (d=2, T=4, K=1), learned events over 30 neighbouring loss sequences; claimed eps = 2",
-           2.0, False)
-def _a_sv(*, quick, key, name, eps):
-    return _sv(1.0, quick=quick, key=key, name=name, eps=eps)
-
-
-@_register("sparse-vector-experts-mislabelled-learned",
-           "BROKEN: REAL Alg. 1 with sparse-vector noise for eps_svt=1e4 claiming eps = 2, learned events", 2.0, True)
-def _a_sv_bad(*, quick, key, name, eps):
-    return _sv(1e4, quick=quick, key=key, name=name, eps=eps)

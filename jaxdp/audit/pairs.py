@@ -57,8 +57,8 @@ def pattern_pairs(d: int, *, componentwise: bool = True, dtype=np.float32, lo: O
             "x shape": ([1] * h + [0] * (d - h), [0] * h + [1] * (d - h)),
         })
     out, seen = {}, set()
-    for label, (a, b) in pats.items():
-        a, b = np.asarray(a, float), np.asarray(b, float)
+    for label, (a_list, b_list) in pats.items():
+        a, b = np.asarray(a_list, float), np.asarray(b_list, float)
         if lo is not None or hi is not None:
             a = np.clip(a, lo, hi)
             b = np.clip(b, lo, hi)

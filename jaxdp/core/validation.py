@@ -1,4 +1,4 @@
-"""Input validation at the boundary, before anything is traced or compiled.
+"""Input validation at the boundary, before anything is traced or compiled: the one module of checks.
 
 Every public entry point calls these on its host-side arguments. Errors are
 ``ValueError`` / ``TypeError`` whose message names the parameter, the value
@@ -32,6 +32,13 @@ __all__ = [
     "describe_value",
     "first_nonfinite",
     "SEED_LIMIT",
+    # common planner arguments
+    "check_d", "check_eps_finite", "check_beta", "check_lstar", "check_mode", "check_delta_for",
+    # noise parameters of the mechanisms
+    "check_delta_open", "check_sensitivity", "check_scale", "check_finite", "check_noise_kind",
+    # float64 host values of the accountant
+    "as_f64", "pos", "nonneg", "eps_arg", "delta_arg", "delta_open", "prob_open", "count_arg", "coerce_count",
+    "eps_delta_lists", "mode_arg", "out", "coerce_number", "is_int",
 ]
 
 
@@ -318,3 +325,216 @@ def first_nonfinite(arr: Any) -> tuple[int, ...] | None:
     if not bad.any():
         return None
     return tuple(int(i) for i in np.argwhere(bad)[0])
+
+
+# ----------------------------------------------------------------------------- planners: common arguments
+
+
+def check_d(d: Any) -> int:
+    """Number of experts: an integer ``>= 2``."""
+    return check_positive_int("d", d, minimum=2)
+
+
+def check_eps_finite(eps: Any, name: str = "eps") -> Any:
+    """ε > 0 and finite (planners need a finite privacy level)."""
+    return check_epsilon(eps, name, allow_inf=False)
+
+
+def check_beta(beta: Any) -> Any:
+    """Failure probability β in (0, 1/2) (REAL Thms 1–2)."""
+    return check_in_range("beta", beta, 0.0, 0.5, lo_closed=False, hi_closed=False)
+
+
+def check_lstar(Lstar: Any, name: str = "Lstar") -> Any:
+    """Loss level L* >= 0, finite."""
+    return check_nonneg(name, Lstar)
+
+
+def check_mode(mode: str, allowed=("paper", "certified", "rate")) -> str:
+    """A planner's mode, one of ``allowed``."""
+    return check_choice("mode", mode, list(allowed))
+
+
+def check_delta_for(delta: Any, *, approximate: bool) -> float:
+    """δ in [0, 1); with ``approximate=True`` (an (ε, δ) statement) δ must be in (0, 1)."""
+    check_delta(delta)
+    if approximate and float(delta) <= 0:
+        raise ValueError(f"delta must be in (0, 1) for the approximate-DP setting, got {delta!r}")
+    return float(delta)
+
+
+# ----------------------------------------------------------------------------- mechanisms: noise parameters
+# (each returns its input unchanged; traced values are skipped)
+
+
+def check_delta_open(delta: Any, name: str = "delta") -> Any:
+    """δ in (0, 1) (approximate-DP calibrations need δ > 0)."""
+    check_delta(delta, name)
+    arr = _values(name, delta)
+    if arr is not None and np.any(arr <= 0):
+        raise ValueError(f"{name} must be in (0, 1) for an (eps, delta) calibration, got {arr.item() if arr.ndim == 0 else arr}")
+    return delta
+
+
+def check_sensitivity(x: Any, name: str = "sensitivity") -> Any:
+    """Sensitivity: finite and > 0."""
+    return check_positive(name, x)
+
+
+def check_scale(x: Any, name: str = "scale") -> Any:
+    """Noise scale: finite and >= 0 (0 = exact)."""
+    arr = _values(name, x)
+    if arr is None:
+        return x
+    if np.any(np.isnan(arr)) or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be a finite number >= 0, got {arr.item() if arr.ndim == 0 else arr}")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0, got {arr.item() if arr.ndim == 0 else arr}")
+    return x
+
+
+def check_finite(x: Any, name: str) -> Any:
+    """A finite number or array (no NaN / inf)."""
+    if not is_concrete(x):
+        return x
+    check_finite_array(name, x)
+    return x
+
+
+def check_noise_kind(noise: Any) -> str:
+    """``"laplace"`` or ``"gaussian"``."""
+    if noise not in ("laplace", "gaussian"):
+        raise ValueError(f"noise must be one of ['laplace', 'gaussian'], got {noise!r}")
+    return noise
+
+
+# ----------------------------------------------------------------------------- accounting: float64 host values
+# The accountant computes on the host in float64: these convert (``as_f64``, ``pos``, ... return float64 arrays,
+# ``out`` a Python float for 0-d results) and reject non-finite values.
+
+
+def coerce_number(name: str, x: Any) -> Any:
+    """Accept numeric strings (values coming from a command line) as floats; leave everything else alone."""
+    if isinstance(x, str):
+        try:
+            return float(x)
+        except ValueError:
+            raise TypeError(f"{name} must be a number, got the string {x!r}") from None
+    return x
+
+
+def as_f64(name: str, x: Any) -> np.ndarray:
+    """``x`` as a float64 array (0-d for scalars); rejects bools, strings, objects and NaN/inf."""
+    x = coerce_number(name, x)
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a number, got bool {x!r}")
+    try:
+        arr = np.asarray(x)
+    except Exception as e:  # pragma: no cover
+        raise TypeError(f"{name} must be a number or array of numbers, got {type(x).__name__}") from e
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a number or array of numbers, got {x!r} ({type(x).__name__})")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return arr
+
+
+def pos(name: str, x: Any) -> np.ndarray:
+    """Finite, ``> 0``."""
+    arr = as_f64(name, x)
+    check_positive(name, arr)
+    return arr
+
+
+def nonneg(name: str, x: Any) -> np.ndarray:
+    """Finite, ``>= 0``."""
+    arr = as_f64(name, x)
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0, got {_fmt_f64(arr)}")
+    return arr
+
+
+def eps_arg(x: Any, name: str = "eps") -> np.ndarray:
+    """A privacy parameter ε: finite and ``> 0``."""
+    return pos(name, x)
+
+
+def delta_arg(x: Any, name: str = "delta") -> np.ndarray:
+    """δ in ``[0, 1)``."""
+    arr = as_f64(name, x)
+    check_in_range(name, arr, 0.0, 1.0, lo_closed=True, hi_closed=False)
+    return arr
+
+
+def delta_open(x: Any, name: str = "delta") -> np.ndarray:
+    """δ in ``(0, 1)`` (conversions that divide by δ or take log(1/δ))."""
+    arr = as_f64(name, x)
+    check_in_range(name, arr, 0.0, 1.0, lo_closed=False, hi_closed=False)
+    return arr
+
+
+def prob_open(x: Any, name: str) -> np.ndarray:
+    arr = as_f64(name, x)
+    check_in_range(name, arr, 0.0, 1.0, lo_closed=False, hi_closed=False)
+    return arr
+
+
+def count_arg(x: Any, name: str = "k", minimum: int = 1) -> Any:
+    """An integer count ``>= minimum`` (a Python/NumPy int or an integer array; floats are rejected)."""
+    x = coerce_count(name, x)
+    return check_positive_int(name, x, minimum=minimum)
+
+
+def coerce_count(name: str, x: Any) -> Any:
+    if isinstance(x, str):
+        try:
+            return int(x)
+        except ValueError:
+            raise TypeError(f"{name} must be an integer, got the string {x!r}") from None
+    return x
+
+
+def eps_delta_lists(eps_list: Any, delta_list: Any, *, allow_zero_eps: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Per-mechanism ``(ε_i)`` and ``(δ_i)``: 1-D, same non-zero length, ε_i >= 0 (or > 0), δ_i in [0, 1)."""
+    e = as_f64("eps_list", eps_list)
+    if e.ndim != 1 or e.size == 0:
+        raise ValueError(f"eps_list must be a non-empty 1-D sequence of numbers, got shape {e.shape}")
+    if delta_list is None:
+        d = np.zeros_like(e)
+    else:
+        d = as_f64("delta_list", delta_list)
+        if d.ndim == 0:
+            d = np.full_like(e, float(d))
+        if d.shape != e.shape:
+            raise ValueError(f"delta_list must have the same shape as eps_list {e.shape}, got {d.shape}")
+    if allow_zero_eps:
+        if np.any(e < 0):
+            raise ValueError(f"eps_list must have every entry >= 0, got {_fmt_f64(e)}")
+    else:
+        check_positive("eps_list", e)
+    check_in_range("delta_list", d, 0.0, 1.0, lo_closed=True, hi_closed=False)
+    return e, d
+
+
+def mode_arg(mode: Any, allowed: tuple[str, ...], name: str = "mode") -> str:
+    """A string option among ``allowed``."""
+    if not isinstance(mode, str):
+        raise TypeError(f"{name} must be a string, one of {list(allowed)}, got {mode!r}")
+    return check_choice(name, mode, allowed)
+
+
+def out(x: Any) -> Any:
+    """A 0-d result as a Python float, otherwise a float64 array."""
+    arr = np.asarray(x, dtype=np.float64)
+    return float(arr) if arr.ndim == 0 else arr
+
+
+def _fmt_f64(arr: np.ndarray) -> str:
+    if arr.ndim == 0:
+        return repr(float(arr))
+    return f"array of shape {arr.shape} (min {arr.min()}, max {arr.max()})"
+
+
+def is_int(x: Any) -> bool:
+    return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))

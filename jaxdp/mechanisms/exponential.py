@@ -21,7 +21,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ._checks import check_eps, check_finite, check_sensitivity
+from ..core.validation import check_epsilon, check_finite, check_sensitivity
 from ..core.random import sample_categorical
 from ..core.validation import check_positive_int
 
@@ -55,7 +55,7 @@ def exp_mech_logits(utility, sensitivity, eps) -> jax.Array:
         ``ε u / (2Δu)``.
     """
     check_sensitivity(sensitivity)
-    check_eps(eps, allow_inf=False)
+    check_epsilon(eps, allow_inf=False)
     u = jnp.asarray(utility, jnp.result_type(utility, float))
     return u * jnp.asarray(eps / (2.0 * sensitivity), u.dtype)
 

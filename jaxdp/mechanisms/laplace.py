@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from ..accounting.zcdp import gaussian_sigma_dr, gaussian_sigma_growth, gaussian_sigma_zcdp, rho_from_eps_delta
-from ._checks import check_delta_open, check_eps, check_finite, check_scale, check_sensitivity
+from ..core.validation import check_delta_open, check_epsilon, check_finite, check_scale, check_sensitivity
 from ..core.validation import check_choice
 
 __all__ = ["laplace_scale", "laplace_mech", "gaussian_sigma", "gaussian_mech", "gaussian_rho_star"]
@@ -41,7 +41,7 @@ def laplace_scale(sensitivity, eps):
         ``b = Δ₁/ε``.
     """
     check_sensitivity(sensitivity)
-    check_eps(eps)
+    check_epsilon(eps)
     return sensitivity / eps
 
 
@@ -75,7 +75,7 @@ def gaussian_rho_star(eps: float, delta: float) -> float:
     Returns:
         ρ*(ε, δ).
     """
-    check_eps(eps, allow_inf=False)
+    check_epsilon(eps, allow_inf=False)
     check_delta_open(delta)
     return float(rho_from_eps_delta(float(eps), float(delta)))
 
@@ -101,7 +101,7 @@ def gaussian_sigma(sensitivity, eps, delta, method: str = "zcdp") -> float:
     """
     check_choice("method", method, ("zcdp", "dr", "paper"))
     check_sensitivity(sensitivity)
-    check_eps(eps, allow_inf=False)
+    check_epsilon(eps, allow_inf=False)
     check_delta_open(delta)
     calibration = {"zcdp": gaussian_sigma_zcdp, "dr": gaussian_sigma_dr, "paper": gaussian_sigma_growth}[method]
     return float(calibration(float(sensitivity), float(eps), float(delta)))

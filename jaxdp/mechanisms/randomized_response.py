@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._checks import check_eps
+from ..core.validation import check_epsilon
 from ..core.validation import check_positive_int, is_concrete
 
 __all__ = [
@@ -131,7 +131,7 @@ def rr_binary_matrix(eps: float) -> np.ndarray:
 def rr_kary_matrix(K: int, eps: float) -> np.ndarray:
     """Host float64 ``P[y, z] = P(rr_kary(y) = z)``, shape (K, K); rows sum to 1."""
     K = _check_K(K)
-    check_eps(eps)
+    check_epsilon(eps)
     eps = float(eps)
     if math.isinf(eps):
         return np.eye(K)
@@ -146,7 +146,7 @@ def rr_kary_matrix(K: int, eps: float) -> np.ndarray:
 def rr_vector_coord_matrix(K: int, eps: float) -> np.ndarray:
     """Host float64 ``Q[y, j] = P(rr_vector(y)_j = 1)``, shape (K, K) (eq. (11))."""
     K = _check_K(K)
-    check_eps(eps)
+    check_epsilon(eps)
     eps = float(eps)
     hit = 1.0 if math.isinf(eps) else 1.0 / (1.0 + math.exp(-eps / 2))
     Q = np.full((K, K), 1.0 - hit)
@@ -191,7 +191,7 @@ def rr_binary(key: jax.Array, y, eps) -> jax.Array:
     Returns:
       int32 array of the shape of ``y``.
     """
-    check_eps(eps)
+    check_epsilon(eps)
     _check_labels(y, 2)
     y = jnp.asarray(y).astype(jnp.int32)
     keep = jax.random.bernoulli(key, rr_binary_keep_prob(eps), y.shape)
@@ -220,7 +220,7 @@ def rr_kary(key: jax.Array, y, K: int, eps) -> jax.Array:
         Int32 labels of the shape of ``y``.
     """
     K = _check_K(K)
-    check_eps(eps)
+    check_epsilon(eps)
     _check_labels(y, K)
     y = jnp.asarray(y).astype(jnp.int32)
     k_keep, k_off = jax.random.split(key)
@@ -247,7 +247,7 @@ def rr_vector(key: jax.Array, y, K: int, eps) -> jax.Array:
       bool array of shape ``S + (K,)``.
     """
     K = _check_K(K)
-    check_eps(eps)
+    check_epsilon(eps)
     _check_labels(y, K)
     y = jnp.asarray(y).astype(jnp.int32)
     p_hit, p_miss = rr_vector_probs(eps)

@@ -60,7 +60,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._checks import check_eps, check_finite, check_scale, check_sensitivity
+from ..core.validation import check_epsilon, check_finite, check_scale, check_sensitivity
 from ..accounting.plan import Plan
 from ..accounting.planners import _common as _planner_common, _dim as _planner_dim
 from ..core.validation import check_positive_int, check_probability, is_concrete
@@ -117,13 +117,13 @@ def svt_accuracy_alpha(k: int, beta: float, eps: float, sensitivity: float = 1.0
     """
     k = check_positive_int("k", k)
     check_probability("beta", beta, open_left=True, open_right=True)
-    check_eps(eps, allow_inf=False)
+    check_epsilon(eps, allow_inf=False)
     check_sensitivity(sensitivity)
     return 8.0 * sensitivity * (math.log(k) + math.log(2.0 / beta)) / eps
 
 
 def _check(eps, sensitivity, **finite):
-    check_eps(eps)
+    check_epsilon(eps)
     check_sensitivity(sensitivity)
     for name, v in finite.items():
         check_finite(v, name)
@@ -291,7 +291,7 @@ def _ratio_value(ratio: Ratio, c, monotone: bool):
 
 
 def _csvt_checks(eps, c, sensitivity, ratio, monotone):
-    check_eps(eps)
+    check_epsilon(eps)
     _check_c(c)
     check_sensitivity(sensitivity)
     _check_ratio(ratio)
@@ -471,7 +471,7 @@ def csvt_accuracy_alpha(k: int, beta: float, eps: float, c: int, sensitivity: fl
     """
     k = check_positive_int("k", k)
     check_probability("beta", beta, open_left=True, open_right=True)
-    check_eps(eps, allow_inf=False)
+    check_epsilon(eps, allow_inf=False)
     b_thr, b_q = csvt_noise_scales(eps, c, sensitivity, ratio=ratio, monotone=monotone)
     return float(b_thr * math.log(2.0 / beta) + b_q * math.log(2.0 * k / beta))
 
@@ -484,7 +484,7 @@ def csvt_ledger_event(eps: float, c: int, *, count: int = 1, queries: int = 1, l
     """
     from ..accounting import ledger as LG
 
-    check_eps(eps, allow_inf=False)
+    check_epsilon(eps, allow_inf=False)
     c = _check_c(c)
     lab = label or f"sparse vector, c={c} positives sharing one threshold noise (Lyu et al. Alg. 1)"
     return LG.above_threshold(float(eps), count=count, label=lab, queries=queries)
@@ -518,7 +518,7 @@ def plan_sparse_vector(*, eps: float, c: int, sensitivity: float = 1.0, ratio: R
     from ..accounting import ledger as LG
     from ..accounting.plan import make_plan
 
-    check_eps(eps, allow_inf=False)
+    check_epsilon(eps, allow_inf=False)
     _csvt_checks(eps, c, sensitivity, ratio, monotone)
     c = _check_c(c)
     if isinstance(c, np.ndarray):

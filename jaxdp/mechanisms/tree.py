@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 
 from ..accounting.zcdp import gaussian_sigma_zcdp
-from ._checks import check_delta_open, check_eps, check_finite, check_noise_kind, check_scale, check_sensitivity
+from ..core.validation import check_delta_open, check_epsilon, check_finite, check_noise_kind, check_scale, check_sensitivity
 from ..core.validation import check_positive, check_positive_int
 
 __all__ = [
@@ -179,7 +179,7 @@ def tree_laplace_scale(H: int, eps, sensitivity=1.0) -> float:
         ``b = HΔ/ε``.
     """
     H = check_positive_int("H", H)
-    check_eps(eps)
+    check_epsilon(eps)
     check_sensitivity(sensitivity)
     return H * sensitivity / eps
 
@@ -204,7 +204,7 @@ def tree_aggregation_sigma(L, H: int, eps, delta) -> float:
     """
     check_positive("L", L)
     H = check_positive_int("H", H)
-    check_eps(eps, allow_inf=False)
+    check_epsilon(eps, allow_inf=False)
     check_delta_open(delta)
     return float(gaussian_sigma_zcdp(2.0 * float(L), float(eps), float(delta), count=H))
 

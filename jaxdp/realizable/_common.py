@@ -1,19 +1,16 @@
-"""Host-side checks and small helpers shared by the realizable-regime algorithms."""
+"""Small helpers shared by the realizable-regime algorithms (their checks live in jaxdp.core.validation)."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import jax
 import jax.numpy as jnp
 
-from ..core.validation import (
-    check_choice, check_delta, check_epsilon, check_in_range, check_nonneg, check_positive_int,
+from ..core.validation import (  # noqa: F401  (re-exported: the realizable modules import them from here)
+    check_beta, check_d, check_delta_for, check_eps_finite, check_lstar, check_mode,
 )
-from ..accounting.plan import PLAN_MODES
 
-__all__ = ["check_d", "check_eps_finite", "check_beta", "check_lstar", "check_mode", "check_delta_for",
-           "tree_where", "fdt", "log2_ceil"]
+__all__ = ["tree_where", "fdt", "log2_ceil"]
 
 
 def fdt():
@@ -22,40 +19,6 @@ def fdt():
 
 def tree_where(pred, a, b):
     return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
-
-
-def check_d(d: Any) -> int:
-    """Number of experts: an integer ``>= 2``."""
-    return check_positive_int("d", d, minimum=2)
-
-
-def check_eps_finite(eps: Any, name: str = "eps") -> Any:
-    """ε > 0 and finite (planners need a finite privacy level)."""
-    return check_epsilon(eps, name, allow_inf=False)
-
-
-def check_beta(beta: Any) -> Any:
-    """Failure probability β in (0, 1/2) (REAL Thms 1–2)."""
-    return check_in_range("beta", beta, 0.0, 0.5, lo_closed=False, hi_closed=False)
-
-
-def check_lstar(Lstar: Any, name: str = "Lstar") -> Any:
-    """Loss level L* >= 0, finite."""
-    return check_nonneg(name, Lstar)
-
-
-def check_mode(mode: str, allowed=("paper", "certified", "rate")) -> str:
-    if mode not in PLAN_MODES:
-        raise ValueError(f"mode must be one of {list(allowed)}, got {mode!r}")
-    return check_choice("mode", mode, list(allowed))
-
-
-def check_delta_for(delta: Any, *, approximate: bool) -> float:
-    """δ in [0, 1); with ``approximate=True`` (an (ε, δ) statement) δ must be in (0, 1)."""
-    check_delta(delta)
-    if approximate and float(delta) <= 0:
-        raise ValueError(f"delta must be in (0, 1) for the approximate-DP setting, got {delta!r}")
-    return float(delta)
 
 
 def log2_ceil(d: int) -> int:

@@ -37,12 +37,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..accounting.floating import delta_float
+from ..audit.learned import Histogram, Logistic, audit_learned, trajectory_features
+from ..audit.learned_catalogue import _register as _register_learned
+from ..audit.pairs import loss_flip_pairs
 from ..registry import register_audit
 from .sparse_vector import SVExpertsParams, shared_threshold_unscaled_experts, sparse_vector_experts
 
 __all__ = ["sv_experts_mechanism", "neighbour_family", "shared_neighbour_family", "audit_sparse_vector_experts",
            "audit_sparse_vector_experts_mislabelled", "audit_sparse_vector_experts_shared_threshold",
-           "audit_sparse_vector_experts_shared_threshold_unscaled"]
+           "audit_sparse_vector_experts_shared_threshold_unscaled", "sv_experts_family"]
 
 _D, _T = 2, 4
 CLAIMED_EPS = 2.0
@@ -247,3 +251,58 @@ def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True,
     return audit(_unscaled_mech, x0, x1, claimed_eps=claimed, events=ThresholdEvents(
         statistic=stat, thresholds=(unscaled_threshold(n),)), n=n, key=jax.random.key(seed),
         name="sparse_vector_experts (shared threshold, unscaled query noise; T=64, K=16)", delta_float=dfl)
+
+
+# ----------------------------------------------------------------------------- learned events (jaxdp.audit.learned)
+_T, _D = 4, 2
+_BITS = np.arange(_T + 1, dtype=np.int32)
+
+
+def _sv_cell(c):
+    return jnp.asarray(c).astype(jnp.int32)
+
+
+def _sv_traj(c):
+    """The action sequence x_1..x_5 decoded from the mechanism's cell, as trajectory features."""
+    acts = (jnp.asarray(c).astype(jnp.int32) >> _BITS) & 1
+    return trajectory_features(_D)(acts)
+
+
+@functools.lru_cache(maxsize=None)
+def sv_experts_family() -> dict:
+    """``sparse-vector-experts``' nine pairs and :func:`loss_flip_pairs` on ``T = 4``, ``d = 2`` (one round's
+    loss flipped on zero losses, or after expert 1 lost every earlier round)."""
+    fam = dict(neighbour_family())
+    seen = {(np.asarray(a).tobytes(), np.asarray(b).tobytes()) for a, b in fam.values()}
+    for k, (a, b) in loss_flip_pairs(_T, _D).items():
+        sig = (np.asarray(a).tobytes(), np.asarray(b).tobytes())
+        if sig not in seen and sig[::-1] not in seen:
+            seen.add(sig)
+            fam[k] = (jnp.asarray(a), jnp.asarray(b))
+    return fam
+
+
+#: runs per input (train, select, fresh evaluation) at quick and full size
+N_SV = {True: (50_000, 100_000, 2_000_000), False: (200_000, 400_000, 10_000_000)}
+_SV_CLASSIFIERS = (Histogram(2 ** (_T + 1), _sv_cell), Logistic(_sv_traj))
+
+
+def _sv(eps_svt, *, quick, key, name, eps):
+    mech = sv_experts_mechanism(eps_svt, 1.0, 1, 0.5)
+    n_train, n_sel, n_eval = N_SV[bool(quick)]
+    dfl = delta_float("categorical", eps=eps, d=_D, draws=_T + 1) + delta_float("laplace", eps=eps, d=2 * (_T + 1))
+    return audit_learned(mech, sv_experts_family(), claimed_eps=eps, key=key, classifiers=_SV_CLASSIFIERS,
+                         n_train=n_train, n_select=n_sel, n_eval=n_eval, n_best=1, name=name, delta_float=dfl)
+
+
+@_register_learned("sparse-vector-experts-learned",
+           "REAL Alg. 1 (d=2, T=4, K=1), learned events over 30 neighbouring loss sequences; claimed eps = 2",
+           2.0, False)
+def _a_sv(*, quick, key, name, eps):
+    return _sv(1.0, quick=quick, key=key, name=name, eps=eps)
+
+
+@_register_learned("sparse-vector-experts-mislabelled-learned",
+           "BROKEN: REAL Alg. 1 with sparse-vector noise for eps_svt=1e4 claiming eps = 2, learned events", 2.0, True)
+def _a_sv_bad(*, quick, key, name, eps):
+    return _sv(1e4, quick=quick, key=key, name=name, eps=eps)
