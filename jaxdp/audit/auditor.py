@@ -67,7 +67,16 @@ DEFAULT_CONFIDENCE = 1.0 - DEFAULT_ALPHA
 
 # ----------------------------------------------------------------------------- Clopper–Pearson
 def clopper_pearson_lower(k, n, alpha):
-    """One-sided lower confidence bound for a binomial proportion: ``P[p < lower] <= alpha``."""
+    """One-sided lower confidence bound for a binomial proportion: ``P[p < lower] <= alpha``.
+
+    Args:
+        k: the number of successes (array-like; broadcasts with ``n``).
+        n: the number of trials.
+        alpha: the one-sided error level.
+
+    Returns:
+        The lower bound (float64 array; 0 where ``k = 0``).
+    """
     k, n = np.asarray(k, float), np.asarray(n, float)
     with np.errstate(all="ignore"):
         lo = stats.beta.ppf(alpha, k, n - k + 1)
@@ -75,7 +84,16 @@ def clopper_pearson_lower(k, n, alpha):
 
 
 def clopper_pearson_upper(k, n, alpha):
-    """One-sided upper confidence bound for a binomial proportion: ``P[p > upper] <= alpha``."""
+    """One-sided upper confidence bound for a binomial proportion: ``P[p > upper] <= alpha``.
+
+    Args:
+        k: the number of successes (array-like; broadcasts with ``n``).
+        n: the number of trials.
+        alpha: the one-sided error level.
+
+    Returns:
+        The upper bound (float64 array; 1 where ``k = n``).
+    """
     k, n = np.asarray(k, float), np.asarray(n, float)
     with np.errstate(all="ignore"):
         hi = stats.beta.ppf(1.0 - alpha, k + 1, n - k)
@@ -85,8 +103,17 @@ def clopper_pearson_upper(k, n, alpha):
 def eps_lower_bound(k0, n0, k1, n1, delta, alpha):
     """``ln((p0_lo - δ)/p1_hi)`` with one-sided CP bounds at level ``alpha`` *each* (``-inf`` if ``p0_lo <= δ``).
 
-    The pair of bounds fails with probability at most ``2 alpha``: for ``m`` such tests with
-    family-wise error α pass ``alpha = bonferroni_level(α, m)``.
+    The pair of bounds fails with probability at most ``2 alpha``: for ``m`` such tests with family-wise error α pass
+    ``alpha = bonferroni_level(α, m)``.
+
+    Args:
+        k0, n0: the event's count and the number of runs on the numerator input (``p0``).
+        k1, n1: the event's count and the number of runs on the denominator input (``p1``).
+        delta: the δ tested (the float δ floor included).
+        alpha: the level of each one-sided bound.
+
+    Returns:
+        The ε lower bound (float64 array; ``-inf`` where ``p0_lo <= δ``).
     """
     p0_lo = clopper_pearson_lower(k0, n0, alpha)
     p1_hi = clopper_pearson_upper(k1, n1, alpha)
@@ -96,7 +123,15 @@ def eps_lower_bound(k0, n0, k1, n1, delta, alpha):
 
 
 def bonferroni_level(alpha: float, m_tests: int) -> float:
-    """Level of each one-sided bound when ``m_tests`` tests, two bounds each, share family-wise error α: ``α/(2m)``."""
+    """Level of each one-sided bound when ``m_tests`` tests, two bounds each, share family-wise error α: ``α/(2m)``.
+
+    Args:
+        alpha: the family-wise error α.
+        m_tests: the number of tests ``m``.
+
+    Returns:
+        ``α/(2m)``.
+    """
     return float(alpha) / (2.0 * int(m_tests))
 
 
@@ -109,10 +144,13 @@ def _identity(out):
 class ThresholdEvents:
     """Events ``{statistic(out) >= c}`` and ``{statistic(out) < c}``.
 
-    ``statistic``: jittable ``out -> scalar`` (default: the output itself).
-    ``thresholds``: explicit values, or ``None`` for ``n_thresholds`` quantiles
-    (logit-spaced, so both tails are covered) of a pilot run of ``pilot`` draws
-    per input with independent keys (of the search sample when the audit searches).
+    Attributes:
+        statistic: jittable ``out -> scalar`` (default: the output itself).
+        thresholds: explicit values ``c``, or ``None`` for ``n_thresholds`` quantiles (logit-spaced, so both tails are
+            covered) of a pilot run of ``pilot`` draws per input with independent keys (of the search sample when the
+            audit searches).
+        n_thresholds: the number of quantile thresholds when ``thresholds`` is ``None``.
+        pilot: the draws per input of the pilot run.
     """
 
     statistic: Callable[[Any], Any] = _identity
@@ -123,8 +161,12 @@ class ThresholdEvents:
 
 @dataclasses.dataclass(frozen=True)
 class HistogramEvents:
-    """Events ``{cell(out) == j}`` for ``j < n_cells`` (and, when searching, unions of cells);
-    ``cell``: jittable ``out -> int`` (default: the output)."""
+    """Events ``{cell(out) == j}`` for ``j < n_cells`` (and, when searching, unions of cells).
+
+    Attributes:
+        n_cells: the number of cells.
+        cell: jittable ``out -> int`` in ``[0, n_cells)`` (default: the output).
+    """
 
     n_cells: int
     cell: Callable[[Any], Any] = _identity
@@ -134,10 +176,15 @@ class HistogramEvents:
 class SearchEvents:
     """Pick the best simple events on a search sample, bound ε on an independent evaluation sample.
 
-    Give ``statistic`` (threshold events on quantiles of the search sample) and/or
-    ``cell`` with ``n_cells`` (single cells and unions of the cells with the
-    largest likelihood ratios). ``split`` is the fraction of the ``n`` runs per
-    input used for the search.
+    Give ``statistic`` and/or ``cell`` with ``n_cells``.
+
+    Attributes:
+        statistic: jittable ``out -> scalar``: threshold events on quantiles of the search sample (``None``: none).
+        cell: jittable ``out -> int``: single cells and unions of the cells with the largest likelihood ratios
+            (``None``: none).
+        n_cells: the number of cells of ``cell``.
+        n_thresholds: the number of quantile thresholds of ``statistic``.
+        split: the fraction of the ``n`` runs per input used for the search.
     """
 
     statistic: Optional[Callable[[Any], Any]] = None
@@ -152,16 +199,30 @@ class SearchEvents:
 class AuditReport:
     """Outcome of an audit.
 
-    ``eps_lower``: the ε lower bound (0 if no event gives evidence), valid with probability
-    ``>= confidence`` jointly over everything tested;
-    ``ci``: ``(eps_lower, eps_upper)`` for the best test, a two-sided interval at the
-    same per-bound level for that event's privacy loss ``ln((p0 - δ)/p1)``;
-    ``violation``: ``eps_lower > claimed_eps``; ``evidence``: the best event, its pair and counts;
-    ``delta_float``: the float δ floor added to ``claimed_delta`` for the test;
-    ``resolution``: the smallest event probability the audit can tell from 0 (the CP upper
-    bound at 0 hits), i.e. the claim is only checked down to ``max(delta_float, resolution)``;
-    ``notes``: extra report lines (trade-off audits list ε(δ) and μ there); ``tradeoff``: the
-    :class:`jaxdp.audit.tradeoff.TradeoffBound` of a trade-off audit (else ``None``).
+    Attributes:
+        name: the name of the audited mechanism.
+        eps_lower: the ε lower bound (0 if no event gives evidence), valid with probability ``>= confidence`` jointly
+            over everything tested.
+        ci: ``(eps_lower, eps_upper)`` for the best test, a two-sided interval at the same per-bound level for that
+            event's privacy loss ``ln((p0 - δ)/p1)``.
+        claimed_eps: the claimed ε.
+        claimed_delta: the claimed δ.
+        violation: ``eps_lower > claimed_eps``.
+        evidence: the best event, its pair and counts.
+        n: the runs per input (learned-event and trade-off audits: the fresh evaluation runs).
+        confidence: ``1 - alpha``, the joint confidence of the bound.
+        n_events: the number of tests the family-wise error is split over (trade-off audits: the thresholds).
+        family: a description of the events tested.
+        seconds: the wall-clock time of the audit.
+        delta_float: the float δ floor added to ``claimed_delta`` for the test.
+        alpha_per_bound: the level of each one-sided bound.
+        resolution: the smallest event probability the audit can tell from 0 (the CP upper bound at 0 hits), i.e. the
+            claim is only checked down to ``max(delta_float, resolution)``.
+        pair: the label of the best test's pair (empty for a single pair).
+        n_pairs: the number of neighbour pairs audited.
+        n_candidates: the number of candidate tests considered (0 where not counted).
+        notes: extra report lines (trade-off audits list ε(δ) and μ there).
+        tradeoff: the :class:`jaxdp.audit.tradeoff.TradeoffBound` of a trade-off audit (else ``None``).
     """
 
     name: str
@@ -437,24 +498,32 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
     """Audit ``sample_fn`` on a family of neighbour pairs against the claim (``claimed_eps``, ``claimed_delta``).
 
     Args:
-      sample_fn: jittable ``(key, x) -> output`` (one run of the mechanism or algorithm on input ``x``).
-      neighbours: ``[(x0, x1), ...]`` or ``{label: (x0, x1)}``; pairs of neighbouring inputs, all
-        with the same pytree structure and shapes (one compilation serves every input).
-      events: a :class:`ThresholdEvents`, :class:`HistogramEvents` or :class:`SearchEvents`, or a
-        list of them (default: thresholds on the output itself).
-      claimed_eps: the claimed ε (> 0, finite).
-      claimed_delta: the claimed δ in ``[0, 1)``.
-      n: runs per input (split between search and evaluation when searching).
-      key: typed PRNG key.
-      alpha: family-wise error: a mechanism satisfying the claim is flagged with probability ``<= alpha``.
-      search: fraction of the runs used to pick the best ``n_best`` tests. Default: the ``split``
-        of a :class:`SearchEvents` if one is given or if there are several pairs (0.5), else 0
-        (one sample, every (pair, event, direction) tested with the Bonferroni split ``α/(2m)``).
-      n_best: tests kept by the search and evaluated on the fresh sample (``m = n_best``).
-      delta_float: float δ floor added to ``claimed_delta`` (default ``FLOAT32_DELTA_FLOOR = 2^-23``;
-        pass ``jaxdp.accounting.floating.delta_float(kind, eps=..., d=...)`` for the mechanism's own).
+        sample_fn: jittable ``(key, x) -> output`` (one run of the mechanism or algorithm on input ``x``).
+        neighbours: ``[(x0, x1), ...]`` or ``{label: (x0, x1)}``; pairs of neighbouring inputs, all with the same pytree
+            structure and shapes (one compilation serves every input).
+        events: a :class:`ThresholdEvents`, :class:`HistogramEvents` or :class:`SearchEvents`, or a list of them
+            (default: thresholds on the output itself).
+        claimed_eps: the claimed ε (> 0, finite).
+        claimed_delta: the claimed δ in ``[0, 1)``.
+        n: runs per input (split between search and evaluation when searching).
+        key: typed PRNG key.
+        alpha: family-wise error: a mechanism satisfying the claim is flagged with probability ``<= alpha``.
+        search: fraction of the runs used to pick the best ``n_best`` tests. Default: the ``split`` of a
+            :class:`SearchEvents` if one is given or if there are several pairs (0.5), else 0 (one sample, every (pair,
+            event, direction) tested with the Bonferroni split ``α/(2m)``).
+        n_best: tests kept by the search and evaluated on the fresh sample (``m = n_best``).
+        batch: runs per compiled, vectorised chunk.
+        name: the name shown in the report.
+        delta_float: float δ floor added to ``claimed_delta`` (default ``FLOAT32_DELTA_FLOOR = 2^-23``; pass
+            ``jaxdp.accounting.floating.delta_float(kind, eps=..., d=...)`` for the mechanism's own).
+
     Returns:
-      :class:`AuditReport` with the strongest bound over the family, its pair and event.
+        :class:`AuditReport` with the strongest bound over the family, its pair and event.
+
+    Raises:
+        TypeError: ``sample_fn`` is not callable or ``key`` is not a typed PRNG key.
+        ValueError: an invalid claim, ``n``, ``alpha``, ``search`` or ``delta_float``, or a pair of identical or
+            mismatched inputs.
 
     Example::
 
@@ -597,9 +666,26 @@ def audit(mechanism: Callable, x0, x1, *, claimed_eps: float, claimed_delta: flo
           name: str = "mechanism", delta_float: Optional[float] = None) -> AuditReport:
     """Audit ``mechanism`` on one pair of neighbours ``x0, x1``: :func:`audit_mechanism` with ``[(x0, x1)]``.
 
-    ``events``: a :class:`ThresholdEvents` (default), :class:`HistogramEvents` or
-    :class:`SearchEvents`. The probability that a mechanism satisfying the claim is
-    reported as a violation is at most ``1 - confidence``.
+    Args:
+        mechanism: jittable ``(key, x) -> output``.
+        x0, x1: the two neighbouring inputs (same pytree structure and shapes).
+        claimed_eps: the claimed ε (> 0, finite).
+        claimed_delta: the claimed δ in ``[0, 1)``.
+        events: a :class:`ThresholdEvents` (default), :class:`HistogramEvents` or :class:`SearchEvents`.
+        n: runs per input.
+        key: typed PRNG key.
+        confidence: the probability that a mechanism satisfying the claim is reported as a violation is at most
+            ``1 - confidence``.
+        batch: runs per compiled, vectorised chunk.
+        name: the name shown in the report.
+        delta_float: float δ floor added to ``claimed_delta`` (default ``FLOAT32_DELTA_FLOOR = 2^-23``).
+
+    Returns:
+        The :class:`AuditReport`.
+
+    Raises:
+        TypeError: ``mechanism`` is not callable or ``events`` is not one of the three event families.
+        ValueError: an invalid claim, ``confidence`` or ``n`` (see :func:`audit_mechanism`).
 
     Example::
 

@@ -196,9 +196,22 @@ def _a_rnm_bad(*, quick, key, name, eps):
 def svt_variant(key, queries, threshold, *, b_thr, b_q, halt=True, report_value=False):
     """AboveThreshold-like mechanism with arbitrary noise scales (for the catalogue).
 
-    ``halt=True``: the index of the first ⊤ (``k`` if none); with ``report_value`` also
-    the noisy value ``q_i + ν_i`` of that query (``+inf`` if none). ``halt=False``:
-    the whole answer vector as an int code ``sum_i [⊤_i] 2^i``.
+    Query ``i`` answers ⊤ when ``q_i + ν_i >= threshold + ρ``, with ``ρ ~ Lap(b_thr)`` drawn once and
+    ``ν_i ~ Lap(b_q)``.
+
+    Args:
+        key: typed PRNG key.
+        queries: the ``(k,)`` query values ``q_i``.
+        threshold: the threshold.
+        b_thr: the Laplace scale of the threshold noise ``ρ``.
+        b_q: the Laplace scale of each query's noise ``ν_i``.
+        halt: stop at the first ⊤ (else answer every query).
+        report_value: with ``halt``, also release the noisy value of that query.
+
+    Returns:
+        ``halt=True``: the index of the first ⊤ (``k`` if none); with ``report_value`` also the noisy value
+        ``q_i + ν_i`` of that query (``+inf`` if none). ``halt=False``: the whole answer vector as an int code
+        ``sum_i [⊤_i] 2^i``.
     """
     k_thr, k_q = jax.random.split(key)
     rho = b_thr * jax.random.laplace(k_thr, ())

@@ -71,14 +71,29 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- features
 def flat_features(out) -> jax.Array:
-    """Every leaf of ``out`` flattened and concatenated as float32 (vector and scalar outputs)."""
+    """Every leaf of ``out`` flattened and concatenated as float32 (vector and scalar outputs).
+
+    Args:
+        out: a mechanism's output (any pytree).
+
+    Returns:
+        The float32 feature vector.
+    """
     return jnp.concatenate([jnp.ravel(jnp.asarray(v)).astype(jnp.float32) for v in jax.tree.leaves(out)])
 
 
 @functools.lru_cache(maxsize=None)
 def onehot_features(n_values: int, offset: int = 0) -> Callable:
-    """``out -> one-hot`` of every entry of the integer output ``out + offset`` over ``n_values`` values,
-    flattened (categorical outputs and sequences of categories). Cached: same arguments, same function."""
+    """``out -> one-hot`` of every entry of the integer output ``out + offset`` over ``n_values`` values, flattened
+    (categorical outputs and sequences of categories). Cached: same arguments, same function.
+
+    Args:
+        n_values: the number of values (>= 2).
+        offset: added to every entry before the one-hot encoding.
+
+    Returns:
+        The jittable feature map (float32, ``n_values`` entries per entry of ``out``).
+    """
     n_values = check_positive_int("n_values", n_values, minimum=2)
 
     def f(out):
@@ -92,8 +107,15 @@ def onehot_features(n_values: int, offset: int = 0) -> Callable:
 def flag_features(flags: tuple) -> Callable:
     """``out -> [entry == f for f in flags] + [entry, or 0 where it is a flag]`` per entry, flattened.
 
-    For outputs that mix special markers with numbers (a sparse vector that releases noisy values
-    and writes ``-1000`` for FALSE, as in DP-Sniper's feature transformer)."""
+    For outputs that mix special markers with numbers (a sparse vector that releases noisy values and writes ``-1000``
+    for FALSE, as in DP-Sniper's feature transformer).
+
+    Args:
+        flags: the marker values.
+
+    Returns:
+        The jittable feature map (float32, ``len(flags) + 1`` entries per entry of ``out``).
+    """
     fl = tuple(float(f) for f in flags)
 
     def f(out):
@@ -107,8 +129,15 @@ def flag_features(flags: tuple) -> Callable:
 
 @functools.lru_cache(maxsize=None)
 def trajectory_features(d: int) -> Callable:
-    """Features of a learner's action sequence (integer actions in ``[0, d)``): the one-hot action of every
-    round, the number of rounds on each action and the round of the first change (``T + 1`` if none)."""
+    """Features of a learner's action sequence (integer actions in ``[0, d)``): the one-hot action of every round, the
+    number of rounds on each action and the round of the first change (``T + 1`` if none).
+
+    Args:
+        d: the number of actions (>= 2).
+
+    Returns:
+        The jittable feature map (float32).
+    """
     d = check_positive_int("d", d, minimum=2)
 
     def f(acts):
@@ -126,10 +155,19 @@ def trajectory_features(d: int) -> Callable:
 class Logistic:
     """Logistic regression on standardised ``features(out)``.
 
-    ``solver="newton"`` (default): ``steps`` Newton (iteratively reweighted least squares) steps on the
-    whole training sample with ridge penalty ``l2 · N`` (not on the bias): exact and fast for the
-    few dozen features of a mechanism's output. ``solver="adam"``: ``steps`` Adam (optax) steps on
-    minibatches of ``batch`` rows, learning rate ``lr``."""
+    ``solver="newton"`` (default): ``steps`` Newton (iteratively reweighted least squares) steps on the whole training
+    sample with ridge penalty ``l2 · N`` (not on the bias): exact and fast for the few dozen features of a mechanism's
+    output. ``solver="adam"``: ``steps`` Adam (optax) steps on minibatches of ``batch`` rows, learning rate ``lr``.
+
+    Attributes:
+        features: jittable ``out -> (D,)`` float32 features (default :func:`flat_features`).
+        steps: the Newton or Adam steps.
+        lr: the Adam learning rate (cosine-decayed; ``solver="adam"`` only).
+        batch: the rows of an Adam minibatch (``solver="adam"`` only).
+        l2: the ridge penalty on the weights.
+        solver: ``"newton"`` or ``"adam"``.
+        name: the name shown in reports.
+    """
 
     features: Callable = flat_features
     steps: int = 8
@@ -142,7 +180,17 @@ class Logistic:
 
 @dataclasses.dataclass(frozen=True)
 class MLP:
-    """A small multi-layer perceptron (ReLU, ``hidden`` widths) on standardised ``features(out)``; Adam (optax)."""
+    """A small multi-layer perceptron (ReLU, ``hidden`` widths) on standardised ``features(out)``; Adam (optax).
+
+    Attributes:
+        features: jittable ``out -> (D,)`` float32 features (default :func:`flat_features`).
+        hidden: the widths of the hidden layers.
+        steps: the Adam steps.
+        lr: the learning rate (cosine-decayed).
+        batch: the rows of a minibatch.
+        l2: the penalty on the squared weights.
+        name: the name shown in reports.
+    """
 
     features: Callable = flat_features
     hidden: tuple = (32, 16)
@@ -155,9 +203,15 @@ class MLP:
 
 @dataclasses.dataclass(frozen=True)
 class Histogram:
-    """Plug-in likelihood ratio of a discrete output: ``s(o) = ln((h0[c]+½)/(n+½·C)) − ln((h1[c]+½)/(n+½·C))``
-    for the cell ``c = cell(o)`` in ``[0, n_cells)`` and training histograms ``h0, h1`` (Krichevsky–Trofimov
-    smoothing). The optimal classifier of a small discrete output; no gradient steps."""
+    """Plug-in likelihood ratio of a discrete output: ``s(o) = ln((h0[c]+½)/(n+½·C)) − ln((h1[c]+½)/(n+½·C))`` for the
+    cell ``c = cell(o)`` in ``[0, n_cells)`` and training histograms ``h0, h1`` (Krichevsky–Trofimov smoothing). The
+    optimal classifier of a small discrete output; no gradient steps.
+
+    Attributes:
+        n_cells: the number of cells ``C``.
+        cell: jittable ``out -> int`` in ``[0, n_cells)`` (default: the output as int32).
+        name: the name shown in reports.
+    """
 
     n_cells: int
     cell: Optional[Callable] = None
@@ -252,8 +306,22 @@ def _fit_mlp(spec, X, y, key):
 
 
 def fit_classifier(spec, f0, f1, key) -> Any:
-    """Fit ``spec`` (:class:`Logistic`, :class:`MLP`, :class:`Histogram`) to features ``f0`` (label: ``x0``)
-    and ``f1`` (label: ``x1``); returns parameters for :func:`classifier_scores` (larger: more like ``x0``)."""
+    """Fit the classifier ``spec`` (:class:`Logistic`, :class:`MLP`, :class:`Histogram`) to features ``f0`` (label:
+    ``x0``) and ``f1`` (label: ``x1``).
+
+    Args:
+        spec: the classifier: a :class:`Logistic`, :class:`MLP` or :class:`Histogram`.
+        f0: the features of the runs on ``x0``.
+        f1: the features of the runs on ``x1``.
+        key: typed PRNG key (initialisation and minibatches).
+
+    Returns:
+        The trained parameters for :func:`classifier_scores` (larger: more like ``x0``).
+
+    Raises:
+        ValueError: a histogram cell outside ``[0, n_cells)``, or features that are not one vector per run.
+        TypeError: a classifier of another type.
+    """
     if isinstance(spec, Histogram):
         c0, c1 = np.asarray(f0).astype(np.int64).ravel(), np.asarray(f1).astype(np.int64).ravel()
         for c in (c0, c1):
@@ -300,8 +368,18 @@ def classifier_scores(spec, params, feats, chunk: int = 1 << 14) -> np.ndarray:
 # ----------------------------------------------------------------------------- randomized threshold events
 @dataclasses.dataclass(frozen=True)
 class ThresholdEvent:
-    """``S(o) = 1[sign·s(o) > t] + q·1[sign·s(o) = t]``, tested with input ``x_num`` in the numerator
-    (``num = 0``: ``P[M(x0) ∈ S] <= e^ε P[M(x1) ∈ S] + δ``; ``num = 1``: the reverse)."""
+    """``S(o) = 1[sign·s(o) > t] + q·1[sign·s(o) = t]``, tested with input ``x_num`` in the numerator (``num = 0``:
+    ``P[M(x0) ∈ S] <= e^ε P[M(x1) ∈ S] + δ``; ``num = 1``: the reverse).
+
+    Attributes:
+        sign: ``+1`` or ``-1``, the orientation of the score.
+        t: the threshold.
+        q: the probability of including an output with ``sign·s(o) = t``.
+        projected: the ε bound the selection sample predicts at ``n_eval`` fresh runs (the selection criterion only).
+        p_num: the selection-sample estimate of ``P[S]`` under the numerator input.
+        p_den: the selection-sample estimate of ``P[S]`` under the denominator input.
+        num: the numerator input (0: ``x0``, 1: ``x1``).
+    """
 
     sign: int
     t: float
@@ -400,13 +478,24 @@ def best_threshold_event(s0, s1, *, n_eval: int, delta: float, level: float, max
                          c_grid: Sequence[float] = C_GRID) -> ThresholdEvent:
     """DP-Sniper's optimal randomized threshold event for scores ``s0`` (runs on ``x0``) and ``s1`` (on ``x1``).
 
-    Candidates: ``{s > t}`` and ``{s >= t}`` at every distinct score (or ``max_thresholds`` quantiles),
-    and for each target ``c`` in ``c_grid`` the ``(t, q)`` with ``P̂[S(M(x_b))] = c`` exactly; both
-    directions (``x0`` or ``x1`` in the numerator) and both orientations of the score (upper and lower
-    sets, so a classifier trained the wrong way round costs nothing). Each is scored by the bound it
-    would give with ``n_eval`` fresh runs per input and one-sided bounds at ``level``, from
-    pessimistic selection-sample estimates (the selection criterion; the bound itself comes from
+    Candidates: ``{s > t}`` and ``{s >= t}`` at every distinct score (or ``max_thresholds`` quantiles), and for each
+    target ``c`` in ``c_grid`` the ``(t, q)`` with ``P̂[S(M(x_b))] = c`` exactly; both directions (``x0`` or ``x1`` in
+    the numerator) and both orientations of the score (upper and lower sets, so a classifier trained the wrong way round
+    costs nothing). Each is scored by the bound it would give with ``n_eval`` fresh runs per input and one-sided bounds
+    at ``level``, from pessimistic selection-sample estimates (the selection criterion; the bound itself comes from
     fresh runs).
+
+    Args:
+        s0: the scores of the selection runs on ``x0``.
+        s1: the scores of the selection runs on ``x1``.
+        n_eval: the fresh runs per input the bound will use.
+        delta: the δ tested (the float δ floor included).
+        level: the level of each one-sided bound of the final test.
+        max_thresholds: the most distinct scores tried as thresholds (beyond: that many quantiles).
+        c_grid: the targets ``c = P̂[S(M(x_b))]`` (default: 49 values from ``1e-5`` to ``0.5``, geometric).
+
+    Returns:
+        The :class:`ThresholdEvent` with the largest projected bound.
     """
     s = (np.asarray(s0, np.float32), np.asarray(s1, np.float32))
     best = None
@@ -472,21 +561,31 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
     """Audit ``sample_fn`` with learned events (DP-Sniper) over a family of neighbour pairs.
 
     Args:
-      sample_fn: jittable ``(key, x) -> output``.
-      neighbours: ``[(x0, x1), ...]`` or ``{label: (x0, x1)}`` (e.g. :func:`jaxdp.audit.pairs.pattern_pairs`).
-      claimed_eps, claimed_delta: the claim audited; ``delta_float`` (default ``2^-23``) is added to δ.
-      classifiers: :class:`Logistic`, :class:`MLP` and/or :class:`Histogram` specs; each is trained on every pair.
-      n_train, n_select, n_eval: runs per input for training, for choosing the event, and for the bound
-        (fresh). Every input of every pair gets ``n_train + n_select`` runs; only the ``m`` evaluated
-        candidates get ``n_eval`` more per input.
-      n_best: candidates (pair × classifier, ranked by their projected bound on the selection sample)
-        evaluated on fresh runs; the family-wise error α is split over them (``α/(2m)`` per bound).
-      n_refine: if > 0, the event of each of those candidates is chosen again on a larger selection sample
-        of ``n_refine`` new runs per input (rare events need more runs to be placed well than to rank pairs;
-        DP-Sniper's DD-Search likewise re-estimates its best witness), still before the fresh runs.
-      alpha: family-wise error: an (ε, δ)-DP mechanism is flagged with probability at most α.
+        sample_fn: jittable ``(key, x) -> output``.
+        neighbours: ``[(x0, x1), ...]`` or ``{label: (x0, x1)}`` (e.g. :func:`jaxdp.audit.pairs.pattern_pairs`).
+        claimed_eps, claimed_delta: the claim audited; ``delta_float`` is added to δ.
+        key: typed PRNG key.
+        classifiers: :class:`Logistic`, :class:`MLP` and/or :class:`Histogram` instances; each is trained on every pair.
+        n_train, n_select, n_eval: runs per input for training, for choosing the event, and for the bound (fresh). Every
+            input of every pair gets ``n_train + n_select`` runs; only the ``m`` evaluated candidates get ``n_eval``
+            more per input.
+        n_best: candidates (pair × classifier, ranked by their projected bound on the selection sample) evaluated on
+            fresh runs; the family-wise error α is split over them (``α/(2m)`` per bound).
+        alpha: family-wise error: an (ε, δ)-DP mechanism is flagged with probability at most α.
+        batch: runs per compiled, vectorised chunk (capped by the smallest sample).
+        name: the name shown in the report.
+        delta_float: float δ floor added to ``claimed_delta`` (default ``2^-23``).
+        c_grid: DP-Sniper's targets ``c = P̂[S(M(x_b))]`` (:func:`best_threshold_event`).
+        n_refine: if > 0, the event of each of those candidates is chosen again on a larger selection sample of
+            ``n_refine`` new runs per input (rare events need more runs to be placed well than to rank pairs;
+            DP-Sniper's DD-Search likewise re-estimates its best witness), still before the fresh runs.
+
     Returns:
-      :class:`jaxdp.audit.AuditReport`; ``evidence`` names the pair, classifier and event, with the counts.
+        :class:`jaxdp.audit.AuditReport`; ``evidence`` names the pair, classifier and event, with the counts.
+
+    Raises:
+        TypeError: ``sample_fn`` is not callable, ``key`` is not a typed PRNG key, or a classifier of another type.
+        ValueError: an invalid claim, sample size or ``alpha``, or a pair of identical or mismatched inputs.
     """
     if not callable(sample_fn):
         raise TypeError(f"sample_fn must be a callable (key, x) -> output, got {type(sample_fn).__name__}")

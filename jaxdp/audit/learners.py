@@ -30,12 +30,25 @@ def loss_neighbours(T: int, d: int, *, rounds: Sequence[int] = (0,), values: Opt
                     base: Optional[np.ndarray] = None, prefix: str = "") -> dict:
     """A family of replace-one neighbouring loss sequences, ``{label: (x0, x1)}`` (float32 ``(T, d)`` arrays).
 
-    For every round ``t`` in ``rounds`` and every unordered pair ``u ≠ v`` of ``values`` (default:
-    ``0``, ``e_1 … e_d`` and ``1`` for ``d <= 4``, else ``0``, ``e_1``, ``e_2`` and ``1``), ``x0``
-    and ``x1`` equal ``base`` (default all zeros) except that round ``t`` holds ``u``, resp. ``v``.
-    Labels read ``"{prefix}l{t+1}: u vs v"``; merge several calls (different bases, distinct
-    prefixes) for a larger family. Non-zero bases matter: a loss history that brings an
+    For every round ``t`` in ``rounds`` and every unordered pair ``u ≠ v`` of ``values`` (default: ``0``, ``e_1 … e_d``
+    and ``1`` for ``d <= 4``, else ``0``, ``e_1``, ``e_2`` and ``1``), ``x0`` and ``x1`` equal ``base`` (default all
+    zeros) except that round ``t`` holds ``u``, resp. ``v``. Labels read ``"{prefix}l{t+1}: u vs v"``; merge several
+    calls (different bases, distinct prefixes) for a larger family. Non-zero bases matter: a loss history that brings an
     algorithm near a decision boundary can make a later change far more visible.
+
+    Args:
+        T: the horizon (number of rounds).
+        d: the dimension of a loss vector.
+        rounds: the rounds ``t`` (0-indexed) whose loss differs.
+        values: the loss vectors ``u, v``, each of shape ``(d,)`` (default above).
+        base: the ``(T, d)`` losses the two sequences share elsewhere (default all zeros).
+        prefix: prepended to every label.
+
+    Returns:
+        ``{label: (x0, x1)}`` with float32 ``(T, d)`` arrays.
+
+    Raises:
+        ValueError: a ``base`` of the wrong shape, a value not of shape ``(d,)`` or a round outside ``[0, T)``.
     """
     T = check_positive_int("T", T)
     d = check_positive_int("d", d)
@@ -82,11 +95,18 @@ def loss_neighbours(T: int, d: int, *, rounds: Sequence[int] = (0,), values: Opt
 def learner_mechanism(learner, params, *, output: Optional[Callable] = None) -> Callable:
     """``(key, losses) -> output(actions)``: run ``learner`` over a ``(T, d)`` loss array.
 
-    ``actions`` stacks ``state.x`` before every round and after the last one (``T + 1`` entries):
-    what an observer of the learner sees. Block-mode learners (``end_block``) run a nested scan;
-    ``T`` must then be a multiple of ``block_size``. ``output`` (default identity) post-processes
-    the actions, e.g. :func:`action_code`. Keys: ``init``, every ``step`` and every ``end_block``
-    get their own (``fold_in`` by round / block).
+    ``actions`` stacks ``state.x`` before every round and after the last one (``T + 1`` entries): what an observer of
+    the learner sees. Block-mode learners (``end_block``) run a nested scan; ``T`` must then be a multiple of
+    ``block_size``. Keys: ``init``, every ``step`` and every ``end_block`` get their own (``fold_in`` by round / block).
+
+    Args:
+        learner: the :class:`jaxdp.Learner` to run.
+        params: its parameters.
+        output: post-processes the actions (default identity), e.g. :func:`action_code`.
+
+    Returns:
+        The jittable ``(key, losses) -> output(actions)`` (it raises ``ValueError`` for a block-mode learner when ``T``
+        is not a multiple of ``block_size``).
     """
     b = int(learner.block_size)
 
@@ -120,7 +140,14 @@ def learner_mechanism(learner, params, *, output: Optional[Callable] = None) -> 
 
 
 def action_code(d: int) -> Callable:
-    """``actions -> int``: the sequence of expert indices in base ``d`` (a cell for :class:`HistogramEvents`)."""
+    """``actions -> int``: the sequence of expert indices in base ``d`` (a cell for :class:`HistogramEvents`).
+
+    Args:
+        d: the number of experts (>= 2).
+
+    Returns:
+        The jittable ``actions -> sum_t actions[t] · d^t`` (int32).
+    """
     d = check_positive_int("d", d, minimum=2)
 
     def code(acts):
@@ -154,10 +181,30 @@ def audit_learner(learner, params, *, T: int, d: int, claimed_eps: float, claime
                   delta_float: Optional[float] = None, name: str = "learner") -> AuditReport:
     """Audit an online learner against (``claimed_eps``, ``claimed_delta``) over :func:`loss_neighbours`.
 
-    Default events: for integer actions (experts), the whole action sequence as a cell when
-    ``d^(T+1) <= 4096`` (unions of cells searched) and the number of rounds playing each expert;
-    for vector actions (OCO), each coordinate's mean over the rounds and its final value.
-    The search uses half of the ``n`` runs per input; the family-wise error is ``alpha``.
+    Default events: for integer actions (experts), the whole action sequence as a cell when ``d^(T+1) <= 4096`` (unions
+    of cells searched) and the number of rounds playing each expert; for vector actions (OCO), each coordinate's mean
+    over the rounds and its final value. The search uses half of the ``n`` runs per input; the family-wise error is
+    ``alpha``.
+
+    Args:
+        learner: the :class:`jaxdp.Learner` audited.
+        params: its parameters.
+        T: the horizon.
+        d: the dimension of a loss vector.
+        claimed_eps: the claimed ε (> 0, finite).
+        claimed_delta: the claimed δ in ``[0, 1)``.
+        n: runs per input.
+        key: typed PRNG key.
+        alpha: family-wise error: a learner satisfying the claim is flagged with probability ``<= alpha``.
+        rounds: the rounds whose loss differs (:func:`loss_neighbours`).
+        values: the loss vectors compared (:func:`loss_neighbours`; default there).
+        events: event families as in :func:`jaxdp.audit.audit_mechanism` (default above).
+        n_best: tests kept by the search and evaluated on fresh runs.
+        delta_float: float δ floor added to ``claimed_delta`` (default ``2^-23``).
+        name: the name shown in the report.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
     """
     mech = learner_mechanism(learner, params)
     pairs = loss_neighbours(T, d, rounds=rounds, values=values)
@@ -188,11 +235,32 @@ def audit_learner_learned(learner, params, *, T: int, d: int, claimed_eps: float
                           name: str = "learner") -> AuditReport:
     """Audit an online learner with learned events (:func:`jaxdp.audit.audit_learned`) on its whole trajectory.
 
-    Neighbours default to :func:`jaxdp.audit.pairs.loss_flip_pairs` (one round's loss flipped, on zero losses
-    and after expert 1 lost every earlier round). Default classifiers: for integer actions (experts) a
-    histogram of the whole action sequence when ``d^(T+1) <= 2^16`` and a logistic regression on
-    :func:`jaxdp.audit.learned.trajectory_features`; for vector actions (OCO) logistic regression and a
-    small MLP on the flattened action sequence. The family-wise error ``alpha`` covers the pair search.
+    Neighbours default to :func:`jaxdp.audit.pairs.loss_flip_pairs` (one round's loss flipped, on zero losses and after
+    expert 1 lost every earlier round). Default classifiers: for integer actions (experts) a histogram of the whole
+    action sequence when ``d^(T+1) <= 2^16`` and a logistic regression on
+    :func:`jaxdp.audit.learned.trajectory_features`; for vector actions (OCO) logistic regression and a small MLP on the
+    flattened action sequence. The family-wise error ``alpha`` covers the pair search.
+
+    Args:
+        learner: the :class:`jaxdp.Learner` audited.
+        params: its parameters.
+        T: the horizon.
+        d: the dimension of a loss vector.
+        claimed_eps: the claimed ε (> 0, finite).
+        claimed_delta: the claimed δ in ``[0, 1)``.
+        key: typed PRNG key.
+        neighbours: ``{label: (x0, x1)}`` pairs of ``(T, d)`` loss arrays (default above).
+        classifiers: :class:`jaxdp.audit.Logistic`, :class:`jaxdp.audit.MLP` and/or :class:`jaxdp.audit.Histogram`
+            (default above).
+        n_train, n_select, n_eval: runs per input for training, for choosing the event and for the bound (fresh), as in
+            :func:`jaxdp.audit.audit_learned`.
+        n_best: candidates (pair × classifier) evaluated on fresh runs.
+        alpha: family-wise error: a learner satisfying the claim is flagged with probability at most α.
+        delta_float: float δ floor added to ``claimed_delta`` (default ``2^-23``).
+        name: the name shown in the report.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
     """
     from .learned import MLP, Histogram, Logistic, audit_learned, flat_features, trajectory_features
     from .pairs import loss_flip_pairs

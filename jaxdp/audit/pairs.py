@@ -37,9 +37,16 @@ def pattern_pairs(d: int, *, componentwise: bool = True, dtype=np.float32, lo: O
                   hi: Optional[float] = None, scalar: bool = False) -> dict:
     """StatDP/DP-Sniper input patterns for a mechanism on length-``d`` query vectors (sensitivity 1).
 
-    ``componentwise=False``: only *one above* and *one below* (neighbours differ in one entry, e.g.
-    a histogram or a single query). ``lo, hi``: clip every entry to the input domain. ``scalar``:
-    ``d = 1`` inputs as 0-d arrays. Duplicate pairs (possible for small ``d``) are dropped.
+    Args:
+        d: the length of the query vectors.
+        componentwise: all eight patterns; ``False``: only *one above* and *one below* (neighbours differ in one entry,
+            e.g. a histogram or a single query).
+        dtype: the dtype of the inputs.
+        lo, hi: clip every entry to the input domain (``None``: no bound).
+        scalar: ``d = 1`` inputs as 0-d arrays.
+
+    Returns:
+        ``{label: (x0, x1)}`` of NumPy arrays. Duplicate pairs (possible for small ``d``) are dropped.
     """
     d = check_positive_int("d", d)
     h = d // 2
@@ -91,10 +98,19 @@ def loss_flip_pairs(T: int, d: int, *, rounds: Optional[Sequence[int]] = None, b
                     flips: Optional[Sequence[tuple]] = None) -> dict:
     """Replace-one neighbouring loss sequences: round ``t``'s loss flipped between two vectors.
 
-    ``bases``: ``{name: (T, d) array}`` (default: all zeros; and, for ``T >= 3``, expert 1 losing in
-    the rounds before the flipped one). ``flips``: pairs of loss vectors (default ``e_1`` vs ``e_2``,
-    ``0`` vs ``e_1``, ``0`` vs ``1``). ``rounds`` default: every round. Returns ``{label: (x0, x1)}``
-    with float32 ``(T, d)`` arrays.
+    Args:
+        T: the horizon.
+        d: the dimension of a loss vector.
+        rounds: the flipped rounds (0-indexed; default every round).
+        bases: ``{name: (T, d) array}`` (default: all zeros; and, for every flipped round but the first, expert 1 losing
+            in the rounds before the flipped one).
+        flips: pairs of loss vectors (default ``e_1`` vs ``e_2``, ``0`` vs ``e_1``, ``0`` vs ``1``).
+
+    Returns:
+        ``{label: (x0, x1)}`` with float32 ``(T, d)`` arrays.
+
+    Raises:
+        ValueError: a round outside ``[0, T)`` or a base of the wrong shape.
     """
     T = check_positive_int("T", T)
     d = check_positive_int("d", d)

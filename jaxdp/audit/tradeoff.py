@@ -68,7 +68,15 @@ DELTAS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 
 
 def gdp_delta(eps: float, mu: float) -> float:
-    """δ(ε) of μ-GDP: ``Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Dong, Roth, Su 2022, Cor. 2.13)."""
+    """δ(ε) of μ-GDP: ``Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Gaussian Differential Privacy, Cor. 2.13).
+
+    Args:
+        eps: the ε.
+        mu: the GDP parameter μ.
+
+    Returns:
+        δ(ε) (0 for ``μ <= 0``, 1 for ``μ = inf``).
+    """
     if mu <= 0:
         return 0.0
     if math.isinf(mu):
@@ -79,7 +87,15 @@ def gdp_delta(eps: float, mu: float) -> float:
 
 
 def gdp_eps(delta: float, mu: float) -> float:
-    """The smallest ε with ``gdp_delta(ε, μ) <= delta`` (``inf`` for δ = 0 and μ > 0; 0 for μ = 0)."""
+    """The smallest ε with ``gdp_delta(ε, μ) <= delta`` (``inf`` for δ = 0 and μ > 0; 0 for μ = 0).
+
+    Args:
+        delta: the δ.
+        mu: the GDP parameter μ.
+
+    Returns:
+        That ε.
+    """
     if mu <= 0:
         return 0.0
     if delta <= 0:
@@ -98,8 +114,18 @@ def gdp_eps(delta: float, mu: float) -> float:
 class TradeoffBound:
     """Simultaneous confidence bounds on a trade-off curve (see the module docstring).
 
-    ``fpr_hi[i] >= α(t_i) = P[s(M(x_b)) > t_i]`` and ``tpr_lo[i] <= 1 − β(t_i) = P[s(M(x_a)) > t_i]`` for
-    every ``i``, jointly with probability at least ``1 − alpha``."""
+    ``fpr_hi[i] >= α(t_i) = P[s(M(x_b)) > t_i]`` and ``tpr_lo[i] <= 1 − β(t_i) = P[s(M(x_a)) > t_i]`` for every ``i``,
+    jointly with probability at least ``1 − alpha``.
+
+    Attributes:
+        thresholds: the thresholds ``t_i`` (sorted, distinct).
+        fpr_hi: the upper bounds on ``α(t_i)``.
+        tpr_lo: the lower bounds on ``1 − β(t_i)``.
+        alpha: the joint error level.
+        method: ``"bonferroni"`` or ``"dkw"`` (:func:`tradeoff_bound`).
+        n_a: the runs on ``x_a``.
+        n_b: the runs on ``x_b``.
+    """
 
     thresholds: np.ndarray
     fpr_hi: np.ndarray
@@ -156,11 +182,21 @@ def tradeoff_bound(scores_a, scores_b, *, alpha: float, thresholds=None, method:
                    max_thresholds: int = 4096) -> TradeoffBound:
     """Simultaneous bounds on the trade-off curve of the tests ``{s > t}`` from FRESH scores.
 
-    ``scores_a``: scores of runs on the numerator input ``x_a`` (large: ``x_a``), ``scores_b``: on ``x_b``.
-    ``method="bonferroni"``: ``thresholds`` must be fixed independently of these scores (e.g. quantiles
-    of a selection sample); ``2K`` Clopper–Pearson bounds at ``alpha/(2K)``. ``method="dkw"``: any
-    thresholds (default: up to ``max_thresholds`` quantiles of the pooled scores), bands at ``alpha/2``
-    per input.
+    Args:
+        scores_a: scores of runs on the numerator input ``x_a`` (large: ``x_a``).
+        scores_b: scores of runs on ``x_b``.
+        alpha: the joint error level.
+        thresholds: the thresholds ``t`` (``method="bonferroni"``: required, fixed independently of these scores, e.g.
+            quantiles of a selection sample).
+        method: ``"bonferroni"``: ``2K`` Clopper–Pearson bounds at ``alpha/(2K)``. ``"dkw"``: any thresholds, DKW bands
+            at ``alpha/2`` per input.
+        max_thresholds: ``method="dkw"`` without ``thresholds``: up to this many quantiles of the pooled scores.
+
+    Returns:
+        The :class:`TradeoffBound`.
+
+    Raises:
+        ValueError: no scores, ``method="bonferroni"`` without thresholds, or an unknown ``method``.
     """
     check_probability("alpha", alpha, open_left=True, open_right=True)
     sa, sb = np.sort(np.asarray(scores_a, np.float64)), np.sort(np.asarray(scores_b, np.float64))
@@ -212,15 +248,42 @@ def audit_tradeoff(sample_fn: Callable, x0, x1, *, claimed_eps: float, claimed_d
                    delta_float: Optional[float] = None) -> AuditReport:
     """Audit ``(claimed_eps, claimed_delta)`` through simultaneous trade-off-curve bounds on one pair.
 
-    The score is ``statistic(out)`` (a jittable scalar statistic; no training) or a ``classifier``
-    (:class:`Logistic` by default, trained on ``n_train`` runs per input). A selection sample of
-    ``n_select`` runs per input orients the score and places ``n_thresholds`` thresholds; the bounds
-    come from ``n_eval`` fresh runs per input (:func:`tradeoff_bound` with ``method``).
+    The score is ``statistic(out)`` (a jittable scalar statistic; no training) or a ``classifier`` (:class:`Logistic` by
+    default, trained on ``n_train`` runs per input). A selection sample of ``n_select`` runs per input orients the score
+    and places ``n_thresholds`` thresholds; the bounds come from ``n_eval`` fresh runs per input (:func:`tradeoff_bound`
+    with ``method``).
 
-    The report's ``eps_lower`` is the direct bound ``eps_at(claimed_delta + delta_float)``, or, with
-    ``gdp=True`` (only for mechanisms whose trade-off curve is Gaussian, e.g. Gaussian noise added
-    to a query), the larger of it and ``eps_gdp(claimed_delta + delta_float)``. ``report.tradeoff``
-    holds the :class:`TradeoffBound`; the printed report lists ε(δ) at ``deltas`` both ways and μ.
+    The report's ``eps_lower`` is the direct bound ``eps_at(claimed_delta + delta_float)``, or, with ``gdp=True`` (only
+    for mechanisms whose trade-off curve is Gaussian, e.g. Gaussian noise added to a query), the larger of it and
+    ``eps_gdp(claimed_delta + delta_float)``. ``report.tradeoff`` holds the :class:`TradeoffBound`; the printed report
+    lists ε(δ) at ``deltas`` both ways and μ.
+
+    Args:
+        sample_fn: jittable ``(key, x) -> output``.
+        x0, x1: the two neighbouring inputs.
+        claimed_eps: the claimed ε (> 0, finite).
+        claimed_delta: the claimed δ in ``[0, 1)``.
+        key: typed PRNG key.
+        statistic: jittable ``out -> scalar`` score (used instead of ``classifier`` when given).
+        classifier: :class:`Logistic` (default), :class:`MLP` or :class:`Histogram`.
+        n_train: training runs per input (classifier only).
+        n_select: selection runs per input.
+        n_eval: fresh runs per input for the bounds.
+        n_thresholds: the number of thresholds (>= 4).
+        method: ``"bonferroni"`` or ``"dkw"``.
+        gdp: also use the μ-GDP fit for the verdict.
+        deltas: the δ values at which the report lists ε(δ).
+        alpha: the joint error: a mechanism satisfying the claim is flagged with probability at most α.
+        batch: runs per compiled, vectorised chunk.
+        name: the name shown in the report.
+        delta_float: float δ floor added to ``claimed_delta`` (default ``2^-23``).
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+
+    Raises:
+        TypeError: ``key`` is not a typed PRNG key or a classifier of another type.
+        ValueError: an invalid claim, sample size, ``n_thresholds``, ``alpha`` or ``method``, or mismatched inputs.
     """
     check_epsilon(claimed_eps, "claimed_eps", allow_inf=False)
     check_delta(claimed_delta, "claimed_delta")
