@@ -84,6 +84,11 @@ def certify(ledger: Ledger | Event, delta: float = 0.0, *, use_pld: bool = True)
 
     Returns:
         A :class:`Certificate` (``eps = inf``, bound ``"none"``, when nothing certifies the budget).
+
+    Example:
+        >>> from jaxdp.accounting import ledger as LG
+        >>> certify(LG.sequential(LG.laplace(10.0, count=5)), 0.0)    # five Lap(10) releases, sensitivity 1
+        Certificate(eps=0.5, delta=0.0, bound='basic', detail='basic composition (Dwork-Roth Thm 3.16)')
     """
     if isinstance(ledger, Event):
         ledger = Ledger(items=(ledger,))

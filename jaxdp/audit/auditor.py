@@ -525,11 +525,13 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
         ValueError: an invalid claim, ``n``, ``alpha``, ``search`` or ``delta_float``, or a pair of identical or
             mismatched inputs.
 
-    Example::
-
-        rep = audit_mechanism(lambda k, x: laplace_mech(k, x, 1.0, 1.0), [(0.0, 1.0)],
-                              claimed_eps=1.0, key=jax.random.key(0), n=200_000)
-        assert not rep.violation
+    Example:
+        >>> import jax
+        >>> from jaxdp.mechanisms import laplace_mech
+        >>> rep = audit_mechanism(lambda k, x: laplace_mech(k, x, 1.0, 1.0), [(0.0, 1.0)],
+        ...                       claimed_eps=1.0, key=jax.random.key(0), n=100_000)
+        >>> rep.violation, 0.5 < rep.eps_lower <= 1.0
+        (False, True)
     """
     if not callable(sample_fn):
         raise TypeError(f"sample_fn must be a callable (key, x) -> output, got {type(sample_fn).__name__}")

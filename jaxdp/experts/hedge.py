@@ -135,11 +135,15 @@ def hedge_regret_bound(d, T, eta):
 def hedge(d: int) -> Learner:
     """Hedge over ``d`` experts. Params: ``HedgeParams(eta)``. Keys per step: 1 uniform.
 
-    Example::
-
-        learner = hedge(10)
-        out = simulate(learner, bernoulli_experts(10), experts_problem(),
-                       hedge_params(10, 1000), BernoulliParams(gap=0.1), seed_keys(0, 64), 1000)
+    Example:
+        >>> from jaxdp import seed_keys, simulate
+        >>> from jaxdp.experts import BernoulliParams, bernoulli_experts, experts_problem, hedge_params
+        >>> out = simulate(hedge(10), bernoulli_experts(10), experts_problem(), hedge_params(10, 200),
+        ...                BernoulliParams(gap=0.1), seed_keys(0, 8), 200)
+        >>> out["regret"].shape          # one regret per seed
+        (8,)
+        >>> bool((out["expected_regret"] <= hedge_regret_bound(10, 200, hedge_params(10, 200).eta)).all())
+        True
 
     Args:
         d: the number of experts.

@@ -258,9 +258,15 @@ def mala(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, s
       statistics averaged over the steps.
 
     Under ``vmap`` over keys (and/or ``x0``, ``step_size``) the results are
-    identical to separate calls with the same keys. Example::
+    identical to separate calls with the same keys.
 
-        x, info = mala(key, lambda x: -0.5 * x @ x, jnp.zeros(3), 200, 0.3, ball(1.0))
+    Example:
+        >>> import jax
+        >>> import jax.numpy as jnp
+        >>> from jaxdp.samplers import ball
+        >>> x, info = mala(jax.random.key(0), lambda x: -0.5 * x @ x, jnp.zeros(3), 200, 0.3, ball(1.0))
+        >>> x.shape, bool(jnp.linalg.norm(x) <= 1.0)
+        ((3,), True)
     """
     dom = as_domain(domain)
     n_steps = _check_common(x0, n_steps, step_size, dom)
