@@ -413,14 +413,18 @@ def check_noise_kind(noise: Any) -> str:
 # ``out`` a Python float for 0-d results) and reject non-finite values.
 
 
-def coerce_number(name: str, x: Any) -> Any:
-    """Accept numeric strings (values coming from a command line) as floats; leave everything else alone."""
+def _from_string(name: str, x: Any, cast: Any, what: str) -> Any:
     if isinstance(x, str):
         try:
-            return float(x)
+            return cast(x)
         except ValueError:
-            raise TypeError(f"{name} must be a number, got the string {x!r}") from None
+            raise TypeError(f"{name} must be {what}, got the string {x!r}") from None
     return x
+
+
+def coerce_number(name: str, x: Any) -> Any:
+    """Accept numeric strings (values coming from a command line) as floats; leave everything else alone."""
+    return _from_string(name, x, float, "a number")
 
 
 def as_f64(name: str, x: Any) -> np.ndarray:
@@ -487,12 +491,8 @@ def count_arg(x: Any, name: str = "k", minimum: int = 1) -> Any:
 
 
 def coerce_count(name: str, x: Any) -> Any:
-    if isinstance(x, str):
-        try:
-            return int(x)
-        except ValueError:
-            raise TypeError(f"{name} must be an integer, got the string {x!r}") from None
-    return x
+    """Accept integer strings (values coming from a command line) as ints; leave everything else alone."""
+    return _from_string(name, x, int, "an integer")
 
 
 def eps_delta_lists(eps_list: Any, delta_list: Any, *, allow_zero_eps: bool = True) -> tuple[np.ndarray, np.ndarray]:
