@@ -225,6 +225,9 @@ pairs, the smallest f any valid audit of them can reach):
 | svt-shared-threshold | 5.88 | 2.69 | 2.41 | 1.48 (exact 1.348, an outcome of probability 4·10⁻⁴); 1.71 on events of probability ≥ 10⁻³ | one event fixed from the exact law |
 | l2p-mw | none (ε_lower = 0) | 126 | 74.4 | 25.6 (exact 0.0297) | one event fixed from the exact law, best pair, 10⁷ runs |
 | sparse-vector-experts-shared-threshold-unscaled (broken) | not flagged (0.495) | flagged (2.657) | flagged (2.752) | exact 3.99 on events of probability ≥ 10⁻³ | audited at T = 64, K = 16 |
+| dp-ucb-tree | 3.20 | 3.20 | 3.12 | 3.06 (exact 2 − ln 2 = 1.307) | exact ceiling computed |
+| ldp-ucb | 1.60 | 1.60 | 1.56 | 1.53 (exact 2 − ln 2 = 1.307) | exact ceiling computed |
+| dp-se | 1.50 | 1.50 | 1.39 | 1.01 (exact 0.989; 0.777 on events of probability ≥ 10⁻³) | exact ceiling computed |
 
 So every correct row of the default-size table has f* ≤ 1.5, or an exact computation at that size shows
 that no audit of its pairs reaches 1.5 (on any event, or on events of probability ≥ 10⁻³ for
@@ -233,7 +236,12 @@ that no audit of its pairs reaches 1.5 (on any event, or on events of probabilit
 the best half-line's expected Clopper–Pearson bound is 0.57 at 10⁷ runs per input (f = 1.76; the audit gets
 0.572) and 0.66 at 10⁸ (f = 1.51). The same mechanism's trade-off audit `gaussian-tradeoff` (μ-GDP fit over
 many thresholds, which assumes the Gaussian trade-off curve this mechanism has) reaches f* = 1.38. The bandit
-audits registered by `jaxdp.bandits` (`dp-ucb-tree` f* = 3.12, `ldp-ucb` 1.56) have no exact computation yet.
+audits registered by `jaxdp.bandits` are computed exactly on their pairs (`jaxdp.bandits.audits.exact_audit_eps`):
+LDP-UCB and DP-UCB at `K = 2`, `T = 2` release the third arm as the argmax of two rewards plus `Lap(1/2)` noise
+each (LDP-UCB's local randomizer at ε = 2; DP-UCB's one released tree leaf at node scale `H/ε = 1/2`), whose
+privacy loss on the audited pair is exactly `2 − ln 2 = 1.307`: no audit of those pairs detects less than 1.53×
+(`ldp-ucb`, claim 2) or 3.06× (`dp-ucb-tree`, claim 4), and both audits reach 0.98 of it. DP-SE's audited pair has
+exact loss 0.989 (0.777 on events of probability ≥ 10⁻³; the audit reaches 0.73 and 0.92 of them, f* = 1.39).
 L2P-MW's
 audit reaches ε_lower = 0.0102 at default size (0.0060 quick), 0.34 of its exact loss 0.0297 on the audited
 pairs (0.46 of the tested event's own exact loss 0.022) and 0.013 of its certified ε = 0.761: at this size
@@ -282,6 +290,7 @@ def exact_ceilings() -> dict:
     from jaxdp.lazy import audits as LZ
     from jaxdp.audit.learners import loss_neighbours
     from jaxdp.realizable import audits as RA
+    from jaxdp.bandits import audits as BA
 
     def worst(fam, law, delta=0.0):
         laws = [X.align(law(np.asarray(a)), law(np.asarray(b)))[1:] for a, b in fam.values()]
@@ -307,6 +316,9 @@ def exact_ceilings() -> dict:
         "l2p-mw": (*worst(loss_neighbours(s.T, s.d), l2p, s.delta), "at δ = 1.3e-8, 6 l₁ pairs"),
         "sparse-vector-experts-shared-threshold-unscaled": (X.exact_eps(P, Q)[0], X.exact_eps(P, Q, p_min=1e-3)[0],
                                                             "pure, audited pair"),
+        **{name: (BA.exact_audit_eps(name), BA.exact_audit_eps(name, p_min=1e-3), note) for name, note in (
+            ("ldp-ucb", "pure, audited pair: 2 − ln 2"), ("dp-ucb-tree", "pure, audited pair: 2 − ln 2"),
+            ("dp-se", "pure, audited pair"))},
     }
 
 

@@ -35,6 +35,12 @@ certificate is as tight as its structure allows, so that a broken variant has no
   ``s = 1/(εR)`` (a changed reward moves a mean by ``1/R``, one scale at ε = 1), its thresholds
   are ``2s`` or ``1.48s`` vs ``3s`` or ``2.48s``, depending on which arm round 1 pulls.
 
+Exact laws (``jaxdp.audit.exact`` style, docs/guide/auditing.md#exact): :func:`index_policy_law` (LDP-UCB and
+DP-UCB at ``K = 2``, ``T = 2``: the third action is the argmax of two rewards plus independent Laplace noise) and
+:func:`dp_se_law` (DP-SE's first epoch at ``K = 2``: the round-robin order and the elimination outcome) give the
+law of the audited output on any losses, and :func:`exact_audit_eps` the exact privacy loss on an audit's own
+pairs, i.e. the most ANY valid audit of those pairs can show.
+
 Also here: :func:`bandit_events`, the events ``jaxdp compare --problem bandits`` adds to its audit
 of a learner of yours (the replays of the arm played in a changed round, and whether the next
 round stays on it: what bandit feedback reveals).
@@ -42,7 +48,7 @@ round stays on it: what bandit feedback reveals).
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from typing import Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -58,7 +64,7 @@ from .planners import plan_dp_exp3, plan_dp_ucb_tree, plan_ldp_ucb
 from .ucb import DPUCBParams, LDPUCBParams, dp_ucb_tree, ldp_ucb
 
 __all__ = ["AUDITS", "bandit_events", "replays", "stays", "audit_dp_exp3", "audit_ldp_ucb", "audit_dp_ucb_tree",
-           "audit_dp_se"]
+           "audit_dp_se", "laplace_difference_sf", "index_policy_law", "dp_se_law", "exact_audit_eps"]
 
 f32 = jnp.float32
 K = 2
@@ -231,3 +237,133 @@ def audit_dp_se(*, quick, key, n, name, eps):
     ev = [SearchEvents(statistic=lambda a: (a[2 * R] + a[2 * R + 1]).astype(f32))]
     return audit_mechanism(mech, pairs, ev, claimed_eps=eps, n=n, key=key, name=name,
                            delta_float=_laplace_floor(eps, 2))
+
+
+# --------------------------------------------------------------------------- exact laws at the audited sizes
+
+
+def laplace_difference_sf(w, b: float) -> np.ndarray:
+    """``P(Z - Z' > w)`` for independent ``Z, Z' ~ Lap(b)`` (float64, vectorised).
+
+    The difference has density ``e^{-|u|/b}(1 + |u|/b)/(4b)``, so for ``k = |w|/b`` the upper tail beyond
+    ``|w|`` is ``e^{-k}(1 + k/2)/2`` (and the law is symmetric).
+
+    Args:
+        w: the threshold(s).
+        b: the Laplace scale (``> 0``).
+
+    Returns:
+        The tail probabilities, an array of the shape of ``w``.
+    """
+    w = np.asarray(w, np.float64)
+    k = np.abs(w) / float(b)
+    tail = 0.5 * np.exp(-k) * (1.0 + 0.5 * k)
+    return np.where(w >= 0, tail, 1.0 - tail)
+
+
+def index_policy_law(losses, b: float) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the played arms ``(x_1, x_2, x_3)`` of LDP-UCB (Laplace scale ``b``) or of DP-UCB with per-arm
+    trees for ``T_max = 2`` (node scale ``b``), on ``K = 2`` arms and ``T = 2`` rounds of ``losses``.
+
+    Both policies play the arms once each in the random tie-break order (``x_1`` uniform, ``x_2 = 1 - x_1``); then
+    each arm has one pull, its released reward is its reward ``1 - ℓ`` plus one ``Lap(b)`` (the local randomizer,
+    resp. the tree's leaf: ``popcount(1) = 1`` node), the confidence bonuses are equal, and ``x_3`` is the arm of the
+    larger noisy reward (ties have probability 0): ``P(x_3 = 0) = P(Z_0 - Z_1 > r_1 - r_0)``
+    (:func:`laplace_difference_sf`).
+
+    Args:
+        losses: the ``(2, 2)`` loss array (rounds × arms).
+        b: the Laplace scale of a released reward (``> 0``).
+
+    Returns:
+        ``(codes, probs)``: ``codes = x_1 + 2 x_2 + 4 x_3`` over the four possible sequences, ``probs`` summing to 1.
+    """
+    L = np.asarray(losses, np.float64)
+    if L.shape != (2, K):
+        raise ValueError(f"losses must have shape (2, {K}), got {L.shape}")
+    codes, probs = [], []
+    for x1 in range(K):
+        x2 = 1 - x1
+        r = np.zeros(K)
+        r[x1] = 1.0 - L[0, x1]
+        r[x2] = 1.0 - L[1, x2]
+        p0 = float(laplace_difference_sf(r[1] - r[0], b))
+        for x3, p in ((0, p0), (1, 1.0 - p0)):
+            codes.append(x1 + 2 * x2 + 4 * x3)
+            probs.append(0.5 * p)
+    return np.asarray(codes, np.int64), np.asarray(probs)
+
+
+def dp_se_law(losses, eps: float, R: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of DP-SE's output through its first epoch, ``K = 2`` arms, first epoch of ``R`` pulls per arm.
+
+    The round robin plays the arm first in the random order (``f``, uniform) in rounds ``0, 2, …, 2R - 2`` and the
+    other in the odd rounds; at the end of the epoch each arm releases ``μ̃_a = μ̄_a + Lap(1/(εR))`` (``μ̄_a`` its
+    mean reward over its ``R`` pulls) and an arm is eliminated iff ``μ̃_a < max μ̃ - 1/2``: arm 1 iff
+    ``Z_0 - Z_1 > 1/2 - (μ̄_0 - μ̄_1)``, arm 0 iff ``Z_1 - Z_0 > 1/2 + (μ̄_0 - μ̄_1)``, else neither. The actions up to
+    the next two are a function of ``(f, outcome)`` (after an elimination the survivor is played; otherwise the next
+    epoch's round robin plays both arms).
+
+    Args:
+        losses: the ``(T, 2)`` loss array, ``T >= 2R`` (only the first ``2R`` rounds matter).
+        eps: DP-SE's ε.
+        R: the first epoch's pulls per arm.
+
+    Returns:
+        ``(codes, probs)``: ``codes = f + 2·outcome`` (outcome 0: arm 1 eliminated, 1: arm 0 eliminated, 2: neither),
+        ``probs`` summing to 1.
+    """
+    L = np.asarray(losses, np.float64)
+    if L.ndim != 2 or L.shape[1] != K or L.shape[0] < 2 * R:
+        raise ValueError(f"losses must have shape (T, {K}) with T >= 2R = {2 * R}, got {L.shape}")
+    b = 1.0 / (eps * R)
+    codes, probs = [], []
+    for f in range(K):
+        mean = np.zeros(K)
+        mean[f] = np.mean(1.0 - L[0:2 * R:2, f])
+        mean[1 - f] = np.mean(1.0 - L[1:2 * R:2, 1 - f])
+        m = mean[0] - mean[1]
+        p_elim1 = float(laplace_difference_sf(0.5 - m, b))
+        p_elim0 = float(laplace_difference_sf(0.5 + m, b))
+        for o, p in enumerate((p_elim1, p_elim0, 1.0 - p_elim1 - p_elim0)):
+            codes.append(f + 2 * o)
+            probs.append(0.5 * p)
+    return np.asarray(codes, np.int64), np.asarray(probs)
+
+
+def exact_audit_eps(name: str, *, p_min: float = 0.0) -> float:
+    """The exact privacy loss of a registered bandit audit's learner on the audit's own neighbour pairs.
+
+    The largest ``|log P(E)/P'(E)|`` over events ``E`` of the audited output (of probability ``>= p_min``) and over
+    the audit's pairs: no valid audit of those pairs can show a larger ε, so ``claimed ε / exact`` is the smallest
+    over-claim any audit of them can detect. For ``ldp-ucb`` and ``dp-ucb-tree`` the law is :func:`index_policy_law`
+    (closed form ``ε' - ln(1 + ε'/2)`` with ``ε' = 1/b``: ``2 - ln 2`` for both), for ``dp-se`` :func:`dp_se_law`.
+
+    Args:
+        name: ``"ldp-ucb"``, ``"dp-ucb-tree"`` or ``"dp-se"``.
+        p_min: only events of at least this probability (under the input they favour).
+
+    Returns:
+        The exact ε on the audited pairs.
+
+    Raises:
+        ValueError: an audit without an exact law here.
+    """
+    from ..audit.exact import align, exact_eps
+
+    if name == "ldp-ucb":
+        b = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]
+        pairs, law = _ucb_pairs(T_UCB), (lambda x: index_policy_law(x, b))
+    elif name == "dp-ucb-tree":
+        b = plan_dp_ucb_tree(eps=EPS_TREE, T=T_UCB, d=K).params["b"]
+        pairs, law = _ucb_pairs(T_UCB), (lambda x: index_policy_law(x, b))
+    elif name == "dp-se":
+        _, R, _, pairs = _se_setting()
+        pairs, law = pairs, (lambda x: dp_se_law(x, EPS_SE, R))
+    else:
+        raise ValueError(f"no exact law for the audit {name!r}")
+    best = 0.0
+    for a, c in pairs.values():
+        _, p, q = align(law(np.asarray(a)), law(np.asarray(c)))
+        best = max(best, exact_eps(p, q, p_min=p_min)[0])
+    return best
