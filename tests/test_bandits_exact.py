@@ -2,7 +2,7 @@
 
 Each law is checked against a float64 NumPy simulation written from the algorithm's description (not from the
 code under test) by a chi-square test at p > 1e-8, and also against the jaxdp learners themselves on the audited
-pairs; with fourteen such checks a correct law fails with probability below 1e-6
+pairs; with nineteen such checks a correct law fails with probability below 1e-6
 (fixed seeds: the tests are deterministic). The exact losses on the audited pairs are checked against their
 closed forms.
 """
@@ -153,5 +153,47 @@ def test_exact_losses_on_the_audited_pairs():
         assert A.exact_audit_eps(name, p_min=1e-3) == pytest.approx(ex)
     se = A.exact_audit_eps("dp-se")
     assert 0.7181 < se <= 1.0                         # the default-size audit's bound is below it; the claim above
+    exp3 = A.exact_audit_eps("dp-exp3")
+    assert 0.9705 < exp3 <= 1.0                       # above the default-size audit's bound, below the claim
+    assert exp3 == pytest.approx(0.99835, abs=1e-4)
     with pytest.raises(ValueError):
-        A.exact_audit_eps("dp-exp3")
+        A.exact_audit_eps("dp-exp3-quarter-scale")
+
+
+def _sim_dp_exp3(rng, n, losses, eta, gamma, b, B):
+    """DP-EXP3 with tau = 1, K = 2, T = 2 (float64 NumPy, from the algorithm): x1 uniform; after each round the played
+    arm's loss plus Lap(b), clipped to [-B, 1 + B], over its probability, times -eta, is added to its log-weight; the
+    next arm is drawn from (1 - gamma) softmax + gamma/2. Returns codes x1 + 2 x2 + 4 x3."""
+    p = np.full((n, 2), 0.5)
+    logw = np.zeros((n, 2))
+    rows = np.arange(n)
+    x = [(rng.random(n) >= p[:, 0]).astype(int)]
+    for t in range(2):
+        a = x[-1]
+        u = np.clip(losses[t][a] + rng.laplace(0.0, b, n), -B, 1.0 + B)
+        logw[rows, a] -= eta * u / p[rows, a]
+        logw -= logw.max(1, keepdims=True)
+        q = np.exp(logw) / np.exp(logw).sum(1, keepdims=True)
+        p = (1.0 - gamma) * q + gamma / 2
+        x.append((rng.random(n) >= p[:, 0]).astype(int))
+    return x[0] + 2 * x[1] + 4 * x[2]
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_dp_exp3_law_matches_simulation(which):
+    losses = [np.zeros((2, 2)), np.array([[1.0, 1.0], [0.0, 0.0]]), np.array([[0.2, 0.9], [0.7, 0.4]])][which]
+    eta, gamma, b, B = (20.0, 1e-3, 1.0, 1.0) if which < 2 else (3.0, 0.1, 0.5, 0.5)
+    codes, probs = A.dp_exp3_law(losses, eta, gamma, b, B)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-10)
+    got = _sim_dp_exp3(np.random.default_rng(500 + which), 200_000, losses, eta, gamma, b, B)
+    assert _chi2_p([(got == c).sum() for c in codes], probs) > P_ACCEPT
+
+
+def test_dp_exp3_law_matches_the_learner():
+    from jaxdp.bandits.exp3 import dp_exp3
+    prm = A._exp3_setting()
+    mech = jax.jit(jax.vmap(learner_mechanism(dp_exp3(2), prm, output=action_code(2)), in_axes=(0, None)))
+    for i, x in enumerate((np.zeros((2, 2)), np.array([[1.0, 1.0], [0.0, 0.0]]))):
+        got = np.asarray(mech(jax.random.split(jax.random.key(21 + i), 100_000), np.asarray(x, np.float32)))
+        codes, probs = A.dp_exp3_law(x, float(prm.eta), float(prm.gamma), float(prm.b), float(prm.B))
+        assert _chi2_p([(got == c).sum() for c in codes], probs) > P_ACCEPT

@@ -37,7 +37,8 @@ certificate is as tight as its structure allows, so that a broken variant has no
 
 Exact laws (``jaxdp.audit.exact`` style, docs/guide/auditing.md#exact): :func:`index_policy_law` (LDP-UCB and
 DP-UCB at ``K = 2``, ``T = 2``: the third action is the argmax of two rewards plus independent Laplace noise) and
-:func:`dp_se_law` (DP-SE's first epoch at ``K = 2``: the round-robin order and the elimination outcome) give the
+:func:`dp_se_law` (DP-SE's first epoch at ``K = 2``: the round-robin order and the elimination outcome) and
+:func:`dp_exp3_law` (DP-EXP3 at ``K = 2``, ``T = 2``, by nested quadrature over the two released noises) give the
 law of the audited output on any losses, and :func:`exact_audit_eps` the exact privacy loss on an audit's own
 pairs, i.e. the most ANY valid audit of those pairs can show.
 
@@ -64,7 +65,7 @@ from .planners import plan_dp_exp3, plan_dp_ucb_tree, plan_ldp_ucb
 from .ucb import DPUCBParams, LDPUCBParams, dp_ucb_tree, ldp_ucb
 
 __all__ = ["AUDITS", "bandit_events", "replays", "stays", "audit_dp_exp3", "audit_ldp_ucb", "audit_dp_ucb_tree",
-           "audit_dp_se", "laplace_difference_sf", "index_policy_law", "dp_se_law", "exact_audit_eps"]
+           "audit_dp_se", "laplace_difference_sf", "index_policy_law", "dp_se_law", "dp_exp3_law", "exact_audit_eps"]
 
 f32 = jnp.float32
 K = 2
@@ -337,10 +338,11 @@ def exact_audit_eps(name: str, *, p_min: float = 0.0) -> float:
     The largest ``|log P(E)/P'(E)|`` over events ``E`` of the audited output (of probability ``>= p_min``) and over
     the audit's pairs: no valid audit of those pairs can show a larger ε, so ``claimed ε / exact`` is the smallest
     over-claim any audit of them can detect. For ``ldp-ucb`` and ``dp-ucb-tree`` the law is :func:`index_policy_law`
-    (closed form ``ε' - ln(1 + ε'/2)`` with ``ε' = 1/b``: ``2 - ln 2`` for both), for ``dp-se`` :func:`dp_se_law`.
+    (closed form ``ε' - ln(1 + ε'/2)`` with ``ε' = 1/b``: ``2 - ln 2`` for both), for ``dp-se`` :func:`dp_se_law`,
+    for ``dp-exp3`` :func:`dp_exp3_law` (its six pairs).
 
     Args:
-        name: ``"ldp-ucb"``, ``"dp-ucb-tree"`` or ``"dp-se"``.
+        name: ``"ldp-ucb"``, ``"dp-ucb-tree"``, ``"dp-se"`` or ``"dp-exp3"``.
         p_min: only events of at least this probability (under the input they favour).
 
     Returns:
@@ -360,6 +362,10 @@ def exact_audit_eps(name: str, *, p_min: float = 0.0) -> float:
     elif name == "dp-se":
         _, R, _, pairs = _se_setting()
         pairs, law = pairs, (lambda x: dp_se_law(x, EPS_SE, R))
+    elif name == "dp-exp3":
+        prm = _exp3_setting()
+        pairs = loss_neighbours(T_EXP3, K, rounds=(0,))
+        law = (lambda x: dp_exp3_law(x, float(prm.eta), float(prm.gamma), float(prm.b), float(prm.B)))
     else:
         raise ValueError(f"no exact law for the audit {name!r}")
     best = 0.0
@@ -367,3 +373,71 @@ def exact_audit_eps(name: str, *, p_min: float = 0.0) -> float:
         _, p, q = align(law(np.asarray(a)), law(np.asarray(c)))
         best = max(best, exact_eps(p, q, p_min=p_min)[0])
     return best
+
+
+def _clipped_laplace_rule(centre, b: float, lo: float, hi: float, focus, width, *, nodes: int = 16):
+    """Nodes ``u`` and weights integrating ``E g(clip(centre + Lap(b), lo, hi))`` for ``g`` smooth except for a sharp
+    transition of width ``width`` at ``focus`` (both arrays: one rule per row): the two clip atoms, Gauss–Legendre on
+    pieces of ``[lo, hi]`` cut at the density's kink, on a uniform grid and geometrically around ``focus``."""
+    focus = np.atleast_1d(np.asarray(focus, np.float64))
+    width = np.broadcast_to(np.asarray(width, np.float64), focus.shape)
+    geo = np.concatenate([[0.0], 2.0 ** np.arange(-3, 24)])
+    around = focus[:, None] + width[:, None] * np.concatenate([-geo[1:], geo])[None, :]
+    grid = np.broadcast_to(np.linspace(lo, hi, 61), (focus.size, 61))
+    edges = np.sort(np.clip(np.concatenate([grid, around, np.full((focus.size, 1), centre)], 1), lo, hi), axis=1)
+    g, gw = np.polynomial.legendre.leggauss(nodes)
+    a, c = edges[:, :-1, None], edges[:, 1:, None]
+    u = (0.5 * (c - a) * g + 0.5 * (a + c)).reshape(focus.size, -1)
+    w = (0.5 * (c - a) * gw).reshape(focus.size, -1) * np.exp(-np.abs(u - centre) / b) / (2.0 * b)
+    atoms_u = np.broadcast_to(np.array([lo, hi]), (focus.size, 2))
+    atoms_w = np.broadcast_to(np.array([0.5 * np.exp(-(centre - lo) / b) if centre >= lo else
+                                        1.0 - 0.5 * np.exp((centre - lo) / b),
+                                        0.5 * np.exp(-(hi - centre) / b) if hi >= centre else
+                                        1.0 - 0.5 * np.exp((hi - centre) / b)]), (focus.size, 2))
+    return np.concatenate([u, atoms_u], 1), np.concatenate([w, atoms_w], 1)
+
+
+def dp_exp3_law(losses, eta: float, gamma: float, b: float, B: float) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the played arms ``(x_1, x_2, x_3)`` of DP-EXP3 (block length ``τ = 1``) on ``K = 2`` arms and
+    ``T = 2`` rounds of ``losses``, by nested quadrature over the two rounds' Laplace noises.
+
+    ``x_1`` is uniform; after round ``t`` the played arm's loss is released as ``u_t = clip(ℓ_t(x_t) + Lap(b), -B,
+    1 + B)``, its log-weight moves by ``-η u_t / p_t(x_t)`` and ``x_{t+1} ~ p_{t+1} = (1 - γ) softmax + γ/2``. So with
+    ``D_t`` the log-weight difference of arm 0 over arm 1, ``p_{t+1}(0) = (1 - γ) σ(D_t) + γ/2``; the law is
+    ``P(x_1, x_2, x_3) = E_{u_1}[p_2(x_2) E_{u_2}[p_3(x_3)]] / 2``, each expectation over a clipped Laplace (two atoms
+    and Gauss–Legendre refined geometrically around the logistic's centre, whose width ``p_t(x_t)/η`` can be tiny).
+
+    Args:
+        losses: the ``(2, 2)`` loss array (rounds × arms).
+        eta: the learning rate ``η``.
+        gamma: the uniform mixing ``γ``.
+        b: the Laplace scale of a released loss.
+        B: the clip margin (released losses lie in ``[-B, 1 + B]``).
+
+    Returns:
+        ``(codes, probs)``: ``codes = x_1 + 2 x_2 + 4 x_3`` over the eight sequences, ``probs`` summing to 1 (up to
+        quadrature error ~1e-10).
+    """
+    from scipy.special import expit
+
+    L = np.asarray(losses, np.float64)
+    if L.shape != (2, K):
+        raise ValueError(f"losses must have shape (2, {K}), got {L.shape}")
+    lo, hi = -float(B), 1.0 + float(B)
+    sign = np.array([1.0, -1.0])          # how an update of arm a moves D = logw_0 - logw_1 (times -η u/p)
+    out = np.zeros(8)
+    for x1 in range(K):
+        c1 = eta / 0.5
+        u1, w1 = _clipped_laplace_rule(L[0, x1], b, lo, hi, np.zeros(1), np.full(1, 1.0 / c1))
+        u1, w1 = u1[0], w1[0]
+        D1 = -sign[x1] * c1 * u1
+        p2_0 = (1.0 - gamma) * expit(D1) + 0.5 * gamma
+        for x2 in range(K):
+            p2 = p2_0 if x2 == 0 else 1.0 - p2_0
+            c2 = eta / p2
+            u2, w2 = _clipped_laplace_rule(L[1, x2], b, lo, hi, D1 / (sign[x2] * c2), 1.0 / c2)
+            D2 = D1[:, None] - sign[x2] * c2[:, None] * u2
+            p3_0 = np.sum(w2 * ((1.0 - gamma) * expit(D2) + 0.5 * gamma), axis=1)
+            for x3, p3 in ((0, p3_0), (1, 1.0 - p3_0)):
+                out[x1 + 2 * x2 + 4 * x3] += 0.5 * np.sum(w1 * p2 * p3)
+    return np.arange(8, dtype=np.int64), out
