@@ -329,3 +329,27 @@ def test_gaussian_exact_eps_against_privacy_loss_integral():
     assert eps == pytest.approx(0.7416, abs=1e-3)
     c, bound, loss = X.gaussian_best_threshold(sigma, delta, 10 ** 7)
     assert 0.5 < bound < loss < eps
+
+
+def test_svt_shared_threshold_no_event_reaches_one_and_a_half_at_any_feasible_size():
+    """Neyman-Pearson: for each probability under the favoured input, the likelihood-ratio event has the least
+    probability under the other, so the best expected Clopper-Pearson bound over ALL events of the audited pairs
+    is attained by a likelihood-ratio event (every one of them is scanned, down to one expected hit). At the
+    default size (10^6 runs per input) it is 0.874 (f* >= 2.29: the audit's 0.83 is 0.95 of it), and even at
+    10^9 runs 1.254 < 2 / 1.5: no valid audit of these pairs detects the 1.5x over-claim at any feasible size,
+    although the pure ceiling (an outcome of probability 4e-4) is 1.48."""
+    from jaxdp.accounting.floating import delta_float
+    from jaxdp.audit import catalogue as C
+    from jaxdp.audit.exact import align, best_fixed_event, csvt_answer_law
+
+    b_thr, b_q = 2.0 / C.EPS_SVT, 4.0 * C.C_SVT / C.EPS_SVT
+    dfl = delta_float("laplace", eps=C.EPS_SVT, d=C.K_CSVT + 1)
+    laws = [align(csvt_answer_law(q0, 0.0, b_thr, b_q, C.C_SVT), csvt_answer_law(q1, 0.0, b_thr, b_q, C.C_SVT))
+            for q0, q1 in C.CSVT_PAIRS.values()]
+
+    def best(n):
+        return max(best_fixed_event(a, b, n, delta=dfl, alpha=1e-7 / 2, min_count=1.0)[1]
+                   for _, P, Q in laws for a, b in ((P, Q), (Q, P)))
+
+    assert best(10 ** 6) == pytest.approx(0.8738, abs=2e-3)
+    assert best(10 ** 9) < C.EPS_SVT / 1.5
