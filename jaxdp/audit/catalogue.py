@@ -97,7 +97,17 @@ def _laplace(key, x):
 
 
 def laplace_half_scale(key, x):
-    """BROKEN: Laplace noise of scale Δ/(2ε), half of what ε-DP needs (it is 2ε-DP)."""
+    """BROKEN Laplace mechanism: noise of scale ``Δ/(2ε)``, half of what ε-DP needs (it is 2ε-DP).
+
+    Sensitivity ``Δ = 1`` and ``ε = EPS``; the audit ``laplace-half-scale`` must flag it.
+
+    Args:
+        key: JAX PRNG key.
+        x: the query value (scalar or array; the neighbouring inputs are 0 and 1).
+
+    Returns:
+        ``x + Lap(1/(2 EPS))``, elementwise, of the shape of ``x``.
+    """
     return x + 0.5 / EPS * jax.random.laplace(key, jnp.shape(x))
 
 
@@ -184,7 +194,19 @@ def _exp(key, u):
 
 
 def noisy_max(key, u, scale):
-    """Report-noisy-max: ``argmax(u + Lap(scale))``; ε-DP for sensitivity-1 utilities with scale 2/ε."""
+    """Report-noisy-max: ``argmax(u + Lap(scale))``.
+
+    ε-DP for sensitivity-1 utilities with ``scale = 2/ε`` (the audit ``noisy-max``); ``scale = 1/(2ε)``, the
+    noise of the monotone case four times too small, is the broken ``noisy-max-wrong-scale``.
+
+    Args:
+        key: JAX PRNG key.
+        u: the ``(d,)`` utilities of the items.
+        scale: the scale of the i.i.d. Laplace noise added to each utility.
+
+    Returns:
+        The index (int32 scalar) of the item with the largest noisy utility.
+    """
     return jnp.argmax(u + scale * jax.random.laplace(key, u.shape)).astype(jnp.int32)
 
 
@@ -412,7 +434,20 @@ H_TREE = tree_depth(T_TREE)
 
 
 def tree_counter_stream(key, a, scale):
-    """All prefix sums of the binary-tree counter (Laplace node noise ``scale``) on the stream ``a``."""
+    """All noisy prefix sums of the binary-tree counter run over a stream.
+
+    Each step releases ``c_t`` from :func:`jaxdp.mechanisms.tree.tree_step` with Laplace node noise of scale
+    ``scale``, on a tree of ``H_TREE`` levels (streams of at most ``T_TREE`` items); step ``t`` uses the key
+    ``fold_in(key, t)``. Node scale ``H/ε`` is ε-DP (the audit ``tree-counter``); ``1/ε`` is the broken twin.
+
+    Args:
+        key: JAX PRNG key.
+        a: the ``(T,)`` stream of items, ``T <= T_TREE``.
+        scale: the Laplace scale ``b`` of every tree node.
+
+    Returns:
+        The ``(T,)`` released prefix sums ``c_1, ..., c_T``.
+    """
     def body(st, xs):
         t, x = xs
         return tree_step(jax.random.fold_in(key, t), st, x, scale)

@@ -48,17 +48,39 @@ __all__ = ["laplace_cdf", "laplace_quadrature", "shared_svt_common_law", "visibl
 
 # ----------------------------------------------------------------------------- helpers
 def laplace_cdf(x, b):
-    """CDF of ``Lap(b)`` at ``x`` (float64, vectorised)."""
+    """CDF of the centred Laplace distribution ``Lap(b)`` (float64, vectorised).
+
+    Args:
+        x: the points (scalar or array).
+        b: the scale of the Laplace distribution (``> 0``).
+
+    Returns:
+        ``P(Lap(b) <= x)`` elementwise, a float64 array of the shape of ``x``.
+    """
     x = np.asarray(x, np.float64) / b
     return np.where(x < 0, 0.5 * np.exp(np.minimum(x, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(x, 0.0)))
 
 
 def laplace_quadrature(centre: float, scale: float, breakpoints, *, nodes: int = 24, tail: float = 60.0,
                        pieces: int = 48) -> Tuple[np.ndarray, np.ndarray]:
-    """Nodes and weights integrating ``g(τ) p(τ) dτ`` for ``τ = centre + Lap(scale)`` whose ``g`` is smooth
-    between ``breakpoints``: Gauss–Legendre with ``nodes`` points on every piece between consecutive
-    breakpoints (the density's kink ``centre`` added), the two tails cut at ``tail`` scales beyond the
-    outermost breakpoints and split into ``pieces`` pieces each. The weights include the density."""
+    """Quadrature rule for ``∫ g(τ) p(τ) dτ`` with ``τ = centre + Lap(scale)`` and ``g`` smooth between breakpoints.
+
+    Gauss–Legendre with ``nodes`` points on every piece between consecutive breakpoints (the density's kink
+    at ``centre`` is added to them); the two tails are cut at ``tail`` scales beyond the outermost breakpoints
+    and split into ``pieces`` pieces each, and inner pieces longer than one scale are split further. The
+    weights include the Laplace density, so ``Σ_i g(x_i) w_i`` approximates the expectation.
+
+    Args:
+        centre: the location of the Laplace variable (e.g. the noiseless threshold).
+        scale: its scale ``b > 0``.
+        breakpoints: the points where ``g`` may have kinks or jumps (any shape; flattened).
+        nodes: Gauss–Legendre points per piece.
+        tail: how many scales beyond the outermost breakpoint each tail is integrated.
+        pieces: the number of pieces each tail is split into.
+
+    Returns:
+        ``(x, w)``: the float64 nodes and weights (density included), both 1-D of the same length.
+    """
     bp = np.unique(np.concatenate([np.asarray(breakpoints, np.float64).ravel(), [centre]]))
     lo, hi = bp[0] - tail * scale, bp[-1] + tail * scale
     edges = np.unique(np.concatenate([np.linspace(lo, bp[0], pieces + 1), bp, np.linspace(bp[-1], hi, pieces + 1)]))
@@ -77,9 +99,20 @@ def laplace_quadrature(centre: float, scale: float, breakpoints, *, nodes: int =
 
 
 def event_eps(p: np.ndarray, q: np.ndarray, *, delta: float = 0.0, p_min: float = 0.0) -> Tuple[float, float]:
-    """The largest ``log((P(E) - δ)/Q(E))`` over unions ``E`` of outputs with ``P(E) >= p_min`` (both
-    directions are the caller's: pass ``(q, p)`` for the other). Returns ``(eps, P(E))``. The best
-    union is a prefix of the outputs sorted by ``p/q`` (descending), which this scans."""
+    """The largest one-directional privacy loss ``log((P(E) - δ)/Q(E))`` over unions ``E`` of outputs.
+
+    Only events with ``P(E) >= p_min`` count. The best union is a prefix of the outputs sorted by ``p/q``
+    (descending), which this scans. The direction is the caller's: pass ``(q, p)`` for the other one.
+
+    Args:
+        p, q: the probabilities of the same outputs under the two neighbouring inputs (1-D, same order).
+        delta: the ``δ`` subtracted from ``P(E)``.
+        p_min: the smallest probability ``P(E)`` an event may have (what a finite audit can see).
+
+    Returns:
+        ``(eps, P(E))``: the loss (clipped at 0) and the probability of the maximising event; ``(0.0, 0.0)`` when no
+        event qualifies.
+    """
     p = np.asarray(p, np.float64)
     q = np.asarray(q, np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -96,7 +129,16 @@ def event_eps(p: np.ndarray, q: np.ndarray, *, delta: float = 0.0, p_min: float 
 
 
 def exact_eps(p, q, *, delta: float = 0.0, p_min: float = 0.0) -> Tuple[float, float]:
-    """``max(event_eps(p, q), event_eps(q, p))`` (the symmetric privacy loss) and the event's probability."""
+    """The symmetric privacy loss of two laws: ``max(event_eps(p, q), event_eps(q, p))``.
+
+    Args:
+        p, q: the probabilities of the same outputs under the two neighbouring inputs (1-D, same order).
+        delta: the ``δ`` subtracted from the probability of the event under the numerator law.
+        p_min: the smallest probability an event may have under the numerator law.
+
+    Returns:
+        ``(eps, P(E))`` of the direction with the larger loss (see :func:`event_eps`).
+    """
     a = event_eps(p, q, delta=delta, p_min=p_min)
     b = event_eps(q, p, delta=delta, p_min=p_min)
     return a if a[0] >= b[0] else b
@@ -121,8 +163,19 @@ def shared_svt_common_law(losses, L: float, b_thr: float, b_q: float, K: int, *,
 
     Conditionally on ``τ̂`` the rounds are independent coin flips, so each pattern's probability is a
     product of Laplace CDFs integrated against the threshold density (:func:`laplace_quadrature`, the
-    kinks at every accumulator value). Returns ``(codes, probs)``: ``codes[i] = Σ_t switch_t 2^t`` over
-    the patterns with at most ``K`` switches, ``probs`` summing to 1 (up to quadrature error ~1e-12).
+    kinks at every accumulator value).
+
+    Args:
+        losses: the ``(T,)`` loss every expert takes in each round.
+        L: the noiseless sparse-vector threshold.
+        b_thr: the scale of the shared threshold noise.
+        b_q: the scale of each query's noise.
+        K: the largest number of switches (no query after the ``K``-th).
+        nodes: Gauss–Legendre points per quadrature piece.
+
+    Returns:
+        ``(codes, probs)``: ``codes[i] = Σ_t switch_t 2^t`` (int64) over the patterns with at most ``K`` switches,
+        ``probs`` their probabilities, summing to 1 up to quadrature error (~1e-12).
     """
     losses = np.asarray(losses, np.float64).ravel()
     T = losses.size
@@ -144,9 +197,19 @@ def shared_svt_common_law(losses, L: float, b_thr: float, b_q: float, K: int, *,
 
 
 def visible_switch_law(codes, probs, d: int) -> Tuple[np.ndarray, np.ndarray]:
-    """The law of the OBSERVED pattern ``x_t ≠ x_{t-1}`` when each switch draws the new expert uniformly from
-    ``d`` (common losses: the exponential mechanism is uniform), so a switch keeps the expert with
-    probability ``1/d``. Returns ``(codes, probs)`` over the observed patterns."""
+    """The law of the OBSERVED switch pattern ``x_t ≠ x_{t-1}`` given the law of the sparse-vector switch pattern.
+
+    Each switch draws the new expert uniformly from ``d`` (common losses: the exponential mechanism is
+    uniform), so a switch keeps the same expert with probability ``1/d`` and is then invisible.
+
+    Args:
+        codes: the switch patterns, ``Σ_t switch_t 2^t`` (as returned by :func:`shared_svt_common_law`).
+        probs: their probabilities.
+        d: the number of experts.
+
+    Returns:
+        ``(codes, probs)`` over the observed patterns (``Σ_t [x_t ≠ x_{t-1}] 2^t``, sorted int64).
+    """
     out: Dict[int, float] = {}
     stay = 1.0 / d
     for c, p in zip(np.asarray(codes).tolist(), np.asarray(probs).tolist()):
@@ -165,7 +228,15 @@ def visible_switch_law(codes, probs, d: int) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def align(law0, law1) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Two ``(codes, probs)`` laws on the union of their codes: ``(codes, p0, p1)``."""
+    """Two ``(codes, probs)`` laws put on the union of their codes.
+
+    Args:
+        law0, law1: ``(codes, probs)`` pairs; each law's codes are distinct.
+
+    Returns:
+        ``(codes, p0, p1)``: the sorted union of the codes and each law's probability of every code (0 where
+        the law does not have it).
+    """
     codes = np.union1d(law0[0], law1[0])
     p0 = np.zeros(codes.size)
     p1 = np.zeros(codes.size)
@@ -176,17 +247,29 @@ def align(law0, law1) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def shared_svt_window_law(T: int, K: int, j: int, L: float, b_thr: float, b_q: float, *,
                           nodes: int = 24) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Exact law, by pattern class, of the switch pattern of the shared-threshold learner on the pair
-    ``D``: every loss 0, ``D'``: every expert takes loss 1 in round ``j`` (0 elsewhere).
+    """Exact law, by pattern class, of the shared-threshold learner's switch pattern on a one-round neighbouring pair.
 
+    The pair is ``D``: every loss 0, ``D'``: every expert takes loss 1 in round ``j`` (0 elsewhere).
     Under ``D`` every query is 0; under ``D'`` the queries of the instance active in round ``j`` are 1 from
     round ``j`` until its switch (the accumulator resets there). Given ``τ̂`` the answers are independent
     with ``P(switch) = p(τ̂) = P(Lap(b_q) >= τ̂)`` (``p₁(τ̂) = P(1 + Lap(b_q) >= τ̂)`` inside that window), so a
     pattern's probability depends only on its class :func:`window_class` ``(c, b, e, r)``: ``c`` switches,
     ``b`` no-switch answers outside the window, a window of ``r`` answers of which the last is a switch
     iff ``e = 1``. ``P = ∫ p^c (1-p)^{b+r-e}``, ``P' = ∫ p^{c-e} (1-p)^b p₁^e (1-p₁)^{r-e}`` against the
-    threshold density (:func:`laplace_quadrature`). Returns ``(classes (n, 4), P(class), P'(class))``,
-    each law summing to 1; the classes' multiplicities come from a count over the rounds.
+    threshold density (:func:`laplace_quadrature`); the classes' multiplicities come from a count over the rounds.
+
+    Args:
+        T: the number of rounds.
+        K: the largest number of switches.
+        j: the round (0-based) where ``D'`` differs from ``D``.
+        L: the noiseless threshold.
+        b_thr: the scale of the shared threshold noise.
+        b_q: the scale of each query's noise.
+        nodes: Gauss–Legendre points per quadrature piece.
+
+    Returns:
+        ``(classes, P, P')``: the ``(n, 4)`` int64 classes ``(c, b, e, r)`` and the probability of each class
+        under ``D`` and under ``D'``, each law summing to 1.
     """
     counts: Dict[tuple, float] = {(0, 0, 0, 0, 0): 1.0}     # (c, phase, b, e, r) -> number of patterns
     for t in range(T):
@@ -216,8 +299,18 @@ def shared_svt_window_law(T: int, K: int, j: int, L: float, b_thr: float, b_q: f
 
 
 def window_class(flags, j: int, K: int, xp=np):
-    """The class ``(c, b, e, r)`` of :func:`shared_svt_window_law` of a switch pattern ``flags`` (``(..., T)``
-    booleans; ``xp``: ``numpy`` or ``jax.numpy``)."""
+    """The class ``(c, b, e, r)`` of :func:`shared_svt_window_law` of switch patterns.
+
+    Args:
+        flags: ``(..., T)`` booleans, ``flags[..., t]``: the learner switched in round ``t``.
+        j: the round where the neighbouring inputs differ.
+        K: the largest number of switches.
+        xp: the array module, ``numpy`` or ``jax.numpy``.
+
+    Returns:
+        ``(c, b, e, r)``, integer arrays of shape ``flags.shape[:-1]``: the number of switches, the no-switch
+        answers outside the window, whether the window ends in a switch, and the window's length.
+    """
     flags = xp.asarray(flags)
     T = flags.shape[-1]
     idx = xp.arange(T)
@@ -236,7 +329,19 @@ def window_class(flags, j: int, K: int, xp=np):
 
 
 def window_log_ratio_table(T: int, K: int, classes, P, Q) -> np.ndarray:
-    """``table[c, b, e, r] = log(P/P')`` of ONE pattern of each class (the multiplicities cancel); ``nan`` elsewhere."""
+    """Lookup table of the privacy loss of ONE pattern of each class of :func:`shared_svt_window_law`.
+
+    The class multiplicities cancel in the ratio, so ``table[c, b, e, r] = log(P/P')`` of the class laws.
+
+    Args:
+        T: the number of rounds.
+        K: the largest number of switches.
+        classes: the ``(n, 4)`` classes returned by :func:`shared_svt_window_law`.
+        P, Q: the probabilities of those classes under ``D`` and ``D'``.
+
+    Returns:
+        A float64 array of shape ``(K + 1, T + 1, 2, T + 1)``: the log ratio at each class, ``nan`` elsewhere.
+    """
     tab = np.full((K + 1, T + 1, 2, T + 1), np.nan)
     with np.errstate(divide="ignore"):
         tab[tuple(classes.T)] = np.log(P) - np.log(Q)
@@ -246,8 +351,7 @@ def window_log_ratio_table(T: int, K: int, classes, P, Q) -> np.ndarray:
 # ----------------------------------------------------------------------------- REAL Alg. 1, whole action sequence
 def sv_experts_law(losses, *, eps_svt: float, eta: float, K: int, L: float, Lstar: float = 0.0,
                    threshold: str = "fresh", unscaled: bool = False, nodes: int = 24) -> Tuple[np.ndarray, np.ndarray]:
-    """Exact law of the action sequence ``(x_0, ..., x_T)`` of REAL Alg. 1 (``sparse_vector_experts``, test-then-play)
-    on a ``(T, d)`` loss array: ``codes[i] = Σ_t x_t d^t``, ``probs``.
+    """Exact law of the action sequence ``(x_0, ..., x_T)`` of REAL Alg. 1 (``sparse_vector_experts``, test-then-play).
 
     Enumerates every path (initial expert, and per round: no switch, or a switch to each expert): the
     exponential-mechanism factors ``softmax(-η max(cum, L*)/2)`` are exact; the sparse-vector factors are
@@ -255,6 +359,20 @@ def sv_experts_law(losses, *, eps_svt: float, eta: float, K: int, L: float, Lsta
     ``τ̂ = L + Lap(2/eps_svt)``, query noise ``Lap(4K/eps_svt)``, or ``Lap(4/eps_svt)`` when ``unscaled``) or once
     per instance (``"fresh"``: ``Lap(2/eps_svt)``, ``Lap(4/eps_svt)``, a new threshold after each switch). No
     query after the ``K``-th switch. ``d^(T+1) · (d+1)^T`` paths at most: for the audits' ``d = 2``, ``T = 4``.
+
+    Args:
+        losses: the ``(T, d)`` loss array.
+        eps_svt: the privacy parameter of each sparse-vector instance (sets the noise scales above).
+        eta: the learning rate of the exponential mechanism.
+        K: the largest number of switches.
+        L: the noiseless sparse-vector threshold.
+        Lstar: the floor ``L*`` of the cumulative losses in the exponential mechanism.
+        threshold: ``"fresh"`` (one threshold noise per instance) or ``"shared"`` (one for all).
+        unscaled: with ``"shared"``, keep the query noise at ``Lap(4/eps_svt)`` (the broken variant).
+        nodes: Gauss–Legendre points per quadrature piece.
+
+    Returns:
+        ``(codes, probs)``: ``codes[i] = Σ_t x_t d^t`` (sorted int64) and the probabilities of the sequences.
     """
     losses = np.asarray(losses, np.float64)
     T, d = losses.shape
@@ -295,9 +413,22 @@ def sv_experts_law(losses, *, eps_svt: float, eta: float, K: int, L: float, Lsta
 
 def csvt_answer_law(queries, threshold: float, b_thr: float, b_q: float, c: int, *,
                     nodes: int = 24) -> Tuple[np.ndarray, np.ndarray]:
-    """Exact law of the answer vector of the sparse vector with ``c`` positives and ONE threshold noise (Lyu, Su, Li,
-    Alg. 1; ``sparse_vector_from_scales``): ``⊤_i = [q_i + Lap(b_q) >= threshold + Lap(b_thr)]`` until the ``c``-th
-    ⊤, ⊥ after. Returns ``(codes, probs)`` with ``codes = Σ_i ⊤_i 2^i``."""
+    """Exact law of the answer vector of the sparse vector with ``c`` positives and ONE threshold noise.
+
+    Lyu, Su, Li, Alg. 1 (``sparse_vector_from_scales``): ``⊤_i = [q_i + Lap(b_q) >= threshold + Lap(b_thr)]``
+    until the ``c``-th ⊤, ⊥ after; quadrature over the threshold noise.
+
+    Args:
+        queries: the query values ``q_i`` (flattened).
+        threshold: the noiseless threshold.
+        b_thr: the scale of the threshold noise.
+        b_q: the scale of each query's noise.
+        c: the number of positive answers after which the mechanism halts.
+        nodes: Gauss–Legendre points per quadrature piece.
+
+    Returns:
+        ``(codes, probs)`` with ``codes = Σ_i ⊤_i 2^i`` (int64) and the probability of each answer vector.
+    """
     q = np.asarray(queries, np.float64).ravel()
     tau, w = laplace_quadrature(threshold, b_thr, q, nodes=nodes)
     codes = np.zeros(1, np.int64)
@@ -315,14 +446,34 @@ def csvt_answer_law(queries, threshold: float, b_thr: float, b_q: float, c: int,
 
 # ----------------------------------------------------------------------------- Gaussian mechanism
 def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
-    """The exact ``δ(ε)`` of the Gaussian mechanism (Balle & Wang, *Improving the Gaussian Mechanism for
-    Differential Privacy*, Thm 8): ``Φ(Δ/2σ - εσ/Δ) - e^ε Φ(-Δ/2σ - εσ/Δ)``."""
+    """The exact ``δ(ε)`` of the Gaussian mechanism.
+
+    Balle & Wang, *Improving the Gaussian Mechanism for Differential Privacy*, Thm 8:
+    ``δ = Φ(Δ/2σ - εσ/Δ) - e^ε Φ(-Δ/2σ - εσ/Δ)``.
+
+    Args:
+        eps: the privacy parameter ``ε >= 0``.
+        sigma: the standard deviation ``σ`` of the noise.
+        sensitivity: the ℓ2 sensitivity ``Δ`` of the query.
+
+    Returns:
+        The smallest ``δ`` for which the mechanism is ``(ε, δ)``-DP.
+    """
     a, b = sensitivity / (2.0 * sigma), eps * sigma / sensitivity
     return float(stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b))
 
 
 def gaussian_eps(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
-    """The exact ``ε(δ)`` of the Gaussian mechanism: the root of :func:`gaussian_delta` (bisection, 1e-12)."""
+    """The exact ``ε(δ)`` of the Gaussian mechanism: the root of :func:`gaussian_delta` (bisection to 1e-12).
+
+    Args:
+        delta: the target ``δ``.
+        sigma: the standard deviation ``σ`` of the noise.
+        sensitivity: the ℓ2 sensitivity ``Δ`` of the query.
+
+    Returns:
+        The smallest ``ε >= 0`` with ``δ(ε) <= delta``.
+    """
     lo, hi = 0.0, 1.0
     while gaussian_delta(hi, sigma, sensitivity) > delta:
         hi *= 2.0
@@ -337,9 +488,21 @@ def gaussian_eps(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
 
 
 def gaussian_threshold_eps(sigma: float, delta: float, p_min: float, sensitivity: float = 1.0) -> float:
-    """The largest ``log((P(E) - δ)/P'(E))`` over events ``E`` of probability ``>= p_min`` of the Gaussian mechanism
-    on the pair ``0, Δ`` (the likelihood ratio is monotone, so the best events are half-lines
-    ``{s < c}``, ``P(E) = Φ(c/σ)``, ``P'(E) = Φ((c - Δ)/σ)``)."""
+    """The largest privacy loss of the Gaussian mechanism over events a finite audit can see.
+
+    The largest ``log((P(E) - δ)/P'(E))`` over events ``E`` of probability ``>= p_min`` on the pair ``0, Δ``
+    (the likelihood ratio is monotone, so the best events are half-lines ``{s < c}``,
+    ``P(E) = Φ(c/σ)``, ``P'(E) = Φ((c - Δ)/σ)``; ``c`` on a grid of 20001 quantiles).
+
+    Args:
+        sigma: the standard deviation ``σ`` of the noise.
+        delta: the ``δ`` subtracted from ``P(E)``.
+        p_min: the smallest probability ``P(E)`` an event may have.
+        sensitivity: the distance ``Δ`` between the two means.
+
+    Returns:
+        The loss (at least 0).
+    """
     c = sigma * stats.norm.ppf(np.geomspace(max(p_min, 1e-300), 1.0 - 1e-12, 20001))
     P, Q = stats.norm.cdf(c / sigma), stats.norm.cdf((c - sensitivity) / sigma)
     ok = P - delta > 0
@@ -348,15 +511,23 @@ def gaussian_threshold_eps(sigma: float, delta: float, p_min: float, sensitivity
 
 # ----------------------------------------------------------------------------- L2P-MW
 def l2p_mw_law(losses, *, eta: float, p: float, B: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Exact law of the batch experts ``(x_1, ..., x_S)`` of L2P-MW (*Private Online Learning via Lazy Algorithms*,
-    Alg. 1 with multiplicative weights; ``S = T/B`` batches) on a ``(T, d)`` loss array.
+    """Exact law of the batch experts ``(x_1, ..., x_S)`` of L2P-MW on a ``(T, d)`` loss array.
 
+    *Private Online Learning via Lazy Algorithms*, Alg. 1 with multiplicative weights; ``S = T/B`` batches.
     The hidden state is the pair (played ``x``, shadow ``y``); ``x_1, y_1 ~ ν_1`` independently and at each
     boundary ``s``, with ``ν_s = softmax(-η Σ_{t<(s-1)B} l_t)`` and ``Λ`` the previous batch's losses:
     ``x_s = x_{s-1}`` with probability ``(1-p) min(1, e^{-η(Λ(x) - Λ(y)) - 2Bη})``, else ``x_s ~ ν_s``; independently
     ``y_s = y_{s-1}`` with probability ``1 - p``, else ``y_s ~ ν_s``. The law of the ``x`` sequence is the forward
-    recursion of this hidden Markov chain over ``y``, for each of the ``d^S`` sequences. Returns
-    ``(codes = Σ_s x_s d^(s-1), probs)``.
+    recursion of this hidden Markov chain over ``y``, for each of the ``d^S`` sequences.
+
+    Args:
+        losses: the ``(T, d)`` loss array (rounds past the last full batch are ignored).
+        eta: the learning rate ``η`` of the multiplicative weights.
+        p: the probability of a fresh draw at each batch boundary.
+        B: the batch length in rounds.
+
+    Returns:
+        ``(codes, probs)`` with ``codes = Σ_s x_s d^(s-1)`` (int64) over all ``d^S`` sequences.
     """
     losses = np.asarray(losses, np.float64)
     T, d = losses.shape
@@ -382,10 +553,22 @@ def l2p_mw_law(losses, *, eta: float, p: float, B: int) -> Tuple[np.ndarray, np.
 
 # ----------------------------------------------------------------------------- events fixed from an exact law
 def best_fixed_event(P, Q, n: int, *, alpha: float = 1e-7, delta: float = 0.0, min_count: float = 50.0):
-    """The event ``{log P/Q > thr}`` whose EXPECTED Clopper–Pearson bound ``ln((P_lo(E) - δ)/Q_hi(E))`` at ``n`` runs per
-    input (each bound at level ``alpha/2``) is largest, computed from the exact law before any run, so an audit
-    can test this one event on all its runs (no search sample, no Bonferroni over candidates). Returns
-    ``(thr, expected bound, P(E), Q(E), exact loss ln((P(E) - δ)/Q(E)))``."""
+    """The likelihood-ratio event with the best EXPECTED Clopper–Pearson bound, chosen from an exact law.
+
+    Among the events ``{log P/Q > thr}``, the one whose expected bound ``ln((P_lo(E) - δ)/Q_hi(E))`` at ``n``
+    runs per input (each bound at level ``alpha/2``) is largest, computed from the exact law before any run,
+    so an audit can test this one event on all its runs (no search sample, no Bonferroni over candidates).
+
+    Args:
+        P, Q: the probabilities of the same outputs under the two neighbouring inputs.
+        n: the number of runs per input.
+        alpha: the total significance level of the two Clopper–Pearson bounds.
+        delta: the ``δ`` subtracted from ``P_lo(E)``.
+        min_count: events with fewer than this many expected hits under ``P`` are skipped.
+
+    Returns:
+        ``(thr, expected bound, P(E), Q(E), exact loss ln((P(E) - δ)/Q(E)))``.
+    """
     from .auditor import eps_lower_bound
 
     P, Q = np.asarray(P, np.float64), np.asarray(Q, np.float64)
@@ -405,9 +588,22 @@ def best_fixed_event(P, Q, n: int, *, alpha: float = 1e-7, delta: float = 0.0, m
 
 def gaussian_best_threshold(sigma: float, delta: float, n: int, *, alpha: float = 1e-7,
                             sensitivity: float = 1.0) -> Tuple[float, float, float]:
-    """The half-line event ``{s < c}`` of the Gaussian mechanism on ``0`` vs ``Δ`` whose EXPECTED Clopper–Pearson bound
-    ``ln((P_lo - δ)/P'_hi)`` at ``n`` runs per input (each bound at level ``alpha/4``: the auditor tests both
-    half-lines in both directions) is largest. Returns ``(c, expected bound, exact loss of the event)``."""
+    """The half-line event of the Gaussian mechanism with the best EXPECTED Clopper–Pearson bound.
+
+    Among the events ``{s < c}`` on ``0`` vs ``Δ``, the one whose expected bound ``ln((P_lo - δ)/P'_hi)`` at
+    ``n`` runs per input (each bound at level ``alpha/4``: the auditor tests both half-lines in both
+    directions) is largest.
+
+    Args:
+        sigma: the standard deviation ``σ`` of the noise.
+        delta: the ``δ`` subtracted from ``P_lo``.
+        n: the number of runs per input.
+        alpha: the total significance level of the audit.
+        sensitivity: the distance ``Δ`` between the two means.
+
+    Returns:
+        ``(c, expected bound, exact loss ln((P(E) - δ)/P'(E)) of the event)``.
+    """
     from .auditor import eps_lower_bound
 
     c = sigma * stats.norm.ppf(np.geomspace(min(1e-2, 10.0 / n), 0.5, 4001))
