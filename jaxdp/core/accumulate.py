@@ -129,7 +129,14 @@ def comp_total(acc) -> Any:
 
 
 def two_sum(a, b):
-    """Knuth's TwoSum: ``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly (6 flops, any ``a``, ``b``)."""
+    """Knuth's TwoSum: ``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly (6 flops, any ``a``, ``b``).
+
+    Args:
+        a, b: the two summands (floats or float arrays of broadcastable shapes, same dtype).
+
+    Returns:
+        ``(s, e)``: the rounded sum ``fl(a + b)`` and its rounding error, so that ``a + b = s + e`` exactly.
+    """
     s = a + b
     bv = s - a
     return s, (a - (s - bv)) + (b - bv)
@@ -137,7 +144,15 @@ def two_sum(a, b):
 
 def fast_two_sum(a, b):
     """Dekker's Fast2Sum: ``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly when
-    ``|a| >= |b|`` (or ``a + b`` is exact); 3 flops."""
+    ``|a| >= |b|`` (or ``a + b`` is exact); 3 flops.
+
+    Args:
+        a: the larger summand in magnitude.
+        b: the smaller summand in magnitude (the result is exact only if ``|a| >= |b|``).
+
+    Returns:
+        ``(s, e)``: the rounded sum ``fl(a + b)`` and its rounding error ``e = b - (s - a)``.
+    """
     s = a + b
     return s, b - (s - a)
 
@@ -146,7 +161,17 @@ def fast_two_sum(a, b):
 
 
 def complex_dtype(dtype) -> jnp.dtype:
-    """The complex dtype whose parts are ``dtype`` (``float32 -> complex64``, ``float64 -> complex128``)."""
+    """The complex dtype whose parts are ``dtype`` (``float32 -> complex64``, ``float64 -> complex128``).
+
+    Args:
+        dtype: a float32 or float64 dtype (anything ``jnp.dtype`` accepts).
+
+    Returns:
+        ``complex64`` or ``complex128``.
+
+    Raises:
+        TypeError: ``dtype`` is neither float32 nor float64.
+    """
     dtype = jnp.dtype(dtype)
     if dtype == jnp.float64:
         return jnp.dtype(jnp.complex128)
@@ -158,7 +183,15 @@ def complex_dtype(dtype) -> jnp.dtype:
 def packed_zeros(tree: Any, dtype=None) -> Any:
     """A zero packed compensated sum shaped like ``tree``: complex leaves whose real part is the
     running sum and imaginary part Kahan's compensation (parts: the leaf dtypes, or ``dtype``;
-    integer leaves get the default float)."""
+    integer leaves get the default float).
+
+    Args:
+        tree: a pytree of arrays (or shapes-and-dtypes) giving each leaf's shape and dtype.
+        dtype: the float dtype of the parts for every leaf; ``None`` uses each leaf's own dtype.
+
+    Returns:
+        A pytree like ``tree`` of complex zeros (``complex64`` for float32 parts, ``complex128`` for float64).
+    """
     def z(a):
         dt = dtype or jnp.result_type(a)
         if not jnp.issubdtype(dt, jnp.floating):
@@ -175,32 +208,75 @@ def _packed_add_leaf(z, x):
 
 
 def packed_add(z: Any, x: Any) -> Any:
-    """Add the pytree ``x`` to a packed compensated sum (the Kahan step of :func:`kahan_add`, one output per leaf)."""
+    """Add the pytree ``x`` to a packed compensated sum (the Kahan step of :func:`kahan_add`, one output per leaf).
+
+    Args:
+        z: the packed compensated sum (complex leaves: sum in the real part, compensation in the imaginary).
+        x: the values to add, a pytree with ``z``'s structure (each leaf cast to the part dtype).
+
+    Returns:
+        The updated packed sum, same structure and dtypes as ``z``.
+    """
     treedef: Any
     leaves, treedef = jax.tree_util.tree_flatten(z)
     return treedef.unflatten([_packed_add_leaf(a, v) for a, v in zip(leaves, treedef.flatten_up_to(x))])
 
 
 def packed_total(z: Any) -> Any:
-    """The compensated total ``real - imag`` of a packed sum (rounded to the part dtype)."""
+    """The compensated total ``real - imag`` of a packed sum (rounded to the part dtype).
+
+    Args:
+        z: a packed compensated sum.
+
+    Returns:
+        A pytree of real arrays: ``sum - comp`` per leaf.
+    """
     return jax.tree_util.tree_map(lambda a: jnp.real(a) - jnp.imag(a), z)
 
 
 def packed_sum(z: Any) -> Any:
-    """The running sum alone (the real part; within an ulp or so of the compensated total)."""
+    """The running sum alone (the real part; within an ulp or so of the compensated total).
+
+    Args:
+        z: a packed compensated sum.
+
+    Returns:
+        A pytree of real arrays: the running sums.
+    """
     return jax.tree_util.tree_map(jnp.real, z)
 
 
 def packed_comp(z: Any) -> Any:
-    """Kahan's compensation (the imaginary part): the total is ``packed_sum(z) - packed_comp(z)``."""
+    """Kahan's compensation (the imaginary part): the total is ``packed_sum(z) - packed_comp(z)``.
+
+    Args:
+        z: a packed compensated sum.
+
+    Returns:
+        A pytree of real arrays: the compensations.
+    """
     return jax.tree_util.tree_map(jnp.imag, z)
 
 
 def pack(acc: Compensated) -> Any:
-    """A :class:`Compensated` as a packed pytree (exact)."""
+    """A :class:`Compensated` as a packed pytree (exact).
+
+    Args:
+        acc: the two-array accumulator.
+
+    Returns:
+        A pytree of complex arrays with ``acc.sum`` as the real and ``acc.comp`` as the imaginary parts.
+    """
     return jax.tree_util.tree_map(jax.lax.complex, acc.sum, acc.comp)
 
 
 def unpack(z: Any) -> Compensated:
-    """A packed pytree as a :class:`Compensated` (exact)."""
+    """A packed pytree as a :class:`Compensated` (exact).
+
+    Args:
+        z: a packed compensated sum.
+
+    Returns:
+        ``Compensated(sum=real parts, comp=imaginary parts)``.
+    """
     return Compensated(sum=packed_sum(z), comp=packed_comp(z))

@@ -92,7 +92,21 @@ def load_array(source: Any, what: str = "data", *, key: Optional[str] = None, sk
     name it with ``key=``); ``.csv`` (comma-separated) or ``.txt`` (whitespace), with
     ``skip_header`` leading rows skipped and ``#`` comments ignored. Every entry must be finite:
     a NaN or infinite entry is refused with its position.
-    Raises ``ValueError``/``TypeError`` naming ``what``, the file, and the fix.
+
+    Args:
+        source: an array-like, or the path (``str`` or ``os.PathLike``) of a ``.npy``, ``.npz``, ``.csv`` or
+            ``.txt`` file.
+        what: what the array is (``"losses"``, ``"features"``), used to start every error message.
+        key: the name of the array to take from an ``.npz`` file holding several; only for ``.npz``.
+        skip_header: the number of leading rows of a ``.csv``/``.txt`` file to skip (e.g. 1 for a header line).
+
+    Returns:
+        The array as loaded (its dtype kept: numeric or bool), non-empty, every entry finite.
+
+    Raises:
+        ValueError: the file is missing, has another extension, cannot be read, holds several arrays and no
+            ``key`` was given, or the array is empty or has a NaN/infinite entry (its row and column named).
+        TypeError: the data are not numeric.
     """
     if isinstance(skip_header, bool) or not isinstance(skip_header, (int, np.integer)) or skip_header < 0:
         raise ValueError(f"skip_header must be an integer >= 0, got {skip_header!r}")

@@ -56,6 +56,15 @@ def sample_from_weights(key: jax.Array, w: jax.Array, total: jax.Array | None = 
     each level, and an entry of weight 0 has the same cumulative sum as its
     predecessor, so it is always skipped. ``total`` is accepted for callers
     that have the sum, but the draw uses the cumulative sums' own totals.
+
+    Args:
+        key: JAX PRNG key (one uniform per row is drawn from it).
+        w: non-negative, unnormalised weights of shape ``(..., d)``, at least one positive per row;
+            no gradient flows through them.
+        total: ``sum(w, axis=-1)`` if the caller has it; ignored.
+
+    Returns:
+        The drawn indices, ``int32`` of shape ``w.shape[:-1]``, each in ``[0, d)``.
     """
     del total
     w = jax.lax.stop_gradient(w)  # the index is discrete: no gradient flows through the draw

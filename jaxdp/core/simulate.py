@@ -163,7 +163,16 @@ def _resolve_checkpoints(T_max: int, checkpoints) -> tuple:
 
 def n_index_actions(problem: Problem, x: Any, loss: Any) -> Optional[int]:
     """``d`` when actions are expert indices (a finite action set, ``problem.grad is None``, an integer
-    scalar ``x`` and a loss vector of shape ``(d,)``): valid actions are ``0 <= x < d``. ``None`` otherwise."""
+    scalar ``x`` and a loss vector of shape ``(d,)``): valid actions are ``0 <= x < d``. ``None`` otherwise.
+
+    Args:
+        problem: the online problem; a problem with a ``grad`` has continuous actions.
+        x: one action of the learner (a value or an abstract array with ``shape`` and ``dtype``).
+        loss: one round's loss (a vector of shape ``(d,)`` for experts).
+
+    Returns:
+        The number of experts ``d``, or ``None`` when the actions are not expert indices.
+    """
     if problem.grad is not None or tuple(np.shape(x)) != () or not jnp.issubdtype(jnp.result_type(x), jnp.integer):
         return None
     shape = getattr(loss, "shape", None)

@@ -43,7 +43,15 @@ __all__ = [
 
 
 def is_concrete(x: Any) -> bool:
-    """True if ``x`` is a host value (not a JAX tracer)."""
+    """True if ``x`` is a host value (not a JAX tracer).
+
+    Args:
+        x: any value; a JAX tracer (inside ``jit``, ``vmap`` or ``scan``) is the only thing that is not
+            concrete.
+
+    Returns:
+        ``False`` for a ``jax.core.Tracer``, ``True`` for everything else (also when JAX cannot be imported).
+    """
     try:
         import jax
 
@@ -69,7 +77,16 @@ def _values(name: str, x: Any) -> np.ndarray | None:
 
 def describe_value(x: Any, limit: int = 80) -> str:
     """A short description of ``x`` for an error message: the ``repr`` of a scalar or short value, the
-    type, dtype and shape of an array (never the whole array)."""
+    type, dtype and shape of an array (never the whole array).
+
+    Args:
+        x: the offending value.
+        limit: the longest ``repr`` kept, in characters; a longer one is cut and ends with ``...``.
+
+    Returns:
+        ``"<repr> (<type>)"`` for a scalar or non-array value, ``"<type> of dtype <dtype> and shape <shape>"``
+        for an array with at least one dimension.
+    """
     if hasattr(x, "shape") and hasattr(x, "dtype") and np.ndim(x) > 0:
         return f"{type(x).__name__} of dtype {x.dtype} and shape {tuple(np.shape(x))}"
     try:
@@ -94,7 +111,20 @@ def _check_finite(name: str, arr: np.ndarray, x: Any) -> None:
 
 
 def check_positive(name: str, x: Any, *, allow_inf: bool = False) -> Any:
-    """``x > 0`` (elementwise), finite unless ``allow_inf``."""
+    """``x > 0`` (elementwise), finite unless ``allow_inf``.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number or numeric array; a tracer is returned unchecked.
+        allow_inf: accept ``+inf`` entries (e.g. ``eps = inf``, the non-private limit).
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        TypeError: ``x`` is a bool or not numeric.
+        ValueError: an entry is NaN, infinite (unless ``allow_inf``) or ``<= 0``.
+    """
     arr = _values(name, x)
     if arr is None:
         return x
@@ -108,7 +138,19 @@ def check_positive(name: str, x: Any, *, allow_inf: bool = False) -> Any:
 
 
 def check_nonneg(name: str, x: Any) -> Any:
-    """``x >= 0`` and finite."""
+    """``x >= 0`` and finite.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number or numeric array; a tracer is returned unchecked.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        TypeError: ``x`` is a bool or not numeric.
+        ValueError: an entry is NaN, infinite or negative.
+    """
     arr = _values(name, x)
     if arr is None:
         return x
@@ -119,7 +161,20 @@ def check_nonneg(name: str, x: Any) -> Any:
 
 
 def check_positive_int(name: str, x: Any, *, minimum: int = 1) -> int:
-    """A Python/NumPy integer ``>= minimum`` (floats with integer value are rejected: T=1e3 is a float)."""
+    """A Python/NumPy integer ``>= minimum`` (floats with integer value are rejected: T=1e3 is a float).
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a Python or NumPy integer, or an integer array (every entry checked); a tracer is returned unchecked.
+        minimum: the smallest value allowed.
+
+    Returns:
+        ``int(x)`` for a scalar; an integer array with at least one dimension is returned unchanged.
+
+    Raises:
+        TypeError: ``x`` is a bool, a float or not a number.
+        ValueError: ``x`` (or an entry) is below ``minimum``.
+    """
     if not is_concrete(x):
         return x
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, np.integer)):
@@ -135,7 +190,21 @@ def check_positive_int(name: str, x: Any, *, minimum: int = 1) -> int:
 
 
 def check_in_range(name: str, x: Any, lo: float, hi: float, *, lo_closed: bool = True, hi_closed: bool = True) -> Any:
-    """``lo <= x <= hi`` (open ends as requested), finite."""
+    """``lo <= x <= hi`` (open ends as requested), finite.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number or numeric array (every entry checked); a tracer is returned unchecked.
+        lo, hi: the ends of the interval.
+        lo_closed, hi_closed: whether ``lo`` (resp. ``hi``) itself is allowed.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        TypeError: ``x`` is a bool or not numeric.
+        ValueError: an entry is NaN or outside the interval.
+    """
     arr = _values(name, x)
     if arr is None:
         return x
@@ -153,20 +222,70 @@ def _interval(lo: float, hi: float, lc: bool, hc: bool) -> str:
 
 
 def check_probability(name: str, x: Any, *, open_left: bool = False, open_right: bool = False) -> Any:
+    """A probability: ``x`` in ``[0, 1]``, either end optionally open.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number or numeric array (every entry checked); a tracer is returned unchecked.
+        open_left: exclude 0.
+        open_right: exclude 1.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        ValueError: an entry is NaN or outside the interval.
+    """
     return check_in_range(name, x, 0.0, 1.0, lo_closed=not open_left, hi_closed=not open_right)
 
 
 def check_epsilon(x: Any, name: str = "eps", *, allow_inf: bool = True) -> Any:
-    """Privacy parameter: ``eps > 0`` (``inf`` allowed: the non-private limit)."""
+    """Privacy parameter: ``eps > 0`` (``inf`` allowed: the non-private limit).
+
+    Args:
+        x: the privacy parameter ε (number or array).
+        name: the parameter's name, quoted in the error message.
+        allow_inf: accept ``eps = inf``.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        ValueError: ε is NaN, ``<= 0``, or infinite when ``allow_inf`` is false.
+    """
     return check_positive(name, x, allow_inf=allow_inf)
 
 
 def check_delta(x: Any, name: str = "delta") -> Any:
-    """Privacy parameter: ``delta`` in ``[0, 1)``."""
+    """Privacy parameter: ``delta`` in ``[0, 1)``.
+
+    Args:
+        x: the privacy parameter δ (number or array).
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        ValueError: δ is NaN or outside ``[0, 1)``.
+    """
     return check_in_range(name, x, 0.0, 1.0, lo_closed=True, hi_closed=False)
 
 
 def check_finite_array(name: str, x: Any) -> np.ndarray:
+    """A numeric array with no NaN or infinite entry.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number or array-like of numbers; a tracer is returned unchecked.
+
+    Returns:
+        ``numpy.asarray(x)`` (``x`` itself when it is a tracer).
+
+    Raises:
+        TypeError: ``x`` is a bool, a bool array or not numeric.
+        ValueError: a float entry is NaN or infinite.
+    """
     arr = _values(name, x)
     if arr is None:
         return x
@@ -175,7 +294,22 @@ def check_finite_array(name: str, x: Any) -> np.ndarray:
 
 
 def check_losses_in_range(name: str, x: Any, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
-    """A finite loss array with every entry in ``[lo, hi]``; errors give the index of the first bad entry."""
+    """A finite loss array with every entry in ``[lo, hi]``; errors give the index of the first bad entry.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: the losses, any shape (typically ``(T, d)``: one row per round, one column per expert); a tracer is
+            returned unchecked.
+        lo, hi: the closed range every loss must lie in.
+
+    Returns:
+        The losses as a NumPy array (``x`` itself when it is a tracer).
+
+    Raises:
+        TypeError: ``x`` is not numeric.
+        ValueError: an entry is NaN, infinite or outside ``[lo, hi]``; the message names its index
+            (row and column for a 2-D array).
+    """
     host = _values(name, x)
     if host is not None:
         at = first_nonfinite(host)
@@ -194,6 +328,19 @@ def check_losses_in_range(name: str, x: Any, lo: float = 0.0, hi: float = 1.0) -
 
 
 def check_choice(name: str, x: Any, allowed: Iterable[Any]) -> Any:
+    """An option that must be one of a fixed set of values.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: the value given.
+        allowed: the accepted values (compared with ``==``).
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        ValueError: ``x`` is not among ``allowed``.
+    """
     allowed = list(allowed)
     if x not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {x!r}")
@@ -201,7 +348,19 @@ def check_choice(name: str, x: Any, allowed: Iterable[Any]) -> Any:
 
 
 def check_shape(name: str, x: Any, shape: tuple) -> Any:
-    """``x.shape == shape``; ``None`` entries in ``shape`` match anything."""
+    """``x.shape == shape``; ``None`` entries in ``shape`` match anything.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: an array (or anything ``numpy.shape`` accepts).
+        shape: the expected shape; ``None`` stands for any length along that axis.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        ValueError: the number of dimensions or a fixed length differs.
+    """
     s = np.shape(x)
     if len(s) != len(shape) or any(a is not None and a != b for a, b in zip(shape, s)):
         raise ValueError(f"{name} must have shape {tuple('*' if a is None else a for a in shape)}, got {s}")
@@ -209,6 +368,19 @@ def check_shape(name: str, x: Any, shape: tuple) -> Any:
 
 
 def check_finite_scalar(name: str, x: Any) -> Any:
+    """A single finite number (0-d).
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number or 0-d array; a tracer is returned unchecked.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        TypeError: ``x`` is a bool or not numeric.
+        ValueError: ``x`` has a dimension, or is NaN or infinite.
+    """
     arr = _values(name, x)
     if arr is None:
         return x
@@ -252,6 +424,19 @@ def check_field(owner: str, name: str, x: Any, *, lo: float | None = None, hi: f
     checked (values are the caller's responsibility there); Python ``int`` s are not checked
     either, because JAX and users build params pytrees holding axis specs. Every host-side
     construction with floats or arrays is checked, before anything is compiled.
+
+    Args:
+        owner: the params class's name, which starts the error message (``"HedgeParams"``).
+        name: the field's name.
+        x: the field's value: a float or a float/integer array is checked; ``None``, bools, Python ints,
+            tracers and pytree placeholders are skipped.
+        lo, hi: the bounds of the allowed range; ``None`` leaves that side unbounded.
+        lo_open, hi_open: exclude the bound itself.
+        allow_inf: accept infinite entries (NaN is always refused).
+
+    Raises:
+        ValueError: an entry is NaN, infinite (unless ``allow_inf``) or out of range; the message gives the
+            first bad entry.
     """
     arr = _host_numeric(x)
     if arr is None or arr.size == 0:
@@ -279,7 +464,16 @@ def check_adversary_params(adversary: Any, params: Any, T: Any = None) -> None:
 
     Adversaries that need one (replayed data: columns vs ``d``, ``T`` vs the data length)
     attach ``loss.host_check(params, T)``; ``simulate``/``rollout`` call this on concrete inputs.
-    Tracers are skipped (see :func:`check_field` for the contract under tracing)."""
+    Tracers are skipped (see :func:`check_field` for the contract under tracing).
+
+    Args:
+        adversary: the adversary; its ``loss.host_check`` (if any) is called.
+        params: the adversary's parameters; nothing is checked when any of them is a tracer.
+        T: the horizon (number of rounds), or ``None`` when unknown (a traced ``T`` counts as unknown).
+
+    Raises:
+        ValueError: whatever the adversary's ``host_check`` raises for inconsistent parameters.
+    """
     hc = getattr(getattr(adversary, "loss", None), "host_check", None)
     if hc is None:
         return
@@ -300,7 +494,19 @@ def check_seed(name: str, x: Any) -> int:
 
     ``jax.random.key`` keeps only the low 32 bits, so a larger or negative seed would silently
     give the same runs as another one, and a float (``0.5``) would be truncated to another seed:
-    both are refused."""
+    both are refused.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: the seed.
+
+    Returns:
+        The seed as a Python ``int``.
+
+    Raises:
+        TypeError: ``x`` is a bool, a float, or not a 0-d integer.
+        ValueError: ``x`` is negative or ``>= 2**32``.
+    """
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer in [0, 2**32), got bool {x!r}")
     if not isinstance(x, (numbers.Integral, np.integer)):
@@ -317,7 +523,14 @@ def check_seed(name: str, x: Any) -> int:
 
 
 def first_nonfinite(arr: Any) -> tuple[int, ...] | None:
-    """The index of the first NaN or infinite entry of a float array, ``None`` if all are finite."""
+    """The index of the first NaN or infinite entry of a float array, ``None`` if all are finite.
+
+    Args:
+        arr: an array-like; integer and other non-float arrays have no non-finite entry.
+
+    Returns:
+        The index (a tuple of ints, one per dimension, in C order) of the first NaN or ±inf entry, or ``None``.
+    """
     a = np.asarray(arr)
     if not np.issubdtype(a.dtype, np.floating) and not np.issubdtype(a.dtype, np.complexfloating):
         return None
@@ -331,32 +544,99 @@ def first_nonfinite(arr: Any) -> tuple[int, ...] | None:
 
 
 def check_d(d: Any) -> int:
-    """Number of experts: an integer ``>= 2``."""
+    """Number of experts: an integer ``>= 2``.
+
+    Args:
+        d: the number of experts (actions).
+
+    Returns:
+        ``d`` as an ``int``.
+
+    Raises:
+        TypeError: ``d`` is not an integer.
+        ValueError: ``d < 2``.
+    """
     return check_positive_int("d", d, minimum=2)
 
 
 def check_eps_finite(eps: Any, name: str = "eps") -> Any:
-    """ε > 0 and finite (planners need a finite privacy level)."""
+    """ε > 0 and finite (planners need a finite privacy level).
+
+    Args:
+        eps: the privacy parameter ε.
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``eps`` unchanged.
+
+    Raises:
+        ValueError: ε is NaN, infinite or ``<= 0``.
+    """
     return check_epsilon(eps, name, allow_inf=False)
 
 
 def check_beta(beta: Any) -> Any:
-    """Failure probability β in (0, 1/2) (REAL Thms 1–2)."""
+    """Failure probability β in (0, 1/2) (REAL Thms 1–2).
+
+    Args:
+        beta: the probability that the high-probability regret bound fails.
+
+    Returns:
+        ``beta`` unchanged.
+
+    Raises:
+        ValueError: β is outside the open interval ``(0, 0.5)``.
+    """
     return check_in_range("beta", beta, 0.0, 0.5, lo_closed=False, hi_closed=False)
 
 
 def check_lstar(Lstar: Any, name: str = "Lstar") -> Any:
-    """Loss level L* >= 0, finite."""
+    """Loss level L* >= 0, finite.
+
+    Args:
+        Lstar: the loss of the best expert in hindsight (the realizable setting's L*; 0 when realizable).
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``Lstar`` unchanged.
+
+    Raises:
+        ValueError: L* is negative, NaN or infinite.
+    """
     return check_nonneg(name, Lstar)
 
 
 def check_mode(mode: str, allowed=("paper", "certified", "rate")) -> str:
-    """A planner's mode, one of ``allowed``."""
+    """A planner's mode, one of ``allowed``.
+
+    Args:
+        mode: the mode requested; by default ``"paper"`` (the formulas as printed), ``"certified"``
+            (parameters chosen so that the privacy statement certifies the requested (ε, δ)) or ``"rate"``
+            (logarithmic factors and constants dropped), see docs/guide/planning.md#modes.
+        allowed: the modes that planner accepts.
+
+    Returns:
+        ``mode`` unchanged.
+
+    Raises:
+        ValueError: ``mode`` is not in ``allowed``.
+    """
     return check_choice("mode", mode, list(allowed))
 
 
 def check_delta_for(delta: Any, *, approximate: bool) -> float:
-    """δ in [0, 1); with ``approximate=True`` (an (ε, δ) statement) δ must be in (0, 1)."""
+    """δ in [0, 1); with ``approximate=True`` (an (ε, δ) statement) δ must be in (0, 1).
+
+    Args:
+        delta: the privacy parameter δ.
+        approximate: whether the guarantee is approximate (ε, δ)-DP, which needs δ > 0.
+
+    Returns:
+        ``float(delta)``.
+
+    Raises:
+        ValueError: δ is outside ``[0, 1)``, or is 0 when ``approximate``.
+    """
     check_delta(delta)
     if approximate and float(delta) <= 0:
         raise ValueError(f"delta must be in (0, 1) for the approximate-DP setting, got {delta!r}")
@@ -368,7 +648,18 @@ def check_delta_for(delta: Any, *, approximate: bool) -> float:
 
 
 def check_delta_open(delta: Any, name: str = "delta") -> Any:
-    """δ in (0, 1) (approximate-DP calibrations need δ > 0)."""
+    """δ in (0, 1) (approximate-DP calibrations need δ > 0).
+
+    Args:
+        delta: the privacy parameter δ (number or array).
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``delta`` unchanged.
+
+    Raises:
+        ValueError: δ is outside the open interval ``(0, 1)``.
+    """
     check_delta(delta, name)
     arr = _values(name, delta)
     if arr is not None and np.any(arr <= 0):
@@ -377,12 +668,34 @@ def check_delta_open(delta: Any, name: str = "delta") -> Any:
 
 
 def check_sensitivity(x: Any, name: str = "sensitivity") -> Any:
-    """Sensitivity: finite and > 0."""
+    """Sensitivity: finite and > 0.
+
+    Args:
+        x: the query's sensitivity Δ (number or array).
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        ValueError: an entry is NaN, infinite or ``<= 0``.
+    """
     return check_positive(name, x)
 
 
 def check_scale(x: Any, name: str = "scale") -> Any:
-    """Noise scale: finite and >= 0 (0 = exact)."""
+    """Noise scale: finite and >= 0 (0 = exact).
+
+    Args:
+        x: the noise scale (Laplace ``b`` or Gaussian σ; number or array).
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        ValueError: an entry is NaN, infinite or negative.
+    """
     arr = _values(name, x)
     if arr is None:
         return x
@@ -394,7 +707,18 @@ def check_scale(x: Any, name: str = "scale") -> Any:
 
 
 def check_finite(x: Any, name: str) -> Any:
-    """A finite number or array (no NaN / inf)."""
+    """A finite number or array (no NaN / inf).
+
+    Args:
+        x: the value; a tracer is returned unchecked.
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``x`` unchanged.
+
+    Raises:
+        ValueError: an entry is NaN or infinite.
+    """
     if not is_concrete(x):
         return x
     check_finite_array(name, x)
@@ -402,7 +726,17 @@ def check_finite(x: Any, name: str) -> Any:
 
 
 def check_noise_kind(noise: Any) -> str:
-    """``"laplace"`` or ``"gaussian"``."""
+    """``"laplace"`` or ``"gaussian"``.
+
+    Args:
+        noise: the noise distribution's name.
+
+    Returns:
+        ``noise`` unchanged.
+
+    Raises:
+        ValueError: any other value.
+    """
     if noise not in ("laplace", "gaussian"):
         raise ValueError(f"noise must be one of ['laplace', 'gaussian'], got {noise!r}")
     return noise
@@ -423,12 +757,37 @@ def _from_string(name: str, x: Any, cast: Any, what: str) -> Any:
 
 
 def coerce_number(name: str, x: Any) -> Any:
-    """Accept numeric strings (values coming from a command line) as floats; leave everything else alone."""
+    """Accept numeric strings (values coming from a command line) as floats; leave everything else alone.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: the value; a string is parsed with ``float``.
+
+    Returns:
+        ``float(x)`` for a string, otherwise ``x`` unchanged.
+
+    Raises:
+        TypeError: ``x`` is a string that is not a number.
+    """
     return _from_string(name, x, float, "a number")
 
 
 def as_f64(name: str, x: Any) -> np.ndarray:
-    """``x`` as a float64 array (0-d for scalars); rejects bools, strings, objects and NaN/inf."""
+    """``x`` as a float64 array (0-d for scalars); rejects bools, strings, objects and NaN/inf.
+
+    Numeric strings are parsed first (:func:`coerce_number`).
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number, numeric string or array of integers or floats.
+
+    Returns:
+        A float64 ``numpy.ndarray`` of ``x``'s shape.
+
+    Raises:
+        TypeError: ``x`` is a bool, a non-numeric string, or not an integer/float array.
+        ValueError: an entry is NaN or infinite.
+    """
     x = coerce_number(name, x)
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{name} must be a number, got bool {x!r}")
@@ -445,14 +804,36 @@ def as_f64(name: str, x: Any) -> np.ndarray:
 
 
 def pos(name: str, x: Any) -> np.ndarray:
-    """Finite, ``> 0``."""
+    """Finite, ``> 0``.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number or array (see :func:`as_f64`).
+
+    Returns:
+        ``x`` as a float64 array.
+
+    Raises:
+        ValueError: an entry is NaN, infinite or ``<= 0``.
+    """
     arr = as_f64(name, x)
     check_positive(name, arr)
     return arr
 
 
 def nonneg(name: str, x: Any) -> np.ndarray:
-    """Finite, ``>= 0``."""
+    """Finite, ``>= 0``.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: a number or array (see :func:`as_f64`).
+
+    Returns:
+        ``x`` as a float64 array.
+
+    Raises:
+        ValueError: an entry is NaN, infinite or negative.
+    """
     arr = as_f64(name, x)
     if np.any(arr < 0):
         raise ValueError(f"{name} must be >= 0, got {_fmt_f64(arr)}")
@@ -460,43 +841,127 @@ def nonneg(name: str, x: Any) -> np.ndarray:
 
 
 def eps_arg(x: Any, name: str = "eps") -> np.ndarray:
-    """A privacy parameter ε: finite and ``> 0``."""
+    """A privacy parameter ε: finite and ``> 0``.
+
+    Args:
+        x: ε (number or array).
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ε as a float64 array.
+
+    Raises:
+        ValueError: an entry is NaN, infinite or ``<= 0``.
+    """
     return pos(name, x)
 
 
 def delta_arg(x: Any, name: str = "delta") -> np.ndarray:
-    """δ in ``[0, 1)``."""
+    """δ in ``[0, 1)``.
+
+    Args:
+        x: δ (number or array).
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        δ as a float64 array.
+
+    Raises:
+        ValueError: an entry is NaN, infinite or outside ``[0, 1)``.
+    """
     arr = as_f64(name, x)
     check_in_range(name, arr, 0.0, 1.0, lo_closed=True, hi_closed=False)
     return arr
 
 
 def delta_open(x: Any, name: str = "delta") -> np.ndarray:
-    """δ in ``(0, 1)`` (conversions that divide by δ or take log(1/δ))."""
+    """δ in ``(0, 1)`` (conversions that divide by δ or take log(1/δ)).
+
+    Args:
+        x: δ (number or array).
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        δ as a float64 array.
+
+    Raises:
+        ValueError: an entry is NaN, infinite or outside ``(0, 1)``.
+    """
     arr = as_f64(name, x)
     check_in_range(name, arr, 0.0, 1.0, lo_closed=False, hi_closed=False)
     return arr
 
 
 def prob_open(x: Any, name: str) -> np.ndarray:
+    """A probability in the open interval ``(0, 1)``.
+
+    Args:
+        x: the probability (number or array), e.g. a sampling rate.
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``x`` as a float64 array.
+
+    Raises:
+        ValueError: an entry is NaN, infinite or outside ``(0, 1)``.
+    """
     arr = as_f64(name, x)
     check_in_range(name, arr, 0.0, 1.0, lo_closed=False, hi_closed=False)
     return arr
 
 
 def count_arg(x: Any, name: str = "k", minimum: int = 1) -> Any:
-    """An integer count ``>= minimum`` (a Python/NumPy int or an integer array; floats are rejected)."""
+    """An integer count ``>= minimum`` (a Python/NumPy int or an integer array; floats are rejected).
+
+    Integer strings are parsed first (:func:`coerce_count`).
+
+    Args:
+        x: the count (e.g. the number of compositions ``k``).
+        name: the parameter's name, quoted in the error message.
+        minimum: the smallest count allowed.
+
+    Returns:
+        The count as an ``int`` (an integer array is returned unchanged).
+
+    Raises:
+        TypeError: ``x`` is a float, a bool or a non-integer string.
+        ValueError: ``x`` is below ``minimum``.
+    """
     x = coerce_count(name, x)
     return check_positive_int(name, x, minimum=minimum)
 
 
 def coerce_count(name: str, x: Any) -> Any:
-    """Accept integer strings (values coming from a command line) as ints; leave everything else alone."""
+    """Accept integer strings (values coming from a command line) as ints; leave everything else alone.
+
+    Args:
+        name: the parameter's name, quoted in the error message.
+        x: the value; a string is parsed with ``int``.
+
+    Returns:
+        ``int(x)`` for a string, otherwise ``x`` unchanged.
+
+    Raises:
+        TypeError: ``x`` is a string that is not an integer.
+    """
     return _from_string(name, x, int, "an integer")
 
 
 def eps_delta_lists(eps_list: Any, delta_list: Any, *, allow_zero_eps: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Per-mechanism ``(ε_i)`` and ``(δ_i)``: 1-D, same non-zero length, ε_i >= 0 (or > 0), δ_i in [0, 1)."""
+    """Per-mechanism ``(ε_i)`` and ``(δ_i)``: 1-D, same non-zero length, ε_i >= 0 (or > 0), δ_i in [0, 1).
+
+    Args:
+        eps_list: the ε_i of the composed mechanisms, a non-empty 1-D sequence.
+        delta_list: the δ_i: a sequence of the same length, a scalar used for every mechanism, or ``None``
+            (all zero).
+        allow_zero_eps: accept ε_i = 0; otherwise every ε_i must be ``> 0``.
+
+    Returns:
+        ``(eps, delta)``, two float64 arrays of the same shape ``(k,)``.
+
+    Raises:
+        ValueError: empty or not 1-D, shapes differ, or an entry is out of range or non-finite.
+    """
     e = as_f64("eps_list", eps_list)
     if e.ndim != 1 or e.size == 0:
         raise ValueError(f"eps_list must be a non-empty 1-D sequence of numbers, got shape {e.shape}")
@@ -518,14 +983,34 @@ def eps_delta_lists(eps_list: Any, delta_list: Any, *, allow_zero_eps: bool = Tr
 
 
 def mode_arg(mode: Any, allowed: tuple[str, ...], name: str = "mode") -> str:
-    """A string option among ``allowed``."""
+    """A string option among ``allowed``.
+
+    Args:
+        mode: the option given.
+        allowed: the accepted strings.
+        name: the parameter's name, quoted in the error message.
+
+    Returns:
+        ``mode`` unchanged.
+
+    Raises:
+        TypeError: ``mode`` is not a string.
+        ValueError: ``mode`` is not in ``allowed``.
+    """
     if not isinstance(mode, str):
         raise TypeError(f"{name} must be a string, one of {list(allowed)}, got {mode!r}")
     return check_choice(name, mode, allowed)
 
 
 def out(x: Any) -> Any:
-    """A 0-d result as a Python float, otherwise a float64 array."""
+    """A 0-d result as a Python float, otherwise a float64 array.
+
+    Args:
+        x: an accountant's result (number or array).
+
+    Returns:
+        ``float(x)`` when ``x`` is a scalar, else ``x`` as a float64 ``numpy.ndarray``.
+    """
     arr = np.asarray(x, dtype=np.float64)
     return float(arr) if arr.ndim == 0 else arr
 
@@ -537,4 +1022,12 @@ def _fmt_f64(arr: np.ndarray) -> str:
 
 
 def is_int(x: Any) -> bool:
+    """Whether ``x`` is an integer (Python or NumPy), bools excluded.
+
+    Args:
+        x: any value.
+
+    Returns:
+        ``True`` for an ``int`` or ``numpy.integer`` that is not a bool.
+    """
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
