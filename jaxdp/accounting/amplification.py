@@ -48,14 +48,39 @@ PLD_DISCRETIZATION = 1e-4
 
 def poisson_sampled(noise_multiplier: float, sampling_rate: float, count: int = 1, *, neighboring: str = "add_remove",
                     label: str = "", dim: int = 1) -> Event:
-    """``count`` Gaussian releases on Poisson samples of rate ``sampling_rate`` (``noise_multiplier = sigma/C``)."""
+    """``count`` Gaussian releases on Poisson samples of rate ``sampling_rate`` (``noise_multiplier = sigma/C``).
+
+    Args:
+        noise_multiplier: ``sigma/C``, the Gaussian's standard deviation over the per-record ℓ2 bound ``C``.
+        sampling_rate: the probability ``q`` in ``(0, 1]`` with which each record enters a sample, independently.
+        count: the number of releases (one fresh sample each), composed sequentially.
+        neighboring: ``"add_remove"`` (default) or ``"replace_one"``; the relation the guarantee is stated for.
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        dim: the dimension of each release (the ``d`` of the float floor).
+
+    Returns:
+        The ledger :class:`~jaxdp.accounting.ledger.Event` of kind ``"poisson_sampled"``.
+    """
     return _ev("poisson_sampled", noise_multiplier=float(noise_multiplier), sampling_rate=float(sampling_rate),
                count=int(count), neighboring=neighboring, label=label, float_dim=int(dim))
 
 
 def fixed_size_sampled(noise_multiplier: float, sample_size: int, population: int, count: int = 1, *,
                        label: str = "", dim: int = 1) -> Event:
-    """``count`` Gaussian releases on uniform samples of ``sample_size`` of ``population`` records (replace-one)."""
+    """``count`` Gaussian releases on uniform samples of ``sample_size`` of ``population`` records (replace-one).
+
+    Args:
+        noise_multiplier: ``sigma/C``, the Gaussian's standard deviation over the per-record ℓ2 bound ``C``
+            (the replace-one sensitivity is ``2C``).
+        sample_size: the number of records in each sample, drawn without replacement.
+        population: the number of records (public).
+        count: the number of releases (one fresh sample each), composed sequentially.
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        dim: the dimension of each release (the ``d`` of the float floor).
+
+    Returns:
+        The ledger :class:`~jaxdp.accounting.ledger.Event` of kind ``"fixed_size_sampled"``.
+    """
     return _ev("fixed_size_sampled", noise_multiplier=float(noise_multiplier), sample_size=sample_size,
                population=population, count=int(count), neighboring="replace_one", label=label, float_dim=int(dim))
 
@@ -67,7 +92,19 @@ def _dpa():
 
 
 def sampled_dp_event(e: Event):
-    """The ``dp_accounting`` event of one invocation of a sampled event (its ``count`` is applied by the caller)."""
+    """The ``dp_accounting`` event of one invocation of a sampled event (its ``count`` is applied by the caller).
+
+    Args:
+        e: an event of kind ``"poisson_sampled"`` or ``"fixed_size_sampled"``.
+
+    Returns:
+        ``PoissonSampledDpEvent(q, GaussianDpEvent(sigma/C))``, or
+        ``SampledWithoutReplacementDpEvent(population, sample_size, GaussianDpEvent(sigma/(2C)))`` (``dp_accounting``
+        takes the multiplier relative to the replace-one distance ``2C``).
+
+    Raises:
+        ValueError: ``e`` is not a sampled event.
+    """
     dpa = _dpa()
     if e.kind == "poisson_sampled":
         return dpa.PoissonSampledDpEvent(e.sampling_rate, dpa.GaussianDpEvent(e.noise_multiplier))
@@ -140,7 +177,22 @@ def _rdp_eps(atoms, delta: float, relation: str) -> Optional[float]:
 def sampled_candidates(atoms, avail: float, budget: float, use_pld: bool = True) -> list:
     """The accountant's amplified candidates for flattened ``atoms`` (event, multiplicity) at δ ``avail``:
     ``dp_accounting`` PLD (if ``use_pld``) and RDP epsilons of the whole ledger; empty where an event has no
-    ``dp_accounting`` form here (pure-DP kinds)."""
+    ``dp_accounting`` form here (pure-DP kinds).
+
+    Args:
+        atoms: ``(event, multiplicity)`` pairs of a sequential ledger, enclosing counts multiplied in.
+        avail: the δ the mechanisms may use (the ledger's δ budget less its failure-event δ); outside ``(0, 1)``
+            nothing is returned.
+        budget: the total δ budget, recorded in each certificate.
+        use_pld: also compute the PLD epsilon (pessimistic, discretisation :data:`PLD_DISCRETIZATION`).
+
+    Returns:
+        A list of :class:`jaxdp.accounting.Certificate` (methods ``"pld"`` and ``"rdp"``; RDP is omitted for Poisson
+        sampling under replace-one), possibly empty.
+
+    Raises:
+        ValueError: the atoms mix add/remove and replace-one sampled events.
+    """
     from .accountant import Certificate
 
     if not _supported(atoms) or not 0 < avail < 1:
@@ -177,7 +229,23 @@ def _atoms(ledger) -> list:
 def amplified_epsilon(ledger, delta: float, *, accountant: str = "pld",
                       value_discretization_interval: float = PLD_DISCRETIZATION) -> float:
     """ε at ``delta`` of a ledger with sampled events from one ``dp_accounting`` accountant (``"pld"`` or
-    ``"rdp"``), without the accountant's other bounds (module docstring)."""
+    ``"rdp"``), without the accountant's other bounds (module docstring).
+
+    Args:
+        ledger: an :class:`~jaxdp.accounting.ledger.Event` or a sequential
+            :class:`~jaxdp.accounting.ledger.Ledger` of Gaussian, tree, Laplace and sampled events, without
+            failure-event δ.
+        delta: the target δ, in ``(0, 1)``.
+        accountant: ``"pld"`` (privacy-loss distributions, pessimistic) or ``"rdp"`` (Rényi DP).
+        value_discretization_interval: the PLD's discretisation of the privacy loss (``"pld"`` only).
+
+    Returns:
+        ε of the whole ledger at ``delta``.
+
+    Raises:
+        ValueError: unsupported events or composition, failure-event δ, mixed neighbouring relations, an
+            unknown ``accountant``, or ``"rdp"`` for Poisson sampling under replace-one.
+    """
     d = float(C.delta_open(delta))
     atoms = _atoms(ledger)
     if accountant == "pld":
@@ -196,7 +264,26 @@ def calibrate_noise_multiplier(eps: float, delta: float, count: int, *, sampling
                                rtol: float = 1e-7) -> float:
     """The smallest noise multiplier ``sigma/C`` (to ``rtol``, on the safe side) whose ``count`` sampled
     Gaussian releases are ``(eps, delta)``-DP by :func:`amplified_epsilon`: Poisson sampling (``sampling_rate``)
-    or fixed-size sampling (``sample_size`` of ``population``). Brent's method on ``log(multiplier)``."""
+    or fixed-size sampling (``sample_size`` of ``population``). Brent's method on ``log(multiplier)``.
+
+    Args:
+        eps, delta: the target privacy (ε finite and ``> 0``, δ in ``(0, 1)``).
+        count: the number of sampled releases (e.g. DP-SGD steps).
+        sampling_rate: the Poisson rate ``q``; give it, or ``sample_size`` and ``population``.
+        sample_size: the fixed sample size (without replacement).
+        population: the number of records, for fixed-size sampling.
+        neighboring: ``"add_remove"`` or ``"replace_one"`` (Poisson sampling only; fixed-size is replace-one).
+        accountant: ``"pld"`` or ``"rdp"``.
+        rtol: the relative tolerance of the returned multiplier.
+
+    Returns:
+        The multiplier ``sigma/C``, within about ``rtol`` of the smallest one certified and itself certified
+        ``(eps, delta)``-DP (when even ``1e-6`` is certified, a multiplier below ``1e-6`` is returned).
+
+    Raises:
+        ValueError: both or neither sampling schemes given, invalid values, or no multiplier below ``1e6`` reaches
+            ``eps``.
+    """
     from scipy.optimize import brentq
 
     e = float(C.eps_arg(eps))

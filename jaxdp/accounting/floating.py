@@ -103,7 +103,17 @@ FLOAT_KINDS = ("bernoulli", "rr_kary", "rr_vector", "laplace", "gaussian", "cate
 
 
 def uniform_quantum(dtype: Any = np.float32) -> float:
-    """``2^{-m}`` for a float dtype with ``m`` mantissa bits: the probability of each value of ``jax.random.uniform``."""
+    """``2^{-m}`` for a float dtype with ``m`` mantissa bits: the probability of each value of ``jax.random.uniform``.
+
+    Args:
+        dtype: a floating dtype (``float16``, ``bfloat16``, ``float32``, ``float64``).
+
+    Returns:
+        ``2^{-m}``: ``2^{-23}`` for float32, ``2^{-52}`` for float64.
+
+    Raises:
+        TypeError: ``dtype`` is not a floating dtype.
+    """
     try:
         fi = np.finfo(np.dtype(dtype))
     except (TypeError, ValueError) as e:
@@ -114,8 +124,18 @@ def uniform_quantum(dtype: Any = np.float32) -> float:
 def tv_float(kind: str, dtype: Any = np.float32, *, d: int = 1) -> float:
     """Coupling bound ``τ`` between one float draw of ``kind`` and the exact law (module docstring).
 
-    ``d``: number of coordinates (``laplace``, ``gaussian``, ``rr_vector``) or of outcomes
-    (``categorical``, ``gumbel``). Returns a float in ``[0, 1]``.
+    Args:
+        kind: the sampler, one of :data:`FLOAT_KINDS` (``"bernoulli"``, ``"rr_kary"``, ``"rr_vector"``,
+            ``"laplace"``, ``"gaussian"``, ``"categorical"``, ``"gumbel"``).
+        dtype: the float dtype the sampler draws in.
+        d: number of coordinates (``laplace``, ``gaussian``, ``rr_vector``) or of outcomes
+            (``categorical``, ``gumbel``); ignored by ``bernoulli`` and ``rr_kary``.
+
+    Returns:
+        τ, a float in ``[0, 1]``: e.g. ``2qd`` for ``laplace``, ``(d - 1)(q + (n_add + 3) u)`` for ``categorical``.
+
+    Raises:
+        ValueError: unknown ``kind`` or ``d < 1``.
     """
     if kind not in FLOAT_KINDS:
         raise ValueError(f"kind must be one of {FLOAT_KINDS}, got {kind!r}")
@@ -148,6 +168,19 @@ def delta_float(kind: str, dtype: Any = np.float32, *, eps: float = 0.0, d: int 
     ``eps = 0`` gives the floor of a mechanism whose ε is not known (``2τ``).
     Example: one AboveThreshold query compares two Laplace draws, so
     ``delta_float("laplace", eps=eps, d=2)``; in float32 at ε = 1 that is ``1.77e-6``.
+
+    Args:
+        kind: the sampler, one of :data:`FLOAT_KINDS`.
+        dtype: the float dtype the sampler draws in.
+        eps: the ε of one invocation (``>= 0``; ``inf`` or above 700 gives δ = 1).
+        d: coordinates or outcomes per draw (see :func:`tv_float`).
+        draws: the number of coupling terms (float draws and threshold decisions), ``>= 0``.
+
+    Returns:
+        The additive δ, in ``[0, 1]``.
+
+    Raises:
+        ValueError: ``eps`` negative or not a number, ``draws`` not an integer ``>= 0``, or an invalid ``kind``/``d``.
     """
     if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating, np.integer)) or not eps >= 0:
         raise ValueError(f"eps must be a number >= 0 (inf allowed), got {eps!r}")
@@ -168,6 +201,12 @@ def laplace_mean_shift(dtype: Any = np.float32) -> float:
     ``E|Δz| <= q Σ_cells width = q W`` over the float support ``W = 2 m ln 2 + 0.3`` (``m`` mantissa bits:
     the cuts ``(m+1) ln 2`` and ``(m−1) ln 2 + 0.3``), plus ``q`` per side for the exponential tail beyond
     each cut (mean one scale) and ``q`` for the rounding of ``log1p``: ``W + 3``.
+
+    Args:
+        dtype: the float dtype of the Laplace draw.
+
+    Returns:
+        ``W + 3 = 2 m ln 2 + 3.3`` (so ``E|Δz| <= q (W + 3)`` scales).
     """
     m = int(np.finfo(np.dtype(dtype)).nmant)
     return 2.0 * m * math.log(2.0) + 0.3 + 3.0
@@ -183,6 +222,17 @@ def shared_threshold_terms(scale_ratio: float, dtype: Any = np.float64) -> int:
     ``E|b_thr Δz| / (2 b_q)`` (the query noise density is at most ``1/(2 b_q)``; its draw is independent of the
     history and of ``τ̂``), i.e. ``(b_thr/b_q) laplace_mean_shift/4`` terms of ``2q``. ``scale_ratio = b_thr/b_q``.
     The default ``dtype`` (float64, the wider support) makes the count valid in float32 too.
+
+    Args:
+        scale_ratio: ``b_thr/b_q``, the threshold noise's Laplace scale over the query noise's; finite, ``>= 0``.
+        dtype: the dtype whose support bounds the mean shift (:func:`laplace_mean_shift`).
+
+    Returns:
+        ``1 + ceil(scale_ratio · laplace_mean_shift(dtype) / 4)``: the ``terms_per_query`` of
+        :func:`jaxdp.accounting.ledger.above_threshold`.
+
+    Raises:
+        ValueError: ``scale_ratio`` negative, infinite or not a number.
     """
     if isinstance(scale_ratio, bool) or not isinstance(scale_ratio, (int, float, np.floating, np.integer)) \
             or not 0 <= float(scale_ratio) < math.inf:

@@ -521,14 +521,40 @@ def laplace(noise_multiplier: float, count: int = 1, label: str = "", dim: int =
 
     Float floor: ``release="raw"`` (default) publishes the noisy value (no valid floor); ``"threshold"`` when the
     algorithm only compares it, with ``draws`` coupling terms per invocation (one per threshold decision each of
-    the ``dim`` coordinates enters) and ``draws_total`` a cap over the run (:class:`Event`)."""
+    the ``dim`` coordinates enters) and ``draws_total`` a cap over the run (:class:`Event`).
+
+    Args:
+        noise_multiplier: the Laplace scale over the ℓ1-sensitivity, ``b/Δ₁``; the event's ε is its inverse.
+        count: the number of adaptive invocations (composed sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        dim: the number of coordinates of each release (the ``d`` of the float floor).
+        release: ``"raw"`` (the noisy value is published) or ``"threshold"`` (only compared).
+        draws: float coupling terms per invocation.
+        draws_total: if ``> 0``, a cap on the coupling terms of all invocations in one run.
+
+    Returns:
+        The :class:`Event` of kind ``"laplace"``.
+    """
     return _ev("laplace", eps=1.0 / noise_multiplier, noise_multiplier=float(noise_multiplier), count=int(count),
                label=label, float_dim=int(dim), release=release, float_draws=draws, float_draws_total=draws_total)
 
 
 def gaussian(noise_multiplier: float, count: int = 1, label: str = "", dim: int = 1, *, release: str = "raw",
              draws: int = 1, draws_total: int = 0) -> Event:
-    """``count`` releases ``h(S) + N(0, σ² I)`` with ``noise_multiplier = σ/Δ₂`` (float floor as :func:`laplace`)."""
+    """``count`` releases ``h(S) + N(0, σ² I)`` with ``noise_multiplier = σ/Δ₂`` (float floor as :func:`laplace`).
+
+    Args:
+        noise_multiplier: the standard deviation over the ℓ2-sensitivity, ``σ/Δ₂``.
+        count: the number of adaptive invocations (composed sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        dim: the number of coordinates of each release (the ``d`` of the float floor).
+        release: ``"raw"`` (the noisy value is published) or ``"threshold"`` (only compared).
+        draws: float coupling terms per invocation.
+        draws_total: if ``> 0``, a cap on the coupling terms of all invocations in one run.
+
+    Returns:
+        The :class:`Event` of kind ``"gaussian"``.
+    """
     return _ev("gaussian", noise_multiplier=float(noise_multiplier), count=int(count), label=label,
                float_dim=int(dim), release=release, float_draws=draws, float_draws_total=draws_total)
 
@@ -537,7 +563,20 @@ def tree_aggregation(noise_multiplier: float, steps: int, count: int = 1, label:
                      release: str = "raw") -> Event:
     """One pass of tree aggregation over ``steps`` inputs, node noise ``σ`` and ``noise_multiplier = σ/Δ_node``.
 
-    Its noisy prefix sums are released (``release="raw"``: no valid float floor)."""
+    Its noisy prefix sums are released (``release="raw"``: no valid float floor). The whole pass is one
+    Gaussian with ℓ2-sensitivity ``sqrt(H) Δ_node``, ``H = floor(log2 steps) + 1``.
+
+    Args:
+        noise_multiplier: the node noise's standard deviation over one node's ℓ2-sensitivity, ``σ/Δ_node``.
+        steps: the number of inputs ``T`` aggregated (``>= 1``).
+        count: the number of passes (composed sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        dim: the dimension of each input.
+        release: ``"raw"`` (the prefix sums are published) or ``"threshold"``.
+
+    Returns:
+        The :class:`Event` of kind ``"tree_aggregation"`` (``2 * steps`` float coupling terms per pass).
+    """
     return _ev("tree_aggregation", noise_multiplier=float(noise_multiplier), steps=int(steps), count=int(count),
                label=label, float_dim=int(dim), float_draws=2 * int(steps), release=release)
 
@@ -548,7 +587,19 @@ def exponential(eps: float, count: int = 1, label: str = "", outcomes: int = 1, 
 
     Float floor: ``sampler="categorical"`` (inverse CDF, ``jaxdp.core.sample_categorical``) or ``"gumbel"``
     (Gumbel-max) over ``outcomes``; ``draws`` coupling terms per sample (Gumbel-top-``m``: each coordinate
-    enters ``m`` rank comparisons, ``draws = m`` per set, or one per each of its ``m`` draws)."""
+    enters ``m`` rank comparisons, ``draws = m`` per set, or one per each of its ``m`` draws).
+
+    Args:
+        eps: the privacy of one sample, ``2ηΔ_S`` for a score ``S`` of sensitivity ``Δ_S`` and inverse temperature η.
+        count: the number of adaptive samples (composed sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        outcomes: the number of outcomes sampled from (the ``d`` of the float floor).
+        sampler: the float sampler: ``"categorical"`` or ``"gumbel"``.
+        draws: float coupling terms per sample.
+
+    Returns:
+        The :class:`Event` of kind ``"exponential"``.
+    """
     return _ev("exponential", eps=float(eps), count=int(count), label=label, float_dim=int(outcomes),
                float_kind=sampler, float_draws=draws)
 
@@ -560,14 +611,37 @@ def above_threshold(eps: float, count: int = 1, label: str = "", queries: int = 
     Float floor: ``queries`` per instance (``T`` when an instance can stay active for the whole run),
     ``queries_total`` a cap over all instances of the run (``K`` instances sharing ``T`` rounds: ``T``), and
     ``terms_per_query`` Laplace coupling terms per query: 2 (the fresh query noise, and the threshold noise at
-    this query's comparison) or :func:`jaxdp.accounting.floating.shared_threshold_terms`."""
+    this query's comparison) or :func:`jaxdp.accounting.floating.shared_threshold_terms`.
+
+    Args:
+        eps: the privacy of one instance (Dwork–Roth Thm 3.23).
+        count: the number of instances run one after another (composed sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        queries: the most queries one instance answers.
+        queries_total: if ``> 0``, a cap on the queries of all instances in one run.
+        terms_per_query: Laplace coupling terms per query.
+
+    Returns:
+        The :class:`Event` of kind ``"above_threshold"``.
+    """
     return _ev("above_threshold", eps=float(eps), count=int(count), label=label, float_draws=queries,
                float_dim=terms_per_query, float_draws_total=queries_total)
 
 
 def randomized_response(eps: float, count: int = 1, label: str = "", dim: int = 1, *, sampler: str = "") -> Event:
     """``count`` ``eps``-DP randomized-response releases (float sampler: ``bernoulli``, or ``rr_vector`` for
-    ``dim > 1`` coins; ``"rr_kary"`` for k-ary randomized response)."""
+    ``dim > 1`` coins; ``"rr_kary"`` for k-ary randomized response).
+
+    Args:
+        eps: the privacy of one release.
+        count: the number of releases (composed sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        dim: the number of coins flipped per release (``> 1``: the vector mechanism).
+        sampler: the float sampler; ``""`` picks ``"bernoulli"`` (``dim == 1``) or ``"rr_vector"``.
+
+    Returns:
+        The :class:`Event` of kind ``"randomized_response"``.
+    """
     sampler = sampler or ("rr_vector" if int(dim) > 1 else "bernoulli")
     return _ev("randomized_response", eps=float(eps), count=int(count), label=label, float_dim=int(dim),
                float_kind=sampler)
@@ -576,23 +650,69 @@ def randomized_response(eps: float, count: int = 1, label: str = "", dim: int = 
 def pure(eps: float, count: int = 1, label: str = "", *, sampler: str = "", dim: int = 1, draws: int = 1,
          release: str = "") -> Event:
     """A generic ``eps``-DP mechanism invoked ``count`` times. Name its float ``sampler`` (with ``dim``, ``draws``
-    per invocation) for the float floor; without one the ledger's floor is unknown."""
+    per invocation) for the float floor; without one the ledger's floor is unknown.
+
+    Args:
+        eps: the privacy of one invocation.
+        count: the number of adaptive invocations (composed sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        sampler: the float sampler (:data:`jaxdp.accounting.floating.FLOAT_KINDS`), ``""`` if unknown.
+        dim: coordinates or outcomes of each float coupling term.
+        draws: float coupling terms per invocation.
+        release: ``"threshold"``, ``"raw"`` or ``""`` (the kind's default, ``"threshold"``).
+
+    Returns:
+        The :class:`Event` of kind ``"pure"``.
+    """
     return _ev("pure", eps=float(eps), count=int(count), label=label, float_kind=sampler, float_dim=int(dim),
                float_draws=draws, release=release)
 
 
 def approx(eps: float, delta: float, count: int = 1, label: str = "", *, sampler: str = "", dim: int = 1,
            draws: int = 1, release: str = "") -> Event:
-    """A generic ``(eps, delta)``-DP mechanism invoked ``count`` times (float floor as :func:`pure`)."""
+    """A generic ``(eps, delta)``-DP mechanism invoked ``count`` times (float floor as :func:`pure`).
+
+    Args:
+        eps, delta: the privacy of one invocation.
+        count: the number of adaptive invocations (composed sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        sampler: the float sampler (:data:`jaxdp.accounting.floating.FLOAT_KINDS`), ``""`` if unknown.
+        dim: coordinates or outcomes of each float coupling term.
+        draws: float coupling terms per invocation.
+        release: ``"threshold"``, ``"raw"`` or ``""`` (the kind's default, ``"threshold"``).
+
+    Returns:
+        The :class:`Event` of kind ``"approx"``.
+    """
     return _ev("approx", eps=float(eps), delta=float(delta), count=int(count), label=label, float_kind=sampler,
                float_dim=int(dim), float_draws=draws, release=release)
 
 
 def sequential(*items: Item, count: int = 1, label: str = "", delta_extra: float = 0.0) -> Ledger:
-    """Adaptive (sequential) composition of ``items`` on the same data, repeated ``count`` times."""
+    """Adaptive (sequential) composition of ``items`` on the same data, repeated ``count`` times.
+
+    Args:
+        *items: the events and sub-ledgers, each run on the whole data set.
+        count: how many times the whole composition is repeated (sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+        delta_extra: an additive δ outside any mechanism: the failure probability of an event the proof
+            conditions on (per repetition).
+
+    Returns:
+        The sequential :class:`Ledger`.
+    """
     return Ledger(items=items, composition="sequential", count=int(count), label=label, delta_extra=float(delta_extra))
 
 
 def parallel(*items: Item, count: int = 1, label: str = "") -> Ledger:
-    """``items`` on disjoint parts of the data (parallel composition: the worst child)."""
+    """``items`` on disjoint parts of the data (parallel composition: the worst child).
+
+    Args:
+        *items: the events and sub-ledgers; each record enters exactly one of them.
+        count: how many times the whole composition is repeated (sequentially).
+        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
+
+    Returns:
+        The parallel :class:`Ledger`.
+    """
     return Ledger(items=items, composition="parallel", count=int(count), label=label)
