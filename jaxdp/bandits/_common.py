@@ -13,11 +13,24 @@ TWO_SQRT2 = 2.0 * math.sqrt(2.0)
 
 
 def fdt():
+    """The floating dtype of the bandit learners' arrays: ``float64`` under ``jax_enable_x64``, else ``float32``.
+
+    Returns:
+        ``jnp.result_type(float)``.
+    """
     return jnp.result_type(float)
 
 
 def random_priority(key: jax.Array, K: int) -> jax.Array:
-    """A uniformly random strict order of the ``K`` arms (a permutation, as floats): the tie-break."""
+    """A uniformly random strict order of the ``K`` arms (a permutation, as floats): the tie-break.
+
+    Args:
+        key: JAX PRNG key.
+        K: the number of arms.
+
+    Returns:
+        The ``(K,)`` priorities, a permutation of ``0, ..., K - 1`` in the floating dtype of :func:`fdt`.
+    """
     return jax.random.permutation(key, K).astype(fdt())
 
 
@@ -27,17 +40,33 @@ def argmax_priority(index: jax.Array, priority: jax.Array) -> jax.Array:
     With all indices tied (every arm unpulled, index ``+inf``) this plays the arms in the
     uniformly random order of ``priority``, as SMPyBandits' ``IndexPolicy.choice`` does (it
     draws a fresh uniform tie-break at every tie; here the order is drawn once per run, which
-    costs no random number per round)."""
+    costs no random number per round).
+
+    Args:
+        index: the ``(K,)`` indices of the arms.
+        priority: the ``(K,)`` tie-break priorities (distinct, non-negative; :func:`random_priority`).
+
+    Returns:
+        The chosen arm (int32 scalar).
+    """
     top = jnp.max(index)
     return jnp.argmax(jnp.where(index == top, priority, -1.0)).astype(jnp.int32)
 
 
 def laplace_sum_radius(m, L, b):
-    r"""``u`` with ``P(Σ_{j ≤ m}  Z_j ≥ u) ≤ e^{-L}`` for i.i.d. ``Z_j ~ Lap(b)``.
+    """``u`` with ``P(Σ_{j ≤ m}  Z_j ≥ u) ≤ e^{-L}`` for i.i.d. ``Z_j ~ Lap(b)``.
 
     Derivation: ``E e^{λ Z} = (1 - b²λ²)⁻¹ ≤ e^{2 b² λ²}``
     for ``|λ| ≤ 1/(√2 b)`` (``-ln(1 - x) <= 2x`` for ``x <= 1/2``). Chernoff gives
     ``P(Σ Z_j ≥ u) ≤ exp(-min(u²/(8 m b²), u/(2√2 b)))``, so
     ``u = b max(sqrt(8 m L), 2√2 L)`` suffices. The same bound holds for the lower tail.
+
+    Args:
+        m: the number of Laplace terms in the sum (array or scalar, ``>= 0``).
+        L: the log of the inverse failure probability (e.g. ``4 ln n``).
+        b: the Laplace scale.
+
+    Returns:
+        The radius ``b max(sqrt(8 m L), 2√2 L)`` (broadcast over the arguments).
     """
     return b * jnp.maximum(SQRT8 * jnp.sqrt(m * L), TWO_SQRT2 * L)

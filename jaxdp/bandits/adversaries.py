@@ -49,7 +49,16 @@ def _fdt():
 def round_words(key: jax.Array, t: jax.Array, n: int) -> jax.Array:
     """``n`` uint32 words of round ``t``: Threefry-2x32 of ``key`` at the counters ``(t, 0), (t, 1), ...``.
 
-    Keys of another implementation (``rbg``) fall back to ``jax.random.bits(fold_in(key, t))``."""
+    Keys of another implementation (``rbg``) fall back to ``jax.random.bits(fold_in(key, t))``.
+
+    Args:
+        key: JAX PRNG key.
+        t: the round (int scalar, may be traced); it is the first half of every counter.
+        n: the number of words (static).
+
+    Returns:
+        The ``(n,)`` uint32 words.
+    """
     kd = jax.random.key_data(key)
     if kd.shape != (2,) or kd.dtype != jnp.uint32:
         return jax.random.bits(jax.random.fold_in(key, t), (n,), jnp.uint32)

@@ -74,23 +74,48 @@ AUDITS: dict = {}
 
 
 def replays(t: int):
-    """``actions -> float``: how often the arm played in round ``t`` (0-indexed) is played again afterwards."""
+    """Audit statistic: how often the arm played in round ``t`` is played again afterwards.
+
+    Args:
+        t: the round (0-indexed) whose arm is followed.
+
+    Returns:
+        ``actions -> float32``: for an action sequence ``acts``, the number of ``s > t`` with ``acts[s] == acts[t]``.
+    """
     def f(acts):
         return jnp.sum(acts[t + 1:] == acts[t]).astype(f32)
     return f
 
 
 def stays(t: int):
-    """``actions -> float``: 1 if round ``t + 1`` plays the arm of round ``t``, else 0."""
+    """Audit statistic: whether the round after ``t`` plays the arm of round ``t``.
+
+    Args:
+        t: the round (0-indexed); ``t + 1`` must be a valid index of the action sequence.
+
+    Returns:
+        ``actions -> float32``: 1 if ``acts[t + 1] == acts[t]``, else 0.
+    """
     def f(acts):
         return (acts[t + 1] == acts[t]).astype(f32)
     return f
 
 
 def bandit_events(K: int, T: int, rounds: Sequence[int]) -> list:
-    """The events of a bandit learner's audit: the number of rounds playing each arm (the first 8),
-    the replays of the arm played in each changed round and whether the next round stays on it, and
-    the whole action sequence as a cell where ``K^(T+1) <= 4096``."""
+    """The events of a bandit learner's audit (``jaxdp compare --problem bandits``).
+
+    The number of rounds playing each arm (the first 8 arms), the :func:`replays` of the arm played in each
+    changed round and whether the next round :func:`stays` on it, and the whole action sequence as a cell
+    where ``K^(T+1) <= 4096``.
+
+    Args:
+        K: the number of arms.
+        T: the number of rounds (the action sequence has ``T + 1`` entries).
+        rounds: the rounds (0-indexed) where the neighbouring loss sequences differ.
+
+    Returns:
+        A list of :class:`jaxdp.audit.SearchEvents`.
+    """
     ev = [SearchEvents(statistic=_count(j)) for j in range(min(K, 8))]
     for t in rounds:
         ev += [SearchEvents(statistic=replays(int(t))), SearchEvents(statistic=stays(int(t)))]
@@ -151,6 +176,24 @@ def _audit_exp3(*, key, n, name, eps, scale_factor):
 @_register("dp-exp3", "DP-EXP3 (K=2, T=2, planner noise b = 1/eps, eta = 20): the stay event is tight; claimed eps = 1",
            EPS_EXP3)
 def audit_dp_exp3(*, quick, key, n, name, eps):
+    """Registered audit ``dp-exp3``: DP-EXP3 (``τ = 1``, ``K = 2``, ``T = 2``) with the planner's noise ``b = 1/ε``.
+
+    ``η = 20``, ``γ = 10^{-3}``, so the event "round 2 stays on round 1's arm" has probability ``1/2`` vs
+    ``e^{-ε}/2`` on all-zero losses vs round 1's loss vector set to 1: tight at the claim ε = 1 (module docstring).
+
+    Called as registered, ``audit_dp_exp3(quick=..., seed=..., n=..., claim_factor=...)``; the wrapper passes
+    the body ``key = jax.random.key(seed)``, the registered ``name`` and ``eps = 1 / claim_factor``.
+
+    Args:
+        quick: with ``n`` unset, 200 000 runs per input instead of 1 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the over-claim ``1 / claim_factor`` (power measurements; the noise stays that of ε = 1).
+        key, name, eps: what the wrapped body receives: the key, the report's name, the ε audited.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     return _audit_exp3(key=key, n=n, name=name, eps=eps, scale_factor=1.0)
 
 
@@ -184,6 +227,25 @@ EPS_LDP = 2.0
 @_register("ldp-ucb", "LDP-UCB (K=2, T=2, b = 1/eps): third action = argmax of two noisy rewards; claimed eps = 2",
            EPS_LDP)
 def audit_ldp_ucb(*, quick, key, n, name, eps):
+    """Registered audit ``ldp-ucb``: LDP-UCB (``K = 2``, ``T = 2``, ``b = 1/ε`` at the claim ε = 2).
+
+    Both arms are pulled once and the third action is the arm of the larger noisy reward; round 1's loss
+    vector is ``(1, 0)`` vs ``(0, 1)``, arm 1 losing every other round. The event "third action = arm 1" has
+    privacy loss ``ε - ln(1 + ε/2) = 1.31``, the most any event on this output can show (module docstring).
+
+    Called as registered, ``audit_ldp_ucb(quick=..., seed=..., n=..., claim_factor=...)``; the wrapper passes
+    the body ``key = jax.random.key(seed)``, the registered ``name`` and ``eps = 2 / claim_factor``.
+
+    Args:
+        quick: with ``n`` unset, 200 000 runs per input instead of 1 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the over-claim ``2 / claim_factor`` (the learner's noise stays that of ε = 2).
+        key, name, eps: what the wrapped body receives: the key, the report's name, the ε audited.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     b = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]   # the noise of the registered claim
     mech = learner_mechanism(ldp_ucb(K), LDPUCBParams(f32(b)))
     return audit_mechanism(mech, _ucb_pairs(T_UCB), _ucb_events(T_UCB), claimed_eps=eps, n=n, key=key, name=name,
@@ -203,6 +265,25 @@ def _audit_tree(*, key, n, name, eps, b=None):
 
 @_register("dp-ucb-tree", "DP-UCB with per-arm trees (K=2, T=T_max=2, H=2, b = H/eps); claimed eps = 4", EPS_TREE)
 def audit_dp_ucb_tree(*, quick, key, n, name, eps):
+    """Registered audit ``dp-ucb-tree``: DP-UCB, per-arm trees (``K = 2``, ``T = T_max = 2``, ``H = 2``, ``b = H/ε``).
+
+    The pairs and events of ``ldp-ucb``. In two rounds only the leaf holding the changed reward is ever
+    released, so the loss on this output is at most ``ε/2 - ln(1 + ε/4) = 1.31`` at the claim ε = 4: the
+    ``H``-fold composition of the tree is loose on short runs (module docstring).
+
+    Called as registered, ``audit_dp_ucb_tree(quick=..., seed=..., n=..., claim_factor=...)``; the wrapper
+    passes the body ``key = jax.random.key(seed)``, the registered ``name`` and ``eps = 4 / claim_factor``.
+
+    Args:
+        quick: with ``n`` unset, 200 000 runs per input instead of 1 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the over-claim ``4 / claim_factor`` (the node scale stays that of ε = 4).
+        key, name, eps: what the wrapped body receives: the key, the report's name, the ε audited.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     return _audit_tree(key=key, n=n, name=name, eps=eps)
 
 
@@ -233,6 +314,26 @@ def _se_setting(eps: float = EPS_SE):
 @_register("dp-se", "DP-SE (K=2, beta=0.9, first epoch R=93): arm 1's elimination two noise scales out; "
                     "claimed eps = 1", EPS_SE)
 def audit_dp_se(*, quick, key, n, name, eps):
+    """Registered audit ``dp-se``: DP-SE (``K = 2``, ``β = 0.9``, first epoch ``R = 93`` pulls per arm, ``T = 2R + 1``).
+
+    Arm 0 always pays reward 1, arm 1 reward ``1 - c`` with ``c = 1/2 - 2/(εR)``, so arm 1's elimination at the
+    end of epoch 1 sits two noise scales out in the tail; round 1's loss vector is ``(1, 0)`` vs ``(0, 1)``. The
+    event "arm 1 eliminated" (the two actions after epoch 1 are arm 0) has privacy loss ``ln 2.14 = 0.76`` at the
+    claim ε = 1 (module docstring).
+
+    Called as registered, ``audit_dp_se(quick=..., seed=..., n=..., claim_factor=...)``; the wrapper passes
+    the body ``key = jax.random.key(seed)``, the registered ``name`` and ``eps = 1 / claim_factor``.
+
+    Args:
+        quick: with ``n`` unset, 200 000 runs per input instead of 1 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the over-claim ``1 / claim_factor`` (the learner stays that of ε = 1).
+        key, name, eps: what the wrapped body receives: the key, the report's name, the ε audited.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     params, R, T, pairs = _se_setting()   # the learner of the registered claim; eps: the claim audited
     mech = learner_mechanism(dp_se(K), params)
     ev = [SearchEvents(statistic=lambda a: (a[2 * R] + a[2 * R + 1]).astype(f32))]

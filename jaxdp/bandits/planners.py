@@ -59,7 +59,19 @@ def _common(eps, delta, T, d, mode, modes):
 
 
 def dp_ucb_tree_ledger(b: float, H: int, K: int) -> LG.Ledger:
-    """The ledger of :func:`jaxdp.bandits.dp_ucb_tree` with node scale ``b`` and ``H`` levels (module docstring)."""
+    """The privacy ledger of :func:`jaxdp.bandits.dp_ucb_tree` (module docstring).
+
+    A round's reward enters the tree of the arm played only (parallel over the ``K`` trees), where it sits
+    in ``H`` nodes, each a Laplace release of sensitivity 1 (sequential composition).
+
+    Args:
+        b: the Laplace scale of every tree node.
+        H: the number of levels of each tree.
+        K: the number of arms (per-arm trees).
+
+    Returns:
+        The :class:`jaxdp.accounting.Ledger` (``parallel`` over the arms of ``sequential`` over ``H`` Laplace nodes).
+    """
     tree = LG.sequential(LG.laplace(b, count=H, label="the tree nodes that hold one reward (sensitivity 1 each)"),
                          label="the tree of the arm played")
     return LG.parallel(tree, label=f"{K} per-arm trees: a round's reward enters one of them")

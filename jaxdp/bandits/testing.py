@@ -64,15 +64,26 @@ def _trajectory_fn(learner: Learner, adversary: Adversary, T: int):
 
 def trajectory(learner: Learner, adversary: Adversary, params: Any, adv_params: Any, keys: jax.Array, T: int,
                junk: Any = None) -> dict:
-    """Runs of ``T`` rounds for a batch of keys ``(S,)``, with the engine's key schedule (``split(key, 4)``:
-    learner, adversary, init, block; step ``t`` gets ``fold_in(learner key, t)``), so each run is the one
-    ``simulate`` makes with that key.
+    """Runs of ``T`` rounds for a batch of keys, with the engine's key schedule, for reference implementations.
 
-    Returns NumPy arrays with a leading seed axis: ``actions`` ``(S, T + 1)`` (``x_1 .. x_{T+1}``),
-    ``loss`` and ``mean`` ``(S, T, K)``, and ``states``: the learner's state pytree after ``init`` and
-    after every round (``(S, T + 1, ...)``). ``junk`` (``None``, ``"nan"`` or ``"flip"``) replaces every
-    unplayed arm's loss and every mean by NaN or by ``1 - loss`` before the learner sees it (or an
-    ``(S,)`` int array of modes 0, 1, 2 for these three, one per key).
+    The key schedule is the engine's (``split(key, 4)``: learner, adversary, init, block; step ``t`` gets
+    ``fold_in(learner key, t)``), so each run is the one ``simulate`` makes with that key.
+
+    Args:
+        learner: the bandit learner.
+        adversary: the bandit environment; a plain loss vector from it is used as both loss and mean.
+        params: the learner's parameters.
+        adv_params: the environment's parameters.
+        keys: the ``(S,)`` run keys, one run each.
+        T: the number of rounds.
+        junk: ``None``, ``"nan"`` or ``"flip"``: replace every unplayed arm's loss and every mean by NaN or by
+            ``1 - loss`` before the learner sees it (``None``: no change); or an ``(S,)`` int array of modes
+            0, 1, 2 for these three, one per key.
+
+    Returns:
+        NumPy arrays with a leading seed axis: ``actions`` ``(S, T + 1)`` (``x_1 .. x_{T+1}``), ``loss`` and
+        ``mean`` ``(S, T, K)`` (the true ones, before any junk), and ``states``: the learner's state pytree after
+        ``init`` and after every round (``(S, T + 1, ...)``).
     """
     modes = junk if isinstance(junk, np.ndarray) else np.full(keys.shape[0], _JUNK[junk], np.int32)
     states, losses, means = _trajectory_fn(learner, adversary, int(T))(params, adv_params, keys, modes)
@@ -82,9 +93,23 @@ def trajectory(learner: Learner, adversary: Adversary, params: Any, adv_params: 
 
 def check_bandit_feedback(learner: Learner, params: Any, K: int, *, adversary: Optional[Adversary] = None,
                           adv_params: Any = None, T: int = 64, seeds: int = 2) -> None:
-    """Raise :class:`~jaxdp.testing.ConformanceError` ``[bandit feedback]`` if the learner reads any loss
-    but the played arm's: its actions and states must be bit-identical when the other arms' losses
-    and all means are junk (NaN, or flipped)."""
+    """Check that a learner reads no loss but the played arm's.
+
+    Its actions and states must be bit-identical when the other arms' losses and all means are junk (NaN,
+    or flipped to ``1 - loss``); the three variants run in one compiled :func:`trajectory` on the same keys.
+
+    Args:
+        learner: the learner under test.
+        params: its parameters.
+        K: the number of arms.
+        adversary: the bandit environment (``None``: Bernoulli arms with means ``linspace(0.2, 0.8, K)``).
+        adv_params: the environment's parameters (ignored when ``adversary`` is ``None``).
+        T: the number of rounds.
+        seeds: runs per variant.
+
+    Raises:
+        ConformanceError: ``[bandit feedback]`` with the first state leaf, seed and round that differ.
+    """
     if adversary is None:
         adversary, adv_params = _default_env(K)
     # one compiled run: the true losses, NaN junk and flipped junk (modes 0, 1, 2), the same keys for each
@@ -107,9 +132,28 @@ def check_bandit_feedback(learner: Learner, params: Any, K: int, *, adversary: O
 
 def check_bandit_learner(learner: Learner, params_list: Sequence[Any], K: int, *, adversary: Optional[Adversary] = None,
                          adv_params: Any = None, T: int = 64, seeds: int = 4, deterministic: bool = False) -> dict:
-    """:func:`jaxdp.testing.check_learner` on a bandit environment (default: Bernoulli arms with means
-    ``linspace(0.2, 0.8, K)``; pseudo-regret problem), then :func:`check_bandit_feedback`.
-    Returns :func:`~jaxdp.testing.check_learner`'s metrics."""
+    """:func:`jaxdp.testing.check_learner` on a bandit environment, then :func:`check_bandit_feedback`.
+
+    The environment defaults to Bernoulli arms with means ``linspace(0.2, 0.8, K)``; the problem is the
+    pseudo-regret one (:func:`jaxdp.bandits.bandit_problem` ``"pseudo"``). The feedback check uses the first
+    parameter set.
+
+    Args:
+        learner: the learner under test.
+        params_list: parameter sets, one per grid point (at least one).
+        K: the number of arms.
+        adversary: the bandit environment (``None``: the Bernoulli default).
+        adv_params: the environment's parameters (ignored when ``adversary`` is ``None``).
+        T: the horizon.
+        seeds: seeds per run.
+        deterministic: the learner ignores its key (skips the key-sensitivity check).
+
+    Returns:
+        :func:`~jaxdp.testing.check_learner`'s metrics of the first grid point (``(seeds,)`` arrays).
+
+    Raises:
+        ConformanceError: a check failed (the message names it in brackets).
+    """
     if adversary is None:
         adversary, adv_params = _default_env(K)
     out = check_learner(learner, adversary, bandit_problem("pseudo"), params_list, adv_params, T=T, seeds=seeds,

@@ -77,14 +77,22 @@ def _uniform(words):
 
 
 def gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
-    r"""Exact ``Gamma(α, 1)`` draws for a vector of shapes ``α > 0`` (Marsaglia & Tsang 2000).
+    """Exact ``Gamma(α, 1)`` draws for a vector of shapes ``α > 0`` (Marsaglia & Tsang 2000).
 
     With ``a = α + 1[α < 1]``, ``d = a - 1/3``, ``c = 1/sqrt(9d)``: propose
     ``v = (1 + cZ)³``, ``Z ~ N(0, 1)`` (Box–Muller), accept when ``v > 0`` and
     ``ln U < Z²/2 + d - dv + d ln v``; return ``dv`` (times ``U'^{1/α}`` when
     ``α < 1``). Proposals for every entry are drawn together, round after round, until every
     entry has accepted one. Round ``i`` uses the Threefry words of the counters ``(i, j)`` under
-    ``key`` (:func:`jaxdp.bandits.adversaries.round_words`): two words per entry and round."""
+    ``key`` (:func:`jaxdp.bandits.adversaries.round_words`): two words per entry and round.
+
+    Args:
+        key: JAX PRNG key.
+        alpha: the ``(n,)`` shapes ``α > 0``.
+
+    Returns:
+        The ``(n,)`` draws, independent ``Gamma(α_i, 1)``.
+    """
     f = fdt()
     alpha = jnp.asarray(alpha, f)
     n = alpha.shape[0]
