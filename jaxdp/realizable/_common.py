@@ -14,26 +14,71 @@ __all__ = ["tree_where", "fdt", "log2_ceil"]
 
 
 def fdt():
+    """The floating dtype of the realizable-regime learners: ``float64`` under ``jax_enable_x64``, else ``float32``.
+
+    Returns:
+        ``jnp.result_type(float)``.
+    """
     return jnp.result_type(float)
 
 
 def tree_where(pred, a, b):
+    """Select between two pytrees of the same structure, leaf by leaf: ``jnp.where(pred, a_leaf, b_leaf)``.
+
+    Args:
+        pred: the boolean condition (a scalar, or broadcastable to every leaf).
+        a: the pytree taken where ``pred`` holds.
+        b: the pytree taken elsewhere.
+
+    Returns:
+        A pytree of the structure of ``a`` and ``b``.
+    """
     return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
 
 
 def log2_ceil(d: int) -> int:
-    """``ceil(log2 d)`` (docs/guide/concepts.md#notation: halvings are counted in base 2)."""
+    """``ceil(log2 d)`` (docs/guide/concepts.md#notation: halvings are counted in base 2).
+
+    Args:
+        d: a positive integer (e.g. the number of experts).
+
+    Returns:
+        The number of halvings that take ``d`` to 1 (0 for ``d <= 1``).
+    """
     return int(math.ceil(math.log2(d) - 1e-12)) if d > 1 else 0
 
 
 def advanced_composition(eps0: float, k: int, delta_prime: float) -> float:
-    """Dwork–Roth advanced composition (REAL Lemma 2.2): k eps0-DP mechanisms are
-    ``(sqrt(2k ln(1/δ')) eps0 + k eps0 (e^eps0 - 1), δ')``-DP."""
+    """Dwork–Roth advanced composition (REAL Lemma 2.2).
+
+    ``k`` ``eps0``-DP mechanisms are ``(sqrt(2k ln(1/δ')) eps0 + k eps0 (e^eps0 - 1), δ')``-DP.
+
+    Args:
+        eps0: the ε of each mechanism.
+        k: the number of mechanisms composed.
+        delta_prime: the slack ``δ' in (0, 1)``.
+
+    Returns:
+        The composed ε (at ``δ'``).
+    """
     return math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * eps0 + k * eps0 * math.expm1(eps0)
 
 
 def solve_increasing(f, target: float, lo: float = 0.0, hi: float = 1.0, iters: int = 200) -> float:
-    """Largest x in [lo, hi'] with f(x) <= target for increasing f (hi doubled until it exceeds)."""
+    """Largest ``x`` in ``[lo, hi']`` with ``f(x) <= target``, for increasing ``f`` (bisection).
+
+    ``hi`` is doubled until ``f(hi) > target`` (``hi'``); if that passes ``1e12`` the doubled ``hi`` is returned.
+
+    Args:
+        f: the increasing function of one float.
+        target: the value ``f`` must not exceed.
+        lo: the lower end of the search (``f(lo) <= target`` is assumed).
+        hi: the initial upper end.
+        iters: the number of bisection steps.
+
+    Returns:
+        The left end of the final bracket (``f`` of it is ``<= target``).
+    """
     while f(hi) <= target:
         hi *= 2.0
         if hi > 1e12:

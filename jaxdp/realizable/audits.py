@@ -103,9 +103,16 @@ def _run(eps_svt: float, *, quick: bool, seed: int, name: str, n: int | None = N
 
 
 def neighbour_family() -> dict:
-    """The audited neighbour pairs: the six ``l_1`` pairs on zero losses, and ``e1`` vs ``e2`` late in
-    the run after expert 1 has taken loss (the strongest pairs found by a wider exploration: on
-    them the action sequence reveals up to about 0.98 against 0.66 for the best ``l_1`` pair)."""
+    """The audited neighbour pairs of ``sparse-vector-experts`` (``T = 4`` rounds, ``d = 2`` experts).
+
+    The six ``l_1`` pairs on zero losses (:func:`jaxdp.audit.learners.loss_neighbours`), and ``e1`` vs ``e2``
+    late in the run after expert 1 has taken loss (rounds 3 and 4 after ``l_1 = l_2 = e1``, round 4 after
+    ``l_1 = e1``): the strongest pairs found by a wider exploration, on which the action sequence reveals up
+    to about 0.98 against 0.66 for the best ``l_1`` pair.
+
+    Returns:
+        The nine pairs, ``{label: (x0, x1)}`` with float32 ``(4, 2)`` loss arrays.
+    """
     from ..audit.learners import loss_neighbours
 
     e1, e2 = np.eye(_D, dtype=np.float32)
@@ -120,10 +127,16 @@ def neighbour_family() -> dict:
 
 
 def shared_neighbour_family() -> dict:
-    """:func:`neighbour_family` and two pairs where both experts take the same loss (so the exponential
-    mechanism is uniform): ``l_2`` = 0 vs 1 after ``l_1 = 1`` (a quick first switch: evidence that the shared
-    threshold noise is low), with ``l_3 = l_4 = 1``, and the same with ``l_1 = 0``. Among all such
-    common-loss pairs these maximise the exact sparse-vector privacy loss of the broken twin."""
+    """The audited neighbour pairs of the shared-threshold audits: :func:`neighbour_family` and two common-loss pairs.
+
+    In the two added pairs both experts take the same loss (so the exponential mechanism is uniform):
+    ``l_2`` = 0 vs 1 after ``l_1 = 1`` (a quick first switch: evidence that the shared threshold noise is
+    low), with ``l_3 = l_4 = 1``, and the same with ``l_1 = 0``. Among all such common-loss pairs these
+    maximise the exact sparse-vector privacy loss of the broken twin.
+
+    Returns:
+        The eleven pairs, ``{label: (x0, x1)}`` with float32 ``(4, 2)`` loss arrays.
+    """
     from ..audit.learners import loss_neighbours
 
     zero, one = np.zeros(_D, np.float32), np.ones(_D, np.float32)
@@ -144,6 +157,21 @@ def _cell(c):
                 claimed_eps=CLAIMED_EPS)
 def audit_sparse_vector_experts(*, quick: bool = True, seed: int = 0, n: int | None = None,
                                 claim_factor: float = 1.0):
+    """Registered audit ``sparse-vector-experts``: REAL Alg. 1 at ``d = 2``, ``T = 4``, ``K = 1``, ``eps_svt = η = 1``.
+
+    Claimed ε = ``eps_svt + Kη = 2`` (pure). Output: the action sequence ``x_1, ..., x_5`` as one of ``2^5``
+    cells, on the pairs of :func:`neighbour_family`; the auditor searches the best (pair, union of cells) on
+    30% of the runs and bounds ε with the best two on the other 70% (module docstring).
+
+    Args:
+        quick: with ``n`` unset, 200 000 runs per input instead of 2 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the over-claim ``2 / claim_factor`` on the same learner (power measurements).
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts", n=n, claim_factor=claim_factor)
 
 
@@ -152,6 +180,21 @@ def audit_sparse_vector_experts(*, quick: bool = True, seed: int = 0, n: int | N
                 claimed_eps=CLAIMED_EPS, broken=True)
 def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0, n: int | None = None,
                                             claim_factor: float = 1.0):
+    """Registered audit ``sparse-vector-experts-mislabelled`` (BROKEN): sparse-vector noise for ``eps_svt = 1e4``.
+
+    The learner of :func:`audit_sparse_vector_experts` with the noise of ``eps_svt = 1e4`` while still
+    claiming ε = 2: the switch after round 1 reveals ``l_1`` almost deterministically, and the audit must
+    flag it.
+
+    Args:
+        quick: with ``n`` unset, 200 000 runs per input instead of 2 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the claim ``2 / claim_factor``.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     return _run(1e4, quick=quick, seed=seed, name="sparse_vector_experts (mislabelled eps_svt)", n=n,
                 claim_factor=claim_factor)
 
@@ -161,6 +204,21 @@ def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0
                 "(Lyu et al. Alg. 1; d=2, T=4); claimed eps = 2", claimed_eps=CLAIMED_EPS)
 def audit_sparse_vector_experts_shared_threshold(*, quick: bool = True, seed: int = 0, n: int | None = None,
                                                  claim_factor: float = 1.0):
+    """Registered audit ``sparse-vector-experts-shared-threshold``: REAL Alg. 1, one threshold noise for all instances.
+
+    ``d = 2``, ``T = 4``, ``K = 2``, ``eps_svt = 1``, ``η = 1/2`` (claimed ``eps_svt + Kη = 2``): one threshold
+    noise ``Lap(2/eps_svt)`` shared by both sparse-vector instances and query noise ``Lap(4K/eps_svt)``
+    (Lyu et al. Alg. 1 with ``c = K``; correct), on the pairs of :func:`shared_neighbour_family`.
+
+    Args:
+        quick: with ``n`` unset, 200 000 runs per input instead of 2 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the over-claim ``2 / claim_factor`` on the same learner (power measurements).
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts (shared threshold)", n=n,
                 claim_factor=claim_factor, eta=_ETA_SHARED, K=_K_SHARED, threshold="shared",
                 family=shared_neighbour_family())
@@ -185,8 +243,19 @@ def unscaled_exact():
 
 
 def unscaled_threshold(n: int, alpha: float = 1e-7) -> float:
-    """The log-ratio threshold whose event ``{log P/P' > thr}`` has the largest EXPECTED Clopper–Pearson bound at
-    ``n`` runs per input (computed from the exact law before any run: the event is fixed, not searched)."""
+    """The log-ratio threshold of the event the broken shared-threshold twin is audited on.
+
+    The event ``{log P/P' > thr}`` with the largest EXPECTED Clopper–Pearson bound at ``n`` runs per input,
+    computed from the exact law (:func:`unscaled_exact`, :func:`jaxdp.audit.exact.best_fixed_event`) before
+    any run: the event is fixed, not searched.
+
+    Args:
+        n: the runs per input the audit will make.
+        alpha: the audit's significance level.
+
+    Returns:
+        ``thr``, a threshold on the per-pattern log ratio ``log P/P'``.
+    """
     from ..audit.exact import best_fixed_event
 
     _, P, Q, _ = unscaled_exact()
@@ -210,8 +279,14 @@ def _unscaled_mech(key, losses):
 
 
 def unscaled_pair():
-    """``D``: every loss 0; ``D'``: both experts take loss 1 in round ``UNSCALED_J`` (common losses: the
-    exponential mechanism is uniform on both, only the sparse vector can leak)."""
+    """The neighbouring inputs of the broken shared-threshold twin's audit (``T = UNSCALED_T`` rounds, ``d = 2``).
+
+    ``D``: every loss 0; ``D'``: both experts take loss 1 in round ``UNSCALED_J`` (common losses: the
+    exponential mechanism is uniform on both, only the sparse vector can leak).
+
+    Returns:
+        ``(x0, x1)``, float32 ``(UNSCALED_T, 2)`` loss arrays.
+    """
     x0 = np.zeros((UNSCALED_T, _D), np.float32)
     x1 = x0.copy()
     x1[UNSCALED_J] = 1.0
@@ -225,13 +300,25 @@ def unscaled_pair():
                 claimed_eps=CLAIMED_EPS, broken=True)
 def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True, seed: int = 0, n: int | None = None,
                                                           claim_factor: float = 1.0):
-    """The broken twin where it is broken: ``T = 64``, ``K = 16``, ``eps_svt = 2 - Kη``, ``η = 10⁻³`` (claimed
-    ``eps_svt + Kη = 2``), ``L = 0``, on :func:`unscaled_pair`. Output: the sparse-vector answers, which the
-    ledger's composition certifies together with the exponential-mechanism draws (the actions are their
-    post-processing). Event: ``{log P/P' > thr}`` of the exact law (:func:`unscaled_exact`; many quick switches
-    pin the shared threshold noise low, then the instance active in round ``j`` holds out long, which the
-    changed loss makes unlikely), with ``thr`` fixed from the exact law before any run
-    (:func:`unscaled_threshold`). Its exact privacy loss exceeds the claim by about 1.5x."""
+    """Registered audit ``sparse-vector-experts-shared-threshold-unscaled`` (BROKEN), at a size where it is broken.
+
+    ``T = 64``, ``K = 16``, ``eps_svt = 2 - Kη``, ``η = 10⁻³`` (claimed ``eps_svt + Kη = 2``), ``L = 0``, on
+    :func:`unscaled_pair`. Output: the sparse-vector answers, which the ledger's composition certifies
+    together with the exponential-mechanism draws (the actions are their post-processing). Event:
+    ``{log P/P' > thr}`` of the exact law (:func:`unscaled_exact`; many quick switches pin the shared
+    threshold noise low, then the instance active in round ``j`` holds out long, which the changed loss makes
+    unlikely), with ``thr`` fixed from the exact law before any run (:func:`unscaled_threshold`). Its exact
+    privacy loss exceeds the claim by about 1.5x.
+
+    Args:
+        quick: with ``n`` unset, 1 000 000 runs per input instead of 4 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the claim ``2 / claim_factor``.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     from ..accounting.floating import delta_float
     from ..audit import ThresholdEvents, audit
     from ..audit.exact import window_class

@@ -172,9 +172,11 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
 
 def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: str = "fresh", *, T: int,
                          svt_ratio: Ratio = 1.0) -> LG.Ledger:
-    """Alg. 1's ledger: every AboveThreshold instance together ``eps_svt`` (a loss enters the queries of the
-    instance active when it arrives only; REAL Thm 1 proof), and ``K`` exponential-mechanism draws
-    ``exp(-eta s/2)`` with ``s`` of sensitivity 1, each ``eta``-DP.
+    """Alg. 1's privacy ledger: the sparse-vector part ``eps_svt`` and ``K`` exponential-mechanism draws.
+
+    Every AboveThreshold instance together is ``eps_svt``-DP (a loss enters the queries of the instance
+    active when it arrives only; REAL Thm 1 proof), and ``K`` exponential-mechanism draws
+    ``exp(-eta s/2)`` with ``s`` of sensitivity 1 are each ``eta``-DP; the two compose sequentially.
 
     ``threshold="shared"``: the ``K`` instances are one sparse vector with ``c = K`` positives and one threshold
     noise, ``eps_svt``-DP by Lyu et al.'s Thm 1 (no disjoint-data argument needed); the same numbers.
@@ -184,7 +186,20 @@ def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: 
     fixed once it starts, and only ⊥ continues it). The shared threshold with ``K >= 2`` positives is compared
     by queries that depend on earlier ⊤ (the expert changes), so its term is
     :func:`jaxdp.accounting.floating.shared_threshold_terms` of ``b_thr/b_q`` (scales of ``svt_ratio``). The
-    ``K`` categorical draws over ``d`` experts."""
+    ``K`` categorical draws are over ``d`` experts.
+
+    Args:
+        eps_svt: the ε of the sparse-vector part.
+        eta: the ``η`` of each exponential-mechanism draw.
+        K: the largest number of switches (exponential-mechanism draws).
+        d: the number of experts (outcomes of each draw).
+        threshold: ``"fresh"`` or ``"shared"``.
+        T: the horizon (queries counted for the float floor).
+        svt_ratio: ``ε₁/ε₂`` of the shared threshold, or ``"optimal"`` (used with ``"shared"`` only).
+
+    Returns:
+        The :class:`jaxdp.accounting.Ledger` (``sequential`` of the sparse-vector event and the ``K`` draws).
+    """
     T = int(T)
     if threshold == "shared":
         svt = csvt_ledger_event(eps_svt, K, label=f"one sparse vector, threshold noise shared by its c = K = {K} "
@@ -199,9 +214,17 @@ def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: 
 
 
 def sparse_vector_static(plan: Plan) -> dict:
-    """The static constructor arguments of a sparse-vector-experts plan (``threshold``, ``svt_ratio``; empty for
-    the default fresh instances): ``sparse_vector_experts(d, **sparse_vector_static(plan))``
-    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.static_from_plan`)."""
+    """The static constructor arguments of a sparse-vector-experts plan.
+
+    ``sparse_vector_experts(d, **sparse_vector_static(plan))`` builds the learner the plan is for (the
+    registered learner's :meth:`~jaxdp.registry.LearnerEntry.static_from_plan`).
+
+    Args:
+        plan: a plan of :func:`plan_sparse_vector_experts`.
+
+    Returns:
+        ``{"threshold", "svt_ratio"}`` for a shared-threshold plan; empty for the default fresh instances.
+    """
     return get_learner("sparse_vector").static_from_plan(plan)
 
 
@@ -299,13 +322,27 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
 
 
 def potential_ledger(eps0: float, eta: float, s_phi: float, K: int, outcomes: int = 1, *, T: int) -> LG.Ledger:
-    """Alg. 5's ledger: ``K`` phases, each an AboveThreshold instance on ``Δ_t/(s_φ η)`` whose true
-    sensitivity is ``2η`` (so it is ``eps0·2/s_φ``-DP) and one sample ``∝ exp(-η S)``, ``2η``-DP under
-    replace-one neighbours (CORRECTED accounting; docs/algorithms/realizable.md).
+    """Alg. 5's privacy ledger: ``K`` phases, each an AboveThreshold instance and one sample.
+
+    Each phase's AboveThreshold instance runs on ``Δ_t/(s_φ η)``, whose true sensitivity is ``2η`` (so it is
+    ``eps0·2/s_φ``-DP), and its sample ``∝ exp(-η S)`` is ``2η``-DP under replace-one neighbours (CORRECTED
+    accounting; docs/algorithms/realizable.md).
 
     Float floor: every phase's query reads the potential of all losses, so every instance is charged; the
     ``K`` instances share the ``T`` rounds (one query per round), ``T`` queries in all (two Laplace terms
-    each); one categorical draw over ``outcomes`` per phase."""
+    each); one categorical draw over ``outcomes`` per phase.
+
+    Args:
+        eps0: the AboveThreshold ε₀ the learner's noise is calibrated to.
+        eta: the potential's and the sample's ``η``.
+        s_phi: the assumed sensitivity factor ``s_φ`` of ``Δ_t`` in units of ``η`` (1 paper, 2 certified).
+        K: the largest number of phases (resamples).
+        outcomes: the number of outcomes of each sample (the experts ``d``).
+        T: the horizon.
+
+    Returns:
+        The :class:`jaxdp.accounting.Ledger` (``sequential`` over ``K`` phases).
+    """
     T = int(T)
     return LG.sequential(LG.sequential(
         LG.above_threshold(eps0 * 2.0 / s_phi, label="AboveThreshold on the potential drop", queries=T,
@@ -316,8 +353,23 @@ def potential_ledger(eps0: float, eta: float, s_phi: float, K: int, outcomes: in
 
 def potential_settings(eps: float, delta: float, T: int, K: int, mode: str, outcomes: int = 1,
                        eta_ratio: Optional[float] = None) -> tuple[float, float, float]:
-    """``(eps0, eta, s_phi)`` of Thms 6-7: paper ``s_phi = 1``, ``eta = eps0/(56 log T)``; certified / rate
-    ``s_phi = 2``, ``eta = eta_ratio eps0`` and ``eps0`` the largest whose ledger the accountant certifies."""
+    """``(eps0, eta, s_phi)`` of Thms 6–7 (REAL Alg. 5) for ``(ε, δ)`` over ``K`` phases.
+
+    ``paper``: ``s_phi = 1``, ``eps0 = ε/K`` (pure) or ``ε/sqrt(K log(1/δ))`` (approximate),
+    ``eta = eps0/(56 log T)``. ``certified`` and ``rate``: ``s_phi = 2``, ``eta = eta_ratio · eps0`` and ``eps0``
+    the largest whose :func:`potential_ledger` the accountant certifies at ``(ε, δ)``.
+
+    Args:
+        eps, delta: the privacy target (``delta = 0``: pure DP).
+        T: the horizon.
+        K: the largest number of phases.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+        outcomes: the number of outcomes of each sample (the experts ``d``).
+        eta_ratio: ``eta / eps0`` (``None``: ``1/(112 ln T)`` certified, ``1/(8 ln T)`` rate; unused in paper mode).
+
+    Returns:
+        ``(eps0, eta, s_phi)``.
+    """
     lnT = math.log(T)
     approx = delta > 0
     if mode == "paper":

@@ -153,6 +153,16 @@ def potential_experts(d: int) -> Learner:
 
 
 class GuardedPotentialState(NamedTuple):
+    """State of :func:`guarded_potential_experts`.
+
+    Attributes:
+        x: the current expert (int32).
+        k: the number of resamples so far (int32).
+        cum: the ``(d,)`` cumulative losses.
+        logphi_star: the log-potential ``log φ(t*(k))`` at the last resample.
+        acc: the loss of the current expert since the last resample (the guard's query).
+        svt: the active AboveThreshold instance (:class:`jaxdp.mechanisms.SVTState`).
+    """
     x: jax.Array             # int32 current expert
     k: jax.Array             # int32 resamples so far
     cum: jax.Array           # (d,) cumulative losses
@@ -218,9 +228,18 @@ def guarded_potential_experts(d: int) -> Learner:
 
 
 def guarded_k_factor(alpha: float = 1.0, s_phi: float = 2.0) -> float:
-    """``c_K`` in ``K = ceil(c_K ln(1/γ))`` for the guarded variant: ``1/α`` potential phases per unit of
-    ``ln(1/γ)`` plus the guard phases, ``2 e^{3α/s_φ} s_φ/α`` per unit (expected; realizable, ``γ = 1/d``).
-    A heuristic sizing: an expected count does not bound the probability that the budget runs out."""
+    """``c_K`` in ``K = ceil(c_K ln(1/γ))`` for the guarded variant (realizable, ``γ = 1/d``).
+
+    ``1/α`` potential phases per unit of ``ln(1/γ)`` plus the guard phases, ``2 e^{3α/s_φ} s_φ/α`` per unit
+    (expected). A heuristic sizing: an expected count does not bound the probability that the budget runs out.
+
+    Args:
+        alpha: the potential's exponent ``α`` (threshold ``2α`` on the drop of ``log φ``).
+        s_phi: the sensitivity factor ``s_φ`` of the potential.
+
+    Returns:
+        ``1/α + 2 e^{3α/s_φ} s_φ/α``.
+    """
     return 1.0 / alpha + 2.0 * math.exp(3.0 * alpha / s_phi) * s_phi / alpha
 
 
@@ -234,6 +253,19 @@ def plan_guarded_potential_experts(*, eps: float, T: int, d: int, mode: str = "r
 
     The privacy certificate is proved; the utility claim is measured, not proved (the plan's utility
     conditions say so; :func:`guarded_potential_experts`).
+
+    Args:
+        eps: the privacy parameter ε.
+        T: the horizon (``>= 2``).
+        d: the number of experts.
+        mode: ``"rate"`` or ``"certified"``.
+        K_factor: ``c_K`` in ``K = ceil(c_K ln d)`` (``None``: :func:`guarded_k_factor` at ``α = 1``, ``s_φ = 2``).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` whose params are those of :class:`PotentialParams`.
+
+    Raises:
+        ValueError: an invalid ``eps``, ``T``, ``d``, ``mode`` or ``K_factor``.
     """
     from ..accounting.plan import make_plan
     from ._common import check_eps_finite

@@ -185,11 +185,22 @@ def _check_svt_ratio(svt_ratio):
 
 
 def shared_threshold_scales(eps_svt, K, svt_ratio: Ratio = 1.0, *, scale_with_K: bool = True) -> tuple:
-    """``(b_thr, b_q)`` of the shared-threshold sparse vector with ``c = K`` positives and sensitivity 1:
+    """``(b_thr, b_q)`` of the shared-threshold sparse vector with ``c = K`` positives and sensitivity 1.
+
     ``ε₁ = eps_svt r/(1 + r)``, ``ε₂ = eps_svt/(1 + r)`` (``r = svt_ratio``, ``"optimal"``: ``(2K)^{-2/3}``),
-    ``b_thr = 1/ε₁``, ``b_q = 2K/ε₂`` (Lyu et al. Alg. 1). Host floats or traced arrays (``K < 1`` is
-    treated as 1: no instance is active then). ``scale_with_K=False`` keeps ``b_q = 2/ε₂`` — the BROKEN
-    twin's scales (with ``r = 1``: AboveThreshold's ``Lap(2/eps_svt)``, ``Lap(4/eps_svt)``)."""
+    ``b_thr = 1/ε₁``, ``b_q = 2K/ε₂`` (Lyu et al. Alg. 1). ``scale_with_K=False`` keeps ``b_q = 2/ε₂`` — the
+    BROKEN twin's scales (with ``r = 1``: AboveThreshold's ``Lap(2/eps_svt)``, ``Lap(4/eps_svt)``).
+
+    Args:
+        eps_svt: the ε of the sparse-vector part (host float or traced array).
+        K: the number of positives ``c`` (host number or traced array; ``K < 1`` is treated as 1: no instance
+            is active then).
+        svt_ratio: ``ε₁/ε₂``, or ``"optimal"``.
+        scale_with_K: scale the query noise with ``K`` (``False``: the broken twin).
+
+    Returns:
+        ``(b_thr, b_q)``, the Laplace scales of the threshold and of each query.
+    """
     c: Any
     if isinstance(K, (int, float, np.integer, np.floating)):
         c = float(max(K, 1))
@@ -262,9 +273,19 @@ def _shared_experts(d: int, paper_order: bool, svt_ratio: Ratio, scale_with_K: b
 
 
 def shared_threshold_unscaled_experts(d: int, paper_order: bool = False) -> Learner:
-    """BROKEN twin for the audits: the threshold noise ``Lap(2/eps_svt)`` is shared by the ``≤ K`` instances,
-    but the query noise stays the fresh instances' ``Lap(4/eps_svt)`` (not scaled with ``K``). Its
-    sparse-vector part is not ``eps_svt``-DP for ``K >= 2`` (docs/algorithms/realizable.md#shared-threshold)."""
+    """BROKEN twin of :func:`sparse_vector_experts` for the audits: a shared threshold with unscaled query noise.
+
+    The threshold noise ``Lap(2/eps_svt)`` is shared by the ``≤ K`` instances, but the query noise stays the
+    fresh instances' ``Lap(4/eps_svt)`` (not scaled with ``K``). Its sparse-vector part is not ``eps_svt``-DP
+    for ``K >= 2`` (docs/algorithms/realizable.md#shared-threshold). Params: :class:`SVExpertsParams`.
+
+    Args:
+        d: the number of experts.
+        paper_order: follow the paper's order of operations within a round.
+
+    Returns:
+        The :class:`~jaxdp.core.Learner`.
+    """
     return _shared_experts(check_d(d), bool(paper_order), 1.0, False)
 
 
