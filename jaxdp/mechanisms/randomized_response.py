@@ -82,30 +82,71 @@ def _fdt():
 
 
 def rr_binary_keep_prob(eps):
-    """``P(Z = y) = e^ε/(e^ε+1) = sigmoid(ε)`` (1 at ε = ∞)."""
+    """``P(Z = y) = e^ε/(e^ε+1) = sigmoid(ε)`` (1 at ε = ∞).
+
+    Args:
+        eps: the privacy parameter ε (scalar or array; may be traced).
+
+    Returns:
+        The keep probability, same shape as ``eps``, in the default float dtype.
+    """
     return jax.nn.sigmoid(jnp.asarray(eps, _fdt()))
 
 
 def rr_kary_keep_prob(K: int, eps):
-    """``P(Z = y) = e^ε/(e^ε+K-1) = 1/(1 + (K-1)e^{-ε})`` (1 at ε = ∞)."""
+    """``P(Z = y) = e^ε/(e^ε+K-1) = 1/(1 + (K-1)e^{-ε})`` (1 at ε = ∞).
+
+    Args:
+        K: the number of labels.
+        eps: the privacy parameter ε (scalar or array; may be traced).
+
+    Returns:
+        The keep probability, same shape as ``eps``; each other label has ``(1 - keep)/(K - 1)``.
+    """
     return 1.0 / (1.0 + (K - 1) * jnp.exp(-jnp.asarray(eps, _fdt())))
 
 
 def rr_vector_probs(eps):
-    """``(p_hit, p_miss) = (e^{ε/2}/(e^{ε/2}+1), 1/(e^{ε/2}+1))`` of LABEL eq. (11)."""
+    """``(p_hit, p_miss) = (e^{ε/2}/(e^{ε/2}+1), 1/(e^{ε/2}+1))`` of LABEL eq. (11).
+
+    Args:
+        eps: the privacy parameter ε of the whole vector (scalar or array; may be traced).
+
+    Returns:
+        ``(p_hit, p_miss)``: ``P(Z_j = 1)`` for the true label's coordinate ``j = y`` and for every other one.
+    """
     e = jnp.asarray(eps, _fdt())
     return jax.nn.sigmoid(e / 2), jax.nn.sigmoid(-e / 2)
 
 
 def rr_binary_log_prob(z, y, eps):
-    """``log P(rr_binary(y) = z)``, elementwise."""
+    """``log P(rr_binary(y) = z)``, elementwise.
+
+    Args:
+        z: released labels in ``{0, 1}``.
+        y: true labels in ``{0, 1}``, broadcastable with ``z``.
+        eps: the privacy parameter ε.
+
+    Returns:
+        ``log sigmoid(ε)`` where ``z == y``, ``log sigmoid(-ε)`` elsewhere; the broadcast shape of ``z`` and ``y``.
+    """
     e = jnp.asarray(eps, _fdt())
     same = jnp.asarray(z) == jnp.asarray(y)
     return jnp.where(same, jax.nn.log_sigmoid(e), jax.nn.log_sigmoid(-e))
 
 
 def rr_kary_log_prob(z, y, K: int, eps):
-    """``log P(rr_kary(y) = z)``: ``log(e^ε/(e^ε+K-1))`` if ``z = y`` else ``log(1/(e^ε+K-1))``."""
+    """``log P(rr_kary(y) = z)``: ``log(e^ε/(e^ε+K-1))`` if ``z = y`` else ``log(1/(e^ε+K-1))``.
+
+    Args:
+        z: released labels in ``{0..K-1}``.
+        y: true labels, broadcastable with ``z``.
+        K: the number of labels.
+        eps: the privacy parameter ε.
+
+    Returns:
+        The log-probabilities, the broadcast shape of ``z`` and ``y``.
+    """
     e = jnp.asarray(eps, _fdt())
     log_norm = jnp.logaddexp(e, jnp.log(K - 1.0))
     same = jnp.asarray(z) == jnp.asarray(y)
@@ -113,7 +154,16 @@ def rr_kary_log_prob(z, y, K: int, eps):
 
 
 def rr_vector_log_prob(z, y, eps):
-    """``log P(rr_vector(y) = z)`` for ``z ∈ {0,1}^K`` (last axis K): a sum of K Bernoulli log-likelihoods."""
+    """``log P(rr_vector(y) = z)`` for ``z ∈ {0,1}^K`` (last axis K): a sum of K Bernoulli log-likelihoods.
+
+    Args:
+        z: released vectors of shape ``(..., K)`` (0/1 or bool).
+        y: true labels in ``{0..K-1}``, of shape ``z.shape[:-1]`` (or broadcastable to it).
+        eps: the privacy parameter ε of the whole vector.
+
+    Returns:
+        The log-probabilities, of shape ``z.shape[:-1]``.
+    """
     e = jnp.asarray(eps, _fdt())
     z = jnp.asarray(z).astype(bool)
     K = z.shape[-1]
@@ -124,12 +174,27 @@ def rr_vector_log_prob(z, y, eps):
 
 
 def rr_binary_matrix(eps: float) -> np.ndarray:
-    """Host float64 ``P[y, z] = P(rr_binary(y) = z)``, shape (2, 2)."""
+    """Host float64 ``P[y, z] = P(rr_binary(y) = z)``, shape (2, 2).
+
+    Args:
+        eps: the privacy parameter ε (``inf``: the identity).
+
+    Returns:
+        The 2×2 row-stochastic transition matrix.
+    """
     return rr_kary_matrix(2, eps)
 
 
 def rr_kary_matrix(K: int, eps: float) -> np.ndarray:
-    """Host float64 ``P[y, z] = P(rr_kary(y) = z)``, shape (K, K); rows sum to 1."""
+    """Host float64 ``P[y, z] = P(rr_kary(y) = z)``, shape (K, K); rows sum to 1.
+
+    Args:
+        K: the number of labels (``>= 2``).
+        eps: the privacy parameter ε (``inf``: the identity).
+
+    Returns:
+        The matrix with ``e^ε/(e^ε+K-1)`` on the diagonal and ``1/(e^ε+K-1)`` elsewhere.
+    """
     K = _check_K(K)
     check_epsilon(eps)
     eps = float(eps)
@@ -144,7 +209,16 @@ def rr_kary_matrix(K: int, eps: float) -> np.ndarray:
 
 
 def rr_vector_coord_matrix(K: int, eps: float) -> np.ndarray:
-    """Host float64 ``Q[y, j] = P(rr_vector(y)_j = 1)``, shape (K, K) (eq. (11))."""
+    """Host float64 ``Q[y, j] = P(rr_vector(y)_j = 1)``, shape (K, K) (eq. (11)).
+
+    Args:
+        K: the number of labels (``>= 2``).
+        eps: the privacy parameter ε of the whole vector (``inf``: one-hot).
+
+    Returns:
+        The matrix with ``p_hit`` on the diagonal and ``p_miss`` elsewhere (:func:`rr_vector_probs`); rows do not
+        sum to 1 (the coordinates are independent coins).
+    """
     K = _check_K(K)
     check_epsilon(eps)
     eps = float(eps)
@@ -156,7 +230,18 @@ def rr_vector_coord_matrix(K: int, eps: float) -> np.ndarray:
 
 def rr_vector_pmf(K: int, eps: float) -> np.ndarray:
     """Host float64 law of the whole vector: ``P[y, code(z)]`` over all ``2^K`` outputs
-    (``code(z) = Σ_j z_j 2^j``), shape (K, 2^K). Use only for small K (≤ 16)."""
+    (``code(z) = Σ_j z_j 2^j``), shape (K, 2^K). Use only for small K (≤ 16).
+
+    Args:
+        K: the number of labels, ``2 <= K <= 16``.
+        eps: the privacy parameter ε of the whole vector.
+
+    Returns:
+        The ``(K, 2^K)`` row-stochastic matrix.
+
+    Raises:
+        ValueError: ``K > 16``.
+    """
     K = _check_K(K)
     if K > 16:
         raise ValueError(f"K must be <= 16 for the full vector pmf (2^K outputs), got {K}")
@@ -169,7 +254,15 @@ def rr_vector_pmf(K: int, eps: float) -> np.ndarray:
 
 def rr_max_log_ratio(P: np.ndarray) -> float:
     """``max_{y, y', z} log P[y, z]/P[y', z]`` of an output-probability matrix (rows = inputs);
-    the exact pure-DP ε of the randomizer (``inf`` if some output has probability 0 under one input only)."""
+    the exact pure-DP ε of the randomizer (``inf`` if some output has probability 0 under one input only).
+
+    Args:
+        P: the transition matrix, ``P[y, z]`` the probability of output ``z`` on input ``y``
+            (e.g. :func:`rr_kary_matrix`, :func:`rr_vector_pmf`).
+
+    Returns:
+        The largest log-likelihood ratio over pairs of inputs and outputs (outputs impossible under both ignored).
+    """
     P = np.asarray(P, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         L = np.log(P)

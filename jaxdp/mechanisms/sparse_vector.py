@@ -342,6 +342,16 @@ def csvt_init_from_scales(key: jax.Array, threshold, threshold_scale, query_scal
 
     No privacy claim by itself: :func:`csvt_init` picks the scales of Lyu et al. Alg. 1 from ε.
     One Laplace draw (shape of ``threshold``). ``c`` may be traced (e.g. a learner's ``K``).
+
+    Args:
+        key: JAX PRNG key (the threshold noise).
+        threshold: the threshold τ (scalar or array: one instance per entry).
+        threshold_scale: the Laplace scale of the threshold noise, drawn once (``>= 0``; 0: exact threshold).
+        query_scale: the Laplace scale of each query's fresh noise (``>= 0``), kept in the state.
+        c: the number of positive (⊤) answers before the instance halts (integer ``>= 1``, or an integer array).
+
+    Returns:
+        The fresh :class:`CSVTState` (``count = 0``), with ``threshold``'s shape.
     """
     check_finite(threshold, "threshold")
     check_scale(threshold_scale, "threshold_scale")
@@ -422,6 +432,22 @@ def sparse_vector_from_scales(key: jax.Array, queries, threshold, threshold_scal
 
     Keys: ``split(key, 2)`` → the threshold noise, then ``k`` query noises drawn at once (the law
     of a scan of :func:`csvt_query`; noise after the ``c``-th ⊤ is never looked at).
+    No privacy claim by itself (:func:`sparse_vector` picks the scales from ε).
+
+    Args:
+        key: JAX PRNG key.
+        queries: the query values, shape ``(k,)``.
+        threshold: the threshold τ (scalar).
+        threshold_scale: the Laplace scale of the threshold noise (``>= 0``).
+        query_scale: the Laplace scale of each query's noise (``>= 0``).
+        c: the number of positive answers before the instance halts.
+
+    Returns:
+        Bool answers of shape ``(k,)``: ``True`` (⊤) where ``q_i + Lap(query_scale) >= τ̂`` among the first ``c``
+        such queries, ``False`` elsewhere.
+
+    Raises:
+        ValueError: ``queries`` is not 1-D, or invalid scales, threshold or ``c``.
     """
     check_finite(queries, "queries")
     check_finite(threshold, "threshold")
@@ -445,6 +471,22 @@ def sparse_vector(key: jax.Array, queries, threshold, eps, c, sensitivity=1.0, *
 
     Every answer after the ``c``-th ⊤ is ⊥ (the instance has halted). The answer vector is the
     mechanism's entire output and is ε-DP (Thm 1).
+
+    Args:
+        key: JAX PRNG key.
+        queries: the query values, shape ``(k,)``, each of sensitivity ``sensitivity``.
+        threshold: the threshold τ (scalar).
+        eps: the privacy parameter ε of the whole answer vector.
+        c: the number of positive (⊤) answers before the instance halts.
+        sensitivity: the queries' sensitivity Δ.
+        ratio: ε₁/ε₂ (threshold budget over query budget), or ``"optimal"`` (§4.2).
+        monotone: the queries are monotone (the query noise is then ``Lap(cΔ/ε₂)`` instead of ``Lap(2cΔ/ε₂)``).
+
+    Returns:
+        Bool answers of shape ``(k,)``, at most ``c`` of them ``True``.
+
+    Raises:
+        ValueError: invalid privacy parameters, ``c``, ``ratio`` or queries.
     """
     _csvt_checks(eps, c, sensitivity, ratio, monotone)
     b_thr, b_q = csvt_noise_scales(eps, c, sensitivity, ratio=ratio, monotone=monotone)
@@ -481,6 +523,16 @@ def csvt_ledger_event(eps: float, c: int, *, count: int = 1, queries: int = 1, l
 
     A sparse-vector event (``jaxdp.accounting.ledger.above_threshold``: pure ``eps`` per instance, any number
     of ⊥); the label records ``c`` and the shared threshold. ``queries``: query draws per instance (float floor).
+
+    Args:
+        eps: the privacy of one instance (``ε₁ + ε₂``), finite.
+        c: the number of positive answers per instance.
+        count: the number of instances run one after another.
+        queries: the most queries one instance answers (float coupling terms).
+        label: a name for reports; ``""`` gives one naming ``c`` and Lyu et al. Alg. 1.
+
+    Returns:
+        The :class:`jaxdp.accounting.ledger.Event` of kind ``"above_threshold"``.
     """
     from ..accounting import ledger as LG
 
@@ -557,6 +609,25 @@ def plan_sparse_vector_shared(*, eps: float, delta: float | None = 0.0, T: int, 
     ``(2c)^{-2/3}``). The run is ε-DP (δ = 0) for any number of ⊥ and up to ``c`` ⊤. This is the command-line
     face of :func:`plan_sparse_vector` (with ``k = T``); modes ``paper`` and ``certified``
     coincide and ``d`` is unused.
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: accepted for the planners' common signature (in ``[0, 1)``, ``None`` = 0); the plan is pure.
+        T: the number of queries ``k`` (one per round).
+        d: unused (validated when given).
+        mode: ``"paper"`` or ``"certified"`` (the same parameters).
+        c: the number of positive (⊤) answers before the instance halts.
+        sensitivity: the queries' sensitivity Δ.
+        ratio: ε₁/ε₂, or ``"optimal"``.
+        monotone: the queries are monotone.
+        beta: the failure probability of the accuracy ``alpha`` reported in the params.
+
+    Returns:
+        The :class:`jaxdp.accounting.plan.Plan` of :func:`plan_sparse_vector` (params ``threshold_scale``,
+        ``query_scale``, ``eps1``, ``eps2``, ``alpha``, ...), with ``mode`` set to the one requested.
+
+    Raises:
+        ValueError: invalid privacy parameters, mode, ``c``, ``ratio`` or ``T``.
     """
     e, _dl, T, mode = _planner_common(eps, delta, T, mode, ("paper", "certified"), delta_positive=False)
     _planner_dim(d)

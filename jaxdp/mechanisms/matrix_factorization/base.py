@@ -53,26 +53,53 @@ NOISE_KINDS = ("gaussian", "laplace")
 
 
 class CounterState(NamedTuple):
-    """Carried noise state of a continual counter."""
+    """Carried noise state of a continual counter.
+
+    Attributes:
+        buf: the mechanism's buffer, shape ``(rows(T_max),) + shape``; what its rows hold is mechanism-specific
+            (tree nodes, BLT buffers, the last draws of a banded factor, ...).
+        t: ``int32`` scalar, the rounds advanced so far (the next round is ``t + 1``).
+    """
 
     buf: jax.Array     # (rows,) + shape, mechanism-specific
     t: jax.Array       # int32, rounds advanced so far (the next round is t + 1)
 
 
 class PrefixState(NamedTuple):
-    """A noisy prefix-sum counter: the exact compensated sum and the mechanism's noise state."""
+    """A noisy prefix-sum counter: the exact compensated sum and the mechanism's noise state.
+
+    Attributes:
+        S: the exact prefix sum ``S_t`` as a packed compensated sum (:mod:`jaxdp.core.accumulate`), shape ``shape``.
+        noise: the mechanism's :class:`CounterState`.
+    """
 
     S: jax.Array           # packed compensated sum (jaxdp.core.accumulate), shape ``shape``
     noise: CounterState
 
 
 def prefix_matrix(n: int) -> np.ndarray:
-    """The ``n x n`` prefix-sum workload ``A`` (lower-triangular ones), float64."""
+    """The ``n x n`` prefix-sum workload ``A`` (lower-triangular ones), float64.
+
+    Args:
+        n: the number of rounds.
+
+    Returns:
+        ``A`` with ``A[i, j] = 1`` for ``j <= i`` and 0 above the diagonal.
+    """
     return np.tril(np.ones((n, n)))
 
 
 def toeplitz_lower(coeffs, n: int) -> np.ndarray:
-    """The ``n x n`` lower-triangular Toeplitz matrix with first column ``coeffs[:n]`` (zero-padded)."""
+    """The ``n x n`` lower-triangular Toeplitz matrix with first column ``coeffs[:n]`` (zero-padded).
+
+    Args:
+        coeffs: the first column ``c_0, c_1, ...`` (entry ``(i, j)`` is ``c_{i-j}`` for ``i >= j``); fewer than ``n``
+            coefficients are padded with zeros, more are cut.
+        n: the size of the matrix.
+
+    Returns:
+        The float64 ``(n, n)`` matrix.
+    """
     c = np.zeros(n)
     k = min(n, len(coeffs))
     c[:k] = np.asarray(coeffs, np.float64)[:k]
@@ -81,7 +108,16 @@ def toeplitz_lower(coeffs, n: int) -> np.ndarray:
 
 
 def impulse_np(M: np.ndarray, u: np.ndarray, n: int) -> np.ndarray:
-    """``[u, M u, M^2 u, ..., M^{n-1} u]`` as a ``(k, n)`` float64 array, by doubling (``log2 n`` products)."""
+    """``[u, M u, M^2 u, ..., M^{n-1} u]`` as a ``(k, n)`` float64 array, by doubling (``log2 n`` products).
+
+    Args:
+        M: a ``(k, k)`` matrix (e.g. a BLT's state-transition matrix).
+        u: a vector of length ``k``.
+        n: the number of powers.
+
+    Returns:
+        The ``(k, n)`` array whose column ``j`` is ``M^j u``.
+    """
     M = np.asarray(M, np.float64)
     U = np.asarray(u, np.float64)[:, None]
     P = M
@@ -211,14 +247,39 @@ class ContinualCounter:
 
 
 def counter_init(mech: ContinualCounter, T_max: int, shape: tuple = (), dtype: Any = None) -> PrefixState:
-    """A noisy prefix-sum counter over ``mech`` (exact compensated sum + the mechanism's noise state)."""
+    """A noisy prefix-sum counter over ``mech`` (exact compensated sum + the mechanism's noise state).
+
+    Args:
+        mech: the continual-counting mechanism.
+        T_max: the longest horizon the state must serve.
+        shape: the shape of each streamed item.
+        dtype: the float dtype of the sums and the noise (default: JAX's default float).
+
+    Returns:
+        A :class:`PrefixState` with a zero sum and ``mech.init(T_max, shape, dtype)``.
+    """
     dtype = jnp.result_type(float) if dtype is None else dtype
     return PrefixState(S=packed_zeros(jnp.zeros(shape, dtype)), noise=mech.init(T_max, shape, dtype))
 
 
 def counter_step(mech: ContinualCounter, key: jax.Array, state: PrefixState, a, scale,
                  kind: str = "gaussian") -> tuple[PrefixState, jax.Array]:
-    """Add ``a`` and release ``c_t = S_t + scale (M z)_t`` (one key per round)."""
+    """Add ``a`` and release ``c_t = S_t + scale (M z)_t`` (one key per round).
+
+    The release is private when ``scale`` is calibrated by :meth:`ContinualCounter.noise_scale`
+    (planners: :meth:`ContinualCounter.ledger_event`).
+
+    Args:
+        mech: the continual-counting mechanism (the one ``state`` was made with).
+        key: JAX PRNG key for this round's draws.
+        state: the counter's state after round ``t - 1``.
+        a: the round's item ``x_t``, of the counter's ``shape``.
+        scale: the draw scale: σ (Gaussian) or the Laplace scale ``b``; may be traced.
+        kind: ``"gaussian"`` or ``"laplace"`` (static).
+
+    Returns:
+        ``(state', c_t)``: the updated state and the noisy prefix sum of round ``t``.
+    """
     S = packed_add(state.S, jnp.asarray(a, state.noise.buf.dtype))
     noise, w = mech.step(key, state.noise, scale, kind)
     return PrefixState(S=S, noise=noise), packed_sum(S) + w

@@ -79,7 +79,17 @@ def blt_loss(theta, omega, n: int, objective: str = "max"):
 
     ``beta`` is the last output of ``y_{k+1} = N y_k``, ``N = [[diag(theta), 0], [omega^T, 1]]``,
     ``y_0 = (1, ..., 1)``; ``c_k = -omega^T M^{k-1} 1`` with ``M = diag(theta) - 1 omega^T``, so
-    ``s^2 = 1 + omega^T G^M_{n-1} omega``."""
+    ``s^2 = 1 + omega^T G^M_{n-1} omega``.
+
+    Args:
+        theta: the ``k`` buffer decays, shape ``(k,)`` (in ``(0, 1)`` for a stable BLT).
+        omega: the ``k`` output weights, shape ``(k,)``.
+        n: the number of rounds (static).
+        objective: ``"max"`` (``s^2 sum_{k<n} beta_k^2``) or ``"mean"`` (``s^2 (1/n) sum_k (n - k) beta_k^2``).
+
+    Returns:
+        The squared loss, a 0-d array in ``theta``'s dtype.
+    """
     k = theta.shape[0]
     one = jnp.ones_like(theta)
     M = jnp.diag(theta) - jnp.outer(one, omega)
@@ -94,7 +104,16 @@ def blt_loss(theta, omega, n: int, objective: str = "max"):
 def banded_loss(tail, n: int, objective: str = "mean"):
     """Squared max error or mean squared error of the banded ``C`` with first column ``(1, tail)`` (jnp).
 
-    ``beta`` is the last output of the companion recursion of ``1/c(x)`` with an integrator appended."""
+    ``beta`` is the last output of the companion recursion of ``1/c(x)`` with an integrator appended.
+
+    Args:
+        tail: the coefficients ``c_1, ..., c_{b-1}`` below the unit diagonal, shape ``(b - 1,)``.
+        n: the number of rounds (static).
+        objective: ``"max"`` or ``"mean"`` (module docstring).
+
+    Returns:
+        The squared loss, a 0-d array in ``tail``'s dtype.
+    """
     m = tail.shape[0]
     s2 = 1.0 + jnp.sum(tail * tail)
     N = jnp.zeros((m + 1, m + 1), tail.dtype).at[m, m].set(1.0)
@@ -132,7 +151,24 @@ def optimize_blt(n: int, buffers: int, objective: str = "max", iters: int = 300,
                  return_info: bool = False):
     """A :class:`BLT` with ``buffers`` buffers minimising the max error (or the mean squared error) over ``n``
     rounds (module docstring). ``init``: an optional :class:`BLT` to start from. With ``return_info`` also
-    returns ``{"seconds", "loss", "iters"}``."""
+    returns ``{"seconds", "loss", "iters"}``.
+
+    Args:
+        n: the number of rounds (``>= 2``).
+        buffers: the number of buffers ``k``.
+        objective: ``"max"`` (max error, the default) or ``"mean"`` (root mean squared error).
+        iters: L-BFGS iterations.
+        init: a :class:`BLT` with ``buffers`` buffers and decays in ``(0, 1)`` to start from; ``None``: the
+            geometric initialisation of the module docstring.
+        return_info: also return the run's information.
+
+    Returns:
+        The optimised :class:`BLT`, or ``(blt, info)`` with ``info = {"seconds": wall time, "loss": the max error
+        or RMSE (not squared) at the last evaluated iterate, "iters": iters}``.
+
+    Raises:
+        ValueError: invalid ``n``, ``buffers``, ``iters``, ``objective`` or ``init``.
+    """
     n = check_positive_int("n", n, minimum=2)
     k = check_positive_int("buffers", buffers)
     iters = check_positive_int("iters", iters)
@@ -164,7 +200,22 @@ def optimize_blt(n: int, buffers: int, objective: str = "max", iters: int = 300,
 
 def optimize_banded(n: int, bands: int, objective: str = "mean", iters: int = 300, return_info: bool = False):
     """A :class:`BandedToeplitz` with ``bands`` bands (``c_0 = 1``) minimising the mean squared error (default)
-    or the max error over ``n`` rounds (module docstring)."""
+    or the max error over ``n`` rounds (module docstring).
+
+    Args:
+        n: the number of rounds (``>= 2``).
+        bands: the number of bands ``b`` (1: the identity ``C``, nothing to optimise).
+        objective: ``"mean"`` (root mean squared error, the default) or ``"max"``.
+        iters: L-BFGS iterations, started from the square-root coefficients ``r_1..r_{b-1}``.
+        return_info: also return the run's information.
+
+    Returns:
+        The optimised :class:`BandedToeplitz`, or ``(mech, info)`` with ``info = {"seconds", "loss", "iters"}``
+        as in :func:`optimize_blt`.
+
+    Raises:
+        ValueError: invalid ``n``, ``bands``, ``iters`` or ``objective``.
+    """
     n = check_positive_int("n", n, minimum=2)
     b = check_positive_int("bands", bands)
     iters = check_positive_int("iters", iters)

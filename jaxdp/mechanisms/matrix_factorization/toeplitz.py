@@ -58,12 +58,33 @@ def _sqrt_coeffs(n: int) -> np.ndarray:
 
 
 def sqrt_coefficients(n: int) -> np.ndarray:
-    """``r_0..r_{n-1}``, the coefficients of ``(1 - x)^{-1/2}``: ``r_k = binom(2k, k)/4^k`` (float64)."""
+    """``r_0..r_{n-1}``, the coefficients of ``(1 - x)^{-1/2}``: ``r_k = binom(2k, k)/4^k`` (float64).
+
+    Args:
+        n: the number of coefficients (``>= 1``).
+
+    Returns:
+        A fresh float64 array of shape ``(n,)`` (``r_0 = 1``, ``r_1 = 1/2``, ``r_2 = 3/8``, ...).
+    """
     return _sqrt_coeffs(check_positive_int("n", n)).copy()
 
 
 def inverse_series(c, n: int) -> np.ndarray:
-    """The first ``n`` coefficients of ``1 / c(x)`` for a polynomial ``c`` with ``c_0 != 0`` (float64)."""
+    """The first ``n`` coefficients of ``1 / c(x)`` for a polynomial ``c`` with ``c_0 != 0`` (float64).
+
+    Computed as the impulse response of the companion recursion
+    ``ĉ_t = -(sum_{k>=1} c_k ĉ_{t-k}) / c_0`` (:func:`impulse_np`).
+
+    Args:
+        c: the polynomial's coefficients ``c_0, ..., c_{b-1}``, 1-D, ``c_0 != 0``.
+        n: the number of coefficients of the series returned.
+
+    Returns:
+        The float64 array ``ĉ_0..ĉ_{n-1}``: the first column of ``C^{-1}`` for the Toeplitz ``C`` with first column ``c``.
+
+    Raises:
+        ValueError: ``c`` is empty, not 1-D, or ``c_0 = 0``.
+    """
     c = np.asarray(c, np.float64)
     if c.ndim != 1 or c.size < 1 or c[0] == 0:
         raise ValueError(f"c must be a non-empty 1-d coefficient array with c[0] != 0, got {c!r}")
@@ -154,6 +175,10 @@ class BandedToeplitz(ToeplitzCounter):
     """``b``-banded Toeplitz ``C`` with first column ``coeffs`` (module docstring; :func:`optimize_banded`).
 
     State: ``b`` rows (``b - 1`` past values of ``w = C^{-1} z`` and the running sum).
+
+    Attributes:
+        coeffs: the first column ``c_0, ..., c_{b-1}`` of ``C`` (``c_0 != 0``; finite), stored as a tuple of floats;
+            its length is the number of bands ``b``. The default ``(1.0,)`` is the identity (input perturbation).
     """
 
     coeffs: tuple = (1.0,)
@@ -208,6 +233,11 @@ class BLT(ToeplitzCounter):
 
     ``theta`` (buffer decays, in ``(-1, 1)``) and ``omega`` (output scales) have one entry per buffer.
     State: ``k + 1`` rows (``k`` buffers and the running sum); one draw per round.
+    The first column of ``C^{-1}`` is ``1, sum_j omega_j, sum_j omega_j theta_j, sum_j omega_j theta_j^2, ...``.
+
+    Attributes:
+        theta: the ``k`` buffer decays ``theta_j``, each in ``(-1, 1)`` (tuple of floats).
+        omega: the ``k`` output weights ``omega_j`` (tuple of floats, same length as ``theta``).
     """
 
     theta: tuple = ()

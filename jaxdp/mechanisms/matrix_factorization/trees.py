@@ -114,7 +114,18 @@ class BinaryTree(ContinualCounter):
 
 
 def honaker_variances(H: int) -> np.ndarray:
-    """``v_0..v_{H-1}``: variance of a level-``l`` Honaker estimate per unit node variance."""
+    """``v_0..v_{H-1}``: variance of a level-``l`` Honaker estimate per unit node variance.
+
+    A level-``l`` estimate combines the node's own noisy value (variance 1) with the sum of its two children's
+    estimates (variance ``2 v_{l-1}``) by inverse-variance weighting (Honaker 2015):
+    ``v_0 = 1``, ``v_l = 2 v_{l-1} / (2 v_{l-1} + 1)``.
+
+    Args:
+        H: the number of tree levels.
+
+    Returns:
+        The float64 array ``(v_0, ..., v_{H-1})``, decreasing from 1 towards 1/2.
+    """
     v = np.ones(H)
     for l in range(1, H):
         v[l] = 2 * v[l - 1] / (2 * v[l - 1] + 1)
