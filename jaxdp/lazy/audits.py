@@ -40,6 +40,18 @@ __all__ = ["AUDIT_SETTING", "audit_setting", "neighbours", "play_batches", "brok
 
 
 class AuditSetting(NamedTuple):
+    """The size and parameters shared by the L2P-MW audits, and the ``(eps, delta)`` LAZY Thm 3.2 certifies for them.
+
+    Attributes:
+        d: the number of experts.
+        T: the number of rounds.
+        B: the batch length in rounds.
+        p: the probability of a fresh draw at each batch boundary.
+        delta1: the ``δ₁`` of Thm 3.2's conditions.
+        eta: the learning rate, the largest allowed by ``eta B log(1/delta1)/p <= 1``.
+        eps: the certified ε (the audits' claim).
+        delta: the certified δ.
+    """
     d: int
     T: int
     B: int
@@ -51,7 +63,19 @@ class AuditSetting(NamedTuple):
 
 
 def audit_setting(d: int = 2, T: int = 64, B: int = 8, p: float = 0.9, delta1: float = 1e-10) -> AuditSetting:
-    """The largest ``eta`` allowed by Thm 3.2's condition ``eta B log(1/delta1)/p <= 1``, and what it certifies."""
+    """The largest ``eta`` allowed by LAZY Thm 3.2's condition ``eta B log(1/delta1)/p <= 1``, and what it certifies.
+
+    Args:
+        d: the number of experts.
+        T: the number of rounds.
+        B: the batch length in rounds.
+        p: the probability of a fresh draw at each batch boundary.
+        delta1: the ``δ₁`` of Thm 3.2.
+
+    Returns:
+        The :class:`AuditSetting` with ``eta = p/(B log(1/delta1))`` and the ``(eps, delta)`` of
+        :func:`jaxdp.accounting.l2p.l2p_privacy` (whose side conditions must hold).
+    """
     eta = p / (B * math.log(1.0 / delta1))
     eps, delta, ok = l2p_privacy(eta, p, B, T, 0.0, delta1)
     assert ok
@@ -62,6 +86,14 @@ AUDIT_SETTING = audit_setting()
 
 
 def neighbours(s: AuditSetting = AUDIT_SETTING):
+    """The neighbouring inputs of the broken controls: zero losses vs ``l_1 = (1, 0, ...)``.
+
+    Args:
+        s: the audit size (``T`` rounds, ``d`` experts).
+
+    Returns:
+        ``(x0, x1)``, float32 ``(T, d)`` loss arrays: all zeros, and the same with expert 0's loss 1 in round 1.
+    """
     x0 = np.zeros((s.T, s.d), np.float32)
     x1 = x0.copy()
     x1[0, 0] = 1.0
@@ -69,7 +101,20 @@ def neighbours(s: AuditSetting = AUDIT_SETTING):
 
 
 def play_batches(learner, params, losses, key):
-    """Run a block-mode learner over a ``(T, d)`` loss array; return the model of each batch (``(T/B,)``)."""
+    """Run a block-mode learner over a loss array; return the model played in each batch.
+
+    The learner's ``step`` gets no key (block mode); after every ``block_size`` rounds ``end_block`` gets the
+    key ``fold_in(k_block, j)`` for batch ``j``, where ``(k_init, k_block) = split(key)``.
+
+    Args:
+        learner: a block-mode learner (with ``block_size`` and ``end_block``, e.g. :func:`jaxdp.lazy.l2p_mw`).
+        params: its parameters.
+        losses: the ``(T, d)`` loss array (rounds past the last full batch are not played).
+        key: JAX PRNG key.
+
+    Returns:
+        The ``(T // block_size,)`` models ``state.x`` at the start of each batch.
+    """
     b = learner.block_size
     nb = losses.shape[0] // b
     k_init, k_block = jax.random.split(key)
@@ -87,7 +132,22 @@ def play_batches(learner, params, losses, key):
 
 
 def broken_lazy_mw_play(key, losses, eta, B: int):
-    """The broken variant (module docstring): batched lazy MW, normalized ratio, no shadow, no fake switches."""
+    """The broken lazy MW of the ``l2p-mw-broken`` audit (module docstring) over a loss array.
+
+    Batched lazy MW: at the start of batch ``s`` it keeps the expert ``x`` with probability the
+    history-dependent normalized ratio ``min(1, ν_s(x)/ν_{s-1}(x))``, ``ν_s ∝ exp(-η L_s)`` with ``L_s`` the
+    losses of the batches before ``s``, and otherwise draws from ``ν_s``: no shadow sequence and no fake
+    switches. The first expert is uniform.
+
+    Args:
+        key: JAX PRNG key.
+        losses: the ``(T, d)`` loss array.
+        eta: the learning rate ``η``.
+        B: the batch length in rounds (static).
+
+    Returns:
+        The ``(T // B,)`` experts played in the batches.
+    """
     T, d = losses.shape
     nb = T // B
     sums = losses[: nb * B].reshape(nb, B, d).sum(1)
@@ -166,9 +226,17 @@ L2P_PAIR = "l1: e1 vs e2"
 
 
 def l2p_exact(label: str = L2P_PAIR):
-    """The exact laws of the batch-expert sequence on the pair ``label`` of
-    :func:`jaxdp.audit.learners.loss_neighbours` (:func:`jaxdp.audit.exact.l2p_mw_law`): ``(P, P')`` over the
-    ``2^8`` codes of :func:`_code`."""
+    """The exact laws of L2P-MW's batch-expert sequence on one audited pair (:func:`jaxdp.audit.exact.l2p_mw_law`).
+
+    At :data:`AUDIT_SETTING` (``T = 64``, ``d = 2``, ``B = 8``: ``2^8`` sequences).
+
+    Args:
+        label: the pair's label in :func:`jaxdp.audit.learners.loss_neighbours` (``T`` rounds, ``d`` experts).
+
+    Returns:
+        ``(P, P')``: the probabilities of the ``2^8`` sequences, indexed by the code ``Σ_s x_s 2^s``, under
+        the pair's two inputs.
+    """
     from ..audit import exact as X
     from ..audit.learners import loss_neighbours
 
@@ -181,7 +249,7 @@ def l2p_exact(label: str = L2P_PAIR):
 @register_audit("l2p-mw", "L2P-MW (T=64, d=2, B=8) against its Thm 3.2 certified (eps, delta); one event fixed "
                           "from the exact law (exact eps at this size 0.0297)", claimed_eps=AUDIT_SETTING.eps)
 def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None, claim_factor: float = 1.0):
-    """L2P-MW must be consistent with the (eps, delta) Thm 3.2 certifies.
+    """Registered audit ``l2p-mw``: L2P-MW must be consistent with the (eps, delta) LAZY Thm 3.2 certifies.
 
     At this size L2P-MW leaks far less than it certifies: the exact law of its batch-expert sequence
     (:func:`l2p_exact`, enumeration of the lazy-switching chain) gives privacy loss at most 0.0297 on the six
@@ -189,6 +257,15 @@ def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None, cl
     this size can flag an over-claim below 25x. The audit tests the one event ``{log P/P' > thr}`` of the exact
     law on the best pair (``l_1 = e1`` vs ``e2``), with ``thr`` chosen from the exact law for ``n`` before any
     run (:func:`jaxdp.audit.exact.best_fixed_event`); it needs millions of runs to see a loss of 0.02.
+
+    Args:
+        quick: with ``n`` unset, 4 000 000 runs per input instead of 10 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the over-claim ``eps / claim_factor`` (δ unchanged; power measurements).
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
     """
     from ..audit import exact as X
     from ..audit.learners import loss_neighbours
@@ -209,9 +286,20 @@ def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None, cl
 @register_audit("l2p-mw-broken", "lazy MW with the normalized ratio, no shadow sequence, no fake switches "
                                  "(must be flagged)", claimed_eps=AUDIT_SETTING.eps, broken=True)
 def audit_l2p_mw_broken(*, quick: bool = False, seed: int = 0, n: int | None = None, claim_factor: float = 1.0):
-    """The broken variant claims L2P's (eps, delta); the event 'some switch' on the pair 0 vs ``l_1 = (1, 0)`` refutes it.
+    """Registered audit ``l2p-mw-broken``: the broken lazy MW claims L2P-MW's (eps, delta) and must be flagged.
 
-    A single fixed event and pair: the event has probability 0 on one input, so no search is needed.
+    The event "some switch" on the pair 0 vs ``l_1 = (1, 0)`` (:func:`neighbours`) refutes the claim: it has
+    probability 0 on zero losses and about ``η/8 > δ`` on the other input. A single fixed event and pair, so
+    no search is needed.
+
+    Args:
+        quick: with ``n`` unset, 500 000 runs per input instead of 2 000 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the claim ``eps / claim_factor`` (δ unchanged).
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
     """
     x0, x1 = neighbours()
     ev = ThresholdEvents(statistic=_n_switches, thresholds=(0.5,))
@@ -224,6 +312,21 @@ def audit_l2p_mw_broken(*, quick: bool = False, seed: int = 0, n: int | None = N
 @register_audit("hedge-not-private", "per-round Hedge (eta = sqrt(8 ln d / T)) claiming L2P-MW's (eps, delta) "
                                      "(must be flagged)", claimed_eps=AUDIT_SETTING.eps, broken=True)
 def audit_hedge(*, quick: bool = False, seed: int = 0, n: int | None = None, claim_factor: float = 1.0):
+    """Registered audit ``hedge-not-private``: per-round Hedge claiming L2P-MW's (eps, delta) must be flagged.
+
+    Hedge with the standard step ``η = sqrt(8 ln d / T)`` on the pair of :func:`neighbours`: the changed loss
+    shifts every later round's distribution; the statistic is the number of rounds playing expert 1, its
+    thresholds quantiles of a pilot run (:class:`jaxdp.audit.ThresholdEvents`).
+
+    Args:
+        quick: with ``n`` unset, 100 000 runs per input instead of 400 000.
+        seed: the seed of the audit's key.
+        n: runs per input (``None``: by ``quick``).
+        claim_factor: audit the claim ``eps / claim_factor`` (δ unchanged).
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     x0, x1 = neighbours()
     ev = ThresholdEvents(statistic=_count_ones)
     eps = _claim(claim_factor)

@@ -185,7 +185,23 @@ def plan_tree_ftrl_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
     certified one in every mode; ``eta = sqrt(8 ln d / T)`` (``paper``, ``certified``) or ``sqrt(ln d / T)``
     (``rate``: constants dropped). Build the learner with ``tree_ftrl_experts(d, T_max, noise, kind)`` where
     ``kind`` is ``plan.params``' noise distribution (``"laplace"`` iff ``delta == 0``). The cumulative losses
-    enter a softmax (a raw release: no float floor)."""
+    enter a softmax (a raw release: no float floor).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP with Laplace noise).
+        T: the horizon.
+        d: the number of experts (``>= 2``).
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+        noise: a continual-counting mechanism or its name (``None``: the binary tree).
+        T_max: the largest horizon the noise is calibrated for (``None``: ``T``; must be ``>= T``).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` with params ``{"eta", "scale"}``.
+
+    Raises:
+        ValueError: an invalid mode, ``d``, ``T``, ``T_max``, ``eps`` or ``delta``.
+    """
     check_choice("mode", mode, ("paper", "certified", "rate"))
     d = check_positive_int("d", d, minimum=2)
     T = check_positive_int("T", T)
