@@ -65,7 +65,21 @@ EXP_BINS_PAIRS = {
 
 
 def audit_rr_vector(*, quick: bool = False, seed: int = 0, broken: bool = False, claim_factor: float = 1.0):
-    """Audit eq. (11) on neighbouring labels 0 / 1 (every pair of labels is equivalent by symmetry)."""
+    """Audit eq. (11) on neighbouring labels 0 / 1 (every pair of labels is equivalent by symmetry).
+
+    The output vector (``K = 3`` coins) is coded as an integer and histogrammed over its ``2^K`` values;
+    the float floor is :func:`jaxdp.accounting.floating.delta_float` ``("rr_vector", d=K)``.
+
+    Args:
+        quick: 200,000 samples per neighbour instead of 1,000,000.
+        seed: the seed of the audit's PRNG key.
+        broken: audit the deliberately broken twin (``e^ε`` per coordinate instead of ``e^{ε/2}``: true ε is 2ε), which the audit must flag.
+        claim_factor: divide the claimed ε (``EPS = 1``) by this factor; ``> 1`` claims less than the truth, so a
+            powerful audit refutes the claim.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`: the lower bound ``eps_lower`` on ε and ``violation`` (above the claim).
+    """
     mech = _rr_vector_broken_code if broken else _rr_vector_code
     eps = EPS / claim_factor
     return audit(mech, jnp.int32(0), jnp.int32(1), claimed_eps=eps, events=HistogramEvents(2 ** K), n=_n(quick),
@@ -74,7 +88,21 @@ def audit_rr_vector(*, quick: bool = False, seed: int = 0, broken: bool = False,
 
 
 def audit_exp_bins(*, quick: bool = False, seed: int = 0, broken: bool = False, claim_factor: float = 1.0):
-    """Audit the per-bin exponential mechanism (eq. (17)) over the label-vector pairs of ``EXP_BINS_PAIRS``."""
+    """Audit the per-bin exponential mechanism (eq. (17)) over the label-vector pairs of ``EXP_BINS_PAIRS``.
+
+    The released class of the one bin (``K = 3``, five labels) is histogrammed; the float floor is the
+    Gumbel-max one, :func:`jaxdp.accounting.floating.delta_float` ``("gumbel", d=K)``.
+
+    Args:
+        quick: 200,000 samples per neighbour instead of 1,000,000.
+        seed: the seed of the audit's PRNG key.
+        broken: audit the deliberately broken twin (logits ``ε n_lj`` without the ``/2``: true ε is 2ε), which the audit must flag.
+        claim_factor: divide the claimed ε (``EPS = 1``) by this factor; ``> 1`` claims less than the truth, so a
+            powerful audit refutes the claim.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`: the lower bound ``eps_lower`` on ε and ``violation`` (above the claim).
+    """
     mech = _exp_bins_broken if broken else _exp_bins
     eps = EPS / claim_factor
     return audit_mechanism(mech, EXP_BINS_PAIRS, HistogramEvents(K), claimed_eps=eps, n=_n(quick),

@@ -325,7 +325,22 @@ def _check_int(name: str, x, minimum: int = 1) -> np.ndarray:
 
 
 def validate_inputs(method: str, X, Y, mask, params: LabelParams, K: int = 2) -> None:
-    """Host-side checks (skipped for traced values); ValueError/TypeError naming the parameter."""
+    """Host-side checks (skipped for traced values); ValueError/TypeError naming the parameter.
+
+    Args:
+        method: the learner's name (:data:`METHODS`).
+        X: the features, shape ``(N, d)`` (its length bounds ``k`` when ``mask`` is not given).
+        Y: the labels: integer classes in ``{0..K-1}`` (classification), or reals with ``|Y| <= clip`` for the
+            bounded-label regression methods.
+        mask: the rows to use (bool, shape ``(N,)``), or ``None`` for all; the masked count bounds ``k``.
+        params: the :class:`LabelParams` (``eps``, ``bins``, ``k``, ``clip``).
+        K: the number of classes (classification methods).
+
+    Raises:
+        ValueError: an unknown method or an invalid value (ε, labels out of range or above the bound, ``bins``,
+            ``clip``, ``k > N``).
+        TypeError: non-integer class labels, ``bins`` or ``k``.
+    """
     check_choice("method", method, METHODS)
     if is_concrete(params.eps):
         check_epsilon(np.asarray(params.eps), "eps")

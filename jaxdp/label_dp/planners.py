@@ -29,7 +29,14 @@ MODES = ("paper", "certified", "rate")
 
 
 def bins_from_h(h: float) -> int:
-    """``M_b = max(1, round(1/h))``."""
+    """``M_b = max(1, round(1/h))``.
+
+    Args:
+        h: the bin width (side of a cubic bin of ``[0, 1]^d``).
+
+    Returns:
+        The number of bins per axis, at least 1.
+    """
     return max(1, int(round(1.0 / h)))
 
 
@@ -63,7 +70,18 @@ def label_ledger(method: str, eps: float, parts: int, K: int = 2) -> LG.Ledger:
 
     Float floor: the vector randomized response flips ``K`` coins per label (``rr_vector``), the per-bin
     exponential mechanism is a Gumbel-max over ``K`` classes; the Laplace methods publish noisy labels or bin
-    means (raw float releases: no valid floor)."""
+    means (raw float releases: no valid floor).
+
+    Args:
+        method: the estimator: ``"local_rr_vector"``, ``"central_exp_bins"``, ``"local_laplace_knn"``,
+            ``"local_laplace_knn_clipped"``, ``"central_bins_laplace"`` or ``"central_bins_laplace_clipped"``.
+        eps: the privacy parameter ε of each mechanism (and of the whole run).
+        parts: the number of labels (local) or bins (central), recorded in the ledger's label.
+        K: the number of classes (coins of the vector randomized response, outcomes of the exponential mechanism).
+
+    Returns:
+        The parallel :class:`jaxdp.accounting.ledger.Ledger` holding the one event.
+    """
     kind, what = _MECH[method]
     if kind == "laplace":
         ev = LG.laplace(1.0 / eps, label=what)
@@ -90,7 +108,26 @@ def _k_clip(k, N):
 
 @register_planner("label-local-cls", "LABEL Thm 2: bin width for vector-RR local label-DP classification")
 def plan_local_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, K=2, c_h=1.0, **kw) -> Plan:
-    """``h = c_h (N(ε²∧1)/ln K)^{-1/(2β+d)}`` (Thm 2; ``rate``: without ``ln K``)."""
+    """``h = c_h (N(ε²∧1)/ln K)^{-1/(2β+d)}`` (Thm 2; ``rate``: without ``ln K``).
+
+    The estimator privatises each label with the vector randomized response (LABEL eq. (11)) and classifies
+    each bin by the argmax of the sum of its noisy vectors.
+
+    Args:
+        eps: the label-DP privacy parameter ε (finite, ``> 0``).
+        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
+        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
+        d: the feature dimension.
+        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (``ln K`` dropped).
+        N: the sample size (number of labelled points).
+        beta: the Hölder exponent β of the regression function η.
+        K: the number of classes (``>= 2``).
+        c_h: the constant multiplying the bin-width formula.
+        **kw: further keywords, ignored.
+
+    Returns:
+        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1) and ``bins`` (per axis).
+    """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     K = check_positive_int("K", K, minimum=2)
     check_positive("beta", beta)
@@ -102,7 +139,25 @@ def plan_local_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.
 
 @register_planner("label-central-cls", "LABEL Thm 4: bin width for the per-bin exponential mechanism")
 def plan_central_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, K=2, c_h=1.0, **kw) -> Plan:
-    """``h = c_h((ln K/(εN))^{1/(β+d)} + (ln K/N)^{1/(2β+d)})`` (Thm 4)."""
+    """``h = c_h((ln K/(εN))^{1/(β+d)} + (ln K/N)^{1/(2β+d)})`` (Thm 4).
+
+    The estimator releases one class per bin with the exponential mechanism on the bin's label counts.
+
+    Args:
+        eps: the label-DP privacy parameter ε (finite, ``> 0``).
+        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
+        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
+        d: the feature dimension.
+        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (``ln K`` dropped).
+        N: the sample size (number of labelled points).
+        beta: the Hölder exponent β of the regression function η.
+        K: the number of classes (``>= 2``).
+        c_h: the constant multiplying the bin-width formula.
+        **kw: further keywords, ignored.
+
+    Returns:
+        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1) and ``bins`` (per axis).
+    """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     K = check_positive_int("K", K, minimum=2)
     lnK = 1.0 if mode == "rate" else max(math.log(K), 1e-12)
@@ -114,7 +169,27 @@ def plan_central_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
 @register_planner("label-local-reg", "LABEL Thm 6: k for Laplace-label kNN regression (bounded labels)")
 def plan_local_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, label_bound=1.0,
                    c_k=1.0, **kw) -> Plan:
-    """``k = c_k N^{2β/(d+2β)} (ε∧1)^{-2d/(d+2β)}`` clipped to ``[1, N]``; Laplace scale ``2T/ε``."""
+    """``k = c_k N^{2β/(d+2β)} (ε∧1)^{-2d/(d+2β)}`` clipped to ``[1, N]``; Laplace scale ``2T/ε``.
+
+    Thm 6: each label, bounded by ``T = label_bound``, gets ``Lap(2T/ε)`` noise, and the estimate at ``x`` is
+    the mean of the ``k`` nearest noisy labels.
+
+    Args:
+        eps: the label-DP privacy parameter ε (finite, ``> 0``).
+        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
+        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
+        d: the feature dimension.
+        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (the formula has no ``ln K``: same parameters).
+        N: the sample size (number of labelled points).
+        beta: the Hölder exponent β of the regression function η.
+        label_bound: the bound ``T`` on ``|Y|`` (LABEL Assumption 2); the Laplace noise's sensitivity is ``2T``.
+        c_k: the constant multiplying the formula for ``k``.
+        **kw: further keywords, ignored.
+
+    Returns:
+        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``k``, ``clip`` (``label_bound``) and
+        ``laplace_scale``, and the utility condition that ``k <= N`` held before clipping.
+    """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     check_positive("label_bound", label_bound)
     k_raw = c_k * N ** (2 * beta / (d + 2 * beta)) * min(eps, 1.0) ** (-2 * d / (d + 2 * beta))
@@ -127,7 +202,25 @@ def plan_local_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.
 @register_planner("label-central-reg", "LABEL Thm 8: bin width for Laplace-noised bin means (bounded labels)")
 def plan_central_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, label_bound=1.0,
                      c_h=1.0, **kw) -> Plan:
-    """``h = c_h(N^{-1/(2β+d)} + (εN)^{-1/(d+β)})``; noise ``Lap(2T/(n_l ε))`` (CORRECTED scale)."""
+    """``h = c_h(N^{-1/(2β+d)} + (εN)^{-1/(d+β)})``; noise ``Lap(2T/(n_l ε))`` (CORRECTED scale).
+
+    Thm 8: the mean of the ``n_l`` labels (bounded by ``T = label_bound``) in each bin gets Laplace noise.
+
+    Args:
+        eps: the label-DP privacy parameter ε (finite, ``> 0``).
+        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
+        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
+        d: the feature dimension.
+        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (the formula has no ``ln K``: same parameters).
+        N: the sample size (number of labelled points).
+        beta: the Hölder exponent β of the regression function η.
+        label_bound: the bound ``T`` on ``|Y|`` (LABEL Assumption 2), the clipping level of the bin means.
+        c_h: the constant multiplying the bin-width formula.
+        **kw: further keywords, ignored.
+
+    Returns:
+        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1), ``bins`` and ``clip``.
+    """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     check_positive("label_bound", label_bound)
     h = min(1.0, c_h * (N ** (-1 / (2 * beta + d)) + (eps * N) ** (-1 / (d + beta))))
@@ -141,7 +234,31 @@ def plan_central_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
 def plan_local_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, p=2.0, c_k=1.0, c_T=1.0,
                      k_rule="corrected", **kw) -> Plan:
     """Corrected (default): ``k = N^{2pβ/A} ε^{-2d(p-1)/A} ∨ N^{2β/(2β+d)}``, ``A = 2pβ + d(p-1)``;
-    printed (``k_rule="printed"``): ``k = (Nε²)^{2pβ/A} ∨ N^{2β/(2β+d)}``; ``T = c_T (kε²)^{1/(2p)}``."""
+    printed (``k_rule="printed"``): ``k = (Nε²)^{2pβ/A} ∨ N^{2β/(2β+d)}``; ``T = c_T (kε²)^{1/(2p)}``.
+
+    Thm 10: labels with a finite ``p``-th moment are clipped to ``[-T, T]``, privatised with ``Lap(2T/ε)``
+    and averaged over the ``k`` nearest neighbours; ``k`` is clipped to ``[1, N]``.
+
+    Args:
+        eps: the label-DP privacy parameter ε (finite, ``> 0``).
+        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
+        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
+        d: the feature dimension.
+        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (the formula has no ``ln K``: same parameters).
+        N: the sample size (number of labelled points).
+        beta: the Hölder exponent β of the regression function η.
+        p: the order of the labels' finite moment (LABEL Assumption 3), ``>= 2``.
+        c_k: the constant multiplying the formula for ``k``.
+        c_T: the constant multiplying the clipping level ``T``.
+        k_rule: ``"corrected"`` (the rule re-derived from the bound, docs/algorithms/label-dp.md) or ``"printed"``.
+        **kw: further keywords, ignored.
+
+    Returns:
+        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``k``, ``clip`` (``T``) and ``laplace_scale``.
+
+    Raises:
+        ValueError: ``p < 2``, an unknown ``k_rule`` or invalid common arguments.
+    """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     check_choice("k_rule", k_rule, ["corrected", "printed"])
     check_positive("p", p)
@@ -163,7 +280,29 @@ def plan_local_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
 @register_planner("label-central-heavy", "LABEL Thm 12: bin width and clipping T for clipped Laplace bin means")
 def plan_central_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.0, p=2.0, c_h=1.0, c_T=1.0,
                        **kw) -> Plan:
-    """``h = c_h(N^{-1/(2β+d)} + (εN)^{-(p-1)/(pβ+d(p-1))})``, ``T = c_T(εNh^d)^{1/p}`` (Thm 12)."""
+    """``h = c_h(N^{-1/(2β+d)} + (εN)^{-(p-1)/(pβ+d(p-1))})``, ``T = c_T(εNh^d)^{1/p}`` (Thm 12).
+
+    Labels are clipped to ``[-T, T]`` and each bin mean gets ``Lap(2T/(n_l ε))`` noise.
+
+    Args:
+        eps: the label-DP privacy parameter ε (finite, ``> 0``).
+        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
+        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
+        d: the feature dimension.
+        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (the formula has no ``ln K``: same parameters).
+        N: the sample size (number of labelled points).
+        beta: the Hölder exponent β of the regression function η.
+        p: the order of the labels' finite moment (LABEL Assumption 3), ``>= 2``.
+        c_h: the constant multiplying the bin-width formula.
+        c_T: the constant multiplying the clipping level ``T``.
+        **kw: further keywords, ignored.
+
+    Returns:
+        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1), ``bins`` and ``clip`` (``T``).
+
+    Raises:
+        ValueError: ``p < 2`` or invalid common arguments.
+    """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     if p < 2:
         raise ValueError(f"p must be >= 2 (LABEL Assumption 3), got {p}")
@@ -187,6 +326,20 @@ def plan_for(method: str, *, N: int, eps: float, d: int = 1, mode: str = "rate",
 
     Non-private methods use the ε → ∞ limit of their private counterpart's rule
     (bins ``N^{-1/(2β+d)}``, ``k = N^{2β/(2β+d)}``, no clipping for kNN unless ``clip`` is given).
+
+    Args:
+        method: an estimator of :mod:`jaxdp.label_dp.estimators` (``"local_rr_vector"``, ``"local_rr_kary"``,
+            ``"central_exp_bins"``, the Laplace kNN and bin methods, or a ``"nonprivate_*"`` baseline).
+        N: the sample size.
+        eps: the privacy parameter ε (ignored by the non-private methods).
+        d: the feature dimension.
+        mode: the planner mode (default ``"rate"``: the exponent studies' setting).
+        **kw: the planner's constants and model parameters (``beta``, ``K``, ``p``, ``c_h``, ``c_k``, ``c_T``,
+            ``label_bound``, ``k_rule``), and ``clip`` for the non-private regression baselines.
+
+    Returns:
+        ``{"eps", "bins", "k", "clip"}``: ``bins`` per axis (1 for kNN), ``k`` (1 for bin methods) and the clipping
+        level (``inf`` when none).
     """
     inf = float("inf")
     if method == "nonprivate_bins_cls":

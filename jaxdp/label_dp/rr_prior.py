@@ -28,7 +28,19 @@ __all__ = ["rr_with_prior", "rr_with_prior_probs", "rr_prior_k"]
 
 def rr_prior_k(prior: jax.Array, eps) -> tuple[jax.Array, jax.Array]:
     """``(k, order)``: the optimal set size (int32, ``1 <= k <= K``) and the classes sorted by
-    decreasing prior (``Y_k = order[:k]``) for priors of shape ``(..., K)``."""
+    decreasing prior (``Y_k = order[:k]``) for priors of shape ``(..., K)``.
+
+    ``k`` maximises ``w_k = (sum_{c in Y_k} p_c) e^ε / (e^ε + k - 1)`` (ties: the smallest ``k``; ε is capped at
+    80 to avoid overflow).
+
+    Args:
+        prior: the priors over the ``K`` classes, shape ``(..., K)`` (rows summing to 1).
+        eps: the privacy parameter ε (scalar, may be traced).
+
+    Returns:
+        ``(k, order)``: ``k`` of shape ``prior.shape[:-1]`` and ``order`` of ``prior``'s shape (stable sort, so
+        equal priors keep their class order).
+    """
     K = prior.shape[-1]
     order = jnp.argsort(-prior, axis=-1, stable=True)
     ps = jnp.take_along_axis(prior, order, axis=-1)
@@ -40,7 +52,19 @@ def rr_prior_k(prior: jax.Array, eps) -> tuple[jax.Array, jax.Array]:
 
 
 def rr_with_prior_probs(prior: jax.Array, y: jax.Array, eps) -> jax.Array:
-    """Exact output distribution ``(..., K)`` of :func:`rr_with_prior` for labels ``y``."""
+    """Exact output distribution ``(..., K)`` of :func:`rr_with_prior` for labels ``y``.
+
+    Inside ``Y_k``: ``e^ε/(e^ε + k - 1)`` for ``y`` and ``1/(e^ε + k - 1)`` for the others if ``y ∈ Y_k``, ``1/k``
+    each if not; 0 outside ``Y_k``.
+
+    Args:
+        prior: the priors, shape ``(..., K)``.
+        y: the true labels, shape ``prior.shape[:-1]`` (integers in ``{0..K-1}``).
+        eps: the privacy parameter ε.
+
+    Returns:
+        The output probabilities, shape ``(..., K)``, each row summing to 1.
+    """
     K = prior.shape[-1]
     k, order = rr_prior_k(prior, eps)
     rank = jnp.argsort(order, axis=-1)                        # rank[c] = position of class c
@@ -56,7 +80,23 @@ def rr_with_prior_probs(prior: jax.Array, y: jax.Array, eps) -> jax.Array:
 
 def rr_with_prior(key: jax.Array, prior: jax.Array, y: jax.Array, eps) -> jax.Array:
     """Privatize labels ``y`` (int, shape ``(N,)``) with priors ``(N, K)`` (rows summing to 1) at
-    level ``eps`` (``inf``: labels returned unchanged). One uniform per label (inverse CDF)."""
+    level ``eps`` (``inf``: labels returned unchanged). One uniform per label (inverse CDF).
+
+    The output is ε-label-DP whatever the prior, as long as the prior of an example does not depend on its
+    own label (module docstring).
+
+    Args:
+        key: JAX PRNG key.
+        prior: the priors over the ``K >= 2`` classes, shape ``(N, K)`` (any leading shape matching ``y``).
+        y: the true labels, shape ``(N,)``.
+        eps: the privacy parameter ε (may be traced; ``inf`` allowed).
+
+    Returns:
+        The privatized labels, ``int32`` of ``y``'s shape.
+
+    Raises:
+        ValueError: ``prior`` has no class axis, fewer than two classes, or ``eps`` is invalid.
+    """
     if is_concrete(eps):
         check_epsilon(eps)
     if prior.ndim < 1:
