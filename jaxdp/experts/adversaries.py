@@ -490,7 +490,19 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
 
 
 def check_replay(params: "ReplayParams", d: int, T: Any, past_end: str = "error") -> None:
-    """Host-side checks of replayed data against ``d`` and the horizon ``T`` (an int or array)."""
+    """Host-side checks of replayed data against ``d`` and the horizon ``T`` (an int or array).
+
+    Args:
+        params: the :class:`ReplayParams` holding the loss array (rows: rounds, columns: experts).
+        d: the number of experts the adversary was built for.
+        T: the horizon, an int or an array of horizons (the largest is checked), or ``None`` to skip that check.
+        past_end: what the adversary does past the last row: ``"error"`` (then ``T`` must not exceed the rows),
+            ``"wrap"`` or ``"hold"``.
+
+    Raises:
+        ValueError: the array does not have ``d`` columns, or ``T`` is longer than the data under
+            ``past_end="error"``.
+    """
     shape = np.shape(params.losses)
     if len(shape) < 2 or shape[-1] != d:
         raise ValueError(f"adv_replay: the loss array has shape {shape}; it needs d={d} columns")

@@ -16,7 +16,18 @@ __all__ = ["experts_case"]
 def experts_case(learner: Learner, d: int, params_list: Sequence[Any], realizable: bool = False) -> tuple:
     """``(learner, adversary, problem, params_list, adv_params)`` of an experts learner over ``d`` experts,
     as a :class:`jaxdp.registry.ConformanceCase` builds it: i.i.d. Bernoulli losses with a planted
-    expert (gap 0.1), or, with ``realizable=True``, Bernoulli(1/2) losses with a zero-loss expert."""
+    expert (gap 0.1), or, with ``realizable=True``, Bernoulli(1/2) losses with a zero-loss expert.
+
+    Args:
+        learner: the experts learner under test.
+        d: the number of experts.
+        params_list: the learner's parameter sets to check (e.g. one per ε).
+        realizable: use the realizable adversary (one expert has zero loss) instead of the planted-gap one.
+
+    Returns:
+        The tuple ``(learner, adversary, experts_problem(), list(params_list), adversary params)`` that
+        :func:`jaxdp.testing.check_learner` takes.
+    """
     ap: Any
     if realizable:
         adv, ap = adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(0.5), q_star=jnp.float32(0.0))
