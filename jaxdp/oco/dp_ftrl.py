@@ -106,6 +106,12 @@ class LeanTree(NamedTuple):
     distribution (each node's noise is drawn once, when it closes, and
     enters every later prefix that contains the node); only float rounding
     differs from ``jaxdp.mechanisms.tree_step``.
+
+    Attributes:
+        G: the ``(d,)`` packed compensated prefix sum of the clipped gradients (:mod:`jaxdp.core.accumulate`:
+            real part the running sum, imaginary part Kahan's compensation).
+        C: ``(H + 1, d)`` suffix sums of the open nodes' noise over the levels (``C[H] = 0``).
+        t: ``int32`` scalar, the rounds absorbed.
     """
 
     G: jax.Array       # (d,) packed compensated prefix sum of the clipped gradients (jaxdp.core.accumulate:
@@ -139,7 +145,15 @@ def _lean_tree_step(key, tree: LeanTree, g, sigma, H: int):
 
 
 class MFNoise(NamedTuple):
-    """Prefix sums with a general continual-counting mechanism's noise (``dp_ftrl(..., noise=mech)``)."""
+    """Prefix sums with a general continual-counting mechanism's noise (``dp_ftrl(..., noise=mech)``).
+
+    The release is ``G_t + sigma (B z)_t``: the exact prefix sum plus the mechanism's correlated noise
+    (:class:`jaxdp.mechanisms.matrix_factorization.ContinualCounter`).
+
+    Attributes:
+        G: the ``(d,)`` packed compensated prefix sum of the clipped gradients (:mod:`jaxdp.core.accumulate`).
+        state: the mechanism's carried noise state (:class:`~jaxdp.mechanisms.matrix_factorization.CounterState`).
+    """
 
     G: jax.Array           # (d,) packed compensated prefix sum of the clipped gradients
     state: CounterState    # the mechanism's carried noise state

@@ -242,6 +242,24 @@ def rmw_ledger(*, eta_div: float, eta_alg: float, p: float, B: int, T: int, delt
     Both are valid, so the plan certifies the smaller ``ε``. Every sample is a point of the continuous
     domain (grid cell plus jitter along a data-dependent direction): a raw float release, so the ledger
     reports no valid float floor (docs/guide/privacy-ledger.md#float-floor).
+
+    Args:
+        eta_div: Lemma 3.11's η_div, the ``D_∞^{δ0}`` bound between the measures of neighbouring loss sequences
+            (LAZY Assumption 3.1's η for RMW).
+        eta_alg: the η in the algorithm's acceptance ratio ``e^{-2Bη}``.
+        p: the fake-switch probability.
+        B: the batch size.
+        T: the horizon.
+        delta0: Assumption 3.1's δ (the general ledger's ``δ0`` term; the Lipschitz ledger is pure in it).
+        delta1: Thm 3.2's free parameter δ₁ (the quantile of the number of fresh samples).
+        beta: RMW's inverse temperature β.
+        L: the Lipschitz constant of the losses.
+        D: the diameter of the domain.
+        delta: the δ budget at which the two ledgers' ε are compared (:func:`jaxdp.accounting.certify`).
+
+    Returns:
+        ``(ledger, why)``: the ledger with the smaller certified ε at ``delta``, every event a raw release, and a
+        one-line description of the bound it uses.
     """
     from ..accounting import certify
 

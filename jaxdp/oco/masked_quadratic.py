@@ -37,11 +37,26 @@ def _fdt():
 
 
 class MaskedLoss(NamedTuple):
+    """One round's loss ``l(x) = 1/2 sum_j m_j (x_j - c_j)^2``.
+
+    Attributes:
+        m: the ``(d,)`` weights in ``[0, 1]`` (here a ``{0, 1}`` mask of the coordinates that count this round).
+        c: the ``(d,)`` centre, the planted minimizer (``l(c) = 0``).
+    """
     m: jax.Array   # (d,) weights in [0, 1] (here a {0, 1} mask)
     c: jax.Array   # (d,) centre (the planted minimizer)
 
 
 class MaskedStats(NamedTuple):
+    """Sufficient statistics of the losses so far, from which the comparator's loss is computed exactly.
+
+    The cumulative loss is ``1/2 sum_j M_j x_j^2 - sum_j S_j x_j + Q/2``.
+
+    Attributes:
+        M: ``(d,)``, ``sum_t m_t``.
+        S: ``(d,)``, ``sum_t m_t c_t`` (elementwise products).
+        Q: scalar, ``sum_t sum_j m_tj c_tj^2``.
+    """
     M: jax.Array   # (d,) sum_t m_t
     S: jax.Array   # (d,) sum_t m_t c_t
     Q: jax.Array   # () sum_t sum_j m_tj c_tj^2
@@ -104,12 +119,29 @@ def masked_quadratic_problem(d: int, radius: float = 1.0, n_iter: int = 60) -> P
 
 
 class MaskedQuadraticParams(NamedTuple):
+    """Parameters of :func:`adv_masked_quadratic` (build them with :func:`masked_quadratic_params`).
+
+    Attributes:
+        D: the domain radius; the centre ``c`` has norm ``D/2``.
+        q: ``P(m_tj = 1)``, the probability that a coordinate counts in a round.
+    """
     D: jax.Array     # domain radius; ||c|| = D/2
     q: jax.Array     # P(m_tj = 1)
 
 
 def masked_quadratic_params(D: float = 1.0, q: float = 0.5) -> MaskedQuadraticParams:
-    """Validated parameters for :func:`adv_masked_quadratic`."""
+    """Validated parameters for :func:`adv_masked_quadratic`.
+
+    Args:
+        D: the domain radius (``> 0``); the planted centre has norm ``D/2``.
+        q: the probability ``P(m_tj = 1)`` in ``(0, 1]`` (1/2: ``E[diag(m_t)] = I/2``).
+
+    Returns:
+        The :class:`MaskedQuadraticParams` as arrays of the default float dtype.
+
+    Raises:
+        ValueError: ``D <= 0`` or ``q`` outside ``(0, 1]``.
+    """
     check_positive("D", D)
     check_probability("q", q)
     if not q > 0:
