@@ -71,6 +71,15 @@ _LEVELS = 30          # at most this many partition points per side (4^-30 < 2^-
 
 
 class ExactISInfo(NamedTuple):
+    """Diagnostics of one exact draw of :func:`grad_inverse_sensitivity_exact`.
+
+    Attributes:
+        accepted: bool, whether a proposal was accepted within ``max_rounds`` (else the draw is NaN).
+        rounds: ``int32``, the number of proposals used.
+        levels: ``int32`` of shape ``(2,)``, the partition points used left and right of the minimizer.
+        m: the minimizer of ``f_S`` the partition is refined towards (found by bisection, or ``center`` clipped
+            to ``X``).
+    """
     accepted: jax.Array      # bool: the draw was accepted within max_rounds (else x is NaN)
     rounds: jax.Array        # int32: proposals used
     levels: jax.Array        # int32 (2,): partition points used on the left / right of the minimizer
@@ -85,7 +94,16 @@ def _derivs(inst: SCOInstance, data, x):
 
 
 def window_inf(inst: SCOInstance, data, a, b):
-    """``inf_{y ∈ [a, b] ∩ X} dist(0, ∂f_S(y))`` by (1) of the module docstring (two passes; ``a <= b``)."""
+    """``inf_{y ∈ [a, b] ∩ X} dist(0, ∂f_S(y))`` by (1) of the module docstring (two passes; ``a <= b``).
+
+    Args:
+        inst: a 1-D SCO instance with one-sided derivatives (``inst.grad_lr``).
+        data: the ``n`` samples defining ``f_S``.
+        a, b: the ends of the interval, ``a <= b`` (clipped to ``X = [-R, R]``).
+
+    Returns:
+        ``max(0, f'_-(a), -f'_+(b))``, a scalar.
+    """
     R = inst.R
     a = jnp.clip(a, -R, R)
     b = jnp.clip(b, -R, R)
@@ -249,6 +267,23 @@ def grad_inverse_sensitivity_exact(key: jax.Array, inst: SCOInstance, data, eps,
     ``f_S``; the law is exact for any ``center`` (it only sets the acceptance rate), and without it a
     minimizer is found by bisection (52 passes over the data). Returns
     ``(x̂ (1,), ExactISInfo)``; ``x̂`` is NaN only if no proposal was accepted in ``max_rounds``.
+
+    Args:
+        key: JAX PRNG key.
+        inst: a 1-D SCO instance with one-sided derivatives (``inst.d == 1``, ``inst.grad_lr``).
+        data: the ``n`` samples (the private data set ``S``).
+        eps: the privacy parameter ε (finite; may be traced).
+        rho: the smoothing radius ρ (finite, ``>= 0``).
+        M: ``None`` for the continuous mechanism, or the number of grid cells (``>= 2``).
+        max_rounds: the most proposals before giving up (the draw is then NaN).
+        center: the point the partition is refined towards, or ``None`` (bisection).
+
+    Returns:
+        ``(x̂, info)``: the draw of shape ``(1,)`` and its :class:`ExactISInfo`.
+
+    Raises:
+        ValueError: the instance is not 1-D or lacks one-sided derivatives, or invalid ``eps``, ``rho``, ``M``,
+            ``max_rounds`` or data.
     """
     if inst.d != 1 or inst.grad_lr is None:
         raise ValueError(f"the exact sampler is 1-D (needs inst.d == 1 and one-sided derivatives), got d={inst.d}")

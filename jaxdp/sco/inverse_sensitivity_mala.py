@@ -83,7 +83,18 @@ def _project_ball(y, R):
 
 
 def smoothed_grad_norm(inst: SCOInstance, data, x, rho: float):
-    """The relaxed ``inf_{y ∈ X, ||y-x|| <= ρ} ||∇f_S(y)||`` of the module docstring (exact in ``d = 1``)."""
+    """The relaxed ``inf_{y ∈ X, ||y-x|| <= ρ} ||∇f_S(y)||`` of the module docstring (exact in ``d = 1``).
+
+    Args:
+        inst: the SCO instance (``d = 1`` with ``grad_lr``: the exact infimum; otherwise the ``2d + 1``-point
+            stencil, or the gradient norm at ``x`` itself when ``rho == 0``).
+        data: the ``n`` samples defining ``f_S``.
+        x: the point, shape ``(d,)``, inside ``X``.
+        rho: the smoothing radius ρ (``>= 0``, a host float: it selects the branch).
+
+    Returns:
+        ``G(x)``, a scalar ``>= 0``.
+    """
     R = inst.R
     if inst.d == 1 and inst.grad_lr is not None:
         def derivs(y):
@@ -108,14 +119,35 @@ def smoothed_grad_norm(inst: SCOInstance, data, x, rho: float):
 
 
 def mala_is_logdensity(inst: SCOInstance, data, eps, rho: float):
-    """``x -> -(ε/2) len^ρ_gr(S; x) = -ε n G(x)/(4L)`` with ``G`` the relaxed smoothed gradient norm."""
+    """``x -> -(ε/2) len^ρ_gr(S; x) = -ε n G(x)/(4L)`` with ``G`` the relaxed smoothed gradient norm.
+
+    Args:
+        inst: the SCO instance (``inst.L`` is the Lipschitz constant in ``len^ρ_gr``).
+        data: the ``n`` samples defining ``f_S``.
+        eps: the privacy parameter ε (may be traced).
+        rho: the smoothing radius ρ.
+
+    Returns:
+        The unnormalised log-density, a function of ``x`` (shape ``(d,)``) returning a scalar.
+    """
     n = data.shape[0]
     coef = eps * n / (4.0 * inst.L)
     return lambda x: -coef * smoothed_grad_norm(inst, data, x, rho)
 
 
 def mala_is_step(inst: SCOInstance, n: int, eps: Any):
-    """Default MALA step ``h = min((2R)²/(32d), 1/(Λ² d^{1/3}))``, ``Λ = ε n β_s/(4L)`` (module docstring)."""
+    """Default MALA step ``h = min((2R)²/(32d), 1/(Λ² d^{1/3}))``, ``Λ = ε n β_s/(4L)`` (module docstring).
+
+    For a nonsmooth instance (``inst.smooth`` infinite or ``<= 0``) only the domain term ``(2R)²/(32d)`` is used.
+
+    Args:
+        inst: the SCO instance (``R``, ``d``, ``L`` and the smoothness ``β_s = inst.smooth``).
+        n: the number of samples.
+        eps: the privacy parameter ε (may be traced).
+
+    Returns:
+        The step size ``h``, a 0-d array.
+    """
     d = inst.d
     h_dom = (2.0 * inst.R) ** 2 / (32.0 * d)
     if not math.isfinite(inst.smooth) or inst.smooth <= 0:

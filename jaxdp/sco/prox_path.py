@@ -124,7 +124,19 @@ def prox_path_table(kappas=(3.0, 4.0), ns=(10**4, 3 * 10**4, 10**5, 3 * 10**5, 1
     """Rows of ``results/growth-rates/G1_prox_path.csv``: the noiseless path's excess against ``n``, its
     local slope, Theorem 2's leading term ``λ^{-1/(κ-1)} (L/√n)^{κ/(κ-1)}`` (constant 1, no logs; the
     instance's ``λ = κ``, ``L = κ(1.5)^{κ-1}``), the path with ``η_0 × 10``, and the study's measured
-    G1 regression means where ``summary_csv`` (a ``growth-rates`` ``summary.csv``) has them."""
+    G1 regression means where ``summary_csv`` (a ``growth-rates`` ``summary.csv``) has them.
+
+    Args:
+        kappas: the growth exponents κ (each ``> 1``).
+        ns: the sample sizes ``n``, increasing (the local slope compares consecutive ones).
+        summary_csv: the path of a ``growth-rates`` study's ``summary.csv`` with the measured G1 regression
+            excess; ``None``: the measured columns are NaN.
+
+    Returns:
+        A list of dicts, one per ``(κ, n)``: ``kappa``, ``n``, ``epochs``, ``phases``, ``n0``, ``prox_time``,
+        ``path_excess``, ``measured_mean``/``_lo``/``_hi``, ``local_slope``, ``bound_leading_term``,
+        ``path_over_bound`` and ``path_excess_eta_x10``.
+    """
     measured = {}
     if summary_csv is not None:
         import csv
@@ -154,7 +166,14 @@ def prox_path_table(kappas=(3.0, 4.0), ns=(10**4, 3 * 10**4, 10**5, 3 * 10**5, 1
 
 def write_prox_path_table(results_dir: str = ".") -> str:
     """Write ``RESULTS_DIR/G1_prox_path.csv`` from :func:`prox_path_table` (with the measured means of
-    ``RESULTS_DIR/summary.csv`` when it exists); returns the path written."""
+    ``RESULTS_DIR/summary.csv`` when it exists); returns the path written.
+
+    Args:
+        results_dir: the ``growth-rates`` results directory (read for ``summary.csv``, written to).
+
+    Returns:
+        The path of the CSV file written (floats to 6 significant digits).
+    """
     import csv
     import pathlib
 
