@@ -19,7 +19,17 @@ T7, T7_SWITCH = 10 ** 7, 6 * 10 ** 6
 
 
 def hash_uniform(t, xp):
-    """A float32 uniform in [0, 1) from the round index, bit-identical in NumPy (``xp=np``) and JAX (``xp=jnp``)."""
+    """A float32 uniform in ``[0, 1)`` from the round index, bit-identical in NumPy (``xp=np``) and JAX (``xp=jnp``).
+
+    An integer hash of ``t`` (multiply, xor-shift, multiply, xor-shift on uint32) keeps its top 24 bits.
+
+    Args:
+        t: the round indices (uint32 array).
+        xp: the array module, ``numpy`` or ``jax.numpy``.
+
+    Returns:
+        The float32 uniforms, of the shape of ``t``, multiples of ``2^-24``.
+    """
     x = (t * xp.uint32(2654435761)) ^ (t >> 7)
     x = x * xp.uint32(0x85EBCA6B)
     x = x ^ (x >> 13)
@@ -27,7 +37,16 @@ def hash_uniform(t, xp):
 
 
 def switch_losses(t, xp):
-    """The losses of round(s) ``t`` (uint32), shape ``t.shape + (3,)``, float32."""
+    """The losses of the three experts of the scenario (module docstring) in round(s) ``t``.
+
+    Args:
+        t: the round indices (uint32 array).
+        xp: the array module, ``numpy`` or ``jax.numpy``.
+
+    Returns:
+        float32 losses of shape ``t.shape + (3,)``: A ``0.5`` then ``0.7``, B ``0.6`` then ``0.55`` (switching at
+        ``T7_SWITCH``), C ``0.3 + 0.6 u`` with ``u`` = :func:`hash_uniform` of ``t``.
+    """
     early = t < T7_SWITCH
     a = xp.where(early, xp.float32(0.5), xp.float32(0.7))
     b = xp.where(early, xp.float32(0.6), xp.float32(0.55))
@@ -36,7 +55,14 @@ def switch_losses(t, xp):
 
 
 def switch_reference(T: int = T7) -> np.ndarray:
-    """float64 sums of the float32 losses of rounds ``0 … T-1`` (in ten chunks)."""
+    """float64 sums of the float32 losses of rounds ``0 … T-1`` (in ten chunks): the exact cumulative losses.
+
+    Args:
+        T: the number of rounds.
+
+    Returns:
+        The ``(3,)`` float64 cumulative losses of the three experts.
+    """
     T = check_positive_int("T", T)
     ref = np.zeros(3)
     for c in range(10):
@@ -45,15 +71,31 @@ def switch_reference(T: int = T7) -> np.ndarray:
 
 
 def ulps(got, ref) -> np.ndarray:
-    """``|got - ref|`` in units of the float32 spacing at ``ref``."""
+    """``|got - ref|`` in units of the float32 spacing at ``ref``.
+
+    Args:
+        got: the computed values.
+        ref: the reference values (float64; broadcast with ``got``).
+
+    Returns:
+        The float64 errors in float32 ulps.
+    """
     ref = np.asarray(ref, np.float64)
     return np.abs(np.asarray(got, np.float64) - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
 
 
 def run_hedge_switch(eta: float, T: int = T7, key=None):
-    """The library's Hedge (d = 3) and the experts comparator on the sequence for ``T`` rounds, one jitted scan.
+    """The library's Hedge (``d = 3``) and the experts comparator on the scenario for ``T`` rounds, one jitted scan.
 
-    Returns ``(HedgeState, comparator stats)``."""
+    Args:
+        eta: Hedge's learning rate (``> 0``).
+        T: the number of rounds.
+        key: JAX PRNG key (``None``: ``jax.random.key(0)``); round ``t`` uses ``fold_in(key, t)``.
+
+    Returns:
+        ``(HedgeState, comparator stats)``: the learner's final state and the packed Kahan cumulative losses of
+        :func:`jaxdp.experts.experts_problem`.
+    """
     import jax
     import jax.numpy as jnp
 
@@ -78,10 +120,17 @@ def run_hedge_switch(eta: float, T: int = T7, key=None):
 
 
 def run_cheaper_sums(T: int = T7):
-    """The representations the library rejects, on the same rounds: one-word float32 gaps to a Kahan leader
-    (``gap, lead, lead_c``), Kahan totals (``s, sc``; the previous Hedge) and plain float32 totals (``plain``).
+    """The representations the library rejects, accumulated over the same rounds as :func:`run_hedge_switch`.
 
-    Returns ``(gap, lead, lead_c, s, sc, plain)`` as JAX arrays."""
+    One-word float32 gaps to a Kahan leader (``gap, lead, lead_c``), Kahan totals (``s, sc``; the previous
+    Hedge) and plain float32 totals (``plain``).
+
+    Args:
+        T: the number of rounds.
+
+    Returns:
+        ``(gap, lead, lead_c, s, sc, plain)`` as JAX float32 arrays (``(3,)`` vectors and scalar leader terms).
+    """
     import jax
     import jax.numpy as jnp
 

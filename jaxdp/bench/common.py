@@ -17,7 +17,11 @@ __all__ = ["machine_info", "best_time", "interleaved_best_times", "median_time",
 
 
 def machine_info() -> str:
-    """One line: jax version, backend and device kind, device count, host CPU, cores, Python."""
+    """One line describing the machine a benchmark ran on.
+
+    Returns:
+        The jax version, backend and device kind, device count, host CPU model, core count and Python version.
+    """
     import jax
 
     dev = jax.devices()[0]
@@ -35,14 +39,31 @@ def machine_info() -> str:
 
 
 def block(x: Any) -> Any:
-    """``jax.block_until_ready`` (asynchronous dispatch: time only finished work)."""
+    """``jax.block_until_ready`` (asynchronous dispatch: time only finished work).
+
+    Args:
+        x: a pytree of arrays (or any value).
+
+    Returns:
+        ``x``, once every array in it is computed.
+    """
     import jax
 
     return jax.block_until_ready(x)
 
 
 def best_time(f: Callable[[], Any], reps: int = 2) -> float:
-    """The fastest of ``reps`` wall-clock timings of ``f()`` in seconds (its result is waited for)."""
+    """The fastest of ``reps`` wall-clock timings of ``f()`` in seconds (its result is waited for).
+
+    No untimed warm-up call: call ``f`` once before, or take ``reps >= 2``, when compilation must not count.
+
+    Args:
+        f: the callable timed, without arguments.
+        reps: the number of timed calls.
+
+    Returns:
+        The smallest wall-clock time in seconds.
+    """
     best = float("inf")
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -56,7 +77,15 @@ def interleaved_best_times(runs: dict, reps: int) -> dict:
 
     Each repetition times every callable in turn, so that all of them see the same machine state: timed one
     after another, a shared machine's drift over minutes moves single points by 5-10%
-    (benchmarks/SCALING.md). Results are waited for."""
+    (benchmarks/SCALING.md). Results are waited for.
+
+    Args:
+        runs: ``{name: callable without arguments}``.
+        reps: the number of timed rounds over all callables.
+
+    Returns:
+        ``{name: the smallest wall-clock time in seconds}``.
+    """
     for f in runs.values():
         block(f())
     best = {k: float("inf") for k in runs}
@@ -69,7 +98,15 @@ def interleaved_best_times(runs: dict, reps: int) -> dict:
 
 
 def median_time(f: Callable[[], Any], reps: int) -> float:
-    """The median of ``reps`` wall-clock timings of ``f()`` in seconds (its result is waited for)."""
+    """The median of ``reps`` wall-clock timings of ``f()`` in seconds (its result is waited for).
+
+    Args:
+        f: the callable timed, without arguments.
+        reps: the number of timed calls (no untimed warm-up).
+
+    Returns:
+        The median wall-clock time in seconds.
+    """
     ts = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -79,7 +116,17 @@ def median_time(f: Callable[[], Any], reps: int) -> float:
 
 
 def fmt(v: Any) -> str:
-    """A table cell: 3 significant digits for large or small floats, an em dash for NaN/None."""
+    """A table cell: 3 significant digits for large or small floats, an em dash for NaN/None.
+
+    Floats with ``|v| >= 1e5`` or ``0 < |v| < 1e-2`` are written ``%.3g``, others with 3 decimals below 10 and 1
+    above; infinities as ``∞``/``-∞``; anything else by ``str``.
+
+    Args:
+        v: the value.
+
+    Returns:
+        The cell's text.
+    """
     if v is None:
         return "—"
     if isinstance(v, (float, np.floating)):
@@ -95,7 +142,16 @@ def fmt(v: Any) -> str:
 
 
 def table(rows: Iterable[dict], cols: list[str], headers: Optional[list[str]] = None) -> str:
-    """A markdown table of ``rows`` (dicts) restricted to ``cols``; missing cells are empty."""
+    """A markdown table of ``rows`` (dicts) restricted to ``cols``; missing cells are empty.
+
+    Args:
+        rows: the rows, each a dict from column name to value (cells formatted by :func:`fmt`).
+        cols: the columns, in order.
+        headers: the header texts (``None``: the column names).
+
+    Returns:
+        The table's markdown, lines joined by newlines (no trailing newline).
+    """
     rows = list(rows)
     head = headers or cols
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(cols)]
@@ -104,7 +160,15 @@ def table(rows: Iterable[dict], cols: list[str], headers: Optional[list[str]] = 
 
 
 def rows_to_markdown(rows: list[dict], title: str) -> str:
-    """``### title`` and a table of every key of the first row."""
+    """``### title`` and a table of every key of the first row.
+
+    Args:
+        rows: the rows (dicts; the first one's keys are the columns).
+        title: the section title.
+
+    Returns:
+        The markdown section (``(no rows)`` when ``rows`` is empty), ending with a newline.
+    """
     if not rows:
         return f"### {title}\n\n(no rows)\n"
     return f"### {title}\n\n{table(rows, list(rows[0].keys()))}\n"

@@ -47,7 +47,22 @@ PLATFORMS = ("cuda", "tpu")
 
 @dataclasses.dataclass
 class ExportRecord:
-    """One exported program: where it comes from, whether it lowered, and its per-call counts."""
+    """One exported program: where it comes from, whether it lowered, and its per-call counts.
+
+    ``ok`` is true when it lowered for every platform of ``PLATFORMS`` with no violation;
+    ``per_round(key)`` divides a count of ``stats`` by ``rounds`` (one-shot estimators: per call).
+
+    Attributes:
+        module: where it comes from, e.g. ``"suite:hedge"`` or ``"study:hedge-baseline"``.
+        label: what it is (the suite case's work or the study's grid point).
+        function: the jitted Python function's name.
+        rounds: rounds per seed per call (``None``: a one-shot estimator).
+        platforms_ok: the platforms it lowered for.
+        errors: platform (or ``"all"``, or ``"capture"``) -> error message.
+        stats: the :class:`ModuleStats` as a dict (``None`` if nothing lowered).
+        lower_s: the seconds tracing and lowering took.
+        note: remarks (e.g. ``"helper, also run"``).
+    """
 
     module: str                      # e.g. "suite:hedge" or "study:hedge-baseline"
     label: str                       # what it is (config or grid point)
@@ -100,10 +115,22 @@ def export_jitted(fn: Callable, args: Sequence[Any], kwargs: Optional[dict] = No
                   keep: bool = False):
     """``jax.export.export(fn, platforms)(*args, **kwargs)`` and :func:`analyze_module` of the result.
 
-    ``fn`` must be a ``jax.jit``-wrapped function; ``args`` may be arrays or
-    ``jax.ShapeDtypeStruct`` s. Nothing is compiled. If the joint export fails,
-    each platform is tried alone to say which one fails. Returns an
-    :class:`ExportRecord` (and the ``jax.export.Exported`` if ``keep``).
+    Nothing is compiled. If the joint export fails, each platform is tried alone to say which one fails.
+
+    Args:
+        fn: a ``jax.jit``-wrapped function.
+        args: its positional arguments: arrays (replaced by their shapes and dtypes), ``jax.ShapeDtypeStruct`` s
+            or static values.
+        kwargs: its keyword arguments (same rules; ``None``: none).
+        module: the record's ``module``.
+        label: the record's ``label``.
+        rounds: rounds per seed per call (``None``: one-shot).
+        platforms: the platforms to lower for.
+        keep: also return the ``jax.export.Exported``.
+
+    Returns:
+        The :class:`ExportRecord`, or ``(record, exported)`` when ``keep`` (``exported`` is ``None`` if no
+        platform lowered).
     """
     import jax
 
@@ -136,7 +163,15 @@ def export_jitted(fn: Callable, args: Sequence[Any], kwargs: Optional[dict] = No
 
 
 def suite_exports(quick: bool = False, cases: Optional[Sequence[str]] = None) -> list[ExportRecord]:
-    """Export the jitted function of every benchmark-suite case (one seed) for ``cuda`` and ``tpu``."""
+    """Export the jitted function of every benchmark-suite case (one seed) for ``cuda`` and ``tpu``.
+
+    Args:
+        quick: the quick suite's sizes.
+        cases: only the cases of these names (``None``: all).
+
+    Returns:
+        One :class:`ExportRecord` per case (``rounds`` set for the cases sized by ``T``).
+    """
     from .suite import _cases
 
     out = []
@@ -238,9 +273,18 @@ def _rounds_of(point: dict) -> Optional[int]:
 def capture_points(study, points: Sequence[dict], name: Optional[str] = None) -> list[ExportRecord]:
     """Export the compiled functions ``study`` runs for each of ``points`` (one seed each).
 
-    Uses ``study.export_fn`` when the study gives one; otherwise runs
-    ``study.run([point], [0])`` with ``jax.jit`` replaced by recorders (see the
-    module docstring), which needs a fresh process (:func:`study_exports`).
+    Uses ``study.export_fn`` when the study gives one; otherwise runs ``study.run([point], [0])`` with
+    ``jax.jit`` replaced by recorders (see the module docstring), which needs a fresh process
+    (:func:`study_exports`). A run that fails on the zero outputs after its exports is noted on the records.
+
+    Args:
+        study: the study object (with ``name``, ``group_by``, ``run`` and optionally ``export_fn``).
+        points: the grid points to export.
+        name: the name in the records' ``module`` (``None``: ``study.name``).
+
+    Returns:
+        The :class:`ExportRecord` of every function captured, in call order (one ``"capture"`` error record for
+        a point that compiled nothing).
     """
     out = []
     for p in points:
@@ -272,11 +316,20 @@ def capture_points(study, points: Sequence[dict], name: Optional[str] = None) ->
 
 
 def capture_study(name: str, per_group: bool = False, quick: bool = True) -> list[ExportRecord]:
-    """:func:`capture_points` for registered study ``name`` at the first point of its ``quick`` grid
-    (``per_group``: the first point of every ``group_by`` group, i.e. of every distinct compiled
-    function). Without ``export_fn`` it must run in a fresh process: the library's factories cache
-    jitted functions, and one created before ``jax.jit`` was replaced is not seen
-    (:func:`study_exports` starts one)."""
+    """:func:`capture_points` for registered study ``name`` at the first point of its grid.
+
+    ``per_group``: the first point of every ``group_by`` group, i.e. of every distinct compiled function.
+    Without ``export_fn`` it must run in a fresh process: the library's factories cache jitted functions, and
+    one created before ``jax.jit`` was replaced is not seen (:func:`study_exports` starts one).
+
+    Args:
+        name: the registered study's name.
+        per_group: export one point per ``group_by`` group instead of only the first point.
+        quick: use the study's quick configuration.
+
+    Returns:
+        The :class:`ExportRecord` s of the captured functions.
+    """
     from .. import registry
     from ..studies.framework import resolve_config
 
@@ -295,8 +348,19 @@ def capture_study(name: str, per_group: bool = False, quick: bool = True) -> lis
 
 
 def start_study_exports(names: Optional[Sequence[str]] = None, per_group: bool = False) -> subprocess.Popen:
-    """Start :func:`capture_study` for every registered study (or ``names``) in a fresh subprocess;
-    :func:`finish_study_exports` collects the records (so the caller can work meanwhile)."""
+    """Start :func:`capture_study` for every registered study (or ``names``) in a fresh subprocess.
+
+    The subprocess runs on the CPU with one host device (modules are exported for one seed, unsharded) and
+    prints one ``EXPORT <json>`` line per record; :func:`finish_study_exports` collects them, so the caller
+    can work meanwhile.
+
+    Args:
+        names: the studies (``None``: every registered study).
+        per_group: one point per ``group_by`` group (:func:`capture_study`).
+
+    Returns:
+        The running ``subprocess.Popen`` (text-mode pipes on stdout and stderr).
+    """
     env = dict(os.environ)
     env.setdefault("JAX_PLATFORMS", "cpu")
     # one device: the modules are exported for one seed, unsharded (see the per-seed rule in jaxdp.bench.hlo)
@@ -309,7 +373,18 @@ def start_study_exports(names: Optional[Sequence[str]] = None, per_group: bool =
 
 
 def finish_study_exports(p: subprocess.Popen, timeout: float = 900.0) -> list[ExportRecord]:
-    """The records of a :func:`start_study_exports` subprocess (raises if it failed)."""
+    """The records of a :func:`start_study_exports` subprocess.
+
+    Args:
+        p: the subprocess.
+        timeout: seconds to wait for it before killing it.
+
+    Returns:
+        The :class:`ExportRecord` s it printed.
+
+    Raises:
+        RuntimeError: it timed out, exited with a non-zero status or printed no record (with its stderr's tail).
+    """
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -324,7 +399,19 @@ def finish_study_exports(p: subprocess.Popen, timeout: float = 900.0) -> list[Ex
 
 def study_exports(names: Optional[Sequence[str]] = None, per_group: bool = False,
                   timeout: float = 900.0) -> list[ExportRecord]:
-    """:func:`capture_study` for every registered study (or ``names``), in one fresh subprocess."""
+    """:func:`capture_study` for every registered study (or ``names``), in one fresh subprocess.
+
+    Args:
+        names: the studies (``None``: every registered study).
+        per_group: one point per ``group_by`` group (:func:`capture_study`).
+        timeout: seconds to wait for the subprocess.
+
+    Returns:
+        The :class:`ExportRecord` s of all the studies.
+
+    Raises:
+        RuntimeError: the subprocess timed out or failed.
+    """
     return finish_study_exports(start_study_exports(names, per_group), timeout)
 
 

@@ -35,9 +35,22 @@ def bench_hedge(seeds_list: Sequence[int] = (1, 16, 256, 4096, 16384), d_list: S
                 numpy_max_seed_rounds: float = 2e6) -> list[dict]:
     """Time ``simulate(hedge(d), bernoulli_experts(d))`` for each (seeds, d) against the NumPy references.
 
-    NumPy references are timed on at most ``numpy_max_seed_rounds`` seed-rounds
-    (fewer rounds for big batches); the per-seed loop on at most ~``loop_budget``
-    seconds' worth of seeds (estimated from one seed). Rates are per seed-round.
+    Hedge runs with ``η = hedge_eta(d, T)`` on Bernoulli losses with gap 0.1; compile time is the first call
+    minus a second, warm call (on other keys). NumPy references are timed on at most ``numpy_max_seed_rounds``
+    seed-rounds (fewer rounds for big batches); the per-seed loop on at most ~``loop_budget`` seconds' worth
+    of seeds (estimated from one seed). Rates are per seed-round.
+
+    Args:
+        seeds_list: the numbers of seeds (batch sizes) timed.
+        d_list: the numbers of experts timed.
+        T: the rounds per seed.
+        numpy_budget: not used (the vectorized reference is bounded by ``numpy_max_seed_rounds``).
+        loop_budget: seconds the per-seed NumPy loop may take per point (roughly).
+        numpy_max_seed_rounds: the most seed-rounds the vectorized NumPy reference runs per point.
+
+    Returns:
+        One row per ``(d, seeds)``: ``compile_s``, ``run_s``, ``jax_seed_rounds/s``, ``jax_expert_updates/s``,
+        the two NumPy rates, the speedups over them, what NumPy timed (``numpy_timed``) and ``mean_regret``.
     """
     import jax.numpy as jnp
 

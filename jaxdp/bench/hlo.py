@@ -115,7 +115,22 @@ class _Cost:
 
 @dataclasses.dataclass
 class ModuleStats:
-    """What :func:`analyze_module` reads from one StableHLO module (counts per call of ``main``)."""
+    """What :func:`analyze_module` reads from one StableHLO module (counts per call of ``main``; module docstring).
+
+    Attributes:
+        rng_words: 32-bit random words drawn per call (loop trip counts applied; the largest branch).
+        key_words: the part of ``rng_words`` drawn for key derivations (``split``/``fold_in``).
+        carry_bytes: per-seed loop-state bytes read and written per call (leading dimension 1).
+        shared_carry_bytes: loop-state bytes of arrays shared by every seed (scalars, tables).
+        loops: the number of ``stablehlo.while`` loops costed.
+        unknown_trip_loops: loops whose trip count is not a constant (counted once).
+        custom_calls: custom-call target -> number of call sites.
+        violations: one line per host callback, host transfer or CPU-only custom call found.
+        uses_f64: the module's text has a float64 tensor.
+        threefry_calls: the number of ``threefry2x32`` call sites costed.
+        rng_bit_generator_ops: the number of ``stablehlo.rng_bit_generator`` ops costed.
+        invariant_bytes: the largest per-seed loop constant passed by reference, in bytes, over the loops.
+    """
 
     rng_words: float
     key_words: float
@@ -206,10 +221,16 @@ def _trip_count(while_op) -> Optional[int]:
 def analyze_module(text: str) -> ModuleStats:
     """Read a StableHLO module's text (``Exported.mlir_module()`` or ``Lowered.as_text()``).
 
-    Returns the random words drawn, the loop-carry traffic in bytes (per seed
-    and shared), the custom-call targets with their counts, and the
-    violations (host callbacks, host transfers, CPU-only custom calls): see the
-    module docstring for the exact counting rules.
+    Finds the random words drawn, the loop-carry traffic in bytes (per seed and shared), the custom-call
+    targets with their counts, and the violations (host callbacks, host transfers, CPU-only custom calls):
+    see the module docstring for the exact counting rules. Costs are those of the function ``main`` (or the
+    module's first function).
+
+    Args:
+        text: the module's MLIR text.
+
+    Returns:
+        The :class:`ModuleStats`.
     """
     from jax.extend.mlir import ir
 

@@ -27,7 +27,26 @@ from ..lazy import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
 
 
 def numpy_l2p_mw(losses_fn, T, d, S, eta, p, B, rng):
-    """L2P-MW in NumPy, vectorized over S seeds (same algorithm, Algorithm 1)."""
+    """L2P-MW (LAZY Alg. 1 with multiplicative weights) in NumPy, vectorized over ``S`` seeds: the reference timed.
+
+    Every seed sees the same loss vectors. Played ``x`` and shadow ``y`` start from the MW measure; at each
+    batch boundary ``x`` is kept with probability ``(1 - p) min(1, e^{-η(Λ(x) - Λ(y)) - 2Bη})`` (``Λ`` the last
+    batch's losses), else redrawn, and ``y`` is kept with probability ``1 - p``, else redrawn; draws are from
+    ``∝ exp(-η cum)`` by inverse CDF.
+
+    Args:
+        losses_fn: ``t -> (d,)`` loss vector of round ``t``.
+        T: the number of rounds.
+        d: the number of experts.
+        S: the number of seeds.
+        eta: the learning rate ``η``.
+        p: the probability of a fresh draw at each batch boundary.
+        B: the batch length in rounds.
+        rng: the ``numpy.random.Generator``.
+
+    Returns:
+        The ``(S,)`` total loss of the played experts per seed.
+    """
     cum = np.zeros(d)
 
     def draw(cum, n):
@@ -59,6 +78,24 @@ def numpy_l2p_mw(losses_fn, T, d, S, eta, p, B, rng):
 
 
 def throughput(T, Ss, ds, B=16, eta=0.02, p=0.2):
+    """L2P-MW throughput (seed-rounds per second) against :func:`numpy_l2p_mw`, for every ``(d, seeds)``.
+
+    ``simulate(l2p_mw(d, B))`` on the alternating-batches adversary (experts 0 and 1 lose in turn, batch by
+    batch); compile time is the first call minus the best warm one. The NumPy reference runs the same losses
+    on ``min(T, 512)`` rounds, its time scaled to ``T``.
+
+    Args:
+        T: the rounds per seed.
+        Ss: the numbers of seeds.
+        ds: the numbers of experts.
+        B: the batch length.
+        eta: the learning rate.
+        p: the probability of a fresh draw at each batch boundary.
+
+    Returns:
+        One row per ``(d, seeds)``: ``compile_s``, ``jax_s``, ``jax_Mrounds_per_s``, ``numpy_s``,
+        ``numpy_Mrounds_per_s`` and ``speedup``.
+    """
     rows = []
     for d in ds:
         L = l2p_mw(d, B)
@@ -88,7 +125,17 @@ def throughput(T, Ss, ds, B=16, eta=0.02, p=0.2):
 
 
 def expensive_measure(d: int, K: int) -> LazyMeasure:
-    """MW whose ``sample`` burns ``K`` extra O(d) passes (an artificially expensive fresh sample)."""
+    """MW whose ``sample`` burns ``K`` extra O(d) passes (an artificially expensive fresh sample).
+
+    The passes add ``1e-30 · Σ tanh(·)`` to the logits, so the sample's law is MW's up to float rounding.
+
+    Args:
+        d: the number of experts.
+        K: the number of extra passes over the logits per fresh sample.
+
+    Returns:
+        The :class:`jaxdp.lazy.LazyMeasure` (MW's statistics, ratio and summary; the slow ``sample``).
+    """
     base = mw_measure(d)
 
     def sample(key, cum, mp):
@@ -107,6 +154,24 @@ _MEASURES: dict = {}
 
 
 def per_round_cost(T, S, d, B, Ks, eta=0.02, p=0.2):
+    """Time per round of L2P with an expensive fresh sample (:func:`expensive_measure`), block vs per-round mode.
+
+    In block mode (``l2p(measure, B)``: fresh samples once per batch, engine nested scan) the time per round
+    should not grow with ``K`` beyond ``K/B`` passes; the per-round mode (``block_size=None``, traced ``B``)
+    is timed alongside.
+
+    Args:
+        T: the rounds per seed.
+        S: the number of seeds.
+        d: the number of experts.
+        B: the batch length.
+        Ks: the extra passes per fresh sample.
+        eta: the learning rate.
+        p: the probability of a fresh draw at each batch boundary.
+
+    Returns:
+        One row per ``(K, mode)``: ``mode``, ``K_sample_passes``, ``B`` and ``us_per_round_per_seed``.
+    """
     rows = []
     adv = adv_alternating_batches(d)
     params = l2p_mw_params(eta, p, B)
@@ -123,6 +188,14 @@ def per_round_cost(T, S, d, B, Ks, eta=0.02, p=0.2):
 
 
 def run(tiny: bool = False) -> dict:
+    """Both L2P-MW benchmarks (module docstring) at full or test size.
+
+    Args:
+        tiny: test size (``T = 256``, 8 seeds, ``d = 8``) instead of ``T = 4096`` over several seeds and ``d``.
+
+    Returns:
+        ``{"throughput": rows of :func:`throughput`, "per_round_cost": rows of :func:`per_round_cost`}``.
+    """
     if tiny:
         tp = throughput(T=256, Ss=[8], ds=[8])
         pc = per_round_cost(T=256, S=8, d=8, B=16, Ks=[0, 64])

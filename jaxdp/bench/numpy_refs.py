@@ -17,7 +17,22 @@ __all__ = ["numpy_hedge_per_seed", "numpy_hedge_vectorized"]
 
 
 def numpy_hedge_per_seed(seeds: int, d: int, T: int, eta: float, gap: float = 0.1, rng_seed: int = 0) -> float:
-    """Per-seed Python loop (float64). Returns the mean expected regret."""
+    """Hedge on Bernoulli experts, a Python loop over seeds and rounds (float64), as a paper's script would.
+
+    Each seed plants a best expert with loss probability ``0.5 - gap`` (the others 0.5), and every round
+    updates Hedge's distribution and samples the played expert by inverse CDF (the sample is discarded).
+
+    Args:
+        seeds: the number of runs.
+        d: the number of experts.
+        T: the rounds per run.
+        eta: Hedge's learning rate.
+        gap: how much less often the planted expert loses.
+        rng_seed: the seed of NumPy's generator.
+
+    Returns:
+        The mean over runs of the expected regret ``Σ_t p_t·l_t - min_i L_T(i)``.
+    """
     rng = np.random.default_rng(rng_seed)
     total = 0.0
     for _ in range(seeds):
@@ -39,7 +54,21 @@ def numpy_hedge_per_seed(seeds: int, d: int, T: int, eta: float, gap: float = 0.
 
 
 def numpy_hedge_vectorized(seeds: int, d: int, T: int, eta: float, gap: float = 0.1, rng_seed: int = 0) -> float:
-    """Loop over rounds, vectorized over seeds (float32 like jaxdp). Returns the mean expected regret."""
+    """Hedge on Bernoulli experts, a loop over rounds vectorized over seeds (float32 like jaxdp).
+
+    The workload of :func:`numpy_hedge_per_seed` with all seeds in one array per round.
+
+    Args:
+        seeds: the number of runs.
+        d: the number of experts.
+        T: the rounds per run.
+        eta: Hedge's learning rate.
+        gap: how much less often the planted expert loses.
+        rng_seed: the seed of NumPy's generator.
+
+    Returns:
+        The mean over runs of the expected regret ``Σ_t p_t·l_t - min_i L_T(i)``.
+    """
     rng = np.random.default_rng(rng_seed)
     star = rng.integers(d, size=seeds)
     cum = np.zeros((seeds, d), np.float32)

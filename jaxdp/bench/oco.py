@@ -23,7 +23,24 @@ TITLE = "simulate(dp_ftrl) vs NumPy (linear losses on the unit ball)"
 
 
 def numpy_dp_ftrl(T: int, d: int, S: int, lam: float, sigma: float, clip: float, rng) -> np.ndarray:
-    """DP-FTRL in NumPy, vectorized over S seeds (float32): returns the total loss per seed."""
+    """DP-FTRL (REAL Alg. 3) in NumPy, vectorized over ``S`` seeds (float32): the reference timed.
+
+    Linear losses with Rademacher gradients ``g ∈ {±1/√d}^d`` on the unit ball: each round pays ``⟨g, x⟩``,
+    clips ``g`` to norm ``clip``, adds it to the binary tree (Gaussian node noise ``sigma``) and plays the
+    projection of ``-ĝ/λ`` (``ĝ`` the noisy prefix sum) on the unit ball.
+
+    Args:
+        T: the number of rounds.
+        d: the dimension.
+        S: the number of seeds.
+        lam: the regularization ``λ``.
+        sigma: the standard deviation of each tree node's Gaussian noise.
+        clip: the gradient clipping norm.
+        rng: the ``numpy.random.Generator``.
+
+    Returns:
+        The ``(S,)`` float32 total loss per seed.
+    """
     H = int(T).bit_length()
     alpha = np.zeros((S, H, d), np.float32)
     alpha_hat = np.zeros((S, H, d), np.float32)
@@ -50,13 +67,40 @@ def numpy_dp_ftrl(T: int, d: int, S: int, lam: float, sigma: float, clip: float,
 
 
 def numpy_dp_ftrl_per_seed(T: int, d: int, S: int, lam: float, sigma: float, clip: float, rng) -> np.ndarray:
+    """:func:`numpy_dp_ftrl` one seed at a time (a Python loop over seeds), as a per-seed script would run it.
+
+    Args:
+        T: the number of rounds.
+        d: the dimension.
+        S: the number of seeds.
+        lam: the regularization ``λ``.
+        sigma: the standard deviation of each tree node's Gaussian noise.
+        clip: the gradient clipping norm.
+        rng: the ``numpy.random.Generator``, shared by the seeds in turn.
+
+    Returns:
+        The ``(S,)`` float32 total loss per seed.
+    """
     return np.concatenate([numpy_dp_ftrl(T, d, 1, lam, sigma, clip, rng) for _ in range(S)])
 
 
 
 
 def run(tiny: bool = False, quick: bool = False) -> list[dict]:
-    """Rows: d, seeds, T, jax seed-rounds/s, compile s, numpy (vectorized / per-seed) seed-rounds/s, speedup."""
+    """DP-FTRL throughput (seed-rounds per second) against the NumPy references, for every ``(d, seeds)``.
+
+    ``simulate(dp_ftrl)`` with the paper-mode plan at ``(ε, δ) = (1, 1e-6)`` (general setting, ``L = D = 1``);
+    compile time is the first call minus the best warm one. The NumPy references run ``T_np`` rounds on at most 256
+    (vectorized) and 4 (per-seed) seeds.
+
+    Args:
+        tiny: a test-sized run (``d = 4``, 16 seeds, ``T = 256``, ``T_np = 64``).
+        quick: the same small size (``jaxdp bench``'s quick run).
+
+    Returns:
+        One row per ``(d, seeds)``: ``jax_seed_rounds_per_s``, ``compile_s``, the two NumPy rates, what NumPy
+        timed (``numpy_timed``) and ``speedup_vs_numpy_vec``.
+    """
 
     from .. import registry
     from ..core import seed_keys, simulate

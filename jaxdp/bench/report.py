@@ -83,7 +83,12 @@ def _call_bench(name: str, mod, quick: bool) -> list:
 
 
 def device_memory_report() -> str:
-    """Peak device memory as reported by the backend (GPU/TPU; CPU reports none)."""
+    """Peak device memory as reported by the backend (GPU/TPU; CPU reports none).
+
+    Returns:
+        A markdown section ``### device memory`` with one line per local device: its peak bytes in use and
+        its limit in GiB, or that the backend reports no memory statistics.
+    """
     import jax
 
     lines = ["### device memory", ""]
@@ -104,8 +109,17 @@ def device_memory_report() -> str:
 def roofline_rows(suite_rows: list[dict], exports: list) -> list[dict]:
     """One row per suite case: its best measured throughput next to the roofline predictions.
 
-    ``suite_rows`` from :func:`jaxdp.bench.suite.run_suite`, ``exports`` from
-    :func:`jaxdp.bench.export.suite_exports` (same ``quick``).
+    For each exported case: random bits and carry bytes per round, whether it lowers for ``cuda`` and
+    ``tpu``, and the throughput :func:`jaxdp.bench.roofline.predict` gives for this device (the ceilings the
+    suite measured) and for the published H100 and TPU v5e figures; the measurement is the case's row of
+    most seed-rounds per second.
+
+    Args:
+        suite_rows: the rows of :func:`jaxdp.bench.suite.run_suite`.
+        exports: the records of :func:`jaxdp.bench.export.suite_exports` (same ``quick``).
+
+    Returns:
+        The rows for :func:`roofline_markdown`.
     """
     import jax
 
@@ -143,6 +157,14 @@ def roofline_rows(suite_rows: list[dict], exports: list) -> list[dict]:
 
 
 def roofline_markdown(rows: list[dict]) -> str:
+    """The roofline table (measured vs predicted throughput per suite case), with its explanation.
+
+    Args:
+        rows: the rows of :func:`roofline_rows`.
+
+    Returns:
+        The markdown section ``### Roofline: measured vs predicted``.
+    """
     from .roofline import H100, TPU_V5E
 
     cols = ["case", "config", "export", "rand_bits_per_round", "carry_bytes_per_round", "seeds", "measured",
@@ -164,7 +186,16 @@ def roofline_markdown(rows: list[dict]) -> str:
 
 
 def run_device_report(quick: bool = False, scaling: bool = True, cases: Optional[Sequence[str]] = None) -> str:
-    """Run the suite, export its cases and return the markdown report (suite, roofline, memory)."""
+    """Run the accelerator suite, export its cases and return the markdown report (suite, roofline, memory).
+
+    Args:
+        quick: the quick suite's sizes.
+        scaling: also run the suite's multi-device scaling rows.
+        cases: only the suite cases of these names (``None``: all).
+
+    Returns:
+        The report's markdown.
+    """
     from .export import suite_exports
     from .suite import run_suite, suite_to_markdown
 
@@ -178,7 +209,19 @@ def run_device_report(quick: bool = False, scaling: bool = True, cases: Optional
 
 
 def export_markdown(records: list, title: str = "Accelerator export check") -> str:
-    """The per-module table of ``benchmarks/EXPORT.md`` (records from :mod:`jaxdp.bench.export`)."""
+    """The per-module table of ``benchmarks/EXPORT.md``.
+
+    One row per record: the platforms it lowers for, whether it is free of host callbacks and CPU-only
+    calls, random bits and carry bytes per round, the predicted H100 and TPU v5e throughput, and notes
+    (float64, traced trip counts, capture remarks).
+
+    Args:
+        records: the :class:`jaxdp.bench.export.ExportRecord` s.
+        title: the section title.
+
+    Returns:
+        The markdown section.
+    """
     from .roofline import H100, TPU_V5E, predict
 
     rows = []
@@ -216,10 +259,26 @@ def export_markdown(records: list, title: str = "Accelerator export check") -> s
 
 def run_benchmarks(quick: bool = False, run_all: bool = False, only: Optional[Iterable[str]] = None,
                    out: Optional[str] = None, device_report: bool = False) -> pathlib.Path:
-    """Run the Hedge benchmark (with ``run_all``, also every benchmark of this package and any other
-    ``benchmarks/bench_*.py`` of a source checkout; ``only``: just these names; with
-    ``device_report``, the accelerator suite and its roofline); print each table and write them all
-    to ``out`` (default ``./jaxdp-bench.md``). Returns the path written."""
+    """The ``jaxdp bench`` driver: run the benchmarks, print each table and write them all to one file.
+
+    Runs the Hedge benchmark; with ``run_all``, also every benchmark of this package and any other
+    ``benchmarks/bench_*.py`` of a source checkout; with ``device_report``, the accelerator suite and its
+    roofline (:func:`run_device_report`). The file starts with the machine (:func:`machine_info`) and the date.
+
+    Args:
+        quick: tiny sizes (rates not representative).
+        run_all: also run every discovered benchmark.
+        only: run just the benchmarks of these names (``"hedge"`` or a discovered one; a discovered name runs
+            even without ``run_all``).
+        out: the file to write (``None``: ``./jaxdp-bench.md``).
+        device_report: append the accelerator suite, roofline and memory report.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: ``out`` is a directory.
+    """
     from .hedge import TITLE, bench_hedge
 
     path = pathlib.Path(out) if out else pathlib.Path.cwd() / DEFAULT_OUT

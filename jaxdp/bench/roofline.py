@@ -38,7 +38,14 @@ __all__ = ["Device", "H100", "TPU_V5E", "PUBLISHED", "predict", "measured_device
 
 @dataclasses.dataclass(frozen=True)
 class Device:
-    """A device's two ceilings: bytes/s of memory bandwidth and random words/s (None: not known)."""
+    """A device's two ceilings: bytes/s of memory bandwidth and random words/s.
+
+    Attributes:
+        name: the device's name.
+        bytes_per_s: the memory bandwidth in bytes per second (read + write).
+        rng_words_per_s: 32-bit threefry words generated per second (``None``: not known).
+        source: where the figures come from (a datasheet, or ``"measured"``).
+    """
 
     name: str
     bytes_per_s: float
@@ -53,16 +60,32 @@ PUBLISHED = (H100, TPU_V5E)
 
 
 def measured_device(name: str, bytes_per_s: float, rng_words_per_s: float) -> Device:
-    """The device at hand, from measured ceilings (``jaxdp.bench.suite.measure_ceilings``)."""
+    """The device at hand, from measured ceilings (``jaxdp.bench.suite.measure_ceilings``).
+
+    Args:
+        name: the device's name (e.g. its ``device_kind``).
+        bytes_per_s: the measured bandwidth in bytes per second.
+        rng_words_per_s: the measured threefry words per second.
+
+    Returns:
+        The :class:`Device`, with source ``"measured"``.
+    """
     return Device(name, float(bytes_per_s), float(rng_words_per_s), "measured")
 
 
 def predict(rng_words: float, carry_bytes: float, rounds: Optional[int], device: Device) -> dict:
-    """Predicted time per seed-call and throughput (seed-rounds/s, or calls/s if ``rounds`` is None).
+    """Predicted time per seed-call and throughput: ``t = max(R/ρ, C/β)`` (module docstring).
 
-    Returns ``t_rng_s`` (NaN if the device's random-number rate is unknown),
-    ``t_bytes_s``, ``t_s`` (the larger), ``throughput`` and ``bound``
-    (``"rng"``, ``"bytes"``, or ``"bytes (rng unknown)"``).
+    Args:
+        rng_words: ``R``, the random words one seed's call draws.
+        carry_bytes: ``C``, the loop-state bytes one seed's call moves.
+        rounds: rounds per call (``None``: a one-shot estimator, throughput in calls/s).
+        device: the device's ceilings ``ρ`` and ``β``.
+
+    Returns:
+        ``t_rng_s`` (NaN if the device's random-number rate is unknown), ``t_bytes_s``, ``t_s`` (the larger),
+        ``throughput`` (``rounds / t_s``; ``inf`` when ``t_s = 0``) and ``bound`` (``"rng"``, ``"bytes"``, or
+        ``"bytes (rng unknown)"``).
     """
     t_rng = rng_words / device.rng_words_per_s if device.rng_words_per_s else float("nan")
     t_bytes = carry_bytes / device.bytes_per_s

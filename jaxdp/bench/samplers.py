@@ -1,4 +1,4 @@
-"""Sampler and L2P-RMW throughput (Team SAMPLERS).
+"""Sampler and L2P-RMW throughput.
 
 * MALA steps x chains per second vs (chains, d): jaxdp's ``mala`` (vmapped,
   fixed-length scan), ``blackjax.mala`` (same target, vmapped kernel in a
@@ -33,7 +33,23 @@ def _timed(fn, *args):
 
 def numpy_mala(n_chains: int, d: int, n_steps: int, h: float, mu: float = 0.5, s: float = 0.6, R: float = 1.0,
                seed: int = 0) -> np.ndarray:
-    """MALA for N(mu, s^2 I) restricted to the ball of radius R, vectorized over chains (float64)."""
+    """MALA for ``N(mu, s² I)`` restricted to the ball of radius ``R``, vectorized over chains (float64).
+
+    Chains start at 0; a proposal outside the ball is rejected.
+
+    Args:
+        n_chains: the number of chains.
+        d: the dimension.
+        n_steps: the MALA steps per chain.
+        h: the step size (proposal ``y = x + h ∇log π(x) + sqrt(2h) Z``).
+        mu: the mean of the Gaussian (every coordinate).
+        s: its standard deviation.
+        R: the radius of the ball.
+        seed: the seed of NumPy's generator.
+
+    Returns:
+        The ``(n_chains, d)`` final states.
+    """
     rng = np.random.default_rng(seed)
     x = np.zeros((n_chains, d))
 
@@ -59,6 +75,21 @@ def numpy_mala(n_chains: int, d: int, n_steps: int, h: float, mu: float = 0.5, s
 
 
 def bench_mala(chains: int, d: int, n_steps: int) -> list[dict]:
+    """MALA steps × chains per second: jaxdp's ``mala``, ``blackjax.mala`` (when installed) and :func:`numpy_mala`.
+
+    Target: ``N(0.5, 0.36 I)`` truncated to the unit ball, step ``h = min(s²/d^{1/3}, 4R²/(32d))``. The JAX
+    implementations are vmapped over chains and timed on their second call (the first minus the second is
+    the compile time); NumPy is timed once.
+
+    Args:
+        chains: the number of chains.
+        d: the dimension.
+        n_steps: the MALA steps per chain.
+
+    Returns:
+        One row per implementation: ``bench``, ``impl``, ``chains``, ``d``, ``steps``, ``compile_s``, ``run_s``
+        and ``rate`` (steps × chains per second).
+    """
     import jax
     import jax.numpy as jnp
 
@@ -102,6 +133,22 @@ def bench_mala(chains: int, d: int, n_steps: int) -> list[dict]:
 
 
 def bench_l2p_rmw(B: int, seeds: int, T: int, d: int) -> dict:
+    """L2P-RMW seed-rounds per second at batch size ``B`` (exact sampler, linear losses, ``biased`` adversary).
+
+    ``simulate(l2p_rmw(d, B))`` with ``β = 0.05``, ``λ = sqrt(T)``, radius 0.5, ``η = 0.01``, ``p = 0.1``,
+    timed on its second call. Fresh samples are drawn once per batch, so the per-round cost falls as ``B``
+    grows.
+
+    Args:
+        B: the batch length.
+        seeds: the number of seeds.
+        T: the rounds per seed.
+        d: the dimension.
+
+    Returns:
+        One row: ``bench``, ``impl``, ``B``, ``seeds``, ``T``, ``d``, ``compile_s``, ``run_s``, ``rate``
+        (seed-rounds per second) and ``us_per_seed_round``.
+    """
     from ..core import seed_keys, simulate
     from ..oco import adv_linear_oco, linear_oco_params, linear_problem
     from ..oco.l2p_rmw import l2p_rmw, l2p_rmw_params
@@ -123,6 +170,15 @@ def bench_l2p_rmw(B: int, seeds: int, T: int, d: int) -> dict:
 
 
 def run(quick: bool = True, tiny: bool = False) -> list[dict]:
+    """Both sampler benchmarks (module docstring) over their grids.
+
+    Args:
+        quick: the quick grids (3 MALA points, ``B`` up to 64, ``T = 2048``); ``False``: the full grids.
+        tiny: the smoke grids of the tests (overrides ``quick``).
+
+    Returns:
+        The rows of :func:`bench_mala` and :func:`bench_l2p_rmw`.
+    """
     if tiny:
         grid_m, steps, grid_b, seeds, T, d_l = [(4, 2)], 10, [1, 8], 2, 32, 2
     elif quick:
@@ -139,6 +195,14 @@ def run(quick: bool = True, tiny: bool = False) -> list[dict]:
 
 
 def to_markdown(rows: list[dict]) -> str:
+    """The rows of :func:`run` as two markdown tables (MALA, then L2P-RMW; a table without rows is left out).
+
+    Args:
+        rows: the rows.
+
+    Returns:
+        The markdown.
+    """
     out = []
     m = [r for r in rows if r["bench"] == "mala"]
     if m:

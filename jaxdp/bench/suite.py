@@ -71,10 +71,19 @@ __all__ = ["CASE_NAMES", "CASE_LEARNERS", "run_suite", "suite_to_markdown", "mea
 
 
 def measure_ceilings(quick: bool = False) -> dict:
-    """Measured ceilings: ``rng_words_per_s`` (``jax.random.bits`` uint32 words delivered),
-    ``rng_generated_words_per_s`` (the threefry words it generates, counted in its module by
-    :func:`jaxdp.bench.hlo.analyze_module`) and ``bytes_per_s`` (jitted ``x + 1`` on a large
-    float32 array, bytes read + written)."""
+    """The device's measured ceilings: random words per second and copy bandwidth.
+
+    ``jax.random.bits`` on ``2^24`` uint32 words (``2^20`` quick) and a jitted ``x + 1`` on ``2^26`` float32
+    (``2^22`` quick; distinct random buffers, never zeros), each the median of several warm calls.
+
+    Args:
+        quick: the smaller arrays.
+
+    Returns:
+        ``rng_words_per_s`` (uint32 words ``jax.random.bits`` delivers), ``rng_generated_words_per_s`` (the
+        threefry words it generates, counted in its module by :func:`jaxdp.bench.hlo.analyze_module`),
+        ``bytes_per_s`` (bytes read + written), and the array sizes ``rng_array_words`` and ``bw_array_bytes``.
+    """
     import jax
     import jax.numpy as jnp
 
@@ -102,7 +111,12 @@ def measure_ceilings(quick: bool = False) -> dict:
 
 
 def memory_budget() -> tuple[Optional[int], str]:
-    """``(bytes, source)``: half the device memory if the backend reports it, else ``(None, 'time')``."""
+    """The memory a suite case's compiled footprint may use: half the device memory if the backend reports it.
+
+    Returns:
+        ``(bytes, "device")``, or ``(None, "time")`` when the backend reports no memory limit (CPU: batch
+        sizes are then capped by the predicted run time).
+    """
     import jax
 
     try:
@@ -355,19 +369,24 @@ def _sizes_for(case: _Case, quick: bool, ceil: dict, mem_budget: Optional[int], 
 
 def run_suite(quick: bool = False, cases: Optional[list[str]] = None, scaling: bool = True,
               time_cap: Optional[float] = None, max_seeds: Optional[int] = None) -> list[dict]:
-    """Run the benchmark suite; returns one row per (case, batch size), then the scaling rows.
+    """Run the benchmark suite (module docstring): every case over growing batch sizes, then the scaling rows.
 
     Args:
-      quick: tiny sizes (seconds in all; rates not representative).
-      cases: subset of ``hedge, l2p_mw, sparse_vector, l2p_rmw_mala, dp_ftrl, label_dp`` (default all).
-      scaling: also run the multi-device scaling measurement (subprocesses, N = 1, 2, 4 host devices).
-      time_cap: largest predicted warm-call time in seconds (default 0.3 quick, 2 on CPU, 10 on GPU).
-      max_seeds: largest batch size tried (default 256 quick, 65536 on CPU, 4194304 on GPU).
+        quick: tiny sizes (seconds in all; rates not representative).
+        cases: subset of ``hedge, l2p_mw, sparse_vector, l2p_rmw_mala, dp_ftrl, label_dp`` (default all).
+        scaling: also run the multi-device scaling measurement (subprocesses, N = 1, 2, 4 host devices).
+        time_cap: largest predicted warm-call time in seconds (default 0.3 quick, 2 on CPU, 10 on GPU).
+        max_seeds: largest batch size tried (default 256 quick, 65536 on CPU, 4194304 on GPU).
 
-    Row keys: ``case, config, size, seeds, compile_s, run_s, throughput, unit, seed_rounds_per_s,
-    peak_MiB, peak_source, compiled_MiB, rng_words_per_seed, bytes_per_seed, floor_rng_s,
-    floor_bytes_s, gap, bound, rng_ceiling_words_per_s, bw_ceiling_bytes_per_s``. Scaling rows
-    (:func:`scaling_rows`) have ``case = "scaling"``, ``host_devices`` and ``speedup_vs_1``.
+    Returns:
+        One row per (case, batch size), then the scaling rows. Row keys: ``case, config, size, seeds,
+        compile_s, run_s, throughput, unit, seed_rounds_per_s, peak_MiB, peak_source, compiled_MiB,
+        rng_words_per_seed, bytes_per_seed, floor_rng_s, floor_bytes_s, gap, bound, rng_ceiling_words_per_s,
+        bw_ceiling_bytes_per_s, rng_generated_ceiling_words_per_s``. Scaling rows (:func:`scaling_rows`) have
+        ``case = "scaling"``, ``host_devices`` and ``speedup_vs_1``.
+
+    Raises:
+        ValueError: an unknown case name.
     """
     import jax
 
@@ -425,7 +444,21 @@ def _scaling_child(S: int, T: int, d: int) -> dict:
 
 
 def scaling_rows(quick: bool = False, device_counts=(1, 2, 4)) -> list[dict]:
-    """Hedge throughput with ``N`` forced host (CPU) devices, one subprocess per ``N``."""
+    """Hedge throughput with ``N`` forced host (CPU) devices, one subprocess per ``N``.
+
+    Each subprocess runs ``simulate(hedge)`` (``S, T, d = 64, 128, 16`` quick, else ``4096, 1024, 64``) with
+    ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` and reports the median of three warm calls. A
+    subprocess that fails gives a row with ``error`` instead of failing the suite.
+
+    Args:
+        quick: the small size.
+        device_counts: the numbers of host devices ``N``.
+
+    Returns:
+        One row per ``N``: ``case = "scaling"``, ``config``, ``size``, ``seeds``, ``host_devices``,
+        ``compile_s``, ``run_s``, ``throughput`` (expert-updates/s), ``unit``, ``seed_rounds_per_s``,
+        ``speedup_vs_1`` (over the first ``N``) and ``cpu_cores``.
+    """
     S, T, d = (64, 128, 16) if quick else (4096, 1024, 64)
     rows, base = [], None
     for n in device_counts:
@@ -473,8 +506,16 @@ def _table(rows: list[dict], cols: list[str]) -> str:
 
 
 def suite_to_markdown(rows: list[dict], title: str = "Accelerator benchmark suite", full: bool = True) -> str:
-    """Markdown: ceilings, one table of every (case, seeds) row (``full=False``: only the largest
-    size per case), the scaling table and a note on the floors."""
+    """The suite's report: ceilings, the (case, seeds) table, the scaling table and notes on the floors.
+
+    Args:
+        rows: the rows of :func:`run_suite`.
+        title: the section title.
+        full: every (case, seeds) row; ``False``: only the largest size per case.
+
+    Returns:
+        The markdown section (it starts with :func:`jaxdp.bench.common.machine_info`).
+    """
     import jax
 
     from .common import machine_info
