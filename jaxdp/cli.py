@@ -89,6 +89,11 @@ __all__ = ["main", "script_main"]
 
 
 class CLIError(Exception):
+    """A command-line usage error (a malformed ``--set``, a missing subcommand, an unusable ``--out``).
+
+    :func:`main` prints its first line as ``jaxdp: error: ...`` on stderr and returns status 2, like the
+    ``ValueError``/``TypeError``/``OSError`` the commands raise for bad input.
+    """
     pass
 
 
@@ -809,7 +814,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``jaxdp`` command line on ``argv`` (default ``sys.argv[1:]``) and return its exit status:
     0 success, 2 error (one line ``jaxdp: error: ...`` on stderr), 130 interrupted (Ctrl-C at any moment),
     and the statuses documented per command (``study verify``, ``compare``, ``study run --processes``).
-    Called without ``argv`` (as the program), an interrupted command exits the process with 130 at once."""
+    Called without ``argv`` (as the program), an interrupted command exits the process with 130 at once.
+
+    Args:
+        argv: the arguments after the program name (``["plan", "l2p_mw", "--eps", "0.5", ...]``); ``None``
+            reads ``sys.argv[1:]``.
+
+    Returns:
+        The exit status.
+    """
     if argv is None and _AT_IMPORT is not None and signal.getsignal(signal.SIGINT) == _AT_IMPORT.handler:
         sigint = _AT_IMPORT          # the program's: keeps a Ctrl-C that came before main
     else:

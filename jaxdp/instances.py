@@ -76,6 +76,23 @@ class Instance:
     * ``min_d``: the smallest dimension the construction allows.
     * ``quick``: part of ``--quick`` runs (the real-data replays are not: building their streams
       runs a pool of online predictors in Python); ``data``: a real-data replay.
+
+    Attributes:
+        name: the instance's unique name.
+        problem_class: one of :data:`PROBLEM_CLASSES` (``"experts"``, ``"realizable-experts"``, ``"oco-ball"``,
+            ``"oco-simplex"``, ``"bandits"``, ``"label-dp"``).
+        description: what the instance is, in one or two sentences.
+        build: ``build(d, T, eps, T_max=None)``: the adversary and its parameters (``(generator, info)`` for
+            ``label-dp``).
+        problem: ``problem(d) -> Problem`` for the online classes, ``None`` otherwise.
+        base_seed: the base of the instance's seed keys.
+        seeds: the fixed seed indices (``0..63``); ``--quick`` uses the first :data:`N_SEEDS_QUICK`.
+        reference: the paper section or documentation page the construction comes from.
+        min_d: the smallest dimension the construction allows.
+        params: the construction's parameters as ``(name, value)`` pairs (with ``problem_class`` and
+            ``base_seed``, what makes two registrations of one name the same instance).
+        quick: part of ``--quick`` runs.
+        data: a real-data replay (needs the optional ``jaxdp[data]`` extra).
     """
 
     name: str
@@ -103,7 +120,18 @@ _REGISTRY: dict[str, Instance] = {}
 
 
 def register_instance(inst: Instance) -> Instance:
-    """Add an instance (names are unique; re-registering the same name with another definition is an error)."""
+    """Add an instance (names are unique; re-registering the same name with another definition is an error).
+
+    Args:
+        inst: the instance.
+
+    Returns:
+        ``inst`` itself.
+
+    Raises:
+        ValueError: an unknown ``problem_class``, or the name is taken by an instance with other
+            ``problem_class``, ``params`` or ``base_seed``.
+    """
     if inst.problem_class not in PROBLEM_CLASSES:
         raise ValueError(f"problem_class must be one of {list(PROBLEM_CLASSES)}, got {inst.problem_class!r}")
     old = _REGISTRY.get(inst.name)
@@ -164,7 +192,19 @@ def _replay(dataset: str):
 
 def instances(problem_class: Optional[str] = None, *, include_data: bool = True) -> list[Instance]:
     """Registered instances (of one problem class), in registration order; ``include_data=False`` leaves out
-    the real-data replays."""
+    the real-data replays.
+
+    Args:
+        problem_class: one of :data:`PROBLEM_CLASSES`, or ``None`` for every class.
+        include_data: include the real-data replays (registered on first use when ``jaxdp.data`` and its
+            dependencies import).
+
+    Returns:
+        The list of :class:`Instance`.
+
+    Raises:
+        ValueError: an unknown ``problem_class``.
+    """
     if problem_class is not None and problem_class not in PROBLEM_CLASSES:
         raise ValueError(f"problem must be one of {list(PROBLEM_CLASSES)}, got {problem_class!r}")
     if include_data:
@@ -174,6 +214,17 @@ def instances(problem_class: Optional[str] = None, *, include_data: bool = True)
 
 
 def get_instance(name: str) -> Instance:
+    """The registered instance called ``name`` (the real-data instances are registered first if available).
+
+    Args:
+        name: the instance's name.
+
+    Returns:
+        The :class:`Instance`.
+
+    Raises:
+        ValueError: no instance has that name (the message lists the known ones).
+    """
     _load_data_instances()
     if name not in _REGISTRY:
         raise ValueError(f"unknown instance {name!r}; known: {', '.join(sorted(_REGISTRY))}")
@@ -181,6 +232,15 @@ def get_instance(name: str) -> Instance:
 
 
 def instance_keys(name: str, n: Optional[int] = None) -> jax.Array:
+    """The PRNG keys of the first ``n`` seeds of a registered instance (all of them by default).
+
+    Args:
+        name: the instance's name.
+        n: how many seeds, from the start of its seed list; ``None`` for all.
+
+    Returns:
+        The batch of keys (:meth:`Instance.keys`).
+    """
     return get_instance(name).keys(n)
 
 

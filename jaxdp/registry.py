@@ -22,6 +22,17 @@ __all__ = [
 
 @dataclasses.dataclass
 class Entry:
+    """One registered planner, study or audit (:data:`PLANNERS`, :data:`STUDIES`, :data:`AUDITS`).
+
+    Attributes:
+        name: the registered name (``jaxdp plan NAME``, ``jaxdp study run NAME``, ``jaxdp audit NAME``).
+        fn: the registered function: a planner ``fn(*, eps, delta, T, d, mode, **kw) -> Plan``, a study's
+            ``build(cfg) -> Study`` (wrapped to fill in missing configuration keys from ``defaults``), or an
+            audit ``fn(*, quick, seed) -> report``.
+        description: one line for the listings.
+        extra: the registration's further fields: ``defaults`` and ``quick`` of a study, ``claimed_eps`` and
+            ``broken`` of an audit (empty for a planner).
+    """
     name: str
     fn: Callable[..., Any]
     description: str
