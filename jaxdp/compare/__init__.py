@@ -90,8 +90,23 @@ def __getattr__(name: str):
 
 
 def load_factory(spec: Union[str, Callable]) -> Callable:
-    """``"module:function"`` (dotted module importable from the current directory, or a path to a
-    ``.py`` file) -> the function. A callable is returned unchanged."""
+    """The factory a ``MODULE:FACTORY`` string names, imported.
+
+    A ``.py`` path is imported once per content: a rerun in the same process reuses the module (and
+    its compiled learners) while the file is unchanged, and imports it again after an edit.
+
+    Args:
+        spec: ``"module:function"``, where ``module`` is a dotted module importable from the current
+            directory or a path to a ``.py`` file; or a callable, returned unchanged.
+
+    Returns:
+        The factory callable.
+
+    Raises:
+        ValueError: ``spec`` is not of the form ``MODULE:FACTORY``, the module cannot be imported or
+            it has no callable of that name.
+        FileNotFoundError: a ``.py`` path that does not exist.
+    """
     if callable(spec):
         return spec
     if not isinstance(spec, str) or ":" not in spec:
@@ -154,7 +169,24 @@ def audit_learner(learner, params, *, problem_class: str, d: int, T: int, claime
     over events on the actions ``x_1..x_{T+1}``; it reads the action type, an expert index or a
     point, from the learner). For ``bandits`` the events are :func:`jaxdp.bandits.audits.bandit_events`:
     the plays of each arm, and the replays of the arm played in a changed round (what bandit feedback
-    reveals). Returns an ``AuditReport``.
+    reveals).
+
+    Args:
+        learner: the :class:`jaxdp.Learner` audited.
+        params: its parameters at horizon ``T`` and the claimed privacy.
+        problem_class: the compared class (:data:`SUPPORTED`); a class with bandit feedback
+            (:data:`BANDIT_FEEDBACK`) is audited on the bandit events.
+        d: the dimension of a loss vector (experts, arms or coordinates).
+        T: the audited horizon; the changed rounds are ``0`` and ``T // 2``.
+        claimed_eps, claimed_delta: the ``(ε, δ)`` the learner claims; a lower bound on ε above
+            ``claimed_eps`` at level ``claimed_delta`` refutes it.
+        n: runs per neighbouring input.
+        seed: seed of the audit's PRNG key.
+        name: the learner's name in the report.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`: the ε lower bound (``eps_lower``), whether it
+        exceeds the claim (``violation``) and the verdict.
     """
     import jax
 
@@ -292,25 +324,36 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
         pass the bandit-feedback check, :func:`jaxdp.bandits.testing.check_bandit_feedback`).
       eps, delta: the privacy levels every learner is run at (matched); defaults :data:`DEFAULTS`
         (``--quick``: :data:`QUICK`).
-      T: the horizons (regret at the largest; the slope in T is fitted over all); d: the dimension.
+      T: the horizons (regret at the largest; the slope in T is fitted over all).
+      d: the dimension of the losses: experts, arms (``K = d``) or coordinates of the OCO domain.
       seeds: seeds per instance (the first ones of each instance's fixed list).
+      quick: start from the small grid :data:`QUICK` instead of :data:`DEFAULTS` and run only the
+        instances marked quick; explicit arguments still override it.
       out: results directory (resumable; default: a temporary directory).
       claimed_eps: the ε your learner claims, one value or one per learner (default: the factory's
         ``claimed_eps`` attribute, else each ε it is run at); ``math.inf`` declares it non-private: it
         is shown as a reference and never ranked.
       learners, instances: subsets of the built-in learners / registered instances.
-      audit: run the privacy audit of your learners (``audit_n`` runs per neighbouring input); an
-        unaudited learner is listed but not ranked.
+      audit: run the privacy audit of your learners; an unaudited learner is listed but not ranked.
+      audit_n: runs per neighbouring input of the audit (default from :data:`DEFAULTS` /
+        :data:`QUICK`); more runs give a tighter ε lower bound.
+      progress: show a progress bar over the study's chunks.
+      plot: write ``regret_vs_T.png``.
       md: also write the Markdown leaderboard to this path (e.g. a docs page).
+      log: called with each progress message (prefixed by the elapsed seconds); default silent.
 
-    Returns the leaderboard as a ``pandas.DataFrame`` (also written to ``out/leaderboard.csv``,
-    with ``leaderboard.md`` and ``regret_vs_T.png``). Its column ``status`` says where each row
-    lands (:data:`RANKED`, :data:`UNRANKED`, :data:`REFERENCE`); ``rank`` is set on ranked rows
-    only. ``attrs["refuted"]`` lists your learners whose claim the audit refuted,
-    ``attrs["command"]`` the command line that resumes the run. Raises
-    :class:`jaxdp.testing.ConformanceError` if a learner fails the conformance checks (its
-    ``factory`` attribute names the learner), ``ValueError`` for bad arguments or a results
-    directory holding another run (the message names each differing setting).
+    Returns:
+      The leaderboard as a ``pandas.DataFrame`` (also written to ``out/leaderboard.csv``, with
+      ``leaderboard.md`` and ``regret_vs_T.png``). Its column ``status`` says where each row lands
+      (:data:`RANKED`, :data:`UNRANKED`, :data:`REFERENCE`); ``rank`` is set on ranked rows only.
+      ``attrs["refuted"]`` lists your learners whose claim the audit refuted, ``attrs["command"]``
+      the command line that resumes the run.
+
+    Raises:
+      jaxdp.testing.ConformanceError: a learner fails the conformance checks (its ``factory``
+        attribute names the learner).
+      ValueError: bad arguments, or a results directory holding another run (the message names each
+        differing setting).
     """
     from .. import instances as inst_mod
     from ..studies.framework import Study, run_study

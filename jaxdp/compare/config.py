@@ -38,6 +38,12 @@ class Builtin:
     (the same object for every ``T <= T_max`` and ε, so a sweep compiles once) and its parameters
     at horizon ``T`` and privacy ``(eps, delta)``; ``eps_certified = inf`` for a non-private
     reference. Raises ``ValueError`` where the request cannot be certified.
+
+    Attributes:
+        name: the registry name (``jaxdp compare --learners NAME``; the leaderboard's ``learner``).
+        make: ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``.
+        private: whether the learner is private; a non-private one is a reference, never ranked.
+        how: one line saying how it is configured (its planner, or its exact calibration).
     """
 
     name: str
@@ -53,14 +59,29 @@ CLASS_LEARNERS = {"experts": ("experts",), "realizable-experts": ("experts", "re
 
 
 def canonical_problem(problem):
-    """``problem`` with an alias (:data:`ALIASES`) replaced by the class's name."""
+    """The compared class's name for a spelling of it (``"bandit"`` -> ``"bandits"``).
+
+    Args:
+        problem: a class name or one of its aliases (:data:`ALIASES`); anything that is not a
+            string is returned unchanged (the argument check reports it).
+
+    Returns:
+        ``problem`` with an alias replaced by the class's name.
+    """
     return ALIASES.get(problem, problem) if isinstance(problem, str) else problem
 
 
 def builtin_learners(problem: str) -> tuple:
-    """The built-in learners of a compared class, from the learner registry: for each of its learner
-    classes (:data:`CLASS_LEARNERS`), the non-private references first, then the private learners,
-    each in registration order."""
+    """The built-in learners of a compared class, from the learner registry.
+
+    Args:
+        problem: the compared class (:data:`SUPPORTED`, or an alias of one).
+
+    Returns:
+        The :class:`Builtin` of every registered learner with a ``compare`` entry of each of the
+        class's learner classes (:data:`CLASS_LEARNERS`), in that order: per learner class the
+        non-private references first, then the private learners, each in registration order.
+    """
     from .. import registry
 
     out = []

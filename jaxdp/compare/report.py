@@ -137,8 +137,22 @@ def _user_summary(config: dict, audits: dict, run: Optional[dict]) -> list[str]:
 def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = None) -> str:
     """The leaderboard as Markdown: per instance, the ranked learners (privacy certified by a ledger
     or claimed and not refuted by the audit), the learners not ranked (refuted, unaudited, a weaker
-    claim, not run) and the non-private references. ``run`` (``out``, ``audit``, ``audit_n``,
-    ``plot``, ``md``) completes the command line that resumes the run."""
+    claim, not run) and the non-private references.
+
+    Args:
+        lb: the leaderboard table :func:`jaxdp.compare.compare` returns (one row per learner,
+            instance and ε).
+        config: the run's configuration as stored in its manifest (class, ε grid, δ, ``T`` grid,
+            ``d``, seeds, instances, built-ins, your learners and their claims).
+        audits: the audit results per learner of yours and claimed ε (``eps_lower``,
+            ``violation``, ``claimed_delta``); empty when the audit was skipped.
+        run: the run's options (``out``, ``audit``, ``audit_n``, ``plot``, ``md``) that complete
+            the command line shown to resume the run.
+
+    Returns:
+        The Markdown page: the settings, the resume command, a summary of each of your learners'
+        audits and, per instance, the ranked, unranked and reference tables.
+    """
     from ..instances import get_instance
 
     metric = METRIC.get(config["problem"], "realized regret")

@@ -35,7 +35,17 @@ __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
-    """Mean and percentile-bootstrap CI of the mean of ``values`` (NaNs dropped)."""
+    """Mean and percentile-bootstrap CI of the mean of ``values`` (NaNs dropped).
+
+    Args:
+        values: the samples, one per seed (any shape; flattened); NaN and inf entries are dropped.
+        n_boot: bootstrap replicates (each resamples the finite values with replacement).
+        level: the interval's coverage, e.g. 0.95 for the 2.5% and 97.5% percentiles.
+        seed: seed of the resampling generator (the interval is reproducible).
+
+    Returns:
+        ``(mean, lo, hi)`` as floats: ``(v, v, v)`` for a single finite value, NaNs for none.
+    """
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
     if v.size == 0:
@@ -50,8 +60,21 @@ def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.9
 
 
 def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000, quantiles: Sequence[float] = ()):
-    """One row per group: ``{metric}_mean``, ``{metric}_lo``, ``{metric}_hi`` (95% bootstrap CI), ``n_seeds``,
-    and ``{metric}_q{q}`` for each requested quantile (high-probability claims)."""
+    """Per-group means with 95% bootstrap intervals (:func:`bootstrap_mean_ci`) and quantiles.
+
+    Args:
+        df: the per-seed results (one row per seed and point).
+        by: the grouping columns (groups are sorted; NaN keys kept).
+        metrics: the columns summarized.
+        n_boot: bootstrap replicates per interval.
+        quantiles: levels ``q`` in ``[0, 1]`` of the NaN-aware empirical quantiles to add (for
+            high-probability claims).
+
+    Returns:
+        A ``pandas.DataFrame``, one row per group: the ``by`` columns, ``n_seeds`` (rows in the group)
+        and, per metric, ``{metric}_mean``, ``{metric}_lo``, ``{metric}_hi`` and ``{metric}_q{q:g}``
+        for each requested quantile.
+    """
     import pandas as pd
 
     rows = []
@@ -103,10 +126,25 @@ def _slopes_rows(lx: np.ndarray, means: np.ndarray) -> np.ndarray:
 def joint_slope_boot(Y: np.ndarray, xs, n_boot: int = 500, seed: int = 0, corr=None, rng=None):
     """Slope and bootstrap slopes of ``log mean(Y[:, j])`` on ``log xs[j]`` with seed indices resampled jointly.
 
-    ``Y`` is ``(seeds, points)`` (rows: seed indices, NaN where a seed is missing); ``corr`` divides the means
-    (log correction). Returns ``(slope, boots (n_boot,))``. Several curves that share seed indices can be
-    bootstrapped with one resampling by passing the same ``rng`` state (or by stacking their columns and
-    fitting column subsets of the same resampled means, as :func:`fit_slopes` does per group).
+    Several curves that share seed indices can be bootstrapped with one resampling by passing the same
+    ``rng`` state (or by stacking their columns and fitting column subsets of the same resampled means,
+    as :func:`fit_slopes` does per group).
+
+    Args:
+        Y: ``(seeds, points)`` array; rows are seed indices, columns the points ``xs``, NaN where a
+            seed is missing.
+        xs: the ``points`` positive abscissae (e.g. horizons ``T``).
+        n_boot: bootstrap replicates; each draws ``seeds`` row indices with replacement, shared by
+            every column.
+        seed: seed of a new generator, used when ``rng`` is not given.
+        corr: ``(points,)`` divisors of the means (a known log factor, for a log-corrected slope);
+            default ones.
+        rng: a ``numpy.random.Generator`` to draw from instead (to share one stream between curves).
+
+    Returns:
+        ``(slope, boots)``: the least-squares slope of ``log(mean(Y[:, j]) / corr[j])`` on
+        ``log xs[j]`` (a float) and the ``(n_boot,)`` bootstrap slopes (NaN where fewer than two
+        means are positive and finite).
     """
     Y = np.asarray(Y, float)
     lx = np.log(np.asarray(xs, float))
@@ -121,10 +159,26 @@ def joint_slope_boot(Y: np.ndarray, xs, n_boot: int = 500, seed: int = 0, corr=N
 
 def ratio_to_base(df, by: Sequence[str], hue: str, base: str, y: str, n_boot: int = 2000, seed: int = 0,
                   level: float = 0.95):
-    """``mean(y | hue) / mean(y | hue = base)`` per group of ``by``, with a bootstrap CI that resamples seed
-    indices jointly for the two means (the runs of one seed index share their instance draws, so the ratio's
-    interval is paired). Returns a DataFrame with ``by``, ``hue``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and
-    ``n_seeds`` (seed indices present for both)."""
+    """``mean(y | hue) / mean(y | hue = base)`` per group of ``by``, with a paired bootstrap CI.
+
+    The bootstrap resamples seed indices jointly for the two means (the runs of one seed index share
+    their instance draws, so the ratio's interval is paired).
+
+    Args:
+        df: the per-seed results; needs a ``seed`` column (the seed index of each row).
+        by: the grouping columns.
+        hue: the column whose values are compared (e.g. the learner).
+        base: the value of ``hue`` in the denominator; groups without it are skipped.
+        y: the metric column.
+        n_boot: bootstrap replicates.
+        seed: seed of the resampling generator.
+        level: the interval's coverage.
+
+    Returns:
+        A ``pandas.DataFrame`` with the ``by`` columns, ``hue``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and
+        ``n_seeds`` (seed indices present for both values), one row per group and value ``!= base``
+        with at least two shared seed indices.
+    """
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -159,7 +213,26 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
     seeds on its own; ``"joint"`` resamples seed indices once per bootstrap replicate and uses them at
     every ``x`` of the group (the right bootstrap when the points share seed keys, module docstring;
     needs a ``seed`` column, and adds the columns ``n_seeds``, the fewest seeds at any ``x``, and
-    ``resample``). Returns columns ``slope``, ``slope_lo``, ``slope_hi``, ``n_x``, ``x_min``, ``x_max``.
+    ``resample``).
+
+    Args:
+        df: the per-seed results.
+        x: the abscissa column (positive, e.g. ``T``).
+        y: the metric column; only positive, finite means enter a fit.
+        by: the grouping columns (one slope per group); empty: one slope over ``df``.
+        upper_half: fit on the upper half of the group's ``x`` grid when it has at least 4 values.
+        n_boot: bootstrap replicates for the 95% percentile interval.
+        seed: seed of the resampling generator.
+        log_correction: ``x -> divisor`` applied to the means before the fit (a known log factor).
+        resample: ``"independent"`` or ``"joint"`` (above).
+
+    Returns:
+        A ``pandas.DataFrame``, one row per group: the ``by`` columns, ``slope``, ``slope_lo``,
+        ``slope_hi``, ``n_x`` (points fitted), ``x_min``, ``x_max`` (and ``n_seeds``, ``resample`` for
+        ``"joint"``).
+
+    Raises:
+        ValueError: ``resample`` is neither value, or ``"joint"`` without a ``seed`` column.
     """
     import pandas as pd
 
@@ -200,7 +273,16 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
 
 
 def format_table(df, max_rows: int = 40, floatfmt: str = "{:.4g}") -> str:
-    """A plain-text table (no extra dependency)."""
+    """A plain-text table of a data frame (no extra dependency), columns right-aligned.
+
+    Args:
+        df: the table (``None`` or empty prints ``(empty)``).
+        max_rows: rows shown; a final line counts the rows left out.
+        floatfmt: format of float cells (``str.format`` syntax); other cells use ``str``.
+
+    Returns:
+        The table as text: a header line, a dashed rule and one line per row.
+    """
     if df is None or len(df) == 0:
         return "(empty)"
     cols = list(df.columns)
@@ -228,6 +310,18 @@ def slope_verdict(lo: float, hi: float, claim: float, kind: str = "equals", clai
     the claim, ``lo > claim``), ``"at_least"`` (the mirror image), ``"between"`` (the slope lies between
     two exponents ``claim <= claim_hi``, e.g. a sum of two power laws: holds when the interval meets
     ``[claim, claim_hi]``). A NaN interval is ``"not tested"``.
+
+    Args:
+        lo, hi: the measured slope's 95% interval.
+        claim: the claimed exponent (the lower one for ``"between"``).
+        kind: ``"equals"``, ``"at_most"``, ``"at_least"`` or ``"between"`` (above).
+        claim_hi: the upper exponent for ``"between"``.
+
+    Returns:
+        ``"holds"``, ``"misses"`` or ``"not tested"``.
+
+    Raises:
+        ValueError: an unknown ``kind``.
     """
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return "not tested"
@@ -257,6 +351,17 @@ def verdict_table(verdicts, *, digits: int = 3) -> str:
     ``slope_hi``, ``n_seeds``, ``verdict`` (one of :data:`VERDICTS`), ``reason`` (text; required for
     every verdict but ``holds``) and ``link`` (an anchor or page for the reason; required for a miss).
     The half-width column is ``(slope_hi - slope_lo)/2``.
+
+    Args:
+        verdicts: the verdict rows, a ``pandas.DataFrame`` with the columns above.
+        digits: decimals of the exponents and slopes shown.
+
+    Returns:
+        The Markdown table (header and one line per verdict).
+
+    Raises:
+        ValueError: a verdict not in :data:`VERDICTS`, a non-``holds`` verdict without a reason, or a
+            miss without a link.
     """
     lines = ["| experiment | cell | claim | claimed | measured [95% CI] | ± | seeds | verdict |",
              "|---|---|---|---|---|---|---|---|"]
@@ -293,7 +398,18 @@ def _markers(name: str):
 
 
 def read_generated(path, name: str) -> str:
-    """The text between the generated-block markers ``name`` of the page ``path`` (``ValueError`` if absent)."""
+    """The text of a generated block of a docs page.
+
+    Args:
+        path: the Markdown page.
+        name: the block's name, as in ``<!-- BEGIN GENERATED: name -->`` ... ``<!-- END GENERATED: name -->``.
+
+    Returns:
+        The text between the two markers, without leading and trailing newlines.
+
+    Raises:
+        ValueError: the page has no such pair of markers.
+    """
     import pathlib
 
     text = pathlib.Path(path).read_text(encoding="utf-8")
@@ -306,8 +422,19 @@ def read_generated(path, name: str) -> str:
 
 def write_generated(path, name: str, body: str) -> bool:
     """Replace the text between the markers ``<!-- BEGIN GENERATED: name -->`` and ``<!-- END GENERATED: name -->``
-    of the page ``path`` with ``body`` (the markers must exist: a page is never extended silently). Returns
-    whether the page changed."""
+    of a page (the markers must exist: a page is never extended silently).
+
+    Args:
+        path: the Markdown page (rewritten only when the text changes).
+        name: the block's name in its markers.
+        body: the new text of the block (surrounding newlines normalized to one).
+
+    Returns:
+        Whether the page changed.
+
+    Raises:
+        ValueError: the page has no such pair of markers.
+    """
     import pathlib
 
     p = pathlib.Path(path)

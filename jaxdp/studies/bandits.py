@@ -71,7 +71,20 @@ LABELS = {"ucb1": "UCB1", "thompson": "Thompson", "exp3": "EXP3", "exp3_ix": "EX
 
 
 def instance_means(instance: str, K: int, gap: float = 0.2) -> np.ndarray:
-    """Reward means of a stochastic instance: ``linspace(0.1, 0.9, K)`` or one arm at ``0.5 + gap``, the rest 0.5."""
+    """Reward means of a stochastic instance.
+
+    Args:
+        instance: ``"linspace"`` (means ``linspace(0.1, 0.9, K)``) or ``"gap"`` (the last arm at
+            ``0.5 + gap``, the others at 0.5).
+        K: the number of arms.
+        gap: the best arm's lead on ``"gap"``.
+
+    Returns:
+        The ``(K,)`` Bernoulli means.
+
+    Raises:
+        ValueError: another instance (``"switch"`` is not stochastic).
+    """
     if instance == "linspace":
         return np.linspace(0.1, 0.9, K)
     if instance == "gap":
@@ -82,7 +95,16 @@ def instance_means(instance: str, K: int, gap: float = 0.2) -> np.ndarray:
 
 
 def switch_params(K: int, T: int):
-    """The ``switch`` ("late arm") instance: arm 0 pays 0 for ``T // 3`` rounds and 1 after; the others Ber(1/2)."""
+    """The ``switch`` ("late arm") instance: arm 0 pays 0 for ``T // 3`` rounds and 1 after; the others Ber(1/2).
+
+    Args:
+        K: the number of arms.
+        T: the horizon.
+
+    Returns:
+        ``(before, after, switch_round)``: the ``(K,)`` means before and after the switch and the
+        round ``T // 3`` at which they change (the :class:`jaxdp.bandits.SwitchingArmsParams` fields).
+    """
     a = np.full(K, 0.5)
     b = np.full(K, 0.5)
     a[0], b[0] = 0.0, 1.0
@@ -105,7 +127,18 @@ def _adversary(instance: str, K: int, Ts, gap: float):
 
 
 def plan_for(learner: str, K: int, T: int, eps):
-    """The certified plan of a private learner at ``(K, T, eps)`` (``None`` for a non-private one)."""
+    """The plan of a private learner from its planner (DP-EXP3 with ``tau = 1``, the batched one with
+    ``tau = "auto"``).
+
+    Args:
+        learner: a name of :data:`LEARNERS`.
+        K: the number of arms.
+        T: the horizon the plan is tuned for.
+        eps: the privacy level ε (pure ε-DP).
+
+    Returns:
+        The planner's plan (check ``plan.certified`` before use), or ``None`` for a non-private learner.
+    """
     if learner == "dp_ucb_tree":
         return BD.plan_dp_ucb_tree(eps=eps, T=T, d=K)
     if learner == "dp_se":
@@ -120,7 +153,23 @@ def plan_for(learner: str, K: int, T: int, eps):
 
 
 def learner_setup(learner: str, K: int, T: int, eps):
-    """``(Learner, params as a tuple of host numbers)`` for one grid point (params become a NamedTuple of arrays)."""
+    """The learner and its tuning at one grid point: fixed parameters for UCB1 and Thompson, the
+    horizon-tuned rates for EXP3 and EXP3-IX, the certified plan for a private learner.
+
+    Args:
+        learner: a name of :data:`LEARNERS`.
+        K: the number of arms.
+        T: the horizon the parameters are tuned for.
+        eps: the privacy level of a private learner (ignored for a non-private one).
+
+    Returns:
+        ``(Learner, params_class, values)``: the learner, its parameter ``NamedTuple`` class and the
+        parameter values as a tuple of host numbers (the study stacks the points' values into one
+        ``params_class`` of arrays).
+
+    Raises:
+        ValueError: a private learner whose plan is not certified at ``(K, T, eps)``.
+    """
     if learner == "ucb1":
         return BD.ucb1(K), BD.UCB1Params, (2.0,)
     if learner == "thompson":
@@ -157,7 +206,22 @@ def _stack(cls, rows):
 
 def theory_value(learner: str, instance: str, K: int, T: int, eps, gap: float = 0.2) -> float:
     """The bound of :mod:`jaxdp.bandits.theory` for one grid point (NaN where none applies: stochastic
-    bounds on the ``switch`` instance). Thompson sampling: the Lai–Robbins rate (a lower bound it attains)."""
+    bounds on the ``switch`` instance). Thompson sampling: the Lai–Robbins rate (a lower bound it attains).
+
+    Args:
+        learner: a name of :data:`LEARNERS`.
+        instance: ``"linspace"``, ``"gap"`` or ``"switch"``.
+        K: the number of arms.
+        T: the horizon.
+        eps: the privacy level of a private learner (its bound uses its plan's parameters).
+        gap: the best arm's lead on ``"gap"``.
+
+    Returns:
+        The bound on the expected pseudo-regret at ``T`` (NaN where none applies).
+
+    Raises:
+        ValueError: an unknown learner.
+    """
     T = int(T)
     adversarial = learner in ("exp3", "exp3_ix", "dp_exp3", "dp_exp3_batched")
     if instance == "switch" and not adversarial:
@@ -220,6 +284,22 @@ def _points(cfg: dict) -> list:
                 description="bandit learners (UCB1, Thompson, EXP3, EXP3-IX, DP-UCB, DP-SE, DP-EXP3, LDP-UCB): "
                             "pseudo-regret vs T, K, eps with theory curves")
 def build(cfg: dict) -> Study:
+    """The ``bandits`` study: the ``T``, ``eps`` and ``K`` sweeps of the module docstring, each
+    point simulated with common random numbers (the same seed keys at every point).
+
+    Args:
+        cfg: the resolved configuration (:data:`DEFAULTS`, ``--quick`` changes :data:`QUICK`, then
+            the user's overrides): learners, horizons, ``K``, ``eps``, the sweeps' grids, ``gap``,
+            seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its analysis gives the tables ``summary`` (mean
+        pseudo-regret with 95% CIs and the theory bound per point) and ``slopes`` (measured against
+        theory log-log slopes per sweep), its plots regret against ``T``, ε and ``K``.
+
+    Raises:
+        ValueError: an unknown learner in ``cfg["learners"]``.
+    """
     for l in cfg["learners"]:
         if l not in LEARNERS:
             raise ValueError(f"learners: unknown learner {l!r}; allowed: {', '.join(LEARNERS)}")

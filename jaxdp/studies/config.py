@@ -21,9 +21,18 @@ __all__ = ["resolve_config", "check_params", "validate_study"]
 
 
 def check_params(study: str, cfg: Mapping[str, Any], spec: Optional[Mapping[str, Param]] = None) -> None:
-    """Check every declared parameter of ``cfg``; ``ValueError`` naming the parameter and the allowed range.
+    """Check every declared parameter of a study's configuration.
 
-    A study that declares nothing gets :func:`inferred_params` of its registered defaults."""
+    A study that declares nothing gets :func:`inferred_params` of its registered defaults.
+
+    Args:
+        study: the study's registered name (whose declared parameters are looked up).
+        cfg: the configuration; keys without a declaration are not checked.
+        spec: the declarations to check against instead (``name -> Param``).
+
+    Raises:
+        ValueError: a value outside its declaration, naming the parameter and the allowed range.
+    """
     if spec is None:
         spec = PARAM_SPECS.get(study)
     if spec is None:
@@ -43,8 +52,22 @@ def resolve_config(name: str, defaults: Mapping, quick_overrides: Mapping, quick
                    overrides: Mapping[str, Any]) -> dict:
     """Defaults, then ``--quick`` overrides, then user overrides (strings parsed by the default's type).
 
-    Unknown keys raise ``ValueError`` listing the allowed ones; the result is
-    checked against the study's declared parameters (:func:`declare_params`).
+    The result is checked against the study's declared parameters (:func:`declare_params`).
+
+    Args:
+        name: the study's registered name.
+        defaults: the study's default configuration; its keys are the allowed parameters.
+        quick_overrides: the smaller sizes applied when ``quick`` is set.
+        quick: apply ``quick_overrides`` (the result records it as ``cfg["quick"]``).
+        overrides: the user's values (``--set key=value``); a string is parsed by the type of the
+            default (``"1,2,4"`` for a list of ints, ``"inf"`` for a float, ...).
+
+    Returns:
+        The resolved configuration, a new dict.
+
+    Raises:
+        ValueError: an unknown key (the message lists the allowed ones), a string that does not parse
+            or a value outside its declared range.
     """
     cfg = dict(defaults)
     if quick:
@@ -67,7 +90,15 @@ def resolve_config(name: str, defaults: Mapping, quick_overrides: Mapping, quick
 
 def validate_study(study: Study) -> None:
     """The single validation pass before a run: declared parameters, then every grid point's
-    ``check_point`` (planner calls). Raises ``ValueError`` naming the parameter or point."""
+    ``check_point`` (planner calls).
+
+    Args:
+        study: the built study (its name, configuration, points and ``check_point``).
+
+    Raises:
+        ValueError: a parameter outside its declaration, or a point whose ``check_point`` raises
+            (the message names the point).
+    """
     check_params(study.name, study.config)
     if study.check_point is None:
         return

@@ -87,7 +87,21 @@ def _ints(s):
 
 
 def make_instance(name: str, kappa: float, d: int, n: int):
-    """Instances of the study (Growth conditions for private optimization, Thms 4-6; docs/algorithms/growth.md#instances); ``*_hard`` use the n-dependent minimax scalings (PROPOSED)."""
+    """Instances of the study (Growth conditions for private optimization, Thms 4-6; docs/algorithms/growth.md#instances).
+
+    Args:
+        name: ``regression`` (κ-norm regression), ``atom``, ``linear`` (bias τ = 1/2), ``twopoint``, or
+            ``linear_hard`` / ``twopoint_hard``, whose bias shrinks as ``1/√n`` (the minimax scaling).
+        kappa: the growth exponent κ > 1 (``atom``, ``twopoint*``: κ ≤ 2; ``linear*``: κ ≥ 2).
+        d: the dimension (the two-point instances are 1-D).
+        n: the sample size (used by the ``*_hard`` instances only).
+
+    Returns:
+        The :class:`jaxdp.sco.SCOInstance`.
+
+    Raises:
+        ValueError: an unknown name.
+    """
     if name == "regression":
         return inst_kappa_regression(d, kappa)
     if name == "atom":
@@ -104,7 +118,16 @@ def make_instance(name: str, kappa: float, d: int, n: int):
 
 
 def theory_exponent(p: dict) -> float:
-    """The exponent each experiment's slope is compared with."""
+    """The exponent each experiment's slope is compared with (``r = κ/(κ-1)``): ``-r/2`` in n for
+    G1, G2, G5, G6; ``-1/2`` for G7; ``-r`` for G4 (``-min(r, 2)`` with the agnostic ρ) and for Geps
+    in ε; ``r`` (pure) or ``r/2`` (approximate DP) in d for G3.
+
+    Args:
+        p: a grid point, with the keys ``exp``, ``kappa``, ``delta`` and, for G4, ``rho_rule``.
+
+    Returns:
+        The claimed log-log slope.
+    """
     k = p["kappa"]
     r = k / (k - 1.0)
     if p["exp"] == "G4" and p.get("rho_rule") == "agnostic":
@@ -119,6 +142,18 @@ def _point(exp, algo, inst, kappa, d, n, eps, delta, kappa_low, rho_rule="none",
 
 
 def build_points(cfg: dict) -> list:
+    """The grid points of the selected experiments (module docstring).
+
+    Args:
+        cfg: the resolved configuration (``experiments``, the ``n``, κ, ``d`` and ε grids, ...).
+
+    Returns:
+        One dict per point: ``exp``, ``algo``, ``inst``, ``kappa``, ``d``, ``n_samples``, ``eps``,
+        ``delta``, ``kappa_low``, ``rho_rule``, ``sampler``, ``M``.
+
+    Raises:
+        ValueError: an unknown experiment.
+    """
     exps = [e.strip() for e in str(cfg["experiments"]).split(",") if e.strip()]
     for e in exps:
         if e not in EXPERIMENTS:
@@ -159,7 +194,15 @@ def build_points(cfg: dict) -> list:
 
 
 def check_point(p: dict, cfg: dict) -> None:
-    """The instance and the planner call of ``run_point``, without running anything."""
+    """The instance and the planner call of :func:`run_point`, without running anything.
+
+    Args:
+        p: a grid point of :func:`build_points`.
+        cfg: the resolved configuration.
+
+    Raises:
+        ValueError: the instance or the planner refuses the point.
+    """
     inst = make_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
     n = p["n_samples"]
     if p["algo"] == "epoch":
@@ -205,7 +248,19 @@ def _run(fn, keys, *args):
 
 
 def run_point(p: dict, keys, cfg: dict) -> dict:
-    """Run one grid point for the given keys; returns metric arrays."""
+    """Run one grid point: plan the algorithm, then one float64 run per key (vmapped).
+
+    Args:
+        p: a grid point of :func:`build_points`.
+        keys: one typed PRNG key per seed, shape ``(S,)``.
+        cfg: the resolved configuration (``n_iter``: solver iterations per phase).
+
+    Returns:
+        ``(S,)`` float arrays: ``excess`` (population excess risk) with ``dist`` (distance to the
+        minimizer) and ``gap_ok`` (the phases' solvers met their certified gap) for EPOCH-GROWTH and
+        localization; ``excess``, ``erm_excess`` (empirical excess risk) and ``accepted`` for the
+        inverse-sensitivity sampler (G4).
+    """
     inst = make_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
     n, n_iter = p["n_samples"], int(cfg["n_iter"])
     if p["algo"] == "epoch":
@@ -312,6 +367,16 @@ def g4_quadrature(kappa: float, n: int, eps: float, rho: float, R: float = 1.0) 
     There ``f_S(x) = |x - x*|^κ`` for every data set (``a = ±1``, ``b = a x*``, ``x* = R/4``), so
     ``G(x) = κ (|x - x*| - ρ)_+^{κ-1}`` and the mechanism's density is ``∝ exp(-(εn/4L) G(x))`` on
     ``[-R, R]`` with ``L = κ(1.5R)^{κ-1}``: the exact ``E|x̂ - x*|^κ`` the sampler's mean must match.
+
+    Args:
+        kappa: the growth exponent κ > 1.
+        n: the sample size.
+        eps: the privacy level ε.
+        rho: the smoothing radius ρ of the gradient's inverse sensitivity.
+        R: the domain's radius.
+
+    Returns:
+        ``E|x̂ - x*|^κ`` under the mechanism's density.
     """
     from scipy import integrate
 
@@ -328,7 +393,16 @@ def g4_quadrature(kappa: float, n: int, eps: float, rho: float, R: float = 1.0) 
 
 
 def g4_quadrature_table(summ):
-    """Measured mean ERM excess of the exact continuous sampler against :func:`g4_quadrature` (regression rows)."""
+    """Measured mean ERM excess of the exact continuous sampler against :func:`g4_quadrature`.
+
+    Args:
+        summ: the study's ``summary`` table (its G4 rows of the exact sampler on ``regression`` are used).
+
+    Returns:
+        One row per such point: ``kappa``, ``rho_rule``, ``n_samples``, ``rho``, ``exact_mean``,
+        ``measured_mean`` with its CI (``measured_lo``, ``measured_hi``), their ``ratio`` and whether
+        the CI contains the exact value (``inside``).
+    """
     import pandas as pd
 
     rows = []
@@ -363,6 +437,14 @@ def verdicts(df, slopes, summ) -> "pd.DataFrame":
     Intervals: 95% percentile bootstrap over seed indices resampled jointly across the points of a curve
     (the points share seed keys). Verdicts by :func:`jaxdp.studies.analysis.slope_verdict`; cells whose claim
     cannot be tested at the run's sizes are ``not tested`` with the measured reason.
+
+    Args:
+        df: the per-seed results (one row per point and seed).
+        slopes: the ``slopes`` table of :func:`analyze` (one fitted curve per row, with ``theory``).
+        summ: the ``summary`` table of :func:`analyze` (the verdicts are computed from ``df`` and ``slopes``).
+
+    Returns:
+        The verdict rows in the columns of :func:`jaxdp.studies.analysis.verdict_table`, ordered by experiment.
     """
     import pandas as pd
 
@@ -493,6 +575,16 @@ def verdicts(df, slopes, summ) -> "pd.DataFrame":
 
 
 def analyze(df):
+    """The study's tables: slopes per curve (seed indices resampled jointly), summaries with 99%
+    quantiles, G5's quantile ratios, solver and sampler rates, G4's quadrature check and the verdicts.
+
+    Args:
+        df: the per-seed results.
+
+    Returns:
+        ``{table name: DataFrame}``: ``slopes``, ``summary``, ``verdicts`` and, when their rows are
+        present, ``G5_high_probability``, ``solver``, ``sampler`` and ``G4_quadrature``.
+    """
     import pandas as pd
 
     df = _with_defaults(df)
@@ -530,7 +622,16 @@ def analyze(df):
 
 
 def verdict_markdown(verdicts_df, manifest: dict, source: str = "") -> str:
-    """The generated block of the docs: seeds, bootstrap, widest interval, then the verdict table."""
+    """The generated block of the docs: seeds, bootstrap, widest interval, then the verdict table.
+
+    Args:
+        verdicts_df: the verdict rows (:func:`verdicts`).
+        manifest: the run's manifest (``seeds``, ``n_points``).
+        source: the Markdown naming where the table comes from (default: the kept ``verdicts.csv``).
+
+    Returns:
+        The block's Markdown.
+    """
     S = int(manifest.get("seeds", verdicts_df["n_seeds"].max()))
     tested = verdicts_df[verdicts_df["verdict"].isin(["holds", "misses"])]
     hw = (tested["slope_hi"] - tested["slope_lo"]) / 2
@@ -552,7 +653,15 @@ def publish(out_dir=None, pages=DOC_PAGES, manifest_update: bool = True) -> list
 
     Reads ``verdicts.csv`` and ``manifest.json`` of ``out_dir`` (default ``results/growth-rates``); with
     ``manifest_update`` also records ``seeds_per_point`` and the widest half-width in ``manifest.json``
-    (``ci`` key). Returns the pages that changed.
+    (``ci`` key).
+
+    Args:
+        out_dir: the results directory (default ``results/growth-rates``).
+        pages: the docs pages, relative to the repository, holding the generated block.
+        manifest_update: record the interval summary in the directory's ``manifest.json``.
+
+    Returns:
+        The pages that changed.
     """
     import json
 
@@ -585,7 +694,15 @@ def publish_partial(run_dir, out_dir=None, pages=DOC_PAGES[:1]) -> list:
     Reads the verified chunks of ``run_dir`` (:func:`jaxdp.studies.framework.load_results`), analyses the
     complete experiments as :func:`analyze` does, writes ``PARTIAL_CSV`` into ``out_dir`` (default
     ``results/growth-rates``) and the generated block ``PARTIAL_BLOCK`` of ``pages``. Until the full run
-    replaces the kept results, this is how its finished experiments reach the docs. Returns the changed pages.
+    replaces the kept results, this is how its finished experiments reach the docs.
+
+    Args:
+        run_dir: the directory of the unfinished run.
+        out_dir: where ``PARTIAL_CSV`` is written (default ``results/growth-rates``).
+        pages: the docs pages, relative to the repository, holding the block.
+
+    Returns:
+        The pages that changed (none when no experiment is finished).
     """
     import json
 
@@ -610,13 +727,33 @@ def publish_partial(run_dir, out_dir=None, pages=DOC_PAGES[:1]) -> list:
 
 
 def partial_markdown(v, seeds: int, n_points: int, done) -> str:
-    """The generated block of :func:`publish_partial`."""
+    """The generated block of :func:`publish_partial`.
+
+    Args:
+        v: the verdict rows of the finished experiments.
+        seeds: seeds per point of the run.
+        n_points: grid points of the finished experiments.
+        done: the finished experiments' names.
+
+    Returns:
+        The block's Markdown.
+    """
     src = (f"`results/growth-rates/{PARTIAL_CSV}` by `jaxdp.studies.growth_rates.publish_partial`, from the "
            f"finished experiments ({', '.join(done)}) of the rerun at the default size while the rest of it runs")
     return verdict_markdown(v, {"seeds": seeds, "n_points": n_points}, source=src)
 
 
 def plot(df, outdir: pathlib.Path):
+    """One plot per experiment (``growth_{exp}.png``: mean excess against its ``x`` with 95% CIs and
+    up to four theory slopes); in the kept results directory it also refreshes the docs' verdicts.
+
+    Args:
+        df: the per-seed results.
+        outdir: the directory the plots are written to.
+
+    Returns:
+        The paths of the plots.
+    """
     outdir = pathlib.Path(outdir)
     df = _with_defaults(df)
     paths = []
@@ -650,6 +787,15 @@ def plot(df, outdir: pathlib.Path):
 @register_study("growth-rates", defaults=DEFAULTS, quick=QUICK,
                 description="GROWTH: private SCO adapting to kappa-growth (G1-G7: rates vs n, d, eps; inverse sensitivity)")
 def build(cfg: dict) -> Study:
+    """The ``growth-rates`` study: the points of :func:`build_points`, run by :func:`run_point` in
+    seed batches of ``SEED_BATCH``, analysed by :func:`analyze` and plotted by :func:`plot`.
+
+    Args:
+        cfg: the resolved configuration (:data:`DEFAULTS`, ``--quick`` changes :data:`QUICK`, overrides).
+
+    Returns:
+        The :class:`jaxdp.studies.Study`.
+    """
     points = build_points(cfg)
 
     def run(pts, seeds):

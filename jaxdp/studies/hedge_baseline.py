@@ -80,6 +80,21 @@ def _adversary(name: str, d: int, T: np.ndarray, cfg: dict):
 @register_study("hedge-baseline", defaults=DEFAULTS, quick=QUICK,
                 description="Hedge, shrinking dartboard and FTPL: regret vs T on the built-in adversaries")
 def build(cfg: dict) -> Study:
+    """The ``hedge-baseline`` study: every learner × adversary × ``d`` × ``T``, the horizons of one
+    curve simulated in one grid call with common random numbers.
+
+    Args:
+        cfg: the resolved configuration: ``learners``, ``adversaries``, the ``d`` and ``T`` grids,
+            ``gap`` (the planted expert's lead), ``epoch_len``, seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``summary`` (regret, expected regret and
+        switches per point, with the bound ``sqrt(T ln d / 2)``) and ``slopes`` (log-log slopes in
+        ``T`` of the expected regret where reported, else the realized regret, and of the switches).
+
+    Raises:
+        ValueError: an unknown learner or adversary, ``T < 1`` or ``d < 2``.
+    """
     for l in cfg["learners"]:
         if l not in LEARNERS:
             raise ValueError(f"learners: unknown learner {l!r}; allowed: {', '.join(LEARNERS)}")

@@ -63,7 +63,20 @@ L9_KNOBS = {"local_rr_vector": "c_h", "central_exp_bins": "c_h", "local_laplace_
 L9_TASK = {"local_rr_vector": "classification", "central_exp_bins": "classification",
            "local_laplace_knn": "regression", "central_bins_laplace": "regression",
            "local_laplace_knn_clipped": "heavy", "central_bins_laplace_clipped": "heavy"}
-SETTING = lambda m: "local" if m.startswith("local") else ("central" if m.startswith("central") else "nonprivate")
+
+
+def SETTING(m):
+    """The privacy setting of a method, from its name's prefix.
+
+    Args:
+        m: a method name of :data:`METHODS` (``local_*``, ``central_*`` or ``nonprivate_*``).
+
+    Returns:
+        ``"local"``, ``"central"`` or ``"nonprivate"``.
+    """
+    return "local" if m.startswith("local") else ("central" if m.startswith("central") else "nonprivate")
+
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 N_BOOT = 1000
 HW_TARGET = 0.05        # a headline interval's half-width must be at most this, or the table says why
@@ -92,7 +105,18 @@ def _gen(task, p, K, beta=1.0, gamma=1.0, m0_max=4096):
 
 def minimax_h0(setting: str, N, eps: float, beta: float, d: int = 1):
     """Lower-bound bandwidth of LABEL App. B/F (docs/algorithms/label-dp.md#lower-bounds): local ``(N(ε²∧1))^{-1/(2β+d)}``,
-    central ``(εN)^{-1/(β+d)}``."""
+    central ``(εN)^{-1/(β+d)}``.
+
+    Args:
+        setting: ``"local"``; any other value gives the central bandwidth.
+        N: the sample size(s), a number or an array.
+        eps: the privacy level ε.
+        beta: the smoothness β of the regression function.
+        d: the feature dimension.
+
+    Returns:
+        The bump width ``h0``, float64 of the shape of ``N``.
+    """
     N = np.asarray(N, dtype=np.float64)
     if setting == "local":
         return (N * min(eps ** 2, 1.0)) ** (-1.0 / (2 * beta + d))
@@ -100,7 +124,19 @@ def minimax_h0(setting: str, N, eps: float, beta: float, d: int = 1):
 
 
 def l7_theory_slope(task: str, setting: str, beta: float, gamma: float, d: int = 1) -> float:
-    """Expected slope in N of the minimax-hard excess ``h0^{β(γ+1)}`` (cls) / ``h0^{2β}`` (reg)."""
+    """Expected slope in N of the minimax-hard excess ``h0^{β(γ+1)}`` (classification) / ``h0^{2β}`` (regression).
+
+    Args:
+        task: ``"bump_cls"`` (classification) or ``"bump_reg"`` (regression).
+        setting: ``"local"`` or ``"central"``.
+        beta: the smoothness β.
+        gamma: the margin exponent γ (classification only).
+        d: the feature dimension.
+
+    Returns:
+        The privacy term's exponent in N, negated: ``-β(γ+1)/(2β+d)`` local and ``-β(γ+1)/(β+d)``
+        central for classification, ``-2β/(2β+d)`` and ``-2β/(β+d)`` for regression.
+    """
     e = label_rate_exponent("classification" if task == "bump_cls" else "regression", setting, beta=beta,
                             gamma=gamma if task == "bump_cls" else 1.0, d=d)
     return -e["priv"]
@@ -193,6 +229,21 @@ def _pt(experiment, task, method, N, eps, p=0.0, K=2, beta=1.0, gamma=1.0, c=1.0
                 "eps^2 N effective samples, K-dependence of vector vs K-ary RR, minimax-hard exponents with "
                 "margin gamma (L7), theory tuning rules vs oracle constants (L9)")
 def build(cfg: dict) -> Study:
+    """The ``label-dp-rates`` study: the points of the selected experiments (module docstring), run
+    in seed batches of ``SEED_BATCH`` with the rate-mode planners' hyperparameters.
+
+    Args:
+        cfg: the resolved configuration: ``experiments``, the ``N``, ε, ``p`` and ``K`` grids, the
+            L5, L7 and L9 settings, seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``slopes`` (with the theory exponents),
+        ``crossover``, ``eps_effective_samples``, ``K_dependence``, ``tuning`` and ``verdicts`` (those
+        of the experiments run).
+
+    Raises:
+        ValueError: an unknown experiment or L9 method, or no point selected.
+    """
     exps = _experiments(cfg)
     pts = []
     for task in ("classification", "regression", "heavy"):
@@ -380,7 +431,18 @@ def build(cfg: dict) -> Study:
 def tuning_table(df, n_boot: int = 1000, seed: int = 0):
     """L9: per (task, method, N, eps, p): the oracle constant ``c* = argmin_c mean excess(c)`` and
     ``ratio = mean excess(c=1) / mean excess(c*)`` (≥ 1) with a 95% bootstrap CI that resamples
-    seeds jointly across ``c`` (every ``c`` sees the same datasets: common random numbers)."""
+    seeds jointly across ``c`` (every ``c`` sees the same datasets: common random numbers).
+
+    Args:
+        df: the L9 rows of the per-seed results (columns ``task``, ``method``, ``knob``, ``N``, ``eps``,
+            ``p``, ``c``, ``seed``, ``excess``).
+        n_boot: bootstrap replicates.
+        seed: seed of the resampling generator.
+
+    Returns:
+        One row per group with ``c = 1`` on its grid: ``n_seeds``, ``excess_theory`` (at ``c = 1``),
+        ``c_oracle``, ``excess_oracle``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and ``c_grid``.
+    """
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -430,6 +492,13 @@ def verdicts(df, tables) -> "pd.DataFrame":
     single power laws (``equals``); central rates are ``N^{-a} + (εN)^{-b}``, whose fitted slope lies between
     ``-b`` and ``-a`` (``between``). Intervals: 95% bootstrap over seed indices resampled jointly across the
     points of a curve (they share seed keys).
+
+    Args:
+        df: the per-seed results.
+        tables: the analysis tables computed so far (``slopes``, ``eps_effective_samples``, ...).
+
+    Returns:
+        The verdict rows in the columns of :func:`jaxdp.studies.analysis.verdict_table`.
     """
     import pandas as pd
 
@@ -556,7 +625,16 @@ def verdicts(df, tables) -> "pd.DataFrame":
 
 
 def verdict_markdown(v, manifest: dict, source: str) -> str:
-    """The generated block of the docs: seeds, bootstrap, widest interval, then the verdict table."""
+    """The generated block of the docs: seeds, bootstrap, widest interval, then the verdict table.
+
+    Args:
+        v: the verdict rows (:func:`verdicts`).
+        manifest: the run's manifest (``seeds``, ``n_points``).
+        source: the results directory named as the table's source (e.g. ``results/label-dp-rates``).
+
+    Returns:
+        The block's Markdown.
+    """
     S = int(manifest.get("seeds", v["n_seeds"].max()))
     tested = v[v["verdict"].isin(["holds", "holds by construction", "misses"])]
     hw = (tested["slope_hi"] - tested["slope_lo"]) / 2
@@ -577,7 +655,19 @@ def verdict_markdown(v, manifest: dict, source: str) -> str:
 def publish(out_dir, pages=DOC_PAGES, manifest_update: bool = True) -> list:
     """Write the verdict table of a kept results directory (``results/label-dp-rates`` or
     ``results/label-dp-rates-heavy``) into the docs' generated blocks; with ``manifest_update`` also record
-    ``seeds_per_point`` and the widest half-width in its ``manifest.json`` (``ci``). Returns the changed pages."""
+    ``seeds_per_point`` and the widest half-width in its ``manifest.json`` (``ci``).
+
+    Args:
+        out_dir: the kept results directory (its name must be a key of ``KEPT``).
+        pages: the docs pages, relative to the repository, holding the generated block.
+        manifest_update: record the interval summary in the directory's ``manifest.json``.
+
+    Returns:
+        The pages that changed.
+
+    Raises:
+        ValueError: ``out_dir`` is not a kept results directory.
+    """
     import json
 
     import pandas as pd

@@ -32,8 +32,19 @@ LEARNERS = ("l2p_paper", "mw_same_eta")
 
 
 def batching_terms(T, B, eta, d):
-    """The candidate batching terms for one configuration (floats); the exact alternating-batches regret and
-    the valid bound are the library's ``alternating_prediction`` and ``l2p_mw_regret_bound``."""
+    """The candidate batching terms for one configuration; the exact alternating-batches regret and
+    the valid bound are the library's ``alternating_prediction`` and ``l2p_mw_regret_bound``.
+
+    Args:
+        T: the horizon (rounds).
+        B: the batch length.
+        eta: the learning rate η.
+        d: the number of experts.
+
+    Returns:
+        A dict of floats: ``TBeta_over_8`` (``T B η / 8``), ``tanh_exact`` (``(T/4) tanh(η B / 2)``),
+        ``claimed_TB2eta2`` (``T B² η²``) and ``valid_bound`` (``ln d / η + T B η / 8``).
+    """
     T, B, eta = float(T), float(B), float(eta)
     return {"TBeta_over_8": T * B * eta / 8, "tanh_exact": float(alternating_prediction(T, eta, B)),
             "claimed_TB2eta2": T * B * B * eta * eta, "valid_bound": float(l2p_mw_regret_bound(d, T, eta, B))}
@@ -54,6 +65,21 @@ PARAMS = declare_params("lazy-batching", {
     description="LAZY batching term at scale: L2P-MW (paper eta, B = 1/eps, p = eta/eps) on alternating batches, "
                 "mean regret vs T B eta/8 and the claimed T B^2 eta^2")
 def build(cfg: dict) -> Study:
+    """The ``lazy-batching`` study: L2P-MW with its rate-mode plan, and per-round multiplicative
+    weights at the same η, against alternating batches of length ``B`` at every horizon.
+
+    Args:
+        cfg: the resolved configuration: ``d``, ``eps``, ``delta``, the ``T`` grid, ``learners``,
+            seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``summary`` (regrets and switches per
+        ``(learner, T)`` with the plan and both candidate terms) and ``slopes`` (the regret's slope in
+        ``T`` with the slopes of the two terms over the same grid).
+
+    Raises:
+        ValueError: an unknown learner.
+    """
     d, eps, delta = int(cfg["d"]), float(cfg["eps"]), float(cfg["delta"])
     Ts = [int(t) for t in cfg["T"]]
     for ln in cfg["learners"]:

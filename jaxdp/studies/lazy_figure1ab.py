@@ -80,11 +80,29 @@ QUICK = {"seeds": 4, "T": [256, 1024], "alpha": [0.5], "nonsmooth": []}
 
 
 def panel_d(panel: str, T: int) -> int:
+    """The dimension of a panel of LAZY Figure 1 at horizon ``T``.
+
+    Args:
+        panel: ``"a"`` (``d = ceil(log T)``) or ``"b"`` (``d = ceil(T^{1/3})``).
+        T: the horizon.
+
+    Returns:
+        The dimension ``d``, at least 2.
+    """
     return max(2, int(math.ceil(math.log(T)))) if panel == "a" else max(2, int(math.ceil(T ** (1 / 3))))
 
 
 def theory_slope(learner: str, panel: str, alpha: float) -> float:
-    """The learner's curve of LAZY Figure 1 (``jaxdp.lazy.figure1_exponents``, panel ``a`` or ``b``)."""
+    """The learner's exponent of LAZY Figure 1 (``jaxdp.lazy.figure1_exponents``): regret ``∝ T^slope``.
+
+    Args:
+        learner: ``"l2p_rmw"``, ``"dp_ftrl"`` or ``"nonprivate"``.
+        panel: ``"a"`` or ``"b"``.
+        alpha: the privacy exponent α of ``ε = T^{-α}``.
+
+    Returns:
+        The exponent of ``T`` in the learner's regret bound.
+    """
     from ..lazy import figure1_exponents
 
     curve = {"l2p_rmw": "L2P", "dp_ftrl": "KMS+21 (DP-FTRL)"}.get(learner, "non-private")
@@ -239,6 +257,22 @@ def _check_point(pt: dict, cfg: dict) -> None:
 @register_study("lazy-figure1ab", defaults=DEFAULTS, quick=QUICK,
                 description="LAZY Figure 1(a),(b): L2P-RMW vs DP-FTRL vs non-private on linear DP-OCO (Z3)")
 def build(cfg: dict) -> Study:
+    """The ``lazy-figure1ab`` study: every learner × adversary × panel × α × ``T`` on linear losses,
+    plus the L2P-RMW + MALA points of the non-smooth losses (module docstring).
+
+    Args:
+        cfg: the resolved configuration: the ``T`` and ``alpha`` grids, ``panels``, ``learners``,
+            ``adversaries``, the L2P planner ``mode``, ``nonsmooth`` losses and their
+            ``nonsmooth_alpha``, seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``slopes`` (with ``theory_slope``) and
+        ``summary`` for the linear losses, ``nonsmooth_summary`` and ``nonsmooth_slopes`` for the others.
+
+    Raises:
+        ValueError: an unknown learner, adversary, panel or loss, ``T < 16``, α outside ``[0, 1)`` or
+            an unknown mode.
+    """
     for name, allowed in (("learners", LEARNERS), ("adversaries", ADVERSARIES), ("panels", PANELS)):
         for v in cfg[name]:
             if v not in allowed:

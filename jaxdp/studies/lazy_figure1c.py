@@ -32,11 +32,36 @@ ADVERSARIES = ("paper_epochs", "aligned_epochs", "alternating")
 
 
 def paper_B(eps: float) -> int:
+    """The paper's batch length ``B = floor(1/ε)`` (at least 1).
+
+    Args:
+        eps: the privacy level ε > 0.
+
+    Returns:
+        The batch length ``B``.
+    """
     return max(1, int(math.floor(1.0 / eps)))
 
 
 def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid=(40, 30, 120)):
-    """(learner, params, info dict) for one grid point (host-side planning)."""
+    """The learner and its parameters for one grid point (host-side planning): L2P-MW planned in
+    ``rate`` mode (``l2p_paper``) or ``retuned`` mode, the low-switching template with
+    ``η = min(sqrt(8 ln d / T), ε)``, ``p = min(1, η/ε)``, or non-private Hedge.
+
+    Args:
+        name: a name of :data:`LEARNERS`.
+        d: the number of experts.
+        T: the horizon.
+        eps, delta: the privacy parameters.
+        grid: the planner's ``(n_B, n_c, n_eta)`` search resolution (``retuned`` mode).
+
+    Returns:
+        ``(learner, params, info)``: ``info`` holds ``eta`` and ``B`` (and, for L2P, the plan's other
+        parameters and ``eps_cert``, the ε its ledger certifies).
+
+    Raises:
+        ValueError: an unknown learner, or a plan the planner refuses.
+    """
     if name in ("l2p_paper", "l2p_retuned"):
         plan = plan_l2p_mw(eps=eps, delta=delta, T=T, d=d, mode="rate" if name == "l2p_paper" else "retuned",
                            grid=grid)
@@ -53,6 +78,22 @@ def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid
 
 
 def adversary_and_params(name: str, d: int, T: int, eps: float):
+    """The adversary of one grid point and its parameters.
+
+    Args:
+        name: ``"paper_epochs"`` (the lower-bound adversary with the paper's epochs),
+            ``"aligned_epochs"`` (epochs of length ``B = paper_B(eps)``) or ``"alternating"``
+            (alternating batches of length ``B``).
+        d: the number of experts.
+        T: the horizon.
+        eps: the privacy level ε that sets ``B`` and the epochs.
+
+    Returns:
+        ``(adversary, params)``.
+
+    Raises:
+        ValueError: an unknown adversary.
+    """
     B = paper_B(eps)
     if name == "paper_epochs":
         return adv_lazy_epochs(d), LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=jnp.int32(0))
@@ -94,6 +135,17 @@ PARAMS = declare_params("lazy-figure1c", {
     description="LAZY Figure 1(c): regret exponent vs alpha (eps = T^-alpha) for L2P (paper/retuned), "
                 "prior low-switching template and Hedge on three adversaries (Lazy private online learning; docs/algorithms/lazy.md#studies)")
 def build(cfg: dict) -> Study:
+    """The ``lazy-figure1c`` study: every learner × adversary × α × ``T`` with ``ε = T^{-α}``.
+
+    Args:
+        cfg: the resolved configuration: ``d``, the ``T`` and ``alpha`` grids, ``delta``,
+            ``learners``, ``adversaries``, seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its table ``exponents`` holds the fitted exponent ``β`` of
+        the expected regret in ``T`` per (learner, adversary, α) with the applicable curve of
+        ``figure1_exponents`` (``beta_theory``) and the claimed panel (c) value.
+    """
     d, Ts = int(cfg["d"]), [int(t) for t in cfg["T"]]
     points = [{"learner": ln, "adversary": an, "alpha": float(a), "T": T}
               for ln in cfg["learners"] for an in cfg["adversaries"] for a in cfg["alpha"] for T in Ts]

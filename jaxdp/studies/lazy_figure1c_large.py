@@ -44,6 +44,18 @@ PARAMS = declare_params("lazy-figure1c-large", {
     description="LAZY Figure 1(c) at large T: L2P-MW (paper settings, eps = T^-alpha) on alternating batches, "
                 "local regret exponents moving from the claimed to the corrected curve")
 def build(cfg: dict) -> Study:
+    """The ``lazy-figure1c-large`` study: L2P-MW (rate-mode plan, ``ε = T^{-α}``) on alternating
+    batches at every (α, ``T``), one point per chunk.
+
+    Args:
+        cfg: the resolved configuration: ``d``, ``delta``, the ``alpha`` and ``T`` grids, seeds and
+            the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``summary`` (regrets per (α, ``T``) with the
+        warm-up and batching terms and their sum, ``predicted``) and ``local_slopes`` (the slope over
+        each pair of consecutive horizons, with the claimed and corrected exponents).
+    """
     d, delta = int(cfg["d"]), float(cfg["delta"])
     points = [{"alpha": float(a), "T": int(T)} for a in cfg["alpha"] for T in cfg["T"]]
 

@@ -46,9 +46,22 @@ from jaxdp.studies.lazy_figure1c import learner_and_params
 
 
 def z7_losses(d: int, B: int, n_batches: int, seed: int = 0) -> np.ndarray:
-    """The fixed (T = B n_batches, d) loss array of Z7: i.i.d. U[0, 1] losses, with a leader that
-    rotates every two batches (its losses scaled to 0), so nu_s moves by TV ~ eta B / 4 per batch
-    without collapsing onto one expert."""
+    """The fixed ``(T = B n_batches, d)`` loss array of Z7: i.i.d. U[0, 1] losses, with a leader that
+    rotates every two batches (its losses set to 0), so nu_s moves by TV ~ eta B / 4 per batch
+    without collapsing onto one expert.
+
+    Args:
+        d: the number of experts.
+        B: the batch length.
+        n_batches: the number of batches.
+        seed: seed of the NumPy generator drawing the losses.
+
+    Returns:
+        The ``(B n_batches, d)`` float32 losses in ``[0, 1]``.
+
+    Raises:
+        ValueError: a size that is not a positive integer.
+    """
     d, B, n_batches = (check_positive_int(n, v) for n, v in (("z7_d", d), ("z7_B", B), ("z7_batches", n_batches)))
     rng = np.random.default_rng(int(seed))
     ell = rng.random((B * n_batches, d))
@@ -58,7 +71,16 @@ def z7_losses(d: int, B: int, n_batches: int, seed: int = 0) -> np.ndarray:
 
 
 def mw_marginal(losses: np.ndarray, eta: float, n_rounds: int) -> np.ndarray:
-    """nu after the first ``n_rounds`` losses: ``softmax(-eta * sum_{i < n_rounds} l_i)`` in float64."""
+    """The multiplicative-weights distribution after the first ``n_rounds`` losses.
+
+    Args:
+        losses: the ``(T, d)`` losses.
+        eta: the MW step η.
+        n_rounds: how many leading rows are summed (0: the uniform distribution).
+
+    Returns:
+        ``nu = softmax(-eta * sum_{i < n_rounds} l_i)``, shape ``(d,)``, float64.
+    """
     logits = -float(eta) * np.asarray(losses, np.float64)[:int(n_rounds)].sum(0)
     w = np.exp(logits - logits.max())
     return w / w.sum()
@@ -66,7 +88,15 @@ def mw_marginal(losses: np.ndarray, eta: float, n_rounds: int) -> np.ndarray:
 
 def exact_sampler_tv(nu: np.ndarray, n: int) -> float:
     """``E[TV(empirical, nu)]`` for ``n`` i.i.d. draws from ``nu``, exactly: each count is Binomial(n, nu_j)
-    and de Moivre's formula gives ``E|X - n q| = 2 k C(n, k) q^k (1 - q)^(n - k + 1)``, ``k = floor(n q) + 1``."""
+    and de Moivre's formula gives ``E|X - n q| = 2 k C(n, k) q^k (1 - q)^(n - k + 1)``, ``k = floor(n q) + 1``.
+
+    Args:
+        nu: the ``(d,)`` distribution sampled.
+        n: the number of draws.
+
+    Returns:
+        The expected total variation distance between the draws' histogram and ``nu``.
+    """
     nu = np.asarray(nu, np.float64)
     n = int(n)
     q = np.clip(nu, 1e-300, 1.0)
@@ -81,7 +111,17 @@ def exact_sampler_tv(nu: np.ndarray, n: int) -> float:
 def marginal_check(counts: np.ndarray, nu: np.ndarray, alpha: float = 1e-8) -> dict:
     """TV between the histogram ``counts`` and ``nu``, the exact-sampler noise level ``E[TV]``, the sound
     bound ``E[TV] + sqrt(ln(1/alpha) / (2n))`` (McDiarmid: one draw moves TV by at most 1/n, so an exact
-    sampler exceeds the bound with probability <= alpha) and the chi-square p-value."""
+    sampler exceeds the bound with probability <= alpha) and the chi-square p-value.
+
+    Args:
+        counts: the ``(d,)`` histogram of the played experts.
+        nu: the ``(d,)`` target distribution.
+        alpha: the bound's false-alarm probability for an exact sampler.
+
+    Returns:
+        ``{"n", "tv", "tv_noise", "tv_ratio", "tv_bound", "chi2_p", "ok"}``: the number of draws, the
+        TV, ``E[TV]``, their ratio, the bound, the chi-square p-value and ``tv <= tv_bound``.
+    """
     counts = np.asarray(counts, np.float64)
     nu = np.asarray(nu, np.float64)
     n = int(round(counts.sum()))
@@ -119,8 +159,21 @@ def _z7_runner(d: int, B: int, n_batches: int):
 
 
 def z7_played(keys, losses: np.ndarray, eta: float, p: float, B: int) -> np.ndarray:
-    """``(len(keys), n_batches)`` experts x_s played by L2P-MW with MW step ``eta``, fake-switch probability
-    ``p`` and batch ``B`` on the replayed ``losses`` (``T = B n_batches`` rows; ``T`` must be a multiple of B)."""
+    """The experts x_s L2P-MW (block mode) plays in each batch on replayed losses.
+
+    Args:
+        keys: ``(n,)`` typed PRNG keys, one per run (split as the simulator splits a run's key).
+        losses: the ``(T, d)`` losses replayed, ``T`` a multiple of ``B``.
+        eta: the MW step η.
+        p: the fake-switch probability.
+        B: the batch length.
+
+    Returns:
+        ``(n, T // B)`` int32: the expert played in each batch of each run.
+
+    Raises:
+        ValueError: ``T`` not a multiple of ``B``, or invalid losses or parameters.
+    """
     losses = load_losses(losses)
     B = check_positive_int("B", B)
     T, d = losses.shape
@@ -135,7 +188,18 @@ def _z7_config(cfg):
 
 
 def z7_table(df, cfg: dict, alpha: float = 1e-8):
-    """Per batch s: histogram of x_s (pooled over seeds x replicates) vs nu_s, and the control vs nu_{s-1}."""
+    """Per batch s: histogram of x_s (pooled over seeds x replicates) vs nu_s, and the control vs nu_{s-1}.
+
+    Args:
+        df: the per-seed results; its Z7 rows hold the counts ``count_j`` per checked batch ``s``.
+        cfg: the resolved configuration (the Z7 sizes, step, and the root seed of the losses).
+        alpha: the false-alarm probability of the sound bound (:func:`marginal_check`).
+
+    Returns:
+        One row per batch: ``s``, its first ``round``, the statistics of :func:`marginal_check`
+        against nu_s, the control's ``tv_vs_prev``, ``chi2_p_vs_prev``, ``prev_rejected``, and
+        ``tv_nu_prev_nu`` (TV between nu_{s-1} and nu_s).
+    """
     import pandas as pd
 
     d, B, nb, eta, _ = _z7_config(cfg)
@@ -160,7 +224,16 @@ def z7_table(df, cfg: dict, alpha: float = 1e-8):
 
 def z7_plot(df, cfg: dict, path: pathlib.Path) -> pathlib.Path:
     """Left: empirical frequencies of x_s vs nu_s for each batch s checked; right: TV vs s with the
-    exact-sampler noise level and the sound bound."""
+    exact-sampler noise level and the sound bound.
+
+    Args:
+        df: the per-seed results with the Z7 rows.
+        cfg: the resolved configuration.
+        path: the PNG written.
+
+    Returns:
+        ``path``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -228,6 +301,21 @@ PARAMS = declare_params("lazy-switching", {
     description="L2P switches / fake switches / shadow resamples vs T (Z5), marginal of x_s vs nu_s (Z7) and the "
                 "lazy lower bound vs the binary-tree baseline (Z8)")
 def build(cfg: dict) -> Study:
+    """The ``lazy-switching`` study: the Z5/Z8 points (learner × ε × ``T`` on the lower-bound
+    adversary) and, with ``z7``, one Z7 point per checked batch.
+
+    Args:
+        cfg: the resolved configuration: ``d``, the ``T`` and ``eps`` grids, ``delta``, ``learners``,
+            the Z7 settings (``z7``, ``z7_d``, ``z7_B``, ``z7_batches``, ``z7_eta``, ``z7_p``,
+            ``z7_s``, ``z7_reps``), seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``switching`` and ``summary`` (Z5, Z8) and
+        ``marginals`` (Z7, :func:`z7_table`).
+
+    Raises:
+        ValueError: invalid Z7 settings, a checked batch outside ``[1, z7_batches]``, or an empty grid.
+    """
     d, Ts = int(cfg["d"]), [int(t) for t in cfg["T"]]
     T_max = max(Ts)
     points = [{"exp": "Z5_Z8", "learner": ln, "eps": float(e), "T": T}

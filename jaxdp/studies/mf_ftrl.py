@@ -102,7 +102,19 @@ def _point_params(cfg, name, part, env, T, eps):
 
 
 def theory_curve(cfg, name, part, env, eps):
-    """The regret bound of the module docstring for one mechanism as a function of ``T`` (constants 1)."""
+    """The regret bound of the module docstring for one mechanism as a function of ``T`` (constants 1).
+
+    Args:
+        cfg: the resolved configuration (``D``, ``d``, ``delta``, ``mode``, ``bands`` and the horizons).
+        name: the mechanism (a name of ``jaxdp.mechanisms.matrix_factorization.MECHANISMS``).
+        part: ``"T"`` or ``"eps"``, the sweep whose largest horizon the mechanism is built for.
+        env: ``"realizable"`` (REAL Thm 4's form) or ``"noisy"`` (the general FTRL bound).
+        eps: the privacy level ε the noise is planned for.
+
+    Returns:
+        ``f(T) -> (len(T),) array``: the bound at each horizon, with the mechanism's planned noise
+        and its own prefix-noise variance at that horizon.
+    """
     D, d = cfg["D"], int(cfg["d"])
     L = _lipschitz(D)
 
@@ -123,6 +135,21 @@ def theory_curve(cfg, name, part, env, eps):
 @register_study("mf-ftrl", defaults=DEFAULTS, quick=QUICK,
                 description="DP-FTRL with tree / Honaker / square-root / banded / BLT noise at equal certified eps")
 def build(cfg: dict) -> Study:
+    """The ``mf-ftrl`` study: per mechanism, the T sweep on each instance and the ε sweep on the
+    realizable one, every point planned at the same certified (ε, δ).
+
+    Args:
+        cfg: the resolved configuration: ``D``, ``delta``, ``mode``, ``d``, ``sigma_xi``,
+            ``mechanisms``, ``bands``, ``envs``, the ``T`` and ``eps_sweep`` grids, ``eps``, ``T_fixed``,
+            seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``slopes``, ``summary`` (with each
+        mechanism's regret relative to the tree) and ``ratios`` (seed-paired ratios to the tree).
+
+    Raises:
+        ValueError: an empty list of mechanisms, instances, horizons or ε.
+    """
     for k in ("mechanisms", "envs", "T", "eps_sweep"):
         if not cfg[k]:
             raise ValueError(f"{k} must be a non-empty list, got {cfg[k]!r}")
@@ -243,7 +270,14 @@ _COLUMNS = (("honaker", "Honaker"), ("sqrt_toeplitz", "square root"), ("banded",
 
 
 def ratio_table(ratios) -> str:
-    """The docs table of regret relative to the tree (seed-paired 95% bootstrap intervals) from ``ratios.csv``."""
+    """The docs table of regret relative to the tree (seed-paired 95% bootstrap intervals) from ``ratios.csv``.
+
+    Args:
+        ratios: the study's ``ratios`` table (:func:`jaxdp.studies.analysis.ratio_to_base`).
+
+    Returns:
+        The Markdown table: one row per (instance, ``T``) of the T sweep, one column per mechanism.
+    """
     t = ratios[ratios["part"] == "T"]
     head = "| instance | T | seeds | " + " | ".join(n for _, n in _COLUMNS) + " |"
     lines = [head, "|" + "---|" * (3 + len(_COLUMNS))]
@@ -256,7 +290,14 @@ def ratio_table(ratios) -> str:
 
 
 def publish(outdir) -> bool:
-    """Regenerate the docs page's ratio table from a kept run's ``ratios.csv``; returns whether it changed."""
+    """Regenerate the docs page's ratio table from a kept run's ``ratios.csv``.
+
+    Args:
+        outdir: the results directory holding ``ratios.csv``.
+
+    Returns:
+        Whether the page changed.
+    """
     import pandas as pd
 
     from .analysis import write_generated

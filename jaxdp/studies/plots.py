@@ -36,6 +36,15 @@ def curve_style(i: int) -> dict:
     Colour, marker and line style cycle with periods 10, 9 and 3: curves ``i != j`` below 90 never
     share all three. Markers are hollow, with sizes alternating 7 / 5.5 / 4, so coincident
     curves stay visible. Theory curves use :func:`theory_style`.
+
+    Args:
+        i: the curve's index on its Axes (counting the curves already drawn there).
+
+    Returns:
+        ``{"color", "marker", "linestyle", "ms", "mfc", "mew", "lw"}`` for ``Axes.plot``.
+
+    Raises:
+        ValueError: ``i`` is not a non-negative integer.
     """
     if not isinstance(i, (int, np.integer)) or isinstance(i, bool) or i < 0:
         raise ValueError(f"i must be a non-negative integer (the curve's index), got {i!r}")
@@ -45,8 +54,19 @@ def curve_style(i: int) -> dict:
 
 def theory_style(j: int, offset: int = 0) -> dict:
     """Matplotlib keyword arguments of the ``j``-th theory curve of an Axes: no marker, dashed
-    (dotted from the 11th on), colour ``C{(offset + j) mod 10}`` (``offset``: the number of
-    empirical curves: with fewer than 10 curves in all, no theory curve shares an empirical one's colour)."""
+    (dotted from the 11th on), colour ``C{(offset + j) mod 10}``.
+
+    Args:
+        j: the theory curve's index on its Axes.
+        offset: the number of empirical curves on the Axes: with fewer than 10 curves in all, no
+            theory curve shares an empirical one's colour.
+
+    Returns:
+        ``{"color", "marker", "linestyle", "lw", "zorder"}`` for ``Axes.plot`` (drawn below the data).
+
+    Raises:
+        ValueError: ``j`` or ``offset`` is not a non-negative integer.
+    """
     for name, v in (("j", j), ("offset", offset)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
@@ -64,7 +84,28 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
     and no two curves share colour, marker and line style (:func:`curve_style`). ``hue_order``
     fixes which style each ``hue`` value gets (:func:`plot_panels` passes every panel the same
     order). With ``ax`` the curves are drawn there and nothing is saved; otherwise writes a PNG.
-    Returns ``path``."""
+
+    Args:
+        summary: a table of :func:`jaxdp.studies.analysis.summarize` (columns ``x``, ``{y}_mean`` and
+            optionally ``{y}_lo``, ``{y}_hi`` and ``hue``).
+        x: the abscissa column.
+        y: the metric's name (the stem of its summary columns).
+        path: the PNG written (unless ``ax`` is given).
+        hue: the column whose values are separate curves; ``None``: one curve.
+        theory: ``{label: f}`` with ``f(xs) -> ys`` evaluated on 64 points spanning the data, or
+            ``{label: (xs, ys)}``.
+        title: the Axes' title.
+        xlabel, ylabel: axis labels (default the column names).
+        logx, logy: logarithmic axes.
+        ax: a Matplotlib Axes to draw on; the figure is then neither laid out nor saved.
+        hue_order: the ``hue`` values in style order; must contain every value present.
+
+    Returns:
+        ``path`` as a :class:`pathlib.Path`.
+
+    Raises:
+        ValueError: ``hue_order`` misses a value of ``hue``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -133,8 +174,24 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
                 **kw) -> pathlib.Path:
     """One row of :func:`plot_curves` panels, one per value of ``summary[panel]``, saved as one PNG.
 
-    ``theory(value, sub)`` returns the theory curves of the panel whose rows are
-    ``sub``; ``title(value)`` its title. A ``hue`` value has the same style in every panel.
+    A ``hue`` value has the same style in every panel.
+
+    Args:
+        summary: a table of :func:`jaxdp.studies.analysis.summarize`.
+        panel: the column whose sorted values are the panels.
+        x: the abscissa column.
+        y: the metric's name (the stem of its summary columns).
+        path: the PNG written.
+        hue: the column whose values are separate curves within a panel.
+        theory: ``theory(value, sub)`` returns the theory curves (as in :func:`plot_curves`) of the
+            panel of ``value`` whose rows are ``sub``.
+        title: ``title(value)`` is the panel's title (default ``"{panel}={value}"``).
+        ylabel: the y-axis label.
+        width: the width of one panel, in inches.
+        **kw: further arguments of :func:`plot_curves` (``logx``, ``logy``, ``xlabel``, ``hue_order``).
+
+    Returns:
+        ``path`` as a :class:`pathlib.Path`.
     """
     import matplotlib
 
@@ -157,12 +214,22 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
 
 
 def replot_results(out_dir: os.PathLike | str) -> list[pathlib.Path]:
-    """Redraw the plots of a finished results directory from its ``results.csv``; returns their paths.
+    """Redraw the plots of a finished results directory from its ``results.csv``.
 
     Works where the chunks are gone (kept results keep only ``results.csv``, ``manifest.json`` and
     the tables): the study is rebuilt from the manifest's config, ``results.csv`` is checked against
     the SHA-256 the manifest records, and only the ``plot`` PNGs are rewritten, never a table or
-    ``results.csv``. ``ValueError`` for a directory that is not a finished study.
+    ``results.csv``.
+
+    Args:
+        out_dir: the finished study's results directory.
+
+    Returns:
+        The paths of the plots written.
+
+    Raises:
+        ValueError: a directory that is not a finished study, a ``results.csv`` whose hash does not
+            match, or a study without plots.
     """
     import pandas as pd
 

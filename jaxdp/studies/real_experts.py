@@ -75,6 +75,20 @@ PARAMS = declare_params("real-experts", {
                 description="Private experts on real data (sklearn/river bundled sets; jaxdp[data]): regret vs eps "
                             "for Hedge, L2P-MW, tree DP-FTRL, sparse-vector, adaptive SV and potential experts")
 def build(cfg: dict) -> Study:
+    """The ``real-experts`` study: every dataset × learner × ε, each seed replaying its own stream
+    order of the dataset's expert-pool losses.
+
+    Args:
+        cfg: the resolved configuration: ``datasets``, ``learners``, the ``eps`` grid, ``delta``,
+            ``T``, ``n_experts``, ``pool_seed``, seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its table ``summary`` holds the regret per round, regret
+        and switches per (dataset, learner, ε) with the certified ε and the best expert's loss per round.
+
+    Raises:
+        ValueError: an unknown dataset or learner, or ``eps <= 0``.
+    """
     from ..data import DATASETS, expert_pool_losses
 
     for ds in cfg["datasets"]:

@@ -42,7 +42,15 @@ QUICK = {"seeds": 4, "datasets": ["breast_cancer", "diabetes"], "eps": [0.5, 4.0
 
 
 def public_features(X: np.ndarray, q: int = 2) -> np.ndarray:
-    """First ``q`` principal components, rank-transformed to ``(0, 1)`` (labels are not used)."""
+    """First ``q`` principal components, rank-transformed to ``(0, 1)`` (labels are not used).
+
+    Args:
+        X: the ``(n, p)`` features.
+        q: the number of principal components kept.
+
+    Returns:
+        ``(n, q)`` features: per component, ``(rank + 1/2) / n``, uniform on ``(0, 1)``.
+    """
     Xc = X - X.mean(axis=0)
     _, _, vt = np.linalg.svd(Xc, full_matrices=False)
     Z = Xc @ vt[:q].T
@@ -89,6 +97,20 @@ PARAMS = declare_params("real-label-dp", {
                 description="Label DP on real data (sklearn/river bundled sets; jaxdp[data]): accuracy / MSE vs eps, "
                             "local and central label-DP learners beside RR with a prior")
 def build(cfg: dict) -> Study:
+    """The ``real-label-dp`` study: every dataset × method of its task × ε (non-private methods once,
+    at ε = ∞), each seed drawing its own train/test split.
+
+    Args:
+        cfg: the resolved configuration: ``datasets``, the ``eps`` grid, ``train_frac``, seeds and the
+            root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its table ``summary`` holds the test accuracy
+        (classification) or MSE of the standardized labels (regression) per (dataset, method, ε).
+
+    Raises:
+        ValueError: an unknown dataset, ``eps <= 0`` or ``train_frac`` outside ``[0.1, 0.9]``.
+    """
     from ..data import DATASETS, load_dataset
 
     for ds in cfg["datasets"]:

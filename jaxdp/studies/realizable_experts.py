@@ -193,7 +193,17 @@ def _run_point(p, cfg, seeds, T_max):
 def binary_tree_table(df):
     """Per binary-tree grid point: does it ever start a new phase (switch its expert set)?
     ``new_phase_frac`` is the fraction of seeds with at least one new phase, ``phases_mean`` / ``phases_max`` the
-    number of new phases, ``switches_mean`` the model changes (x_t != x_{t-1}, also within a set)."""
+    number of new phases, ``switches_mean`` the model changes (x_t != x_{t-1}, also within a set).
+
+    Args:
+        df: the per-seed rows of the binary-tree learner (with its ``phases``, ``padded``, ``m_set``,
+            ``P_max`` and ``tau`` columns).
+
+    Returns:
+        One row per (experiment, adversary, ``d``, ``T``, ε): ``n_seeds``, ``m_set``, ``P_max``,
+        ``tau``, the mean regret, best loss and switches, ``phases_mean``, ``phases_max``,
+        ``new_phase_frac``, ``ever_new_phase`` and ``padded_frac`` (seeds with a padded selection).
+    """
     import pandas as pd
 
     rows = []
@@ -211,6 +221,21 @@ def binary_tree_table(df):
 @register_study("realizable-experts", defaults=DEFAULTS, quick=QUICK,
                 description="REAL realizable DP experts: regret vs T, log d, eps, L*; switches; Thm 5 lower bound")
 def build(cfg: dict) -> Study:
+    """The ``realizable-experts`` study: the ``vsT``, ``vsd``, ``vseps``, ``Lstar`` and ``lb``
+    experiments of the module docstring, every learner compiled once for the study's largest horizon.
+
+    Args:
+        cfg: the resolved configuration: planner ``mode``, ``beta`` (failure probability), ``q``,
+            ``delta``, ``d0`` and ``eps0`` (the fixed ``d`` and ε), the grids of each experiment,
+            seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``summary``, ``slopes``, ``binary_tree``
+        (:func:`binary_tree_table`) and ``lower_bound`` (regret ε / log d against 1/32).
+
+    Raises:
+        ValueError: ``d < 2``, ``eps <= 0``, ``Lstar < 0`` or an unknown mode.
+    """
     for d in list(cfg["d"]) + [cfg["d0"]] + list(cfg["lb_d"]):
         if int(d) < 2:
             raise ValueError(f"d must be integers >= 2, got {d!r}")

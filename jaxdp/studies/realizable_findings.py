@@ -187,6 +187,21 @@ PARAMS = declare_params("realizable-findings", {
                 description="REAL open findings: Alg. 2 doubling sign/offset, Alg. 5 stale sample (guarded variant), "
                             "Alg. 4 horizon, DP-OCO instance growing with d")
 def build(cfg: dict) -> Study:
+    """The ``realizable-findings`` study: the ``adaptive``, ``potential``, ``binary_tree`` and ``oco``
+    experiments of the module docstring.
+
+    Args:
+        cfg: the resolved configuration: ``experiments`` (the selection), each experiment's grids
+            and settings, seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``summary`` (regret, draws, doublings and
+        phases per point) and ``slopes`` (regret vs ``T`` per experiment, and vs ``d`` for ``oco``
+        with the claimed 1/3).
+
+    Raises:
+        ValueError: an unknown experiment.
+    """
     points = _points(cfg)
 
     def run(pts, seeds):

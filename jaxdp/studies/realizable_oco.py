@@ -134,6 +134,22 @@ def _net_plan(name, cfg, T, d):
 @register_study("realizable-oco", defaults=DEFAULTS, quick=QUICK,
                 description="REAL R7-R8: DP-FTRL smooth realizable rates; experts over a net / potential for DP-OCO")
 def build(cfg: dict) -> Study:
+    """The ``realizable-oco`` study: the R7 sweeps of DP-FTRL (``T`` on both instances, ε and ``d`` on
+    the realizable one) and the R8 points of the grid-net learners for ``d <= 2``.
+
+    Args:
+        cfg: the resolved configuration: the R7 grids (``r7_T``, ``r7_eps_sweep``, ``r7_d_sweep``,
+            ``r7_T_fixed``, ``r7_d``, ``r7_eps``), ``lam_rule``, the R8 settings (``r8_learners``,
+            ``r8_d``, ``r8_T``, ``r8_eps``, ``r8_snap``), seeds and the root seed.
+
+    Returns:
+        The :class:`jaxdp.studies.Study`; its tables are ``slopes``, ``summary``, ``r8_d_ratio``,
+        ``r8_bounds`` and ``logphi_error`` (the quadrature error of the log-partition function).
+
+    Raises:
+        ValueError: an empty or non-positive grid, an unknown ``lam_rule`` or R8 learner, or ``d > 2``
+            for R8.
+    """
     for k in ("r7_T", "r8_T", "r7_d_sweep", "r8_d"):
         if not cfg[k] or any(int(v) < 1 for v in cfg[k]):
             raise ValueError(f"{k} must be a non-empty list of positive integers, got {cfg[k]!r}")

@@ -61,6 +61,14 @@ def process_identity() -> tuple[int, int, str]:
 
     ``jax.distributed`` (if initialized) first, then ``JAXDP_PROCESS_ID`` /
     ``JAXDP_NUM_PROCESSES``, then ``SLURM_PROCID`` / ``SLURM_NTASKS``; else ``(0, 1, "single")``.
+
+    Returns:
+        ``(index, count, source)``: this process's index in ``[0, count)``, the number of
+        processes, and where they came from (``"jax.distributed"``, ``"JAXDP"``, ``"SLURM"`` or
+        ``"single"``).
+
+    Raises:
+        ValueError: environment variables that are not integers, or an index outside ``[0, count)``.
     """
     if _distributed_client_active():
         import jax
@@ -170,8 +178,28 @@ def run_study(study: Study, out_dir: os.PathLike | str, *, progress: bool = True
     ``merge=False`` never writes ``results.csv`` (a launcher merges).
     ``claim_timeout`` (default ``JAXDP_CLAIM_TIMEOUT`` or 6 h) is the age after
     which another host's claim is taken over; ``process = (index, count)``
-    overrides :func:`process_identity`. Raises :class:`StudyInterrupted` after
-    Ctrl-C, once the chunk in flight is saved.
+    overrides :func:`process_identity`.
+
+    Args:
+        study: the study (validated before anything is created).
+        out_dir: the results directory (created; an existing one of the same study is resumed or joined).
+        progress: show a progress bar over the chunks.
+        analyze: run the study's ``analyze`` and write its tables as ``{name}.csv``.
+        plot: run the study's ``plot``.
+        max_chunks: stop after that many new chunks.
+        merge: write ``results.csv``, the tables, plots and the final manifest once every chunk is done.
+        claim_timeout: seconds after which another process's claim on a chunk is taken over.
+        process: ``(index, count)`` of this process among those sharing the directory.
+        log: where warnings (damaged chunks) go; default standard error.
+
+    Returns:
+        The :class:`StudyResult`: the per-seed results of the chunks done so far, the tables and
+        plots (when this process merged), and the counts of chunks run and skipped.
+
+    Raises:
+        StudyInterrupted: after Ctrl-C, once the chunk in flight is saved.
+        ValueError: a configuration or grid point the study refuses, or a directory holding
+            another run.
     """
     log = log or (lambda s: print(s, file=sys.stderr, flush=True))
     validate_study(study)           # before anything is created or compiled
@@ -205,10 +233,14 @@ def run_study(study: Study, out_dir: os.PathLike | str, *, progress: bool = True
 class RunContext:
     """The settings of one :func:`run_study` call, fixed once the run starts.
 
-    ``study`` and ``out`` (the results directory); ``sig``, the SIGINT flag checked before each
-    chunk; ``rank``, ``nproc`` and ``source`` (:func:`process_identity` or ``"argument"``);
-    ``progress``, ``analyze``, ``plot``, ``merge``, ``max_chunks`` and ``claim_timeout`` as
-    passed to :func:`run_study`; ``log``, where warnings about damaged chunks go.
+    Attributes:
+        study: the study run.
+        out: the results directory.
+        sig: the SIGINT flag (its ``hit`` is checked before each chunk).
+        rank, nproc: this process's index and the number of processes sharing the directory.
+        source: where ``rank`` and ``nproc`` came from (:func:`process_identity`, or ``"argument"``).
+        progress, analyze, plot, merge, max_chunks, claim_timeout: as passed to :func:`run_study`.
+        log: where warnings about damaged chunks go.
     """
 
     study: Study
@@ -230,10 +262,14 @@ class RunContext:
 class ChunkPlan:
     """The chunks of a run and their state when it started.
 
-    ``manifest`` (the dict written at the end), ``chunks`` (``(point indices, seed indices)`` per
-    chunk) and ``cids`` (their names); ``status`` maps each name to ``"ok"``, ``"missing"`` or
-    ``"damaged: ..."`` and is updated as this process finishes chunks; ``damaged`` lists the
-    damaged ones, ``skipped`` counts those already done.
+    Attributes:
+        manifest: the manifest dict, completed and written when the results are merged.
+        chunks: ``(point indices, seed indices)`` per chunk.
+        cids: the chunks' names, in the order of ``chunks``.
+        status: chunk name -> ``"ok"``, ``"missing"`` or ``"damaged: ..."``; updated as this process
+            finishes chunks.
+        damaged: the names of the chunks found damaged (they are recomputed).
+        skipped: the number of chunks already done when the run started.
     """
 
     manifest: dict

@@ -39,6 +39,29 @@ class Study:
     before anything starts. ``export_fn(point) -> (jitted_fn, example_args)``
     (optional) gives the compiled function of one grid point to
     ``jaxdp.bench.export``, which otherwise records it by running the point.
+
+    Attributes:
+        name: the study's name (the manifest's ``study``; a rerun must match it).
+        points: the grid, one dict of JSON scalars per point (the key ``seed`` is reserved).
+        seeds: seeds per point (``>= 1``); seed indices ``0 .. seeds - 1``.
+        run: ``run(points, seeds) -> [{metric: array(len(seeds))} for each point]``, given the
+            points of one chunk and its seed indices.
+        group_by: point keys whose equal values put points in the same chunks (one compiled
+            function per group, typically).
+        analyze: ``analyze(df) -> {name: DataFrame}`` on the merged per-seed results; each table is
+            written as ``{name}.csv``.
+        plot: ``plot(df, outdir) -> [png paths]``.
+        config: the resolved configuration, recorded in the manifest and hashed into chunk names.
+        seeds_per_chunk: seed indices per chunk (default all ``seeds``).
+        points_per_chunk: at most this many points of one group per chunk.
+        description: one line for listings and the manifest.
+        check_point: ``check_point(point)`` makes the host-side calls of a point and raises
+            ``ValueError`` for one that cannot run.
+        export_fn: ``export_fn(point) -> (jitted_fn, example_args)`` for ``jaxdp.bench.export``.
+
+    Raises:
+        ValueError: ``seeds`` not a positive integer, an empty grid, or a point using the key ``seed``.
+        TypeError: a point value that is not a JSON scalar.
     """
 
     name: str
@@ -72,6 +95,22 @@ class Study:
 
 @dataclasses.dataclass
 class StudyResult:
+    """What :func:`~jaxdp.studies.runner.run_study` returns.
+
+    Attributes:
+        df: the per-seed results of every chunk done so far (a ``pandas.DataFrame``: the point's
+            keys, ``point``, ``seed`` and the metrics), sorted by point and seed.
+        tables: the study's analysis tables, ``{name: DataFrame}`` (empty unless this process merged).
+        plots: the paths of the plots written (empty unless this process merged).
+        out_dir: the results directory.
+        chunks_run: chunks this call computed.
+        chunks_skipped: chunks already done when the call started.
+        complete: every chunk is done.
+        merged: this process wrote ``results.csv``, the tables and the final manifest.
+        damaged: the names of the chunks found damaged and recomputed.
+        process: ``(index, count, source)`` of this process (:func:`~jaxdp.studies.runner.process_identity`).
+    """
+
     df: Any
     tables: dict
     plots: list
@@ -96,6 +135,17 @@ class Param:
     finite unless ``allow_inf``; ``lo``/``hi`` bound them (``lo_open``/``hi_open``
     for strict bounds); ``choices`` lists the allowed strings; ``check(value)``
     returns an error text for anything else the theorems need.
+
+    Attributes:
+        kind: ``"int"``, ``"float"``, ``"str"`` or ``"bool"``.
+        many: the value is a list of such values (or a comma-separated string).
+        lo, hi: the bounds of a number (``None``: unbounded).
+        lo_open, hi_open: the bounds are strict.
+        choices: the allowed strings.
+        allow_inf: a number may be infinite.
+        allow_empty: a list may be empty.
+        check: ``check(value) -> error text or None``, an extra check per value.
+        help: what the parameter means, appended to the error message.
     """
 
     kind: str
@@ -186,15 +236,30 @@ PARAM_SPECS: dict[str, dict[str, Param]] = {}
 
 
 def declare_params(study: str, spec: Mapping[str, Param]) -> dict[str, Param]:
-    """Record the parameter declarations of ``study`` (checked by :func:`resolve_config`
-    and :func:`validate_study`)."""
+    """Record the parameter declarations of a study (checked by :func:`resolve_config`
+    and :func:`validate_study`).
+
+    Args:
+        study: the study's registered name.
+        spec: ``{parameter: Param}``; replaces any earlier declaration of the study.
+
+    Returns:
+        The recorded declarations (a new dict, also in :data:`PARAM_SPECS`).
+    """
     PARAM_SPECS[study] = dict(spec)
     return PARAM_SPECS[study]
 
 
 def inferred_params(defaults: Mapping[str, Any]) -> dict[str, Param]:
     """The safety net for a study that declares nothing: each parameter keeps its default's type,
-    numbers are finite, integers ``>= 0`` (``seeds >= 1``)."""
+    numbers are finite, integers ``>= 0`` (``seeds >= 1``).
+
+    Args:
+        defaults: the study's default configuration (a list value is typed by its first element).
+
+    Returns:
+        ``{parameter: Param}`` for the boolean, integer and float defaults (strings are not checked).
+    """
     spec = {}
     for k, v in defaults.items():
         many = isinstance(v, (list, tuple))

@@ -217,7 +217,16 @@ def _versions() -> dict:
 def load_results(out_dir: os.PathLike | str, study: Optional[Study] = None):
     """The tidy table of every finished, verified chunk in ``out_dir`` (sorted by point and seed).
 
-    Damaged chunks are left out (with a warning on stderr)."""
+    Damaged chunks are left out (with a warning on stderr).
+
+    Args:
+        out_dir: the results directory (its ``chunks/``).
+        study: the study whose grid the chunks must belong to; ``None``: every chunk file found.
+
+    Returns:
+        A ``pandas.DataFrame``: one row per point and seed (the point's keys, ``point``, ``seed`` and
+        the metrics); empty when no chunk is finished.
+    """
     import pandas as pd
 
     out = pathlib.Path(out_dir)
@@ -241,7 +250,20 @@ def load_results(out_dir: os.PathLike | str, study: Optional[Study] = None):
 
 @dataclasses.dataclass
 class VerifyReport:
-    """What :func:`verify_study` found: chunk names by state, and the state of ``results.csv``."""
+    """What :func:`verify_study` found: chunk names by state, and the state of ``results.csv``.
+
+    Attributes:
+        out_dir: the results directory checked.
+        study: the study's name.
+        total: the number of chunks of the study's grid.
+        ok: the chunks whose SHA-256 and row count match their record.
+        missing: the chunks not written yet.
+        damaged: chunk name -> what is wrong with it.
+        stray: chunk files in the directory that are not in the study's grid (ignored).
+        claimed: the claim files present (chunks held by a running, or dead, process).
+        results: the state of ``results.csv``: ``"ok"``, ``"absent"``, ``"present, no recorded hash"``
+            or ``"damaged: ..."``.
+    """
 
     out_dir: pathlib.Path
     study: str
@@ -283,8 +305,19 @@ class VerifyReport:
 
 def verify_study(out_dir: os.PathLike | str, study: Optional[Study] = None) -> VerifyReport:
     """Check every chunk of a results directory against its recorded SHA-256 and row count, and
-    ``results.csv`` against the manifest, without running anything. ``study`` (default: rebuilt
-    from the manifest's config through the registry) lists the chunks that should be there."""
+    ``results.csv`` against the manifest, without running anything.
+
+    Args:
+        out_dir: the results directory.
+        study: the study whose chunks should be there (default: rebuilt from the manifest's config
+            through the registry).
+
+    Returns:
+        The :class:`VerifyReport`.
+
+    Raises:
+        ValueError: the directory has no ``manifest.json``.
+    """
     out = pathlib.Path(out_dir)
     mpath = out / "manifest.json"
     if not mpath.exists():
