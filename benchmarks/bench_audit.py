@@ -499,6 +499,63 @@ def false_alarm_markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+#: the accelerator runs of the suite at DP-Sniper's size (``--dpsniper --device --jsonl``), kept as raw rows
+DEVICE_RUNS = ("data/dpsniper_h200_2cand.jsonl", "data/dpsniper_h200_1witness.jsonl")
+_DEVICE_MARK = "<!-- table: device -->"
+
+
+def device_markdown(paths=DEVICE_RUNS) -> str:
+    """The accelerator table: one column pair per kept run (its ``n_best``), next to DP-Sniper's bound.
+
+    Each run's bound is a 0.9-confidence bound on its own; the two runs are never combined (the larger of two
+    bounds is not a 0.9-confidence bound), so a row "reaches DP-Sniper" only if one run's bound does.
+    """
+    import json
+    import math as _m
+    import pathlib
+
+    from jaxdp.audit.dpsniper import REFERENCE, SUITE
+
+    here = pathlib.Path(__file__).parent
+    runs = []
+    for p in paths:
+        rows = [json.loads(line) for line in (here / p).read_text().splitlines() if line.strip()]
+        runs.append({r["name"]: r for r in rows})
+    heads = []
+    for run in runs:
+        r0 = next(iter(run.values()))
+        nb = r0.get("n_best", 2)
+        heads.append(f"{nb} candidate{'s' if nb > 1 else ''} (α/{2 * nb} per bound)")
+    out = ["| mechanism | exact ε | DP-Sniper ε_lcb | " + " | ".join(f"ours: {h}" for h in heads)
+           + " | reaches DP-Sniper | wall s (" + " / ".join(f"run {i + 1}" for i in range(len(runs))) + ") |",
+           "|---|---:|---:|" + "---:|" * len(runs) + "---|---:|"]
+    n_reach = 0
+    for name in SUITE:
+        ref = REFERENCE[name][0]
+        cells, walls, reach = [], [], False
+        for run in runs:
+            r = run.get(name)
+            if r is None:
+                cells.append("—")
+                walls.append("—")
+                continue
+            cells.append(f"{r['eps_lower']:.4f} ({r['eps_lower'] / ref:.3f}×)")
+            walls.append(f"{r['seconds']:.0f}")
+            reach |= r["eps_lower"] >= ref
+        n_reach += reach
+        true = SUITE[name]["true_eps"]
+        out.append(f"| {name} | {'∞ (not DP)' if _m.isinf(true) else f'{true:.4g}'} | {ref:.4f} | "
+                   + " | ".join(cells) + f" | {'yes' if reach else 'NO'} | {' / '.join(walls)} |")
+    totals = [sum(r["seconds"] for r in run.values()) for run in runs]
+    counts = [len(run) for run in runs]
+    out.append("")
+    out.append(f"{n_reach} of {len(SUITE)} mechanisms reach DP-Sniper's bound in at least one run. Wall time: "
+               + ", ".join(f"run {i + 1} {t:.0f} s for {c} mechanisms" for i, (t, c) in enumerate(zip(totals, counts)))
+               + f" (compilation included), against DP-Sniper's {sum(v[2] + v[3] for v in REFERENCE.values()):.0f} s"
+               " (search + final estimate, all twenty).")
+    return "\n".join(out)
+
+
 def write_dpsniper_md(path, bounds_md: str | None = None, fa_md: str | None = None) -> str:
     """Write (or update) ``AUDIT_DPSNIPER.md``: the given tables' rows are merged into the existing ones."""
     import pathlib
@@ -517,7 +574,7 @@ def write_dpsniper_md(path, bounds_md: str | None = None, fa_md: str | None = No
         else:
             tables[mark] = "\n".join(oh + orows)
     text = DPSNIPER_TEMPLATE.replace("{bounds}", tables[_BOUNDS_MARK] or "(not run yet)").replace(
-        "{false_alarms}", tables[_FA_MARK] or "(not run yet)")
+        "{false_alarms}", tables[_FA_MARK] or "(not run yet)").replace("{device}", device_markdown())
     if old and "<!-- notes -->" in old:      # keep the hand-written notes of the existing file
         text = text.split("<!-- notes -->")[0] + "<!-- notes -->" + old.split("<!-- notes -->", 1)[1]
     path.write_text(text)
@@ -540,6 +597,20 @@ this project's 2-core CPU. Produced by `python benchmarks/bench_audit.py --dpsni
 
 <!-- table: bounds -->
 {bounds}
+
+## At DP-Sniper's sample size, on an accelerator {#device}
+
+The same auditor with DP-Sniper's 2·10⁸ fresh runs per input for every mechanism (2·10⁶ training and
+2·10⁶ selection runs, events re-chosen on 2·10⁷), the fresh runs drawn, scored and counted on the device
+(`jaxdp.audit.learned.count_event_on_device`), on one NVIDIA H200 (jax 0.11.2, CUDA):
+`python benchmarks/bench_audit.py --dpsniper --device [--n-best 1] --jsonl FILE`. Run 1 evaluates the two
+best candidates on fresh runs (α split four ways), run 2 DP-Sniper's single witness (α split over its two
+probabilities, as DP-Sniper does); each column is a confidence-0.9 bound on its own, and the larger of the two
+is not one. Run 2 covers the mechanisms run 1 left below DP-Sniper's bound or did not reach within its time
+limit. The raw rows are `benchmarks/data/dpsniper_h200_*.jsonl`; this table is generated from them.
+
+<!-- table: device -->
+{device}
 
 ## False alarms of the correct mechanisms {#false-alarms}
 
@@ -571,6 +642,10 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--false-alarms", action="store_true", help="false-alarm rates of the suite's correct mechanisms")
     p.add_argument("--seeds", type=int, default=200, help="auditor seeds for --false-alarms")
     p.add_argument("--dpsniper-out", default=None, help="markdown file (default benchmarks/AUDIT_DPSNIPER.md)")
+    p.add_argument("--device", action="store_true", help="--dpsniper at DP-Sniper's 2e8 fresh runs per input, counted "
+                   "on the device (for an accelerator); rows go to the accelerator table")
+    p.add_argument("--n-best", type=int, default=2, help="--dpsniper: candidates evaluated on fresh runs")
+    p.add_argument("--jsonl", default=None, help="append each --dpsniper row to this JSON-lines file when it is done")
     a = p.parse_args(argv)
     if a.dpsniper or a.false_alarms:
         import pathlib
@@ -581,9 +656,19 @@ def main(argv=None) -> list[dict]:
         rows, bmd, fmd = [], None, None
         if a.dpsniper:
             t = time.perf_counter()
-            rows = run_suite(quick=a.quick, seed=a.seed, names=a.only)
+            on_row = None
+            if a.jsonl:
+                import json
+
+                def on_row(r, path=a.jsonl):
+                    with open(path, "a") as fh:
+                        fh.write(json.dumps(r) + "\n")
+            rows = run_suite(quick=a.quick, seed=a.seed, names=a.only, device=a.device, on_row=on_row,
+                             n_best=a.n_best)
             bmd = suite_markdown(rows)
             print(bmd)
+            if a.device:        # accelerator rows live in their JSON-lines files, not in the CPU table
+                bmd = None
             print(f"total {time.perf_counter() - t:.0f} s")
         if a.false_alarms:
             fa = false_alarms(a.seeds, a.seed, a.only)

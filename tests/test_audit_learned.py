@@ -242,3 +242,59 @@ def test_dpsniper_broken_ones_flagged_at_quick_size():
     md = D.suite_markdown([dict(name="laplace", eps_lower=0.09, violation=False, pair="p", n_pairs=2, n_train=1,
                                 n_select=2, n_eval=3, seconds=1.0, true_eps=0.1, broken=False)])
     assert "0.0968" in md and "| laplace |" in md
+
+
+def test_device_count_is_binomial_with_the_events_probability():
+    """The on-device fresh count (DP-Sniper's sizes on an accelerator) is Binomial(n, P[M(x) in S]), ties included."""
+    from jaxdp.audit.learned import Logistic, ThresholdEvent, count_event_on_device
+
+    params = (jnp.zeros(1), jnp.ones(1), jnp.ones(1), jnp.float32(0.0))     # score = the output itself
+    spec = Logistic()
+    fn = lambda o: (jnp.atleast_1d(jnp.asarray(o, jnp.float32)),)      # noqa: E731
+    n = 300_001                                                          # 18 full chunks and a remainder
+    laplace = lambda k, x: x + jax.random.laplace(k)                      # noqa: E731
+    uniform3 = lambda k, x: jax.random.randint(k, (), 0, 3).astype(jnp.float32) + x   # noqa: E731
+    cases = [(laplace, ThresholdEvent(1, 0.5, 0.0, 0.0, 0.0, 0.0), 0.5 * math.exp(-0.5)),
+             (laplace, ThresholdEvent(-1, 0.5, 0.0, 0.0, 0.0, 0.0), 0.5 * math.exp(-0.5)),
+             (uniform3, ThresholdEvent(1, 1.0, 0.25, 0.0, 0.0, 0.0), 1 / 3 + 0.25 / 3)]
+    for i, (mech, ev, p) in enumerate(cases):
+        k = count_event_on_device(mech, fn, 0, spec, params, ev, jax.random.key(40 + i), 0.0, n, batch=1 << 14)
+        assert stats.binomtest(k, n, p).pvalue > 1e-7, (i, k / n, p)
+    # the same key gives the same count; another key another one
+    a = count_event_on_device(laplace, fn, 0, spec, params, cases[0][1], jax.random.key(7), 0.0, 50_000, 1 << 14)
+    b = count_event_on_device(laplace, fn, 0, spec, params, cases[0][1], jax.random.key(7), 0.0, 50_000, 1 << 14)
+    c = count_event_on_device(laplace, fn, 0, spec, params, cases[0][1], jax.random.key(8), 0.0, 50_000, 1 << 14)
+    assert a == b and a != c
+
+
+def test_device_sized_suite_entry_runs():
+    """``device=True`` counts the fresh runs on the device (here at a small size) and still bounds correctly."""
+    old = D.DEVICE, D.DEVICE_BATCH
+    try:
+        D.DEVICE, D.DEVICE_BATCH = (20_000, 20_000, 200_000, 50_000), 1 << 15
+        rep = D.audit_suite_entry("laplace", device=True)
+        assert 0.0 <= rep.eps_lower <= 0.1 and not rep.violation and rep.n == 200_000
+        rep = D.audit_suite_entry("noisy-hist-2", device=True)
+        assert rep.violation
+    finally:
+        D.DEVICE, D.DEVICE_BATCH = old
+
+
+def test_accelerator_table_is_generated_from_its_kept_rows():
+    """AUDIT_DPSNIPER.md's accelerator table is the rendering of the kept rows; no kept bound exceeds the exact ε."""
+    import importlib.util
+    import json
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+    spec = importlib.util.spec_from_file_location("bench_audit_dev", root / "bench_audit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    md = (root / "AUDIT_DPSNIPER.md").read_text()
+    assert mod.device_markdown() in md
+    for p in mod.DEVICE_RUNS:
+        for line in (root / p).read_text().splitlines():
+            r = json.loads(line)
+            assert r["n_eval"] == D.DEVICE[2] and r["platform"] == "gpu"
+            assert r["eps_lower"] <= D.SUITE[r["name"]]["true_eps"] + 1e-9, r
+            assert r["violation"] == D.SUITE[r["name"]]["broken"], r

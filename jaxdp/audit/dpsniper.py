@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import functools
 import math
+import typing
 
 import jax
 import jax.numpy as jnp
@@ -355,6 +356,10 @@ _SPECS = {
 #: runs per input: (n_train, n_select, n_eval, n_refine) at quick and at full size (full: divided by ``cost``)
 QUICK = (10_000, 25_000, 100_000, 0)
 FULL = (1_000_000, 1_000_000, 10_000_000, 5_000_000)
+#: runs per input on an accelerator: DP-Sniper's 2·10⁸ fresh runs for every mechanism (not divided by ``cost``),
+#: counted on the device in chunks of ``DEVICE_BATCH``
+DEVICE = (2_000_000, 2_000_000, 200_000_000, 20_000_000)
+DEVICE_BATCH = 1 << 20
 
 
 def suite_names() -> list:
@@ -378,17 +383,36 @@ def _floor(name: str, eps: float) -> float:
 
 
 def audit_suite_entry(name: str, *, quick: bool = False, seed: int = 0, claim_factor: float = 1.0,
-                      sizes=None, confidence: float = CONFIDENCE, n_best: int = 2) -> AuditReport:
-    """Audit one mechanism of the suite (``name`` without the ``dpsniper-`` prefix) at ``confidence``."""
+                      sizes=None, confidence: float = CONFIDENCE, n_best: int = 2,
+                      device: bool = False) -> AuditReport:
+    """Audit one mechanism of the suite at ``confidence``.
+
+    Args:
+        name: the mechanism, without the ``dpsniper-`` prefix.
+        quick: use the ``QUICK`` sizes (CI and false-alarm runs).
+        seed: the auditor's seed.
+        claim_factor: audit the claim ``0.1 / claim_factor`` instead of 0.1 (power studies).
+        sizes: ``(n_train, n_select, n_eval, n_refine)`` runs per input, overriding the presets.
+        confidence: ``1 - α`` of the family-wise bound.
+        n_best: candidates evaluated on fresh runs.
+        device: DP-Sniper's sample size (``DEVICE``: 2·10⁸ fresh runs per input) with the fresh runs counted
+            on the device (:func:`jaxdp.audit.learned.count_event_on_device`); meant for an accelerator.
+
+    Returns:
+        The :class:`jaxdp.audit.AuditReport`.
+    """
     s = _SPECS[name]
     if sizes is None:
-        sizes = QUICK if quick else tuple(max(v // s["cost"], 10_000) if v else 0 for v in FULL)
+        if device:
+            sizes = DEVICE
+        else:
+            sizes = QUICK if quick else tuple(max(v // s["cost"], 10_000) if v else 0 for v in FULL)
     n_train, n_select, n_eval, n_refine = tuple(sizes) + (0,) * (4 - len(sizes))
     eps = CLAIMED_EPS / claim_factor
     return audit_learned(s["mechanism"], _pairs(name), claimed_eps=eps, key=jax.random.key(seed),
                          classifiers=s["classifiers"], n_train=n_train, n_select=n_select, n_eval=n_eval,
                          n_best=n_best, n_refine=n_refine, alpha=1.0 - confidence, name=f"dpsniper-{name}",
-                         delta_float=_floor(name, eps))
+                         delta_float=_floor(name, eps), device_batch=DEVICE_BATCH if device else None)
 
 
 def _register(name: str):
@@ -409,23 +433,43 @@ for _name in _SPECS:
     _register(_name)
 
 
-def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, verbose: bool = True) -> list:
-    """Audit every mechanism of the suite; rows with the bound, verdict, sample counts and wall time."""
+def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, verbose: bool = True,
+              device: bool = False, on_row: typing.Optional[typing.Callable] = None, n_best: int = 2) -> list:
+    """Audit every mechanism of the suite (in ``names``' order when given).
+
+    Args:
+        quick: the ``QUICK`` sizes.
+        seed: the auditor's seed.
+        names: mechanisms to audit (with or without the ``dpsniper-`` prefix); all when empty.
+        sizes: runs per input overriding the presets (:func:`audit_suite_entry`).
+        verbose: print one line per mechanism.
+        device: DP-Sniper's sample size, fresh runs counted on the device (:func:`audit_suite_entry`).
+        on_row: called with each row as soon as it is done (to save partial results).
+        n_best: candidates evaluated on fresh runs (1: DP-Sniper's single witness, α split over its two bounds only).
+
+    Returns:
+        One row per mechanism: the bound, verdict, pair, sample counts and wall time.
+    """
     import time
 
     rows = []
-    for name in _SPECS:
-        if names and name not in names and f"dpsniper-{name}" not in names:
-            continue
+    order = list(_SPECS)
+    if names:
+        wanted = [n.removeprefix("dpsniper-") for n in names]
+        order = [n for n in wanted if n in _SPECS]
+    for name in order:
         t = time.perf_counter()
-        rep = audit_suite_entry(name, quick=quick, seed=seed, sizes=sizes)
+        rep = audit_suite_entry(name, quick=quick, seed=seed, sizes=sizes, device=device, n_best=n_best)
         ev = rep.evidence
         rows.append(dict(name=name, eps_lower=rep.eps_lower, violation=rep.violation, pair=rep.pair,
                          event=ev.get("event", "-"), n_train=ev.get("n_train"), n_select=ev.get("n_select"),
                          n_refine=ev.get("n_refine", 0),
                          n_eval=rep.n, n_pairs=rep.n_pairs, n_candidates=rep.n_candidates,
                          seconds=time.perf_counter() - t, true_eps=SUITE[name]["true_eps"],
-                         broken=SUITE[name]["broken"]))
+                         broken=SUITE[name]["broken"], platform=jax.devices()[0].platform,
+                         n_best=n_best))
+        if on_row is not None:
+            on_row(rows[-1])
         if verbose:
             print(f"{name:<22} eps_lower={rep.eps_lower:.4f} true={SUITE[name]['true_eps']:.4g} "
                   f"{'VIOLATION' if rep.violation else 'consistent'} pair={rep.pair} ({rows[-1]['seconds']:.1f}s)",

@@ -540,6 +540,64 @@ def draw_features(mechanism: Callable, fn: Callable, key: jax.Array, x, n: int, 
     return tuple(np.concatenate([np.asarray(o[i]) for o in out])[:n] for i in range(len(out[0])))
 
 
+@functools.lru_cache(maxsize=256)
+def _event_counter(mechanism, fn, c, spec):
+    """Jitted ``(keys, key_u, x, params, sign, t, q) -> count`` of one chunk of fresh runs, on the device."""
+    run = jax.vmap(lambda k, x: fn(mechanism(k, x))[c], in_axes=(0, None))
+
+    def count(keys, key_u, x, params, sign, t, q):
+        F = run(keys, x)
+        if isinstance(spec, Histogram):
+            s = params[F.astype(jnp.int32).ravel()]
+        elif isinstance(spec, Logistic):
+            s = _logistic_apply(params, F)
+        else:
+            s = _mlp_apply(params, F)
+        s = sign * s.astype(jnp.float32)
+        u = jax.random.uniform(key_u, s.shape)
+        return jnp.sum(s > t, dtype=jnp.int32) + jnp.sum((s == t) & (u < q), dtype=jnp.int32)
+
+    return jax.jit(count)
+
+
+def count_event_on_device(mechanism: Callable, fn: Callable, c: int, spec, params, event: ThresholdEvent,
+                          key: jax.Array, x, n: int, batch: int = 1 << 20) -> int:
+    """Runs of ``mechanism(·, x)`` (``n`` fresh ones) that fall in ``event``, counted without leaving the device.
+
+    The runs are drawn in chunks of ``batch`` (the last chunk at its own size), scored by the trained classifier
+    and tested against the randomized threshold event inside one compiled function, so only one integer per
+    chunk returns to the host. This is what lets an audit use DP-Sniper's 2·10⁸ fresh runs per input on an
+    accelerator. The event is fixed before the runs are drawn, so the count is Binomial(n, P[M(x) ∈ S])
+    whatever rounding the fused scoring applies.
+
+    Args:
+        mechanism: jittable ``(key, x) -> output``.
+        fn: the feature map of the audit (one entry per classifier); entry ``c`` is the classifier's.
+        c: index of the classifier's features in ``fn``'s output.
+        spec: the classifier (:class:`Logistic`, :class:`MLP` or :class:`Histogram`).
+        params: its trained parameters.
+        event: the randomized threshold event, chosen before these runs.
+        key: typed PRNG key of these runs (nothing else uses it).
+        x: the input.
+        n: number of fresh runs.
+        batch: runs per compiled chunk.
+
+    Returns:
+        The number of the ``n`` runs in the event.
+    """
+    counter = _event_counter(mechanism, fn, int(c), spec)
+    m = int(batch)
+    chunks = -(-int(n) // m)
+    total = 0
+    sign, t, q = jnp.float32(event.sign), jnp.float32(event.t), jnp.float32(event.q)
+    for j in range(chunks):
+        size = min(m, int(n) - j * m)
+        kj = jax.random.fold_in(key, j)
+        k_runs, k_u = jax.random.split(kj)
+        total += int(counter(jax.random.split(k_runs, size), k_u, x, params, sign, t, q))
+    return total
+
+
 # ----------------------------------------------------------------------------- the audit
 @dataclasses.dataclass
 class LearnedCandidate:
@@ -557,7 +615,8 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
                   key: jax.Array, classifiers: Sequence = (Logistic(),), n_train: int = 100_000,
                   n_select: int = 100_000, n_eval: int = 400_000, n_best: int = 1, alpha: float = DEFAULT_ALPHA,
                   batch: int = 1 << 16, name: str = "mechanism", delta_float: Optional[float] = None,
-                  c_grid: Sequence[float] = C_GRID, n_refine: int = 0) -> AuditReport:
+                  c_grid: Sequence[float] = C_GRID, n_refine: int = 0,
+                  device_batch: Optional[int] = None) -> AuditReport:
     """Audit ``sample_fn`` with learned events (DP-Sniper) over a family of neighbour pairs.
 
     Args:
@@ -579,6 +638,9 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
         n_refine: if > 0, the event of each of those candidates is chosen again on a larger selection sample of
             ``n_refine`` new runs per input (rare events need more runs to be placed well than to rank pairs;
             DP-Sniper's DD-Search likewise re-estimates its best witness), still before the fresh runs.
+        device_batch: if given, the fresh runs are drawn, scored and counted on the device in chunks of this many
+            runs (:func:`count_event_on_device`), so ``n_eval`` is limited by time rather than host memory (the
+            default keeps them on the host, scored exactly as in selection).
 
     Returns:
         :class:`jaxdp.audit.AuditReport`; ``evidence`` names the pair, classifier and event, with the counts.
@@ -596,6 +658,8 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
     n_select = check_positive_int("n_select", n_select, minimum=2)
     n_eval = check_positive_int("n_eval", n_eval, minimum=2)
     n_best = check_positive_int("n_best", n_best)
+    if device_batch is not None:
+        device_batch = check_positive_int("device_batch", device_batch)
     _check_key(key)
     classifiers = list(classifiers)
     if not classifiers or not all(isinstance(c, _SPECS) for c in classifiers):
@@ -657,6 +721,10 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
         counts: list = []
         for side, i in enumerate((i0, i1)):
             kk = jax.random.fold_in(jax.random.fold_in(k_eval, j), side)
+            if device_batch:
+                counts.append(count_event_on_device(sample_fn, fn, c, cd.spec, cd.params, cd.event, kk, inputs[i],
+                                                    n_eval, device_batch))
+                continue
             f = draw_features(sample_fn, fn, kk, inputs[i], n_eval, batch)[c]      # the compiled runner of training
             scores = classifier_scores(cd.spec, cd.params, f)
             u = np.asarray(jax.random.uniform(jax.random.fold_in(jax.random.fold_in(k_u, j), side), (n_eval,)))
