@@ -70,14 +70,32 @@ SUITE: dict[str, dict] = {}
 
 # ----------------------------------------------------------------------------- mechanisms
 def laplace(key, a):
+    """The Laplace mechanism: ``a + Lap(1/ε)`` in every entry; ε-DP when one entry moves by at most 1.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, a float vector (length 1 in the suite).
+
+    Returns:
+        ``a`` plus independent ``Lap(1/ε)`` noise, of the shape of ``a``.
+    """
     return a + (1.0 / EPS) * jax.random.laplace(key, a.shape)
 
 
 def geo_sample_cdf(eps: float = EPS, n: int = 5) -> tuple:
-    """Balcer–Vadhan GeoSample(ε, n): ``k = ⌈ln(2/ε)⌉``, ``d = (2^{k+1} + 1)(2^k + 1)^{n−1}`` and, for every
-    count ``c`` in ``[0, n]``, the integer CDF ``F_c(z)`` (``P[z' <= z] = F_c(z)/d``): for ``z < c``,
-    ``2^{k(c−z)} (2^k + 1)^{n−(c−z)}``; for ``c <= z < n``, ``d − 2^{k(z−c+1)} (2^k + 1)^{n−1−(z−c)}``; ``F_c(n) = d``.
-    Returns ``(k, d, F)`` with ``F`` an ``(n+1, n+1)`` int64 array (row ``c``)."""
+    """Balcer–Vadhan GeoSample(ε, n)'s integer CDFs, one per count ``c`` in ``[0, n]``.
+
+    ``k = ⌈ln(2/ε)⌉``, ``d = (2^{k+1} + 1)(2^k + 1)^{n−1}`` and ``P[z' <= z] = F_c(z)/d`` with, for ``z < c``,
+    ``F_c(z) = 2^{k(c−z)} (2^k + 1)^{n−(c−z)}``; for ``c <= z < n``,
+    ``F_c(z) = d − 2^{k(z−c+1)} (2^k + 1)^{n−1−(z−c)}``; ``F_c(n) = d``.
+
+    Args:
+        eps: the ε of GeoSample.
+        n: the largest count (outputs lie in ``[0, n]``).
+
+    Returns:
+        ``(k, d, F)`` with ``F`` an ``(n+1, n+1)`` int64 array (row ``c``: the CDF for count ``c``).
+    """
     k = math.ceil(math.log(2.0 / eps))
     d = (2 ** (k + 1) + 1) * (2 ** k + 1) ** (n - 1)
     F = np.zeros((n + 1, n + 1), np.int64)
@@ -97,17 +115,49 @@ _GEO_FJ = jnp.asarray(_GEO_F, jnp.int32)
 
 
 def truncated_geometric(key, a):
-    """GeoSample: ``u`` uniform on ``{1, …, d}``, output the smallest ``z`` with ``F_c(z) >= u`` (exact)."""
+    """Balcer–Vadhan GeoSample(ε, n = 5): a geometric around a count, truncated to ``[0, 5]``, sampled exactly.
+
+    Draws ``u`` uniform on ``{1, …, d}`` and outputs the smallest ``z`` with ``F_c(z) >= u``, where ``F`` is the
+    integer CDF of :func:`geo_sample_cdf`: no floating point enters the sampling. The mechanism is
+    ``ln(1 + 2^-k)``-DP with ``k = ⌈ln(2/ε)⌉``, i.e. ``ln(9/8) = 0.1178`` at ε = 0.1, above the claimed ε.
+
+    Args:
+        key: typed PRNG key.
+        a: a length-1 vector holding the count ``c`` (cast to an integer and clipped to ``[0, 5]``).
+
+    Returns:
+        The sampled ``z`` in ``[0, 5]``, an int32 scalar.
+    """
     c = jnp.clip(a[0].astype(jnp.int32), 0, _GEO_F.shape[0] - 1)
     u = jax.random.randint(key, (), 1, _GEO_D + 1, dtype=jnp.int32)
     return jnp.argmax(_GEO_FJ[c] >= u).astype(jnp.int32)
 
 
 def noisy_hist_1(key, a):
+    """Noisy histogram (Ding et al., CCS 2018, Alg. 9): ``a + Lap(1/ε)`` per cell; ε-DP when one cell moves by 1.
+
+    Args:
+        key: typed PRNG key.
+        a: the histogram's counts, a float vector (5 cells in the suite).
+
+    Returns:
+        The noisy counts, of the shape of ``a``.
+    """
     return a + (1.0 / EPS) * jax.random.laplace(key, a.shape)
 
 
 def noisy_hist_2(key, a):
+    """Noisy histogram with the scale inverted (Ding et al., CCS 2018, Alg. 10): ``a + Lap(ε)`` per cell.
+
+    The noise has scale ε instead of ``1/ε``, so the mechanism is only ``1/ε``-DP (10-DP at ε = 0.1).
+
+    Args:
+        key: typed PRNG key.
+        a: the histogram's counts, a float vector (5 cells in the suite).
+
+    Returns:
+        The noisy counts, of the shape of ``a``.
+    """
     return a + EPS * jax.random.laplace(key, a.shape)
 
 
@@ -116,18 +166,60 @@ def _exp_noise(key, shape, scale):
 
 
 def report_noisy_max_1(key, a):
+    """Report noisy max with Laplace noise: the index of the largest ``a_i + Lap(2/ε)``; ε-DP.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (5 in the suite).
+
+    Returns:
+        The index of the noisy maximum, an int32 scalar.
+    """
     return jnp.argmax(a + (2.0 / EPS) * jax.random.laplace(key, a.shape)).astype(jnp.int32)
 
 
 def report_noisy_max_2(key, a):
+    """Report noisy max with exponential noise: the index of the largest ``a_i + Exp(2/ε)``; ε-DP.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (5 in the suite).
+
+    Returns:
+        The index of the noisy maximum, an int32 scalar.
+    """
     return jnp.argmax(a + _exp_noise(key, a.shape, 2.0 / EPS)).astype(jnp.int32)
 
 
 def report_noisy_max_3(key, a):
+    """Noisy max with Laplace noise that releases the VALUE ``max_i (a_i + Lap(2/ε))`` instead of its index.
+
+    Ding et al. (CCS 2018): releasing the value costs the budget of every answer, ``dε/2`` for ``d`` answers
+    (0.25 at ``d = 5``, ε = 0.1), above the claimed ε.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (5 in the suite).
+
+    Returns:
+        The noisy maximum, a float scalar.
+    """
     return jnp.max(a + (2.0 / EPS) * jax.random.laplace(key, a.shape))
 
 
 def report_noisy_max_4(key, a):
+    """Noisy max with exponential noise that releases the VALUE ``max_i (a_i + Exp(2/ε))``; not DP at all.
+
+    Exponential noise is non-negative, so the output is never below ``max a``: the support ``[max a, ∞)`` moves with
+    the input, and an output between the two maxima of a neighbour pair has probability 0 under one of them.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (5 in the suite).
+
+    Returns:
+        The noisy maximum, a float scalar.
+    """
     return jnp.max(a + _exp_noise(key, a.shape, 2.0 / EPS))
 
 
@@ -146,13 +238,40 @@ def _svt_cmp(key, a, t, b_thr, b_q):
 
 
 def svt_1(key, a, c=1, t=0.5):
+    """Sparse vector, Lyu–Su–Li Alg. 1: threshold ``t + Lap(1/ε₁)``, query noise ``Lap(2c/ε₂)``, abort after ``c``.
+
+    The budget is split ``ε₁ = ε₂ = ε/2``. Query ``i`` is TRUE when ``a_i + ν_i >= t + ρ`` (``ρ`` drawn once); every
+    query after the ``c``-th TRUE is ABORTED. ε-DP.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (10 in the suite).
+        c: the number of TRUE answers before the mechanism aborts.
+        t: the public threshold.
+
+    Returns:
+        One int32 per query: 1 (TRUE), 0 (FALSE) or −1 (ABORTED).
+    """
     e1 = EPS / 2
     _, above = _svt_cmp(key, a, t, 1.0 / e1, 2.0 * c / (EPS - e1))
     return _abort_after(above, c)[0]
 
 
 def svt_2(key, a, c=1, t=1.0):
-    """Lyu et al. Alg. 2: the threshold noise ``Lap(c/ε₁)`` is drawn afresh after every TRUE."""
+    """Sparse vector, Lyu–Su–Li Alg. 2: the threshold noise ``Lap(c/ε₁)`` is drawn afresh after every TRUE.
+
+    ``ε₁ = ε₂ = ε/2``; query noise ``Lap(2c/ε₂)``; query ``i`` is TRUE when ``a_i + ν_i >= t + ρ`` for the current
+    ``ρ``, and every query after the ``c``-th TRUE is ABORTED. ε-DP.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (10 in the suite).
+        c: the number of TRUE answers before the mechanism aborts.
+        t: the public threshold.
+
+    Returns:
+        One int32 per query: 1 (TRUE), 0 (FALSE) or −1 (ABORTED).
+    """
     e1 = EPS / 2
     k1, k2, k3 = jax.random.split(key, 3)
     nu = (2.0 * c / (EPS - e1)) * jax.random.laplace(k2, a.shape)
@@ -171,6 +290,20 @@ def svt_2(key, a, c=1, t=1.0):
 
 
 def svt_3(key, a, c=1, t=1.0):
+    """Sparse vector, Lyu–Su–Li Alg. 3: a TRUE releases the noisy answer ``a_i + ν_i`` itself; not DP.
+
+    ``ε₁ = ε/2``: threshold ``t + Lap(1/ε₁)``, query noise ``ν = Lap(c/ε₂)``; after ``c`` TRUEs every query is
+    ABORTED. Releasing the noisy answers of the TRUE queries leaks beyond any finite ε.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (10 in the suite).
+        c: the number of TRUE answers before the mechanism aborts.
+        t: the public threshold.
+
+    Returns:
+        One float per query: the noisy answer (TRUE), −1000 (FALSE) or −2000 (ABORTED).
+    """
     e1 = EPS / 2
     noisy, above = _svt_cmp(key, a, t, 1.0 / e1, c / (EPS - e1))
     _, aborted = _abort_after(above, c)
@@ -178,24 +311,76 @@ def svt_3(key, a, c=1, t=1.0):
 
 
 def svt_4(key, a, c=1, t=1.0):
+    """Sparse vector, Lyu–Su–Li Alg. 4: ``ε₁ = ε/4`` and query noise ``Lap(1/ε₂)`` that does not grow with ``c``.
+
+    Threshold ``t + Lap(1/ε₁)``, query noise ``Lap(1/ε₂)`` with ``ε₂ = 3ε/4``, abort after ``c`` TRUEs. The query
+    noise is too small for ``c`` answers: the mechanism is ``(1 + 6c)ε/4``-DP (0.175 at ``c = 1``, ε = 0.1).
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (10 in the suite).
+        c: the number of TRUE answers before the mechanism aborts.
+        t: the public threshold.
+
+    Returns:
+        One int32 per query: 1 (TRUE), 0 (FALSE) or −1 (ABORTED).
+    """
     e1 = EPS / 4
     _, above = _svt_cmp(key, a, t, 1.0 / e1, 1.0 / (EPS - e1))
     return _abort_after(above, c)[0]
 
 
 def svt_5(key, a, c=1, t=1.0):
+    """Sparse vector, Lyu–Su–Li Alg. 5: threshold noise ``Lap(2/ε)`` only, no query noise, never aborts; not DP.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (10 in the suite).
+        c: unused (Alg. 5 never aborts); kept so every sparse vector has the same signature.
+        t: the public threshold.
+
+    Returns:
+        One int32 per query: 1 (``a_i >= t + ρ``) or 0.
+    """
     e1 = EPS / 2
     _, above = _svt_cmp(key, a, t, 1.0 / e1, 0.0)
     return above.astype(jnp.int32)
 
 
 def svt_6(key, a, c=1, t=1.0):
+    """Sparse vector, Lyu–Su–Li Alg. 6: threshold ``t + Lap(2/ε)``, query noise ``Lap(2/ε)``, never aborts; not DP.
+
+    Without a cutoff every TRUE answer costs privacy, and nothing bounds how many are given.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (10 in the suite).
+        c: unused (Alg. 6 never aborts); kept so every sparse vector has the same signature.
+        t: the public threshold.
+
+    Returns:
+        One int32 per query: 1 (TRUE) or 0 (FALSE).
+    """
     e1 = EPS / 2
     _, above = _svt_cmp(key, a, t, 1.0 / e1, 1.0 / (EPS - e1))
     return above.astype(jnp.int32)
 
 
 def numerical_svt(key, a, c=2, t=1.0):
+    """Numerical sparse vector (Wang et al., PLDI 2019): a TRUE releases a freshly noised answer; ε-DP.
+
+    Threshold ``t + Lap(3/ε)``, comparison noise ``Lap(6c/ε)`` per query; a TRUE query releases ``a_i + Lap(3c/ε)``
+    (noise independent of the comparison), a FALSE one 0, and every query after the ``c``-th TRUE −1000.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (10 in the suite).
+        c: the number of TRUE answers before the mechanism aborts.
+        t: the public threshold.
+
+    Returns:
+        One float per query: the noisy answer (TRUE), 0 (FALSE) or −1000 (ABORTED).
+    """
     k1, k2, k3 = jax.random.split(key, 3)
     rho1 = (3.0 / EPS) * jax.random.laplace(k1, ())
     rho2 = (6.0 * c / EPS) * jax.random.laplace(k2, a.shape)
@@ -206,7 +391,15 @@ def numerical_svt(key, a, c=2, t=1.0):
 
 
 def murmur3_32(data: bytes, seed: int = 0) -> int:
-    """MurmurHash3 x86 32-bit (Appleby), as a signed 32-bit integer (the convention of the ``mmh3`` package)."""
+    """MurmurHash3 x86 32-bit (Appleby), as a signed 32-bit integer (the convention of the ``mmh3`` package).
+
+    Args:
+        data: the bytes to hash.
+        seed: the hash seed (taken modulo ``2^32``).
+
+    Returns:
+        The hash, in ``[−2^31, 2^31)``.
+    """
     m32 = 0xFFFFFFFF
 
     def rotl(x, r):
@@ -235,7 +428,16 @@ def murmur3_32(data: bytes, seed: int = 0) -> int:
 
 
 def bloom_filter(value: int, n_hashes: int = 4, size: int = 20) -> np.ndarray:
-    """RAPPOR's Bloom filter of an integer value: bit ``murmur3_32(str(value), seed=i) mod size`` set, ``i < n_hashes``."""
+    """RAPPOR's Bloom filter of an integer value: bit ``murmur3_32(str(value), seed=i) mod size`` set, ``i < n_hashes``.
+
+    Args:
+        value: the value (hashed as its decimal string).
+        n_hashes: the number of hash functions (seeds ``0 … n_hashes − 1``).
+        size: the number of bits of the filter.
+
+    Returns:
+        A float32 vector of ``size`` entries, 1.0 at the set bits.
+    """
     bits = np.zeros(size, np.float32)
     for i in range(n_hashes):
         bits[murmur3_32(str(int(value)).encode(), seed=i) % size] = 1.0
@@ -252,6 +454,23 @@ def _permanent(key, bits, f):
 
 
 def rappor(key, a, f=0.75, p=0.45, q=0.55):
+    """RAPPOR (Erlingsson, Pihur, Korolova, CCS 2014, steps 1–3) of one integer value.
+
+    The value's 20-bit Bloom filter (:func:`bloom_filter`, 4 hashes) goes through the permanent randomized response
+    (each bit set to 1 with probability ``f/2``, to 0 with ``f/2``, kept otherwise) and then the instantaneous one
+    (report 1 with probability ``q`` for a 1, ``p`` for a 0). Its ε does not depend on the claim: ``D · ln(0.5125 /
+    0.4875)`` for ``D`` filter bits that differ between the neighbours (0.30 for the pair 0/1).
+
+    Args:
+        key: typed PRNG key.
+        a: a length-1 vector holding the value, an integer in ``[−10, 10]`` (clipped to it).
+        f: the probability of the permanent response replacing a bit by a fair coin.
+        p: the probability of reporting 1 for a permanent bit 0.
+        q: the probability of reporting 1 for a permanent bit 1.
+
+    Returns:
+        The 20 reported bits, as float32.
+    """
     k1, k2 = jax.random.split(key)
     bits = _BLOOM[jnp.clip(a[0].astype(jnp.int32) - RAPPOR_DOMAIN[0], 0, _BLOOM.shape[0] - 1)]
     b = _permanent(k1, bits, f)
@@ -259,20 +478,70 @@ def rappor(key, a, f=0.75, p=0.45, q=0.55):
 
 
 def one_time_rappor(key, a, f=0.95):
+    """One-time RAPPOR: the permanent randomized response of the value's Bloom filter only, ``f = 0.95``.
+
+    Each of the 20 bits (:func:`bloom_filter`, 4 hashes) is set to 1 with probability ``f/2``, to 0 with ``f/2`` and
+    kept otherwise; ``D · ln(0.525/0.475)``-DP for ``D`` filter bits that differ between the neighbours (0.60 for the
+    pair 0/1), whatever the claim.
+
+    Args:
+        key: typed PRNG key.
+        a: a length-1 vector holding the value, an integer in ``[−10, 10]`` (clipped to it).
+        f: the probability of replacing a bit by a fair coin.
+
+    Returns:
+        The 20 reported bits, as float32.
+    """
     bits = _BLOOM[jnp.clip(a[0].astype(jnp.int32) - RAPPOR_DOMAIN[0], 0, _BLOOM.shape[0] - 1)]
     return _permanent(key, bits, f)
 
 
 def laplace_parallel(key, a, n=20, eps_each=0.005):
+    """``n`` independent Laplace releases of one answer, ``a[0] + Lap(1/eps_each)`` each.
+
+    ``n · eps_each``-DP by composition (0.1 with the defaults).
+
+    Args:
+        key: typed PRNG key.
+        a: a length-1 vector holding the answer.
+        n: the number of releases.
+        eps_each: the ε of each release.
+
+    Returns:
+        The ``n`` noisy copies of ``a[0]``.
+    """
     return a[0] + (1.0 / eps_each) * jax.random.laplace(key, (n,))
 
 
 def svt34_parallel(key, a):
+    """Lyu–Su–Li Algs. 3 and 4 (``c = 2``, ``t = 1``) run with independent keys on the same answers; not DP.
+
+    Not DP because Alg. 3 (:func:`svt_3`) is not.
+
+    Args:
+        key: typed PRNG key.
+        a: the query answers, each of sensitivity 1 (10 in the suite).
+
+    Returns:
+        ``svt_3``'s outputs followed by ``svt_4``'s (as float32), one per query each.
+    """
     k3, k4 = jax.random.split(key)
     return jnp.concatenate([svt_3(k3, a, c=2, t=1.0), svt_4(k4, a, c=2, t=1.0).astype(jnp.float32)])
 
 
 def prefix_sum(key, a):
+    """Prefix sums of the noisy answers: the cumulative sums of ``a + Lap(1/ε)`` (Wang et al., PLDI 2019).
+
+    ε-DP when one entry moves; with every entry moving by 1 (the componentwise neighbourhood of the suite) the
+    privacy loss adds up over the entries, ``10ε = 1`` for 10 answers.
+
+    Args:
+        key: typed PRNG key.
+        a: the answers, each of sensitivity 1 (10 in the suite).
+
+    Returns:
+        The noisy prefix sums, of the shape of ``a``.
+    """
     return jnp.cumsum(a + (1.0 / EPS) * jax.random.laplace(key, a.shape))
 
 
@@ -363,7 +632,11 @@ DEVICE_BATCH = 1 << 20
 
 
 def suite_names() -> list:
-    """The registered audit names of the suite, ``dpsniper-<mechanism>``, in the benchmark's order."""
+    """The registered audit names of the suite, ``dpsniper-<mechanism>``, in the benchmark's order.
+
+    Returns:
+        The twenty names, e.g. ``"dpsniper-laplace"``.
+    """
     return [f"dpsniper-{k}" for k in _SPECS]
 
 
@@ -509,7 +782,14 @@ def _fmt_eps(e: float) -> str:
 
 
 def suite_markdown(rows: list) -> str:
-    """The suite's table: ours next to DP-Sniper's published bound, with the exact ε where known."""
+    """The suite's table: ours next to DP-Sniper's published bound, with the exact ε where known.
+
+    Args:
+        rows: the rows of :func:`run_suite` (or saved copies of them).
+
+    Returns:
+        A Markdown table, one line per row after the header, with the ratio of our bound to DP-Sniper's.
+    """
     out = ["| mechanism | exact ε | 0.1-DP? | DP-Sniper ε_lcb | ours ε_lower | ours / DP-Sniper | verdict at ε = 0.1 |"
            " our pair (of the candidates) | runs per input: train / select (+ refine) / fresh | wall s |",
            "|---|---:|---|---:|---:|---:|---|---|---|---:|"]

@@ -352,7 +352,17 @@ def _score_chunk(spec, params, F):
 
 def classifier_scores(spec, params, feats, chunk: int = 1 << 14) -> np.ndarray:
     """Scores of ``feats`` in fixed-size chunks (padded), so a given output gets bit-identical scores in
-    every phase of an audit (ties at a threshold are then the same ties on the fresh runs)."""
+    every phase of an audit (ties at a threshold are then the same ties on the fresh runs).
+
+    Args:
+        spec: the classifier (:class:`Logistic`, :class:`MLP` or :class:`Histogram`).
+        params: its trained parameters (:func:`fit_classifier`).
+        feats: the features of the runs, one row per run (histogram cells for a :class:`Histogram`).
+        chunk: the rows scored per compiled call; the last chunk is padded to this size.
+
+    Returns:
+        One float32 score per run (larger: more like ``x0``).
+    """
     feats = np.asarray(feats)
     n = feats.shape[0]
     out = []
@@ -531,7 +541,19 @@ def _runner(mechanism, fn):
 
 def draw_features(mechanism: Callable, fn: Callable, key: jax.Array, x, n: int, batch: int = 1 << 16):
     """``n`` runs of ``fn(mechanism(key_i, x))`` as a tuple of host arrays, in chunks of exactly ``batch`` runs
-    (the last one truncated), so every call with the same ``batch`` reuses one compilation."""
+    (the last one truncated), so every call with the same ``batch`` reuses one compilation.
+
+    Args:
+        mechanism: jittable ``(key, x) -> output``.
+        fn: the feature map, ``output -> tuple of arrays`` (one entry per classifier of the audit).
+        key: typed PRNG key of these runs.
+        x: the input.
+        n: the number of runs.
+        batch: the runs per compiled, vectorised chunk.
+
+    Returns:
+        A tuple with one NumPy array per entry of ``fn``'s output, ``n`` rows each.
+    """
     run = _runner(mechanism, fn)
     m = int(batch)
     chunks = -(-n // m)
@@ -601,7 +623,16 @@ def count_event_on_device(mechanism: Callable, fn: Callable, c: int, spec, param
 # ----------------------------------------------------------------------------- the audit
 @dataclasses.dataclass
 class LearnedCandidate:
-    """One (pair, classifier) candidate after selection: its trained classifier and chosen event."""
+    """One (pair, classifier) candidate after selection: its trained classifier and chosen event.
+
+    Attributes:
+        pair: the index of the neighbour pair.
+        label: the pair's label (as in the report's ``pair``).
+        spec: the classifier (:class:`Logistic`, :class:`MLP` or :class:`Histogram`).
+        params: its trained parameters.
+        event: the randomized threshold event chosen on the selection sample (replaced when refined).
+        train_acc: the classifier's accuracy on its training sample (:func:`audit_learned` leaves it NaN).
+    """
 
     pair: int
     label: str
