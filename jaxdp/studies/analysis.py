@@ -31,7 +31,8 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table", "slope_verdict",
-           "verdict_table", "write_generated", "read_generated", "VERDICTS"]
+           "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
+           "markdown_table", "publish_blocks", "stale_blocks"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
@@ -447,3 +448,91 @@ def write_generated(path, name: str, body: str) -> bool:
     if new != text:
         p.write_text(new, encoding="utf-8")
     return new != text
+
+
+# --------------------------------------------------------------------------- small helpers of the generated pages
+
+
+def fmt_num(v, digits: int = 3) -> str:
+    """A number as the docs print it: ``digits`` decimals, a typographic minus, ``—`` for NaN or ``None``.
+
+    Args:
+        v: the number (``None``, NaN and inf print ``—``).
+        digits: decimals shown.
+
+    Returns:
+        The text of the number.
+    """
+    return _fmt(None if v is None else float(v), digits)
+
+
+def fmt_ci(mean, lo, hi, digits: int = 3) -> str:
+    """``mean [lo, hi]`` as the docs print an estimate with its interval (:func:`fmt_num` for each number).
+
+    Args:
+        mean: the estimate.
+        lo, hi: the interval's ends; when both equal ``mean`` (no spread over seeds) only the estimate is shown.
+        digits: decimals shown.
+
+    Returns:
+        The text, ``—`` when ``mean`` is not finite.
+    """
+    if mean is None or not np.isfinite(float(mean)):
+        return "—"
+    m, a, b = fmt_num(mean, digits), fmt_num(lo, digits), fmt_num(hi, digits)
+    return m if a == m == b else f"{m} [{a}, {b}]"
+
+
+def markdown_table(header: Sequence[str], rows) -> str:
+    """A Markdown table: the header line, the rule and one line per row (cells converted with ``str``).
+
+    Args:
+        header: the column names.
+        rows: the rows, each a sequence of as many cells as ``header``.
+
+    Returns:
+        The table's Markdown.
+
+    Raises:
+        ValueError: a row with the wrong number of cells.
+    """
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        r = [str(c) for c in r]
+        if len(r) != len(header):
+            raise ValueError(f"row {r} has {len(r)} cells for {len(header)} columns")
+        lines.append("| " + " | ".join(r) + " |")
+    return "\n".join(lines)
+
+
+def publish_blocks(path, blocks: dict) -> list:
+    """Write several generated blocks of one page (:func:`write_generated` for each).
+
+    Args:
+        path: the Markdown page.
+        blocks: ``{block name: body}``.
+
+    Returns:
+        The names of the blocks whose text changed.
+    """
+    return [name for name, body in blocks.items() if write_generated(path, name, body)]
+
+
+def stale_blocks(path, blocks: dict) -> list:
+    """The blocks of a page that differ from what they should be (for tests: ``[]`` when the page is current).
+
+    Args:
+        path: the Markdown page.
+        blocks: ``{block name: expected body}``.
+
+    Returns:
+        The names of the blocks that are missing or differ.
+    """
+    out = []
+    for name, body in blocks.items():
+        try:
+            if read_generated(path, name) != body.strip("\n"):
+                out.append(name)
+        except ValueError:
+            out.append(name)
+    return out

@@ -26,6 +26,7 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem, hedge, hedge_params
 from jaxdp.lazy import alternating_prediction, l2p_mw, l2p_mw_params, l2p_mw_regret_bound, plan_l2p_mw
 from jaxdp.registry import register_study
+from jaxdp.studies.analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 LEARNERS = ("l2p_paper", "mw_same_eta")
@@ -120,8 +121,9 @@ def build(cfg: dict) -> Study:
         s["ratio_to_TBeta8"] = s["expected_regret_mean"] / s["TBeta_over_8"]
         s["ratio_to_claimed"] = s["expected_regret_mean"] / s["claimed_TB2eta2"]
         # realized regret (CI over seeds; the expected regret is deterministic on this adversary), and
-        # the slopes of the two candidate terms over the same grid (eta's T-dependence included)
-        sl = fit_slopes(df, x="T", y="regret", by=["learner"], upper_half=False)
+        # the slopes of the two candidate terms over the same grid (eta's T-dependence included). Every T
+        # uses the same seed keys: the bootstrap resamples seed indices jointly across the T grid.
+        sl = fit_slopes(df, x="T", y="regret", by=["learner"], upper_half=False, resample="joint")
         for col, name in (("TBeta_over_8", "slope_TBeta8"), ("claimed_TB2eta2", "slope_claimed")):
             sl[name] = [float(np.polyfit(np.log(g["T"]), np.log(g[col]), 1)[0])
                         for _, g in s.groupby("learner", sort=True)]
@@ -141,3 +143,88 @@ def build(cfg: dict) -> Study:
     return Study(name="lazy-batching", points=points, seeds=int(cfg["seeds"]), run=run, group_by=("learner", "T"),
                  analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=256, points_per_chunk=1,
                  description="LAZY batching term at scale (alternating batches)")
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC_PAGE = ROOT / "docs" / "results" / "lazy-batching.md"
+RESULTS = ROOT / "results" / "lazy-batching"
+BLOCKS = ("lazy-batching regret", "lazy-batching slopes")
+N_BOOT = 2000
+
+
+def _pow2(T) -> str:
+    T = int(T)
+    k = T.bit_length() - 1
+    return f"2^{k}" if T == 1 << k else str(T)
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of ``docs/results/lazy-batching.md`` from a kept run's ``results.csv``.
+
+    Every horizon uses the same seed keys (``seed_keys(seed, i)`` at every point), so the slope's interval
+    resamples seed indices jointly across the ``T`` grid (``fit_slopes(..., resample="joint")``). The
+    expected regret is the same number for every seed (a deterministic adversary, and weights that do not
+    depend on the learner's coins), so it has no interval.
+
+    Args:
+        results_dir: the results directory (default ``results/lazy-batching``).
+
+    Returns:
+        ``{block name: Markdown}`` for the names in :data:`BLOCKS`: the regret table (every learner and
+        ``T``) and the slope table (every learner).
+    """
+    import pandas as pd
+
+    d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
+    df = pd.read_csv(d / "results.csv")
+    S = int(df.groupby(["learner", "T"])["seed"].nunique().min())
+    s = summarize(df, by=["learner", "T"], metrics=["expected_regret", "regret", "switches"])
+    first = df.groupby(["learner", "T"], sort=True).first().reset_index()
+    for c in ("TBeta_over_8", "tanh_exact", "claimed_TB2eta2"):
+        s[c] = first[c].to_numpy()
+    rows = []
+    for r in s.itertuples(index=False):
+        spread = r.expected_regret_hi - r.expected_regret_lo
+        exp = fmt_num(r.expected_regret_mean, 1) + ("" if spread == 0 else " (varies by seed)")
+        rows.append([r.learner, _pow2(r.T), exp, fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 1),
+                     fmt_num(r.TBeta_over_8, 1), fmt_num(r.tanh_exact, 1), fmt_num(r.claimed_TB2eta2, 1),
+                     fmt_num(r.expected_regret_mean / r.TBeta_over_8, 3),
+                     fmt_num(r.expected_regret_mean / r.claimed_TB2eta2, 2), f"{r.switches_mean:.0f}"])
+    head = (f"*Generated from `results/lazy-batching/results.csv` by `jaxdp.studies.lazy_batching.publish`; do not "
+            f"edit by hand.* {S} seeds per point. E[regret] is the learner's expected regret ⟨p_t, ℓ_t⟩ summed "
+            "over the rounds: on this deterministic adversary it is the same number for every seed, so it has "
+            "no interval; the realized regret (the loss of the experts actually played) carries the seeds' "
+            "spread (95% percentile bootstrap over that point's seeds).")
+    regret = head + "\n\n" + markdown_table(
+        ["learner", "T", "E[regret]", "realized regret [95% CI]", "T B η/8", "(T/4) tanh(ηB/2)",
+         "claimed T B² η²", "E[regret] / (T B η/8)", "E[regret] / claimed", "switches"], rows)
+    sl = fit_slopes(df, x="T", y="regret", by=["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
+    se = fit_slopes(df, x="T", y="expected_regret", by=["learner"], upper_half=False, n_boot=10)
+    srows = []
+    for r, e in zip(sl.itertuples(index=False), se.itertuples(index=False)):
+        g = s[s["learner"] == r.learner].sort_values("T")
+        lt = np.log(g["T"].to_numpy(float))
+        t8 = float(np.polyfit(lt, np.log(g["TBeta_over_8"].to_numpy(float)), 1)[0])
+        tc = float(np.polyfit(lt, np.log(g["claimed_TB2eta2"].to_numpy(float)), 1)[0])
+        srows.append([r.learner, fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(e.slope), fmt_num(t8),
+                      fmt_num(tc), int(r.n_seeds)])
+    shead = (f"*Generated; do not edit by hand.* Least-squares slopes of log mean regret on log T over the whole "
+             f"grid ({_pow2(s['T'].min())} … {_pow2(s['T'].max())}). Every T uses the same seed keys, so the "
+             f"interval is a 95% percentile bootstrap over seed indices resampled jointly across the T grid "
+             f"({N_BOOT} replicates). The slope of E[regret] has no interval (one value per point).")
+    slopes = shead + "\n\n" + markdown_table(
+        ["learner", "slope of realized regret [95% CI]", "slope of E[regret]", "slope of T B η/8",
+         "slope of T B² η²", "seeds"], srows)
+    return {BLOCKS[0]: regret, BLOCKS[1]: slopes}
+
+
+def publish(results_dir=None) -> list:
+    """Rewrite the generated blocks of ``docs/results/lazy-batching.md`` from a kept run (:func:`page_blocks`).
+
+    Args:
+        results_dir: the results directory (default ``results/lazy-batching``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
+    return publish_blocks(DOC_PAGE, page_blocks(results_dir))
