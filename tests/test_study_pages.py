@@ -12,12 +12,6 @@ from jaxdp.studies.analysis import fmt_ci, markdown_table, publish_blocks, read_
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def _rows(block: str) -> list:
-    """The data lines of the Markdown tables of a block."""
-    return [ln for ln in block.splitlines() if ln.startswith("| ") and not set(ln) <= set("|-")
-            and not ln.startswith("| learner |") and "---|" not in ln]
-
-
 def _table_rows(block: str, header_start: str) -> list:
     """The data lines of the table of a block whose header starts with ``header_start``."""
     out, on = [], False
@@ -50,6 +44,7 @@ def test_helpers(tmp_path):
 
 PAGES = {
     "lazy_batching": "lazy-batching",
+    "lazy_figure1c": "lazy-figure1c",
 }
 
 
@@ -79,3 +74,22 @@ def test_lazy_batching_page_holds_every_cell():
     assert "resampled jointly" in slopes
     srows = _table_rows(slopes, "| learner | slope")
     assert sorted(ln.split(" | ")[0][2:] for ln in srows) == sorted(df["learner"].unique())
+
+
+def test_lazy_figure1c_page_holds_every_cell():
+    from jaxdp.studies import lazy_figure1c as m
+
+    df = pd.read_csv(ROOT / "results" / "lazy-figure1c" / "results.csv")
+    rows = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[0]), "| learner | adversary |")
+    cells = df[["learner", "adversary", "alpha"]].drop_duplicates()
+    assert len(rows) == len(cells) == 36
+    for r in cells.itertuples(index=False):
+        assert any(ln.startswith(f"| {r.learner} | {r.adversary} | {r.alpha:g} |") for ln in rows), r
+    # the prior template at alpha = 0.25 has Hedge's eta: its expected regret is Hedge's, and the page says so
+    twins = m._same_expected_regret(df, "hedge", "sketch")
+    assert {a for _, a in twins} == {0.25}
+    for adv, a in twins:
+        assert "Hedge's, seed by seed" in next(ln for ln in rows if ln.startswith(f"| sketch | {adv} | {a:g} |"))
+    terms = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[1]), "| α | T |")
+    assert len(terms) == len(df[(df["learner"] == "l2p_paper") & (df["adversary"] == "alternating")][
+        ["alpha", "T"]].drop_duplicates())
