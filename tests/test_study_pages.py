@@ -45,6 +45,7 @@ def test_helpers(tmp_path):
 PAGES = {
     "lazy_batching": "lazy-batching",
     "lazy_figure1c": "lazy-figure1c",
+    "lazy_figure1c_large": "lazy-figure1c-large",
 }
 
 
@@ -93,3 +94,19 @@ def test_lazy_figure1c_page_holds_every_cell():
     terms = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[1]), "| α | T |")
     assert len(terms) == len(df[(df["learner"] == "l2p_paper") & (df["adversary"] == "alternating")][
         ["alpha", "T"]].drop_duplicates())
+
+
+def test_lazy_figure1c_large_page_holds_every_cell():
+    from jaxdp.studies import lazy_figure1c_large as m
+
+    df = pd.read_csv(ROOT / "results" / "lazy-figure1c-large" / "results.csv")
+    local = read_generated(m.DOC_PAGE, m.BLOCKS[0])
+    assert "resampled jointly" in local
+    rows = _table_rows(local, "| α | T range |")
+    Ts = sorted(df["T"].unique())
+    assert len(rows) == df["alpha"].nunique() * (len(Ts) - 1)
+    for a in df["alpha"].unique():
+        for lo, hi in zip(Ts[:-1], Ts[1:]):
+            assert any(ln.startswith(f"| {a:g} | {m._pow2(lo)}–{m._pow2(hi)} |") for ln in rows)
+    model = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[1]), "| α | T |")
+    assert len(model) == len(df[["alpha", "T"]].drop_duplicates())
