@@ -46,6 +46,7 @@ PAGES = {
     "lazy_batching": "lazy-batching",
     "lazy_figure1c": "lazy-figure1c",
     "lazy_figure1c_large": "lazy-figure1c-large",
+    "hedge_baseline": "hedge-baseline",
 }
 
 
@@ -110,3 +111,18 @@ def test_lazy_figure1c_large_page_holds_every_cell():
             assert any(ln.startswith(f"| {a:g} | {m._pow2(lo)}–{m._pow2(hi)} |") for ln in rows)
     model = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[1]), "| α | T |")
     assert len(model) == len(df[["alpha", "T"]].drop_duplicates())
+
+
+def test_hedge_baseline_page_holds_every_cell():
+    from jaxdp.studies import hedge_baseline as m
+
+    df = pd.read_csv(ROOT / "results" / "hedge-baseline" / "results.csv")
+    rows = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[0]), "| learner | adversary | d |")
+    cells = df[["learner", "adversary", "d"]].drop_duplicates()
+    assert len(rows) == len(cells)
+    for r in cells.itertuples(index=False):
+        assert any(ln.startswith(f"| {r.learner} | {r.adversary} | {r.d} |") for ln in rows), r
+    # the dartboard's expected regret is Hedge's at every seed: every dartboard row says so
+    twins = m.same_expected_regret(df)
+    assert twins == {(a, d) for a, d in df[["adversary", "d"]].drop_duplicates().itertuples(index=False)}
+    assert all("Hedge's E[regret], seed by seed" in ln for ln in rows if ln.startswith("| dartboard |"))
