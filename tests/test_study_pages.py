@@ -47,6 +47,7 @@ PAGES = {
     "lazy_figure1c": "lazy-figure1c",
     "lazy_figure1c_large": "lazy-figure1c-large",
     "hedge_baseline": "hedge-baseline",
+    "mf_ftrl": "mf-ftrl",
 }
 
 
@@ -126,3 +127,22 @@ def test_hedge_baseline_page_holds_every_cell():
     twins = m.same_expected_regret(df)
     assert twins == {(a, d) for a, d in df[["adversary", "d"]].drop_duplicates().itertuples(index=False)}
     assert all("Hedge's E[regret], seed by seed" in ln for ln in rows if ln.startswith("| dartboard |"))
+
+
+def test_mf_ftrl_page_holds_every_cell():
+    from jaxdp.studies import mf_ftrl as m
+
+    d = ROOT / "results" / "mf-ftrl"
+    df = pd.read_csv(d / "results.csv")
+    ratios = _table_rows(read_generated(m.DOC_PAGE, m.RATIO_BLOCK), "| sweep | instance |")
+    points = df[["part", "env", "T", "eps"]].drop_duplicates()
+    assert len(ratios) == len(points) == 15           # the eps sweep included
+    for p in points.itertuples(index=False):
+        sweep = "T" if p.part == "T" else "ε"
+        assert any(ln.startswith(f"| {sweep} | {p.env} | {p.T} | {p.eps:g} |") for ln in ratios), p
+    slopes = read_generated(m.DOC_PAGE, m.SLOPE_BLOCK)
+    assert "resampled jointly" in slopes
+    srows = _table_rows(slopes, "| sweep | mechanism |")
+    n_T = len(df[df["part"] == "T"][["mechanism", "env"]].drop_duplicates())
+    n_eps = df[df["part"] == "eps"]["mechanism"].nunique()
+    assert len(srows) == n_T + n_eps

@@ -41,7 +41,7 @@ from ..oco import (
     squared_problem,
 )
 from ..registry import register_study
-from .analysis import ratio_to_base
+from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks, ratio_to_base
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 DEFAULTS = {
@@ -201,13 +201,14 @@ def build(cfg: dict) -> Study:
 
         tables = {}
         rows = []
+        # every point uses the same seed keys (common random numbers): resample seed indices jointly
         for (name, env), g in df[df["part"] == "T"].groupby(["mechanism", "env"]):
-            s = fit_slopes(g, "T", "regret")
+            s = fit_slopes(g, "T", "regret", resample="joint")
             s["mechanism"], s["env"], s["sweep"] = name, env, "T"
             rows.append(s)
         for name, g in df[df["part"] == "eps"].groupby("mechanism"):
             if g["eps"].nunique() >= 2:
-                s = fit_slopes(g, "eps", "regret", upper_half=False)
+                s = fit_slopes(g, "eps", "regret", upper_half=False, resample="joint")
                 s["mechanism"], s["env"], s["sweep"] = name, "realizable", "eps"
                 rows.append(s)
         cols = ["sweep", "mechanism", "env", "slope", "slope_lo", "slope_hi", "n_x", "x_min", "x_max"]
@@ -264,8 +265,14 @@ def build(cfg: dict) -> Study:
                  description=__doc__.strip().splitlines()[0])
 
 
-DOC_PAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "results" / "mf-ftrl.md"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC_PAGE = ROOT / "docs" / "results" / "mf-ftrl.md"
+RESULTS = ROOT / "results" / "mf-ftrl"
 RATIO_BLOCK = "mf-ftrl-ratios"
+SLOPE_BLOCK = "mf-ftrl slopes"
+TWIN_BLOCK = "mf-ftrl blt vs square root"
+BLOCKS = (RATIO_BLOCK, SLOPE_BLOCK, TWIN_BLOCK)
+N_BOOT = 2000
 _COLUMNS = (("honaker", "Honaker"), ("sqrt_toeplitz", "square root"), ("banded", "banded(16)"), ("blt", "BLT(4)"))
 
 
@@ -276,30 +283,103 @@ def ratio_table(ratios) -> str:
         ratios: the study's ``ratios`` table (:func:`jaxdp.studies.analysis.ratio_to_base`).
 
     Returns:
-        The Markdown table: one row per (instance, ``T``) of the T sweep, one column per mechanism.
+        The Markdown table: one row per (sweep, instance, ``T``, ε) — every point of the T sweep and of the ε
+        sweep — one column per mechanism.
     """
-    t = ratios[ratios["part"] == "T"]
-    head = "| instance | T | seeds | " + " | ".join(n for _, n in _COLUMNS) + " |"
-    lines = [head, "|" + "---|" * (3 + len(_COLUMNS))]
-    for (env, T), g in t.groupby(["env", "T"], sort=True):
-        by = g.set_index("mechanism")
-        cells = [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
-                 if m in by.index else "-" for m, _ in _COLUMNS]
-        lines.append(f"| {env} | {int(T)} | {int(g['n_seeds'].min())} | " + " | ".join(cells) + " |")
+    head = "| sweep | instance | T | ε | seeds | " + " | ".join(n for _, n in _COLUMNS) + " |"
+    lines = [head, "|" + "---|" * (5 + len(_COLUMNS))]
+    for part in ("T", "eps"):
+        t = ratios[ratios["part"] == part]
+        for (env, T, eps), g in t.groupby(["env", "T", "eps"], sort=True):
+            by = g.set_index("mechanism")
+            cells = [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
+                     if m in by.index else "-" for m, _ in _COLUMNS]
+            lines.append(f"| {'T' if part == 'T' else 'ε'} | {env} | {int(T)} | {eps:g} | {int(g['n_seeds'].min())} | "
+                         + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def publish(outdir) -> bool:
-    """Regenerate the docs page's ratio table from a kept run's ``ratios.csv``.
+def slope_table(df) -> str:
+    """The docs table of the regret's slopes in ``T`` (each instance) and in ε, every mechanism.
+
+    Every point of the study uses the same seed keys, so each interval is a percentile bootstrap over seed
+    indices resampled jointly across the points of the curve (``fit_slopes(..., resample="joint")``); the T
+    slopes are fitted over the upper half of the ``T`` grid, the ε slopes over the whole ε grid, as the study's
+    ``slopes`` table.
 
     Args:
-        outdir: the results directory holding ``ratios.csv``.
+        df: the per-seed results.
 
     Returns:
-        Whether the page changed.
+        The generated block's Markdown: a header line and one row per (sweep, mechanism, instance).
+    """
+    rows = []
+    order = {m: i for i, m in enumerate(MECHANISMS)}
+    for part, x, envs in (("T", "T", ("realizable", "noisy")), ("eps", "eps", ("realizable",))):
+        sub = df[df["part"] == part]
+        for env in envs:
+            g = sub[sub["env"] == env]
+            if not len(g) or g[x].nunique() < 2:
+                continue
+            f = fit_slopes(g, x, "regret", by=["mechanism"], upper_half=part == "T", n_boot=N_BOOT,
+                           resample="joint")
+            f = f.sort_values("mechanism", key=lambda c: c.map(order))
+            for r in f.itertuples(index=False):
+                rows.append(["T" if part == "T" else "ε", r.mechanism, env, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
+                             f"{r.x_min:g} … {r.x_max:g}", int(r.n_seeds)])
+    head = ("*Generated from `results/mf-ftrl/results.csv` by `jaxdp.studies.mf_ftrl.publish`; do not edit by hand.* "
+            "Least-squares slope of log mean regret on log T (upper half of the T grid) or log ε (the whole ε "
+            "grid). Every point uses the same seed keys, so each interval is a 95% percentile bootstrap over seed "
+            f"indices resampled jointly across the curve's points ({N_BOOT} replicates).")
+    return head + "\n\n" + markdown_table(["sweep", "mechanism", "instance", "slope [95% CI]", "range", "seeds"], rows)
+
+
+def twin_line(df) -> str:
+    """BLT against the square root, seed-paired, at every point of both sweeps (one generated sentence).
+
+    Args:
+        df: the per-seed results.
+
+    Returns:
+        The sentence: the range of the paired ratio ``BLT / square root`` and the points whose interval excludes 1.
+    """
+    r = ratio_to_base(df[df["mechanism"].isin(["sqrt_toeplitz", "blt"])], ["part", "env", "T", "eps"], "mechanism",
+                      "sqrt_toeplitz", "regret", n_boot=N_BOOT)
+    above = r[r["ratio_lo"] > 1]
+    below = r[r["ratio_hi"] < 1]
+    dev = float((r["ratio"] - 1).abs().max())
+    return ("*Generated; do not edit by hand.* Mean regret of BLT(4) over the square root's, seed-paired (95% "
+            f"bootstrap over seed indices, {N_BOOT} replicates), at all {len(r)} points: "
+            f"{fmt_num(r['ratio'].min())}–{fmt_num(r['ratio'].max())} (at most {100 * dev:.2f}% apart). "
+            f"The paired interval lies above 1 at {len(above)} points and below 1 at {len(below)}.")
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of ``docs/results/mf-ftrl.md`` from a kept run.
+
+    Args:
+        results_dir: the results directory holding ``results.csv`` and ``ratios.csv`` (default
+            ``results/mf-ftrl``).
+
+    Returns:
+        ``{block name: Markdown}`` for :data:`BLOCKS`: the ratio table (:func:`ratio_table`, from the kept
+        ``ratios.csv``), the slope table (:func:`slope_table`) and the BLT / square-root line (:func:`twin_line`).
     """
     import pandas as pd
 
-    from .analysis import write_generated
+    d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
+    df = pd.read_csv(d / "results.csv")
+    return {RATIO_BLOCK: ratio_table(pd.read_csv(d / "ratios.csv")), SLOPE_BLOCK: slope_table(df),
+            TWIN_BLOCK: twin_line(df)}
 
-    return write_generated(DOC_PAGE, RATIO_BLOCK, ratio_table(pd.read_csv(pathlib.Path(outdir) / "ratios.csv")))
+
+def publish(outdir=None) -> list:
+    """Regenerate the docs page's generated blocks from a kept run (:func:`page_blocks`).
+
+    Args:
+        outdir: the results directory (default ``results/mf-ftrl``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
+    return publish_blocks(DOC_PAGE, page_blocks(outdir))
