@@ -292,7 +292,7 @@ PARAMS = declare_params("lazy-switching", {
 
 @register_study(
     "lazy-switching",
-    defaults={"seeds": 64, "d": 16, "T": [1024, 2048, 4096, 8192, 16384, 32768, 65536], "eps": [0.05, 0.2],
+    defaults={"seeds": 256, "d": 16, "T": [1024, 2048, 4096, 8192, 16384, 32768, 65536], "eps": [0.05, 0.2],
               "delta": 1e-6, "seed": 0, "learners": ["l2p_paper", "sketch", "tree"],
               "z7": True, "z7_d": 6, "z7_B": 4, "z7_batches": 16, "z7_eta": 0.25, "z7_p": 0.2,
               "z7_s": [1, 2, 4, 8, 16], "z7_reps": 512},
@@ -418,3 +418,104 @@ def build(cfg: dict) -> Study:
     return Study(name="lazy-switching", points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
                  group_by=("exp", "learner"), analyze=analyze, plot=plot, config=cfg,
                  description="L2P switching (Z5), marginal correctness (Z7) and the lazy lower bound (Z8)")
+
+
+# --------------------------------------------------------------------------- the docs page, generated
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC_PAGE = ROOT / "docs" / "results" / "lazy-switching.md"
+RESULTS = ROOT / "results" / "lazy-switching"
+BLOCKS = ("lazy-switching regret", "lazy-switching predictions", "lazy-switching marginals")
+#: family-wise error of the prediction checks (Bonferroni over every checked cell and count)
+FAMILY_ALPHA = 0.05
+
+
+def prediction_checks(df) -> "pd.DataFrame":
+    """Per L2P cell, the exact predictions of the counts, tested on the per-seed residuals.
+
+    At every batch boundary L2P draws ``S'_s`` and ``A_s`` (each 0 with probability ``p``) independently of
+    everything else, so per seed ``n_yres - p·n_batches`` and ``n_fake - p·(n_batches - n_real)`` have
+    expectation exactly 0. Each residual mean is tested with its z-score against the two-sided normal quantile
+    at ``FAMILY_ALPHA / m`` (``m`` checks in all): "holds" when ``|z|`` is below it, else "misses".
+
+    Args:
+        df: the study's ``results.csv`` rows.
+
+    Returns:
+        One row per (learner, ε, T, count): measured mean, predicted mean, z, the threshold and the verdict.
+    """
+    import pandas as pd
+
+    d = df[(df["exp"] == "Z5_Z8") & df["learner"].astype(str).str.startswith("l2p") & (df["p"] > 0)]
+    rows = []
+    for (learner, eps, T), g in d.groupby(["learner", "eps", "T"], sort=True):
+        p = float(g["p"].iloc[0])
+        for count, pred in (("fake switches", p * (g["n_batches"] - g["n_real"])),
+                            ("shadow resamples", p * g["n_batches"])):
+            meas = g["n_fake"] if count == "fake switches" else g["n_yres"]
+            r = (meas - pred).to_numpy(float)
+            se = float(r.std(ddof=1) / math.sqrt(len(r)))
+            rows.append(dict(learner=learner, eps=float(eps), T=int(T), count=count, n_seeds=len(r),
+                             measured=float(meas.mean()), predicted=float(pred.mean()),
+                             z=float(r.mean() / se) if se > 0 else 0.0))
+    out = pd.DataFrame(rows)
+    m = max(len(out), 1)
+    crit = float(stats.norm.isf(FAMILY_ALPHA / (2 * m)))
+    out["threshold"] = crit
+    out["verdict"] = np.where(out["z"].abs() <= crit, "holds", "misses")
+    return out
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of ``docs/results/lazy-switching.md`` from a kept run.
+
+    Args:
+        results_dir: the results directory (default ``results/lazy-switching``).
+
+    Returns:
+        ``{block name: Markdown}``: every (learner, ε, T) cell's regret, regret over the lower-bound rate and
+        switches; every prediction check; every checked batch of the marginal test.
+    """
+    import pandas as pd
+
+    from jaxdp.studies.analysis import fmt_ci, fmt_num, markdown_table
+
+    d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
+    s = pd.read_csv(d / "summary.csv").sort_values(["learner", "eps", "T"])
+    df = pd.read_csv(d / "results.csv")
+    n = int(s["n_seeds"].min())
+    rows = [[r.learner, fmt_num(r.eps, 2), f"2^{int(round(math.log2(r.T)))}",
+             fmt_ci(r.expected_regret_mean, r.expected_regret_lo, r.expected_regret_hi, 1),
+             fmt_ci(r.lb_ratio_mean, r.lb_ratio_lo, r.lb_ratio_hi, 2),
+             fmt_ci(r.switches_mean, r.switches_lo, r.switches_hi, 0)] for r in s.itertuples(index=False)]
+    regret = (f"{n} seeds per cell; 95% bootstrap intervals per cell (the cells share seed keys, so differences "
+              "between learners at one cell are paired).\n\n"
+              + markdown_table(["learner", "ε", "T", "E[regret] [95% CI]", "regret / (T^{1/3} ε^{-2/3})",
+                                "switches"], rows))
+    c = prediction_checks(df)
+    crow = [[r.learner, fmt_num(r.eps, 2), f"2^{int(round(math.log2(r.T)))}", r.count, fmt_num(r.measured, 2),
+             fmt_num(r.predicted, 2), fmt_num(r.z, 2), r.verdict] for r in c.itertuples(index=False)]
+    n_miss = int((c["verdict"] == "misses").sum())
+    pred = (f"{len(c)} checks, family-wise α = {FAMILY_ALPHA:g}: a check holds when |z| ≤ "
+            f"{float(c['threshold'].iloc[0]):.2f}; {len(c) - n_miss} hold, {n_miss} miss.\n\n"
+            + markdown_table(["learner", "ε", "T", "count", "measured mean", "predicted mean", "z", "verdict"], crow))
+    m = pd.read_csv(d / "marginals.csv")
+    mrow = [[int(r.s), f"{r.tv:.4f}", f"{r.tv_noise:.4f}", f"{r.tv_bound:.4f}", fmt_num(r.chi2_p, 3),
+             "holds" if bool(r.ok) else "misses",
+             "—" if not np.isfinite(r.chi2_p_vs_prev) else f"{r.chi2_p_vs_prev:.2g}"] for r in m.itertuples(index=False)]
+    marg = markdown_table(["batch s", "TV(x_s, ν_s)", "TV of an exact sampler", "sound TV bound", "χ² p-value",
+                           "verdict", "control: χ² p vs ν_{s−1}"], mrow)
+    return dict(zip(BLOCKS, (regret, pred, marg)))
+
+
+def publish(results_dir=None) -> list:
+    """Rewrite the generated blocks of ``docs/results/lazy-switching.md`` from a kept run (:func:`page_blocks`).
+
+    Args:
+        results_dir: the results directory (default ``results/lazy-switching``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
+    from jaxdp.studies.analysis import publish_blocks
+
+    return publish_blocks(DOC_PAGE, page_blocks(results_dir))
