@@ -188,3 +188,145 @@ def build(cfg: dict) -> Study:
 
     return Study(name="real-label-dp", points=points, seeds=int(cfg["seeds"]), run=run, group_by=("dataset",),
                  analyze=analyze, plot=plot, config=cfg, description="label DP on real data")
+
+
+# --------------------------------------------------------------------------- the docs page, generated
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC_PAGE = ROOT / "docs" / "results" / "real-label-dp.md"
+RESULTS = ROOT / "results" / "real-label-dp"
+BLOCKS = ("real-label-dp claims", "real-label-dp prior", "real-label-dp tables")
+N_BOOT = 4000
+#: ε of the "central beats local at small ε" comparison (LABEL Table 1: the central rates are better for ε < 1)
+SMALL_EPS = 0.1
+
+
+def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float, n_boot: int = N_BOOT,
+                      seed: int = 0) -> tuple:
+    """Mean of ``metric(a) - metric(b)`` over seeds at one (dataset, ε), with a seed-paired 95% bootstrap.
+
+    Seed ``i`` draws the same train/test split for every method (one key per seed), so the two methods'
+    results at a seed are paired and the difference is resampled by seed.
+
+    Args:
+        df: the study's ``results.csv`` rows.
+        dataset: the dataset.
+        metric: ``"accuracy"`` or ``"mse"``.
+        a, b: the two methods.
+        eps: the privacy parameter of both (the non-private methods are stored at ``ε = inf``).
+        n_boot: bootstrap resamples.
+        seed: the bootstrap's NumPy seed.
+
+    Returns:
+        ``(mean, lo, hi, n_seeds)``.
+    """
+    def one(m):
+        e = np.inf if m.startswith("nonprivate") else eps
+        g = df[(df["dataset"] == dataset) & (df["method"] == m) & np.isclose(df["eps"], e)]
+        return g.set_index("seed")[metric]
+
+    d = (one(a) - one(b)).dropna().to_numpy(float)
+    rng = np.random.default_rng(seed)
+    boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(1)
+    lo, hi = np.quantile(boots, [0.025, 0.975])
+    return float(d.mean()), float(lo), float(hi), len(d)
+
+
+def claims(df) -> "pd.DataFrame":
+    """The page's comparisons, each a seed-paired difference with its interval and a verdict.
+
+    * central beats local at ε = ``SMALL_EPS`` (LABEL Table 1): per classification dataset, accuracy of the
+      per-bin exponential mechanism minus K-ary RR; per regression dataset, MSE of local Laplace + kNN minus
+      central Laplace bin means. "holds" when the interval is above 0, "misses" otherwise.
+
+    Args:
+        df: the study's ``results.csv`` rows.
+
+    Returns:
+        One row per dataset: task, the difference and its interval, seeds and the verdict.
+    """
+    import pandas as pd
+
+    rows = []
+    for (dataset, task), _ in df.groupby(["dataset", "task"], sort=True):
+        if task == "classification":
+            a, b, metric = "central_exp_bins", "local_rr_kary", "accuracy"
+        else:
+            a, b, metric = "local_laplace_knn_clipped", "central_bins_laplace_clipped", "mse"
+        if not {a, b} <= set(df[df["dataset"] == dataset]["method"]) or not np.isclose(df["eps"], SMALL_EPS).any():
+            continue
+        mean, lo, hi, n = paired_difference(df, dataset, metric, a, b, SMALL_EPS)
+        rows.append(dict(dataset=dataset, task=task, difference=f"{metric}: {a} − {b}" if task == "classification"
+                         else f"{metric}: {a} − {b}", mean=mean, lo=lo, hi=hi, n_seeds=n,
+                         verdict="holds" if lo > 0 else "misses"))
+    return pd.DataFrame(rows)
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of ``docs/results/real-label-dp.md`` from a kept run.
+
+    Args:
+        results_dir: the results directory (default ``results/real-label-dp``).
+
+    Returns:
+        ``{block name: Markdown}``: the central-vs-local claims, RRWithPrior minus K-ary RR at every
+        (dataset, ε), and every dataset's method × ε table.
+    """
+    import pandas as pd
+
+    from .analysis import fmt_ci, markdown_table
+
+    d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
+    df = pd.read_csv(d / "results.csv")
+    s = pd.read_csv(d / "summary.csv")
+    c = claims(df)
+    n = int(s["n_seeds"].min())
+    claim = (f"Seed-paired differences at ε = {SMALL_EPS:g} over {n} splits (95% bootstrap over seeds); the claim "
+             "holds when the interval is above 0.\n\n"
+             + markdown_table(["dataset", "task", "difference", "mean [95% CI]", "verdict"],
+                              [[r.dataset, r.task, r.difference, fmt_ci(r.mean, r.lo, r.hi, 3), r.verdict]
+                               for r in c.itertuples(index=False)]))
+    eps_all = sorted(e for e in df["eps"].unique() if np.isfinite(e))
+    prow = []
+    for dataset in sorted(df[df["method"] == "rr_prior"]["dataset"].unique()):
+        cells = []
+        for e in eps_all:
+            m, lo, hi, _ = paired_difference(df, dataset, "accuracy", "rr_prior", "local_rr_kary", e)
+            tag = "better" if lo > 0 else "worse" if hi < 0 else "no difference shown"
+            cells.append(f"{fmt_ci(m, lo, hi, 3)} ({tag})")
+        prow.append([dataset] + cells)
+    prior = ("Accuracy of RRWithPrior minus K-ary RR, seed-paired, mean [95% CI]; \"better\"/\"worse\" when the "
+             "interval excludes 0.\n\n" + markdown_table(["dataset"] + [f"ε = {e:g}" for e in eps_all], prow))
+    parts = []
+    for task, metric in (("classification", "accuracy"), ("regression", "mse")):
+        st = s[s["task"] == task]
+        if not len(st):
+            continue
+        parts.append(f"### {task}: test {metric}, mean [95% CI] over {int(st['n_seeds'].min())} splits")
+        for dataset in sorted(st["dataset"].unique()):
+            g = st[st["dataset"] == dataset]
+            eps = sorted(e for e in g["eps"].unique() if np.isfinite(e))
+            rows = []
+            for method in sorted(g["method"].unique()):
+                gm = g[g["method"] == method].set_index("eps")
+                cells = [fmt_ci(gm.loc[e, f"{metric}_mean"], gm.loc[e, f"{metric}_lo"], gm.loc[e, f"{metric}_hi"], 3)
+                         if e in gm.index else "" for e in eps]
+                npv = (fmt_ci(gm.loc[np.inf, f"{metric}_mean"], gm.loc[np.inf, f"{metric}_lo"],
+                              gm.loc[np.inf, f"{metric}_hi"], 3) if np.inf in gm.index else "")
+                rows.append([method] + cells + [npv])
+            parts.append(f"**{dataset}**\n\n" + markdown_table(["method"] + [f"ε = {e:g}" for e in eps]
+                                                               + ["non-private"], rows))
+    return dict(zip(BLOCKS, (claim, prior, "\n\n".join(parts))))
+
+
+def publish(results_dir=None) -> list:
+    """Rewrite the generated blocks of ``docs/results/real-label-dp.md`` from a kept run (:func:`page_blocks`).
+
+    Args:
+        results_dir: the results directory (default ``results/real-label-dp``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
+    from .analysis import publish_blocks
+
+    return publish_blocks(DOC_PAGE, page_blocks(results_dir))
