@@ -48,6 +48,7 @@ PAGES = {
     "lazy_figure1c_large": "lazy-figure1c-large",
     "hedge_baseline": "hedge-baseline",
     "mf_ftrl": "mf-ftrl",
+    "bandits": "bandits",
 }
 
 
@@ -146,3 +147,25 @@ def test_mf_ftrl_page_holds_every_cell():
     n_T = len(df[df["part"] == "T"][["mechanism", "env"]].drop_duplicates())
     n_eps = df[df["part"] == "eps"]["mechanism"].nunique()
     assert len(srows) == n_T + n_eps
+
+
+def test_bandits_page_holds_every_cell():
+    from jaxdp.studies import bandits as m
+
+    df = pd.read_csv(ROOT / "results" / "bandits" / "results.csv")
+    t = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[0]), "| learner | instance |")
+    curves = df[df["sweep"] == "T"][["learner", "instance"]].drop_duplicates()
+    assert len(t) == len(curves)
+    for r in curves.itertuples(index=False):
+        assert any(ln.startswith(f"| {m.LABELS[r.learner]} | {r.instance} |") for ln in t), r
+    # a curve without a slope says why
+    assert all(ln.split(" | ")[2] != "—" or "no log-log slope" in ln for ln in t)
+    for sweep, block, header in (("eps", m.BLOCKS[1], "| learner | ε"), ("K", m.BLOCKS[2], "| learner | K")):
+        rows = _table_rows(read_generated(m.DOC_PAGE, block), header)
+        sub = df[df["sweep"] == sweep]
+        assert sorted(ln.split(" | ")[0][2:] for ln in rows) == sorted(m.LABELS[x] for x in sub["learner"].unique())
+        n_x = sub["eps" if sweep == "eps" else "K"].nunique()
+        assert all(len(ln.split(" | ")) == n_x + 4 for ln in rows)
+    assert "resampled jointly" in read_generated(m.DOC_PAGE, m.BLOCKS[0])
+    assert f"of {len(df[['sweep', 'learner', 'instance', 'K', 'T', 'eps']].drop_duplicates())} points" in \
+        read_generated(m.DOC_PAGE, m.BLOCKS[3])

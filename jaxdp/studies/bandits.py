@@ -27,6 +27,7 @@ from ..bandits import theory as TH
 from ..core import seed_keys, simulate
 from ..mechanisms import tree_depth
 from ..registry import register_study
+from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
 
 NONPRIVATE = ("ucb1", "thompson", "exp3", "exp3_ix")
@@ -353,7 +354,8 @@ def build(cfg: dict) -> Study:
             sub = df[df["sweep"] == sweep]
             if not len(sub) or sub[x].nunique() < 2:
                 continue
-            sl = fit_slopes(sub, x, "regret", by=by, upper_half=upper)
+            # every point uses the same seed keys: resample seed indices jointly across the curve
+            sl = fit_slopes(sub, x, "regret", by=by, upper_half=upper, resample="joint")
             for _, r in sl.iterrows():
                 g = summ[(summ["sweep"] == sweep) & (summ["learner"] == r["learner"])]
                 if "instance" in by:
@@ -412,3 +414,176 @@ def build(cfg: dict) -> Study:
     return Study(name="bandits", points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
                  group_by=("sweep", "learner", "instance", "K", "T"), analyze=analyze, plot=plot, config=cfg,
                  description=__doc__.strip().splitlines()[0])
+
+
+# --------------------------------------------------------------------------- the results page
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC_PAGE = ROOT / "docs" / "results" / "bandits.md"
+RESULTS = ROOT / "results" / "bandits"
+BLOCKS = ("bandits T sweep", "bandits eps sweep", "bandits K sweep", "bandits bounds")
+N_BOOT = 2000
+
+
+def _theory_slope(th, x: str, lo: float, hi: float) -> float:
+    g = th[(th[x] >= lo) & (th[x] <= hi)].sort_values(x)
+    v = g["theory"].to_numpy(float)
+    ok = np.isfinite(v) & (v > 0)
+    if ok.sum() < 2:
+        return math.nan
+    return float(np.polyfit(np.log(g[x].to_numpy(float)[ok]), np.log(v[ok]), 1)[0])
+
+
+def _spread_free(df, keys) -> set:
+    """Points (tuples of ``keys``) where every seed has the same pseudo-regret."""
+    g = df.groupby(keys, dropna=False)["regret"].agg(lambda v: float(v.max() - v.min()))
+    return {k for k, v in g.items() if v == 0.0}
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of ``docs/results/bandits.md`` from a kept run's ``results.csv`` and ``summary.csv``.
+
+    Every grid point uses the same seed keys (common random numbers), so each slope's interval resamples seed
+    indices jointly across the points of its curve (``fit_slopes(..., resample="joint")``); the bound of each point
+    is the kept ``summary.csv``'s ``theory`` column.
+
+    Args:
+        results_dir: the results directory (default ``results/bandits``).
+
+    Returns:
+        ``{block name: Markdown}`` for :data:`BLOCKS`: the T sweep (every learner and instance), the ε sweep,
+        the K sweep (every learner) and the check of every point against its bound.
+    """
+    import pandas as pd
+
+    d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
+    df = pd.read_csv(d / "results.csv")
+    df = df.assign(eps=df["eps"].astype(float))
+    th = pd.read_csv(d / "summary.csv")
+    keys = ["sweep", "learner", "instance", "K", "T", "eps"]
+    summ = summarize(df, keys, ["regret"]).merge(th[keys + ["theory"]], on=keys, how="left")
+    S = int(df.groupby(keys, dropna=False)["seed"].nunique().min())
+    flat = _spread_free(df, keys)
+    order = {n: i for i, n in enumerate(LEARNERS)}
+    out = {}
+
+    # T sweep
+    t = df[df["sweep"] == "T"]
+    sl = fit_slopes(t, "T", "regret", by=["learner", "instance"], n_boot=N_BOOT, resample="joint")
+    sl = sl.sort_values(["instance", "learner"], key=lambda c: c.map(order) if c.name == "learner" else c)
+    rows = []
+    for r in sl.itertuples(index=False):
+        g = summ[(summ["sweep"] == "T") & (summ["learner"] == r.learner) & (summ["instance"] == r.instance)]
+        last = g.sort_values("T").iloc[-1]
+        bslope = _theory_slope(g, "T", r.x_min, r.x_max)
+        notes = []
+        fitted = g[(g["T"] >= r.x_min) & (g["T"] <= r.x_max)]
+        n_pos = int((fitted["regret_mean"] > 0).sum())
+        if not np.isfinite(r.slope):
+            notes.append(f"pseudo-regret ≤ 0 at {len(fitted) - n_pos} of the {len(fitted)} fitted horizons "
+                         "(below the best fixed arm): no log-log slope")
+        elif n_pos < len(fitted):
+            notes.append(f"fitted on the {n_pos} of {len(fitted)} horizons with a positive mean; "
+                         "the others are below the best fixed arm")
+        if not np.isfinite(last["theory"]):
+            notes.append("no bound applies (a stochastic bound on the oblivious switching instance)")
+        nflat = sum(k[:3] == ("T", r.learner, r.instance) for k in flat)
+        if nflat:
+            notes.append(f"no spread over seeds at {nflat} horizon(s)")
+        rows.append([LABELS[r.learner], r.instance,
+                     fmt_ci(r.slope, r.slope_lo, r.slope_hi) if np.isfinite(r.slope) else "—", fmt_num(bslope),
+                     fmt_ci(last["regret_mean"], last["regret_lo"], last["regret_hi"], 0), fmt_num(last["theory"], 0),
+                     fmt_num(last["regret_mean"] / last["theory"], 2), "; ".join(notes) or "—"])
+    Ts = sorted(t["T"].unique())
+    up = Ts[(len(Ts) - 1) // 2:] if len(Ts) >= 4 else Ts
+    head = (f"*Generated from `results/bandits/results.csv` and `summary.csv` by `jaxdp.studies.bandits.publish`; do "
+            f"not edit by hand.* {len(rows)} (learner, instance) curves, {S} seeds per point. Slope of log mean "
+            f"pseudo-regret on log T over T = {int(up[0])} … {int(up[-1])}; every point uses the same seed keys, so "
+            f"each interval is a 95% percentile bootstrap over seed indices resampled jointly across the curve "
+            f"({N_BOOT} replicates). Regret and bound at T = {int(Ts[-1])}.")
+    out[BLOCKS[0]] = head + "\n\n" + markdown_table(
+        ["learner", "instance", "slope [95% CI]", "slope of the bound", f"regret at T = {int(Ts[-1])} [95% CI]",
+         "bound", "regret / bound", "note"], rows)
+
+    # eps sweep
+    e = df[df["sweep"] == "eps"]
+    eps = sorted(e["eps"].unique())
+    sl = fit_slopes(e, "eps", "regret", by=["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
+    sl = sl.sort_values("learner", key=lambda c: c.map(order))
+    same = set()
+    if {"dp_exp3", "dp_exp3_batched"} <= set(e["learner"]):
+        a = e[e["learner"] == "dp_exp3"].set_index(["eps", "seed"])["regret"]
+        b = e[e["learner"] == "dp_exp3_batched"].set_index(["eps", "seed"])["regret"]
+        dif = (a - b).abs().groupby(level=0).max()
+        same = {float(k) for k, v in dif.items() if v == 0.0}
+    rows = []
+    for r in sl.itertuples(index=False):
+        g = summ[(summ["sweep"] == "eps") & (summ["learner"] == r.learner)].set_index("eps")
+        cells = [f"{g.at[x, 'regret_mean']:,.0f}" if x in g.index else "—" for x in eps]
+        note = "—"
+        if r.learner == "dp_exp3_batched" and same:
+            note = ("the per-round DP-EXP3's runs, seed by seed, at ε = " + ", ".join(f"{x:g}" for x in sorted(same))
+                    + " (blocks of one round)")
+        rows.append([LABELS[r.learner], *cells, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
+                     fmt_num(_theory_slope(g.reset_index(), "eps", r.x_min, r.x_max)), note])
+    T_e = int(e["T"].iloc[0])
+    head = (f"*Generated; do not edit by hand.* Mean pseudo-regret at T = {T_e} (`linspace`), {S} seeds; slope of "
+            "log mean regret on log ε over the whole grid, seed indices resampled jointly across ε.")
+    out[BLOCKS[1]] = head + "\n\n" + markdown_table(
+        ["learner", *[f"ε = {x:g}" for x in eps], "slope [95% CI]", "slope of the bound", "note"], rows)
+
+    # K sweep
+    k = df[df["sweep"] == "K"]
+    Ks = sorted(k["K"].unique())
+    sl = fit_slopes(k, "K", "regret", by=["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
+    sl = sl.sort_values("learner", key=lambda c: c.map(order))
+    rows = []
+    for r in sl.itertuples(index=False):
+        g = summ[(summ["sweep"] == "K") & (summ["learner"] == r.learner)].set_index("K")
+        cells = [f"{g.at[x, 'regret_mean']:,.0f}" if x in g.index else "—" for x in Ks]
+        nflat = sorted(kk[3] for kk in flat if kk[0] == "K" and kk[1] == r.learner)
+        note = ("no spread over seeds at K = " + ", ".join(str(int(x)) for x in nflat)) if nflat else "—"
+        rows.append([LABELS[r.learner], *cells, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
+                     fmt_num(_theory_slope(g.reset_index(), "K", r.x_min, r.x_max)), note])
+    T_k = int(k["T"].iloc[0])
+    head = (f"*Generated; do not edit by hand.* Mean pseudo-regret on `gap` at T = {T_k}, {S} seeds; slope of log "
+            "mean regret on log K over the whole grid, seed indices resampled jointly across K.")
+    out[BLOCKS[2]] = head + "\n\n" + markdown_table(
+        ["learner", *[f"K = {int(x)}" for x in Ks], "slope [95% CI]", "slope of the bound", "note"], rows)
+
+    # every point against its bound
+    b = summ[np.isfinite(summ["theory"]) & (summ["theory"] > 0)].copy()
+    b["ratio"] = b["regret_mean"] / b["theory"]
+    top = b.sort_values("ratio", ascending=False).iloc[0]
+    over = b[b["regret_hi"] > b["theory"]]
+    above = b[b["regret_mean"] > b["theory"]]
+
+    def where(r):
+        x = {"T": f"T = {int(r['T'])}", "eps": f"ε = {r['eps']:g}", "K": f"K = {int(r['K'])}"}[r["sweep"]]
+        return f"{LABELS[r['learner']]} on `{r['instance']}`, {x}"
+
+    none = summ[~summ.index.isin(b.index)]
+    pairs = ", ".join(f"{LABELS[lr]} on `{inst}`" for lr, inst in
+                      none[["learner", "instance"]].drop_duplicates().itertuples(index=False))
+    lines = [f"*Generated; do not edit by hand.* {len(b)} of {len(summ)} points have a bound; "
+             f"{len(none)} have none ({pairs or 'none'}).",
+             f"Mean above its bound: {len(above)} points" + (" (" + "; ".join(where(r) for _, r in above.iterrows())
+                                                             + ")" if len(above) else "") + ".",
+             f"Largest mean / bound: {top['ratio']:.2f} ({where(top)}).",
+             f"95% interval reaching above its bound: {len(over)} point(s)"
+             + (": " + "; ".join(f"{where(r)} (mean {r['ratio']:.2f} of the bound)" for _, r in over.iterrows())
+                if len(over) else "") + "."]
+    out[BLOCKS[3]] = "\n".join(f"* {ln}" if i else ln for i, ln in enumerate(lines))
+    return out
+
+
+def publish(results_dir=None) -> list:
+    """Rewrite the generated blocks of ``docs/results/bandits.md`` from a kept run (:func:`page_blocks`).
+
+    Args:
+        results_dir: the results directory (default ``results/bandits``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
+    return publish_blocks(DOC_PAGE, page_blocks(results_dir))
