@@ -21,6 +21,8 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import functools
 import math
 import pathlib
@@ -44,6 +46,10 @@ from jaxdp.studies.lazy_figure1c import learner_and_params
 
 # --------------------------------------------------------------------------- Z7: marginal correctness
 
+
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 def z7_losses(d: int, B: int, n_batches: int, seed: int = 0) -> np.ndarray:
     """The fixed ``(T = B n_batches, d)`` loss array of Z7: i.i.d. U[0, 1] losses, with a leader that

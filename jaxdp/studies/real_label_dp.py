@@ -19,6 +19,8 @@ Regression (test MSE of standardized labels): ``nonprivate_knn``, ``local_laplac
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pathlib
 
 import jax
@@ -32,6 +34,10 @@ from ..label_dp.rr_prior import rr_with_prior
 from ..mechanisms.randomized_response import rr_kary
 from ..registry import register_study
 from .framework import Param, Study, declare_params, plot_panels, summarize
+
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CLS = ("nonprivate_bins_cls", "local_rr_kary", "local_rr_vector", "central_exp_bins", "rr_prior")
 REG = ("nonprivate_knn", "local_laplace_knn_clipped", "central_bins_laplace_clipped", "nonprivate_bins_reg")
