@@ -471,7 +471,8 @@ def fmt_ci(mean, lo, hi, digits: int = 3) -> str:
 
     Args:
         mean: the estimate.
-        lo, hi: the interval's ends; when both equal ``mean`` (no spread over seeds) only the estimate is shown.
+        lo, hi: the interval's ends; when the interval has no width (``|hi - lo| <= 1e-9 max(1, |mean|)``: no
+            spread over seeds) only the estimate is shown.
         digits: decimals shown.
 
     Returns:
@@ -479,8 +480,10 @@ def fmt_ci(mean, lo, hi, digits: int = 3) -> str:
     """
     if mean is None or not np.isfinite(float(mean)):
         return "—"
-    m, a, b = fmt_num(mean, digits), fmt_num(lo, digits), fmt_num(hi, digits)
-    return m if a == m == b else f"{m} [{a}, {b}]"
+    m = fmt_num(mean, digits)
+    if np.isfinite(float(lo)) and np.isfinite(float(hi)) and abs(float(hi) - float(lo)) <= 1e-9 * max(1.0, abs(float(mean))):
+        return m
+    return f"{m} [{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
 
 
 def markdown_table(header: Sequence[str], rows) -> str:

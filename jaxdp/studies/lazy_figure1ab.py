@@ -51,6 +51,7 @@ from typing import Any
 
 from ..core import seed_keys, simulate
 from ..registry import register_study
+from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
 
 LEARNERS = ("l2p_rmw", "dp_ftrl", "nonprivate")
@@ -309,6 +310,8 @@ def build(cfg: dict) -> Study:
         return df[lin], df[~lin]
 
     def analyze(df):
+        # the seed keys depend on T (seed + 7919 T), so the horizons of a curve are independent draws and the
+        # default bootstrap (each T's seeds resampled on their own) matches the design
         by = ["learner", "adversary", "panel", "alpha"]
         df = df.assign(regret_pos=np.maximum(df["regret"], 1e-3))
         df, ns = split(df)
@@ -377,3 +380,110 @@ def build(cfg: dict) -> Study:
                  seeds=int(cfg["seeds"]), run=run,
                  group_by=("learner", "adversary", "panel"), analyze=analyze, plot=plot, config=cfg,
                  description=__doc__.strip().splitlines()[0])
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC_PAGE = ROOT / "docs" / "results" / "lazy-figure1ab.md"
+RESULTS = ROOT / "results" / "lazy-figure1ab"
+BLOCKS = ("lazy-figure1ab slopes", "lazy-figure1ab nonsmooth")
+N_BOOT = 2000
+
+
+def _versus(lo: float, hi: float, claim: float) -> str:
+    if hi - lo < 1e-6:
+        return "exact (no spread over seeds)"
+    if lo <= claim <= hi:
+        return "contains it"
+    return "above" if lo > claim else "below"
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of ``docs/results/lazy-figure1ab.md`` from a kept run's ``results.csv``.
+
+    The seed keys of a point depend on its horizon (``seed + 7919 T``), so the horizons of a curve are independent
+    draws and each slope's interval resamples every horizon's seeds on its own (the default of ``fit_slopes``);
+    the learners, α and panels at one horizon share their keys.
+
+    Args:
+        results_dir: the results directory (default ``results/lazy-figure1ab``).
+
+    Returns:
+        ``{block name: Markdown}`` for :data:`BLOCKS`: the slope of every linear-loss (learner, adversary, panel, α)
+        with its regret at the largest T, and the non-smooth (MALA) points.
+    """
+    import pandas as pd
+
+    dd = pathlib.Path(results_dir) if results_dir is not None else RESULTS
+    df = pd.read_csv(dd / "results.csv")
+    df = df.assign(regret_pos=np.maximum(df["regret"], 1e-3))
+    lin = df[df["loss"] == "linear"]
+    ns = df[df["loss"] != "linear"]
+    by = ["learner", "adversary", "panel", "alpha"]
+    S = int(df.groupby(by + ["loss", "T"])["seed"].nunique().min())
+    sl = fit_slopes(lin, "T", "regret_pos", by=by, n_boot=N_BOOT)
+    summ = summarize(lin, by + ["T"], ["regret"])
+    Tmax = int(lin["T"].max())
+    # non-private FTRL does not depend on eps and its keys depend only on T: the same runs at every alpha
+    np_runs = lin[(lin["learner"] == "nonprivate") & (lin["adversary"] == "biased")].pivot_table(
+        index=["panel", "T", "seed"], columns="alpha", values="regret")
+    np_same = bool(len(np_runs)) and float((np_runs.max(axis=1) - np_runs.min(axis=1)).abs().max()) == 0.0
+    first_alpha = float(lin["alpha"].min())
+    rows = []
+    for r in sl.itertuples(index=False):
+        g = summ[(summ["learner"] == r.learner) & (summ["adversary"] == r.adversary) & (summ["panel"] == r.panel)
+                 & (summ["alpha"] == r.alpha)]
+        fitted = g[(g["T"] >= r.x_min) & (g["T"] <= r.x_max)]
+        last = g[g["T"] == Tmax].iloc[0]
+        claim = theory_slope(r.learner, r.panel, r.alpha)
+        notes = []
+        zero = int(((fitted["regret_lo"] <= 0) & (fitted["regret_hi"] >= 0)).sum())
+        if zero:
+            notes.append(f"regret's interval contains 0 at {zero} of {len(fitted)} fitted T: not a rate")
+        if r.learner == "nonprivate" and r.adversary == "biased" and np_same and r.alpha != first_alpha:
+            notes.append(f"the runs of α = {first_alpha:g}, seed by seed (FTRL does not depend on ε)")
+        rows.append([r.learner, r.adversary, r.panel, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
+                     fmt_num(claim), _versus(r.slope_lo, r.slope_hi, claim),
+                     fmt_ci(last["regret_mean"], last["regret_lo"], last["regret_hi"], 1), "; ".join(notes) or "—"])
+    xs = sorted(lin["T"].unique())
+    up = xs[(len(xs) - 1) // 2:] if len(xs) >= 4 else xs
+    head = (f"*Generated from `results/lazy-figure1ab/results.csv` by `jaxdp.studies.lazy_figure1ab.publish`; do not "
+            f"edit by hand.* {len(rows)} linear-loss cells, {S} seeds per point. Slope of log mean regret on log T "
+            f"over T = {int(up[0])} … {int(up[-1])} (means floored at 10⁻³ as the study fits), against the exponent "
+            "of Figure 1 for the learner. The seed keys depend on T, so the horizons of a curve are independent "
+            f"draws and each interval resamples every horizon's seeds on its own ({N_BOOT} replicates). Regret at "
+            f"T = {Tmax}.")
+    slopes = head + "\n\n" + markdown_table(
+        ["learner", "adversary", "panel", "α", "slope [95% CI]", "figure's exponent", "interval vs exponent",
+         f"regret at T = {Tmax} [95% CI]", "note"], rows)
+    if not len(ns):
+        return {BLOCKS[0]: slopes, BLOCKS[1]: "*Generated; do not edit by hand.* No non-smooth points in this run."}
+    nby = ["loss", "alpha"]
+    nsl = fit_slopes(ns, "T", "regret_pos", by=nby, n_boot=N_BOOT)
+    nsumm = summarize(ns, nby + ["T", "d", "B"], ["regret", "mala_acceptance", "mala_outside", "mala_steps"])
+    nrows = []
+    for r in nsumm.itertuples(index=False):
+        nrows.append([r.loss, f"{r.alpha:g}", int(r.T), int(r.d), int(r.B),
+                      fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 1), fmt_num(r.mala_acceptance_mean, 2),
+                      fmt_num(r.mala_outside_mean, 2), int(r.mala_steps_mean)])
+    srows = [[r.loss, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
+              fmt_num(theory_slope("l2p_rmw", "a", r.alpha)),
+              _versus(r.slope_lo, r.slope_hi, theory_slope("l2p_rmw", "a", r.alpha))] for r in nsl.itertuples()]
+    nhead = ("*Generated; do not edit by hand.* L2P-RMW with MALA (rate mode, panel (a) dimension). The keys "
+             "depend on T and the loss, so every point is an independent draw.")
+    nonsmooth = (nhead + "\n\n" + markdown_table(
+        ["loss", "α", "T", "d", "B", "regret [95% CI]", "MALA acceptance", "proposals outside the ball",
+         "MALA steps"], nrows) + "\n\n" + markdown_table(
+        ["loss", "α", "slope [95% CI]", "claimed", "interval vs claimed"], srows))
+    return {BLOCKS[0]: slopes, BLOCKS[1]: nonsmooth}
+
+
+def publish(results_dir=None) -> list:
+    """Rewrite the generated blocks of ``docs/results/lazy-figure1ab.md`` from a kept run (:func:`page_blocks`).
+
+    Args:
+        results_dir: the results directory (default ``results/lazy-figure1ab``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
+    return publish_blocks(DOC_PAGE, page_blocks(results_dir))
