@@ -1,4 +1,4 @@
-"""Sampler and L2P-RMW throughput (Team SAMPLERS).
+"""Sampler and L2P-RMW throughput.
 
 Entry point only: the benchmark lives in ``jaxdp.bench.samplers`` (also run by ``jaxdp bench --all``).
 
