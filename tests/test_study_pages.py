@@ -50,6 +50,7 @@ PAGES = {
     "mf_ftrl": "mf-ftrl",
     "bandits": "bandits",
     "lazy_figure1ab": "lazy-figure1ab",
+    "realizable_findings": "realizable-findings",
 }
 
 
@@ -187,3 +188,28 @@ def test_lazy_figure1ab_page_holds_every_cell():
     ns = df[df["loss"] != "linear"]
     nrows = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[1]), "| loss | α | T |")
     assert len(nrows) == len(ns[["loss", "T"]].drop_duplicates())
+
+
+def test_realizable_findings_page_holds_every_cell():
+    from jaxdp.studies import realizable_findings as m
+
+    df = pd.read_csv(ROOT / "results" / "realizable-findings" / "results.csv")
+    checks = (("adaptive", m.BLOCKS[0], "| learner | mode | L* | T |", ["learner", "mode", "Lstar", "T"]),
+              ("potential", m.BLOCKS[1], "| learner | T | regret", ["learner", "T"]),
+              ("binary_tree", m.BLOCKS[2], "| threshold | T |", ["mode", "T"]),
+              ("oco", m.BLOCKS[3], "| instance | d |", ["learner", "d"]))
+    for exp, block, header, keys in checks:
+        rows = _table_rows(read_generated(m.DOC_PAGE, block), header)
+        assert len(rows) == len(df[df["exp"] == exp][keys].drop_duplicates()), exp
+    adaptive = read_generated(m.DOC_PAGE, m.BLOCKS[0])
+    # paper mode: printed and flipped are the same runs at every seed, and the page says so
+    a = df[(df["exp"] == "adaptive") & (df["mode"] == "paper") & (df["learner"] != "sv_known_Lstar")]
+    w = a.pivot_table(index=["Lstar", "T", "seed"], columns="learner", values="regret")
+    assert (w["adaptive_printed"] == w["adaptive_flipped"]).all()
+    assert "In paper mode the printed and flipped tests give the same regret at every seed" in adaptive
+    slopes = read_generated(m.DOC_PAGE, m.BLOCKS[4])
+    assert "resampled jointly" in slopes
+    n_fits = (df[df["exp"] == "adaptive"][["learner", "mode", "Lstar"]].drop_duplicates().shape[0]
+              + df[df["exp"] == "potential"]["learner"].nunique() + df[df["exp"] == "binary_tree"]["mode"].nunique()
+              + df[df["exp"] == "oco"]["learner"].nunique())
+    assert len(_table_rows(slopes, "| fit | curve |")) == n_fits
