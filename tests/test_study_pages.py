@@ -51,6 +51,7 @@ PAGES = {
     "bandits": "bandits",
     "lazy_figure1ab": "lazy-figure1ab",
     "realizable_findings": "realizable-findings",
+    "real_experts": "real-experts",
 }
 
 
@@ -213,3 +214,26 @@ def test_realizable_findings_page_holds_every_cell():
               + df[df["exp"] == "potential"]["learner"].nunique() + df[df["exp"] == "binary_tree"]["mode"].nunique()
               + df[df["exp"] == "oco"]["learner"].nunique())
     assert len(_table_rows(slopes, "| fit | curve |")) == n_fits
+
+
+def test_real_experts_page_holds_every_cell():
+    from jaxdp.studies import real_experts as m
+
+    df = pd.read_csv(ROOT / "results" / "real-experts" / "results.csv")
+    tables = read_generated(m.DOC_PAGE, m.BLOCKS[0])
+    n_eps = df["eps"].nunique()
+    for ds in df["dataset"].unique():
+        rows = _table_rows(tables.split(f"### {ds} ")[1], "| learner | ε")
+        assert sorted(ln.split(" | ")[0][2:] for ln in rows) == sorted(df[df["dataset"] == ds]["learner"].unique())
+        assert all(len(ln.split(" | ")) == n_eps + 1 for ln in rows)
+    # learners that never switch play the same initial expert: identical runs, marked on the page
+    sw = df.groupby(["dataset", "learner", "eps"])["switches"].max()
+    for ds, g in sw[sw == 0].reset_index().groupby("dataset"):
+        runs = [df[(df["dataset"] == ds) & (df["learner"] == r.learner) & (df["eps"] == r.eps)].sort_values("seed")[
+            "regret"].to_numpy() for r in g.itertuples()]
+        assert all((x == runs[0]).all() for x in runs), ds
+    marks = sum(ln.count(" †") for ln in tables.splitlines() if ln.startswith("| "))
+    frozen = sw[(sw == 0) & (sw.index.get_level_values("learner") != "hedge")]
+    assert marks == len(frozen)
+    comp = read_generated(m.DOC_PAGE, m.BLOCKS[1])
+    assert len(_table_rows(comp, "| dataset | ε")) == 2 * df["dataset"].nunique()

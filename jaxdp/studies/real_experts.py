@@ -30,6 +30,7 @@ from ..realizable import (
     plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts,
 )
 from ..registry import register_study
+from .analysis import fmt_ci, markdown_table, publish_blocks, ratio_to_base
 from .framework import Param, Study, declare_params, plot_panels, summarize
 
 LEARNERS = ("hedge", "l2p_mw", "tree_ftrl", "sparse_vector", "adaptive_sv", "potential")
@@ -139,3 +140,103 @@ def build(cfg: dict) -> Study:
 
     return Study(name="real-experts", points=points, seeds=int(cfg["seeds"]), run=run, group_by=("dataset", "learner"),
                  analyze=analyze, plot=plot, config=cfg, description="private experts on real data")
+
+
+# --------------------------------------------------------------------------- the results page
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC_PAGE = ROOT / "docs" / "results" / "real-experts.md"
+RESULTS = ROOT / "results" / "real-experts"
+BLOCKS = ("real-experts tables", "real-experts comparisons")
+PRIVATE = tuple(x for x in LEARNERS if x != "hedge")
+N_BOOT = 2000
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of ``docs/results/real-experts.md`` from a kept run's ``results.csv``.
+
+    Seed ``i`` uses stream order ``i`` and algorithm key ``i`` for every learner and ε, so two learners at one
+    point are compared seed by seed (:func:`jaxdp.studies.analysis.ratio_to_base`); a learner that never switches
+    plays its initial expert, the same draw for every such learner.
+
+    Args:
+        results_dir: the results directory (default ``results/real-experts``).
+
+    Returns:
+        ``{block name: Markdown}`` for :data:`BLOCKS`: the regret per round of every (dataset, learner, ε), and the
+        seed-paired comparisons (the best private learner at each point against the next best; tree DP-FTRL
+        against L2P-MW).
+    """
+    import pandas as pd
+
+    d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
+    df = pd.read_csv(d / "results.csv")
+    S = int(df.groupby(["dataset", "learner", "eps"])["seed"].nunique().min())
+    s = summarize(df, ["dataset", "learner", "eps"], ["regret_per_round"])
+    still = df.groupby(["dataset", "learner", "eps"])["switches"].max() == 0
+    T = float((df["regret"] / df["regret_per_round"]).dropna().median())
+    best = df.groupby("dataset")["best_loss"].mean().to_dict()
+    eps = sorted(df["eps"].unique())
+    parts = [f"*Generated from `results/real-experts/results.csv` by `jaxdp.studies.real_experts.publish`; do not "
+             f"edit by hand.* Regret per round, mean [95% CI] over {S} seeds. Hedge is non-private: its cells repeat "
+             "one run in every ε column. † marks a learner that switched at no seed: it played its initial random "
+             "expert throughout, the same draw, seed by seed, as any other learner marked † at that dataset."]
+    for ds in sorted(df["dataset"].unique()):
+        g = s[s["dataset"] == ds].set_index(["learner", "eps"])
+        rows = []
+        for ln in sorted(df[df["dataset"] == ds]["learner"].unique()):
+            cells = []
+            for e in eps:
+                r = g.loc[(ln, e)]
+                mark = " †" if ln != "hedge" and bool(still.loc[(ds, ln, e)]) else ""
+                cells.append(fmt_ci(r["regret_per_round_mean"], r["regret_per_round_lo"], r["regret_per_round_hi"], 4)
+                             + mark)
+            rows.append([ln, *cells])
+        parts.append(f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n"
+                     + markdown_table(["learner", *[f"ε = {e:g}" for e in eps]], rows))
+    tables = "\n\n".join(parts)
+
+    priv = df[df["learner"].isin(PRIVATE)]
+    means = s[s["learner"].isin(PRIVATE)]
+    brow = []
+    for ds in sorted(df["dataset"].unique()):
+        cells = []
+        for e in eps:
+            m = means[(means["dataset"] == ds) & (means["eps"] == e)].sort_values("regret_per_round_mean")
+            # learners that never switched played the same initial expert: one entry, not several
+            frozen = [x for x in m["learner"] if bool(still.loc[(ds, x, e)])]
+            entries = []
+            for x in m["learner"]:
+                if x in frozen:
+                    if x == frozen[0]:
+                        entries.append((x, "initial expert (" + ", ".join(sorted(frozen)) + ") †"))
+                else:
+                    entries.append((x, x))
+            (first, name1), (second, name2) = entries[0], entries[1]
+            sub = priv[(priv["dataset"] == ds) & (priv["eps"] == e) & priv["learner"].isin([first, second])]
+            x = ratio_to_base(sub, ["dataset"], "learner", first, "regret", n_boot=N_BOOT).iloc[0]
+            cells.append(f"{name1}; {name2} {fmt_ci(x['ratio'], x['ratio_lo'], x['ratio_hi'], 2)}")
+        brow.append([ds, *cells])
+    tl = ratio_to_base(df[df["learner"].isin(["l2p_mw", "tree_ftrl"])], ["dataset", "eps"], "learner", "l2p_mw",
+                       "regret", n_boot=N_BOOT).set_index(["dataset", "eps"])
+    trow = [[ds, *[fmt_ci(tl.at[(ds, e), "ratio"], tl.at[(ds, e), "ratio_lo"], tl.at[(ds, e), "ratio_hi"], 2)
+                   for e in eps]] for ds in sorted(df["dataset"].unique())]
+    comp = ("*Generated; do not edit by hand.* Seed-paired comparisons (95% bootstrap over seed indices, "
+            f"{N_BOOT} replicates). Best private learner by mean regret at each point, and the next best's mean "
+            "regret over the best's (above 1: the best is ahead; an interval containing 1: the two are level):\n\n"
+            + markdown_table(["dataset", *[f"ε = {e:g}" for e in eps]], brow)
+            + "\n\nTree DP-FTRL's mean regret over L2P-MW's (below 1: the tree is ahead):\n\n"
+            + markdown_table(["dataset", *[f"ε = {e:g}" for e in eps]], trow))
+    return {BLOCKS[0]: tables, BLOCKS[1]: comp}
+
+
+def publish(results_dir=None) -> list:
+    """Rewrite the generated blocks of ``docs/results/real-experts.md`` from a kept run (:func:`page_blocks`).
+
+    Args:
+        results_dir: the results directory (default ``results/real-experts``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
+    return publish_blocks(DOC_PAGE, page_blocks(results_dir))
