@@ -57,6 +57,8 @@ from ..registry import register_audit
 from .auditor import AuditReport
 from .learned import Histogram, Logistic, MLP, audit_learned, flag_features, onehot_features
 from .pairs import pattern_pairs
+from ._dpsniper_primitives import bloom_filter, geo_sample_cdf, murmur3_32
+from ._dpsniper_report import REFERENCE, _fmt_eps, suite_markdown  # noqa: F401
 
 __all__ = ["SUITE", "CLAIMED_EPS", "CONFIDENCE", "REFERENCE", "murmur3_32", "bloom_filter", "geo_sample_cdf",
            "run_suite", "suite_names", "suite_markdown", "audit_suite_entry"]
@@ -80,34 +82,6 @@ def laplace(key, a):
         ``a`` plus independent ``Lap(1/ε)`` noise, of the shape of ``a``.
     """
     return a + (1.0 / EPS) * jax.random.laplace(key, a.shape)
-
-
-def geo_sample_cdf(eps: float = EPS, n: int = 5) -> tuple:
-    """Balcer–Vadhan GeoSample(ε, n)'s integer CDFs, one per count ``c`` in ``[0, n]``.
-
-    ``k = ⌈ln(2/ε)⌉``, ``d = (2^{k+1} + 1)(2^k + 1)^{n−1}`` and ``P[z' <= z] = F_c(z)/d`` with, for ``z < c``,
-    ``F_c(z) = 2^{k(c−z)} (2^k + 1)^{n−(c−z)}``; for ``c <= z < n``,
-    ``F_c(z) = d − 2^{k(z−c+1)} (2^k + 1)^{n−1−(z−c)}``; ``F_c(n) = d``.
-
-    Args:
-        eps: the ε of GeoSample.
-        n: the largest count (outputs lie in ``[0, n]``).
-
-    Returns:
-        ``(k, d, F)`` with ``F`` an ``(n+1, n+1)`` int64 array (row ``c``: the CDF for count ``c``).
-    """
-    k = math.ceil(math.log(2.0 / eps))
-    d = (2 ** (k + 1) + 1) * (2 ** k + 1) ** (n - 1)
-    F = np.zeros((n + 1, n + 1), np.int64)
-    for c in range(n + 1):
-        for z in range(n + 1):
-            if z == n:
-                F[c, z] = d
-            elif z < c:
-                F[c, z] = 2 ** (k * (c - z)) * (2 ** k + 1) ** (n - (c - z))
-            else:
-                F[c, z] = d - 2 ** (k * (z - c + 1)) * (2 ** k + 1) ** (n - 1 - (z - c))
-    return k, d, F
 
 
 _GEO_K, _GEO_D, _GEO_F = geo_sample_cdf()
@@ -388,60 +362,6 @@ def numerical_svt(key, a, c=2, t=1.0):
     above = a + rho2 >= t + rho1
     _, aborted = _abort_after(above, c)
     return jnp.where(aborted, -1000.0, jnp.where(above, a + rho3, 0.0))
-
-
-def murmur3_32(data: bytes, seed: int = 0) -> int:
-    """MurmurHash3 x86 32-bit (Appleby), as a signed 32-bit integer (the convention of the ``mmh3`` package).
-
-    Args:
-        data: the bytes to hash.
-        seed: the hash seed (taken modulo ``2^32``).
-
-    Returns:
-        The hash, in ``[−2^31, 2^31)``.
-    """
-    m32 = 0xFFFFFFFF
-
-    def rotl(x, r):
-        return ((x << r) | (x >> (32 - r))) & m32
-
-    c1, c2 = 0xCC9E2D51, 0x1B873593
-    h = seed & m32
-    nb = len(data) // 4
-    for i in range(nb):
-        k = int.from_bytes(data[4 * i:4 * i + 4], "little")
-        k = rotl((k * c1) & m32, 15) * c2 & m32
-        h = (rotl(h ^ k, 13) * 5 + 0xE6546B64) & m32
-    tail = data[4 * nb:]
-    k = 0
-    for j in reversed(range(len(tail))):
-        k ^= tail[j] << (8 * j)
-    if tail:
-        h ^= rotl((k * c1) & m32, 15) * c2 & m32
-    h ^= len(data)
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & m32
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & m32
-    h ^= h >> 16
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def bloom_filter(value: int, n_hashes: int = 4, size: int = 20) -> np.ndarray:
-    """RAPPOR's Bloom filter of an integer value: bit ``murmur3_32(str(value), seed=i) mod size`` set, ``i < n_hashes``.
-
-    Args:
-        value: the value (hashed as its decimal string).
-        n_hashes: the number of hash functions (seeds ``0 … n_hashes − 1``).
-        size: the number of bits of the filter.
-
-    Returns:
-        A float32 vector of ``size`` entries, 1.0 at the set bits.
-    """
-    bits = np.zeros(size, np.float32)
-    for i in range(n_hashes):
-        bits[murmur3_32(str(int(value)).encode(), seed=i) % size] = 1.0
-    return bits
 
 
 RAPPOR_DOMAIN = (-10, 10)
@@ -748,57 +668,3 @@ def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, ver
                   f"{'VIOLATION' if rep.violation else 'consistent'} pair={rep.pair} ({rows[-1]['seconds']:.1f}s)",
                   flush=True)
     return rows
-
-
-#: DP-Sniper's published lower bounds (logistic-regression attack, confidence 0.9, 2·10⁸ fresh runs per input
-#: after a search training on 1.07·10⁷ per input): Bichsel et al., IEEE S&P 2021, results of its public artifact.
-#: name -> (ε_lcb, input pair found, search seconds, final-estimate seconds) on the authors' multi-core machine.
-REFERENCE = {
-    "laplace": (0.0968, "[1] vs [2]", 19.6, 1.9),
-    "truncated-geometric": (0.1156, "[2] vs [1]", 17.9, 1.5),
-    "noisy-hist-1": (0.0978, "[0 1 1 1 1] vs [1 1 1 1 1]", 34.8, 2.9),
-    "noisy-hist-2": (4.6020, "[0 1 1 1 1] vs [1 1 1 1 1]", 37.8, 2.8),
-    "report-noisy-max-1": (0.0923, "[1 1 1 1 1] vs [0 2 2 2 2]", 58.8, 3.0),
-    "report-noisy-max-2": (0.0975, "[1 1 1 1 1] vs [0 2 2 2 2]", 55.7, 2.7),
-    "report-noisy-max-3": (0.2478, "[0 0 0 0 0] vs [1 1 1 1 1]", 59.4, 3.0),
-    "report-noisy-max-4": (0.3463, "[1 1 1 1 1] vs [2 2 2 2 2]", 59.8, 3.1),
-    "svt-1": (0.0858, "[0x5 1x5] vs [1x5 0x5]", 118.0, 8.0),
-    "svt-2": (0.0859, "[0x5 1x5] vs [1x5 0x5]", 148.1, 11.8),
-    "svt-3": (0.1716, "[1x10] vs [2x5 0x5]", 149.8, 10.5),
-    "svt-4": (0.1687, "[1x10] vs [2x5 0x5]", 122.7, 7.8),
-    "svt-5": (1.7612, "[2x5 0x5] vs [1x10]", 56.3, 2.6),
-    "svt-6": (0.2720, "[1x5 0x5] vs [0x5 1x5]", 90.7, 4.8),
-    "numerical-svt": (0.0343, "[2x10] vs [1x10]", 142.2, 9.5),
-    "rappor": (0.2930, "[1] vs [0]", 130.6, 14.2),
-    "one-time-rappor": (0.5978, "[1] vs [0]", 79.9, 9.2),
-    "laplace-parallel": (0.0350, "[1] vs [0]", 96.5, 8.0),
-    "svt34-parallel": (0.2610, "[1x10] vs [2x5 0x5]", 341.3, 22.7),
-    "prefix-sum": (0.5040, "[1x10] vs [0x10]", 92.1, 4.8),
-}
-
-
-def _fmt_eps(e: float) -> str:
-    return "∞ (not DP)" if math.isinf(e) else f"{e:.4g}"
-
-
-def suite_markdown(rows: list) -> str:
-    """The suite's table: ours next to DP-Sniper's published bound, with the exact ε where known.
-
-    Args:
-        rows: the rows of :func:`run_suite` (or saved copies of them).
-
-    Returns:
-        A Markdown table, one line per row after the header, with the ratio of our bound to DP-Sniper's.
-    """
-    out = ["| mechanism | exact ε | 0.1-DP? | DP-Sniper ε_lcb | ours ε_lower | ours / DP-Sniper | verdict at ε = 0.1 |"
-           " our pair (of the candidates) | runs per input: train / select (+ refine) / fresh | wall s |",
-           "|---|---:|---|---:|---:|---:|---|---|---|---:|"]
-    for r in rows:
-        ref = REFERENCE.get(r["name"], (float("nan"), "", float("nan"), float("nan")))[0]
-        ratio = r["eps_lower"] / ref if ref and ref == ref else float("nan")
-        out.append(f"| {r['name']} | {_fmt_eps(r['true_eps'])} | {'no' if r['broken'] else 'yes'} | {ref:.4f} | "
-                   f"{r['eps_lower']:.4f} | {ratio:.2f} | {'VIOLATION' if r['violation'] else 'consistent'} | "
-                   f"{r['pair']} (of {r['n_pairs']}) | {r['n_train']:,} / {r['n_select']:,}"
-                   f"{' (+ ' + format(r['n_refine'], ',') + ')' if r.get('n_refine') else ''} / {r['n_eval']:,} | "
-                   f"{r['seconds']:.1f} |")
-    return "\n".join(out)
