@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 CLS = ("nonprivate_bins_cls", "local_rr_kary", "local_rr_vector", "central_exp_bins", "rr_prior")
 REG = ("nonprivate_knn", "local_laplace_knn_clipped", "central_bins_laplace_clipped", "nonprivate_bins_reg")
-DEFAULTS = {"seeds": 32, "seed": 0, "datasets": ["breast_cancer", "digits", "wine", "phishing", "bananas",
+DEFAULTS = {"seeds": 256, "seed": 0, "datasets": ["breast_cancer", "digits", "wine", "phishing", "bananas",
                                                  "diabetes", "trump_approval"],
             "eps": [0.1, 0.3, 1.0, 3.0, 10.0], "train_frac": 0.7}
 QUICK = {"seeds": 4, "datasets": ["breast_cancer", "diabetes"], "eps": [0.5, 4.0]}
