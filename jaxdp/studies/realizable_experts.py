@@ -31,7 +31,7 @@ of padded selections, with ``m_set``, ``P_max`` and ``tau``.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import math
 import pathlib
@@ -51,6 +51,9 @@ from ..realizable import (
 )
 from ..registry import register_study
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULTS = {
     "seeds": 32, "seed": 0, "mode": "rate", "beta": 0.1, "q": 0.5, "delta": 1e-6,   # 32 seeds: ~10 min on an idle 2-core CPU
@@ -273,14 +276,14 @@ def build(cfg: dict) -> Study:
                                ("Lstar", "Lstar", "regret", ["learner"])):
             sub = df[(df["exp"] == exp) & ((df[x] > 0) if x == "Lstar" else True)]
             if len(sub):
-                f = fit_slopes(sub, x, y, grp)
+                f = fit_slopes(sub, x, y, grp, resample="joint")    # every point uses the same seed keys
                 f.insert(0, "fit", f"{y} vs {x}")
                 sl.append(f)
         sub = df[df["exp"] == "vsd"].copy()
         if len(sub):
             sub["log_d"] = np.log(sub["d"].astype(float))
             for y in ("regret", "em_draws"):
-                f = fit_slopes(sub, "log_d", y, ["learner", "delta"], upper_half=False)
+                f = fit_slopes(sub, "log_d", y, ["learner", "delta"], upper_half=False, resample="joint")
                 f.insert(0, "fit", f"{y} vs log d")
                 sl.append(f)
         if sl:
@@ -340,3 +343,118 @@ def build(cfg: dict) -> Study:
                  check_point=lambda p: _check_point(p, run_cfg),
                  group_by=("exp", "learner", "adversary", "d"), analyze=analyze, plot=plot, config=cfg,
                  description="REAL realizable DP experts (docs/algorithms/realizable.md#studies)")
+
+
+# --------------------------------------------------------------------------- verdicts and the docs page
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC_PAGE = ROOT / "docs" / "results" / "realizable-experts.md"
+RESULTS = ROOT / "results" / "realizable-experts"
+BLOCKS = ("realizable-experts verdicts", "realizable-experts regret", "realizable-experts lower bound")
+
+#: (fit, learner, delta) -> (claim text, exponent, kind) of REAL's theorems; cells not listed are "not tested"
+CLAIMS = {
+    ("regret vs T", "sparse_vector"): ("regret free of T (Thm 1)", 0.0, "at_most"),
+    ("regret vs T", "potential"): ("regret free of T (Thm 6)", 0.0, "at_most"),
+    ("regret vs T", "hedge"): ("non-private Hedge, fixed η: O(log d / η), free of T", 0.0, "at_most"),
+    ("regret vs T", "binary_tree"): ("regret free of T (Alg. 4)", 0.0, "at_most"),
+    ("regret vs eps", "sparse_vector"): ("regret ∝ 1/ε (Thm 1)", -1.0, "equals"),
+    ("regret vs Lstar", "sparse_vector_known_Lstar"): ("regret ≲ L*·polylog + polylog/ε (Thm 2)", 1.0, "at_most"),
+    ("regret vs Lstar", "adaptive_printed"): ("regret ≲ L*·polylog + polylog/ε (Thm 2)", 1.0, "at_most"),
+    ("regret vs Lstar", "adaptive_flipped"): ("regret ≲ L*·polylog + polylog/ε (Thm 2)", 1.0, "at_most"),
+    ("regret vs log d", "sparse_vector", 0.0): ("regret ≲ log² d / ε (Thm 1, pure)", 2.0, "at_most"),
+    ("regret vs log d", "sparse_vector", 1e-6): ("regret ≲ log^{1.5} d / ε (Thm 1, approximate)", 1.5, "at_most"),
+    ("regret vs log d", "potential", 0.0): ("regret ≲ log² d · log T / ε (Thm 6, pure)", 2.0, "at_most"),
+    ("em_draws vs log d", "sparse_vector", 0.0): ("O(log d) switches (Lemma 3.1)", 1.0, "at_most"),
+    ("em_draws vs log d", "sparse_vector", 1e-6): ("O(log d) switches (Lemma 3.1)", 1.0, "at_most"),
+}
+#: why a claimed cell misses, with the section that explains it
+MISS_REASON = {
+    "potential": ("the stale-sample failure of Alg. 5 at these T", "../algorithms/realizable-findings.md#potential"),
+    "binary_tree": ("rate mode drops τ's log factor, so it burns all P_max·m_set selection draws",
+                    "../algorithms/realizable-findings.md#binary-tree"),
+}
+
+
+def verdicts(slopes) -> "pd.DataFrame":
+    """One verdict per fitted cell of the ``slopes`` table, against REAL's stated exponents (``CLAIMS``).
+
+    A cell without a stated exponent (binary-tree experts' or the potential algorithm's draws vs log d, the
+    binary tree's regret vs log d) is listed as "not tested". An ``at_most`` claim holds unless the whole
+    interval lies above the exponent.
+
+    Args:
+        slopes: the study's ``slopes`` table.
+
+    Returns:
+        The verdict rows (columns of :func:`jaxdp.studies.analysis.verdict_table`).
+    """
+    import pandas as pd
+
+    from .analysis import slope_verdict
+
+    rows = []
+    for r in slopes.itertuples(index=False):
+        delta = getattr(r, "delta", np.nan)
+        grp = ", ".join(str(v) for v in (r.learner, getattr(r, "adversary", None)) if isinstance(v, str))
+        if r.fit.endswith("log d"):
+            grp = f"{r.learner}, δ = {float(delta):g}"
+        key = (r.fit, r.learner, float(delta)) if r.fit.endswith("log d") else (r.fit, r.learner)
+        n = int(r.n_seeds) if "n_seeds" in slopes.columns and np.isfinite(r.n_seeds) else 0
+        row = dict(experiment=r.fit, cell=grp, slope=r.slope, slope_lo=r.slope_lo, slope_hi=r.slope_hi,
+                   n_seeds=n, reason="", link="")
+        if key not in CLAIMS:
+            rows.append(dict(row, claim="no exponent stated for this learner", claimed=np.nan, kind="equals",
+                             verdict="not tested", reason="reported for comparison"))
+            continue
+        text, exp, kind = CLAIMS[key]
+        v = slope_verdict(r.slope_lo, r.slope_hi, exp, kind)
+        if v == "misses":
+            reason, link = MISS_REASON.get(r.learner, ("the measured slope is outside the claim", "#misses"))
+            row.update(reason=reason, link=link)
+        rows.append(dict(row, claim=text, claimed=exp, kind=kind, verdict=v))
+    return pd.DataFrame(rows)
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of ``docs/results/realizable-experts.md`` from a kept run.
+
+    Args:
+        results_dir: the results directory (default ``results/realizable-experts``).
+
+    Returns:
+        ``{block name: Markdown}``: the verdict of every fitted cell, the regret of every R1 point and the
+        lower-bound ratios of R6.
+    """
+    import pandas as pd
+
+    from .analysis import fmt_ci, markdown_table, verdict_table
+
+    d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
+    v = verdicts(pd.read_csv(d / "slopes.csv"))
+    head = ("Seeds are resampled jointly across the points of each curve (every point uses the same seed keys); "
+            "95% bootstrap intervals.\n\n")
+    s = pd.read_csv(d / "summary.csv")
+    t = s[s["exp"] == "vsT"].sort_values(["learner", "adversary", "T"])
+    reg = markdown_table(["learner", "adversary", "T", "regret [95% CI]", "exponential-mechanism draws"],
+                         [[r.learner, r.adversary, f"2^{int(round(math.log2(r.T)))}",
+                           fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0), f"{r.em_draws_mean:.1f}"]
+                          for r in t.itertuples(index=False)])
+    lb = pd.read_csv(d / "lower_bound.csv")
+    lbt = markdown_table(["learner", "d", "ε", "regret·ε/ln d [95% CI]", "Thm 5 bound"],
+                         [[r.learner, int(r.d), f"{r.eps:g}", fmt_ci(r.ratio_mean, r.ratio_lo, r.ratio_hi, 3), "1/32"]
+                          for r in lb.itertuples(index=False)])
+    return dict(zip(BLOCKS, (head + verdict_table(v), reg, lbt)))
+
+
+def publish(results_dir=None) -> list:
+    """Rewrite the generated blocks of ``docs/results/realizable-experts.md`` from a kept run.
+
+    Args:
+        results_dir: the results directory (default ``results/realizable-experts``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
+    from .analysis import publish_blocks
+
+    return publish_blocks(DOC_PAGE, page_blocks(results_dir))
