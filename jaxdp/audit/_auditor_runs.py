@@ -145,3 +145,24 @@ def _normalise_neighbours(neighbours) -> list:
 def _input_id(x) -> bytes:
     leaves = jax.tree.leaves(x)
     return b"|".join(np.asarray(v).tobytes() + str(np.asarray(v).dtype).encode() for v in leaves)
+
+
+def _distinct_inputs(pairs) -> tuple[list, list]:
+    """The distinct inputs of ``pairs`` (``(label, x0, x1)`` rows; pairs may share one) and each pair's indices.
+
+    Raises ``ValueError`` when a pair's two inputs are identical.
+    """
+    ids: dict = {}
+    inputs: list = []
+    pair_idx: list = []
+    for _, x0, x1 in pairs:
+        ij = []
+        for x in (x0, x1):
+            i = ids.setdefault(_input_id(x), len(inputs))
+            if i == len(inputs):
+                inputs.append(x)
+            ij.append(i)
+        if ij[0] == ij[1]:
+            raise ValueError("a neighbour pair has two identical inputs; nothing to audit")
+        pair_idx.append(tuple(ij))
+    return inputs, pair_idx

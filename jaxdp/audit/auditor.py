@@ -54,7 +54,7 @@ from ..core.validation import check_delta, check_epsilon, check_positive_int, ch
 from ._auditor_bounds import bonferroni_level, clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound
 from ._auditor_runs import (  # noqa: F401
     _Features, _runner, _draw, _threshold_counts, _threshold_events, _cell_counts, _logit_quantiles, _best,
-    _evidence, _check_key, _check_pair, _normalise_neighbours, _input_id,
+    _evidence, _check_key, _check_pair, _normalise_neighbours, _input_id, _distinct_inputs,
 )
 
 # used by the bounds and the runs, now in _auditor_bounds and _auditor_runs; kept importable from here
@@ -370,19 +370,7 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
     fn = _Features(tuple(f.fn for f in feats))
 
     # distinct inputs (pairs may share one): each gets its own keys
-    ids: dict = {}
-    inputs: list = []
-    pair_idx: list = []
-    for _, x0, x1 in pairs:
-        ij = []
-        for x in (x0, x1):
-            i = ids.setdefault(_input_id(x), len(inputs))
-            if i == len(inputs):
-                inputs.append(x)
-            ij.append(i)
-        if ij[0] == ij[1]:
-            raise ValueError("a neighbour pair has two identical inputs; nothing to audit")
-        pair_idx.append(tuple(ij))
+    inputs, pair_idx = _distinct_inputs(pairs)
     k_search, k_eval, k_pilot = jax.random.split(key, 3)
     k_search = jax.random.split(k_search, len(inputs))
     k_eval = jax.random.split(k_eval, len(inputs))

@@ -59,7 +59,7 @@ import optax  # noqa: F401  (used by the classifiers, now in _learned_classifier
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
 from ..core.validation import check_delta, check_epsilon, check_positive_int, check_probability
 from .auditor import (
-    DEFAULT_ALPHA, AuditReport, _check_key, _evidence, _input_id, _normalise_neighbours, bonferroni_level,
+    DEFAULT_ALPHA, AuditReport, _check_key, _distinct_inputs, _evidence, _normalise_neighbours, bonferroni_level,
     clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
 )
 from ._learned_classifiers import (  # noqa: F401
@@ -399,19 +399,7 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
     delta = float(claimed_delta) + float(delta_float)
     t0 = time.perf_counter()
     pairs = _normalise_neighbours(neighbours)
-    ids: dict = {}
-    inputs: list = []
-    pair_idx: list = []
-    for _, x0, x1 in pairs:
-        ij = []
-        for x in (x0, x1):
-            i = ids.setdefault(_input_id(x), len(inputs))
-            if i == len(inputs):
-                inputs.append(x)
-            ij.append(i)
-        if ij[0] == ij[1]:
-            raise ValueError("a neighbour pair has two identical inputs; nothing to audit")
-        pair_idx.append(tuple(ij))
+    inputs, pair_idx = _distinct_inputs(pairs)
     fn = _Feats(tuple(c.features for c in classifiers))
     # one batch shape for every draw (one compilation of the runner), sized to the smallest sample
     batch = min(int(batch), 1 << max(10, (min(n_train, n_select, n_eval) - 1).bit_length()))
