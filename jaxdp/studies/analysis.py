@@ -486,6 +486,13 @@ def fmt_ci(mean, lo, hi, digits: int = 3) -> str:
     return f"{m} [{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
 
 
+def _pow2(T) -> str:
+    """``T`` as the generated pages print a horizon: ``2^k`` when it is a power of two, else its digits."""
+    T = int(T)
+    k = T.bit_length() - 1
+    return f"2^{k}" if T == 1 << k else str(T)
+
+
 def markdown_table(header: Sequence[str], rows) -> str:
     """A Markdown table: the header line, the rule and one line per row (cells converted with ``str``).
 

@@ -26,7 +26,7 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem, hedge, hedge_params
 from jaxdp.lazy import alternating_prediction, l2p_mw, l2p_mw_params, l2p_mw_regret_bound, plan_l2p_mw
 from jaxdp.registry import register_study
-from jaxdp.studies.analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
+from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 LEARNERS = ("l2p_paper", "mw_same_eta")
@@ -150,12 +150,6 @@ DOC_PAGE = ROOT / "docs" / "results" / "lazy-batching.md"
 RESULTS = ROOT / "results" / "lazy-batching"
 BLOCKS = ("lazy-batching regret", "lazy-batching slopes")
 N_BOOT = 2000
-
-
-def _pow2(T) -> str:
-    T = int(T)
-    k = T.bit_length() - 1
-    return f"2^{k}" if T == 1 << k else str(T)
 
 
 def page_blocks(results_dir=None) -> dict:

@@ -26,7 +26,7 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
 from jaxdp.lazy import alternating_prediction, figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
 from jaxdp.registry import register_study
-from jaxdp.studies.analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
+from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 
@@ -122,12 +122,6 @@ DOC_PAGE = ROOT / "docs" / "results" / "lazy-figure1c-large.md"
 RESULTS = ROOT / "results" / "lazy-figure1c-large"
 BLOCKS = ("lazy-figure1c-large local slopes", "lazy-figure1c-large model")
 N_BOOT = 2000
-
-
-def _pow2(T) -> str:
-    T = int(T)
-    k = T.bit_length() - 1
-    return f"2^{k}" if T == 1 << k else str(T)
 
 
 def page_blocks(results_dir=None) -> dict:

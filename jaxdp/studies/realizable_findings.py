@@ -42,7 +42,7 @@ from ..realizable import (
 )
 from ..realizable.potential import guarded_potential_experts, plan_guarded_potential_experts
 from ..registry import register_study
-from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks, ratio_to_base
+from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks, ratio_to_base
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 DEFAULTS = {
@@ -267,12 +267,6 @@ RESULTS = ROOT / "results" / "realizable-findings"
 BLOCKS = ("realizable-findings adaptive", "realizable-findings potential", "realizable-findings binary tree",
           "realizable-findings oco", "realizable-findings slopes")
 N_BOOT = 2000
-
-
-def _pow2(T) -> str:
-    T = int(T)
-    k = T.bit_length() - 1
-    return f"2^{k}" if T == 1 << k else str(T)
 
 
 def _summary(g, by, extra=()):
