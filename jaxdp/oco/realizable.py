@@ -480,11 +480,16 @@ def _smooth_case(d: int):
     return squared_problem(d, 1.0), adv_smooth_realizable(d), smooth_realizable_params(1.0, 0.0)
 
 
-def _net_conformance(d, T):
+def _grid_conformance(d, T, plan_fn, entry, params_fn, **other):
+    """The conformance case of a grid learner: the smooth realizable case, the planned parameters and ``other``."""
     prob, adv, ap = _smooth_case(d)
-    plan = plan_experts_oco_net(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
-    learner, p0 = _NET.learner_from_plan(plan, prob)
-    return learner, adv, prob, [p0, experts_oco_net_params(**dict(_without_m(plan), L=3.0, eta=0.5))], ap
+    plan = plan_fn(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
+    learner, p0 = entry.learner_from_plan(plan, prob)
+    return learner, adv, prob, [p0, params_fn(**dict(_without_m(plan), **other))], ap
+
+
+def _net_conformance(d, T):
+    return _grid_conformance(d, T, plan_experts_oco_net, _NET, experts_oco_net_params, L=3.0, eta=0.5)
 
 
 _NET = register_learner(
@@ -497,10 +502,7 @@ _NET = register_learner(
 
 
 def _potential_conformance(d, T):
-    prob, adv, ap = _smooth_case(d)
-    plan = plan_potential_oco(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
-    learner, p0 = _POT.learner_from_plan(plan, prob)
-    return learner, adv, prob, [p0, potential_oco_params(**dict(_without_m(plan), eta=0.3, K=3))], ap
+    return _grid_conformance(d, T, plan_potential_oco, _POT, potential_oco_params, eta=0.3, K=3)
 
 
 _POT = register_learner(
