@@ -109,6 +109,22 @@ def _start(key: jax.Array, params: PotentialParams, d: int) -> tuple[jax.Array, 
     return x, SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
 
 
+def _query_and_resample(k_nu, k_x, k_tau, state, q, logits, params):
+    """One round's AboveThreshold query ``q`` and, on ⊤ while ``k < K``, a resample from ``softmax(logits)``.
+
+    Returns ``(x, k, top, svt, info)``: the expert, the resample count, whether the round resampled, the
+    AboveThreshold state (restarted when a resample leaves budget for another phase) and the step's info.
+    """
+    svt, top = svt_query(k_nu, state.svt, q, params.eps0)
+    top = top & (state.k < params.K)
+    x = jnp.where(top, sample_categorical(k_x, logits), state.x)
+    k = state.k + top.astype(jnp.int32)
+    restart = top & (k < params.K)
+    svt = tree_where(restart, svt_restart(k_tau, svt, _threshold(params), params.eps0), svt)
+    info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": restart}
+    return x, k, top, svt, info
+
+
 @functools.lru_cache(maxsize=None)
 def potential_experts(d: int) -> Learner:
     """REAL Algorithm 5 over ``d`` experts with uniform μ. Params: :class:`PotentialParams`.
@@ -123,7 +139,6 @@ def potential_experts(d: int) -> Learner:
     """
     d = check_d(d)
     log_d = math.log(d)
-    threshold = _threshold
 
     def init(key, params):
         x, svt = _start(key, params, d)
@@ -136,13 +151,7 @@ def potential_experts(d: int) -> Learner:
         logits = -params.eta * cum
         logphi = jax.nn.logsumexp(logits) - log_d
         q = (state.logphi_star - logphi) / (params.s_phi * params.eta)
-        svt, top = svt_query(k_nu, state.svt, q, params.eps0)
-        top = top & (state.k < params.K)
-        x = jnp.where(top, sample_categorical(k_x, logits), state.x)
-        k = state.k + top.astype(jnp.int32)
-        restart = top & (k < params.K)
-        svt = tree_where(restart, svt_restart(k_tau, svt, threshold(params), params.eps0), svt)
-        info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": restart}
+        x, k, top, svt, info = _query_and_resample(k_nu, k_x, k_tau, state, q, logits, params)
         return PotentialState(x=x, k=k, cum=cum, logphi_star=jnp.where(top, logphi, state.logphi_star),
                               svt=svt), info
 
@@ -200,7 +209,6 @@ def guarded_potential_experts(d: int) -> Learner:
     """
     d = check_d(d)
     log_d = math.log(d)
-    threshold = _threshold
 
     def init(key, params):
         x, svt = _start(key, params, d)
@@ -214,13 +222,7 @@ def guarded_potential_experts(d: int) -> Learner:
         logits = -params.eta * cum
         logphi = jax.nn.logsumexp(logits) - log_d
         q = jnp.maximum((state.logphi_star - logphi) / (params.s_phi * params.eta), acc)
-        svt, top = svt_query(k_nu, state.svt, q, params.eps0)
-        top = top & (state.k < params.K)
-        x = jnp.where(top, sample_categorical(k_x, logits), state.x)
-        k = state.k + top.astype(jnp.int32)
-        restart = top & (k < params.K)
-        svt = tree_where(restart, svt_restart(k_tau, svt, threshold(params), params.eps0), svt)
-        info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": restart}
+        x, k, top, svt, info = _query_and_resample(k_nu, k_x, k_tau, state, q, logits, params)
         return GuardedPotentialState(x=x, k=k, cum=cum, logphi_star=jnp.where(top, logphi, state.logphi_star),
                                      acc=jnp.where(top, 0.0, acc), svt=svt), info
 
