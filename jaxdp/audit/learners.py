@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.validation import check_positive_int
 from .auditor import DEFAULT_ALPHA, AuditReport, SearchEvents, audit_mechanism
+from .pairs import _vec
 
 __all__ = ["loss_neighbours", "learner_mechanism", "audit_learner", "audit_learner_learned", "action_code"]
 
@@ -72,15 +73,6 @@ def loss_neighbours(T: int, d: int, *, rounds: Sequence[int] = (0,), values: Opt
         if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 0 <= t < T:
             raise ValueError(f"rounds must be integers in [0, {T}), got {t!r}")
 
-    def name(v):
-        if not v.any():
-            return "0"
-        if np.all(v == 1):
-            return "1"
-        if np.count_nonzero(v) == 1 and v.max() == 1:
-            return f"e{int(np.argmax(v)) + 1}"
-        return "(" + ",".join(f"{a:g}" for a in v) + ")"
-
     out = {}
     for t in rounds:
         for u, v in itertools.combinations(values, 2):
@@ -88,7 +80,7 @@ def loss_neighbours(T: int, d: int, *, rounds: Sequence[int] = (0,), values: Opt
                 continue
             x0, x1 = base.copy(), base.copy()
             x0[t], x1[t] = u, v
-            out[f"{prefix}l{t + 1}: {name(u)} vs {name(v)}"] = (jnp.asarray(x0), jnp.asarray(x1))
+            out[f"{prefix}l{t + 1}: {_vec(u)} vs {_vec(v)}"] = (jnp.asarray(x0), jnp.asarray(x1))
     return out
 
 
