@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ._base import _as_array
 from ._scalars import check_choice, check_in_range, check_positive, check_positive_int
 
 
@@ -57,12 +58,7 @@ def as_f64(name: str, x: Any) -> np.ndarray:
         ValueError: an entry is NaN or infinite.
     """
     x = coerce_number(name, x)
-    if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a number, got bool {x!r}")
-    try:
-        arr = np.asarray(x)
-    except Exception as e:  # pragma: no cover
-        raise TypeError(f"{name} must be a number or array of numbers, got {type(x).__name__}") from e
+    arr = _as_array(name, x)
     if arr.dtype == object or arr.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be a number or array of numbers, got {x!r} ({type(x).__name__})")
     arr = arr.astype(np.float64)

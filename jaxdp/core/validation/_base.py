@@ -24,15 +24,20 @@ def is_concrete(x: Any) -> bool:
         return True
 
 
-def _values(name: str, x: Any) -> np.ndarray | None:
-    if not is_concrete(x):
-        return None
+def _as_array(name: str, x: Any) -> np.ndarray:
+    """``np.asarray(x)``; a bool, or a value numpy cannot convert, raises ``TypeError`` quoting ``name``."""
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{name} must be a number, got bool {x!r}")
     try:
-        arr = np.asarray(x)
+        return np.asarray(x)
     except Exception as e:  # pragma: no cover
         raise TypeError(f"{name} must be a number or array of numbers, got {type(x).__name__}") from e
+
+
+def _values(name: str, x: Any) -> np.ndarray | None:
+    if not is_concrete(x):
+        return None
+    arr = _as_array(name, x)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number)):
         hint = "; convert it with .astype(numpy.float32)" if arr.dtype == np.bool_ else ""
         raise TypeError(f"{name} must be a number or array of numbers, got {describe_value(x)}{hint}")
