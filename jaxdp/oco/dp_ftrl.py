@@ -399,14 +399,7 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
         return _plan_dp_ftrl_mf(mech, eps=eps, delta=delta, T=T, d=d, mode=mode, L=L, D=D, beta=beta, setting=setting)
     H = tree_depth(T)
     sigma = tree_aggregation_sigma(L, H, eps, delta)
-    if setting == "realizable":
-        if mode == "rate":
-            lam = beta + (beta * (L / D) ** 2 * T * d / eps ** 2) ** (1 / 3)
-        else:
-            lam = dp_ftrl_lambda(T, d, eps, delta, L, D, beta)
-    else:
-        noise = math.sqrt(d * (1 if mode == "rate" else H)) * sigma
-        lam = math.sqrt(T * L * (L + noise)) / D
+    lam = _lambda(T=T, d=d, eps=eps, delta=delta, L=L, D=D, beta=beta, sigma=sigma, V=H, mode=mode, setting=setting)
     notes = [f"sigma = L sqrt(2H/rho*) with H={H} (docs/algorithms/primitives.md#tree-aggregation, replace-one); gradients clipped to L={L}"]
     if mode == "rate":
         notes.append("rate mode: log factors and constants dropped from lambda only; the noise is the certified one")
@@ -418,6 +411,17 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
                                  "gradients clipped to L": True},
                      reference="Realizable private online optimization, Alg. 3, Thm 4; Kairouz et al. 2021",
                      notes=notes)
+
+
+def _lambda(*, T, d, eps, delta, L, D, beta, sigma, V, mode, setting):
+    """The regularization ``lambda``: Thm 4's (realizable; ``rate``: without constants and logs) or, in the
+    general setting, ``sqrt(T L (L + sqrt(d V) sigma)) / D`` with ``V`` the largest prefix-noise variance per
+    unit draw (the tree's depth ``H``; ``rate``: ``V`` dropped)."""
+    if setting == "realizable":
+        if mode == "rate":
+            return beta + (beta * (L / D) ** 2 * T * d / eps ** 2) ** (1 / 3)
+        return dp_ftrl_lambda(T, d, eps, delta, L, D, beta)
+    return math.sqrt(T * L * (L + math.sqrt(d * (1 if mode == "rate" else V)) * sigma)) / D
 
 
 def _plan_dp_ftrl_mf(mech, *, eps, delta, T, d, mode, L, D, beta, setting) -> Plan:
@@ -434,13 +438,7 @@ def _plan_dp_ftrl_mf(mech, *, eps, delta, T, d, mode, L, D, beta, setting) -> Pl
     sens = mech.sensitivity(T)
     sigma = float(gaussian_sigma_zcdp(2.0 * float(L) * sens, float(eps), float(delta)))
     V = mech.max_row_norm_sq(T)
-    if setting == "realizable":
-        if mode == "rate":
-            lam = beta + (beta * (L / D) ** 2 * T * d / eps ** 2) ** (1 / 3)
-        else:
-            lam = dp_ftrl_lambda(T, d, eps, delta, L, D, beta)
-    else:
-        lam = math.sqrt(T * L * (L + math.sqrt(d * (1 if mode == "rate" else V)) * sigma)) / D
+    lam = _lambda(T=T, d=d, eps=eps, delta=delta, L=L, D=D, beta=beta, sigma=sigma, V=V, mode=mode, setting=setting)
     name = mech.describe()
     notes = [f"{name}: sigma = 2L sens(C)/sqrt(2 rho*) with sens(C)={sens:.6g} over T={T} rounds (replace-one); "
              f"max prefix-noise variance per unit draw V={V:.6g}; gradients clipped to L={L}"]
