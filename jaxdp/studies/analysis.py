@@ -486,6 +486,25 @@ def fmt_ci(mean, lo, hi, digits: int = 3) -> str:
     return f"{m} [{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
 
 
+def _record_slope_ci(out, manifest: dict, v, tested: tuple, n_boot: int) -> None:
+    """Record the slope intervals' summary as ``manifest["ci"]`` and rewrite ``out/manifest.json``.
+
+    ``v`` is the verdicts table (``experiment``, ``cell``, ``verdict``, ``slope_lo``, ``slope_hi``); the widest
+    interval is sought among the rows whose verdict is in ``tested``; ``n_boot`` is the bootstrap's replicates.
+    """
+    import json
+
+    rows = v[v["verdict"].isin(list(tested))]
+    hw = (rows["slope_hi"] - rows["slope_lo"]) / 2
+    i = hw.idxmax()
+    manifest["ci"] = {"level": 0.95, "bootstrap": "percentile, seed indices resampled jointly across a curve",
+                      "replicates": n_boot, "seeds_per_point": int(manifest["seeds"]),
+                      "max_halfwidth": round(float(hw[i]), 4),
+                      "max_halfwidth_cell": f"{rows.loc[i, 'experiment']}: {rows.loc[i, 'cell']}",
+                      "verdicts": {k: int(c) for k, c in v["verdict"].value_counts().items()}}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
+
+
 def _pow2(T) -> str:
     """``T`` as the generated pages print a horizon: ``2^k`` when it is a power of two, else its digits."""
     T = int(T)

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.simulate import seed_keys
 from ..registry import register_study
+from .analysis import _record_slope_ci
 from .framework import Study, plot_curves, summarize, write_generated
 
 # The grid and runs (_growth_rates_grid) and the analysis (_growth_rates_verdicts) live in their own modules; every
@@ -84,15 +85,7 @@ def publish(out_dir=None, pages=DOC_PAGES, manifest_update: bool = True) -> list
     v = pd.read_csv(out / "verdicts.csv")
     manifest = json.loads((out / "manifest.json").read_text())
     if manifest_update:
-        tested = v[v["verdict"].isin(["holds", "misses"])]
-        hw = ((tested["slope_hi"] - tested["slope_lo"]) / 2)
-        i = hw.idxmax()
-        manifest["ci"] = {"level": 0.95, "bootstrap": "percentile, seed indices resampled jointly across a curve",
-                          "replicates": N_BOOT, "seeds_per_point": int(manifest["seeds"]),
-                          "max_halfwidth": round(float(hw[i]), 4),
-                          "max_halfwidth_cell": f"{tested.loc[i, 'experiment']}: {tested.loc[i, 'cell']}",
-                          "verdicts": {k: int(c) for k, c in v["verdict"].value_counts().items()}}
-        (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
+        _record_slope_ci(out, manifest, v, ("holds", "misses"), N_BOOT)
     body = verdict_markdown(v, manifest)
     return [p for p in pages if write_generated(ROOT / p, BLOCK, body)]
 

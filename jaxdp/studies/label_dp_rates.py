@@ -45,6 +45,7 @@ from jaxdp.label_dp import (
 from jaxdp.label_dp.planners import plan_for
 from jaxdp.label_dp.rates import label_rate_exponent
 from jaxdp.registry import register_study
+from jaxdp.studies.analysis import _record_slope_ci
 from jaxdp.studies.framework import (
     Param, Study, declare_params, fit_slopes, plot_curves, slope_verdict, summarize, verdict_table, write_generated,
 )
@@ -679,14 +680,6 @@ def publish(out_dir, pages=DOC_PAGES, manifest_update: bool = True) -> list:
     v = pd.read_csv(out / "verdicts.csv")
     manifest = json.loads((out / "manifest.json").read_text())
     if manifest_update:
-        tested = v[v["verdict"].isin(["holds", "holds by construction", "misses"])]
-        hw = (tested["slope_hi"] - tested["slope_lo"]) / 2
-        i = hw.idxmax()
-        manifest["ci"] = {"level": 0.95, "bootstrap": "percentile, seed indices resampled jointly across a curve",
-                          "replicates": N_BOOT, "seeds_per_point": int(manifest["seeds"]),
-                          "max_halfwidth": round(float(hw[i]), 4),
-                          "max_halfwidth_cell": f"{tested.loc[i, 'experiment']}: {tested.loc[i, 'cell']}",
-                          "verdicts": {k: int(c) for k, c in v["verdict"].value_counts().items()}}
-        (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
+        _record_slope_ci(out, manifest, v, ("holds", "holds by construction", "misses"), N_BOOT)
     body = verdict_markdown(v, manifest, f"results/{name}")
     return [p for p in pages if write_generated(ROOT / p, KEPT[name], body)]
