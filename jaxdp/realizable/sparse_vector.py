@@ -139,6 +139,22 @@ def _em_logits(cum, eta, Lstar):
     return -eta * jnp.maximum(cum, Lstar) / 2.0
 
 
+def _query_and_draw(k_nu, k_em, state, loss, params, Lstar, paper_order):
+    """One round of REAL Alg. 1/2 up to the draw: the own-loss query of the current AboveThreshold instance
+    (``paper_order``: the loss before this round's) and an exponential-mechanism draw, kept on ⊤ while ``k < K``.
+
+    Returns ``(acc_new, cum, svt, top, x_new, x)``.
+    """
+    acc_new = state.acc + loss[state.x]
+    cum = state.cum + loss
+    q = state.acc if paper_order else acc_new
+    svt, top = svt_query(k_nu, state.svt, q, params.eps_svt)
+    top = top & (state.k < params.K)
+    x_new = sample_categorical(k_em, _em_logits(cum, params.eta, Lstar))
+    x = jnp.where(top, x_new, state.x)
+    return acc_new, cum, svt, top, x_new, x
+
+
 def sparse_vector_experts(d: int, paper_order: bool = False, threshold: str = "fresh",
                           svt_ratio: Ratio = 1.0) -> Learner:
     """REAL Algorithm 1 over ``d`` experts. Params: :class:`SVExpertsParams` (see ``plan_sparse_vector_experts``).
@@ -225,13 +241,7 @@ def _fresh_experts(d: int, paper_order: bool) -> Learner:
 
     def step(key, state, loss, params):
         k_nu, k_em, k_tau = jax.random.split(key, 3)
-        acc_new = state.acc + loss[state.x]
-        cum = state.cum + loss
-        q = state.acc if paper_order else acc_new
-        svt, top = svt_query(k_nu, state.svt, q, params.eps_svt)
-        top = top & (state.k < params.K)
-        x_new = sample_categorical(k_em, _em_logits(cum, params.eta, params.Lstar))
-        x = jnp.where(top, x_new, state.x)
+        acc_new, cum, svt, top, x_new, x = _query_and_draw(k_nu, k_em, state, loss, params, params.Lstar, paper_order)
         k = state.k + top.astype(jnp.int32)
         restart = top & (k < params.K)
         svt = tree_where(restart, svt_restart(k_tau, svt, params.L, params.eps_svt), svt)
@@ -393,13 +403,7 @@ def adaptive_sparse_vector_experts(d: int, paper_order: bool = False) -> Learner
 
     def step(key, state, loss, params):
         k_nu, k_em, k_tau, k_zeta = jax.random.split(key, 4)
-        acc_new = state.acc + loss[state.x]
-        cum = state.cum + loss
-        q = state.acc if paper_order else acc_new
-        svt, top = svt_query(k_nu, state.svt, q, params.eps_svt)
-        top = top & (state.k < params.K)
-        x_new = sample_categorical(k_em, _em_logits(cum, params.eta, state.Lbar))
-        x = jnp.where(top, x_new, state.x)
+        acc_new, cum, svt, top, x_new, x = _query_and_draw(k_nu, k_em, state, loss, params, state.Lbar, paper_order)
         # Laplace check of the selected expert's loss (REAL Alg. 2 line 7), drawn every round
         l_tilde = cum[x_new] + params.zeta_scale * jax.random.laplace(k_zeta, (), fdt())
         double = top & (l_tilde > state.Lbar - params.margin) & (state.n_doublings < params.max_doublings)
