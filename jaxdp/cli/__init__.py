@@ -28,6 +28,7 @@ anything (exit 0: complete and intact, 1: damaged, 3: intact but incomplete).
 """
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -39,9 +40,10 @@ class _EarlySigint:
     interrupt and raises ``KeyboardInterrupt``. ``run_study`` takes over while it runs (stop after the
     chunk in flight) and starts already interrupted if this one was hit."""
 
-    def __init__(self) -> None:
+    def __init__(self, exit_now: bool = False) -> None:
         self.hit = False
         self.prev: Any = None
+        self.exit_now = exit_now
 
     def install(self) -> "_EarlySigint":
         if threading.current_thread() is threading.main_thread():
@@ -53,6 +55,15 @@ class _EarlySigint:
 
     def handler(self, signum, frame):
         self.hit = True
+        if self.exit_now:
+            # As the program, outside a study's own handling (which stops after the chunk in flight), nothing is
+            # half-written: exit at once rather than unwind a KeyboardInterrupt through the import of a native
+            # extension, which can crash the interpreter (SIGSEGV) instead of exiting with 130.
+            try:
+                sys.stderr.write("\njaxdp: interrupted; rerun to resume\n")
+                sys.stderr.flush()
+            finally:
+                os._exit(130)
         raise KeyboardInterrupt
 
     def restore(self) -> None:
@@ -76,11 +87,13 @@ def _quiet_unraisable_interrupt(prev):
 # Installed as soon as the program imports this module, before anything else (Python's own
 # startup comes first), where it only replaces Python's default handler (which also raises
 # KeyboardInterrupt): Ctrl-C is then recorded from the first instant. ``main`` installs one anyway.
-_AT_IMPORT = _EarlySigint().install() if signal.getsignal(signal.SIGINT) is signal.default_int_handler else None
+_PROGRAM = bool(sys.argv) and (os.path.basename(sys.argv[0]) == "jaxdp" or sys.argv[0].endswith(
+    (os.path.join("jaxdp", "__main__.py"), os.path.join("jaxdp", "cli", "__main__.py"))))
+_AT_IMPORT = (_EarlySigint(exit_now=_PROGRAM and not os.environ.get("JAXDP_COORDINATOR")).install()
+              if signal.getsignal(signal.SIGINT) is signal.default_int_handler else None)
 
 import argparse  # noqa: E402
 import json  # noqa: E402, F401
-import os  # noqa: E402
 import pathlib  # noqa: E402, F401
 import time  # noqa: E402, F401
 from typing import Any, Optional, Sequence  # noqa: E402
@@ -230,7 +243,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if argv is None and _AT_IMPORT is not None and signal.getsignal(signal.SIGINT) == _AT_IMPORT.handler:
         sigint = _AT_IMPORT          # the program's: keeps a Ctrl-C that came before main
     else:
-        sigint = _EarlySigint().install()
+        sigint = _EarlySigint(exit_now=argv is None and not os.environ.get("JAXDP_COORDINATOR")).install()
     try:
         code = _main(argv)
     except BaseException as e:

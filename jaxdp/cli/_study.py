@@ -7,6 +7,7 @@ import os
 import pathlib
 import signal
 import sys
+import threading
 import time
 from typing import Optional
 
@@ -245,6 +246,12 @@ def _launch_processes(argv: list, n: int, out: pathlib.Path, study, progress: bo
     interrupts = 0
     stopping_since = None
     signalled: set = set()
+    # Ctrl-C must reach the polling loop below as KeyboardInterrupt (to forward it to the workers), not end
+    # the launcher at once as the program's early handler does outside a study
+    prev_sigint = None
+    if threading.current_thread() is threading.main_thread():
+        prev_sigint = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def stop(force: bool) -> None:
         """Called every poll while stopping: one SIGINT per working process (a second would interrupt
@@ -307,6 +314,8 @@ def _launch_processes(argv: list, n: int, out: pathlib.Path, study, progress: bo
             p.wait()
         if bar is not None:
             bar.close()
+        if prev_sigint is not None:
+            signal.signal(signal.SIGINT, prev_sigint)
     if interrupts or (failed is not None and failed[1] == 130):
         raise KeyboardInterrupt
     if failed is not None:
