@@ -45,7 +45,7 @@ from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks, ratio_to_
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 DEFAULTS = {
-    "seeds": 64,
+    "seeds": 256,
     "seed": 0,
     "D": 1.0,
     "delta": 1e-6,
