@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULTS = {
-    "seeds": 64,
+    "seeds": 256,
     "seed": 0,
     "D": 1.0,
     "delta": 1e-6,
