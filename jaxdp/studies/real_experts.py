@@ -34,7 +34,7 @@ from .analysis import fmt_ci, markdown_table, publish_blocks, ratio_to_base
 from .framework import Param, Study, declare_params, plot_panels, summarize
 
 LEARNERS = ("hedge", "l2p_mw", "tree_ftrl", "sparse_vector", "adaptive_sv", "potential")
-DEFAULTS = {"seeds": 32, "seed": 0, "datasets": ["phishing", "bananas", "digits", "breast_cancer", "trump_approval"],
+DEFAULTS = {"seeds": 256, "seed": 0, "datasets": ["phishing", "bananas", "digits", "breast_cancer", "trump_approval"],
             "T": 16384, "n_experts": 32, "eps": [0.1, 0.3, 1.0, 3.0, 10.0], "delta": 1e-6,
             "learners": list(LEARNERS), "pool_seed": 0}
 QUICK = {"seeds": 4, "datasets": ["breast_cancer", "phishing"], "T": 2048, "n_experts": 8, "eps": [0.3, 3.0],
