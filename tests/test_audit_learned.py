@@ -298,3 +298,24 @@ def test_accelerator_table_is_generated_from_its_kept_rows():
             assert r["n_eval"] == D.DEVICE[2] and r["platform"] == "gpu"
             assert r["eps_lower"] <= D.SUITE[r["name"]]["true_eps"] + 1e-9, r
             assert r["violation"] == D.SUITE[r["name"]]["broken"], r
+
+
+def test_device_count_and_suite_refuse_bad_input():
+    from jaxdp.audit.learned import Logistic, ThresholdEvent, count_event_on_device
+
+    ev = ThresholdEvent(1, 0.5, 0.0, 0.0, 0.0, 0.0)
+    params = (jnp.zeros(1), jnp.ones(1), jnp.ones(1), jnp.float32(0.0))
+    mech = lambda k, x: x + jax.random.laplace(k)                       # noqa: E731
+    fn = lambda o: (jnp.atleast_1d(o),)                                  # noqa: E731
+    with pytest.raises(ValueError, match="n"):
+        count_event_on_device(mech, fn, 0, Logistic(), params, ev, jax.random.key(0), 0.0, 0)
+    with pytest.raises(ValueError, match="batch"):
+        count_event_on_device(mech, fn, 0, Logistic(), params, ev, jax.random.key(0), 0.0, 10, batch=-1)
+    with pytest.raises(TypeError, match="ThresholdEvent"):
+        count_event_on_device(mech, fn, 0, Logistic(), params, (1, 0.5), jax.random.key(0), 0.0, 10)
+    with pytest.raises(TypeError, match="spec"):
+        count_event_on_device(mech, fn, 0, "logistic", params, ev, jax.random.key(0), 0.0, 10)
+    with pytest.raises(ValueError, match="unknown DP-Sniper mechanism"):
+        D.audit_suite_entry("laplce")
+    with pytest.raises(ValueError, match="unknown DP-Sniper mechanism"):
+        D.run_suite(names=["svt-1", "svt-9"], verbose=False)

@@ -593,7 +593,12 @@ def audit_suite_entry(name: str, *, quick: bool = False, seed: int = 0, claim_fa
 
     Returns:
         The :class:`jaxdp.audit.AuditReport`.
+
+    Raises:
+        ValueError: ``name`` is not a mechanism of the suite.
     """
+    if name not in _SPECS:
+        raise ValueError(f"name: unknown DP-Sniper mechanism {name!r}; known: {sorted(_SPECS)}")
     s = _SPECS[name]
     if sizes is None:
         if device:
@@ -648,8 +653,10 @@ def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, ver
     rows = []
     order = list(_SPECS)
     if names:
-        wanted = [n.removeprefix("dpsniper-") for n in names]
-        order = [n for n in wanted if n in _SPECS]
+        order = [n.removeprefix("dpsniper-") for n in names]
+        unknown = [n for n in order if n not in _SPECS]
+        if unknown:
+            raise ValueError(f"names: unknown DP-Sniper mechanism(s) {unknown}; known: {sorted(_SPECS)}")
     for name in order:
         t = time.perf_counter()
         rep = audit_suite_entry(name, quick=quick, seed=seed, sizes=sizes, device=device, n_best=n_best)

@@ -305,7 +305,21 @@ def count_event_on_device(mechanism: Callable, fn: Callable, c: int, spec, param
 
     Returns:
         The number of the ``n`` runs in the event.
+
+    Raises:
+        TypeError: a non-callable mechanism or feature map, a classifier or event of another type, or an untyped
+            key.
+        ValueError: ``n`` or ``batch`` not a positive integer.
     """
+    if not callable(mechanism) or not callable(fn):
+        raise TypeError("mechanism and fn must be callables (key, x) -> output and output -> features")
+    if not isinstance(spec, _SPECS):
+        raise TypeError(f"spec must be a Logistic, MLP or Histogram, got {spec!r}")
+    if not isinstance(event, ThresholdEvent):
+        raise TypeError(f"event must be a ThresholdEvent, got {type(event).__name__}")
+    n = check_positive_int("n", n)
+    batch = check_positive_int("batch", batch)
+    _check_key(key)
     counter = _event_counter(mechanism, fn, int(c), spec)
     m = int(batch)
     chunks = -(-int(n) // m)
