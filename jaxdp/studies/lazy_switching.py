@@ -483,13 +483,13 @@ def page_blocks(results_dir=None) -> dict:
     """
     import pandas as pd
 
-    from jaxdp.studies.analysis import fmt_ci, fmt_num, markdown_table
+    from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table
 
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
     s = pd.read_csv(d / "summary.csv").sort_values(["learner", "eps", "T"])
     df = pd.read_csv(d / "results.csv")
     n = int(s["n_seeds"].min())
-    rows = [[r.learner, fmt_num(r.eps, 2), f"2^{int(round(math.log2(r.T)))}",
+    rows = [[r.learner, fmt_num(r.eps, 2), _pow2(r.T),
              fmt_ci(r.expected_regret_mean, r.expected_regret_lo, r.expected_regret_hi, 1),
              fmt_ci(r.lb_ratio_mean, r.lb_ratio_lo, r.lb_ratio_hi, 2),
              fmt_ci(r.switches_mean, r.switches_lo, r.switches_hi, 0)] for r in s.itertuples(index=False)]
@@ -498,7 +498,7 @@ def page_blocks(results_dir=None) -> dict:
               + markdown_table(["learner", "ε", "T", "E[regret] [95% CI]", "regret / (T^{1/3} ε^{-2/3})",
                                 "switches"], rows))
     c = prediction_checks(df)
-    crow = [[r.learner, fmt_num(r.eps, 2), f"2^{int(round(math.log2(r.T)))}", r.count, fmt_num(r.measured, 2),
+    crow = [[r.learner, fmt_num(r.eps, 2), _pow2(r.T), r.count, fmt_num(r.measured, 2),
              fmt_num(r.predicted, 2), fmt_num(r.z, 2), r.verdict] for r in c.itertuples(index=False)]
     n_miss = int((c["verdict"] == "misses").sum())
     pred = (f"{len(c)} checks, family-wise α = {FAMILY_ALPHA:g}: a check holds when |z| ≤ "

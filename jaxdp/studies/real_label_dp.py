@@ -33,6 +33,7 @@ from ..label_dp.planners import plan_for
 from ..label_dp.rr_prior import rr_with_prior
 from ..mechanisms.randomized_response import rr_kary
 from ..registry import register_study
+from .analysis import bootstrap_mean_ci
 from .framework import Param, Study, declare_params, plot_panels, summarize
 
 
@@ -231,10 +232,8 @@ def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float,
         return g.set_index("seed")[metric]
 
     d = (one(a) - one(b)).dropna().to_numpy(float)
-    rng = np.random.default_rng(seed)
-    boots = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(1)
-    lo, hi = np.quantile(boots, [0.025, 0.975])
-    return float(d.mean()), float(lo), float(hi), len(d)
+    mean, lo, hi = bootstrap_mean_ci(d, n_boot=n_boot, seed=seed)
+    return mean, lo, hi, len(d)
 
 
 def claims(df) -> "pd.DataFrame":

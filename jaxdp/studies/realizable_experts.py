@@ -427,7 +427,7 @@ def page_blocks(results_dir=None) -> dict:
     """
     import pandas as pd
 
-    from .analysis import fmt_ci, markdown_table, verdict_table
+    from .analysis import _pow2, fmt_ci, markdown_table, verdict_table
 
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
     v = verdicts(pd.read_csv(d / "slopes.csv"))
@@ -436,7 +436,7 @@ def page_blocks(results_dir=None) -> dict:
     s = pd.read_csv(d / "summary.csv")
     t = s[s["exp"] == "vsT"].sort_values(["learner", "adversary", "T"])
     reg = markdown_table(["learner", "adversary", "T", "regret [95% CI]", "exponential-mechanism draws"],
-                         [[r.learner, r.adversary, f"2^{int(round(math.log2(r.T)))}",
+                         [[r.learner, r.adversary, _pow2(r.T),
                            fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0), f"{r.em_draws_mean:.1f}"]
                           for r in t.itertuples(index=False)])
     lb = pd.read_csv(d / "lower_bound.csv")
