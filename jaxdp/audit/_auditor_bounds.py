@@ -27,9 +27,7 @@ def clopper_pearson_upper(k, n, alpha):
     """One-sided upper confidence bound for a binomial proportion: ``P[p > upper] <= alpha``.
 
     Args:
-        k: the number of successes (array-like; broadcasts with ``n``).
-        n: the number of trials.
-        alpha: the one-sided error level.
+        k, n, alpha: as in :func:`clopper_pearson_lower`.
 
     Returns:
         The upper bound (float64 array; 1 where ``k = n``).

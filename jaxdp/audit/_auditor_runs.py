@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.validation import is_concrete
+from ..core.validation import check_delta, check_epsilon, check_probability, is_concrete
 from ._auditor_bounds import clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound
 
 
@@ -94,6 +94,15 @@ def _evidence(name, direction, ka, na, kb, nb, delta, alpha, claimed_eps, labels
     return dict(event=name, direction=f"{a} vs {b}", num=a, den=b, k0=int(ka), n0=int(na), k1=int(kb), n1=int(nb),
                 p0_lo=pa_lo, p0_hi=pa_hi, p1_lo=pb_lo, p1_hi=pb_hi,
                 delta_lower=max(pa_lo - math.exp(min(claimed_eps, 700.0)) * pb_hi, 0.0)), (eps_lo, eps_hi)
+
+
+def _check_claim(claimed_eps, claimed_delta, alpha, sample_fn=None) -> None:
+    """Refuse a bad claim (finite ε > 0, δ in [0, 1)), family-wise ``alpha`` outside (0, 1) or a non-callable mechanism."""
+    if sample_fn is not None and not callable(sample_fn):
+        raise TypeError(f"sample_fn must be a callable (key, x) -> output, got {type(sample_fn).__name__}")
+    check_epsilon(claimed_eps, "claimed_eps", allow_inf=False)
+    check_delta(claimed_delta, "claimed_delta")
+    check_probability("alpha", alpha, open_left=True, open_right=True)
 
 
 def _check_key(key):

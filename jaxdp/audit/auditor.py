@@ -50,11 +50,11 @@ import jax
 import numpy as np
 
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
-from ..core.validation import check_delta, check_epsilon, check_positive_int, check_probability
+from ..core.validation import check_positive_int, check_probability
 from ._auditor_bounds import bonferroni_level, clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound
 from ._auditor_runs import (  # noqa: F401
     _Features, _runner, _draw, _threshold_counts, _threshold_events, _cell_counts, _logit_quantiles, _best,
-    _evidence, _check_key, _check_pair, _normalise_neighbours, _input_id, _distinct_inputs,
+    _evidence, _check_claim, _check_key, _check_pair, _normalise_neighbours, _input_id, _distinct_inputs,
 )
 
 # used by the bounds and the runs, now in _auditor_bounds and _auditor_runs; kept importable from here
@@ -343,14 +343,10 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
         >>> rep.violation, 0.5 < rep.eps_lower <= 1.0
         (False, True)
     """
-    if not callable(sample_fn):
-        raise TypeError(f"sample_fn must be a callable (key, x) -> output, got {type(sample_fn).__name__}")
-    check_epsilon(claimed_eps, "claimed_eps", allow_inf=False)
-    check_delta(claimed_delta, "claimed_delta")
+    _check_claim(claimed_eps, claimed_delta, alpha, sample_fn)
     n = check_positive_int("n", n, minimum=2)
     check_positive_int("batch", batch)
     n_best = check_positive_int("n_best", n_best)
-    check_probability("alpha", alpha, open_left=True, open_right=True)
     _check_key(key)
     pairs = _normalise_neighbours(neighbours)
     families = [ThresholdEvents()] if events is None else (

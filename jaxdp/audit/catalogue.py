@@ -78,17 +78,25 @@ def _n(quick: bool, full: int, small: int) -> int:
     return small if quick else full
 
 
-def _register(name: str, description: str, claimed_eps: float, broken: bool):
-    def deco(fn):
-        @functools.wraps(fn)
-        def run(*, quick: bool = False, seed: int = 0, claim_factor: float = 1.0) -> AuditReport:
-            # claim_factor > 1 audits the over-claim claimed_eps / claim_factor (power measurements)
-            return fn(quick=quick, key=jax.random.key(seed), name=name, eps=claimed_eps / claim_factor)
+def _registrar(table: dict):
+    """A decorator factory that registers an audit ``fn(quick, key, name, eps)`` in ``table`` and the registry."""
 
-        CATALOGUE[name] = dict(fn=run, claimed_eps=claimed_eps, broken=broken, description=description)
-        return register_audit(name, description, claimed_eps=claimed_eps, broken=broken)(run)
+    def register(name: str, description: str, claimed_eps: float, broken: bool):
+        def deco(fn):
+            @functools.wraps(fn)
+            def run(*, quick: bool = False, seed: int = 0, claim_factor: float = 1.0) -> AuditReport:
+                # claim_factor > 1 audits the over-claim claimed_eps / claim_factor (power measurements)
+                return fn(quick=quick, key=jax.random.key(seed), name=name, eps=claimed_eps / claim_factor)
 
-    return deco
+            table[name] = dict(fn=run, claimed_eps=claimed_eps, broken=broken, description=description)
+            return register_audit(name, description, claimed_eps=claimed_eps, broken=broken)(run)
+
+        return deco
+
+    return register
+
+
+_register = _registrar(CATALOGUE)
 
 
 # ----------------------------------------------------------------------------- Laplace / Gaussian

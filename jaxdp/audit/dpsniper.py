@@ -156,8 +156,7 @@ def report_noisy_max_2(key, a):
     """Report noisy max with exponential noise: the index of the largest ``a_i + Exp(2/ε)``; ε-DP.
 
     Args:
-        key: typed PRNG key.
-        a: the query answers, each of sensitivity 1 (5 in the suite).
+        key, a: as in :func:`report_noisy_max_1`.
 
     Returns:
         The index of the noisy maximum, an int32 scalar.
@@ -188,8 +187,7 @@ def report_noisy_max_4(key, a):
     the input, and an output between the two maxima of a neighbour pair has probability 0 under one of them.
 
     Args:
-        key: typed PRNG key.
-        a: the query answers, each of sensitivity 1 (5 in the suite).
+        key, a: as in :func:`report_noisy_max_3`.
 
     Returns:
         The noisy maximum, a float scalar.
@@ -238,10 +236,7 @@ def svt_2(key, a, c=1, t=1.0):
     ``ρ``, and every query after the ``c``-th TRUE is ABORTED. ε-DP.
 
     Args:
-        key: typed PRNG key.
-        a: the query answers, each of sensitivity 1 (10 in the suite).
-        c: the number of TRUE answers before the mechanism aborts.
-        t: the public threshold.
+        key, a, c, t: as in :func:`svt_1`.
 
     Returns:
         One int32 per query: 1 (TRUE), 0 (FALSE) or −1 (ABORTED).
@@ -270,10 +265,7 @@ def svt_3(key, a, c=1, t=1.0):
     ABORTED. Releasing the noisy answers of the TRUE queries leaks beyond any finite ε.
 
     Args:
-        key: typed PRNG key.
-        a: the query answers, each of sensitivity 1 (10 in the suite).
-        c: the number of TRUE answers before the mechanism aborts.
-        t: the public threshold.
+        key, a, c, t: as in :func:`svt_1`.
 
     Returns:
         One float per query: the noisy answer (TRUE), −1000 (FALSE) or −2000 (ABORTED).
@@ -291,10 +283,7 @@ def svt_4(key, a, c=1, t=1.0):
     noise is too small for ``c`` answers: the mechanism is ``(1 + 6c)ε/4``-DP (0.175 at ``c = 1``, ε = 0.1).
 
     Args:
-        key: typed PRNG key.
-        a: the query answers, each of sensitivity 1 (10 in the suite).
-        c: the number of TRUE answers before the mechanism aborts.
-        t: the public threshold.
+        key, a, c, t: as in :func:`svt_1`.
 
     Returns:
         One int32 per query: 1 (TRUE), 0 (FALSE) or −1 (ABORTED).
@@ -308,10 +297,8 @@ def svt_5(key, a, c=1, t=1.0):
     """Sparse vector, Lyu–Su–Li Alg. 5: threshold noise ``Lap(2/ε)`` only, no query noise, never aborts; not DP.
 
     Args:
-        key: typed PRNG key.
-        a: the query answers, each of sensitivity 1 (10 in the suite).
+        key, a, t: as in :func:`svt_1`.
         c: unused (Alg. 5 never aborts); kept so every sparse vector has the same signature.
-        t: the public threshold.
 
     Returns:
         One int32 per query: 1 (``a_i >= t + ρ``) or 0.
@@ -327,10 +314,8 @@ def svt_6(key, a, c=1, t=1.0):
     Without a cutoff every TRUE answer costs privacy, and nothing bounds how many are given.
 
     Args:
-        key: typed PRNG key.
-        a: the query answers, each of sensitivity 1 (10 in the suite).
+        key, a, t: as in :func:`svt_1`.
         c: unused (Alg. 6 never aborts); kept so every sparse vector has the same signature.
-        t: the public threshold.
 
     Returns:
         One int32 per query: 1 (TRUE) or 0 (FALSE).
@@ -347,10 +332,7 @@ def numerical_svt(key, a, c=2, t=1.0):
     (noise independent of the comparison), a FALSE one 0, and every query after the ``c``-th TRUE −1000.
 
     Args:
-        key: typed PRNG key.
-        a: the query answers, each of sensitivity 1 (10 in the suite).
-        c: the number of TRUE answers before the mechanism aborts.
-        t: the public threshold.
+        key, a, c, t: as in :func:`svt_1`.
 
     Returns:
         One float per query: the noisy answer (TRUE), 0 (FALSE) or −1000 (ABORTED).

@@ -57,11 +57,12 @@ import numpy as np
 import optax  # noqa: F401  (used by the classifiers, now in _learned_classifiers)
 
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
-from ..core.validation import check_delta, check_epsilon, check_positive_int, check_probability
+from ..core.validation import check_positive_int
 from .auditor import (
     DEFAULT_ALPHA, AuditReport, _check_key, _distinct_inputs, _evidence, _normalise_neighbours, bonferroni_level,
     clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
 )
+from ._auditor_runs import _Features as _Feats, _check_claim, _runner
 from ._learned_classifiers import (  # noqa: F401
     flat_features, onehot_features, flag_features, trajectory_features, Logistic, MLP, Histogram, _as_int, _SPECS,
     _standardiser, _logistic_apply, _mlp_apply, _fit_gradient, _fit_logistic, _fit_mlp, fit_classifier, _score_chunk,
@@ -225,18 +226,6 @@ def _count_event(ev: ThresholdEvent, scores: np.ndarray, u: np.ndarray) -> int:
 
 
 # ----------------------------------------------------------------------------- sampling
-@dataclasses.dataclass(frozen=True)
-class _Feats:
-    fns: tuple
-
-    def __call__(self, out):
-        return tuple(f(out) for f in self.fns)
-
-
-@functools.lru_cache(maxsize=256)
-def _runner(mechanism, fn):
-    return jax.jit(jax.vmap(lambda k, x: fn(mechanism(k, x)), in_axes=(0, None)))
-
 
 def draw_features(mechanism: Callable, fn: Callable, key: jax.Array, x, n: int, batch: int = 1 << 16):
     """``n`` runs of ``fn(mechanism(key_i, x))`` as a tuple of host arrays, in chunks of exactly ``batch`` runs
@@ -393,11 +382,7 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
         TypeError: ``sample_fn`` is not callable, ``key`` is not a typed PRNG key, or a classifier of another type.
         ValueError: an invalid claim, sample size or ``alpha``, or a pair of identical or mismatched inputs.
     """
-    if not callable(sample_fn):
-        raise TypeError(f"sample_fn must be a callable (key, x) -> output, got {type(sample_fn).__name__}")
-    check_epsilon(claimed_eps, "claimed_eps", allow_inf=False)
-    check_delta(claimed_delta, "claimed_delta")
-    check_probability("alpha", alpha, open_left=True, open_right=True)
+    _check_claim(claimed_eps, claimed_delta, alpha, sample_fn)
     n_train = check_positive_int("n_train", n_train, minimum=2)
     n_select = check_positive_int("n_select", n_select, minimum=2)
     n_eval = check_positive_int("n_eval", n_eval, minimum=2)

@@ -21,14 +21,10 @@ float δ floor.
 """
 from __future__ import annotations
 
-import functools
 
-import jax
 
 from ..accounting.floating import delta_float
-from ..registry import register_audit
 from . import catalogue as C
-from .auditor import AuditReport
 from .tradeoff import audit_tradeoff
 
 __all__ = ["LEARNED_CATALOGUE"]
@@ -36,16 +32,7 @@ __all__ = ["LEARNED_CATALOGUE"]
 LEARNED_CATALOGUE: dict[str, dict] = {}
 
 
-def _register(name: str, description: str, claimed_eps: float, broken: bool):
-    def deco(fn):
-        @functools.wraps(fn)
-        def run(*, quick: bool = False, seed: int = 0, claim_factor: float = 1.0) -> AuditReport:
-            return fn(quick=quick, key=jax.random.key(seed), name=name, eps=claimed_eps / claim_factor)
-
-        LEARNED_CATALOGUE[name] = dict(fn=run, claimed_eps=claimed_eps, broken=broken, description=description)
-        return register_audit(name, description, claimed_eps=claimed_eps, broken=broken)(run)
-
-    return deco
+_register = C._registrar(LEARNED_CATALOGUE)
 
 
 # ----------------------------------------------------------------------------- Gaussian, trade-off curve

@@ -234,13 +234,7 @@ def audit_learner_learned(learner, params, *, T: int, d: int, claimed_eps: float
     flattened action sequence. The family-wise error ``alpha`` covers the pair search.
 
     Args:
-        learner: the :class:`jaxdp.Learner` audited.
-        params: its parameters.
-        T: the horizon.
-        d: the dimension of a loss vector.
-        claimed_eps: the claimed ε (> 0, finite).
-        claimed_delta: the claimed δ in ``[0, 1)``.
-        key: typed PRNG key.
+        learner, params, T, d, claimed_eps, claimed_delta, key: as in :func:`audit_learner`.
         neighbours: ``{label: (x0, x1)}`` pairs of ``(T, d)`` loss arrays (default above).
         classifiers: :class:`jaxdp.audit.Logistic`, :class:`jaxdp.audit.MLP` and/or :class:`jaxdp.audit.Histogram`
             (default above).

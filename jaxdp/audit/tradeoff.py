@@ -56,9 +56,10 @@ import numpy as np
 from scipy import optimize, stats
 
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
-from ..core.validation import check_delta, check_epsilon, check_positive_int, check_probability
+from ..core.validation import check_positive_int, check_probability
 from .auditor import DEFAULT_ALPHA, AuditReport, _check_key, _check_pair, _evidence, clopper_pearson_lower, \
     clopper_pearson_upper
+from ._auditor_runs import _check_claim
 from .learned import Logistic, MLP, Histogram, classifier_scores, draw_features, fit_classifier, _Feats
 
 __all__ = ["TradeoffBound", "tradeoff_bound", "gdp_delta", "gdp_eps", "audit_tradeoff", "DELTAS"]
@@ -285,9 +286,7 @@ def audit_tradeoff(sample_fn: Callable, x0, x1, *, claimed_eps: float, claimed_d
         TypeError: ``key`` is not a typed PRNG key or a classifier of another type.
         ValueError: an invalid claim, sample size, ``n_thresholds``, ``alpha`` or ``method``, or mismatched inputs.
     """
-    check_epsilon(claimed_eps, "claimed_eps", allow_inf=False)
-    check_delta(claimed_delta, "claimed_delta")
-    check_probability("alpha", alpha, open_left=True, open_right=True)
+    _check_claim(claimed_eps, claimed_delta, alpha)
     n_select = check_positive_int("n_select", n_select, minimum=2)
     n_eval = check_positive_int("n_eval", n_eval, minimum=2)
     n_thresholds = check_positive_int("n_thresholds", n_thresholds, minimum=4)
