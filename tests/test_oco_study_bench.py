@@ -1,10 +1,10 @@
 """The realizable-oco study validates its config and runs a tiny grid end to end; the DP-FTRL benchmark
 runs in tiny mode."""
-import importlib.util
 import pathlib
 
 import pytest
 
+from _helpers import load_benchmark
 from jaxdp.registry import get_study
 from jaxdp.studies.framework import resolve_config, run_study
 
@@ -50,9 +50,6 @@ def test_study_quick_under_budget(tmp_path):
 
 
 def test_bench_oco_tiny():
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "bench_oco.py"
-    spec = importlib.util.spec_from_file_location("bench_oco", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("bench_oco")
     rows = mod.run(tiny=True)
     assert rows and all(r["jax_seed_rounds_per_s"] > 0 and r["numpy_vec_seed_rounds_per_s"] > 0 for r in rows)
