@@ -1,6 +1,13 @@
-"""Helpers shared by several test modules."""
+"""Helpers shared by several test modules: loading a benchmark script, and the small Bernoulli experts problem
+(with a Hedge-like ``params`` pytree) that hand-written test learners are run on."""
 import importlib.util
 import pathlib
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxdp.experts import BernoulliParams, bernoulli_experts, experts_problem
 
 
 def load_benchmark(name: str):
@@ -10,3 +17,16 @@ def load_benchmark(name: str):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+D = 4
+ADV = bernoulli_experts(D)
+AP = BernoulliParams(gap=jnp.float32(0.1))
+PROB = experts_problem()
+
+
+class P(NamedTuple):
+    eta: jax.Array
+
+
+PARAMS = [P(eta=jnp.float32(0.3)), P(eta=jnp.float32(0.1))]

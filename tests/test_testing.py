@@ -9,26 +9,18 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from _helpers import ADV, AP, D, P, PARAMS, PROB
 from jaxdp import Learner
 from jaxdp.core.random import sample_categorical
-from jaxdp.experts import BernoulliParams, bernoulli_experts, experts_problem, hedge, hedge_params
+from jaxdp.experts import hedge, hedge_params
 from jaxdp.testing import (
     ConformanceError, call_factory, check_factory, check_key_reuse, check_learner, check_pure, check_shapes,
 )
-
-D = 4
-ADV = bernoulli_experts(D)
-AP = BernoulliParams(gap=jnp.float32(0.1))
-PROB = experts_problem()
 
 
 class S(NamedTuple):
     x: jax.Array
     cum: jax.Array
-
-
-class P(NamedTuple):
-    eta: jax.Array
 
 
 def _learner(step_body, init_x=None):
@@ -47,7 +39,6 @@ def _learner(step_body, init_x=None):
 
 
 GOOD = _learner(lambda k, lg, s, p: sample_categorical(k, lg))
-PARAMS = [P(eta=jnp.float32(0.3)), P(eta=jnp.float32(0.1))]
 
 
 def test_good_learner_passes_every_check():

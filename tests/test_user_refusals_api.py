@@ -17,18 +17,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from _helpers import ADV, AP, D, PARAMS, PROB
 from jaxdp import Learner, rollout, seed_keys, simulate
 from jaxdp.compare import compare
 from jaxdp.core.random import sample_categorical
-from jaxdp.experts import BernoulliParams, bernoulli_experts, experts_problem, hedge, hedge_params, load_losses
+from jaxdp.experts import hedge, hedge_params, load_losses
 from jaxdp.testing import ConformanceError, FACTORY_ARGS, call_factory, check_learner
 
-D = 4
 T = 48              # out-of-range actions are planted at round LATE > 8: a check of 8 rounds misses them
 LATE = 40
-ADV = bernoulli_experts(D)
-AP = BernoulliParams(gap=jnp.float32(0.1))
-PROB = experts_problem()
 
 
 class S(NamedTuple):
@@ -36,13 +33,6 @@ class S(NamedTuple):
     cum: jax.Array
     t: jax.Array       # rounds played
     bad: jax.Array     # (some learners) drawn at init: this run plays an out-of-range index
-
-
-class P(NamedTuple):
-    eta: jax.Array
-
-
-PARAMS = [P(eta=jnp.float32(0.3)), P(eta=jnp.float32(0.1))]
 
 
 def _learner(draw=None, info=None, p_bad=0.0):
