@@ -182,8 +182,10 @@ def _register(problem: Problem, info: ProblemInfo) -> Problem:
     return problem
 
 
-def _check_d(d):
-    return check_positive_int("d", d)
+def _check_d_domain(d, radius, domain):
+    """The checked dimension ``d`` and the domain: ``domain``, or the ball of radius ``radius``."""
+    d = check_positive_int("d", d)
+    return d, check_domain(radius if domain is None else domain, d)
 
 
 # --------------------------------------------------------------------------- linear
@@ -206,8 +208,7 @@ def linear_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = No
     Returns:
         The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
     """
-    d = _check_d(d)
-    domain = check_domain(radius if domain is None else domain, d)
+    d, domain = _check_d_domain(d, radius, domain)
     check_positive("g_max", g_max)
 
     def value(g, x):
@@ -219,16 +220,13 @@ def linear_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = No
     def stats_init(g):
         return packed_zeros(jnp.zeros(jnp.shape(g)), _fdt())
 
-    def stats_update(G, g):
-        return packed_add(G, g)
-
     def best(G):
         return domain.min_linear_value(packed_total(G))
 
     def best_action(G):
         return domain.minimize_linear(packed_total(G))
 
-    p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update, best=best,
+    p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=packed_add, best=best,
                 best_action=best_action)
     return _register(p, ProblemInfo("linear", d, domain, float(g_max), 0.0, False, "exact",
                                     loss_bound=float(g_max) * domain.radius))
@@ -317,9 +315,7 @@ def squared_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = N
     (:func:`lstsq_constrained`, ``n_iter`` bisection/FISTA steps).
 
     Args:
-        d: the dimension.
-        radius: the radius of the ball domain.
-        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
+        d, radius, domain: as in :func:`linear_problem`.
         a_max: the bound on ``||a_t||``.
         b_max: the bound on ``|b_t|`` (``None``: ``a_max R``).
         n_iter: the bisection or FISTA steps of :func:`lstsq_constrained`.
@@ -327,8 +323,7 @@ def squared_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = N
     Returns:
         The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
     """
-    d = _check_d(d)
-    domain = check_domain(radius if domain is None else domain, d)
+    d, domain = _check_d_domain(d, radius, domain)
     check_positive("a_max", a_max)
     R = domain.radius
     if b_max is None:
@@ -500,6 +495,13 @@ def _check_buffer_args(n_buffer, n_net, n_iter):
     return n_buffer, n_net, n_iter
 
 
+def _check_label_args(d, radius, domain, a_max, n_buffer, n_net, n_iter):
+    """The checks of :func:`hinge_problem` and :func:`logistic_problem`: ``(d, domain, n_buffer, n_net, n_iter)``."""
+    d, domain = _check_d_domain(d, radius, domain)
+    check_positive("a_max", a_max)
+    return (d, domain, *_check_buffer_args(n_buffer, n_net, n_iter))
+
+
 @functools.lru_cache(maxsize=None)
 def absolute_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = None, a_max: float = 1.0,
                      b_max: Optional[float] = None, n_buffer: int = 256, n_net: int = 1024,
@@ -509,10 +511,7 @@ def absolute_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = 
     Comparator: buffer + net (module docstring).
 
     Args:
-        d: the dimension.
-        radius: the radius of the ball domain.
-        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
-        a_max: the bound on ``||a_t||``.
+        d, radius, domain, a_max: as in :func:`squared_problem`.
         b_max: the bound on ``|b_t|`` (``None``: ``a_max`` times the radius).
         n_buffer: the number of ``(a, b)`` rows kept for the comparator.
         n_net: about how many net points the comparator evaluates (:func:`net_points`).
@@ -521,8 +520,7 @@ def absolute_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = 
     Returns:
         The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
     """
-    d = _check_d(d)
-    domain = check_domain(radius if domain is None else domain, d)
+    d, domain = _check_d_domain(d, radius, domain)
     check_positive("a_max", a_max)
     b_max = a_max * domain.radius if b_max is None else b_max
     check_nonneg("b_max", b_max)
@@ -540,21 +538,12 @@ def hinge_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = Non
     Comparator: buffer + net.
 
     Args:
-        d: the dimension.
-        radius: the radius of the ball domain.
-        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
-        a_max: the bound on ``||a_t||``.
-        n_buffer: the number of ``(a, b)`` rows kept for the comparator.
-        n_net: about how many net points the comparator evaluates (:func:`net_points`).
-        n_iter: the iterations of the comparator's solver.
+        d, radius, domain, a_max, n_buffer, n_net, n_iter: as in :func:`absolute_problem`.
 
     Returns:
         The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
     """
-    d = _check_d(d)
-    domain = check_domain(radius if domain is None else domain, d)
-    check_positive("a_max", a_max)
-    n_buffer, n_net, n_iter = _check_buffer_args(n_buffer, n_net, n_iter)
+    d, domain, n_buffer, n_net, n_iter = _check_label_args(d, radius, domain, a_max, n_buffer, n_net, n_iter)
     return _buffer_problem("hinge", d, domain, lambda m, y: jnp.maximum(0.0, 1.0 - y * m),
                            lambda m, y: jnp.where(y * m < 1.0, -y, 0.0),
                            float(a_max), math.inf, True, n_buffer, n_net, n_iter,
@@ -569,21 +558,12 @@ def logistic_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = 
     Comparator: buffer + net (the cumulative loss has no finite sufficient statistics).
 
     Args:
-        d: the dimension.
-        radius: the radius of the ball domain.
-        domain: a domain (:class:`Ball`, :class:`Box` or :class:`Simplex`); ``None``: the ball of radius ``radius``.
-        a_max: the bound on ``||a_t||``.
-        n_buffer: the number of ``(a, b)`` rows kept for the comparator.
-        n_net: about how many net points the comparator evaluates (:func:`net_points`).
-        n_iter: the iterations of the comparator's solver.
+        d, radius, domain, a_max, n_buffer, n_net, n_iter: as in :func:`absolute_problem`.
 
     Returns:
         The :class:`jaxdp.core.Problem` (its constants in :func:`problem_info`).
     """
-    d = _check_d(d)
-    domain = check_domain(radius if domain is None else domain, d)
-    check_positive("a_max", a_max)
-    n_buffer, n_net, n_iter = _check_buffer_args(n_buffer, n_net, n_iter)
+    d, domain, n_buffer, n_net, n_iter = _check_label_args(d, radius, domain, a_max, n_buffer, n_net, n_iter)
     return _buffer_problem("logistic", d, domain, lambda m, y: jax.nn.softplus(-y * m),
                            lambda m, y: -y * jax.nn.sigmoid(-y * m),
                            float(a_max), float(a_max) ** 2 / 4.0, True, n_buffer, n_net, n_iter,
