@@ -144,15 +144,7 @@ def plan_central_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
     The estimator releases one class per bin with the exponential mechanism on the bin's label counts.
 
     Args:
-        eps: the label-DP privacy parameter ε (finite, ``> 0``).
-        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
-        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
-        d: the feature dimension.
-        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (``ln K`` dropped).
-        N: the sample size (number of labelled points).
-        beta: the Hölder exponent β of the regression function η.
-        K: the number of classes (``>= 2``).
-        c_h: the constant multiplying the bin-width formula.
+        eps, delta, T, d, mode, N, beta, K, c_h: as in :func:`plan_local_cls`.
         **kw: further keywords, ignored.
 
     Returns:
@@ -175,13 +167,8 @@ def plan_local_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.
     the mean of the ``k`` nearest noisy labels.
 
     Args:
-        eps: the label-DP privacy parameter ε (finite, ``> 0``).
-        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
-        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
-        d: the feature dimension.
+        eps, delta, T, d, N, beta: as in :func:`plan_local_cls`.
         mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (the formula has no ``ln K``: same parameters).
-        N: the sample size (number of labelled points).
-        beta: the Hölder exponent β of the regression function η.
         label_bound: the bound ``T`` on ``|Y|`` (LABEL Assumption 2); the Laplace noise's sensitivity is ``2T``.
         c_k: the constant multiplying the formula for ``k``.
         **kw: further keywords, ignored.
@@ -207,15 +194,9 @@ def plan_central_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
     Thm 8: the mean of the ``n_l`` labels (bounded by ``T = label_bound``) in each bin gets Laplace noise.
 
     Args:
-        eps: the label-DP privacy parameter ε (finite, ``> 0``).
-        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
-        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
-        d: the feature dimension.
-        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (the formula has no ``ln K``: same parameters).
-        N: the sample size (number of labelled points).
-        beta: the Hölder exponent β of the regression function η.
-        label_bound: the bound ``T`` on ``|Y|`` (LABEL Assumption 2), the clipping level of the bin means.
-        c_h: the constant multiplying the bin-width formula.
+        eps, delta, T, d, mode, N, beta: as in :func:`plan_local_reg`.
+        label_bound: as in :func:`plan_local_reg`; here also the clipping level of the bin means.
+        c_h: as in :func:`plan_local_cls`.
         **kw: further keywords, ignored.
 
     Returns:
@@ -240,15 +221,9 @@ def plan_local_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
     and averaged over the ``k`` nearest neighbours; ``k`` is clipped to ``[1, N]``.
 
     Args:
-        eps: the label-DP privacy parameter ε (finite, ``> 0``).
-        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
-        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
-        d: the feature dimension.
-        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (the formula has no ``ln K``: same parameters).
-        N: the sample size (number of labelled points).
-        beta: the Hölder exponent β of the regression function η.
+        eps, delta, T, d, mode, N, beta: as in :func:`plan_local_reg`.
         p: the order of the labels' finite moment (LABEL Assumption 3), ``>= 2``.
-        c_k: the constant multiplying the formula for ``k``.
+        c_k: as in :func:`plan_local_reg`.
         c_T: the constant multiplying the clipping level ``T``.
         k_rule: ``"corrected"`` (the rule re-derived from the bound, docs/algorithms/label-dp.md) or ``"printed"``.
         **kw: further keywords, ignored.
@@ -285,16 +260,9 @@ def plan_central_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, bet
     Labels are clipped to ``[-T, T]`` and each bin mean gets ``Lap(2T/(n_l ε))`` noise.
 
     Args:
-        eps: the label-DP privacy parameter ε (finite, ``> 0``).
-        delta: in ``[0, 1)``, accepted for the planners' common signature: the mechanism is pure, certified δ = 0.
-        T: alias of ``N`` (so that ``jaxdp plan NAME --T ...`` works); used when ``N`` is ``None``.
-        d: the feature dimension.
-        mode: ``"paper"``, ``"certified"`` (the same parameters) or ``"rate"`` (the formula has no ``ln K``: same parameters).
-        N: the sample size (number of labelled points).
-        beta: the Hölder exponent β of the regression function η.
-        p: the order of the labels' finite moment (LABEL Assumption 3), ``>= 2``.
-        c_h: the constant multiplying the bin-width formula.
-        c_T: the constant multiplying the clipping level ``T``.
+        eps, delta, T, d, mode, N, beta: as in :func:`plan_local_reg`.
+        p, c_T: as in :func:`plan_local_heavy`.
+        c_h: as in :func:`plan_local_cls`.
         **kw: further keywords, ignored.
 
     Returns:
