@@ -74,11 +74,7 @@ def l2p_conditions(eta, p, B, T, delta1) -> dict:
     """The side conditions of Thm 3.2, each as a boolean (array).
 
     Args:
-        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
-        p: the fake-switch probability.
-        B: the batch size.
-        T: the horizon (number of adaptive releases or steps).
-        delta1: the free parameter δ₁ of Thm 3.2.
+        eta, p, B, T, delta1: as in :func:`l2p_privacy`.
 
     Returns:
         Condition name -> boolean (array).
@@ -125,12 +121,7 @@ def printed_eps(eta: float, p: float, B: int, T: int, delta0: float, delta1: flo
     """Thm 3.2's printed eps for validated host floats (no checks; planners call it after validating once).
 
     Args:
-        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
-        p: the fake-switch probability.
-        B: the batch size.
-        T: the horizon (number of adaptive releases or steps).
-        delta0: Assumption 3.1's δ.
-        delta1: the free parameter δ₁ of Thm 3.2.
+        eta, p, B, T, delta0, delta1: as in :func:`l2p_privacy`.
 
     Returns:
         Thm 3.2's printed ε.
@@ -141,10 +132,8 @@ def printed_eps(eta: float, p: float, B: int, T: int, delta0: float, delta1: flo
 def l2p_privacy(eta, p, B, T, delta0, delta1):
     """LAZY Thm 3.2 as printed: returns ``(eps, delta, conditions_ok)`` (broadcasting).
 
-    ``eta``: the D_inf bound of Assumption 3.1; ``p``: fake-switch probability;
-    ``B``: batch size; ``T``: horizon; ``delta0``: Assumption 3.1's delta;
-    ``delta1``: the free parameter of Thm 3.2. ``conditions_ok`` is False where
-    a side condition (:func:`l2p_conditions`) fails: the formula then certifies nothing.
+    ``conditions_ok`` is False where a side condition (:func:`l2p_conditions`) fails: the formula then
+    certifies nothing.
 
     Args:
         eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
@@ -363,12 +352,7 @@ def l2p_privacy_conservative(eta, p, B, T, delta0, delta1, measure: str = "gener
     of fresh samples is bounded by the sum of the two ``1 - delta1/2`` quantiles).
 
     Args:
-        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
-        p: the fake-switch probability.
-        B: the batch size.
-        T: the horizon (number of adaptive releases or steps).
-        delta0: Assumption 3.1's δ.
-        delta1: the free parameter δ₁ of Thm 3.2.
+        eta, p, B, T, delta0, delta1: as in :func:`l2p_privacy`.
         measure: ``"mw"`` or ``"general"`` (:data:`L2P_MEASURES`).
 
     Returns:
@@ -401,12 +385,7 @@ def l2p_ledger(eta: float, p: float, B: int, T: int, delta0: float, delta1: floa
     ``e^{-2B eta}`` (default ``eta``). ``outcomes``: size of the sampled set (float δ floor only).
 
     Args:
-        eta: the measure's parameter η (its D_inf bound, Assumption 3.1).
-        p: the fake-switch probability.
-        B: the batch size.
-        T: the horizon (number of adaptive releases or steps).
-        delta0: Assumption 3.1's δ.
-        delta1: the free parameter δ₁ of Thm 3.2.
+        eta, p, B, T, delta0, delta1: as in :func:`l2p_privacy`.
         measure: ``"mw"`` or ``"general"`` (:data:`L2P_MEASURES`).
         outcomes: size of the sampled set (float δ floor only).
         eta_accept: the η in the acceptance ratio (default ``eta``).
@@ -516,15 +495,8 @@ def calibrate_trusted(*, T: int, eps: float, delta: float, regret: Callable, del
     """:func:`l2p_calibrate` for inputs a planner has already validated (host ints and floats; no checks).
 
     Args:
-        T: the horizon (number of adaptive releases or steps).
-        eps, delta: the target privacy.
-        regret: ``regret(eta, B)``, the proxy to minimise.
-        delta0: Assumption 3.1's δ.
-        eta_max: a cap on η.
-        log_factor: ``"exact"`` or ``"rate"``.
-        conservative: also require :func:`l2p_privacy_conservative` ``<= eps``.
-        n_B, n_c, n_eta: grid sizes.
-        measure: ``"mw"`` or ``"general"`` (:data:`L2P_MEASURES`).
+        T, eps, delta, regret, delta0, eta_max, log_factor, conservative, n_B, n_c, n_eta, measure: as in
+            :func:`l2p_calibrate`.
 
     Returns:
         As :func:`l2p_calibrate`.
