@@ -277,14 +277,9 @@ def _main(argv: Optional[Sequence[str]]) -> int:
             if args.study_cmd is None:
                 raise CLIError("usage: jaxdp study {list,show,run,plot,verify} ...")
             return _cmd_study(args)
-        if args.cmd == "plan":
-            return _cmd_plan(args)
-        if args.cmd == "audit":
-            return _cmd_audit(args)
-        if args.cmd == "bench":
-            return _cmd_bench(args)
-        if args.cmd == "compare":
-            return _cmd_compare(args)
+        command = {"plan": _cmd_plan, "audit": _cmd_audit, "bench": _cmd_bench, "compare": _cmd_compare}.get(args.cmd)
+        if command is not None:
+            return command(args)
     except BrokenPipeError:          # e.g. ``jaxdp study show NAME | head``: the reader left
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

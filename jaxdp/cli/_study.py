@@ -22,14 +22,9 @@ def _cmd_study(args) -> int:
         for name, e in sorted(registry.STUDIES.items()):
             print(f"{name:<22} {e.description}")
         return 0
-    if args.study_cmd == "show":
-        return _study_show(args)
-    if args.study_cmd == "run":
-        return _study_run(args)
-    if args.study_cmd == "plot":
-        return _study_plot(args)
-    if args.study_cmd == "verify":
-        return _study_verify(args)
+    command = {"show": _study_show, "run": _study_run, "plot": _study_plot, "verify": _study_verify}.get(args.study_cmd)
+    if command is not None:
+        return command(args)
     raise CLIError("usage: jaxdp study {list,show,run,plot,verify}")
 
 
