@@ -59,12 +59,7 @@ def numpy_hedge_vectorized(seeds: int, d: int, T: int, eta: float, gap: float = 
     The workload of :func:`numpy_hedge_per_seed` with all seeds in one array per round.
 
     Args:
-        seeds: the number of runs.
-        d: the number of experts.
-        T: the rounds per run.
-        eta: Hedge's learning rate.
-        gap: how much less often the planted expert loses.
-        rng_seed: the seed of NumPy's generator.
+        seeds, d, T, eta, gap, rng_seed: as in :func:`numpy_hedge_per_seed`.
 
     Returns:
         The mean over runs of the expected regret ``Σ_t p_t·l_t - min_i L_T(i)``.

@@ -70,12 +70,7 @@ def numpy_dp_ftrl_per_seed(T: int, d: int, S: int, lam: float, sigma: float, cli
     """:func:`numpy_dp_ftrl` one seed at a time (a Python loop over seeds), as a per-seed script would run it.
 
     Args:
-        T: the number of rounds.
-        d: the dimension.
-        S: the number of seeds.
-        lam: the regularization ``λ``.
-        sigma: the standard deviation of each tree node's Gaussian noise.
-        clip: the gradient clipping norm.
+        T, d, S, lam, sigma, clip: as in :func:`numpy_dp_ftrl`.
         rng: the ``numpy.random.Generator``, shared by the seeds in turn.
 
     Returns:
