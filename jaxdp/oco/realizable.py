@@ -84,6 +84,17 @@ def oco_net(problem: Problem, m: int):
     return pts, rho, int(pts.shape[0])
 
 
+def _net_points(problem: Problem, m: int) -> tuple[jax.Array, int]:
+    """The checked net of a grid learner: ``(points (M, d) as a jnp array, M)``."""
+    if not isinstance(problem, Problem):
+        raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
+    m = check_positive_int("m", m)
+    pts_np, _, M = oco_net(problem, m)
+    if M < 2:
+        raise ValueError(f"the net has M={M} point(s); use m >= 2")
+    return jnp.asarray(pts_np), M
+
+
 def _expert_losses(problem, pts, loss, scale):
     v = jax.vmap(lambda z: problem.value(loss, z))(pts)
     return jnp.clip(v / scale, 0.0, 1.0).astype(_fdt())
@@ -137,14 +148,8 @@ def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner
         TypeError: ``problem`` is not a :class:`jaxdp.core.Problem`.
         ValueError: the domain is not a ball, or the net has fewer than 2 points.
     """
-    if not isinstance(problem, Problem):
-        raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
-    m = check_positive_int("m", m)
-    pts_np, _, M = oco_net(problem, m)
-    if M < 2:
-        raise ValueError(f"the net has M={M} point(s); use m >= 2")
+    pts, M = _net_points(problem, m)
     inner = (sparse_vector.adaptive_sparse_vector_experts if adaptive else sparse_vector.sparse_vector_experts)(M)
-    pts = jnp.asarray(pts_np)
 
     def init(key, params):
         s = inner.init(key, params.inner)
@@ -204,15 +209,33 @@ def _net_size(D: float, d: int, m: int) -> int:
                       <= D * (1 + 1e-12)))
 
 
-def _default_m(d: int, D: float, lipschitz: float, T: int, max_points: int) -> tuple[int, list[str]]:
-    """Thm 3's rho = 1/(LT): m = ceil(2D / rho) per axis, capped so that m^d <= max_points."""
-    m_paper = int(math.ceil(2.0 * D * lipschitz * T))
-    cap = max(2, int(math.floor(max_points ** (1.0 / d))))
+def _check_net_plan(algorithm: str, kw: dict, mode: str, eps, delta, T, d, D, lipschitz, T_min: int = 1
+                    ) -> tuple[int, int]:
+    """The checks the net planners share (``kw``: the planner's unexpected keywords); ``(T, d)``."""
+    if kw:
+        raise TypeError(f"plan_{algorithm} got unexpected arguments {sorted(kw)}")
+    check_choice("mode", mode, ("paper", "certified", "rate"))
+    check_epsilon(eps, allow_inf=False)
+    check_delta(delta)
+    T = check_positive_int("T", T, minimum=T_min)
+    d = _check_net_d(d, algorithm)
+    check_positive("D", D)
+    check_positive("lipschitz", lipschitz)
+    return T, d
+
+
+def _net_m(m: Optional[int], d: int, D: float, lipschitz: float, T: int, max_points: int) -> tuple[int, list[str]]:
+    """The checked grid points per axis and the planner's notes. ``m = None``: Thm 3's rho = 1/(LT), i.e.
+    m = ceil(2D / rho) per axis, capped so that m^d <= max_points."""
     notes: list[str] = []
-    if m_paper > cap:
-        notes.append(f"grid capped at m={cap} per axis (Thm 3's rho=1/(LT) needs m={m_paper}); "
-                     f"discretization error <= T L rho is reported by the study")
-    return min(m_paper, cap), notes
+    if m is None:
+        m_paper = int(math.ceil(2.0 * D * lipschitz * T))
+        cap = max(2, int(math.floor(max_points ** (1.0 / d))))
+        if m_paper > cap:
+            notes.append(f"grid capped at m={cap} per axis (Thm 3's rho=1/(LT) needs m={m_paper}); "
+                         f"discretization error <= T L rho is reported by the study")
+        m = min(m_paper, cap)
+    return check_positive_int("m", m, minimum=2), notes
 
 
 @register_planner("experts_oco_net", "DP-OCO over a grid net of the ball with sparse-vector experts (REAL Thm 3)")
@@ -248,21 +271,10 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
         TypeError: unexpected keyword arguments.
         ValueError: invalid values, or a dimension or net too large.
     """
-    if kw:
-        raise TypeError(f"plan_experts_oco_net got unexpected arguments {sorted(kw)}")
-    check_choice("mode", mode, ("paper", "certified", "rate"))
-    check_epsilon(eps, allow_inf=False)
-    check_delta(delta)
-    T = check_positive_int("T", T)
-    d = _check_net_d(d, "experts_oco_net")
-    check_positive("D", D)
-    check_positive("lipschitz", lipschitz)
+    T, d = _check_net_plan("experts_oco_net", kw, mode, eps, delta, T, d, D, lipschitz)
     if not (0 < beta < 0.5):
         raise ValueError(f"beta (failure probability) must be in (0, 1/2), got {beta!r}")
-    notes: list[str] = []
-    if m is None:
-        m, notes = _default_m(d, D, lipschitz, T, max_points)
-    m = check_positive_int("m", m, minimum=2)
+    m, notes = _net_m(m, d, D, lipschitz, T, max_points)
     M = _net_size(D, d, m)
     if M < 2:
         raise ValueError(f"the grid net with m={m} points per axis has M={M} point(s) in the ball; increase m")
@@ -370,13 +382,7 @@ def potential_oco(problem: Problem, m: int) -> Learner:
         TypeError: ``problem`` is not a :class:`jaxdp.core.Problem`.
         ValueError: the net has fewer than 2 points.
     """
-    if not isinstance(problem, Problem):
-        raise TypeError(f"problem must be a jaxdp.core.Problem, got {type(problem).__name__}")
-    m = check_positive_int("m", m)
-    pts_np, _, M = oco_net(problem, m)
-    if M < 2:
-        raise ValueError(f"the net has M={M} point(s); use m >= 2")
-    pts = jnp.asarray(pts_np)
+    pts, M = _net_points(problem, m)
     inner = potential.potential_experts(M)
 
     def inner_params(params):
@@ -413,13 +419,8 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
     Args:
         eps: the privacy parameter ε.
         delta: the privacy parameter δ (0: pure DP, Thm 6).
-        T: the horizon.
-        d: the dimension.
         mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
-        D: the radius of the ball.
-        lipschitz: the Lipschitz constant ``L``.
-        m: the grid points per axis (``None``: the largest with at most ``max_points`` points).
-        max_points: the cap on the net size when ``m`` is chosen.
+        T, d, D, lipschitz, m, max_points: as in :func:`plan_experts_oco_net`.
 
     Returns:
         A :class:`jaxdp.accounting.Plan` for :func:`potential_oco_params`.
@@ -428,19 +429,8 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
         TypeError: unexpected keyword arguments.
         ValueError: invalid values.
     """
-    if kw:
-        raise TypeError(f"plan_potential_oco got unexpected arguments {sorted(kw)}")
-    check_choice("mode", mode, ("paper", "certified", "rate"))
-    check_epsilon(eps, allow_inf=False)
-    check_delta(delta)
-    T = check_positive_int("T", T, minimum=2)
-    d = _check_net_d(d, "potential_oco")
-    check_positive("D", D)
-    check_positive("lipschitz", lipschitz)
-    notes: list[str] = []
-    if m is None:
-        m, notes = _default_m(d, D, lipschitz, T, max_points)
-    m = check_positive_int("m", m, minimum=2)
+    T, d = _check_net_plan("potential_oco", kw, mode, eps, delta, T, d, D, lipschitz, T_min=2)
+    m, notes = _net_m(m, d, D, lipschitz, T, max_points)
     log_inv_gamma = d * math.log(max(D * lipschitz * T, math.e))
     approx = float(delta) > 0
     K = int(math.ceil(2 * log_inv_gamma))
@@ -488,27 +478,31 @@ def _grid_conformance(d, T, plan_fn, entry, params_fn, **other):
     return learner, adv, prob, [p0, params_fn(**dict(_without_m(plan), **other))], ap
 
 
-def _net_conformance(d, T):
-    return _grid_conformance(d, T, plan_experts_oco_net, _NET, experts_oco_net_params, L=3.0, eta=0.5)
+def _register_grid_learner(name: str, *, factory, params_type, plan_fn, params_fn, other: dict, description: str,
+                           reference: str):
+    """Register a grid learner configured by the planner ``name``; its conformance case adds the grid point
+    ``params_fn(**plan params, **other)``."""
+    def conformance(d, T):
+        return _grid_conformance(d, T, plan_fn, entry, params_fn, **other)
+
+    entry = register_learner(
+        name, factory=factory, params_type=params_type, problem="oco", private=True, planner=name,
+        from_plan=lambda plan: params_fn(**_without_m(plan)), static=_net_static,
+        conformance=ConformanceCase(conformance, d=1, check={"loss_range": 4.5}), description=description,
+        reference=reference)
+    return entry
 
 
-_NET = register_learner(
-    "experts_oco_net", factory=experts_oco_net, params_type=OCONetParams, problem="oco", private=True,
-    planner="experts_oco_net", from_plan=lambda plan: experts_oco_net_params(**_without_m(plan)), static=_net_static,
-    conformance=ConformanceCase(_net_conformance, d=1, check={"loss_range": 4.5}),
+_register_grid_learner(
+    "experts_oco_net", factory=experts_oco_net, params_type=OCONetParams, plan_fn=plan_experts_oco_net,
+    params_fn=experts_oco_net_params, other={"L": 3.0, "eta": 0.5},
     description="DP-OCO over an m-per-axis grid net of the ball: sparse-vector experts over the net points, "
                 "losses normalized to [0, 1] (adaptive=True: the doubling Alg. 2 the proof invokes)",
     reference="Realizable private online optimization, Thm 3 (via Alg. 1 / Thm 1)")
 
-
-def _potential_conformance(d, T):
-    return _grid_conformance(d, T, plan_potential_oco, _POT, potential_oco_params, eta=0.3, K=3)
-
-
-_POT = register_learner(
-    "potential_oco", factory=potential_oco, params_type=PotentialOCOParams, problem="oco", private=True,
-    planner="potential_oco", from_plan=lambda plan: potential_oco_params(**_without_m(plan)), static=_net_static,
-    conformance=ConformanceCase(_potential_conformance, d=1, check={"loss_range": 4.5}),
+_register_grid_learner(
+    "potential_oco", factory=potential_oco, params_type=PotentialOCOParams, plan_fn=plan_potential_oco,
+    params_fn=potential_oco_params, other={"eta": 0.3, "K": 3},
     description="potential-based experts (Alg. 5) over a grid quadrature of the ball with the uniform measure",
     reference="Realizable private online optimization, Alg. 5, App. C, Thms 6-7")
 
