@@ -320,13 +320,7 @@ def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str =
     Works on NumPy arrays of ``T`` / ``d`` / ``eps``; the theory curves of the studies call this function.
 
     Args:
-        T: the horizon.
-        d: the dimension.
-        eps: the privacy parameter ε.
-        delta: the privacy parameter δ.
-        L: the Lipschitz constant.
-        D: the radius of the domain.
-        beta: the smoothness β.
+        T, d, eps, delta, L, D, beta: as in :func:`dp_ftrl_lambda`.
         Lstar: the best comparator's loss L*.
         setting: ``"realizable"`` or ``"general"``.
 

@@ -187,12 +187,7 @@ def l2p_rmw_regret_bound(T, d, beta, lam, L, D, B, eta_div, corrected: bool = Tr
     ``LD T (B-1) η_div`` (corrected, LAZY Thm 3.12; docs/algorithms/lazy.md#l2p-rmw) or ``LD T B² η_div²`` (paper's Prop. 3.3).
 
     Args:
-        T: the horizon.
-        d: the dimension.
-        beta: the inverse temperature β.
-        lam: the regularization λ.
-        L: the Lipschitz constant.
-        D: the diameter of the domain.
+        T, d, beta, lam, L, D: as for :func:`jaxdp.oco.rmw.rmw_regret_bound`.
         B: the batch size.
         eta_div: η_div.
         corrected: use the corrected batching term (``False``: the paper's).
