@@ -55,6 +55,19 @@ def _metrics(inst, x, info):
                 max_gap_ratio=jnp.max(info["gap"] / info["gap_required"]))
 
 
+def _fresh_sample_estimator(inst, n: int, run):
+    """``fn(key, params) -> metrics``: ``run(key, data, x0, params) -> (x, info)`` on ``n`` fresh samples from
+    ``x0 = 0``."""
+    def fn(key, params):
+        kd, ka = jax.random.split(key)
+        data = inst.sample(kd, n)
+        x0 = jnp.zeros((inst.d,), data.dtype)
+        x, info = run(ka, data, x0, params)
+        return _metrics(inst, x, info)
+
+    return fn
+
+
 @functools.lru_cache(maxsize=None)
 def epoch_estimator(inst: SCOInstance, n: int, n_epochs: int, k: int, n_iter: int = 100):
     """``fn(key, EpochParams) -> {excess, dist, gap_ok, max_gap_ratio}`` for Algorithm 2 on ``n`` fresh samples.
@@ -69,14 +82,10 @@ def epoch_estimator(inst: SCOInstance, n: int, n_epochs: int, k: int, n_iter: in
     Returns:
         The estimator ``fn(key, EpochParams)``.
     """
-    def fn(key, params: EpochParams):
-        kd, ka = jax.random.split(key)
-        data = inst.sample(kd, n)
-        x0 = jnp.zeros((inst.d,), data.dtype)
-        x, info = epoch_growth_sco(ka, inst, data, x0, params, n_epochs=n_epochs, k=k, n_iter=n_iter)
-        return _metrics(inst, x, info)
+    def run(key, data, x0, params: EpochParams):
+        return epoch_growth_sco(key, inst, data, x0, params, n_epochs=n_epochs, k=k, n_iter=n_iter)
 
-    return fn
+    return _fresh_sample_estimator(inst, n, run)
 
 
 @functools.lru_cache(maxsize=None)
@@ -92,14 +101,10 @@ def localization_estimator(inst: SCOInstance, n: int, k: int, n_iter: int = 100)
     Returns:
         The estimator ``fn(key, LocalizationParams)``.
     """
-    def fn(key, params: LocalizationParams):
-        kd, ka = jax.random.split(key)
-        data = inst.sample(kd, n)
-        x0 = jnp.zeros((inst.d,), data.dtype)
-        x, info = localization_sco(ka, inst, data, x0, params, k=k, n_iter=n_iter)
-        return _metrics(inst, x, info)
+    def run(key, data, x0, params: LocalizationParams):
+        return localization_sco(key, inst, data, x0, params, k=k, n_iter=n_iter)
 
-    return fn
+    return _fresh_sample_estimator(inst, n, run)
 
 
 @functools.lru_cache(maxsize=None)

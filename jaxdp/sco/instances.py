@@ -130,9 +130,7 @@ def empirical_grad(inst: SCOInstance, x, data):
     """Mean of the per-sample minimum-norm subgradients at ``x``.
 
     Args:
-        inst: the instance (:class:`SCOInstance`).
-        x: the point ``(d,)``.
-        data: the ``(n, m)`` dataset (one sample per row).
+        inst, x, data: as in :func:`empirical_value`.
 
     Returns:
         The mean subgradient ``(d,)``.
@@ -412,7 +410,7 @@ def inst_kappa_atom(d: int, kappa: float, q: float = 0.5, *, R: float = 1.0) -> 
         The :class:`SCOInstance`.
 
     Raises:
-        ValueError: invalid values.
+        ValueError: invalid values (``kappa <= 1``, ``q`` outside ``(0, 1]``, ``d`` or ``R`` not positive).
     """
     d = check_positive_int("d", d)
     check_in_range("kappa", kappa, 1.0, math.inf, lo_closed=False, hi_closed=False)
