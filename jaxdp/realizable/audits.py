@@ -187,9 +187,7 @@ def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0
     flag it.
 
     Args:
-        quick: with ``n`` unset, 200 000 runs per input instead of 2 000 000.
-        seed: the seed of the audit's key.
-        n: runs per input (``None``: by ``quick``).
+        quick, seed, n: as in :func:`audit_sparse_vector_experts`.
         claim_factor: audit the claim ``2 / claim_factor``.
 
     Returns:
@@ -211,10 +209,7 @@ def audit_sparse_vector_experts_shared_threshold(*, quick: bool = True, seed: in
     (Lyu et al. Alg. 1 with ``c = K``; correct), on the pairs of :func:`shared_neighbour_family`.
 
     Args:
-        quick: with ``n`` unset, 200 000 runs per input instead of 2 000 000.
-        seed: the seed of the audit's key.
-        n: runs per input (``None``: by ``quick``).
-        claim_factor: audit the over-claim ``2 / claim_factor`` on the same learner (power measurements).
+        quick, seed, n, claim_factor: as in :func:`audit_sparse_vector_experts`.
 
     Returns:
         The :class:`jaxdp.audit.AuditReport`.

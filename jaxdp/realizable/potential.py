@@ -77,11 +77,7 @@ def potential_params(eps0, eta, K, alpha=1.0, s_phi=2.0) -> PotentialParams:
     """Validated parameters for :func:`potential_experts` (host values).
 
     Args:
-        eps0: the per-resample privacy ε₀.
-        eta: η of the exponential mechanism.
-        K: the most switches (exponential-mechanism draws).
-        alpha: the potential's exponent α.
-        s_phi: the sensitivity factor of the potential.
+        eps0, eta, K, alpha, s_phi: the fields of :class:`PotentialParams`.
 
     Returns:
         :class:`PotentialParams`.

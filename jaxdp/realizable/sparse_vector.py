@@ -114,11 +114,7 @@ def sparse_vector_params(eps_svt, eta, K, L, Lstar=0.0) -> SVExpertsParams:
     """Validated parameters for :func:`sparse_vector_experts` (host values; use a Plan's ``params``).
 
     Args:
-        eps_svt: ε of the sparse-vector part.
-        eta: η of the exponential mechanism.
-        K: the most switches (exponential-mechanism draws).
-        L: the sparse-vector threshold.
-        Lstar: the best expert's loss L*.
+        eps_svt, eta, K, L, Lstar: the fields of :class:`SVExpertsParams`.
 
     Returns:
         :class:`SVExpertsParams`.
@@ -329,11 +325,7 @@ class AdaptiveSVState(NamedTuple):
     """State of :func:`adaptive_sparse_vector_experts`.
 
     Attributes:
-        x: the current action (the expert played).
-        k: the number of switches so far.
-        acc: the loss of the current expert since the last switch.
-        cum: the cumulative loss vector.
-        svt: the active AboveThreshold instance (:class:`jaxdp.mechanisms.SVTState`).
+        x, k, acc, cum, svt: as in :class:`SVExpertsState` (``k`` counts the switches of the current phase).
         Lbar: the current estimate of L*.
         n_doublings: the number of doublings so far.
     """
