@@ -376,11 +376,7 @@ def csvt_init(key: jax.Array, threshold, eps, c, sensitivity=1.0, *, ratio: Rati
     Args:
         key: JAX PRNG key.
         threshold: the threshold τ.
-        eps: the privacy parameter ε.
-        c: the number of positive (⊤) answers before the instance halts.
-        sensitivity: the query's sensitivity Δ.
-        ratio: ε₁/ε₂, or ``"optimal"``.
-        monotone: the queries are monotone.
+        eps, c, sensitivity, ratio, monotone: as in :func:`csvt_noise_scales`.
 
     Returns:
         The fresh :class:`CSVTState`.
@@ -502,11 +498,7 @@ def csvt_accuracy_alpha(k: int, beta: float, eps: float, c: int, sensitivity: fl
     Args:
         k: the number of queries.
         beta: the failure probability.
-        eps: the privacy parameter ε.
-        c: the number of positive (⊤) answers before the instance halts.
-        sensitivity: the query's sensitivity Δ.
-        ratio: ε₁/ε₂, or ``"optimal"``.
-        monotone: the queries are monotone.
+        eps, c, sensitivity, ratio, monotone: as in :func:`csvt_noise_scales`.
 
     Returns:
         α (host float).
@@ -553,11 +545,7 @@ def plan_sparse_vector(*, eps: float, c: int, sensitivity: float = 1.0, ratio: R
     number of queries) the params also carry the accuracy ``alpha`` of :func:`csvt_accuracy_alpha` at ``beta``.
 
     Args:
-        eps: the privacy parameter ε.
-        c: the number of positive (⊤) answers before the instance halts.
-        sensitivity: the query's sensitivity Δ.
-        ratio: ε₁/ε₂, or ``"optimal"``.
-        monotone: the queries are monotone.
+        eps, c, sensitivity, ratio, monotone: as in :func:`csvt_noise_scales`.
         k: the number of queries (optional; adds the accuracy ``alpha``).
         beta: the failure probability.
 
