@@ -94,11 +94,8 @@ def audit_exp_bins(*, quick: bool = False, seed: int = 0, broken: bool = False, 
     Gumbel-max one, :func:`jaxdp.accounting.floating.delta_float` ``("gumbel", d=K)``.
 
     Args:
-        quick: 200,000 samples per neighbour instead of 1,000,000.
-        seed: the seed of the audit's PRNG key.
+        quick, seed, claim_factor: as in :func:`audit_rr_vector`.
         broken: audit the deliberately broken twin (logits ``ε n_lj`` without the ``/2``: true ε is 2ε), which the audit must flag.
-        claim_factor: divide the claimed ε (``EPS = 1``) by this factor; ``> 1`` claims less than the truth, so a
-            powerful audit refutes the claim.
 
     Returns:
         The :class:`jaxdp.audit.AuditReport`: the lower bound ``eps_lower`` on ε and ``violation`` (above the claim).

@@ -374,11 +374,7 @@ def ula_schedule(smoothness: Any, strong_convexity: Any, d: int, diameter: Any =
     """``(step_size, n_steps)`` for ULA: ``h = min(1/M, tol²/(M κ d))``, ``n = ceil(log(1/tol)/(h m_eff))``.
 
     Args:
-        smoothness: the smoothness ``M`` of ``-log π``.
-        strong_convexity: the strong convexity ``m`` of ``-log π`` (may be 0 with a finite ``diameter``).
-        d: the dimension.
-        diameter: the domain's diameter (``None``: unbounded).
-        tol: the target accuracy.
+        smoothness, strong_convexity, d, diameter, tol: as in :func:`mala_schedule`.
 
     Returns:
         ``(step_size, n_steps)``.

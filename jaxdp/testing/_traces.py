@@ -41,13 +41,8 @@ def check_key_reuse(learner: Learner, adversary: Adversary, problem: Problem, pa
     """No PRNG key is consumed twice (the whole run is traced under ``jax_debug_key_reuse``).
 
     Args:
-        learner: the learner under test.
-        adversary: the adversary.
-        problem: the problem.
-        params: the learner's params.
-        adv_params: the adversary's params.
+        learner, adversary, problem, params, adv_params, seeds: as in :func:`check_shapes`.
         T: the horizon.
-        seeds: the number of seeds.
 
     Raises:
         ConformanceError: a key is consumed twice (``[key reuse]``).
@@ -69,13 +64,8 @@ def check_pure(learner: Learner, adversary: Adversary, problem: Problem, params:
     is not. Traces only; nothing is compiled.
 
     Args:
-        learner: the learner under test.
-        adversary: the adversary.
-        problem: the problem.
-        params: the learner's params.
-        adv_params: the adversary's params.
+        learner, adversary, problem, params, adv_params, seeds: as in :func:`check_shapes`.
         T: the horizon.
-        seeds: the number of seeds.
 
     Raises:
         ConformanceError: the two traces differ (``[impure step]``).
