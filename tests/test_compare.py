@@ -57,16 +57,13 @@ USER_MODULE = textwrap.dedent('''
 
     @functools.lru_cache(maxsize=None)
     def reuse_learner(d):
-        def init(key, params):
-            return FState(x=jnp.int32(0), cum=jnp.zeros((d,), jnp.float32))
-
         def step(key, state, loss, params):
             cum = state.cum + loss
             g = jax.random.gumbel(key, (d,))
             x = sample_categorical(key, -cum + 0.0 * g)   # the key is used twice
             return FState(x=x, cum=cum), {}
 
-        return Learner(init, step)
+        return Learner(ftl_learner(d).init, step)   # starts as follow-the-leader does
 
 
     def reuses_keys(d):

@@ -108,14 +108,21 @@ def test_conformance_dp_ftrl():
                   loss_range=4.5)
 
 
-def test_conformance_experts_oco_net():
-    prob = squared_problem(1, 1.0)
-    plan = plan_experts_oco_net(eps=4.0, T=64, d=1, mode="rate", lipschitz=2.0, m=16)
+def _check_planned(plan_fn, params_fn, learner_fn, d, m, other, count):
+    """``check_learner`` on the rate-mode plan (eps = 4, T = 64, lipschitz = 2, ``m`` points) and on the plan with
+    the values ``other``; the per-run ``count`` in the learner's output stays within the plan's ``K``."""
+    prob = squared_problem(d, 1.0)
+    plan = plan_fn(eps=4.0, T=64, d=d, mode="rate", lipschitz=2.0, m=m)
     pp = {k: v for k, v in plan.params.items() if k != "m"}
-    params = [experts_oco_net_params(**pp), experts_oco_net_params(**dict(pp, L=3.0, eta=0.5))]
-    out = check_learner(experts_oco_net(prob, 16), adv_smooth_realizable(1), prob, params,
+    params = [params_fn(**pp), params_fn(**dict(pp, **other))]
+    out = check_learner(learner_fn(prob, m), adv_smooth_realizable(d), prob, params,
                         smooth_realizable_params(1.0, 0.0), loss_range=4.5)
-    assert np.all(out["em_draws"] <= plan.params["K"])
+    assert np.all(out[count] <= plan.params["K"])
+
+
+def test_conformance_experts_oco_net():
+    _check_planned(plan_experts_oco_net, experts_oco_net_params, experts_oco_net, 1, 16, dict(L=3.0, eta=0.5),
+                   "em_draws")
 
 
 def test_conformance_experts_oco_net_adaptive():
@@ -131,13 +138,7 @@ def test_conformance_experts_oco_net_adaptive():
 
 
 def test_conformance_potential_oco():
-    prob = squared_problem(2, 1.0)
-    plan = plan_potential_oco(eps=4.0, T=64, d=2, mode="rate", lipschitz=2.0, m=8)
-    pp = {k: v for k, v in plan.params.items() if k != "m"}
-    params = [potential_oco_params(**pp), potential_oco_params(**dict(pp, eta=0.3, K=3))]
-    out = check_learner(potential_oco(prob, 8), adv_smooth_realizable(2), prob, params,
-                        smooth_realizable_params(1.0, 0.0), loss_range=4.5)
-    assert np.all(out["resamples"] <= plan.params["K"])
+    _check_planned(plan_potential_oco, potential_oco_params, potential_oco, 2, 8, dict(eta=0.3, K=3), "resamples")
 
 
 # --------------------------------------------------------------------------- behaviour
