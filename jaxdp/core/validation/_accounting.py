@@ -89,8 +89,7 @@ def nonneg(name: str, x: Any) -> np.ndarray:
     """Finite, ``>= 0``.
 
     Args:
-        name: the parameter's name, quoted in the error message.
-        x: a number or array (see :func:`as_f64`).
+        name, x: as in :func:`pos`.
 
     Returns:
         ``x`` as a float64 array.
@@ -101,6 +100,12 @@ def nonneg(name: str, x: Any) -> np.ndarray:
     arr = as_f64(name, x)
     if np.any(arr < 0):
         raise ValueError(f"{name} must be >= 0, got {_fmt_f64(arr)}")
+    return arr
+
+
+def _unit_interval(name: str, x: Any, *, lo_closed: bool) -> np.ndarray:
+    arr = as_f64(name, x)
+    check_in_range(name, arr, 0.0, 1.0, lo_closed=lo_closed, hi_closed=False)
     return arr
 
 
@@ -124,8 +129,7 @@ def delta_arg(x: Any, name: str = "delta") -> np.ndarray:
     """δ in ``[0, 1)``.
 
     Args:
-        x: δ (number or array).
-        name: the parameter's name, quoted in the error message.
+        x, name: δ (number or array) and the parameter's name, quoted in the error message.
 
     Returns:
         δ as a float64 array.
@@ -133,17 +137,14 @@ def delta_arg(x: Any, name: str = "delta") -> np.ndarray:
     Raises:
         ValueError: an entry is NaN, infinite or outside ``[0, 1)``.
     """
-    arr = as_f64(name, x)
-    check_in_range(name, arr, 0.0, 1.0, lo_closed=True, hi_closed=False)
-    return arr
+    return _unit_interval(name, x, lo_closed=True)
 
 
 def delta_open(x: Any, name: str = "delta") -> np.ndarray:
     """δ in ``(0, 1)`` (conversions that divide by δ or take log(1/δ)).
 
     Args:
-        x: δ (number or array).
-        name: the parameter's name, quoted in the error message.
+        x, name: as in :func:`delta_arg`.
 
     Returns:
         δ as a float64 array.
@@ -151,9 +152,7 @@ def delta_open(x: Any, name: str = "delta") -> np.ndarray:
     Raises:
         ValueError: an entry is NaN, infinite or outside ``(0, 1)``.
     """
-    arr = as_f64(name, x)
-    check_in_range(name, arr, 0.0, 1.0, lo_closed=False, hi_closed=False)
-    return arr
+    return _unit_interval(name, x, lo_closed=False)
 
 
 def prob_open(x: Any, name: str) -> np.ndarray:
@@ -169,9 +168,7 @@ def prob_open(x: Any, name: str) -> np.ndarray:
     Raises:
         ValueError: an entry is NaN, infinite or outside ``(0, 1)``.
     """
-    arr = as_f64(name, x)
-    check_in_range(name, arr, 0.0, 1.0, lo_closed=False, hi_closed=False)
-    return arr
+    return _unit_interval(name, x, lo_closed=False)
 
 
 def count_arg(x: Any, name: str = "k", minimum: int = 1) -> Any:
@@ -199,8 +196,7 @@ def coerce_count(name: str, x: Any) -> Any:
     """Accept integer strings (values coming from a command line) as ints; leave everything else alone.
 
     Args:
-        name: the parameter's name, quoted in the error message.
-        x: the value; a string is parsed with ``int``.
+        name, x: as in :func:`coerce_number`; here a string is parsed with ``int``.
 
     Returns:
         ``int(x)`` for a string, otherwise ``x`` unchanged.
