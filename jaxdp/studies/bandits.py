@@ -27,6 +27,7 @@ from ..bandits import theory as TH
 from ..core import seed_keys, simulate
 from ..mechanisms import tree_depth
 from ..registry import register_study
+from ._common_study import ROOT as ROOT, check_each, generated_from, page_paths, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
 
@@ -301,9 +302,7 @@ def build(cfg: dict) -> Study:
     Raises:
         ValueError: an unknown learner in ``cfg["learners"]``.
     """
-    for l in cfg["learners"]:
-        if l not in LEARNERS:
-            raise ValueError(f"learners: unknown learner {l!r}; allowed: {', '.join(LEARNERS)}")
+    check_each(cfg["learners"], lambda l: l in LEARNERS, "learners: unknown learner {!r}; allowed: " + ", ".join(LEARNERS))
     points = _points(cfg)
     gap = float(cfg["gap"])
 
@@ -418,11 +417,11 @@ def build(cfg: dict) -> Study:
 
 # --------------------------------------------------------------------------- the results page
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "bandits.md"
-RESULTS = ROOT / "results" / "bandits"
+DOC_PAGE, RESULTS = page_paths("bandits")
 BLOCKS = ("bandits T sweep", "bandits eps sweep", "bandits K sweep", "bandits bounds")
 N_BOOT = 2000
+#: the order of the learners in the page's tables
+_RANK = {n: i for i, n in enumerate(LEARNERS)}
 
 
 def _theory_slope(th, x: str, lo: float, hi: float) -> float:
@@ -438,6 +437,23 @@ def _spread_free(df, keys) -> set:
     """Points (tuples of ``keys``) where every seed has the same pseudo-regret."""
     g = df.groupby(keys, dropna=False)["regret"].agg(lambda v: float(v.max() - v.min()))
     return {k for k, v in g.items() if v == 0.0}
+
+
+def _sweep_block(sub, summ, x: str, column, head: str, note) -> str:
+    """The block of the ``x`` sweep (``"eps"`` or ``"K"``): every learner's mean regret at each ``x`` (``column(x)``
+    heads its column), the slope of log mean regret on log ``x`` over the whole grid (seed indices resampled
+    jointly), the bound's slope and ``note(learner)``, under ``head``."""
+    xs = sorted(sub[x].unique())
+    sl = fit_slopes(sub, x, "regret", by=["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
+    sl = sl.sort_values("learner", key=lambda c: c.map(_RANK))
+    rows = []
+    for r in sl.itertuples(index=False):
+        g = summ[(summ["sweep"] == x) & (summ["learner"] == r.learner)].set_index(x)
+        cells = [f"{g.at[v, 'regret_mean']:,.0f}" if v in g.index else "—" for v in xs]
+        rows.append([LABELS[r.learner], *cells, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
+                     fmt_num(_theory_slope(g.reset_index(), x, r.x_min, r.x_max)), note(r.learner)])
+    return head + "\n\n" + markdown_table(
+        ["learner", *[column(v) for v in xs], "slope [95% CI]", "slope of the bound", "note"], rows)
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -464,13 +480,12 @@ def page_blocks(results_dir=None) -> dict:
     summ = summarize(df, keys, ["regret"]).merge(th[keys + ["theory"]], on=keys, how="left")
     S = int(df.groupby(keys, dropna=False)["seed"].nunique().min())
     flat = _spread_free(df, keys)
-    order = {n: i for i, n in enumerate(LEARNERS)}
     out = {}
 
     # T sweep
     t = df[df["sweep"] == "T"]
     sl = fit_slopes(t, "T", "regret", by=["learner", "instance"], n_boot=N_BOOT, resample="joint")
-    sl = sl.sort_values(["instance", "learner"], key=lambda c: c.map(order) if c.name == "learner" else c)
+    sl = sl.sort_values(["instance", "learner"], key=lambda c: c.map(_RANK) if c.name == "learner" else c)
     rows = []
     for r in sl.itertuples(index=False):
         g = summ[(summ["sweep"] == "T") & (summ["learner"] == r.learner) & (summ["instance"] == r.instance)]
@@ -495,9 +510,9 @@ def page_blocks(results_dir=None) -> dict:
                      fmt_ci(last["regret_mean"], last["regret_lo"], last["regret_hi"], 0), fmt_num(last["theory"], 0),
                      fmt_num(last["regret_mean"] / last["theory"], 2), "; ".join(notes) or "—"])
     Ts = sorted(t["T"].unique())
-    up = Ts[(len(Ts) - 1) // 2:] if len(Ts) >= 4 else Ts
-    head = (f"*Generated from `results/bandits/results.csv` and `summary.csv` by `jaxdp.studies.bandits.publish`; do "
-            f"not edit by hand.* {len(rows)} (learner, instance) curves, {S} seeds per point. Slope of log mean "
+    up = upper_half(Ts)
+    head = (generated_from("bandits", "results/bandits/results.csv", "summary.csv")
+            + f" {len(rows)} (learner, instance) curves, {S} seeds per point. Slope of log mean "
             f"pseudo-regret on log T over T = {int(up[0])} … {int(up[-1])}; every point uses the same seed keys, so "
             f"each interval is a 95% percentile bootstrap over seed indices resampled jointly across the curve "
             f"({N_BOOT} replicates). Regret and bound at T = {int(Ts[-1])}.")
@@ -507,49 +522,31 @@ def page_blocks(results_dir=None) -> dict:
 
     # eps sweep
     e = df[df["sweep"] == "eps"]
-    eps = sorted(e["eps"].unique())
-    sl = fit_slopes(e, "eps", "regret", by=["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
-    sl = sl.sort_values("learner", key=lambda c: c.map(order))
     same = set()
     if {"dp_exp3", "dp_exp3_batched"} <= set(e["learner"]):
         a = e[e["learner"] == "dp_exp3"].set_index(["eps", "seed"])["regret"]
         b = e[e["learner"] == "dp_exp3_batched"].set_index(["eps", "seed"])["regret"]
         dif = (a - b).abs().groupby(level=0).max()
         same = {float(k) for k, v in dif.items() if v == 0.0}
-    rows = []
-    for r in sl.itertuples(index=False):
-        g = summ[(summ["sweep"] == "eps") & (summ["learner"] == r.learner)].set_index("eps")
-        cells = [f"{g.at[x, 'regret_mean']:,.0f}" if x in g.index else "—" for x in eps]
-        note = "—"
-        if r.learner == "dp_exp3_batched" and same:
-            note = ("the per-round DP-EXP3's runs, seed by seed, at ε = " + ", ".join(f"{x:g}" for x in sorted(same))
-                    + " (blocks of one round)")
-        rows.append([LABELS[r.learner], *cells, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-                     fmt_num(_theory_slope(g.reset_index(), "eps", r.x_min, r.x_max)), note])
+    batched = ("the per-round DP-EXP3's runs, seed by seed, at ε = " + ", ".join(f"{x:g}" for x in sorted(same))
+               + " (blocks of one round)")
     T_e = int(e["T"].iloc[0])
     head = (f"*Generated; do not edit by hand.* Mean pseudo-regret at T = {T_e} (`linspace`), {S} seeds; slope of "
             "log mean regret on log ε over the whole grid, seed indices resampled jointly across ε.")
-    out[BLOCKS[1]] = head + "\n\n" + markdown_table(
-        ["learner", *[f"ε = {x:g}" for x in eps], "slope [95% CI]", "slope of the bound", "note"], rows)
+    out[BLOCKS[1]] = _sweep_block(e, summ, "eps", lambda x: f"ε = {x:g}", head,
+                                  lambda ln: batched if ln == "dp_exp3_batched" and same else "—")
 
     # K sweep
     k = df[df["sweep"] == "K"]
-    Ks = sorted(k["K"].unique())
-    sl = fit_slopes(k, "K", "regret", by=["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
-    sl = sl.sort_values("learner", key=lambda c: c.map(order))
-    rows = []
-    for r in sl.itertuples(index=False):
-        g = summ[(summ["sweep"] == "K") & (summ["learner"] == r.learner)].set_index("K")
-        cells = [f"{g.at[x, 'regret_mean']:,.0f}" if x in g.index else "—" for x in Ks]
-        nflat = sorted(kk[3] for kk in flat if kk[0] == "K" and kk[1] == r.learner)
-        note = ("no spread over seeds at K = " + ", ".join(str(int(x)) for x in nflat)) if nflat else "—"
-        rows.append([LABELS[r.learner], *cells, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-                     fmt_num(_theory_slope(g.reset_index(), "K", r.x_min, r.x_max)), note])
+
+    def no_spread(ln):
+        nflat = sorted(kk[3] for kk in flat if kk[0] == "K" and kk[1] == ln)
+        return ("no spread over seeds at K = " + ", ".join(str(int(x)) for x in nflat)) if nflat else "—"
+
     T_k = int(k["T"].iloc[0])
     head = (f"*Generated; do not edit by hand.* Mean pseudo-regret on `gap` at T = {T_k}, {S} seeds; slope of log "
             "mean regret on log K over the whole grid, seed indices resampled jointly across K.")
-    out[BLOCKS[2]] = head + "\n\n" + markdown_table(
-        ["learner", *[f"K = {int(x)}" for x in Ks], "slope [95% CI]", "slope of the bound", "note"], rows)
+    out[BLOCKS[2]] = _sweep_block(k, summ, "K", lambda x: f"K = {int(x)}", head, no_spread)
 
     # every point against its bound
     b = summ[np.isfinite(summ["theory"]) & (summ["theory"] > 0)].copy()

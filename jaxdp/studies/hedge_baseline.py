@@ -18,6 +18,7 @@ from ..experts import (
     bernoulli_experts, experts_problem, ftpl, ftpl_eta, hedge, hedge_eta, hedge_regret_bound, shrinking_dartboard,
 )
 from ..registry import register_study
+from ._common_study import ROOT as ROOT, check_each, equal_expected_regret, generated_from, page_paths, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
 
@@ -96,18 +97,11 @@ def build(cfg: dict) -> Study:
     Raises:
         ValueError: an unknown learner or adversary, ``T < 1`` or ``d < 2``.
     """
-    for l in cfg["learners"]:
-        if l not in LEARNERS:
-            raise ValueError(f"learners: unknown learner {l!r}; allowed: {', '.join(LEARNERS)}")
-    for a in cfg["adversaries"]:
-        if a not in ADVERSARIES:
-            raise ValueError(f"adversaries: unknown adversary {a!r}; allowed: {', '.join(ADVERSARIES)}")
-    for T in cfg["T"]:
-        if int(T) < 1:
-            raise ValueError(f"T must be positive integers, got {T!r}")
-    for d in cfg["d"]:
-        if int(d) < 2:
-            raise ValueError(f"d must be integers >= 2, got {d!r}")
+    check_each(cfg["learners"], lambda l: l in LEARNERS, "learners: unknown learner {!r}; allowed: " + ", ".join(LEARNERS))
+    check_each(cfg["adversaries"], lambda a: a in ADVERSARIES,
+               "adversaries: unknown adversary {!r}; allowed: " + ", ".join(ADVERSARIES))
+    check_each(cfg["T"], lambda T: int(T) >= 1, "T must be positive integers, got {!r}")
+    check_each(cfg["d"], lambda d: int(d) >= 2, "d must be integers >= 2, got {!r}")
     points = [{"learner": l, "adversary": a, "d": int(d), "T": int(T)}
               for l in cfg["learners"] for a in cfg["adversaries"] for d in cfg["d"] for T in cfg["T"]]
 
@@ -173,9 +167,7 @@ def build(cfg: dict) -> Study:
                  description=__doc__.strip().splitlines()[0])
 
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "hedge-baseline.md"
-RESULTS = ROOT / "results" / "hedge-baseline"
+DOC_PAGE, RESULTS = page_paths("hedge-baseline")
 BLOCKS = ("hedge-baseline slopes",)
 N_BOOT = 2000
 
@@ -190,12 +182,7 @@ def same_expected_regret(df, a: str = "dartboard", b: str = "hedge"):
     Returns:
         The set of ``(adversary, d)`` pairs where the two expected regrets agree (relative difference below 1e-6).
     """
-    k = ["adversary", "d", "T", "seed"]
-    x = df[df["learner"] == a].set_index(k)["expected_regret"]
-    y = df[df["learner"] == b].set_index(k)["expected_regret"]
-    both = x.index.intersection(y.index)
-    rel = ((x[both] - y[both]).abs() / np.maximum(1.0, y[both].abs())).groupby(level=[0, 1]).max()
-    return {key for key, v in rel.items() if v < 1e-6}
+    return equal_expected_regret(df, a, b, ["adversary", "d"], 1e-6)
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -244,9 +231,9 @@ def page_blocks(results_dir=None) -> dict:
                      fmt_ci(r.slope, r.slope_lo, r.slope_hi), vs, fmt_num(L["fit_regret_mean"], 1),
                      fmt_num(L["regret_mean"], 1), fmt_num(bound, 1), f"{L['switches_mean']:.0f}"])
     xs = sorted(df["T"].unique())
-    up = xs[(len(xs) - 1) // 2:] if len(xs) >= 4 else xs
-    head = (f"*Generated from `results/hedge-baseline/results.csv` by `jaxdp.studies.hedge_baseline.publish`; do "
-            f"not edit by hand.* {len(rows)} (learner, adversary, d) cells, {S} seeds per point. Slope of log mean "
+    up = upper_half(xs)
+    head = (generated_from("hedge_baseline", "results/hedge-baseline/results.csv")
+            + f" {len(rows)} (learner, adversary, d) cells, {S} seeds per point. Slope of log mean "
             f"regret on log T over T = {int(up[0])} … {int(up[-1])}, fitted on the expected regret where the "
             "learner reports it (Hedge, dartboard) and on the realized regret otherwise (FTPL). Every T of a curve "
             "uses the same seed keys, so each interval is a 95% percentile bootstrap over seed indices resampled "

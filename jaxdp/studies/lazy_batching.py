@@ -26,6 +26,7 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem, hedge, hedge_params
 from jaxdp.lazy import alternating_prediction, l2p_mw, l2p_mw_params, l2p_mw_regret_bound, plan_l2p_mw
 from jaxdp.registry import register_study
+from jaxdp.studies._common_study import ROOT as ROOT, generated_from, page_paths
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
@@ -145,9 +146,7 @@ def build(cfg: dict) -> Study:
                  description="LAZY batching term at scale (alternating batches)")
 
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "lazy-batching.md"
-RESULTS = ROOT / "results" / "lazy-batching"
+DOC_PAGE, RESULTS = page_paths("lazy-batching")
 BLOCKS = ("lazy-batching regret", "lazy-batching slopes")
 N_BOOT = 2000
 
@@ -184,8 +183,8 @@ def page_blocks(results_dir=None) -> dict:
                      fmt_num(r.TBeta_over_8, 1), fmt_num(r.tanh_exact, 1), fmt_num(r.claimed_TB2eta2, 1),
                      fmt_num(r.expected_regret_mean / r.TBeta_over_8, 3),
                      fmt_num(r.expected_regret_mean / r.claimed_TB2eta2, 2), f"{r.switches_mean:.0f}"])
-    head = (f"*Generated from `results/lazy-batching/results.csv` by `jaxdp.studies.lazy_batching.publish`; do not "
-            f"edit by hand.* {S} seeds per point. E[regret] is the learner's expected regret ⟨p_t, ℓ_t⟩ summed "
+    head = (generated_from("lazy_batching", "results/lazy-batching/results.csv")
+            + f" {S} seeds per point. E[regret] is the learner's expected regret ⟨p_t, ℓ_t⟩ summed "
             "over the rounds: on this deterministic adversary it is the same number for every seed, so it has "
             "no interval; the realized regret (the loss of the experts actually played) carries the seeds' "
             "spread (95% percentile bootstrap over that point's seeds).")

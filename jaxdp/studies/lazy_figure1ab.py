@@ -51,6 +51,7 @@ from typing import Any
 
 from ..core import seed_keys, simulate
 from ..registry import register_study
+from ._common_study import ROOT as ROOT, check_each, generated_from, page_paths, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
 
@@ -275,15 +276,9 @@ def build(cfg: dict) -> Study:
             an unknown mode.
     """
     for name, allowed in (("learners", LEARNERS), ("adversaries", ADVERSARIES), ("panels", PANELS)):
-        for v in cfg[name]:
-            if v not in allowed:
-                raise ValueError(f"{name}: unknown value {v!r}; allowed: {', '.join(allowed)}")
-    for T in cfg["T"]:
-        if int(T) < 16:
-            raise ValueError(f"T must be integers >= 16, got {T!r}")
-    for a in cfg["alpha"]:
-        if not 0 <= float(a) < 1:
-            raise ValueError(f"alpha must be in [0, 1), got {a!r}")
+        check_each(cfg[name], lambda v: v in allowed, name + ": unknown value {!r}; allowed: " + ", ".join(allowed))
+    check_each(cfg["T"], lambda T: int(T) >= 16, "T must be integers >= 16, got {!r}")
+    check_each(cfg["alpha"], lambda a: 0 <= float(a) < 1, "alpha must be in [0, 1), got {!r}")
     if cfg["mode"] not in ("paper", "certified", "rate", "retuned"):
         raise ValueError(f"mode must be one of paper, certified, rate, retuned; got {cfg['mode']!r}")
     if not 0 <= float(cfg.get("nonsmooth_alpha", 0.5)) < 1:
@@ -291,9 +286,7 @@ def build(cfg: dict) -> Study:
     nonsmooth = cfg.get("nonsmooth", [])
     if isinstance(nonsmooth, str):
         nonsmooth = [v.strip() for v in nonsmooth.split(",") if v.strip()]
-    for v in nonsmooth:
-        if v not in NONSMOOTH:
-            raise ValueError(f"nonsmooth: unknown value {v!r}; allowed: {', '.join(NONSMOOTH)}")
+    check_each(nonsmooth, lambda v: v in NONSMOOTH, "nonsmooth: unknown value {!r}; allowed: " + ", ".join(NONSMOOTH))
     points = [{"learner": l, "adversary": a, "panel": p, "alpha": float(al), "T": int(T),
                "d": panel_d(p, int(T)), "loss": "linear"}
               for l in cfg["learners"] for a in cfg["adversaries"] for p in cfg["panels"]
@@ -382,9 +375,7 @@ def build(cfg: dict) -> Study:
                  description=__doc__.strip().splitlines()[0])
 
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "lazy-figure1ab.md"
-RESULTS = ROOT / "results" / "lazy-figure1ab"
+DOC_PAGE, RESULTS = page_paths("lazy-figure1ab")
 BLOCKS = ("lazy-figure1ab slopes", "lazy-figure1ab nonsmooth")
 N_BOOT = 2000
 
@@ -444,10 +435,9 @@ def page_blocks(results_dir=None) -> dict:
         rows.append([r.learner, r.adversary, r.panel, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
                      fmt_num(claim), _versus(r.slope_lo, r.slope_hi, claim),
                      fmt_ci(last["regret_mean"], last["regret_lo"], last["regret_hi"], 1), "; ".join(notes) or "—"])
-    xs = sorted(lin["T"].unique())
-    up = xs[(len(xs) - 1) // 2:] if len(xs) >= 4 else xs
-    head = (f"*Generated from `results/lazy-figure1ab/results.csv` by `jaxdp.studies.lazy_figure1ab.publish`; do not "
-            f"edit by hand.* {len(rows)} linear-loss cells, {S} seeds per point. Slope of log mean regret on log T "
+    up = upper_half(sorted(lin["T"].unique()))
+    head = (generated_from("lazy_figure1ab", "results/lazy-figure1ab/results.csv")
+            + f" {len(rows)} linear-loss cells, {S} seeds per point. Slope of log mean regret on log T "
             f"over T = {int(up[0])} … {int(up[-1])} (means floored at 10⁻³ as the study fits), against the exponent "
             "of Figure 1 for the learner. The seed keys depend on T, so the horizons of a curve are independent "
             f"draws and each interval resamples every horizon's seeds on its own ({N_BOOT} replicates). Regret at "

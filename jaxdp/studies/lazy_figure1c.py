@@ -25,6 +25,7 @@ from jaxdp.experts import (
 )
 from jaxdp.lazy import figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw, private_lazy_sketch, sketch_params
 from jaxdp.registry import register_study
+from jaxdp.studies._common_study import ROOT as ROOT, equal_expected_regret, generated_from, page_paths, upper_half
 from jaxdp.studies.analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_panels
 
@@ -206,21 +207,15 @@ def build(cfg: dict) -> Study:
                  description="LAZY Figure 1(c) and its corrections")
 
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "lazy-figure1c.md"
-RESULTS = ROOT / "results" / "lazy-figure1c"
+DOC_PAGE, RESULTS = page_paths("lazy-figure1c")
 BLOCKS = ("lazy-figure1c exponents", "lazy-figure1c alternating terms", "lazy-figure1c model slopes")
 N_BOOT = 2000
 
 
 def _same_expected_regret(df, a: str, b: str):
-    """``{(adversary, alpha)}`` where learners ``a`` and ``b`` have the same expected regret at every seed and T."""
-    k = ["adversary", "alpha", "T", "seed"]
-    x = df[df["learner"] == a].set_index(k)["expected_regret"]
-    y = df[df["learner"] == b].set_index(k)["expected_regret"]
-    both = x.index.intersection(y.index)
-    rel = ((x[both] - y[both]).abs() / np.maximum(1.0, x[both].abs())).groupby(level=[0, 1]).max()
-    return {key for key, v in rel.items() if v < 1e-4}
+    """``{(adversary, alpha)}`` where learners ``a`` and ``b`` have the same expected regret at every seed and T
+    (relative to ``a``'s)."""
+    return equal_expected_regret(df, b, a, ["adversary", "alpha"], 1e-4)
 
 
 def alternating_terms(df, d: int):
@@ -290,10 +285,9 @@ def page_blocks(results_dir=None) -> dict:
         rows.append([r.learner, r.adversary, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
                      fmt_num(e.slope) if exact else fmt_ci(e.slope, e.slope_lo, e.slope_hi), fmt_num(claimed),
                      curve, "; ".join(notes) or "—"])
-    xs = sorted(df["T"].unique())
-    up = xs[(len(xs) - 1) // 2:] if len(xs) >= 4 else xs
-    head = (f"*Generated from `results/lazy-figure1c/results.csv` by `jaxdp.studies.lazy_figure1c.publish`; do not "
-            f"edit by hand.* {len(rows)} (learner, adversary, α) cells, {S} seeds per point. β is the least-squares "
+    up = upper_half(sorted(df["T"].unique()))
+    head = (generated_from("lazy_figure1c", "results/lazy-figure1c/results.csv")
+            + f" {len(rows)} (learner, adversary, α) cells, {S} seeds per point. β is the least-squares "
             f"slope of log mean regret on log T over T = {int(up[0])} … {int(up[-1])}. Every point uses the same "
             f"seed keys, so each interval is a 95% percentile bootstrap over seed indices resampled jointly across "
             f"the curve's horizons ({N_BOOT} replicates). Where the expected regret is the same for every seed "

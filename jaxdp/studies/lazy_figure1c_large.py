@@ -26,6 +26,7 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
 from jaxdp.lazy import alternating_prediction, figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
 from jaxdp.registry import register_study
+from jaxdp.studies._common_study import ROOT as ROOT, generated_from, page_paths
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
@@ -117,9 +118,7 @@ def build(cfg: dict) -> Study:
                  description="LAZY Figure 1(c) at large T (alternating batches)")
 
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "lazy-figure1c-large.md"
-RESULTS = ROOT / "results" / "lazy-figure1c-large"
+DOC_PAGE, RESULTS = page_paths("lazy-figure1c-large")
 BLOCKS = ("lazy-figure1c-large local slopes", "lazy-figure1c-large model")
 N_BOOT = 2000
 
@@ -153,8 +152,8 @@ def page_blocks(results_dir=None) -> dict:
             rows.append([f"{a:g}", f"{_pow2(lo)}–{_pow2(hi)}", fmt_ci(f.slope, f.slope_lo, f.slope_hi),
                          fmt_num(claimed), fmt_num(corrected),
                          "excludes the claimed" if f.slope_lo > claimed else "contains the claimed"])
-    head = (f"*Generated from `results/lazy-figure1c-large/results.csv` by `jaxdp.studies.lazy_figure1c_large."
-            f"publish`; do not edit by hand.* {S} seeds per point. Slope of log mean realized regret between two "
+    head = (generated_from("lazy_figure1c_large", "results/lazy-figure1c-large/results.csv")
+            + f" {S} seeds per point. Slope of log mean realized regret between two "
             "consecutive horizons. Both horizons use the same seed keys, so each interval is a 95% percentile "
             f"bootstrap over seed indices resampled jointly ({N_BOOT} replicates).")
     local = head + "\n\n" + markdown_table(["α", "T range", "local slope [95% CI]", "claimed", "corrected", "interval"],

@@ -39,6 +39,7 @@ from jaxdp.experts import (
 )
 from jaxdp.lazy import l2p_mw, l2p_mw_params, tree_ftrl_experts, tree_ftrl_params
 from jaxdp.registry import register_study
+from jaxdp.studies._common_study import ROOT as ROOT, page_paths
 from jaxdp.studies.framework import Param, Study, declare_params, plot_curves, summarize
 from jaxdp.studies.lazy_figure1c import learner_and_params
 
@@ -427,9 +428,7 @@ def build(cfg: dict) -> Study:
 
 
 # --------------------------------------------------------------------------- the docs page, generated
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "lazy-switching.md"
-RESULTS = ROOT / "results" / "lazy-switching"
+DOC_PAGE, RESULTS = page_paths("lazy-switching")
 BLOCKS = ("lazy-switching regret", "lazy-switching predictions", "lazy-switching marginals")
 #: family-wise error of the prediction checks (Bonferroni over every checked cell and count)
 FAMILY_ALPHA = 0.05

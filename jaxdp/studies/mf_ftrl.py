@@ -41,6 +41,7 @@ from ..oco import (
     squared_problem,
 )
 from ..registry import register_study
+from ._common_study import ROOT as ROOT, generated_from, page_paths
 from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks, ratio_to_base
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
@@ -265,9 +266,7 @@ def build(cfg: dict) -> Study:
                  description=__doc__.strip().splitlines()[0])
 
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "mf-ftrl.md"
-RESULTS = ROOT / "results" / "mf-ftrl"
+DOC_PAGE, RESULTS = page_paths("mf-ftrl")
 RATIO_BLOCK = "mf-ftrl-ratios"
 SLOPE_BLOCK = "mf-ftrl slopes"
 TWIN_BLOCK = "mf-ftrl blt vs square root"
@@ -327,8 +326,8 @@ def slope_table(df) -> str:
             for r in f.itertuples(index=False):
                 rows.append(["T" if part == "T" else "ε", r.mechanism, env, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
                              f"{r.x_min:g} … {r.x_max:g}", int(r.n_seeds)])
-    head = ("*Generated from `results/mf-ftrl/results.csv` by `jaxdp.studies.mf_ftrl.publish`; do not edit by hand.* "
-            "Least-squares slope of log mean regret on log T (upper half of the T grid) or log ε (the whole ε "
+    head = (generated_from("mf_ftrl", "results/mf-ftrl/results.csv")
+            + " Least-squares slope of log mean regret on log T (upper half of the T grid) or log ε (the whole ε "
             "grid). Every point uses the same seed keys, so each interval is a 95% percentile bootstrap over seed "
             f"indices resampled jointly across the curve's points ({N_BOOT} replicates).")
     return head + "\n\n" + markdown_table(["sweep", "mechanism", "instance", "slope [95% CI]", "range", "seeds"], rows)

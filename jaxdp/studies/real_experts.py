@@ -30,6 +30,7 @@ from ..realizable import (
     plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts,
 )
 from ..registry import register_study
+from ._common_study import ROOT as ROOT, check_each, generated_from, page_paths
 from .analysis import fmt_ci, markdown_table, publish_blocks, ratio_to_base
 from .framework import Param, Study, declare_params, plot_panels, summarize
 
@@ -92,15 +93,9 @@ def build(cfg: dict) -> Study:
     """
     from ..data import DATASETS, expert_pool_losses
 
-    for ds in cfg["datasets"]:
-        if ds not in DATASETS:
-            raise ValueError(f"datasets: unknown dataset {ds!r}; known: {sorted(DATASETS)}")
-    for ln in cfg["learners"]:
-        if ln not in LEARNERS:
-            raise ValueError(f"learners: unknown learner {ln!r}; known: {list(LEARNERS)}")
-    for e in cfg["eps"]:
-        if not float(e) > 0:
-            raise ValueError(f"eps must be > 0, got {e!r}")
+    check_each(cfg["datasets"], lambda ds: ds in DATASETS, "datasets: unknown dataset {!r}; known: " + str(sorted(DATASETS)))
+    check_each(cfg["learners"], lambda ln: ln in LEARNERS, "learners: unknown learner {!r}; known: " + str(list(LEARNERS)))
+    check_each(cfg["eps"], lambda e: float(e) > 0, "eps must be > 0, got {!r}")
     T, d = int(cfg["T"]), int(cfg["n_experts"])
     points = [{"dataset": ds, "learner": ln, "eps": float(e)}
               for ds in cfg["datasets"] for ln in cfg["learners"] for e in cfg["eps"]]
@@ -144,9 +139,7 @@ def build(cfg: dict) -> Study:
 
 # --------------------------------------------------------------------------- the results page
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "real-experts.md"
-RESULTS = ROOT / "results" / "real-experts"
+DOC_PAGE, RESULTS = page_paths("real-experts")
 BLOCKS = ("real-experts tables", "real-experts comparisons")
 PRIVATE = tuple(x for x in LEARNERS if x != "hedge")
 N_BOOT = 2000
@@ -177,8 +170,8 @@ def page_blocks(results_dir=None) -> dict:
     T = float((df["regret"] / df["regret_per_round"]).dropna().median())
     best = df.groupby("dataset")["best_loss"].mean().to_dict()
     eps = sorted(df["eps"].unique())
-    parts = [f"*Generated from `results/real-experts/results.csv` by `jaxdp.studies.real_experts.publish`; do not "
-             f"edit by hand.* Regret per round, mean [95% CI] over {S} seeds. Hedge is non-private: its cells repeat "
+    parts = [generated_from("real_experts", "results/real-experts/results.csv")
+             + f" Regret per round, mean [95% CI] over {S} seeds. Hedge is non-private: its cells repeat "
              "one run in every ε column. † marks a learner that switched at no seed: it played its initial random "
              "expert throughout, the same draw, seed by seed, as any other learner marked † at that dataset."]
     for ds in sorted(df["dataset"].unique()):

@@ -33,6 +33,7 @@ from ..label_dp.planners import plan_for
 from ..label_dp.rr_prior import rr_with_prior
 from ..mechanisms.randomized_response import rr_kary
 from ..registry import register_study
+from ._common_study import ROOT as ROOT, check_each, page_paths
 from .analysis import bootstrap_mean_ci
 from .framework import Param, Study, declare_params, plot_panels, summarize
 
@@ -120,12 +121,8 @@ def build(cfg: dict) -> Study:
     """
     from ..data import DATASETS, load_dataset
 
-    for ds in cfg["datasets"]:
-        if ds not in DATASETS:
-            raise ValueError(f"datasets: unknown dataset {ds!r}; known: {sorted(DATASETS)}")
-    for e in cfg["eps"]:
-        if not float(e) > 0:
-            raise ValueError(f"eps must be > 0, got {e!r}")
+    check_each(cfg["datasets"], lambda ds: ds in DATASETS, "datasets: unknown dataset {!r}; known: " + str(sorted(DATASETS)))
+    check_each(cfg["eps"], lambda e: float(e) > 0, "eps must be > 0, got {!r}")
     tf = float(cfg["train_frac"])
     if not 0.1 <= tf <= 0.9:
         raise ValueError(f"train_frac must be in [0.1, 0.9], got {tf!r}")
@@ -198,9 +195,7 @@ def build(cfg: dict) -> Study:
 
 
 # --------------------------------------------------------------------------- the docs page, generated
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "real-label-dp.md"
-RESULTS = ROOT / "results" / "real-label-dp"
+DOC_PAGE, RESULTS = page_paths("real-label-dp")
 BLOCKS = ("real-label-dp claims", "real-label-dp prior", "real-label-dp tables")
 N_BOOT = 4000
 #: ε of the "central beats local at small ε" comparison (LABEL Table 1: the central rates are better for ε < 1)

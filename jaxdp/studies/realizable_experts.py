@@ -50,6 +50,7 @@ from ..realizable import (
     potential_experts, sparse_vector_experts, thm1_bound, thm2_bound,
 )
 from ..registry import register_study
+from ._common_study import ROOT as ROOT, page_paths
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 if TYPE_CHECKING:
@@ -346,9 +347,7 @@ def build(cfg: dict) -> Study:
 
 
 # --------------------------------------------------------------------------- verdicts and the docs page
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "realizable-experts.md"
-RESULTS = ROOT / "results" / "realizable-experts"
+DOC_PAGE, RESULTS = page_paths("realizable-experts")
 BLOCKS = ("realizable-experts verdicts", "realizable-experts regret", "realizable-experts lower bound")
 
 #: (fit, learner, delta) -> (claim text, exponent, kind) of REAL's theorems; cells not listed are "not tested"

@@ -52,6 +52,7 @@ from ..oco import (
     potential_oco, potential_oco_params, smooth_realizable_params, squared_problem,
 )
 from ..registry import register_study
+from ._common_study import ROOT as ROOT, page_paths
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 if TYPE_CHECKING:
@@ -394,9 +395,7 @@ def _logphi_table(cfg: dict):
 #: the known log factor of each R7 rate, divided out before the "log-corrected" fit: Thm 4's realizable rate
 #: ``T^{1/3} log^{2/3} T`` and the general tuning's ``sqrt(T) H^{3/2}`` with ``H = log2 T`` tree levels
 LOG_FACTOR = {"realizable": lambda T: np.log(T) ** (2 / 3), "noisy": lambda T: np.log2(T) ** 1.5}
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOC_PAGE = ROOT / "docs" / "results" / "realizable-oco.md"
-RESULTS = ROOT / "results" / "realizable-oco"
+DOC_PAGE, RESULTS = page_paths("realizable-oco")
 BLOCK = "realizable-oco verdicts"
 BOUNDS_BLOCK = "realizable-oco r8 bounds"
 
@@ -413,7 +412,8 @@ def verdicts(slopes) -> "pd.DataFrame":
       potential algorithm's Lemma C.3 bound neither.
 
     Args:
-        slopes: the study's ``slopes`` table.
+        slopes: the study's ``slopes`` table (``sweep``, ``setting``, ``theory_slope``, ``n_seeds``, the slope and
+            the log-corrected slope with their intervals).
 
     Returns:
         The verdict rows (columns of :func:`jaxdp.studies.analysis.verdict_table`).
