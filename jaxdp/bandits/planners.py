@@ -46,7 +46,7 @@ __all__ = ["plan_dp_ucb_tree", "plan_dp_se", "plan_dp_exp3", "plan_ldp_ucb", "dp
 _RANGE = "losses (rewards) in [0, 1]: one round moves one reward by at most 1"
 
 
-def _common(eps, delta, T, d, mode, modes):
+def _common(eps, delta, T, d, mode, modes=("paper", "certified", "rate")):
     mode = check_choice("mode", mode, modes)
     check_epsilon(eps, allow_inf=False)
     delta = 0.0 if delta is None else delta
@@ -77,8 +77,13 @@ def dp_ucb_tree_ledger(b: float, H: int, K: int) -> LG.Ledger:
     return LG.parallel(tree, label=f"{K} per-arm trees: a round's reward enters one of them")
 
 
-def _parallel_laplace(noise_multiplier: float, item: str, parts: str) -> LG.Ledger:
-    return LG.parallel(LG.laplace(noise_multiplier, label=item), label=parts)
+def _pure_laplace_plan(algorithm: str, mode: str, params: dict, eps: float, delta: float, item: str, parts: str,
+                       **kw) -> Plan:
+    """The pure-DP plan of a learner whose ledger is ``parallel`` over Laplace releases (``item``) of noise
+    multiplier ``1/eps``, one per part (``parts``); ``kw``: the rest of :func:`make_plan`'s arguments."""
+    ledger = LG.parallel(LG.laplace(1.0 / eps, label=item), label=parts)
+    return make_plan(algorithm=algorithm, mode=mode, params=params, eps=eps, delta=delta, ledger=ledger,
+                     delta_budget=0.0, **kw)
 
 
 @register_planner("dp-ucb-tree", "DP-UCB with per-arm binary-tree Laplace counters (Tossou-Dimitrakakis 2016): node scale b")
@@ -99,7 +104,7 @@ def plan_dp_ucb_tree(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Opt
     Raises:
         ValueError: invalid values.
     """
-    e, dl, T, K, mode = _common(eps, delta, T, d, mode, ("paper", "certified", "rate"))
+    e, dl, T, K, mode = _common(eps, delta, T, d, mode)
     H = tree_depth(T)
     eps0, budget, notes = e / H, 0.0, []
     if mode == "certified" and dl > 0 and H > 1:
@@ -123,11 +128,8 @@ def plan_dp_se(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optional[
     """``(eps, beta = 1/T)`` of :func:`jaxdp.bandits.dp_se` (module docstring).
 
     Args:
-        eps: the privacy parameter ε.
+        eps, T, d, mode: as in :func:`plan_dp_ucb_tree`.
         delta: the privacy parameter δ (unused: the ledger is pure DP).
-        T: the horizon.
-        d: the number of arms ``K`` (``None``: 2).
-        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
         beta: the failure probability (``None``: ``1/T``).
 
     Returns:
@@ -136,17 +138,17 @@ def plan_dp_se(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optional[
     Raises:
         ValueError: invalid values.
     """
-    e, dl, T, K, mode = _common(eps, delta, T, d, mode, ("paper", "certified", "rate"))
+    e, dl, T, K, mode = _common(eps, delta, T, d, mode)
     beta = 1.0 / T if beta is None else float(beta)
     if not 0 < beta < 1:
         raise ValueError(f"beta must be in (0, 1), got {beta!r}")
     params = {"eps": e, "beta": beta, "K": K, "R_1": float(dp_se_epoch_length(1, K, e, beta))}
-    ledger = _parallel_laplace(1.0 / e, "one epoch mean of R_e rewards (sensitivity 1/R_e), Lap(1/(eps R_e))",
-                               "every reward enters one released mean (one arm, one epoch)")
-    return make_plan(algorithm="dp-se", mode=mode, params=params, eps=e, delta=dl, ledger=ledger, delta_budget=0.0,
-                     conditions={_RANGE: True}, utility_conditions={"beta <= 1/T": beta <= 1.0 / T * (1 + 1e-12)},
-                     reference="An optimal private stochastic-MAB algorithm based on an optimal private stopping rule "
-                               "(Sajed-Sheffet 2019), Alg. DP-SE")
+    return _pure_laplace_plan("dp-se", mode, params, e, dl,
+                              "one epoch mean of R_e rewards (sensitivity 1/R_e), Lap(1/(eps R_e))",
+                              "every reward enters one released mean (one arm, one epoch)",
+                              conditions={_RANGE: True}, utility_conditions={"beta <= 1/T": beta <= 1.0 / T * (1 + 1e-12)},
+                              reference="An optimal private stochastic-MAB algorithm based on an optimal private "
+                                        "stopping rule (Sajed-Sheffet 2019), Alg. DP-SE")
 
 
 @register_planner("dp-exp3", "private EXP3 on Laplace-noised (block-averaged) losses (Tossou-Dimitrakakis 2017; "
@@ -157,11 +159,7 @@ def plan_dp_exp3(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optiona
     :func:`jaxdp.bandits.theory.dp_exp3_tuning`). ``tau``: block length, or ``"auto"`` for ``ceil(1/eps)``.
 
     Args:
-        eps: the privacy parameter ε.
-        delta: the privacy parameter δ (unused: the ledger is pure DP).
-        T: the horizon.
-        d: the number of arms ``K`` (``None``: 2).
-        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+        eps, delta, T, d, mode: as in :func:`plan_dp_se`.
         tau: the block length, or ``"auto"``.
 
     Returns:
@@ -170,19 +168,19 @@ def plan_dp_exp3(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optiona
     Raises:
         ValueError: invalid values.
     """
-    e, dl, T, K, mode = _common(eps, delta, T, d, mode, ("paper", "certified", "rate"))
+    e, dl, T, K, mode = _common(eps, delta, T, d, mode)
     if isinstance(tau, str) and tau == "auto":
         tau = max(1, math.ceil(1.0 / e - 1e-12))
     tau = check_positive_int("tau", int(float(tau)) if isinstance(tau, str) else tau)
     p = theory.dp_exp3_tuning(K, T, e, tau)
     params = dict(p, K=K, T=T, bound=theory.dp_exp3_bound(K, T, p["eta"], p["gamma"], p["b"], p["B"], tau))
-    ledger = _parallel_laplace(1.0 / e, f"one block average of {tau} losses (sensitivity 1/tau), Lap(1/(eps tau))",
-                               "every round enters one block")
-    return make_plan(algorithm="dp-exp3", mode=mode, params=params, eps=e, delta=dl, ledger=ledger, delta_budget=0.0,
-                     conditions={_RANGE: True, "clipping is post-processing": True},
-                     utility_conditions={"gamma = eta K (1 + B) < 1/2 (eta |estimate| <= 1)": p["gamma"] < 0.5},
-                     reference="Achieving privacy in the adversarial multi-armed bandit (Tossou-Dimitrakakis 2017); "
-                               "Faster rates for private adversarial bandits (Asi-Raman-Talwar 2025)")
+    return _pure_laplace_plan("dp-exp3", mode, params, e, dl,
+                              f"one block average of {tau} losses (sensitivity 1/tau), Lap(1/(eps tau))",
+                              "every round enters one block",
+                              conditions={_RANGE: True, "clipping is post-processing": True},
+                              utility_conditions={"gamma = eta K (1 + B) < 1/2 (eta |estimate| <= 1)": p["gamma"] < 0.5},
+                              reference="Achieving privacy in the adversarial multi-armed bandit (Tossou-Dimitrakakis "
+                                        "2017); Faster rates for private adversarial bandits (Asi-Raman-Talwar 2025)")
 
 
 @register_planner("ldp-ucb", "LDP-UCB: each reward randomized locally with Lap(1/eps) (Ren et al. 2020)")
@@ -191,11 +189,7 @@ def plan_ldp_ucb(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optiona
     """Laplace scale ``b = 1/eps`` of :func:`jaxdp.bandits.ldp_ucb` (module docstring).
 
     Args:
-        eps: the privacy parameter ε.
-        delta: the privacy parameter δ (unused: the ledger is pure DP).
-        T: the horizon.
-        d: the number of arms ``K`` (``None``: 2).
-        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+        eps, delta, T, d, mode: as in :func:`plan_dp_se`.
 
     Returns:
         A :class:`jaxdp.accounting.Plan`.
@@ -203,11 +197,9 @@ def plan_ldp_ucb(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optiona
     Raises:
         ValueError: invalid values.
     """
-    e, dl, T, K, mode = _common(eps, delta, T, d, mode, ("paper", "certified", "rate"))
+    e, dl, T, K, mode = _common(eps, delta, T, d, mode)
     params = {"b": 1.0 / e, "K": K, "T": T}
-    ledger = _parallel_laplace(1.0 / e, "one reward through the local randomizer Lap(1/eps)",
-                               "every round's reward is randomized once, on its own")
-    return make_plan(algorithm="ldp-ucb", mode=mode, params=params, eps=e, delta=dl, ledger=ledger, delta_budget=0.0,
-                     conditions={_RANGE: True},
-                     reference="Multi-armed bandits with local differential privacy (Ren-Zhou-Lui-Zhang 2020), "
-                               "Laplace variant")
+    return _pure_laplace_plan("ldp-ucb", mode, params, e, dl, "one reward through the local randomizer Lap(1/eps)",
+                              "every round's reward is randomized once, on its own", conditions={_RANGE: True},
+                              reference="Multi-armed bandits with local differential privacy (Ren-Zhou-Lui-Zhang "
+                                        "2020), Laplace variant")
