@@ -220,7 +220,7 @@ def get_instance(name: str) -> Instance:
         name: the instance's name.
 
     Returns:
-        The :class:`Instance`.
+        The :class:`Instance`: its construction (``build``, ``problem``) and its fixed seeds.
 
     Raises:
         ValueError: no instance has that name (the message lists the known ones).

@@ -54,6 +54,33 @@ def _register(table: dict, kind: str, name: str, description: str, **extra):
     return deco
 
 
+_LOADED = False
+
+
+def load_all() -> None:
+    """Import every ``jaxdp`` subpackage and every module under ``jaxdp.studies`` (populates the registries)."""
+    global _LOADED
+    if _LOADED:
+        return
+    import jaxdp
+
+    for mod in pkgutil.iter_modules(jaxdp.__path__):
+        if mod.ispkg:
+            importlib.import_module(f"jaxdp.{mod.name}")
+    import jaxdp.studies as st
+
+    for mod in pkgutil.iter_modules(st.__path__):
+        importlib.import_module(f"jaxdp.studies.{mod.name}")
+    _LOADED = True
+
+
+def _get(table: dict, kind: str, name: str) -> Entry:
+    load_all()
+    if name not in table:
+        raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(sorted(table)) or '(none)'}")
+    return table[name]
+
+
 def register_planner(name: str, description: str = ""):
     """Register ``fn(*, eps, delta, T, d, mode, **kw) -> Plan`` as ``jaxdp plan NAME``.
 
@@ -65,6 +92,21 @@ def register_planner(name: str, description: str = ""):
         A decorator registering the planner function.
     """
     return _register(PLANNERS, "planner", name, description)
+
+
+def get_planner(name: str) -> Entry:
+    """The registered planner ``name`` (imports every subpackage first).
+
+    Args:
+        name: the planner's name.
+
+    Returns:
+        Its registry entry, whose ``fn`` is the planner function.
+
+    Raises:
+        ValueError: no planner of that name.
+    """
+    return _get(PLANNERS, "planner", name)
 
 
 def register_study(name: str, *, defaults: dict, quick: Optional[dict] = None, description: str = ""):
@@ -97,6 +139,21 @@ def register_study(name: str, *, defaults: dict, quick: Optional[dict] = None, d
     return deco
 
 
+def get_study(name: str) -> Entry:
+    """The registered study ``name`` (imports every subpackage first).
+
+    Args:
+        name: the study's name.
+
+    Returns:
+        Its registry entry; ``extra`` holds the study's ``defaults`` and ``quick`` configuration.
+
+    Raises:
+        ValueError: no study of that name.
+    """
+    return _get(STUDIES, "study", name)
+
+
 def register_audit(name: str, description: str = "", claimed_eps: Optional[float] = None, broken: bool = False):
     """Register ``fn(*, quick: bool, seed: int) -> report`` (``str(report)`` is printed) as ``jaxdp audit NAME``.
 
@@ -112,63 +169,6 @@ def register_audit(name: str, description: str = "", claimed_eps: Optional[float
     return _register(AUDITS, "audit", name, description, claimed_eps=claimed_eps, broken=broken)
 
 
-_LOADED = False
-
-
-def load_all() -> None:
-    """Import every ``jaxdp`` subpackage and every module under ``jaxdp.studies`` (populates the registries)."""
-    global _LOADED
-    if _LOADED:
-        return
-    import jaxdp
-
-    for mod in pkgutil.iter_modules(jaxdp.__path__):
-        if mod.ispkg:
-            importlib.import_module(f"jaxdp.{mod.name}")
-    import jaxdp.studies as st
-
-    for mod in pkgutil.iter_modules(st.__path__):
-        importlib.import_module(f"jaxdp.studies.{mod.name}")
-    _LOADED = True
-
-
-def _get(table: dict, kind: str, name: str) -> Entry:
-    load_all()
-    if name not in table:
-        raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(sorted(table)) or '(none)'}")
-    return table[name]
-
-
-def get_planner(name: str) -> Entry:
-    """The registered planner ``name`` (imports every subpackage first).
-
-    Args:
-        name: the planner's name.
-
-    Returns:
-        Its registry entry.
-
-    Raises:
-        ValueError: no planner of that name.
-    """
-    return _get(PLANNERS, "planner", name)
-
-
-def get_study(name: str) -> Entry:
-    """The registered study ``name`` (imports every subpackage first).
-
-    Args:
-        name: the study's name.
-
-    Returns:
-        Its registry entry.
-
-    Raises:
-        ValueError: no study of that name.
-    """
-    return _get(STUDIES, "study", name)
-
-
 def get_audit(name: str) -> Entry:
     """The registered audit ``name`` (imports every subpackage first).
 
@@ -176,7 +176,7 @@ def get_audit(name: str) -> Entry:
         name: the audit's name.
 
     Returns:
-        Its registry entry.
+        Its registry entry; ``extra`` holds ``claimed_eps`` and ``broken``.
 
     Raises:
         ValueError: no audit of that name.
