@@ -233,15 +233,11 @@ def audit_ldp_ucb(*, quick, key, n, name, eps):
     vector is ``(1, 0)`` vs ``(0, 1)``, arm 1 losing every other round. The event "third action = arm 1" has
     privacy loss ``ε - ln(1 + ε/2) = 1.31``, the most any event on this output can show (module docstring).
 
-    Called as registered, ``audit_ldp_ucb(quick=..., seed=..., n=..., claim_factor=...)``; the wrapper passes
-    the body ``key = jax.random.key(seed)``, the registered ``name`` and ``eps = 2 / claim_factor``.
+    Called as registered, like :func:`audit_dp_exp3`, with ``eps = 2 / claim_factor``.
 
     Args:
-        quick: with ``n`` unset, 200 000 runs per input instead of 1 000 000.
-        seed: the seed of the audit's key.
-        n: runs per input (``None``: by ``quick``).
+        quick, seed, n, key, name, eps: as in :func:`audit_dp_exp3`.
         claim_factor: audit the over-claim ``2 / claim_factor`` (the learner's noise stays that of ε = 2).
-        key, name, eps: what the wrapped body receives: the key, the report's name, the ε audited.
 
     Returns:
         The :class:`jaxdp.audit.AuditReport`.
@@ -271,15 +267,11 @@ def audit_dp_ucb_tree(*, quick, key, n, name, eps):
     released, so the loss on this output is at most ``ε/2 - ln(1 + ε/4) = 1.31`` at the claim ε = 4: the
     ``H``-fold composition of the tree is loose on short runs (module docstring).
 
-    Called as registered, ``audit_dp_ucb_tree(quick=..., seed=..., n=..., claim_factor=...)``; the wrapper
-    passes the body ``key = jax.random.key(seed)``, the registered ``name`` and ``eps = 4 / claim_factor``.
+    Called as registered, like :func:`audit_dp_exp3`, with ``eps = 4 / claim_factor``.
 
     Args:
-        quick: with ``n`` unset, 200 000 runs per input instead of 1 000 000.
-        seed: the seed of the audit's key.
-        n: runs per input (``None``: by ``quick``).
+        quick, seed, n, key, name, eps: as in :func:`audit_dp_exp3`.
         claim_factor: audit the over-claim ``4 / claim_factor`` (the node scale stays that of ε = 4).
-        key, name, eps: what the wrapped body receives: the key, the report's name, the ε audited.
 
     Returns:
         The :class:`jaxdp.audit.AuditReport`.
@@ -321,15 +313,11 @@ def audit_dp_se(*, quick, key, n, name, eps):
     event "arm 1 eliminated" (the two actions after epoch 1 are arm 0) has privacy loss ``ln 2.14 = 0.76`` at the
     claim ε = 1 (module docstring).
 
-    Called as registered, ``audit_dp_se(quick=..., seed=..., n=..., claim_factor=...)``; the wrapper passes
-    the body ``key = jax.random.key(seed)``, the registered ``name`` and ``eps = 1 / claim_factor``.
+    Called as registered, like :func:`audit_dp_exp3`, with ``eps = 1 / claim_factor``.
 
     Args:
-        quick: with ``n`` unset, 200 000 runs per input instead of 1 000 000.
-        seed: the seed of the audit's key.
-        n: runs per input (``None``: by ``quick``).
+        quick, seed, n, key, name, eps: as in :func:`audit_dp_exp3`.
         claim_factor: audit the over-claim ``1 / claim_factor`` (the learner stays that of ε = 1).
-        key, name, eps: what the wrapped body receives: the key, the report's name, the ε audited.
 
     Returns:
         The :class:`jaxdp.audit.AuditReport`.

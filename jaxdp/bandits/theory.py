@@ -243,8 +243,7 @@ def exp3_ix_tuning(K: int, T: int) -> tuple[float, float]:
     """``(eta, gamma)`` of Neu 2015: ``η = sqrt(2 ln K/(KT))``, ``γ = η/2``.
 
     Args:
-        K: the number of arms.
-        T: the horizon (rounds).
+        K, T: as in :func:`exp3_tuning`.
 
     Returns:
         ``(eta, gamma)`` for :class:`jaxdp.bandits.Exp3IXParams`.

@@ -211,6 +211,15 @@ def _claim(claim_factor: float) -> float:
     return AUDIT_SETTING.eps / claim_factor
 
 
+def _audit_control(mech, events, *, claim_factor: float, n: int, seed: int, name: str, float_floor: bool):
+    """Audit a control ``mech`` on the pair of :func:`neighbours` against L2P-MW's claim ``eps / claim_factor``
+    (δ unchanged); ``float_floor``: credit one L2P-MW run's float δ floor (:func:`_float_floor`)."""
+    x0, x1 = neighbours()
+    eps = _claim(claim_factor)
+    return audit(mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=events, n=n,
+                 key=jax.random.key(seed), name=name, delta_float=_float_floor(eps) if float_floor else None)
+
+
 def _float_floor(eps: float) -> float:
     """Float δ floor of one L2P-MW run: one categorical draw (d outcomes) and one acceptance coin per batch."""
     from ..accounting.floating import delta_float
@@ -301,12 +310,9 @@ def audit_l2p_mw_broken(*, quick: bool = False, seed: int = 0, n: int | None = N
     Returns:
         The :class:`jaxdp.audit.AuditReport`.
     """
-    x0, x1 = neighbours()
     ev = ThresholdEvents(statistic=_n_switches, thresholds=(0.5,))
-    eps = _claim(claim_factor)
-    return audit(_broken_mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
-                 n=n or (500_000 if quick else 2_000_000), key=jax.random.key(seed), name="l2p-mw-broken",
-                 delta_float=_float_floor(eps))
+    return _audit_control(_broken_mech, ev, claim_factor=claim_factor, n=n or (500_000 if quick else 2_000_000),
+                          seed=seed, name="l2p-mw-broken", float_floor=True)
 
 
 @register_audit("hedge-not-private", "per-round Hedge (eta = sqrt(8 ln d / T)) claiming L2P-MW's (eps, delta) "
@@ -320,15 +326,11 @@ def audit_hedge(*, quick: bool = False, seed: int = 0, n: int | None = None, cla
 
     Args:
         quick: with ``n`` unset, 100 000 runs per input instead of 400 000.
-        seed: the seed of the audit's key.
-        n: runs per input (``None``: by ``quick``).
-        claim_factor: audit the claim ``eps / claim_factor`` (δ unchanged).
+        seed, n, claim_factor: as in :func:`audit_l2p_mw_broken`.
 
     Returns:
         The :class:`jaxdp.audit.AuditReport`.
     """
-    x0, x1 = neighbours()
     ev = ThresholdEvents(statistic=_count_ones)
-    eps = _claim(claim_factor)
-    return audit(_hedge_mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=ev,
-                 n=n or (100_000 if quick else 400_000), key=jax.random.key(seed), name="hedge-not-private")
+    return _audit_control(_hedge_mech, ev, claim_factor=claim_factor, n=n or (100_000 if quick else 400_000),
+                          seed=seed, name="hedge-not-private", float_floor=False)
