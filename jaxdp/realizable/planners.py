@@ -95,7 +95,8 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
         svt_ratio: ε₁/ε₂ of the shared threshold, or ``"optimal"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.accounting.Plan` with params ``eps_svt``, ``eta``, ``K``, ``L`` and ``Lstar`` (and, with
+        ``threshold="shared"``, ``threshold`` and ``svt_ratio``).
 
     Raises:
         ValueError: invalid privacy parameters, horizon, ``d``, mode or option.
@@ -257,16 +258,13 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
     Lbar >= L*" holds). The sign does not affect privacy.
 
     Args:
-        eps: the privacy parameter ε.
+        eps, T, d, mode, beta: as in :func:`plan_sparse_vector_experts`.
         delta: ignored (pure DP).
-        T: the horizon.
-        d: the number of experts.
-        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
-        beta: the failure probability β.
         test_sign: ``"printed"`` or ``"flipped"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.accounting.Plan` with params ``eps_svt``, ``eta``, ``K``, ``L_offset``, ``Lbar0``,
+        ``zeta_scale``, ``margin`` and ``max_doublings``.
 
     Raises:
         ValueError: invalid privacy parameters, horizon, ``d``, mode or option.
@@ -396,15 +394,11 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
     the total is ε. ``rate``: ``s_φ = 2``, ``η = eps0/(8 log T)`` (constant 112 -> 8), eps0 solved.
 
     Args:
-        eps: the privacy parameter ε.
-        delta: the privacy parameter δ (0: pure DP).
-        T: the horizon.
-        d: the number of experts.
-        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        eps, delta, T, d, mode: as in :func:`plan_sparse_vector_experts`.
         gamma: γ (default ``1/d``).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.accounting.Plan` with params ``eps0``, ``eta``, ``K``, ``alpha`` and ``s_phi``.
 
     Raises:
         ValueError: invalid privacy parameters, horizon, ``d`` or mode.
@@ -468,16 +462,12 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
     ``T`` float terms per draw in the floor. Pass ``noise`` to ``binary_tree_experts`` too.
 
     Args:
-        eps: the privacy parameter ε.
-        delta: the privacy parameter δ (0: pure DP).
-        T: the horizon.
-        d: the number of experts.
-        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
-        beta: the failure probability β.
+        eps, delta, T, d, mode, beta: as in :func:`plan_sparse_vector_experts`.
         noise: the counters' continual-counting mechanism (``None``/``"tree"``: the tree).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.accounting.Plan` with params ``eps_tree``, ``eta_sel``, ``tau``, ``m_set``, ``P_max`` and
+        ``T_max``.
 
     Raises:
         ValueError: invalid privacy parameters, horizon, ``d``, mode or noise.
@@ -598,11 +588,7 @@ def thm2_bound(d, T, eps, beta=0.1, Lstar=0.0):
     """REAL Thm 2 with constants 1.
 
     Args:
-        d: the number of experts.
-        T: the horizon.
-        eps: the privacy parameter ε.
-        beta: the failure probability β.
-        Lstar: the best expert's loss L*.
+        d, T, eps, beta, Lstar: as in :func:`thm1_bound`.
 
     Returns:
         The bound.
@@ -617,10 +603,7 @@ def thm6_bound(d, T, eps, delta=0.0):
     """REAL Thms 6/7 with constants 1 (γ = 1/d): ``log²d log T/ε`` or ``log^{1.5}d log T sqrt(log 1/δ)/ε``.
 
     Args:
-        d: the number of experts.
-        T: the horizon.
-        eps: the privacy parameter ε.
-        delta: the privacy parameter δ (0: pure DP).
+        d, T, eps, delta: as in :func:`thm1_bound`.
 
     Returns:
         The bound.
