@@ -302,7 +302,8 @@ def build(cfg: dict) -> Study:
     Raises:
         ValueError: an unknown learner in ``cfg["learners"]``.
     """
-    check_each(cfg["learners"], lambda l: l in LEARNERS, "learners: unknown learner {!r}; allowed: " + ", ".join(LEARNERS))
+    check_each(cfg["learners"], lambda l: l in LEARNERS,
+               "learners: unknown learner {!r}; allowed: " + ", ".join(LEARNERS))
     points = _points(cfg)
     gap = float(cfg["gap"])
 

@@ -97,7 +97,8 @@ def build(cfg: dict) -> Study:
     Raises:
         ValueError: an unknown learner or adversary, ``T < 1`` or ``d < 2``.
     """
-    check_each(cfg["learners"], lambda l: l in LEARNERS, "learners: unknown learner {!r}; allowed: " + ", ".join(LEARNERS))
+    check_each(cfg["learners"], lambda l: l in LEARNERS,
+               "learners: unknown learner {!r}; allowed: " + ", ".join(LEARNERS))
     check_each(cfg["adversaries"], lambda a: a in ADVERSARIES,
                "adversaries: unknown adversary {!r}; allowed: " + ", ".join(ADVERSARIES))
     check_each(cfg["T"], lambda T: int(T) >= 1, "T must be positive integers, got {!r}")

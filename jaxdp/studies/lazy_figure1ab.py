@@ -388,6 +388,30 @@ def _versus(lo: float, hi: float, claim: float) -> str:
     return "above" if lo > claim else "below"
 
 
+def _nonsmooth_block(ns) -> str:
+    """The non-smooth block of the page: every L2P-RMW + MALA point of ``ns`` (the non-linear losses' rows, with
+    ``regret_pos``) and the slope of every (loss, α) against its claimed exponent."""
+    if not len(ns):
+        return "*Generated; do not edit by hand.* No non-smooth points in this run."
+    nby = ["loss", "alpha"]
+    nsl = fit_slopes(ns, "T", "regret_pos", by=nby, n_boot=N_BOOT)
+    nsumm = summarize(ns, nby + ["T", "d", "B"], ["regret", "mala_acceptance", "mala_outside", "mala_steps"])
+    nrows = []
+    for r in nsumm.itertuples(index=False):
+        nrows.append([r.loss, f"{r.alpha:g}", int(r.T), int(r.d), int(r.B),
+                      fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 1), fmt_num(r.mala_acceptance_mean, 2),
+                      fmt_num(r.mala_outside_mean, 2), int(r.mala_steps_mean)])
+    srows = [[r.loss, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
+              fmt_num(theory_slope("l2p_rmw", "a", r.alpha)),
+              _versus(r.slope_lo, r.slope_hi, theory_slope("l2p_rmw", "a", r.alpha))] for r in nsl.itertuples()]
+    nhead = ("*Generated; do not edit by hand.* L2P-RMW with MALA (rate mode, panel (a) dimension). The keys "
+             "depend on T and the loss, so every point is an independent draw.")
+    return (nhead + "\n\n" + markdown_table(
+        ["loss", "α", "T", "d", "B", "regret [95% CI]", "MALA acceptance", "proposals outside the ball",
+         "MALA steps"], nrows) + "\n\n" + markdown_table(
+        ["loss", "α", "slope [95% CI]", "claimed", "interval vs claimed"], srows))
+
+
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of ``docs/results/lazy-figure1ab.md`` from a kept run's ``results.csv``.
 
@@ -445,26 +469,7 @@ def page_blocks(results_dir=None) -> dict:
     slopes = head + "\n\n" + markdown_table(
         ["learner", "adversary", "panel", "α", "slope [95% CI]", "figure's exponent", "interval vs exponent",
          f"regret at T = {Tmax} [95% CI]", "note"], rows)
-    if not len(ns):
-        return {BLOCKS[0]: slopes, BLOCKS[1]: "*Generated; do not edit by hand.* No non-smooth points in this run."}
-    nby = ["loss", "alpha"]
-    nsl = fit_slopes(ns, "T", "regret_pos", by=nby, n_boot=N_BOOT)
-    nsumm = summarize(ns, nby + ["T", "d", "B"], ["regret", "mala_acceptance", "mala_outside", "mala_steps"])
-    nrows = []
-    for r in nsumm.itertuples(index=False):
-        nrows.append([r.loss, f"{r.alpha:g}", int(r.T), int(r.d), int(r.B),
-                      fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 1), fmt_num(r.mala_acceptance_mean, 2),
-                      fmt_num(r.mala_outside_mean, 2), int(r.mala_steps_mean)])
-    srows = [[r.loss, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-              fmt_num(theory_slope("l2p_rmw", "a", r.alpha)),
-              _versus(r.slope_lo, r.slope_hi, theory_slope("l2p_rmw", "a", r.alpha))] for r in nsl.itertuples()]
-    nhead = ("*Generated; do not edit by hand.* L2P-RMW with MALA (rate mode, panel (a) dimension). The keys "
-             "depend on T and the loss, so every point is an independent draw.")
-    nonsmooth = (nhead + "\n\n" + markdown_table(
-        ["loss", "α", "T", "d", "B", "regret [95% CI]", "MALA acceptance", "proposals outside the ball",
-         "MALA steps"], nrows) + "\n\n" + markdown_table(
-        ["loss", "α", "slope [95% CI]", "claimed", "interval vs claimed"], srows))
-    return {BLOCKS[0]: slopes, BLOCKS[1]: nonsmooth}
+    return {BLOCKS[0]: slopes, BLOCKS[1]: _nonsmooth_block(ns)}
 
 
 def publish(results_dir=None) -> list:

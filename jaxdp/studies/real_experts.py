@@ -93,8 +93,10 @@ def build(cfg: dict) -> Study:
     """
     from ..data import DATASETS, expert_pool_losses
 
-    check_each(cfg["datasets"], lambda ds: ds in DATASETS, "datasets: unknown dataset {!r}; known: " + str(sorted(DATASETS)))
-    check_each(cfg["learners"], lambda ln: ln in LEARNERS, "learners: unknown learner {!r}; known: " + str(list(LEARNERS)))
+    check_each(cfg["datasets"], lambda ds: ds in DATASETS,
+               "datasets: unknown dataset {!r}; known: " + str(sorted(DATASETS)))
+    check_each(cfg["learners"], lambda ln: ln in LEARNERS,
+               "learners: unknown learner {!r}; known: " + str(list(LEARNERS)))
     check_each(cfg["eps"], lambda e: float(e) > 0, "eps must be > 0, got {!r}")
     T, d = int(cfg["T"]), int(cfg["n_experts"])
     points = [{"dataset": ds, "learner": ln, "eps": float(e)}
@@ -145,6 +147,44 @@ PRIVATE = tuple(x for x in LEARNERS if x != "hedge")
 N_BOOT = 2000
 
 
+def _comparisons(df, s, still) -> str:
+    """The seed-paired comparisons block: at every (dataset, ε) the best private learner by mean regret against
+    the next best, then tree DP-FTRL against L2P-MW; ``s`` is the per-point summary of the regret per round and
+    ``still`` is True where a learner never switched."""
+    eps = sorted(df["eps"].unique())
+    priv = df[df["learner"].isin(PRIVATE)]
+    means = s[s["learner"].isin(PRIVATE)]
+    brow = []
+    for ds in sorted(df["dataset"].unique()):
+        cells = []
+        for e in eps:
+            m = means[(means["dataset"] == ds) & (means["eps"] == e)].sort_values("regret_per_round_mean")
+            # learners that never switched played the same initial expert: one entry, not several
+            frozen = [x for x in m["learner"] if bool(still.loc[(ds, x, e)])]
+            entries = []
+            for x in m["learner"]:
+                if x in frozen:
+                    if x == frozen[0]:
+                        entries.append((x, "initial expert (" + ", ".join(sorted(frozen)) + ") †"))
+                else:
+                    entries.append((x, x))
+            (first, name1), (second, name2) = entries[0], entries[1]
+            sub = priv[(priv["dataset"] == ds) & (priv["eps"] == e) & priv["learner"].isin([first, second])]
+            x = ratio_to_base(sub, ["dataset"], "learner", first, "regret", n_boot=N_BOOT).iloc[0]
+            cells.append(f"{name1}; {name2} {fmt_ci(x['ratio'], x['ratio_lo'], x['ratio_hi'], 2)}")
+        brow.append([ds, *cells])
+    tl = ratio_to_base(df[df["learner"].isin(["l2p_mw", "tree_ftrl"])], ["dataset", "eps"], "learner", "l2p_mw",
+                       "regret", n_boot=N_BOOT).set_index(["dataset", "eps"])
+    trow = [[ds, *[fmt_ci(tl.at[(ds, e), "ratio"], tl.at[(ds, e), "ratio_lo"], tl.at[(ds, e), "ratio_hi"], 2)
+                   for e in eps]] for ds in sorted(df["dataset"].unique())]
+    return ("*Generated; do not edit by hand.* Seed-paired comparisons (95% bootstrap over seed indices, "
+            f"{N_BOOT} replicates). Best private learner by mean regret at each point, and the next best's mean "
+            "regret over the best's (above 1: the best is ahead; an interval containing 1: the two are level):\n\n"
+            + markdown_table(["dataset", *[f"ε = {e:g}" for e in eps]], brow)
+            + "\n\nTree DP-FTRL's mean regret over L2P-MW's (below 1: the tree is ahead):\n\n"
+            + markdown_table(["dataset", *[f"ε = {e:g}" for e in eps]], trow))
+
+
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of ``docs/results/real-experts.md`` from a kept run's ``results.csv``.
 
@@ -189,38 +229,7 @@ def page_blocks(results_dir=None) -> dict:
                      + markdown_table(["learner", *[f"ε = {e:g}" for e in eps]], rows))
     tables = "\n\n".join(parts)
 
-    priv = df[df["learner"].isin(PRIVATE)]
-    means = s[s["learner"].isin(PRIVATE)]
-    brow = []
-    for ds in sorted(df["dataset"].unique()):
-        cells = []
-        for e in eps:
-            m = means[(means["dataset"] == ds) & (means["eps"] == e)].sort_values("regret_per_round_mean")
-            # learners that never switched played the same initial expert: one entry, not several
-            frozen = [x for x in m["learner"] if bool(still.loc[(ds, x, e)])]
-            entries = []
-            for x in m["learner"]:
-                if x in frozen:
-                    if x == frozen[0]:
-                        entries.append((x, "initial expert (" + ", ".join(sorted(frozen)) + ") †"))
-                else:
-                    entries.append((x, x))
-            (first, name1), (second, name2) = entries[0], entries[1]
-            sub = priv[(priv["dataset"] == ds) & (priv["eps"] == e) & priv["learner"].isin([first, second])]
-            x = ratio_to_base(sub, ["dataset"], "learner", first, "regret", n_boot=N_BOOT).iloc[0]
-            cells.append(f"{name1}; {name2} {fmt_ci(x['ratio'], x['ratio_lo'], x['ratio_hi'], 2)}")
-        brow.append([ds, *cells])
-    tl = ratio_to_base(df[df["learner"].isin(["l2p_mw", "tree_ftrl"])], ["dataset", "eps"], "learner", "l2p_mw",
-                       "regret", n_boot=N_BOOT).set_index(["dataset", "eps"])
-    trow = [[ds, *[fmt_ci(tl.at[(ds, e), "ratio"], tl.at[(ds, e), "ratio_lo"], tl.at[(ds, e), "ratio_hi"], 2)
-                   for e in eps]] for ds in sorted(df["dataset"].unique())]
-    comp = ("*Generated; do not edit by hand.* Seed-paired comparisons (95% bootstrap over seed indices, "
-            f"{N_BOOT} replicates). Best private learner by mean regret at each point, and the next best's mean "
-            "regret over the best's (above 1: the best is ahead; an interval containing 1: the two are level):\n\n"
-            + markdown_table(["dataset", *[f"ε = {e:g}" for e in eps]], brow)
-            + "\n\nTree DP-FTRL's mean regret over L2P-MW's (below 1: the tree is ahead):\n\n"
-            + markdown_table(["dataset", *[f"ε = {e:g}" for e in eps]], trow))
-    return {BLOCKS[0]: tables, BLOCKS[1]: comp}
+    return {BLOCKS[0]: tables, BLOCKS[1]: _comparisons(df, s, still)}
 
 
 def publish(results_dir=None) -> list:

@@ -121,7 +121,8 @@ def build(cfg: dict) -> Study:
     """
     from ..data import DATASETS, load_dataset
 
-    check_each(cfg["datasets"], lambda ds: ds in DATASETS, "datasets: unknown dataset {!r}; known: " + str(sorted(DATASETS)))
+    check_each(cfg["datasets"], lambda ds: ds in DATASETS,
+               "datasets: unknown dataset {!r}; known: " + str(sorted(DATASETS)))
     check_each(cfg["eps"], lambda e: float(e) > 0, "eps must be > 0, got {!r}")
     tf = float(cfg["train_frac"])
     if not 0.1 <= tf <= 0.9:
