@@ -247,12 +247,7 @@ def gaussian(noise_multiplier: float, count: int = 1, label: str = "", dim: int 
 
     Args:
         noise_multiplier: the standard deviation over the ℓ2-sensitivity, ``σ/Δ₂``.
-        count: the number of adaptive invocations (composed sequentially).
-        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
-        dim: the number of coordinates of each release (the ``d`` of the float floor).
-        release: ``"raw"`` (the noisy value is published) or ``"threshold"`` (only compared).
-        draws: float coupling terms per invocation.
-        draws_total: if ``> 0``, a cap on the coupling terms of all invocations in one run.
+        count, label, dim, release, draws, draws_total: as in :func:`laplace`.
 
     Returns:
         The :class:`Event` of kind ``"gaussian"``.
@@ -376,12 +371,7 @@ def approx(eps: float, delta: float, count: int = 1, label: str = "", *, sampler
 
     Args:
         eps, delta: the privacy of one invocation.
-        count: the number of adaptive invocations (composed sequentially).
-        label: a name for reports (``Ledger.describe``, ``jaxdp plan``).
-        sampler: the float sampler (:data:`jaxdp.accounting.floating.FLOAT_KINDS`), ``""`` if unknown.
-        dim: coordinates or outcomes of each float coupling term.
-        draws: float coupling terms per invocation.
-        release: ``"threshold"``, ``"raw"`` or ``""`` (the kind's default, ``"threshold"``).
+        count, label, sampler, dim, draws, release: as in :func:`pure`.
 
     Returns:
         The :class:`Event` of kind ``"approx"``.
