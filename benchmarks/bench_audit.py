@@ -645,6 +645,10 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--device", action="store_true", help="--dpsniper at DP-Sniper's 2e8 fresh runs per input, counted "
                    "on the device (for an accelerator); rows go to the accelerator table")
     p.add_argument("--n-best", type=int, default=2, help="--dpsniper: candidates evaluated on fresh runs")
+    p.add_argument("--n-rerank", type=int, default=0, help="--dpsniper: candidates whose events are refined and "
+                   "re-ranked before the --n-best are chosen (0: rank on the selection sample only)")
+    p.add_argument("--sizes", type=int, nargs=4, default=None, metavar=("TRAIN", "SELECT", "EVAL", "REFINE"),
+                   help="--dpsniper: runs per input, overriding the presets")
     p.add_argument("--jsonl", default=None, help="append each --dpsniper row to this JSON-lines file when it is done")
     a = p.parse_args(argv)
     if a.dpsniper or a.false_alarms:
@@ -664,7 +668,7 @@ def main(argv=None) -> list[dict]:
                     with open(path, "a") as fh:
                         fh.write(json.dumps(r) + "\n")
             rows = run_suite(quick=a.quick, seed=a.seed, names=a.only, device=a.device, on_row=on_row,
-                             n_best=a.n_best)
+                             n_best=a.n_best, n_rerank=a.n_rerank, sizes=a.sizes)
             bmd = suite_markdown(rows)
             print(bmd)
             if a.device:        # accelerator rows live in their JSON-lines files, not in the CPU table

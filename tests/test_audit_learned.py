@@ -319,3 +319,37 @@ def test_device_count_and_suite_refuse_bad_input():
         D.audit_suite_entry("laplce")
     with pytest.raises(ValueError, match="unknown DP-Sniper mechanism"):
         D.run_suite(names=["svt-1", "svt-9"], verbose=False)
+
+
+def test_rerank_keeps_the_family_wise_alpha_and_finds_the_best_pair():
+    """Re-ranking refined candidates uses no fresh run: on a mechanism that ignores its input the flag rate stays
+    below α (binomial bound at 1e-7); on Laplace(1) with pairs (0, s), the selection sample of 300 runs cannot tell
+    s = 0.7 from s = 1 but the refined events (10⁵ runs) pick s = 1, whose bound is then the largest."""
+    alpha, n_seeds, n_pairs = 0.3, 20, 16
+    pairs = {f"{i} vs {i + 1}": (jnp.int32(i), jnp.int32(i + 1)) for i in range(n_pairs)}
+    flagged = 0
+    for seed in range(n_seeds):
+        rep = audit_learned(_null, pairs, claimed_eps=1e-9, key=jax.random.key(seed), alpha=alpha,
+                            classifiers=(Histogram(8),), n_train=1000, n_select=1000, n_eval=1000, n_best=1,
+                            n_refine=1000, n_rerank=n_pairs, delta_float=0.0)
+        assert rep.n_events == 1 and rep.alpha_per_bound == pytest.approx(alpha / 2)
+        assert "best 16 re-ranked" in rep.family
+        flagged += rep.violation
+    assert flagged <= stats.binom.isf(1e-7, n_seeds, alpha), flagged
+    shifts = {f"{s}": (jnp.float32(0.0), jnp.float32(s)) for s in (0.3, 0.5, 0.7, 1.0)}
+    for seed in range(3):
+        rep = audit_learned(_lap, shifts, claimed_eps=1.0, key=jax.random.key(seed), alpha=ALPHA, n_train=20_000,
+                            n_select=300, n_eval=200_000, n_best=1, n_refine=100_000, n_rerank=4)
+        assert rep.pair == "1.0" and 0.5 < rep.eps_lower <= 1.0, str(rep)
+    with pytest.raises(ValueError, match="n_rerank"):
+        audit_learned(_lap, shifts, claimed_eps=1.0, key=jax.random.key(0), n_refine=10, n_rerank=-1)
+
+
+def test_suite_rows_carry_counts_and_the_delta_zero_bound():
+    """A suite row keeps the event's counts and ln(p0_lo / p1_hi), DP-Sniper's δ = 0 bound, which is at least
+    the report's own bound (that one subtracts the float δ floor first)."""
+    (row,) = D.run_suite(quick=True, names=["laplace"], verbose=False, n_best=1, n_rerank=2,
+                         sizes=(5_000, 5_000, 50_000, 20_000))
+    assert row["k0"] > 0 and row["k1"] >= 0 and row["n_rerank"] == 2
+    assert row["eps_lower_delta0"] == pytest.approx(max(math.log(row["p0_lo"] / row["p1_hi"]), 0.0))
+    assert row["eps_lower_delta0"] >= row["eps_lower"] and row["delta_float"] > 0

@@ -559,7 +559,7 @@ def _floor(name: str, eps: float) -> float:
 
 def audit_suite_entry(name: str, *, quick: bool = False, seed: int = 0, claim_factor: float = 1.0,
                       sizes=None, confidence: float = CONFIDENCE, n_best: int = 2,
-                      device: bool = False) -> AuditReport:
+                      device: bool = False, n_rerank: int = 0) -> AuditReport:
     """Audit one mechanism of the suite at ``confidence``.
 
     Args:
@@ -572,6 +572,8 @@ def audit_suite_entry(name: str, *, quick: bool = False, seed: int = 0, claim_fa
         n_best: candidates evaluated on fresh runs.
         device: DP-Sniper's sample size (``DEVICE``: 2·10⁸ fresh runs per input) with the fresh runs counted
             on the device (:func:`jaxdp.audit.learned.count_event_on_device`); meant for an accelerator.
+        n_rerank: candidates refined and re-ranked before the ``n_best`` are chosen
+            (:func:`jaxdp.audit.audit_learned`).
 
     Returns:
         The :class:`jaxdp.audit.AuditReport`.
@@ -591,7 +593,7 @@ def audit_suite_entry(name: str, *, quick: bool = False, seed: int = 0, claim_fa
     eps = CLAIMED_EPS / claim_factor
     return audit_learned(s["mechanism"], _pairs(name), claimed_eps=eps, key=jax.random.key(seed),
                          classifiers=s["classifiers"], n_train=n_train, n_select=n_select, n_eval=n_eval,
-                         n_best=n_best, n_refine=n_refine, alpha=1.0 - confidence, name=f"dpsniper-{name}",
+                         n_best=n_best, n_refine=n_refine, n_rerank=n_rerank, alpha=1.0 - confidence, name=f"dpsniper-{name}",
                          delta_float=_floor(name, eps), device_batch=DEVICE_BATCH if device else None)
 
 
@@ -613,8 +615,18 @@ for _name in _SPECS:
     _register(_name)
 
 
+def _eps_at_delta0(ev: dict) -> typing.Optional[float]:
+    """``ln(p0_lo / p1_hi)`` from the evidence's bounds: the ε lower bound at δ = 0, DP-Sniper's setting (the report's
+    own bound subtracts the float δ floor of the mechanism's draws from ``p0_lo`` first)."""
+    lo, hi = ev.get("p0_lo"), ev.get("p1_hi")
+    if lo is None or hi is None or lo <= 0.0 or hi <= 0.0:
+        return None
+    return max(math.log(lo / hi), 0.0)
+
+
 def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, verbose: bool = True,
-              device: bool = False, on_row: typing.Optional[typing.Callable] = None, n_best: int = 2) -> list:
+              device: bool = False, on_row: typing.Optional[typing.Callable] = None, n_best: int = 2,
+              n_rerank: int = 0) -> list:
     """Audit every mechanism of the suite (in ``names``' order when given).
 
     Args:
@@ -626,6 +638,7 @@ def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, ver
         device: DP-Sniper's sample size, fresh runs counted on the device (:func:`audit_suite_entry`).
         on_row: called with each row as soon as it is done (to save partial results).
         n_best: candidates evaluated on fresh runs (1: DP-Sniper's single witness, α split over its two bounds only).
+        n_rerank: candidates refined and re-ranked before the ``n_best`` are chosen (:func:`audit_suite_entry`).
 
     Returns:
         One row per mechanism: the bound, verdict, pair, sample counts and wall time.
@@ -641,7 +654,8 @@ def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, ver
             raise ValueError(f"names: unknown DP-Sniper mechanism(s) {unknown}; known: {sorted(_SPECS)}")
     for name in order:
         t = time.perf_counter()
-        rep = audit_suite_entry(name, quick=quick, seed=seed, sizes=sizes, device=device, n_best=n_best)
+        rep = audit_suite_entry(name, quick=quick, seed=seed, sizes=sizes, device=device, n_best=n_best,
+                                n_rerank=n_rerank)
         ev = rep.evidence
         rows.append(dict(name=name, eps_lower=rep.eps_lower, violation=rep.violation, pair=rep.pair,
                          event=ev.get("event", "-"), n_train=ev.get("n_train"), n_select=ev.get("n_select"),
@@ -649,7 +663,9 @@ def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, ver
                          n_eval=rep.n, n_pairs=rep.n_pairs, n_candidates=rep.n_candidates,
                          seconds=time.perf_counter() - t, true_eps=SUITE[name]["true_eps"],
                          broken=SUITE[name]["broken"], platform=jax.devices()[0].platform,
-                         n_best=n_best))
+                         n_best=n_best, n_rerank=n_rerank, k0=ev.get("k0"), k1=ev.get("k1"),
+                         p0_lo=ev.get("p0_lo"), p1_hi=ev.get("p1_hi"), delta_float=rep.delta_float,
+                         eps_lower_delta0=_eps_at_delta0(ev)))
         if on_row is not None:
             on_row(rows[-1])
         if verbose:

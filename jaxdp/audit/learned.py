@@ -348,7 +348,7 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
                   key: jax.Array, classifiers: Sequence = (Logistic(),), n_train: int = 100_000,
                   n_select: int = 100_000, n_eval: int = 400_000, n_best: int = 1, alpha: float = DEFAULT_ALPHA,
                   batch: int = 1 << 16, name: str = "mechanism", delta_float: Optional[float] = None,
-                  c_grid: Sequence[float] = C_GRID, n_refine: int = 0,
+                  c_grid: Sequence[float] = C_GRID, n_refine: int = 0, n_rerank: int = 0,
                   device_batch: Optional[int] = None) -> AuditReport:
     """Audit ``sample_fn`` with learned events (DP-Sniper) over a family of neighbour pairs.
 
@@ -371,6 +371,9 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
         n_refine: if > 0, the event of each of those candidates is chosen again on a larger selection sample of
             ``n_refine`` new runs per input (rare events need more runs to be placed well than to rank pairs;
             DP-Sniper's DD-Search likewise re-estimates its best witness), still before the fresh runs.
+        n_rerank: with ``n_refine``: refine the best ``max(n_rerank, n_best)`` candidates of the selection sample and
+            keep the ``n_best`` whose refined events project the highest bounds (a selection sample's ranking of
+            close candidates is noisy, and its winner is biased upward); the fresh runs stay unseen.
         device_batch: if given, the fresh runs are drawn, scored and counted on the device in chunks of this many
             runs (:func:`count_event_on_device`), so ``n_eval`` is limited by time rather than host memory (the
             default keeps them on the host, scored exactly as in selection).
@@ -387,6 +390,8 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
     n_select = check_positive_int("n_select", n_select, minimum=2)
     n_eval = check_positive_int("n_eval", n_eval, minimum=2)
     n_best = check_positive_int("n_best", n_best)
+    n_refine = check_positive_int("n_refine", n_refine, minimum=0)
+    n_rerank = check_positive_int("n_rerank", n_rerank, minimum=0)
     if device_batch is not None:
         device_batch = check_positive_int("device_batch", device_batch)
     _check_key(key)
@@ -421,7 +426,7 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
             cands.append(LearnedCandidate(pair=p, label=pairs[p][0], spec=spec, params=params, event=ev))
     del train, sel
     cands.sort(key=lambda cd: -cd.event.projected if np.isfinite(cd.event.projected) else np.inf)
-    chosen = cands[:m]
+    chosen = cands[:max(m, min(n_rerank, n_cand))] if n_refine else cands[:m]
     if n_refine:
         k_ref = jax.random.fold_in(k_sel, 1 << 20)
         batch_r = min(int(batch), n_refine)
@@ -431,6 +436,9 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
                 sample_fn, fn, jax.random.fold_in(jax.random.fold_in(k_ref, j), side), inputs[i], n_refine,
                 batch_r)[c]) for side, i in enumerate(pair_idx[cd.pair])]
             cd.event = best_threshold_event(s[0], s[1], n_eval=n_eval, delta=delta, level=level, c_grid=c_grid)
+        if len(chosen) > m:
+            chosen = sorted(chosen, key=lambda cd: -cd.event.projected if np.isfinite(cd.event.projected)
+                            else np.inf)[:m]
     best = None
     for j, cd in enumerate(chosen):
         i0, i1 = pair_idx[cd.pair]
@@ -459,7 +467,8 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
     lo, hi, evd, p = best
     eps_lower = max(lo, 0.0)
     names = ", ".join(sorted({c.name for c in classifiers}))
-    refine = f", refined on {n_refine:,}" if n_refine else ""
+    refine = (f", refined on {n_refine:,}" + (f" (best {min(n_rerank, n_cand)} re-ranked)" if n_rerank > m else "")
+              if n_refine else "")
     family = (f"learned events ({names}; randomized thresholds) on {len(pairs)} pair(s): best {m} of {n_cand}"
               f" candidates evaluated on fresh runs (trained on {n_train:,}, selected on {n_select:,}{refine}"
               f" per input)")
