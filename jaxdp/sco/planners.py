@@ -196,16 +196,8 @@ def plan_epoch_growth_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = 
     """Parameters of ``epoch_growth_sco`` given only a lower bound ``kappa_low > 1`` on the growth (Thms 2–3).
 
     Args:
-        eps: the privacy parameter ε.
-        delta: the privacy parameter δ (0: pure DP).
-        T: accepted as an alias of ``n`` when ``n`` is not given.
-        d: the dimension.
-        n: the sample size.
+        eps, delta, T, d, n, L, D, beta, mode: as in :func:`plan_localization_sco`.
         kappa_low: the lower bound on κ (> 1).
-        L: the Lipschitz constant.
-        D: the diameter of ``X`` (``2R``).
-        beta: the failure probability β (``None``: ``1/(n + d)``).
-        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
 
     Returns:
         A :class:`jaxdp.accounting.Plan` for :class:`EpochParams`.
@@ -243,10 +235,7 @@ def theorem1_rho(n: int, d: int, eps: float, L: float, lam: float, kappa: float)
     """Theorem 1's printed ``ρ = (L/λ)^{1/(κ-1)} (d/(nε))^{κ/(κ-1)}``.
 
     Args:
-        n: the sample size.
-        d: the dimension.
-        eps: the privacy parameter ε.
-        L: the Lipschitz constant.
+        n, d, eps, L: as in :func:`sco_step`.
         lam: the growth constant λ.
         kappa: the growth exponent κ.
 
@@ -265,21 +254,15 @@ def plan_grad_inverse_sensitivity(*, eps: float, delta: float = 0.0, T: Optional
     (``delta_certified = 0`` whatever ``delta`` is requested).
 
     Args:
-        eps: the privacy parameter ε.
+        eps, T, d, n, L, D, mode: as in :func:`plan_localization_sco`.
         delta: ignored (pure DP).
-        T: accepted as an alias of ``n`` when ``n`` is not given.
-        d: the dimension.
-        n: the sample size.
-        L: the Lipschitz constant.
-        D: the diameter of ``X`` (``2R``).
         lam: the growth constant λ.
         kappa: the growth exponent κ > 1.
         rho_rule: ``"theorem"`` or ``"agnostic"``.
         M: the grid cells per axis.
-        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.accounting.Plan` with params ``rho``, ``M``, ``eps`` and ``window_cells``.
 
     Raises:
         ValueError: invalid values (``eps`` must be finite).
@@ -328,13 +311,8 @@ def reduction_schedule(n: int, d: int, eps: float, L: float, D: float, kappa: fl
     doublings after which the last domain radius ``(L/λ_k)^{1/(κ-1)}`` is ``<= E/L``.
 
     Args:
-        n: the sample size.
-        d: the dimension.
-        eps: the privacy parameter ε.
-        L: the Lipschitz constant.
-        D: the diameter of ``X`` (``2R``).
+        n, d, eps, L, D, beta: as in :func:`sco_step`.
         kappa: the growth exponent κ.
-        beta: the failure probability β.
         mode: ``"paper"`` or ``"rate"``.
         lam0: a given λ_0 (``None``: computed).
         k: a given ``k`` (``None``: computed).
@@ -388,22 +366,16 @@ def plan_growth_reduction_erm(*, eps: float, delta: float = 0.0, T: Optional[int
     Utility constants are RECONSTRUCTED; see ``reduction_schedule``. ``delta_certified = 0``.
 
     Args:
-        eps: the privacy parameter ε.
+        eps, T, d, n, L, D, beta, mode: as in :func:`plan_localization_sco`.
         delta: unused (pure DP).
-        T: accepted as an alias of ``n`` when ``n`` is not given.
-        d: the dimension.
-        n: the sample size.
         kappa: the regularization exponent κ >= 2.
-        L: the Lipschitz constant.
-        D: the diameter of ``X`` (``2R``).
         lam0: the first regularization λ_0 (``None``: from :func:`reduction_schedule`).
         k: the number of rounds (``None``: from :func:`reduction_schedule`).
-        beta: the failure probability β.
         M: the grid cells per axis.
-        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.accounting.Plan` with params ``kappa``, ``lam0``, ``k``, ``eps``, ``eps_round``, ``M``, ``w``,
+        ``inner_delta`` and ``target_excess``.
 
     Raises:
         ValueError: invalid values (``eps`` must be finite).
