@@ -82,16 +82,22 @@ def shrinking_dartboard(d: int, variant: str = "exp") -> Learner:
     return Learner(init=init, step=step)
 
 
-def _conformance(d, T):
-    from .conformance import experts_case
+def _register_hedge_params_learner(name: str, factory, description: str, reference: str) -> None:
+    """Register a non-private experts learner ``factory(d)`` that takes :class:`HedgeParams`; its conformance
+    case runs ``eta = 0.1`` and ``0.3`` (also used by :mod:`jaxdp.experts.ftpl`)."""
 
-    return experts_case(shrinking_dartboard(d), d, [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
+    def conformance(d, T):
+        from .conformance import experts_case
+
+        return experts_case(factory(d), d, [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
+
+    register_learner(name, factory=factory, params_type=HedgeParams, problem="experts", private=False,
+                     conformance=ConformanceCase(conformance), description=description, reference=reference)
 
 
-register_learner(
-    "shrinking_dartboard", factory=shrinking_dartboard, params_type=HedgeParams, problem="experts", private=False,
-    conformance=ConformanceCase(_conformance),
-    description="lazy multiplicative weights: keep x with probability w_{t+1}(x)/w_t(x), else redraw from p_{t+1} "
-                "(marginal p_t exactly; variant='geulen': weights (1-η)^L)",
-    reference="Geulen, Vöcking, Winkler 2010, Regret minimization for online buffering problems using the "
-              "weighted majority algorithm")
+_register_hedge_params_learner(
+    "shrinking_dartboard", shrinking_dartboard,
+    "lazy multiplicative weights: keep x with probability w_{t+1}(x)/w_t(x), else redraw from p_{t+1} "
+    "(marginal p_t exactly; variant='geulen': weights (1-η)^L)",
+    "Geulen, Vöcking, Winkler 2010, Regret minimization for online buffering problems using the "
+    "weighted majority algorithm")

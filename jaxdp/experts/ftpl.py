@@ -23,8 +23,7 @@ import jax.numpy as jnp
 
 from ..core.types import Learner
 from ..core.validation import check_choice, check_positive_int
-from ..registry import ConformanceCase, register_learner
-from .hedge import HedgeParams
+from .dartboard import _register_hedge_params_learner
 
 __all__ = ["FTPLState", "ftpl", "ftpl_eta"]
 
@@ -100,15 +99,8 @@ def ftpl(d: int, noise: str = "exponential") -> Learner:
     return Learner(init=init, step=step)
 
 
-def _conformance(d, T):
-    from .conformance import experts_case
-
-    return experts_case(ftpl(d), d, [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
-
-
-register_learner(
-    "ftpl", factory=ftpl, params_type=HedgeParams, problem="experts", private=False,
-    conformance=ConformanceCase(_conformance),
-    description="follow the perturbed leader: x_t = argmax_i(-η L_{t-1}(i) + Z_i), fresh Z each round "
-                "(noise='gumbel' is Hedge; 'exponential', 'uniform', 'laplace')",
-    reference="Kalai, Vempala 2005, Efficient algorithms for online decision problems; Abernethy et al. 2014")
+_register_hedge_params_learner(
+    "ftpl", ftpl,
+    "follow the perturbed leader: x_t = argmax_i(-η L_{t-1}(i) + Z_i), fresh Z each round "
+    "(noise='gumbel' is Hedge; 'exponential', 'uniform', 'laplace')",
+    "Kalai, Vempala 2005, Efficient algorithms for online decision problems; Abernethy et al. 2014")

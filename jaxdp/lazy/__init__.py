@@ -26,9 +26,13 @@ from ..experts.dartboard import shrinking_dartboard
 from . import audits  # noqa: F401  (registers the audits)
 
 __all__ = [
-    "LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params", "MWMeasureParams", "mw_measure",
+    "LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params",
+    "MWMeasureParams", "mw_measure",
     "l2p_mw", "l2p_mw_params", "l2p_mw_regret_bound", "l2p_mw_paper_regret", "alternating_prediction",
-    "batch_aligned_prediction", "shrinking_dartboard", "plan_l2p_mw", "L2P_MW_MODES", "l2p_mw_eps0",
+    "batch_aligned_prediction",
+    "shrinking_dartboard",
+    "plan_l2p_mw", "L2P_MW_MODES", "l2p_mw_eps0",
     "SketchParams", "SketchState", "private_lazy_sketch", "sketch_params",
-    "TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params", "FIGURE1_PANELS", "figure1_exponents",
+    "TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params",
+    "FIGURE1_PANELS", "figure1_exponents",
 ]

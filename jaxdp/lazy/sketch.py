@@ -45,9 +45,7 @@ class SketchState(NamedTuple):
     """State of :func:`private_lazy_sketch`.
 
     Attributes:
-        x: the current action (the expert played).
-        cum: the cumulative loss vector.
-        p: the current distribution over experts.
+        x, cum, p: as in :class:`jaxdp.experts.DartboardState` (``p``: the MW distribution ``x`` is drawn from).
     """
     x: jax.Array     # int32 expert played
     cum: jax.Array   # (d,) cumulative losses
