@@ -34,6 +34,11 @@ def _dpa():
     return dp_accounting
 
 
+def _noise_multiplier_event(event: str, name: str, value: float):
+    nm = float(C.pos(name, value))
+    return getattr(_dpa(), event)(noise_multiplier=nm)
+
+
 def gaussian_event(sigma_over_sensitivity: float):
     """``GaussianDpEvent(noise_multiplier = σ/Δ₂)``: ``h(S) + N(0, σ²I)`` with ℓ2-sensitivity Δ₂.
 
@@ -43,21 +48,19 @@ def gaussian_event(sigma_over_sensitivity: float):
     Returns:
         The ``dp_accounting`` event.
     """
-    nm = float(C.pos("sigma_over_sensitivity", sigma_over_sensitivity))
-    return _dpa().GaussianDpEvent(noise_multiplier=nm)
+    return _noise_multiplier_event("GaussianDpEvent", "sigma_over_sensitivity", sigma_over_sensitivity)
 
 
 def laplace_event(scale_over_sensitivity: float):
-    """``LaplaceDpEvent(noise_multiplier = b/Δ₁)``: ``h(S) + Lap(b)^d`` with ℓ1-sensitivity Δ₁; (Δ₁/b)-DP.
+    """``LaplaceDpEvent(noise_multiplier = b/Δ₁)``: ``h(S) + Lap(b)^d`` with ℓ1-sensitivity Δ₁.
 
     Args:
-        scale_over_sensitivity: b/Δ₁.
+        scale_over_sensitivity: b/Δ₁; the event is (Δ₁/b)-DP.
 
     Returns:
         The ``dp_accounting`` event.
     """
-    nm = float(C.pos("scale_over_sensitivity", scale_over_sensitivity))
-    return _dpa().LaplaceDpEvent(noise_multiplier=nm)
+    return _noise_multiplier_event("LaplaceDpEvent", "scale_over_sensitivity", scale_over_sensitivity)
 
 
 def zcdp_event(rho: float):
