@@ -123,8 +123,7 @@ def check_delta_open(delta: Any, name: str = "delta") -> Any:
     """δ in (0, 1) (approximate-DP calibrations need δ > 0).
 
     Args:
-        delta: the privacy parameter δ (number or array).
-        name: the parameter's name, quoted in the error message.
+        delta, name: the privacy parameter δ (number or array) and its name, quoted in the error message.
 
     Returns:
         ``delta`` unchanged.
