@@ -95,10 +95,10 @@ def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | 
         norm: ``"l1"`` or ``"l2"`` (Δ₁ = sqrt(d) Δ₂).
 
     Returns:
-        A :class:`Plan` with the Laplace scale.
+        A :class:`Plan` with params ``scale`` (the Laplace scale ``b``), ``eps_per_release``, ``sensitivity_l1``, ``T``.
 
     Raises:
-        ValueError: invalid privacy parameters, horizon, mode or norm.
+        ValueError: invalid privacy parameters, horizon, mode or norm, or ``norm="l2"`` without ``d``.
     """
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=False)
     dim = _dim(d)
@@ -248,7 +248,8 @@ def plan_tree_aggregation(*, eps: float, delta: float, T: int, d: int | None = 1
         adjacency: ``"replace_one"`` or ``"add_remove"``.
 
     Returns:
-        A :class:`Plan` with the node noise σ.
+        A :class:`Plan` with params ``sigma`` (the node noise σ), ``H``, ``rho``, ``T`` and, when ``d`` is given,
+        ``noise_sq_max``.
 
     Raises:
         ValueError: invalid privacy parameters, horizon, mode or adjacency.
