@@ -1,15 +1,39 @@
-r"""Shared pieces of the bandit learners: tie-breaking and confidence radii."""
+r"""Shared pieces of the bandit learners: their factory decorator, tie-breaking and confidence radii."""
 from __future__ import annotations
 
+import functools
 import math
+from typing import Callable
 
 import jax
 import jax.numpy as jnp
 
-__all__ = ["argmax_priority", "random_priority", "laplace_sum_radius", "fdt"]
+from ..core.types import Learner
+from ..core.validation import check_positive_int
+
+__all__ = ["arms_factory", "argmax_priority", "random_priority", "laplace_sum_radius", "fdt"]
 
 SQRT8 = math.sqrt(8.0)
 TWO_SQRT2 = 2.0 * math.sqrt(2.0)
+
+
+def arms_factory(build: Callable[[int], Learner]) -> Callable[[int], Learner]:
+    """Decorator of the learner factories whose only argument is the number of arms ``K``: the factory checks ``K``
+    (a positive int) before ``build`` sees it and caches one learner per ``K``.
+
+    Args:
+        build: ``K -> Learner``, called with the checked ``K``.
+
+    Returns:
+        The factory (``build``'s name, docstring and signature), cached as with ``functools.lru_cache``.
+    """
+
+    @functools.lru_cache(maxsize=None)
+    @functools.wraps(build)
+    def factory(K: int) -> Learner:
+        return build(check_positive_int("K", K))
+
+    return factory
 
 
 def fdt():

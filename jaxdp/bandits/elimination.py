@@ -36,7 +36,6 @@ the played arm's noise, used only when that arm completes its ``R_e`` pulls of t
 """
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
@@ -44,8 +43,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.types import Learner
-from ..core.validation import check_field, check_positive_int
-from ._common import fdt, random_priority
+from ..core.validation import check_field
+from ._common import arms_factory, fdt, random_priority
 from .problem import bandit_learner
 
 __all__ = ["DPSEState", "DPSEParams", "dp_se", "dp_se_epoch_length"]
@@ -118,9 +117,11 @@ def dp_se_epoch_length(e, n_active, eps, beta):
                          np.asarray(beta, np.float64))
 
 
-@functools.lru_cache(maxsize=None)
+@arms_factory
 def dp_se(K: int) -> Learner:
     """DP-SE over ``K`` arms (module docstring). Params: :class:`DPSEParams` ``(eps, beta)``.
+
+    Info: ``eliminated`` (the number of arms eliminated this round: nonzero only at the end of an epoch).
 
     Args:
         K: the number of arms (static).
@@ -128,7 +129,6 @@ def dp_se(K: int) -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    K = check_positive_int("K", K)
     f = fdt()
     arms = jnp.arange(K)
 

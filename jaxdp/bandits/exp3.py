@@ -52,7 +52,6 @@ Random numbers per round: EXP3 and EXP3-IX one uniform; DP-EXP3 one uniform and 
 """
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
@@ -60,8 +59,8 @@ import jax.numpy as jnp
 
 from ..core.random import sample_from_weights
 from ..core.types import Learner
-from ..core.validation import check_field, check_positive_int
-from ._common import fdt
+from ..core.validation import check_field
+from ._common import arms_factory, fdt
 from .problem import bandit_learner
 
 __all__ = [
@@ -74,6 +73,12 @@ def _normalized(logw):
     logw = logw - jnp.max(logw)
     w = jnp.exp(logw)
     return logw, w / jnp.sum(w)
+
+
+def _uniform_start(key, K: int):
+    """``(x, logw, p)`` at ``init``: ``p`` uniform over the ``K`` arms, ``x ~ p`` (one draw of ``key``), zero log-weights."""
+    p = jnp.full((K,), 1.0 / K, fdt())
+    return sample_from_weights(key, p), jnp.zeros((K,), fdt()), p
 
 
 # --------------------------------------------------------------------------- EXP3 (Auer et al. 2002)
@@ -120,7 +125,7 @@ class Exp3Params(_Exp3Params):
         return super().__new__(cls, gamma, eta, explore_first)
 
 
-@functools.lru_cache(maxsize=None)
+@arms_factory
 def exp3(K: int) -> Learner:
     """EXP3 over ``K`` arms (module docstring). Params: :class:`Exp3Params` ``(gamma, eta, explore_first)``.
 
@@ -132,8 +137,6 @@ def exp3(K: int) -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    K = check_positive_int("K", K)
-
     def init(key, params):
         k_perm, k_draw = jax.random.split(key)
         perm = jax.random.permutation(k_perm, K).astype(jnp.int32)
@@ -191,9 +194,11 @@ class Exp3IXParams(_Exp3IXParams):
         return super().__new__(cls, eta, gamma)
 
 
-@functools.lru_cache(maxsize=None)
+@arms_factory
 def exp3_ix(K: int) -> Learner:
     """EXP3-IX over ``K`` arms (module docstring). Params: :class:`Exp3IXParams` ``(eta, gamma)``.
+
+    ``Exp3IXParams(*jaxdp.bandits.theory.exp3_ix_tuning(K, T))`` is Neu's tuning for the horizon ``T``.
 
     Args:
         K: the number of arms (static).
@@ -201,11 +206,8 @@ def exp3_ix(K: int) -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    K = check_positive_int("K", K)
-
     def init(key, params):
-        p = jnp.full((K,), 1.0 / K, fdt())
-        return Exp3IXState(x=sample_from_weights(key, p), logw=jnp.zeros((K,), fdt()), p=p)
+        return Exp3IXState(*_uniform_start(key, K))
 
     def step(key, s, observed, params):
         est = observed / (s.p[s.x] + params.gamma)
@@ -265,7 +267,7 @@ class DPExp3Params(_DPExp3Params):
         return super().__new__(cls, eta, gamma, b, B, tau)
 
 
-@functools.lru_cache(maxsize=None)
+@arms_factory
 def dp_exp3(K: int) -> Learner:
     """Private EXP3 over ``K`` arms, blocks of ``tau`` rounds (module docstring). Params: :class:`DPExp3Params`.
 
@@ -278,12 +280,8 @@ def dp_exp3(K: int) -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    K = check_positive_int("K", K)
-
     def init(key, params):
-        p = jnp.full((K,), 1.0 / K, fdt())
-        return DPExp3State(x=sample_from_weights(key, p), logw=jnp.zeros((K,), fdt()), p=p,
-                           j=jnp.zeros((), jnp.int32), acc=jnp.zeros((), fdt()))
+        return DPExp3State(*_uniform_start(key, K), j=jnp.zeros((), jnp.int32), acc=jnp.zeros((), fdt()))
 
     def step(key, s, observed, params):
         k_noise, k_draw = jax.random.split(key)

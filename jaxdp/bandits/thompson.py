@@ -21,15 +21,14 @@ core, the slowest learner of the package; ``jax.random.beta`` was about 3x slowe
 """
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 from ..core.types import Learner
-from ..core.validation import check_field, check_positive_int
-from ._common import fdt
+from ..core.validation import check_field
+from ._common import arms_factory, fdt
 from .adversaries import round_words
 from .problem import bandit_learner
 
@@ -120,9 +119,11 @@ def gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
     return jnp.where(small, g * boost, g)
 
 
-@functools.lru_cache(maxsize=None)
+@arms_factory
 def thompson(K: int) -> Learner:
     """Beta–Bernoulli Thompson sampling over ``K`` arms. Params: :class:`ThompsonParams` ``(a0, b0)``.
+
+    Per round: one uniform (the reward's Bernoulli coin) and ``2K`` Gamma draws (:func:`gamma_mt`).
 
     Args:
         K: the number of arms (static).
@@ -130,8 +131,6 @@ def thompson(K: int) -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    K = check_positive_int("K", K)
-
     def draw(key, S, F, params):
         g = gamma_mt(key, jnp.concatenate([params.a0 + S, params.b0 + F]))
         theta = g[:K] / (g[:K] + g[K:])

@@ -60,7 +60,7 @@ import jax.numpy as jnp
 from ..core.types import Learner
 from ..core.validation import check_field, check_positive_int
 from ..mechanisms.tree import TreeState, tree_depth, tree_step
-from ._common import argmax_priority, fdt, laplace_sum_radius, random_priority
+from ._common import arms_factory, argmax_priority, fdt, laplace_sum_radius, random_priority
 from .problem import bandit_learner
 
 __all__ = [
@@ -118,7 +118,7 @@ def _absorb(s: UCBState, reward, K: int):
     return s.n + 1.0, s.N + oh, s.S + jnp.where(oh, reward, 0.0)
 
 
-@functools.lru_cache(maxsize=None)
+@arms_factory
 def ucb1(K: int) -> Learner:
     r"""UCB1 over ``K`` arms (module docstring). Params: :class:`UCB1Params` ``(c,)``. No random number per round.
 
@@ -137,8 +137,6 @@ def ucb1(K: int) -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    K = check_positive_int("K", K)
-
     def step(key, s, observed, params):
         del key   # deterministic given the tie-break order drawn at init
         n, N, S = _absorb(s, 1.0 - observed, K)
@@ -167,7 +165,7 @@ class LDPUCBParams(_LDPUCBParams):
         return super().__new__(cls, b)
 
 
-@functools.lru_cache(maxsize=None)
+@arms_factory
 def ldp_ucb(K: int) -> Learner:
     r"""LDP-UCB over ``K`` arms (module docstring). Params: :class:`LDPUCBParams` ``(b,)``. One Laplace draw per round.
 
@@ -177,8 +175,6 @@ def ldp_ucb(K: int) -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    K = check_positive_int("K", K)
-
     def step(key, s, observed, params):
         private = (1.0 - observed) + params.b * jax.random.laplace(key, (), fdt())   # the local randomizer
         n, N, S = _absorb(s, private, K)
