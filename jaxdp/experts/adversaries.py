@@ -70,6 +70,16 @@ def _plain_init(d: int, random_star: bool = True, with_perm: bool = False):
     return init
 
 
+def _round_draws(key, t, d: int, width: int):
+    """Round ``t``'s random bits (``fold_in(key, t)``): ``d`` uint32 fields of ``width`` bits each (``32 // width``
+    per word, low bits first) and one 24-bit uniform in ``[0, 1)`` from the word after them."""
+    words = -(-d // (32 // width))
+    bits = jax.random.bits(jax.random.fold_in(key, t), (words + 1,), dtype=jnp.uint32)
+    shifts = jnp.arange(0, 32, width, dtype=jnp.uint32)
+    fields = ((bits[:words, None] >> shifts[None, :]) & ((1 << width) - 1)).reshape(-1)[:d]
+    return fields, (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
+
+
 # --------------------------------------------------------------------------- i.i.d. Bernoulli
 
 
@@ -106,21 +116,14 @@ def bernoulli_experts(d: int) -> Adversary:
         The :class:`jaxdp.Adversary` (params :class:`BernoulliParams`).
     """
     d = check_positive_int("d", d)
-    words = -(-d // 32)
-
-    def init(key, params):
-        return _plain_init(d)(key, params)
 
     def loss(state_params, t):
         state, params = state_params
-        bits = jax.random.bits(jax.random.fold_in(state.key, t), (words + 1,), dtype=jnp.uint32)
-        shifts = jnp.arange(32, dtype=jnp.uint32)
-        coins = ((bits[:words, None] >> shifts[None, :]) & 1).reshape(-1)[:d]
-        u = (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
+        coins, u = _round_draws(state.key, t, d, 1)
         star_loss = (u < 0.5 - params.gap).astype(coins.dtype)
         return coins.at[state.star].set(star_loss).astype(_fdt())
 
-    return _with_params(init, loss)
+    return _with_params(_plain_init(d), loss)
 
 
 # --------------------------------------------------------------------------- LAZY lower bound
@@ -187,16 +190,13 @@ def adv_lazy_epochs(d: int) -> Adversary:
     """
     d = check_positive_int("d", d)
 
-    def init(key, params):
-        return _plain_init(d, random_star=False)(key, params)
-
     def loss(state_params, t):
         state, params = state_params
         E, B_ep = lazy_epochs_layout(params.T, params.eps, params.epoch_len)
         e = jnp.minimum(t // B_ep, E - 1)
         return bernoulli_half(jax.random.fold_in(state.key, e), (d,)).astype(_fdt())
 
-    return _with_params(init, loss)
+    return _with_params(_plain_init(d, random_star=False), loss)
 
 
 class _AlternatingParams(NamedTuple):
@@ -233,9 +233,6 @@ def adv_alternating_batches(d: int) -> Adversary:
     """
     d = check_positive_int("d", d, minimum=2)
 
-    def init(key, params):
-        return _plain_init(d, random_star=False)(key, params)
-
     def loss(state_params, t):
         _, params = state_params
         s = t // jnp.maximum(jnp.asarray(params.B, jnp.int32), 1)
@@ -243,7 +240,7 @@ def adv_alternating_batches(d: int) -> Adversary:
         ell = jnp.ones((d,), _fdt())
         return ell.at[0].set(even).at[1].set(1.0 - even)
 
-    return _with_params(init, loss)
+    return _with_params(_plain_init(d, random_star=False), loss)
 
 
 # --------------------------------------------------------------------------- realizable (REAL)
@@ -285,22 +282,15 @@ def adv_realizable_bernoulli(d: int) -> Adversary:
         The :class:`jaxdp.Adversary` (params :class:`RealizableBernoulliParams`).
     """
     d = check_positive_int("d", d)
-    words = -(-d // 4)
-
-    def init(key, params):
-        return _plain_init(d)(key, params)
 
     def loss(state_params, t):
         state, params = state_params
-        bits = jax.random.bits(jax.random.fold_in(state.key, t), (words + 1,), dtype=jnp.uint32)
-        shifts = jnp.arange(0, 32, 8, dtype=jnp.uint32)
-        bytes_ = ((bits[:words, None] >> shifts[None, :]) & 0xFF).reshape(-1)[:d]
+        bytes_, u = _round_draws(state.key, t, d, 8)
         coins = bytes_ < jnp.round(params.q * 256.0).astype(jnp.uint32)
-        u = (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
         coins = coins.at[state.star].set(u < params.q_star)
         return coins.astype(_fdt())
 
-    return _with_params(init, loss)
+    return _with_params(_plain_init(d), loss)
 
 
 class _HalvingParams(NamedTuple):
@@ -336,16 +326,13 @@ def adv_realizable_halving(d: int) -> Adversary:
     """
     d = check_positive_int("d", d)
 
-    def init(key, params):
-        return _plain_init(d, with_perm=True)(key, params)
-
     def loss(state_params, t):
         state, params = state_params
         e = jnp.minimum(t // jnp.maximum(params.r, 1), 40)
         alive_n = jnp.ceil(d / 2.0 ** e.astype(_fdt()))
         return (state.perm.astype(_fdt()) >= alive_n).astype(_fdt())
 
-    return _with_params(init, loss)
+    return _with_params(_plain_init(d, with_perm=True), loss)
 
 
 class _RealizableLBParams(NamedTuple):
@@ -396,9 +383,6 @@ def adv_realizable_lb(d: int) -> Adversary:
     """
     d = check_positive_int("d", d, minimum=2)
 
-    def init(key, params):
-        return _plain_init(d)(key, params)
-
     def loss(state_params, t):
         state, params = state_params
         k = realizable_lb_k(d, params.eps)
@@ -406,7 +390,7 @@ def adv_realizable_lb(d: int) -> Adversary:
         ell_j = jnp.ones((d,), _fdt()).at[state.star].set(0.0)
         return jnp.where(late, ell_j, jnp.zeros((d,), _fdt()))
 
-    return _with_params(init, loss)
+    return _with_params(_plain_init(d), loss)
 
 
 # --------------------------------------------------------------------------- replay
@@ -469,9 +453,6 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
     d = check_positive_int("d", d)
     check_choice("past_end", past_end, REPLAY_PAST_END)
 
-    def init(key, params):
-        return _plain_init(d, random_star=False)(key, params)
-
     def loss(state_params, t):
         _, params = state_params
         n, cols = params.losses.shape[-2], params.losses.shape[-1]
@@ -484,7 +465,7 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
     def host_check(params, T):
         check_replay(params, d, T, past_end)
 
-    adv = _with_params(init, loss)
+    adv = _with_params(_plain_init(d, random_star=False), loss)
     loss.host_check = host_check  # type: ignore[attr-defined]  # read by jaxdp.core before compiling
     return adv
 
