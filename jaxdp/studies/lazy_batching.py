@@ -30,6 +30,10 @@ from jaxdp.studies._common_study import ROOT as ROOT, generated_from, page_paths
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
+DOC_PAGE, RESULTS = page_paths("lazy-batching")
+BLOCKS = ("lazy-batching regret", "lazy-batching slopes")
+N_BOOT = 2000
+
 LEARNERS = ("l2p_paper", "mw_same_eta")
 
 
@@ -144,11 +148,6 @@ def build(cfg: dict) -> Study:
     return Study(name="lazy-batching", points=points, seeds=int(cfg["seeds"]), run=run, group_by=("learner", "T"),
                  analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=256, points_per_chunk=1,
                  description="LAZY batching term at scale (alternating batches)")
-
-
-DOC_PAGE, RESULTS = page_paths("lazy-batching")
-BLOCKS = ("lazy-batching regret", "lazy-batching slopes")
-N_BOOT = 2000
 
 
 def page_blocks(results_dir=None) -> dict:

@@ -29,6 +29,10 @@ from jaxdp.studies._common_study import ROOT as ROOT, equal_expected_regret, gen
 from jaxdp.studies.analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_panels
 
+DOC_PAGE, RESULTS = page_paths("lazy-figure1c")
+BLOCKS = ("lazy-figure1c exponents", "lazy-figure1c alternating terms", "lazy-figure1c model slopes")
+N_BOOT = 2000
+
 LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge")
 ADVERSARIES = ("paper_epochs", "aligned_epochs", "alternating")
 
@@ -205,11 +209,6 @@ def build(cfg: dict) -> Study:
     return Study(name="lazy-figure1c", points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
                  group_by=("learner", "adversary"), analyze=analyze, plot=plot, config=cfg,
                  description="LAZY Figure 1(c) and its corrections")
-
-
-DOC_PAGE, RESULTS = page_paths("lazy-figure1c")
-BLOCKS = ("lazy-figure1c exponents", "lazy-figure1c alternating terms", "lazy-figure1c model slopes")
-N_BOOT = 2000
 
 
 def _same_expected_regret(df, a: str, b: str):

@@ -30,6 +30,10 @@ from jaxdp.studies._common_study import ROOT as ROOT, generated_from, page_paths
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
+DOC_PAGE, RESULTS = page_paths("lazy-figure1c-large")
+BLOCKS = ("lazy-figure1c-large local slopes", "lazy-figure1c-large model")
+N_BOOT = 2000
+
 
 PARAMS = declare_params("lazy-figure1c-large", {
     "seeds": Param("int", lo=1), "seed": Param("int", lo=0), "d": Param("int", lo=2, hi=2 ** 20),
@@ -116,11 +120,6 @@ def build(cfg: dict) -> Study:
     return Study(name="lazy-figure1c-large", points=points, seeds=int(cfg["seeds"]), run=run, group_by=("alpha", "T"),
                  analyze=analyze, plot=plot, config=cfg, points_per_chunk=1, seeds_per_chunk=256,
                  description="LAZY Figure 1(c) at large T (alternating batches)")
-
-
-DOC_PAGE, RESULTS = page_paths("lazy-figure1c-large")
-BLOCKS = ("lazy-figure1c-large local slopes", "lazy-figure1c-large model")
-N_BOOT = 2000
 
 
 def page_blocks(results_dir=None) -> dict:

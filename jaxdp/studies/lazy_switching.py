@@ -43,14 +43,17 @@ from jaxdp.studies._common_study import ROOT as ROOT, page_paths
 from jaxdp.studies.framework import Param, Study, declare_params, plot_curves, summarize
 from jaxdp.studies.lazy_figure1c import learner_and_params
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+DOC_PAGE, RESULTS = page_paths("lazy-switching")
+BLOCKS = ("lazy-switching regret", "lazy-switching predictions", "lazy-switching marginals")
+#: family-wise error of the prediction checks (Bonferroni over every checked cell and count)
+FAMILY_ALPHA = 0.05
 
 
 # --------------------------------------------------------------------------- Z7: marginal correctness
 
-
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 def z7_losses(d: int, B: int, n_batches: int, seed: int = 0) -> np.ndarray:
     """The fixed ``(T = B n_batches, d)`` loss array of Z7: i.i.d. U[0, 1] losses, with a leader that
@@ -428,10 +431,6 @@ def build(cfg: dict) -> Study:
 
 
 # --------------------------------------------------------------------------- the docs page, generated
-DOC_PAGE, RESULTS = page_paths("lazy-switching")
-BLOCKS = ("lazy-switching regret", "lazy-switching predictions", "lazy-switching marginals")
-#: family-wise error of the prediction checks (Bonferroni over every checked cell and count)
-FAMILY_ALPHA = 0.05
 
 
 def prediction_checks(df) -> "pd.DataFrame":

@@ -48,14 +48,16 @@ from .framework import Param, Study, declare_params, fit_slopes, plot_curves, su
 DEFAULTS = {
     "seeds": 256,
     "seed": 0,
-    "D": 1.0,
-    "delta": 1e-6,
-    "mode": "paper",
+    # the problem: dimension, domain radius, noise of the noisy environment
     "d": 4,
+    "D": 1.0,
     "sigma_xi": 0.3,
+    "envs": ["realizable", "noisy"],
+    # the mechanisms and their privacy
     "mechanisms": list(MECHANISMS),
     "bands": 16,
-    "envs": ["realizable", "noisy"],
+    "delta": 1e-6,
+    "mode": "paper",
     "T": [512, 1024, 2048, 4096, 8192],
     "eps": 4.0,
     "eps_sweep": [1.0, 2.0, 4.0, 8.0, 16.0],
