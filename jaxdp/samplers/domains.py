@@ -46,11 +46,9 @@ class Ball(NamedTuple):
 
     radius: jax.Array
 
-    def to_chart(self, x):
-        return x
-
-    def from_chart(self, y):
-        return y
+    # the identity chart: the samplers keep the domain by projection and reflection
+    def to_chart(self, x): return x
+    def from_chart(self, y): return y
 
     def contains(self, y):
         return jnp.sum(y * y) <= self.radius**2
@@ -79,11 +77,9 @@ class Box(NamedTuple):
     lo: jax.Array
     hi: jax.Array
 
-    def to_chart(self, x):
-        return x
-
-    def from_chart(self, y):
-        return y
+    # the identity chart: the samplers keep the domain by reflection
+    def to_chart(self, x): return x
+    def from_chart(self, y): return y
 
     def contains(self, y):
         return jnp.all((y >= self.lo) & (y <= self.hi))

@@ -285,17 +285,15 @@ def _parse_value(text: str, like: Any) -> Any:
         elem = like[0] if like else 0.0
         parts = [t for t in text.replace(";", ",").split(",") if t.strip()]
         return [_parse_value(t.strip(), elem) for t in parts]
-    if isinstance(like, int):
+    if isinstance(like, (int, float)):
+        what = "an integer" if isinstance(like, int) else "a number"
         try:
             f = float(text)
         except ValueError:
-            raise ValueError(f"expected an integer, got {text!r}") from None
+            raise ValueError(f"expected {what}, got {text!r}") from None
+        if isinstance(like, float):
+            return f
         if not math.isfinite(f) or f != int(f):
-            raise ValueError(f"expected an integer, got {text!r}")
+            raise ValueError(f"expected {what}, got {text!r}")
         return int(f)
-    if isinstance(like, float):
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(f"expected a number, got {text!r}") from None
     return text

@@ -254,13 +254,13 @@ class BLT(ToeplitzCounter):
         object.__setattr__(self, "theta", th)
         object.__setattr__(self, "omega", om)
 
-    @property
-    def buffers(self) -> int:
-        return len(self.theta)
-
     def rows(self, T_max):
         check_positive_int("T_max", T_max)
         return self.buffers + 1
+
+    @property
+    def buffers(self) -> int:
+        return len(self.theta)
 
     def advance(self, state, z, kind="gaussian"):
         _check_kind(kind)
