@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -80,6 +80,21 @@ def _round_draws(key, t, d: int, width: int):
     return fields, (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
 
 
+def _experts_factory(minimum: int = 1) -> Callable[[Callable[[int], Adversary]], Callable[[int], Adversary]]:
+    """Decorator of the adversary factories whose only argument is the number of experts ``d``: the factory checks
+    ``d`` (an int ``>= minimum``) before ``build`` sees it and caches one adversary per ``d``."""
+
+    def wrap(build: Callable[[int], Adversary]) -> Callable[[int], Adversary]:
+        @functools.lru_cache(maxsize=None)
+        @functools.wraps(build)
+        def factory(d: int) -> Adversary:
+            return build(check_positive_int("d", d, minimum=minimum))
+
+        return factory
+
+    return wrap
+
+
 # --------------------------------------------------------------------------- i.i.d. Bernoulli
 
 
@@ -101,7 +116,7 @@ class BernoulliParams(_BernoulliParams):
         return super().__new__(cls, gap)
 
 
-@functools.lru_cache(maxsize=None)
+@_experts_factory()
 def bernoulli_experts(d: int) -> Adversary:
     """i.i.d. Bernoulli losses with a planted best expert ``x* ~ Unif[d]`` of gap Δ.
 
@@ -115,10 +130,7 @@ def bernoulli_experts(d: int) -> Adversary:
     Returns:
         The :class:`jaxdp.Adversary` (params :class:`BernoulliParams`).
     """
-    d = check_positive_int("d", d)
-
-    def loss(state_params, t):
-        state, params = state_params
+    def loss(state, params, t):
         coins, u = _round_draws(state.key, t, d, 1)
         star_loss = (u < 0.5 - params.gap).astype(coins.dtype)
         return coins.at[state.star].set(star_loss).astype(_fdt())
@@ -175,7 +187,7 @@ def lazy_epochs_layout(T, eps, epoch_len=0):
     return E, B_ep
 
 
-@functools.lru_cache(maxsize=None)
+@_experts_factory()
 def adv_lazy_epochs(d: int) -> Adversary:
     """LAZY Thm 4.2 / App. C lower-bound adversary: ``l^{(e)} ~ Ber(1/2)^d`` i.i.d. per epoch,
     played for every round of the epoch. ``S_adv = (Tε)^{2/3}``, ``E = S_adv^2`` epochs of
@@ -188,10 +200,7 @@ def adv_lazy_epochs(d: int) -> Adversary:
     Returns:
         The :class:`jaxdp.Adversary` (params :class:`LazyEpochsParams`).
     """
-    d = check_positive_int("d", d)
-
-    def loss(state_params, t):
-        state, params = state_params
+    def loss(state, params, t):
         E, B_ep = lazy_epochs_layout(params.T, params.eps, params.epoch_len)
         e = jnp.minimum(t // B_ep, E - 1)
         return bernoulli_half(jax.random.fold_in(state.key, e), (d,)).astype(_fdt())
@@ -207,7 +216,7 @@ class AlternatingParams(_AlternatingParams):
     """``B >= 1`` (checked on the host).
 
     Attributes:
-        B: the batch length (>= 1).
+        B: the batch length (>= 1); set it to the learner's batch length.
     """
 
     __slots__ = ()
@@ -217,7 +226,7 @@ class AlternatingParams(_AlternatingParams):
         return super().__new__(cls, B)
 
 
-@functools.lru_cache(maxsize=None)
+@_experts_factory(minimum=2)
 def adv_alternating_batches(d: int) -> Adversary:
     """Worst case for batch-constant lazy algorithms (LAZY Thm 3.2, Prop. 3.3, Thm 4.2; docs/algorithms/lazy.md#batching-term, #lower-bound; PROPOSED).
 
@@ -226,15 +235,12 @@ def adv_alternating_batches(d: int) -> Adversary:
     ``≈ (T/4) tanh(η B / 2)``, per-round MW's ``≈ (T/4) tanh(η/2)``.
 
     Args:
-        d: the number of experts.
+        d: the number of experts (>= 2).
 
     Returns:
         The :class:`jaxdp.Adversary` (params :class:`AlternatingParams`).
     """
-    d = check_positive_int("d", d, minimum=2)
-
-    def loss(state_params, t):
-        _, params = state_params
+    def loss(_, params, t):
         s = t // jnp.maximum(jnp.asarray(params.B, jnp.int32), 1)
         even = (s % 2 == 0).astype(_fdt())
         ell = jnp.ones((d,), _fdt())
@@ -267,7 +273,7 @@ class RealizableBernoulliParams(_RealizableBernoulliParams):
         return super().__new__(cls, q, q_star)
 
 
-@functools.lru_cache(maxsize=None)
+@_experts_factory()
 def adv_realizable_bernoulli(d: int) -> Adversary:
     """``adv_realizable_bernoulli`` / ``adv_near_realizable`` (REAL; docs/algorithms/realizable.md#environments).
 
@@ -276,15 +282,12 @@ def adv_realizable_bernoulli(d: int) -> Adversary:
     multiples of 1/256 for ``q`` (8 random bits per coin) and 2^-24 for ``q_star``.
 
     Args:
-        d: the number of experts.
+        d: as in :func:`bernoulli_experts`.
 
     Returns:
         The :class:`jaxdp.Adversary` (params :class:`RealizableBernoulliParams`).
     """
-    d = check_positive_int("d", d)
-
-    def loss(state_params, t):
-        state, params = state_params
+    def loss(state, params, t):
         bytes_, u = _round_draws(state.key, t, d, 8)
         coins = bytes_ < jnp.round(params.q * 256.0).astype(jnp.uint32)
         coins = coins.at[state.star].set(u < params.q_star)
@@ -311,7 +314,7 @@ class HalvingParams(_HalvingParams):
         return super().__new__(cls, r)
 
 
-@functools.lru_cache(maxsize=None)
+@_experts_factory()
 def adv_realizable_halving(d: int) -> Adversary:
     """``adv_realizable_halving(d, r)`` (REAL; docs/algorithms/realizable.md#environments): a uniform permutation π with
     ``π(x*) = 0``; in epoch ``e = floor(t / r)`` expert x is alive iff
@@ -324,10 +327,7 @@ def adv_realizable_halving(d: int) -> Adversary:
     Returns:
         The :class:`jaxdp.Adversary` (params :class:`HalvingParams`).
     """
-    d = check_positive_int("d", d)
-
-    def loss(state_params, t):
-        state, params = state_params
+    def loss(state, params, t):
         e = jnp.minimum(t // jnp.maximum(params.r, 1), 40)
         alive_n = jnp.ceil(d / 2.0 ** e.astype(_fdt()))
         return (state.perm.astype(_fdt()) >= alive_n).astype(_fdt())
@@ -369,22 +369,19 @@ def realizable_lb_k(d, eps):
     return jnp.ceil(jnp.log(jnp.asarray(d, jnp.float32)) / (2.0 * eps)).astype(jnp.int32)
 
 
-@functools.lru_cache(maxsize=None)
+@_experts_factory(minimum=2)
 def adv_realizable_lb(d: int) -> Adversary:
     """REAL Theorem 5 (docs/algorithms/realizable.md#lower-bound): ``j ~ Unif[d]``; ``l_t ≡ 0`` for ``t < T - k`` and
     ``l_t = l_j`` (0 at j, 1 elsewhere) for the last ``k = ceil(ln d / (2ε))`` rounds.
     Every (ε, δ)-DP algorithm has ``E[Reg_T] >= Ω(log(d)/ε)``.
 
     Args:
-        d: the number of experts.
+        d: the number of experts (>= 2).
 
     Returns:
         The :class:`jaxdp.Adversary` (params :class:`RealizableLBParams`).
     """
-    d = check_positive_int("d", d, minimum=2)
-
-    def loss(state_params, t):
-        state, params = state_params
+    def loss(state, params, t):
         k = realizable_lb_k(d, params.eps)
         late = t >= jnp.asarray(params.T, jnp.int32) - k
         ell_j = jnp.ones((d,), _fdt()).at[state.star].set(0.0)
@@ -453,8 +450,7 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
     d = check_positive_int("d", d)
     check_choice("past_end", past_end, REPLAY_PAST_END)
 
-    def loss(state_params, t):
-        _, params = state_params
+    def loss(_, params, t):
         n, cols = params.losses.shape[-2], params.losses.shape[-1]
         if cols != d:
             raise ValueError(f"adv_replay(d={d}): the loss array has {cols} columns; it needs d={d} "
@@ -466,7 +462,7 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
         check_replay(params, d, T, past_end)
 
     adv = _with_params(_plain_init(d, random_star=False), loss)
-    loss.host_check = host_check  # type: ignore[attr-defined]  # read by jaxdp.core before compiling
+    adv.loss.host_check = host_check  # type: ignore[attr-defined]  # read by jaxdp.core before compiling
     return adv
 
 
@@ -525,10 +521,14 @@ def load_losses(source: Any, d: int | None = None, *, key: str | None = None, sk
 # --------------------------------------------------------------------------- plumbing
 
 
-def _with_params(init, loss_sp) -> Adversary:
-    """Adversaries whose ``loss`` also reads traced parameters keep them in the state."""
+def _with_params(init, loss) -> Adversary:
+    """Adversaries whose loss also reads traced parameters keep them in the state: the adversary's state is
+    ``(init(key, params), params)`` and its loss calls ``loss(state, params, t)``."""
 
     def init2(key, params):
         return (init(key, params), params)
 
-    return Adversary(init=init2, loss=loss_sp)
+    def loss2(state_params, t):
+        return loss(*state_params, t)
+
+    return Adversary(init=init2, loss=loss2)
