@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULTS = {
-    "seeds": 32, "seed": 0, "mode": "rate", "beta": 0.1, "q": 0.5, "delta": 1e-6,   # 32 seeds: ~10 min on an idle 2-core CPU
+    "seeds": 256, "seed": 0, "mode": "rate", "beta": 0.1, "q": 0.5, "delta": 1e-6,   # 256 seeds: ~2 h on a busy 2-core CPU
     "d0": 16, "eps0": 1.0, "vsT_adversaries": ["halving", "bernoulli"],
     "T": [2 ** 12, 2 ** 13, 2 ** 14, 2 ** 15, 2 ** 16, 2 ** 17],
     "T_fixed": 2 ** 17,
