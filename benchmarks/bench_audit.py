@@ -504,6 +504,9 @@ DEVICE_RUNS = ("data/dpsniper_h200_2cand.jsonl", "data/dpsniper_h200_1witness.js
 _DEVICE_MARK = "<!-- table: device -->"
 #: re-ranked selection (``--n-rerank``) on this project's 2-core CPU, for the mechanisms left below DP-Sniper above
 RERANK_RUNS = ("data/dpsniper_cpu_rerank.jsonl",)
+#: the suite's final configuration at DP-Sniper's sizes on this project's 2-core CPU (``dpsniper_device.sh``), one
+#: row per mechanism as the resumable run reaches it
+FINAL_RUNS = ("data/dpsniper_cpu_dpsniper_size.jsonl",)
 
 
 def device_markdown(paths=DEVICE_RUNS) -> str:
@@ -580,7 +583,7 @@ def write_dpsniper_md(path, bounds_md: str | None = None, fa_md: str | None = No
             tables[mark] = "\n".join(oh + orows)
     text = DPSNIPER_TEMPLATE.replace("{bounds}", tables[_BOUNDS_MARK] or "(not run yet)").replace(
         "{false_alarms}", tables[_FA_MARK] or "(not run yet)").replace("{device}", device_markdown()).replace(
-        "{rerank}", device_markdown(RERANK_RUNS))
+        "{rerank}", device_markdown(RERANK_RUNS)).replace("{final}", device_markdown(FINAL_RUNS))
     if old and "<!-- notes -->" in old:      # keep the hand-written notes of the existing file
         text = text.split("<!-- notes -->")[0] + "<!-- notes -->" + old.split("<!-- notes -->", 1)[1]
     path.write_text(text)
@@ -633,6 +636,19 @@ draws (1.0·10⁻⁵ for 20 Laplace draws) from the event's probability first. R
 
 <!-- table: rerank -->
 {rerank}
+
+## The final configuration at DP-Sniper's sizes, on 2 CPU cores {#final}
+
+One configuration for every mechanism, run once each: DP-Sniper's 1.07·10⁷ training runs per input,
+2·10⁶ selection runs, every candidate's event re-chosen on 2·10⁷ refinement runs and re-ranked
+(`--n-rerank 8`), DP-Sniper's single witness evaluated on 2·10⁸ fresh runs per input counted in chunks on
+the device (here the CPU): `bash benchmarks/dpsniper_device.sh 1` and `2` (`OUT=DIR`; a stopped run resumes
+from its rows), on this project's 2-core CPU shared with a study run (load average 3–6). The run goes on
+across sessions; the table lists the mechanisms it has finished. Raw rows:
+`benchmarks/data/dpsniper_cpu_dpsniper_size.jsonl`.
+
+<!-- table: final -->
+{final}
 
 ## False alarms of the correct mechanisms {#false-alarms}
 

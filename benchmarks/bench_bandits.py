@@ -129,7 +129,6 @@ def numpy_ucb1(seeds: int, T: int, seed: int = 0):
 
 
 def worker_numpy(seeds: int, T: int) -> dict:
-    import numpy as np
 
     t0 = time.perf_counter()
     r = numpy_ucb1(seeds, T)

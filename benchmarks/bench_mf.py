@@ -27,7 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-from jaxdp.bench.common import fmt, interleaved_best_times, machine_info, table  # noqa: E402
+from jaxdp.bench.common import interleaved_best_times, machine_info, table  # noqa: E402
 from jaxdp.mechanisms.matrix_factorization import (  # noqa: E402
     BinaryTree, HonakerTree, SqrtToeplitz, get_mechanism, optimize_banded, optimize_blt,
 )
@@ -107,7 +107,7 @@ def main(argv=None):
     brows = []
     for name, m in mechs.items():
         brows.append({"mechanism": name, "rows": m.rows(T), f"bytes/round/seed (d={d}, T_max={T})":
-                      m.carried_bytes(T, d), f"bytes (T_max=65536)": mechanisms(65536)[name].carried_bytes(65536, d),
+                      m.carried_bytes(T, d), "bytes (T_max=65536)": mechanisms(65536)[name].carried_bytes(65536, d),
                       f"max error (n={T})": m.max_error(T), f"rmse (n={T})": m.rmse(T)})
     orows = []
     sizes = [(200, 3, 100)] if args.tiny else [(1000, 3, 300), (10000, 4, 1000), (65536, 5, 1000)]

@@ -355,8 +355,8 @@ def test_suite_rows_carry_counts_and_the_delta_zero_bound():
     assert row["eps_lower_delta0"] >= row["eps_lower"] and row["delta_float"] > 0
 
 
-def test_rerank_table_is_generated_from_its_kept_rows():
-    """AUDIT_DPSNIPER.md's re-rank table renders its kept rows; each row's bounds respect the exact ε, its δ = 0
+def test_rerank_and_final_tables_are_generated_from_their_kept_rows():
+    """AUDIT_DPSNIPER.md's re-rank and final-configuration tables render their kept rows; each row's bounds respect the exact ε, its δ = 0
     bound is ln(p0_lo / p1_hi) of its own counts' bounds, and the verdict matches the mechanism."""
     import importlib.util
     import json
@@ -368,8 +368,9 @@ def test_rerank_table_is_generated_from_its_kept_rows():
     spec = importlib.util.spec_from_file_location("bench_audit_rerank", root / "bench_audit.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.device_markdown(mod.RERANK_RUNS) in (root / "AUDIT_DPSNIPER.md").read_text()
-    for p in mod.RERANK_RUNS:
+    md = (root / "AUDIT_DPSNIPER.md").read_text()
+    assert mod.device_markdown(mod.RERANK_RUNS) in md and mod.device_markdown(mod.FINAL_RUNS) in md
+    for p in mod.RERANK_RUNS + mod.FINAL_RUNS:
         for line in (root / p).read_text().splitlines():
             r = json.loads(line)
             true = D.SUITE[r["name"]]["true_eps"]
