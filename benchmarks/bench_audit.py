@@ -236,7 +236,7 @@ of probability 4·10⁻⁴, so the computation is at the audited size: by Neyman
 dominate every event of the same probability, and scanning all of them (down to one expected hit) the best
 expected Clopper–Pearson bound at 10⁶ runs per input is 0.874 (f* ≥ 2.29; the audit's 0.830 is 0.95 of it),
 1.05 at 10⁷, 1.20 at 10⁸ and 1.25 at 10⁹ (f* ≥ 1.60): no feasible audit of these pairs detects a 1.5×
-over-claim (tests/test_audit_exact.py). `gaussian`: its
+over-claim (tests/audit/test_audit_exact.py). `gaussian`: its
 exact ε(1e-5) = 0.742 allows 1.35, but a single (ε, δ) event needs its probability near δ: the best half-line's
 expected Clopper–Pearson bound is 0.57 at 10⁷ runs per input (f = 1.76) and 0.66 at 10⁸ (f = 1.51). The audit
 therefore runs two tests at α/2 each and reports the larger bound (valid jointly at 1 − α by the union bound):

@@ -13,7 +13,7 @@ leader-relative gaps, packed compensated comparator), the previous one (compensa
 two arrays each: ``jaxdp.core.accumulate.Compensated``), and plain float32 sums (no
 compensation; not accurate at long horizons). ``--accuracy`` runs d = 3 for T = 10^7 rounds on a
 constant-loss comeback sequence plus a uniform expert (``jaxdp.bench.accuracy``, shared with
-tests/test_accumulators.py) and prints,
+tests/core/test_accumulators.py) and prints,
 for each, the totals' error in float32 ulps and the final weights' relative error against
 float64. Timings are never asserted by tests.
 """

@@ -1,5 +1,5 @@
-"""Helpers shared by several test modules: loading a benchmark script, and the small Bernoulli experts problem
-(with a Hedge-like ``params`` pytree) that hand-written test learners are run on."""
+"""Helpers shared by several test modules: the repository root, loading a benchmark script, and the small
+Bernoulli experts problem (with a Hedge-like ``params`` pytree) that hand-written test learners are run on."""
 import importlib.util
 import pathlib
 from typing import NamedTuple
@@ -10,9 +10,14 @@ import jax.numpy as jnp
 from jaxdp.experts import BernoulliParams, bernoulli_experts, experts_problem
 
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+"""The repository root (this file is ``tests/_helpers.py``); test modules in subfolders of ``tests/`` find
+``benchmarks/``, ``docs/``, ``results/`` and the rest from it."""
+
+
 def load_benchmark(name: str):
     """``benchmarks/<name>.py`` imported as the module ``name`` (the benchmark scripts are not a package)."""
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    path = ROOT / "benchmarks" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

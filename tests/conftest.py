@@ -1,7 +1,14 @@
-"""Test session settings: reused PRNG keys are errors (a reused key is a privacy bug)."""
+"""Test session settings: reused PRNG keys are errors (a reused key is a privacy bug), and the shared test
+modules of this folder (``_helpers``, ``conformance``) import from test modules in its subfolders."""
 import os
+import pathlib
+import sys
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+_TESTS = str(pathlib.Path(__file__).resolve().parent)
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
 
 import jax  # noqa: E402
 

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from _helpers import ROOT
 
 pytest.importorskip("mkdocs")
 pytest.importorskip("mkdocstrings")

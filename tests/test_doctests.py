@@ -1,11 +1,9 @@
 """The examples in the public docstrings run (``>>>`` lines, checked with :mod:`doctest`)."""
 import doctest
 import importlib
-import pathlib
-
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from _helpers import ROOT
 
 
 def _modules_with_examples() -> list:

@@ -20,9 +20,9 @@ Layers, low to high (docs/guide/architecture.md):
 """
 import ast
 import collections
-import pathlib
+import _helpers
 
-ROOT = pathlib.Path(__file__).resolve().parents[1] / "jaxdp"
+ROOT = _helpers.ROOT / "jaxdp"
 
 RANK = {
     "_version": 0, "core": 0, "registry": 1, "samplers": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,

@@ -8,18 +8,17 @@ one learner object share the compilation."""
 import dataclasses
 import functools
 import math
-import pathlib
 import re
 import types
 
 import numpy as np
 import pytest
 
+from _helpers import ROOT
 from jaxdp import registry
 
 registry.load_all()
 NAMES = sorted(registry.LEARNERS)
-REPO = pathlib.Path(__file__).resolve().parents[1]
 
 #: ``jaxdp compare``'s built-ins per class, in order: a results directory records this list (resuming a
 #: run checks it), so registering another built-in is a visible change of every default comparison.
@@ -170,7 +169,7 @@ def test_register_learner_refuses():
 
 def _doc_blocks() -> dict:
     """The page's Python blocks, by the file each one says it is (its first line, ``# path``)."""
-    text = (REPO / "docs" / "guide" / "add-a-learner.md").read_text()
+    text = (ROOT / "docs" / "guide" / "add-a-learner.md").read_text()
     blocks = {}
     for code in re.findall(r"```python\n(.*?)```", text, flags=re.S):
         first = code.splitlines()[0]
@@ -185,7 +184,7 @@ def test_add_a_learner_page():
     test pick it up, and the page's own test passes. Everything it registers is removed again."""
     blocks = _doc_blocks()
     module_path = "jaxdp/experts/noisy_leader.py"
-    assert {module_path, "tests/test_noisy_leader.py"} <= set(blocks), sorted(blocks)
+    assert {module_path, "tests/experts/test_noisy_leader.py"} <= set(blocks), sorted(blocks)
     before = (dict(registry.LEARNERS), dict(registry.PLANNERS))
     mod = types.ModuleType("jaxdp.experts.noisy_leader")
     mod.__package__ = "jaxdp.experts"
@@ -202,7 +201,8 @@ def test_add_a_learner_page():
         lrn, params, eps_c = e.compare.make(8, 64, 256, 0.5, 1e-6, None)
         assert lrn is e.compare.make(8, 128, 256, 1.0, 1e-6, None)[0] and eps_c == 0.5
         test_ns = {"__name__": "test_noisy_leader"}
-        exec(compile(blocks["tests/test_noisy_leader.py"], "tests/test_noisy_leader.py", "exec"), test_ns)
+        test_path = "tests/experts/test_noisy_leader.py"
+        exec(compile(blocks[test_path], test_path, "exec"), test_ns)
         tests = [f for n, f in test_ns.items() if n.startswith("test_") and callable(f)]
         assert tests
         for f in tests:    # the page's tests (its conformance case among them)

@@ -1,14 +1,14 @@
 """Every notebook runs top to bottom at small size (``JAXDP_NB_SMALL=1``) and shows its results,
 figures included: each plot cell leaves an inline PNG, in a fresh run and in the stored notebook
 (which the docs render)."""
-import pathlib
-
 import pytest
+
+from _helpers import ROOT
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-NB_DIR = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
+NB_DIR = ROOT / "notebooks"
 
 # notebook -> strings its printed output must contain
 # notebook -> number of figures (inline PNG outputs) it shows

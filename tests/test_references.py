@@ -26,7 +26,7 @@ import unicodedata
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from _helpers import ROOT
 
 SEED_STEMS = (
     "lazy-private-online-learning",

@@ -6,7 +6,7 @@ Every one is a ``jaxdp compare --problem bandits`` built-in (``compare=``): the 
 references tuned for the horizon (UCB1 with ``c = 2``, Thompson with the uniform prior, EXP3 by
 Auer et al.'s Cor. 3.2, EXP3-IX by Neu 2015), the private ones by their planners in ``certified``
 mode at the comparison's ``(eps, delta)``. The bandit-feedback check (``jaxdp.bandits.testing``)
-and the NumPy references run in tests/test_bandits*.py.
+and the NumPy references run in tests/bandits/test_bandits*.py.
 """
 from __future__ import annotations
 

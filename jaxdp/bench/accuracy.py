@@ -1,4 +1,4 @@
-"""The 10^7-round accuracy scenario for cumulative losses, shared by tests/test_accumulators.py and
+"""The 10^7-round accuracy scenario for cumulative losses, shared by tests/core/test_accumulators.py and
 ``benchmarks/bench_hedge.py --accuracy`` (one definition of the sequence, its float64 reference and the runs).
 
 Three experts: A loses 0.5 then 0.7, B 0.6 then 0.55 (B falls 6·10⁵ behind and comes back to a tie at

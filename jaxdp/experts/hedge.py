@@ -22,7 +22,7 @@ shifts are summed in a compensated scalar ``lead``, so the totals
 float32 gap is *not* enough: an expert that falls far behind and comes back
 accumulates the rounding of a large gap every round (a two-phase constant-loss
 sequence at ``T = 10^7`` puts its total 9e4 ulps off and its weight wrong by a
-factor e^40; tests/test_accumulators.py).
+factor e^40; tests/core/test_accumulators.py).
 """
 from __future__ import annotations
 

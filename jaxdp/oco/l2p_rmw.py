@@ -414,7 +414,7 @@ def _static(plan: Plan) -> dict:
 
 def _conformance(d, T):
     """Linear losses on the ball of radius 1/2, batch 4, the exact sampler (the quick case runs d = 1, whose
-    sampler is a truncated normal; tests/test_l2p_rmw.py checks d = 3 and MALA)."""
+    sampler is a truncated normal; tests/oco/test_l2p_rmw.py checks d = 3 and MALA)."""
     from .adversaries import adv_linear_oco, linear_oco_params
     from .problems import linear_problem
 

@@ -12,7 +12,7 @@ the population risk, and without privacy noise the algorithm's output is a deter
 
 (in 1-D the constrained prox of a convex function is the clipped unconstrained one). This module
 computes that path with bisection in float64. It is the slow reference that ``epoch_growth_sco`` with
-``ε = ∞`` is tested against step by step (tests/test_growth_prox_path.py), and it explains the slow
+``ε = ∞`` is tested against step by step (tests/sco/test_growth_prox_path.py), and it explains the slow
 slopes of the ``growth-rates`` study's G1 regression rows for κ ≥ 3: the total proximal time
 ``Σ_ij η_{ij} b ≈ (32/15) η_0 n_0/k`` with ``η_0 = D/(2L√n_0)`` grows only like ``√n_0/(k L)``, and on
 a flat loss (κ ≥ 3) the gradient flow ``r' = -κ r^{κ-1}`` from ``r_0 = R/4`` needs

@@ -2,14 +2,12 @@
 left out, and the slopes of curves whose points share seed keys resample seed indices jointly. Pandas only: no
 JAX compile."""
 import importlib
-import pathlib
 
 import pandas as pd
 import pytest
 
+from _helpers import ROOT
 from jaxdp.studies.analysis import fmt_ci, markdown_table, publish_blocks, read_generated, stale_blocks
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _table_rows(block: str, header_start: str) -> list:

@@ -138,13 +138,9 @@ def test_catalogue_full_size_several_seeds(name):
 
 @pytest.mark.slow
 def test_benchmark_tiny():
-    import importlib.util
-    import pathlib
+    from _helpers import load_benchmark
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "bench_audit.py"
-    spec = importlib.util.spec_from_file_location("bench_audit", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("bench_audit")
     rows = mod.run(n=2000, seed=0)
     assert len(rows) == 6 and all(r["seconds"] > 0 for r in rows)
     assert "audits/min" in mod.markdown(rows)

@@ -1,11 +1,10 @@
 """Benchmark tiny mode and the growth-rates study build (grid, analysis on a synthetic table)."""
 import importlib.util
-import pathlib
 
 import numpy as np
 import pandas as pd
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from _helpers import ROOT
 
 
 def test_bench_sco_tiny():

@@ -1,8 +1,7 @@
 """``jaxdp compare``: private learners pass the audit; a copy of Hedge in a user module reproduces the
 built-in Hedge bit for bit and resumes; a learner failing the conformance checks stops the run with
 status 2; bad arguments fail before anything runs. Where each learner lands on the leaderboard
-(ranked, not ranked, reference), the exit statuses and the resume line: tests/test_compare_trust.py."""
-import pathlib
+(ranked, not ranked, reference), the exit statuses and the resume line: tests/compare/test_compare_trust.py."""
 import textwrap
 
 import numpy as np
@@ -10,6 +9,7 @@ import pandas as pd
 import pytest
 
 import jaxdp
+from _helpers import ROOT
 from jaxdp.cli import main
 from jaxdp.compare import audit_learner, compare
 from jaxdp.instances import get_instance, instances
@@ -107,7 +107,7 @@ def test_audit_passes_private_learners():
     rep = audit_learner(lrn, params, problem_class="experts", d=4, T=16, claimed_eps=e, claimed_delta=1e-6,
                         n=20_000)
     assert not rep.violation, str(rep)
-    ex = jaxdp.compare.load_factory(str(pathlib.Path(__file__).parents[1] / "examples" / "my_learner.py") + ":make")
+    ex = jaxdp.compare.load_factory(str(ROOT / "examples" / "my_learner.py") + ":make")
     lrn, params = ex(d=4, T_max=16, eps=1.0)
     rep = audit_learner(lrn, params, problem_class="experts", d=4, T=16, claimed_eps=1.0, claimed_delta=0.0,
                         n=20_000)

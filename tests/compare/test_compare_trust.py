@@ -18,10 +18,10 @@ import sys
 import pandas as pd
 import pytest
 
+from _helpers import ROOT
 from jaxdp.cli import main
 from jaxdp.compare import EXIT_REFUTED, RANKED, _Judge, Builtin
 
-ROOT = pathlib.Path(__file__).parents[1]
 EXAMPLES = ROOT / "examples"
 # a --quick run at tiny sizes: one instance, the non-private Hedge and tree_ftrl (its noise calibrated to eps)
 TINY = ["--quick", "--T", "16,32", "--d", "2", "--seeds", "2", "--instances", "iid-noise", "--learners",

@@ -136,11 +136,8 @@ def test_audits_small():
 
 @pytest.mark.slow
 def test_bench_tiny():
-    import importlib.util
-    import pathlib
-    spec = importlib.util.spec_from_file_location("bench_lazy", pathlib.Path(__file__).parents[1] / "benchmarks/bench_lazy.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    from _helpers import load_benchmark
+    mod = load_benchmark("bench_lazy")
     res = mod.run(tiny=True)
     assert res["throughput"] and all(r["jax_s"] > 0 for r in res["throughput"])
     assert len(res["per_round_cost"]) == 4

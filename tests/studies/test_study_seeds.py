@@ -2,14 +2,12 @@
 at least 1024 (growth) and 256 (label DP) seeds per point, the manifest states them and the widest 95% half-width,
 and every tested cell's half-width is at most 0.05 or its verdict says why. Reads files only."""
 import json
-import pathlib
 
 import pandas as pd
 import pytest
 
+from _helpers import ROOT
 from jaxdp.registry import get_study
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Kept runs checked at their target size (``label-dp-rates-heavy``: L3, ε = 0.1, N to 3·10⁵).
 MIN_SEEDS = {"growth-rates": 1024, "label-dp-rates": 256, "label-dp-rates-heavy": 256}
 # The other kept runs and their seeds per point. Below 256 (the target for every study but the README's default

@@ -91,12 +91,8 @@ def test_tuning_table_ratio():
 
 
 def test_benchmark_tiny():
-    import importlib.util
-    import pathlib
+    from _helpers import load_benchmark
 
-    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "bench_label_dp.py"
-    spec = importlib.util.spec_from_file_location("bench_label_dp", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark("bench_label_dp")
     rows = mod.run(tiny=True)
     assert len(rows) == 4 and all(r["jax_fits_per_s"] > 0 and np.isfinite(r["jax_mean_excess"]) for r in rows)

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from conformance import check_learner
-from jaxdp.accounting import certify
 from jaxdp.accounting.plan import NO_FLOAT_FLOOR_RAW
 from jaxdp.experts import RealizableBernoulliParams, adv_realizable_bernoulli, experts_problem
 from jaxdp.lazy import tree_ftrl_experts, tree_ftrl_params

@@ -25,10 +25,10 @@ import matplotlib.colors as mcolors  # noqa: E402
 import matplotlib.figure  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
+from _helpers import ROOT  # noqa: E402
 from jaxdp import registry  # noqa: E402
 from jaxdp.studies import framework  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
 NB_DIR = ROOT / "notebooks"
 

@@ -1,5 +1,6 @@
 """OCO domains, problems and adversaries: projections, comparators vs scipy/brute force, gradients vs
 jax.grad, adversary properties and input validation."""
+import functools
 import math
 
 import jax
@@ -207,9 +208,6 @@ def test_gradients_match_jax_grad_and_constants():
 
 
 # --------------------------------------------------------------------------- adversaries
-
-
-import functools
 
 
 @functools.lru_cache(maxsize=None)

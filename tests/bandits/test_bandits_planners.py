@@ -65,7 +65,7 @@ def test_laplace_on_disjoint_data_ledgers(eps):
     se = BD.plan_dp_se(eps=eps, T=T, d=K)
     R1 = BD.dp_se_epoch_length(1, K, se.params["eps"], se.params["beta"])
     assert se.params["beta"] == 1.0 / T
-    # the learner adds Lap(1 / (eps R)) to a mean of R rewards (tests/test_bandits_reference.py checks the law)
+    # the learner adds Lap(1 / (eps R)) to a mean of R rewards (tests/bandits/test_bandits_reference.py checks the law)
     assert math.isclose((1.0 / R1) / (1.0 / (se.params["eps"] * R1)), se.eps_certified, rel_tol=1e-9)
     for tau in (1, "auto"):
         pl = BD.plan_dp_exp3(eps=eps, T=T, d=K, tau=tau)
@@ -109,13 +109,9 @@ def test_theory_bounds_are_consistent():
 def test_bench_bandits_numpy_column_and_report_render():
     """benchmarks/bench_bandits.py at a tiny size (no subprocess): its NumPy UCB1 runs, and its report renders
     from measured and from reference SMPyBandits figures. Timings are never asserted."""
-    import importlib.util
-    import pathlib
+    from _helpers import load_benchmark
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "bench_bandits.py"
-    spec = importlib.util.spec_from_file_location("bench_bandits", path)
-    bb = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bb)
+    bb = load_benchmark("bench_bandits")
     r = bb.numpy_ucb1(16, 200)
     assert r.shape == (16,) and np.all(r > 0)
     jx = {"first_call_s": 2.0, "compile_s": 1.5, "run_s": 0.5, "seed_rounds_per_s": 1e7, "mean": 330.0, "se": 0.5,

@@ -2,10 +2,9 @@
 import hashlib
 import pathlib
 
+from _helpers import ROOT
 from jaxdp.bench import bench_hedge, numpy_hedge_per_seed, numpy_hedge_vectorized, rows_to_markdown
 from jaxdp.cli import main
-
-REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _tree_digest(d: pathlib.Path) -> dict:
@@ -22,17 +21,17 @@ def test_bench_hedge_tiny():
 
 def test_cli_bench_quick_writes_to_cwd_not_source_tree(tmp_path, monkeypatch, capsys):
     """`jaxdp bench --quick` from another directory writes ./jaxdp-bench.md and leaves benchmarks/ untouched."""
-    before = _tree_digest(REPO / "benchmarks")
+    before = _tree_digest(ROOT / "benchmarks")
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "--quick"]) == 0
     out = tmp_path / "jaxdp-bench.md"
     assert out.exists() and "simulate(hedge)" in out.read_text()
     assert f"wrote {out}" in capsys.readouterr().out
-    assert _tree_digest(REPO / "benchmarks") == before
+    assert _tree_digest(ROOT / "benchmarks") == before
     # a directory given as --out is refused with a one-line error, before anything runs
     assert main(["bench", "--quick", "--out", str(tmp_path)]) == 2
     assert "--out must be a file path" in capsys.readouterr().err
-    assert _tree_digest(REPO / "benchmarks") == before
+    assert _tree_digest(ROOT / "benchmarks") == before
 
 
 def test_bench_package_has_no_import_cycle():
@@ -41,7 +40,7 @@ def test_bench_package_has_no_import_cycle():
 
     order = ["common", "numpy_refs", "accuracy", "hedge", "lazy", "oco", "realizable", "samplers", "sco", "label_dp", "hlo",
              "roofline", "suite", "export", "report"]
-    pkg = REPO / "jaxdp" / "bench"
+    pkg = ROOT / "jaxdp" / "bench"
     assert sorted(order) == sorted(p.stem for p in pkg.glob("*.py") if p.stem != "__init__")
     for i, name in enumerate(order):
         tree = ast.parse((pkg / f"{name}.py").read_text())

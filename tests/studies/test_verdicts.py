@@ -2,19 +2,18 @@
 docs' tables of ``growth-rates`` and ``label-dp-rates`` are exactly what their kept results give (no cell left
 out, no stale number). Pandas only: no JAX compile."""
 import json
-import pathlib
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _helpers import ROOT
 from jaxdp.studies import framework
 from jaxdp.studies.analysis import (
     fit_slopes, joint_slope_boot, read_generated, slope_verdict, verdict_table, write_generated,
 )
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _curve(S=256, rho=1.0, seed=0):

@@ -284,9 +284,10 @@ def test_accelerator_table_is_generated_from_its_kept_rows():
     """AUDIT_DPSNIPER.md's accelerator table is the rendering of the kept rows; no kept bound exceeds the exact ε."""
     import importlib.util
     import json
-    import pathlib
 
-    root = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+    from _helpers import ROOT
+
+    root = ROOT / "benchmarks"
     spec = importlib.util.spec_from_file_location("bench_audit_dev", root / "bench_audit.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -360,11 +361,11 @@ def test_rerank_and_final_tables_are_generated_from_their_kept_rows():
     bound is ln(p0_lo / p1_hi) of its own counts' bounds, and the verdict matches the mechanism."""
     import importlib.util
     import json
-    import pathlib
 
+    from _helpers import ROOT
     from jaxdp.audit import clopper_pearson_lower, clopper_pearson_upper
 
-    root = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+    root = ROOT / "benchmarks"
     spec = importlib.util.spec_from_file_location("bench_audit_rerank", root / "bench_audit.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
