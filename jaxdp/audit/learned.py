@@ -344,6 +344,11 @@ class LearnedCandidate:
     train_acc: float = float("nan")
 
 
+def _by_projection(cd) -> float:
+    """Sort key: the candidate with the highest projected bound first (a non-finite projection last)."""
+    return -cd.event.projected if np.isfinite(cd.event.projected) else np.inf
+
+
 def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claimed_delta: float = 0.0,
                   key: jax.Array, classifiers: Sequence = (Logistic(),), n_train: int = 100_000,
                   n_select: int = 100_000, n_eval: int = 400_000, n_best: int = 1, alpha: float = DEFAULT_ALPHA,
@@ -425,7 +430,7 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
             ev = best_threshold_event(s0, s1, n_eval=n_eval, delta=delta, level=level, c_grid=c_grid)
             cands.append(LearnedCandidate(pair=p, label=pairs[p][0], spec=spec, params=params, event=ev))
     del train, sel
-    cands.sort(key=lambda cd: -cd.event.projected if np.isfinite(cd.event.projected) else np.inf)
+    cands.sort(key=_by_projection)
     chosen = cands[:max(m, min(n_rerank, n_cand))] if n_refine else cands[:m]
     if n_refine:
         k_ref = jax.random.fold_in(k_sel, 1 << 20)
@@ -437,8 +442,7 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
                 batch_r)[c]) for side, i in enumerate(pair_idx[cd.pair])]
             cd.event = best_threshold_event(s[0], s[1], n_eval=n_eval, delta=delta, level=level, c_grid=c_grid)
         if len(chosen) > m:
-            chosen = sorted(chosen, key=lambda cd: -cd.event.projected if np.isfinite(cd.event.projected)
-                            else np.inf)[:m]
+            chosen = sorted(chosen, key=_by_projection)[:m]
     best = None
     for j, cd in enumerate(chosen):
         i0, i1 = pair_idx[cd.pair]
