@@ -47,13 +47,16 @@ import math
 import pathlib
 
 import numpy as np
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import seed_keys, simulate
 from ..registry import register_study
 from ._common_study import ROOT as ROOT, check_each, generated_from, page_paths, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LEARNERS = ("l2p_rmw", "dp_ftrl", "nonprivate")
 ADVERSARIES = ("biased", "alternating")
@@ -376,34 +379,166 @@ def build(cfg: dict) -> Study:
 
 
 DOC_PAGE, RESULTS = page_paths("lazy-figure1ab")
-BLOCKS = ("lazy-figure1ab slopes", "lazy-figure1ab nonsmooth")
+BLOCKS = ("lazy-figure1ab slopes", "lazy-figure1ab nonsmooth", "lazy-figure1ab verdicts")
 N_BOOT = 2000
+#: a slope interval narrower than this has no spread over seeds: the curve is deterministic
+EXACT = 1e-6
+
+#: Figure 1's regret exponent per (learner, panel) as docs/algorithms/lazy.md#figure-1 and the module docstring
+#: state it: an upper bound on the regret (kind ``at_most``); the value is the table's ``theory_slope``
+CLAIMS = {
+    ("l2p_rmw", "a"): "L2P-RMW (Thm 3.12), Figure 1(a): regret ≲ T^max(½, ⅓ + 2α/3)",
+    ("l2p_rmw", "b"): "L2P-RMW (Thm 3.12), Figure 1(b): regret ≲ T^(½ + 2α/3)",
+    ("dp_ftrl", "a"): "DP-FTRL (Kairouz et al.), Figure 1(a): regret ≲ T^(½ + α/2)",
+    ("dp_ftrl", "b"): "DP-FTRL (Kairouz et al.), Figure 1(b): regret ≲ T^(7/12 + α/2)",
+    ("nonprivate", "a"): "non-private FTRL, Figure 1(a): regret ≲ T^½",
+    ("nonprivate", "b"): "non-private FTRL, Figure 1(b): regret ≲ T^½",
+}
+#: the claim of the non-smooth (MALA) cells: Thm 3.12 holds for any convex Lipschitz loss
+#: (docs/algorithms/lazy.md#rmw-nonsmooth), at panel (a)'s dimension
+NONSMOOTH_CLAIM = "L2P-RMW (Thm 3.12, any convex Lipschitz loss), Figure 1(a): regret ≲ T^max(½, ⅓ + 2α/3)"
+KIND = "at_most"
+#: the end of the reason of a row whose runs are another row's (non-private FTRL at every α but the first)
+REPEAT = "not an independent confirmation"
+#: why a claimed cell misses, with the section of the page that explains it (keyed by learner; ``nonsmooth``
+#: for the MALA cells)
+MISS_REASON = {
+    "l2p_rmw": ("saturated regime at CPU horizons: the played point has not left the centre of the ball",
+                "#saturated"),
+    "dp_ftrl": ("saturated regime at CPU horizons: the played point has not left the centre of the ball",
+                "#saturated"),
+    "nonsmooth": ("the same saturated regime: the planned inverse temperature leaves MALA's target nearly "
+                  "uniform on the ball", "#saturated"),
+}
 
 
 def _versus(lo: float, hi: float, claim: float) -> str:
-    if hi - lo < 1e-6:
+    if hi - lo < EXACT:
         return "exact (no spread over seeds)"
     if lo <= claim <= hi:
         return "contains it"
     return "above" if lo > claim else "below"
 
 
-def _nonsmooth_block(ns) -> str:
-    """The non-smooth block of the page: every L2P-RMW + MALA point of ``ns`` (the non-linear losses' rows, with
-    ``regret_pos``) and the slope of every (loss, α) against its claimed exponent."""
-    if not len(ns):
-        return "*Generated; do not edit by hand.* No non-smooth points in this run."
+def _fitted(summ, keys: dict, x_min: float, x_max: float) -> tuple:
+    """``(zero, fitted, seeds)`` of one curve of a summary table: the fitted horizons whose regret interval
+    contains 0, the fitted horizons, and the fewest seeds at any of them."""
+    g = summ
+    for k, v in keys.items():
+        g = g[g[k] == v]
+    f = g[(g["T"] >= x_min) & (g["T"] <= x_max)]
+    zero = int(((f["regret_lo"] <= 0) & (f["regret_hi"] >= 0)).sum())
+    return zero, len(f), int(f["n_seeds"].min()) if len(f) else 0
+
+
+def _ftrl_same_runs(lin) -> bool:
+    """Whether non-private FTRL's runs on the biased adversary are the same at every α, seed by seed (FTRL
+    does not depend on ε and the keys depend only on T)."""
+    np_runs = lin[(lin["learner"] == "nonprivate") & (lin["adversary"] == "biased")].pivot_table(
+        index=["panel", "T", "seed"], columns="alpha", values="regret")
+    return bool(len(np_runs)) and float((np_runs.max(axis=1) - np_runs.min(axis=1)).abs().max()) == 0.0
+
+
+def verdicts(slopes: "pd.DataFrame", summary: "pd.DataFrame", nonsmooth: "pd.DataFrame | None" = None,
+             nonsmooth_summary: "pd.DataFrame | None" = None, ftrl_same_runs: bool = False) -> "pd.DataFrame":
+    """One verdict per fitted cell of the linear ``slopes`` and the ``nonsmooth`` slopes, against LAZY Figure 1.
+
+    Every claim is Figure 1's exponent for the learner and panel (``theory_slope``; ``CLAIMS``,
+    ``NONSMOOTH_CLAIM``), an upper bound on the regret (kind ``at_most``: holds unless the whole interval lies
+    above it). A curve with no spread over seeds (a deterministic one: non-private FTRL on the alternating
+    adversary) and a curve whose regret interval contains 0 at a fitted horizon are "not tested": their slope
+    is not a rate. A miss carries the reason and section of ``MISS_REASON``. With ``ftrl_same_runs``,
+    non-private FTRL's rows on the biased adversary after the first α are marked as the first α's runs (not
+    independent confirmations).
+
+    Args:
+        slopes: the linear losses' slopes (columns ``learner``, ``adversary``, ``panel``, ``alpha``, ``slope``,
+            ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max``; ``theory_slope`` if present, else
+            :func:`theory_slope`).
+        summary: the linear losses' per-point regret (``learner``, ``adversary``, ``panel``, ``alpha``, ``T``,
+            ``n_seeds``, ``regret_lo``, ``regret_hi``).
+        nonsmooth: the non-smooth losses' slopes (``loss``, ``alpha``, the slope columns), or ``None``.
+        nonsmooth_summary: their per-point regret (``loss``, ``alpha``, ``T``, ``n_seeds``, ``regret_lo``,
+            ``regret_hi``), or ``None``.
+        ftrl_same_runs: whether non-private FTRL's biased-adversary runs are the same at every α, seed by seed.
+
+    Returns:
+        The verdict rows (columns of :func:`jaxdp.studies.analysis.verdict_table`), biased adversary first.
+    """
+    import pandas as pd
+
+    from .analysis import slope_verdict
+
+    def judge(r, claim_value, keys, summ, reason_key):
+        zero, n_fit, seeds = _fitted(summ, keys, r.x_min, r.x_max)
+        see = "#alternating" if keys.get("adversary") == "alternating" else ""
+        row = dict(slope=r.slope, slope_lo=r.slope_lo, slope_hi=r.slope_hi, n_seeds=seeds, claimed=claim_value,
+                   kind=KIND, reason="", link="")
+        if r.slope_hi - r.slope_lo < EXACT:
+            why = "deterministic (no spread over seeds): one exact curve"
+            if keys.get("adversary") == "alternating":
+                why += ", whose slope follows how the alternation period B falls against each T"
+            return dict(row, verdict="not tested", reason=why + "; not a rate", link=see)
+        if zero:
+            return dict(row, verdict="not tested", link=see,
+                        reason=f"regret's interval contains 0 at {zero} of {n_fit} fitted T: not a rate")
+        v = slope_verdict(r.slope_lo, r.slope_hi, claim_value, KIND)
+        if v == "misses":
+            reason, link = MISS_REASON.get(reason_key, ("the interval lies above the figure's exponent", "#misses"))
+            row.update(reason=reason, link=link)
+        return dict(row, verdict=v)
+
+    rows = []
+    order = {a: i for i, a in enumerate(ADVERSARIES)}
+    lorder = {l: i for i, l in enumerate(LEARNERS)}
+    sl = slopes.assign(_a=slopes["adversary"].map(order), _l=slopes["learner"].map(lorder)).sort_values(
+        ["_a", "panel", "_l", "alpha"], kind="stable")
+    first_alpha = float(sl["alpha"].min()) if len(sl) else math.nan
+    for r in sl.itertuples(index=False):
+        claim_value = float(r.theory_slope) if "theory_slope" in sl.columns else theory_slope(r.learner, r.panel,
+                                                                                                r.alpha)
+        keys = dict(learner=r.learner, adversary=r.adversary, panel=r.panel, alpha=r.alpha)
+        row = judge(r, claim_value, keys, summary, r.learner)
+        cell = f"{r.learner}, α = {r.alpha:g}"
+        if ftrl_same_runs and r.learner == "nonprivate" and r.adversary == "biased" and r.alpha != first_alpha:
+            cell += f" (the runs of α = {first_alpha:g})"
+            same = f"the runs of α = {first_alpha:g}, seed by seed (FTRL does not depend on ε): {REPEAT}"
+            row["reason"] = f"{row['reason']}; {same}" if row["reason"] else same
+        rows.append(dict(row, experiment=f"linear, {r.adversary}, panel ({r.panel})", cell=cell,
+                         claim=CLAIMS.get((r.learner, r.panel), "no exponent stated")))
+    if nonsmooth is not None and nonsmooth_summary is not None:
+        for r in nonsmooth.sort_values(["loss", "alpha"], kind="stable").itertuples(index=False):
+            claim_value = float(r.theory_slope) if "theory_slope" in nonsmooth.columns else theory_slope(
+                "l2p_rmw", "a", r.alpha)
+            row = judge(r, claim_value, dict(loss=r.loss, alpha=r.alpha), nonsmooth_summary, "nonsmooth")
+            rows.append(dict(row, experiment=f"{r.loss} loss (MALA), panel (a)", cell=f"l2p_rmw, α = {r.alpha:g}",
+                             claim=NONSMOOTH_CLAIM))
+    cols = ["experiment", "cell", "claim", "claimed", "kind", "slope", "slope_lo", "slope_hi", "n_seeds",
+            "verdict", "reason", "link"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _nonsmooth_fit(ns) -> tuple:
+    """``(slopes, summary)`` of the non-smooth points ``ns`` (the non-linear losses' rows, with ``regret_pos``)."""
     nby = ["loss", "alpha"]
     nsl = fit_slopes(ns, "T", "regret_pos", by=nby, n_boot=N_BOOT)
+    nsl["theory_slope"] = [theory_slope("l2p_rmw", "a", r.alpha) for r in nsl.itertuples()]
     nsumm = summarize(ns, nby + ["T", "d", "B"], ["regret", "mala_acceptance", "mala_outside", "mala_steps"])
+    return nsl, nsumm
+
+
+def _nonsmooth_block(nsl, nsumm) -> str:
+    """The non-smooth block of the page: every L2P-RMW + MALA point (``nsumm``) and the slope of every (loss, α)
+    (``nsl``) against its claimed exponent."""
+    if nsl is None or nsumm is None or not len(nsumm):
+        return "*Generated; do not edit by hand.* No non-smooth points in this run."
     nrows = []
     for r in nsumm.itertuples(index=False):
         nrows.append([r.loss, f"{r.alpha:g}", int(r.T), int(r.d), int(r.B),
                       fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 1), fmt_num(r.mala_acceptance_mean, 2),
                       fmt_num(r.mala_outside_mean, 2), int(r.mala_steps_mean)])
     srows = [[r.loss, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-              fmt_num(theory_slope("l2p_rmw", "a", r.alpha)),
-              _versus(r.slope_lo, r.slope_hi, theory_slope("l2p_rmw", "a", r.alpha))] for r in nsl.itertuples()]
+              fmt_num(r.theory_slope), _versus(r.slope_lo, r.slope_hi, r.theory_slope)] for r in nsl.itertuples()]
     nhead = ("*Generated; do not edit by hand.* L2P-RMW with MALA (rate mode, panel (a) dimension). The keys "
              "depend on T and the loss, so every point is an independent draw.")
     return (nhead + "\n\n" + markdown_table(
@@ -417,16 +552,19 @@ def page_blocks(results_dir=None) -> dict:
 
     The seed keys of a point depend on its horizon (``seed + 7919 T``), so the horizons of a curve are independent
     draws and each slope's interval resamples every horizon's seeds on its own (the default of ``fit_slopes``);
-    the learners, α and panels at one horizon share their keys.
+    the learners, α and panels at one horizon share their keys. The verdicts use the same fits as the tables
+    (:data:`N_BOOT` replicates, more than the study's own ``slopes.csv``), so the page shows one interval per cell.
 
     Args:
         results_dir: the results directory (default ``results/lazy-figure1ab``).
 
     Returns:
         ``{block name: Markdown}`` for :data:`BLOCKS`: the slope of every linear-loss (learner, adversary, panel, α)
-        with its regret at the largest T, and the non-smooth (MALA) points.
+        with its regret at the largest T, the non-smooth (MALA) points, and the verdict of every fitted cell.
     """
     import pandas as pd
+
+    from .analysis import VERDICTS, verdict_table
 
     dd = pathlib.Path(results_dir) if results_dir is not None else RESULTS
     df = pd.read_csv(dd / "results.csv")
@@ -436,24 +574,22 @@ def page_blocks(results_dir=None) -> dict:
     by = ["learner", "adversary", "panel", "alpha"]
     S = int(df.groupby(by + ["loss", "T"])["seed"].nunique().min())
     sl = fit_slopes(lin, "T", "regret_pos", by=by, n_boot=N_BOOT)
+    sl["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in sl.itertuples()]
     summ = summarize(lin, by + ["T"], ["regret"])
     Tmax = int(lin["T"].max())
     # non-private FTRL does not depend on eps and its keys depend only on T: the same runs at every alpha
-    np_runs = lin[(lin["learner"] == "nonprivate") & (lin["adversary"] == "biased")].pivot_table(
-        index=["panel", "T", "seed"], columns="alpha", values="regret")
-    np_same = bool(len(np_runs)) and float((np_runs.max(axis=1) - np_runs.min(axis=1)).abs().max()) == 0.0
+    np_same = _ftrl_same_runs(lin)
     first_alpha = float(lin["alpha"].min())
     rows = []
     for r in sl.itertuples(index=False):
         g = summ[(summ["learner"] == r.learner) & (summ["adversary"] == r.adversary) & (summ["panel"] == r.panel)
                  & (summ["alpha"] == r.alpha)]
-        fitted = g[(g["T"] >= r.x_min) & (g["T"] <= r.x_max)]
         last = g[g["T"] == Tmax].iloc[0]
-        claim = theory_slope(r.learner, r.panel, r.alpha)
+        claim = r.theory_slope
         notes = []
-        zero = int(((fitted["regret_lo"] <= 0) & (fitted["regret_hi"] >= 0)).sum())
+        zero, n_fit, _ = _fitted(g, {}, r.x_min, r.x_max)
         if zero:
-            notes.append(f"regret's interval contains 0 at {zero} of {len(fitted)} fitted T: not a rate")
+            notes.append(f"regret's interval contains 0 at {zero} of {n_fit} fitted T: not a rate")
         if r.learner == "nonprivate" and r.adversary == "biased" and np_same and r.alpha != first_alpha:
             notes.append(f"the runs of α = {first_alpha:g}, seed by seed (FTRL does not depend on ε)")
         rows.append([r.learner, r.adversary, r.panel, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
@@ -469,7 +605,22 @@ def page_blocks(results_dir=None) -> dict:
     slopes = head + "\n\n" + markdown_table(
         ["learner", "adversary", "panel", "α", "slope [95% CI]", "figure's exponent", "interval vs exponent",
          f"regret at T = {Tmax} [95% CI]", "note"], rows)
-    return {BLOCKS[0]: slopes, BLOCKS[1]: _nonsmooth_block(ns)}
+    nsl, nsumm = _nonsmooth_fit(ns) if len(ns) else (None, None)
+    v = verdicts(sl, summ, nsl, nsumm, ftrl_same_runs=np_same)
+    counts = v["verdict"].value_counts()
+    n_rep = int(((v["verdict"] == "holds") & v["reason"].str.endswith(REPEAT)).sum())
+    vhead = (generated_from("lazy_figure1ab", "results/lazy-figure1ab/results.csv")
+             + f" One row per fitted cell: {len(sl)} linear-loss and {0 if nsl is None else len(nsl)} non-smooth "
+             "(MALA) cells, the same fits as the tables below. The seed keys depend on T (and the loss), so the "
+             "horizons of a curve are independent draws and each 95% interval resamples every horizon's seeds on "
+             f"its own ({N_BOOT} replicates). Every exponent of Figure 1 is an upper bound on the regret: it holds "
+             "unless the whole interval lies above it. "
+             + "Verdicts: " + ", ".join(f"{int(counts[k])} {k}" for k in VERDICTS if k in counts) + "."
+             + (f" {n_rep} of the holds repeat another row's runs (non-private FTRL at every α but the first)."
+                if n_rep else ""))
+    return {BLOCKS[0]: slopes,
+            BLOCKS[1]: _nonsmooth_block(nsl, nsumm),
+            BLOCKS[2]: vhead + "\n\n" + verdict_table(v)}
 
 
 def publish(results_dir=None) -> list:
