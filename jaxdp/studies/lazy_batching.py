@@ -18,6 +18,7 @@ in ``T`` decides between them. Every row also reports both terms, the exact
 from __future__ import annotations
 
 import pathlib
+from typing import TYPE_CHECKING
 
 import jax.numpy as jnp
 import numpy as np
@@ -30,8 +31,12 @@ from jaxdp.studies._common_study import ROOT as ROOT, generated_from, page_paths
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 DOC_PAGE, RESULTS = page_paths("lazy-batching")
-BLOCKS = ("lazy-batching regret", "lazy-batching slopes")
+VERDICT_BLOCK = "lazy-batching verdicts"
+BLOCKS = ("lazy-batching regret", "lazy-batching slopes", VERDICT_BLOCK)
 N_BOOT = 2000
 
 LEARNERS = ("l2p_paper", "mw_same_eta")
@@ -150,6 +155,87 @@ def build(cfg: dict) -> Study:
                  description="LAZY batching term at scale (alternating batches)")
 
 
+#: learner -> (claim text, the column of the slopes table holding its exponent over the grid, kind). Both exponents
+#: are the slopes of the stated terms over the study's own T grid (η's T-dependence, ε₀ included), the "slope of"
+#: columns of the page's slope table: Prop. 3.3's ``T B² η²`` for L2P, and docs/algorithms/lazy.md#batching-term's
+#: ``≈ (T/4) tanh(η/2) ≈ Tη/8`` for per-round MW at the same η (``B`` is fixed, so ``Tη/8`` has the slope of
+#: ``T B η/8``). Learners not listed are "not tested".
+CLAIMS = {
+    "l2p_paper": ("LAZY Prop. 3.3: batching term O(T B² η²) (its slope over this grid)", "slope_claimed", "at_most"),
+    "mw_same_eta": ("per-round MW at L2P's η: E[regret] ≈ (T/4) tanh(η/2) ≈ Tη/8 (lazy.md, batching term; its slope "
+                    "over this grid)", "slope_TBeta8", "equals"),
+}
+#: learner -> (why its claim misses, the section that explains it)
+MISS_REASON = {
+    "l2p_paper": ("the batching term is T B η/8, not T B² η²", "../algorithms/lazy.md#batching-term"),
+    "mw_same_eta": ("≈ Tη/8 is its large-T form; at the small horizons E[regret] is well above Tη/8", "#misses"),
+}
+
+
+def slope_fits(df) -> "pd.DataFrame":
+    """The realized regret's slope in ``T`` per learner, with the slopes of the two candidate terms over the grid.
+
+    Every horizon uses the same seed keys, so the interval resamples seed indices jointly across the ``T`` grid
+    (``fit_slopes(..., resample="joint")``, :data:`N_BOOT` replicates), over the whole grid as the study's
+    ``slopes`` table.
+
+    Args:
+        df: the per-seed results (``learner``, ``T``, ``seed``, ``regret`` and the term columns).
+
+    Returns:
+        One row per learner: ``learner``, ``slope``, ``slope_lo``, ``slope_hi``, ``n_x``, ``x_min``, ``x_max``,
+        ``n_seeds``, ``resample``, ``slope_TBeta8`` and ``slope_claimed`` (least-squares slopes of ``T B η/8``
+        and ``T B² η²`` over the same ``T``).
+    """
+    sl = fit_slopes(df, x="T", y="regret", by=["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
+    first = df.groupby(["learner", "T"], sort=True).first().reset_index()
+    for col, name in (("TBeta_over_8", "slope_TBeta8"), ("claimed_TB2eta2", "slope_claimed")):
+        sl[name] = [float(np.polyfit(np.log(g["T"].to_numpy(float)), np.log(g[col].to_numpy(float)), 1)[0])
+                    for _, g in first.groupby("learner", sort=True)]
+    return sl
+
+
+def verdicts(slopes) -> "pd.DataFrame":
+    """One verdict per fitted cell (learner) of the slopes table, against the exponents of :data:`CLAIMS`.
+
+    L2P's Prop. 3.3 term is an upper bound, so it holds unless the whole interval lies above the term's slope;
+    per-round MW's ``≈ Tη/8`` is an approximation of its regret, tested as equal. A learner without a claim or a
+    cell without an interval is "not tested".
+
+    Args:
+        slopes: the slopes table (:func:`slope_fits` or the study's ``slopes.csv``): ``learner``, ``slope``,
+            ``slope_lo``, ``slope_hi``, ``n_seeds``, ``slope_TBeta8``, ``slope_claimed``.
+
+    Returns:
+        The verdict rows (columns of :func:`jaxdp.studies.analysis.verdict_table`).
+    """
+    import pandas as pd
+
+    from jaxdp.studies.analysis import slope_verdict
+
+    rows = []
+    for r in slopes.itertuples(index=False):
+        n = int(r.n_seeds) if np.isfinite(getattr(r, "n_seeds", np.nan)) else 0
+        row = dict(experiment="regret vs T", cell=str(r.learner), slope=float(r.slope), slope_lo=float(r.slope_lo),
+                   slope_hi=float(r.slope_hi), n_seeds=n, reason="", link="")
+        if r.learner not in CLAIMS:
+            rows.append(dict(row, claim="no exponent stated for this learner", claimed=np.nan, kind="equals",
+                             verdict="not tested", reason="reported for comparison"))
+            continue
+        text, col, kind = CLAIMS[r.learner]
+        exp = float(getattr(r, col))
+        v = slope_verdict(r.slope_lo, r.slope_hi, exp, kind)
+        if v == "not tested":
+            row.update(reason="no interval (too few points)")
+        elif v == "misses":
+            reason, link = MISS_REASON.get(r.learner, ("the measured slope is outside the claim", "#misses"))
+            if r.learner == "l2p_paper" and r.slope_lo <= r.slope_TBeta8 <= r.slope_hi:
+                reason = reason.replace("T B η/8,", f"T B η/8 (slope {r.slope_TBeta8:.3f} here, inside the interval),")
+            row.update(reason=reason, link=link)
+        rows.append(dict(row, claim=text, claimed=exp, kind=kind, verdict=v))
+    return pd.DataFrame(rows)
+
+
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of ``docs/results/lazy-batching.md`` from a kept run's ``results.csv``.
 
@@ -163,9 +249,11 @@ def page_blocks(results_dir=None) -> dict:
 
     Returns:
         ``{block name: Markdown}`` for the names in :data:`BLOCKS`: the regret table (every learner and
-        ``T``) and the slope table (every learner).
+        ``T``), the slope table (every learner) and the verdict of every fitted cell (:func:`verdicts`).
     """
     import pandas as pd
+
+    from jaxdp.studies.analysis import verdict_table
 
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
     df = pd.read_csv(d / "results.csv")
@@ -190,16 +278,11 @@ def page_blocks(results_dir=None) -> dict:
     regret = head + "\n\n" + markdown_table(
         ["learner", "T", "E[regret]", "realized regret [95% CI]", "T B η/8", "(T/4) tanh(ηB/2)",
          "claimed T B² η²", "E[regret] / (T B η/8)", "E[regret] / claimed", "switches"], rows)
-    sl = fit_slopes(df, x="T", y="regret", by=["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
+    sl = slope_fits(df)
     se = fit_slopes(df, x="T", y="expected_regret", by=["learner"], upper_half=False, n_boot=10)
-    srows = []
-    for r, e in zip(sl.itertuples(index=False), se.itertuples(index=False)):
-        g = s[s["learner"] == r.learner].sort_values("T")
-        lt = np.log(g["T"].to_numpy(float))
-        t8 = float(np.polyfit(lt, np.log(g["TBeta_over_8"].to_numpy(float)), 1)[0])
-        tc = float(np.polyfit(lt, np.log(g["claimed_TB2eta2"].to_numpy(float)), 1)[0])
-        srows.append([r.learner, fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(e.slope), fmt_num(t8),
-                      fmt_num(tc), int(r.n_seeds)])
+    srows = [[r.learner, fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(e.slope), fmt_num(r.slope_TBeta8),
+              fmt_num(r.slope_claimed), int(r.n_seeds)] for r, e in zip(sl.itertuples(index=False),
+                                                                       se.itertuples(index=False))]
     shead = (f"*Generated; do not edit by hand.* Least-squares slopes of log mean regret on log T over the whole "
              f"grid ({_pow2(s['T'].min())} … {_pow2(s['T'].max())}). Every T uses the same seed keys, so the "
              f"interval is a 95% percentile bootstrap over seed indices resampled jointly across the T grid "
@@ -207,7 +290,10 @@ def page_blocks(results_dir=None) -> dict:
     slopes = shead + "\n\n" + markdown_table(
         ["learner", "slope of realized regret [95% CI]", "slope of E[regret]", "slope of T B η/8",
          "slope of T B² η²", "seeds"], srows)
-    return {BLOCKS[0]: regret, BLOCKS[1]: slopes}
+    vhead = ("Every T uses the same seed keys, so seed indices are resampled jointly across the T grid (95% "
+             f"percentile bootstrap, {N_BOOT} replicates: the fits of the slope table below). Each claimed exponent "
+             "is the slope of the stated term over the same grid (η's T-dependence included).\n\n")
+    return {BLOCKS[0]: regret, BLOCKS[1]: slopes, VERDICT_BLOCK: vhead + verdict_table(verdicts(sl))}
 
 
 def publish(results_dir=None) -> list:
