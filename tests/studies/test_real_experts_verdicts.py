@@ -1,0 +1,82 @@
+"""The verdict table of ``real-experts`` is generated from the kept results: one row per seed-paired comparison
+(best private learner against the runner-up and tree DP-FTRL against L2P-MW at every (dataset, ε); the sparse
+vector against Hedge and L2P-MW at the largest ε), each claim of the page's findings checked against its paired
+interval, every miss linked to its explanation. Pandas only: no JAX compile."""
+import re
+
+import pandas as pd
+
+from _helpers import ROOT
+from jaxdp.studies import real_experts as R
+from jaxdp.studies.analysis import read_generated, stale_blocks
+
+VERDICTS_BLOCK = "real-experts verdicts"
+
+
+def _rows(block: str) -> list:
+    return [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment |")]
+
+
+def _anchor_exists(link: str, page) -> bool:
+    """Whether ``link`` (``#anchor`` on ``page`` or ``../dir/page.md#anchor``) names an anchor that exists."""
+    target, _, anchor = link.partition("#")
+    path = page if not target else (page.parent / target).resolve()
+    return path.exists() and ("{#" + anchor + "}") in path.read_text(encoding="utf-8")
+
+
+def test_verdict_block_is_current_and_has_one_row_per_comparison():
+    assert VERDICTS_BLOCK in R.BLOCKS
+    blocks = R.page_blocks()
+    assert stale_blocks(R.DOC_PAGE, {VERDICTS_BLOCK: blocks[VERDICTS_BLOCK]}) == [], \
+        "rerun jaxdp.studies.real_experts.publish()"
+    df = pd.read_csv(ROOT / "results" / "real-experts" / "results.csv")
+    points = df[["dataset", "eps"]].drop_duplicates()
+    n_top = int((points["eps"] == R.EPS_TOP).sum())
+    rows = _rows(read_generated(R.DOC_PAGE, VERDICTS_BLOCK))
+    assert len(rows) == 2 * len(points) + 2 * n_top == 60
+    for r in points.itertuples(index=False):
+        n = sum(ln.split(" | ")[1].startswith(f"{r.dataset}, ε = {r.eps:g}:") for ln in rows)
+        assert n == (4 if r.eps == R.EPS_TOP else 2), (r.dataset, r.eps)
+    # every claim of the findings meets a comparison of the kept run (none silently untested)
+    comp = R.comparisons(df)
+    have = set(zip(comp["experiment"], comp["dataset"], comp["eps"].astype(float)))
+    assert set(R.CLAIMS) <= have
+    # the tally in the block's head counts the rows
+    v = R.verdicts(comp)
+    head = read_generated(R.DOC_PAGE, VERDICTS_BLOCK).splitlines()[0]
+    for k, c in v["verdict"].value_counts().items():
+        assert f"{c} {k}" in head
+    assert sum(ln.endswith("| holds |") for ln in rows) == int((v["verdict"] == "holds").sum())
+
+
+def test_every_miss_links_to_an_existing_anchor():
+    v = R.verdicts(R.comparisons(pd.read_csv(ROOT / "results" / "real-experts" / "results.csv")))
+    assert set(v["verdict"]) <= {"holds", "holds by construction", "misses", "not tested"}
+    for r in v[v["verdict"] != "holds"].itertuples(index=False):
+        assert r.reason, r.cell
+    for r in v[v["verdict"] == "misses"].itertuples(index=False):
+        assert r.link and _anchor_exists(r.link, R.DOC_PAGE), (r.cell, r.link)
+    for link in re.findall(r"\(\[why\]\(([^)]*)\)\)", read_generated(R.DOC_PAGE, VERDICTS_BLOCK)):
+        assert _anchor_exists(link, R.DOC_PAGE), link
+    assert _anchor_exists("#comparisons", R.DOC_PAGE)   # where a miss of this table would point
+
+
+def test_verdicts_follow_the_claims():
+    def row(exp, ds, eps, base, other, ratio, lo, hi):
+        return dict(experiment=exp, dataset=ds, eps=eps, base=base, other=other, base_label=base,
+                    other_label=other, ratio=ratio, ratio_lo=lo, ratio_hi=hi, n_seeds=8)
+
+    comp = pd.DataFrame([
+        row(R.BEST, "digits", 10.0, "sparse_vector", "tree_ftrl", 1.9, 1.8, 2.0),        # claimed, above 1
+        row(R.TREE, "digits", 10.0, "l2p_mw", "tree_ftrl", 1.02, 0.98, 1.06),            # claimed below 1: level
+        row(R.BEST, "phishing", 0.3, "l2p_mw", "sparse_vector", 1.03, 0.93, 1.14),       # no claim
+        row(R.BEST, "digits", 3.0, "tree_ftrl", "sparse_vector", 1.5, 1.4, 1.6),         # wrong learner best
+        row(R.TREE, "bananas", 0.1, "l2p_mw", "tree_ftrl", 1.2, 1.1, 1.3),               # claimed level: above
+    ])
+    v = R.verdicts(comp).set_index("cell")
+    got = [v.loc[f"{r['dataset']}, ε = {r['eps']:g}: {r['other']} / {r['base']}", "verdict"]
+           for r in comp.to_dict("records")]
+    assert got == ["holds", "misses", "not tested", "misses", "misses"]
+    assert "not sparse_vector" in v.loc["digits, ε = 3: sparse_vector / tree_ftrl", "reason"]
+    assert (v[v["verdict"] == "misses"]["link"] == "#comparisons").all()
+    assert v.loc["phishing, ε = 0.3: sparse_vector / l2p_mw", "reason"]
