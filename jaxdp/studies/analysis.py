@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table", "slope_verdict",
            "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
-           "markdown_table", "publish_blocks", "stale_blocks"]
+           "markdown_table", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
@@ -301,6 +301,8 @@ def format_table(df, max_rows: int = 40, floatfmt: str = "{:.4g}") -> str:
 # --------------------------------------------------------------------------- verdict tables of the docs
 
 VERDICTS = ("holds", "holds by construction", "misses", "not tested")
+#: a headline slope's 95% half-width should be at most this; a wider tested cell says why (:func:`width_note`)
+HW_TARGET = 0.05
 
 
 def slope_verdict(lo: float, hi: float, claim: float, kind: str = "equals", claim_hi: float = math.nan) -> str:
@@ -337,6 +339,28 @@ def slope_verdict(lo: float, hi: float, claim: float, kind: str = "equals", clai
     raise ValueError(f"kind must be 'equals', 'at_most' or 'at_least', got {kind!r}")
 
 
+def width_note(halfwidth: float, n_seeds: int, target: float = HW_TARGET) -> str:
+    """Why a tested cell's interval is wider than ``target``: the seeds it had and about how many would do.
+
+    A bootstrap interval's width shrinks as ``1/√S`` in the number of seeds ``S``, so ``S·(w/target)²`` seeds
+    would bring a half-width ``w`` down to ``target``. Empty when the interval is narrow enough.
+
+    Args:
+        halfwidth: the cell's 95% half-width.
+        n_seeds: the seeds per point behind it.
+        target: the half-width aimed at.
+
+    Returns:
+        ``""`` or a note such as ``"half-width 0.085 > 0.05 at 256 seeds per point (about 740 would reach
+        0.05)"``.
+    """
+    if not (np.isfinite(halfwidth) and halfwidth > target) or n_seeds <= 0:
+        return ""
+    need = int(math.ceil(n_seeds * (halfwidth / target) ** 2 / 10.0) * 10)
+    return (f"half-width {halfwidth:.3f} > {target:g} at {int(n_seeds)} seeds per point (about {need} would reach "
+            f"{target:g})")
+
+
 def _fmt(v, digits=3):
     if v is None or (isinstance(v, float) and not np.isfinite(v)):
         return "—"
@@ -351,7 +375,9 @@ def verdict_table(verdicts, *, digits: int = 3) -> str:
     a column ``claimed_hi``), ``slope``, ``slope_lo``,
     ``slope_hi``, ``n_seeds``, ``verdict`` (one of :data:`VERDICTS`), ``reason`` (text; required for
     every verdict but ``holds``) and ``link`` (an anchor or page for the reason; required for a miss).
-    The half-width column is ``(slope_hi - slope_lo)/2``.
+    The half-width column is ``(slope_hi - slope_lo)/2``; a tested cell wider than :data:`HW_TARGET` whose reason
+    does not already speak of its half-width gets :func:`width_note` (the seeds it had, and about how many would
+    reach the target).
 
     Args:
         verdicts: the verdict rows, a ``pandas.DataFrame`` with the columns above.
@@ -381,6 +407,9 @@ def verdict_table(verdicts, *, digits: int = 3) -> str:
         if v != "holds" and not reason:
             raise ValueError(f"{r.experiment} {r.cell}: verdict {v!r} needs a reason")
         cellv = {"holds": "holds", "misses": "**misses**"}.get(v, v)
+        if v != "not tested" and "half-width" not in reason:
+            note = width_note(hw, int(r.n_seeds))
+            reason = f"{reason}; {note}" if (reason and note) else (reason or note)
         if reason:
             cellv += f": {reason}"
         if link:

@@ -182,3 +182,19 @@ def test_ratio_to_base_pairs_seeds():
     r = ratio_to_base(df, ["g"], "m", "a", "y")
     assert len(r) == 1 and abs(r["ratio"][0] - 2) < 1e-12
     assert abs(r["ratio_lo"][0] - 2) < 1e-9 and abs(r["ratio_hi"][0] - 2) < 1e-9
+
+
+def test_wide_tested_cells_say_why():
+    from jaxdp.studies.analysis import width_note
+
+    assert width_note(0.04, 256) == ""
+    assert width_note(0.1, 256) == "half-width 0.100 > 0.05 at 256 seeds per point (about 1030 would reach 0.05)"
+    base = dict(experiment="e", claim="c", claimed=1.0, kind="equals", slope=1.0, n_seeds=256, link="")
+    v = pd.DataFrame([dict(base, cell="wide", slope_lo=0.9, slope_hi=1.1, verdict="holds", reason=""),
+                      dict(base, cell="narrow", slope_lo=0.98, slope_hi=1.02, verdict="holds", reason=""),
+                      dict(base, cell="untested", slope_lo=0.5, slope_hi=1.5, verdict="not tested", reason="r"),
+                      dict(base, cell="said", slope_lo=0.9, slope_hi=1.1, verdict="holds", reason="half-width: few T")])
+    rows = verdict_table(v).splitlines()[2:]
+    assert "holds: half-width 0.100 > 0.05 at 256 seeds" in rows[0]
+    assert rows[1].endswith("| holds |") and rows[2].endswith("| not tested: r |")
+    assert rows[3].endswith("| holds: half-width: few T |")
