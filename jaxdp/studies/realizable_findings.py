@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULTS = {
-    "seeds": 16, "seed": 0, "beta": 0.1, "q": 0.5, "delta": 1e-6,
+    "seeds": 256, "seed": 0, "beta": 0.1, "q": 0.5, "delta": 1e-6,
     "experiments": "adaptive,potential,binary_tree,oco",
     # adaptive
     "ad_d": 16, "ad_eps": 4.0, "ad_T": [2 ** 16, 2 ** 18, 2 ** 20], "ad_Lstar": [0, 4096], "ad_modes": ["rate", "paper"],

@@ -16,7 +16,7 @@ MIN_SEEDS = {"growth-rates": 1024, "label-dp-rates": 256, "label-dp-rates-heavy"
 OTHER_KEPT = {
     "bandits": 64, "hedge-baseline": 64, "lazy-batching": 1024, "lazy-figure1ab": 32, "lazy-figure1c": 256,
     "lazy-figure1c-large": 256, "lazy-switching": 256, "mf-ftrl": 256, "real-experts": 256, "real-label-dp": 256,
-    "realizable-experts": 256, "realizable-findings": 16, "realizable-oco": 256,
+    "realizable-experts": 256, "realizable-findings": 256, "realizable-oco": 256,
 }
 # A verdict's ``n_seeds`` counts the seeds with a finite result at every point of its curve. Runs that refuse
 # (growth-rates: a phase the solver could not certify returns NaN; docs/algorithms/growth.md) are dropped, and
