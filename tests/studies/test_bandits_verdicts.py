@@ -7,37 +7,29 @@ import re
 
 import pandas as pd
 
+from _helpers import assert_page_current, miss_links_resolve, one_row_each, verdict_rows
 from jaxdp.studies import bandits as B
-from jaxdp.studies.analysis import VERDICTS, read_generated, stale_blocks
+from jaxdp.studies.analysis import VERDICTS, read_generated
 
 BLOCK = "bandits verdicts"
 
 
-def _rows(block: str) -> list:
-    return [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment")]
-
-
 def test_verdict_block_is_generated_from_the_kept_run():
-    assert BLOCK in B.BLOCKS
-    blocks = B.page_blocks()
-    assert stale_blocks(B.DOC_PAGE, {BLOCK: blocks[BLOCK]}) == [], "rerun jaxdp.studies.bandits.publish()"
-    assert "resampled jointly" in blocks[BLOCK]
+    assert_page_current(B, BLOCK)
 
 
 def test_one_row_per_fitted_curve_with_the_kept_seeds():
     slopes = pd.read_csv(B.RESULTS / "slopes.csv")
     summary = pd.read_csv(B.RESULTS / "summary.csv")
     block = read_generated(B.DOC_PAGE, BLOCK)
-    rows = _rows(block)
-    assert len(rows) == len(slopes)
-    for r in slopes.itertuples(index=False):
-        prefix = f"| {B.EXPERIMENTS[r.sweep]} | {B.LABELS[r.learner]}, {r.instance} |"
-        match = [ln for ln in rows if ln.startswith(prefix)]
-        assert len(match) == 1, prefix
+    assert "resampled jointly" in block
+    rows = verdict_rows(block)
+    for r, row in one_row_each(rows, slopes, lambda r: f"| {B.EXPERIMENTS[r.sweep]} | {B.LABELS[r.learner]}, "
+                                                      f"{r.instance} |"):
         pts = summary[(summary["sweep"] == r.sweep) & (summary["learner"] == r.learner)
                       & (summary["instance"] == r.instance)]
         pts = pts[(pts[r.sweep] >= r.x_min) & (pts[r.sweep] <= r.x_max)]
-        assert match[0].split(" | ")[6] == str(int(pts["n_seeds"].min())), prefix
+        assert row.split(" | ")[6] == str(int(pts["n_seeds"].min())), row
     # the head's tally counts the rows' verdicts
     assert _tally(block) == _counts(rows)
 
@@ -65,15 +57,7 @@ def _counts(rows: list) -> dict:
 
 
 def test_every_miss_links_an_existing_anchor():
-    rows = _rows(read_generated(B.DOC_PAGE, BLOCK))
-    for ln in rows:
-        if "**misses**" not in ln:
-            continue
-        link = re.search(r"\(\[why\]\(([^)]*)\)\)", ln)
-        assert link, ln
-        page, _, anchor = link.group(1).partition("#")
-        target = (B.DOC_PAGE.parent / page) if page else B.DOC_PAGE
-        assert anchor and "{#" + anchor + "}" in target.read_text(encoding="utf-8"), link.group(1)
+    miss_links_resolve(B.DOC_PAGE, read_generated(B.DOC_PAGE, BLOCK))
 
 
 def _points(sweep, learner, instance, xs, regret, theory, K=9, T=2 ** 16, eps=1.0):

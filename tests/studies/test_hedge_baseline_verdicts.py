@@ -8,14 +8,11 @@ import re
 import numpy as np
 import pandas as pd
 
+from _helpers import assert_page_current, miss_links_resolve, one_row_each, verdict_rows
 from jaxdp.studies import hedge_baseline as H
-from jaxdp.studies.analysis import VERDICTS, read_generated, stale_blocks
+from jaxdp.studies.analysis import VERDICTS, read_generated
 
 BLOCK = "hedge-baseline verdicts"
-
-
-def _rows(block: str) -> list:
-    return [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment")]
 
 
 def _verdict(ln: str) -> str:
@@ -24,10 +21,7 @@ def _verdict(ln: str) -> str:
 
 
 def test_verdict_block_is_generated_from_the_kept_run():
-    assert BLOCK in H.BLOCKS
-    blocks = H.page_blocks()
-    assert stale_blocks(H.DOC_PAGE, {BLOCK: blocks[BLOCK]}) == [], "rerun jaxdp.studies.hedge_baseline.publish()"
-    assert "resampled jointly" in blocks[BLOCK]
+    assert_page_current(H, BLOCK)
 
 
 def test_one_row_per_fitted_curve_and_the_dartboard_twins():
@@ -36,16 +30,13 @@ def test_one_row_per_fitted_curve_and_the_dartboard_twins():
     df = pd.read_csv(H.RESULTS / "results.csv")
     twins = H.same_expected_regret(df)
     block = read_generated(H.DOC_PAGE, BLOCK)
-    rows = _rows(block)
-    assert len(rows) == len(slopes)
-    for r in slopes.itertuples(index=False):
-        prefix = f"| regret vs T | {r.learner}, {r.adversary}, d = {int(r.d)} |"
-        match = [ln for ln in rows if ln.startswith(prefix)]
-        assert len(match) == 1, prefix
+    assert "resampled jointly" in block
+    rows = verdict_rows(block)
+    for r, row in one_row_each(rows, slopes, lambda r: f"| regret vs T | {r.learner}, {r.adversary}, d = {int(r.d)} |"):
         g = summary[(summary["learner"] == r.learner) & (summary["adversary"] == r.adversary) & (summary["d"] == r.d)]
-        assert match[0].split(" | ")[6] == str(int(g["n_seeds"].min())), prefix
-        by_construction = _verdict(match[0]) == "holds by construction"
-        assert by_construction == (r.learner == "dartboard" and (r.adversary, r.d) in twins), prefix
+        assert row.split(" | ")[6] == str(int(g["n_seeds"].min())), row
+        by_construction = _verdict(row) == "holds by construction"
+        assert by_construction == (r.learner == "dartboard" and (r.adversary, r.d) in twins), row
     said = re.search(r"(\d+) in all: ([^.]*)\.", block)
     assert said and int(said.group(1)) == len(rows)
     tally = {p.split(" ", 1)[1]: int(p.split(" ", 1)[0]) for p in said.group(2).split(", ")}
@@ -53,14 +44,7 @@ def test_one_row_per_fitted_curve_and_the_dartboard_twins():
 
 
 def test_every_miss_links_an_existing_anchor():
-    for ln in _rows(read_generated(H.DOC_PAGE, BLOCK)):
-        if "**misses**" not in ln:
-            continue
-        link = re.search(r"\(\[why\]\(([^)]*)\)\)", ln)
-        assert link, ln
-        page, _, anchor = link.group(1).partition("#")
-        target = (H.DOC_PAGE.parent / page) if page else H.DOC_PAGE
-        assert anchor and "{#" + anchor + "}" in target.read_text(encoding="utf-8"), link.group(1)
+    miss_links_resolve(H.DOC_PAGE, read_generated(H.DOC_PAGE, BLOCK))
 
 
 def test_verdicts_follow_the_claims():

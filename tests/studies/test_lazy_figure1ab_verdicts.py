@@ -6,13 +6,14 @@ import re
 import pandas as pd
 import pytest
 
+from _helpers import assert_page_current, miss_links_resolve, verdict_rows
 from jaxdp.studies import lazy_figure1ab as m
-from jaxdp.studies.analysis import VERDICTS, read_generated, stale_blocks
+from jaxdp.studies.analysis import VERDICTS, read_generated
 
 VERDICT_BLOCK = "lazy-figure1ab verdicts"
 
 
-def _rows(block: str, header_start: str) -> list:
+def _table_rows(block: str, header_start: str) -> list:
     """The data lines of the table of ``block`` whose header starts with ``header_start``."""
     out, on = [], False
     for ln in block.splitlines():
@@ -29,12 +30,11 @@ def _rows(block: str, header_start: str) -> list:
 def kept():
     if not (m.RESULTS / "results.csv").exists():
         pytest.skip(f"no kept results in {m.RESULTS}")
-    return m.page_blocks()
+    return m.RESULTS
 
 
 def test_verdict_block_is_current(kept):
-    assert VERDICT_BLOCK in m.BLOCKS and set(kept) == set(m.BLOCKS)
-    assert stale_blocks(m.DOC_PAGE, kept) == [], "rerun jaxdp.studies.lazy_figure1ab.publish()"
+    assert_page_current(m, VERDICT_BLOCK)
     # the verdict table is the headline: its block comes first in the findings
     text = m.DOC_PAGE.read_text()
     findings = text.index("## Findings")
@@ -46,7 +46,7 @@ def test_one_row_per_fitted_cell(kept):
     slopes = pd.read_csv(m.RESULTS / "slopes.csv")
     ns_path = m.RESULTS / "nonsmooth_slopes.csv"
     ns = pd.read_csv(ns_path) if ns_path.exists() else pd.DataFrame(columns=["loss", "alpha"])
-    rows = _rows(read_generated(m.DOC_PAGE, VERDICT_BLOCK), "| experiment |")
+    rows = verdict_rows(read_generated(m.DOC_PAGE, VERDICT_BLOCK))
     assert len(rows) == len(slopes) + len(ns)
     for r in slopes.itertuples(index=False):
         hits = [ln for ln in rows if ln.startswith(f"| linear, {r.adversary}, panel ({r.panel}) | "
@@ -56,7 +56,7 @@ def test_one_row_per_fitted_cell(kept):
         assert sum(ln.startswith(f"| {r.loss} loss (MALA), panel (a) | l2p_rmw, α = {r.alpha:g} |")
                    for ln in rows) == 1, r
     # the same interval as the detailed table of the same cell
-    detail = _rows(read_generated(m.DOC_PAGE, m.BLOCKS[0]), "| learner | adversary | panel |")
+    detail = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[0]), "| learner | adversary | panel |")
     for ln in detail:
         learner, adversary, panel, alpha, interval = [c.strip() for c in ln.strip("|").split("|")[:5]]
         (hit,) = [v for v in rows if v.startswith(f"| linear, {adversary}, panel ({panel}) | {learner}, α = {alpha}")]
@@ -72,18 +72,8 @@ def test_one_row_per_fitted_cell(kept):
 
 
 def test_every_miss_links_to_an_existing_anchor(kept):
-    rows = _rows(read_generated(m.DOC_PAGE, VERDICT_BLOCK), "| experiment |")
-    misses = [ln for ln in rows if "**misses**" in ln]
-    for ln in misses:
-        links = re.findall(r"\(\[why\]\(([^)]*)\)\)", ln)
-        assert len(links) == 1, ln
-        page, _, anchor = links[0].partition("#")
-        target = m.DOC_PAGE if not page else (m.DOC_PAGE.parent / page).resolve()
-        assert anchor and target.exists(), ln
-        assert f"{{#{anchor}}}" in target.read_text(), (anchor, target)
-    for ln in rows:
-        for link in re.findall(r"\(\[why\]\(#([^)]*)\)\)", ln):
-            assert f"{{#{link}}}" in m.DOC_PAGE.read_text(), link
+    # every miss, and every other row's link (on this page or another), names an anchor that exists
+    miss_links_resolve(m.DOC_PAGE, read_generated(m.DOC_PAGE, VERDICT_BLOCK))
 
 
 def test_verdicts_follow_the_claims():

@@ -7,46 +7,34 @@ import re
 import numpy as np
 import pandas as pd
 
+from _helpers import assert_page_current, miss_links_resolve, verdict_rows
 from jaxdp.studies import lazy_figure1c as C
 from jaxdp.studies import lazy_figure1c_large as L
-from jaxdp.studies.analysis import read_generated, stale_blocks
+from jaxdp.studies.analysis import read_generated
 
 C_BLOCK, L_BLOCK = "lazy-figure1c verdicts", "lazy-figure1c-large verdicts"
 
 
-def _rows(block: str) -> list:
-    return [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment |")]
-
-
-def _anchor_exists(link: str, page) -> bool:
-    """Whether ``link`` (``#anchor`` on ``page`` or ``../dir/page.md#anchor``) names an anchor that exists."""
-    target, _, anchor = link.partition("#")
-    path = page if not target else (page.parent / target).resolve()
-    return path.exists() and ("{#" + anchor + "}") in path.read_text(encoding="utf-8")
-
-
-def _links_resolve(page, block: str) -> None:
-    links = re.findall(r"\(\[why\]\(([^)]*)\)\)", read_generated(page, block))
-    for link in links:
-        assert _anchor_exists(link, page), link
-    n_miss = sum("| **misses**" in ln for ln in _rows(read_generated(page, block)))
-    assert len(links) == n_miss      # every miss carries a link, and only misses do
+def _current_rows(study, block: str, kept_csv: str, n: int):
+    """Assert that ``study``'s page is generated from the kept run and that its verdict table ``block`` has one row per
+    line of the kept ``kept_csv`` (``n`` of them); return that table and the rows."""
+    assert_page_current(study, block)
+    kept = pd.read_csv(study.RESULTS / kept_csv)
+    rows = verdict_rows(read_generated(study.DOC_PAGE, block))
+    assert len(rows) == len(kept) == n
+    return kept, rows
 
 
 # --------------------------------------------------------------------------- lazy-figure1c
 
 
 def test_figure1c_verdicts_are_current_with_one_row_per_cell():
-    assert C_BLOCK in C.BLOCKS
-    blocks = C.page_blocks()
-    assert stale_blocks(C.DOC_PAGE, {C_BLOCK: blocks[C_BLOCK]}) == [], "rerun jaxdp.studies.lazy_figure1c.publish()"
-    kept = pd.read_csv(C.RESULTS / "exponents.csv")
-    rows = _rows(read_generated(C.DOC_PAGE, C_BLOCK))
-    assert len(rows) == len(kept) == 36
+    kept, rows = _current_rows(C, C_BLOCK, "exponents.csv", 36)
     for r in kept.itertuples(index=False):
         assert sum(f"| {r.learner}, {r.adversary}, α = {r.alpha:g} |" in ln for ln in rows) == 1, r
     # the measured slopes are the realized-regret slopes of the exponents table, cell by cell
-    expo = [ln for ln in _rows(read_generated(C.DOC_PAGE, C.BLOCKS[0])) if not ln.startswith("| learner |")]
+    expo = [ln for ln in read_generated(C.DOC_PAGE, C.BLOCKS[0]).splitlines()
+            if ln.startswith("| ") and not ln.startswith("| learner |")]
     assert len(expo) == 36
     for ln in expo:
         learner, adversary, alpha, realized = ln[2:].split(" | ")[:4]
@@ -56,7 +44,8 @@ def test_figure1c_verdicts_are_current_with_one_row_per_cell():
 
 
 def test_figure1c_misses_link_to_existing_anchors():
-    _links_resolve(C.DOC_PAGE, C_BLOCK)
+    # every miss carries a link to an anchor that exists, and only misses do
+    miss_links_resolve(C.DOC_PAGE, read_generated(C.DOC_PAGE, C_BLOCK), only_misses=True)
     df = pd.read_csv(C.RESULTS / "results.csv")
     v = C.verdicts(pd.read_csv(C.RESULTS / "exponents_realized.csv").assign(n_seeds=int(df["seed"].nunique())))
     assert set(v["verdict"]) <= {"holds", "misses", "not tested"}
@@ -96,13 +85,7 @@ def test_figure1c_bound_ratios_stay_below_one():
 
 
 def test_large_verdicts_are_current_with_one_row_per_local_slope():
-    assert L_BLOCK in L.BLOCKS
-    blocks = L.page_blocks()
-    assert stale_blocks(L.DOC_PAGE, {L_BLOCK: blocks[L_BLOCK]}) == [], \
-        "rerun jaxdp.studies.lazy_figure1c_large.publish()"
-    kept = pd.read_csv(L.RESULTS / "local_slopes.csv")
-    rows = _rows(read_generated(L.DOC_PAGE, L_BLOCK))
-    assert len(rows) == len(kept) == 10
+    kept, rows = _current_rows(L, L_BLOCK, "local_slopes.csv", 10)
     for r in kept.itertuples(index=False):
         cell = f"| α = {r.alpha:g}, T = {L._pow2(r.x_min)}–{L._pow2(r.x_max)} |"
         assert sum(cell in ln for ln in rows) == 1, cell
@@ -110,9 +93,10 @@ def test_large_verdicts_are_current_with_one_row_per_local_slope():
 
 
 def test_large_misses_link_to_existing_anchors_and_the_model_claim_of_the_page():
-    _links_resolve(L.DOC_PAGE, L_BLOCK)
+    block = read_generated(L.DOC_PAGE, L_BLOCK)
+    miss_links_resolve(L.DOC_PAGE, block, only_misses=True)
     # the page says the model's local slope lies inside 9 of the 10 intervals
-    rows = _rows(read_generated(L.DOC_PAGE, L_BLOCK))
+    rows = verdict_rows(block)
     inside = 0
     for ln in rows:
         lo, hi = (float(x.replace("−", "-")) for x in re.search(r"\[([^,]+), ([^\]]+)\]", ln).groups())

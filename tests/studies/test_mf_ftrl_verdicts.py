@@ -2,28 +2,20 @@
 of the kept slopes, every miss linked to a section that exists, and the claims applied as stated (in T, after the
 mechanism's own noise factor is divided out). Pandas only: no JAX compile."""
 import math
-import re
-
 import pandas as pd
 
-from _helpers import ROOT
+from _helpers import assert_page_current, miss_links_resolve, verdict_rows
 from jaxdp.studies import mf_ftrl as M
-from jaxdp.studies.analysis import read_generated, stale_blocks
-
-
-def _rows(block):
-    return [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment")]
+from jaxdp.studies.analysis import read_generated
 
 
 def test_page_is_generated_from_the_kept_run():
-    blocks = M.page_blocks()
-    assert set(blocks) == set(M.BLOCKS)
-    assert stale_blocks(M.DOC_PAGE, blocks) == [], "rerun jaxdp.studies.mf_ftrl.publish()"
+    assert_page_current(M, M.VERDICT_BLOCK)
 
 
 def test_one_verdict_row_per_fitted_cell():
     slopes = pd.read_csv(M.RESULTS / "slopes.csv")
-    rows = _rows(read_generated(M.DOC_PAGE, M.VERDICT_BLOCK))
+    rows = verdict_rows(read_generated(M.DOC_PAGE, M.VERDICT_BLOCK))
     assert len(rows) == len(slopes)
     for r in slopes.itertuples(index=False):
         exp = "T" if r.sweep == "T" else "ε"
@@ -34,16 +26,7 @@ def test_one_verdict_row_per_fitted_cell():
 
 
 def test_every_miss_links_to_a_section_that_exists():
-    rows = _rows(read_generated(M.DOC_PAGE, M.VERDICT_BLOCK))
-    misses = [ln for ln in rows if "**misses**" in ln]
-    assert misses
-    for ln in misses:
-        links = re.findall(r"\(\[why\]\(([^)]*)\)\)", ln)
-        assert len(links) == 1, ln
-        page, _, anchor = links[0].partition("#")
-        target = M.DOC_PAGE if not page else (M.DOC_PAGE.parent / page).resolve()
-        assert target.is_relative_to(ROOT) and target.exists(), links[0]
-        assert "{#" + anchor + "}" in target.read_text(encoding="utf-8"), links[0]
+    assert miss_links_resolve(M.DOC_PAGE, read_generated(M.DOC_PAGE, M.VERDICT_BLOCK)), "the table has no miss"
 
 
 def _summary():

@@ -2,37 +2,21 @@
 (best private learner against the runner-up and tree DP-FTRL against L2P-MW at every (dataset, ε); the sparse
 vector against Hedge and L2P-MW at the largest ε), each claim of the page's findings checked against its paired
 interval, every miss linked to its explanation. Pandas only: no JAX compile."""
-import re
-
 import pandas as pd
 
-from _helpers import ROOT
+from _helpers import ROOT, anchor_exists, assert_page_current, miss_links_resolve, verdict_rows
 from jaxdp.studies import real_experts as R
-from jaxdp.studies.analysis import read_generated, stale_blocks
+from jaxdp.studies.analysis import read_generated
 
 VERDICTS_BLOCK = "real-experts verdicts"
 
 
-def _rows(block: str) -> list:
-    return [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment |")]
-
-
-def _anchor_exists(link: str, page) -> bool:
-    """Whether ``link`` (``#anchor`` on ``page`` or ``../dir/page.md#anchor``) names an anchor that exists."""
-    target, _, anchor = link.partition("#")
-    path = page if not target else (page.parent / target).resolve()
-    return path.exists() and ("{#" + anchor + "}") in path.read_text(encoding="utf-8")
-
-
 def test_verdict_block_is_current_and_has_one_row_per_comparison():
-    assert VERDICTS_BLOCK in R.BLOCKS
-    blocks = R.page_blocks()
-    assert stale_blocks(R.DOC_PAGE, {VERDICTS_BLOCK: blocks[VERDICTS_BLOCK]}) == [], \
-        "rerun jaxdp.studies.real_experts.publish()"
+    assert_page_current(R, VERDICTS_BLOCK)
     df = pd.read_csv(ROOT / "results" / "real-experts" / "results.csv")
     points = df[["dataset", "eps"]].drop_duplicates()
     n_top = int((points["eps"] == R.EPS_TOP).sum())
-    rows = _rows(read_generated(R.DOC_PAGE, VERDICTS_BLOCK))
+    rows = verdict_rows(read_generated(R.DOC_PAGE, VERDICTS_BLOCK))
     assert len(rows) == 2 * len(points) + 2 * n_top == 60
     for r in points.itertuples(index=False):
         n = sum(ln.split(" | ")[1].startswith(f"{r.dataset}, ε = {r.eps:g}:") for ln in rows)
@@ -55,10 +39,9 @@ def test_every_miss_links_to_an_existing_anchor():
     for r in v[v["verdict"] != "holds"].itertuples(index=False):
         assert r.reason, r.cell
     for r in v[v["verdict"] == "misses"].itertuples(index=False):
-        assert r.link and _anchor_exists(r.link, R.DOC_PAGE), (r.cell, r.link)
-    for link in re.findall(r"\(\[why\]\(([^)]*)\)\)", read_generated(R.DOC_PAGE, VERDICTS_BLOCK)):
-        assert _anchor_exists(link, R.DOC_PAGE), link
-    assert _anchor_exists("#comparisons", R.DOC_PAGE)   # where a miss of this table would point
+        assert r.link and anchor_exists(r.link, R.DOC_PAGE), (r.cell, r.link)
+    miss_links_resolve(R.DOC_PAGE, read_generated(R.DOC_PAGE, VERDICTS_BLOCK))
+    assert anchor_exists("#comparisons", R.DOC_PAGE)   # where a miss of this table would point
 
 
 def test_verdicts_follow_the_claims():

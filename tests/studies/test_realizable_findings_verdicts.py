@@ -7,22 +7,15 @@ import re
 import numpy as np
 import pandas as pd
 
-from _helpers import ROOT
+from _helpers import ROOT, assert_page_current, miss_links_resolve, verdict_rows
 from jaxdp.studies import realizable_findings as R
-from jaxdp.studies.analysis import read_generated, stale_blocks
+from jaxdp.studies.analysis import read_generated
 
 BLOCK = "realizable-findings verdicts"
 
 
-def _rows(block: str) -> list:
-    return [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment")]
-
-
 def test_page_is_generated_from_the_kept_run():
-    assert BLOCK in R.BLOCKS
-    blocks = R.page_blocks()
-    assert set(blocks) == set(R.BLOCKS)
-    assert stale_blocks(R.DOC_PAGE, blocks) == [], "rerun jaxdp.studies.realizable_findings.publish()"
+    assert_page_current(R, BLOCK)
 
 
 def test_one_row_per_fitted_cell():
@@ -30,7 +23,7 @@ def test_one_row_per_fitted_cell():
     assert (slopes["resample"] == "joint").all()
     block = read_generated(R.DOC_PAGE, BLOCK)
     assert "resampled jointly" in block
-    rows = _rows(block)
+    rows = verdict_rows(block)
     assert len(rows) == len(slopes)
     # the same cells, fit by fit: the experiment column and the curve of each row
     got = sorted((ln.split(" | ")[0][2:], ln.split(" | ")[1]) for ln in rows)
@@ -47,14 +40,8 @@ def test_one_row_per_fitted_cell():
 
 def test_every_miss_links_to_an_existing_anchor():
     block = read_generated(R.DOC_PAGE, BLOCK)
-    misses = [ln for ln in _rows(block) if "**misses**" in ln]
-    for ln in misses:
-        links = re.findall(r"\(\[why\]\(([^)]*)\)\)", ln)
-        assert links, ln
-        page, _, anchor = links[-1].partition("#")
-        target = R.DOC_PAGE if not page else (R.DOC_PAGE.parent / page).resolve()
-        assert anchor and f"{{#{anchor}}}" in target.read_text(encoding="utf-8"), (ln, target, anchor)
-    for ln in _rows(block):    # every verdict but "holds" carries its reason
+    miss_links_resolve(R.DOC_PAGE, block)
+    for ln in verdict_rows(block):    # every verdict but "holds" carries its reason
         v = ln.rstrip(" |").split(" | ")[-1]
         assert v == "holds" or ": " in v, ln
     assert (ROOT / "docs" / "algorithms" / "realizable-findings.md").exists()
