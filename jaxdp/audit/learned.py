@@ -246,8 +246,15 @@ def draw_features(mechanism: Callable, fn: Callable, key: jax.Array, x, n: int, 
     m = int(batch)
     chunks = -(-n // m)
     keys = jax.random.split(key, chunks)
-    out = [run(jax.random.split(kc, m), x) for kc in keys]
-    return tuple(np.concatenate([np.asarray(o[i]) for o in out])[:n] for i in range(len(out[0])))
+    res: list = []
+    for j, kc in enumerate(keys):           # filled in place: the peak is the result plus one chunk
+        o = run(jax.random.split(kc, m), x)
+        if not res:
+            res = [np.empty((n,) + a.shape[1:], a.dtype) for a in o]
+        r = min(m, n - j * m)
+        for dst, a in zip(res, o):
+            dst[j * m:j * m + r] = np.asarray(a)[:r]
+    return tuple(res)
 
 
 @functools.lru_cache(maxsize=256)
@@ -417,19 +424,26 @@ def audit_learned(sample_fn: Callable, neighbours, *, claimed_eps: float, claime
     m = min(n_best, n_cand)
     level = bonferroni_level(alpha, m)
 
-    train = {i: draw_features(sample_fn, fn, jax.random.fold_in(k_train, i), x, n_train, batch)
-             for i, x in enumerate(inputs)}
-    sel = {i: draw_features(sample_fn, fn, jax.random.fold_in(k_sel, i), x, n_select, batch)
-           for i, x in enumerate(inputs)}
+    # each input's runs are drawn when a pair first needs them and dropped after its last pair (the same keys, so
+    # the same runs as drawing all up front, with the memory of two or three inputs instead of all of them)
+    last = {i: p for p, ij in enumerate(pair_idx) for i in ij}
+    train: dict = {}
+    sel: dict = {}
     cands = []
     for p, (i0, i1) in enumerate(pair_idx):
+        for i in (i0, i1):
+            if i not in train:
+                train[i] = draw_features(sample_fn, fn, jax.random.fold_in(k_train, i), inputs[i], n_train, batch)
+                sel[i] = draw_features(sample_fn, fn, jax.random.fold_in(k_sel, i), inputs[i], n_select, batch)
         for c, spec in enumerate(classifiers):
             params = fit_classifier(spec, train[i0][c], train[i1][c], jax.random.fold_in(k_fit, p * 1000 + c))
             s0 = classifier_scores(spec, params, sel[i0][c])
             s1 = classifier_scores(spec, params, sel[i1][c])
             ev = best_threshold_event(s0, s1, n_eval=n_eval, delta=delta, level=level, c_grid=c_grid)
             cands.append(LearnedCandidate(pair=p, label=pairs[p][0], spec=spec, params=params, event=ev))
-    del train, sel
+        for i in {i0, i1}:
+            if last[i] == p:
+                del train[i], sel[i]
     cands.sort(key=_by_projection)
     chosen = cands[:max(m, min(n_rerank, n_cand))] if n_refine else cands[:m]
     if n_refine:

@@ -244,6 +244,22 @@ def test_dpsniper_broken_ones_flagged_at_quick_size():
     assert "0.0968" in md and "| laplace |" in md
 
 
+def test_draw_features_fills_every_run_once_in_key_order():
+    """Chunked drawing (filled in place, last chunk truncated) equals the runs of each chunk's keys, in order."""
+    from jaxdp.audit.learned import draw_features
+
+    mech = lambda k, x: x + jax.random.normal(k, (2,))                  # noqa: E731
+    fn = lambda o: (o, o[:1] * 2.0)                                     # noqa: E731
+    n, m = 1000, 256                                                     # 3 full chunks and a remainder of 232
+    got = draw_features(mech, fn, jax.random.key(3), jnp.float32(1.0), n, m)
+    ref = np.concatenate([np.asarray(jax.vmap(lambda k: mech(k, 1.0))(jax.random.split(kc, m)))
+                          for kc in jax.random.split(jax.random.key(3), 4)])[:n]
+    assert got[0].shape == (n, 2) and got[1].shape == (n, 1)
+    np.testing.assert_allclose(got[0], ref, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got[1], 2.0 * ref[:, :1], rtol=1e-6, atol=1e-6)
+    assert len(np.unique(got[0][:, 0])) == n                             # no row left empty or copied twice
+
+
 def test_device_count_is_binomial_with_the_events_probability():
     """The on-device fresh count (DP-Sniper's sizes on an accelerator) is Binomial(n, P[M(x) in S]), ties included."""
     from jaxdp.audit.learned import Logistic, ThresholdEvent, count_event_on_device
