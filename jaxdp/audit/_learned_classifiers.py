@@ -221,21 +221,77 @@ def _fit_gradient(spec, apply, reg, init_params, X, y, key):
     return frozen + tr
 
 
+#: Newton fits whose design matrix has more entries than this keep the two inputs' runs as separate arrays (no
+#: concatenated copy) and sum the gradient and Hessian over row blocks of ``NEWTON_BLOCK_ROWS`` (memory about one
+#: copy of the sample instead of four); smaller fits use one pass over the concatenated sample
+NEWTON_BLOCK_ENTRIES = 1 << 30
+NEWTON_BLOCK_ROWS = 1 << 20
+
+
+def _newton_logistic(parts, mu, sd, l2, steps, block=None):
+    """``steps`` ridge-penalised Newton steps for logistic regression on the standardised rows plus a bias.
+
+    ``parts``: ``(X, y)`` pairs (``y`` an array of labels, or one label for every row of ``X``). With ``block`` rows,
+    ``g = Σ_b Z_bᵀ(y_b − p_b)`` and ``H = Σ_b Z_bᵀ diag(p_b(1 − p_b)) Z_b`` are summed over row blocks (and each
+    remainder): the same step as one pass up to float summation order."""
+    n = sum(X.shape[0] for X, _ in parts)
+    D = parts[0][0].shape[1]
+    dt = parts[0][0].dtype
+    lam = l2 * n * jnp.concatenate([jnp.ones(D), jnp.zeros(1)])
+
+    def part(Xb, yb, w):
+        Zb = jnp.concatenate([(Xb - mu) / sd, jnp.ones((Xb.shape[0], 1), dt)], axis=1)
+        p = jax.nn.sigmoid(Zb @ w)
+        return Zb.T @ (yb - p), (Zb * (p * (1 - p))[:, None]).T @ Zb
+
+    def blocked(X, label, w):
+        full, tail = divmod(X.shape[0], block)
+
+        def acc(c, i):          # slices of X itself: no padded copy of the sample
+            gb, Hb = part(jax.lax.dynamic_slice_in_dim(X, i * block, block), label, w)
+            return (c[0] + gb, c[1] + Hb), None
+        g, H = jnp.zeros(D + 1, dt), jnp.zeros((D + 1, D + 1), dt)
+        if full:
+            (g, H), _ = jax.lax.scan(acc, (g, H), jnp.arange(full))
+        if tail:
+            gt, Ht = part(X[full * block:], label, w)
+            g, H = g + gt, H + Ht
+        return g, H
+
+    def grad_hess(w):
+        if block is None:
+            (X, y), = parts
+            return part(X, y, w)
+        gh = [blocked(X, label, w) for X, label in parts]
+        return sum(g for g, _ in gh), sum(H for _, H in gh)
+
+    def newton(w, _):
+        g, H = grad_hess(w)
+        return w + jnp.linalg.solve(H + jnp.diag(lam) + 1e-6 * jnp.eye(D + 1), g - lam * w), None
+
+    w, _ = jax.lax.scan(newton, jnp.zeros(D + 1, dt), None, length=steps)
+    return w
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _fit_logistic_blocked(spec, X0, X1):
+    """Newton fit of a sample too large for one pass (``NEWTON_BLOCK_ENTRIES``): label 1 for ``X0``'s rows, 0 for
+    ``X1``'s, standardised by the pooled mean and deviation."""
+    n = X0.shape[0] + X1.shape[0]
+    mu = (X0.sum(0) + X1.sum(0)) / n
+    sd = jnp.sqrt((jnp.square(X0 - mu).sum(0) + jnp.square(X1 - mu).sum(0)) / n)
+    sd = jnp.where(sd > 1e-12, sd, 1.0)
+    w = _newton_logistic(((X0, 1.0), (X1, 0.0)), mu, sd, spec.l2, spec.steps, NEWTON_BLOCK_ROWS)
+    D = X0.shape[1]
+    return (mu, sd, w[:D], w[D])
+
+
 @functools.partial(jax.jit, static_argnums=0)
 def _fit_logistic(spec, X, y, key):
     mu, sd = _standardiser(X)
     D = X.shape[1]
     if spec.solver == "newton":
-        Z = jnp.concatenate([(X - mu) / sd, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
-        lam = spec.l2 * X.shape[0] * jnp.concatenate([jnp.ones(D), jnp.zeros(1)])
-
-        def newton(w, _):
-            p = jax.nn.sigmoid(Z @ w)
-            g = Z.T @ (y - p) - lam * w
-            H = (Z * (p * (1 - p))[:, None]).T @ Z + jnp.diag(lam) + 1e-6 * jnp.eye(D + 1)
-            return w + jnp.linalg.solve(H, g), None
-
-        w, _ = jax.lax.scan(newton, jnp.zeros(D + 1, X.dtype), None, length=spec.steps)
+        w = _newton_logistic(((X, y),), mu, sd, spec.l2, spec.steps)
         return (mu, sd, w[:D], w[D])
     return _fit_gradient(spec, _logistic_apply, lambda tr: jnp.sum(jnp.square(tr[0])),
                          ((jnp.zeros(D), jnp.zeros(())), (mu, sd)), X, y, key)
@@ -280,6 +336,10 @@ def fit_classifier(spec, f0, f1, key) -> Any:
         h0 = np.bincount(c0, minlength=spec.n_cells) + 0.5
         h1 = np.bincount(c1, minlength=spec.n_cells) + 0.5
         return jnp.asarray(np.log(h0 / h0.sum()) - np.log(h1 / h1.sum()), jnp.float32)
+    if (isinstance(spec, Logistic) and spec.solver == "newton" and np.ndim(f0) == 2 and np.ndim(f1) == 2
+            and (len(f0) + len(f1)) * (np.shape(f0)[1] + 1) > NEWTON_BLOCK_ENTRIES):
+        return _fit_logistic_blocked(spec, jax.device_put(np.asarray(f0, np.float32)),
+                                     jax.device_put(np.asarray(f1, np.float32)))
     X = jnp.concatenate([jnp.asarray(f0, jnp.float32), jnp.asarray(f1, jnp.float32)])
     if X.ndim != 2:
         raise ValueError(f"features must be a vector per run, got shape {X.shape[1:]}")

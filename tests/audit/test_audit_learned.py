@@ -260,6 +260,27 @@ def test_draw_features_fills_every_run_once_in_key_order():
     assert len(np.unique(got[0][:, 0])) == n                             # no row left empty or copied twice
 
 
+def test_blocked_newton_fit_matches_the_one_pass_fit(monkeypatch):
+    """A logistic fit too large for one pass (two separate arrays, gradient and Hessian summed over row blocks and a
+    remainder) gives the one-pass fit's standardisation and weights up to float summation order."""
+    from jaxdp.audit import _learned_classifiers as LC
+
+    rng = np.random.default_rng(5)
+    n, D = 30_001, 6                                           # 2 full blocks of 8192 rows and a remainder per input
+    f0 = rng.normal(size=(n, D)).astype(np.float32)
+    f1 = (rng.normal(size=(n, D)) + np.linspace(0.0, 0.3, D)).astype(np.float32)
+    f0[:, 0] = f0[:, 0] > 1.0                                  # a 0/1 feature, as flag features have
+    one = LC.fit_classifier(LC.Logistic(), f0, f1, jax.random.key(0))
+    monkeypatch.setattr(LC, "NEWTON_BLOCK_ENTRIES", 1000)
+    monkeypatch.setattr(LC, "NEWTON_BLOCK_ROWS", 8192)
+    blk = LC.fit_classifier(LC.Logistic(), f0, f1, jax.random.key(0))
+    for a, b in zip(one[:3], blk[:3]):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-4, atol=1e-5)
+    assert abs(float(blk[3]) - float(one[3])) < 1e-4
+    w = np.asarray(blk[2])
+    assert np.all(np.diff(w[1:]) < 0) and w[-1] < -0.1          # the shift grows with the coordinate: x1 scores lower
+
+
 def test_device_count_is_binomial_with_the_events_probability():
     """The on-device fresh count (DP-Sniper's sizes on an accelerator) is Binomial(n, P[M(x) in S]), ties included."""
     from jaxdp.audit.learned import Logistic, ThresholdEvent, count_event_on_device
