@@ -643,9 +643,11 @@ One configuration for every mechanism, run once each: DP-Sniper's 1.07·10⁷ tr
 2·10⁶ selection runs, every candidate's event re-chosen on 2·10⁷ refinement runs and re-ranked
 (`--n-rerank 8`), DP-Sniper's single witness evaluated on 2·10⁸ fresh runs per input counted in chunks on
 the device (here the CPU): `bash benchmarks/dpsniper_device.sh 1` and `2` (`OUT=DIR`; a stopped run resumes
-from its rows), on this project's 2-core CPU shared with a study run (load average 3–6). The run goes on
-across sessions; the table lists the mechanisms it has finished. Raw rows:
-`benchmarks/data/dpsniper_cpu_dpsniper_size.jsonl`.
+from its rows), on this project's 2-core CPU shared with a study run (load average 3–6). The rows were
+collected over three sessions; each is one uninterrupted run of its mechanism (a run stopped part-way was
+started again from the beginning). SVT1, SVT2, SVT4, SVT5 and svt34-parallel shared the CPU with a run of the test suite, and
+prefix sums ran in a second process beside SVT6 and the numerical sparse vector, so their wall times include
+that sharing. Raw rows: `benchmarks/data/dpsniper_cpu_dpsniper_size.jsonl`.
 
 <!-- table: final -->
 {final}
