@@ -325,7 +325,8 @@ def fit_classifier(spec, f0, f1, key) -> Any:
         The trained parameters for :func:`classifier_scores` (larger: more like ``x0``).
 
     Raises:
-        ValueError: a histogram cell outside ``[0, n_cells)``, or features that are not one vector per run.
+        ValueError: a histogram cell outside ``[0, n_cells)``, features that are not one vector per run, or
+            ``f0`` and ``f1`` with different numbers of features.
         TypeError: a classifier of another type.
     """
     if isinstance(spec, Histogram):
@@ -336,6 +337,9 @@ def fit_classifier(spec, f0, f1, key) -> Any:
         h0 = np.bincount(c0, minlength=spec.n_cells) + 0.5
         h1 = np.bincount(c1, minlength=spec.n_cells) + 0.5
         return jnp.asarray(np.log(h0 / h0.sum()) - np.log(h1 / h1.sum()), jnp.float32)
+    if np.ndim(f0) == 2 and np.ndim(f1) == 2 and np.shape(f0)[1] != np.shape(f1)[1]:
+        raise ValueError(f"f0 and f1 must have the same number of features per run, got {np.shape(f0)[1]} and "
+                         f"{np.shape(f1)[1]}")
     if (isinstance(spec, Logistic) and spec.solver == "newton" and np.ndim(f0) == 2 and np.ndim(f1) == 2
             and (len(f0) + len(f1)) * (np.shape(f0)[1] + 1) > NEWTON_BLOCK_ENTRIES):
         return _fit_logistic_blocked(spec, jax.device_put(np.asarray(f0, np.float32)),

@@ -279,6 +279,11 @@ def test_blocked_newton_fit_matches_the_one_pass_fit(monkeypatch):
     assert abs(float(blk[3]) - float(one[3])) < 1e-4
     w = np.asarray(blk[2])
     assert np.all(np.diff(w[1:]) < 0) and w[-1] < -0.1          # the shift grows with the coordinate: x1 scores lower
+    # both the one-pass and the blocked path name the mismatched widths before compiling
+    for entries in (1000, 2**30):
+        monkeypatch.setattr(LC, "NEWTON_BLOCK_ENTRIES", entries)
+        with pytest.raises(ValueError, match="f0 and f1 must have the same number of features per run, got 6 and 5"):
+            LC.fit_classifier(LC.Logistic(), f0, f1[:, :5], jax.random.key(0))
 
 
 def test_device_count_is_binomial_with_the_events_probability():
