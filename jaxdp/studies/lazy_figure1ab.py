@@ -447,7 +447,8 @@ def verdicts(slopes: "pd.DataFrame", summary: "pd.DataFrame", nonsmooth: "pd.Dat
     ``NONSMOOTH_CLAIM``), an upper bound on the regret (kind ``at_most``: holds unless the whole interval lies
     above it). A curve with no spread over seeds (a deterministic one: non-private FTRL on the alternating
     adversary) and a curve whose regret interval contains 0 at a fitted horizon are "not tested": their slope
-    is not a rate. A miss carries the reason and section of ``MISS_REASON``. With ``ftrl_same_runs``,
+    is not a rate. A private curve on the alternating adversary that holds says so with its largest regret
+    (the bound holds; the slope is not a rate either). A miss carries the reason and section of ``MISS_REASON``. With ``ftrl_same_runs``,
     non-private FTRL's rows on the biased adversary after the first α are marked as the first α's runs (not
     independent confirmations).
 
@@ -483,6 +484,10 @@ def verdicts(slopes: "pd.DataFrame", summary: "pd.DataFrame", nonsmooth: "pd.Dat
             return dict(row, verdict="not tested", link=see,
                         reason=f"regret's interval contains 0 at {zero} of {n_fit} fitted T: not a rate")
         v = slope_verdict(r.slope_lo, r.slope_hi, claim_value, KIND)
+        if v == "holds" and keys.get("adversary") == "alternating":
+            g = summ[(summ[list(keys)] == pd.Series(keys)).all(axis=1) & summ["T"].between(r.x_min, r.x_max)]
+            row.update(link=see, reason=f"regret at most {g['regret_hi'].max():.1f} at every fitted T: the bound "
+                                        "holds, but the slope of a regret this small is not a rate")
         if v == "misses":
             reason, link = MISS_REASON.get(reason_key, ("the interval lies above the figure's exponent", "#misses"))
             row.update(reason=reason, link=link)

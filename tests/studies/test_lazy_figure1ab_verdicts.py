@@ -91,7 +91,8 @@ def test_verdicts_follow_the_claims():
                            cell("nonprivate", "biased", 0.5, 0.44, 0.45),      # the same runs as α = 0.1
                            cell("dp_ftrl", "alternating", 0.1, -0.7, 0.2),     # regret interval contains 0
                            cell("nonprivate", "alternating", 0.1, 0.5, 0.5),   # deterministic
-                           cell("dp_ftrl", "biased", 0.1, 0.3, 0.6)])          # contains 0.55: holds
+                           cell("dp_ftrl", "biased", 0.1, 0.3, 0.6),           # contains 0.55: holds
+                           cell("l2p_rmw", "alternating", 0.3, 0.1, 0.4)])     # below 0.533, regret > 0: holds
     summ = []
     for r in slopes.itertuples(index=False):
         for T in (2.0, 4.0, 8.0, 16.0):
@@ -118,6 +119,10 @@ def test_verdicts_follow_the_claims():
     assert miss["link"] == "#saturated" and miss["kind"] == "at_most" and miss["claimed"] == pytest.approx(2 / 3)
     assert "0 at 1 of 3 fitted T" in by_cell.loc["linear, alternating, panel (a) / dp_ftrl, α = 0.1", "reason"]
     assert "deterministic" in by_cell.loc["linear, alternating, panel (a) / nonprivate, α = 0.1", "reason"]
+    # a private curve on the alternating adversary holds, with its largest regret and why its slope is not a rate
+    alt = by_cell.loc["linear, alternating, panel (a) / l2p_rmw, α = 0.3"]
+    assert alt["verdict"] == "holds" and alt["link"] == "#alternating"
+    assert alt["reason"].startswith("regret at most 2.0 at every fitted T") and "not a rate" in alt["reason"]
     # non-private FTRL's α rows are the same runs: visible in the cell and the reason, not a silent confirmation
     dup = v[v["cell"].str.startswith("nonprivate, α = 0.5")].iloc[0]
     assert "the runs of α = 0.1" in dup["cell"] and dup["reason"].endswith(m.REPEAT)
