@@ -38,7 +38,7 @@ LEARNERS = NONPRIVATE + PRIVATE
 INSTANCES = ("linspace", "switch")
 
 DEFAULTS = {
-    "seeds": 64,
+    "seeds": 256,
     "seed": 0,
     "learners": list(LEARNERS),
     "T": [2 ** k for k in range(10, 19)],
