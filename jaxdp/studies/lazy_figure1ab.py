@@ -68,7 +68,7 @@ NOISE = 0.1          # the nonsmooth adversaries' target / label noise
 MALA_TOL = 1e-2      # mala_schedule's tolerance for the nonsmooth points' step count
 
 DEFAULTS = {
-    "seeds": 32,
+    "seeds": 256,
     "seed": 0,
     "T": [1024, 2048, 4096, 8192, 16384],
     "alpha": [0.1, 0.3, 0.5],
