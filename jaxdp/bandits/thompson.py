@@ -32,7 +32,7 @@ from ._common import arms_factory, fdt
 from .adversaries import round_words
 from .problem import bandit_learner
 
-__all__ = ["ThompsonState", "ThompsonParams", "thompson", "gamma_mt"]
+__all__ = ["ThompsonState", "ThompsonParams", "thompson", "gamma_mt", "log_gamma_mt"]
 
 
 class ThompsonState(NamedTuple):
@@ -89,32 +89,16 @@ def _log_accept(d: jax.Array, y: jax.Array, z: jax.Array) -> jax.Array:
     return jnp.where(v <= 0, -jnp.inf, jnp.where(d > 64.0, d * series * ys ** 4, literal))
 
 
-def gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
-    """Exact ``Gamma(α, 1)`` draws for a vector of shapes ``α > 0`` (Marsaglia & Tsang 2000).
-
-    With ``a = α + 1[α < 1]``, ``d = a - 1/3``, ``c = 1/sqrt(9d)``: propose
-    ``v = (1 + cZ)³``, ``Z ~ N(0, 1)`` (Box–Muller), accept when ``v > 0`` and
-    ``ln U < Z²/2 + d - dv + d ln v``; return ``dv`` (times ``U'^{1/α}`` when
-    ``α < 1``). Proposals for every entry are drawn together, round after round, until every
-    entry has accepted one. Round ``i`` uses the Threefry words of the counters ``(i, j)`` under
-    ``key`` (:func:`jaxdp.bandits.adversaries.round_words`): two words per entry and round.
-
-    The acceptance bound is evaluated without cancellation. With ``y = cZ`` (so ``9dc² = 1``) it
-    equals ``d (3 ℓ(y) − y³)``, ``ℓ(y) = ln(1 + y) − y + y²/2``, i.e. the series
-    ``d Σ_{k≥4} 3 (−1)^{k+1} y^k / k``. For ``d > 64`` (then ``|y| < 1/4``, as ``|Z| ≤ 5.9`` from 24-bit
-    uniforms) it is summed to ``k = 10`` (absolute error below ``5·10⁻⁶``, under float32's rounding of
-    the literal form at ``d = 64``); for ``d ≤ 64`` the literal form is used. The literal form subtracts
-    numbers of size ``d`` to get a result near 0: in float32 at the shapes a Thompson sampler reaches
-    (``d ≈ 10⁵``) its rounding error is about ``10⁻²``, larger than many bounds it is compared with. An
-    entry is marked done exactly when its draw is stored (``g > 0``), so no recomputation of the test can
-    disagree with the stored value.
+def _gamma_mt_parts(key: jax.Array, alpha: jax.Array) -> tuple:
+    """Marsaglia & Tsang's (2000) exact sampler for a vector of shapes ``α > 0``: ``(G, U', small)``, the draws
+    ``G ~ Gamma(α + 1[α < 1])``, the boost uniforms ``U'`` and the mask ``α < 1`` (:func:`gamma_mt`).
 
     Args:
         key: JAX PRNG key.
         alpha: the ``(n,)`` shapes ``α > 0``.
 
     Returns:
-        The ``(n,)`` draws, independent ``Gamma(α_i, 1)``.
+        ``(G, U', small)``, each ``(n,)``.
     """
     f = fdt()
     alpha = jnp.asarray(alpha, f)
@@ -139,8 +123,56 @@ def gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
 
     # round 0 of the counters is the boost's: the rejection rounds are 1, 2, ...
     _, g = jax.lax.while_loop(lambda c_: jnp.any(c_[1] == 0), body, (jnp.ones((), jnp.int32), jnp.zeros((n,), f)))
-    boost = _uniform(round_words(key, jnp.int32(0), n)) ** (1.0 / alpha)
-    return jnp.where(small, g * boost, g)
+    return g, _uniform(round_words(key, jnp.int32(0), n)), small
+
+
+def gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
+    """Exact ``Gamma(α, 1)`` draws for a vector of shapes ``α > 0`` (Marsaglia & Tsang 2000).
+
+    With ``a = α + 1[α < 1]``, ``d = a - 1/3``, ``c = 1/sqrt(9d)``: propose
+    ``v = (1 + cZ)³``, ``Z ~ N(0, 1)`` (Box–Muller), accept when ``v > 0`` and
+    ``ln U < Z²/2 + d - dv + d ln v``; return ``dv`` (times ``U'^{1/α}`` when
+    ``α < 1``). Proposals for every entry are drawn together, round after round, until every
+    entry has accepted one. Round ``i`` uses the Threefry words of the counters ``(i, j)`` under
+    ``key`` (:func:`jaxdp.bandits.adversaries.round_words`): two words per entry and round.
+
+    The acceptance bound is evaluated without cancellation. With ``y = cZ`` (so ``9dc² = 1``) it
+    equals ``d (3 ℓ(y) − y³)``, ``ℓ(y) = ln(1 + y) − y + y²/2``, i.e. the series
+    ``d Σ_{k≥4} 3 (−1)^{k+1} y^k / k``. For ``d > 64`` (then ``|y| < 1/4``, as ``|Z| ≤ 5.9`` from 24-bit
+    uniforms) it is summed to ``k = 10`` (absolute error below ``5·10⁻⁶``, under float32's rounding of
+    the literal form at ``d = 64``); for ``d ≤ 64`` the literal form is used. The literal form subtracts
+    numbers of size ``d`` to get a result near 0: in float32 at the shapes a Thompson sampler reaches
+    (``d ≈ 10⁵``) its rounding error is about ``10⁻²``, larger than many bounds it is compared with. An
+    entry is marked done exactly when its draw is stored (``g > 0``), so no recomputation of the test can
+    disagree with the stored value.
+
+    For ``α < 1`` the draw ``G_{α+1} U^{1/α}`` underflows to 0 in float32 when ``U^{1/α} < 10⁻⁴⁵`` (for example
+    with probability 0.42 at ``α = 0.01``); :func:`log_gamma_mt` does not.
+
+    Args:
+        key: JAX PRNG key.
+        alpha: the ``(n,)`` shapes ``α > 0``.
+
+    Returns:
+        The ``(n,)`` draws, independent ``Gamma(α_i, 1)``.
+    """
+    g, u, small = _gamma_mt_parts(key, alpha)
+    return jnp.where(small, g * u ** (1.0 / jnp.asarray(alpha, g.dtype)), g)
+
+
+def log_gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
+    """The logarithms of :func:`gamma_mt`'s draws (same key, same draws), without underflow for small shapes:
+    ``ln G_{α+1} + ln(U)/α`` for ``α < 1``.
+
+    Args:
+        key: JAX PRNG key.
+        alpha: the ``(n,)`` shapes ``α > 0``.
+
+    Returns:
+        The ``(n,)`` values ``ln G_i``, ``G_i ~ Gamma(α_i, 1)`` independent.
+    """
+    g, u, small = _gamma_mt_parts(key, alpha)
+    return jnp.log(g) + jnp.where(small, jnp.log(u) / jnp.asarray(alpha, g.dtype), 0.0)
 
 
 @arms_factory
@@ -156,9 +188,15 @@ def thompson(K: int) -> Learner:
         The :class:`jaxdp.Learner`.
     """
     def draw(key, S, F, params):
-        g = gamma_mt(key, jnp.concatenate([params.a0 + S, params.b0 + F]))
-        theta = g[:K] / (g[:K] + g[K:])
-        return jnp.argmax(theta).astype(jnp.int32)
+        alpha = jnp.concatenate([params.a0 + S, params.b0 + F])
+        g, u, small = _gamma_mt_parts(key, alpha)
+        G = jnp.where(small, g * u ** (1.0 / alpha), g)
+        theta = G[:K] / (G[:K] + G[K:])
+        # a shape below 1 (a prior below 1 on an arm not yet pulled) can underflow G to 0 and θ to 0/0: rank by
+        # ln θ_i − ln(1 − θ_i) = ln G_a − ln G_b instead, the same order without underflow
+        lg = jnp.log(g) + jnp.where(small, jnp.log(u) / alpha, 0.0)
+        score = jnp.where(jnp.any(small), lg[:K] - lg[K:], theta)
+        return jnp.argmax(score).astype(jnp.int32)
 
     def init(key, params):
         z = jnp.zeros((K,), fdt())
