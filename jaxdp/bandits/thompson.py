@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..core.types import Learner
 from ..core.validation import check_field
@@ -155,9 +156,12 @@ def gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
 
     Returns:
         The ``(n,)`` draws, independent ``Gamma(α_i, 1)``.
+
+    Raises:
+        ValueError: concrete shapes that are not a vector of finite numbers > 0 (checked before compiling).
     """
-    g, u, small = _gamma_mt_parts(key, alpha)
-    return jnp.where(small, g * u ** (1.0 / jnp.asarray(alpha, g.dtype)), g)
+    _check_shapes(alpha)
+    return _draws(alpha, *_gamma_mt_parts(key, alpha))
 
 
 def log_gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
@@ -170,9 +174,34 @@ def log_gamma_mt(key: jax.Array, alpha: jax.Array) -> jax.Array:
 
     Returns:
         The ``(n,)`` values ``ln G_i``, ``G_i ~ Gamma(α_i, 1)`` independent.
+
+    Raises:
+        ValueError: concrete shapes that are not a vector of finite numbers > 0 (checked before compiling).
     """
-    g, u, small = _gamma_mt_parts(key, alpha)
+    _check_shapes(alpha)
+    return _log_draws(alpha, *_gamma_mt_parts(key, alpha))
+
+
+def _draws(alpha, g, u, small):
+    """``G_{α+1} U'^{1/α}`` where ``α < 1``, else ``G_α``: the Gamma(α) draws from :func:`_gamma_mt_parts`."""
+    return jnp.where(small, g * u ** (1.0 / jnp.asarray(alpha, g.dtype)), g)
+
+
+def _log_draws(alpha, g, u, small):
+    """The logarithms of :func:`_draws`, ``ln G_{α+1} + ln(U')/α`` where ``α < 1``: no underflow."""
     return jnp.log(g) + jnp.where(small, jnp.log(u) / jnp.asarray(alpha, g.dtype), 0.0)
+
+
+def _check_shapes(alpha) -> None:
+    """Concrete shapes must be a vector of finite numbers > 0 (a shape ≤ 0 would never be accepted and the
+    rejection loop would not end); traced shapes are the caller's to guarantee."""
+    if isinstance(alpha, jax.core.Tracer):
+        return
+    a = np.asarray(alpha)
+    if a.ndim != 1:
+        raise ValueError(f"alpha must be a vector of shapes, got shape {a.shape}")
+    if not np.issubdtype(a.dtype, np.number) or not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"alpha must hold finite shapes > 0, got {a!r}")
 
 
 @arms_factory
@@ -189,13 +218,13 @@ def thompson(K: int) -> Learner:
     """
     def draw(key, S, F, params):
         alpha = jnp.concatenate([params.a0 + S, params.b0 + F])
-        g, u, small = _gamma_mt_parts(key, alpha)
-        G = jnp.where(small, g * u ** (1.0 / alpha), g)
+        parts = _gamma_mt_parts(key, alpha)
+        G = _draws(alpha, *parts)
         theta = G[:K] / (G[:K] + G[K:])
         # a shape below 1 (a prior below 1 on an arm not yet pulled) can underflow G to 0 and θ to 0/0: rank by
         # ln θ_i − ln(1 − θ_i) = ln G_a − ln G_b instead, the same order without underflow
-        lg = jnp.log(g) + jnp.where(small, jnp.log(u) / alpha, 0.0)
-        score = jnp.where(jnp.any(small), lg[:K] - lg[K:], theta)
+        lg = _log_draws(alpha, *parts)
+        score = jnp.where(jnp.any(parts[2]), lg[:K] - lg[K:], theta)
         return jnp.argmax(score).astype(jnp.int32)
 
     def init(key, params):

@@ -421,14 +421,14 @@ def _versus(lo: float, hi: float, claim: float) -> str:
 
 
 def _fitted(summ, keys: dict, x_min: float, x_max: float) -> tuple:
-    """``(zero, fitted, seeds)`` of one curve of a summary table: the fitted horizons whose regret interval
-    contains 0, the fitted horizons, and the fewest seeds at any of them."""
+    """``(zero, fitted, seeds, top)`` of one curve of a summary table: the fitted horizons whose regret interval
+    contains 0, the fitted horizons, the fewest seeds at any of them and the largest upper regret bound."""
     g = summ
     for k, v in keys.items():
         g = g[g[k] == v]
     f = g[(g["T"] >= x_min) & (g["T"] <= x_max)]
     zero = int(((f["regret_lo"] <= 0) & (f["regret_hi"] >= 0)).sum())
-    return zero, len(f), int(f["n_seeds"].min()) if len(f) else 0
+    return zero, len(f), int(f["n_seeds"].min()) if len(f) else 0, float(f["regret_hi"].max())
 
 
 def _ftrl_same_runs(lin) -> bool:
@@ -448,9 +448,9 @@ def verdicts(slopes: "pd.DataFrame", summary: "pd.DataFrame", nonsmooth: "pd.Dat
     above it). A curve with no spread over seeds (a deterministic one: non-private FTRL on the alternating
     adversary) and a curve whose regret interval contains 0 at a fitted horizon are "not tested": their slope
     is not a rate. A private curve on the alternating adversary that holds says so with its largest regret
-    (the bound holds; the slope is not a rate either). A miss carries the reason and section of ``MISS_REASON``. With ``ftrl_same_runs``,
-    non-private FTRL's rows on the biased adversary after the first α are marked as the first α's runs (not
-    independent confirmations).
+    (the bound holds; the slope is not a rate either). A miss carries the reason and section of
+    ``MISS_REASON``. With ``ftrl_same_runs``, non-private FTRL's rows on the biased adversary after the first α
+    are marked as the first α's runs (not independent confirmations).
 
     Args:
         slopes: the linear losses' slopes (columns ``learner``, ``adversary``, ``panel``, ``alpha``, ``slope``,
@@ -471,7 +471,7 @@ def verdicts(slopes: "pd.DataFrame", summary: "pd.DataFrame", nonsmooth: "pd.Dat
     from .analysis import slope_verdict
 
     def judge(r, claim_value, keys, summ, reason_key):
-        zero, n_fit, seeds = _fitted(summ, keys, r.x_min, r.x_max)
+        zero, n_fit, seeds, top = _fitted(summ, keys, r.x_min, r.x_max)
         see = "#alternating" if keys.get("adversary") == "alternating" else ""
         row = dict(slope=r.slope, slope_lo=r.slope_lo, slope_hi=r.slope_hi, n_seeds=seeds, claimed=claim_value,
                    kind=KIND, reason="", link="")
@@ -485,9 +485,8 @@ def verdicts(slopes: "pd.DataFrame", summary: "pd.DataFrame", nonsmooth: "pd.Dat
                         reason=f"regret's interval contains 0 at {zero} of {n_fit} fitted T: not a rate")
         v = slope_verdict(r.slope_lo, r.slope_hi, claim_value, KIND)
         if v == "holds" and keys.get("adversary") == "alternating":
-            g = summ[(summ[list(keys)] == pd.Series(keys)).all(axis=1) & summ["T"].between(r.x_min, r.x_max)]
-            row.update(link=see, reason=f"regret at most {g['regret_hi'].max():.1f} at every fitted T: the bound "
-                                        "holds, but the slope of a regret this small is not a rate")
+            row.update(link=see, reason=f"regret at most {top:.1f} at every fitted T: the bound holds, but the "
+                                        "slope of a regret this small is not a rate")
         if v == "misses":
             reason, link = MISS_REASON.get(reason_key, ("the interval lies above the figure's exponent", "#misses"))
             row.update(reason=reason, link=link)
@@ -592,7 +591,7 @@ def page_blocks(results_dir=None) -> dict:
         last = g[g["T"] == Tmax].iloc[0]
         claim = r.theory_slope
         notes = []
-        zero, n_fit, _ = _fitted(g, {}, r.x_min, r.x_max)
+        zero, n_fit, _, _ = _fitted(g, {}, r.x_min, r.x_max)
         if zero:
             notes.append(f"regret's interval contains 0 at {zero} of {n_fit} fitted T: not a rate")
         if r.learner == "nonprivate" and r.adversary == "biased" and np_same and r.alpha != first_alpha:

@@ -7,6 +7,7 @@ with a wrong alternative that the same test rejects.
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 import scipy.stats as st
 
 import jaxdp.bandits as BD
@@ -262,6 +263,11 @@ def test_log_gamma_sampler_and_thompson_with_priors_below_one():
     p = BD.ThompsonParams(f32(0.01), f32(0.01))
     first = np.asarray(jax.jit(jax.vmap(lambda k: L.init(k, p).x))(jax.random.split(jax.random.key(5), n)))
     assert abs(first.mean() - 0.5) / np.sqrt(0.25 / n) < 5.3
+    # a shape <= 0 would never be accepted (an endless rejection loop): refused before compiling
+    for bad in (np.array([1.0, 0.0]), np.array([1.0, np.nan]), np.array([[1.0]])):
+        for fn in (TH.gamma_mt, TH.log_gamma_mt):
+            with pytest.raises(ValueError, match="alpha"):
+                fn(jax.random.key(0), bad)
 
 
 def test_thompson_gamma_sampler_and_posterior():
