@@ -141,7 +141,7 @@ def _legacy(name: str, seed: int):
     """The audits as they were before the pair search (one neighbour pair), at quick size, for comparison."""
     from jaxdp.audit import SearchEvents
     from jaxdp.label_dp import audits as LA
-    from jaxdp.realizable.audits import sv_experts_mechanism
+    from jaxdp.experts.audits import sv_experts_mechanism
 
     key = jax.random.key(seed)
     if name in ("exp-mech", "noisy-max"):
@@ -294,10 +294,10 @@ def exact_ceilings() -> dict:
 
     from jaxdp.audit import exact as X
     from jaxdp.audit.catalogue import C_SVT, CSVT_PAIRS, DELTA_G, EPS_SVT, SIGMA_G
-    from jaxdp.realizable.audits import sv_experts_family
-    from jaxdp.lazy import audits as LZ
+    from jaxdp.experts.audits import sv_experts_family
+    from jaxdp.experts import audits as LZ
     from jaxdp.audit.learners import loss_neighbours
-    from jaxdp.realizable import audits as RA
+    from jaxdp.experts import audits as RA
     from jaxdp.bandits import audits as BA
 
     def worst(fam, law, delta=0.0):

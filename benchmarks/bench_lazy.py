@@ -1,4 +1,4 @@
-"""Benchmark of L2P-MW (jaxdp.lazy) on CPU.
+"""Benchmark of L2P-MW (jaxdp.experts) on CPU.
 
 Entry point only: the benchmark lives in ``jaxdp.bench.lazy`` (also run by ``jaxdp bench --all``).
 

@@ -40,7 +40,7 @@ def _worker(pid: int, nproc: int, port: str, seeds: int, T: int, reps: int) -> N
 
     from jaxdp.core import seed_keys, simulate
     from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem
-    from jaxdp.lazy import l2p_mw_params
+    from jaxdp.experts import l2p_mw_params
     from jaxdp.registry import get_learner
 
     bern = BernoulliParams(gap=jnp.float32(0.1))

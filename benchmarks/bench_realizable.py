@@ -1,4 +1,4 @@
-"""Benchmark of sparse-vector experts (REAL Alg. 1, jaxdp.realizable) on CPU.
+"""Benchmark of sparse-vector experts (REAL Alg. 1, jaxdp.experts) on CPU.
 
 Entry point only: the benchmark lives in ``jaxdp.bench.realizable`` (also run by ``jaxdp bench --all``).
 

@@ -47,7 +47,7 @@ def _cases():
     import jax.numpy as jnp
 
     from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem
-    from jaxdp.lazy import l2p_mw_params
+    from jaxdp.experts import l2p_mw_params
     from jaxdp.oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl
     from jaxdp.registry import get_learner
 

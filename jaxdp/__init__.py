@@ -3,6 +3,9 @@ import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._version import __version__
+from . import _moved as _moved
+
+_moved.install()
 
 __all__ = ["Adversary", "Learner", "Problem", "rollout", "simulate", "monte_carlo", "process_local", "seed_keys", "checkpoint_rounds",
            "sample_categorical", "__version__"]

@@ -287,7 +287,7 @@ class LearnerEntry:
         """The learner's typed, validated ``params_type`` for ``plan`` (a :class:`jaxdp.accounting.Plan` of its planner).
 
         The one way a plan becomes parameters: ``Plan.to_params()`` and the older helpers
-        (``jaxdp.realizable.params_from_plan``, ``jaxdp.oco.l2p_rmw_from_plan``) call it.
+        (``jaxdp.experts.params_from_plan``, ``jaxdp.oco.l2p_rmw_from_plan``) call it.
         """
         self._check_plan(plan)
         return self.from_plan(plan)

@@ -6,15 +6,15 @@ that the command line sees their registrations) are the only exceptions.
 
 Layers, low to high (docs/guide/architecture.md):
 
-0. ``core``: the engine (types, ``simulate``, validation); ``_version``: the version string.
+0. ``core``: the engine (types, ``simulate``, validation); ``_version``: the version string; ``_moved``: the old
+   import paths (it imports by name only, through importlib).
 1. ``registry``: the tables of planners, learners, studies and audits (imports nothing from jaxdp).
 2. ``samplers``, ``accounting``: Langevin/MALA kernels; ledgers, certificates, plans.
 3. ``mechanisms``: Laplace, Gaussian, sparse vector, trees, matrix factorizations.
 4. ``audit``: empirical privacy audits of mechanisms and learners.
 5. ``testing``, ``data``: conformance checks; bundled real datasets.
 6. ``experts``, ``bandits``, ``label_dp``, ``sco``: problem classes and their algorithms.
-7. ``lazy``, ``realizable``: the algorithms built on the experts class.
-8. ``oco``: online convex optimization (uses the lazy and realizable constructions).
+8. ``oco``: online convex optimization (uses the experts constructions: L2P, experts over a net).
 9. ``instances``: the benchmark instances of every class.
 10. ``studies``; 11. ``bench``, ``compare``; 12. ``cli``; 13. the package root and ``__main__``.
 """
@@ -25,8 +25,8 @@ import _helpers
 ROOT = _helpers.ROOT / "jaxdp"
 
 RANK = {
-    "_version": 0, "core": 0, "registry": 1, "samplers": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,
-    "experts": 6, "bandits": 6, "label_dp": 6, "sco": 6, "lazy": 7, "realizable": 7, "oco": 8, "instances": 9,
+    "_version": 0, "_moved": 0, "core": 0, "registry": 1, "samplers": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,
+    "experts": 6, "bandits": 6, "label_dp": 6, "sco": 6, "oco": 8, "instances": 9,
     "studies": 10, "bench": 11, "compare": 11, "cli": 12, "": 13, "__main__": 13,
 }
 # (importing module, imported package): imports made by name to load plugins, not dependencies

@@ -185,7 +185,7 @@ def test_realizable_studies_use_the_library_matched_lambda():
 
 def test_lazy_and_hedge_study_curves_are_the_library_ones():
     from jaxdp.experts import hedge_eta, hedge_regret_bound
-    from jaxdp.lazy import alternating_prediction, figure1_exponents, l2p_mw_regret_bound
+    from jaxdp.experts import alternating_prediction, figure1_exponents, l2p_mw_regret_bound
     from jaxdp.studies import hedge_baseline, lazy_batching, lazy_figure1ab
 
     for panel, alpha in itertools.product("ab", [0.0, 0.1, 0.3, 0.5, 0.9, 1.5]):

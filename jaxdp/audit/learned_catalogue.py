@@ -7,7 +7,7 @@
   GDP-derived ε(δ) is a valid lower bound on its ε(δ). Its exact ε at δ = 1e-5 is 0.742 (the
   calibration is loose by 1.35x), so no valid auditor can detect an over-claim below 1.35x.
   ``gaussian-quarter-sigma-tradeoff``: the broken twin (σ/4).
-* ``sparse-vector-experts-learned`` (registered by :mod:`jaxdp.realizable.audits` with this module's ``_register``):
+* ``sparse-vector-experts-learned`` (registered by :mod:`jaxdp.experts.audits` with this module's ``_register``):
   REAL Alg. 1 (d = 2, T = 4, K = 1, claimed ε = 2, the setting
   of ``sparse-vector-experts``) with learned events over a larger family of neighbouring loss
   sequences (:func:`jaxdp.audit.pairs.loss_flip_pairs` and the family of ``sparse-vector-experts``):

@@ -1,4 +1,4 @@
-"""Benchmark of L2P-MW (jaxdp.lazy) on CPU.
+"""Benchmark of L2P-MW (jaxdp.experts) on CPU.
 
 1. Throughput (rounds x seeds per second) vs number of seeds and d, against a
    NumPy implementation of the same algorithm (vectorized over seeds, Python
@@ -23,7 +23,7 @@ from .common import best_time as _time
 
 from ..core import sample_categorical, seed_keys, simulate
 from ..experts import AlternatingParams, adv_alternating_batches, experts_problem
-from ..lazy import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
+from ..experts import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
 
 
 def numpy_l2p_mw(losses_fn, T, d, S, eta, p, B, rng):
@@ -134,7 +134,7 @@ def expensive_measure(d: int, K: int) -> LazyMeasure:
         K: the number of extra passes over the logits per fresh sample.
 
     Returns:
-        The :class:`jaxdp.lazy.LazyMeasure` (MW's statistics, ratio and summary; the slow ``sample``).
+        The :class:`jaxdp.experts.LazyMeasure` (MW's statistics, ratio and summary; the slow ``sample``).
     """
     base = mw_measure(d)
 

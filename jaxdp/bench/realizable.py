@@ -1,4 +1,4 @@
-"""Benchmark of sparse-vector experts (REAL Alg. 1, jaxdp.realizable) on CPU.
+"""Benchmark of sparse-vector experts (REAL Alg. 1, jaxdp.experts) on CPU.
 
 Throughput (seed-rounds per second) of ``simulate(sparse_vector_experts)`` vs the number of seeds
 and d on realizable Bernoulli losses, against a NumPy implementation of the same algorithm
@@ -19,7 +19,7 @@ from .common import best_time as _best
 
 from ..core import seed_keys, simulate
 from ..experts import RealizableBernoulliParams, adv_realizable_bernoulli, experts_problem
-from ..realizable import plan_sparse_vector_experts
+from ..experts import plan_sparse_vector_experts
 from ..registry import get_learner
 
 

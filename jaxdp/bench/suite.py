@@ -225,9 +225,9 @@ def _cases(quick: bool) -> list[_Case]:
     from .. import registry
     from ..experts import (BernoulliParams, RealizableBernoulliParams, adv_realizable_bernoulli, bernoulli_experts,
                           experts_problem, hedge_params)
-    from ..lazy import l2p_mw_params
+    from ..experts import l2p_mw_params
     from ..oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl, plan_l2p_rmw
-    from ..realizable import plan_sparse_vector_experts
+    from ..experts import plan_sparse_vector_experts
 
     learner = {case: registry.get_learner(name) for case, name in CASE_LEARNERS.items()}
     T = 128 if quick else 1024

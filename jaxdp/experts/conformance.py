@@ -1,5 +1,5 @@
 """The experts conformance case: the instance :class:`jaxdp.registry.ConformanceCase` entries of experts
-learners (here and in :mod:`jaxdp.lazy`, :mod:`jaxdp.realizable`) are checked on."""
+learners (here and in :mod:`jaxdp.experts`, :mod:`jaxdp.experts`) are checked on."""
 from __future__ import annotations
 
 from typing import Any, Sequence

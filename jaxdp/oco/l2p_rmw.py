@@ -1,6 +1,6 @@
 """L2P-RMW: DP-OCO by the L2P transformation of regularized multiplicative weights.
 
-Source: LAZY Theorem 3.12 (with Thm 3.2, Lemma 3.11); docs/algorithms/lazy.md#l2p-rmw. The learner is ``jaxdp.lazy.l2p`` applied to
+Source: LAZY Theorem 3.12 (with Thm 3.2, Lemma 3.11); docs/algorithms/lazy.md#l2p-rmw. The learner is ``jaxdp.experts.l2p`` applied to
 ``jaxdp.oco.rmw.rmw_measure``: the played model is resampled from
 ``μ^rmw`` only at batch boundaries (``block_size = B``: once per batch, in the
 engine's nested scan), with the shadow model ``y`` normalizing the acceptance
@@ -54,7 +54,7 @@ from ..accounting.l2p import calibrate_trusted, l2p_conditions, l2p_ledger, prin
 from ..accounting.plan import make_plan
 from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
-from ..lazy.l2p import L2PParams, l2p
+from ..experts.l2p import L2PParams, l2p
 from ..accounting.plan import Plan
 from ..registry import ConformanceCase, register_learner, register_planner
 from .rmw import RMW_BUFFER_LOSSES, RMW_LOSSES, rmw_measure, rmw_params
@@ -107,7 +107,7 @@ def l2p_rmw(d: int, B: int, *, loss: str = "linear", sampler: str = "exact", dom
 
 
 def l2p_rmw_params(*, beta: float, lam: float, radius: float, eta: float, p: float, B: int) -> L2PParams:
-    """Validated :class:`jaxdp.lazy.L2PParams` for :func:`l2p_rmw` (``measure = RMWParams(beta, lam, radius)``).
+    """Validated :class:`jaxdp.experts.L2PParams` for :func:`l2p_rmw` (``measure = RMWParams(beta, lam, radius)``).
 
     Args:
         beta: the inverse temperature β.
@@ -118,7 +118,7 @@ def l2p_rmw_params(*, beta: float, lam: float, radius: float, eta: float, p: flo
         B: the batch size.
 
     Returns:
-        :class:`jaxdp.lazy.L2PParams`.
+        :class:`jaxdp.experts.L2PParams`.
 
     Raises:
         ValueError: invalid values.

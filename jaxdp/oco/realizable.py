@@ -13,7 +13,7 @@ error ``<= T L rho``.
 
 * :func:`experts_oco_net` (REAL Thm 3): the sparse-vector algorithm for
   zero-loss experts over the net. Reuses
-  ``jaxdp.realizable.sparse_vector_experts`` (REAL Alg. 1; the adaptive
+  ``jaxdp.experts.sparse_vector_experts`` (REAL Alg. 1; the adaptive
   Alg. 2 with ``adaptive=True``) unchanged: privacy is theirs, with the
   loss normalization above.
 * :func:`potential_oco` (REAL Alg. 5 with ``mu`` uniform on the ball, App. C
@@ -43,9 +43,9 @@ import numpy as np
 from ..core.types import Learner, Problem
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
 from ..accounting.plan import Plan, make_plan
-from ..realizable import potential, sparse_vector
-from ..realizable._common import log2_ceil
-from ..realizable.planners import potential_ledger, potential_settings, sparse_vector_ledger
+from ..experts import potential, sparse_vector
+from ..experts._common import log2_ceil
+from ..experts import potential_ledger, potential_settings, sparse_vector_ledger
 from ..registry import ConformanceCase, register_learner, register_planner
 from .domains import Ball, ball_grid
 from .problems import problem_info
@@ -107,11 +107,11 @@ class OCONetParams(NamedTuple):
     """Parameters of :func:`experts_oco_net` (:func:`experts_oco_net_params`).
 
     Attributes:
-        inner: the parameters of the experts learner (:class:`jaxdp.realizable.SVExpertsParams`, or
-            :class:`jaxdp.realizable.AdaptiveSVParams` with ``adaptive=True``).
+        inner: the parameters of the experts learner (:class:`jaxdp.experts.SVExpertsParams`, or
+            :class:`jaxdp.experts.AdaptiveSVParams` with ``adaptive=True``).
         loss_scale: the losses are divided by this and clipped to [0, 1] (``2 L D`` by default).
     """
-    inner: Any            # SVExpertsParams (or AdaptiveSVParams with adaptive=True) of jaxdp.realizable
+    inner: Any            # SVExpertsParams (or AdaptiveSVParams with adaptive=True) of jaxdp.experts
     loss_scale: jax.Array  # losses are divided by this and clipped to [0, 1] (2 L D by default)
 
 
@@ -130,7 +130,7 @@ class OCONetState(NamedTuple):
 def experts_oco_net(problem: Problem, m: int, adaptive: bool = False) -> Learner:
     """REAL Theorem 3: DP-OPE over a ``m``-per-axis grid net of the problem's ball.
 
-    The experts learner is ``jaxdp.realizable.sparse_vector_experts(M)`` (REAL
+    The experts learner is ``jaxdp.experts.sparse_vector_experts(M)`` (REAL
     Alg. 1) or, with ``adaptive=True``, ``adaptive_sparse_vector_experts(M)``
     (Alg. 2, the one Thm 3's proof invokes). Params: :class:`OCONetParams`
     (:func:`plan_experts_oco_net`). Info: the inner learner's (``em_draws``,
@@ -175,7 +175,7 @@ def experts_oco_net_params(*, eps_svt, eta, K, L, Lstar=0.0, loss_scale=2.0, ada
         Lstar: the best expert's loss L*.
         loss_scale: the loss normalization.
         adaptive: parameters of the adaptive learner (REAL Alg. 2; extra keyword arguments go to
-            :func:`jaxdp.realizable.adaptive_sparse_vector_params`).
+            :func:`jaxdp.experts.adaptive_sparse_vector_params`).
 
     Returns:
         :class:`OCONetParams`.
@@ -326,7 +326,7 @@ class PotentialOCOState(NamedTuple):
 
     Attributes:
         x: the ``(d,)`` grid point played.
-        inner: the :func:`jaxdp.realizable.potential_experts` state over the net (its ``x`` is the grid index).
+        inner: the :func:`jaxdp.experts.potential_experts` state over the net (its ``x`` is the grid index).
     """
     x: jax.Array            # (d,) grid point played
     inner: Any              # the potential_experts state over the net (its .x is the grid index)
@@ -360,7 +360,7 @@ def potential_oco_params(*, eta, eps0, alpha=1.0, s_phi=1.0, K, loss_scale=2.0) 
 @functools.lru_cache(maxsize=None)
 def potential_oco(problem: Problem, m: int) -> Learner:
     """REAL Algorithm 5 with ``mu`` uniform on the ball (grid quadrature with ``m`` points per axis):
-    ``jaxdp.realizable.potential_experts`` over the grid net, losses divided by
+    ``jaxdp.experts.potential_experts`` over the grid net, losses divided by
     ``loss_scale`` and clipped to [0, 1] (as ``experts_oco_net`` wraps the sparse-vector experts).
 
     Step form of REAL Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections (test-then-play, CORRECTED units): after absorbing
@@ -411,7 +411,7 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
     approximate ``eps0 = eps/sqrt(K log(1/delta))``, ``eta = eps0/(56 log T)``, ``s_phi = 1``.
     ``certified``: ``s_phi = 2``, ``eta = eps0/(112 log T)``, and ``eps0`` the largest for which
     the accountant certifies the ledger (``K`` phases of AboveThreshold ``2 eps0/s_phi`` and a
-    ``2 eta`` Gibbs sample; :func:`jaxdp.realizable.planners.potential_ledger`) within ``(eps, delta)``.
+    ``2 eta`` Gibbs sample; :func:`jaxdp.experts.potential_ledger`) within ``(eps, delta)``.
     ``rate``: as paper with ``eta = eps0/(16 log T)``, the smallest constant for which Lemma C.2's
     accuracy condition ``alpha >= 8 eta (log T + log(2T/beta))/eps0`` can hold with ``alpha = 1``.
     ``eps_certified`` is what the accountant proves for the ledger (paper mode: about twice ``eps``).

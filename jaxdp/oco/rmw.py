@@ -73,7 +73,7 @@ import jax
 import jax.numpy as jnp
 
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
-from ..lazy.l2p import LazyMeasure
+from ..experts.l2p import LazyMeasure
 from ..samplers import MALAInfo, as_domain, ball, mala, mala_schedule, sample_trunc_gauss_ball
 from .problems import SquaredStats
 
@@ -431,7 +431,7 @@ def rmw_mala_sampler(d: int, loss: str, *, domain: Any = None, mala_steps: int =
 @functools.lru_cache(maxsize=None)
 def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain: Any = None,
                 mala_steps: int = 100, Mgrid: int = 256, capacity: Optional[int] = None) -> LazyMeasure:
-    """The RMW measure family on ``R^d`` as a :class:`jaxdp.lazy.LazyMeasure`.
+    """The RMW measure family on ``R^d`` as a :class:`jaxdp.experts.LazyMeasure`.
 
     ``μ_t(x) ∝ exp(-β(Σ_{i<t} ℓ_i(x) + λ‖x‖²))`` (LAZY eq. (3)).
 
@@ -453,7 +453,7 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
             ``(a, b)`` rows kept (static; at least the horizon ``T_max``).
 
     Returns:
-        The :class:`jaxdp.lazy.LazyMeasure`.
+        The :class:`jaxdp.experts.LazyMeasure`.
 
     Raises:
         ValueError: an invalid argument (named in the message).

@@ -98,7 +98,7 @@ def panel_d(panel: str, T: int) -> int:
 
 
 def theory_slope(learner: str, panel: str, alpha: float) -> float:
-    """The learner's exponent of LAZY Figure 1 (``jaxdp.lazy.figure1_exponents``): regret ``∝ T^slope``.
+    """The learner's exponent of LAZY Figure 1 (``jaxdp.experts.figure1_exponents``): regret ``∝ T^slope``.
 
     Args:
         learner: ``"l2p_rmw"``, ``"dp_ftrl"`` or ``"nonprivate"``.
@@ -108,7 +108,7 @@ def theory_slope(learner: str, panel: str, alpha: float) -> float:
     Returns:
         The exponent of ``T`` in the learner's regret bound.
     """
-    from ..lazy import figure1_exponents
+    from ..experts import figure1_exponents
 
     curve = {"l2p_rmw": "L2P", "dp_ftrl": "KMS+21 (DP-FTRL)"}.get(learner, "non-private")
     return float(figure1_exponents(alpha, panel)[curve])

@@ -24,7 +24,7 @@ from jaxdp.experts import (
     AlternatingParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs, experts_problem, hedge,
     hedge_eta, hedge_params,
 )
-from jaxdp.lazy import figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw, private_lazy_sketch, sketch_params
+from jaxdp.experts import figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw, private_lazy_sketch, sketch_params
 from jaxdp.registry import register_study
 from jaxdp.studies._common_study import ROOT as ROOT, equal_expected_regret, generated_from, page_paths, upper_half
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks, verdict_table
@@ -235,7 +235,7 @@ def alternating_terms(df, d: int):
         ``warmup`` (``ln(d/2)/η``), ``tanh_term``, ``model``, ``ratio`` (expected regret / model),
         ``TBeta_over_8`` and ``claimed_TB2eta2``.
     """
-    from jaxdp.lazy import alternating_prediction
+    from jaxdp.experts import alternating_prediction
 
     g = df[(df["learner"] == "l2p_paper") & (df["adversary"] == "alternating")]
     t = g.groupby(["alpha", "T"], sort=True).agg(expected_regret=("expected_regret", "mean"), eta=("eta", "first"),
@@ -329,7 +329,7 @@ def bound_ratios(df, d: int):
         A ``pandas.DataFrame``: ``learner``, ``adversary``, ``alpha``, ``T`` (the upper half of the grid),
         ``B``, ``expected_regret`` (mean over seeds), ``bound`` and ``ratio`` (the two's quotient).
     """
-    from jaxdp.lazy import l2p_mw_regret_bound
+    from jaxdp.experts import l2p_mw_regret_bound
 
     g = df[df["learner"].isin(["l2p_paper", "l2p_retuned"])]
     t = g.groupby(["learner", "adversary", "alpha", "T"], sort=True).agg(

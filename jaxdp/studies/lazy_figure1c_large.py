@@ -25,7 +25,7 @@ import numpy as np
 
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
-from jaxdp.lazy import alternating_prediction, figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
+from jaxdp.experts import alternating_prediction, figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
 from jaxdp.registry import register_study
 from jaxdp.studies._common_study import ROOT as ROOT, generated_from, page_paths
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks, verdict_table

@@ -37,7 +37,7 @@ from jaxdp.core.validation import check_positive_int
 from jaxdp.experts import (
     LazyEpochsParams, ReplayParams, adv_lazy_epochs, adv_replay, experts_problem, load_losses,
 )
-from jaxdp.lazy import l2p_mw, l2p_mw_params, tree_ftrl_experts, tree_ftrl_params
+from jaxdp.experts import l2p_mw, l2p_mw_params, tree_ftrl_experts, tree_ftrl_params
 from jaxdp.registry import register_study
 from jaxdp.studies._common_study import ROOT as ROOT, page_paths
 from jaxdp.studies.framework import Param, Study, declare_params, plot_curves, summarize

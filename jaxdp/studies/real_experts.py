@@ -25,8 +25,8 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from ..experts import ReplayParams, adv_replay, experts_problem, hedge, hedge_params
-from ..lazy import l2p_mw, l2p_mw_params, plan_l2p_mw, tree_ftrl_experts, tree_ftrl_params
-from ..realizable import (
+from ..experts import l2p_mw, l2p_mw_params, plan_l2p_mw, tree_ftrl_experts, tree_ftrl_params
+from ..experts import (
     adaptive_sparse_vector_experts, params_from_plan, plan_adaptive_sparse_vector_experts,
     plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts,
 )

@@ -44,7 +44,7 @@ from ..experts import (
     HalvingParams, HedgeParams, RealizableBernoulliParams, RealizableLBParams, adv_realizable_bernoulli,
     adv_realizable_halving, adv_realizable_lb, experts_problem, hedge,
 )
-from ..realizable import (
+from ..experts import (
     adaptive_sparse_vector_experts, binary_tree_experts, binary_tree_static, lower_bound_thm5, params_from_plan,
     plan_adaptive_sparse_vector_experts, plan_binary_tree_experts, plan_potential_experts, plan_sparse_vector_experts,
     potential_experts, sparse_vector_experts, thm1_bound, thm2_bound,

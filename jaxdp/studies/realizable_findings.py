@@ -11,7 +11,7 @@ Column ``exp``:
   it never switches.
 * ``potential`` (Alg. 5): the algorithm as printed (``potential``), the same with the larger K of
   the corrected variant (``potential_bigK``) and the corrected variant with an own-loss guard
-  (``guarded``, :func:`jaxdp.realizable.potential.guarded_potential_experts`) on the halving
+  (``guarded``, :func:`jaxdp.experts.potential.guarded_potential_experts`) on the halving
   adversary: regret vs T (printed: linear; guarded: flat up to its scale 1/η ∝ log T).
 * ``binary_tree`` (Alg. 4): ``d`` with ``m_set < d`` so that new phases are possible; ``paper``
   and ``rate`` thresholds; phases started and regret vs T.
@@ -35,12 +35,12 @@ from ..oco import (
     squared_problem,
 )
 from ..oco.masked_quadratic import adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem
-from ..realizable import (
+from ..experts import (
     adaptive_sparse_vector_experts, binary_tree_experts, binary_tree_static, params_from_plan,
     plan_adaptive_sparse_vector_experts, plan_binary_tree_experts, plan_potential_experts, plan_sparse_vector_experts,
     potential_experts, sparse_vector_experts,
 )
-from ..realizable.potential import guarded_potential_experts, plan_guarded_potential_experts
+from ..experts.potential import guarded_potential_experts, plan_guarded_potential_experts
 from ..registry import register_study
 from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks, ratio_to_base, verdict_table
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize

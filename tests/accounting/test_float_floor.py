@@ -15,7 +15,7 @@ import pytest
 from jaxdp.accounting import ledger as LG
 from jaxdp.accounting.floating import shared_threshold_terms
 from jaxdp.accounting.plan import NO_FLOAT_FLOOR_RAW
-from jaxdp.realizable.planners import (plan_adaptive_sparse_vector_experts, plan_binary_tree_experts,
+from jaxdp.experts import (plan_adaptive_sparse_vector_experts, plan_binary_tree_experts,
                                        plan_potential_experts, plan_sparse_vector_experts)
 from jaxdp.registry import PLANNERS, load_all
 

@@ -97,7 +97,7 @@ def test_potential_oco_certified_is_within_eps():
     p = plan_potential_oco(eps=50.0, delta=1e-3, T=10_000, d=2, mode="certified")
     assert p.certified and p.eps_certified <= 50.0 and p.params["K"] == 37
     # the old tuning (eps0 = 1.5624, eta = eps0/(112 ln T)) is NOT certified by the ledger
-    from jaxdp.realizable.planners import potential_ledger
+    from jaxdp.experts import potential_ledger
 
     old = 50.0 / math.sqrt(37 * math.log(1e3)) / (2 * (1 + 1 / (56 * math.log(1e4))))
     assert certify(potential_ledger(old, old / (112 * math.log(1e4)), 2.0, 37, T=10_000), 1e-3).eps > 50.0
@@ -153,7 +153,7 @@ def test_gaussian_sigma_paper_refuses_eps_above_one():
 
 def test_utility_conditions_do_not_count_toward_certified():
     """Finding: sparse_vector_experts counted Thm 1's eps <= sqrt(log T log 1/δ) (a utility condition)."""
-    from jaxdp.realizable.planners import plan_sparse_vector_experts
+    from jaxdp.experts import plan_sparse_vector_experts
 
     p = plan_sparse_vector_experts(eps=16.0, delta=1e-6, T=1000, d=16, mode="certified")
     assert p.certified and p.utility_conditions["eps <= sqrt(log T log(1/delta)) (Thm 1, approximate)"] is False
@@ -174,7 +174,7 @@ def test_pure_growth_mechanisms_report_delta_zero():
 def test_experts_oco_net_switch_budget_uses_log2():
     """Finding: K used ceil(ln M) halvings; Lemma 3.1 counts halvings of the potential, ceil(log2 M)."""
     from jaxdp.oco.realizable import _net_size, plan_experts_oco_net
-    from jaxdp.realizable.planners import plan_sparse_vector_experts
+    from jaxdp.experts import plan_sparse_vector_experts
 
     p = plan_experts_oco_net(eps=1.0, T=1000, d=2, mode="certified")
     M = _net_size(1.0, 2, p.params["m"])

@@ -23,7 +23,7 @@ import pytest
 scipy_stats = pytest.importorskip("scipy.stats")
 from scipy import optimize  # noqa: E402
 
-from jaxdp.lazy.tree_ftrl import plan_tree_ftrl_experts  # noqa: E402
+from jaxdp.experts.tree_ftrl import plan_tree_ftrl_experts  # noqa: E402
 from jaxdp.mechanisms.matrix_factorization import (  # noqa: E402
     BinaryTree, HonakerTree, SqrtToeplitz, stored_banded, stored_blt)
 from jaxdp.oco import plan_dp_ftrl  # noqa: E402

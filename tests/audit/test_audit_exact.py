@@ -119,7 +119,7 @@ def test_window_class_jax_equals_numpy():
 def test_broken_twin_exact_loss_exceeds_its_claim():
     """At the audited size the broken twin's exact loss on the audited event (probability ~2e-3) is ~1.8x its claim;
     on events of probability >= 1e-2 still 1.4x (the correct scaling stays below eps_svt, Lyu et al. Thm 1)."""
-    from jaxdp.realizable import audits as A
+    from jaxdp.experts import audits as A
 
     cls, P, Q, _ = A.unscaled_exact()
     lr = np.log(P / Q)
@@ -133,7 +133,7 @@ def test_broken_twin_exact_loss_exceeds_its_claim():
 
 
 def test_broken_twin_flagged_at_quick_size():
-    from jaxdp.realizable.audits import audit_sparse_vector_experts_shared_threshold_unscaled
+    from jaxdp.experts.audits import audit_sparse_vector_experts_shared_threshold_unscaled
     from jaxdp.registry import get_audit
 
     rep = audit_sparse_vector_experts_shared_threshold_unscaled(quick=True, seed=0)
@@ -144,7 +144,7 @@ def test_broken_twin_flagged_at_quick_size():
 def test_window_law_matches_the_learner():
     """The JAX learner of the broken-twin audit against the exact law of its switch-pattern class."""
     import jax
-    from jaxdp.realizable import audits as A
+    from jaxdp.experts import audits as A
 
     cls, P, Q, _ = A.unscaled_exact()
     index = {tuple(k): i for i, k in enumerate(cls.tolist())}
@@ -199,7 +199,7 @@ def test_sv_experts_law_matches_simulation(mode, K, eta):
 
 def test_sv_experts_law_matches_the_audited_learner():
     import jax
-    from jaxdp.realizable.audits import neighbour_family, sv_experts_mechanism
+    from jaxdp.experts.audits import neighbour_family, sv_experts_mechanism
 
     a, _ = neighbour_family()["l1=l2=e1, l4: e1 vs e2"]
     f = jax.jit(jax.vmap(sv_experts_mechanism(1.0, 1.0, 1, 0.5), in_axes=(0, None)))
@@ -212,8 +212,8 @@ def test_sv_experts_law_matches_the_audited_learner():
 def test_sv_experts_exact_ceilings():
     """The exact privacy loss over the audited pairs bounds what any audit of them can show (pure ε: the
     largest ratio of one output's probabilities)."""
-    from jaxdp.realizable.audits import sv_experts_family
-    from jaxdp.realizable.audits import neighbour_family, shared_neighbour_family
+    from jaxdp.experts.audits import sv_experts_family
+    from jaxdp.experts.audits import neighbour_family, shared_neighbour_family
 
     def worst(fam, **kw):
         return max(X.exact_eps(*X.align(X.sv_experts_law(np.asarray(a), **kw),
@@ -281,7 +281,7 @@ def _sim_l2p(rng, n, losses, eta, p, B):
 
 def test_l2p_mw_law_matches_simulation_and_learner():
     import jax
-    from jaxdp.lazy import audits as LA
+    from jaxdp.experts import audits as LA
 
     s = LA.AUDIT_SETTING
     losses = np.zeros((s.T, s.d))
@@ -304,7 +304,7 @@ def test_l2p_mw_law_matches_simulation_and_learner():
 
 def test_l2p_mw_exact_loss_far_below_its_claim():
     from jaxdp.audit.learners import loss_neighbours
-    from jaxdp.lazy import audits as LA
+    from jaxdp.experts import audits as LA
 
     s = LA.AUDIT_SETTING
     losses = {lab: [X.l2p_mw_law(np.asarray(v), eta=s.eta, p=s.p, B=s.B)[1] for v in pair]

@@ -9,7 +9,7 @@ import jaxdp
 from jaxdp.core import seed_keys, simulate
 from jaxdp.core.simulate import _layout, carry_bytes, seed_tile
 from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem, hedge
-from jaxdp.lazy import l2p_mw, l2p_mw_params
+from jaxdp.experts import l2p_mw, l2p_mw_params
 
 PROB = experts_problem()
 D = 6

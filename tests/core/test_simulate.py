@@ -146,7 +146,7 @@ def _temp_bytes(learner, params, T_max, d=50):
 
 def test_memory_does_not_grow_with_horizon():
     """XLA's compiled temp buffers are the same at T_max = 10^3 and 10^6 (no O(T) arrays)."""
-    from jaxdp.lazy import l2p_mw, l2p_mw_params
+    from jaxdp.experts import l2p_mw, l2p_mw_params
 
     for learner, params in [(hedge(50), HedgeParams(jnp.float32(0.1))),
                             (l2p_mw(50, 8), l2p_mw_params(0.01, 0.1, 8, block_size=8))]:

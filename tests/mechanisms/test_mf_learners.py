@@ -11,12 +11,12 @@ import pytest
 from conformance import check_learner
 from jaxdp.accounting.plan import NO_FLOAT_FLOOR_RAW
 from jaxdp.experts import RealizableBernoulliParams, adv_realizable_bernoulli, experts_problem
-from jaxdp.lazy import tree_ftrl_experts, tree_ftrl_params
-from jaxdp.lazy.tree_ftrl import plan_tree_ftrl_experts
+from jaxdp.experts import tree_ftrl_experts, tree_ftrl_params
+from jaxdp.experts.tree_ftrl import plan_tree_ftrl_experts
 from jaxdp.mechanisms.matrix_factorization import BinaryTree, HonakerTree, SqrtToeplitz, stored_banded, stored_blt
 from jaxdp.oco import adv_smooth_realizable, dp_ftrl, dp_ftrl_params, plan_dp_ftrl, smooth_realizable_params, squared_problem
-from jaxdp.realizable import binary_tree_experts
-from jaxdp.realizable.planners import binary_tree_static, plan_binary_tree_experts
+from jaxdp.experts import binary_tree_experts
+from jaxdp.experts import binary_tree_static, plan_binary_tree_experts
 
 MECHS = {"honaker": HonakerTree(), "sqrt_toeplitz": SqrtToeplitz(), "banded": stored_banded(1000, 4, "mean"),
          "blt": stored_blt(1000, 3)}
@@ -80,7 +80,7 @@ def test_conformance_experts_mechanisms():
                   [tree_ftrl_params(d, T, 1.0, 1e-5, noise=mech), tree_ftrl_params(d, T, 0.5, 1e-5, noise=mech)], ap, T=T)
     band = MECHS["banded"]
     plans = [plan_binary_tree_experts(eps=e, T=T, d=d, mode="rate", noise=band) for e in (1.0, 4.0)]
-    from jaxdp.realizable.binary_tree import binary_tree_params
+    from jaxdp.experts.binary_tree import binary_tree_params
     ps = [binary_tree_params(**{k: v for k, v in p.params.items() if k not in ("m_set", "P_max", "T_max")})
           for p in plans]
     check_learner(binary_tree_experts(d, **binary_tree_static(plans[0]), noise=band), adv_realizable_bernoulli(d),
@@ -122,7 +122,7 @@ def test_experts_default_tree_unchanged():
     _same_steps(tree_ftrl_experts(d, T, "gaussian"), tree_ftrl_experts(d, T, BinaryTree()), a, _bernoulli(d))
     plan = plan_binary_tree_experts(eps=2.0, T=T, d=d)
     assert plan_binary_tree_experts(eps=2.0, T=T, d=d, noise="tree").to_dict() == plan.to_dict()
-    from jaxdp.realizable.binary_tree import binary_tree_params
+    from jaxdp.experts.binary_tree import binary_tree_params
     pp = binary_tree_params(**{k: v for k, v in plan.params.items() if k not in ("m_set", "P_max", "T_max")})
     st = binary_tree_static(plan)
     _same_steps(binary_tree_experts(d, **st), binary_tree_experts(d, **st, noise=BinaryTree()), pp, _bernoulli(d))

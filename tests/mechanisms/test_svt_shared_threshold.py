@@ -31,9 +31,9 @@ from jaxdp.experts import adv_realizable_bernoulli, experts_problem
 from jaxdp.experts.adversaries import RealizableBernoulliParams
 from jaxdp.mechanisms import above_threshold, svt_accuracy_alpha, svt_noise_scales
 from jaxdp.mechanisms import sparse_vector as S
-from jaxdp.realizable import params_from_plan, plan_sparse_vector_experts, sparse_vector_experts, sparse_vector_params
-from jaxdp.realizable.planners import sparse_vector_static
-from jaxdp.realizable.sparse_vector import shared_threshold_scales, shared_threshold_unscaled_experts
+from jaxdp.experts import params_from_plan, plan_sparse_vector_experts, sparse_vector_experts, sparse_vector_params
+from jaxdp.experts import sparse_vector_static
+from jaxdp.experts.sparse_vector import shared_threshold_scales, shared_threshold_unscaled_experts
 from jaxdp.registry import get_audit
 
 P_ACCEPT = 1e-7   # p-value below which a correct implementation is rejected
@@ -416,7 +416,7 @@ def test_experts_shared_threshold_audits():
     """Whole-algorithm audits: the correct shared option (d = 2, T = 4, K = 2) is consistent; the broken twin,
     audited where it is broken (T = 64, K = 16: exact loss of the audited event 3.6 against a claim of 2,
     docs/algorithms/realizable.md#shared-threshold), is flagged even at 2e5 runs per input."""
-    from jaxdp.realizable.audits import (
+    from jaxdp.experts.audits import (
         audit_sparse_vector_experts_shared_threshold, audit_sparse_vector_experts_shared_threshold_unscaled,
         shared_neighbour_family,
     )

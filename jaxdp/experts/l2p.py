@@ -285,7 +285,7 @@ def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: An
 
     Example::
 
-        from jaxdp.lazy import l2p, mw_measure, l2p_params
+        from jaxdp.experts import l2p, mw_measure, l2p_params
         learner = l2p(mw_measure(16), block_size=8)
         params = l2p_params(mw_measure_params(0.05), eta=0.05, p=0.1, B=8, block_size=8)
 
@@ -293,7 +293,7 @@ def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: An
         The L2P :class:`jaxdp.Learner`.
     """
     if not isinstance(measure, LazyMeasure):
-        raise TypeError(f"measure must be a jaxdp.lazy.LazyMeasure, got {type(measure).__name__}")
+        raise TypeError(f"measure must be a jaxdp.experts.LazyMeasure, got {type(measure).__name__}")
     if block_size is not None:
         block_size = check_positive_int("block_size", block_size)
     if (measure.summary is None) != (measure.expected_loss is None):

@@ -6,11 +6,19 @@ import math
 import jax
 import jax.numpy as jnp
 
+from ..accounting.plan import Plan
 from ..core.validation import (  # noqa: F401  (re-exported: the realizable modules import them from here)
-    check_beta, check_d, check_delta_for, check_eps_finite, check_lstar, check_mode,
+    check_beta,
+    check_d,
+    check_delta_for,
+    check_eps_finite,
+    check_lstar,
+    check_mode,
+    check_positive_int,
 )
+from ..registry import learner_for_plan
 
-__all__ = ["tree_where", "fdt", "log2_ceil"]
+__all__ = ["tree_where", "fdt", "log2_ceil", "params_from_plan", "planner_checks", "REF"]
 
 
 def fdt():
@@ -90,3 +98,50 @@ def solve_increasing(f, target: float, lo: float = 0.0, hi: float = 1.0, iters: 
         else:
             hi = mid
     return lo
+
+
+REF = "Realizable private online optimization,"
+
+
+
+def planner_checks(eps, delta, T, d, mode, modes=("paper", "certified", "rate")):
+    """The checks every realizable-experts planner makes first.
+
+    Args:
+        eps: the privacy parameter ε (finite, positive).
+        delta: the privacy parameter δ in ``[0, 1)``.
+        T: the horizon (an integer >= 2).
+        d: the number of experts (an integer >= 2).
+        mode: the planner mode, one of ``modes``.
+        modes: the modes the planner offers.
+
+    Returns:
+        ``(eps, delta, T, d, mode)`` validated and converted.
+    """
+    d = check_d(d)
+    eps = float(check_eps_finite(eps))
+    delta = check_delta_for(delta, approximate=False)
+    T = check_positive_int("T", T, minimum=2)
+    mode = check_mode(mode, modes)
+    return eps, delta, T, d, mode
+
+
+
+def params_from_plan(plan: Plan):
+    """The learner's ``Params`` NamedTuple (validated) for a realizable-experts plan: ``plan.to_params()``
+    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.params_from_plan`).
+
+    Args:
+        plan: a plan of the matching planner.
+
+    Returns:
+        The learner's ``Params``.
+    """
+    try:
+        entry = learner_for_plan(plan)
+    except ValueError:
+        entry = None
+    if entry is None or entry.problem != "realizable-experts":
+        raise ValueError(f"not a realizable-experts plan: {plan.algorithm!r}")
+    return entry.params_from_plan(plan)
+

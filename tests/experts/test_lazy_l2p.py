@@ -17,7 +17,7 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import (
     AlternatingParams, adv_alternating_batches, experts_problem,
 )
-from jaxdp.lazy import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
+from jaxdp.experts import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
 
 PVAL = 1e-7
 

@@ -23,20 +23,36 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from ..accounting import ledger as LG
+from ..accounting.accountant import certify
+from ..accounting.calibrate import calibrate
+from ..accounting.plan import Plan, make_plan
 from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
-from ..registry import CompareBuiltin, ConformanceCase, register_learner
-from ._common import check_d, fdt, tree_where
+from ..registry import (
+    CompareBuiltin,
+    ConformanceCase,
+    register_learner,
+    register_planner,
+)
+from ._common import (
+    REF,
+    check_d,
+    check_eps_finite,
+    fdt,
+    planner_checks,
+    tree_where,
+)
 
-__all__ = ["PotentialParams", "PotentialState", "potential_experts", "potential_params",
-           "GuardedPotentialState", "guarded_potential_experts", "guarded_k_factor", "plan_guarded_potential_experts"]
+__all__ = ['PotentialParams', 'PotentialState', 'potential_experts', 'potential_params', 'GuardedPotentialState', 'guarded_potential_experts', 'guarded_k_factor', 'plan_guarded_potential_experts', 'plan_potential_experts', 'potential_ledger', 'potential_settings', 'thm6_bound']
 
 
 class PotentialParams(NamedTuple):
@@ -266,8 +282,6 @@ def plan_guarded_potential_experts(*, eps: float, T: int, d: int, mode: str = "r
         ValueError: an invalid ``eps``, ``T``, ``d``, ``mode`` or ``K_factor``.
     """
     from ..accounting.plan import make_plan
-    from ._common import check_eps_finite
-    from .planners import potential_ledger, potential_settings
 
     check_eps_finite(eps)
     T = check_positive_int("T", T, minimum=2)
@@ -328,3 +342,140 @@ register_learner(
                 "private threshold (plan_guarded_potential_experts; utility measured, not proved)",
     reference="Realizable private online optimization, Alg. 5 + own-loss guard; "
               "docs/algorithms/realizable-findings.md#potential")
+
+
+def potential_ledger(eps0: float, eta: float, s_phi: float, K: int, outcomes: int = 1, *, T: int) -> LG.Ledger:
+    """Alg. 5's privacy ledger: ``K`` phases, each an AboveThreshold instance and one sample.
+
+    Each phase's AboveThreshold instance runs on ``Δ_t/(s_φ η)``, whose true sensitivity is ``2η`` (so it is
+    ``eps0·2/s_φ``-DP), and its sample ``∝ exp(-η S)`` is ``2η``-DP under replace-one neighbours (CORRECTED
+    accounting; docs/algorithms/realizable.md).
+
+    Float floor: every phase's query reads the potential of all losses, so every instance is charged; the
+    ``K`` instances share the ``T`` rounds (one query per round), ``T`` queries in all (two Laplace terms
+    each); one categorical draw over ``outcomes`` per phase.
+
+    Args:
+        eps0: the AboveThreshold ε₀ the learner's noise is calibrated to.
+        eta: the potential's and the sample's ``η``.
+        s_phi: the assumed sensitivity factor ``s_φ`` of ``Δ_t`` in units of ``η`` (1 paper, 2 certified).
+        K: the largest number of phases (resamples).
+        outcomes: the number of outcomes of each sample (the experts ``d``).
+        T: the horizon.
+
+    Returns:
+        The :class:`jaxdp.accounting.Ledger` (``sequential`` over ``K`` phases).
+    """
+    T = int(T)
+    return LG.sequential(LG.sequential(
+        LG.above_threshold(eps0 * 2.0 / s_phi, label="AboveThreshold on the potential drop", queries=T,
+                           queries_total=T),
+        LG.exponential(2.0 * eta, label="sample exp(-eta S)", outcomes=outcomes),
+        count=K, label="phase"))
+
+
+def potential_settings(eps: float, delta: float, T: int, K: int, mode: str, outcomes: int = 1,
+                       eta_ratio: Optional[float] = None) -> tuple[float, float, float]:
+    """``(eps0, eta, s_phi)`` of Thms 6–7 (REAL Alg. 5) for ``(ε, δ)`` over ``K`` phases.
+
+    ``paper``: ``s_phi = 1``, ``eps0 = ε/K`` (pure) or ``ε/sqrt(K log(1/δ))`` (approximate),
+    ``eta = eps0/(56 log T)``. ``certified`` and ``rate``: ``s_phi = 2``, ``eta = eta_ratio · eps0`` and ``eps0``
+    the largest whose :func:`potential_ledger` the accountant certifies at ``(ε, δ)``.
+
+    Args:
+        eps, delta: the privacy target (``delta = 0``: pure DP).
+        T: the horizon.
+        K: the largest number of phases.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"``.
+        outcomes: the number of outcomes of each sample (the experts ``d``).
+        eta_ratio: ``eta / eps0`` (``None``: ``1/(112 ln T)`` certified, ``1/(8 ln T)`` rate; unused in paper mode).
+
+    Returns:
+        ``(eps0, eta, s_phi)``.
+    """
+    lnT = math.log(T)
+    approx = delta > 0
+    if mode == "paper":
+        eps0 = eps / K if not approx else eps / math.sqrt(K * math.log(1 / delta))
+        return eps0, eps0 / (56 * lnT), 1.0
+    ratio = eta_ratio if eta_ratio is not None else (1.0 / (112 * lnT) if mode == "certified" else 1.0 / (8 * lnT))
+    def cert(e0: float) -> float:
+        return certify(potential_ledger(e0, ratio * e0, 2.0, K, outcomes, T=T), delta, use_pld=False).eps
+
+    eps0 = calibrate(cert, eps, lo=eps / (2 * K), hi=eps, increasing=True, rtol=1e-9, name="eps0",
+                     what="the certified eps")
+    return eps0, ratio * eps0, 2.0
+
+
+@register_planner("potential_experts", "REAL Alg. 5 / Thms 6-7: potential-based experts (pure or approximate DP)")
+def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
+                           gamma: float | None = None) -> Plan:
+    """Theorem 6 (``delta == 0``) or 7 (``delta > 0``): ``α = 1``, ``β = 1/T²``, ``K = ceil(2 ln(1/γ))``
+    (``γ = 1/d`` for DP-OPE).
+
+    ``paper``: ``eps0 = ε/K`` (Thm 6) or ``ε/sqrt(K log(1/δ))`` (Thm 7), ``η = eps0/(56 log T)``,
+    ``s_φ = 1``; certified ε reported with the CORRECTED accounting (sensitivity 2η of Δ_t, 2η per
+    resample, factor K): about 2ε. ``certified``: ``s_φ = 2``, ``η = eps0/(112 log T)``, eps0 solved so
+    the total is ε. ``rate``: ``s_φ = 2``, ``η = eps0/(8 log T)`` (constant 112 -> 8), eps0 solved.
+
+    Args:
+        eps, delta, T, d, mode: as in :func:`plan_sparse_vector_experts`.
+        gamma: γ (default ``1/d``).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` with params ``eps0``, ``eta``, ``K``, ``alpha`` and ``s_phi``.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d`` or mode.
+    """
+    eps, delta, T, d, mode = planner_checks(eps, delta, T, d, mode)
+    if gamma is None:
+        gamma = 1.0 / d
+    gamma = float(gamma)
+    if not (0 < gamma < 1):
+        raise ValueError(f"gamma must be in (0, 1), got {gamma!r}")
+    approx = delta > 0
+    K = int(math.ceil(2 * math.log(1 / gamma) - 1e-9))
+    K = max(K, 1)
+    lnT = math.log(T)
+    beta = 1.0 / T ** 2
+    eps0, eta, s_phi = potential_settings(eps, delta, T, K, mode, outcomes=d)
+    alpha = 1.0
+    utility = {
+        "alpha >= 8 eta (log T + log(2T/beta)) / eps0 (Lemma C.2)":
+            alpha >= 8 * eta * (lnT + math.log(2 * T / beta)) / eps0 - 1e-12,
+        "eta < 1/2 (Lemma C.3)": eta < 0.5,
+    }
+    if approx:
+        utility["eps < 1 (Thm 7)"] = eps < 1
+    notes = [f"K = {K}, eps0 = {eps0:.4g}, eta = {eta:.4g}, s_phi = {s_phi:g}"]
+    if mode == "paper":
+        notes.append("paper accounting ignores the 2*eta sensitivity of Delta_t and of the resample, and the factor K: "
+                     "the certified eps is the ledger's")
+    plan = make_plan(algorithm="potential_experts", mode=mode,
+                     params=dict(eps0=float(eps0), eta=float(eta), K=K, alpha=alpha, s_phi=s_phi),
+                     eps=eps, delta=delta, ledger=potential_ledger(eps0, eta, s_phi, K, d, T=T),
+                     utility_conditions=utility,
+                     reference=f"{REF} Alg. 5, Thm {7 if approx else 6}; docs/algorithms/realizable.md", notes=notes)
+    if mode == "certified" and not plan.certified:  # pragma: no cover - the calibration always certifies
+        raise ValueError(f"cannot certify eps={eps}, delta={delta} for potential_experts: {plan.format()}")
+    return plan
+
+
+# --------------------------------------------------------------------------- Alg. 4 (sketch)
+
+
+
+def thm6_bound(d, T, eps, delta=0.0):
+    """REAL Thms 6/7 with constants 1 (γ = 1/d): ``log²d log T/ε`` or ``log^{1.5}d log T sqrt(log 1/δ)/ε``.
+
+    Args:
+        d, T, eps, delta: as in :func:`thm1_bound`.
+
+    Returns:
+        The bound.
+    """
+    d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
+    if delta == 0:
+        return np.log(d) ** 2 * np.log(T) / eps
+    return np.log(d) ** 1.5 * np.log(T) * math.sqrt(math.log(1 / delta)) / eps

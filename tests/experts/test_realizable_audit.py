@@ -1,6 +1,6 @@
 """Empirical privacy audit of REAL Alg. 1 (whole algorithm, a family of neighbouring loss sequences)."""
 from jaxdp.registry import get_audit
-from jaxdp.realizable.audits import (
+from jaxdp.experts.audits import (
     audit_sparse_vector_experts, audit_sparse_vector_experts_mislabelled, neighbour_family,
 )
 

@@ -1,4 +1,4 @@
-"""Planners, accounting, baselines and audits of jaxdp.lazy (Lazy private online learning; docs/algorithms/lazy.md; docs/guide/auditing.md)."""
+"""Planners, accounting, baselines and audits of jaxdp.experts (Lazy private online learning; docs/algorithms/lazy.md; docs/guide/auditing.md)."""
 import math
 
 import jax.numpy as jnp
@@ -9,7 +9,7 @@ from conformance import check_learner
 from jaxdp.accounting.l2p import l2p_calibrate, l2p_conditions, l2p_privacy, l2p_privacy_conservative, mw_regret_proxy
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import LazyEpochsParams, adv_lazy_epochs, experts_problem
-from jaxdp.lazy import (
+from jaxdp.experts import (
     L2P_MW_MODES, figure1_exponents, plan_l2p_mw, private_lazy_sketch, sketch_params, tree_ftrl_experts,
     tree_ftrl_params,
 )
@@ -125,7 +125,7 @@ def test_sketch_marginal_is_mw_and_tree_noiseless_is_hedge():
 
 
 def test_audits_small():
-    from jaxdp.lazy.audits import audit_hedge, audit_l2p_mw, audit_l2p_mw_broken
+    from jaxdp.experts.audits import audit_hedge, audit_l2p_mw, audit_l2p_mw_broken
     from jaxdp.registry import get_audit
     assert get_audit("l2p-mw-broken").extra["broken"]
     ok = audit_l2p_mw(quick=True, seed=1, n=20_000)

@@ -12,12 +12,12 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import (
     HalvingParams, RealizableBernoulliParams, adv_realizable_bernoulli, adv_realizable_halving, experts_problem,
 )
-from jaxdp.realizable import (
+from jaxdp.experts import (
     adaptive_sparse_vector_experts, binary_tree_experts, binary_tree_static, params_from_plan,
     plan_adaptive_sparse_vector_experts, plan_binary_tree_experts, plan_potential_experts,
     plan_sparse_vector_experts, potential_experts, potential_params, sparse_vector_experts, sparse_vector_params,
 )
-from jaxdp.realizable._common import advanced_composition
+from jaxdp.experts._common import advanced_composition
 
 D = 8
 

@@ -23,19 +23,30 @@ Keys per step: ``k_tree, k_sel``.
 from __future__ import annotations
 
 import functools
+import math
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
+from ..accounting import ledger as LG
+from ..accounting.plan import Plan, make_plan
 from ..core.types import Learner
 from ..core.validation import check_positive, check_positive_int
 from ..mechanisms import TreeState, exp_mech_topk, tree_depth, tree_init, tree_step
 from ..mechanisms.matrix_factorization import counter_init, counter_step, resolve_noise
-from ..registry import ConformanceCase, register_learner
-from ._common import check_d, fdt, tree_where
+from ..registry import ConformanceCase, get_learner, register_learner, register_planner
+from ._common import (
+    REF,
+    check_beta,
+    check_d,
+    fdt,
+    log2_ceil,
+    planner_checks,
+    tree_where,
+)
 
-__all__ = ["BinaryTreeParams", "BinaryTreeState", "binary_tree_experts", "binary_tree_params"]
+__all__ = ['BinaryTreeParams', 'BinaryTreeState', 'binary_tree_experts', 'binary_tree_params', 'plan_binary_tree_experts', 'binary_tree_static']
 
 
 class BinaryTreeParams(NamedTuple):
@@ -170,7 +181,6 @@ _STATIC = ("m_set", "P_max", "T_max")   # plan parameters that are constructor a
 
 def _conformance(d, T):
     from ..experts.conformance import experts_case
-    from .planners import plan_binary_tree_experts
 
     plans = [plan_binary_tree_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 4.0)]
     learner, _ = _ENTRY.learner_from_plan(plans[0], d)
@@ -186,3 +196,104 @@ _ENTRY = register_learner(
     description="binary-tree experts: per phase, m_set experts chosen by the exponential mechanism, each with a "
                 "tree counter of its losses; a phase ends when every noisy count leaves tau (pure DP)",
     reference="Realizable private online optimization, Alg. 4 (concretized; docs/algorithms/realizable.md)")
+
+
+@register_planner("binary_tree_experts", "REAL Alg. 4 (concretized): binary-tree experts, pure DP")
+def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
+                             beta: float = 0.1, noise=None) -> Plan:
+    """PROPOSED defaults (docs/algorithms/realizable.md): ``m_set = min(d, ceil(2 log(dT)))``, ``P_max = ceil(log2 d) + 8``,
+    ``eps_tree = ε/(2 m_set)``, ``eta_sel = ε/(2 m_set P_max)``, ``tau = (H^1.5/eps_tree) log(2 m_set T/β)``
+    (``rate``: the log factor dropped). ``paper`` and ``certified`` coincide (the defaults certify ε).
+    The static ``m_set``, ``P_max``, ``T_max`` go to :func:`binary_tree_experts`.
+
+    Float floor: the counters' noisy sums are only compared (with ``tau``, and with each other for the
+    argmin), so every round each of a counter's ``<= H`` live nodes enters two decisions: ``2 T H`` Laplace
+    terms per counter (a node's comparisons do not branch on its own earlier ones against an oblivious
+    adversary); the selections are Gumbel-top-``m_set`` (each coordinate enters ``m_set`` rank comparisons,
+    one Gumbel term per draw).
+
+    ``noise``: the counters' continual-counting mechanism (``None``/``"tree"``: the tree, as above; a name or a
+    ``jaxdp.mechanisms.matrix_factorization.ContinualCounter``): Laplace draws of scale ``sens_1(C)/eps_tree``
+    keep each counter ``eps_tree``-DP, so the ledger and ``eps`` are the tree's; ``tau`` takes the
+    mechanism's largest noise standard deviation ``sqrt(2 max_t ||B_t||^2) sens_1(C)/eps_tree`` in place of
+    the tree's ``H^1.5/eps_tree``. A release depends on up to ``T`` draws, so each decision is charged
+    ``T`` float terms per draw in the floor. Pass ``noise`` to ``binary_tree_experts`` too.
+
+    Args:
+        eps, delta, T, d, mode, beta: as in :func:`plan_sparse_vector_experts`.
+        noise: the counters' continual-counting mechanism (``None``/``"tree"``: the tree).
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` with params ``eps_tree``, ``eta_sel``, ``tau``, ``m_set``, ``P_max`` and
+        ``T_max``.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d``, mode or noise.
+    """
+    eps, delta, T, d, mode = planner_checks(eps, delta, T, d, mode)
+    check_beta(beta)
+    mech = resolve_noise(noise, T)
+    if mech is not None:
+        return _plan_binary_tree_mf(mech, eps=eps, delta=delta, T=T, d=d, mode=mode, beta=beta)
+    m_set, P_max, eps_tree, eta_sel = _binary_tree_sizes(eps, T, d)
+    H = int(T).bit_length()
+    tau = H ** 1.5 / eps_tree * (1.0 if mode == "rate" else math.log(2 * m_set * T / beta))
+    # float floor: a counter's noisy prefix sums are only compared (with tau, and with the other counters for
+    # the argmin): each round, each of its <= H live nodes enters 2 decisions; selections are Gumbel-top-m_set
+    counters = LG.laplace(1.0 / eps_tree, count=m_set, label=f"binary-tree counters of the current set (Laplace node "
+                                                              f"noise H/eps_tree, H={H})",
+                          release="threshold", draws=2 * T * H)
+    return _binary_tree_plan(counters, eps=eps, delta=delta, T=T, d=d, mode=mode, m_set=m_set, P_max=P_max,
+                             eps_tree=eps_tree, eta_sel=eta_sel, tau=tau,
+                             reference=f"{REF} Alg. 4 (sketch; our concretization, docs/algorithms/realizable.md)",
+                             notes=[f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan)); H={H}",
+                                    "pure DP; delta is not used"])
+
+
+def _binary_tree_sizes(eps, T, d):
+    """``(m_set, P_max, eps_tree, eta_sel)``: the set size, the most sets, the counters' and the selections' ε."""
+    m_set = min(d, int(math.ceil(2 * math.log(d * T))))
+    P_max = log2_ceil(d) + 8
+    return m_set, P_max, eps / (2 * m_set), eps / (2 * m_set * P_max)
+
+
+def _binary_tree_plan(counters, *, eps, delta, T, d, mode, m_set, P_max, eps_tree, eta_sel, tau, reference, notes) -> Plan:
+    """The binary-tree plan: the ledger (the ``counters`` event, then the selections) and its parameters."""
+    ledger = LG.sequential(
+        counters,
+        LG.exponential(eta_sel, count=P_max * m_set, label="exponential-mechanism selections of later sets",
+                       outcomes=d, sampler="gumbel"))
+    return make_plan(algorithm="binary_tree_experts", mode=mode,
+                     params=dict(eps_tree=eps_tree, eta_sel=eta_sel, tau=float(tau), m_set=m_set, P_max=P_max, T_max=T),
+                     eps=eps, delta=delta, ledger=ledger, delta_budget=0.0,
+                     conditions={"m_set <= d": m_set <= d}, reference=reference, notes=notes)
+
+
+def _plan_binary_tree_mf(mech, *, eps, delta, T, d, mode, beta) -> Plan:
+    m_set, P_max, eps_tree, eta_sel = _binary_tree_sizes(eps, T, d)
+    sens1 = mech.sensitivity(T, "l1")
+    std = math.sqrt(2.0 * mech.max_row_norm_sq(T)) * sens1 / eps_tree
+    tau = std * (1.0 if mode == "rate" else math.log(2 * m_set * T / beta))
+    k = mech.draw_count(mech.init(T, ()), "laplace")
+    counters = LG.laplace(1.0 / eps_tree, count=m_set, label=f"{mech.describe()} counters of the current set (Laplace "
+                                                              f"draws sens_1(C)/eps_tree, sens_1(C)={sens1:.6g})",
+                          release="threshold", draws=2 * T * T * k)
+    return _binary_tree_plan(counters, eps=eps, delta=delta, T=T, d=d, mode=mode, m_set=m_set, P_max=P_max,
+                             eps_tree=eps_tree, eta_sel=eta_sel, tau=tau,
+                             reference=f"{REF} Alg. 4 (sketch; our concretization, docs/algorithms/realizable.md); "
+                                       "Denisov et al. 2022 (matrix-factorization counters)",
+                             notes=[f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan), "
+                                    f"noise=...) with the same mechanism ({mech.describe()})", "pure DP; delta is not used"])
+
+
+def binary_tree_static(plan: Plan) -> dict:
+    """The static constructor arguments ``m_set, P_max, T_max`` of a binary-tree plan
+    (the registered learner's :meth:`~jaxdp.registry.LearnerEntry.static_from_plan`).
+
+    Args:
+        plan: a plan of the matching planner.
+
+    Returns:
+        ``{"m_set": ..., "P_max": ..., "T_max": ...}``.
+    """
+    return get_learner("binary_tree").static_from_plan(plan)

@@ -46,29 +46,68 @@ fresh instances (``Lap(4/eps_svt)``), so the threshold ``L`` must be larger (``p
 ``eps_svt``-DP (the audit twin ``shared_threshold_unscaled_experts``). Same keys as the default: the
 query noise and the exponential mechanism use ``k_nu`` and ``k_em``; ``k_tau`` is drawn and unused
 (at ``K = 1``, ``svt_ratio = 1`` the two options are bit-identical).
+
+Planners for the realizable-regime experts algorithms (Realizable private online optimization, Thms 1, 2, 6, 7).
+
+Each returns a :class:`jaxdp.accounting.Plan` whose ``params`` are exactly the fields of the
+algorithm's ``Params`` (build them with ``plan.to_params()``), the ledger of the mechanisms
+the configured algorithm runs (docs/guide/privacy-ledger.md), the (ε, δ) the accountant proves
+for it, and the theorem's side conditions, privacy and utility apart. Modes:
+
+* ``paper``: the printed formulas;
+* ``certified``: corrected constants, parameters certify the requested (ε, δ);
+* ``rate``: absolute constants dropped from utility-only quantities (thresholds); the privacy
+  parameters stay certified where possible, and whatever is certified is reported.
+
+Float δ floor (``Plan.delta_float``; docs/guide/privacy-ledger.md#float-floor): the ledgers count every
+float draw the configured run can make in the mechanisms one loss enters. The sparse vector is queried
+every round, so its AboveThreshold events carry ``T`` queries (the instance a loss enters may stay active
+for the whole run), each a fresh query noise compared with the threshold noise (two Laplace terms); the
+exponential-mechanism draws are counted as used (at most ``K``: the draws the step functions make every
+round and discard with ``jnp.where`` are never released).
+
+Also the theory curves of the theorems (constants 1) for plots.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..accounting import ledger as LG
+from ..accounting.accountant import certify
+from ..accounting.calibrate import calibrate
+from ..accounting.floating import shared_threshold_terms
+from ..accounting.plan import Plan, make_plan
 from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_choice, check_finite_scalar, check_nonneg, check_positive, check_positive_int
 from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
-from ..mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, _ratio_value, csvt_query
-from ..registry import CompareBuiltin, ConformanceCase, register_learner
-from ._common import check_d, check_lstar, fdt, tree_where
+from ..mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, _ratio_value, csvt_ledger_event, csvt_query
+from ..registry import (
+    CompareBuiltin,
+    ConformanceCase,
+    get_learner,
+    register_learner,
+    register_planner,
+)
+from ._common import (
+    REF,
+    check_beta,
+    check_d,
+    check_lstar,
+    fdt,
+    log2_ceil,
+    planner_checks,
+    tree_where,
+)
 
-__all__ = [
-    "SVExpertsParams", "SVExpertsState", "sparse_vector_experts", "sparse_vector_params", "THRESHOLD_MODES",
-    "shared_threshold_scales", "shared_threshold_unscaled_experts",
-    "AdaptiveSVParams", "AdaptiveSVState", "adaptive_sparse_vector_experts", "adaptive_sparse_vector_params",
-]
+__all__ = ['SVExpertsParams', 'SVExpertsState', 'sparse_vector_experts', 'sparse_vector_params', 'THRESHOLD_MODES', 'shared_threshold_scales', 'shared_threshold_unscaled_experts', 'AdaptiveSVParams', 'AdaptiveSVState', 'adaptive_sparse_vector_experts', 'adaptive_sparse_vector_params', 'plan_sparse_vector_experts', 'plan_adaptive_sparse_vector_experts', 'sparse_vector_static', 'sparse_vector_ledger', 'thm1_bound', 'thm2_bound', 'lower_bound_thm5']
 
 
 class SVExpertsParams(NamedTuple):
@@ -452,7 +491,6 @@ _SV = register_learner(
 
 def _adaptive_conformance(d, T):
     from ..experts.conformance import experts_case
-    from .planners import plan_adaptive_sparse_vector_experts
 
     plans = [plan_adaptive_sparse_vector_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 2.0)]
     return experts_case(adaptive_sparse_vector_experts(d), d, [_ADAPTIVE.params_from_plan(p) for p in plans],
@@ -467,3 +505,312 @@ _ADAPTIVE = register_learner(
     description="sparse-vector experts with unknown L*: phases of Alg. 1 with a private doubling of the "
                 "estimate of L*",
     reference="Realizable private online optimization, Alg. 2, Thm 2")
+
+
+@register_planner("sparse_vector_experts", "REAL Alg. 1 / Thm 1: sparse-vector experts, known L* (pure or approximate DP)")
+def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
+                               beta: float = 0.1, Lstar: float = 0.0, threshold_scale: float = 1.0,
+                               threshold: str = "fresh", svt_ratio: Ratio = 1.0) -> Plan:
+    """Theorem 1 settings. ``delta == 0``: pure (η = ε/(2K)); ``delta > 0``: approximate
+    (η = ε/sqrt(32 K log(1/δ)) as printed; ``certified`` solves advanced composition for η).
+
+    ``K = ceil(6 ceil(log2 d) + 24 log(1/β))`` (``k < K`` with a real K allows ``ceil(K)`` switches),
+    ``B = log(2T²/β)``, ``L = L* + c(4/η + 8B/ε)`` (paper), ``c(4/η + 16B/ε)`` (certified, CORRECTED
+    SVT accuracy), ``c(1/η + B/ε)`` (rate), with ``c = threshold_scale`` (utility only: privacy
+    depends on ``(eps_svt, η, K)`` alone).
+
+    ``threshold="shared"``: one threshold noise for all ``K`` instances (Understanding the Sparse Vector
+    Technique for Differential Privacy, Alg. 1, Thm 1, with ``c = K``): threshold noise ``Lap(b_thr)``,
+    ``b_thr = 1/ε₁``, query noise ``Lap(b_q)``, ``b_q = 2K/ε₂``, ``ε₁ + ε₂ = eps_svt = ε/2``,
+    ``ε₁/ε₂ = svt_ratio`` (``"optimal"``: ``(2K)^{-2/3}``). Same ledger, hence the same certified ε; the
+    threshold uses the shared sparse vector's accuracy, a union bound over one ``|ρ|`` and ``T`` query
+    noises: ``L = L* + c(4/η + b_q B)`` (paper; ``8B/ε`` at ``K = 1``), ``c(4/η + (b_thr + b_q) B)``
+    (certified), ``c(1/η + b_q B/8)`` (rate). The plan's params then also hold the static
+    ``threshold`` and ``svt_ratio`` (:func:`sparse_vector_static`).
+
+    Args:
+        eps: the privacy parameter ε.
+        delta: the privacy parameter δ (0: pure DP).
+        T: the horizon.
+        d: the number of experts.
+        mode: ``"paper"``, ``"certified"`` or ``"rate"`` (see above).
+        beta: the failure probability β.
+        Lstar: the best expert's loss L*.
+        threshold_scale: the factor ``c`` of the threshold (utility only).
+        threshold: ``"fresh"`` or ``"shared"``.
+        svt_ratio: ε₁/ε₂ of the shared threshold, or ``"optimal"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` with params ``eps_svt``, ``eta``, ``K``, ``L`` and ``Lstar`` (and, with
+        ``threshold="shared"``, ``threshold`` and ``svt_ratio``).
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d``, mode or option.
+    """
+    eps, delta, T, d, mode = planner_checks(eps, delta, T, d, mode)
+    check_beta(beta)
+    check_lstar(Lstar)
+    check_positive("threshold_scale", threshold_scale)
+    threshold = check_choice("threshold", threshold, THRESHOLD_MODES)
+    if threshold == "shared":
+        svt_ratio = _check_svt_ratio(svt_ratio)
+    approx = delta > 0
+    m = log2_ceil(d)
+    K_real = 6 * m + 24 * math.log(1 / beta)
+    K = int(math.ceil(K_real - 1e-9))
+    B = math.log(2 * T * T / beta)
+    eps_svt = eps / 2
+    notes = []
+    pure_eta = eps / (2 * K)
+
+    def ledger(eta_: float) -> LG.Ledger:
+        return sparse_vector_ledger(eps_svt, eta_, K, d, threshold=threshold, T=T,
+                                    svt_ratio=svt_ratio if threshold == "shared" else 1.0)
+
+    if not approx:
+        eta = eps / (2 * K_real) if mode == "paper" else pure_eta
+    elif mode == "paper":
+        eta = eps / math.sqrt(32 * K_real * math.log(1 / delta))
+    else:
+        eta = calibrate(lambda e: certify(ledger(e), delta, use_pld=False).eps, eps, lo=pure_eta * (1 - 1e-12),
+                        hi=16 * eps, increasing=True, rtol=1e-9, name="eta", what="the certified eps")
+    c_eta, c_B = {"paper": (4, 8), "certified": (4, 16), "rate": (1, 1)}[mode]
+    if threshold == "fresh":
+        L = Lstar + threshold_scale * (c_eta / eta + c_B * B / eps)
+        utility = {
+            "0 < beta < 1/2": True,
+            "K >= 6 ceil(log2 d) + 24 log(1/beta) (Lemma 3.1)": K >= K_real - 1e-9,
+            "L - 16B/eps >= L* + 4/eta (SVT accuracy, CORRECTED)": L - 16 * B / eps >= Lstar + 4 / eta - 1e-9,
+        }
+    else:
+        b_thr, b_q = shared_threshold_scales(eps_svt, K, svt_ratio)
+        alpha = {"paper": b_q * B, "certified": (b_thr + b_q) * B, "rate": b_q * B / 8}[mode]
+        L = Lstar + threshold_scale * (c_eta / eta + alpha)
+        utility = {
+            "0 < beta < 1/2": True,
+            "K >= 6 ceil(log2 d) + 24 log(1/beta) (Lemma 3.1)": K >= K_real - 1e-9,
+            "L - (b_thr + b_q) B >= L* + 4/eta (shared sparse-vector accuracy)":
+                L - (b_thr + b_q) * B >= Lstar + 4 / eta - 1e-9,
+        }
+        notes.append(f"threshold noise drawn once and shared by the K = {K} instances (Lyu et al. Alg. 1, c = K): "
+                     f"threshold Lap({b_thr:.4g}), query Lap({b_q:.4g}) against Lap({4 / eps_svt:.4g}) with fresh "
+                     "instances; same certified eps, larger threshold L")
+    if approx:
+        utility["eps <= sqrt(log T log(1/delta)) (Thm 1, approximate)"] = (
+            eps <= math.sqrt(math.log(T) * math.log(1 / delta)))
+    if mode == "paper" and K != K_real:
+        notes.append(f"K = ceil({K_real:.3f}) = {K} draws but eta uses the real K")
+    if mode == "rate":
+        notes.append("rate mode: threshold constants 4 and 8 dropped (utility only; privacy unchanged)")
+    notes.append(f"B = log(2T^2/beta) = {B:.4g}; switches expected O(log d), budget K = {K}")
+    params: dict[str, Any] = dict(eps_svt=eps_svt, eta=float(eta), K=K, L=float(L), Lstar=float(Lstar))
+    reference = f"{REF} Alg. 1, Thm 1; docs/algorithms/realizable.md#sparse-vector-experts"
+    if threshold == "shared":
+        params.update(threshold=threshold, svt_ratio=svt_ratio)
+        reference = (f"{REF} Alg. 1, Thm 1; Understanding the Sparse Vector Technique for Differential Privacy, "
+                     "Alg. 1, Thm 1; docs/algorithms/realizable.md#shared-threshold")
+    plan = make_plan(algorithm="sparse_vector_experts", mode=mode, params=params,
+                     eps=eps, delta=delta, ledger=ledger(eta), utility_conditions=utility,
+                     reference=reference, notes=notes)
+    if mode == "certified" and not plan.certified:  # pragma: no cover - the calibration always certifies
+        raise ValueError(f"cannot certify eps={eps}, delta={delta} for sparse_vector_experts: {plan.format()}")
+    return plan
+
+
+def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: str = "fresh", *, T: int,
+                         svt_ratio: Ratio = 1.0) -> LG.Ledger:
+    """Alg. 1's privacy ledger: the sparse-vector part ``eps_svt`` and ``K`` exponential-mechanism draws.
+
+    Every AboveThreshold instance together is ``eps_svt``-DP (a loss enters the queries of the instance
+    active when it arrives only; REAL Thm 1 proof), and ``K`` exponential-mechanism draws
+    ``exp(-eta s/2)`` with ``s`` of sensitivity 1 are each ``eta``-DP; the two compose sequentially.
+
+    ``threshold="shared"``: the ``K`` instances are one sparse vector with ``c = K`` positives and one threshold
+    noise, ``eps_svt``-DP by Lyu et al.'s Thm 1 (no disjoint-data argument needed); the same numbers.
+
+    Float floor: ``T`` queries (one per round; the instance a loss enters may last the whole run), two Laplace
+    terms each (the fresh query noise, and the threshold noise at that comparison: an instance's queries are
+    fixed once it starts, and only ⊥ continues it). The shared threshold with ``K >= 2`` positives is compared
+    by queries that depend on earlier ⊤ (the expert changes), so its term is
+    :func:`jaxdp.accounting.floating.shared_threshold_terms` of ``b_thr/b_q`` (scales of ``svt_ratio``). The
+    ``K`` categorical draws are over ``d`` experts.
+
+    Args:
+        eps_svt: the ε of the sparse-vector part.
+        eta: the ``η`` of each exponential-mechanism draw.
+        K: the largest number of switches (exponential-mechanism draws).
+        d: the number of experts (outcomes of each draw).
+        threshold: ``"fresh"`` or ``"shared"``.
+        T: the horizon (queries counted for the float floor).
+        svt_ratio: ``ε₁/ε₂`` of the shared threshold, or ``"optimal"`` (used with ``"shared"`` only).
+
+    Returns:
+        The :class:`jaxdp.accounting.Ledger` (``sequential`` of the sparse-vector event and the ``K`` draws).
+    """
+    T = int(T)
+    if threshold == "shared":
+        svt = csvt_ledger_event(eps_svt, K, label=f"one sparse vector, threshold noise shared by its c = K = {K} "
+                                                  "positives (Lyu et al. Alg. 1)")
+        b_thr, b_q = shared_threshold_scales(eps_svt, K, svt_ratio)
+        terms = 2 if K <= 1 else shared_threshold_terms(float(b_thr) / float(b_q))
+        svt = dataclasses.replace(svt, float_draws=T, float_dim=terms)
+    else:
+        svt = LG.above_threshold(eps_svt, label="all sparse-vector instances (each loss enters one)", queries=T)
+    return LG.sequential(
+        svt, LG.exponential(eta, count=K, label="exponential-mechanism draws at switches", outcomes=d))
+
+
+def sparse_vector_static(plan: Plan) -> dict:
+    """The static constructor arguments of a sparse-vector-experts plan.
+
+    ``sparse_vector_experts(d, **sparse_vector_static(plan))`` builds the learner the plan is for (the
+    registered learner's :meth:`~jaxdp.registry.LearnerEntry.static_from_plan`).
+
+    Args:
+        plan: a plan of :func:`plan_sparse_vector_experts`.
+
+    Returns:
+        ``{"threshold", "svt_ratio"}`` for a shared-threshold plan; empty for the default fresh instances.
+    """
+    return get_learner("sparse_vector").static_from_plan(plan)
+
+
+# --------------------------------------------------------------------------- Alg. 2 / Thm 2
+
+
+@register_planner("adaptive_sparse_vector_experts", "REAL Alg. 2 / Thm 2: sparse-vector experts with unknown L* (doubling)")
+def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mode: str = "paper",
+                                        beta: float = 0.1, test_sign: str = "printed") -> Plan:
+    """Theorem 2 settings (pure DP; ``delta`` is ignored).
+
+    ``paper``: ``eps0 = ε/(2 ln T)``, cap ``ceil(log2 T)`` doublings — but then up to
+    ``P = ceil(log2 T) + 1 > ln T`` phases run and the certified total is ``(1.5 P + 0.5) eps0 ≈ 1.1–1.2 ε``
+    (the proof's "at most log T phases" uses log2).
+    ``certified``: ``P = ceil(log2 T) + 1`` phases, ``eps0 = ε/(2P)``, integer K in η, 16B SVT accuracy; it
+    certifies ``(1.5 P + 0.5)/(2P) ε ≈ 0.77 ε`` (the split is the theorem's, sized for ``2 eps0`` per phase).
+    ``rate``: as certified with threshold/margin constants dropped.
+
+    Ledger (docs/algorithms/realizable.md#adaptive-sparse-vector): per phase ``K`` exponential-mechanism draws
+    (``η``) and ``K`` doubling checks (``Lap(zeta_scale)``); they score ``cum``, every loss so far, so they compose
+    sequentially over the ``P`` phases. The sparse-vector instances do not: a loss enters ``acc``, the loss of
+    the current expert since the last switch, which restarts at every switch (hence at every doubling, which
+    happens at a switch), so it enters the queries of the one instance active in its round, in one phase. The
+    phases' instances run on disjoint rounds and compose in parallel: ``eps0/2`` for all of them together,
+    not ``P eps0/2``. Total ``eps0/2 + P K (η + 1/zeta_scale) = (1.5 P + 0.5) eps0``.
+
+    ``test_sign="printed"`` doubles when ``noisy loss > Lbar - margin`` (as printed; at simulation
+    sizes margin > T, so it doubles at every switch until the cap); ``"flipped"`` uses
+    ``> Lbar + margin`` (the reading under which the utility proof's "does not double when
+    Lbar >= L*" holds). The sign does not affect privacy.
+
+    Args:
+        eps, T, d, mode, beta: as in :func:`plan_sparse_vector_experts`.
+        delta: ignored (pure DP).
+        test_sign: ``"printed"`` or ``"flipped"``.
+
+    Returns:
+        A :class:`jaxdp.accounting.Plan` with params ``eps_svt``, ``eta``, ``K``, ``L_offset``, ``Lbar0``,
+        ``zeta_scale``, ``margin`` and ``max_doublings``.
+
+    Raises:
+        ValueError: invalid privacy parameters, horizon, ``d``, mode or option.
+    """
+    eps, delta, T, d, mode = planner_checks(eps, delta, T, d, mode)
+    check_beta(beta)
+    if test_sign not in ("printed", "flipped"):
+        raise ValueError(f"test_sign must be one of ['printed', 'flipped'], got {test_sign!r}")
+    m = log2_ceil(d)
+    lg2T = int(math.ceil(math.log2(T)))
+    beta0 = beta / T
+    K_real = 6 * m + 24 * math.log(1 / beta0)
+    K = int(math.ceil(K_real - 1e-9))
+    B = math.log(2 * T * T / beta0)
+    if mode == "paper":
+        eps0 = eps / (2 * math.log(T))
+        eta = eps0 / (2 * K_real)
+    else:
+        eps0 = eps / (2 * (lg2T + 1))
+        eta = eps0 / (2 * K)
+    max_doublings = lg2T
+    c_eta, c_B, c_m = {"paper": (4, 8, 5), "certified": (4, 16, 5), "rate": (1, 1, 1)}[mode]
+    margin = c_m * K * math.log(1 / beta0) / eps0
+    if test_sign == "flipped":
+        margin = -margin
+    zeta_scale = K_real / eps0 if mode == "paper" else K / eps0
+    P = max_doublings + 1
+    svt = LG.parallel(
+        *(LG.above_threshold(eps0 / 2, label=f"phase {i + 1}: its sparse-vector instances (each loss enters one)",
+                             queries=T) for i in range(P)),
+        label=f"sparse-vector instances of the P = {P} phases: disjoint rounds (acc restarts at every switch)")
+    phase = LG.sequential(
+        LG.exponential(eta, count=K, label="exponential-mechanism draws (score cum: all losses so far)", outcomes=d),
+        LG.laplace(zeta_scale, count=K, label="doubling checks: cum[x] + Lap(zeta_scale) > Lbar - margin",
+                   release="threshold"),
+        count=P, label="phase (Alg. 1 run); at most ceil(log2 T) + 1 phases")
+    plan = make_plan(
+        algorithm="adaptive_sparse_vector_experts", mode=mode,
+        params=dict(eps_svt=eps0 / 2, eta=float(eta), K=K, L_offset=float(c_eta / eta + c_B * B / eps0),
+                    Lbar0=1.0, zeta_scale=float(zeta_scale), margin=float(margin), max_doublings=max_doublings),
+        eps=eps, delta=delta, ledger=LG.sequential(svt, phase), delta_budget=0.0,
+        conditions={"phases <= ceil(log2 T) + 1 (the doubling cap, enforced by the algorithm)": True},
+        utility_conditions={"0 < beta < 1/2": True},
+        reference=f"{REF} Alg. 2, Thm 2; docs/algorithms/realizable.md",
+        notes=[f"eps0 = {eps0:.4g}, K = {K}, at most {max_doublings + 1} phases, margin = {margin:.4g}",
+               f"doubling test sign: {test_sign}"])
+    if mode == "certified" and not plan.certified:  # pragma: no cover
+        raise ValueError(f"cannot certify eps={eps} for adaptive_sparse_vector_experts: {plan.format()}")
+    return plan
+
+
+# --------------------------------------------------------------------------- Alg. 5 / Thms 6–7
+
+
+# --------------------------------------------------------------------------- theory curves (constants 1)
+
+
+def thm1_bound(d, T, eps, beta=0.1, delta=0.0, Lstar=0.0):
+    """REAL Thm 1 with constants 1: ``L* log(d/β) + (log²d + log(T/β) log(d/β))/ε`` (pure) or
+    ``... + (log^{1.5}d sqrt(log(1/δ)) + log(T/β) log(d/β))/ε`` (approximate).
+
+    Args:
+        d: the number of experts.
+        T: the horizon.
+        eps: the privacy parameter ε.
+        beta: the failure probability β.
+        delta: the privacy parameter δ (0: pure DP).
+        Lstar: the best expert's loss L*.
+
+    Returns:
+        The bound.
+    """
+    d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
+    ld = np.log(d)
+    head = ld ** 2 if delta == 0 else ld ** 1.5 * math.sqrt(math.log(1 / delta))
+    return Lstar * np.log(d / beta) + (head + np.log(T / beta) * np.log(d / beta)) / eps
+
+
+def thm2_bound(d, T, eps, beta=0.1, Lstar=0.0):
+    """REAL Thm 2 with constants 1.
+
+    Args:
+        d, T, eps, beta, Lstar: as in :func:`thm1_bound`.
+
+    Returns:
+        The bound.
+    """
+    d, T, eps = np.asarray(d, float), np.asarray(T, float), np.asarray(eps, float)
+    lT = np.log(T)
+    return (Lstar * np.log(T * d / beta) * lT
+            + (np.log(d) ** 2 * lT + np.log(T / beta) * np.log(T * d / beta) * lT) / eps)
+
+def lower_bound_thm5(d, eps):
+    """REAL Thm 5: every (ε, δ)-DP algorithm has regret >= ``log(d)/(32 ε)`` on ``adv_realizable_lb``.
+
+    Args:
+        d: the number of experts.
+        eps: the privacy parameter ε.
+
+    Returns:
+        ``log(d)/(32 ε)``.
+    """
+    return np.log(np.asarray(d, float)) / (32.0 * np.asarray(eps, float))

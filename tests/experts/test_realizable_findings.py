@@ -11,8 +11,8 @@ from jaxdp.experts import HalvingParams, RealizableBernoulliParams, adv_realizab
 from jaxdp.oco.masked_quadratic import (
     MaskedLoss, adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem,
 )
-from jaxdp.realizable import potential_experts, potential_params
-from jaxdp.realizable.potential import guarded_k_factor, guarded_potential_experts, plan_guarded_potential_experts
+from jaxdp.experts import potential_experts, potential_params
+from jaxdp.experts.potential import guarded_k_factor, guarded_potential_experts, plan_guarded_potential_experts
 
 D = 16
 
