@@ -5,7 +5,7 @@ Two audits, each with ``n`` runs per neighbouring input (10^6 by default):
 * Laplace (scale 1, eps = 1) on inputs 0 / 1 with threshold events;
 * AboveThreshold (Dwork–Roth noise, eps = 2, 9 queries) with the halting-index histogram.
 
-"JAX vmapped" is :func:`jaxdp.audit.audit` (compile time reported apart);
+"JAX vmapped" is :func:`jaxdp.privacy.audit.audit` (compile time reported apart);
 "NumPy loop" runs the mechanism once per run in a Python loop (a
 ``numpy.random.Generator`` per audit), then counts and bounds exactly like
 the auditor; "NumPy vectorized" draws all runs at once, for reference.
@@ -39,10 +39,10 @@ import time
 import jax
 import numpy as np
 
-from jaxdp.audit import HistogramEvents, ThresholdEvents, audit
-from jaxdp.audit import auditor as A
-from jaxdp.audit import catalogue as C
-from jaxdp.mechanisms import laplace_mech
+from jaxdp.privacy.audit import HistogramEvents, ThresholdEvents, audit
+from jaxdp.privacy.audit import auditor as A
+from jaxdp.privacy.audit import catalogue as C
+from jaxdp.privacy.mechanisms import laplace_mech
 
 ALPHA = 1e-7
 
@@ -139,7 +139,7 @@ FACTORS = (1.1, 1.25, 1.5, 2.0, 3.0, 10.0)
 
 def _legacy(name: str, seed: int):
     """The audits as they were before the pair search (one neighbour pair), at quick size, for comparison."""
-    from jaxdp.audit import SearchEvents
+    from jaxdp.privacy.audit import SearchEvents
     from jaxdp.label_dp import audits as LA
     from jaxdp.experts.audits import sv_experts_mechanism
 
@@ -207,7 +207,7 @@ POWER_FOOTER = """
 the audit's sample size and the mechanism's own slack: the exponential mechanism and
 report-noisy-max do not attain their ε on any input pair, the Gaussian mechanism's (ε, δ) is
 tight only on events of probability near δ, and L2P-MW at the audit's parameters leaks far less than
-its certified ε (η ≈ 0.005). Where `jaxdp.audit.exact` computes the audited mechanism's output law
+its certified ε (η ≈ 0.005). Where `jaxdp.privacy.audit.exact` computes the audited mechanism's output law
 exactly (docs/guide/auditing.md#exact), the default-size table below gives the exact privacy loss on the
 audited pairs, i.e. the best any valid audit of them can show.
 
@@ -236,7 +236,7 @@ of probability 4·10⁻⁴, so the computation is at the audited size: by Neyman
 dominate every event of the same probability, and scanning all of them (down to one expected hit) the best
 expected Clopper–Pearson bound at 10⁶ runs per input is 0.874 (f* ≥ 2.29; the audit's 0.830 is 0.95 of it),
 1.05 at 10⁷, 1.20 at 10⁸ and 1.25 at 10⁹ (f* ≥ 1.60): no feasible audit of these pairs detects a 1.5×
-over-claim (tests/audit/test_audit_exact.py). `gaussian`: its
+over-claim (tests/privacy/audit/test_audit_exact.py). `gaussian`: its
 exact ε(1e-5) = 0.742 allows 1.35, but a single (ε, δ) event needs its probability near δ: the best half-line's
 expected Clopper–Pearson bound is 0.57 at 10⁷ runs per input (f = 1.76) and 0.66 at 10⁸ (f = 1.51). The audit
 therefore runs two tests at α/2 each and reports the larger bound (valid jointly at 1 − α by the union bound):
@@ -286,17 +286,17 @@ def power_markdown(rows: list[dict], factors=FACTORS) -> str:
 
 
 def exact_ceilings() -> dict:
-    """Exact privacy loss on each audit's own neighbour pairs, where jaxdp.audit.exact computes it:
+    """Exact privacy loss on each audit's own neighbour pairs, where jaxdp.privacy.audit.exact computes it:
     ``{audit: (exact ε, exact ε over events of probability >= 1e-3, what it is)}``. For a correct mechanism no
     valid audit of those pairs can show more than the first, nor more than the second with events an audit of
     10⁶–10⁷ runs can see, so ``claim / exact ε`` is the smallest over-claim any audit of that size can detect."""
     import numpy as np
 
-    from jaxdp.audit import exact as X
-    from jaxdp.audit.catalogue import C_SVT, CSVT_PAIRS, DELTA_G, EPS_SVT, SIGMA_G
+    from jaxdp.privacy.audit import exact as X
+    from jaxdp.privacy.audit.catalogue import C_SVT, CSVT_PAIRS, DELTA_G, EPS_SVT, SIGMA_G
     from jaxdp.experts.audits import sv_experts_family
     from jaxdp.experts import audits as LZ
-    from jaxdp.audit.learners import loss_neighbours
+    from jaxdp.privacy.audit.learners import loss_neighbours
     from jaxdp.experts import audits as RA
     from jaxdp.bandits import audits as BA
 
@@ -389,7 +389,7 @@ FULL_MARK = "<!-- table: default size -->"
 FULL_HEADING = "## Default (non-quick) size"
 FULL_INTRO = """Every registered audit once at its default size (`jaxdp audit NAME`, seed 0), produced by
 `python benchmarks/bench_audit.py --power-full` (one process on the 2-core CPU; the times are each audit's
-wall time; the whole table about 7 minutes). For a correct mechanism `f* = claimed ε / ε_lower`. Where `jaxdp.audit.exact` computes the
+wall time; the whole table about 7 minutes). For a correct mechanism `f* = claimed ε / ε_lower`. Where `jaxdp.privacy.audit.exact` computes the
 mechanism's output law exactly on the audited neighbour pairs (docs/guide/auditing.md#exact), the table
 gives the exact privacy loss (the largest over all events, and over events of probability ≥ 10⁻³, which
 audits of 10⁶–10⁷ runs can see): `claimed ε / exact ε` is the smallest over-claim that ANY valid audit of
@@ -463,7 +463,7 @@ def false_alarms(n_seeds: int = 200, seed0: int = 0, names=None, verbose: bool =
     """Every correct mechanism of DP-Sniper's suite at quick size over ``n_seeds`` seeds: fraction flagged."""
     from scipy import stats
 
-    from jaxdp.audit.dpsniper import CONFIDENCE, SUITE
+    from jaxdp.privacy.audit.dpsniper import CONFIDENCE, SUITE
 
     rows = []
     for name, entry in SUITE.items():
@@ -519,7 +519,7 @@ def device_markdown(paths=DEVICE_RUNS) -> str:
     import math as _m
     import pathlib
 
-    from jaxdp.audit.dpsniper import REFERENCE, SUITE
+    from jaxdp.privacy.audit.dpsniper import REFERENCE, SUITE
 
     here = pathlib.Path(__file__).parent
     runs = []
@@ -568,7 +568,7 @@ def write_dpsniper_md(path, bounds_md: str | None = None, fa_md: str | None = No
     """Write (or update) ``AUDIT_DPSNIPER.md``: the given tables' rows are merged into the existing ones."""
     import pathlib
 
-    from jaxdp.audit.dpsniper import SUITE
+    from jaxdp.privacy.audit.dpsniper import SUITE
 
     path = pathlib.Path(path)
     old = path.read_text() if path.exists() else ""
@@ -594,8 +594,8 @@ DPSNIPER_TEMPLATE = """# DP-Sniper's benchmark
 
 The twenty mechanisms of Bichsel, Steffen, Bogunovic, Vechev, *DP-Sniper: Black-Box Discovery of
 Differential Privacy Violations using Classifiers* (IEEE S&P 2021), each built with claimed ε = 0.1
-(`jaxdp.audit.dpsniper`, registered as `dpsniper-<name>`), audited by the learned-event auditor
-(`jaxdp.audit.audit_learned`: a classifier per candidate input pair, DP-Sniper's randomized
+(`jaxdp.privacy.audit.dpsniper`, registered as `dpsniper-<name>`), audited by the learned-event auditor
+(`jaxdp.privacy.audit.audit_learned`: a classifier per candidate input pair, DP-Sniper's randomized
 threshold events, Clopper–Pearson on fresh runs) over the StatDP input patterns, at DP-Sniper's
 confidence 0.9. "DP-Sniper ε_lcb" is the paper's logistic-regression result (2·10⁸ fresh runs per
 input after a search training on 1.07·10⁷ per input, on the authors' multi-core machine); ours ran on
@@ -611,7 +611,7 @@ this project's 2-core CPU. Produced by `python benchmarks/bench_audit.py --dpsni
 
 The same auditor with DP-Sniper's 2·10⁸ fresh runs per input for every mechanism (2·10⁶ training and
 2·10⁶ selection runs, events re-chosen on 2·10⁷), the fresh runs drawn, scored and counted on the device
-(`jaxdp.audit.learned.count_event_on_device`), on one NVIDIA H200 (jax 0.11.2, CUDA):
+(`jaxdp.privacy.audit.learned.count_event_on_device`), on one NVIDIA H200 (jax 0.11.2, CUDA):
 `python benchmarks/bench_audit.py --dpsniper --device [--n-best 1] --jsonl FILE`. Run 1 evaluates the two
 best candidates on fresh runs (α split four ways), run 2 DP-Sniper's single witness (α split over its two
 probabilities, as DP-Sniper does); each column is a confidence-0.9 bound on its own, and the larger of the two
@@ -694,7 +694,7 @@ def main(argv=None) -> list[dict]:
     if a.dpsniper or a.false_alarms:
         import pathlib
 
-        from jaxdp.audit.dpsniper import run_suite, suite_markdown
+        from jaxdp.privacy.audit.dpsniper import run_suite, suite_markdown
 
         out = pathlib.Path(a.dpsniper_out or pathlib.Path(__file__).with_name(DPSNIPER_MD))
         rows, bmd, fmd = [], None, None

@@ -1,4 +1,4 @@
-"""Throughput of the continual-counting mechanisms (jaxdp.mechanisms.matrix_factorization) on CPU.
+"""Throughput of the continual-counting mechanisms (jaxdp.privacy.mechanisms.matrix_factorization) on CPU.
 
     python benchmarks/bench_mf.py [--tiny] [--out benchmarks/MF.md]
 
@@ -28,7 +28,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 from jaxdp.bench.common import interleaved_best_times, machine_info, table  # noqa: E402
-from jaxdp.mechanisms.matrix_factorization import (  # noqa: E402
+from jaxdp.privacy.mechanisms.matrix_factorization import (  # noqa: E402
     BinaryTree, HonakerTree, SqrtToeplitz, get_mechanism, optimize_banded, optimize_blt,
 )
 

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxdp import Learner
-from jaxdp.mechanisms import TreeState, tree_depth, tree_init, tree_laplace_scale, tree_step
+from jaxdp.privacy.mechanisms import TreeState, tree_depth, tree_init, tree_laplace_scale, tree_step
 
 
 class State(NamedTuple):

@@ -35,7 +35,11 @@ MOVED: dict[str, tuple[str, ...]] = {
     "jaxdp.realizable.audits": ("jaxdp.experts.audits",),
 }
 #: old package prefix -> new package prefix (every submodule moved with its package)
-MOVED_PACKAGES: dict[str, str] = {}
+MOVED_PACKAGES: dict[str, str] = {
+    "jaxdp.accounting": "jaxdp.privacy.accounting",
+    "jaxdp.mechanisms": "jaxdp.privacy.mechanisms",
+    "jaxdp.audit": "jaxdp.privacy.audit",
+}
 
 
 def new_location(name: str) -> tuple[str, ...] | None:

@@ -58,7 +58,8 @@ _LOADED = False
 
 
 def load_all() -> None:
-    """Import every ``jaxdp`` subpackage and every module under ``jaxdp.studies`` (populates the registries)."""
+    """Import every ``jaxdp`` subpackage (those of ``jaxdp.privacy`` too) and every module under ``jaxdp.studies``
+    (populates the registries)."""
     global _LOADED
     if _LOADED:
         return
@@ -67,6 +68,10 @@ def load_all() -> None:
     for mod in pkgutil.iter_modules(jaxdp.__path__):
         if mod.ispkg:
             importlib.import_module(f"jaxdp.{mod.name}")
+    import jaxdp.privacy as pv
+
+    for mod in pkgutil.iter_modules(pv.__path__):
+        importlib.import_module(f"jaxdp.privacy.{mod.name}")
     import jaxdp.studies as st
 
     for mod in pkgutil.iter_modules(st.__path__):
@@ -284,7 +289,7 @@ class LearnerEntry:
                              f"{plan.algorithm!r}")
 
     def params_from_plan(self, plan):
-        """The learner's typed, validated ``params_type`` for ``plan`` (a :class:`jaxdp.accounting.Plan` of its planner).
+        """The learner's typed, validated ``params_type`` for ``plan`` (a :class:`jaxdp.privacy.accounting.Plan` of its planner).
 
         The one way a plan becomes parameters: ``Plan.to_params()`` and the older helpers
         (``jaxdp.experts.params_from_plan``, ``jaxdp.oco.l2p_rmw_from_plan``) call it.
@@ -404,7 +409,7 @@ def learner_for_plan(plan) -> LearnerEntry:
     """The registered learner that takes the parameters of ``plan`` (by ``plan.algorithm``).
 
     Args:
-        plan: a :class:`jaxdp.accounting.Plan`.
+        plan: a :class:`jaxdp.privacy.accounting.Plan`.
 
     Returns:
         The :class:`LearnerEntry`.

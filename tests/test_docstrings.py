@@ -29,16 +29,16 @@ import textwrap
 import pytest
 
 PACKAGES = (
-    "jaxdp", "jaxdp.core", "jaxdp.accounting", "jaxdp.mechanisms", "jaxdp.samplers", "jaxdp.experts", "jaxdp.experts",
-    "jaxdp.experts", "jaxdp.oco", "jaxdp.sco", "jaxdp.label_dp", "jaxdp.bandits", "jaxdp.audit", "jaxdp.data",
+    "jaxdp", "jaxdp.core", "jaxdp.privacy.accounting", "jaxdp.privacy.mechanisms", "jaxdp.samplers", "jaxdp.experts", "jaxdp.experts",
+    "jaxdp.experts", "jaxdp.oco", "jaxdp.sco", "jaxdp.label_dp", "jaxdp.bandits", "jaxdp.privacy.audit", "jaxdp.data",
     "jaxdp.testing", "jaxdp.registry",
 )
 
 #: The packages whose public API is converted (now every package of PACKAGES); the test enforces these.
-DONE_PACKAGES = ("jaxdp", "jaxdp.core", "jaxdp.data", "jaxdp.testing", "jaxdp.registry", "jaxdp.accounting",
-                 "jaxdp.mechanisms", "jaxdp.samplers", "jaxdp.experts", "jaxdp.experts",
+DONE_PACKAGES = ("jaxdp", "jaxdp.core", "jaxdp.data", "jaxdp.testing", "jaxdp.registry", "jaxdp.privacy.accounting",
+                 "jaxdp.privacy.mechanisms", "jaxdp.samplers", "jaxdp.experts", "jaxdp.experts",
                  "jaxdp.experts", "jaxdp.label_dp", "jaxdp.oco",
-                 "jaxdp.sco", "jaxdp.bandits", "jaxdp.audit")
+                 "jaxdp.sco", "jaxdp.bandits", "jaxdp.privacy.audit")
 
 SECTION = re.compile(r"^(\s*)([A-Z][A-Za-z ]*):\s*$")
 ARG_SECTIONS = {"Args", "Arguments", "Parameters", "Attributes"}
@@ -265,6 +265,6 @@ def _module_level_callables() -> dict[str, object]:
 
 def test_every_module_level_public_callable_documented():
     objs = _module_level_callables()
-    assert "jaxdp.audit.dpsniper.laplace" in objs and "jaxdp.cli.main" in objs   # the walk reaches every module
+    assert "jaxdp.privacy.audit.dpsniper.laplace" in objs and "jaxdp.cli.main" in objs   # the walk reaches every module
     bad = [p for name, obj in sorted(objs.items()) for p in problems_of(name, obj)]
     assert not bad, f"{len(bad)} incomplete docstrings:\n" + "\n".join(bad)

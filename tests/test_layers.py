@@ -9,9 +9,10 @@ Layers, low to high (docs/guide/architecture.md):
 0. ``core``: the engine (types, ``simulate``, validation); ``_version``: the version string; ``_moved``: the old
    import paths (it imports by name only, through importlib).
 1. ``registry``: the tables of planners, learners, studies and audits (imports nothing from jaxdp).
-2. ``samplers``, ``accounting``: Langevin/MALA kernels; ledgers, certificates, plans.
-3. ``mechanisms``: Laplace, Gaussian, sparse vector, trees, matrix factorizations.
-4. ``audit``: empirical privacy audits of mechanisms and learners.
+2. ``samplers``, ``privacy.accounting``: Langevin/MALA kernels; ledgers, certificates, plans (``privacy`` itself
+   imports nothing).
+3. ``privacy.mechanisms``: Laplace, Gaussian, sparse vector, trees, matrix factorizations.
+4. ``privacy.audit``: empirical privacy audits of mechanisms and learners.
 5. ``testing``, ``data``: conformance checks; bundled real datasets.
 6. ``experts``, ``bandits``, ``label_dp``, ``sco``: problem classes and their algorithms.
 8. ``oco``: online convex optimization (uses the experts constructions: L2P, experts over a net).
@@ -25,12 +26,12 @@ import _helpers
 ROOT = _helpers.ROOT / "jaxdp"
 
 RANK = {
-    "_version": 0, "_moved": 0, "core": 0, "registry": 1, "samplers": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,
+    "_version": 0, "_moved": 0, "core": 0, "registry": 1, "samplers": 2, "privacy": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,
     "experts": 6, "bandits": 6, "label_dp": 6, "sco": 6, "oco": 8, "instances": 9,
     "studies": 10, "bench": 11, "compare": 11, "cli": 12, "": 13, "__main__": 13,
 }
 # (importing module, imported package): imports made by name to load plugins, not dependencies
-PLUGIN_LOADERS = {("jaxdp.registry", ""), ("jaxdp.registry", "studies")}
+PLUGIN_LOADERS = {("jaxdp.registry", ""), ("jaxdp.registry", "studies"), ("jaxdp.registry", "privacy")}
 
 
 def _modules():
@@ -43,7 +44,10 @@ def _modules():
 
 
 def _package(module: str) -> str:
+    """The layer's name of ``module``: its top-level subpackage, or under ``jaxdp.privacy`` the one below."""
     parts = module.split(".")
+    if len(parts) > 2 and parts[1] == "privacy":
+        return parts[2]
     return parts[1] if len(parts) > 1 else ""
 
 
@@ -147,7 +151,7 @@ def test_the_circle_check_finds_a_circle():
 
 def test_the_layer_check_catches_an_upward_import(tmp_path):
     """The checker itself: an accounting module importing a mechanism is reported."""
-    tree = ast.parse("from ..mechanisms import laplace\n")
-    imports = _imports("jaxdp.accounting.x", False, tree)
-    assert imports == [("jaxdp.mechanisms", True, None)]
+    tree = ast.parse("from ..mechanisms import laplace\n")   # jaxdp.privacy.accounting.x -> jaxdp.privacy.mechanisms
+    imports = _imports("jaxdp.privacy.accounting.x", False, tree)
+    assert imports == [("jaxdp.privacy.mechanisms", True, None)]
     assert RANK[_package(imports[0][0])] > RANK["accounting"]

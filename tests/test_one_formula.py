@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import jaxdp
-import jaxdp.accounting as A
-import jaxdp.mechanisms as M
+import jaxdp.privacy.accounting as A
+import jaxdp.privacy.mechanisms as M
 
 mpmath = pytest.importorskip("mpmath")
 
@@ -81,7 +81,7 @@ def test_rho_star_has_exactly_one_definition():
     assert _sqrt_sum_pairs(ast.Sub) == []
     # ... and the stable ε² / (sqrt(ε + L) + sqrt(L))² exactly once, in jaxdp/accounting/zcdp.py
     hits = _sqrt_sum_pairs(ast.Add)
-    assert len(hits) == 1 and hits[0].startswith("accounting/zcdp.py:"), hits
+    assert len(hits) == 1 and hits[0].startswith("privacy/accounting/zcdp.py:"), hits
     # the mechanisms' name is a caller of it, bit for bit
     for eps, delta in [(1e-6, 1e-300), (1e-9, 1e-300), (0.5, 1e-6), (50.0, 1e-5)]:
         assert M.gaussian_rho_star(eps, delta) == A.rho_from_eps_delta(eps, delta)
@@ -167,7 +167,7 @@ def test_realizable_oco_theory_is_the_library_bound():
 
 
 def test_realizable_studies_use_the_library_matched_lambda():
-    from jaxdp.mechanisms import tree_depth
+    from jaxdp.privacy.mechanisms import tree_depth
     from jaxdp.oco import dp_ftrl_lambda, dp_ftrl_lambda_matched, plan_dp_ftrl
     from jaxdp.studies import realizable_oco as R
 

@@ -35,7 +35,7 @@ certificate is as tight as its structure allows, so that a broken variant has no
   ``s = 1/(εR)`` (a changed reward moves a mean by ``1/R``, one scale at ε = 1), its thresholds
   are ``2s`` or ``1.48s`` vs ``3s`` or ``2.48s``, depending on which arm round 1 pulls.
 
-Exact laws (``jaxdp.audit.exact`` style, docs/guide/auditing.md#exact): :func:`index_policy_law` (LDP-UCB and
+Exact laws (``jaxdp.privacy.audit.exact`` style, docs/guide/auditing.md#exact): :func:`index_policy_law` (LDP-UCB and
 DP-UCB at ``K = 2``, ``T = 2``: the third action is the argmax of two rewards plus independent Laplace noise) and
 :func:`dp_se_law` (DP-SE's first epoch at ``K = 2``: the round-robin order and the elimination outcome) and
 :func:`dp_exp3_law` (DP-EXP3 at ``K = 2``, ``T = 2``, by nested quadrature over the two released noises) give the
@@ -55,9 +55,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..accounting.floating import delta_float
-from ..audit import SearchEvents, audit_mechanism
-from ..audit.learners import action_code, learner_mechanism, loss_neighbours
+from ..privacy.accounting.floating import delta_float
+from ..privacy.audit import SearchEvents, audit_mechanism
+from ..privacy.audit.learners import action_code, learner_mechanism, loss_neighbours
 from ..registry import register_audit
 from .elimination import DPSEParams, dp_se
 from .exp3 import DPExp3Params, dp_exp3
@@ -114,7 +114,7 @@ def bandit_events(K: int, T: int, rounds: Sequence[int]) -> list:
         rounds: the rounds (0-indexed) where the neighbouring loss sequences differ.
 
     Returns:
-        A list of :class:`jaxdp.audit.SearchEvents`.
+        A list of :class:`jaxdp.privacy.audit.SearchEvents`.
     """
     ev = [SearchEvents(statistic=_count(j)) for j in range(min(K, 8))]
     for t in rounds:
@@ -192,7 +192,7 @@ def audit_dp_exp3(*, quick, key, n, name, eps):
         key, name, eps: what the wrapped body receives: the key, the report's name, the ε audited.
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     return _audit_exp3(key=key, n=n, name=name, eps=eps, scale_factor=1.0)
 
@@ -240,7 +240,7 @@ def audit_ldp_ucb(*, quick, key, n, name, eps):
         claim_factor: audit the over-claim ``2 / claim_factor`` (the learner's noise stays that of ε = 2).
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     b = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]   # the noise of the registered claim
     mech = learner_mechanism(ldp_ucb(K), LDPUCBParams(f32(b)))
@@ -274,7 +274,7 @@ def audit_dp_ucb_tree(*, quick, key, n, name, eps):
         claim_factor: audit the over-claim ``4 / claim_factor`` (the node scale stays that of ε = 4).
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     return _audit_tree(key=key, n=n, name=name, eps=eps)
 
@@ -320,7 +320,7 @@ def audit_dp_se(*, quick, key, n, name, eps):
         claim_factor: audit the over-claim ``1 / claim_factor`` (the learner stays that of ε = 1).
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     params, R, T, pairs = _se_setting()   # the learner of the registered claim; eps: the claim audited
     mech = learner_mechanism(dp_se(K), params)
@@ -440,7 +440,7 @@ def exact_audit_eps(name: str, *, p_min: float = 0.0) -> float:
     Raises:
         ValueError: an audit without an exact law here.
     """
-    from ..audit.exact import align, exact_eps
+    from ..privacy.audit.exact import align, exact_eps
 
     if name == "ldp-ucb":
         b = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]

@@ -1,7 +1,7 @@
 r"""Planners of the private bandit learners: ``jaxdp plan dp-ucb-tree | dp-se | dp-exp3 | ldp-ucb``.
 
-Each maps ``(eps, delta, T, d = K, mode)`` to a :class:`~jaxdp.accounting.plan.Plan` whose
-``eps_certified`` is what :func:`jaxdp.accounting.certify` proves for the ledger of the
+Each maps ``(eps, delta, T, d = K, mode)`` to a :class:`~jaxdp.privacy.accounting.plan.Plan` whose
+``eps_certified`` is what :func:`jaxdp.privacy.accounting.certify` proves for the ledger of the
 configured learner. Neighbouring inputs are loss sequences that differ in one round's loss
 vector (replace-one, the library's convention); losses (rewards) lie in ``[0, 1]``, so one
 reward moves by at most 1. The ledgers:
@@ -31,12 +31,12 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from ..accounting import ledger as LG
-from ..accounting.accountant import certify
-from ..accounting.calibrate import calibrate
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting import ledger as LG
+from ..privacy.accounting.accountant import certify
+from ..privacy.accounting.calibrate import calibrate
+from ..privacy.accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive_int
-from ..mechanisms.tree import tree_depth
+from ..privacy.mechanisms.tree import tree_depth
 from ..registry import register_planner
 from . import theory
 from .elimination import dp_se_epoch_length
@@ -70,7 +70,7 @@ def dp_ucb_tree_ledger(b: float, H: int, K: int) -> LG.Ledger:
         K: the number of arms (per-arm trees).
 
     Returns:
-        The :class:`jaxdp.accounting.Ledger` (``parallel`` over the arms of ``sequential`` over ``H`` Laplace nodes).
+        The :class:`jaxdp.privacy.accounting.Ledger` (``parallel`` over the arms of ``sequential`` over ``H`` Laplace nodes).
     """
     tree = LG.sequential(LG.laplace(b, count=H, label="the tree nodes that hold one reward (sensitivity 1 each)"),
                          label="the tree of the arm played")
@@ -99,7 +99,7 @@ def plan_dp_ucb_tree(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Opt
         mode: ``"paper"``, ``"certified"`` or ``"rate"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.privacy.accounting.Plan`.
 
     Raises:
         ValueError: invalid values.
@@ -133,7 +133,7 @@ def plan_dp_se(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optional[
         beta: the failure probability (``None``: ``1/T``).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.privacy.accounting.Plan`.
 
     Raises:
         ValueError: invalid values.
@@ -163,7 +163,7 @@ def plan_dp_exp3(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optiona
         tau: the block length, or ``"auto"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.privacy.accounting.Plan`.
 
     Raises:
         ValueError: invalid values.
@@ -192,7 +192,7 @@ def plan_ldp_ucb(*, eps: float, delta: Optional[float] = 0.0, T: int, d: Optiona
         eps, delta, T, d, mode: as in :func:`plan_dp_se`.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`.
+        A :class:`jaxdp.privacy.accounting.Plan`.
 
     Raises:
         ValueError: invalid values.

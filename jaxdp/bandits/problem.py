@@ -68,7 +68,7 @@ def observe(loss: Any, x: jax.Array) -> jax.Array:
     """The bandit feedback ``l_t(x)``: the played arm's realized loss (a scalar).
 
     ``loss`` is a :class:`BanditLoss` or a plain ``(K,)`` loss vector (an experts adversary, or a
-    loss array in :func:`jaxdp.audit.audit_learner`).
+    loss array in :func:`jaxdp.privacy.audit.audit_learner`).
 
     Args:
         loss: the round's :class:`BanditLoss` or ``(K,)`` loss vector.

@@ -31,7 +31,7 @@ once, in a uniformly random order), unpulled arms have index ``+∞``.
 * **DP-UCB** with tree-based private counts (Tossou & Dimitrakakis 2016, "Algorithms for
   differentially private multi-armed bandits", AAAI; the continual-release UCB of Mishra &
   Thakurta 2015): each arm's reward stream feeds its own binary-tree counter
-  (:func:`jaxdp.mechanisms.tree_step`, Chan–Shi–Song 2011) with ``H = floor(log2 T_max) + 1``
+  (:func:`jaxdp.privacy.mechanisms.tree_step`, Chan–Shi–Song 2011) with ``H = floor(log2 T_max) + 1``
   levels and node noise ``Lap(b)``. The released sum ``S̃_i`` after
   ``N_i`` items carries ``m = popcount(N_i)`` node noises, and the index is
 
@@ -59,7 +59,7 @@ import jax.numpy as jnp
 
 from ..core.types import Learner
 from ..core.validation import check_field, check_positive_int
-from ..mechanisms.tree import TreeState, tree_depth, tree_step
+from ..privacy.mechanisms.tree import TreeState, tree_depth, tree_step
 from ._common import arms_factory, argmax_priority, fdt, laplace_sum_radius, random_priority
 from .problem import bandit_learner
 

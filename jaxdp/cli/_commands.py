@@ -98,7 +98,7 @@ def _cmd_audit(args) -> int:
     from .. import registry
 
     if getattr(args, "suite", None):
-        from ..audit.dpsniper import run_suite, suite_markdown
+        from ..privacy.audit.dpsniper import run_suite, suite_markdown
 
         print(suite_markdown(run_suite(quick=args.quick, seed=args.seed)))
         return 0

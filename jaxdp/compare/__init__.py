@@ -17,7 +17,7 @@ Steps (docs/guide/compare.md):
    (:class:`jaxdp.testing.ConformanceError`; the CLI exits with status 2).
 3. **Audit**: each learner is run on neighbouring loss sequences (all-zero
    losses except the first or the middle round, which takes two different
-   loss vectors) and the auditor (:func:`jaxdp.audit.learners.audit_learner`)
+   loss vectors) and the auditor (:func:`jaxdp.privacy.audit.learners.audit_learner`)
    searches events on the actions it plays for a lower bound on its ε. It is
    audited at the ε it claims (``claimed_eps``), else at every ε of the grid
    (a learner compared at ε claims ε-DP). A lower bound above the claim refutes it:
@@ -164,7 +164,7 @@ def audit_learner(learner, params, *, problem_class: str, d: int, T: int, claime
                   claimed_delta: float, n: int, seed: int = 0, name: str = "learner"):
     """Empirical privacy audit of a learner on neighbouring loss sequences (module docstring, step 3).
 
-    Uses the auditor's learner audit (:func:`jaxdp.audit.learners.audit_learner`: a family of
+    Uses the auditor's learner audit (:func:`jaxdp.privacy.audit.learners.audit_learner`: a family of
     replace-one pairs of loss sequences, here changing the first or the middle round, and a search
     over events on the actions ``x_1..x_{T+1}``; it reads the action type, an expert index or a
     point, from the learner). For ``bandits`` the events are :func:`jaxdp.bandits.audits.bandit_events`:
@@ -185,12 +185,12 @@ def audit_learner(learner, params, *, problem_class: str, d: int, T: int, claime
         name: the learner's name in the report.
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`: the ε lower bound (``eps_lower``), whether it
+        The :class:`jaxdp.privacy.audit.AuditReport`: the ε lower bound (``eps_lower``), whether it
         exceeds the claim (``violation``) and the verdict.
     """
     import jax
 
-    from ..audit.learners import audit_learner as _audit_learner
+    from ..privacy.audit.learners import audit_learner as _audit_learner
 
     rounds = (0, T // 2)
     events = None

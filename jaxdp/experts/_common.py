@@ -6,7 +6,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-from ..accounting.plan import Plan
+from ..privacy.accounting.plan import Plan
 from ..core.validation import (  # noqa: F401  (re-exported: the realizable modules import them from here)
     check_beta,
     check_d,

@@ -23,7 +23,7 @@ Empirical privacy audits of whole realizable-regime algorithms (docs/guide/audit
 
 ``sparse-vector-experts``: REAL Alg. 1 with ``d = 2``, ``T = 4``, ``K = 1``, ``eps_svt = 1``,
 ``η = 1`` (claimed ``eps_svt + Kη = 2``, pure). Neighbouring loss sequences
-(:func:`neighbour_family`): the six pairs of :func:`jaxdp.audit.learners.loss_neighbours` (all
+(:func:`neighbour_family`): the six pairs of :func:`jaxdp.privacy.audit.learners.loss_neighbours` (all
 zeros except ``l_1``, which takes two of ``0, (1,0), (0,1), (1,1)``) and three pairs that change a
 late loss from ``e1`` to ``e2`` after expert 1 has taken loss. The output is the whole action sequence
 ``(x_1, ..., x_5)`` (including the action chosen after the last loss), a cell of ``2^5``; the
@@ -43,11 +43,11 @@ exponential mechanism is uniform and only the sparse vector can leak):
   query noise ``Lap(4K/eps_svt)`` (Lyu et al. Alg. 1 with ``c = K``); correct.
 * ``sparse-vector-experts-shared-threshold-unscaled`` (BROKEN): one threshold noise, but the fresh
   instances' query noise ``Lap(4/eps_svt)``. Not ``eps_svt``-DP in general, but at ``T = 4``, ``K = 2`` its exact
-  sparse-vector loss is at most 0.53 (quadrature, :func:`jaxdp.audit.exact.shared_svt_common_law`), so it is
+  sparse-vector loss is at most 0.53 (quadrature, :func:`jaxdp.privacy.audit.exact.shared_svt_common_law`), so it is
   audited where it IS broken: ``T = 64``, ``K = 16``, ``eps_svt = 2 - Kη``, ``η = 10⁻³`` (claimed 2), losses 0
   against a common loss 1 in round 16. Many quick switches pin the shared threshold noise low; the instance
   active in round 16 then holds out long, which the changed loss makes unlikely. The exact law
-  (:func:`jaxdp.audit.exact.shared_svt_window_law`) gives that event a loss of 3.6 at probability 2·10⁻³ (2.8
+  (:func:`jaxdp.privacy.audit.exact.shared_svt_window_law`) gives that event a loss of 3.6 at probability 2·10⁻³ (2.8
   on events of probability ≥ 10⁻²), and the audit tests one event fixed from it before any run.
 """
 from __future__ import annotations
@@ -60,12 +60,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..accounting.floating import delta_float
-from ..accounting.l2p import l2p_privacy
-from ..audit import ThresholdEvents, audit
-from ..audit.learned import Histogram, Logistic, audit_learned, trajectory_features
-from ..audit.learned_catalogue import _register as _register_learned
-from ..audit.pairs import loss_flip_pairs
+from ..privacy.accounting.floating import delta_float
+from ..privacy.accounting.l2p import l2p_privacy
+from ..privacy.audit import ThresholdEvents, audit
+from ..privacy.audit.learned import Histogram, Logistic, audit_learned, trajectory_features
+from ..privacy.audit.learned_catalogue import _register as _register_learned
+from ..privacy.audit.pairs import loss_flip_pairs
 from ..core.random import log_uniform, sample_categorical
 from .hedge import hedge, hedge_params
 from ..registry import register_audit
@@ -110,7 +110,7 @@ def audit_setting(d: int = 2, T: int = 64, B: int = 8, p: float = 0.9, delta1: f
 
     Returns:
         The :class:`AuditSetting` with ``eta = p/(B log(1/delta1))`` and the ``(eps, delta)`` of
-        :func:`jaxdp.accounting.l2p.l2p_privacy` (whose side conditions must hold).
+        :func:`jaxdp.privacy.accounting.l2p.l2p_privacy` (whose side conditions must hold).
     """
     eta = p / (B * math.log(1.0 / delta1))
     eps, delta, ok = l2p_privacy(eta, p, B, T, 0.0, delta1)
@@ -258,7 +258,7 @@ def _audit_control(mech, events, *, claim_factor: float, n: int, seed: int, name
 
 def _float_floor(eps: float) -> float:
     """Float δ floor of one L2P-MW run: one categorical draw (d outcomes) and one acceptance coin per batch."""
-    from ..accounting.floating import delta_float
+    from ..privacy.accounting.floating import delta_float
 
     nb = AUDIT_SETTING.T // AUDIT_SETTING.B
     return (delta_float("categorical", eps=eps, d=AUDIT_SETTING.d, draws=nb + 1)
@@ -271,19 +271,19 @@ L2P_PAIR = "l1: e1 vs e2"
 
 
 def l2p_exact(label: str = L2P_PAIR):
-    """The exact laws of L2P-MW's batch-expert sequence on one audited pair (:func:`jaxdp.audit.exact.l2p_mw_law`).
+    """The exact laws of L2P-MW's batch-expert sequence on one audited pair (:func:`jaxdp.privacy.audit.exact.l2p_mw_law`).
 
     At :data:`AUDIT_SETTING` (``T = 64``, ``d = 2``, ``B = 8``: ``2^8`` sequences).
 
     Args:
-        label: the pair's label in :func:`jaxdp.audit.learners.loss_neighbours` (``T`` rounds, ``d`` experts).
+        label: the pair's label in :func:`jaxdp.privacy.audit.learners.loss_neighbours` (``T`` rounds, ``d`` experts).
 
     Returns:
         ``(P, P')``: the probabilities of the ``2^8`` sequences, indexed by the code ``Σ_s x_s 2^s``, under
         the pair's two inputs.
     """
-    from ..audit import exact as X
-    from ..audit.learners import loss_neighbours
+    from ..privacy.audit import exact as X
+    from ..privacy.audit.learners import loss_neighbours
 
     s = AUDIT_SETTING
     x0, x1 = loss_neighbours(s.T, s.d)[label]
@@ -298,10 +298,10 @@ def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None, cl
 
     At this size L2P-MW leaks far less than it certifies: the exact law of its batch-expert sequence
     (:func:`l2p_exact`, enumeration of the lazy-switching chain) gives privacy loss at most 0.0297 on the six
-    ``l_1`` pairs of :func:`jaxdp.audit.learners.loss_neighbours`, 26x below the claim, so no valid audit of
+    ``l_1`` pairs of :func:`jaxdp.privacy.audit.learners.loss_neighbours`, 26x below the claim, so no valid audit of
     this size can flag an over-claim below 25x. The audit tests the one event ``{log P/P' > thr}`` of the exact
     law on the best pair (``l_1 = e1`` vs ``e2``), with ``thr`` chosen from the exact law for ``n`` before any
-    run (:func:`jaxdp.audit.exact.best_fixed_event`); it needs millions of runs to see a loss of 0.02.
+    run (:func:`jaxdp.privacy.audit.exact.best_fixed_event`); it needs millions of runs to see a loss of 0.02.
 
     Args:
         quick: with ``n`` unset, 4 000 000 runs per input instead of 10 000 000.
@@ -310,10 +310,10 @@ def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None, cl
         claim_factor: audit the over-claim ``eps / claim_factor`` (δ unchanged; power measurements).
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
-    from ..audit import exact as X
-    from ..audit.learners import loss_neighbours
+    from ..privacy.audit import exact as X
+    from ..privacy.audit.learners import loss_neighbours
 
     n = n or (4_000_000 if quick else 10_000_000)
     eps = _claim(claim_factor)
@@ -344,7 +344,7 @@ def audit_l2p_mw_broken(*, quick: bool = False, seed: int = 0, n: int | None = N
         claim_factor: audit the claim ``eps / claim_factor`` (δ unchanged).
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     ev = ThresholdEvents(statistic=_n_switches, thresholds=(0.5,))
     return _audit_control(_broken_mech, ev, claim_factor=claim_factor, n=n or (500_000 if quick else 2_000_000),
@@ -358,14 +358,14 @@ def audit_hedge(*, quick: bool = False, seed: int = 0, n: int | None = None, cla
 
     Hedge with the standard step ``η = sqrt(8 ln d / T)`` on the pair of :func:`neighbours`: the changed loss
     shifts every later round's distribution; the statistic is the number of rounds playing expert 1, its
-    thresholds quantiles of a pilot run (:class:`jaxdp.audit.ThresholdEvents`).
+    thresholds quantiles of a pilot run (:class:`jaxdp.privacy.audit.ThresholdEvents`).
 
     Args:
         quick: with ``n`` unset, 100 000 runs per input instead of 400 000.
         seed, n, claim_factor: as in :func:`audit_l2p_mw_broken`.
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     ev = ThresholdEvents(statistic=_count_ones)
     return _audit_control(_hedge_mech, ev, claim_factor=claim_factor, n=n or (100_000 if quick else 400_000),
@@ -413,8 +413,8 @@ def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float, threshold
 def _run(eps_svt: float, *, quick: bool, seed: int, name: str, n: int | None = None, claim_factor: float = 1.0,
          rounds=(0,), eta: float = 1.0, K: int = 1, threshold: str = "fresh", unscaled: bool = False,
          family=None):
-    from ..accounting.floating import delta_float
-    from ..audit import SearchEvents, audit_mechanism
+    from ..privacy.accounting.floating import delta_float
+    from ..privacy.audit import SearchEvents, audit_mechanism
 
     mech = sv_experts_mechanism(eps_svt, eta, K, 0.5, threshold, unscaled)
     n = n or (200_000 if quick else 2_000_000)
@@ -429,7 +429,7 @@ def _run(eps_svt: float, *, quick: bool, seed: int, name: str, n: int | None = N
 def neighbour_family() -> dict:
     """The audited neighbour pairs of ``sparse-vector-experts`` (``T = 4`` rounds, ``d = 2`` experts).
 
-    The six ``l_1`` pairs on zero losses (:func:`jaxdp.audit.learners.loss_neighbours`), and ``e1`` vs ``e2``
+    The six ``l_1`` pairs on zero losses (:func:`jaxdp.privacy.audit.learners.loss_neighbours`), and ``e1`` vs ``e2``
     late in the run after expert 1 has taken loss (rounds 3 and 4 after ``l_1 = l_2 = e1``, round 4 after
     ``l_1 = e1``): the strongest pairs found by a wider exploration, on which the action sequence reveals up
     to about 0.98 against 0.66 for the best ``l_1`` pair.
@@ -437,7 +437,7 @@ def neighbour_family() -> dict:
     Returns:
         The nine pairs, ``{label: (x0, x1)}`` with float32 ``(4, 2)`` loss arrays.
     """
-    from ..audit.learners import loss_neighbours
+    from ..privacy.audit.learners import loss_neighbours
 
     e1, e2 = np.eye(_D, dtype=np.float32)
     fam = dict(loss_neighbours(_T, _D))
@@ -461,7 +461,7 @@ def shared_neighbour_family() -> dict:
     Returns:
         The eleven pairs, ``{label: (x0, x1)}`` with float32 ``(4, 2)`` loss arrays.
     """
-    from ..audit.learners import loss_neighbours
+    from ..privacy.audit.learners import loss_neighbours
 
     zero, one = np.zeros(_D, np.float32), np.ones(_D, np.float32)
     fam = neighbour_family()
@@ -494,7 +494,7 @@ def audit_sparse_vector_experts(*, quick: bool = True, seed: int = 0, n: int | N
         claim_factor: audit the over-claim ``2 / claim_factor`` on the same learner (power measurements).
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts", n=n, claim_factor=claim_factor)
 
@@ -515,7 +515,7 @@ def audit_sparse_vector_experts_mislabelled(*, quick: bool = True, seed: int = 0
         claim_factor: audit the claim ``2 / claim_factor``.
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     return _run(1e4, quick=quick, seed=seed, name="sparse_vector_experts (mislabelled eps_svt)", n=n,
                 claim_factor=claim_factor)
@@ -536,7 +536,7 @@ def audit_sparse_vector_experts_shared_threshold(*, quick: bool = True, seed: in
         quick, seed, n, claim_factor: as in :func:`audit_sparse_vector_experts`.
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     return _run(1.0, quick=quick, seed=seed, name="sparse_vector_experts (shared threshold)", n=n,
                 claim_factor=claim_factor, eta=_ETA_SHARED, K=_K_SHARED, threshold="shared",
@@ -552,9 +552,9 @@ UNSCALED_EPS_SVT = CLAIMED_EPS - UNSCALED_K * UNSCALED_ETA
 
 @functools.lru_cache(maxsize=None)
 def unscaled_exact():
-    """The exact law of the broken twin's switch pattern on its audited pair (:func:`jaxdp.audit.exact.
+    """The exact law of the broken twin's switch pattern on its audited pair (:func:`jaxdp.privacy.audit.exact.
     shared_svt_window_law`): ``(classes, P, P', log-ratio table)``."""
-    from ..audit import exact as X
+    from ..privacy.audit import exact as X
 
     e = UNSCALED_EPS_SVT
     cls, P, Q = X.shared_svt_window_law(UNSCALED_T, UNSCALED_K, UNSCALED_J, UNSCALED_L, 2.0 / e, 4.0 / e)
@@ -565,7 +565,7 @@ def unscaled_threshold(n: int, alpha: float = 1e-7) -> float:
     """The log-ratio threshold of the event the broken shared-threshold twin is audited on.
 
     The event ``{log P/P' > thr}`` with the largest EXPECTED Clopper–Pearson bound at ``n`` runs per input,
-    computed from the exact law (:func:`unscaled_exact`, :func:`jaxdp.audit.exact.best_fixed_event`) before
+    computed from the exact law (:func:`unscaled_exact`, :func:`jaxdp.privacy.audit.exact.best_fixed_event`) before
     any run: the event is fixed, not searched.
 
     Args:
@@ -575,7 +575,7 @@ def unscaled_threshold(n: int, alpha: float = 1e-7) -> float:
     Returns:
         ``thr``, a threshold on the per-pattern log ratio ``log P/P'``.
     """
-    from ..audit.exact import best_fixed_event
+    from ..privacy.audit.exact import best_fixed_event
 
     _, P, Q, _ = unscaled_exact()
     return best_fixed_event(P, Q, n, alpha=alpha)[0]
@@ -636,11 +636,11 @@ def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True,
         claim_factor: audit the claim ``2 / claim_factor``.
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`.
+        The :class:`jaxdp.privacy.audit.AuditReport`.
     """
-    from ..accounting.floating import delta_float
-    from ..audit import ThresholdEvents, audit
-    from ..audit.exact import window_class
+    from ..privacy.accounting.floating import delta_float
+    from ..privacy.audit import ThresholdEvents, audit
+    from ..privacy.audit.exact import window_class
 
     n = n or (1_000_000 if quick else 4_000_000)
     claimed = CLAIMED_EPS / claim_factor
@@ -659,7 +659,7 @@ def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True,
         name="sparse_vector_experts (shared threshold, unscaled query noise; T=64, K=16)", delta_float=dfl)
 
 
-# ----------------------------------------------------------------------------- learned events (jaxdp.audit.learned)
+# ----------------------------------------------------------------------------- learned events (jaxdp.privacy.audit.learned)
 _T, _D = 4, 2
 _BITS = np.arange(_T + 1, dtype=np.int32)
 

@@ -13,7 +13,7 @@ Privacy (basic composition): a loss enters the ``m_set`` trees of the current ph
 ``eps = m_set eps_tree + P_max m_set eta_sel``. If fewer than ``m_set`` unused experts remain, the
 set is padded with used ones (reported in ``padded``).
 
-``noise=``: any continual-counting mechanism (a ``jaxdp.mechanisms.matrix_factorization.ContinualCounter``
+``noise=``: any continual-counting mechanism (a ``jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter``
 or its name) replaces each expert's tree counter, with Laplace draws of scale ``sens_1(C) / eps_tree``
 (``sens_1(C)`` the factorization's largest column l1 norm over ``T_max`` rounds; ``H`` for the tree), so each
 counter stays ``eps_tree``-DP (docs/algorithms/matrix-factorization.md). ``None`` is the tree, unchanged.
@@ -29,12 +29,12 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ..accounting import ledger as LG
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting import ledger as LG
+from ..privacy.accounting.plan import Plan, make_plan
 from ..core.types import Learner
 from ..core.validation import check_positive, check_positive_int
-from ..mechanisms import TreeState, exp_mech_topk, tree_depth, tree_init, tree_step
-from ..mechanisms.matrix_factorization import counter_init, counter_step, resolve_noise
+from ..privacy.mechanisms import TreeState, exp_mech_topk, tree_depth, tree_init, tree_step
+from ..privacy.mechanisms.matrix_factorization import counter_init, counter_step, resolve_noise
 from ..registry import ConformanceCase, get_learner, register_learner, register_planner
 from ._common import (
     REF,
@@ -180,7 +180,7 @@ _STATIC = ("m_set", "P_max", "T_max")   # plan parameters that are constructor a
 
 
 def _conformance(d, T):
-    from ..experts.conformance import experts_case
+    from .conformance import experts_case
 
     plans = [plan_binary_tree_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 4.0)]
     learner, _ = _ENTRY.learner_from_plan(plans[0], d)
@@ -213,7 +213,7 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
     one Gumbel term per draw).
 
     ``noise``: the counters' continual-counting mechanism (``None``/``"tree"``: the tree, as above; a name or a
-    ``jaxdp.mechanisms.matrix_factorization.ContinualCounter``): Laplace draws of scale ``sens_1(C)/eps_tree``
+    ``jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter``): Laplace draws of scale ``sens_1(C)/eps_tree``
     keep each counter ``eps_tree``-DP, so the ledger and ``eps`` are the tree's; ``tau`` takes the
     mechanism's largest noise standard deviation ``sqrt(2 max_t ||B_t||^2) sens_1(C)/eps_tree`` in place of
     the tree's ``H^1.5/eps_tree``. A release depends on up to ``T`` draws, so each decision is charged
@@ -224,7 +224,7 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
         noise: the counters' continual-counting mechanism (``None``/``"tree"``: the tree).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with params ``eps_tree``, ``eta_sel``, ``tau``, ``m_set``, ``P_max`` and
+        A :class:`jaxdp.privacy.accounting.Plan` with params ``eps_tree``, ``eta_sel``, ``tau``, ``m_set``, ``P_max`` and
         ``T_max``.
 
     Raises:

@@ -31,7 +31,7 @@ Modes:
 * ``"paper_logs"``: Thm 3.12's pattern: ``B = max(1, floor(1/(2 eps log(1/delta))))``,
   ``eta = min(eps0, eps)^{2/3} / (T^{1/3} log(T/delta))``, ``p = eta/eps``
   (certifies about ``2 eps``).
-* ``"certified"``: :func:`jaxdp.accounting.l2p.l2p_calibrate` with the valid
+* ``"certified"``: :func:`jaxdp.privacy.accounting.l2p.l2p_calibrate` with the valid
   proxy ``ln d/eta + eta T B/8``, ``eta <= sqrt(8 ln d / T)``, and both the
   printed Thm 3.2 and the accountant on the L2P ledger ``<= eps``; raises ``ValueError``
   if the request cannot be certified.
@@ -61,8 +61,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..accounting.l2p import calibrate_trusted, l2p_conditions, l2p_delta1, l2p_ledger, mw_regret_proxy, printed_eps
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting.l2p import calibrate_trusted, l2p_conditions, l2p_delta1, l2p_ledger, mw_regret_proxy, printed_eps
+from ..privacy.accounting.plan import Plan, make_plan
 from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
@@ -243,7 +243,7 @@ def _from_plan(plan) -> L2PParams:
 
 
 def _conformance(d, T):
-    from ..experts.conformance import experts_case
+    from .conformance import experts_case
 
     return experts_case(l2p_mw(d), d, [l2p_mw_params(0.05, 0.2, 4), l2p_mw_params(0.1, 0.5, 4)])
 
@@ -305,13 +305,13 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
       grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``
         (default ``(120, 80, 400)``).
 
-    Returns a :class:`jaxdp.accounting.Plan` with ``params = {eta, p, B, delta1}``;
-    ``eps_certified`` is what the accountant proves for :func:`jaxdp.accounting.l2p.l2p_ledger`
+    Returns a :class:`jaxdp.privacy.accounting.Plan` with ``params = {eta, p, B, delta1}``;
+    ``eps_certified`` is what the accountant proves for :func:`jaxdp.privacy.accounting.l2p.l2p_ledger`
     with the MW measure's constants; the ledger argument needs none of Thm 3.2's side conditions
     (the notes say which of them fail, if any).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with ``params = {eta, p, B, delta1}``.
+        A :class:`jaxdp.privacy.accounting.Plan` with ``params = {eta, p, B, delta1}``.
 
     Raises:
         ValueError: invalid privacy parameters, horizon, ``d``, mode or grid.

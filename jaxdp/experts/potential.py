@@ -29,14 +29,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..accounting import ledger as LG
-from ..accounting.accountant import certify
-from ..accounting.calibrate import calibrate
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting import ledger as LG
+from ..privacy.accounting.accountant import certify
+from ..privacy.accounting.calibrate import calibrate
+from ..privacy.accounting.plan import Plan, make_plan
 from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_positive, check_positive_int
-from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
+from ..privacy.mechanisms import SVTState, svt_init, svt_query, svt_restart
 from ..registry import (
     CompareBuiltin,
     ConformanceCase,
@@ -80,7 +80,7 @@ class PotentialState(NamedTuple):
         k: the number of switches so far.
         cum: the cumulative loss vector.
         logphi_star: the log-potential at the last resample.
-        svt: the active AboveThreshold instance (:class:`jaxdp.mechanisms.SVTState`).
+        svt: the active AboveThreshold instance (:class:`jaxdp.privacy.mechanisms.SVTState`).
     """
     x: jax.Array             # int32 current expert
     k: jax.Array             # int32 resamples so far
@@ -182,7 +182,7 @@ class GuardedPotentialState(NamedTuple):
         cum: the ``(d,)`` cumulative losses.
         logphi_star: the log-potential ``log φ(t*(k))`` at the last resample.
         acc: the loss of the current expert since the last resample (the guard's query).
-        svt: the active AboveThreshold instance (:class:`jaxdp.mechanisms.SVTState`).
+        svt: the active AboveThreshold instance (:class:`jaxdp.privacy.mechanisms.SVTState`).
     """
     x: jax.Array             # int32 current expert
     k: jax.Array             # int32 resamples so far
@@ -276,12 +276,12 @@ def plan_guarded_potential_experts(*, eps: float, T: int, d: int, mode: str = "r
         K_factor: ``c_K`` in ``K = ceil(c_K ln d)`` (``None``: :func:`guarded_k_factor` at ``α = 1``, ``s_φ = 2``).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` whose params are those of :class:`PotentialParams`.
+        A :class:`jaxdp.privacy.accounting.Plan` whose params are those of :class:`PotentialParams`.
 
     Raises:
         ValueError: an invalid ``eps``, ``T``, ``d``, ``mode`` or ``K_factor``.
     """
-    from ..accounting.plan import make_plan
+    from ..privacy.accounting.plan import make_plan
 
     check_eps_finite(eps)
     T = check_positive_int("T", T, minimum=2)
@@ -312,7 +312,7 @@ def _from_plan(plan) -> PotentialParams:
 
 def _conformance(learner):
     def build(d, T):
-        from ..experts.conformance import experts_case
+        from .conformance import experts_case
 
         return experts_case(learner(d), d, [potential_params(0.5, 0.1, 4), potential_params(1.0, 0.3, 2, s_phi=1.0)],
                             realizable=True)
@@ -364,7 +364,7 @@ def potential_ledger(eps0: float, eta: float, s_phi: float, K: int, outcomes: in
         T: the horizon.
 
     Returns:
-        The :class:`jaxdp.accounting.Ledger` (``sequential`` over ``K`` phases).
+        The :class:`jaxdp.privacy.accounting.Ledger` (``sequential`` over ``K`` phases).
     """
     T = int(T)
     return LG.sequential(LG.sequential(
@@ -423,7 +423,7 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
         gamma: γ (default ``1/d``).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with params ``eps0``, ``eta``, ``K``, ``alpha`` and ``s_phi``.
+        A :class:`jaxdp.privacy.accounting.Plan` with params ``eps0``, ``eta``, ``K``, ``alpha`` and ``s_phi``.
 
     Raises:
         ValueError: invalid privacy parameters, horizon, ``d`` or mode.

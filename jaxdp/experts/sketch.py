@@ -105,7 +105,7 @@ def private_lazy_sketch(d: int) -> Learner:
 
 
 def _conformance(d, T):
-    from ..experts.conformance import experts_case
+    from .conformance import experts_case
 
     return experts_case(private_lazy_sketch(d), d, [sketch_params(0.1, 0.1), sketch_params(0.3, 0.0)])
 

@@ -49,7 +49,7 @@ query noise and the exponential mechanism use ``k_nu`` and ``k_em``; ``k_tau`` i
 
 Planners for the realizable-regime experts algorithms (Realizable private online optimization, Thms 1, 2, 6, 7).
 
-Each returns a :class:`jaxdp.accounting.Plan` whose ``params`` are exactly the fields of the
+Each returns a :class:`jaxdp.privacy.accounting.Plan` whose ``params`` are exactly the fields of the
 algorithm's ``Params`` (build them with ``plan.to_params()``), the ledger of the mechanisms
 the configured algorithm runs (docs/guide/privacy-ledger.md), the (ε, δ) the accountant proves
 for it, and the theorem's side conditions, privacy and utility apart. Modes:
@@ -79,16 +79,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..accounting import ledger as LG
-from ..accounting.accountant import certify
-from ..accounting.calibrate import calibrate
-from ..accounting.floating import shared_threshold_terms
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting import ledger as LG
+from ..privacy.accounting.accountant import certify
+from ..privacy.accounting.calibrate import calibrate
+from ..privacy.accounting.floating import shared_threshold_terms
+from ..privacy.accounting.plan import Plan, make_plan
 from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_choice, check_finite_scalar, check_nonneg, check_positive, check_positive_int
-from ..mechanisms import SVTState, svt_init, svt_query, svt_restart
-from ..mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, _ratio_value, csvt_ledger_event, csvt_query
+from ..privacy.mechanisms import SVTState, svt_init, svt_query, svt_restart
+from ..privacy.mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, _ratio_value, csvt_ledger_event, csvt_query
 from ..registry import (
     CompareBuiltin,
     ConformanceCase,
@@ -135,7 +135,7 @@ class SVExpertsState(NamedTuple):
         k: the number of switches so far.
         acc: the loss of the current expert since the last switch.
         cum: the cumulative loss vector.
-        svt: the active AboveThreshold instance (:class:`jaxdp.mechanisms.SVTState`).
+        svt: the active AboveThreshold instance (:class:`jaxdp.privacy.mechanisms.SVTState`).
     """
     x: jax.Array         # int32 current expert
     k: jax.Array         # int32 switches so far
@@ -466,7 +466,7 @@ def _sv_static(plan) -> dict:
 
 
 def _sv_conformance(d, T):
-    from ..experts.conformance import experts_case
+    from .conformance import experts_case
 
     return experts_case(sparse_vector_experts(d), d, [sparse_vector_params(0.5, 0.05, 5, 6.0),
                                                       sparse_vector_params(1.0, 0.2, 3, 10.0)], realizable=True)
@@ -490,7 +490,7 @@ _SV = register_learner(
 
 
 def _adaptive_conformance(d, T):
-    from ..experts.conformance import experts_case
+    from .conformance import experts_case
 
     plans = [plan_adaptive_sparse_vector_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 2.0)]
     return experts_case(adaptive_sparse_vector_experts(d), d, [_ADAPTIVE.params_from_plan(p) for p in plans],
@@ -541,7 +541,7 @@ def plan_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: int, d: int
         svt_ratio: ε₁/ε₂ of the shared threshold, or ``"optimal"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with params ``eps_svt``, ``eta``, ``K``, ``L`` and ``Lstar`` (and, with
+        A :class:`jaxdp.privacy.accounting.Plan` with params ``eps_svt``, ``eta``, ``K``, ``L`` and ``Lstar`` (and, with
         ``threshold="shared"``, ``threshold`` and ``svt_ratio``).
 
     Raises:
@@ -632,7 +632,7 @@ def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: 
     terms each (the fresh query noise, and the threshold noise at that comparison: an instance's queries are
     fixed once it starts, and only ⊥ continues it). The shared threshold with ``K >= 2`` positives is compared
     by queries that depend on earlier ⊤ (the expert changes), so its term is
-    :func:`jaxdp.accounting.floating.shared_threshold_terms` of ``b_thr/b_q`` (scales of ``svt_ratio``). The
+    :func:`jaxdp.privacy.accounting.floating.shared_threshold_terms` of ``b_thr/b_q`` (scales of ``svt_ratio``). The
     ``K`` categorical draws are over ``d`` experts.
 
     Args:
@@ -645,7 +645,7 @@ def sparse_vector_ledger(eps_svt: float, eta: float, K: int, d: int, threshold: 
         svt_ratio: ``ε₁/ε₂`` of the shared threshold, or ``"optimal"`` (used with ``"shared"`` only).
 
     Returns:
-        The :class:`jaxdp.accounting.Ledger` (``sequential`` of the sparse-vector event and the ``K`` draws).
+        The :class:`jaxdp.privacy.accounting.Ledger` (``sequential`` of the sparse-vector event and the ``K`` draws).
     """
     T = int(T)
     if threshold == "shared":
@@ -709,7 +709,7 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
         test_sign: ``"printed"`` or ``"flipped"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with params ``eps_svt``, ``eta``, ``K``, ``L_offset``, ``Lbar0``,
+        A :class:`jaxdp.privacy.accounting.Plan` with params ``eps_svt``, ``eta``, ``K``, ``L_offset``, ``Lbar0``,
         ``zeta_scale``, ``margin`` and ``max_doublings``.
 
     Raises:

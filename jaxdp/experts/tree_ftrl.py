@@ -2,7 +2,7 @@
 
 Not a lazy algorithm: every round it plays ``x_{t+1} ~ softmax(-eta Lhat_t)``
 where ``Lhat_t`` is the tree-aggregated noisy cumulative loss vector
-(``jaxdp.mechanisms.tree_step``, docs/algorithms/primitives.md#binary-tree-counter). Each loss vector enters at most
+(``jaxdp.privacy.mechanisms.tree_step``, docs/algorithms/primitives.md#binary-tree-counter). Each loss vector enters at most
 ``H = floor(log2 T_max) + 1`` nodes. Calibration (:func:`tree_ftrl_params`):
 
 * pure ε-DP: ``l1``-sensitivity of a loss vector in ``[0,1]^d`` is ``d``, node noise ``Lap(d H / eps)``;
@@ -10,7 +10,7 @@ where ``Lhat_t`` is the tree-aggregated noisy cumulative loss vector
   (centered losses ``l - 1/2`` have ``l2`` norm ``<= sqrt(d)/2``; the shift does not change the softmax).
 
 Any continual-counting mechanism can replace the tree (``noise=``, a
-:class:`jaxdp.mechanisms.matrix_factorization.ContinualCounter` or its name): the learner keeps the
+:class:`jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter` or its name): the learner keeps the
 cumulative losses exactly and adds the mechanism's correlated noise; :func:`tree_ftrl_params` and
 :func:`plan_tree_ftrl_experts` calibrate it with the factorization's sensitivity (``l1``:
 ``b = d sens_1(C)/eps``; ``l2``: ``sigma = sqrt(d) sens_2(C)/sqrt(2 rho*)``; docs/algorithms/matrix-factorization.md).
@@ -28,14 +28,14 @@ from typing import NamedTuple, Optional
 import jax
 import jax.numpy as jnp
 
-from ..accounting import ledger as LG
-from ..accounting.plan import Plan, make_plan
-from ..accounting.zcdp import gaussian_sigma_zcdp
+from ..privacy.accounting import ledger as LG
+from ..privacy.accounting.plan import Plan, make_plan
+from ..privacy.accounting.zcdp import gaussian_sigma_zcdp
 from ..core.random import sample_categorical
 from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
-from ..mechanisms import TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_laplace_scale, tree_step
-from ..mechanisms.matrix_factorization import BinaryTree, counter_init, counter_step, resolve_noise
+from ..privacy.mechanisms import TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_laplace_scale, tree_step
+from ..privacy.mechanisms.matrix_factorization import BinaryTree, counter_init, counter_step, resolve_noise
 from ..registry import CompareBuiltin, ConformanceCase, register_learner, register_planner
 
 __all__ = ["TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params", "plan_tree_ftrl_experts"]
@@ -61,7 +61,7 @@ class TreeFTRLState(NamedTuple):
         p: the current distribution over experts.
     """
     x: jax.Array
-    tree: TreeState     # a jaxdp.mechanisms.matrix_factorization.PrefixState with another noise= mechanism
+    tree: TreeState     # a jaxdp.privacy.mechanisms.matrix_factorization.PrefixState with another noise= mechanism
     p: jax.Array
 
 
@@ -111,7 +111,7 @@ def tree_ftrl_experts(d: int, T_max: int, noise="gaussian", kind: Optional[str] 
     """Binary-tree noisy Hedge over ``d`` experts for horizons ``T <= T_max``. Params: :class:`TreeFTRLParams`.
 
     ``noise``: ``"gaussian"``/``"laplace"`` (the tree with that node noise, as before), or a continual-counting
-    mechanism (a ``jaxdp.mechanisms.matrix_factorization.ContinualCounter`` or its name, optimised for ``T_max``
+    mechanism (a ``jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter`` or its name, optimised for ``T_max``
     where it is optimised) whose draws have distribution ``kind`` (default ``"gaussian"``).
 
     Args:
@@ -197,7 +197,7 @@ def plan_tree_ftrl_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
         T_max: the largest horizon the noise is calibrated for (``None``: ``T``; must be ``>= T``).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with params ``{"eta", "scale"}``.
+        A :class:`jaxdp.privacy.accounting.Plan` with params ``{"eta", "scale"}``.
 
     Raises:
         ValueError: an invalid mode, ``d``, ``T``, ``T_max``, ``eps`` or ``delta``.
@@ -238,7 +238,7 @@ def _from_plan(plan: Plan) -> TreeFTRLParams:
 
 
 def _conformance(d, T):
-    from ..experts.conformance import experts_case
+    from .conformance import experts_case
 
     return experts_case(tree_ftrl_experts(d, T), d, [tree_ftrl_params(d, T, 1.0, 1e-5),
                                                     tree_ftrl_params(d, T, 0.5, 1e-5)])

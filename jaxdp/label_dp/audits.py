@@ -13,10 +13,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..accounting.floating import delta_float
-from ..audit import HistogramEvents, audit, audit_mechanism
+from ..privacy.accounting.floating import delta_float
+from ..privacy.audit import HistogramEvents, audit, audit_mechanism
 from ..registry import register_audit
-from ..mechanisms.randomized_response import rr_vector
+from ..privacy.mechanisms.randomized_response import rr_vector
 from .estimators import LabelParams, _fit_cls
 
 __all__ = ["audit_rr_vector", "audit_exp_bins"]
@@ -68,7 +68,7 @@ def audit_rr_vector(*, quick: bool = False, seed: int = 0, broken: bool = False,
     """Audit eq. (11) on neighbouring labels 0 / 1 (every pair of labels is equivalent by symmetry).
 
     The output vector (``K = 3`` coins) is coded as an integer and histogrammed over its ``2^K`` values;
-    the float floor is :func:`jaxdp.accounting.floating.delta_float` ``("rr_vector", d=K)``.
+    the float floor is :func:`jaxdp.privacy.accounting.floating.delta_float` ``("rr_vector", d=K)``.
 
     Args:
         quick: 200,000 samples per neighbour instead of 1,000,000.
@@ -78,7 +78,7 @@ def audit_rr_vector(*, quick: bool = False, seed: int = 0, broken: bool = False,
             powerful audit refutes the claim.
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`: the lower bound ``eps_lower`` on ε and ``violation`` (above the claim).
+        The :class:`jaxdp.privacy.audit.AuditReport`: the lower bound ``eps_lower`` on ε and ``violation`` (above the claim).
     """
     mech = _rr_vector_broken_code if broken else _rr_vector_code
     eps = EPS / claim_factor
@@ -91,14 +91,14 @@ def audit_exp_bins(*, quick: bool = False, seed: int = 0, broken: bool = False, 
     """Audit the per-bin exponential mechanism (eq. (17)) over the label-vector pairs of ``EXP_BINS_PAIRS``.
 
     The released class of the one bin (``K = 3``, five labels) is histogrammed; the float floor is the
-    Gumbel-max one, :func:`jaxdp.accounting.floating.delta_float` ``("gumbel", d=K)``.
+    Gumbel-max one, :func:`jaxdp.privacy.accounting.floating.delta_float` ``("gumbel", d=K)``.
 
     Args:
         quick, seed, claim_factor: as in :func:`audit_rr_vector`.
         broken: audit the deliberately broken twin (logits ``ε n_lj`` without the ``/2``: true ε is 2ε), which the audit must flag.
 
     Returns:
-        The :class:`jaxdp.audit.AuditReport`: the lower bound ``eps_lower`` on ε and ``violation`` (above the claim).
+        The :class:`jaxdp.privacy.audit.AuditReport`: the lower bound ``eps_lower`` on ε and ``violation`` (above the claim).
     """
     mech = _exp_bins_broken if broken else _exp_bins
     eps = EPS / claim_factor

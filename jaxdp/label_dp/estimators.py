@@ -52,7 +52,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.validation import check_choice, check_epsilon, check_positive, check_positive_int, is_concrete
-from ..mechanisms.randomized_response import rr_kary, rr_vector
+from ..privacy.mechanisms.randomized_response import rr_kary, rr_vector
 
 __all__ = [
     "LabelParams", "BinFit", "KnnFit", "METHODS", "CLS_METHODS", "REG_METHODS", "NONPRIVATE_OF",

@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..accounting import ledger as LG
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting import ledger as LG
+from ..privacy.accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
 from ..registry import register_planner
 
@@ -86,7 +86,7 @@ def label_ledger(method: str, eps: float, parts: int, K: int = 2) -> LG.Ledger:
         K: the number of classes (coins of the vector randomized response, outcomes of the exponential mechanism).
 
     Returns:
-        The parallel :class:`jaxdp.accounting.ledger.Ledger` holding the one event.
+        The parallel :class:`jaxdp.privacy.accounting.ledger.Ledger` holding the one event.
     """
     kind, what = _MECH[method]
     if kind == "laplace":
@@ -132,7 +132,7 @@ def plan_local_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.
         **kw: further keywords, ignored.
 
     Returns:
-        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1) and ``bins`` (per axis).
+        A :class:`jaxdp.privacy.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1) and ``bins`` (per axis).
     """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     K = check_positive_int("K", K, minimum=2)
@@ -154,7 +154,7 @@ def plan_central_cls(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
         **kw: further keywords, ignored.
 
     Returns:
-        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1) and ``bins`` (per axis).
+        A :class:`jaxdp.privacy.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1) and ``bins`` (per axis).
     """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     K = check_positive_int("K", K, minimum=2)
@@ -180,7 +180,7 @@ def plan_local_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=1.
         **kw: further keywords, ignored.
 
     Returns:
-        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``k``, ``clip`` (``label_bound``) and
+        A :class:`jaxdp.privacy.accounting.plan.Plan` with params ``eps``, ``k``, ``clip`` (``label_bound``) and
         ``laplace_scale``, and the utility condition that ``k <= N`` held before clipping.
     """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
@@ -206,7 +206,7 @@ def plan_central_reg(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
         **kw: further keywords, ignored.
 
     Returns:
-        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1), ``bins`` and ``clip``.
+        A :class:`jaxdp.privacy.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1), ``bins`` and ``clip``.
     """
     eps, delta, N, d = _common(eps, delta, T, N, d, mode)
     check_positive("label_bound", label_bound)
@@ -235,7 +235,7 @@ def plan_local_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, beta=
         **kw: further keywords, ignored.
 
     Returns:
-        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``k``, ``clip`` (``T``) and ``laplace_scale``.
+        A :class:`jaxdp.privacy.accounting.plan.Plan` with params ``eps``, ``k``, ``clip`` (``T``) and ``laplace_scale``.
 
     Raises:
         ValueError: ``p < 2``, an unknown ``k_rule`` or invalid common arguments.
@@ -272,7 +272,7 @@ def plan_central_heavy(*, eps, delta=0.0, T=None, d=1, mode="paper", N=None, bet
         **kw: further keywords, ignored.
 
     Returns:
-        A :class:`jaxdp.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1), ``bins`` and ``clip`` (``T``).
+        A :class:`jaxdp.privacy.accounting.plan.Plan` with params ``eps``, ``h`` (capped at 1), ``bins`` and ``clip`` (``T``).
 
     Raises:
         ValueError: ``p < 2`` or invalid common arguments.

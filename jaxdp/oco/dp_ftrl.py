@@ -11,7 +11,7 @@ prefix sum ``sum_{i<t} g_i`` of the clipped gradients
 ``g_i = clip_C(grad l_i(x_i))`` (``gbar_0 = 0``): every tree node gets fresh
 ``N(0, sigma^2 I_d)`` noise, so ``b_t = gbar_t - sum_{i<=t} g_i`` has
 ``E||b_t||^2 = popcount(t) d sigma^2`` (the same release as
-``jaxdp.mechanisms.tree_step``, stored leaner: see :class:`LeanTree`).
+``jaxdp.privacy.mechanisms.tree_step``, stored leaner: see :class:`LeanTree`).
 
 Privacy (replace-one neighbours, ``||g_t|| <= C`` by clipping, so
 unconditional): the released tree has l2-sensitivity ``2C sqrt(H)`` and
@@ -31,12 +31,12 @@ prefix sums has ``Reg_T <= lambda D^2 + T C^2/lambda + T C sqrt(d H) sigma/lambd
 ``lambda = sqrt(T C (C + sqrt(dH) sigma)) / D``.
 
 Other continual-counting mechanisms (``noise=``): any
-:class:`jaxdp.mechanisms.matrix_factorization.ContinualCounter` replaces the tree: the learner keeps
+:class:`jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter` replaces the tree: the learner keeps
 ``G_t`` exactly and adds the mechanism's correlated noise ``sigma (B z)_t`` (Denisov et al. 2022;
 Fichtenberger et al. 2023; McKenna et al. 2024; Dvijotham et al. 2024; Honaker 2015), and
 :func:`plan_dp_ftrl` calibrates ``sigma = 2L sens(C) / sqrt(2 rho*)`` with the factorization's
 sensitivity, so every mechanism certifies the same (eps, delta) (docs/algorithms/matrix-factorization.md).
-``noise=None`` (default) or a :class:`~jaxdp.mechanisms.matrix_factorization.BinaryTree` is the lean
+``noise=None`` (default) or a :class:`~jaxdp.privacy.mechanisms.matrix_factorization.BinaryTree` is the lean
 tree above, bit for bit.
 
 Keys per step: one (the ``d`` Gaussian noises of the node that closes, or the mechanism's draws).
@@ -50,16 +50,16 @@ from typing import NamedTuple, Optional
 import jax
 import jax.numpy as jnp
 
-from ..accounting import ledger as LG
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting import ledger as LG
+from ..privacy.accounting.plan import Plan, make_plan
 from ..core.types import Learner, Problem
 from ..core.validation import (
     check_choice, check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int,
 )
 from ..core.accumulate import packed_add, packed_sum, packed_zeros
-from ..mechanisms import tree_aggregation_sigma, tree_depth
-from ..accounting.zcdp import gaussian_sigma_zcdp
-from ..mechanisms.matrix_factorization import ContinualCounter, CounterState, resolve_noise
+from ..privacy.mechanisms import tree_aggregation_sigma, tree_depth
+from ..privacy.accounting.zcdp import gaussian_sigma_zcdp
+from ..privacy.mechanisms.matrix_factorization import ContinualCounter, CounterState, resolve_noise
 from ..registry import CompareBuiltin, ConformanceCase, register_learner, register_planner
 from .domains import Domain, check_domain
 from .problems import problem_info
@@ -105,7 +105,7 @@ class LeanTree(NamedTuple):
     writes all ``2H`` rows). The released values have exactly the tree's
     distribution (each node's noise is drawn once, when it closes, and
     enters every later prefix that contains the node); only float rounding
-    differs from ``jaxdp.mechanisms.tree_step``.
+    differs from ``jaxdp.privacy.mechanisms.tree_step``.
 
     Attributes:
         G: the ``(d,)`` packed compensated prefix sum of the clipped gradients (:mod:`jaxdp.core.accumulate`:
@@ -148,11 +148,11 @@ class MFNoise(NamedTuple):
     """Prefix sums with a general continual-counting mechanism's noise (``dp_ftrl(..., noise=mech)``).
 
     The release is ``G_t + sigma (B z)_t``: the exact prefix sum plus the mechanism's correlated noise
-    (:class:`jaxdp.mechanisms.matrix_factorization.ContinualCounter`).
+    (:class:`jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter`).
 
     Attributes:
         G: the ``(d,)`` packed compensated prefix sum of the clipped gradients (:mod:`jaxdp.core.accumulate`).
-        state: the mechanism's carried noise state (:class:`~jaxdp.mechanisms.matrix_factorization.CounterState`).
+        state: the mechanism's carried noise state (:class:`~jaxdp.privacy.mechanisms.matrix_factorization.CounterState`).
     """
 
     G: jax.Array           # (d,) packed compensated prefix sum of the clipped gradients
@@ -201,7 +201,7 @@ def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None,
 
     ``noise``: the continual-counting mechanism of the prefix sums (module docstring); ``None``, ``"tree"`` or
     a ``BinaryTree`` is the tree (lean form, unchanged), anything else a
-    :class:`~jaxdp.mechanisms.matrix_factorization.ContinualCounter` (or its name, optimised for ``T_max``
+    :class:`~jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter` (or its name, optimised for ``T_max``
     where it is optimised) whose draws are scaled by ``params.sigma`` (plan it with
     ``plan_dp_ftrl(..., noise=mech)``).
 
@@ -342,7 +342,7 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
     """Parameters ``(lam, sigma, clip)`` for :func:`dp_ftrl`.
 
     ``noise``: the continual-counting mechanism (``None``/``"tree"``: the binary tree, as below; a name in
-    ``jaxdp.mechanisms.matrix_factorization.MECHANISMS``, optimised for ``T`` rounds where it is optimised, or
+    ``jaxdp.privacy.mechanisms.matrix_factorization.MECHANISMS``, optimised for ``T`` rounds where it is optimised, or
     a ``ContinualCounter``): see :func:`_plan_dp_ftrl_mf`.
 
     * ``sigma = L sqrt(2H/rho*(eps, delta))`` with ``H = floor(log2 T) + 1``
@@ -368,7 +368,7 @@ def plan_dp_ftrl(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
         noise: the continual-counting mechanism (see above).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with ``params`` ``(lam, sigma, clip)``.
+        A :class:`jaxdp.privacy.accounting.Plan` with ``params`` ``(lam, sigma, clip)``.
 
     Raises:
         TypeError: unexpected keyword arguments.

@@ -21,7 +21,7 @@ Planner modes (LAZY Thm 3.12; docs/guide/planning.md#modes; docs/algorithms/lazy
   ``δ0 = δ / (4 e T B (2/η + log(1/δ1)/p))``, ``δ1 = δ/(4T)``.
 * ``"rate"``: logs dropped: ``B = 1/ε``, ``η = ε^{2/3}/T^{1/3}``,
   ``λ = (L/D) max(√T, √d/η)``, ``p = max(η/ε, B/T)``.
-* ``"certified"``: ``jaxdp.accounting.l2p.l2p_calibrate`` over ``(η_div, p, B)``
+* ``"certified"``: ``jaxdp.privacy.accounting.l2p.l2p_calibrate`` over ``(η_div, p, B)``
   with the RMW proxy ``λD² + L²T/λ + d log T/β + LD T (B-1) η_div``
   (corrected batching term), ``λ, β`` from Thm 3.12's formulas at the
   printed-``η`` equivalent of ``η_div``, ``δ0`` iterated once; both the
@@ -50,12 +50,12 @@ from typing import Any, Optional
 import jax.numpy as jnp
 import numpy as np
 
-from ..accounting.l2p import calibrate_trusted, l2p_conditions, l2p_ledger, printed_eps
-from ..accounting.plan import make_plan
+from ..privacy.accounting.l2p import calibrate_trusted, l2p_conditions, l2p_ledger, printed_eps
+from ..privacy.accounting.plan import make_plan
 from ..core.types import Learner
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..experts.l2p import L2PParams, l2p
-from ..accounting.plan import Plan
+from ..privacy.accounting.plan import Plan
 from ..registry import ConformanceCase, register_learner, register_planner
 from .rmw import RMW_BUFFER_LOSSES, RMW_LOSSES, rmw_measure, rmw_params
 
@@ -250,13 +250,13 @@ def rmw_ledger(*, eta_div: float, eta_alg: float, p: float, B: int, T: int, delt
         beta: RMW's inverse temperature β.
         L: the Lipschitz constant of the losses.
         D: the diameter of the domain.
-        delta: the δ budget at which the two ledgers' ε are compared (:func:`jaxdp.accounting.certify`).
+        delta: the δ budget at which the two ledgers' ε are compared (:func:`jaxdp.privacy.accounting.certify`).
 
     Returns:
         ``(ledger, why)``: the ledger with the smaller certified ε at ``delta``, every event a raw release, and a
         one-line description of the bound it uses.
     """
-    from ..accounting import certify
+    from ..privacy.accounting import certify
 
     general = _raw(l2p_ledger(eta_div, p, B, T, delta0, delta1, "general", eta_accept=eta_alg))
     lip = _raw(l2p_ledger(eta_div, p, B, T, 0.0, delta1, "general", eta_accept=eta_alg,
@@ -297,7 +297,7 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
             needs ``sampler="mala"``. Recorded in ``params["loss"]``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan`; ``params`` holds ``beta, lam, radius, eta`` (what the algorithm uses
+        A :class:`jaxdp.privacy.accounting.Plan`; ``params`` holds ``beta, lam, radius, eta`` (what the algorithm uses
         in ``e^{2Bη}``), ``p, B`` and the accounting quantities ``eta_paper, eta_div, delta0, delta1``.
 
     Raises:

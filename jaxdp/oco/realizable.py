@@ -42,7 +42,7 @@ import numpy as np
 
 from ..core.types import Learner, Problem
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting.plan import Plan, make_plan
 from ..experts import potential, sparse_vector
 from ..experts._common import log2_ceil
 from ..experts import potential_ledger, potential_settings, sparse_vector_ledger
@@ -265,7 +265,7 @@ def plan_experts_oco_net(*, eps: float, delta: float = 0.0, T: int, d: int, mode
         max_points: the cap on the net size when ``m`` is chosen.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` for :func:`experts_oco_net_params`.
+        A :class:`jaxdp.privacy.accounting.Plan` for :func:`experts_oco_net_params`.
 
     Raises:
         TypeError: unexpected keyword arguments.
@@ -423,7 +423,7 @@ def plan_potential_oco(*, eps: float, delta: float = 0.0, T: int, d: int, mode: 
         T, d, D, lipschitz, m, max_points: as in :func:`plan_experts_oco_net`.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` for :func:`potential_oco_params`.
+        A :class:`jaxdp.privacy.accounting.Plan` for :func:`potential_oco_params`.
 
     Raises:
         TypeError: unexpected keyword arguments.

@@ -50,7 +50,7 @@ Algorithm 2 (epochs; needs only a lower bound ``κ_low <= κ``)::
         x_{i+1} = Algorithm 1(S_i, X_i, η_i, x_i, ε, δ)
     return x_T
 
-Noise is drawn with ``jaxdp.mechanisms.laplace_mech`` / ``gaussian_mech``. Both noise
+Noise is drawn with ``jaxdp.privacy.mechanisms.laplace_mech`` / ``gaussian_mech``. Both noise
 vectors are drawn every phase (fixed key splits) and the one for the run's δ is selected with ``where``.
 All shapes (``k``, ``T``, block sizes, solver iterations) are static; ``η, ε, δ`` are traced, so the
 estimators vmap over seeds and over parameter grids. Run under ``jax.enable_x64()`` (see ``run_sco``).
@@ -65,7 +65,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.validation import check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int
-from ..mechanisms import gaussian_mech, laplace_mech
+from ..privacy.mechanisms import gaussian_mech, laplace_mech
 from .erm import project_balls, solve_prox_erm
 from .instances import SCOInstance
 

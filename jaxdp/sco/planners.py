@@ -29,12 +29,12 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from ..accounting import ledger as LG
-from ..accounting.accountant import certify
-from ..accounting.calibrate import calibrate
-from ..accounting.plan import Plan, make_plan
+from ..privacy.accounting import ledger as LG
+from ..privacy.accounting.accountant import certify
+from ..privacy.accounting.calibrate import calibrate
+from ..privacy.accounting.plan import Plan, make_plan
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
-from ..mechanisms import gaussian_sigma
+from ..privacy.mechanisms import gaussian_sigma
 from ..registry import register_planner
 from .localization import growth_epochs, localization_phases
 
@@ -170,7 +170,7 @@ def plan_localization_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = 
         mode: ``"paper"``, ``"certified"`` or ``"rate"``.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` for :class:`LocalizationParams`.
+        A :class:`jaxdp.privacy.accounting.Plan` for :class:`LocalizationParams`.
 
     Raises:
         ValueError: invalid values, or the request cannot be certified (``certified``).
@@ -200,7 +200,7 @@ def plan_epoch_growth_sco(*, eps: float, delta: float = 0.0, T: Optional[int] = 
         kappa_low: the lower bound on κ (> 1).
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` for :class:`EpochParams`.
+        A :class:`jaxdp.privacy.accounting.Plan` for :class:`EpochParams`.
 
     Raises:
         ValueError: invalid values, or fewer samples than phases.
@@ -262,7 +262,7 @@ def plan_grad_inverse_sensitivity(*, eps: float, delta: float = 0.0, T: Optional
         M: the grid cells per axis.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with params ``rho``, ``M``, ``eps`` and ``window_cells``.
+        A :class:`jaxdp.privacy.accounting.Plan` with params ``rho``, ``M``, ``eps`` and ``window_cells``.
 
     Raises:
         ValueError: invalid values (``eps`` must be finite).
@@ -374,7 +374,7 @@ def plan_growth_reduction_erm(*, eps: float, delta: float = 0.0, T: Optional[int
         M: the grid cells per axis.
 
     Returns:
-        A :class:`jaxdp.accounting.Plan` with params ``kappa``, ``lam0``, ``k``, ``eps``, ``eps_round``, ``M``, ``w``,
+        A :class:`jaxdp.privacy.accounting.Plan` with params ``kappa``, ``lam0``, ``k``, ``eps``, ``eps_round``, ``M``, ``w``,
         ``inner_delta`` and ``target_excess``.
 
     Raises:

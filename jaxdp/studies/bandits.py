@@ -26,7 +26,7 @@ import numpy as np
 from .. import bandits as BD
 from ..bandits import theory as TH
 from ..core import seed_keys, simulate
-from ..mechanisms import tree_depth
+from ..privacy.mechanisms import tree_depth
 from ..registry import register_study
 from ._common_study import ROOT as ROOT, check_each, generated_from, page_paths, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks

@@ -20,7 +20,7 @@ the factorization's own sensitivity, so every run certifies the same (ε, δ) (c
   the mechanism's max error, ``sigma^2 V = (noise multiplier x 2L x max error)^2``.
 
 BLT and banded coefficients are optimised for the largest horizon of each sweep (stored coefficients
-where ``jaxdp.mechanisms.matrix_factorization`` has them, otherwise optimised once per process) and
+where ``jaxdp.privacy.mechanisms.matrix_factorization`` has them, otherwise optimised once per process) and
 used for every shorter horizon of that sweep. The square root carries all past draws:
 ``O(T_max d)`` state and work per round, so it dominates the cost of the study.
 """
@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ..mechanisms.matrix_factorization import MECHANISMS, get_mechanism
+from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
 from ..oco import (
     adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, plan_dp_ftrl, smooth_realizable_params,
     squared_problem,
@@ -112,7 +112,7 @@ def theory_curve(cfg, name, part, env, eps):
 
     Args:
         cfg: the resolved configuration (``D``, ``d``, ``delta``, ``mode``, ``bands`` and the horizons).
-        name: the mechanism (a name of ``jaxdp.mechanisms.matrix_factorization.MECHANISMS``).
+        name: the mechanism (a name of ``jaxdp.privacy.mechanisms.matrix_factorization.MECHANISMS``).
         part: ``"T"`` or ``"eps"``, the sweep whose largest horizon the mechanism is built for.
         env: ``"realizable"`` (REAL Thm 4's form) or ``"noisy"`` (the general FTRL bound).
         eps: the privacy level ε the noise is planned for.

@@ -31,7 +31,7 @@ from ..core import seed_keys
 from ..label_dp import fit, make_params, predict
 from ..label_dp.planners import plan_for
 from ..label_dp.rr_prior import rr_with_prior
-from ..mechanisms.randomized_response import rr_kary
+from ..privacy.mechanisms.randomized_response import rr_kary
 from ..registry import register_study
 from ._common_study import ROOT as ROOT, check_each, page_paths
 from .analysis import bootstrap_mean_ci

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from ..experts import HalvingParams, RealizableBernoulliParams, adv_realizable_bernoulli, adv_realizable_halving, experts_problem
-from ..mechanisms import tree_depth
+from ..privacy.mechanisms import tree_depth
 from ..oco import (
     adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, plan_dp_ftrl, smooth_realizable_params,
     squared_problem,

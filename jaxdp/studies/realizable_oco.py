@@ -45,7 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ..mechanisms import tree_depth
+from ..privacy.mechanisms import tree_depth
 from ..oco import (
     adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, dp_ftrl_regret_bound, experts_oco_net,
     experts_oco_net_params, logphi_grid, logphi_mc, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco,

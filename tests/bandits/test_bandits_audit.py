@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from jaxdp import registry
-from jaxdp.audit import DEFAULT_ALPHA
+from jaxdp.privacy.audit import DEFAULT_ALPHA
 from jaxdp.bandits import audits as BA
 from jaxdp.cli import main
 

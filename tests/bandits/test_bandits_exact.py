@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from jaxdp.audit.learners import action_code, learner_mechanism
+from jaxdp.privacy.audit.learners import action_code, learner_mechanism
 from jaxdp.bandits import audits as A
 from jaxdp.bandits.ucb import DPUCBParams, LDPUCBParams, dp_ucb_tree, ldp_ucb
 

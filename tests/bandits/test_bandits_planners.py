@@ -6,7 +6,7 @@ import pytest
 from scipy.special import comb
 
 import jaxdp.bandits as BD
-from jaxdp.accounting import certify
+from jaxdp.privacy.accounting import certify
 from jaxdp.registry import get_planner
 
 

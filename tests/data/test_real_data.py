@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from jaxdp.label_dp.rr_prior import rr_prior_k, rr_with_prior, rr_with_prior_probs
-from jaxdp.mechanisms.randomized_response import rr_kary_matrix
+from jaxdp.privacy.mechanisms.randomized_response import rr_kary_matrix
 
 
 # --------------------------------------------------------------------------- RR with prior (no extra needed)

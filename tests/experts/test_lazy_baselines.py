@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conformance import check_learner
-from jaxdp.accounting.l2p import l2p_calibrate, l2p_conditions, l2p_privacy, l2p_privacy_conservative, mw_regret_proxy
+from jaxdp.privacy.accounting.l2p import l2p_calibrate, l2p_conditions, l2p_privacy, l2p_privacy_conservative, mw_regret_proxy
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import LazyEpochsParams, adv_lazy_epochs, experts_problem
 from jaxdp.experts import (

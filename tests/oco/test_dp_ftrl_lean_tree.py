@@ -1,10 +1,10 @@
 """DP-FTRL's lean tree aggregation (O(d) bytes moved per round) releases what the dense binary tree
-(``jaxdp.mechanisms.tree_step``) releases with the same node noises, up to float rounding."""
+(``jaxdp.privacy.mechanisms.tree_step``) releases with the same node noises, up to float rounding."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxdp.mechanisms import tree_init, tree_step
+from jaxdp.privacy.mechanisms import tree_init, tree_step
 from jaxdp.oco.dp_ftrl import _lean_tree_init, _lean_tree_step
 
 
