@@ -33,6 +33,10 @@ MOVED: dict[str, tuple[str, ...]] = {
                                   "jaxdp.experts.binary_tree", "jaxdp.experts._common"),
     "jaxdp.realizable._common": ("jaxdp.experts._common",),
     "jaxdp.realizable.audits": ("jaxdp.experts.audits",),
+    "jaxdp.accounting._ledger_event": ("jaxdp.privacy.accounting.ledger",),
+    "jaxdp.accounting.amplification": ("jaxdp.privacy.accounting.amplification", "jaxdp.privacy.accounting.accountant",
+                                       "jaxdp.privacy.accounting.events"),
+    "jaxdp.audit.learned_catalogue": ("jaxdp.privacy.audit.catalogue",),
 }
 #: old package prefix -> new package prefix (every submodule moved with its package)
 MOVED_PACKAGES: dict[str, str] = {

@@ -108,19 +108,23 @@ def test_imports_go_down_the_layers():
     assert not bad, "imports against the layer order:\n" + "\n".join(sorted(bad))
 
 
-def test_no_module_level_import_circle():
+def test_no_import_circle():
+    """No two modules import each other, directly or through others, counting imports inside functions
+    (a function-level import hides a circle, it does not remove it); the registry's plugin loader excepted."""
     modules = {m: (p, t) for m, p, t in _modules()}
     graph = collections.defaultdict(set)
     for module, (is_pkg, tree) in modules.items():
-        for target, top, _ in _imports(module, is_pkg, tree):
+        for target, _, func in _imports(module, is_pkg, tree):
             while target and target not in modules:          # ``from .x import name``: the module x
                 target = target.rpartition(".")[0]
-            if top and target and target != module:
+            if (module, _package(target)) in PLUGIN_LOADERS and func == "load_all":
+                continue
+            if target and target != module:
                 graph[module].add(target)
     # a package's __init__ importing its own submodules is how a package is built, not a circle
     edges = {m: {t for t in graph[m] if not (m == t.rpartition(".")[0] and modules[m][0])} for m in modules}
     cycles = _circles(edges)
-    assert not cycles, "module-level import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+    assert not cycles, "import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
 def _circles(edges: dict) -> list:

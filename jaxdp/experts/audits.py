@@ -64,7 +64,7 @@ from ..privacy.accounting.floating import delta_float
 from ..privacy.accounting.l2p import l2p_privacy
 from ..privacy.audit import ThresholdEvents, audit
 from ..privacy.audit.learned import Histogram, Logistic, audit_learned, trajectory_features
-from ..privacy.audit.learned_catalogue import _register as _register_learned
+from ..privacy.audit.catalogue import register_learned_audit
 from ..privacy.audit.pairs import loss_flip_pairs
 from ..core.random import log_uniform, sample_categorical
 from .hedge import hedge, hedge_params
@@ -701,14 +701,14 @@ def _sv(eps_svt, *, quick, key, name, eps):
                          n_train=n_train, n_select=n_sel, n_eval=n_eval, n_best=1, name=name, delta_float=dfl)
 
 
-@_register_learned("sparse-vector-experts-learned",
+@register_learned_audit("sparse-vector-experts-learned",
            "REAL Alg. 1 (d=2, T=4, K=1), learned events over 30 neighbouring loss sequences; claimed eps = 2",
            2.0, False)
 def _a_sv(*, quick, key, name, eps):
     return _sv(1.0, quick=quick, key=key, name=name, eps=eps)
 
 
-@_register_learned("sparse-vector-experts-mislabelled-learned",
+@register_learned_audit("sparse-vector-experts-mislabelled-learned",
            "BROKEN: REAL Alg. 1 with sparse-vector noise for eps_svt=1e4 claiming eps = 2, learned events", 2.0, True)
 def _a_sv_bad(*, quick, key, name, eps):
     return _sv(1e4, quick=quick, key=key, name=name, eps=eps)

@@ -40,6 +40,9 @@ from typing import Optional
 import numpy as np
 
 from .composition import OPTIMAL_AUTO_MAX_K, _eps_opt
+from .amplification import (
+    PLD_DISCRETIZATION, amplification_supported, amplified_pld_eps, amplified_rdp_eps, sampling_relation,
+)
 from .ledger import Event, Ledger, PURE_KINDS, SAMPLED_KINDS
 from .zcdp import _eps_cks
 
@@ -147,8 +150,6 @@ def _certify(L: Ledger, budget: float, use_pld: bool) -> Certificate:
             if c is not None:
                 cands.append(c)
     if 0 < avail < 1 and any(e.kind in SAMPLED_KINDS for e, _ in atoms):
-        from .amplification import sampled_candidates
-
         cands += sampled_candidates(atoms, avail, budget, use_pld)
     if not cands:
         return NONE
@@ -353,3 +354,40 @@ def _pld(gauss, groups: dict, avail: float, budget: float) -> Optional[Certifica
     if not math.isfinite(eps):
         return None
     return Certificate(max(eps, 0.0), budget, "pld", f"dp_accounting PLD, pessimistic, discretisation {vdi:.2g}")
+
+
+def sampled_candidates(atoms, avail: float, budget: float, use_pld: bool = True) -> list:
+    """The accountant's amplified candidates for flattened ``atoms`` (event, multiplicity) at δ ``avail``:
+    ``dp_accounting`` PLD (if ``use_pld``) and RDP epsilons of the whole ledger; empty where an event has no
+    ``dp_accounting`` form here (pure-DP kinds).
+
+    Args:
+        atoms: ``(event, multiplicity)`` pairs of a sequential ledger, enclosing counts multiplied in.
+        avail: the δ the mechanisms may use (the ledger's δ budget less its failure-event δ); outside ``(0, 1)``
+            nothing is returned.
+        budget: the total δ budget, recorded in each certificate.
+        use_pld: also compute the PLD epsilon (pessimistic, discretisation :data:`PLD_DISCRETIZATION`).
+
+    Returns:
+        A list of :class:`jaxdp.privacy.accounting.Certificate` (methods ``"pld"`` and ``"rdp"``; RDP is omitted for Poisson
+        sampling under replace-one), possibly empty.
+
+    Raises:
+        ValueError: the atoms mix add/remove and replace-one sampled events.
+    """
+    if not amplification_supported(atoms) or not 0 < avail < 1:
+        return []
+    rel = sampling_relation(atoms)
+    out = []
+    what = "/".join(sorted({e.describe().split("(")[0] for e, _ in atoms if e.kind in SAMPLED_KINDS}))
+    if use_pld:
+        eps = amplified_pld_eps(atoms, avail, PLD_DISCRETIZATION)
+        if math.isfinite(eps):
+            out.append(Certificate(max(eps, 0.0), budget, "pld", f"dp_accounting PLD with amplification by "
+                                                                 f"sampling ({what}, {rel}), pessimistic, "
+                                                                 f"discretisation {PLD_DISCRETIZATION:.2g}"))
+    eps_rdp = amplified_rdp_eps(atoms, avail, rel)
+    if eps_rdp is not None and math.isfinite(eps_rdp):
+        out.append(Certificate(max(eps_rdp, 0.0), budget, "rdp", f"dp_accounting RDP with amplification by sampling "
+                                                             f"({what}, {rel})"))
+    return out

@@ -21,7 +21,7 @@ sample of the records, ``sum_{i in sample} g_i + N(0, sigma^2 I)`` with ``||g_i|
 :func:`jaxdp.privacy.accounting.certify` takes these events in any sequential ledger with Gaussian, tree and
 Laplace events (pure-DP events besides them fall back to the un-sampled bounds): it adds the
 ``dp_accounting`` PLD (pessimistic, discretisation ``1e-4``) and RDP epsilons of the whole ledger
-(:func:`sampled_candidates`) to its other bounds, which count a sampled event as the un-sampled
+(:func:`jaxdp.privacy.accounting.accountant.sampled_candidates`) to its other bounds, which count a sampled event as the un-sampled
 Gaussian under its relation (``sigma/C`` add/remove, ``sigma/(2C)`` replace-one): valid, since sampling
 never hurts. A ledger's certificate is for the relation of its sampled events (the other events'
 multipliers are taken relative to the sensitivity under that relation); mixing add/remove and
@@ -37,10 +37,12 @@ import math
 from typing import Any, Optional
 
 from ...core import validation as C
+from .events import _dpa, sampled_dp_event
 from .ledger import GAUSSIAN_KINDS, SAMPLED_KINDS, Event, Ledger, _ev
 
-__all__ = ["poisson_sampled", "fixed_size_sampled", "sampled_dp_event", "sampled_candidates", "amplified_epsilon",
-           "calibrate_noise_multiplier", "PLD_DISCRETIZATION"]
+__all__ = ["poisson_sampled", "fixed_size_sampled", "amplified_epsilon", "calibrate_noise_multiplier",
+           "PLD_DISCRETIZATION", "sampling_relation", "amplification_supported", "amplified_pld_eps",
+           "amplified_rdp_eps"]
 
 #: value discretisation interval of the PLD accountant for ledgers with sampled events
 PLD_DISCRETIZATION = 1e-4
@@ -85,37 +87,18 @@ def fixed_size_sampled(noise_multiplier: float, sample_size: int, population: in
                population=population, count=int(count), neighboring="replace_one", label=label, float_dim=int(dim))
 
 
-def _dpa():
-    from .events import _dpa as get
-
-    return get()
-
-
-def sampled_dp_event(e: Event):
-    """The ``dp_accounting`` event of one invocation of a sampled event (its ``count`` is applied by the caller).
+def sampling_relation(atoms) -> str:
+    """The neighbouring relation of a ledger's sampled events (``"add_remove"`` if it has none).
 
     Args:
-        e: an event of kind ``"poisson_sampled"`` or ``"fixed_size_sampled"``.
+        atoms: ``(event, multiplicity)`` pairs of a sequential ledger.
 
     Returns:
-        ``PoissonSampledDpEvent(q, GaussianDpEvent(sigma/C))``, or
-        ``SampledWithoutReplacementDpEvent(population, sample_size, GaussianDpEvent(sigma/(2C)))`` (``dp_accounting``
-        takes the multiplier relative to the replace-one distance ``2C``).
+        ``"add_remove"`` or ``"replace_one"``.
 
     Raises:
-        ValueError: ``e`` is not a sampled event.
+        ValueError: the atoms mix the two relations.
     """
-    dpa = _dpa()
-    if e.kind == "poisson_sampled":
-        return dpa.PoissonSampledDpEvent(e.sampling_rate, dpa.GaussianDpEvent(e.noise_multiplier))
-    if e.kind == "fixed_size_sampled":
-        # dp_accounting's noise multiplier is relative to the replace-one distance 2C
-        return dpa.SampledWithoutReplacementDpEvent(e.population, e.sample_size,
-                                                    dpa.GaussianDpEvent(e.noise_multiplier / 2.0))
-    raise ValueError(f"not a sampled event: {e.describe()}")
-
-
-def _relation(atoms) -> str:
     rels = {e.neighboring for e, _ in atoms if e.kind in SAMPLED_KINDS}
     if len(rels) > 1:
         raise ValueError("a ledger cannot mix add/remove and replace-one sampled events: their guarantees are for "
@@ -123,11 +106,29 @@ def _relation(atoms) -> str:
     return rels.pop() if rels else "add_remove"
 
 
-def _supported(atoms) -> bool:
+def amplification_supported(atoms) -> bool:
+    """Whether every event has a ``dp_accounting`` form with sampling here (Gaussian, tree, sampled or Laplace).
+
+    Args:
+        atoms: ``(event, multiplicity)`` pairs of a sequential ledger.
+
+    Returns:
+        ``True`` when the amplified accountants apply to the whole ledger.
+    """
     return all(e.kind in GAUSSIAN_KINDS or e.kind == "laplace" for e, _ in atoms)
 
 
-def _pld_eps(atoms, delta: float, vdi: float) -> float:
+def amplified_pld_eps(atoms, delta: float, vdi: float) -> float:
+    """The ``dp_accounting`` PLD ε (pessimistic) of the composed ledger, sampled Gaussians amplified.
+
+    Args:
+        atoms: ``(event, multiplicity)`` pairs of a sequential ledger (:func:`amplification_supported`).
+        delta: the δ in ``(0, 1)``.
+        vdi: the PLD's value discretisation interval.
+
+    Returns:
+        ε at ``delta``.
+    """
     from dp_accounting.pld import privacy_loss_distribution as P
 
     dpa = _dpa()
@@ -156,7 +157,17 @@ def _pld_eps(atoms, delta: float, vdi: float) -> float:
     return float(pld.get_epsilon_for_delta(delta))
 
 
-def _rdp_eps(atoms, delta: float, relation: str) -> Optional[float]:
+def amplified_rdp_eps(atoms, delta: float, relation: str) -> Optional[float]:
+    """The ``dp_accounting`` RDP ε of the composed ledger, sampled Gaussians amplified.
+
+    Args:
+        atoms: ``(event, multiplicity)`` pairs of a sequential ledger (:func:`amplification_supported`).
+        delta: the δ in ``(0, 1)``.
+        relation: the ledger's :func:`sampling_relation`.
+
+    Returns:
+        ε at ``delta``, or ``None`` for Poisson sampling under replace-one (``dp_accounting`` has no RDP bound).
+    """
     dpa = _dpa()
     if relation == "replace_one" and any(e.kind == "poisson_sampled" for e, _ in atoms):
         return None      # dp_accounting has no RDP bound for Poisson sampling under replace-one
@@ -174,45 +185,6 @@ def _rdp_eps(atoms, delta: float, relation: str) -> Optional[float]:
     return float(acc.get_epsilon(delta))
 
 
-def sampled_candidates(atoms, avail: float, budget: float, use_pld: bool = True) -> list:
-    """The accountant's amplified candidates for flattened ``atoms`` (event, multiplicity) at δ ``avail``:
-    ``dp_accounting`` PLD (if ``use_pld``) and RDP epsilons of the whole ledger; empty where an event has no
-    ``dp_accounting`` form here (pure-DP kinds).
-
-    Args:
-        atoms: ``(event, multiplicity)`` pairs of a sequential ledger, enclosing counts multiplied in.
-        avail: the δ the mechanisms may use (the ledger's δ budget less its failure-event δ); outside ``(0, 1)``
-            nothing is returned.
-        budget: the total δ budget, recorded in each certificate.
-        use_pld: also compute the PLD epsilon (pessimistic, discretisation :data:`PLD_DISCRETIZATION`).
-
-    Returns:
-        A list of :class:`jaxdp.privacy.accounting.Certificate` (methods ``"pld"`` and ``"rdp"``; RDP is omitted for Poisson
-        sampling under replace-one), possibly empty.
-
-    Raises:
-        ValueError: the atoms mix add/remove and replace-one sampled events.
-    """
-    from .accountant import Certificate
-
-    if not _supported(atoms) or not 0 < avail < 1:
-        return []
-    rel = _relation(atoms)
-    out = []
-    what = "/".join(sorted({e.describe().split("(")[0] for e, _ in atoms if e.kind in SAMPLED_KINDS}))
-    if use_pld:
-        eps = _pld_eps(atoms, avail, PLD_DISCRETIZATION)
-        if math.isfinite(eps):
-            out.append(Certificate(max(eps, 0.0), budget, "pld", f"dp_accounting PLD with amplification by "
-                                                                 f"sampling ({what}, {rel}), pessimistic, "
-                                                                 f"discretisation {PLD_DISCRETIZATION:.2g}"))
-    eps_rdp = _rdp_eps(atoms, avail, rel)
-    if eps_rdp is not None and math.isfinite(eps_rdp):
-        out.append(Certificate(max(eps_rdp, 0.0), budget, "rdp", f"dp_accounting RDP with amplification by sampling "
-                                                             f"({what}, {rel})"))
-    return out
-
-
 def _atoms(ledger) -> list:
     if isinstance(ledger, Event):
         ledger = Ledger(items=(ledger,))
@@ -221,7 +193,7 @@ def _atoms(ledger) -> list:
     if ledger.total_delta_extra:
         raise ValueError("amplified_epsilon: the ledger has failure-event delta; use jaxdp.privacy.accounting.certify")
     atoms = [(e, m * e.count) for e, m in ledger.events()]
-    if not _supported(atoms):
+    if not amplification_supported(atoms):
         raise ValueError("amplified_epsilon supports Gaussian, tree, Laplace and sampled events only")
     return atoms
 
@@ -249,9 +221,9 @@ def amplified_epsilon(ledger, delta: float, *, accountant: str = "pld",
     d = float(C.delta_open(delta))
     atoms = _atoms(ledger)
     if accountant == "pld":
-        return _pld_eps(atoms, d, float(C.pos("value_discretization_interval", value_discretization_interval)))
+        return amplified_pld_eps(atoms, d, float(C.pos("value_discretization_interval", value_discretization_interval)))
     if accountant == "rdp":
-        eps = _rdp_eps(atoms, d, _relation(atoms))
+        eps = amplified_rdp_eps(atoms, d, sampling_relation(atoms))
         if eps is None:
             raise ValueError("no RDP bound for Poisson sampling under replace-one (use accountant='pld')")
         return eps

@@ -21,7 +21,7 @@ from ...core import validation as C
 
 __all__ = [
     "gaussian_event", "laplace_event", "zcdp_event", "pure_dp_event", "composed_event", "self_composed_event",
-    "tree_aggregation_event", "pld_epsilon", "rdp_epsilon", "gaussian_eps_exact",
+    "tree_aggregation_event", "pld_epsilon", "rdp_epsilon", "gaussian_eps_exact", "sampled_dp_event",
 ]
 
 
@@ -258,3 +258,27 @@ def gaussian_eps_exact(Delta2: float, sigma: float, delta: float) -> float:
     s = float(C.pos("sigma", sigma))
     d = float(C.delta_open(delta))
     return float(_dpa().get_epsilon_gaussian(s / D, d))
+
+
+def sampled_dp_event(e: Any):
+    """The ``dp_accounting`` event of one invocation of a sampled event (its ``count`` is applied by the caller).
+
+    Args:
+        e: an event of kind ``"poisson_sampled"`` or ``"fixed_size_sampled"``.
+
+    Returns:
+        ``PoissonSampledDpEvent(q, GaussianDpEvent(sigma/C))``, or
+        ``SampledWithoutReplacementDpEvent(population, sample_size, GaussianDpEvent(sigma/(2C)))`` (``dp_accounting``
+        takes the multiplier relative to the replace-one distance ``2C``).
+
+    Raises:
+        ValueError: ``e`` is not a sampled event.
+    """
+    dpa = _dpa()
+    if e.kind == "poisson_sampled":
+        return dpa.PoissonSampledDpEvent(e.sampling_rate, dpa.GaussianDpEvent(e.noise_multiplier))
+    if e.kind == "fixed_size_sampled":
+        # dp_accounting's noise multiplier is relative to the replace-one distance 2C
+        return dpa.SampledWithoutReplacementDpEvent(e.population, e.sample_size,
+                                                    dpa.GaussianDpEvent(e.noise_multiplier / 2.0))
+    raise ValueError(f"not a sampled event: {e.describe()}")

@@ -39,9 +39,8 @@ __all__ += [
     "audit_tradeoff", "tradeoff_bound", "TradeoffBound", "gdp_delta", "gdp_eps",
 ]
 
-from . import learned_catalogue  # noqa: E402,F401  (registers the learned-event and trade-off audits)
 from . import dpsniper  # noqa: E402,F401  (registers DP-Sniper's benchmark, jaxdp audit --suite dpsniper)
 from .dpsniper import SUITE as DPSNIPER_SUITE  # noqa: E402
-from .learned_catalogue import LEARNED_CATALOGUE  # noqa: E402
+from .catalogue import LEARNED_CATALOGUE  # noqa: E402
 
-__all__ += ["LEARNED_CATALOGUE", "DPSNIPER_SUITE", "learned_catalogue", "dpsniper"]
+__all__ += ["LEARNED_CATALOGUE", "DPSNIPER_SUITE", "dpsniper"]

@@ -63,9 +63,11 @@ from ..mechanisms.sparse_vector import sparse_vector, sparse_vector_from_scales
 from ..mechanisms.tree import tree_init, tree_step
 from ...registry import register_audit
 from ..accounting.floating import delta_float
+from .tradeoff import audit_tradeoff
 from .auditor import DEFAULT_ALPHA, AuditReport, HistogramEvents, ThresholdEvents, audit, audit_mechanism
 
 __all__ = [
+    "LEARNED_CATALOGUE", "register_learned_audit",
     "svt_variant", "CATALOGUE", "laplace_half_scale", "noisy_max", "tree_counter_stream", "CSVT_PAIRS",
 ]
 
@@ -157,8 +159,6 @@ def _a_gaussian(*, quick, key, name, eps):
     import dataclasses
 
     from .exact import gaussian_best_threshold
-    from .learned_catalogue import N_GAUSS
-    from .tradeoff import audit_tradeoff
 
     half = DEFAULT_ALPHA / 2
     k_event, k_curve = jax.random.split(key)
@@ -491,3 +491,72 @@ def _a_tree(*, quick, key, name, eps):
 def _a_tree_bad(*, quick, key, name, eps):
     return audit(_tree_bad, A0, A1, claimed_eps=eps, events=ThresholdEvents(statistic=_tree_stat),
                  n=_n(quick, 400_000, 100_000), key=key, name=name, delta_float=_tree_floor(eps))
+
+
+# ============================================================================= learned-event and trade-off audits
+# Registered audits that use the learned-event and trade-off auditors (``jaxdp audit NAME``).
+#
+# * ``gaussian-tradeoff``: the catalogue's Gaussian mechanism (σ from the zCDP calibration at
+#   (ε, δ) = (1, 1e-5), sensitivity 1) on the pair 0/1, audited through simultaneous trade-off-curve
+#   bounds (:func:`jaxdp.privacy.audit.tradeoff.audit_tradeoff`) with the output itself as the score and the
+#   μ-GDP fit: the mechanism adds Gaussian noise, so its trade-off curve is ``G_{1/σ}`` and the
+#   GDP-derived ε(δ) is a valid lower bound on its ε(δ). Its exact ε at δ = 1e-5 is 0.742 (the
+#   calibration is loose by 1.35x), so no valid auditor can detect an over-claim below 1.35x.
+#   ``gaussian-quarter-sigma-tradeoff``: the broken twin (σ/4).
+# * ``sparse-vector-experts-learned`` (registered by :mod:`jaxdp.experts.audits` with this module's ``_register``):
+#   REAL Alg. 1 (d = 2, T = 4, K = 1, claimed ε = 2, the setting
+#   of ``sparse-vector-experts``) with learned events over a larger family of neighbouring loss
+#   sequences (:func:`jaxdp.privacy.audit.pairs.loss_flip_pairs` and the family of ``sparse-vector-experts``):
+#   a histogram classifier on the whole action sequence and a logistic regression on trajectory
+#   features, chosen per pair on selection runs, the best candidate bounded on fresh runs.
+#   ``sparse-vector-experts-mislabelled-learned``: the broken twin (sparse-vector noise for
+#   ``eps_svt = 1e4``).
+#
+# Every entry takes ``(quick, seed, claim_factor)`` like the catalogue's and passes the mechanism's
+# float δ floor.
+
+LEARNED_CATALOGUE: dict[str, dict] = {}
+
+
+def register_learned_audit(name: str, description: str, claimed_eps: float, broken: bool):
+    """A decorator registering a learned-event or trade-off audit ``fn(quick, key, name, eps)`` in
+    :data:`LEARNED_CATALOGUE` and the registry (``jaxdp audit NAME``).
+
+    Args:
+        name: the audit's name.
+        description: one line for ``jaxdp audit --list``.
+        claimed_eps: the ε the audited mechanism claims.
+        broken: whether the mechanism is a broken twin (its audit must refute the claim).
+
+    Returns:
+        The decorator.
+    """
+    return _registrar(LEARNED_CATALOGUE)(name, description, claimed_eps, broken)
+
+
+# ----------------------------------------------------------------------------- Gaussian, trade-off curve
+def _identity(out):
+    return out
+
+
+#: runs per input (selection, fresh evaluation) at quick and full size
+N_GAUSS = {True: (200_000, 2_000_000), False: (1_000_000, 20_000_000)}
+
+
+def _gauss(mech, *, quick, key, name, eps):
+    n_sel, n_eval = N_GAUSS[bool(quick)]
+    return audit_tradeoff(mech, 0.0, 1.0, claimed_eps=eps, claimed_delta=DELTA_G, key=key, statistic=_identity,
+                          n_select=n_sel, n_eval=n_eval, gdp=True, name=name,
+                          delta_float=delta_float("gaussian", eps=eps))
+
+
+@register_learned_audit("gaussian-tradeoff", "Gaussian mechanism at (1, 1e-5), trade-off-curve bounds with the mu-GDP fit (correct)",
+           EPS, False)
+def _a_gauss(*, quick, key, name, eps):
+    return _gauss(_gaussian, quick=quick, key=key, name=name, eps=eps)
+
+
+@register_learned_audit("gaussian-quarter-sigma-tradeoff", "Gaussian with sigma/4 at (1, 1e-5), trade-off-curve bounds (broken)",
+           EPS, True)
+def _a_gauss_bad(*, quick, key, name, eps):
+    return _gauss(_gaussian_small, quick=quick, key=key, name=name, eps=eps)
