@@ -87,6 +87,47 @@ def test_rho_star_has_exactly_one_definition():
         assert M.gaussian_rho_star(eps, delta) == A.rho_from_eps_delta(eps, delta)
 
 
+# ---------------------------------------------------------------------------------- exact Gaussian ε
+def _gaussian_delta_mp(eps, m):
+    with mpmath.workdps(60):
+        eps, m = mpmath.mpf(eps), mpmath.mpf(m)
+        return mpmath.ncdf(1 / (2 * m) - eps * m) - mpmath.e ** eps * mpmath.ncdf(-1 / (2 * m) - eps * m)
+
+
+def _gaussian_eps_mp(delta, m):
+    """The root of the 60-digit profile by bisection (the reference is derived from Balle-Wang Thm 8 alone)."""
+    with mpmath.workdps(60):
+        if _gaussian_delta_mp(0, m) <= delta:
+            return mpmath.mpf(0)
+        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+        while _gaussian_delta_mp(hi, m) > delta:
+            hi *= 2
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if _gaussian_delta_mp(mid, m) > delta else (lo, mid)
+        return hi
+
+
+def test_exact_gaussian_eps_is_one_function_accurate_and_safe():
+    from jaxdp.privacy.accounting import ledger as LG
+    from jaxdp.privacy.audit import exact as X
+
+    for m, delta in itertools.product((0.05, 0.3, 1.0, 3.0, 30.0), (1e-3, 1e-6, 1e-10, 1e-30, 1e-100)):
+        got = A.gaussian_eps_exact(1.0, m, delta)
+        ref = _gaussian_eps_mp(delta, m)
+        assert got >= float(ref) * (1 - 1e-13), (m, delta)     # not below the true ε beyond float rounding
+        assert float(abs(mpmath.mpf(got) - ref)) <= 2e-12 * max(float(ref), 1e-3), (m, delta)
+        # the auditors' and the accountant's exact Gaussian ε are this function, bit for bit
+        assert X.gaussian_eps(delta, 2.0 * m, 2.0) == A.gaussian_eps_exact(2.0, 2.0 * m, delta)
+        cert = A.certify(LG.sequential(LG.gaussian(m)), delta)
+        assert cert.bound != "gaussian" or cert.eps == got
+    # one definition of the profile and of its root in the package; dp_accounting's copy is not called
+    src = {f: f.read_text() for f in SRC.rglob("*.py")}
+    assert [f.name for f, s in src.items() if "def gaussian_delta(" in s] == ["zcdp.py"]
+    assert [f.name for f, s in src.items() if "def gaussian_eps_exact(" in s] == ["zcdp.py"]
+    assert not [f for f, s in src.items() if "get_epsilon_gaussian(" in s]
+
+
 # -------------------------------------------------------------------------------------- Gaussian σ
 SIGMA_EPS = [1e-6, 1e-3, 0.1, 0.5, 0.99, 1.0, 1.5, 2.0, 8.0, 50.0]
 SIGMA_DELTA = [1e-300, 1e-12, 1e-5, 0.1, 0.5]

@@ -8,10 +8,10 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from ..core.types import Learner
+from ..core.types import Learner, fdt
 from ..core.validation import check_positive_int
 
-__all__ = ["arms_factory", "argmax_priority", "random_priority", "laplace_sum_radius", "fdt"]
+__all__ = ["arms_factory", "argmax_priority", "random_priority", "laplace_sum_radius"]
 
 SQRT8 = math.sqrt(8.0)
 TWO_SQRT2 = 2.0 * math.sqrt(2.0)
@@ -36,15 +36,6 @@ def arms_factory(build: Callable[[int], Learner]) -> Callable[[int], Learner]:
     return factory
 
 
-def fdt():
-    """The floating dtype of the bandit learners' arrays: ``float64`` under ``jax_enable_x64``, else ``float32``.
-
-    Returns:
-        ``jnp.result_type(float)``.
-    """
-    return jnp.result_type(float)
-
-
 def random_priority(key: jax.Array, K: int) -> jax.Array:
     """A uniformly random strict order of the ``K`` arms (a permutation, as floats): the tie-break.
 
@@ -53,7 +44,7 @@ def random_priority(key: jax.Array, K: int) -> jax.Array:
         K: the number of arms.
 
     Returns:
-        The ``(K,)`` priorities, a permutation of ``0, ..., K - 1`` in the floating dtype of :func:`fdt`.
+        The ``(K,)`` priorities, a permutation of ``0, ..., K - 1`` in the floating dtype of :func:`jaxdp.core.types.fdt`.
     """
     return jax.random.permutation(key, K).astype(fdt())
 

@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 from jax.extend.random import threefry_2x32
 
-from ..core.types import Adversary
+from ..core.types import Adversary, fdt
 from ..core.validation import check_choice, check_field, check_positive_int
 from .problem import BanditLoss
 
@@ -40,10 +40,6 @@ __all__ = [
 ]
 
 COUPLINGS = ("independent", "common")
-
-
-def _fdt():
-    return jnp.result_type(float)
 
 
 def round_words(key: jax.Array, t: jax.Array, n: int) -> jax.Array:
@@ -69,7 +65,7 @@ def round_words(key: jax.Array, t: jax.Array, n: int) -> jax.Array:
 
 
 def _thresholds(means: jax.Array, bits: int) -> jax.Array:
-    return jnp.round(jnp.clip(jnp.asarray(means, _fdt()), 0.0, 1.0) * float(1 << bits)).astype(jnp.uint32)
+    return jnp.round(jnp.clip(jnp.asarray(means, fdt()), 0.0, 1.0) * float(1 << bits)).astype(jnp.uint32)
 
 
 def quantized_means(means: Any, coupling: str = "independent") -> Any:
@@ -97,11 +93,11 @@ def _bernoulli_rewards(key, t, means, K: int, coupling: str):
         w = round_words(key, t, -(-K // 2))
         u = jnp.stack([w & 0xFFFF, w >> 16], axis=-1).reshape(-1)[:K]
         thr = _thresholds(means, 16)
-        return u < thr, thr.astype(_fdt()) * (1.0 / (1 << 16))
+        return u < thr, thr.astype(fdt()) * (1.0 / (1 << 16))
     w = round_words(key, t, 1)
     u = w[0] >> 8
     thr = _thresholds(means, 24)
-    return u < thr, thr.astype(_fdt()) * (1.0 / (1 << 24))
+    return u < thr, thr.astype(fdt()) * (1.0 / (1 << 24))
 
 
 # --------------------------------------------------------------------------- stochastic Bernoulli arms
@@ -157,7 +153,7 @@ def bernoulli_arms(K: int, coupling: str = "independent") -> Adversary:
     def loss(state, t):
         key, params = state
         r, mu = _bernoulli_rewards(key, t, params.means, K, coupling)
-        return BanditLoss(loss=1.0 - r.astype(_fdt()), mean=1.0 - mu)
+        return BanditLoss(loss=1.0 - r.astype(fdt()), mean=1.0 - mu)
 
     return Adversary(init=init, loss=loss)
 
@@ -219,7 +215,7 @@ def switching_arms(K: int) -> Adversary:
         key, params = state
         means = jnp.where(t < params.switch, params.means_a, params.means_b)
         r, mu = _bernoulli_rewards(key, t, means, K, "independent")
-        return BanditLoss(loss=1.0 - r.astype(_fdt()), mean=1.0 - mu)
+        return BanditLoss(loss=1.0 - r.astype(fdt()), mean=1.0 - mu)
 
     return Adversary(init=init, loss=loss)
 

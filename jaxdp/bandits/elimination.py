@@ -42,9 +42,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.types import Learner
+from ..core.types import Learner, fdt
 from ..core.validation import check_field
-from ._common import arms_factory, fdt, random_priority
+from ._common import arms_factory, random_priority
 from .problem import bandit_learner
 
 __all__ = ["DPSEState", "DPSEParams", "dp_se", "dp_se_epoch_length"]

@@ -58,9 +58,9 @@ import jax
 import jax.numpy as jnp
 
 from ..core.random import sample_from_weights
-from ..core.types import Learner
+from ..core.types import Learner, fdt
 from ..core.validation import check_field
-from ._common import arms_factory, fdt
+from ._common import arms_factory
 from .problem import bandit_learner
 
 __all__ = [

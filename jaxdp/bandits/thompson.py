@@ -27,9 +27,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.types import Learner
+from ..core.types import Learner, fdt
 from ..core.validation import check_field
-from ._common import arms_factory, fdt
+from ._common import arms_factory
 from .adversaries import round_words
 from .problem import bandit_learner
 

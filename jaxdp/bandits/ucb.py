@@ -57,10 +57,10 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ..core.types import Learner
+from ..core.types import Learner, fdt
 from ..core.validation import check_field, check_positive_int
 from ..privacy.mechanisms.tree import TreeState, tree_depth, tree_step
-from ._common import arms_factory, argmax_priority, fdt, laplace_sum_radius, random_priority
+from ._common import argmax_priority, arms_factory, laplace_sum_radius, random_priority
 from .problem import bandit_learner
 
 __all__ = [

@@ -65,6 +65,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+from ..core.io import atomic_write
 from .config import (
     ALIASES, BANDIT_FEEDBACK, CLASS_DEFAULTS, CLASS_LEARNERS, DEFAULTS, EXIT_ERROR, EXIT_OK, EXIT_REFUTED, QUICK,
     RANKED, REFERENCE, SUPPORTED, UNRANKED, Builtin, _check_resumable, _command, _select_instances, builtin_learners,
@@ -211,15 +212,6 @@ def _as_tuple(v, cast) -> tuple:
     if np.ndim(v) == 0:
         v = [v]
     return tuple(cast(x) for x in v)
-
-
-def _atomic_write(path: pathlib.Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def _validate(problem, eps, delta, T, d, seeds):
@@ -466,9 +458,9 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
         _CONFORMANCE_PASSED[ckey] = list(checks)
         passed[ckey] = list(checks)
     out.mkdir(parents=True, exist_ok=True)
-    _atomic_write(out / "command.txt", command + "\n")
+    atomic_write(out / "command.txt", command + "\n")
     if users:
-        _atomic_write(cache_path, json.dumps({"passed": dict(on_disk, **passed)}, indent=2))
+        atomic_write(cache_path, json.dumps({"passed": dict(on_disk, **passed)}, indent=2))
 
     # 3. audit (cached in out/audit.json under the same config)
     audits = {}
@@ -525,10 +517,10 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
     if lb is None:
         raise RuntimeError(f"compare: the run in {out} is incomplete; rerun to resume: {command}")
     text = leaderboard_markdown(lb, config, audits, run=run_opts)
-    _atomic_write(out / "leaderboard.md", text)
+    atomic_write(out / "leaderboard.md", text)
     if md is not None:
         pathlib.Path(md).parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(pathlib.Path(md), text)
+        atomic_write(pathlib.Path(md), text)
     say(f"leaderboard: {out / 'leaderboard.csv'}, {out / 'leaderboard.md'}")
     refuted = [u.name for u in users if any(a["violation"] for a in audits.get(u.name, {}).values())]
     lb.attrs.update(out=str(out), audits=audits, refuted=refuted, command=command)
@@ -561,7 +553,7 @@ def _run_audits(users, problem, d, eps, delta, n, config, out, say, T_a):
             say(str(rep).splitlines()[0] + f"  (eps lower bound {rep.eps_lower:.3g})")
             res[u.name][e] = {"claimed_eps": e, "claimed_delta": delta, "eps_lower": float(rep.eps_lower),
                               "violation": bool(rep.violation), "verdict": rep.verdict, "report": str(rep)}
-    _atomic_write(path, json.dumps({"key": key, "audits": {nm: {str(k): v for k, v in a.items()}
+    atomic_write(path, json.dumps({"key": key, "audits": {nm: {str(k): v for k, v in a.items()}
                                                             for nm, a in res.items()}}, indent=2))
     return res
 

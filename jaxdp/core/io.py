@@ -1,4 +1,5 @@
-"""Loading user data arrays (loss sequences, OCO data) from NumPy objects or files.
+"""Files: loading user data arrays (loss sequences, OCO data) from NumPy objects or files, and writing a file
+atomically (:func:`atomic_write`: every result file of a study, ``compare`` and the bench).
 
 Every error names the file (or ``what`` for in-memory arrays), what is wrong and the fix.
 """
@@ -6,13 +7,15 @@ from __future__ import annotations
 
 import math
 import os
+import pathlib
+import socket
 from typing import Any, Optional
 
 import numpy as np
 
 from .validation import first_nonfinite
 
-__all__ = ["load_array"]
+__all__ = ["load_array", "atomic_write"]
 
 _EXTS = (".npy", ".npz", ".csv", ".txt")
 
@@ -167,3 +170,23 @@ def _load_binary(path: str, what: str):
         kind = "a .npy" if path.endswith(".npy") else "an .npz"
         raise ValueError(f"{what} file {path!r} cannot be read as {kind} file ({type(e).__name__}: {e}); it is "
                          f"damaged or not saved with numpy.save/numpy.savez: save it again, or as .csv") from None
+
+
+def atomic_write(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` so that no reader ever sees a partial file.
+
+    The bytes go to a temporary file beside ``path`` whose name holds the host and the process id (two
+    processes, on one host or on two hosts sharing the folder, never write the same temporary file), are
+    flushed to disk with ``fsync``, and replace ``path`` in one ``os.replace``.
+
+    Args:
+        path: the file to write.
+        data: its contents.
+    """
+    path = pathlib.Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{socket.gethostname()}-{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple, Optional
 
 import jax
+import jax.numpy as jnp
 
 Array = jax.Array
 PRNGKey = jax.Array
@@ -107,3 +108,27 @@ class Problem(NamedTuple):
     stats_update: Callable[[Any, Loss], Any]
     best: Callable[[Any], Array]
     best_action: Optional[Callable[[Any], Any]] = None
+
+
+def fdt():
+    """The floating dtype of the learners' and adversaries' arrays: ``float64`` under ``jax_enable_x64``, else
+    ``float32``.
+
+    Returns:
+        ``jnp.result_type(float)``.
+    """
+    return jnp.result_type(float)
+
+
+def tree_where(pred, a, b):
+    """Select between two pytrees of the same structure, leaf by leaf: ``jnp.where(pred, a_leaf, b_leaf)``.
+
+    Args:
+        pred: the boolean condition (a scalar, or broadcastable to every leaf).
+        a: the pytree taken where ``pred`` holds.
+        b: the pytree taken elsewhere.
+
+    Returns:
+        A pytree of the structure of ``a`` and ``b``.
+    """
+    return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)

@@ -1,47 +1,13 @@
-"""Small helpers shared by the realizable-regime algorithms (their checks live in jaxdp.core.validation)."""
+"""Small helpers shared by the realizable-regime experts planners (Realizable private online optimization)."""
 from __future__ import annotations
 
 import math
 
-import jax
-import jax.numpy as jnp
-
 from ..privacy.accounting.plan import Plan
-from ..core.validation import (  # noqa: F401  (re-exported: the realizable modules import them from here)
-    check_beta,
-    check_d,
-    check_delta_for,
-    check_eps_finite,
-    check_lstar,
-    check_mode,
-    check_positive_int,
-)
+from ..core.validation import check_d, check_delta_for, check_eps_finite, check_mode, check_positive_int
 from ..registry import learner_for_plan
 
-__all__ = ["tree_where", "fdt", "log2_ceil", "params_from_plan", "planner_checks", "REF"]
-
-
-def fdt():
-    """The floating dtype of the realizable-regime learners: ``float64`` under ``jax_enable_x64``, else ``float32``.
-
-    Returns:
-        ``jnp.result_type(float)``.
-    """
-    return jnp.result_type(float)
-
-
-def tree_where(pred, a, b):
-    """Select between two pytrees of the same structure, leaf by leaf: ``jnp.where(pred, a_leaf, b_leaf)``.
-
-    Args:
-        pred: the boolean condition (a scalar, or broadcastable to every leaf).
-        a: the pytree taken where ``pred`` holds.
-        b: the pytree taken elsewhere.
-
-    Returns:
-        A pytree of the structure of ``a`` and ``b``.
-    """
-    return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
+__all__ = ["log2_ceil", "params_from_plan", "planner_checks", "REF"]
 
 
 def log2_ceil(d: int) -> int:
@@ -103,7 +69,6 @@ def solve_increasing(f, target: float, lo: float = 0.0, hi: float = 1.0, iters: 
 REF = "Realizable private online optimization,"
 
 
-
 def planner_checks(eps, delta, T, d, mode, modes=("paper", "certified", "rate")):
     """The checks every realizable-experts planner makes first.
 
@@ -124,7 +89,6 @@ def planner_checks(eps, delta, T, d, mode, modes=("paper", "certified", "rate"))
     T = check_positive_int("T", T, minimum=2)
     mode = check_mode(mode, modes)
     return eps, delta, T, d, mode
-
 
 
 def params_from_plan(plan: Plan):

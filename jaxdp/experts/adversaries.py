@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.random import bernoulli_half
 from ..core.io import load_array
-from ..core.types import Adversary
+from ..core.types import Adversary, fdt
 from ..core.validation import check_choice, check_field, check_losses_in_range, check_positive_int
 
 __all__ = [
@@ -49,10 +49,6 @@ class AdvState(NamedTuple):
     perm: jax.Array         # (d,) int32 permutation (halving), else zeros
 
 
-def _fdt():
-    return jnp.result_type(float)
-
-
 def _plain_init(d: int, random_star: bool = True, with_perm: bool = False):
     def init(key, params):
         k_star, k_loss, k_perm = jax.random.split(key, 3)
@@ -77,7 +73,7 @@ def _round_draws(key, t, d: int, width: int):
     bits = jax.random.bits(jax.random.fold_in(key, t), (words + 1,), dtype=jnp.uint32)
     shifts = jnp.arange(0, 32, width, dtype=jnp.uint32)
     fields = ((bits[:words, None] >> shifts[None, :]) & ((1 << width) - 1)).reshape(-1)[:d]
-    return fields, (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
+    return fields, (bits[words] >> 8).astype(fdt()) * (1.0 / (1 << 24))
 
 
 def _experts_factory(minimum: int = 1) -> Callable[[Callable[[int], Adversary]], Callable[[int], Adversary]]:
@@ -133,7 +129,7 @@ def bernoulli_experts(d: int) -> Adversary:
     def loss(state, params, t):
         coins, u = _round_draws(state.key, t, d, 1)
         star_loss = (u < 0.5 - params.gap).astype(coins.dtype)
-        return coins.at[state.star].set(star_loss).astype(_fdt())
+        return coins.at[state.star].set(star_loss).astype(fdt())
 
     return _with_params(_plain_init(d), loss)
 
@@ -203,7 +199,7 @@ def adv_lazy_epochs(d: int) -> Adversary:
     def loss(state, params, t):
         E, B_ep = lazy_epochs_layout(params.T, params.eps, params.epoch_len)
         e = jnp.minimum(t // B_ep, E - 1)
-        return bernoulli_half(jax.random.fold_in(state.key, e), (d,)).astype(_fdt())
+        return bernoulli_half(jax.random.fold_in(state.key, e), (d,)).astype(fdt())
 
     return _with_params(_plain_init(d, random_star=False), loss)
 
@@ -242,8 +238,8 @@ def adv_alternating_batches(d: int) -> Adversary:
     """
     def loss(_, params, t):
         s = t // jnp.maximum(jnp.asarray(params.B, jnp.int32), 1)
-        even = (s % 2 == 0).astype(_fdt())
-        ell = jnp.ones((d,), _fdt())
+        even = (s % 2 == 0).astype(fdt())
+        ell = jnp.ones((d,), fdt())
         return ell.at[0].set(even).at[1].set(1.0 - even)
 
     return _with_params(_plain_init(d, random_star=False), loss)
@@ -291,7 +287,7 @@ def adv_realizable_bernoulli(d: int) -> Adversary:
         bytes_, u = _round_draws(state.key, t, d, 8)
         coins = bytes_ < jnp.round(params.q * 256.0).astype(jnp.uint32)
         coins = coins.at[state.star].set(u < params.q_star)
-        return coins.astype(_fdt())
+        return coins.astype(fdt())
 
     return _with_params(_plain_init(d), loss)
 
@@ -329,8 +325,8 @@ def adv_realizable_halving(d: int) -> Adversary:
     """
     def loss(state, params, t):
         e = jnp.minimum(t // jnp.maximum(params.r, 1), 40)
-        alive_n = jnp.ceil(d / 2.0 ** e.astype(_fdt()))
-        return (state.perm.astype(_fdt()) >= alive_n).astype(_fdt())
+        alive_n = jnp.ceil(d / 2.0 ** e.astype(fdt()))
+        return (state.perm.astype(fdt()) >= alive_n).astype(fdt())
 
     return _with_params(_plain_init(d, with_perm=True), loss)
 
@@ -384,8 +380,8 @@ def adv_realizable_lb(d: int) -> Adversary:
     def loss(state, params, t):
         k = realizable_lb_k(d, params.eps)
         late = t >= jnp.asarray(params.T, jnp.int32) - k
-        ell_j = jnp.ones((d,), _fdt()).at[state.star].set(0.0)
-        return jnp.where(late, ell_j, jnp.zeros((d,), _fdt()))
+        ell_j = jnp.ones((d,), fdt()).at[state.star].set(0.0)
+        return jnp.where(late, ell_j, jnp.zeros((d,), fdt()))
 
     return _with_params(_plain_init(d), loss)
 
@@ -456,7 +452,7 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
             raise ValueError(f"adv_replay(d={d}): the loss array has {cols} columns; it needs d={d} "
                              f"(shape {tuple(params.losses.shape)})")
         idx = t % n if past_end == "wrap" else jnp.minimum(t, n - 1)
-        return jnp.asarray(params.losses)[idx].astype(_fdt())
+        return jnp.asarray(params.losses)[idx].astype(fdt())
 
     def host_check(params, T):
         check_replay(params, d, T, past_end)

@@ -31,20 +31,12 @@ import jax.numpy as jnp
 
 from ..privacy.accounting import ledger as LG
 from ..privacy.accounting.plan import Plan, make_plan
-from ..core.types import Learner
-from ..core.validation import check_positive, check_positive_int
+from ..core.types import Learner, fdt, tree_where
+from ..core.validation import check_beta, check_d, check_positive, check_positive_int
 from ..privacy.mechanisms import TreeState, exp_mech_topk, tree_depth, tree_init, tree_step
 from ..privacy.mechanisms.matrix_factorization import counter_init, counter_step, resolve_noise
 from ..registry import ConformanceCase, get_learner, register_learner, register_planner
-from ._common import (
-    REF,
-    check_beta,
-    check_d,
-    fdt,
-    log2_ceil,
-    planner_checks,
-    tree_where,
-)
+from ._common import REF, log2_ceil, planner_checks
 
 __all__ = ['BinaryTreeParams', 'BinaryTreeState', 'binary_tree_experts', 'binary_tree_params', 'plan_binary_tree_experts', 'binary_tree_static']
 

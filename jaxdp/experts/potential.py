@@ -34,8 +34,8 @@ from ..privacy.accounting.accountant import certify
 from ..privacy.accounting.calibrate import calibrate
 from ..privacy.accounting.plan import Plan, make_plan
 from ..core.random import sample_categorical
-from ..core.types import Learner
-from ..core.validation import check_positive, check_positive_int
+from ..core.types import Learner, fdt, tree_where
+from ..core.validation import check_d, check_eps_finite, check_positive, check_positive_int
 from ..privacy.mechanisms import SVTState, svt_init, svt_query, svt_restart
 from ..registry import (
     CompareBuiltin,
@@ -43,14 +43,7 @@ from ..registry import (
     register_learner,
     register_planner,
 )
-from ._common import (
-    REF,
-    check_d,
-    check_eps_finite,
-    fdt,
-    planner_checks,
-    tree_where,
-)
+from ._common import REF, planner_checks
 
 __all__ = ['PotentialParams', 'PotentialState', 'potential_experts', 'potential_params', 'GuardedPotentialState', 'guarded_potential_experts', 'guarded_k_factor', 'plan_guarded_potential_experts', 'plan_potential_experts', 'potential_ledger', 'potential_settings', 'thm6_bound']
 

@@ -85,8 +85,8 @@ from ..privacy.accounting.calibrate import calibrate
 from ..privacy.accounting.floating import shared_threshold_terms
 from ..privacy.accounting.plan import Plan, make_plan
 from ..core.random import sample_categorical
-from ..core.types import Learner
-from ..core.validation import check_choice, check_finite_scalar, check_nonneg, check_positive, check_positive_int
+from ..core.types import Learner, fdt, tree_where
+from ..core.validation import check_beta, check_choice, check_d, check_finite_scalar, check_lstar, check_nonneg, check_positive, check_positive_int
 from ..privacy.mechanisms import SVTState, svt_init, svt_query, svt_restart
 from ..privacy.mechanisms.sparse_vector import CSVTState, Ratio, _check_ratio, _ratio_value, csvt_ledger_event, csvt_query
 from ..registry import (
@@ -96,16 +96,7 @@ from ..registry import (
     register_learner,
     register_planner,
 )
-from ._common import (
-    REF,
-    check_beta,
-    check_d,
-    check_lstar,
-    fdt,
-    log2_ceil,
-    planner_checks,
-    tree_where,
-)
+from ._common import REF, log2_ceil, planner_checks
 
 __all__ = ['SVExpertsParams', 'SVExpertsState', 'sparse_vector_experts', 'sparse_vector_params', 'THRESHOLD_MODES', 'shared_threshold_scales', 'shared_threshold_unscaled_experts', 'AdaptiveSVParams', 'AdaptiveSVState', 'adaptive_sparse_vector_experts', 'adaptive_sparse_vector_params', 'plan_sparse_vector_experts', 'plan_adaptive_sparse_vector_experts', 'sparse_vector_static', 'sparse_vector_ledger', 'thm1_bound', 'thm2_bound', 'lower_bound_thm5']
 

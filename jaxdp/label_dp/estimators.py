@@ -51,6 +51,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..core.types import fdt
 from ..core.validation import check_choice, check_epsilon, check_positive, check_positive_int, is_concrete
 from ..privacy.mechanisms.randomized_response import rr_kary, rr_vector
 
@@ -141,10 +142,6 @@ class KnnFit(NamedTuple):
     k: jax.Array
 
 
-def _fdt():
-    return jnp.result_type(float)
-
-
 # --------------------------------------------------------------------------- binning
 
 
@@ -182,7 +179,7 @@ def bin_counts(b: jax.Array, values: jax.Array, mask: jax.Array, G: int) -> jax.
 
 def _argmax_ties(key, scores):
     """Row-wise argmax of integer-valued scores with uniform tie-breaking (``+0.5 U``)."""
-    u = jax.random.uniform(key, scores.shape, _fdt())
+    u = jax.random.uniform(key, scores.shape, fdt())
     return jnp.argmax(scores + 0.5 * u, axis=-1).astype(jnp.int32), u
 
 
@@ -193,23 +190,23 @@ def _fit_cls(method, K, G, key, X, Y, mask, prm: LabelParams) -> BinFit:
     k_priv, k_tie = jax.random.split(key)
     b = bin_index(X, prm.bins)
     if method == "local_rr_vector":
-        Z = rr_vector(k_priv, Y, K, prm.eps).astype(_fdt())
+        Z = rr_vector(k_priv, Y, K, prm.eps).astype(fdt())
     elif method == "local_rr_kary":
-        Z = jax.nn.one_hot(rr_kary(k_priv, Y, K, prm.eps), K, dtype=_fdt())
+        Z = jax.nn.one_hot(rr_kary(k_priv, Y, K, prm.eps), K, dtype=fdt())
     else:
-        Z = jax.nn.one_hot(Y, K, dtype=_fdt())
+        Z = jax.nn.one_hot(Y, K, dtype=fdt())
     S = bin_counts(b, Z, mask, G)                                  # (G, K)
     if method == "central_exp_bins":
         # Gumbel-max exponential mechanism with logits ε n_lj / 2 (eq. (17)); the Gumbel noise is
         # -log(-log U) of the tie-breaking uniforms, so ε = inf is the uniform-tie argmax exactly.
-        u = jax.random.uniform(k_tie, S.shape, _fdt(), minval=jnp.finfo(_fdt()).tiny, maxval=1.0)
+        u = jax.random.uniform(k_tie, S.shape, fdt(), minval=jnp.finfo(fdt()).tiny, maxval=1.0)
         gumbel = -jnp.log(-jnp.log(u))
         eps = prm.eps
         finite = jnp.isfinite(eps)
         score = jnp.where(finite, jnp.where(finite, eps, 0.0) * S / 2 + gumbel, S + 0.5 * u)
         c = jnp.argmax(score, axis=-1).astype(jnp.int32)
     else:
-        u = jax.random.uniform(k_tie, S.shape, _fdt(), minval=jnp.finfo(_fdt()).tiny, maxval=1.0)
+        u = jax.random.uniform(k_tie, S.shape, fdt(), minval=jnp.finfo(fdt()).tiny, maxval=1.0)
         c = jnp.argmax(S + 0.5 * u, axis=-1).astype(jnp.int32)
     # empty bins: every count is 0, so the jitter makes the class uniform (docs/guide/concepts.md#notation)
     return BinFit(c, jnp.asarray(prm.bins, jnp.int32))
@@ -224,7 +221,7 @@ def _privatize_reg(method, key, Y, prm: LabelParams):
     if method in ("local_laplace_knn", "local_laplace_knn_clipped"):
         scale = 2.0 * T / prm.eps                                   # sensitivity 2T (|Y| ≤ T)
         scale = jnp.where(jnp.isfinite(prm.eps), scale, 0.0)
-        return Yc + scale * jax.random.laplace(key, Y.shape, _fdt())
+        return Yc + scale * jax.random.laplace(key, Y.shape, fdt())
     return Yc
 
 
@@ -237,7 +234,7 @@ def _fit_bins_reg(method, G, key, X, Y, mask, prm: LabelParams) -> BinFit:
     if method != "nonprivate_bins_reg":
         scale = 2.0 * prm.clip / (jnp.maximum(n, 1.0) * prm.eps)   # eq. (23)/(28), CORRECTED 2T/(n_l ε)
         scale = jnp.where(jnp.isfinite(prm.eps), scale, 0.0)
-        mean = mean + scale * jax.random.laplace(key, (G,), _fdt())
+        mean = mean + scale * jax.random.laplace(key, (G,), fdt())
     return BinFit(jnp.where(n > 0, mean, 0.0), jnp.asarray(prm.bins, jnp.int32))
 
 
@@ -397,7 +394,7 @@ def fit(method: str, key: jax.Array, X, Y, mask=None, params: LabelParams = Labe
         ValueError: invalid host inputs or method.
     """
     validate_inputs(method, X, Y, mask, params, K)
-    X = jnp.asarray(X, _fdt())
+    X = jnp.asarray(X, fdt())
     if X.ndim == 1:
         X = X[:, None]
     mask = jnp.ones(X.shape[0], bool) if mask is None else jnp.asarray(mask, bool)
@@ -412,7 +409,7 @@ def _fit_impl(method, K, G, key, X, Y, mask, prm):
     prm = LabelParams(*[jnp.asarray(v) for v in prm])
     if method in CLS_METHODS:
         return _fit_cls(method, K, G, key, X, Y.astype(jnp.int32), mask, prm)
-    Y = Y.astype(_fdt())
+    Y = Y.astype(fdt())
     if method in KNN_METHODS:
         return _fit_knn(method, key, X, Y, mask, prm)
     return _fit_bins_reg(method, G, key, X, Y, mask, prm)
@@ -431,7 +428,7 @@ def predict(fitted, x: jax.Array) -> jax.Array:
     Returns:
         The predictions.
     """
-    x = jnp.asarray(x, _fdt())
+    x = jnp.asarray(x, fdt())
     if x.ndim == 1:
         x = x[:, None]
     return _predict_jit(fitted, x)

@@ -34,6 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from scipy import special
 
+from ..core.types import fdt
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 
 __all__ = [
@@ -91,10 +92,6 @@ class Generator:
         return f"Generator({self.name}, task={self.task}, d={self.d}, K={self.K}, beta={self.beta}, gamma={self.gamma})"
 
 
-def _fdt():
-    return jnp.result_type(float)
-
-
 def sample(gen: Generator, key: jax.Array, theta: Any, N_max: int):
     """``N_max`` i.i.d. samples ``(X (N_max, d) uniform on [0,1]^d, Y (N_max,))``.
 
@@ -108,7 +105,7 @@ def sample(gen: Generator, key: jax.Array, theta: Any, N_max: int):
         ``(X, Y)``: ``X`` of shape ``(N_max, d)``, ``Y`` of shape ``(N_max,)``.
     """
     kx, ky = jax.random.split(key)
-    X = jax.random.uniform(kx, (N_max, gen.d), dtype=_fdt())
+    X = jax.random.uniform(kx, (N_max, gen.d), dtype=fdt())
     return X, gen.labels(ky, theta, X)
 
 
@@ -129,7 +126,7 @@ def quad_grid(d: int, M: int) -> jax.Array:
     Returns:
         The grid, shape ``(M^d, d)``.
     """
-    return jnp.asarray(_grid_np(int(d), int(M)), _fdt())
+    return jnp.asarray(_grid_np(int(d), int(M)), fdt())
 
 
 def excess_risk(gen: Generator, theta: Any, grid: jax.Array, pred: jax.Array) -> jax.Array:
@@ -169,7 +166,7 @@ def _smooth(u):
 
 
 def _cells(h0, m0_max: int):
-    return jnp.clip(jnp.round(1.0 / jnp.asarray(h0, _fdt())), 1, m0_max).astype(jnp.int32)
+    return jnp.clip(jnp.round(1.0 / jnp.asarray(h0, fdt())), 1, m0_max).astype(jnp.int32)
 
 
 def _cell_of(x, m0):
@@ -187,8 +184,8 @@ def _bump_instance(key, h0, d, m0_max, beta, gamma, C_M, all_cells: bool):
     G = m0 ** d
     Gmax = m0_max ** d
     ks, ka = jax.random.split(key)
-    v = jnp.where(jax.random.bernoulli(ks, 0.5, (Gmax,)), 1.0, -1.0).astype(_fdt())
-    h = 1.0 / m0.astype(_fdt())
+    v = jnp.where(jax.random.bernoulli(ks, 0.5, (Gmax,)), 1.0, -1.0).astype(fdt())
+    h = 1.0 / m0.astype(fdt())
     if all_cells:
         m = G
     else:
@@ -203,7 +200,7 @@ def _bump_instance(key, h0, d, m0_max, beta, gamma, C_M, all_cells: bool):
 def _bump_eval(theta, x, beta, A, shape):
     m0 = theta["m0"]
     lin, u = _cell_of(x, m0)
-    h = 1.0 / m0.astype(_fdt())
+    h = 1.0 / m0.astype(fdt())
     phi = _tent(u) if shape == "tent" else _smooth(u)
     return A * h ** beta * theta["v"][lin] * phi
 
@@ -239,7 +236,7 @@ def gen_smooth_classification(d: int = 1, K: int = 2, freq: int = 1, amp: float 
         if K == 2:
             e1 = 0.5 + amp * jnp.sin(2 * jnp.pi * freq * x1 + theta.get("phase", phase))
             return jnp.stack([1.0 - e1, e1], axis=-1)
-        j = jnp.arange(K, dtype=_fdt())
+        j = jnp.arange(K, dtype=fdt())
         return jax.nn.softmax(s * jnp.cos(2 * jnp.pi * (freq * x1[..., None] - j / K) + theta.get("phase", phase)), axis=-1)
 
     def labels(key, theta, x):
@@ -250,7 +247,7 @@ def gen_smooth_classification(d: int = 1, K: int = 2, freq: int = 1, amp: float 
         # random_phase: a uniformly random phase per seed, so that averages over seeds do not depend on
         # where the class boundaries fall relative to the bin edges
         if random_phase:
-            return {"phase": jax.random.uniform(key, (), _fdt(), 0.0, 2 * jnp.pi)}
+            return {"phase": jax.random.uniform(key, (), fdt(), 0.0, 2 * jnp.pi)}
         return {}
 
     L = 2 * math.pi * freq * (amp if K == 2 else s)
@@ -357,8 +354,8 @@ def gen_smooth_regression(d: int = 1, T: float = 1.0, A: float = 0.5, noise: str
     def labels(key, theta, x):
         e = eta(theta, x)
         if noise == "binary":
-            return jnp.where(jax.random.bernoulli(key, (1 + e / T) / 2), T, -T).astype(_fdt())
-        return e + jax.random.uniform(key, e.shape, _fdt(), -T / 2, T / 2)
+            return jnp.where(jax.random.bernoulli(key, (1 + e / T) / 2), T, -T).astype(fdt())
+        return e + jax.random.uniform(key, e.shape, fdt(), -T / 2, T / 2)
 
     return Generator(f"smooth_regression(d={d},T={T},{noise})", "regression", d, 0, lambda key, h0=None: {},
                      eta, labels, beta=1.0, L=2 * math.pi * A * math.sqrt(d), label_bound=float(T),
@@ -392,7 +389,7 @@ def gen_bump_regression(d: int = 1, beta: float = 1.0, A: float = 0.5, m0_max: i
         return _bump_eval(theta, x, beta, A, shape)
 
     def labels(key, theta, x):
-        return jnp.where(jax.random.bernoulli(key, (1 + eta(theta, x)) / 2), 1.0, -1.0).astype(_fdt())
+        return jnp.where(jax.random.bernoulli(key, (1 + eta(theta, x)) / 2), 1.0, -1.0).astype(fdt())
 
     return Generator(f"bump_regression(d={d},beta={beta})", "regression", d, 0, instance, eta, labels,
                      beta=float(beta), L=A * 2.0 * d, label_bound=1.0, M_p=1.0, hard=True, m0_max=int(m0_max))
@@ -472,14 +469,14 @@ def gen_heavy_tail_regression(d: int = 1, p: float = 2.0, family: str = "student
             return _bump_eval(theta, x, beta, A, "tent")
 
         def labels(key, theta, x):
-            h = 1.0 / theta["m0"].astype(_fdt())
+            h = 1.0 / theta["m0"].astype(fdt())
             T = (0.5 * M_p * h ** (-beta)) ** (1.0 / (p - 1))
             e = eta(theta, x)
             q = M_p / T ** p
-            u = jax.random.uniform(key, e.shape, _fdt())
+            u = jax.random.uniform(key, e.shape, fdt())
             p_plus = 0.5 * (q + e / T)
             p_minus = 0.5 * (q - e / T)
-            return jnp.where(u < p_plus, T, jnp.where(u < p_plus + p_minus, -T, 0.0)).astype(_fdt())
+            return jnp.where(u < p_plus, T, jnp.where(u < p_plus + p_minus, -T, 0.0)).astype(fdt())
 
         return Generator(f"heavy_tail_regression(three_point,p={p})", "regression", d, 0, instance, eta, labels,
                          beta=float(beta), L=A * 2.0 * d, p=float(p), M_p=float(M_p), hard=True,
@@ -494,10 +491,10 @@ def gen_heavy_tail_regression(d: int = 1, p: float = 2.0, family: str = "student
     def labels_noisy(key, theta, x):
         e = eta_sin(theta, x)
         if family == "student_t":
-            xi = jax.random.t(key, tail, e.shape, _fdt())
+            xi = jax.random.t(key, tail, e.shape, fdt())
         else:
             ks, ku = jax.random.split(key)
-            u = jax.random.uniform(ku, e.shape, _fdt(), minval=jnp.finfo(_fdt()).tiny, maxval=1.0)
+            u = jax.random.uniform(ku, e.shape, fdt(), minval=jnp.finfo(fdt()).tiny, maxval=1.0)
             sign = jnp.where(jax.random.bernoulli(ks, 0.5, e.shape), 1.0, -1.0)
             xi = sign * (u ** (-1.0 / tail) - 1.0)
         return e + scale * xi

@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.io import load_array
-from ..core.types import Adversary
+from ..core.types import Adversary, fdt
 from ..core.validation import check_choice, check_nonneg, check_positive, check_positive_int, check_probability
 from .problems import ABLoss
 
@@ -48,10 +48,6 @@ __all__ = [
 ]
 
 LINEAR_MODES = ("biased", "rademacher", "alternating")
-
-
-def _fdt():
-    return jnp.result_type(float)
 
 
 def _with_params(init, loss_sp) -> Adversary:
@@ -98,8 +94,8 @@ def linear_oco_params(mode: str = "biased", L: float = 1.0, bias: float = 0.2, B
     check_positive("L", L)
     check_probability("bias", bias)
     B = check_positive_int("B", B)
-    return LinearOCOParams(L=jnp.asarray(L, _fdt()), mode=jnp.int32(LINEAR_MODES.index(mode)),
-                           bias=jnp.asarray(bias, _fdt()), B=jnp.int32(B))
+    return LinearOCOParams(L=jnp.asarray(L, fdt()), mode=jnp.int32(LINEAR_MODES.index(mode)),
+                           bias=jnp.asarray(bias, fdt()), B=jnp.int32(B))
 
 
 class _LinState(NamedTuple):
@@ -128,8 +124,8 @@ def adv_linear_oco(d: int) -> Adversary:
     def init(key, params):
         k_star, k_sign, k_v, k_loss = jax.random.split(key, 4)
         star = jax.random.randint(k_star, (), 0, d, dtype=jnp.int32)
-        sign = jnp.where(jax.random.bernoulli(k_sign), 1.0, -1.0).astype(_fdt())
-        v = jax.random.normal(k_v, (d,), _fdt())
+        sign = jnp.where(jax.random.bernoulli(k_sign), 1.0, -1.0).astype(fdt())
+        v = jax.random.normal(k_v, (d,), fdt())
         v = v / jnp.maximum(jnp.linalg.norm(v), 1e-30)
         return _LinState(key=k_loss, star=star, sign=sign, v=v)
 
@@ -138,16 +134,16 @@ def adv_linear_oco(d: int) -> Adversary:
         bits = jax.random.bits(jax.random.fold_in(st.key, t), (words + 2,), dtype=jnp.uint32)
         shifts = jnp.arange(32, dtype=jnp.uint32)
         coins = ((bits[:words, None] >> shifts[None, :]) & 1).reshape(-1)[:d]
-        rad = (2.0 * coins.astype(_fdt()) - 1.0) / jnp.sqrt(jnp.asarray(d, _fdt()))
+        rad = (2.0 * coins.astype(fdt()) - 1.0) / jnp.sqrt(jnp.asarray(d, fdt()))
         # biased: one uniform for the planted event, one word for (coordinate, sign)
-        u = (bits[words] >> 8).astype(_fdt()) * (1.0 / (1 << 24))
+        u = (bits[words] >> 8).astype(fdt()) * (1.0 / (1 << 24))
         w = bits[words + 1]
         j = ((w >> 1) % jnp.uint32(d)).astype(jnp.int32)
-        s = jnp.where((w & 1) == 1, 1.0, -1.0).astype(_fdt())
+        s = jnp.where((w & 1) == 1, 1.0, -1.0).astype(fdt())
         planted = u < p.bias
         jj = jnp.where(planted, st.star, j)
         ss = jnp.where(planted, st.sign, s)
-        biased = jax.nn.one_hot(jj, d, dtype=_fdt()) * ss
+        biased = jax.nn.one_hot(jj, d, dtype=fdt()) * ss
         flip = ((t // jnp.maximum(p.B, 1)) % 2 == 1)
         alt = jnp.where(flip, -st.v, st.v)
         v = jnp.where(p.mode == 0, biased, jnp.where(p.mode == 1, rad, alt))
@@ -197,8 +193,8 @@ def smooth_realizable_params(D: float = 1.0, sigma: float = 0.0, grid_h: float =
     check_nonneg("grid_h", grid_h)
     if grid_h > D / 2:
         raise ValueError(f"grid_h must be <= D/2 = {D / 2} (so that the snapped x* stays in the ball), got {grid_h}")
-    return SmoothRealizableParams(D=jnp.asarray(D, _fdt()), sigma=jnp.asarray(sigma, _fdt()),
-                                  grid_h=jnp.asarray(grid_h, _fdt()))
+    return SmoothRealizableParams(D=jnp.asarray(D, fdt()), sigma=jnp.asarray(sigma, fdt()),
+                                  grid_h=jnp.asarray(grid_h, fdt()))
 
 
 class _SmoothState(NamedTuple):
@@ -225,16 +221,16 @@ def adv_smooth_realizable(d: int) -> Adversary:
 
     def init(key, params):
         k_star, k_loss = jax.random.split(key)
-        u = jax.random.normal(k_star, (d,), _fdt())
+        u = jax.random.normal(k_star, (d,), fdt())
         xs = 0.5 * params.D * u / jnp.maximum(jnp.linalg.norm(u), 1e-30)
-        h = jnp.asarray(params.grid_h, _fdt())
+        h = jnp.asarray(params.grid_h, fdt())
         hs = jnp.maximum(h, 1e-30)
         snapped = -params.D + hs * (jnp.floor((xs + params.D) / hs) + 0.5)
         return _SmoothState(key=k_loss, x_star=jnp.where(h > 0, snapped, xs))
 
     def loss(sp, t):
         st, p = sp
-        z = jax.random.normal(jax.random.fold_in(st.key, t), (d + 1,), _fdt())
+        z = jax.random.normal(jax.random.fold_in(st.key, t), (d + 1,), fdt())
         a = z[:d] / jnp.maximum(jnp.linalg.norm(z[:d]), 1e-30)
         b = jnp.dot(a, st.x_star) + p.sigma * z[d]
         return ABLoss(a=a, b=b)
@@ -342,7 +338,7 @@ def adv_replay_oco(d: int, kind: str = "linear", past_end: str = "error") -> Adv
             raise ValueError(f"replay data has {p.data.shape[-1]} columns; kind={kind!r} with d={d} needs "
                              f"{d if kind == 'linear' else d + 1}")
         n = p.data.shape[-2]
-        row = jnp.asarray(p.data)[t % n if past_end == "wrap" else jnp.minimum(t, n - 1)].astype(_fdt())
+        row = jnp.asarray(p.data)[t % n if past_end == "wrap" else jnp.minimum(t, n - 1)].astype(fdt())
         if kind == "linear":
             return row
         return ABLoss(a=row[:d], b=row[d])

@@ -24,16 +24,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..core.types import fdt
 from ..core.validation import check_positive, check_positive_int
 from ..core.geometry import project_simplex
 
 __all__ = ["Ball", "Box", "Simplex", "Domain", "check_domain", "project_simplex", "ball_grid"]
 
 _TINY = 1e-30
-
-
-def _fdt():
-    return jnp.result_type(float)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,11 +129,11 @@ class Box:
 
     @property
     def _lo(self):
-        return jnp.asarray(self.lo, _fdt())
+        return jnp.asarray(self.lo, fdt())
 
     @property
     def _hi(self):
-        return jnp.asarray(self.hi, _fdt())
+        return jnp.asarray(self.hi, fdt())
 
     @property
     def diameter(self) -> float:

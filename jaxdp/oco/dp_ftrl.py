@@ -52,7 +52,7 @@ import jax.numpy as jnp
 
 from ..privacy.accounting import ledger as LG
 from ..privacy.accounting.plan import Plan, make_plan
-from ..core.types import Learner, Problem
+from ..core.types import fdt, Learner, Problem
 from ..core.validation import (
     check_choice, check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int,
 )
@@ -68,10 +68,6 @@ __all__ = [
     "DPFTRLParams", "DPFTRLState", "LeanTree", "MFNoise", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
     "dp_ftrl_lambda_matched", "dp_ftrl_regret_bound", "ftrl_reference",
 ]
-
-
-def _fdt():
-    return jnp.result_type(float)
 
 
 class DPFTRLParams(NamedTuple):
@@ -121,7 +117,7 @@ class LeanTree(NamedTuple):
 
 
 def _lean_tree_init(H: int, d: int) -> LeanTree:
-    f = _fdt()
+    f = fdt()
     return LeanTree(G=packed_zeros(jnp.zeros((d,), f)), C=jnp.zeros((H + 1, d), f), t=jnp.zeros((), jnp.int32))
 
 
@@ -190,7 +186,7 @@ def dp_ftrl_params(lam: float, sigma: float, clip: float = math.inf) -> DPFTRLPa
     check_positive("lam (step-size / regularization lambda)", lam)
     check_nonneg("sigma", sigma)
     check_positive("clip", clip, allow_inf=True)
-    f = _fdt()
+    f = fdt()
     return DPFTRLParams(lam=jnp.asarray(lam, f), sigma=jnp.asarray(sigma, f), clip=jnp.asarray(clip, f))
 
 
@@ -245,14 +241,14 @@ def dp_ftrl(problem: Problem, T_max: int, domain: Optional[Domain] = None,
     lean = mech is None
 
     def init(key, params):
-        x = domain.project(jnp.zeros((d,), _fdt()))
+        x = domain.project(jnp.zeros((d,), fdt()))
         if lean:
             return DPFTRLState(x=x, tree=_lean_tree_init(H, d))
-        return DPFTRLState(x=x, tree=MFNoise(G=packed_zeros(jnp.zeros((d,), _fdt())),
-                                             state=mech.init(T_max, (d,), _fdt())))
+        return DPFTRLState(x=x, tree=MFNoise(G=packed_zeros(jnp.zeros((d,), fdt())),
+                                             state=mech.init(T_max, (d,), fdt())))
 
     def step(key, state, loss, params):
-        g = jnp.asarray(problem.grad(loss, state.x), _fdt())
+        g = jnp.asarray(problem.grad(loss, state.x), fdt())
         n = jnp.linalg.norm(g)
         clipped = n > params.clip
         g = g * jnp.where(clipped, params.clip / jnp.maximum(n, 1e-30), 1.0)

@@ -23,17 +23,13 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ..core.types import Adversary, Problem
+from ..core.types import Adversary, fdt, Problem
 from ..core.validation import check_positive, check_positive_int, check_probability
 from .domains import check_domain
 from .problems import ProblemInfo, _register
 
 __all__ = ["MaskedLoss", "MaskedStats", "masked_quadratic_problem", "MaskedQuadraticParams",
            "masked_quadratic_params", "adv_masked_quadratic"]
-
-
-def _fdt():
-    return jnp.result_type(float)
 
 
 class MaskedLoss(NamedTuple):
@@ -83,7 +79,7 @@ def masked_quadratic_problem(d: int, radius: float = 1.0, n_iter: int = 60) -> P
         return loss.m * (x - loss.c)
 
     def stats_init(loss):
-        f = _fdt()
+        f = fdt()
         return MaskedStats(M=jnp.zeros((d,), f), S=jnp.zeros((d,), f), Q=jnp.zeros((), f))
 
     def stats_update(st, loss):
@@ -146,7 +142,7 @@ def masked_quadratic_params(D: float = 1.0, q: float = 0.5) -> MaskedQuadraticPa
     check_probability("q", q)
     if not q > 0:
         raise ValueError(f"q must be in (0, 1], got {q!r}")
-    return MaskedQuadraticParams(D=jnp.asarray(D, _fdt()), q=jnp.asarray(q, _fdt()))
+    return MaskedQuadraticParams(D=jnp.asarray(D, fdt()), q=jnp.asarray(q, fdt()))
 
 
 class _State(NamedTuple):
@@ -162,13 +158,13 @@ def adv_masked_quadratic(d: int) -> Adversary:
 
     def init(key, params):
         k_c, k_loss = jax.random.split(key)
-        u = jax.random.normal(k_c, (d,), _fdt())
+        u = jax.random.normal(k_c, (d,), fdt())
         c = 0.5 * params.D * u / jnp.maximum(jnp.linalg.norm(u), 1e-30)
         return (_State(key=k_loss, c=c), params)
 
     def loss(sp, t):
         st, p = sp
-        m = (jax.random.uniform(jax.random.fold_in(st.key, t), (d,), _fdt()) < p.q).astype(_fdt())
+        m = (jax.random.uniform(jax.random.fold_in(st.key, t), (d,), fdt()) < p.q).astype(fdt())
         return MaskedLoss(m=m, c=st.c)
 
     return Adversary(init=init, loss=loss)

@@ -70,7 +70,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.accumulate import kahan_add, packed_add, packed_total, packed_zeros
-from ..core.types import Problem
+from ..core.types import fdt, Problem
 from ..core.validation import check_positive, check_positive_int, check_nonneg
 from .domains import Ball, Box, Domain, check_domain
 
@@ -79,10 +79,6 @@ __all__ = [
     "linear_problem", "squared_problem", "absolute_problem", "hinge_problem", "logistic_problem",
     "lstsq_constrained", "net_points",
 ]
-
-
-def _fdt():
-    return jnp.result_type(float)
 
 
 class ABLoss(NamedTuple):
@@ -218,7 +214,7 @@ def linear_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = No
         return g
 
     def stats_init(g):
-        return packed_zeros(jnp.zeros(jnp.shape(g)), _fdt())
+        return packed_zeros(jnp.zeros(jnp.shape(g)), fdt())
 
     def best(G):
         return domain.min_linear_value(packed_total(G))
@@ -339,12 +335,12 @@ def squared_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = N
         return (jnp.dot(loss.a, x) - loss.b) * loss.a
 
     def stats_init(loss):
-        f = _fdt()
+        f = fdt()
         return packed_zeros(SquaredStats(AA=jnp.zeros((d, d), f), Ab=jnp.zeros((d,), f), bb=jnp.zeros((), f)))
 
     def stats_update(cst, loss):
-        a = jnp.asarray(loss.a, _fdt())
-        b = jnp.asarray(loss.b, _fdt())
+        a = jnp.asarray(loss.a, fdt())
+        b = jnp.asarray(loss.b, fdt())
         return packed_add(cst, SquaredStats(AA=jnp.outer(a, a), Ab=a * b, bb=b * b))
 
     def best(cst):
@@ -422,7 +418,7 @@ def _buffer_problem(name: str, d: int, domain: Domain, lval: Callable, lgrad: Ca
         return lgrad(jnp.dot(loss.a, x), loss.b) * loss.a
 
     def stats_init(loss):
-        f = _fdt()
+        f = fdt()
         return BufferStats(a=jnp.zeros((n_buffer, d), f), b=jnp.zeros((n_buffer,), f),
                            count=jnp.zeros((), jnp.int32), net_cum=jnp.zeros((M,), f), net_cum_c=jnp.zeros((M,), f))
 

@@ -40,7 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.types import Learner, Problem
+from ..core.types import fdt, Learner, Problem
 from ..core.validation import check_choice, check_delta, check_epsilon, check_positive, check_positive_int
 from ..privacy.accounting.plan import Plan, make_plan
 from ..experts import potential, sparse_vector
@@ -55,10 +55,6 @@ __all__ = [
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
     "oco_net", "logphi_grid", "logphi_mc",
 ]
-
-
-def _fdt():
-    return jnp.result_type(float)
 
 
 def _ball_of(problem: Problem) -> tuple[int, float]:
@@ -97,7 +93,7 @@ def _net_points(problem: Problem, m: int) -> tuple[jax.Array, int]:
 
 def _expert_losses(problem, pts, loss, scale):
     v = jax.vmap(lambda z: problem.value(loss, z))(pts)
-    return jnp.clip(v / scale, 0.0, 1.0).astype(_fdt())
+    return jnp.clip(v / scale, 0.0, 1.0).astype(fdt())
 
 
 # --------------------------------------------------------------------------- experts over a net (Thm 3)
@@ -189,7 +185,7 @@ def experts_oco_net_params(*, eps_svt, eta, K, L, Lstar=0.0, loss_scale=2.0, ada
         inner = sparse_vector.adaptive_sparse_vector_params(eps_svt=eps_svt, eta=eta, K=K, **adaptive_kw)
     else:
         inner = sparse_vector.sparse_vector_params(eps_svt, eta, K, L, Lstar)
-    return OCONetParams(inner=inner, loss_scale=jnp.asarray(loss_scale, _fdt()))
+    return OCONetParams(inner=inner, loss_scale=jnp.asarray(loss_scale, fdt()))
 
 
 MAX_NET_D = 3
@@ -352,7 +348,7 @@ def potential_oco_params(*, eta, eps0, alpha=1.0, s_phi=1.0, K, loss_scale=2.0) 
     for nm, v in (("eta", eta), ("eps0", eps0), ("alpha", alpha), ("s_phi", s_phi), ("loss_scale", loss_scale)):
         check_positive(nm, v)
     K = check_positive_int("K", int(K), minimum=0) if float(K) == int(K) else check_positive_int("K", K)
-    f = _fdt()
+    f = fdt()
     return PotentialOCOParams(eta=jnp.asarray(eta, f), eps0=jnp.asarray(eps0, f), alpha=jnp.asarray(alpha, f),
                               s_phi=jnp.asarray(s_phi, f), K=jnp.int32(K), loss_scale=jnp.asarray(loss_scale, f))
 

@@ -129,7 +129,6 @@ from .spec import (
 from .store import (
     _HOST,
     VerifyReport,
-    _atomic_write,
     _check_chunk,
     _chunk_id,
     _chunks,

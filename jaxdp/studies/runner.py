@@ -31,8 +31,8 @@ import numpy as np
 
 from .config import _jsonable, validate_study
 from .spec import Study, StudyInterrupted, StudyResult
+from ..core.io import atomic_write
 from .store import (
-    _atomic_write,
     _check_chunk,
     _chunk_id,
     _chunks,
@@ -368,11 +368,11 @@ def _run_and_merge(*, ctx: RunContext, plan: ChunkPlan) -> StudyResult:
         if merged:
             try:
                 data = df.to_csv(index=False).encode()
-                _atomic_write(out / "results.csv", data)
+                atomic_write(out / "results.csv", data)
                 if ctx.analyze and study.analyze is not None:
                     tables = study.analyze(df) or {}
                     for name, t in tables.items():
-                        _atomic_write(out / f"{name}.csv", t.to_csv(index=False))
+                        atomic_write(out / f"{name}.csv", t.to_csv(index=False))
                 if ctx.plot and study.plot is not None:
                     try:
                         import matplotlib
@@ -387,7 +387,7 @@ def _run_and_merge(*, ctx: RunContext, plan: ChunkPlan) -> StudyResult:
                                  "process_source": source, "tables": list(tables), "plots": plots,
                                  "results": {"file": "results.csv", "sha256": hashlib.sha256(data).hexdigest(),
                                              "rows": _rows(data)}})
-                _atomic_write(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
+                atomic_write(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
             finally:
                 _release(lock)
     return StudyResult(df=df, tables=tables, plots=plots, out_dir=out, chunks_run=ran, chunks_skipped=plan.skipped,

@@ -29,6 +29,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..core.io import atomic_write
 from .config import _jsonable, _normalized
 from .spec import Study
 
@@ -56,24 +57,15 @@ def _chunk_id(study: Study, point_idx: list[int], seeds: np.ndarray) -> str:
     return hashlib.sha1(spec.encode()).hexdigest()[:16]
 
 
-def _atomic_write(path: pathlib.Path, text: str | bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{socket.gethostname()}-{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(text.encode() if isinstance(text, str) else text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def _rows(data: bytes) -> int:
     """Data rows of a CSV written by pandas (header excluded)."""
     return max(data.count(b"\n") - 1, 0)
 
 
 def _write_chunk(chunks_dir: pathlib.Path, cid: str, data: bytes, info: dict) -> None:
-    _atomic_write(chunks_dir / f"{cid}.csv", data)
+    atomic_write(chunks_dir / f"{cid}.csv", data)
     side = dict(info, sha256=hashlib.sha256(data).hexdigest(), rows=_rows(data), bytes=len(data))
-    _atomic_write(chunks_dir / f"{cid}.json", json.dumps(side, indent=1, default=str))
+    atomic_write(chunks_dir / f"{cid}.json", json.dumps(side, indent=1, default=str))
 
 
 def _check_chunk(chunks_dir: pathlib.Path, cid: str) -> tuple[str, Optional[bytes]]:

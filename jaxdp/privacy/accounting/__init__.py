@@ -41,7 +41,7 @@ from .composition import (
     eps_composed_best, eps_kov15, eps_kov15_homogeneous, eps_kov15_printed, eps_optimal_homogeneous, group_privacy,
 )
 from .events import (
-    composed_event, gaussian_eps_exact, gaussian_event, laplace_event, pld_epsilon, pure_dp_event, rdp_epsilon,
+    composed_event, gaussian_event, laplace_event, pld_epsilon, pure_dp_event, rdp_epsilon,
     self_composed_event, tree_aggregation_event, zcdp_event,
 )
 from .ledger import Event, Ledger
@@ -50,7 +50,7 @@ from .planners import (
     plan_above_threshold, plan_advanced_composition, plan_gaussian, plan_laplace, plan_tree_aggregation, tree_levels,
 )
 from .zcdp import (
-    EPS_FROM_RHO_METHODS, eps_from_rho, gaussian_eps_dr, gaussian_eps_zcdp, gaussian_sigma_dr,
+    EPS_FROM_RHO_METHODS, eps_from_rho, gaussian_delta, gaussian_eps_dr, gaussian_eps_exact, gaussian_eps_zcdp, gaussian_sigma_dr,
     gaussian_sigma_growth, gaussian_sigma_growth_printed, gaussian_sigma_zcdp, gaussian_zcdp, pure_to_zcdp,
     rho_from_eps_delta, zcdp_to_approx,
 )
@@ -66,12 +66,12 @@ __all__ = [
     # zCDP and Gaussian
     "pure_to_zcdp", "gaussian_zcdp", "eps_from_rho", "zcdp_to_approx", "rho_from_eps_delta", "EPS_FROM_RHO_METHODS",
     "gaussian_sigma_zcdp", "gaussian_sigma_dr", "gaussian_sigma_growth", "gaussian_sigma_growth_printed",
-    "gaussian_eps_dr", "gaussian_eps_zcdp",
+    "gaussian_eps_dr", "gaussian_eps_zcdp", "gaussian_eps_exact", "gaussian_delta",
     # search
     "calibrate", "grid_search", "GridResult",
     # dp_accounting bridges
     "gaussian_event", "laplace_event", "zcdp_event", "pure_dp_event", "composed_event", "self_composed_event",
-    "tree_aggregation_event", "pld_epsilon", "rdp_epsilon", "gaussian_eps_exact",
+    "tree_aggregation_event", "pld_epsilon", "rdp_epsilon",
     # planners
     "plan_laplace", "plan_gaussian", "plan_tree_aggregation", "plan_above_threshold", "plan_advanced_composition",
     "tree_levels",

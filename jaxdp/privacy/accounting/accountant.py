@@ -44,7 +44,7 @@ from .amplification import (
     PLD_DISCRETIZATION, amplification_supported, amplified_pld_eps, amplified_rdp_eps, sampling_relation,
 )
 from .ledger import Event, Ledger, PURE_KINDS, SAMPLED_KINDS
-from .zcdp import _eps_cks
+from .zcdp import _eps_cks, gaussian_eps_exact
 
 __all__ = ["Certificate", "certify", "BOUNDS", "PLD_MAX_SUPPORT"]
 
@@ -284,31 +284,13 @@ def _approx_bounds(groups: dict, avail: float, extra: float, tag: str) -> list[C
     return out
 
 
-def _gaussian_delta(m: float, eps: float) -> float:
-    """δ(ε) of a Gaussian shift with noise multiplier ``m``: ``Φ(1/(2m) − εm) − e^ε Φ(−1/(2m) − εm)`` (Balle–Wang)."""
-    from scipy.special import log_ndtr, ndtr
-
-    return float(ndtr(0.5 / m - eps * m) - math.exp(eps + log_ndtr(-0.5 / m - eps * m)))
-
-
 def _gaussian_exact(gauss, avail: float, budget: float) -> Optional[Certificate]:
     """Composed Gaussians are one Gaussian with the summed ρ: its exact ε (analytic Gaussian mechanism)."""
     if not 0 < avail < 1:
         return None
-    from scipy.optimize import brentq
-
     rho = sum(m * 0.5 / e.gaussian_multiplier ** 2 for e, m in gauss)
     m_eff = 1.0 / math.sqrt(2.0 * rho)
-    if _gaussian_delta(m_eff, 0.0) <= avail:
-        eps = 0.0
-    else:
-        hi = 1.0
-        while _gaussian_delta(m_eff, hi) > avail:
-            hi *= 2.0
-        eps = brentq(lambda e: _gaussian_delta(m_eff, e) - avail, hi / 2 if hi > 1 else 0.0, hi, xtol=1e-13,
-                     rtol=1e-13)
-        while _gaussian_delta(m_eff, eps) > avail:     # land on the safe side of the root
-            eps = eps * (1 + 1e-12) + 1e-13
+    eps = gaussian_eps_exact(1.0, m_eff, avail)
     return Certificate(eps, budget, "gaussian", f"exact privacy profile of the composed Gaussian, noise multiplier "
                                                 f"{m_eff:.6g} (analytic Gaussian mechanism, Balle-Wang 2018)")
 

@@ -21,7 +21,7 @@ from ...core import validation as C
 
 __all__ = [
     "gaussian_event", "laplace_event", "zcdp_event", "pure_dp_event", "composed_event", "self_composed_event",
-    "tree_aggregation_event", "pld_epsilon", "rdp_epsilon", "gaussian_eps_exact", "sampled_dp_event",
+    "tree_aggregation_event", "pld_epsilon", "rdp_epsilon", "sampled_dp_event",
 ]
 
 
@@ -241,23 +241,6 @@ def rdp_epsilon(event: Any, delta: float, *, orders: Sequence[float] | None = No
     acc = dpa.rdp.RdpAccountant(neighboring_relation=rel, **kw)
     acc.compose(event)
     return float(acc.get_epsilon(d))
-
-
-def gaussian_eps_exact(Delta2: float, sigma: float, delta: float) -> float:
-    """The exact ε of one Gaussian release at δ (analytic Gaussian mechanism, Balle–Wang 2018, via ``dp_accounting``).
-
-    Args:
-        Delta2: ℓ2-sensitivity Δ₂.
-        sigma: noise standard deviation σ.
-        delta: the target δ.
-
-    Returns:
-        The exact ε.
-    """
-    D = float(C.pos("Delta2", Delta2))
-    s = float(C.pos("sigma", sigma))
-    d = float(C.delta_open(delta))
-    return float(_dpa().get_epsilon_gaussian(s / D, d))
 
 
 def sampled_dp_event(e: Any):

@@ -12,6 +12,7 @@ All functions broadcast over arrays; scalars give Python floats.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from ...core import validation as C
 __all__ = [
     "pure_to_zcdp", "gaussian_zcdp", "eps_from_rho", "zcdp_to_approx", "rho_from_eps_delta",
     "gaussian_sigma_zcdp", "gaussian_sigma_dr", "gaussian_sigma_growth", "gaussian_sigma_growth_printed",
-    "gaussian_eps_dr", "gaussian_eps_zcdp", "EPS_FROM_RHO_METHODS",
+    "gaussian_eps_dr", "gaussian_eps_zcdp", "EPS_FROM_RHO_METHODS", "gaussian_delta", "gaussian_eps_exact",
 ]
 
 ArrayLike = Any
@@ -297,3 +298,59 @@ def gaussian_eps_zcdp(Delta2: ArrayLike, sigma: ArrayLike, delta: ArrayLike, cou
     if np.any(n < 1) or np.any(n != np.round(n)):
         raise ValueError(f"count must be an integer >= 1, got {count!r}")
     return eps_from_rho(n * np.asarray(gaussian_zcdp(Delta2, sigma)), delta, method)
+
+
+# --------------------------------------------------------------------------- the exact Gaussian privacy profile
+def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """The exact ``δ(ε)`` of the Gaussian mechanism (Balle & Wang 2018, *Improving the Gaussian Mechanism for
+    Differential Privacy*, Thm 8), with ``m = σ/Δ``:
+
+        δ(ε) = Φ(1/(2m) − εm) − e^ε Φ(−1/(2m) − εm),
+
+    the second term through ``log Φ`` so that it stays accurate where ``e^ε`` overflows and ``Φ`` underflows.
+
+    Args:
+        eps: the privacy parameter ``ε >= 0``.
+        sigma: the standard deviation ``σ`` of the noise.
+        sensitivity: the ℓ2 sensitivity ``Δ`` of the query.
+
+    Returns:
+        The smallest ``δ`` for which the mechanism is ``(ε, δ)``-DP.
+    """
+    from scipy.special import log_ndtr, ndtr
+
+    m = float(sigma) / float(sensitivity)
+    return float(ndtr(0.5 / m - eps * m) - math.exp(eps + log_ndtr(-0.5 / m - eps * m)))
+
+
+def gaussian_eps_exact(Delta2: float, sigma: float, delta: float) -> float:
+    """The exact ε of one Gaussian release at δ: the root of :func:`gaussian_delta`, found by Brent's method to
+    1e-13 and then moved to the safe side (``δ(ε) <= delta`` holds at the returned ε). The one implementation:
+    the accountant certifies composed Gaussians with it and the auditors compare with it.
+
+    Measured against a 60-digit reference (σ/Δ in 0.05 ... 30, δ in 1e-3 ... 1e-100): relative error at most
+    1.3e-12, never below the reference, 0.15 ms a call; dp_accounting's ``get_epsilon_gaussian`` 1.9e-12 with one
+    value below the reference, 1.9 ms (NOTES.md).
+
+    Args:
+        Delta2: ℓ2-sensitivity Δ₂.
+        sigma: noise standard deviation σ.
+        delta: the target δ in ``(0, 1)``.
+
+    Returns:
+        The smallest ``ε >= 0`` with ``δ(ε) <= delta`` (up to the root finder's tolerance, on the safe side).
+    """
+    from scipy.optimize import brentq
+
+    D = float(C.pos("Delta2", Delta2))
+    s = float(C.pos("sigma", sigma))
+    d = float(C.delta_open(delta))
+    if gaussian_delta(0.0, s, D) <= d:
+        return 0.0
+    hi = 1.0
+    while gaussian_delta(hi, s, D) > d:
+        hi *= 2.0
+    eps = brentq(lambda e: gaussian_delta(e, s, D) - d, hi / 2 if hi > 1 else 0.0, hi, xtol=1e-13, rtol=1e-13)
+    while gaussian_delta(eps, s, D) > d:     # land on the safe side of the root
+        eps = eps * (1 + 1e-12) + 1e-13
+    return float(eps)

@@ -40,6 +40,8 @@ from typing import Dict, Tuple
 import numpy as np
 from scipy import special, stats
 
+from ..accounting.zcdp import gaussian_delta, gaussian_eps_exact
+
 __all__ = ["laplace_cdf", "laplace_quadrature", "shared_svt_common_law", "visible_switch_law", "align",
            "exact_eps", "event_eps", "shared_svt_window_law", "window_class", "window_log_ratio_table",
            "sv_experts_law", "csvt_answer_law", "gaussian_delta", "gaussian_eps", "gaussian_threshold_eps",
@@ -445,26 +447,9 @@ def csvt_answer_law(queries, threshold: float, b_thr: float, b_q: float, c: int,
 
 
 # ----------------------------------------------------------------------------- Gaussian mechanism
-def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
-    """The exact ``δ(ε)`` of the Gaussian mechanism.
-
-    Balle & Wang, *Improving the Gaussian Mechanism for Differential Privacy*, Thm 8:
-    ``δ = Φ(Δ/2σ - εσ/Δ) - e^ε Φ(-Δ/2σ - εσ/Δ)``.
-
-    Args:
-        eps: the privacy parameter ``ε >= 0``.
-        sigma: the standard deviation ``σ`` of the noise.
-        sensitivity: the ℓ2 sensitivity ``Δ`` of the query.
-
-    Returns:
-        The smallest ``δ`` for which the mechanism is ``(ε, δ)``-DP.
-    """
-    a, b = sensitivity / (2.0 * sigma), eps * sigma / sensitivity
-    return float(stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b))
-
-
 def gaussian_eps(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
-    """The exact ``ε(δ)`` of the Gaussian mechanism: the root of :func:`gaussian_delta` (bisection to 1e-12).
+    """The exact ``ε(δ)`` of the Gaussian mechanism (:func:`jaxdp.privacy.accounting.zcdp.gaussian_eps_exact`, the
+    one implementation, with :func:`gaussian_delta` its privacy profile).
 
     Args:
         delta: the target ``δ``.
@@ -474,17 +459,7 @@ def gaussian_eps(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
     Returns:
         The smallest ``ε >= 0`` with ``δ(ε) <= delta``.
     """
-    lo, hi = 0.0, 1.0
-    while gaussian_delta(hi, sigma, sensitivity) > delta:
-        hi *= 2.0
-    if gaussian_delta(lo, sigma, sensitivity) <= delta:
-        return 0.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if gaussian_delta(mid, sigma, sensitivity) > delta else (lo, mid)
-        if hi - lo < 1e-12:
-            break
-    return 0.5 * (lo + hi)
+    return gaussian_eps_exact(sensitivity, sigma, delta)
 
 
 def gaussian_threshold_eps(sigma: float, delta: float, p_min: float, sensitivity: float = 1.0) -> float:

@@ -37,6 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...core.types import fdt
 from ...core.validation import check_epsilon
 from ...core.validation import check_positive_int, is_concrete
 
@@ -74,10 +75,6 @@ def _check_labels(y: Any, K: int, name: str = "y") -> None:
         raise ValueError(f"{name} must be labels in {{0..{K - 1}}} (K={K}), got {bad!r}")
 
 
-def _fdt():
-    return jnp.result_type(float)
-
-
 # --------------------------------------------------------------------------- probabilities
 
 
@@ -90,7 +87,7 @@ def rr_binary_keep_prob(eps):
     Returns:
         The keep probability, same shape as ``eps``, in the default float dtype.
     """
-    return jax.nn.sigmoid(jnp.asarray(eps, _fdt()))
+    return jax.nn.sigmoid(jnp.asarray(eps, fdt()))
 
 
 def rr_kary_keep_prob(K: int, eps):
@@ -103,7 +100,7 @@ def rr_kary_keep_prob(K: int, eps):
     Returns:
         The keep probability, same shape as ``eps``; each other label has ``(1 - keep)/(K - 1)``.
     """
-    return 1.0 / (1.0 + (K - 1) * jnp.exp(-jnp.asarray(eps, _fdt())))
+    return 1.0 / (1.0 + (K - 1) * jnp.exp(-jnp.asarray(eps, fdt())))
 
 
 def rr_vector_probs(eps):
@@ -115,7 +112,7 @@ def rr_vector_probs(eps):
     Returns:
         ``(p_hit, p_miss)``: ``P(Z_j = 1)`` for the true label's coordinate ``j = y`` and for every other one.
     """
-    e = jnp.asarray(eps, _fdt())
+    e = jnp.asarray(eps, fdt())
     return jax.nn.sigmoid(e / 2), jax.nn.sigmoid(-e / 2)
 
 
@@ -130,7 +127,7 @@ def rr_binary_log_prob(z, y, eps):
     Returns:
         ``log sigmoid(ε)`` where ``z == y``, ``log sigmoid(-ε)`` elsewhere; the broadcast shape of ``z`` and ``y``.
     """
-    e = jnp.asarray(eps, _fdt())
+    e = jnp.asarray(eps, fdt())
     same = jnp.asarray(z) == jnp.asarray(y)
     return jnp.where(same, jax.nn.log_sigmoid(e), jax.nn.log_sigmoid(-e))
 
@@ -147,7 +144,7 @@ def rr_kary_log_prob(z, y, K: int, eps):
     Returns:
         The log-probabilities, the broadcast shape of ``z`` and ``y``.
     """
-    e = jnp.asarray(eps, _fdt())
+    e = jnp.asarray(eps, fdt())
     log_norm = jnp.logaddexp(e, jnp.log(K - 1.0))
     same = jnp.asarray(z) == jnp.asarray(y)
     return jnp.where(same, e - log_norm, -log_norm)
@@ -164,7 +161,7 @@ def rr_vector_log_prob(z, y, eps):
     Returns:
         The log-probabilities, of shape ``z.shape[:-1]``.
     """
-    e = jnp.asarray(eps, _fdt())
+    e = jnp.asarray(eps, fdt())
     z = jnp.asarray(z).astype(bool)
     K = z.shape[-1]
     hit = jax.nn.one_hot(jnp.asarray(y), K, dtype=bool)
@@ -345,5 +342,5 @@ def rr_vector(key: jax.Array, y, K: int, eps) -> jax.Array:
     y = jnp.asarray(y).astype(jnp.int32)
     p_hit, p_miss = rr_vector_probs(eps)
     onehot = jax.nn.one_hot(y, K, dtype=bool)
-    u = jax.random.uniform(key, y.shape + (K,), dtype=_fdt())
+    u = jax.random.uniform(key, y.shape + (K,), dtype=fdt())
     return u < jnp.where(onehot, p_hit, p_miss)

@@ -8,7 +8,7 @@ from jaxdp.privacy.accounting import certify, ledger as LG
 from jaxdp.privacy.accounting.amplification import (
     amplified_epsilon, calibrate_noise_multiplier, fixed_size_sampled, poisson_sampled,
 )
-from jaxdp.privacy.accounting.events import gaussian_eps_exact
+from jaxdp.privacy.accounting import gaussian_eps_exact
 
 # dp_accounting reference: Poisson-subsampled Gaussian, multiplier 3, q = 0.1, 512 steps, delta = 1e-6, add/remove
 REF_PLD, REF_RDP = 3.769687, 4.050970

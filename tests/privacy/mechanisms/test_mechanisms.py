@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from jaxdp import mechanisms as M
+from jaxdp.privacy import mechanisms as M
 
 P_ACCEPT = 1e-7   # p-value below which a correct implementation is rejected
 
