@@ -34,15 +34,22 @@ into the same file; ``--only`` restricts either to some mechanisms (their rows a
 from __future__ import annotations
 
 import argparse
+import pathlib
+import sys
 import time
 
 import jax
 import numpy as np
 
-from jaxdp.privacy.audit import HistogramEvents, ThresholdEvents, audit
-from jaxdp.privacy.audit import auditor as A
-from jaxdp.privacy.audit import catalogue as C
-from jaxdp.privacy.mechanisms import laplace_mech
+_ROOT = str(pathlib.Path(__file__).resolve().parents[1])   # the repository root: benchmarks.harness imports from it
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+import benchmarks.harness.dpsniper  # noqa: E402,F401  (registers DP-Sniper's suite: dpsniper-<name>)
+from jaxdp.privacy.audit import HistogramEvents, ThresholdEvents, audit  # noqa: E402
+from jaxdp.privacy.audit import auditor as A  # noqa: E402
+from jaxdp.privacy.audit import catalogue as C  # noqa: E402
+from jaxdp.privacy.mechanisms import laplace_mech  # noqa: E402
 
 ALPHA = 1e-7
 
@@ -463,7 +470,7 @@ def false_alarms(n_seeds: int = 200, seed0: int = 0, names=None, verbose: bool =
     """Every correct mechanism of DP-Sniper's suite at quick size over ``n_seeds`` seeds: fraction flagged."""
     from scipy import stats
 
-    from jaxdp.privacy.audit.dpsniper import CONFIDENCE, SUITE
+    from benchmarks.harness.dpsniper import CONFIDENCE, SUITE
 
     rows = []
     for name, entry in SUITE.items():
@@ -519,7 +526,7 @@ def device_markdown(paths=DEVICE_RUNS) -> str:
     import math as _m
     import pathlib
 
-    from jaxdp.privacy.audit.dpsniper import REFERENCE, SUITE
+    from benchmarks.harness.dpsniper import REFERENCE, SUITE
 
     here = pathlib.Path(__file__).parent
     runs = []
@@ -568,7 +575,7 @@ def write_dpsniper_md(path, bounds_md: str | None = None, fa_md: str | None = No
     """Write (or update) ``AUDIT_DPSNIPER.md``: the given tables' rows are merged into the existing ones."""
     import pathlib
 
-    from jaxdp.privacy.audit.dpsniper import SUITE
+    from benchmarks.harness.dpsniper import SUITE
 
     path = pathlib.Path(path)
     old = path.read_text() if path.exists() else ""
@@ -594,7 +601,7 @@ DPSNIPER_TEMPLATE = """# DP-Sniper's benchmark
 
 The twenty mechanisms of Bichsel, Steffen, Bogunovic, Vechev, *DP-Sniper: Black-Box Discovery of
 Differential Privacy Violations using Classifiers* (IEEE S&P 2021), each built with claimed ε = 0.1
-(`jaxdp.privacy.audit.dpsniper`, registered as `dpsniper-<name>`), audited by the learned-event auditor
+(`benchmarks/harness/dpsniper.py`, registered as `dpsniper-<name>`), audited by the learned-event auditor
 (`jaxdp.privacy.audit.audit_learned`: a classifier per candidate input pair, DP-Sniper's randomized
 threshold events, Clopper–Pearson on fresh runs) over the StatDP input patterns, at DP-Sniper's
 confidence 0.9. "DP-Sniper ε_lcb" is the paper's logistic-regression result (2·10⁸ fresh runs per
@@ -694,7 +701,7 @@ def main(argv=None) -> list[dict]:
     if a.dpsniper or a.false_alarms:
         import pathlib
 
-        from jaxdp.privacy.audit.dpsniper import run_suite, suite_markdown
+        from benchmarks.harness.dpsniper import run_suite, suite_markdown
 
         out = pathlib.Path(a.dpsniper_out or pathlib.Path(__file__).with_name(DPSNIPER_MD))
         rows, bmd, fmd = [], None, None

@@ -4,7 +4,7 @@
     python benchmarks/bench_hedge.py --ab [--d 100] [--seeds 4096] [--T 1000] [--reps 9]
     python benchmarks/bench_hedge.py --accuracy
 
-Prints the table; writes FILE (default ./jaxdp-bench.md). What is measured: ``jaxdp.bench.hedge``.
+Prints the table; writes FILE (default ./jaxdp-bench.md). What is measured: ``benchmarks.harness.hedge``.
 ``benchmarks/run_all.py`` updates the committed ``benchmarks/RESULTS.md``.
 
 ``--ab`` times, in one process and interleaved (best of ``--reps``, untiled), three ways of
@@ -12,7 +12,7 @@ keeping Hedge's and the comparator's cumulative losses: the library's (packed co
 leader-relative gaps, packed compensated comparator), the previous one (compensated totals in
 two arrays each: ``jaxdp.core.accumulate.Compensated``), and plain float32 sums (no
 compensation; not accurate at long horizons). ``--accuracy`` runs d = 3 for T = 10^7 rounds on a
-constant-loss comeback sequence plus a uniform expert (``jaxdp.bench.accuracy``, shared with
+constant-loss comeback sequence plus a uniform expert (``benchmarks.harness.accuracy``, shared with
 tests/core/test_accumulators.py) and prints,
 for each, the totals' error in float32 ulps and the final weights' relative error against
 float64. Timings are never asserted by tests.
@@ -20,7 +20,13 @@ float64. Timings are never asserted by tests.
 import argparse
 import functools
 import os
+import pathlib
+import sys
 from typing import NamedTuple
+
+_ROOT = str(pathlib.Path(__file__).resolve().parents[1])   # the repository root: benchmarks.harness imports from it
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
 
 
 def _reference_learners(d: int):
@@ -70,7 +76,7 @@ def _reference_learners(d: int):
 def ab(d: int, seeds: int, T: int, reps: int) -> str:
     import jax.numpy as jnp
 
-    from jaxdp.bench.common import interleaved_best_times
+    from benchmarks.harness.common import interleaved_best_times
     from jaxdp.core import seed_keys, simulate
     from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem, hedge
 
@@ -95,7 +101,7 @@ def ab(d: int, seeds: int, T: int, reps: int) -> str:
 def accuracy(T: int = 10 ** 7) -> str:
     import numpy as np
 
-    from jaxdp.bench.accuracy import run_cheaper_sums, run_hedge_switch, switch_reference
+    from benchmarks.harness.accuracy import run_cheaper_sums, run_hedge_switch, switch_reference
     from jaxdp.core.accumulate import comp_total
     from jaxdp.experts import experts_problem
 
@@ -151,6 +157,6 @@ if __name__ == "__main__":
         if args.accuracy:
             print(accuracy())
     else:
-        from jaxdp.bench import run_benchmarks
+        from benchmarks.harness import run_benchmarks
 
         print(run_benchmarks(quick=args.quick, only=["hedge"], out=args.out))

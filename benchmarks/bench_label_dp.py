@@ -1,12 +1,19 @@
 """Fitted label-DP estimators per second vs N and seeds on CPU: JAX (vmapped over seeds) vs NumPy/SciPy.
 
-Entry point only: the benchmark lives in ``jaxdp.bench.label_dp`` (also run by ``jaxdp bench --all``).
+Entry point only: the benchmark lives in ``benchmarks.harness.label_dp`` (also run by ``jaxdp bench --all``).
 
-    python benchmarks/bench_label_dp.py [--tiny]          # = python -m jaxdp.bench.label_dp [--tiny]
+    python benchmarks/bench_label_dp.py [--tiny]          # = python -m benchmarks.harness.label_dp [--tiny]
 """
+import pathlib
+import sys
+
+_ROOT = str(pathlib.Path(__file__).resolve().parents[1])   # the repository root: benchmarks.harness imports from it
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
 if __name__ == "__main__":
     import runpy
 
-    runpy.run_module("jaxdp.bench.label_dp", run_name="__main__", alter_sys=True)
+    runpy.run_module("benchmarks.harness.label_dp", run_name="__main__", alter_sys=True)
 else:
-    from jaxdp.bench.label_dp import *  # noqa: F401,F403 - run() and friends, for code that loads this file
+    from benchmarks.harness.label_dp import *  # noqa: F401,F403 - run() and friends, for code that loads this file

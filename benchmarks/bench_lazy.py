@@ -1,12 +1,19 @@
 """Benchmark of L2P-MW (jaxdp.experts) on CPU.
 
-Entry point only: the benchmark lives in ``jaxdp.bench.lazy`` (also run by ``jaxdp bench --all``).
+Entry point only: the benchmark lives in ``benchmarks.harness.lazy`` (also run by ``jaxdp bench --all``).
 
-    python benchmarks/bench_lazy.py [--tiny]          # = python -m jaxdp.bench.lazy [--tiny]
+    python benchmarks/bench_lazy.py [--tiny]          # = python -m benchmarks.harness.lazy [--tiny]
 """
+import pathlib
+import sys
+
+_ROOT = str(pathlib.Path(__file__).resolve().parents[1])   # the repository root: benchmarks.harness imports from it
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
 if __name__ == "__main__":
     import runpy
 
-    runpy.run_module("jaxdp.bench.lazy", run_name="__main__", alter_sys=True)
+    runpy.run_module("benchmarks.harness.lazy", run_name="__main__", alter_sys=True)
 else:
-    from jaxdp.bench.lazy import *  # noqa: F401,F403 - run() and friends, for code that loads this file
+    from benchmarks.harness.lazy import *  # noqa: F401,F403 - run() and friends, for code that loads this file

@@ -27,7 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-from jaxdp.bench.common import interleaved_best_times, machine_info, table  # noqa: E402
+from benchmarks.harness.common import interleaved_best_times, machine_info, table  # noqa: E402
 from jaxdp.privacy.mechanisms.matrix_factorization import (  # noqa: E402
     BinaryTree, HonakerTree, SqrtToeplitz, get_mechanism, optimize_banded, optimize_blt,
 )

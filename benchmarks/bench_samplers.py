@@ -1,12 +1,19 @@
 """Sampler and L2P-RMW throughput.
 
-Entry point only: the benchmark lives in ``jaxdp.bench.samplers`` (also run by ``jaxdp bench --all``).
+Entry point only: the benchmark lives in ``benchmarks.harness.samplers`` (also run by ``jaxdp bench --all``).
 
-    python benchmarks/bench_samplers.py [--full]          # = python -m jaxdp.bench.samplers [--full]
+    python benchmarks/bench_samplers.py [--full]          # = python -m benchmarks.harness.samplers [--full]
 """
+import pathlib
+import sys
+
+_ROOT = str(pathlib.Path(__file__).resolve().parents[1])   # the repository root: benchmarks.harness imports from it
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
 if __name__ == "__main__":
     import runpy
 
-    runpy.run_module("jaxdp.bench.samplers", run_name="__main__", alter_sys=True)
+    runpy.run_module("benchmarks.harness.samplers", run_name="__main__", alter_sys=True)
 else:
-    from jaxdp.bench.samplers import *  # noqa: F401,F403 - run() and friends, for code that loads this file
+    from benchmarks.harness.samplers import *  # noqa: F401,F403 - run() and friends, for code that loads this file

@@ -34,6 +34,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))   # the repository root: benchmarks.harness
 
 from _scaling_md import RESULTS_MD, SCALING_MD, table, write_section  # noqa: E402
 
@@ -78,7 +79,7 @@ def measure(case, seeds_list: list, T: int, reps: int) -> list:
     5-10%, as much as the effect measured (DP-FTRL at 65536 seeds: 89% of the peak measured minutes
     earlier, 104% interleaved).
     """
-    from jaxdp.bench.common import interleaved_best_times
+    from benchmarks.harness.common import interleaved_best_times
     from jaxdp.core import carry_bytes, seed_keys, seed_tile, simulate
 
     label, learner, adv, prob, params, adv_params, mult = case
@@ -109,7 +110,7 @@ def measure(case, seeds_list: list, T: int, reps: int) -> list:
 def sweep_tiles(case, seeds: int, T: int, tiles: list, reps: int) -> list:
     """Rates of ``simulate`` at ``seeds`` seeds for each tile size in ``tiles`` (interleaved, best of ``reps``):
     how to find a device's best tile (``jaxdp.core.tile_budget`` is a rule; this is the measurement)."""
-    from jaxdp.bench.common import interleaved_best_times
+    from benchmarks.harness.common import interleaved_best_times
     from jaxdp.core import carry_bytes, seed_keys, simulate
 
     label, learner, adv, prob, params, adv_params, mult = case

@@ -1,4 +1,4 @@
-"""Accelerator benchmark suite (``jaxdp.bench.suite``) with the roofline of every case (``jaxdp.bench.report``).
+"""Accelerator benchmark suite (``benchmarks.harness.suite``) with the roofline of every case (``benchmarks.harness.report``).
 
     python benchmarks/bench_suite.py [--quick] [--out FILE]     # the suite part of: jaxdp bench --device-report
 
@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import sys
 
-from jaxdp.bench.report import run_device_report
+_ROOT = str(pathlib.Path(__file__).resolve().parents[1])   # the repository root: benchmarks.harness imports from it
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from benchmarks.harness.report import run_device_report  # noqa: E402
 
 TITLE = "Accelerator benchmark suite"
 

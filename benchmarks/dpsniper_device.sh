@@ -13,7 +13,7 @@ OUT=${OUT:-/tmp}
 half=${1:-1}
 SIZES=${SIZES:-"10700000 2000000 200000000 20000000"}
 names=${ONLY:-$(python3 -c "
-from jaxdp.privacy.audit.dpsniper import suite_names
+from benchmarks.harness.dpsniper import suite_names
 n = [s.removeprefix('dpsniper-') for s in suite_names()]
 print(' '.join(n[:10] if '$half' == '1' else n[10:]))")}
 # mechanisms whose row is already in the JSON-lines file are not run again (a stopped run resumes)

@@ -5,7 +5,7 @@
     python benchmarks/run_all.py results suite --dir /tmp/x   # write elsewhere (e.g. to compare first)
 
 * ``EXPORT.md``: every suite case and one grid point per compiled function of every registered
-  study, exported for ``cuda`` and ``tpu`` (``jaxdp.bench.export``): violations, random bits and
+  study, exported for ``cuda`` and ``tpu`` (``benchmarks.harness.export``): violations, random bits and
   carry bytes per round, predicted H100 and TPU v5e throughput. Needs no accelerator.
 * ``SUITE_<BACKEND>.md`` (``SUITE_CPU.md``, ``SUITE_GPU.md``, ``SUITE_TPU.md``): the accelerator
   suite with its roofline (``jaxdp bench --device-report``), on the machine at hand.
@@ -19,16 +19,19 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import sys
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:   # the repository root: benchmarks.harness imports from it
+    sys.path.insert(0, str(HERE.parent))
 TARGETS = ("export", "suite", "results")
 
 
 def write_export(d: pathlib.Path) -> pathlib.Path:
-    from jaxdp.bench.common import machine_info
-    from jaxdp.bench.export import start_study_exports, finish_study_exports, suite_exports
-    from jaxdp.bench.report import export_markdown
+    from benchmarks.harness.common import machine_info
+    from benchmarks.harness.export import start_study_exports, finish_study_exports, suite_exports
+    from benchmarks.harness.report import export_markdown
 
     t0 = time.perf_counter()
     proc = start_study_exports(per_group=True)
@@ -58,7 +61,7 @@ def write_export(d: pathlib.Path) -> pathlib.Path:
 def write_suite(d: pathlib.Path) -> pathlib.Path:
     import jax
 
-    from jaxdp.bench.report import run_device_report
+    from benchmarks.harness.report import run_device_report
 
     md = run_device_report(quick=False)
     path = d / f"SUITE_{jax.default_backend().upper()}.md"
@@ -67,7 +70,7 @@ def write_suite(d: pathlib.Path) -> pathlib.Path:
 
 
 def write_results(d: pathlib.Path) -> pathlib.Path:
-    from jaxdp.bench.report import run_benchmarks
+    from benchmarks.harness.report import run_benchmarks
 
     return run_benchmarks(run_all=True, out=str(d / "RESULTS.md"))
 

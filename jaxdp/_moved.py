@@ -4,12 +4,18 @@ Importing an old path (``jaxdp.lazy``, ``jaxdp.realizable.planners``, ...) warns
 :class:`DeprecationWarning` naming the new one and returns a view that looks each name up in the
 module (or modules, in turn) that hold it now: the objects are the new modules' own, so classes and
 registrations are shared and nothing is loaded twice.
+
+The benchmark harness (``jaxdp.bench``, DP-Sniper's suite ``jaxdp.privacy.audit.dpsniper``) left the package
+for ``benchmarks/harness/`` of the source checkout: its old paths work when this ``jaxdp`` is that checkout's
+(:func:`import_from_checkout` puts the repository root on ``sys.path``) and raise :class:`ImportError` naming
+``benchmarks/`` in an installed package.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.abc
 import importlib.util
+import pathlib
 import sys
 import types
 import warnings
@@ -37,13 +43,18 @@ MOVED: dict[str, tuple[str, ...]] = {
     "jaxdp.accounting.amplification": ("jaxdp.privacy.accounting.amplification", "jaxdp.privacy.accounting.accountant",
                                        "jaxdp.privacy.accounting.events"),
     "jaxdp.audit.learned_catalogue": ("jaxdp.privacy.audit.catalogue",),
+    # out of the package: benchmarks/ of the source checkout
+    "jaxdp.privacy.audit.dpsniper": ("benchmarks.harness.dpsniper",),
 }
 #: old package prefix -> new package prefix (every submodule moved with its package)
 MOVED_PACKAGES: dict[str, str] = {
     "jaxdp.accounting": "jaxdp.privacy.accounting",
     "jaxdp.mechanisms": "jaxdp.privacy.mechanisms",
     "jaxdp.audit": "jaxdp.privacy.audit",
+    "jaxdp.bench": "benchmarks.harness",
 }
+#: what moved out of the package lives under this prefix, in the source checkout only
+OUTSIDE = "benchmarks."
 
 
 def new_location(name: str) -> tuple[str, ...] | None:
@@ -59,8 +70,41 @@ def new_location(name: str) -> tuple[str, ...] | None:
         return MOVED[name]
     for old, new in MOVED_PACKAGES.items():
         if name == old or name.startswith(old + "."):
-            return (new + name[len(old):],)
+            # a module of a moved package may have moved on (jaxdp.audit.dpsniper -> jaxdp.privacy.audit.dpsniper)
+            return new_location(new + name[len(old):]) or (new + name[len(old):],)
     return None
+
+
+def checkout_root() -> pathlib.Path | None:
+    """The source checkout this ``jaxdp`` was imported from, or ``None`` (an installed package).
+
+    Returns:
+        The repository root (the directory holding ``jaxdp/`` and ``benchmarks/harness/``), or ``None``.
+    """
+    root = pathlib.Path(__file__).resolve().parent.parent
+    return root if (root / "benchmarks" / "harness" / "__init__.py").is_file() else None
+
+
+def import_from_checkout(name: str, what: str) -> types.ModuleType:
+    """Import ``name`` (``benchmarks.harness...``) from the source checkout, its root put first on ``sys.path``.
+
+    Args:
+        name: the module path.
+        what: the error's start (``"jaxdp bench runs from a source checkout"``).
+
+    Returns:
+        The module.
+
+    Raises:
+        ImportError: this ``jaxdp`` is an installed package, not a source checkout's.
+    """
+    root = checkout_root()
+    if root is None:
+        raise ImportError(f"{what}: the benchmark harness lives in benchmarks/ of the jaxdp repository, not in the "
+                          f"installed package ({pathlib.Path(__file__).parent}); clone the repository and run from there")
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return importlib.import_module(name)
 
 
 class _View(types.ModuleType):
@@ -88,6 +132,9 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         sources = new_location(spec.name)
         assert sources is not None
+        if sources[0].startswith(OUTSIDE):
+            import_from_checkout(OUTSIDE[:-1], f"{spec.name} moved in jaxdp 1.0 to {' / '.join(sources)}, out of the "
+                                 "package")   # raises outside a source checkout
         warnings.warn(f"{spec.name} moved in jaxdp 1.0 to {' / '.join(sources)}; the old path will be removed "
                       "in jaxdp 1.1", DeprecationWarning, stacklevel=2)
         return _View(spec.name, sources)

@@ -9,6 +9,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 _TESTS = str(pathlib.Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
+# the repository root, for the benchmark harness (``benchmarks.harness``: not part of the installed package)
+if str(pathlib.Path(_TESTS).parent) not in sys.path:
+    sys.path.append(str(pathlib.Path(_TESTS).parent))
 
 import jax  # noqa: E402
 

@@ -2,8 +2,8 @@
 
 Lowering only (``jax.export.export(fn, platforms=("cuda", "tpu"))``): nothing is compiled.
 Covers every benchmark-suite case and one grid point of every registered study
-(``jaxdp.bench.export``), and checks that the module reader
-(``jaxdp.bench.hlo.analyze_module``) flags callbacks and CPU-only calls and counts
+(``benchmarks.harness.export``), and checks that the module reader
+(``benchmarks.harness.hlo.analyze_module``) flags callbacks and CPU-only calls and counts
 random words and loop-carry bytes exactly on small programs.
 """
 from __future__ import annotations
@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from jaxdp import registry
-from jaxdp.bench.export import (PLATFORMS, capture_points, export_jitted, finish_study_exports, start_study_exports,
+from benchmarks.harness.export import (PLATFORMS, capture_points, export_jitted, finish_study_exports, start_study_exports,
                                 suite_exports)
-from jaxdp.bench.hlo import analyze_module
-from jaxdp.bench.report import export_markdown, roofline_markdown, roofline_rows
-from jaxdp.bench.roofline import H100, TPU_V5E, measured_device, predict
-from jaxdp.bench.suite import CASE_NAMES
+from benchmarks.harness.hlo import analyze_module
+from benchmarks.harness.report import export_markdown, roofline_markdown, roofline_rows
+from benchmarks.harness.roofline import H100, TPU_V5E, measured_device, predict
+from benchmarks.harness.suite import CASE_NAMES
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ Layers, low to high (docs/guide/architecture.md):
 6. ``experts``, ``bandits``, ``label_dp``, ``sco``: problem classes and their algorithms.
 8. ``oco``: online convex optimization (uses the experts constructions: L2P, experts over a net).
 9. ``instances``: the benchmark instances of every class.
-10. ``studies``; 11. ``bench``, ``compare``; 12. ``cli``; 13. the package root and ``__main__``.
+10. ``studies``; 11. ``compare``; 12. ``cli``; 13. the package root and ``__main__``.
 """
 import ast
 import collections
@@ -28,7 +28,7 @@ ROOT = _helpers.ROOT / "jaxdp"
 RANK = {
     "_version": 0, "_moved": 0, "core": 0, "registry": 1, "samplers": 2, "privacy": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,
     "experts": 6, "bandits": 6, "label_dp": 6, "sco": 6, "oco": 8, "instances": 9,
-    "studies": 10, "bench": 11, "compare": 11, "cli": 12, "": 13, "__main__": 13,
+    "studies": 10, "compare": 11, "cli": 12, "": 13, "__main__": 13,
 }
 # (importing module, imported package): imports made by name to load plugins, not dependencies
 PLUGIN_LOADERS = {("jaxdp.registry", ""), ("jaxdp.registry", "studies"), ("jaxdp.registry", "privacy")}

@@ -142,7 +142,7 @@ def test_compare_builtins_come_from_the_registry():
 
 
 def test_benchmark_cases_are_registered_learners():
-    from jaxdp.bench.suite import CASE_LEARNERS, CASE_NAMES
+    from benchmarks.harness.suite import CASE_LEARNERS, CASE_NAMES
 
     assert set(CASE_LEARNERS) <= set(CASE_NAMES)
     for case, name in CASE_LEARNERS.items():

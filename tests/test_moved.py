@@ -1,6 +1,7 @@
 """Old import paths (jaxdp 1.0 moved them; CHANGELOG.md lists every move) keep working for one release:
 each import warns with a DeprecationWarning naming the new path and gives the new modules' own objects."""
 import importlib
+import pathlib
 import subprocess
 import sys
 import warnings
@@ -34,11 +35,11 @@ OLD_ALL = {
 
 @pytest.mark.parametrize("old", sorted(_moved.MOVED))
 def test_old_path_warns_and_gives_the_new_objects(old):
-    parent = old.rpartition(".")[0]
-    if parent != "jaxdp":
-        with warnings.catch_warnings():     # the parent's own warning is another test's
-            warnings.simplefilter("ignore")
-            importlib.import_module(parent)
+    # the parent's own warning (jaxdp.lazy for jaxdp.lazy.l2p) is not this test's: import it first, quietly
+    # (pytest.warns re-emits a warning it did not match, and the configuration makes it an error)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        importlib.import_module(old.rpartition(".")[0])
     sys.modules.pop(old, None)
     with pytest.warns(DeprecationWarning, match=old.replace(".", r"\.") + " moved"):
         mod = importlib.import_module(old)
@@ -64,3 +65,57 @@ def test_old_submodule_import_leaves_the_new_package_alone():
             "import jaxdp.experts as E; assert callable(E.l2p) and not hasattr(E.l2p, '__path__'); "
             "assert callable(E.potential_experts); from jaxdp.lazy.l2p import L2PParams; assert L2PParams is E.L2PParams")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------------ out of the package: benchmarks/ of the checkout
+
+
+def test_bench_and_dpsniper_moved_to_the_checkouts_benchmarks():
+    assert _moved.new_location("jaxdp.bench") == ("benchmarks.harness",)
+    assert _moved.new_location("jaxdp.bench.suite") == ("benchmarks.harness.suite",)
+    assert _moved.new_location("jaxdp.privacy.audit.dpsniper") == ("benchmarks.harness.dpsniper",)
+    assert _moved.new_location("jaxdp.audit.dpsniper") == ("benchmarks.harness.dpsniper",)   # not via privacy.audit
+    assert _moved.checkout_root() == pathlib.Path(_moved.__file__).resolve().parents[1]
+    for old in [m for m in sys.modules if m == "jaxdp.bench" or m.startswith("jaxdp.bench.")]:
+        sys.modules.pop(old)
+    with pytest.warns(DeprecationWarning, match=r"jaxdp\.bench moved in jaxdp 1\.0 to benchmarks\.harness;"):
+        import jaxdp.bench as old
+    with pytest.warns(DeprecationWarning, match=r"jaxdp\.bench\.suite moved in jaxdp 1\.0 to benchmarks\.harness\.suite"):
+        import jaxdp.bench.suite as old_suite
+    import benchmarks.harness as H
+    import benchmarks.harness.suite as S
+
+    assert old_suite.run_suite is S.run_suite and old_suite.CASE_NAMES is S.CASE_NAMES
+    assert old.rows_to_markdown is H.rows_to_markdown      # a name the harness's __init__ loads on first use
+
+
+def test_old_dpsniper_names_of_the_audit_package():
+    code = ("import warnings; import jaxdp.privacy.audit as A\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always'); s = A.DPSNIPER_SUITE\n"
+            "assert any('jaxdp.privacy.audit.dpsniper moved in jaxdp 1.0 to benchmarks.harness.dpsniper' in str(x.message)"
+            " and x.category is DeprecationWarning for x in w), [str(x.message) for x in w]\n"
+            "from benchmarks.harness import dpsniper as D; assert s is D.SUITE and A.dpsniper.laplace is D.laplace\n"
+            "from jaxdp import registry; assert set(D.suite_names()) <= set(registry.AUDITS)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_outside_a_checkout_the_old_paths_and_commands_name_benchmarks(monkeypatch, capsys):
+    """An installed package has no benchmarks/: the old paths raise ImportError, the commands exit with status 2."""
+    from jaxdp.cli import main
+
+    monkeypatch.setattr(_moved, "checkout_root", lambda: None)
+    for old in [m for m in sys.modules if m == "jaxdp.bench" or m.startswith("jaxdp.bench.")
+                or m in ("jaxdp.privacy.audit.dpsniper", "jaxdp.audit.dpsniper")]:
+        monkeypatch.delitem(sys.modules, old)
+    for old in ("jaxdp.bench", "jaxdp.bench.common", "jaxdp.privacy.audit.dpsniper"):
+        with pytest.raises(ImportError, match=r"moved in jaxdp 1\.0 to benchmarks\.harness.*, out of the package: "
+                                              r"the benchmark harness lives in benchmarks/"):
+            importlib.import_module(old)
+    capsys.readouterr()
+    for argv, what in [(["bench", "--quick"], "jaxdp bench"), (["audit", "--suite", "dpsniper"], "jaxdp audit --suite"),
+                       (["audit", "dpsniper-laplace", "--quick"], "jaxdp audit dpsniper-laplace")]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"jaxdp: error: {what}") and "runs from a source checkout" in err and "benchmarks/" in err
+    assert main(["audit", "--list"]) == 0 and "laplace-half-scale" in capsys.readouterr().out

@@ -179,7 +179,7 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="throughput benchmarks against NumPy references")
     b.add_argument("--quick", action="store_true")
     b.add_argument("--all", action="store_true",
-                   help="also run every benchmark of jaxdp.bench (and benchmarks/bench_*.py of a source checkout)")
+                   help="also run every benchmark of benchmarks/harness and benchmarks/bench_*.py (a source checkout)")
     b.add_argument("--only", action="append", help="run only these benchmarks (repeatable)")
     b.add_argument("--out", help="markdown file to write (default ./jaxdp-bench.md; never the source tree)")
     b.add_argument("--device-report", action="store_true",

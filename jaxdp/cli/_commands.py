@@ -1,4 +1,8 @@
-"""``jaxdp plan``, ``jaxdp audit``, ``jaxdp bench`` and ``jaxdp compare``."""
+"""``jaxdp plan``, ``jaxdp audit``, ``jaxdp bench`` and ``jaxdp compare``.
+
+``jaxdp bench`` and ``jaxdp audit --suite dpsniper`` run the benchmark harness, which lives in ``benchmarks/``
+of the source checkout (not in the installed package): they import it from there, or exit with status 2.
+"""
 from __future__ import annotations
 
 import json
@@ -91,6 +95,19 @@ def _literal(v: str):
     return v
 
 
+# --------------------------------------------------------------------------- the benchmark harness
+
+
+def _harness(module: str, what: str):
+    """``benchmarks.harness.<module>`` of the source checkout this jaxdp runs from (jaxdp/_moved.py finds it)."""
+    from .._moved import import_from_checkout
+
+    try:
+        return import_from_checkout(f"benchmarks.harness.{module}", f"{what} runs from a source checkout")
+    except ImportError as e:
+        raise CLIError(str(e)) from None
+
+
 # --------------------------------------------------------------------------- audit
 
 
@@ -98,11 +115,16 @@ def _cmd_audit(args) -> int:
     from .. import registry
 
     if getattr(args, "suite", None):
-        from ..privacy.audit.dpsniper import run_suite, suite_markdown
-
-        print(suite_markdown(run_suite(quick=args.quick, seed=args.seed)))
+        dpsniper = _harness("dpsniper", "jaxdp audit --suite dpsniper")
+        print(dpsniper.suite_markdown(dpsniper.run_suite(quick=args.quick, seed=args.seed)))
         return 0
-    if args.list or not args.name:
+    # DP-Sniper's audits (dpsniper-<name>) are registered by the harness: listed from a checkout, needed to run one
+    from .._moved import checkout_root
+
+    listing = args.list or not args.name
+    if (listing and checkout_root() is not None) or (not listing and args.name.startswith("dpsniper-")):
+        _harness("dpsniper", f"jaxdp audit {'--list' if listing else args.name}")
+    if listing:
         registry.load_all()
         if not registry.AUDITS:
             print("(no audits registered)")
@@ -125,10 +147,9 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from ..bench import run_benchmarks
-
-    path = run_benchmarks(quick=args.quick, run_all=args.all, only=args.only, out=args.out,
-                          device_report=args.device_report)
+    report = _harness("report", "jaxdp bench")
+    path = report.run_benchmarks(quick=args.quick, run_all=args.all, only=args.only, out=args.out,
+                                 device_report=args.device_report)
     print(f"\nwrote {path}")
     return 0
 

@@ -38,7 +38,7 @@ class Study:
     ``ValueError`` for a point that cannot run; it is called for every point
     before anything starts. ``export_fn(point) -> (jitted_fn, example_args)``
     (optional) gives the compiled function of one grid point to
-    ``jaxdp.bench.export``, which otherwise records it by running the point.
+    ``benchmarks/harness/export.py``, which otherwise records it by running the point.
 
     Attributes:
         name: the study's name (the manifest's ``study``; a rerun must match it).
@@ -57,7 +57,7 @@ class Study:
         description: one line for listings and the manifest.
         check_point: ``check_point(point)`` makes the host-side calls of a point and raises
             ``ValueError`` for one that cannot run.
-        export_fn: ``export_fn(point) -> (jitted_fn, example_args)`` for ``jaxdp.bench.export``.
+        export_fn: ``export_fn(point) -> (jitted_fn, example_args)`` for ``benchmarks/harness/export.py``.
 
     Raises:
         ValueError: ``seeds`` not a positive integer, an empty grid, or a point using the key ``seed``.
@@ -77,7 +77,7 @@ class Study:
     description: str = ""
     check_point: Optional[Callable[[dict], Any]] = None
     # optional: export_fn(point) -> (jitted_fn, example_args), the compiled function of one grid point
-    # for jax.export (tests/test_export.py); without it, jaxdp.bench.export finds it by running the point
+    # for jax.export (tests/test_export.py); without it, benchmarks/harness/export.py finds it by running the point
     export_fn: Optional[Callable[[dict], tuple]] = None
 
     def __post_init__(self):

@@ -3,7 +3,7 @@ import hashlib
 import pathlib
 
 from _helpers import ROOT
-from jaxdp.bench import bench_hedge, numpy_hedge_per_seed, numpy_hedge_vectorized, rows_to_markdown
+from benchmarks.harness import bench_hedge, numpy_hedge_per_seed, numpy_hedge_vectorized, rows_to_markdown
 from jaxdp.cli import main
 
 
@@ -35,12 +35,12 @@ def test_cli_bench_quick_writes_to_cwd_not_source_tree(tmp_path, monkeypatch, ca
 
 
 def test_bench_package_has_no_import_cycle():
-    """Each jaxdp.bench module imports only jaxdp.bench modules listed before it (common ... report)."""
+    """Each benchmarks.harness module imports only benchmarks.harness modules listed before it (common ... report)."""
     import ast
 
     order = ["common", "numpy_refs", "accuracy", "hedge", "lazy", "oco", "realizable", "samplers", "sco", "label_dp", "hlo",
-             "roofline", "suite", "export", "report"]
-    pkg = ROOT / "jaxdp" / "bench"
+             "roofline", "suite", "export", "report", "_dpsniper_primitives", "_dpsniper_report", "dpsniper"]
+    pkg = ROOT / "benchmarks" / "harness"
     assert sorted(order) == sorted(p.stem for p in pkg.glob("*.py") if p.stem != "__init__")
     for i, name in enumerate(order):
         tree = ast.parse((pkg / f"{name}.py").read_text())

@@ -1,11 +1,11 @@
-"""Tiny-size test of the accelerator benchmark suite (``jaxdp.bench.suite``): structure only, no timing assertions."""
+"""Tiny-size test of the accelerator benchmark suite (``benchmarks.harness.suite``): structure only, no timing assertions."""
 from __future__ import annotations
 
 import math
 
 import pytest
 
-from jaxdp.bench.suite import run_suite, scaling_rows, suite_to_markdown
+from benchmarks.harness.suite import run_suite, scaling_rows, suite_to_markdown
 
 CASES = {"hedge": "expert-updates/s", "l2p_mw": "expert-updates/s", "sparse_vector": "expert-updates/s",
          "l2p_rmw_mala": "MALA steps/s", "dp_ftrl": "seed-rounds/s", "label_dp": "estimators/s"}

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxdp.bench.accuracy import T7, run_cheaper_sums, run_hedge_switch, switch_reference, ulps
+from benchmarks.harness.accuracy import T7, run_cheaper_sums, run_hedge_switch, switch_reference, ulps
 from jaxdp.core import comp_add, comp_total, comp_zeros, seed_keys, simulate
 from jaxdp.core.accumulate import (Compensated, pack, packed_add, packed_sum, packed_total, packed_zeros, two_sum,
                                    unpack)
@@ -131,7 +131,7 @@ def test_two_sum_is_error_free():
 
 
 def test_hedge_at_ten_million_rounds_totals_and_weights():
-    """Hedge (d = 3) for T = 10^7 rounds on ``jaxdp.bench.accuracy.switch_losses``: the cumulative losses
+    """Hedge (d = 3) for T = 10^7 rounds on ``benchmarks.harness.accuracy.switch_losses``: the cumulative losses
     ``lead + gap`` are within a few float32 ulps of float64 for every expert (the one 2e5 behind included), and the final weights, which
     hinge on B's gap after its comeback, match float64 Hedge to 1e-6 relative. The comparator agrees too."""
     eta = HedgeParams(jnp.float32(np.sqrt(8 * np.log(3) / T7)))

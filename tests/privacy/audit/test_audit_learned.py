@@ -21,7 +21,7 @@ from jaxdp.privacy.audit import (
     pattern_pairs, loss_flip_pairs, tradeoff_bound, trajectory_features,
 )
 from jaxdp.privacy.audit import catalogue as C
-from jaxdp.privacy.audit import dpsniper as D
+from benchmarks.harness import dpsniper as D
 from jaxdp.privacy.audit.learned import _count_event
 
 ALPHA = 1e-7

@@ -4,7 +4,7 @@ Measured quantities (never asserted by tests):
 
 * seed-rounds/s and expert-updates/s (= seed-rounds × d) of the compiled run,
   with compile time reported apart (first call minus a second, warm call);
-* the same workload in NumPy (:mod:`jaxdp.bench.numpy_refs`): (i) a per-seed
+* the same workload in NumPy (:mod:`benchmarks.harness.numpy_refs`): (i) a per-seed
   Python loop over rounds, what a paper's script does today, and (ii) a loop
   over rounds vectorized over seeds. Large NumPy cases run on fewer
   seeds/rounds and report the measured rate (the table says how many
@@ -54,8 +54,8 @@ def bench_hedge(seeds_list: Sequence[int] = (1, 16, 256, 4096, 16384), d_list: S
     """
     import jax.numpy as jnp
 
-    from ..core import seed_keys, simulate
-    from ..experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem, hedge, hedge_eta
+    from jaxdp.core import seed_keys, simulate
+    from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem, hedge, hedge_eta
 
     rows = []
     for d in d_list:

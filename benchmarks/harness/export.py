@@ -3,10 +3,10 @@
 No GPU or TPU is needed: :func:`export_jitted` runs
 ``jax.export.export(fn, platforms=("cuda", "tpu"))`` on a jitted function and
 example arguments (tracing and lowering only, nothing is compiled or run), and
-:func:`jaxdp.bench.hlo.analyze_module` reads the module's text: host
+:func:`benchmarks.harness.hlo.analyze_module` reads the module's text: host
 callbacks, host transfers and CPU-only custom calls (violations), random
 words drawn and loop-state bytes moved per call (the basis of the roofline
-prediction in :mod:`jaxdp.bench.roofline`).
+prediction in :mod:`benchmarks.harness.roofline`).
 
 Which programs: every benchmark-suite case (:func:`suite_exports`, the jitted
 function the suite times) and one grid point of every registered study
@@ -330,8 +330,8 @@ def capture_study(name: str, per_group: bool = False, quick: bool = True) -> lis
     Returns:
         The :class:`ExportRecord` s of the captured functions.
     """
-    from .. import registry
-    from ..studies.framework import resolve_config
+    from jaxdp import registry
+    from jaxdp.studies.framework import resolve_config
 
     entry = registry.get_study(name)
     cfg = resolve_config(name, entry.extra["defaults"], entry.extra["quick"], quick, {})
@@ -361,12 +361,14 @@ def start_study_exports(names: Optional[Sequence[str]] = None, per_group: bool =
     Returns:
         The running ``subprocess.Popen`` (text-mode pipes on stdout and stderr).
     """
-    env = dict(os.environ)
+    from .common import root_on_pythonpath
+
+    env = root_on_pythonpath(dict(os.environ))
     env.setdefault("JAX_PLATFORMS", "cpu")
-    # one device: the modules are exported for one seed, unsharded (see the per-seed rule in jaxdp.bench.hlo)
+    # one device: the modules are exported for one seed, unsharded (see the per-seed rule in benchmarks.harness.hlo)
     flags = [f for f in env.get("XLA_FLAGS", "").split() if not f.startswith("--xla_force_host_platform_device_count")]
     env["XLA_FLAGS"] = " ".join(flags)
-    cmd = [sys.executable, "-m", "jaxdp.bench.export", "--studies"] + list(names or [])
+    cmd = [sys.executable, "-m", "benchmarks.harness.export", "--studies"] + list(names or [])
     if per_group:
         cmd.append("--per-group")
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -416,10 +418,10 @@ def study_exports(names: Optional[Sequence[str]] = None, per_group: bool = False
 
 
 def _main(argv: Sequence[str]) -> int:
-    from .. import registry
+    from jaxdp import registry
 
     if "--studies" not in argv:
-        print("usage: python -m jaxdp.bench.export --studies [NAME ...] [--per-group]", file=sys.stderr)
+        print("usage: python -m benchmarks.harness.export --studies [NAME ...] [--per-group]", file=sys.stderr)
         return 2
     names = [a for a in argv[argv.index("--studies") + 1:] if not a.startswith("--")]
     _CAPTURE.install()

@@ -52,11 +52,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..accounting.floating import FLOAT32_DELTA_FLOOR, delta_float
-from ...registry import register_audit
-from .auditor import AuditReport
-from .learned import Histogram, Logistic, MLP, audit_learned, flag_features, onehot_features
-from .pairs import pattern_pairs
+from jaxdp.privacy.accounting.floating import FLOAT32_DELTA_FLOOR, delta_float
+from jaxdp.registry import register_audit
+from jaxdp.privacy.audit.auditor import AuditReport
+from jaxdp.privacy.audit.learned import Histogram, Logistic, MLP, audit_learned, flag_features, onehot_features
+from jaxdp.privacy.audit.pairs import pattern_pairs
 from ._dpsniper_primitives import bloom_filter, geo_sample_cdf, murmur3_32
 from ._dpsniper_report import REFERENCE, _fmt_eps, suite_markdown  # noqa: F401
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from .common import best_time as _best
 
-from ..core import seed_keys, simulate
-from ..experts import RealizableBernoulliParams, adv_realizable_bernoulli, experts_problem
-from ..experts import plan_sparse_vector_experts
-from ..registry import get_learner
+from jaxdp.core import seed_keys, simulate
+from jaxdp.experts import RealizableBernoulliParams, adv_realizable_bernoulli, experts_problem
+from jaxdp.experts import plan_sparse_vector_experts
+from jaxdp.registry import get_learner
 
 
 def numpy_sparse_vector(T, d, S, eps_svt, eta, K, L, Lstar, q, rng):

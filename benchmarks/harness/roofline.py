@@ -1,4 +1,4 @@
-"""Roofline predictions from what an exported module does per call (:mod:`jaxdp.bench.export`).
+"""Roofline predictions from what an exported module does per call (:mod:`benchmarks.harness.export`).
 
 A run of one seed draws ``R`` random words and moves ``C`` bytes of loop state
 (what an iteration changes, read and written once). On a device that generates ``ρ`` random words/s
@@ -60,7 +60,7 @@ PUBLISHED = (H100, TPU_V5E)
 
 
 def measured_device(name: str, bytes_per_s: float, rng_words_per_s: float) -> Device:
-    """The device at hand, from measured ceilings (``jaxdp.bench.suite.measure_ceilings``).
+    """The device at hand, from measured ceilings (``benchmarks.harness.suite.measure_ceilings``).
 
     Args:
         name: the device's name (e.g. its ``device_kind``).

@@ -93,7 +93,7 @@ def bench_mala(chains: int, d: int, n_steps: int) -> list[dict]:
     import jax
     import jax.numpy as jnp
 
-    from ..samplers import ball, mala
+    from jaxdp.samplers import ball, mala
 
     mu, s, R = 0.5, 0.6, 1.0
     h = min(s**2 / d ** (1 / 3), 4 * R * R / (32 * d))
@@ -149,9 +149,9 @@ def bench_l2p_rmw(B: int, seeds: int, T: int, d: int) -> dict:
         One row: ``bench``, ``impl``, ``B``, ``seeds``, ``T``, ``d``, ``compile_s``, ``run_s``, ``rate``
         (seed-rounds per second) and ``us_per_seed_round``.
     """
-    from ..core import seed_keys, simulate
-    from ..oco import adv_linear_oco, linear_oco_params, linear_problem
-    from ..oco.l2p_rmw import l2p_rmw, l2p_rmw_params
+    from jaxdp.core import seed_keys, simulate
+    from jaxdp.oco import adv_linear_oco, linear_oco_params, linear_problem
+    from jaxdp.oco.l2p_rmw import l2p_rmw, l2p_rmw_params
 
     learner = l2p_rmw(d, B)
     params = l2p_rmw_params(beta=0.05, lam=float(np.sqrt(T)), radius=0.5, eta=0.01, p=0.1, B=B)

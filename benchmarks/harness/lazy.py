@@ -21,9 +21,9 @@ import numpy as np
 
 from .common import best_time as _time
 
-from ..core import sample_categorical, seed_keys, simulate
-from ..experts import AlternatingParams, adv_alternating_batches, experts_problem
-from ..experts import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
+from jaxdp.core import sample_categorical, seed_keys, simulate
+from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
+from jaxdp.experts import LazyMeasure, l2p, l2p_mw, l2p_mw_params, mw_measure
 
 
 def numpy_l2p_mw(losses_fn, T, d, S, eta, p, B, rng):

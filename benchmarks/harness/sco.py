@@ -2,7 +2,7 @@
 against a NumPy per-seed loop implementation of the same algorithm (same phases, same solver
 iteration count; Laplace noise). Compile time is reported apart (first call minus a warm call).
 
-``run(quick)`` returns rows (``jaxdp.bench`` convention); ``python benchmarks/bench_sco.py [--tiny]`` prints them.
+``run(quick)`` returns rows (``benchmarks.harness`` convention); ``python benchmarks/bench_sco.py [--tiny]`` prints them.
 """
 from __future__ import annotations
 
@@ -89,8 +89,8 @@ def run(quick: bool = True, tiny: bool = False) -> list[dict]:
     """
     import jax
 
-    from ..core import seed_keys
-    from ..sco import EpochParams, epoch_estimator, inst_kappa_linear, plan_epoch_growth_sco, run_sco
+    from jaxdp.core import seed_keys
+    from jaxdp.sco import EpochParams, epoch_estimator, inst_kappa_linear, plan_epoch_growth_sco, run_sco
 
     inst = inst_kappa_linear(2, 2.0, 0.5)
     if tiny:

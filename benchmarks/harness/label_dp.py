@@ -20,8 +20,8 @@ import time
 import jax
 import numpy as np
 
-from ..label_dp import LabelParams, gen_smooth_classification, gen_smooth_regression, make_estimator, run_grid
-from ..label_dp.planners import plan_for
+from jaxdp.label_dp import LabelParams, gen_smooth_classification, gen_smooth_regression, make_estimator, run_grid
+from jaxdp.label_dp.planners import plan_for
 
 
 def _np_knn_one(rng, N, k, eps, grid):

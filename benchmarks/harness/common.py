@@ -1,19 +1,38 @@
 """Helpers shared by every benchmark: timing, the machine's description, markdown tables.
 
-This module imports nothing else from :mod:`jaxdp.bench`, so every other
+This module imports nothing else from :mod:`benchmarks.harness`, so every other
 benchmark module can import it without a cycle.
 """
 from __future__ import annotations
 
 import math
 import os
+import pathlib
 import platform
 import time
 from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
-__all__ = ["machine_info", "best_time", "interleaved_best_times", "median_time", "block", "fmt", "table", "rows_to_markdown"]
+__all__ = ["machine_info", "best_time", "interleaved_best_times", "median_time", "block", "fmt", "table", "rows_to_markdown",
+           "ROOT", "root_on_pythonpath"]
+
+#: the repository root (this file is ``benchmarks/harness/common.py``): ``benchmarks.harness`` imports from it
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def root_on_pythonpath(env: dict) -> dict:
+    """``env`` with the repository root first on ``PYTHONPATH``, for a subprocess that imports ``benchmarks.harness``.
+
+    Args:
+        env: a copy of the environment (changed in place).
+
+    Returns:
+        ``env``.
+    """
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT)]
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + rest)
+    return env
 
 
 def machine_info() -> str:

@@ -57,6 +57,7 @@ import numpy as np
 
 from .common import block as _block
 from .common import median_time as _median_time
+from .common import root_on_pythonpath
 from .hlo import analyze_module
 
 CASE_NAMES = ("hedge", "l2p_mw", "sparse_vector", "l2p_rmw_mala", "dp_ftrl", "label_dp")
@@ -81,7 +82,7 @@ def measure_ceilings(quick: bool = False) -> dict:
 
     Returns:
         ``rng_words_per_s`` (uint32 words ``jax.random.bits`` delivers), ``rng_generated_words_per_s`` (the
-        threefry words it generates, counted in its module by :func:`jaxdp.bench.hlo.analyze_module`),
+        threefry words it generates, counted in its module by :func:`benchmarks.harness.hlo.analyze_module`),
         ``bytes_per_s`` (bytes read + written), and the array sizes ``rng_array_words`` and ``bw_array_bytes``.
     """
     import jax
@@ -195,7 +196,7 @@ def _simulate_case(name, unit, units_per_seed_round, learner, adversary, problem
     import jax
     import jax.numpy as jnp
 
-    from ..core import rollout, seed_keys, simulate
+    from jaxdp.core import rollout, seed_keys, simulate
 
     sb = _state_bytes(learner, adversary, problem, params, adv_params)
     counter = iter(range(1, 1 << 30))
@@ -222,12 +223,12 @@ def _cases(quick: bool) -> list[_Case]:
     import jax
     import jax.numpy as jnp
 
-    from .. import registry
-    from ..experts import (BernoulliParams, RealizableBernoulliParams, adv_realizable_bernoulli, bernoulli_experts,
+    from jaxdp import registry
+    from jaxdp.experts import (BernoulliParams, RealizableBernoulliParams, adv_realizable_bernoulli, bernoulli_experts,
                           experts_problem, hedge_params)
-    from ..experts import l2p_mw_params
-    from ..oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl, plan_l2p_rmw
-    from ..experts import plan_sparse_vector_experts
+    from jaxdp.experts import l2p_mw_params
+    from jaxdp.oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl, plan_l2p_rmw
+    from jaxdp.experts import plan_sparse_vector_experts
 
     learner = {case: registry.get_learner(name) for case, name in CASE_LEARNERS.items()}
     T = 128 if quick else 1024
@@ -291,9 +292,9 @@ def _label_dp_case(quick: bool) -> _Case:
     import jax
     import jax.numpy as jnp
 
-    from ..core import monte_carlo, seed_keys
-    from ..label_dp import LabelParams, gen_smooth_regression, make_estimator
-    from ..label_dp.planners import plan_for
+    from jaxdp.core import monte_carlo, seed_keys
+    from jaxdp.label_dp import LabelParams, gen_smooth_regression, make_estimator
+    from jaxdp.label_dp.planners import plan_for
 
     N = 1000 if quick else 10_000
     M = 100 if quick else 1000
@@ -425,8 +426,8 @@ def _scaling_child(S: int, T: int, d: int) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from ..core import seed_keys, simulate
-    from ..experts import BernoulliParams, bernoulli_experts, experts_problem, hedge, hedge_params
+    from jaxdp.core import seed_keys, simulate
+    from jaxdp.experts import BernoulliParams, bernoulli_experts, experts_problem, hedge, hedge_params
 
     L, A, P = hedge(d), bernoulli_experts(d), experts_problem()
     prm, ap = hedge_params(d, T), BernoulliParams(gap=jnp.float32(0.1))
@@ -462,10 +463,10 @@ def scaling_rows(quick: bool = False, device_counts=(1, 2, 4)) -> list[dict]:
     S, T, d = (64, 128, 16) if quick else (4096, 1024, 64)
     rows, base = [], None
     for n in device_counts:
-        env = dict(os.environ)
+        env = root_on_pythonpath(dict(os.environ))
         env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={n}").strip()
         env["JAX_PLATFORMS"] = "cpu"
-        code = (f"import json; from jaxdp.bench.suite import _scaling_child; "
+        code = (f"import json; from benchmarks.harness.suite import _scaling_child; "
                 f"print('RESULT', json.dumps(_scaling_child({S}, {T}, {d})))")
         try:
             p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
@@ -514,7 +515,7 @@ def suite_to_markdown(rows: list[dict], title: str = "Accelerator benchmark suit
         full: every (case, seeds) row; ``False``: only the largest size per case.
 
     Returns:
-        The markdown section (it starts with :func:`jaxdp.bench.common.machine_info`).
+        The markdown section (it starts with :func:`benchmarks.harness.common.machine_info`).
     """
     import jax
 

@@ -97,9 +97,9 @@ def run(tiny: bool = False, quick: bool = False) -> list[dict]:
         timed (``numpy_timed``) and ``speedup_vs_numpy_vec``.
     """
 
-    from .. import registry
-    from ..core import seed_keys, simulate
-    from ..oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl
+    from jaxdp import registry
+    from jaxdp.core import seed_keys, simulate
+    from jaxdp.oco import adv_linear_oco, linear_oco_params, linear_problem, plan_dp_ftrl
 
     dp_ftrl = registry.get_learner("dp_ftrl")
 

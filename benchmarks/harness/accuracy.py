@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validation import check_positive, check_positive_int
+from jaxdp.core.validation import check_positive, check_positive_int
 
 __all__ = ["T7", "T7_SWITCH", "hash_uniform", "switch_losses", "switch_reference", "run_hedge_switch",
            "run_cheaper_sums", "ulps"]
@@ -99,7 +99,7 @@ def run_hedge_switch(eta: float, T: int = T7, key=None):
     import jax
     import jax.numpy as jnp
 
-    from ..experts import HedgeParams, experts_problem, hedge
+    from jaxdp.experts import HedgeParams, experts_problem, hedge
 
     T = check_positive_int("T", T)
     check_positive("eta", eta)
@@ -134,7 +134,7 @@ def run_cheaper_sums(T: int = T7):
     import jax
     import jax.numpy as jnp
 
-    from ..core.accumulate import kahan_add
+    from jaxdp.core.accumulate import kahan_add
 
     T = check_positive_int("T", T)
 

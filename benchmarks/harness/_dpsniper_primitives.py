@@ -1,4 +1,4 @@
-"""Exact integer building blocks of two of DP-Sniper's mechanisms (re-exported by :mod:`jaxdp.privacy.audit.dpsniper`):
+"""Exact integer building blocks of two of DP-Sniper's mechanisms (re-exported by :mod:`benchmarks.harness.dpsniper`):
 the integer CDFs of Balcer–Vadhan's GeoSample and RAPPOR's Bloom filter, hashed with MurmurHash3."""
 from __future__ import annotations
 

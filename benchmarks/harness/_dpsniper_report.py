@@ -1,4 +1,4 @@
-"""DP-Sniper's published bounds and the suite's table next to them (re-exported by :mod:`jaxdp.privacy.audit.dpsniper`)."""
+"""DP-Sniper's published bounds and the suite's table next to them (re-exported by :mod:`benchmarks.harness.dpsniper`)."""
 from __future__ import annotations
 
 import math

@@ -5,10 +5,10 @@ directory, never into the source tree: the committed tables under
 ``benchmarks/`` are rewritten only by the maintainers' script
 ``benchmarks/run_all.py``, which passes their paths explicitly.
 
-``--device-report`` runs the accelerator suite (:mod:`jaxdp.bench.suite`),
-exports every suite case for ``cuda`` and ``tpu`` (:mod:`jaxdp.bench.export`)
+``--device-report`` runs the accelerator suite (:mod:`benchmarks.harness.suite`),
+exports every suite case for ``cuda`` and ``tpu`` (:mod:`benchmarks.harness.export`)
 and prints, next to each measurement, the roofline prediction from the
-exported module's counts (:mod:`jaxdp.bench.roofline`) for this device
+exported module's counts (:mod:`benchmarks.harness.roofline`) for this device
 (measured ceilings) and for the published H100 and TPU v5e figures.
 """
 from __future__ import annotations
@@ -27,22 +27,21 @@ __all__ = ["run_benchmarks", "run_device_report", "roofline_rows", "roofline_mar
            "device_memory_report", "DEFAULT_OUT"]
 
 DEFAULT_OUT = "jaxdp-bench.md"
-# benchmarks of this package run by --all (each has ``run(...)`` returning rows); ``benchmarks/bench_NAME.py``
+# benchmarks of this harness run by --all (each has ``run(...)`` returning rows); ``benchmarks/bench_NAME.py``
 # is their entry point
 PACKAGE_BENCHMARKS = ("lazy", "oco", "realizable", "samplers", "sco", "label_dp")
-# scripts in benchmarks/ that are entry points of this package, not benchmarks of their own
+# scripts in benchmarks/ that are entry points of this harness, not benchmarks of their own
 _ENTRY_POINTS = {"bench_hedge", "bench_suite"} | {f"bench_{n}" for n in PACKAGE_BENCHMARKS}
 
 
 def _source_benchmarks_dir() -> Optional[pathlib.Path]:
-    """``benchmarks/`` of a source checkout (read only: scripts are discovered there, never written)."""
-    d = pathlib.Path(__file__).resolve().parents[2] / "benchmarks"
+    """``benchmarks/``, the harness's parent (read only: scripts are discovered there, never written)."""
+    d = pathlib.Path(__file__).resolve().parents[1]
     return d if d.is_dir() else None
 
 
 def _discover() -> dict:
-    """``{name: module}``: the package's benchmarks, then any other ``benchmarks/bench_*.py`` with a
-    ``run`` in a source checkout."""
+    """``{name: module}``: the harness's benchmarks, then any other ``benchmarks/bench_*.py`` with a ``run``."""
     mods = {n: importlib.import_module(f"{__package__}.{n}") for n in PACKAGE_BENCHMARKS}
     d = _source_benchmarks_dir()
     if d is None:
@@ -110,13 +109,13 @@ def roofline_rows(suite_rows: list[dict], exports: list) -> list[dict]:
     """One row per suite case: its best measured throughput next to the roofline predictions.
 
     For each exported case: random bits and carry bytes per round, whether it lowers for ``cuda`` and
-    ``tpu``, and the throughput :func:`jaxdp.bench.roofline.predict` gives for this device (the ceilings the
+    ``tpu``, and the throughput :func:`benchmarks.harness.roofline.predict` gives for this device (the ceilings the
     suite measured) and for the published H100 and TPU v5e figures; the measurement is the case's row of
     most seed-rounds per second.
 
     Args:
-        suite_rows: the rows of :func:`jaxdp.bench.suite.run_suite`.
-        exports: the records of :func:`jaxdp.bench.export.suite_exports` (same ``quick``).
+        suite_rows: the rows of :func:`benchmarks.harness.suite.run_suite`.
+        exports: the records of :func:`benchmarks.harness.export.suite_exports` (same ``quick``).
 
     Returns:
         The rows for :func:`roofline_markdown`.
@@ -172,7 +171,7 @@ def roofline_markdown(rows: list[dict]) -> str:
     heads = ["case", "config", "lowers for", "random bits/round", "carry bytes/round", "seeds (best)", "measured",
              "predicted here", "measured/predicted", "bound here", "predicted H100", "predicted TPU v5e", "unit"]
     parts = ["### Roofline: measured vs predicted", "",
-             "Per seed and round, from the module exported for `cuda` and `tpu` (`jaxdp.bench.export`): random bits "
+             "Per seed and round, from the module exported for `cuda` and `tpu` (`benchmarks.harness.export`): random bits "
              "drawn (threefry output, key derivations included) and bytes of loop state changed (read and written) "
              "per round. Predicted "
              "throughput = rounds / max(random words / generator rate, carry bytes / bandwidth), with enough seeds in "
@@ -216,7 +215,7 @@ def export_markdown(records: list, title: str = "Accelerator export check") -> s
     (float64, traced trip counts, capture remarks).
 
     Args:
-        records: the :class:`jaxdp.bench.export.ExportRecord` s.
+        records: the :class:`benchmarks.harness.export.ExportRecord` s.
         title: the section title.
 
     Returns:
@@ -261,8 +260,8 @@ def run_benchmarks(quick: bool = False, run_all: bool = False, only: Optional[It
                    out: Optional[str] = None, device_report: bool = False) -> pathlib.Path:
     """The ``jaxdp bench`` driver: run the benchmarks, print each table and write them all to one file.
 
-    Runs the Hedge benchmark; with ``run_all``, also every benchmark of this package and any other
-    ``benchmarks/bench_*.py`` of a source checkout; with ``device_report``, the accelerator suite and its
+    Runs the Hedge benchmark; with ``run_all``, also every benchmark of this harness and any other
+    ``benchmarks/bench_*.py``; with ``device_report``, the accelerator suite and its
     roofline (:func:`run_device_report`). The file starts with the machine (:func:`machine_info`) and the date.
 
     Args:
