@@ -1,6 +1,7 @@
 """One table over every kept study: seeds per point and how its verdicts split (docs/results/index.md).
 
-Each study page carries generated verdict tables (``holds`` / ``holds by construction`` / ``misses`` /
+Each study page carries generated verdict tables (``holds`` / ``holds by construction`` /
+``consistent, unresolved`` / ``misses`` /
 ``not tested``; :func:`jaxdp.studies.analysis.verdict_table` and the studies' own comparison tables). This module
 counts the rows of every table with a ``verdict`` column inside the generated blocks of a page, reads the seeds per
 point from the kept run's ``manifest.json`` and writes the overview as a generated block of the results index, so a
@@ -20,7 +21,7 @@ __all__ = ["verdict_counts", "overview_table", "publish_overview", "INDEX_PAGE",
 INDEX_PAGE = ROOT / "docs" / "results" / "index.md"
 OVERVIEW_BLOCK = "results overview"
 #: verdict classes in the order shown; a cell is classified by its leading words (markup stripped)
-CLASSES = ("holds by construction", "holds", "misses", "not tested")
+CLASSES = ("holds by construction", "holds", "consistent, unresolved", "misses", "not tested")
 _BLOCK = re.compile(r"<!-- BEGIN GENERATED: (.+?) -->(.*?)<!-- END GENERATED: \1 -->", re.S)
 
 
@@ -46,7 +47,8 @@ def verdict_counts(page) -> dict:
         page: the Markdown page.
 
     Returns:
-        ``{"rows": n, "holds": …, "holds by construction": …, "misses": …, "not tested": …}``.
+        ``{"rows": n, "holds": …, "holds by construction": …, "consistent, unresolved": …, "misses": …,
+        "not tested": …}``.
 
     Raises:
         ValueError: a verdict cell that starts with none of the four classes.

@@ -353,7 +353,8 @@ def _verdict_block(v) -> str:
             cellv += f" ([why]({r.link}))"
         rows.append([r.experiment, r.cell, r.claim, fmt_ci(r.ratio, r.ratio_lo, r.ratio_hi, 3), int(r.n_seeds), cellv])
     counts = v["verdict"].value_counts()
-    tally = ", ".join(f"{int(counts.get(k, 0))} {k}" for k in VERDICTS)
+    # the classes of the earlier rubric, and "consistent, unresolved" where present (this study keeps that rubric)
+    tally = ", ".join(f"{int(counts.get(k, 0))} {k}" for k in VERDICTS if k != "consistent, unresolved" or counts.get(k))
     return (f"*Generated; do not edit by hand.* {len(v)} seed-paired comparisons: {tally}. Each ratio is the "
             "numerator's mean regret over the denominator's at one (dataset, ε); seed i uses stream order i and "
             "algorithm key i for every learner, so the 95% percentile bootstrap resamples seed indices jointly for "

@@ -30,9 +30,11 @@ def test_counter_reads_generated_verdict_tables_only(tmp_path):
     p.write_text("| a | verdict |\n|---|---|\n| x | **misses** |\n\n"          # outside a block: ignored
                  "<!-- BEGIN GENERATED: t -->\n| a | verdict | b |\n|---|---|---|\n| 1 | holds | z |\n"
                  "| 2 | holds: half-width 0.06 > 0.05 | z |\n| 3 | **misses**: why ([why](#m)) | z |\n"
-                 "| 4 | holds by construction: planner | z |\n| 5 | not tested: no rate | z |\n\n"
+                 "| 4 | holds by construction: planner | z |\n| 5 | not tested: no rate | z |\n"
+                 "| 6 | consistent, unresolved: half-width 0.04 > 0.02 | z |\n\n"
                  "| c | d |\n|---|---|\n| holds | misses |\n<!-- END GENERATED: t -->\n")
-    assert verdict_counts(p) == {"rows": 5, "holds": 2, "holds by construction": 1, "misses": 1, "not tested": 1}
+    assert verdict_counts(p) == {"rows": 6, "holds": 2, "holds by construction": 1, "consistent, unresolved": 1,
+                                 "misses": 1, "not tested": 1}
     p.write_text("<!-- BEGIN GENERATED: t -->\n| a | verdict |\n|---|---|\n| 1 | fine |\n<!-- END GENERATED: t -->\n")
     with pytest.raises(ValueError, match="verdict cell"):
         verdict_counts(p)

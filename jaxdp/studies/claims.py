@@ -1,0 +1,161 @@
+"""Claims as data and the one rubric that turns a measurement into a verdict.
+
+A study states what its learners are claimed to do as :class:`Claim` records (what is claimed and where, of
+which kind, with which tolerance); :func:`judge` compares one measurement with one claim. Every study's
+verdict table is built from these, so a verdict means the same thing on every results page:
+
+* **holds**: the measurement's 95% interval lies within the claim's stated tolerance;
+* **consistent, unresolved**: the interval contains the claim but is wider than the tolerance; the reason says
+  how many seeds per point would resolve it (a bootstrap half-width shrinks as ``1/√S``);
+* **misses**: the interval excludes the claim;
+* **not tested**: the measurement cannot test this claim (no spread over seeds, no finite value, or a fitted
+  range too narrow for a rate), and the reason says why.
+
+Each kind of claim has its test:
+
+* ``"rate"``: an asymptotic exponent, tested by the log-log slope over a range of at least ``min_decades``
+  decades of its variable (a slope over a factor of 4 is not a rate);
+* ``"at_most_rate"`` / ``"at_least_rate"``: an exponent without a constant that bounds the growth from one side
+  (misses only when the whole interval lies beyond it);
+* ``"bound"``: an upper bound with its constant, tested by the ratio measured / bound at every point of the
+  range (holds when every ratio's upper end is at most ``1 + tolerance``, misses when one ratio's lower end
+  exceeds 1);
+* ``"equality"``: two quantities claimed equal, tested by their difference (claim 0).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["Claim", "Measurement", "Verdict", "judge", "KINDS", "VERDICTS", "seeds_to_resolve"]
+
+KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
+VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """One claim of a study, as data.
+
+    Attributes:
+        text: what is claimed and where it is stated (a paper and theorem, or a docs page).
+        kind: one of :data:`KINDS` (module docstring).
+        value: the claimed exponent (rates), the claimed ratio's cap 1 (``"bound"``) or 0 (``"equality"``).
+        tolerance: the half-width within which the claim counts as resolved (the same units as ``value``).
+        min_decades: the smallest span, in decades of the fitted variable, over which a slope tests a rate.
+        link: where a miss is explained (an anchor of the results page).
+    """
+
+    text: str
+    kind: str
+    value: float
+    tolerance: float
+    min_decades: float = 2.0
+    link: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        if not (math.isfinite(self.tolerance) and self.tolerance > 0):
+            raise ValueError(f"tolerance must be positive and finite, got {self.tolerance!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """What a run measured for one cell, in the form its claim's kind is tested on.
+
+    Attributes:
+        estimate: the point estimate (a slope, or for ``"bound"`` the largest ratio measured / bound).
+        lo, hi: its 95% interval (for ``"bound"``: the smallest lower end and the largest upper end of the
+            per-point ratio intervals, so that ``lo > 1`` means some point lies above its bound).
+        n_seeds: the seeds per point behind it.
+        decades: the span of the fitted variable in decades (``log10(x_max/x_min)``; rates only).
+        ratios_lo: for ``"bound"``: the lower ends of the per-point ratio intervals (a miss needs one above 1).
+    """
+
+    estimate: float
+    lo: float
+    hi: float
+    n_seeds: int
+    decades: float = math.nan
+    ratios_lo: Sequence[float] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """A verdict and why.
+
+    Attributes:
+        verdict: one of :data:`VERDICTS`.
+        reason: why (may be empty for ``holds``).
+    """
+
+    verdict: str
+    reason: str = ""
+
+
+def seeds_to_resolve(halfwidth: float, n_seeds: int, tolerance: float) -> int:
+    """About how many seeds per point would bring a 95% half-width down to ``tolerance`` (``S·(w/tol)²``,
+    rounded up to a multiple of 10).
+
+    Args:
+        halfwidth: the measured half-width.
+        n_seeds: the seeds per point behind it.
+        tolerance: the half-width aimed at.
+
+    Returns:
+        The number of seeds per point.
+    """
+    return int(math.ceil(n_seeds * (halfwidth / tolerance) ** 2 / 10.0) * 10)
+
+
+def _unresolved(m: Measurement, claim: Claim, halfwidth: float) -> Verdict:
+    need = seeds_to_resolve(halfwidth, m.n_seeds, claim.tolerance)
+    return Verdict("consistent, unresolved",
+                   f"the interval contains the claim but its half-width {halfwidth:.3f} exceeds the tolerance "
+                   f"{claim.tolerance:g} at {m.n_seeds} seeds per point (about {need} would resolve it)")
+
+
+def judge(claim: Claim, m: Measurement) -> Verdict:
+    """The verdict of one measurement against one claim (the rubric of the module docstring).
+
+    Args:
+        claim: the claim.
+        m: the measurement of the cell, in the form of the claim's kind.
+
+    Returns:
+        The :class:`Verdict`.
+    """
+    if not (np.isfinite(m.estimate) and np.isfinite(m.lo) and np.isfinite(m.hi)):
+        return Verdict("not tested", "no finite measurement")
+    if not (m.hi - m.lo > 1e-9 * max(1.0, abs(m.estimate))):
+        return Verdict("not tested", "no spread over seeds (a deterministic quantity): no sampling interval")
+    if claim.kind == "bound":
+        if any(r > 1.0 for r in m.ratios_lo) or m.lo > 1.0:
+            worst = max([*m.ratios_lo, m.lo])
+            return Verdict("misses", f"above its bound at some point of the range (ratio's lower end {worst:.2f})")
+        if m.hi <= 1.0 + claim.tolerance:
+            return Verdict("holds", f"at most {m.hi:.2f} of the bound at every point of the range")
+        return _unresolved(m, claim, m.hi - 1.0)
+    if claim.kind in ("rate", "at_most_rate", "at_least_rate") and not m.decades >= claim.min_decades - 1e-9:
+        return Verdict("not tested", f"the fitted range spans {m.decades:.2f} decades; a rate needs "
+                                     f"{claim.min_decades:g}")
+    c, tol = claim.value, claim.tolerance
+    halfwidth = (m.hi - m.lo) / 2
+    if claim.kind == "at_most_rate":
+        if m.lo > c:
+            return Verdict("misses", "the whole interval lies above the claimed exponent")
+        return Verdict("holds") if m.hi <= c + tol else _unresolved(m, claim, m.hi - c)
+    if claim.kind == "at_least_rate":
+        if m.hi < c:
+            return Verdict("misses", "the whole interval lies below the claimed exponent")
+        return Verdict("holds") if m.lo >= c - tol else _unresolved(m, claim, c - m.lo)
+    # "rate" and "equality": the interval must contain the claim, and lie within the tolerance to hold
+    if not m.lo <= c <= m.hi:
+        return Verdict("misses", "the interval excludes the claim")
+    if c - tol <= m.lo and m.hi <= c + tol:
+        return Verdict("holds")
+    return _unresolved(m, claim, halfwidth)

@@ -1,0 +1,60 @@
+"""The one verdict rubric (jaxdp.studies.claims): each kind of claim against hand-made measurements, every
+verdict reachable, and the cases the issue names (a slope over a factor of 4 is not a rate; an interval that
+contains the claim but is wider than the tolerance is unresolved, with the seeds that would resolve it)."""
+import math
+
+import pytest
+
+from jaxdp.studies.claims import Claim, Measurement, judge, seeds_to_resolve
+
+RATE = Claim("regret ~ T^(2/3)", "rate", 2 / 3, 0.02)
+
+
+def test_rate_holds_unresolved_misses():
+    # label-DP L1 at 256 seeds: contains -2/3 but wider than 0.02 -> unresolved; at 4000 seeds it excludes -2/3
+    l1 = Claim("error ~ N^(-2/3)", "rate", -2 / 3, 0.02)
+    v = judge(l1, Measurement(-0.690, -0.728, -0.653, 256, decades=2.0))
+    assert v.verdict == "consistent, unresolved" and "256 seeds" in v.reason and "about 900 would" in v.reason
+    assert judge(l1, Measurement(-0.692, -0.701, -0.683, 4000, decades=2.0)).verdict == "misses"
+    assert judge(l1, Measurement(-0.667, -0.680, -0.655, 4000, decades=2.0)).verdict == "holds"
+
+
+def test_a_rate_needs_two_decades():
+    v = judge(Claim("slope 1/3", "rate", 1 / 3, 0.05), Measurement(0.345, 0.30, 0.39, 256, decades=math.log10(4)))
+    assert v.verdict == "not tested" and "0.60 decades" in v.reason
+
+
+def test_one_sided_rates():
+    up = Claim("O(sqrt T)", "at_most_rate", 0.5, 0.05)
+    assert judge(up, Measurement(0.45, 0.40, 0.50, 64, decades=2)).verdict == "holds"
+    assert judge(up, Measurement(0.56, 0.52, 0.60, 64, decades=2)).verdict == "misses"
+    assert judge(up, Measurement(0.50, 0.44, 0.58, 64, decades=2)).verdict == "consistent, unresolved"
+    down = Claim("Omega(log T)", "at_least_rate", 0.2, 0.05)
+    assert judge(down, Measurement(0.3, 0.25, 0.35, 64, decades=2)).verdict == "holds"
+    assert judge(down, Measurement(0.1, 0.05, 0.15, 64, decades=2)).verdict == "misses"
+
+
+def test_bound_with_its_constant_is_tested_by_the_ratio():
+    b = Claim("E[regret] <= sqrt(T ln d / 2)", "bound", 1.0, 0.05)
+    assert judge(b, Measurement(0.7, 0.68, 0.72, 64)).verdict == "holds"
+    assert judge(b, Measurement(1.2, 1.1, 1.3, 64)).verdict == "misses"
+    assert judge(b, Measurement(0.9, 0.8, 1.0, 64, ratios_lo=(0.8, 1.01))).verdict == "misses"
+    assert judge(b, Measurement(0.99, 0.9, 1.1, 64)).verdict == "consistent, unresolved"
+    # the mf-ftrl case: regret at 0.03-0.14 of its bound holds whatever its slope over a short range
+    assert judge(b, Measurement(0.14, 0.12, 0.15, 64)).verdict == "holds"
+
+
+def test_equality_and_no_spread():
+    eq = Claim("same expected regret", "equality", 0.0, 0.01)
+    assert judge(eq, Measurement(0.001, -0.004, 0.006, 64)).verdict == "holds"
+    assert judge(eq, Measurement(0.03, 0.02, 0.04, 64)).verdict == "misses"
+    assert judge(eq, Measurement(0.5, 0.5, 0.5, 64)).verdict == "not tested"
+    assert judge(eq, Measurement(math.nan, 0, 1, 64)).verdict == "not tested"
+
+
+def test_claims_are_checked_and_seeds_rounded_up():
+    with pytest.raises(ValueError, match="kind"):
+        Claim("x", "slope", 0.5, 0.1)
+    with pytest.raises(ValueError, match="tolerance"):
+        Claim("x", "rate", 0.5, 0.0)
+    assert seeds_to_resolve(0.085, 256, 0.05) == 740
