@@ -2,8 +2,8 @@
 
 The registry imports nothing else from jaxdp at module level (it is the lowest layer). Modules register
 themselves at import time with the decorators below (learners with :func:`register_learner`,
-next to their definition); ``load_all()`` imports every subpackage so the CLI, ``jaxdp compare``
-and the tests see all of them. A module owns its entries; nothing here knows about any paper.
+next to their definition); ``load_all()`` imports every subpackage and its public modules so the CLI,
+``jaxdp compare`` and the tests see all of them. A module owns its entries; nothing here knows about any paper.
 """
 from __future__ import annotations
 
@@ -58,24 +58,34 @@ _LOADED = False
 
 
 def load_all() -> None:
-    """Import every ``jaxdp`` subpackage (those of ``jaxdp.privacy`` too) and every module under ``jaxdp.studies``
-    (populates the registries)."""
+    """Import every ``jaxdp`` subpackage (those of ``jaxdp.privacy`` too), every module under ``jaxdp.studies``,
+    then every public module (no leading underscore) of each subpackage (populates the registries).
+
+    The last pass finds a module that registers itself though its package's ``__init__`` does not import it: a
+    new learner is one module plus its test (docs/guide/add-a-learner.md). It runs last, so the entries of the
+    packages keep their registration order and a new module's come after them.
+    """
     global _LOADED
     if _LOADED:
         return
     import jaxdp
 
+    packages = []
     for mod in pkgutil.iter_modules(jaxdp.__path__):
         if mod.ispkg:
-            importlib.import_module(f"jaxdp.{mod.name}")
+            packages.append(importlib.import_module(f"jaxdp.{mod.name}"))
     import jaxdp.privacy as pv
 
     for mod in pkgutil.iter_modules(pv.__path__):
-        importlib.import_module(f"jaxdp.privacy.{mod.name}")
+        packages.append(importlib.import_module(f"jaxdp.privacy.{mod.name}"))
     import jaxdp.studies as st
 
     for mod in pkgutil.iter_modules(st.__path__):
         importlib.import_module(f"jaxdp.studies.{mod.name}")
+    for pkg in packages:
+        for mod in pkgutil.iter_modules(getattr(pkg, "__path__", [])):
+            if not mod.name.startswith("_"):
+                importlib.import_module(f"{pkg.__name__}.{mod.name}")
     _LOADED = True
 
 

@@ -1,23 +1,24 @@
 """The package's layers: every import inside ``jaxdp`` (at module level or inside a function) goes from a
 higher layer to a lower one, or stays inside its own subpackage, and no two modules import each other in a
-circle at module level. Static: the source is parsed, nothing is imported. ``if TYPE_CHECKING:`` blocks
-(annotations only) and the registry's plugin loader (``load_all``, which imports every subpackage by name so
-that the command line sees their registrations) are the only exceptions.
+circle (imports inside functions counted). Static: the source is parsed, nothing is imported. ``if
+TYPE_CHECKING:`` blocks (annotations only) and the registry's plugin loader (``load_all``, which imports every
+subpackage and its public modules by name so that the command line sees their registrations) are the only
+exceptions.
 
-Layers, low to high (docs/guide/architecture.md):
+Layers, low to high (docs/guide/architecture.md#layers draws them):
 
 0. ``core``: the engine (types, ``simulate``, validation); ``_version``: the version string; ``_moved``: the old
    import paths (it imports by name only, through importlib).
 1. ``registry``: the tables of planners, learners, studies and audits (imports nothing from jaxdp).
 2. ``samplers``, ``privacy.accounting``: Langevin/MALA kernels; ledgers, certificates, plans (``privacy`` itself
-   imports nothing).
+   holds no code).
 3. ``privacy.mechanisms``: Laplace, Gaussian, sparse vector, trees, matrix factorizations.
 4. ``privacy.audit``: empirical privacy audits of mechanisms and learners.
 5. ``testing``, ``data``: conformance checks; bundled real datasets.
-6. ``experts``, ``bandits``, ``label_dp``, ``sco``: problem classes and their algorithms.
-8. ``oco``: online convex optimization (uses the experts constructions: L2P, experts over a net).
-9. ``instances``: the benchmark instances of every class.
-10. ``studies``; 11. ``compare``; 12. ``cli``; 13. the package root and ``__main__``.
+6. ``experts``, ``bandits``, ``label_dp``, ``sco``: problem classes, one module per algorithm.
+7. ``oco``: online convex optimization (builds on the experts modules: L2P, experts over a net).
+8. ``instances``: the benchmark instances of every class.
+9. ``studies``; 10. ``compare``; 11. ``cli``; 12. the package root and ``__main__``.
 """
 import ast
 import collections
@@ -27,8 +28,8 @@ ROOT = _helpers.ROOT / "jaxdp"
 
 RANK = {
     "_version": 0, "_moved": 0, "core": 0, "registry": 1, "samplers": 2, "privacy": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,
-    "experts": 6, "bandits": 6, "label_dp": 6, "sco": 6, "oco": 8, "instances": 9,
-    "studies": 10, "compare": 11, "cli": 12, "": 13, "__main__": 13,
+    "experts": 6, "bandits": 6, "label_dp": 6, "sco": 6, "oco": 7, "instances": 8,
+    "studies": 9, "compare": 10, "cli": 11, "": 12, "__main__": 12,
 }
 # (importing module, imported package): imports made by name to load plugins, not dependencies
 PLUGIN_LOADERS = {("jaxdp.registry", ""), ("jaxdp.registry", "studies"), ("jaxdp.registry", "privacy")}

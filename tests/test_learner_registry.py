@@ -213,3 +213,20 @@ def test_add_a_learner_page():
         registry.PLANNERS.clear()
         registry.PLANNERS.update(before[1])
 
+
+
+def test_load_all_imports_every_public_module():
+    """A module that registers itself is found though its package's ``__init__`` does not import it: after
+    ``load_all`` every public module of every subpackage is imported (a new learner is one module and its test)."""
+    import importlib
+    import pkgutil
+    import sys
+
+    import jaxdp
+
+    registry.load_all()
+    pkgs = [f"jaxdp.{m.name}" for m in pkgutil.iter_modules(jaxdp.__path__) if m.ispkg]
+    pkgs += [f"jaxdp.privacy.{m.name}" for m in pkgutil.iter_modules(importlib.import_module("jaxdp.privacy").__path__)]
+    missing = [f"{p}.{m.name}" for p in pkgs for m in pkgutil.iter_modules(importlib.import_module(p).__path__)
+               if not m.name.startswith("_") and f"{p}.{m.name}" not in sys.modules]
+    assert not missing, f"load_all left out: {missing}"
