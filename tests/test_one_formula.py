@@ -250,3 +250,50 @@ def test_lazy_and_hedge_study_curves_are_the_library_ones():
         b = hedge_baseline._hedge_bound(d, T)
         assert b == hedge_regret_bound(d, T, hedge_eta(d, T))
         assert b == pytest.approx(math.sqrt(T * math.log(d) / 2), rel=1e-14)
+
+
+# ------------------------------------------------------------------------- binary-tree index arithmetic
+def _is_neg_of(node, operand) -> bool:
+    return (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+            and ast.dump(node.operand) == ast.dump(operand))
+
+
+def test_trailing_zero_count_is_defined_once():
+    """``ctz`` (the level of the node a round closes) is computed in one place,
+    ``jaxdp.privacy.mechanisms.tree.ctz``: no ``v & -v`` or ``argmax`` over a round's bits, and no
+    ``ctz``-named function, anywhere else in the package (DP-FTRL's lean tree, the matrix-factorization trees
+    and the classic tree each had their own)."""
+    hits, defs = [], []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = str(path.relative_to(SRC))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd)
+                    and (_is_neg_of(node.right, node.left) or _is_neg_of(node.left, node.right))):
+                hits.append(f"{rel}:{node.lineno}")
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "argmax"
+                    and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "bits"):
+                hits.append(f"{rel}:{node.lineno}")
+            if isinstance(node, ast.FunctionDef) and "ctz" in node.name.lower():
+                defs.append(f"{rel}:{node.name}")
+    assert defs == ["privacy/mechanisms/tree.py:ctz"], defs
+    assert hits and all(h.startswith("privacy/mechanisms/tree.py:") for h in hits), hits
+    assert len(hits) == 2, hits          # ctz's host (Python int) and traced forms
+
+
+def test_ctz_host_and_traced_forms_agree():
+    import jax.numpy as jnp
+
+    from jaxdp.privacy.mechanisms.matrix_factorization import BinaryTree
+    from jaxdp.privacy.mechanisms.tree import ctz, tree_levels
+
+    t = np.arange(1, 4097)
+    host = [ctz(int(v)) for v in t]
+    assert host == [(int(v) & -int(v)).bit_length() - 1 for v in t]
+    assert np.asarray(ctz(jnp.asarray(t, jnp.int32))).tolist() == host
+    i, j = tree_levels(jnp.asarray(t, jnp.int32), 13)
+    rest = t & (t - 1)
+    assert np.asarray(i).tolist() == host
+    assert np.asarray(j).tolist() == [13 if r == 0 else ctz(int(r)) for r in rest]
+    # the binary-tree counter's dense C closes the node of level ctz(t) at round t
+    _, C = BinaryTree().dense(12)
+    assert [int(C[t - 1].sum()) for t in range(1, 13)] == [1 << h for h in host[:12]]

@@ -59,7 +59,7 @@ from ..core.validation import (
 from ..core.accumulate import packed_add, packed_sum, packed_zeros
 from ..privacy.mechanisms import tree_aggregation_sigma, tree_depth
 from ..privacy.accounting.zcdp import gaussian_sigma_zcdp
-from ..privacy.mechanisms.matrix_factorization import ContinualCounter, CounterState, resolve_noise
+from ..privacy.mechanisms.matrix_factorization import BinaryTree, ContinualCounter, CounterState, resolve_noise
 from ..registry import CompareBuiltin, ConformanceCase, register_learner, register_planner
 from .domains import Domain, check_domain
 from .problems import problem_info
@@ -83,6 +83,9 @@ class DPFTRLParams(NamedTuple):
     clip: jax.Array    # gradient clipping norm C (the L of the privacy calibration)
 
 
+_TREE = BinaryTree()
+
+
 class LeanTree(NamedTuple):
     """Tree aggregation of ``g_1, g_2, ...`` that moves O(d) bytes per round instead of O(H d).
 
@@ -95,13 +98,13 @@ class LeanTree(NamedTuple):
     the open levels above it are unchanged; with ``j`` the next set bit of
     ``t`` above ``i`` (``H`` if none),
 
-        C[i] = C[j] + sigma z_t,   z_t ~ N(0, I_d),   gbar_t = G_t + C[i].
+        C[i] = C[j] + sigma z_t,   z_t ~ N(0, I_d),   gbar_t = G_t + C[i]:
 
-    One row is read and one written per round (the dense tree reads and
-    writes all ``2H`` rows). The released values have exactly the tree's
-    distribution (each node's noise is drawn once, when it closes, and
-    enters every later prefix that contains the node); only float rounding
-    differs from ``jaxdp.privacy.mechanisms.tree_step``.
+    the round of :class:`~jaxdp.privacy.mechanisms.matrix_factorization.BinaryTree` (its ``advance``, i.e.
+    ``jaxdp.privacy.mechanisms.tree.suffix_tree_advance``) on the draw ``sigma z_t``. One row is read and one
+    written per round (the dense tree reads and writes all ``2H`` rows). The released values have exactly
+    the tree's distribution (each node's noise is drawn once, when it closes, and enters every later prefix
+    that contains the node); only float rounding differs from ``jaxdp.privacy.mechanisms.tree_step``.
 
     Attributes:
         G: the ``(d,)`` packed compensated prefix sum of the clipped gradients (:mod:`jaxdp.core.accumulate`:
@@ -121,23 +124,13 @@ def _lean_tree_init(H: int, d: int) -> LeanTree:
     return LeanTree(G=packed_zeros(jnp.zeros((d,), f)), C=jnp.zeros((H + 1, d), f), t=jnp.zeros((), jnp.int32))
 
 
-def _ctz(v):
-    """Trailing zeros of a positive int32 (``H``-bit counters: no overflow)."""
-    return jax.lax.population_count((v & -v) - 1)
-
-
 def _lean_tree_step(key, tree: LeanTree, g, sigma, H: int):
-    t = tree.t + 1
-    i = _ctz(t)
-    rest = t & (t - 1)                                   # t without its lowest set bit
-    j = jnp.where(rest == 0, H, _ctz(jnp.maximum(rest, 1)))
+    # the binary-tree counter's round (BinaryTree.advance: jaxdp.privacy.mechanisms.tree.suffix_tree_advance)
+    # on draws scaled before they enter, so C holds the noise itself
     z = jax.random.normal(key, g.shape, tree.C.dtype)
-    # masks, not gather/scatter: under vmap the level indices are per seed, and XLA's batched
-    # gather/scatter cost more on CPU than one fused pass over the (H + 1, d) rows
-    lev = jnp.arange(H + 1, dtype=jnp.int32)[:, None]
-    row = jnp.sum(jnp.where(lev == j, tree.C, 0), axis=0) + jnp.asarray(sigma, tree.C.dtype) * z
+    noise, row = _TREE.advance(CounterState(buf=tree.C, t=tree.t), (jnp.asarray(sigma, tree.C.dtype) * z)[None])
     G = packed_add(tree.G, g)
-    return LeanTree(G=G, C=jnp.where(lev == i, row[None], tree.C), t=t), packed_sum(G) + row
+    return LeanTree(G=G, C=noise.buf, t=noise.t), packed_sum(G) + row
 
 
 class MFNoise(NamedTuple):

@@ -13,8 +13,8 @@ from .sparse_vector import (
     svt_noise_scales, svt_query, svt_restart,
 )
 from .tree import (
-    TreeState, tree_aggregation_sigma, tree_depth, tree_init, tree_laplace_scale, tree_noise_variance,
-    tree_prefix_sums, tree_step,
+    TreeState, ctz, suffix_tree_advance, tree_aggregation_sigma, tree_depth, tree_init, tree_laplace_scale,
+    tree_levels, tree_noise_variance, tree_prefix_sums, tree_step,
 )
 
 __all__ = [
@@ -24,7 +24,7 @@ __all__ = [
     "CSVTState", "csvt_init", "csvt_query", "csvt_halted", "csvt_noise_scales", "csvt_budget_split",
     "csvt_accuracy_alpha", "plan_sparse_vector",
     "TreeState", "tree_depth", "tree_init", "tree_step", "tree_prefix_sums", "tree_laplace_scale",
-    "tree_aggregation_sigma", "tree_noise_variance",
+    "tree_aggregation_sigma", "tree_noise_variance", "ctz", "tree_levels", "suffix_tree_advance",
 ]
 
 from .randomized_response import rr_binary, rr_kary, rr_vector  # noqa: E402

@@ -25,6 +25,14 @@ neighbours, ``σ = L sqrt(2H/ρ*)`` with ``ρ* = (sqrt(ε + ln 1/δ) - sqrt(ln 1
 
 One node-noise draw (shape ``shape``) per step, always; ``scale = 0`` gives
 the exact prefix sums.
+
+The node-index arithmetic of every binary tree in the package lives here: :func:`ctz` (the level of the
+node that round ``t`` closes), :func:`tree_levels` (that level and the next open one above it) and
+:func:`suffix_tree_advance` (the lean form's round: suffix sums of the open nodes' noise, one row read and
+one written), which ``jaxdp.privacy.mechanisms.matrix_factorization.BinaryTree`` runs and DP-FTRL's lean
+tree (``jaxdp.oco.dp_ftrl.LeanTree``) feeds through that counter. The dense state above (exact and noisy
+partial sums of the open nodes) is kept for :func:`tree_step`: its release sums the noisy nodes, so its
+floats differ from the lean form's exact-sum-plus-noise by rounding, and the studies' results are its.
 """
 from __future__ import annotations
 
@@ -32,15 +40,75 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..accounting.zcdp import gaussian_sigma_zcdp
 from ...core.validation import check_delta_open, check_epsilon, check_finite, check_noise_kind, check_scale, check_sensitivity
 from ...core.validation import check_positive, check_positive_int
 
 __all__ = [
-    "TreeState", "tree_depth", "tree_init", "tree_step", "tree_prefix_sums", "tree_laplace_scale",
+    "ctz", "tree_levels", "suffix_tree_advance", "TreeState", "tree_depth", "tree_init", "tree_step", "tree_prefix_sums", "tree_laplace_scale",
     "tree_aggregation_sigma", "tree_noise_variance",
 ]
+
+
+def ctz(v):
+    """Trailing zeros of a positive integer: the level of the tree node that round ``v`` closes.
+
+    The one trailing-zero count of the package. A Python (or NumPy) integer gives a Python ``int``
+    (host-side tree layouts); anything else is traced as ``popcount((v & -v) - 1)`` (an ``int32`` array
+    of ``H``-bit round counters: no overflow).
+
+    Args:
+        v: the round ``t >= 1`` (a Python int, or an integer array, possibly traced).
+
+    Returns:
+        ``ctz(v)``: a Python ``int`` for an integer input, else an array of ``v``'s dtype.
+    """
+    if isinstance(v, (int, np.integer)):
+        v = int(v)
+        return (v & -v).bit_length() - 1
+    return jax.lax.population_count((v & -v) - 1)
+
+
+def tree_levels(t, H: int):
+    """The levels a binary tree's round ``t`` touches: ``i = ctz(t)``, the node that closes, and ``j``, the
+    next set bit of ``t`` above ``i`` (the lowest open node still in the release; ``H`` if none).
+
+    Args:
+        t: the round ``t >= 1`` (int32, may be traced).
+        H: the number of levels (static).
+
+    Returns:
+        ``(i, j)``, int32.
+    """
+    i = ctz(t)
+    rest = t & (t - 1)                                   # t without its lowest set bit
+    return i, jnp.where(rest == 0, H, ctz(jnp.maximum(rest, 1)))
+
+
+def suffix_tree_advance(buf: jax.Array, t, x) -> tuple[jax.Array, jax.Array]:
+    """One round of the lean binary tree: ``buf[l]`` (``l = 0..H``, ``buf[H] = 0``) is the total noise of the
+    open nodes at levels ``>= l``, valid while level ``l`` is open. Round ``t`` closes the node at level
+    ``i = ctz(t)`` with fresh noise ``x``; with ``j`` the next open level (:func:`tree_levels`),
+    ``buf[i] = buf[j] + x``, which is also the round's noise (the sum over the nodes of ``t``'s expansion).
+
+    Masks, not gather/scatter: under ``vmap`` the levels are per seed, and XLA's batched gather/scatter cost
+    more on CPU than one fused pass over the ``H + 1`` rows.
+
+    Args:
+        buf: ``(H + 1,) + shape``, the suffix sums after round ``t - 1``.
+        t: the round ``t >= 1`` (int32, may be traced).
+        x: the new node's noise, of shape ``shape``.
+
+    Returns:
+        ``(buf', row)``: the suffix sums after round ``t`` and the round's noise ``buf'[i]``.
+    """
+    H = buf.shape[0] - 1
+    i, j = tree_levels(t, H)
+    lev = jnp.arange(H + 1, dtype=jnp.int32).reshape((H + 1,) + (1,) * (buf.ndim - 1))
+    row = jnp.sum(jnp.where(lev == j, buf, 0), axis=0) + x
+    return jnp.where(lev == i, row[None], buf), row
 
 
 class TreeState(NamedTuple):
@@ -117,7 +185,8 @@ def tree_step(key: jax.Array, state: TreeState, a, scale, noise: str = "laplace"
     t = state.t + 1
     levels = jnp.arange(H, dtype=jnp.int32)
     bits = ((t >> levels) & 1).astype(jnp.bool_)
-    i = jnp.argmax(bits)                                     # ctz(t)
+    i = ctz(t)
+    i = jnp.where(i < H, i, 0)                               # t = k 2^H, past the horizon: level 0, as before
     expand = (slice(None),) + (None,) * len(item_shape)
     lower = (levels < i)[expand]
     at_i = (levels == i)[expand]

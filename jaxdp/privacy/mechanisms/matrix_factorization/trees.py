@@ -6,8 +6,10 @@ fresh noise; the release at ``t`` sums the ``popcount(t)`` nodes of the binary e
 As a factorization ``A = B C``: ``C`` (``n x n``) has row ``t`` the indicator of that node, ``B`` row
 ``t`` the indicator of the nodes in the expansion, so ``||B_t||^2 = popcount(t)`` and, with
 ``L = bit_length(n)`` levels, ``sens(C) = sqrt(L)`` (round 1 is in the ``L`` nodes ending at
-``1, 2, 4, ..., 2^{L-1}``). The streaming form is DP-FTRL's lean tree (``jaxdp.oco.dp_ftrl.LeanTree``):
-suffix sums of the open nodes' noise, one row read and one written per round.
+``1, 2, 4, ..., 2^{L-1}``). The streaming form is the lean tree
+(:func:`jaxdp.privacy.mechanisms.tree.suffix_tree_advance`): suffix sums of the open nodes' noise, one row
+read and one written per round. DP-FTRL's default noise (``jaxdp.oco.dp_ftrl.LeanTree``) is this counter's
+:meth:`BinaryTree.advance` fed with the scaled draws.
 
 **Honaker's tree** (Honaker 2015, "Efficient use of differentially private binary trees";
 the streaming, bottom-up form of Kairouz et al. 2021). Every *complete* dyadic node is noised (the
@@ -40,19 +42,14 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ....core.validation import check_positive_int
+from ..tree import ctz, suffix_tree_advance
 from .base import ContinualCounter, CounterState, _check_kind
 
 __all__ = ["BinaryTree", "HonakerTree", "honaker_variances"]
-
-
-def _ctz(v):
-    """Trailing zeros of a positive int32."""
-    return jax.lax.population_count((v & -v) - 1)
 
 
 def _popcounts(n: int) -> np.ndarray:
@@ -62,10 +59,6 @@ def _popcounts(n: int) -> np.ndarray:
         out += t & 1
         t >>= 1
     return out
-
-
-def _level_shape(H: int, ndim: int):
-    return (H,) + (1,) * ndim
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,15 +75,9 @@ class BinaryTree(ContinualCounter):
 
     def advance(self, state, z, kind="gaussian"):
         _check_kind(kind)
-        buf = state.buf
-        H = buf.shape[0] - 1
         t = state.t + 1
-        i = _ctz(t)
-        rest = t & (t - 1)
-        j = jnp.where(rest == 0, H, _ctz(jnp.maximum(rest, 1)))
-        lev = jnp.arange(H + 1, dtype=jnp.int32).reshape(_level_shape(H + 1, buf.ndim - 1))
-        row = jnp.sum(jnp.where(lev == j, buf, 0), axis=0) + z[0]
-        return CounterState(buf=jnp.where(lev == i, row[None], buf), t=t), row
+        buf, row = suffix_tree_advance(state.buf, t, z[0])
+        return CounterState(buf=buf, t=t), row
 
     def sensitivity(self, n, norm="l2"):
         L = int(check_positive_int("n", n)).bit_length()
@@ -104,8 +91,7 @@ class BinaryTree(ContinualCounter):
         C = np.zeros((n, n))
         B = np.zeros((n, n))
         for t in range(1, n + 1):
-            i = (t & -t).bit_length() - 1
-            C[t - 1, t - (1 << i):t] = 1.0
+            C[t - 1, t - (1 << ctz(t)):t] = 1.0
             s = t
             while s:
                 B[t - 1, s - 1] = 1.0
@@ -170,8 +156,8 @@ class HonakerTree(ContinualCounter):
         H = left.shape[0]
         dtype = left.dtype
         t = state.t + 1
-        i = _ctz(t)
-        lev = jnp.arange(H, dtype=jnp.int32).reshape(_level_shape(H, left.ndim - 1))
+        i = ctz(t)
+        lev = jnp.arange(H, dtype=jnp.int32).reshape((H,) + (1,) * (left.ndim - 1))
         w, a, _, f = _honaker_tables(H)
         if kind == "gaussian":
             at_i = jnp.arange(H, dtype=jnp.int32) == i
@@ -207,8 +193,7 @@ class HonakerTree(ContinualCounter):
         n = check_positive_int("n", n)
         out = []
         for t in range(1, n + 1):
-            i = (t & -t).bit_length() - 1
-            out += [(l, t >> l) for l in range(i + 1)]
+            out += [(l, t >> l) for l in range(ctz(t) + 1)]
         return out
 
     def dense(self, n):
