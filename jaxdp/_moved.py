@@ -43,6 +43,8 @@ MOVED: dict[str, tuple[str, ...]] = {
     "jaxdp.accounting.amplification": ("jaxdp.privacy.accounting.amplification", "jaxdp.privacy.accounting.accountant",
                                        "jaxdp.privacy.accounting.events"),
     "jaxdp.audit.learned_catalogue": ("jaxdp.privacy.audit.catalogue",),
+    "jaxdp.sco.inverse_sensitivity_exact": ("jaxdp.sco.inverse_sensitivity",),
+    "jaxdp.sco.inverse_sensitivity_mala": ("jaxdp.sco.inverse_sensitivity",),
     # out of the package: benchmarks/ of the source checkout
     "jaxdp.privacy.audit.dpsniper": ("benchmarks.harness.dpsniper",),
 }

@@ -18,7 +18,7 @@ from .localization import (
 from .inverse_sensitivity import (
     GridInfo, grad_inverse_sensitivity, grid_points, growth_reduction_erm, inverse_sensitivity, subgrad_dist,
 )
-from .inverse_sensitivity_mala import MALAISInfo, grad_inverse_sensitivity_mala
+from .inverse_sensitivity import MALAISInfo, grad_inverse_sensitivity_mala
 from .planners import (
     gauss_mult_for, plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_growth_reduction_erm, plan_localization_sco,
     reduction_schedule, sco_step, theorem1_rho,

@@ -17,7 +17,7 @@ from ..sco import (
     inst_kappa_linear, inst_kappa_regression, localization_estimator, plan_epoch_growth_sco,
     plan_grad_inverse_sensitivity, plan_localization_sco, run_sco,
 )
-from ..sco.inverse_sensitivity_exact import exact_grad_inv_estimator
+from ..sco.inverse_sensitivity import exact_grad_inv_estimator
 from .framework import Param, declare_params
 
 
@@ -254,7 +254,7 @@ def run_point(p: dict, keys, cfg: dict) -> dict:
     else:
         pl = plan_grad_inverse_sensitivity(eps=p["eps"], d=p["d"], n=n, L=inst.L, D=2 * inst.R, lam=inst.lam,
                                            kappa=inst.kappa, rho_rule=p["rho_rule"], M=max(int(p["M"]), 2)).params
-        # exact draws: the continuous density (M = 0) or the M-cell grid law (jaxdp.sco.inverse_sensitivity_exact)
+        # exact draws: the continuous density (M = 0) or the M-cell grid law (jaxdp.sco.inverse_sensitivity)
         fn = exact_grad_inv_estimator(inst, n, float(pl["rho"]), int(p["M"]))
         out = _run(fn, keys, float(p["eps"]))
         return {"excess": np.asarray(out["excess"], float), "erm_excess": np.asarray(out["erm_excess"], float),

@@ -10,7 +10,7 @@ Experiments (each a set of grid points; ``cfg["experiments"]`` selects them):
   approximate ``∝ d^{κ/(2(κ-1))}``.
 * Geps — ε sweep at fixed n (privacy regime): excess ``∝ ε^{-κ/(κ-1)}``.
 * G4 — the ρ-smooth gradient inverse-sensitivity mechanism (Theorem 1), ERM excess vs n, sampled
-  exactly (:mod:`jaxdp.sco.inverse_sensitivity_exact`): the continuous density (``sampler="exact"``)
+  exactly (:mod:`jaxdp.sco.inverse_sensitivity`): the continuous density (``sampler="exact"``)
   with Theorem 1's ρ and with the κ-agnostic ``ρ = 1/n²``, and the law of the ``M``-cell grid
   mechanism (``sampler="grid"``, ``M`` and ``M_fine`` cells, Theorem 1's ρ). Claimed slope
   ``-κ/(κ-1)``; for the agnostic ρ, ``-min(κ/(κ-1), 2)`` (its ``Lρ = L/n²`` term is the larger one
@@ -42,7 +42,7 @@ from ..sco import (  # noqa: F401
     inst_kappa_linear, inst_kappa_regression, localization_estimator, plan_epoch_growth_sco,
     plan_grad_inverse_sensitivity, plan_localization_sco, run_sco,
 )
-from ..sco.inverse_sensitivity_exact import exact_grad_inv_estimator  # noqa: F401
+from ..sco.inverse_sensitivity import exact_grad_inv_estimator  # noqa: F401
 from .framework import (  # noqa: F401
     Param, declare_params, fit_slopes, joint_slope_boot, slope_verdict, verdict_table,
 )

@@ -11,7 +11,7 @@ import pytest
 from scipy import integrate, stats
 
 from jaxdp.sco import grad_inverse_sensitivity, inst_kappa_1d_twopoint, inst_kappa_regression
-from jaxdp.sco.inverse_sensitivity_exact import grad_inverse_sensitivity_exact
+from jaxdp.sco.inverse_sensitivity import grad_inverse_sensitivity_exact
 
 S = 6000
 
