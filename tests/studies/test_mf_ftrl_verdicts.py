@@ -1,67 +1,105 @@
-"""The verdict table of ``mf-ftrl`` is generated from the kept run (joint seed bootstrap): one row per fitted cell
-of the kept slopes, every miss linked to a section that exists, and the claims applied as stated (in T, after the
-mechanism's own noise factor is divided out). Pandas only: no JAX compile."""
+"""The verdict table of ``mf-ftrl`` is generated from the kept run by the claims rubric (``jaxdp.studies.claims``):
+one row per (sweep, mechanism, instance), the square root and BLT (one piece of evidence twice) sharing one row, the
+tally as stated, every miss linked to a section that exists, and the bounds tested by regret / bound at every point.
+Pandas only: no JAX compile."""
 import math
+import re
+
+import numpy as np
 import pandas as pd
 
-from _helpers import assert_page_current, miss_links_resolve, verdict_rows
+from _helpers import anchor_exists, assert_page_current, miss_links_resolve, verdict_rows
 from jaxdp.studies import mf_ftrl as M
 from jaxdp.studies.analysis import read_generated
+from jaxdp.studies.claims import VERDICTS
+
+
+def _verdict(row: str) -> str:
+    cell = row.rstrip(" |").split(" | ")[-1].replace("**", "")
+    return next(v for v in sorted(VERDICTS, key=len, reverse=True) if cell.startswith(v))
 
 
 def test_page_is_generated_from_the_kept_run():
     assert_page_current(M, M.VERDICT_BLOCK)
 
 
-def test_one_verdict_row_per_fitted_cell():
-    slopes = pd.read_csv(M.RESULTS / "slopes.csv")
-    rows = verdict_rows(read_generated(M.DOC_PAGE, M.VERDICT_BLOCK))
-    assert len(rows) == len(slopes)
-    for r in slopes.itertuples(index=False):
-        exp = "T" if r.sweep == "T" else "ε"
-        assert sum(ln.startswith(f"| regret vs {exp} | {r.mechanism}, {r.env} |") for ln in rows) == 1, r
+def test_one_row_per_cell_the_twins_share_one_and_the_tally_matches():
+    summary = pd.read_csv(M.RESULTS / "summary.csv")
+    twins = M.same_evidence(pd.read_csv(M.RESULTS / "results.csv"))
+    # the square root and BLT are one piece of evidence twice on every sweep; nothing else is
+    assert {(a, b) for _, _, a, b in twins} == {("sqrt_toeplitz", "blt")} and len(twins) == 3
+    block = read_generated(M.DOC_PAGE, M.VERDICT_BLOCK)
+    assert "one piece of evidence twice" in block
+    rows = verdict_rows(block)
+    merged = {(p, e, b) for p, e, _, b in twins}
+    cells = summary[["part", "mechanism", "env"]].drop_duplicates()
+    kept = [c for c in cells.itertuples(index=False) if (c.part, c.env, c.mechanism) not in merged]
+    assert len(rows) == len(kept) == len(cells) - len(twins) == 12
+    for c in kept:
+        name = next((f"{a} = {b}" for p, e, a, b in twins if (p, e, a) == (c.part, c.env, c.mechanism)), c.mechanism)
+        prefix = f"| regret / bound vs {'T' if c.part == 'T' else 'ε'} | {name}, {c.env} |"
+        assert sum(ln.startswith(prefix) for ln in rows) == 1, prefix
+    said = re.search(r"(\d+) in all: ([^;]*);", block)
+    assert said and int(said.group(1)) == len(rows)
+    tally = {p.split(" ", 1)[1]: int(p.split(" ", 1)[0]) for p in said.group(2).split(", ")}
+    assert tally == {v: n for v in VERDICTS if (n := sum(_verdict(ln) == v for ln in rows))}
     # the verdicts head the findings: the block comes before the ratio table
     text = M.DOC_PAGE.read_text(encoding="utf-8")
     assert text.index(f"BEGIN GENERATED: {M.VERDICT_BLOCK}") < text.index(f"BEGIN GENERATED: {M.RATIO_BLOCK}")
 
 
 def test_every_miss_links_to_a_section_that_exists():
-    assert miss_links_resolve(M.DOC_PAGE, read_generated(M.DOC_PAGE, M.VERDICT_BLOCK)), "the table has no miss"
+    links = miss_links_resolve(M.DOC_PAGE, read_generated(M.DOC_PAGE, M.VERDICT_BLOCK))
+    assert all(anchor_exists(c.link, M.DOC_PAGE) for c in M.CLAIMS.values())   # where a miss would be explained
+    assert links == [link for link in links if link == "#misses"]
 
 
 def _summary():
-    """Two mechanisms' λ on a T grid: the realizable noise factor (E||b||²)^{1/3} grows like T^{0.2}."""
-    rows = []
-    for mech in ("tree", "blt"):
-        for T in (1024, 2048, 4096):
-            lam = 32 * M.BETA + T ** (1 / 3) * T ** 0.2          # (λ - 32β) / T^{1/3} = T^{0.2}
-            for env in ("realizable", "noisy"):
-                rows.append(dict(part="T", mechanism=mech, env=env, T=T, eps=4.0, lam=lam, sigma=1.0,
-                                 regret_mean=10.0))
-    return pd.DataFrame(rows)
-
-
-def _cell(sweep, mech, env, slope, half, n_x=3, x=(1024, 4096)):
-    return dict(sweep=sweep, mechanism=mech, env=env, slope=slope, slope_lo=slope - half, slope_hi=slope + half,
-                n_x=n_x, x_min=float(x[0]), x_max=float(x[1]), n_seeds=64)
+    """Realizable T-sweep points whose bound is 100 (λ = 32β + 99 at D = 1: bound = βD² + D²(λ - 32β)), with the
+    mean regret and its interval of each mechanism at the three horizons."""
+    regret = {"tree": [(10, 1)] * 3,                              # 0.1 of the bound: holds
+              "honaker": [(90, 5), (99, 5), (120, 5)],            # above it at the last T: misses
+              "sqrt_toeplitz": [(98, 10)] * 3,                    # 0.98 [0.88, 1.08]: consistent, unresolved
+              "banded": [(50, 0)] * 3,                            # no spread over seeds: not tested
+              "blt": [(98, 10), (98, 10), (115, 9)]}              # above at the last T: misses on its own
+    return pd.DataFrame([dict(part="T", mechanism=m, env="realizable", T=T, eps=4.0, n_seeds=64,
+                              lam=32 * M.BETA + 99.0, sigma=1.0, regret_mean=r, regret_lo=r - w, regret_hi=r + w)
+                         for m, pts in regret.items() for T, (r, w) in zip((1024, 2048, 4096), pts)])
 
 
 def test_verdicts_follow_the_claims():
-    sl = pd.DataFrame([
-        _cell("T", "tree", "realizable", 0.50, 0.02),      # 0.50 - 0.2 = 0.30 <= 1/3: holds only after the division
-        _cell("T", "tree", "noisy", 0.90, 0.02),           # far above 1/2 after any small factor: misses
-        _cell("eps", "tree", "realizable", -2 / 3, 0.01, n_x=5, x=(1, 16)),   # Thm 4's -2/3 exactly: holds
-        _cell("eps", "blt", "realizable", -0.55, 0.01, n_x=5, x=(1, 16)),     # misses
-        _cell("eps", "blt", "noisy", -0.5, 0.01, n_x=5, x=(1, 16)),           # no stated exponent: not tested
-        _cell("T", "blt", "realizable", 0.30, math.nan),   # no interval: not tested
-    ])
-    v = M.verdicts(sl, _summary())
-    assert list(v["verdict"]) == ["holds", "misses", "holds", "misses", "not tested", "not tested"]
-    assert abs(v["slope"][0] - 0.30) < 1e-9 and abs(v["slope_hi"][0] - 0.32) < 1e-9
-    assert v["claimed"][0] == 1 / 3 and v["kind"][0] == "at_most" and v["claimed"][2] == -2 / 3
-    assert (v.loc[v["verdict"] == "misses", "link"] == "#misses").all()
-    assert (v.loc[v["verdict"] != "holds", "reason"].str.len() > 0).all()
-    assert list(v["cell"][:2]) == ["tree, realizable", "tree, noisy"]
+    v = M.verdicts(_summary())
+    assert list(v["cell"]) == [f"{m}, realizable" for m in M.MECHANISMS]
+    got = dict(zip(v["cell"].str.split(",").str[0], v["verdict"]))
+    assert got == {"tree": "holds", "honaker": "misses", "sqrt_toeplitz": "consistent, unresolved",
+                   "banded": "not tested", "blt": "misses"}
+    r = v.set_index(v["cell"].str.split(",").str[0])
+    assert abs(r.at["tree", "slope"] - 0.10) < 1e-9 and abs(r.at["tree", "slope_hi"] - 0.11) < 1e-9
+    assert abs(r.at["honaker", "slope_lo"] - 1.15) < 1e-9 and r.at["honaker", "link"] == "#misses"
+    assert "seeds" in r.at["sqrt_toeplitz", "reason"] and "spread" in r.at["banded", "reason"]
+    assert (v.loc[v["verdict"] != "misses", "link"] == "").all()
+    assert (v["claimed"] == 1.0).all() and (v["n_seeds"] == 64).all()
+    # twins share one row, judged on both one's points: BLT's point above the bound makes the pair miss
+    twin = M.verdicts(_summary(), {("T", "realizable", "sqrt_toeplitz", "blt")})
+    assert len(twin) == len(v) - 1
+    assert dict(zip(twin["cell"], twin["verdict"]))["sqrt_toeplitz = blt, realizable"] == "misses"
+
+
+def test_same_evidence_is_a_per_seed_correlation():
+    rng = np.random.default_rng(0)
+    base = rng.normal(10, 1, size=(2, 64))
+    rows = [dict(part="T", env="realizable", T=T, eps=4.0, seed=s, mechanism=m, regret=x)
+            for i, T in enumerate((1024, 2048)) for s in range(64)
+            for m, x in (("tree", base[i, s]), ("sqrt_toeplitz", base[i, s] + rng.normal(0, 0.01)),
+                         ("blt", base[i, s] + rng.normal(0, 0.01)), ("honaker", rng.normal(10, 1)))]
+    twins = M.same_evidence(pd.DataFrame(rows))
+    assert twins == {("T", "realizable", "tree", "sqrt_toeplitz"), ("T", "realizable", "tree", "blt"),
+                     ("T", "realizable", "sqrt_toeplitz", "blt")}
+    # a chain of twins is one row, named by all of them
+    s = _summary()
+    v = M.verdicts(s, twins - {("T", "realizable", "tree", "blt")})
+    assert list(v["cell"]) == ["tree = sqrt_toeplitz = blt, realizable", "honaker, realizable", "banded, realizable"]
+    assert v["verdict"][0] == "misses"                       # BLT's point above the bound
 
 
 def test_bounds_are_the_theory_curves():
