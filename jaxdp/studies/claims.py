@@ -5,8 +5,9 @@ which kind, with which tolerance); :func:`judge` compares one measurement with o
 verdict table is built from these, so a verdict means the same thing on every results page:
 
 * **holds**: the measurement's 95% interval lies within the claim's stated tolerance;
-* **consistent, unresolved**: the interval contains the claim but is wider than the tolerance; the reason says
-  how many seeds per point would resolve it (a bootstrap half-width shrinks as ``1/√S``);
+* **consistent, unresolved**: the interval contains the claim but reaches beyond its tolerance; the reason says
+  how many seeds per point would resolve it, one way or the other, if the estimate stayed where it is (a
+  bootstrap half-width shrinks as ``1/√S``);
 * **misses**: the interval excludes the claim;
 * **not tested**: the measurement cannot test this claim (no spread over seeds, no finite value, or a fitted
   range too narrow for a rate), and the reason says why.
@@ -112,11 +113,24 @@ def seeds_to_resolve(halfwidth: float, n_seeds: int, tolerance: float) -> int:
     return int(math.ceil(n_seeds * (halfwidth / tolerance) ** 2 / 10.0) * 10)
 
 
-def _unresolved(m: Measurement, claim: Claim, halfwidth: float) -> Verdict:
-    need = seeds_to_resolve(halfwidth, m.n_seeds, claim.tolerance)
-    return Verdict("consistent, unresolved",
-                   f"the interval contains the claim but its half-width {halfwidth:.3f} exceeds the tolerance "
-                   f"{claim.tolerance:g} at {m.n_seeds} seeds per point (about {need} would resolve it)")
+def _unresolved(m: Measurement, claim: Claim, hold: tuple, claimed: tuple) -> Verdict:
+    """``consistent, unresolved``, with the seeds per point that would resolve it if the estimate stayed put.
+
+    ``hold`` and ``claimed`` are the intervals (``(lo, hi)``, infinite ends allowed) of the values for which the
+    claim holds within its tolerance and for which it is true. As the interval shrinks around the estimate it
+    holds once its half-width is at most the estimate's distance to the edge of ``hold`` (if inside), and misses
+    once it is below the estimate's distance to ``claimed`` (if outside); whichever comes first resolves it.
+    """
+    est, hw = m.estimate, (m.hi - m.lo) / 2
+    d_hold = min(est - hold[0], hold[1] - est) if hold[0] <= est <= hold[1] else 0.0
+    d_miss = max(claimed[0] - est, est - claimed[1], 0.0)
+    target = max(d_hold, d_miss)
+    where = (f"the interval [{m.lo:.3f}, {m.hi:.3f}] contains the claim but reaches beyond its tolerance "
+             f"±{claim.tolerance:g} (half-width {hw:.3f} at {m.n_seeds} seeds per point)")
+    if target <= 0 or m.n_seeds <= 0:
+        return Verdict("consistent, unresolved", where + "; its estimate lies on the tolerance's edge")
+    need = seeds_to_resolve(hw, m.n_seeds, target)
+    return Verdict("consistent, unresolved", where + f"; about {need} seeds would resolve it if the estimate stays")
 
 
 def judge(claim: Claim, m: Measurement) -> Verdict:
@@ -132,30 +146,29 @@ def judge(claim: Claim, m: Measurement) -> Verdict:
     if not (np.isfinite(m.estimate) and np.isfinite(m.lo) and np.isfinite(m.hi)):
         return Verdict("not tested", "no finite measurement")
     if not (m.hi - m.lo > 1e-9 * max(1.0, abs(m.estimate))):
-        return Verdict("not tested", "no spread over seeds (a deterministic quantity): no sampling interval")
+        return Verdict("not tested", "no spread over seeds (a zero-width interval): nothing to judge it by")
     if claim.kind == "bound":
         if any(r > 1.0 for r in m.ratios_lo) or m.lo > 1.0:
             worst = max([*m.ratios_lo, m.lo])
             return Verdict("misses", f"above its bound at some point of the range (ratio's lower end {worst:.2f})")
         if m.hi <= 1.0 + claim.tolerance:
             return Verdict("holds", f"at most {m.hi:.2f} of the bound at every point of the range")
-        return _unresolved(m, claim, m.hi - 1.0)
+        return _unresolved(m, claim, (-math.inf, 1.0 + claim.tolerance), (-math.inf, 1.0))
     if claim.kind in ("rate", "at_most_rate", "at_least_rate") and not m.decades >= claim.min_decades - 1e-9:
         return Verdict("not tested", f"the fitted range spans {m.decades:.2f} decades; a rate needs "
                                      f"{claim.min_decades:g}")
     c, tol = claim.value, claim.tolerance
-    halfwidth = (m.hi - m.lo) / 2
     if claim.kind == "at_most_rate":
         if m.lo > c:
             return Verdict("misses", "the whole interval lies above the claimed exponent")
-        return Verdict("holds") if m.hi <= c + tol else _unresolved(m, claim, m.hi - c)
+        return Verdict("holds") if m.hi <= c + tol else _unresolved(m, claim, (-math.inf, c + tol), (-math.inf, c))
     if claim.kind == "at_least_rate":
         if m.hi < c:
             return Verdict("misses", "the whole interval lies below the claimed exponent")
-        return Verdict("holds") if m.lo >= c - tol else _unresolved(m, claim, c - m.lo)
+        return Verdict("holds") if m.lo >= c - tol else _unresolved(m, claim, (c - tol, math.inf), (c, math.inf))
     # "rate" and "equality": the interval must contain the claim, and lie within the tolerance to hold
     if not m.lo <= c <= m.hi:
         return Verdict("misses", "the interval excludes the claim")
     if c - tol <= m.lo and m.hi <= c + tol:
         return Verdict("holds")
-    return _unresolved(m, claim, halfwidth)
+    return _unresolved(m, claim, (c - tol, c + tol), (c, c))

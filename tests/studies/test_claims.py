@@ -14,9 +14,18 @@ def test_rate_holds_unresolved_misses():
     # label-DP L1 at 256 seeds: contains -2/3 but wider than 0.02 -> unresolved; at 4000 seeds it excludes -2/3
     l1 = Claim("error ~ N^(-2/3)", "rate", -2 / 3, 0.02)
     v = judge(l1, Measurement(-0.690, -0.728, -0.653, 256, decades=2.0))
-    assert v.verdict == "consistent, unresolved" and "256 seeds" in v.reason and "about 900 would" in v.reason
+    assert v.verdict == "consistent, unresolved" and "256 seeds" in v.reason and "about 670 seeds" in v.reason
     assert judge(l1, Measurement(-0.692, -0.701, -0.683, 4000, decades=2.0)).verdict == "misses"
     assert judge(l1, Measurement(-0.667, -0.680, -0.655, 4000, decades=2.0)).verdict == "holds"
+
+
+def test_an_off_centre_interval_narrower_than_the_tolerance():
+    # half-width 0.0325 < 0.05, but the interval reaches below -2/3 - 0.05: unresolved, and the reason says so
+    c = Claim("error ~ N^(-2/3)", "rate", -2 / 3, 0.05)
+    v = judge(c, Measurement(-0.70, -0.725, -0.66, 256, decades=2.0))
+    assert v.verdict == "consistent, unresolved" and "reaches beyond its tolerance" in v.reason
+    # it would miss first: once the half-width is below the estimate's distance to the claim (0.033), ~250 seeds
+    assert "about 250 seeds" in v.reason
 
 
 def test_a_rate_needs_two_decades():
