@@ -29,6 +29,8 @@ Hyperparameters from the theorems in ``rate`` mode (``jaxdp.label_dp.planners.pl
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 import pathlib
 
 import numpy as np
@@ -45,10 +47,10 @@ from jaxdp.label_dp import (
 from jaxdp.label_dp.planners import plan_for
 from jaxdp.label_dp.rates import label_rate_exponent
 from jaxdp.registry import register_study
-from jaxdp.studies.analysis import _record_slope_ci
-from jaxdp.studies.framework import (
-    Param, Study, declare_params, fit_slopes, plot_curves, slope_verdict, summarize, verdict_table, write_generated,
-)
+from jaxdp.studies._common_study import ROOT, generated_from
+from jaxdp.studies.analysis import publish_blocks
+from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, seeds_to_resolve
+from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize, verdict_table
 
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
 METHODS = {
@@ -78,15 +80,36 @@ def SETTING(m):
     return "local" if m.startswith("local") else ("central" if m.startswith("central") else "nonprivate")
 
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 N_BOOT = 1000
-HW_TARGET = 0.05        # a headline interval's half-width must be at most this, or the table says why
-# the kept runs: results directory -> (docs pages, generated-block name)
+# the kept runs: results directory -> generated-block name (on every page of DOC_PAGES)
 KEPT = {"label-dp-rates": "label-dp-rates verdicts", "label-dp-rates-heavy": "label-dp-rates-heavy verdicts"}
+BLOCKS = tuple(KEPT.values())
 DOC_PAGES = ("docs/results/label-dp-rates.md", "docs/algorithms/label-dp.md")
+DOC_PAGE = ROOT / DOC_PAGES[0]
 WHY = {"clip_bias": "../results/label-dp-rates.md#why-clipping-bias",
        "small_neps": "../results/label-dp-rates.md#why-small-n-eps2",
        "other": "../results/label-dp-rates.md#why-other"}
+TOL = 0.05     # the tolerance on every exponent: the study's target half-width at 256 seeds
+#: the claims, as data (LABEL Table 1 through ``label_rate_exponent``; docs/algorithms/label-dp.md#studies); a nan
+#: value is the cell's exponent (:func:`_claim`); a local miss links the section of its regime (:func:`verdicts`)
+CLAIMS = {
+    "local": Claim("(N(ε²∧1))^{−a}: LABEL Table 1, Thms 2, 6", "rate", math.nan, TOL),
+    "local heavy": Claim("(Nε²)^{−b}: LABEL Thm 10", "rate", math.nan, TOL),
+    "nonprivate": Claim("N^{−a}: LABEL Table 1", "rate", math.nan, TOL, link=WHY["other"]),
+    "central ≥": Claim("N^{−a} + (εN)^{−b}: slope between −b and −a (LABEL Table 1, Thms 4, 8, 12)", "at_least_rate",
+                       math.nan, TOL, link=WHY["other"]),
+    "central ≤": Claim("N^{−a} + (εN)^{−b}: slope between −b and −a (LABEL Table 1, Thms 4, 8, 12)", "at_most_rate",
+                       math.nan, TOL, link=WHY["other"]),
+    "L5": Claim("ε²N effective sample size: (Nε²)^{−a}, slope in Nε² (LABEL Table 1, local)", "rate", math.nan, TOL,
+                link=WHY["small_neps"]),
+    "L7 bump_cls": Claim("minimax-hard bumps at the lower-bound bandwidth: h0^{β(γ+1)}, forced by the construction "
+                         "(LABEL App. B, Thms 1, 3)", "rate", math.nan, TOL, link=WHY["other"]),
+    "L7 bump_reg": Claim("minimax-hard bumps at the lower-bound bandwidth: h0^{2β} (LABEL App. F, Thms 5, 7)", "rate",
+                         math.nan, TOL, link=WHY["other"]),
+    "L6": Claim("no exponent in K (a comparison of the two mechanisms)", "rate", math.nan, TOL),   # never judged
+    "L9": Claim("theory constant within a bounded factor of the oracle: log(excess(c=1)/min_c excess(c)) does not "
+                "grow with N", "at_most_rate", 0.0, TOL, link=WHY["other"]),
+}
 SEED_BATCH = 4         # seeds evaluated at once inside a chunk (memory; the results do not depend on it)
 SEEDS_PER_CHUNK = 64   # seed blocks per chunk: bounds memory (kNN over N x M per seed) and makes resumption finer
 L7_C_M = 2.0   # bumps: m = min(G, ⌊C_M h0^{γβ-d}⌋)
@@ -370,8 +393,8 @@ def build(cfg: dict) -> Study:
         paths = _plot(df, outdir)
         # a kept run: regenerate the docs' verdict tables from the tables just written
         out = pathlib.Path(outdir).resolve()
-        if out.parent == (ROOT / "results").resolve() and out.name in KEPT and (out / "verdicts.csv").exists():
-            publish(out, manifest_update=False)
+        if out.parent == (ROOT / "results").resolve() and out.name in KEPT and (out / "results.csv").exists():
+            publish(out)
         return paths
 
     def _plot(df, outdir: pathlib.Path):
@@ -475,28 +498,49 @@ def _lbl_cell(r) -> str:
     return f"{r['task']}, {r['method']}{p}{eps}"
 
 
-def _hw_note(r, g, x, reason):
-    hw = (r["slope_hi"] - r["slope_lo"]) / 2
-    if not np.isfinite(hw) or hw <= HW_TARGET:
-        return reason
-    st = g.groupby(x)["excess"].agg(["mean", "std"])
-    extra = (f"half-width {hw:.3f} > {HW_TARGET}: the excess varies across seeds (coefficient of variation up to "
-             f"{float((st['std'] / st['mean']).max()):.1f})")
-    return f"{reason}; {extra}" if reason else extra
+def _claim(key: str, value: float, link: str | None = None) -> Claim:
+    """The claim ``CLAIMS[key]`` with the cell's exponent (and the section that explains a miss of this cell)."""
+    c = CLAIMS[key]
+    return dataclasses.replace(c, value=float(value), link=c.link if link is None else link)
+
+
+def _judge(claim: Claim, m: Measurement) -> Verdict:
+    """:func:`jaxdp.studies.claims.judge`, with the reason of an unresolved exponent restated: the rubric counts the
+    seeds that bring the half-width to the tolerance, but an interval off the claim's centre can be narrower than
+    the tolerance and still reach past it; it resolves (holds or misses, the estimate staying put) once its
+    half-width is at most the larger of its distance to the claim and its room inside the tolerance."""
+    v = judge(claim, m)
+    if v.verdict != "consistent, unresolved":
+        return v
+    hw, d, tol = (m.hi - m.lo) / 2, m.estimate - claim.value, claim.tolerance
+    inside = {"rate": -abs(d), "at_most_rate": -d, "at_least_rate": d}[claim.kind]   # > 0: on the claimed side
+    need = seeds_to_resolve(hw, m.n_seeds, max(inside + tol, -inside))
+    c = f"{claim.value:.3f}".replace("-", "−")
+    return Verdict(v.verdict, f"the interval contains the claim but reaches past its tolerance {tol:g} (half-width "
+                              f"{hw:.3f}, {abs(d):.3f} from {c}) at {m.n_seeds} seeds per point (about {need} would "
+                              "resolve it)")
+
+
+def _judge_range(lo: Claim, hi: Claim, m: Measurement) -> Verdict:
+    """A slope claimed between two exponents (two one-sided claims): the first of not tested, misses, unresolved."""
+    vs = [_judge(lo, m), _judge(hi, m)]
+    return next((v for k in VERDICTS[::-1] for v in vs if v.verdict == k and k != "holds"), Verdict("holds"))
 
 
 def verdicts(df, tables) -> "pd.DataFrame":
-    """One verdict per (experiment, cell) of the run: L1–L3 and L8 slopes in N, L5 slopes in ε, L7 slopes,
-    L6 (no exponent claimed) and L9 (theory constant against the oracle one, as a slope of the ratio in N).
+    """One verdict per fitted curve of the run against :data:`CLAIMS`, by the generic rubric
+    (:func:`jaxdp.studies.claims.judge`; tolerance :data:`TOL` on every exponent).
 
-    Claims (LABEL Table 1, :func:`jaxdp.label_dp.rates.label_rate_exponent`): local and non-private rates are
-    single power laws (``equals``); central rates are ``N^{-a} + (εN)^{-b}``, whose fitted slope lies between
-    ``-b`` and ``-a`` (``between``). Intervals: 95% bootstrap over seed indices resampled jointly across the
-    points of a curve (they share seed keys).
+    L1–L3 and L8: the slope in ``N`` against LABEL Table 1 (:func:`jaxdp.label_dp.rates.label_rate_exponent`);
+    local and non-private rates are single power laws (``"rate"``); a central rate ``N^{-a} + (εN)^{-b}`` has a
+    slope between ``-b`` and ``-a`` at every ``N``, two one-sided claims. L5: the slope in ``Nε²`` (half the slope
+    in ε at fixed ``N``). L7: the minimax-hard bumps' exponent. L6 states no exponent (not tested). L9: the theory
+    constant's excess over the oracle's must not grow with ``N`` (an order: the slope of the log ratio ≤ 0). Every
+    slope is judged over the decades of its fitted range.
 
     Args:
-        df: the per-seed results.
-        tables: the analysis tables computed so far (``slopes``, ``eps_effective_samples``, ...).
+        df: the per-seed results (the L6 and L9 rows are fitted here).
+        tables: the analysis tables (``slopes``, ``eps_effective_samples``), as ``analyze`` or the kept CSVs give.
 
     Returns:
         The verdict rows in the columns of :func:`jaxdp.studies.analysis.verdict_table`.
@@ -505,181 +549,124 @@ def verdicts(df, tables) -> "pd.DataFrame":
 
     rows = []
 
-    def add(exp, cell, claim, claimed, kind, r, n_seeds, verdict=None, reason="", link="", claimed_hi=np.nan):
-        v = verdict or slope_verdict(r["slope_lo"], r["slope_hi"], claimed, kind, claimed_hi)
-        rows.append(dict(experiment=exp, cell=cell, claim=claim, claimed=claimed, claimed_hi=claimed_hi, kind=kind,
-                         slope=r["slope"], slope_lo=r["slope_lo"], slope_hi=r["slope_hi"], n_seeds=int(n_seeds),
-                         verdict=v, reason=reason, link=link))
+    def add(exp, cell, claim, r, m, v, kind="equals", claimed=None, claimed_hi=np.nan):
+        rows.append(dict(experiment=exp, cell=cell, claim=claim.text, kind=kind, claimed_hi=claimed_hi,
+                         claimed=claim.value if claimed is None else claimed, slope=r["slope"],
+                         slope_lo=r["slope_lo"], slope_hi=r["slope_hi"], n_seeds=int(m.n_seeds), verdict=v.verdict,
+                         reason=v.reason, link=claim.link if v.verdict == "misses" else ""))
+
+    def meas(r, scale=1.0, decades=None):
+        return Measurement(r["slope"] / scale, r["slope_lo"] / scale, r["slope_hi"] / scale, int(r["n_seeds"]),
+                           decades=math.log10(r["x_max"] / r["x_min"]) if decades is None else decades)
 
     sl = tables.get("slopes")
-    if sl is not None:
-        for _, r in sl.iterrows():
-            g = df[(df.experiment == r["experiment"]) & (df.method == r["method"]) & (df.task == r["task"])
-                   & (df.p == r["p"]) & ((df.eps == r["eps"]) | (np.isinf(df.eps) & np.isinf(r["eps"])))]
-            if r["experiment"] == "L7":
-                g = g[(g.beta == r["beta"]) & (g.gamma == r["gamma"])]
-                cell = f"{r['task']}, {SETTING(r['method'])} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})"
-                claimed = float(r["theory"])
-                v = slope_verdict(r["slope_lo"], r["slope_hi"], claimed, "equals")
-                reason, link = "", ""
-                if v == "holds":
-                    v, reason = "holds by construction", ("the bump width is set to the lower-bound bandwidth h0(N), so "
-                                                          "the excess ≍ h0^{β(γ+1)} (h0^{2β} in regression) has "
-                                                          "this exponent by design")
-                else:
-                    reason, link = "see 'Other misses'", WHY["other"]
-                add("L7", cell, "minimax-hard bumps at the lower-bound bandwidth", claimed, "equals", r,
-                    r["n_seeds"], v, _hw_note(r, g, "N", reason), link)
-                continue
-            setting = SETTING(r["method"])
-            exp = "L8" if (r["task"] == "heavy" and setting == "nonprivate") else r["experiment"]
-            a, b = float(r["theory_stat"]), float(r["theory_priv"])      # negative exponents
-            reason, link = "", ""
-            if setting == "central":
-                lo_c, hi_c = min(a, b), max(a, b)
-                claim = "N^{−a} + (εN)^{−b}: slope between −b and −a"
-                v = slope_verdict(r["slope_lo"], r["slope_hi"], lo_c, "between", hi_c)
-                if v == "misses":
-                    reason, link = "see 'Other misses'", WHY["other"]
-                add(exp, _lbl_cell(r), claim, lo_c, "between", r, r["n_seeds"], v, _hw_note(r, g, "N", reason), link,
-                    claimed_hi=hi_c)
-                continue
-            claimed = b if setting == "local" else a
-            claim = {"local": "(Nε²)^{−b}" if r["task"] == "heavy" else "(N(ε²∧1))^{−a}",
-                     "nonprivate": "N^{−a}"}[setting]
-            v = slope_verdict(r["slope_lo"], r["slope_hi"], claimed, "equals")
-            if v == "holds" and r["task"] == "heavy" and setting == "local" and r["p"] == 2.0:
-                v, reason = "holds by construction", ("the planner's k(N) and clipping level T put the variance and "
-                                                      "clipping terms at this exponent, and at p = 2 the excess is "
-                                                      "that schedule: it does not probe the heavy-tail lower bound")
-            elif v == "misses":
-                reason, link = "see 'Other misses'", WHY["other"]
-                if r["task"] == "heavy" and setting == "local":
-                    Ns = np.sort(g.N.unique())
-                    h = max(2, (len(Ns) + 1) // 2)
-                    s_lo = fit_slopes(g[g.N.isin(Ns[:h])], "N", "excess", upper_half=False, n_boot=1).slope[0]
-                    s_hi = fit_slopes(g[g.N.isin(Ns[-h:])], "N", "excess", upper_half=False, n_boot=1).slope[0]
-                    if s_hi > s_lo + 0.02:
-                        reason = (f"the slope flattens with N ({s_lo:.3f} on the lower half of the N grid, "
-                                  f"{s_hi:.3f} on the upper): the clipping bias")
-                        link = WHY["clip_bias"]
-                if link == WHY["other"] and setting == "local" and np.isfinite(r["eps"]) and \
-                        r["eps"] ** 2 * r["x_max"] <= 1e4:
-                    reason = (f"pre-asymptotic: Nε² is only {r['eps'] ** 2 * r['x_min']:.0f}–"
-                              f"{r['eps'] ** 2 * r['x_max']:.0f}")
-                    link = WHY["small_neps"]
-            add(exp, _lbl_cell(r), claim, claimed, "equals", r, r["n_seeds"], v, _hw_note(r, g, "N", reason), link)
+    for _, r in (sl.iterrows() if sl is not None else ()):
+        m, setting = meas(r), SETTING(r["method"])
+        if r["experiment"] == "L7":
+            c = _claim("L7 " + r["task"], r["theory"])
+            add("L7", f"{r['task']}, {setting} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})", c, r, m,
+                _judge(c, m))
+            continue
+        exp = "L8" if (r["task"] == "heavy" and setting == "nonprivate") else r["experiment"]
+        a, b = float(r["theory_stat"]), float(r["theory_priv"])      # negative exponents
+        if setting == "central":
+            lo_c, hi_c = _claim("central ≥", min(a, b)), _claim("central ≤", max(a, b))
+            add(exp, _lbl_cell(r), lo_c, r, m, _judge_range(lo_c, hi_c, m), "between", min(a, b), max(a, b))
+            continue
+        link = None
+        if setting == "local":
+            small = r["eps"] ** 2 * r["x_max"] <= 1e4
+            link = WHY["small_neps"] if small else (WHY["clip_bias"] if r["task"] == "heavy" else WHY["other"])
+        c = _claim({"nonprivate": "nonprivate", "local": "local heavy" if r["task"] == "heavy" else "local"}[setting],
+                   b if setting == "local" else a, link)
+        add(exp, _lbl_cell(r), c, r, m, _judge(c, m))
     eff = tables.get("eps_effective_samples")
-    if eff is not None:
-        for _, r in eff.iterrows():
-            g = df[(df.experiment == "L5") & (df.method == r["method"]) & (df.eps <= 1.0)]
-            claimed = float(r["theory"])
-            v = slope_verdict(r["slope_lo"], r["slope_hi"], claimed, "equals")
-            reason, link = "", ""
-            if v == "misses":
-                nf = int(g.N.iloc[0])
-                reason = (f"pre-asymptotic: Nε² = {nf * g.eps.min() ** 2:.0f}–{nf * g.eps.max() ** 2:.0f} at "
-                          f"N = {nf}")
-                link = WHY["small_neps"]
-            add("L5", f"{r['task']}, {r['method']}, excess vs ε ≤ 1 at N = {int(g.N.iloc[0])}",
-                "ε²N effective sample size: ε^{−2a}", claimed, "equals", r, r["n_seeds"], v,
-                _hw_note(r, g, "eps", reason), link)
-    l6 = df[df.experiment == "L6"]
-    if len(l6):
-        for m, g in l6.groupby("method"):
-            r = fit_slopes(g, "K", "excess", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
-            add("L6", f"{m}, excess vs K at N = {int(g.N.iloc[0])}, ε = {g.eps.iloc[0]:g}",
-                "no exponent in K (a comparison of the two mechanisms)", np.nan, "equals", r, r["n_seeds"],
-                "not tested", "Table 1 states no K-exponent; K_dependence.csv compares the mechanisms")
+    for _, r in (eff.iterrows() if eff is not None else ()):
+        nf = int(df[(df.experiment == "L5") & (df.method == r["method"])].N.iloc[0])
+        m = meas(r, 2.0, math.log10((r["x_max"] / r["x_min"]) ** 2))     # Nε² spans the square of ε's range
+        c = _claim("L5", r["theory"] / 2)
+        add("L5", f"{r['task']}, {r['method']}, excess vs ε ≤ 1 at N = {nf}", c,
+            dict(slope=m.estimate, slope_lo=m.lo, slope_hi=m.hi), m, _judge(c, m))
+    for mth, g in df[df.experiment == "L6"].groupby("method"):
+        r = fit_slopes(g, "K", "excess", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
+        add("L6", f"{mth}, excess vs K at N = {int(g.N.iloc[0])}, ε = {g.eps.iloc[0]:g}", CLAIMS["L6"], r, meas(r),
+            Verdict("not tested", "Table 1 states no K-exponent; K_dependence.csv compares the mechanisms"),
+            claimed=np.nan)
     l9 = df[df.experiment == "L9"]
-    if len(l9) and l9.N.nunique() >= 2:
-        rng = np.random.default_rng(2)
-        for (m, eps, p), g in l9.groupby(["method", "eps", "p"]):
-            tab = g.pivot_table(index="seed", columns=["N", "c"], values="excess", aggfunc="mean").dropna()
-            Ns = sorted(g.N.unique())  # type: ignore[assignment]
-            cs = np.asarray(sorted(g.c.unique()), float)
-            i1 = int(np.argmin(np.abs(cs - 1.0)))
-            vals = tab.to_numpy(float).reshape(len(tab), len(Ns), len(cs))
-            lx = np.log(np.asarray(Ns, float))
-            xc = lx - lx.mean()
+    rng = np.random.default_rng(2)
+    for (mth, eps, p), g in (l9.groupby(["method", "eps", "p"]) if l9.N.nunique() >= 2 else ()):
+        tab = g.pivot_table(index="seed", columns=["N", "c"], values="excess", aggfunc="mean").dropna()
+        Ns, cs = sorted(g.N.unique()), np.asarray(sorted(g.c.unique()), float)
+        i1, xc = int(np.argmin(np.abs(cs - 1.0))), np.log(np.asarray(Ns, float)) - np.log(np.asarray(Ns, float)).mean()
+        vals = tab.to_numpy(float).reshape(len(tab), len(Ns), len(cs))
 
-            def lslope(v):
-                mm = v.mean(axis=-3)                                  # (..., N, c)
-                lr = np.log(mm[..., i1] / mm.min(axis=-1))
-                return (lr - lr.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
+        def lslope(v):                  # slope in log N of log(excess(c=1) / min_c excess(c)), v: (..., seed, N, c)
+            mm = v.mean(axis=-3)
+            lr = np.log(mm[..., i1] / mm.min(axis=-1))
+            return (lr - lr.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
 
-            s0 = float(lslope(vals))
-            idx = rng.integers(0, len(vals), size=(N_BOOT, len(vals)))
-            bs = lslope(vals[idx])
-            lo, hi = np.nanquantile(bs, [0.025, 0.975])
-            r = dict(slope=s0, slope_lo=lo, slope_hi=hi)
-            v = slope_verdict(lo, hi, 0.0, "at_most")
-            reason = "" if v == "holds" else "see 'Other misses'"
-            if (hi - lo) / 2 > HW_TARGET:
-                reason = (reason + "; " if reason else "") + (f"half-width {(hi - lo) / 2:.3f} > {HW_TARGET}: the "
-                                                              f"ratio of two means over an oracle minimum, two N only")
-            add("L9", f"{m}, ε = {eps:g}" + (f", p = {p:g}" if L9_TASK[m] == "heavy" else "") +
-                f", N = {Ns[0]}…{Ns[-1]}", "theory constant within a bounded factor of the oracle: "
-                "slope of log(excess(c=1)/min_c excess(c)) in N ≤ 0", 0.0, "at_most", r, len(vals), v,
-                reason, "" if v == "holds" else WHY["other"])
+        lo, hi = np.nanquantile(lslope(vals[rng.integers(0, len(vals), size=(N_BOOT, len(vals)))]), [0.025, 0.975])
+        r = dict(slope=float(lslope(vals)), slope_lo=lo, slope_hi=hi)
+        m = Measurement(r["slope"], lo, hi, len(vals), decades=math.log10(Ns[-1] / Ns[0]))
+        v = _judge(CLAIMS["L9"], m) if hi > lo else Verdict("not tested", "c = 1 is the oracle's constant at every N "
+                                                            "in every resample: no sampling interval")
+        add("L9", f"{mth}, ε = {eps:g}" + (f", p = {p:g}" if L9_TASK[mth] == "heavy" else "") +
+            f", N = {Ns[0]}…{Ns[-1]}", CLAIMS["L9"], r, m, v, "at_most")
     return pd.DataFrame(rows)
 
 
-def verdict_markdown(v, manifest: dict, source: str) -> str:
-    """The generated block of the docs: seeds, bootstrap, widest interval, then the verdict table.
+def page_blocks(results_dir=None) -> dict:
+    """The generated verdict blocks of the kept runs, from their ``results.csv``, ``slopes.csv`` and
+    ``eps_effective_samples.csv`` (:func:`verdicts`; files are read, never written).
 
     Args:
-        v: the verdict rows (:func:`verdicts`).
-        manifest: the run's manifest (``seeds``, ``n_points``).
-        source: the results directory named as the table's source (e.g. ``results/label-dp-rates``).
+        results_dir: one kept results directory (its name a key of :data:`KEPT`); default: every kept run.
 
     Returns:
-        The block's Markdown.
-    """
-    S = int(manifest.get("seeds", v["n_seeds"].max()))
-    tested = v[v["verdict"].isin(["holds", "holds by construction", "misses"])]
-    hw = (tested["slope_hi"] - tested["slope_lo"]) / 2
-    i = hw.idxmax() if len(hw) else None
-    widest = (f"widest 95% half-width of a tested cell: {hw[i]:.3f} ({tested.loc[i, 'experiment']}, "
-              f"{tested.loc[i, 'cell']})" if i is not None else "no tested cell")
-    counts = v["verdict"].value_counts()
-    tally = ", ".join(f"{counts.get(k, 0)} {k}" for k in ("holds", "holds by construction", "misses", "not tested"))
-    head = (f"*Generated from `{source}/verdicts.csv` by `jaxdp.studies.label_dp_rates.publish`; do not edit by "
-            f"hand.* **{S} seeds per point**, {int(manifest.get('n_points', 0))} grid points. Every point of a curve "
-            f"uses the same seed keys, so each interval is a 95% percentile bootstrap over seed indices resampled "
-            f"jointly across the curve's points ({N_BOOT} replicates); slopes are least-squares fits over the whole "
-            f"grid. {len(v)} cells: {tally}; {widest}. `a … b`: a slope between two exponents (the central rate "
-            f"`N^{{−a}} + (εN)^{{−b}}`); `≤`: an upper bound.")
-    return head + "\n\n" + verdict_table(v)
-
-
-def publish(out_dir, pages=DOC_PAGES, manifest_update: bool = True) -> list:
-    """Write the verdict table of a kept results directory (``results/label-dp-rates`` or
-    ``results/label-dp-rates-heavy``) into the docs' generated blocks; with ``manifest_update`` also record
-    ``seeds_per_point`` and the widest half-width in its ``manifest.json`` (``ci``).
-
-    Args:
-        out_dir: the kept results directory (its name must be a key of ``KEPT``).
-        pages: the docs pages, relative to the repository, holding the generated block.
-        manifest_update: record the interval summary in the directory's ``manifest.json``.
-
-    Returns:
-        The pages that changed.
+        ``{block name: Markdown}``.
 
     Raises:
-        ValueError: ``out_dir`` is not a kept results directory.
+        ValueError: ``results_dir`` is not a kept results directory.
     """
     import json
 
     import pandas as pd
 
-    out = pathlib.Path(out_dir)
-    name = out.resolve().name
-    if name not in KEPT:
-        raise ValueError(f"{out_dir}: not a kept label-dp-rates results directory ({', '.join(KEPT)})")
-    v = pd.read_csv(out / "verdicts.csv")
-    manifest = json.loads((out / "manifest.json").read_text())
-    if manifest_update:
-        _record_slope_ci(out, manifest, v, ("holds", "holds by construction", "misses"), N_BOOT)
-    body = verdict_markdown(v, manifest, f"results/{name}")
-    return [p for p in pages if write_generated(ROOT / p, KEPT[name], body)]
+    dirs = [pathlib.Path(results_dir)] if results_dir is not None else [ROOT / "results" / n for n in KEPT]
+    out = {}
+    for d in dirs:
+        name = d.resolve().name
+        if name not in KEPT:
+            raise ValueError(f"{d}: not a kept label-dp-rates results directory ({', '.join(KEPT)})")
+        tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples") if (d / f"{t}.csv").exists()}
+        v = verdicts(pd.read_csv(d / "results.csv"), tables)
+        manifest = json.loads((d / "manifest.json").read_text())
+        counts = v["verdict"].value_counts()
+        tally = ", ".join(f"{int(counts[k])} {k}" for k in VERDICTS if k in counts)
+        files = [f"results/{name}/{f}.csv" for f in ("results", *tables)]
+        head = (generated_from("label_dp_rates", *files) + f" **{int(manifest['seeds'])} seeds per point**, "
+                f"{int(manifest['n_points'])} grid points. One row per fitted curve, {len(v)} in all: {tally}; no two "
+                "rows are the same evidence (curves of different experiments share at most one point). The claims are "
+                "LABEL Table 1's exponents, judged by the rubric of the [results overview](../results/index.md#verdicts) "
+                f"with a tolerance of {TOL:g} on every exponent, each slope over the decades of its fitted range (a "
+                "rate needs two): a local or non-private rate is one exponent; a central rate "
+                "`N^{−a} + (εN)^{−b}` is two one-sided claims, a slope between −b and −a (`a … b`); L5 is the slope "
+                "in `Nε²` (half the slope in ε); L9's ratio not growing with N is an order (`≤`). Slopes are "
+                "least-squares fits over the whole grid; every point of a curve uses the same seed keys, so each "
+                "interval is a 95% percentile bootstrap over seed indices resampled jointly across the curve's "
+                f"points ({N_BOOT} replicates).")
+        out[KEPT[name]] = head + "\n\n" + verdict_table(v)
+    return out
+
+
+def publish(results_dir=None) -> list:
+    """Rewrite the verdict blocks of :data:`DOC_PAGES` from the kept runs (:func:`page_blocks`).
+
+    Args:
+        results_dir: one kept results directory; default: every kept run.
+
+    Returns:
+        The pages that changed.
+    """
+    blocks = page_blocks(results_dir)
+    return [p for p in DOC_PAGES if publish_blocks(ROOT / p, blocks)]

@@ -1,4 +1,5 @@
-"""Study ``label-dp-rates``: registration, one group run end to end, and the full quick run (slow)."""
+"""Study ``label-dp-rates``: registration, one group run end to end (its verdicts through the claims rubric), and
+the full quick run (slow)."""
 import pathlib
 
 import numpy as np
@@ -73,6 +74,12 @@ def test_l7_l9_tiny_end_to_end(tmp_path):
     assert len(tu) == 2 and set(tu.knob) == {"c_h", "c_T"}
     assert np.all(tu.ratio >= 1.0) and np.all(tu.ratio_lo <= tu.ratio) and np.all(tu.ratio <= tu.ratio_hi)
     assert np.all(tu.c_oracle.isin([0.5, 1.0, 2.0]))
+    # the verdicts go through the claims rubric: two N a decade apart (l7_N) cannot test a rate
+    from jaxdp.studies.claims import VERDICTS
+
+    v = res.tables["verdicts"]
+    assert set(v.verdict) <= set(VERDICTS) and len(v[v.experiment == "L7"]) == len(sl)
+    assert (v.verdict == "not tested").all() and v.reason.str.contains("decades").all()
     names = {pathlib.Path(p).name for p in res.plots}
     assert {"L7_minimax_bump_cls.png", "L7_minimax_bump_reg.png", "L9_tuning.png"} <= names
 

@@ -1,5 +1,5 @@
 """Verdict tables of the docs: the joint seed bootstrap, the verdict rules, the generated blocks, and that the
-docs' tables of ``growth-rates`` and ``label-dp-rates`` are exactly what their kept results give (no cell left
+docs' tables of ``growth-rates`` are exactly what their kept results give (no cell left
 out, no stale number). Pandas only: no JAX compile."""
 import json
 import re
@@ -101,24 +101,19 @@ def test_generated_blocks(tmp_path):
 # --------------------------------------------------------------------------- the kept results against the docs
 
 def _kept():
-    from jaxdp.studies import growth_rates, label_dp_rates
+    from jaxdp.studies import growth_rates
 
     out = []
     d = ROOT / "results" / "growth-rates"
     if (d / "verdicts.csv").exists():
         out.append((d, growth_rates.DOC_PAGES, growth_rates.BLOCK,
                     lambda v, m, d=d: growth_rates.verdict_markdown(v, m)))
-    for name, block in label_dp_rates.KEPT.items():
-        d = ROOT / "results" / name
-        if (d / "verdicts.csv").exists():
-            out.append((d, label_dp_rates.DOC_PAGES, block,
-                        lambda v, m, name=name: label_dp_rates.verdict_markdown(v, m, f"results/{name}")))
     return out
 
 
 def test_kept_results_have_verdicts():
     names = {d.name for d, *_ in _kept()}
-    assert {"growth-rates", "label-dp-rates", "label-dp-rates-heavy"} <= names, names
+    assert {"growth-rates"} <= names, names
 
 
 @pytest.mark.parametrize("kept", _kept(), ids=lambda k: k[0].name)
