@@ -1,14 +1,17 @@
-"""The verdict table of ``lazy-figure1ab`` is generated from the kept results: one row per fitted cell of
-``slopes.csv`` and ``nonsmooth_slopes.csv``, the same intervals as the detailed tables, every miss linked to a
-section that exists. Pandas only: no JAX compile."""
+"""The verdict table of ``lazy-figure1ab`` is generated from the kept results by the claims rubric
+(``jaxdp.studies.claims``): one row per fitted cell of ``slopes.csv`` and ``nonsmooth_slopes.csv`` (non-private
+FTRL's same runs at every α share one), the same intervals as the detailed tables, every miss linked to a section
+that exists. Pandas only: no JAX compile."""
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from _helpers import assert_page_current, miss_links_resolve, verdict_rows
+from _helpers import anchor_exists, assert_page_current, miss_links_resolve, the_row, verdict_rows
 from jaxdp.studies import lazy_figure1ab as m
-from jaxdp.studies.analysis import VERDICTS, read_generated
+from jaxdp.studies.analysis import read_generated
+from jaxdp.studies.claims import VERDICTS
 
 VERDICT_BLOCK = "lazy-figure1ab verdicts"
 
@@ -42,93 +45,119 @@ def test_verdict_block_is_current(kept):
     assert "independent draws" in read_generated(m.DOC_PAGE, VERDICT_BLOCK)
 
 
-def test_one_row_per_fitted_cell(kept):
+def _verdict(line: str) -> str:
+    return re.sub(r"\*", "", line.strip("|").split("|")[7].strip()).split(":")[0]
+
+
+def test_one_row_per_fitted_cell_and_the_same_runs_share_one(kept):
     slopes = pd.read_csv(m.RESULTS / "slopes.csv")
     ns_path = m.RESULTS / "nonsmooth_slopes.csv"
     ns = pd.read_csv(ns_path) if ns_path.exists() else pd.DataFrame(columns=["loss", "alpha"])
-    rows = verdict_rows(read_generated(m.DOC_PAGE, VERDICT_BLOCK))
-    assert len(rows) == len(slopes) + len(ns)
-    for r in slopes.itertuples(index=False):
-        hits = [ln for ln in rows if ln.startswith(f"| linear, {r.adversary}, panel ({r.panel}) | "
-                                                   f"{r.learner}, α = {r.alpha:g}")]
-        assert len(hits) == 1, r
+    block = read_generated(m.DOC_PAGE, VERDICT_BLOCK)
+    rows = verdict_rows(block)
+    # non-private FTRL on the biased adversary: one run at every α (seed by seed), so one row per panel
+    df = pd.read_csv(m.RESULTS / "results.csv")
+    assert m._ftrl_same_runs(df[df["loss"] == "linear"])
+    same = (slopes["learner"] == "nonprivate") & (slopes["adversary"] == "biased")
+    alphas = sorted(slopes["alpha"].unique())
+    assert len(rows) == int((~same).sum()) + slopes[same]["panel"].nunique() + len(ns)
+    for r in slopes[~same].itertuples(index=False):
+        the_row(rows, f"| linear, {r.adversary}, panel ({r.panel}) | {r.learner}, α = {r.alpha:g} |")
+    for panel in slopes[same]["panel"].unique():
+        the_row(rows, f"| linear, biased, panel ({panel}) | nonprivate, α = {', '.join(f'{a:g}' for a in alphas)} "
+                      "(one run) |")
     for r in ns.itertuples(index=False):
-        assert sum(ln.startswith(f"| {r.loss} loss (MALA), panel (a) | l2p_rmw, α = {r.alpha:g} |")
-                   for ln in rows) == 1, r
-    # the same interval as the detailed table of the same cell
+        the_row(rows, f"| {r.loss} loss (MALA), panel (a) | l2p_rmw, α = {r.alpha:g} |")
+    assert "same evidence, one row per panel" in block
+    # the same interval as the detailed table of the same cell (a merged row: its first α's)
     detail = _table_rows(read_generated(m.DOC_PAGE, m.BLOCKS[0]), "| learner | adversary | panel |")
     for ln in detail:
         learner, adversary, panel, alpha, interval = [c.strip() for c in ln.strip("|").split("|")[:5]]
+        if learner == "nonprivate" and adversary == "biased" and alpha != f"{alphas[0]:g}":
+            continue
         (hit,) = [v for v in rows if v.startswith(f"| linear, {adversary}, panel ({panel}) | {learner}, α = {alpha}")]
         measured = hit.strip("|").split("|")[4].strip()
         assert measured == interval or (" [" not in interval and measured.startswith(interval)), (ln, hit)
-    # every row's verdict is one of the standard's, and the counts of the block's head add up
-    verdicts = [re.sub(r"\*", "", ln.strip("|").split("|")[7].strip()).split(":")[0] for ln in rows]
+    # every row's verdict is the rubric's, and the tally of the block's head adds up
+    verdicts = [_verdict(ln) for ln in rows]
     assert set(verdicts) <= set(VERDICTS)
-    head = read_generated(m.DOC_PAGE, VERDICT_BLOCK).split("\n\n")[0]
-    for v in VERDICTS:
-        n = verdicts.count(v)
-        assert (f"{n} {v}" in head) == (n > 0), v
+    said = re.search(r"Verdicts: ([^.]*)\.", block)
+    assert said
+    tally = {p.split(" ", 1)[1]: int(p.split(" ", 1)[0]) for p in said.group(1).split(", ")}
+    assert tally == {v: n for v in VERDICTS if (n := verdicts.count(v))}
+    assert block.split("\n\n")[0].count(f"{len(rows)} rows for {len(slopes)} linear-loss and {len(ns)} non-smooth") == 1
+    # the kept run fits T over a factor of 4: no slope tests a rate (the one rule every row answers)
+    decades = np.log10(slopes["x_max"] / slopes["x_min"])
+    assert (decades < 2).all()
+    assert all(v == "not tested" and ("decades" in ln or "contains 0" in ln) for v, ln in zip(verdicts, rows))
 
 
 def test_every_miss_links_to_an_existing_anchor(kept):
     # every miss, and every other row's link (on this page or another), names an anchor that exists
     miss_links_resolve(m.DOC_PAGE, read_generated(m.DOC_PAGE, VERDICT_BLOCK))
+    # the anchor the claims link a miss to exists on the page
+    assert all(anchor_exists(c.link, m.DOC_PAGE) for c in m.CLAIMS.values())
+
+
+def test_claims_are_data():
+    assert {c.kind for c in m.CLAIMS.values()} == {"at_most_rate"}
+    assert all(c.tolerance == m.TOL == 0.05 and c.min_decades == 2.0 for c in m.CLAIMS.values())
+    assert m.claim("dp_ftrl", "b", 0.3).value == pytest.approx(7 / 12 + 0.15)
+    assert m.claim("l2p_rmw", "nonsmooth", 0.5).value == pytest.approx(2 / 3)
+    assert "any convex Lipschitz loss" in m.claim("l2p_rmw", "nonsmooth", 0.5).text
 
 
 def test_verdicts_follow_the_claims():
-    def cell(learner, adversary, alpha, lo, hi, slope=None):
-        return dict(learner=learner, adversary=adversary, panel="a", alpha=alpha, slope=(lo + hi) / 2
-                    if slope is None else slope, slope_lo=lo, slope_hi=hi, x_min=4.0, x_max=16.0,
-                    theory_slope=m.theory_slope(learner, "a", alpha))
+    Ts = (2.0 ** 4, 2.0 ** 8, 2.0 ** 12, 2.0 ** 16)           # fitted: the upper three, 2.4 decades
 
-    def point(learner, adversary, alpha, T, lo, hi):
-        return dict(learner=learner, adversary=adversary, panel="a", alpha=alpha, T=T, n_seeds=8, regret_lo=lo,
-                    regret_hi=hi)
+    def cell(learner, adversary, alpha, lo, hi, x_min=Ts[1]):
+        return dict(learner=learner, adversary=adversary, panel="a", alpha=alpha, slope=(lo + hi) / 2, slope_lo=lo,
+                    slope_hi=hi, x_min=x_min, x_max=Ts[-1])
 
     slopes = pd.DataFrame([cell("l2p_rmw", "biased", 0.5, 0.95, 1.02),         # above 2/3: misses
                            cell("nonprivate", "biased", 0.1, 0.44, 0.45),      # below 1/2: holds
                            cell("nonprivate", "biased", 0.5, 0.44, 0.45),      # the same runs as α = 0.1
                            cell("dp_ftrl", "alternating", 0.1, -0.7, 0.2),     # regret interval contains 0
                            cell("nonprivate", "alternating", 0.1, 0.5, 0.5),   # deterministic
-                           cell("dp_ftrl", "biased", 0.1, 0.3, 0.6),           # contains 0.55: holds
-                           cell("l2p_rmw", "alternating", 0.3, 0.1, 0.4)])     # below 0.533, regret > 0: holds
+                           cell("dp_ftrl", "biased", 0.1, 0.3, 0.7),           # contains 0.55, wide: unresolved
+                           cell("dp_ftrl", "biased", 0.3, 0.3, 0.4, x_min=Ts[-2])])   # 1.2 decades: no rate
     summ = []
     for r in slopes.itertuples(index=False):
-        for T in (2.0, 4.0, 8.0, 16.0):
+        for T in Ts:
             # 0 inside the regret interval: at a fitted T for DP-FTRL on the alternating adversary; below the
             # fitted range (which does not count) for L2P-RMW
-            zero = (r.learner, r.adversary, T) in (("dp_ftrl", "alternating", 8.0), ("l2p_rmw", "biased", 2.0))
-            summ.append(point(r.learner, r.adversary, r.alpha, T, -1.0 if zero else 1.0, 2.0))
+            zero = (r.learner, r.adversary, T) in (("dp_ftrl", "alternating", Ts[2]), ("l2p_rmw", "biased", Ts[0]))
+            summ.append(dict(learner=r.learner, adversary=r.adversary, panel="a", alpha=r.alpha, T=T, n_seeds=8,
+                             regret_lo=-1.0 if zero else 1.0, regret_hi=2.0))
     summ = pd.DataFrame(summ)
-    ns = pd.DataFrame([dict(loss="absolute", alpha=0.5, slope=0.96, slope_lo=0.94, slope_hi=0.98, x_min=4.0,
-                            x_max=16.0, theory_slope=m.theory_slope("l2p_rmw", "a", 0.5))])
-    nsumm = pd.DataFrame([dict(loss="absolute", alpha=0.5, T=T, n_seeds=8, regret_lo=1.0, regret_hi=2.0)
-                          for T in (4.0, 8.0, 16.0)])
+    ns = pd.DataFrame([dict(loss="absolute", alpha=0.5, slope=0.96, slope_lo=0.94, slope_hi=0.98, x_min=Ts[1],
+                            x_max=Ts[-1])])
+    nsumm = pd.DataFrame([dict(loss="absolute", alpha=0.5, T=T, n_seeds=8, regret_lo=1.0, regret_hi=2.0) for T in Ts])
     v = m.verdicts(slopes, summ, ns, nsumm, ftrl_same_runs=True)
-    assert len(v) == len(slopes) + len(ns)
-    got = dict(zip(zip(v["experiment"], v["cell"].str.split(" \\(").str[0]), v["verdict"]))
-    assert got[("linear, biased, panel (a)", "l2p_rmw, α = 0.5")] == "misses"
-    assert got[("linear, biased, panel (a)", "nonprivate, α = 0.1")] == "holds"
-    assert got[("linear, biased, panel (a)", "dp_ftrl, α = 0.1")] == "holds"
-    assert got[("linear, alternating, panel (a)", "dp_ftrl, α = 0.1")] == "not tested"
-    assert got[("linear, alternating, panel (a)", "nonprivate, α = 0.1")] == "not tested"
-    assert got[("absolute loss (MALA), panel (a)", "l2p_rmw, α = 0.5")] == "misses"
+    assert len(v) == len(slopes) + len(ns) - 1                  # the two FTRL rows share one
     by_cell = v.set_index(v["experiment"] + " / " + v["cell"])
+    got = by_cell["verdict"].to_dict()
+    assert got == {
+        "linear, biased, panel (a) / l2p_rmw, α = 0.5": "misses",
+        "linear, biased, panel (a) / dp_ftrl, α = 0.1": "consistent, unresolved",
+        "linear, biased, panel (a) / dp_ftrl, α = 0.3": "not tested",
+        "linear, biased, panel (a) / nonprivate, α = 0.1, 0.5 (one run)": "holds",
+        "linear, alternating, panel (a) / dp_ftrl, α = 0.1": "not tested",
+        "linear, alternating, panel (a) / nonprivate, α = 0.1": "not tested",
+        "absolute loss (MALA), panel (a) / l2p_rmw, α = 0.5": "misses",
+    }
     miss = by_cell.loc["linear, biased, panel (a) / l2p_rmw, α = 0.5"]
     assert miss["link"] == "#saturated" and miss["kind"] == "at_most" and miss["claimed"] == pytest.approx(2 / 3)
+    assert "excludes" in miss["reason"] or "above" in miss["reason"]
+    assert "seeds" in by_cell.loc["linear, biased, panel (a) / dp_ftrl, α = 0.1", "reason"]   # how many resolve it
+    assert "1.20 decades" in by_cell.loc["linear, biased, panel (a) / dp_ftrl, α = 0.3", "reason"]
     assert "0 at 1 of 3 fitted T" in by_cell.loc["linear, alternating, panel (a) / dp_ftrl, α = 0.1", "reason"]
-    assert "deterministic" in by_cell.loc["linear, alternating, panel (a) / nonprivate, α = 0.1", "reason"]
-    # a private curve on the alternating adversary holds, with its largest regret and why its slope is not a rate
-    alt = by_cell.loc["linear, alternating, panel (a) / l2p_rmw, α = 0.3"]
-    assert alt["verdict"] == "holds" and alt["link"] == "#alternating"
-    assert alt["reason"].startswith("regret at most 2.0 at every fitted T") and "not a rate" in alt["reason"]
-    # non-private FTRL's α rows are the same runs: visible in the cell and the reason, not a silent confirmation
-    dup = v[v["cell"].str.startswith("nonprivate, α = 0.5")].iloc[0]
-    assert "the runs of α = 0.1" in dup["cell"] and dup["reason"].endswith(m.REPEAT)
-    assert not m.verdicts(slopes, summ)["reason"].str.endswith(m.REPEAT).any()
-    # biased adversary first, and the miss of the non-smooth cell links to the same section
-    assert list(v["experiment"]).index("linear, alternating, panel (a)") > 0
+    assert "no spread" in by_cell.loc["linear, alternating, panel (a) / nonprivate, α = 0.1", "reason"]
+    assert (v.loc[v["verdict"] != "misses", "link"] == "").all()
+    # without the same runs, every α of non-private FTRL is its own row
+    apart = m.verdicts(slopes, summ)
+    assert len(apart) == len(slopes) and not apart["cell"].str.contains("one run").any()
+    # biased adversary first, the non-smooth cells last; every row has the fewest seeds of its fitted points
     assert v.iloc[0]["experiment"].startswith("linear, biased")
-    assert v.iloc[-1]["link"] == "#saturated"
+    assert v.iloc[-1]["experiment"].startswith("absolute loss") and v.iloc[-1]["link"] == "#saturated"
     assert v["n_seeds"].eq(8).all()
