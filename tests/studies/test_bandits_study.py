@@ -1,9 +1,12 @@
-"""The ``bandits`` study at a tiny size: it runs, resumes from its chunks, and writes its tables and plots."""
+"""The ``bandits`` study at a tiny size: it runs, resumes from its chunks, writes its tables and plots, and its
+tables give one verdict of the rubric per fitted curve."""
 import pathlib
 
 import numpy as np
 
 from jaxdp import registry
+from jaxdp.studies import bandits as B
+from jaxdp.studies.claims import VERDICTS
 from jaxdp.studies.framework import resolve_config, run_study
 
 TINY = {"seeds": "3", "learners": "ucb1,dp_se", "instances": "linspace", "T": "64,128", "eps_sweep": "0.5,2",
@@ -32,3 +35,8 @@ def test_bandits_study_runs_and_resumes(tmp_path):
     lin = summ[(summ["sweep"] == "T") & (summ["instance"] == "linspace") & (summ["learner"] == "ucb1")]
     assert np.all(lin["theory"] > 0) and np.all(lin["regret_mean"] <= lin["theory"])
     assert any(pathlib.Path(p).name == "regret_vs_eps.png" for p in res.plots)
+    # the run's own tables are what the verdicts read: one row per fitted curve, each a verdict of the rubric
+    v = B.verdicts(slopes, summ, gap=float(st.config["gap"]))
+    assert len(v) == len(slopes) and set(v["verdict"]) <= set(VERDICTS)
+    lin = v[v["cell"] == "UCB1, linspace"]
+    assert list(lin["experiment"]) == ["regret / bound over T"] and list(lin["verdict"]) == ["holds"]
