@@ -1,6 +1,7 @@
 """Verdict tables of the docs: the joint seed bootstrap, the verdict rules, the generated blocks, and that the
-docs' tables of ``growth-rates`` are exactly what their kept results give (no cell left
-out, no stale number). Pandas only: no JAX compile."""
+docs' generated tables of the studies not yet moved to the claims rubric are what their kept results give
+(``growth-rates``: test_growth_rates_verdicts.py; ``label-dp-rates``: test_label_dp_rates_verdicts.py). Pandas only:
+no JAX compile."""
 import json
 import re
 
@@ -99,62 +100,6 @@ def test_generated_blocks(tmp_path):
 
 
 # --------------------------------------------------------------------------- the kept results against the docs
-
-def _kept():
-    from jaxdp.studies import growth_rates
-
-    out = []
-    d = ROOT / "results" / "growth-rates"
-    if (d / "verdicts.csv").exists():
-        out.append((d, growth_rates.DOC_PAGES, growth_rates.BLOCK,
-                    lambda v, m, d=d: growth_rates.verdict_markdown(v, m)))
-    return out
-
-
-def test_kept_results_have_verdicts():
-    names = {d.name for d, *_ in _kept()}
-    assert {"growth-rates"} <= names, names
-
-
-@pytest.mark.parametrize("kept", _kept(), ids=lambda k: k[0].name)
-def test_docs_tables_hold_every_kept_cell(kept):
-    d, pages, block, render = kept
-    v = pd.read_csv(d / "verdicts.csv")
-    manifest = json.loads((d / "manifest.json").read_text())
-    want = render(v, manifest)
-    for page in pages:
-        got = read_generated(ROOT / page, block)
-        rows = [ln for ln in got.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment")]
-        for r in v.itertuples(index=False):
-            assert any(ln.startswith(f"| {r.experiment} | {r.cell} |") for ln in rows), \
-                f"{page}: the table omits {r.experiment} / {r.cell} of {d.name}/verdicts.csv"
-        assert len(rows) == len(v), f"{page}: {len(rows)} rows for {len(v)} cells"
-        assert got == want, f"{page}: the generated block is stale; rerun publish({d.name!r})"
-        # every miss links to an explanation that exists
-        results_page = (ROOT / pages[0]).read_text(encoding="utf-8")
-        for anchor in set(re.findall(r"\(\.\./results/[\w.-]+\.md#([\w-]+)\)", got)):
-            assert "{#" + anchor + "}" in results_page, f"{pages[0]} has no section {{#{anchor}}}"
-
-
-def test_partial_rerun_block_holds_every_cell():
-    """While a rerun is in progress its finished experiments are published from ``verdicts_rerun.csv``; once the
-    rerun is kept (no such file), the page carries no partial block."""
-    from jaxdp.studies import growth_rates
-
-    csv = ROOT / "results" / "growth-rates" / growth_rates.PARTIAL_CSV
-    page = ROOT / growth_rates.DOC_PAGES[0]
-    if not csv.exists():
-        with pytest.raises(ValueError, match="no generated block"):
-            read_generated(page, growth_rates.PARTIAL_BLOCK)
-        return
-    v = pd.read_csv(csv)
-    got = read_generated(ROOT / growth_rates.DOC_PAGES[0], growth_rates.PARTIAL_BLOCK)
-    assert got == growth_rates.partial_markdown(v, int(v["n_seeds"].max()), int(got.split(" grid points")[0]
-                                                                                   .rsplit(" ", 1)[1]),
-                                                sorted(set(v["experiment"]), key=growth_rates.EXPERIMENTS.index))
-    for r in v.itertuples(index=False):
-        assert f"| {r.experiment} | {r.cell} |" in got
-
 
 def test_mf_ftrl_ratio_block_is_generated_from_kept_run():
     """The docs' ratio table (mechanism / tree, seed-paired intervals) is the one the kept ``ratios.csv`` gives."""
