@@ -70,7 +70,7 @@ class Measurement:
 
     Attributes:
         estimate: the point estimate (a slope, or for ``"bound"`` the largest ratio measured / bound).
-        lo, hi: its 95% interval (for ``"bound"``: the smallest lower end and the largest upper end of the
+        lo, hi: its 95% interval (for ``"bound"``: the largest lower end and the largest upper end of the
             per-point ratio intervals, so that ``lo > 1`` means some point lies above its bound).
         n_seeds: the seeds per point behind it.
         decades: the span of the fitted variable in decades (``log10(x_max/x_min)``; rates only).
