@@ -51,6 +51,8 @@ from ..experts import (
 )
 from ..registry import register_study
 from ._common_study import ROOT as ROOT, page_paths
+from .analysis import _pow2, fmt_ci, markdown_table, publish_blocks, verdict_table
+from .claims import VERDICTS, Claim, Measurement, Verdict, judge
 from .framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize
 
 if TYPE_CHECKING:
@@ -349,69 +351,64 @@ def build(cfg: dict) -> Study:
 # --------------------------------------------------------------------------- verdicts and the docs page
 DOC_PAGE, RESULTS = page_paths("realizable-experts")
 BLOCKS = ("realizable-experts verdicts", "realizable-experts regret", "realizable-experts lower bound")
-
-#: (fit, learner, delta) -> (claim text, exponent, kind) of REAL's theorems; cells not listed are "not tested"
-CLAIMS = {
-    ("regret vs T", "sparse_vector"): ("regret free of T (Thm 1)", 0.0, "at_most"),
-    ("regret vs T", "potential"): ("regret free of T (Thm 6)", 0.0, "at_most"),
-    ("regret vs T", "hedge"): ("non-private Hedge, fixed η: O(log d / η), free of T", 0.0, "at_most"),
-    ("regret vs T", "binary_tree"): ("regret free of T (Alg. 4)", 0.0, "at_most"),
-    ("regret vs eps", "sparse_vector"): ("regret ∝ 1/ε (Thm 1)", -1.0, "equals"),
-    ("regret vs Lstar", "sparse_vector_known_Lstar"): ("regret ≲ L*·polylog + polylog/ε (Thm 2)", 1.0, "at_most"),
-    ("regret vs Lstar", "adaptive_printed"): ("regret ≲ L*·polylog + polylog/ε (Thm 2)", 1.0, "at_most"),
-    ("regret vs Lstar", "adaptive_flipped"): ("regret ≲ L*·polylog + polylog/ε (Thm 2)", 1.0, "at_most"),
-    ("regret vs log d", "sparse_vector", 0.0): ("regret ≲ log² d / ε (Thm 1, pure)", 2.0, "at_most"),
-    ("regret vs log d", "sparse_vector", 1e-6): ("regret ≲ log^{1.5} d / ε (Thm 1, approximate)", 1.5, "at_most"),
-    ("regret vs log d", "potential", 0.0): ("regret ≲ log² d · log T / ε (Thm 6, pure)", 2.0, "at_most"),
-    ("em_draws vs log d", "sparse_vector", 0.0): ("O(log d) switches (Lemma 3.1)", 1.0, "at_most"),
-    ("em_draws vs log d", "sparse_vector", 1e-6): ("O(log d) switches (Lemma 3.1)", 1.0, "at_most"),
-}
-#: why a claimed cell misses, with the section that explains it
-MISS_REASON = {
-    "potential": ("the stale-sample failure of Alg. 5 at these T", "../algorithms/realizable-findings.md#potential"),
-    "binary_tree": ("rate mode drops τ's log factor, so it burns all P_max·m_set selection draws",
-                    "../algorithms/realizable-findings.md#binary-tree"),
-}
+TOL, _AM = 0.05, "at_most_rate"   # every claim's tolerance (the slopes' half-widths are 0.003-0.17 at 256 seeds)
+#: (fit, learner, δ or None) -> REAL's claim (docs/algorithms/realizable.md#studies): orders without constants but 1/ε
+CLAIMS = {k: Claim(text, kind, value, TOL, link="#misses") for k, (text, kind, value) in {  # type: ignore[misc]  # a literal with ** entries
+    **{("regret vs T", lrn, None): (f"regret free of T ({src})", _AM, 0.0) for lrn, src in (
+        ("sparse_vector", "REAL Thm 1"), ("potential", "REAL Thm 6"), ("binary_tree", "REAL Alg. 4"),
+        ("hedge", "non-private Hedge, fixed η: O(log d / η)"))},
+    ("regret vs eps", "sparse_vector", None): ("regret ∝ 1/ε (REAL Thm 1)", "rate", -1.0),
+    **{("regret vs Lstar", lrn, None): ("regret ≲ L*·polylog + polylog/ε, linear in L* (REAL Thm 2)", _AM, 1.0)
+       for lrn in ("sparse_vector_known_Lstar", "adaptive_printed", "adaptive_flipped")},
+    ("regret vs log d", "sparse_vector", 0.0): ("regret ≲ log² d / ε (REAL Thm 1, pure)", _AM, 2.0),
+    ("regret vs log d", "sparse_vector", 1e-6): ("regret ≲ log^{1.5} d / ε (REAL Thm 1, approximate)", _AM, 1.5),
+    ("regret vs log d", "potential", 0.0): ("regret ≲ log² d · log T / ε (REAL Thm 6, pure)", _AM, 2.0),
+    **{("em_draws vs log d", "sparse_vector", dl): ("O(log d) switches (REAL Lemma 3.1)", _AM, 1.0) for dl in (0.0, 1e-6)},
+}.items()}
+LOWER_BOUND = Claim("every ε-DP learner: regret ≥ ln d / (32 ε) on adv_realizable_lb (REAL Thm 5), as "
+                    "(ln d / 32ε) / regret ≤ 1", "bound", 1.0, TOL, link="#r6")
+#: (experiment = the fits' ``vs`` variable, learners) that may run the same regret seed by seed: one row where they do
+SAME = (("Lstar", ("adaptive_flipped", "adaptive_printed")), ("lb", ("potential", "sparse_vector")))
 
 
-def verdicts(slopes) -> "pd.DataFrame":
-    """One verdict per fitted cell of the ``slopes`` table, against REAL's stated exponents (``CLAIMS``).
-
-    A cell without a stated exponent (binary-tree experts' or the potential algorithm's draws vs log d, the
-    binary tree's regret vs log d) is listed as "not tested". An ``at_most`` claim holds unless the whole
-    interval lies above the exponent.
+def verdicts(slopes, lower_bound=None, same: tuple = ()) -> "pd.DataFrame":
+    """The verdict of every fitted cell (:data:`CLAIMS`) and of Thm 5 (:data:`LOWER_BOUND`), by :func:`judge`.
 
     Args:
-        slopes: the study's ``slopes`` table.
+        slopes: the study's ``slopes`` table (with ``x_min``, ``x_max``: a slope tests a rate over two decades).
+        lower_bound: the study's ``lower_bound`` table (``ratio`` = regret ε / ln d per learner, d, ε), or ``None``.
+        same: ``(exp, learners)`` whose runs on ``exp`` are one piece of evidence (:data:`SAME`): one row.
 
     Returns:
         The verdict rows (columns of :func:`jaxdp.studies.analysis.verdict_table`).
     """
     import pandas as pd
 
-    from .analysis import slope_verdict
+    def row(claim, m, **kw):
+        v = judge(claim, m) if claim else Verdict("not tested", "no exponent stated: reported for comparison")
+        return dict(kw, claim=claim.text if claim else "no exponent stated for this learner", slope=m.estimate,
+                    claimed=claim.value if claim else math.nan, kind="equals" if claim is None or claim.kind == "rate"
+                    else "at_most", slope_lo=m.lo, slope_hi=m.hi, n_seeds=m.n_seeds, verdict=v.verdict,
+                    reason=v.reason, link=claim.link if claim and v.verdict == "misses" else "")
 
-    rows = []
+    merged, rows = {(e, lrn): g for e, g in same for lrn in g}, []
+    name = {k: ", ".join(g) + " (one run)" for k, g in merged.items()}
     for r in slopes.itertuples(index=False):
-        delta = getattr(r, "delta", np.nan)
-        grp = ", ".join(str(v) for v in (r.learner, getattr(r, "adversary", None)) if isinstance(v, str))
-        if r.fit.endswith("log d"):
-            grp = f"{r.learner}, δ = {float(delta):g}"
-        key = (r.fit, r.learner, float(delta)) if r.fit.endswith("log d") else (r.fit, r.learner)
-        n = int(r.n_seeds) if "n_seeds" in slopes.columns and np.isfinite(r.n_seeds) else 0
-        row = dict(experiment=r.fit, cell=grp, slope=r.slope, slope_lo=r.slope_lo, slope_hi=r.slope_hi,
-                   n_seeds=n, reason="", link="")
-        if key not in CLAIMS:
-            rows.append(dict(row, claim="no exponent stated for this learner", claimed=np.nan, kind="equals",
-                             verdict="not tested", reason="reported for comparison"))
-            continue
-        text, exp, kind = CLAIMS[key]
-        v = slope_verdict(r.slope_lo, r.slope_hi, exp, kind)
-        if v == "misses":
-            reason, link = MISS_REASON.get(r.learner, ("the measured slope is outside the claim", "#misses"))
-            row.update(reason=reason, link=link)
-        rows.append(dict(row, claim=text, claimed=exp, kind=kind, verdict=v))
-    return pd.DataFrame(rows)
+        delta, logd, k = float(getattr(r, "delta", np.nan)), r.fit.endswith("log d"), (r.fit[r.fit.index(" vs ") + 4:], r.learner)
+        if merged.get(k, (r.learner,))[0] == r.learner:
+            m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), int(np.nan_to_num(r.n_seeds)),
+                            decades=math.log10(float(r.x_max) / float(r.x_min)))
+            rows.append(row(CLAIMS.get((r.fit, r.learner, delta if logd else None)), m, experiment=r.fit,
+                            cell=name.get(k, r.learner) + (f", δ = {delta:g}" if logd else f", {r.adversary}"
+                                                           if isinstance(getattr(r, "adversary", None), str) else "")))
+    for lrn, lb in ([] if lower_bound is None else lower_bound.groupby("learner", sort=True)):
+        if merged.get(("lb", lrn), (lrn,))[0] == lrn:
+            inv = lb[["ratio_mean", "ratio_lo", "ratio_hi"]].rdiv(lb["bound_1_over_32"], axis=0)   # hook: a lower bound
+            m = Measurement(float(inv["ratio_mean"].max()), float(inv["ratio_hi"].min()), float(inv["ratio_lo"].max()),
+                            int(lb["n_seeds"].min()), ratios_lo=list(inv["ratio_hi"]))
+            rows.append(row(LOWER_BOUND, m, experiment="Thm 5 bound / regret, every (d, ε)", cell=name.get(("lb", lrn), lrn)))
+    return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "claimed", "kind", "slope", "slope_lo",
+                                       "slope_hi", "n_seeds", "verdict", "reason", "link"])
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -421,24 +418,28 @@ def page_blocks(results_dir=None) -> dict:
         results_dir: the results directory (default ``results/realizable-experts``).
 
     Returns:
-        ``{block name: Markdown}``: the verdict of every fitted cell, the regret of every R1 point and the
-        lower-bound ratios of R6.
+        ``{block name: Markdown}``: the verdicts, the regret of every R1 point and the lower-bound ratios of R6.
     """
     import pandas as pd
 
-    from .analysis import _pow2, fmt_ci, markdown_table, verdict_table
-
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
-    v = verdicts(pd.read_csv(d / "slopes.csv"))
-    head = ("Seeds are resampled jointly across the points of each curve (every point uses the same seed keys); "
-            "95% bootstrap intervals.\n\n")
-    s = pd.read_csv(d / "summary.csv")
+    slopes, lb, df, s = (pd.read_csv(d / f"{f}.csv") for f in ("slopes", "lower_bound", "results", "summary"))
+    piv = {e: df[(df["exp"] == e) & df["learner"].isin(g)].pivot_table(
+        index=["d", "T", "eps", "Lstar", "seed"], columns="learner", values="regret") for e, g in SAME}
+    same = tuple((e, g) for e, g in SAME if piv[e].shape[1] == len(g) and (piv[e].nunique(axis=1, dropna=False) == 1).all())
+    v = verdicts(slopes, lb, same)
+    n, span = v["verdict"].value_counts(), {f: math.log10(g["x_max"].max() / g["x_min"].min()) for f, g in slopes.groupby("fit")}
+    head = (f"{len(v)} rows: one per fitted cell of `slopes.csv` and one for Thm 5's bound (`lower_bound.csv`)" + "".join(
+        f"; on `{e}`, {' and '.join(g)} ran the same regret seed by seed: the same evidence, one row (`(one run)`)"
+        for e, g in same) + f". Rubric of the [results overview](index.md#verdicts), tolerance {TOL:g}: REAL's exponents "
+        "are orders without constants, and a slope tests one only over two decades of its variable; the fits span "
+        + ", ".join(f"{span[f]:.2f} ({f})" for f in sorted(span)) + " decades. Thm 5's bound carries its constant: "
+        "(ln d / 32ε) / regret ≤ 1 at every (d, ε). Seeds resampled jointly across each curve's points; 95% bootstrap "
+        "intervals. Verdicts: " + ", ".join(f"{n[k]} {k}" for k in VERDICTS if k in n) + ".\n\n")
     t = s[s["exp"] == "vsT"].sort_values(["learner", "adversary", "T"])
     reg = markdown_table(["learner", "adversary", "T", "regret [95% CI]", "exponential-mechanism draws"],
-                         [[r.learner, r.adversary, _pow2(r.T),
-                           fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0), f"{r.em_draws_mean:.1f}"]
-                          for r in t.itertuples(index=False)])
-    lb = pd.read_csv(d / "lower_bound.csv")
+                         [[r.learner, r.adversary, _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0),
+                           f"{r.em_draws_mean:.1f}"] for r in t.itertuples(index=False)])
     lbt = markdown_table(["learner", "d", "ε", "regret·ε/ln d [95% CI]", "Thm 5 bound"],
                          [[r.learner, int(r.d), f"{r.eps:g}", fmt_ci(r.ratio_mean, r.ratio_lo, r.ratio_hi, 3), "1/32"]
                           for r in lb.itertuples(index=False)])
@@ -454,6 +455,4 @@ def publish(results_dir=None) -> list:
     Returns:
         The names of the blocks that changed.
     """
-    from .analysis import publish_blocks
-
     return publish_blocks(DOC_PAGE, page_blocks(results_dir))

@@ -1,9 +1,19 @@
-"""The verdict table of ``realizable-experts`` is generated from the kept slopes (joint seed bootstrap): one row
-per fitted cell, every miss linked to its explanation. Pandas only: no JAX compile."""
+"""The verdict table of ``realizable-experts`` is generated from the kept run by the claims rubric
+(:func:`jaxdp.studies.claims.judge`): one row per fitted cell, learners that ran the same regret seed by seed merged
+into one row, Thm 5's lower bound tested at every (d, ε), the tally in the header, every miss linked to an anchor of
+the page. Pandas only: no JAX compile."""
+import math
+import re
+
 import pandas as pd
 
 from jaxdp.studies import realizable_experts as R
 from jaxdp.studies.analysis import read_generated, stale_blocks
+from jaxdp.studies.claims import VERDICTS
+
+
+def _rows(block):
+    return [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment")]
 
 
 def test_page_is_generated_from_the_kept_run():
@@ -11,19 +21,56 @@ def test_page_is_generated_from_the_kept_run():
     slopes = pd.read_csv(R.RESULTS / "slopes.csv")
     assert (slopes["resample"] == "joint").all()
     block = read_generated(R.DOC_PAGE, R.BLOCKS[0])
-    rows = [ln for ln in block.splitlines() if ln.startswith("| ") and not ln.startswith("| experiment")]
-    assert len(rows) == len(slopes)
-    if "(#misses)" in block:
-        assert "{#misses}" in R.DOC_PAGE.read_text()
+    rows = _rows(block)
+    # the adaptive test's two signs on L* are one run seed by seed: one row; plus one row for Thm 5 (merged too)
+    assert len(rows) == len(slopes) - 1 + 1
+    assert sum("(one run)" in r for r in rows) == 2
+    assert sum(r.startswith("| regret vs Lstar |") for r in rows) == 2
+    assert sum(r.startswith("| Thm 5 bound / regret") for r in rows) == 1
+    verdicts = [re.sub(r"\*\*", "", r.rsplit(" | ", 1)[1]).split(":")[0].rstrip(" |") for r in rows]
+    tally = re.search(r"Verdicts: (.*)\.\n", block + "\n").group(1)
+    assert tally == ", ".join(f"{verdicts.count(k)} {k}" for k in VERDICTS if k in verdicts)
+    assert verdicts.count("holds") == 1 and verdicts.count("not tested") == 19
+    page = R.DOC_PAGE.read_text()
+    for anchor in set(re.findall(r"\]\(#([\w-]+)\)", block)):
+        assert "{#" + anchor + "}" in page
+    assert "{#misses}" in page and "{#r6}" in page
 
 
-def test_verdicts_follow_the_claims():
-    sl = pd.DataFrame([dict(fit="regret vs eps", learner="sparse_vector", slope=-1.0, slope_lo=-1.1, slope_hi=-0.9,
-                            n_seeds=8, delta=float("nan")),
-                       dict(fit="regret vs T", learner="potential", adversary="halving", slope=0.9, slope_lo=0.8,
-                            slope_hi=1.0, n_seeds=8, delta=float("nan")),
-                       dict(fit="em_draws vs log d", learner="binary_tree", slope=1.6, slope_lo=1.5, slope_hi=1.7,
-                            n_seeds=8, delta=0.0)])
-    v = R.verdicts(sl)
-    assert list(v["verdict"]) == ["holds", "misses", "not tested"]
-    assert v["link"][1].endswith("#potential")
+def test_the_kept_run_merges_only_identical_runs():
+    df = pd.read_csv(R.RESULTS / "results.csv")
+    lstar = df[df["exp"] == "Lstar"].pivot_table(index=["Lstar", "seed"], columns="learner", values="regret")
+    assert (lstar["adaptive_printed"] == lstar["adaptive_flipped"]).all()
+    assert not (lstar["sparse_vector_known_Lstar"] == lstar["adaptive_flipped"]).all()
+
+
+def _slope(fit, learner, lo, hi, x=(1.0, 1000.0), delta=math.nan, adversary=None, n=64):
+    return dict(fit=fit, learner=learner, adversary=adversary, slope=(lo + hi) / 2, slope_lo=lo, slope_hi=hi,
+                x_min=x[0], x_max=x[1], n_seeds=n, delta=delta)
+
+
+def test_verdicts_follow_the_rubric():
+    sl = pd.DataFrame([
+        _slope("regret vs eps", "sparse_vector", -1.03, -0.97),                        # holds: within ±0.05 of −1
+        _slope("regret vs eps", "sparse_vector", -1.2, -0.9),                          # contains −1, too wide
+        _slope("regret vs T", "potential", 0.8, 0.95, adversary="halving"),           # above 0 over 3 decades
+        _slope("regret vs T", "potential", 0.8, 0.95, x=(2 ** 14, 2 ** 17), adversary="halving"),   # 0.9 decades
+        _slope("regret vs T", "hedge", 0.0, 0.0, adversary="bernoulli"),               # no spread
+        _slope("em_draws vs log d", "binary_tree", 1.5, 1.7, delta=0.0),               # no exponent stated
+        _slope("regret vs log d", "sparse_vector", 1.0, 1.4, delta=1e-6),              # at most 1.5: holds
+        _slope("regret vs Lstar", "adaptive_flipped", 0.0, 0.1),
+        _slope("regret vs Lstar", "adaptive_printed", 0.0, 0.1),                       # merged into the row above
+    ])
+    lb = pd.DataFrame([dict(learner=lrn, d=32, eps=e, n_seeds=64, ratio_mean=m, ratio_lo=m - 0.01, ratio_hi=m + 0.01,
+                            bound_1_over_32=1 / 32) for lrn, m in (("potential", 0.5), ("sparse_vector", 0.02))
+                       for e in (0.05, 0.1)])
+    v = R.verdicts(sl, lb, same=(("Lstar", ("adaptive_flipped", "adaptive_printed")),))
+    assert list(v["verdict"]) == ["holds", "consistent, unresolved", "misses", "not tested", "not tested",
+                                  "not tested", "holds", "holds", "holds", "misses"]
+    assert "seeds would resolve" in v["reason"][1]
+    assert v["link"][2] == "#misses" and v["link"][9] == "#r6"
+    assert "decades" in v["reason"][3] and "no spread" in v["reason"][4] and "no exponent" in v["reason"][5]
+    assert v["cell"][7] == "adaptive_flipped, adaptive_printed (one run)"
+    assert v["cell"][8] == "potential" and v["slope_hi"][8] < 0.07   # (1/32) / 0.49: the bound at 0.06 of the regret
+    # without the merge the two L* learners are two rows, and the same learners on the lower bound stay apart
+    assert len(R.verdicts(sl, lb)) == len(v) + 1
