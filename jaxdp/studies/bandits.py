@@ -34,7 +34,7 @@ from ..privacy.mechanisms import tree_depth
 from ..registry import register_study
 from ._common_study import ROOT as ROOT, check_each, generated_from, page_paths, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks
-from .claims import VERDICTS, Claim, Measurement, Verdict, judge
+from .claims import VERDICTS, Claim, Measurement, Verdict, judge, judge_exact_bound
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
 
 NONPRIVATE = ("ucb1", "thompson", "exp3", "exp3_ix")
@@ -505,12 +505,8 @@ def _bound_verdict(claim: Claim, pts, n: int, x: str, gap: float, repeated) -> t
         return Verdict("not tested", "the bound is the trivial cap (T·max Δ or T) at every fitted point"), None
     b = tested["theory"].to_numpy(float)
     mean, lo, hi = (tested[c].to_numpy(float) / b for c in ("regret_mean", "regret_lo", "regret_hi"))
-    m = Measurement(float(mean.max()), float(lo.max()), float(hi.max()), n, ratios_lo=tuple(lo))
-    if np.all(hi - lo <= 1e-9 * np.maximum(1.0, np.abs(mean))):   # the same regret for every seed
-        v = (Verdict("holds", f"an exact evaluation (the same for every seed): at most {m.estimate:.2f} of the bound")
-             if m.estimate <= 1.0 else Verdict("misses", f"an exact evaluation above the bound ({m.estimate:.2f} of it)"))
-    else:
-        v = judge(claim, m)
+    m = Measurement.of_ratios(mean, lo, hi, n)
+    v = judge_exact_bound(m) if m.exact(mean, lo, hi) else judge(claim, m)
     if m.estimate <= 0:
         notes.append("pseudo-regret ≤ 0 at every tested point (below the best fixed arm)")
     return Verdict(v.verdict, "; ".join([v.reason, *notes]) if v.reason else "; ".join(notes)), m

@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Claim", "Measurement", "Verdict", "judge", "KINDS", "VERDICTS", "seeds_to_resolve"]
+__all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -84,6 +84,32 @@ class Measurement:
     decades: float = math.nan
     ratios_lo: Sequence[float] = ()
 
+    @classmethod
+    def of_ratios(cls, mean, lo, hi, n_seeds: int) -> "Measurement":
+        """The measurement of a ``"bound"`` claim from the per-point ratios measured / bound and their 95% ends.
+
+        Args:
+            mean, lo, hi: arrays over the points of the range.
+            n_seeds: the seeds per point.
+
+        Returns:
+            The largest ratio, the largest lower and upper ends, and every lower end in ``ratios_lo``.
+        """
+        mean, lo, hi = (np.asarray(v, float) for v in (mean, lo, hi))
+        return cls(float(mean.max()), float(lo.max()), float(hi.max()), int(n_seeds), ratios_lo=tuple(lo))
+
+    def exact(self, mean, lo, hi) -> bool:
+        """Whether the per-point intervals ``[lo, hi]`` have no spread (the same value for every seed).
+
+        Args:
+            mean, lo, hi: arrays over the points of the range.
+
+        Returns:
+            ``True`` when every interval's width is at most ``1e-9`` relative.
+        """
+        mean, lo, hi = (np.asarray(v, float) for v in (mean, lo, hi))
+        return bool(len(mean)) and bool(np.all(hi - lo <= 1e-9 * np.maximum(1.0, np.abs(mean))))
+
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
@@ -131,6 +157,22 @@ def _unresolved(m: Measurement, claim: Claim, hold: tuple, claimed: tuple) -> Ve
         return Verdict("consistent, unresolved", where + "; its estimate lies on the tolerance's edge")
     need = seeds_to_resolve(hw, m.n_seeds, target)
     return Verdict("consistent, unresolved", where + f"; about {need} seeds would resolve it if the estimate stays")
+
+
+def judge_exact_bound(m: Measurement, where: str = "") -> Verdict:
+    """The verdict of a ``"bound"`` claim on an exact evaluation (no spread over seeds): its value decides.
+
+    Args:
+        m: the measurement (:meth:`Measurement.of_ratios`) of a range where :meth:`Measurement.exact` holds.
+        where: appended to the ``holds`` reason (e.g. ``" at every fitted T"``).
+
+    Returns:
+        ``holds`` when the largest ratio is at most 1, else ``misses``.
+    """
+    if m.estimate <= 1.0:
+        return Verdict("holds", f"an exact evaluation (the same for every seed): at most {m.estimate:.2f} of the "
+                                f"bound{where}")
+    return Verdict("misses", f"an exact evaluation above the bound ({m.estimate:.2f} of it)")
 
 
 def judge(claim: Claim, m: Measurement) -> Verdict:

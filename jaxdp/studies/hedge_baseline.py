@@ -22,7 +22,7 @@ from ..experts import (
 from ..registry import register_study
 from ._common_study import ROOT as ROOT, check_each, equal_expected_regret, generated_from, page_paths, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, publish_blocks, verdict_table
-from .claims import VERDICTS, Claim, Measurement, Verdict, judge
+from .claims import VERDICTS, Claim, Measurement, judge, judge_exact_bound
 from .framework import Param, Study, declare_params, fit_slopes, plot_panels, summarize
 
 if TYPE_CHECKING:
@@ -251,14 +251,8 @@ def verdicts(slopes, summary, twins=None) -> "pd.DataFrame":
                                  slope=np.nan, slope_lo=np.nan, slope_hi=np.nan, n_seeds=n, verdict="not tested",
                                  reason="no point in the fitted range", link=""))
                 continue
-            exact = len(Ts) and bool(np.all(hi - lo <= 1e-9 * np.maximum(1.0, np.abs(mean))))
-            m = Measurement(float(mean.max()), float(lo.max()), float(hi.max()), n)
-            if exact:
-                v = (Verdict("holds", f"an exact evaluation (the same for every seed): at most {m.estimate:.2f} of the "
-                                      "bound at every fitted T") if m.estimate <= 1.0
-                     else Verdict("misses", f"an exact evaluation above the bound ({m.estimate:.2f} of it)"))
-            else:
-                v = judge(claim, m)
+            m = Measurement.of_ratios(mean, lo, hi, n)
+            v = judge_exact_bound(m, " at every fitted T") if m.exact(mean, lo, hi) else judge(claim, m)
             row = dict(experiment="regret / bound", cell=cell, claim=claim.text, claimed=1.0, kind="at_most",
                        slope=m.estimate, slope_lo=m.lo, slope_hi=m.hi)
         else:

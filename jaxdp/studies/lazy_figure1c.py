@@ -301,8 +301,7 @@ def verdicts(slopes, summary, d: int) -> "pd.DataFrame":
                         & (summary["alpha"] == r.alpha) & summary["T"].between(r.x_min, r.x_max)]
             b = np.sqrt(p["T"].to_numpy(float) * math.log(d) / 2)
             mean, lo, hi = (p[k].to_numpy(float) / b for k in ("regret_mean", "regret_lo", "regret_hi"))
-            m = Measurement(float(mean.max()), float(lo.max()), float(hi.max()), int(p["n_seeds"].min()),
-                            ratios_lo=tuple(lo))
+            m = Measurement.of_ratios(mean, lo, hi, int(p["n_seeds"].min()))
             row.update(experiment="E[regret] / √(T ln d/2), fitted T", slope=m.estimate, slope_lo=m.lo,
                        slope_hi=m.hi, n_seeds=m.n_seeds)
         else:

@@ -520,8 +520,8 @@ def verdicts(summary, twins=(), D: float = 1.0) -> "pd.DataFrame":
             ratio, lo, hi = (pts[c].to_numpy(float) / pts["bound"].to_numpy(float)
                              for c in ("regret_mean", "regret_lo", "regret_hi"))
             claim = CLAIMS[(part, env)]
-            m = (Measurement(float(ratio.max()), float(lo.max()), float(hi.max()), int(pts["n_seeds"].min()),
-                             ratios_lo=tuple(lo)) if len(pts) else Measurement(math.nan, math.nan, math.nan, 0))
+            m = (Measurement.of_ratios(ratio, lo, hi, int(pts["n_seeds"].min())) if len(pts)
+                 else Measurement(math.nan, math.nan, math.nan, 0))
             v = judge(claim, m)
             rows.append(dict(experiment=f"regret / bound vs {'T' if part == 'T' else 'ε'}", kind="at_most",
                              cell=f"{' = '.join(same)}, {env}", claim=claim.text, claimed=claim.value,

@@ -435,8 +435,7 @@ def verdicts(summary, cfg: dict) -> "pd.DataFrame":
             mean, lo, hi = (g[c].to_numpy(float) / g["bound"].to_numpy(float)
                             for c in ("regret_mean", "regret_lo", "regret_hi"))
             claim = CLAIMS[(part, setting)]
-            m = Measurement(float(mean.max()), float(lo.max()), float(hi.max()), int(g["n_seeds"].min()),
-                            ratios_lo=tuple(lo))
+            m = Measurement.of_ratios(mean, lo, hi, int(g["n_seeds"].min()))
             v = judge(claim, m)
             cell = (f"{setting} d={rest[0]}, T = {g['T'].min()} … {g['T'].max()}" if part == "R8" else
                     f"{setting}, {'ε' if x == 'eps' else x} = {g[x].min():g} … {g[x].max():g}")
