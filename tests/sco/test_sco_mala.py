@@ -82,6 +82,29 @@ def test_mala_bad_inputs():
         grad_inverse_sensitivity_mala(key, INST1, jnp.zeros((10, 3)), 1.0, rho=0.1)
 
 
+def test_one_entry_point_dispatches_to_each_sampler_and_refuses_bad_input():
+    """``grad_inverse_sensitivity(..., sampler=...)`` is each sampler's own function, key for key, and refuses an
+    unknown sampler, options the grid does not take and a grid size for MALA before anything is traced."""
+    from jaxdp.sco import grad_inverse_sensitivity
+    from jaxdp.sco.inverse_sensitivity import grad_inverse_sensitivity_exact
+
+    data = INST1.sample(jax.random.key(0), 10)
+    k = lambda: jax.random.key(1)     # noqa: E731  (the same key value, a fresh key object per call)
+    x_m, _ = grad_inverse_sensitivity(k(), INST1, data, 1.0, rho=0.1, sampler="mala", n_steps=20)
+    y_m, _ = grad_inverse_sensitivity_mala(k(), INST1, data, 1.0, rho=0.1, n_steps=20)
+    assert np.array_equal(np.asarray(x_m), np.asarray(y_m))
+    x_e, _ = grad_inverse_sensitivity(k(), INST1, data, 1.0, rho=0.1, sampler="exact")
+    y_e, _ = grad_inverse_sensitivity_exact(k(), INST1, data, 1.0, rho=0.1)
+    key = k()
+    assert np.array_equal(np.asarray(x_e), np.asarray(y_e), equal_nan=True)
+    with pytest.raises(ValueError, match="sampler must be 'grid', 'exact' or 'mala', got 'gibbs'"):
+        grad_inverse_sensitivity(key, INST1, data, 1.0, rho=0.1, sampler="gibbs")
+    with pytest.raises(ValueError, match="grid sampler takes no options"):
+        grad_inverse_sensitivity(key, INST1, data, 1.0, rho=0.1, n_steps=20)
+    with pytest.raises(ValueError, match="M is a grid size"):
+        grad_inverse_sensitivity(key, INST1, data, 1.0, rho=0.1, M=64, sampler="mala")
+
+
 # --------------------------------------------------------------------------- Proposition 3 reduction
 
 
