@@ -31,7 +31,10 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve"]
+from .analysis import VERDICTS as ALL_VERDICTS
+
+__all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
+           "verdict_row", "untested_row", "tally"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -214,3 +217,42 @@ def judge(claim: Claim, m: Measurement) -> Verdict:
     if c - tol <= m.lo and m.hi <= c + tol:
         return Verdict("holds")
     return _unresolved(m, claim, (c - tol, c + tol), (c, c))
+
+
+def verdict_row(claim: Claim, m: Measurement, v: Verdict, *, experiment: str, cell: str, kind: str = "",
+                claimed: float = math.nan) -> dict:
+    """One row of a verdict table (:func:`jaxdp.studies.analysis.verdict_table`): the claim, the measurement
+    and its verdict; a miss links to the claim's explanation.
+
+    Args:
+        claim, m, v: the claim, what was measured and :func:`judge`'s verdict.
+        experiment, cell: the row's experiment and cell.
+        kind: the relation shown before the claimed value (``equals``, ``at_most``, ``at_least``); default from
+            the claim's kind (a bound's ratio and an at-most rate ``at_most``, an at-least rate ``at_least``).
+        claimed: the value shown as claimed (default the claim's value).
+    """
+    kind = kind or {"bound": "at_most", "at_most_rate": "at_most", "at_least_rate": "at_least"}.get(claim.kind,
+                                                                                                   "equals")
+    return dict(experiment=experiment, cell=cell, claim=claim.text,
+                claimed=claim.value if math.isnan(claimed) else claimed, kind=kind, slope=m.estimate,
+                slope_lo=m.lo, slope_hi=m.hi, n_seeds=int(m.n_seeds), verdict=v.verdict, reason=v.reason,
+                link=claim.link if v.verdict == "misses" else "")
+
+
+def untested_row(experiment: str, cell: str, claim: str, reason: str, n_seeds: int = 0, *, kind: str = "equals",
+                 claimed: float = math.nan) -> dict:
+    """A ``not tested`` row of a verdict table: what could not be judged and why."""
+    return dict(experiment=experiment, cell=cell, claim=claim, claimed=claimed, kind=kind, slope=math.nan,
+                slope_lo=math.nan, slope_hi=math.nan, n_seeds=int(n_seeds), verdict="not tested", reason=reason,
+                link="")
+
+
+def tally(verdicts, order: Sequence[str] = ()) -> str:
+    """``"3 holds, 1 misses"``: the count of each verdict present, in the rubric's order.
+
+    Args:
+        verdicts: the verdict rows (a ``pandas.DataFrame`` with a ``verdict`` column).
+        order: the verdicts in the order shown (default :data:`jaxdp.studies.analysis.VERDICTS`).
+    """
+    counts = verdicts["verdict"].value_counts()
+    return ", ".join(f"{int(counts[k])} {k}" for k in (order or ALL_VERDICTS) if k in counts)

@@ -1,0 +1,139 @@
+"""Studies as data: a study's spec (``<name>.toml``) and its results-page prose (``<name>.md``).
+
+A study is three short things:
+
+* ``specs/<name>.toml``: its description, default and ``--quick`` configuration, the declared range of every
+  parameter (``[params.<key>]``: the fields of :class:`~jaxdp.studies.spec.Param`), its grid (``grid``: the
+  point keys and the configuration lists they range over, outermost first), its ``group_by`` keys, its claims
+  (``[claims.<key>]``: the fields of :class:`~jaxdp.studies.claims.Claim`) and the generated blocks of its
+  results page (``blocks``);
+* ``specs/<name>.md``: the prose of each generated block, a Markdown template whose ``{fields}`` the study
+  fills from its kept run (``<!-- block: <block name> -->`` opens each one; ``{{``/``}}`` are literal braces);
+* ``jaxdp/studies/<module>.py``: the science only: how one chunk of the grid runs, its tables and plots, and
+  the values its page's blocks show.
+
+:class:`StudySpec` reads the first two and gives the third the registration, the grid, the claims and the
+page machinery, so no study repeats them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import pathlib
+import re
+import sys
+from typing import Any, Callable, Mapping, Optional
+
+import numpy as np
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from ..analysis import publish_blocks
+from ..claims import Claim
+from ..spec import Param, declare_params
+
+__all__ = ["StudySpec", "SPEC_DIR"]
+
+#: where the specs and page templates live
+SPEC_DIR = pathlib.Path(__file__).resolve().parent
+#: the repository root (the folder holding ``docs`` and ``results``)
+ROOT = SPEC_DIR.parents[2]
+_BLOCK = re.compile(r"^<!-- block: (.+?) -->\n", re.M)
+
+
+class StudySpec:
+    """One study's declarations, read from ``specs/<name>.toml`` and ``specs/<name>.md``.
+
+    Attributes:
+        name: the study's registered name.
+        module: the study module's last dotted part (``"hedge_baseline"``), named by its pages.
+        data: the parsed TOML.
+        defaults, quick: the default configuration and the ``--quick`` overrides.
+        params: ``{key: Param}`` (``checks`` adds a ``check`` function to some).
+        claims: ``{key: Claim}``.
+        blocks: the names of the results page's generated blocks, in page order.
+        doc_page, results: ``docs/results/<name>.md`` and ``results/<name>`` under the repository root.
+        description: one line for listings and the manifest.
+
+    Args:
+        name: the study's name (``"hedge-baseline"``).
+        module: the study module's ``__name__``.
+        checks: ``{param key: check(value) -> error text or None}`` for checks TOML cannot state.
+    """
+
+    def __init__(self, name: str, module: str, checks: Optional[Mapping[str, Callable[[Any], Optional[str]]]] = None):
+        self.name, self.module = name, module.rsplit(".", 1)[-1]
+        with open(SPEC_DIR / f"{name}.toml", "rb") as f:
+            self.data = tomllib.load(f)
+        self.description = self.data["description"]
+        self.defaults, self.quick = dict(self.data["defaults"]), dict(self.data.get("quick", {}))
+        self.params = {k: Param(**{**v, **({"choices": tuple(v["choices"])} if "choices" in v else {})})
+                       for k, v in self.data.get("params", {}).items()}
+        for k, fn in (checks or {}).items():
+            self.params[k] = dataclasses.replace(self.params[k], check=fn)
+        self.claims = {k: Claim(**v) for k, v in self.data.get("claims", {}).items()}
+        self.blocks = tuple(self.data.get("blocks", ()))
+        self.doc_page = ROOT / "docs" / "results" / f"{name}.md"
+        self.results = ROOT / "results" / name
+        md = SPEC_DIR / f"{name}.md"
+        self._templates = _templates(md.read_text(encoding="utf-8")) if md.exists() else {}
+
+    def register(self, build: Callable[[dict], Any]) -> Callable[[dict], Any]:
+        """Register ``build(cfg) -> Study`` as this study (``jaxdp study run <name>``) with its declared params."""
+        from ...registry import register_study
+
+        if self.params:
+            declare_params(self.name, self.params)
+        return register_study(self.name, defaults=self.defaults, quick=self.quick,
+                              description=self.description)(build)
+
+    def points(self, cfg: Mapping[str, Any]) -> list[dict]:
+        """The grid: one point per combination of the configuration lists named by ``grid`` (outermost first).
+
+        Args:
+            cfg: the resolved configuration.
+
+        Returns:
+            ``[{point key: value}]``; integers stay integers.
+        """
+        keys = [k for k, _ in self.data["grid"]]
+        lists = [[_scalar(v) for v in cfg[c]] for _, c in self.data["grid"]]
+        return [dict(zip(keys, combo)) for combo in itertools.product(*lists)]
+
+    def generated(self, *files: str) -> str:
+        """The opening sentence of a generated block: the kept files it is made from and who writes it.
+
+        Args:
+            *files: the files as the block names them (default ``results/<name>/results.csv``).
+        """
+        files = files or (f"results/{self.name}/results.csv",)
+        return (f"*Generated from {' and '.join(f'`{f}`' for f in files)} by "
+                f"`jaxdp.studies.{self.module}.publish`; do not edit by hand.*")
+
+    def render(self, block: str, **values: Any) -> str:
+        """The block's Markdown: its template filled with ``values`` (``generated`` defaults to
+        :meth:`generated`).
+
+        Raises:
+            KeyError: no template for ``block``, or a field without a value.
+        """
+        values.setdefault("generated", self.generated())
+        return self._templates[block].format_map(values)
+
+    def publish(self, blocks: Mapping[str, str]) -> list:
+        """Write the generated blocks into the results page; returns the names of those that changed."""
+        return publish_blocks(self.doc_page, dict(blocks))
+
+
+def _scalar(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    return int(v) if isinstance(v, (int, np.integer)) else float(v) if isinstance(v, np.floating) else v
+
+
+def _templates(text: str) -> dict:
+    parts = _BLOCK.split(text)
+    return {parts[i]: parts[i + 1].strip("\n") for i in range(1, len(parts), 2)}
