@@ -55,7 +55,7 @@ def _param_kind(p) -> str:
 
 
 def _param_range(p) -> str:
-    from ..studies.framework import _num
+    from ..studies.spec import _num
 
     if p.choices is not None:
         what = "one of " + ", ".join(map(str, p.choices))
@@ -226,7 +226,8 @@ def _launch_processes(argv: list, n: int, out: pathlib.Path, study, progress: bo
     """
     import subprocess
 
-    from ..studies.framework import _chunk_id, _chunks, _progress_bar
+    from ..studies.runner import _progress_bar
+    from ..studies.store import _chunk_id, _chunks
 
     logs = out / "logs"
     logs.mkdir(parents=True, exist_ok=True)

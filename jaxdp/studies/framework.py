@@ -46,8 +46,7 @@ seeds) and ``fit_slopes`` (least-squares log-log slopes over the upper half of
 the size grid with bootstrap CIs); ``plot_curves`` overlays theory curves on
 empirical ones.
 
-Modules (this one is the public facade: every name below is importable from
-``jaxdp.studies.framework``, as before the split):
+Modules (this one re-exports the public names of each):
 
 * :mod:`~jaxdp.studies.spec`: ``Study``, ``StudyResult``, ``StudyInterrupted``, ``Param``,
   ``declare_params``, ``PARAM_SPECS`` (what a study declares);
@@ -57,124 +56,28 @@ Modules (this one is the public facade: every name below is importable from
   ``load_results``, ``verify_study``, ``VerifyReport``;
 * :mod:`~jaxdp.studies.runner`: ``run_study``, the chunk loop, ``process_identity``, Ctrl-C;
 * :mod:`~jaxdp.studies.analysis`: ``bootstrap_mean_ci``, ``summarize``, ``fit_slopes``, ``joint_slope_boot``,
-  ``format_table``, and the docs' verdict tables (``slope_verdict``, ``verdict_table``, ``write_generated``,
-  ``read_generated``, ``VERDICTS``);
+  ``format_table``, and the docs' verdict tables (``verdict_table``, ``write_generated``, ``read_generated``);
 * :mod:`~jaxdp.studies.plots`: ``plot_curves``, ``plot_panels``, ``replot_results``, the curve styles.
-
-Setting a name on this module (``monkeypatch.setattr(framework, "bootstrap_mean_ci", ...)``)
-also sets it in every one of those modules that uses it, so a patch reaches the framework's
-own calls as it did when everything lived in this file.
 """
 from __future__ import annotations
 
-import sys
-import types
-
-from . import analysis as _analysis
-from . import config as _config
-from . import plots as _plots
-from . import runner as _runner
-from . import spec as _spec
-from . import store as _store
 from .analysis import (
-    VERDICTS,
-    _slope,
-    bootstrap_mean_ci,
-    fit_slopes,
-    format_table,
-    joint_slope_boot,
-    read_generated,
-    slope_verdict,
-    summarize,
-    verdict_table,
-    write_generated,
+    VERDICTS, bootstrap_mean_ci, fit_slopes, format_table, joint_slope_boot, read_generated, slope_verdict, summarize,
+    verdict_table, write_generated,
 )
-from .config import _jsonable, _normalized, check_params, resolve_config, validate_study
+from .config import check_params, resolve_config, validate_study
 from .plots import (
-    CURVE_COLORS,
-    CURVE_LINESTYLES,
-    CURVE_MARKERS,
-    curve_style,
-    plot_curves,
-    plot_panels,
-    replot_results,
-    theory_style,
+    CURVE_COLORS, CURVE_LINESTYLES, CURVE_MARKERS, curve_style, plot_curves, plot_panels, replot_results, theory_style,
 )
-from .runner import (
-    ChunkPlan,
-    RunContext,
-    _chunk_frame,
-    _distributed_client_active,
-    _local_context,
-    _order,
-    _prepare_run_and_merge,
-    _progress_bar,
-    _run_and_merge,
-    _SigintFlag,
-    process_identity,
-    run_study,
-)
-from .spec import (
-    PARAM_SPECS,
-    Param,
-    RunFn,
-    Study,
-    StudyInterrupted,
-    StudyResult,
-    _num,
-    _parse_value,
-    declare_params,
-    inferred_params,
-)
-from .store import (
-    _HOST,
-    VerifyReport,
-    _check_chunk,
-    _chunk_id,
-    _chunks,
-    _claim,
-    _claim_stale,
-    _open_manifest,
-    _pid_alive,
-    _read_json_retry,
-    _release,
-    _rows,
-    _versions,
-    _write_chunk,
-    load_results,
-    verify_study,
-)
+from .runner import process_identity, run_study
+from .spec import PARAM_SPECS, Param, RunFn, Study, StudyInterrupted, StudyResult, declare_params, inferred_params
+from .store import VerifyReport, load_results, verify_study
 
 __all__ = [
     "Study", "run_study", "load_results", "summarize", "fit_slopes", "bootstrap_mean_ci", "plot_curves",
     "StudyResult", "resolve_config", "format_table", "plot_panels", "Param", "declare_params", "check_params",
     "validate_study", "verify_study", "VerifyReport", "StudyInterrupted", "process_identity", "PARAM_SPECS",
     "joint_slope_boot", "slope_verdict", "verdict_table", "write_generated", "read_generated", "VERDICTS",
+    "RunFn", "inferred_params", "curve_style", "theory_style", "replot_results", "CURVE_COLORS", "CURVE_LINESTYLES",
+    "CURVE_MARKERS",
 ]
-
-_PARTS = (_spec, _config, _store, _runner, _analysis, _plots)
-_MISSING = object()
-
-
-class _Facade(types.ModuleType):
-    """This module's type: setting (or deleting) a name here rebinds it in each part module where it
-    is bound to the same object, so the parts' own calls see the change (as in the single file)."""
-
-    def __setattr__(self, name, value):
-        old = self.__dict__.get(name, _MISSING)
-        if old is not _MISSING and not name.startswith("__"):
-            for mod in _PARTS:
-                if mod.__dict__.get(name, _MISSING) is old:
-                    setattr(mod, name, value)
-        super().__setattr__(name, value)
-
-    def __delattr__(self, name):
-        old = self.__dict__.get(name, _MISSING)
-        if old is not _MISSING and not name.startswith("__"):
-            for mod in _PARTS:
-                if mod.__dict__.get(name, _MISSING) is old:
-                    delattr(mod, name)
-        super().__delattr__(name)
-
-
-sys.modules[__name__].__class__ = _Facade

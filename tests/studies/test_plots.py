@@ -27,7 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from _helpers import ROOT  # noqa: E402
 from jaxdp import registry  # noqa: E402
-from jaxdp.studies import framework  # noqa: E402
+from jaxdp.studies import analysis, framework  # noqa: E402
 
 RESULTS = ROOT / "results"
 NB_DIR = ROOT / "notebooks"
@@ -68,8 +68,8 @@ def captured(monkeypatch):
     figs = []
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda self, path, *a, **k: figs.append((path, self)))
     monkeypatch.setattr(matplotlib.figure.Figure, "tight_layout", lambda self, *a, **k: None)   # layout only
-    boot = framework.bootstrap_mean_ci
-    monkeypatch.setattr(framework, "bootstrap_mean_ci", lambda v, n_boot=1000, *a, **k: boot(v, 16, *a, **k))
+    boot = analysis.bootstrap_mean_ci
+    monkeypatch.setattr(analysis, "bootstrap_mean_ci", lambda v, n_boot=1000, *a, **k: boot(v, 16, *a, **k))
     slopes = framework.fit_slopes
 
     def few_slopes(*a, **k):

@@ -190,7 +190,7 @@ def test_damaged_results_csv_and_integrity_records_are_detected(reference, tmp_p
 
 
 def test_process_identity_from_launcher_variables(monkeypatch):
-    from jaxdp.studies.framework import _order, process_identity
+    from jaxdp.studies.runner import _order, process_identity
 
     for k in ("JAXDP_PROCESS_ID", "JAXDP_NUM_PROCESSES", "SLURM_PROCID", "SLURM_NTASKS"):
         monkeypatch.delenv(k, raising=False)
@@ -212,7 +212,7 @@ def test_process_identity_from_launcher_variables(monkeypatch):
 def test_stale_claims_are_taken_over_live_ones_are_not(tmp_path):
     import json as _json
 
-    from jaxdp.studies.framework import _HOST, _claim
+    from jaxdp.studies.store import _HOST, _claim
 
     live = tmp_path / "live"
     assert _claim(live, timeout=3600) and _json.loads(live.read_text())["pid"] == os.getpid()
@@ -237,7 +237,7 @@ def test_stale_claims_are_taken_over_live_ones_are_not(tmp_path):
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc to see a zombie")
 def test_a_zombie_owner_is_dead():
     """A killed process whose parent has not reaped it yet (a zombie) holds no claim."""
-    from jaxdp.studies.framework import _pid_alive
+    from jaxdp.studies.store import _pid_alive
 
     p = subprocess.Popen([sys.executable, "-c", "pass"])
     deadline = time.time() + 30
