@@ -229,7 +229,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``jaxdp`` command line on ``argv`` (default ``sys.argv[1:]``) and return its exit status:
-    0 success, 2 error (one line ``jaxdp: error: ...`` on stderr), 130 interrupted (Ctrl-C at any moment),
+    0 success, 2 error (one line ``jaxdp: error: ...`` on stderr), 3 a privacy claim refuted (``audit`` printing
+    VIOLATION, ``compare``), 130 interrupted (Ctrl-C at any moment),
     and the statuses documented per command (``study verify``, ``compare``, ``study run --processes``).
     Called without ``argv`` (as the program), an interrupted command exits the process with 130 at once.
 
@@ -283,7 +284,7 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     except BrokenPipeError:          # e.g. ``jaxdp study show NAME | head``: the reader left
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (CLIError, ValueError, TypeError, OSError) as e:
+    except (CLIError, ValueError, TypeError, OSError, ArithmeticError) as e:
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"jaxdp: error: {msg}", file=sys.stderr)
         return 2

@@ -66,6 +66,9 @@ def _cmd_plan(args) -> int:
         plan = entry.fn(**kw)
     except TypeError as e:
         raise CLIError(f"planner {args.name!r}: {e}") from None
+    except ArithmeticError as e:
+        raise CLIError(f"planner {args.name!r} cannot compute at " + ", ".join(f"{k}={v}" for k, v in kw.items())
+                       + f": a value is beyond its arithmetic ({type(e).__name__}: {e})") from None
     if getattr(args, "json", False):
         print(plan.to_json() if hasattr(plan, "to_json") else json.dumps(plan, default=str))
         return 0
@@ -132,15 +135,15 @@ def _cmd_audit(args) -> int:
             tag = " [broken on purpose]" if e.extra.get("broken") else ""
             print(f"{name:<34} {e.description}{tag}")
         return 0
+    from ..compare import EXIT_REFUTED
+
     entry = registry.get_audit(args.name)
-    t0 = time.time()
     if not args.claim_factor > 0:
         raise ValueError(f"--claim-factor must be > 0, got {args.claim_factor}")
     kw = {} if args.claim_factor == 1.0 else dict(claim_factor=args.claim_factor)
     report = entry.fn(quick=args.quick, seed=args.seed, **kw)
     print(report)
-    print(f"({time.time() - t0:.1f}s)", file=sys.stderr)
-    return 0
+    return EXIT_REFUTED if getattr(report, "violation", False) else 0
 
 
 # --------------------------------------------------------------------------- bench

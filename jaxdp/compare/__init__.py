@@ -98,14 +98,15 @@ def load_factory(spec: Union[str, Callable]) -> Callable:
 
     Args:
         spec: ``"module:function"``, where ``module`` is a dotted module importable from the current
-            directory or a path to a ``.py`` file; or a callable, returned unchanged.
+            directory or a path to a ``.py`` file (imported as a script: its folder is importable); or a
+            callable, returned unchanged.
 
     Returns:
         The factory callable.
 
     Raises:
-        ValueError: ``spec`` is not of the form ``MODULE:FACTORY``, the module cannot be imported or
-            it has no callable of that name.
+        ValueError: ``spec`` is not of the form ``MODULE:FACTORY``, the module (or a module it imports)
+            cannot be found, or it has no callable of that name.
         FileNotFoundError: a ``.py`` path that does not exist.
     """
     if callable(spec):
@@ -129,8 +130,14 @@ def load_factory(spec: Union[str, Callable]) -> Callable:
             mod = importlib.util.module_from_spec(mspec)
             mod.__jaxdp_source_sha1__ = sha  # type: ignore[attr-defined]
             sys.modules[name] = mod
+            # as a script would: the file's folder is importable, so it may import the modules beside it
+            if str(path.parent) not in sys.path:
+                sys.path.insert(0, str(path.parent))
             try:
                 mspec.loader.exec_module(mod)
+            except ModuleNotFoundError as e:
+                sys.modules.pop(name, None)
+                raise ValueError(f"cannot import {mod_name!r} for factory {spec!r}: {e}") from None
             except BaseException:
                 sys.modules.pop(name, None)
                 raise

@@ -62,7 +62,7 @@ def test_cli(capsys):
     assert main(["audit", "--list"]) == 0
     out = capsys.readouterr().out
     assert "dp-exp3-quarter-scale" in out and "[broken on purpose]" in out.split("dp-ucb-tree-no-noise", 1)[1]
-    assert main(["audit", "dp-ucb-tree-no-noise", "--quick"]) == 0
+    assert main(["audit", "dp-ucb-tree-no-noise", "--quick"]) == 3      # a refuted claim: status 3, as compare
     assert "VIOLATION" in capsys.readouterr().out
 
 

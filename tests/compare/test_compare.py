@@ -192,3 +192,16 @@ def test_registry_is_versioned_and_fixed():
         real = {i.name for i in instances("experts") if not i.quick}
         assert real == {"real-phishing", "real-digits", "real-diabetes"}
     assert (VERSION, digest) == ("1", "64e3f3ac1e21f40c794c3c5cf40113ab7c865d2f")
+
+
+def test_a_factory_file_imports_like_a_script(tmp_path):
+    """``path/file.py:make`` may import a module beside it (its folder is importable, as for ``python file.py``);
+    a module that is nowhere is a ValueError naming it, so the CLI exits 2."""
+    (tmp_path / "beside.py").write_text("from jaxdp.experts import hedge\n\ndef make(d):\n    return hedge(d)\n")
+    (tmp_path / "uses_beside.py").write_text("import beside\n\ndef make(d):\n    return beside.make(d)\n")
+    (tmp_path / "uses_missing.py").write_text("import no_such_module_jaxdp\n\ndef make(d):\n    return None\n")
+    make = jaxdp.compare.load_factory(f"{tmp_path / 'uses_beside.py'}:make")
+    assert make(3).__class__.__name__ == jaxdp.experts.hedge(3).__class__.__name__
+    with pytest.raises(ValueError, match="no_such_module_jaxdp"):
+        jaxdp.compare.load_factory(f"{tmp_path / 'uses_missing.py'}:make")
+    assert main(["compare", f"{tmp_path / 'uses_missing.py'}:make", "--quick"]) == 2

@@ -256,3 +256,12 @@ def test_float_floor_raw_release_and_bad_fields():
         LG.sequential(LG.exponential(1.0, outcomes=3)).delta_float(eps=-1.0)
     plan = A.plan_laplace(eps=1.0, T=10)
     assert plan.delta_float is None and "no valid float floor (raw float release)" in plan.format()
+
+
+def test_plan_with_a_horizon_beyond_the_arithmetic_exits_2(capsys):
+    """A horizon too large for the binomial tail's C arithmetic is bad input (status 2, one line), not a traceback."""
+    from jaxdp.cli import main
+
+    assert main(["plan", "l2p_mw", "--eps", "1", "--delta", "1e-6", "--T", "100000000000000000000", "--d", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("jaxdp: error:") and "Traceback" not in err
