@@ -69,14 +69,21 @@ def _cmd_plan(args) -> int:
     except ArithmeticError as e:
         raise CLIError(f"planner {args.name!r} cannot compute at " + ", ".join(f"{k}={v}" for k, v in kw.items())
                        + f": a value is beyond its arithmetic ({type(e).__name__}: {e})") from None
+    # the default mode must do what was asked: a plan that does not certify the request exits 3 unless its mode
+    # was chosen explicitly (--mode paper asks for the paper's constants, certified or not)
+    refused = getattr(plan, "certified", True) is False and args.mode is None
     if getattr(args, "json", False):
         print(plan.to_json() if hasattr(plan, "to_json") else json.dumps(plan, default=str))
-        return 0
+        return 3 if refused else 0
     print(plan.format() if hasattr(plan, "format") else plan)
     guide = "docs/guide/privacy-ledger.md"
     if getattr(plan, "certified", True) is False:
         print(f"  see {guide}#modes: why a plan is NOT certified at the requested level, and --mode certified "
               f"for parameters that are")
+    if refused:
+        print(f"jaxdp plan: the {getattr(plan, 'mode', 'default')} mode's parameters do not certify the requested "
+              f"(eps, delta) (exit status 3); --mode certified finds parameters that do, --mode "
+              f"{getattr(plan, 'mode', 'paper')} accepts these", file=sys.stderr)
     floor = getattr(plan, "delta_float", None)
     if floor is not None and floor >= 1:
         print(f"  see {guide}#float-floor: a float32 delta floor of 1 is vacuous: the certificate above holds for "
@@ -84,7 +91,7 @@ def _cmd_plan(args) -> int:
     elif floor is None and str(getattr(plan, "delta_float_note", "")).startswith("no valid float floor"):
         print(f"  see {guide}#float-floor: a raw float release has no float delta floor: the certificate above "
               f"holds for exact arithmetic only")
-    return 0
+    return 3 if refused else 0
 
 
 def _literal(v: str):

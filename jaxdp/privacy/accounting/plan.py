@@ -103,7 +103,11 @@ class Plan:
         return entry.params_from_plan(self)
 
     def to_dict(self) -> dict:
-        """JSON-ready dict (what ``jaxdp plan NAME --json`` prints)."""
+        """JSON-ready dict (what ``jaxdp plan NAME --json`` prints; its schema: ``docs/guide/plan.schema.json``).
+
+        Types are stable: ``delta_float`` is a number or ``null`` (then ``delta_float_note`` says why); a
+        non-finite number is the string ``"inf"``, ``"-inf"`` or ``"nan"``.
+        """
         def num(v):
             if isinstance(v, float) and not math.isfinite(v):
                 return str(v)
@@ -114,7 +118,7 @@ class Plan:
             "requested": {"eps": num(self.eps), "delta": num(self.delta)},
             "certified": {"eps": num(self.eps_certified), "delta": num(self.delta_certified), "bound": self.bound,
                           "ok": self.certified},
-            "delta_float": self.delta_float if self.delta_float is not None else (self.delta_float_note or None),
+            "delta_float": self.delta_float, "delta_float_note": self.delta_float_note,
             "params": {k: num(v) if isinstance(v, float) else v for k, v in self.params.items()},
             "ledger": None if self.ledger is None else self.ledger.to_dict(),
             "privacy_conditions": {k: bool(v) for k, v in self.conditions.items()},

@@ -109,7 +109,7 @@ def test_raw_release_plans_have_no_floor(name):
     plan = PLANNERS[name].fn(eps=1.0, delta=1e-6, T=1000, d=2)
     assert plan.delta_float is None and plan.delta_float_note == NO_FLOAT_FLOOR_RAW
     assert NO_FLOAT_FLOOR_RAW in plan.format()
-    assert plan.to_dict()["delta_float"] == NO_FLOAT_FLOOR_RAW
+    assert plan.to_dict()["delta_float"] is None and plan.to_dict()["delta_float_note"] == NO_FLOAT_FLOOR_RAW
 
 
 def test_threshold_release_plans_have_a_floor():
