@@ -37,6 +37,7 @@ from .store import (
     _chunk_id,
     _chunks,
     _claim,
+    _discard_fresh,
     _open_manifest,
     _release,
     _rows,
@@ -283,11 +284,12 @@ class ChunkPlan:
 def _prepare_run_and_merge(*, ctx: RunContext) -> StudyResult:
     """Open (or join) the results directory and find which chunks are already done."""
     study, out = ctx.study, ctx.out
+    created_dir = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"study": study.name, "description": study.description, "config": _jsonable(study.config),
                 "n_points": len(study.points), "seeds": int(study.seeds), "versions": _versions(),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    _open_manifest(out, manifest)
+    fresh = _open_manifest(out, manifest)
     chunks_dir, claims_dir = out / "chunks", out / "claims"
     chunks_dir.mkdir(exist_ok=True)
     claims_dir.mkdir(exist_ok=True)
@@ -304,7 +306,12 @@ def _prepare_run_and_merge(*, ctx: RunContext) -> StudyResult:
     if ctx.sig.hit:
         raise StudyInterrupted()
     plan = ChunkPlan(manifest=manifest, chunks=chunks, cids=cids, status=status, damaged=damaged, skipped=skipped)
-    return _run_and_merge(ctx=ctx, plan=plan)
+    try:
+        return _run_and_merge(ctx=ctx, plan=plan)
+    except Exception:
+        if fresh and ctx.nproc == 1:   # failed before any chunk finished: leave nothing that blocks a rerun
+            _discard_fresh(out, created_dir)
+        raise
 
 
 def _run_and_merge(*, ctx: RunContext, plan: ChunkPlan) -> StudyResult:

@@ -170,8 +170,9 @@ def _read_json_retry(path: pathlib.Path, wait: float = 5.0) -> dict:
             time.sleep(0.05)
 
 
-def _open_manifest(out: pathlib.Path, manifest: dict) -> None:
-    """Create ``manifest.json`` with ``O_EXCL``, or check that the existing one has this study and config."""
+def _open_manifest(out: pathlib.Path, manifest: dict) -> bool:
+    """Create ``manifest.json`` with ``O_EXCL`` (returns ``True``), or check that the existing one has this study
+    and config (returns ``False``)."""
     path = out / "manifest.json"
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -184,11 +185,26 @@ def _open_manifest(out: pathlib.Path, manifest: dict) -> None:
                 f"results directory {str(out)!r} holds a different study/config (study {old.get('study')!r}"
                 + (f", differing in {', '.join(diff[:6])}" if diff and old.get("study") == manifest["study"] else "")
                 + "); use another --out or delete it")
-        return
+        return False
     with os.fdopen(fd, "w") as f:
         f.write(json.dumps(manifest, indent=2, default=str))
         f.flush()
         os.fsync(f.fileno())
+    return True
+
+
+def _discard_fresh(out: pathlib.Path, created_dir: bool) -> None:
+    """Remove what a run that failed before finishing any chunk created in a fresh directory (its manifest, the
+    empty ``chunks`` and ``claims`` folders, and the directory itself if the run created it), so that the failure
+    leaves nothing that would block the next run."""
+    if any((out / "chunks").glob("*.csv")):
+        return
+    (out / "manifest.json").unlink(missing_ok=True)
+    for d in (out / "chunks", out / "claims", *((out,) if created_dir else ())):
+        try:
+            d.rmdir()
+        except OSError:
+            pass
 
 
 def _versions() -> dict:
