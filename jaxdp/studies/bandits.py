@@ -155,17 +155,17 @@ def _fits(df, summ, n_boot: int = 500):
         sub = df[df["sweep"] == x]
         if not len(sub) or sub[x].nunique() < 2:
             continue
-        for r in fit_slopes(sub, x, "regret", by=by, upper_half=x == "T", n_boot=n_boot, resample="joint").to_dict(
-                "records"):
+        sl = fit_slopes(sub, x, "regret", by=by, upper_half=x == "T", n_boot=n_boot, resample="joint")
+        for r in sl.to_dict("records"):
             g = summ[(summ["sweep"] == x) & (summ["learner"] == r["learner"])]
             g = g[g["instance"] == r["instance"]] if "instance" in by else g
             g = g[(g[x] >= r["x_min"]) & (g[x] <= r["x_max"])].sort_values(x)
             th, xs = g["theory"].to_numpy(float), g[x].to_numpy(float)
             ok = np.isfinite(th) & (th > 0)
+            th_slope = float(np.polyfit(np.log(xs[ok]), np.log(th[ok]), 1)[0]) if ok.sum() >= 2 else math.nan
             rows.append({"sweep": x, "learner": r["learner"], "instance": r.get("instance", g["instance"].iloc[0]),
                          **{k: r[k] for k in ("x_min", "x_max", "slope", "slope_lo", "slope_hi")},
-                         "theory_slope": float(np.polyfit(np.log(xs[ok]), np.log(th[ok]), 1)[0])
-                         if ok.sum() >= 2 else math.nan, "regret@x_max": float(g["regret_mean"].iloc[-1]),
+                         "theory_slope": th_slope, "regret@x_max": float(g["regret_mean"].iloc[-1]),
                          "theory@x_max": float(th[-1]), "theory": THEORY_NAMES[r["learner"]]})
     return pd.DataFrame(rows)
 
@@ -179,12 +179,13 @@ def build(cfg: dict) -> Study:
     def run(pts, seeds):
         name, inst, K, T = (pts[0][k] for k in ("learner", "instance", "K", "T"))
         setups = [learner_setup(name, K, T, p["eps"]) for p in pts]
+        learner, params = setups[0][0], _stack(setups[0][1], [s[2] for s in setups])
         Ts = np.full(len(pts), T, np.int32)
         adversary, ap = _adversary(inst, K, Ts, gap)
         keys = seed_keys(cfg["seed"], seeds)
         keys = jnp.broadcast_to(keys, (len(pts),) + keys.shape)   # common random numbers across the points
-        out = simulate(setups[0][0], adversary, BD.bandit_problem("pseudo"), _stack(setups[0][1], [s[2] for s in setups]),
-                       ap, keys, Ts, grid=True, n_checkpoints=2)
+        out = simulate(learner, adversary, BD.bandit_problem("pseudo"), params, ap, keys, Ts, grid=True,
+                       n_checkpoints=2)
         return [{"regret": out["regret"][i], "switches": out["switches"][i].astype(float) if "switches" in out
                  else np.full(len(seeds), np.nan)} for i in range(len(pts))]
 
@@ -311,8 +312,9 @@ def _spread_free(df) -> set:
 
 
 def _by_rank(sl, *cols):
-    return sl.sort_values(list(cols), key=lambda c: c.map(_RANK) if c.name == "learner" else
-                          c.map({"T": 0, "eps": 1, "K": 2}) if c.name == "sweep" else c)
+    """``sl`` sorted by ``cols``: learners in :data:`LEARNERS` order, sweeps T, ε, K, anything else by value."""
+    order = {"learner": _RANK, "sweep": {"T": 0, "eps": 1, "K": 2}}
+    return sl.sort_values(list(cols), key=lambda c: c.map(order[c.name]) if c.name in order else c)
 
 
 def _t_row(r, summ, flat) -> list:
@@ -349,20 +351,30 @@ def _bounds_values(summ) -> dict:
     """The values of the bounds block: which points have a bound, and which reach above it."""
     b = summ[np.isfinite(summ["theory"]) & (summ["theory"] > 0)].copy()
     b["ratio"] = b["regret_mean"] / b["theory"]
-    top, over, above = b.sort_values("ratio", ascending=False).iloc[0], b[b["regret_hi"] > b["theory"]], \
-        b[b["regret_mean"] > b["theory"]]
+    top = b.sort_values("ratio", ascending=False).iloc[0]
+    above, over = b[b["regret_mean"] > b["theory"]], b[b["regret_hi"] > b["theory"]]
     none = summ[~summ.index.isin(b.index)]
 
     def where(r):
         x = {"T": f"T = {int(r['T'])}", "eps": f"ε = {r['eps']:g}", "K": f"K = {int(r['K'])}"}[r["sweep"]]
         return f"{LABELS[r['learner']]} on `{r['instance']}`, {x}"
 
-    return dict(n_bound=len(b), n_points=len(summ), n_none=len(none), top=top["ratio"], top_where=where(top),
-                none=", ".join(f"{LABELS[lr]} on `{i}`" for lr, i in
-                               none[["learner", "instance"]].drop_duplicates().itertuples(index=False)) or "none",
-                n_above=len(above), above=f" ({'; '.join(where(r) for _, r in above.iterrows())})" if len(above) else "",
-                n_over=len(over), over=": " + "; ".join(f"{where(r)} (mean {r['ratio']:.2f} of the bound)"
-                                                        for _, r in over.iterrows()) if len(over) else "")
+    pairs = ", ".join(f"{LABELS[ln]} on `{i}`" for ln, i in
+                      none[["learner", "instance"]].drop_duplicates().itertuples(index=False))
+    above_list = "; ".join(where(r) for _, r in above.iterrows())
+    over_list = "; ".join(f"{where(r)} (mean {r['ratio']:.2f} of the bound)" for _, r in over.iterrows())
+    return dict(n_bound=len(b), n_points=len(summ), n_none=len(none), none=pairs or "none", n_above=len(above),
+                above=f" ({above_list})" if above_list else "", top=top["ratio"], top_where=where(top),
+                n_over=len(over), over=f": {over_list}" if over_list else "")
+
+
+def _batched_repeats(df) -> set:
+    """The ε of the ε sweep where the batched DP-EXP3's runs are the per-round one's, seed by seed."""
+    e = df[df["sweep"] == "eps"]
+    if not {"dp_exp3", "dp_exp3_batched"} <= set(e["learner"]):
+        return set()
+    a, b = (e[e["learner"] == ln].set_index(["eps", "seed"])["regret"] for ln in ("dp_exp3", "dp_exp3_batched"))
+    return {float(k) for k, v in (a - b).abs().groupby(level=0).max().items() if v == 0.0}
 
 
 def _kept_gap(d: pathlib.Path) -> float:
@@ -381,39 +393,39 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir or RESULTS)
     df = pd.read_csv(d / "results.csv")
     df = df.assign(eps=df["eps"].astype(float))
-    summ = summarize(df, KEYS, ["regret"]).merge(pd.read_csv(d / "summary.csv")[KEYS + ["theory"]], on=KEYS,
-                                                  how="left")
-    S_, flat, fits = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min()), _spread_free(df), \
-        _fits(df, summ, N_BOOT)
-    e = df[df["sweep"] == "eps"]
-    same = set()
-    if {"dp_exp3", "dp_exp3_batched"} <= set(e["learner"]):
-        a, b = (e[e["learner"] == ln].set_index(["eps", "seed"])["regret"] for ln in ("dp_exp3", "dp_exp3_batched"))
-        same = {float(k) for k, v in (a - b).abs().groupby(level=0).max().items() if v == 0.0}
-    batched = f"the per-round DP-EXP3's runs, seed by seed, at ε = {', '.join(f'{x:g}' for x in sorted(same))} " \
-              "(blocks of one round)"
-    flat_K = {ln: sorted(k[3] for k in flat if k[0] == "K" and k[1] == ln) for ln in LEARNERS}
+    theory = pd.read_csv(d / "summary.csv")[KEYS + ["theory"]]
+    summ = summarize(df, KEYS, ["regret"]).merge(theory, on=KEYS, how="left")
+    n_seeds = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min())
+    flat, fits, same = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df)
     repeats = {("eps", "dp_exp3_batched"): same}
     v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ, _kept_gap(d), repeats)
-    twins = "; ".join(f"{LABELS[ln]}'s points at " + ", ".join(_x_label(x, e) for e in sorted(xs))
-                      + f" are {LABELS[TWIN_OF[ln]]}'s runs, seed by seed, and counted once, in "
-                      f"{LABELS[TWIN_OF[ln]]}'s row" for (x, ln), xs in repeats.items() if xs)
+    twins = "; ".join(f"{LABELS[ln]}'s points at {', '.join(_x_label(x, e) for e in sorted(xs))} are "
+                      f"{LABELS[TWIN_OF[ln]]}'s runs, seed by seed, and counted once, in {LABELS[TWIN_OF[ln]]}'s row"
+                      for (x, ln), xs in repeats.items() if xs)
+    batched = f"the per-round DP-EXP3's runs, seed by seed, at ε = {', '.join(f'{x:g}' for x in sorted(same))} " \
+              "(blocks of one round)"
+
+    def eps_note(ln):
+        return batched if ln == "dp_exp3_batched" and same else "—"
+
+    def K_note(ln):
+        Ks = sorted(k[3] for k in flat if k[0] == "K" and k[1] == ln)
+        return f"no spread over seeds at K = {', '.join(str(int(k)) for k in Ks)}" if Ks else "—"
+
     Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
-    t_rows = [_t_row(r, summ, flat) for r in _by_rank(fits[fits["sweep"] == "T"], "instance", "learner").itertuples(
-        index=False)]
+    t_fits = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner")
+    t_rows = [_t_row(r, summ, flat) for r in t_fits.itertuples(index=False)]
     t_table = markdown_table(["learner", "instance", "slope [95% CI]", "slope of the bound",
                               f"regret at T = {int(Ts[-1])} [95% CI]", "bound", "regret / bound", "note"], t_rows)
+    eps_table = _sweep_table(fits[fits["sweep"] == "eps"], summ, "eps", lambda x: f"ε = {x:g}", eps_note)
+    K_table = _sweep_table(fits[fits["sweep"] == "K"], summ, "K", lambda x: f"K = {int(x)}", K_note)
+    T_at = {x: int(df.loc[df["sweep"] == x, "T"].iloc[0]) for x in ("eps", "K")}
     gen = S.generated("results/bandits/results.csv", "summary.csv")
     return {
-        BLOCKS[0]: S.render(BLOCKS[0], generated=gen, curves=len(t_rows), S=S_, T_lo=int(upper_half(Ts)[0]),
+        BLOCKS[0]: S.render(BLOCKS[0], generated=gen, curves=len(t_rows), S=n_seeds, T_lo=int(upper_half(Ts)[0]),
                             T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]), table=t_table),
-        BLOCKS[1]: S.render(BLOCKS[1], T=int(e["T"].iloc[0]), S=S_, table=_sweep_table(
-            fits[fits["sweep"] == "eps"], summ, "eps", lambda x: f"ε = {x:g}",
-            lambda ln: batched if ln == "dp_exp3_batched" and same else "—")),
-        BLOCKS[2]: S.render(BLOCKS[2], T=int(df.loc[df["sweep"] == "K", "T"].iloc[0]), S=S_, table=_sweep_table(
-            fits[fits["sweep"] == "K"], summ, "K", lambda x: f"K = {int(x)}",
-            lambda ln: f"no spread over seeds at K = {', '.join(str(int(k)) for k in flat_K[ln])}" if flat_K[ln]
-            else "—")),
+        BLOCKS[1]: S.render(BLOCKS[1], T=T_at["eps"], S=n_seeds, table=eps_table),
+        BLOCKS[2]: S.render(BLOCKS[2], T=T_at["K"], S=n_seeds, table=K_table),
         BLOCKS[3]: S.render(BLOCKS[3], **_bounds_values(summ)),
         BLOCKS[4]: S.render(BLOCKS[4], generated=gen, rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",
                             n_boot=N_BOOT, table=verdict_table(v)),
