@@ -1,19 +1,10 @@
-"""``growth-rates``: GROWTH adaptivity to κ (docs/algorithms/growth.md#studies; Growth conditions for private
-optimization). Spec and claims: ``specs/growth-rates.toml``; page prose: ``specs/growth-rates.md``.
+"""``growth-rates``: GROWTH adaptivity to κ (docs/algorithms/growth.md#studies), experiments G1-G7.
 
-Experiments (``cfg["experiments"]`` selects them): G1 ``epoch_growth_sco`` (rate mode, one ``κ_low``), excess vs n
-in the statistical regime (Theorem 2: ``n^{-κ/(2(κ-1))}``); G2 the same on n-dependent hard instances
-(``τ_n ∝ 1/√n``, the minimax rate); G3 pure vs approximate DP vs d at fixed n (``d^{κ/(κ-1)}``, ``d^{κ/(2(κ-1))}``);
-Geps an ε sweep at fixed n (``ε^{-κ/(κ-1)}``); G4 the ρ-smooth gradient inverse-sensitivity mechanism (Theorem 1),
-ERM excess vs n, sampled exactly (:mod:`jaxdp.sco.inverse_sensitivity`: the continuous density with Theorem 1's ρ
-and the κ-agnostic ``ρ = 1/n²``, and the ``M``-cell grid law; ``-κ/(κ-1)``, agnostic ``-min(κ/(κ-1), 2)``); G5 the
-99% quantile over the mean (from the G1 points); G6 the price of not knowing κ (``κ_low``); G7 ``localization_sco``
-alone (worst case ``n^{-1/2}``).
-
-Verdicts: :data:`CLAIMS` judged by :func:`jaxdp.studies.claims.judge` on each fitted slope (:func:`verdicts`); two
-curves that are one piece of evidence share a row. The study's hooks: G4's misses name the grid's resolution floor or
-float64 resolution, Geps fits only the ε where the privacy term dominates, G3's exponent ratio and G5's quantile
-ratios are measured from the per-seed results, and an off-centre interval no wider than the tolerance says so.
+Spec, experiments and claims: ``specs/growth-rates.toml``; page prose: ``specs/growth-rates.md``. :data:`CLAIMS`
+are judged by :func:`jaxdp.studies.claims.judge` on each fitted slope (:func:`verdicts`), with the study's hooks:
+G4's misses name the grid's resolution floor or float64 resolution, Geps fits only the ε where the privacy term
+dominates, G3's exponent ratio and G5's quantile ratios are measured from the per-seed results, two curves that are
+one piece of evidence share a row, and an off-centre interval no wider than the tolerance says so.
 """
 from __future__ import annotations
 
@@ -40,13 +31,13 @@ from .specs import StudySpec
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
-DOC_PAGES, BLOCK, PARAMS, DEFAULTS, QUICK = tuple(S.data["pages"]), S.blocks[0], S.params, S.defaults, S.quick
-EXPERIMENTS = S.params["experiments"].choices
+DOC_PAGES, BLOCK, EXPERIMENTS = tuple(S.data["pages"]), S.blocks[0], S.params["experiments"].choices
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
 N_BOOT, GEPS_FLOOR_SHARE = 1000, 0.1    # Geps fits only the ε whose mean excess is at least 10x the noiseless path's
 #: two curves are one piece of evidence when at every point their per-seed values correlate at least TWIN_CORR and
 #: their means differ by at most TWIN_REL
 TWIN_CORR, TWIN_REL = 0.999, 0.01
+_REASON = S.data["reasons"]
 #: explanations of misses and untested cells (sections of the results page; links work from docs/*/)
 WHY = {k: f"../results/growth-rates.md#why-{k}" for k in ("grid-floor", "geps-floor", "float", "other")}
 _ALGO_KEYS = ("exp", "algo", "inst", "kappa", "d", "eps", "delta", "kappa_low", "rho_rule", "sampler", "M")
@@ -93,12 +84,13 @@ def _point(exp, algo, inst, kappa, d, n, eps, delta, kappa_low, rho_rule="none",
 
 
 def build_points(cfg: dict) -> list:
-    """The grid points of the selected experiments (module docstring), one dict per point."""
+    """The grid points of the selected experiments (``specs/growth-rates.toml``), one dict per point."""
     exps = [e.strip() for e in str(cfg["experiments"]).split(",") if e.strip()]
     ns, kappas, kl = _ints(cfg["n"]), _floats(cfg["kappas"]), float(cfg["kappa_low"])
     names = [v.strip() for v in str(cfg["g1_insts"]).split(",")]
-    g1_insts = [(i, k) for i, ok in (("regression", lambda k: True), ("atom", lambda k: k <= 2),
-                                     ("linear", lambda k: k >= 2)) if i in names for k in kappas if ok(k)]
+    g1_insts = ([("regression", k) for k in kappas if "regression" in names]
+                + [("atom", k) for k in kappas if k <= 2 and "atom" in names]
+                + [("linear", k) for k in kappas if k >= 2 and "linear" in names])
     pts = []
     if "G4" in exps:
         # the grid law with both rules is one law wherever both windows are below one cell: theorem ρ only
@@ -321,11 +313,10 @@ def _judge(claim, m: Measurement) -> Verdict:
     if v.verdict != "consistent, unresolved" or claim.kind != "rate" or hw > claim.tolerance:
         return v
     end = m.hi if m.hi - claim.value > claim.value - m.lo else m.lo
-    what = (f"about {seeds_to_resolve(hw, m.n_seeds, claim.tolerance - off)} would bring it within the tolerance"
-            if off < claim.tolerance else "more would exclude the claim")
-    return Verdict(v.verdict, f"the interval contains the claim and its half-width {hw:.3f} is within the tolerance "
-                              f"{claim.tolerance:g}, but it is centred {off:.3f} from the claim and reaches "
-                              f"{fmt_num(end)}; were the estimate to stay, at {m.n_seeds} seeds per point {what}")
+    what = (_REASON["off_centre_in"].format(seeds=seeds_to_resolve(hw, m.n_seeds, claim.tolerance - off))
+            if off < claim.tolerance else _REASON["off_centre_out"])
+    return Verdict(v.verdict, _REASON["off_centre"].format(hw=hw, tol=claim.tolerance, off=off, end=fmt_num(end),
+                                                           S=m.n_seeds, what=what))
 
 
 def _geps(g, r):
@@ -336,16 +327,15 @@ def _geps(g, r):
     keep = sorted(e for e in sm.index if floor <= GEPS_FLOOR_SHARE * sm.loc[e])
     if len(keep) < 3:
         e = sm.index.max()
-        return r, Verdict("not tested", f"the noiseless path's excess {floor:.2g} is {floor / sm.loc[e]:.0%} of the mean "
-                                        f"excess at ε = {e:g}; only {len(keep)} of the ε values keep it below "
-                                        f"{GEPS_FLOOR_SHARE:.0%}, so the privacy term cannot be isolated"), ""
+        return r, Verdict("not tested", _REASON["geps_untested"].format(
+            floor=floor, share=floor / sm.loc[e], eps=e, kept=len(keep), cap=GEPS_FLOOR_SHARE)), ""
     if len(keep) == len(sm):
         return r, None, ""
     fr = fit_slopes(g[g["eps"].isin(keep)], x="eps", y="excess", upper_half=False, n_boot=N_BOOT, resample="joint")
     fit = r.copy()
     for c in ("slope", "slope_lo", "slope_hi", "n_seeds", "x_min", "x_max"):
         fit[c] = fr[c].iloc[0]
-    return fit, None, f", ε ∈ {{{', '.join(f'{e:g}' for e in keep)}}} (path excess ≤ {GEPS_FLOOR_SHARE:.0%})"
+    return fit, None, _REASON["geps_note"].format(eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE)
 
 
 def _miss_why(exp, r, g) -> tuple:
@@ -354,12 +344,11 @@ def _miss_why(exp, r, g) -> tuple:
         return "", WHY["other"]
     mean = float(g.groupby("n_samples")["erm_excess"].mean().iloc[-1])
     floor = _grid_floor(r["inst"], r["kappa"], int(r["M"])) if r["sampler"] == "grid" else 0.0
+    n = int(r["x_max"])
     if mean <= 10 * floor:
-        return (f"grid resolution floor: at n = {int(r['x_max'])} the mean ERM excess {mean:.2g} is "
-                f"{mean / floor:.1f}× the floor {floor:.2g} of a uniform draw in the minimizer's cell", WHY["grid-floor"])
+        return _REASON["grid_floor"].format(n=n, mean=mean, ratio=mean / floor, floor=floor), WHY["grid-floor"]
     if mean < 1e-13:
-        return (f"float64 resolution: at n = {int(r['x_max'])} the mean ERM excess {mean:.2g} is a difference of two "
-                "empirical risks of order 0.05, each rounded at about 1e-17", WHY["float"])
+        return _REASON["float"].format(n=n, mean=mean), WHY["float"]
     return "", WHY["other"]
 
 
@@ -415,7 +404,7 @@ def verdicts(df, slopes):
         for k, (i, c) in twins.items():
             if i == j:
                 cell = _merged(cell, _cell(slopes.loc[k, "exp"], slopes.loc[k]), exp, slopes.loc[k, "exp"])
-                same = f"one row for both curves: per-seed correlation at least {c:.5f} at every point"
+                same = _REASON["twins"].format(c=c)
         claim = dataclasses.replace(CLAIMS[exp], value=float(r["theory"]))
         g = _curve(df, exp, r)
         fit, v, note = _geps(g, r) if exp == "Geps" else (r, None, "")
