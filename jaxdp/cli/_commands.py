@@ -11,7 +11,7 @@ import pathlib
 import sys
 import time
 
-from ._common import CLIError, _kv
+from ._common import CLIError, _kv, check_out
 
 
 # --------------------------------------------------------------------------- plan
@@ -157,6 +157,8 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_bench(args) -> int:
+    if args.out:
+        check_out(args.out, kind="file")
     report = _harness("report", "jaxdp bench")
     path = report.run_benchmarks(quick=args.quick, run_all=args.all, only=args.only, out=args.out,
                                  device_report=args.device_report)
@@ -188,6 +190,7 @@ def _cmd_compare(args) -> int:
     factories = list(args.factory or [])
     tag = "+".join(f.rpartition(":")[2] for f in factories) if factories else "builtins"
     out = args.out or os.path.join("jaxdp-results", f"compare-{problem}-{tag}" + ("-quick" if args.quick else ""))
+    check_out(out)
     try:
         eps = [float(v) for v in _csv(args.eps)] if args.eps else None
         T = [int(float(v)) for v in _csv(args.T)] if args.T else None

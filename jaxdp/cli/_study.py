@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Optional
 
-from ._common import CLIError, _kv
+from ._common import CLIError, _kv, check_out
 
 
 def _cmd_study(args) -> int:
@@ -145,14 +145,7 @@ def _free_port() -> int:
 
 def _check_out_dir(out: pathlib.Path) -> None:
     """Refuse an ``--out`` that cannot become a results directory, before anything is imported or built."""
-    if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {str(out)!r} is an existing file, not a directory: name a directory "
-                       f"(it is created if missing)")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise CLIError(f"--out {str(out)!r} is inside {str(parent)!r}, which is a file, not a directory")
-            break
+    check_out(out)
 
 
 # The last line a ``--processes`` worker writes to its log once its share of the study is done or
