@@ -1,15 +1,10 @@
-"""``lazy-switching``: L2P's switches, the marginal of its played expert and the lower bound for lazy algorithms
-(Lazy private online learning; docs/algorithms/lazy.md#studies).
+"""``lazy-switching``: L2P's switches (Z5), the marginal of its played expert (Z7) and the lower bound for lazy
+algorithms (Z8); Lazy private online learning, docs/algorithms/lazy.md#studies.
 
-Spec: ``specs/lazy-switching.toml``; page prose: ``specs/lazy-switching.md``.
-
-* Z5: real and fake switches, shadow resamples and model changes of L2P-MW (paper settings) vs T; per seed
-  ``n_yres - p n_batches`` and ``n_fake - p (n_batches - n_real)`` have expectation exactly 0.
-* Z8: on the lower-bound adversary ``adv_lazy_epochs`` (Thm 4.2), regret over ``T^{1/3} eps^{-2/3}`` of the lazy
-  learners and of the binary-tree baseline (not low-switching, so not bound by it).
-* Z7: LAZY Lemma 3.4 (delta0 = 0): the histogram over seeds x replicates of the expert x_s L2P-MW (block mode) plays
-  in batch s on replayed losses against nu_s = softmax(-eta * the first (s-1)B losses): TV, the exact sampler's
-  E[TV], a sound bound (McDiarmid) and a chi-square p-value; the same against nu_{s-1} is a control that must fail.
+Spec: ``specs/lazy-switching.toml``; page prose: ``specs/lazy-switching.md``. Z5 tests the exact expected counts of
+fake switches and shadow resamples; Z8 reports regret / (T^{1/3} ε^{-2/3}) on ``adv_lazy_epochs`` (Thm 4.2) for the
+lazy learners and the binary-tree baseline; Z7 compares the histogram of the expert x_s L2P-MW (block mode) plays in
+batch s on replayed losses with nu_s = softmax(-eta * the first (s-1)B losses) (LAZY Lemma 3.4, delta0 = 0).
 """
 from __future__ import annotations
 
@@ -177,7 +172,7 @@ def build(cfg: dict) -> Study:
     """The Z5/Z8 points (learner × ε × ``T`` on the lower-bound adversary) and, with ``z7``, one Z7 point per checked
     batch. Tables: ``switching`` and ``summary`` (Z5, Z8) and ``marginals`` (Z7, :func:`z7_table`)."""
     d, T_max, delta = int(cfg["d"]), max(int(t) for t in cfg["T"]), float(cfg["delta"])
-    points = [{"exp": "Z5_Z8", **p} for p in S.points(cfg)]
+    points = [{"exp": "Z5_Z8", **p, "eps": float(p["eps"])} for p in S.points(cfg)]
     if cfg["z7"]:
         zd, zB, znb, zeta, zp = _z7_config(cfg)
         z_losses = z7_losses(zd, zB, znb, int(cfg["seed"]))

@@ -1,13 +1,8 @@
-"""``real-experts``: private prediction with experts on loss streams built from real data.
+"""``real-experts``: private prediction with experts on loss streams built from real data (needs ``jaxdp[data]``).
 
-Spec and findings: ``specs/real-experts.toml``; page prose: ``specs/real-experts.md``. Needs the optional extra
-``jaxdp[data]`` (scikit-learn and river; their bundled files only). For each dataset,
-:func:`jaxdp.data.expert_pool_losses` gives the prequential losses of a pool of ``n_experts`` online predictors on a
-shuffled stream of length ``T``. Seed ``i`` uses stream order ``i`` *and* algorithm key ``i``, so the intervals cover
-both the order of the data and the algorithms' randomness, and two learners at one point are compared seed by seed.
-Learners (privacy certified by each planner's ``certified`` mode; ``eps_certified`` is reported): non-private
-``hedge``; ``l2p_mw`` (LAZY Thm 3.10, (ε, δ)); ``tree_ftrl`` (binary-tree DP-FTRL, pure); ``sparse_vector``,
-``adaptive_sv`` (doubling test flipped) and ``potential`` (realizable Algs. 1, 2 and 5, pure).
+Spec and findings: ``specs/real-experts.toml``; page prose: ``specs/real-experts.md``. Seed ``i`` replays stream order
+``i`` of a dataset's expert-pool losses (:func:`jaxdp.data.expert_pool_losses`) with algorithm key ``i``, so two
+learners at one point are compared seed by seed; each private learner's ε is certified by its planner.
 """
 from __future__ import annotations
 
@@ -61,9 +56,8 @@ def _learner(name, d, T, eps, delta):
 
 @S.register
 def build(cfg: dict) -> Study:
-    """Every dataset × learner × ε, each seed replaying its own stream order of the dataset's expert-pool losses.
-    Table ``summary``: regret per round, regret and switches per point, with the certified ε and the best expert's
-    loss per round."""
+    """Every dataset × learner × ε; table ``summary``: regret per round, regret, switches, certified ε and the best
+    expert's loss per round."""
     from ..data import expert_pool_losses
 
     T, d = int(cfg["T"]), int(cfg["n_experts"])
@@ -108,11 +102,9 @@ def _paired(sub, base: str, other: str) -> tuple:
 
 
 def comparisons(df):
-    """The seed-paired comparisons of a kept run, one row each (``experiment``, ``dataset``, ``eps``, ``base``,
-    ``other``, their labels, ``ratio`` = ``other``'s mean regret over ``base``'s with its 95% ``ratio_lo``,
-    ``ratio_hi`` and ``n_seeds``): at every (dataset, ε) the best private learner against the next best (learners
-    that never switched played the same initial expert: one entry, ``initial expert (...) †``) and tree DP-FTRL
-    against L2P-MW; at ε = :data:`EPS_TOP` the sparse vector against Hedge and L2P-MW against the sparse vector."""
+    """The seed-paired ratios ``other``/``base`` of mean regret: at every (dataset, ε) the best private learner against
+    the next best (learners that never switched: one entry, ``initial expert (...) †``) and tree DP-FTRL against
+    L2P-MW; at ε = :data:`EPS_TOP` the sparse vector against Hedge and L2P-MW against the sparse vector."""
     import pandas as pd
 
     s = summarize(df, ["dataset", "learner", "eps"], ["regret_per_round"])
