@@ -243,3 +243,24 @@ def test_ctrl_c_stops_with_130_and_a_rerun_resumes(tmp_path):
     assert 1 <= done < 4 and not (out / "results.csv").exists()
     r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and f"({4 - done} chunks run, {done} already done)" in r.stderr, r.stderr[-2000:]
+
+
+def test_misfits_in_the_engine_name_their_cause():
+    """A learner and an adversary of different sizes, or per-grid-point parameters without ``grid=True``, are one
+    ValueError raised while tracing (nothing compiled) that says what does not fit; an experts learner takes d >= 2
+    experts, as the command line does."""
+    import jax.numpy as jnp
+
+    from jaxdp.core import seed_keys, simulate
+    from jaxdp.experts import BernoulliParams, HedgeParams, bernoulli_experts, experts_problem, ftpl, hedge
+
+    keys = seed_keys(0, 2)
+    with pytest.raises(ValueError, match=r"do not fit together \(.*\(8,\) and \(5,\)"):
+        simulate(hedge(8), bernoulli_experts(5), experts_problem(), HedgeParams(eta=0.1), BernoulliParams(gap=0.1),
+                 keys, 8)
+    with pytest.raises(ValueError, match="grid=True"):
+        simulate(hedge(4), bernoulli_experts(4), experts_problem(), HedgeParams(eta=0.1),
+                 BernoulliParams(gap=jnp.ones(3) * 0.1), keys, 8)
+    for make in (hedge, ftpl):
+        with pytest.raises(ValueError, match="d must be an integer >= 2"):
+            make(1)

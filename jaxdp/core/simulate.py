@@ -28,6 +28,7 @@ Structure (docs/guide/concepts.md)::
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any, Optional, Sequence, Union
 
@@ -388,7 +389,8 @@ def simulate(
     if tile is None:
         one_p = jax.tree_util.tree_map(lambda a: a[0], (params, adv_params)) if grid else (params, adv_params)
         platform = (mesh.devices.flat[0] if mesh is not None else jax.local_devices()[0]).platform
-        tile = seed_tile(_default_tile_carry(learner, adversary, problem, *one_p), platform)
+        with _misfit_names_its_cause():
+            tile = seed_tile(_default_tile_carry(learner, adversary, problem, *one_p), platform)
     S = keys.shape[-1]
     n_items = keys.size
     tile_eff, n_pad = _layout(n_items, n_dev, tile)
@@ -399,7 +401,8 @@ def simulate(
     xs = (_put(kd[idx], mesh, P("seeds")), _put(gidx[idx], mesh, P("seeds")))
     fn = _engine(learner, adversary, problem, T_max, ckpts, grid, tile_eff, mesh, jax.random.key_impl(keys))
     p_rep, a_rep, T_rep = _replicate((params, adv_params, jnp.asarray(T_arr, jnp.int32)), mesh)
-    out = _to_host(fn(p_rep, a_rep, T_rep, xs), mesh)
+    with _misfit_names_its_cause():
+        out = _to_host(fn(p_rep, a_rep, T_rep, xs), mesh)
     res = {}
     for k, v in out.items():
         v = np.asarray(v)[:n_items]
@@ -408,6 +411,19 @@ def simulate(
     _raise_invalid_actions(res.pop("invalid_action_round"), res.pop("invalid_action"), learner, adversary,
                            problem, params, adv_params, grid)
     return res
+
+
+@contextlib.contextmanager
+def _misfit_names_its_cause():
+    """A shape or type error raised while tracing (before anything is compiled) says what does not fit."""
+    try:
+        yield
+    except (TypeError, ValueError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(
+            f"the learner, the adversary and their parameters do not fit together ({first}). Check that the learner "
+            "and the adversary were built for the same size (d, K or the dimension) and that every parameter leaf "
+            "is a scalar, or has a leading axis of one value per grid point with grid=True") from e
 
 
 def _raise_invalid_actions(rounds: np.ndarray, actions: np.ndarray, learner, adversary, problem, params,

@@ -56,7 +56,7 @@ def shrinking_dartboard(d: int, variant: str = "exp") -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    d = check_positive_int("d", d)
+    d = check_positive_int("d", d, minimum=2)
     check_choice("variant", variant, ["exp", "geulen"])
 
     def log_w_per_loss(eta):

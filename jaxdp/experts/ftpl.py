@@ -74,7 +74,7 @@ def ftpl(d: int, noise: str = "exponential") -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    d = check_positive_int("d", d)
+    d = check_positive_int("d", d, minimum=2)
     check_choice("noise", noise, _NOISES)
 
     def draw(key):

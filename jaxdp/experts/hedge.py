@@ -151,7 +151,7 @@ def hedge(d: int) -> Learner:
     Returns:
         The Hedge :class:`jaxdp.Learner`.
     """
-    d = check_positive_int("d", d)
+    d = check_positive_int("d", d, minimum=2)
 
     def init(key, params):
         f = jnp.result_type(float)

@@ -95,7 +95,7 @@ def mw_measure(d: int) -> LazyMeasure:
     Returns:
         The :class:`LazyMeasure`.
     """
-    d = check_positive_int("d", d)
+    d = check_positive_int("d", d, minimum=2)
     fdt = jnp.result_type(float)
 
     def stats_init(loss_example):

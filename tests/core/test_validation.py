@@ -47,7 +47,7 @@ def test_simulate_bad_keys_and_objects():
     (hedge_eta, (10, 1e3), TypeError, "T must be an integer"),
     (hedge_params, (10, 100, -0.5), ValueError, "eta must be > 0, got -0.5"),
     (hedge_params, (10, 100, float("nan")), ValueError, "eta must be a positive number"),
-    (hedge, (0,), ValueError, "d must be an integer >= 1, got 0"),
+    (hedge, (0,), ValueError, "d must be an integer >= 2, got 0"),
     (shrinking_dartboard, (4, "bogus"), ValueError, "variant must be one of"),
     (ftpl, (4, "cauchy"), ValueError, "noise must be one of"),
     (check_epsilon, (0.0,), ValueError, "eps must be > 0, got 0.0"),

@@ -2,8 +2,6 @@
 docs' generated tables of the studies not yet moved to the claims rubric are what their kept results give
 (``growth-rates``: test_growth_rates_verdicts.py; ``label-dp-rates``: test_label_dp_rates_verdicts.py). Pandas only:
 no JAX compile."""
-import json
-import re
 
 import numpy as np
 import pandas as pd
