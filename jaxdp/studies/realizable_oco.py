@@ -175,46 +175,39 @@ def build(cfg: dict) -> Study:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        paths = []
-        summ = summarize(df, ["part", "learner", "env", "d", "eps", "T"], ["regret"])
-        d0, e0 = int(cfg["r7_d"]), float(cfg["r7_eps"])
+        paths, summ = [], summarize(df, ["part", "learner", "env", "d", "eps", "T"], ["regret"])
+        d0, e0, Tf, T8, ylabel = int(cfg["r7_d"]), float(cfg["r7_eps"]), int(cfg["r7_T_fixed"]), max(cfg["r8_T"]), \
+            "regret (mean, 95% CI)"
         s = summ[summ["part"] == "R7-T"]
         if len(s):
             fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=110)
             for ax, env in zip(axes, ("realizable", "noisy")):
-                se = s[s["env"] == env]
-                th = {("Thm 4: T^{1/3} polylog" if env == "realizable" else "LD (sqrt(T) + sqrt(T sqrt(d)/eps))"):
-                      (lambda T, env=env: _r7_theory(T, d0, e0, cfg, env))}
-                plot_curves(se, "T", "regret", path=outdir / "unused.png", ax=ax, theory=th,
-                            title=f"R7 dp_ftrl, {env}, d={d0}, eps={e0}", ylabel="regret (mean, 95% CI)")
+                th = "Thm 4: T^{1/3} polylog" if env == "realizable" else "LD (sqrt(T) + sqrt(T sqrt(d)/eps))"
+                plot_curves(s[s["env"] == env], "T", "regret", path=outdir / "unused.png", ax=ax, ylabel=ylabel,
+                            theory={th: lambda T, env=env: _r7_theory(T, d0, e0, cfg, env)},
+                            title=f"R7 dp_ftrl, {env}, d={d0}, eps={e0}")
             fig.tight_layout()
-            p = outdir / "r7_regret_vs_T.png"
-            fig.savefig(p)
+            fig.savefig(outdir / "r7_regret_vs_T.png")
             plt.close(fig)
-            paths.append(p)
-        for part, x, fixed in (("R7-eps", "eps", "d"), ("R7-d", "d", "eps")):
-            se = summ[summ["part"] == part]
+            paths.append(outdir / "r7_regret_vs_T.png")
+        for x, th in (("eps", lambda e: _r7_theory(Tf, d0, e, cfg, "realizable")),
+                      ("d", lambda dd: _r7_theory(Tf, dd, e0, cfg, "realizable"))):
+            se = summ[summ["part"] == f"R7-{x}"]
             if se[x].nunique() >= 2:
-                Tf = int(cfg["r7_T_fixed"])
-                th = (lambda e: _r7_theory(Tf, d0, e, cfg, "realizable")) if x == "eps" else (  # type: ignore[assignment]
-                    lambda dd: _r7_theory(Tf, dd, e0, cfg, "realizable"))
-                p = plot_curves(se, x, "regret", path=outdir / f"r7_regret_vs_{x}.png",
-                                theory={"Thm 4": th}, title=f"R7 dp_ftrl realizable, T={Tf}",
-                                ylabel="regret (mean, 95% CI)")
-                paths.append(pathlib.Path(p))
-        se = summ[summ["part"] == "R8"].copy()
+                paths.append(pathlib.Path(plot_curves(se, x, "regret", path=outdir / f"r7_regret_vs_{x}.png",
+                                                      theory={"Thm 4": th}, title=f"R7 dp_ftrl realizable, T={Tf}",
+                                                      ylabel=ylabel)))
+        se = summ[summ["part"] == "R8"]
         if len(se):
-            se["algo"] = se["learner"] + " d=" + se["d"].astype(str)
-            eps8 = float(cfg["r8_eps"])
             th = {}
             for name in sorted(se["learner"].unique()):
                 for dd in sorted(se["d"].unique()):
-                    b = _r8_bound(name, cfg, int(max(cfg["r8_T"])), int(dd))
-                    th[f"{name} d={dd}: {b[1]}"] = (lambda T, b=b[0]: np.full_like(np.asarray(T, float), b))
-            p = plot_curves(se, "T", "regret", hue="algo", path=outdir / "r8_regret_vs_T.png", theory=th,
-                            title=f"R8 realizable DP-OCO over a grid net (eps={eps8}, {cfg['r8_mode']} mode)",
-                            ylabel="regret (mean, 95% CI)")
-            paths.append(pathlib.Path(p))
+                    b, kind = _r8_bound(name, cfg, int(T8), int(dd))
+                    th[f"{name} d={dd}: {kind}"] = lambda T, b=b: np.full_like(np.asarray(T, float), b)
+            paths.append(pathlib.Path(plot_curves(
+                se.assign(algo=se["learner"] + " d=" + se["d"].astype(str)), "T", "regret", hue="algo", theory=th,
+                path=outdir / "r8_regret_vs_T.png", ylabel=ylabel,
+                title=f"R8 realizable DP-OCO over a grid net (eps={float(cfg['r8_eps'])}, {cfg['r8_mode']} mode)")))
         return paths
 
     return Study(name=S.name, check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
@@ -229,13 +222,10 @@ def _validate(cfg: dict) -> None:
 
 
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
-    """Regret bound (raw loss units) with the planned constants: ``loss_scale * ln(M) * L`` (O(log M)
-    switches of Alg. 1, each costing at most the threshold) or Lemma C.3's ``loss_scale * 2 e^{3 alpha}
-    log(1/gamma) / eta`` with ``gamma = 1/M`` (x* is a net point)."""
-    plan = _net_plan(name, cfg, T, d)
-    pr = plan.params
-    pts_m = pr["m"]
-    c = -cfg["D"] + (2.0 * cfg["D"] / pts_m) * (np.arange(pts_m) + 0.5)
+    """``(bound, kind)`` with the planned constants: ``loss_scale ln(M) L`` (O(log M) switches of Alg. 1, each at
+    most the threshold) or Lemma C.3's ``loss_scale 2 e^{3 alpha} log(1/gamma) / eta``, ``gamma = 1/M``."""
+    pr = _net_plan(name, cfg, T, d).params
+    c = -cfg["D"] + (2.0 * cfg["D"] / pr["m"]) * (np.arange(pr["m"]) + 0.5)
     M = int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1)
                    <= cfg["D"]))
     if name == "experts_oco_net":
