@@ -27,7 +27,7 @@ from jaxdp.label_dp import (
     gen_smooth_regression, label_rates, make_estimator, run_grid,
 )
 from jaxdp.label_dp.planners import plan_for
-from jaxdp.label_dp.rates import label_rate_exponent
+from jaxdp.label_dp.rates import bump_slope as l7_theory_slope, label_rate_exponent, minimax_h0
 from jaxdp.studies._common_study import ROOT
 from jaxdp.studies.analysis import publish_blocks
 from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
@@ -91,23 +91,6 @@ def _gen(task, p, K, beta=1.0, gamma=1.0, m0_max=4096):
     if task == "bump_reg":
         return gen_bump_regression(1, float(beta), m0_max=int(m0_max))
     return gen_heavy_tail_regression(1, float(p), "student_t")
-
-
-def minimax_h0(setting: str, N, eps: float, beta: float, d: int = 1):
-    """Lower-bound bandwidth of LABEL App. B/F (docs/algorithms/label-dp.md#lower-bounds): ``(N(ε²∧1))^{-1/(2β+d)}``
-    for ``setting == "local"``, else the central ``(εN)^{-1/(β+d)}``; float64 of the shape of ``N``."""
-    N = np.asarray(N, dtype=np.float64)
-    if setting == "local":
-        return (N * min(eps ** 2, 1.0)) ** (-1.0 / (2 * beta + d))
-    return (eps * N) ** (-1.0 / (beta + d))
-
-
-def l7_theory_slope(task: str, setting: str, beta: float, gamma: float, d: int = 1) -> float:
-    """Slope in N of the minimax-hard excess ``h0^{β(γ+1)}`` (``"bump_cls"``) or ``h0^{2β}`` (``"bump_reg"``):
-    ``-β(γ+1)/(2β+d)`` local, ``-β(γ+1)/(β+d)`` central (regression: γ = 1)."""
-    e = label_rate_exponent("classification" if task == "bump_cls" else "regression", setting, beta=beta,
-                            gamma=gamma if task == "bump_cls" else 1.0, d=d)
-    return -e["priv"]
 
 
 def _pairs(s):

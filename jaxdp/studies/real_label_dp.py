@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import pathlib
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..core import seed_keys
 from ..label_dp import fit, make_params, predict
 from ..label_dp.planners import plan_for
-from ..label_dp.rr_prior import rr_with_prior
-from ..privacy.mechanisms.randomized_response import rr_kary
+from ..label_dp.rr_prior import rr_prior_fit_predict
 from ._common_study import ROOT as ROOT
 from .analysis import bootstrap_mean_ci, fmt_ci, markdown_table
 from .claims import Measurement, judge
@@ -48,33 +46,6 @@ def public_features(X: np.ndarray, q: int = 2) -> np.ndarray:
     Z = Xc @ vt[:q].T
     ranks = np.argsort(np.argsort(Z, axis=0), axis=0)
     return (ranks + 0.5) / Z.shape[0]
-
-
-def _rr_prior_fit_predict(key, Xtr, ytr, Xte, K, eps, bins):
-    """Two-stage RRWithPrior (module docstring); returns test predictions."""
-    from ..label_dp import bin_index
-
-    n = Xtr.shape[0]
-    h = n // 2
-    k1, k2, k3 = jax.random.split(key, 3)
-    G = int(bins) ** Xtr.shape[1]
-    b = np.asarray(bin_index(jnp.asarray(Xtr), bins))
-    z1 = np.asarray(rr_kary(k1, jnp.asarray(ytr[:h]), K, eps)) if np.isfinite(eps) else ytr[:h]
-    counts = np.zeros((G, K))
-    np.add.at(counts, (b[:h], z1), 1.0)
-    ee = np.exp(min(eps, 80.0))
-    tot = counts.sum(axis=1, keepdims=True)
-    freq = counts / np.maximum(tot, 1)
-    # debias K-ary RR: P(z = c) = (e^eps 1[c=y] + 1[c!=y]) / (e^eps + K - 1)
-    prior = np.clip((freq * (ee + K - 1) - 1.0) / (ee - 1.0), 0.0, None) + 1e-3
-    prior /= prior.sum(axis=1, keepdims=True)
-    z2 = np.asarray(rr_with_prior(k2, jnp.asarray(prior[b[h:]]), jnp.asarray(ytr[h:]), eps))
-    z = np.concatenate([z1, z2])
-    votes = np.zeros((G, K))
-    np.add.at(votes, (b, z), 1.0)
-    jitter = np.asarray(jax.random.uniform(k3, (G, K))) * 0.5
-    table = np.argmax(votes + jitter, axis=1)
-    return table[np.asarray(bin_index(jnp.asarray(Xte), bins))]
 
 
 @S.register
@@ -107,7 +78,7 @@ def build(cfg: dict) -> Study:
                 base = "local_rr_kary" if method == "rr_prior" else method
                 hp = plan_for(base, N=ntr, eps=eps if np.isfinite(eps) else 1e300, d=2, mode="rate", **kw)
                 if method == "rr_prior":
-                    pred = _rr_prior_fit_predict(key, Z[tr], y[tr], Z[te], K, eps, int(hp["bins"]))
+                    pred = rr_prior_fit_predict(key, Z[tr], y[tr], Z[te], K, eps, int(hp["bins"]))
                 else:
                     prm = make_params(eps=eps, bins=hp["bins"], k=min(hp["k"], ntr), clip=hp["clip"])
                     f = fit(method, key, Z[tr], jnp.asarray(y[tr]), params=prm, K=max(K, 2))
