@@ -67,9 +67,7 @@ L7_METHODS = {"bump_cls": ("local_rr_vector", "central_exp_bins"),
 # L9: the constant each rule exposes (bins: c_h; kNN: c_k; clipped methods: the clipping level c_T), and its task
 L9_KNOBS = {"local_rr_vector": "c_h", "central_exp_bins": "c_h", "local_laplace_knn": "c_k",
             "central_bins_laplace": "c_h", "local_laplace_knn_clipped": "c_T", "central_bins_laplace_clipped": "c_T"}
-L9_TASK = {"local_rr_vector": "classification", "central_exp_bins": "classification",
-           "local_laplace_knn": "regression", "central_bins_laplace": "regression",
-           "local_laplace_knn_clipped": "heavy", "central_bins_laplace_clipped": "heavy"}
+L9_TASK = {m: task for task, ms in METHODS.items() for m in ms if m in L9_KNOBS}
 N_BOOT = 1000
 SEED_BATCH = 4         # seeds evaluated at once inside a chunk (memory; the results do not depend on it)
 SEEDS_PER_CHUNK = 64   # seed blocks per chunk: bounds memory (kNN over N x M per seed) and makes resumption finer
