@@ -40,7 +40,15 @@ SMALL_EPS = 0.1
 
 
 def public_features(X: np.ndarray, q: int = 2) -> np.ndarray:
-    """First ``q`` principal components of the ``(n, p)`` features, each rank-transformed to ``(0, 1)``."""
+    """First ``q`` principal components of the features, each rank-transformed to ``(0, 1)`` (labels unused).
+
+    Args:
+        X: the ``(n, p)`` features.
+        q: the number of components kept.
+
+    Returns:
+        ``(n, q)`` features, per component ``(rank + 1/2) / n``.
+    """
     Xc = X - X.mean(axis=0)
     _, _, vt = np.linalg.svd(Xc, full_matrices=False)
     Z = Xc @ vt[:q].T
@@ -51,7 +59,14 @@ def public_features(X: np.ndarray, q: int = 2) -> np.ndarray:
 @S.register
 def build(cfg: dict) -> Study:
     """Every dataset × method of its task × ε (non-private methods once, at ε = ∞), each seed drawing its own
-    train/test split. Table: ``summary`` (test accuracy or MSE per dataset, method and ε)."""
+    train/test split.
+
+    Args:
+        cfg: the resolved configuration (``specs/real-label-dp.toml``).
+
+    Returns:
+        The :class:`Study`; its table ``summary`` holds the test accuracy or MSE per (dataset, method, ε).
+    """
     from ..data import DATASETS, load_dataset
 
     tf = float(cfg["train_frac"])
@@ -111,8 +126,19 @@ def build(cfg: dict) -> Study:
 
 def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float, n_boot: int = N_BOOT,
                       seed: int = 0) -> tuple:
-    """Mean of ``metric(a) - metric(b)`` over seeds at one (dataset, ε) (non-private methods at ε = ∞), with a
-    seed-paired 95% bootstrap (a seed's split is the same for every method); returns ``(mean, lo, hi, n_seeds)``."""
+    """Mean of ``metric(a) - metric(b)`` over seeds at one (dataset, ε), with a seed-paired 95% bootstrap (a seed's
+    split is the same for every method).
+
+    Args:
+        df: the study's ``results.csv`` rows.
+        dataset, metric: the dataset and ``"accuracy"`` or ``"mse"``.
+        a, b: the two methods.
+        eps: the privacy parameter of both (non-private methods are stored at ``ε = inf``).
+        n_boot, seed: bootstrap resamples and the bootstrap's NumPy seed.
+
+    Returns:
+        ``(mean, lo, hi, n_seeds)``.
+    """
     def one(m):
         e = np.inf if m.startswith("nonprivate") else eps
         g = df[(df["dataset"] == dataset) & (df["method"] == m) & np.isclose(df["eps"], e)]
@@ -125,7 +151,14 @@ def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float,
 
 def claims(df):
     """Central beats local at ε = ``SMALL_EPS``: per dataset, the seed-paired difference of :data:`PAIRS` and its
-    verdict against ``CLAIMS[task]`` by the rubric (:func:`jaxdp.studies.claims.judge`)."""
+    verdict against ``CLAIMS[task]`` by the rubric (:func:`jaxdp.studies.claims.judge`).
+
+    Args:
+        df: the study's ``results.csv`` rows.
+
+    Returns:
+        One row per dataset: task, the difference and its interval, seeds, verdict and reason.
+    """
     import pandas as pd
 
     rows = []
@@ -146,8 +179,15 @@ def _ci(g, e, metric: str) -> str:
 
 
 def page_blocks(results_dir=None) -> dict:
-    """The generated blocks of the results page from a kept run (default ``results/real-label-dp``): the
-    central-vs-local claims, RRWithPrior minus K-ary RR at every (dataset, ε), every dataset's method × ε table."""
+    """The generated blocks of the results page from a kept run.
+
+    Args:
+        results_dir: the results directory (default ``results/real-label-dp``).
+
+    Returns:
+        ``{block name: Markdown}``: the central-vs-local claims, RRWithPrior minus K-ary RR at every (dataset, ε),
+        every dataset's method × ε table.
+    """
     import pandas as pd
 
     d = pathlib.Path(results_dir or RESULTS)
@@ -182,5 +222,12 @@ def page_blocks(results_dir=None) -> dict:
 
 
 def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/real-label-dp.md`` from a kept run (:func:`page_blocks`)."""
+    """Rewrite the generated blocks of ``docs/results/real-label-dp.md`` from a kept run.
+
+    Args:
+        results_dir: the results directory (default ``results/real-label-dp``).
+
+    Returns:
+        The names of the blocks that changed.
+    """
     return S.publish(page_blocks(results_dir))
