@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.validation import check_choice, check_positive, check_positive_int
 
-__all__ = ["label_rate_exponent", "label_rates", "TASKS", "SETTINGS"]
+__all__ = ["label_rate_exponent", "label_rates", "minimax_h0", "bump_slope", "TASKS", "SETTINGS"]
 
 TASKS = ("classification", "regression", "heavy")
 SETTINGS = ("local", "central", "nonprivate", "local_full")
@@ -82,3 +82,43 @@ def label_rates(task: str, setting: str, N, eps=np.inf, **kw) -> np.ndarray:
             return np.maximum((N * eps ** 2) ** -b, N ** -a)
         return (N * min(eps ** 2, 1.0)) ** -b
     return N ** -a + (eps * N) ** -b
+
+
+def minimax_h0(setting: str, N, eps: float, beta: float, d: int = 1):
+    """Lower-bound bandwidth of LABEL App. B/F (docs/algorithms/label-dp.md#lower-bounds): the bump width of the
+    minimax-hard constructions.
+
+    Args:
+        setting: ``"local"`` gives ``(N(ε²∧1))^{-1/(2β+d)}``; any other value the central ``(εN)^{-1/(β+d)}``.
+        N: the sample size(s), a number or an array.
+        eps: the privacy level ε.
+        beta: the smoothness β of the regression function.
+        d: the feature dimension.
+
+    Returns:
+        ``h0``, float64 of the shape of ``N``.
+    """
+    N = np.asarray(N, dtype=np.float64)
+    if setting == "local":
+        return (N * min(eps ** 2, 1.0)) ** (-1.0 / (2 * beta + d))
+    return (eps * N) ** (-1.0 / (beta + d))
+
+
+def bump_slope(task: str, setting: str, beta: float, gamma: float, d: int = 1) -> float:
+    """Slope in N of the minimax-hard excess at the bandwidth :func:`minimax_h0`: ``h0^{β(γ+1)}`` for
+    ``task == "bump_cls"`` (classification), ``h0^{2β}`` for ``"bump_reg"`` (regression, γ plays no role).
+
+    Args:
+        task: ``"bump_cls"`` or ``"bump_reg"``.
+        setting: ``"local"`` or ``"central"``.
+        beta: the smoothness β.
+        gamma: the margin exponent γ (classification only).
+        d: the feature dimension.
+
+    Returns:
+        ``-β(γ+1)/(2β+d)`` local, ``-β(γ+1)/(β+d)`` central (classification); ``-2β/(2β+d)``, ``-2β/(β+d)``
+        (regression).
+    """
+    e = label_rate_exponent("classification" if task == "bump_cls" else "regression", setting, beta=beta,
+                            gamma=gamma if task == "bump_cls" else 1.0, d=d)
+    return -e["priv"]

@@ -14,16 +14,18 @@ probability ``e^eps/(e^eps + k - 1)`` and each other class of ``Y_k`` with ``1/(
 the prior does not depend on ``y``. With a uniform prior it is K-ary randomized response.
 
 :func:`rr_with_prior` privatizes a batch of labels (pure, jittable, vmappable);
-:func:`rr_with_prior_probs` gives the exact output distribution (for tests and audits).
+:func:`rr_with_prior_probs` gives the exact output distribution (for tests and audits);
+:func:`rr_prior_fit_predict` is a two-stage bin-majority classifier built on it.
 """
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..core.validation import check_epsilon, check_positive_int, is_concrete
 
-__all__ = ["rr_with_prior", "rr_with_prior_probs", "rr_prior_k"]
+__all__ = ["rr_with_prior", "rr_with_prior_probs", "rr_prior_k", "rr_prior_fit_predict"]
 
 
 def rr_prior_k(prior: jax.Array, eps) -> tuple[jax.Array, jax.Array]:
@@ -108,3 +110,46 @@ def rr_with_prior(key: jax.Array, prior: jax.Array, y: jax.Array, eps) -> jax.Ar
     cdf = jnp.cumsum(probs, axis=-1)
     out = jnp.sum(cdf < u[..., None] * cdf[..., -1:], axis=-1).astype(jnp.int32)
     return jnp.where(jnp.isinf(jnp.asarray(eps)), y, jnp.minimum(out, prior.shape[-1] - 1))
+
+
+def rr_prior_fit_predict(key: jax.Array, Xtr, ytr, Xte, K: int, eps: float, bins: int) -> np.ndarray:
+    """Two-stage RRWithPrior with a bin-majority classifier (host side): the first half of the training labels goes
+    through K-ary RR, their debiased per-bin class frequencies are the prior of the second half, which goes through
+    :func:`rr_with_prior`; the classifier is the bin majority of all privatized labels. Every label is privatized
+    once, so the labels are ε-label-DP.
+
+    Args:
+        key: the PRNG key.
+        Xtr, ytr: the ``(n, d)`` training features in ``[0, 1]^d`` and their ``n`` labels in ``{0, …, K-1}``.
+        Xte: the test features.
+        K: the number of classes.
+        eps: ε (``inf``: no privatization in the first stage).
+        bins: bins per axis.
+
+    Returns:
+        The test predictions.
+    """
+    from ..privacy.mechanisms.randomized_response import rr_kary
+    from .estimators import bin_index
+
+    n = Xtr.shape[0]
+    h = n // 2
+    k1, k2, k3 = jax.random.split(key, 3)
+    G = int(bins) ** Xtr.shape[1]
+    b = np.asarray(bin_index(jnp.asarray(Xtr), bins))
+    z1 = np.asarray(rr_kary(k1, jnp.asarray(ytr[:h]), K, eps)) if np.isfinite(eps) else ytr[:h]
+    counts = np.zeros((G, K))
+    np.add.at(counts, (b[:h], z1), 1.0)
+    ee = np.exp(min(eps, 80.0))
+    tot = counts.sum(axis=1, keepdims=True)
+    freq = counts / np.maximum(tot, 1)
+    # debias K-ary RR: P(z = c) = (e^eps 1[c=y] + 1[c!=y]) / (e^eps + K - 1)
+    prior = np.clip((freq * (ee + K - 1) - 1.0) / (ee - 1.0), 0.0, None) + 1e-3
+    prior /= prior.sum(axis=1, keepdims=True)
+    z2 = np.asarray(rr_with_prior(k2, jnp.asarray(prior[b[h:]]), jnp.asarray(ytr[h:]), eps))
+    z = np.concatenate([z1, z2])
+    votes = np.zeros((G, K))
+    np.add.at(votes, (b, z), 1.0)
+    jitter = np.asarray(jax.random.uniform(k3, (G, K))) * 0.5
+    table = np.argmax(votes + jitter, axis=1)
+    return table[np.asarray(bin_index(jnp.asarray(Xte), bins))]

@@ -1,30 +1,12 @@
 """Study ``label-dp-rates``: LABEL Table 1 measured (docs/algorithms/label-dp.md#studies).
 
-Experiments (``cfg["experiments"]`` selects them; L4 and L8 are analyses of the L1–L3 grid):
-
-* L1/L2/L3 (and L8) — excess risk vs N for local, central and non-private learners in
-  classification, bounded regression and heavy-tailed regression for several p; fitted log-log
-  slopes with bootstrap CIs against Table 1's exponents (non-private slopes stay at the
-  statistical rate under heavy tails: L8);
-* L4 — the central crossover ``N_c = ε^{-b/(b-a)}`` (table ``crossover``);
-* L5 — local's ε²N effective sample size (excess vs ε at fixed N);
-* L6 — vector RR vs K-ary RR as K grows;
-* L7 — minimax exponents including the margin γ: the minimax-hard bump constructions of LABEL
-  App. B / F (``gen_bump_classification``, ``gen_bump_regression``) with the bump width set by the
-  lower-bound bandwidth of the regime under test (Label DP: theoretical limits, App. B, F, J; docs/algorithms/label-dp.md#lower-bounds, #generators): local
-  ``h0 = (N(ε²∧1))^{-1/(2β+d)}``, central ``h0 = (εN)^{-1/(β+d)}``, fresh signs per seed. The
-  excess of any method is then ``≍ h0^{β(γ+1)}`` (at most the bump mass, at least the LABEL
-  Thm 1/3 lower bound), so the slopes in N are ``-β(γ+1)/(2β+d)`` (local) and ``-β(γ+1)/(β+d)``
-  (central privacy term); regression (γ plays no role) ``-2β/(2β+d)`` and ``-2β/(β+d)``. The
-  central runs use a small ε (``l7_eps_central``, default 0.02, crossover ``N_c = ε^{-b/(b-a)} ≥ 10^5``)
-  so that the privacy term dominates the statistical one over the whole N grid (regression error
-  is not capped by the bump mass; classification excess is, at any ε).
-  Rows in the ``slopes`` table with ``experiment == "L7"`` and column ``theory``;
-* L9 — tuning rules: the planners' bin width / k / clipping level (constant 1, ``rate`` mode)
-  against an oracle choice of the constant ``c ∈ cfg["l9_c"]`` (``c_h``, ``c_k`` or ``c_T`` times
-  the theory value); table ``tuning``: ``ratio = excess(c=1) / min_c excess(c)`` with a paired
-  bootstrap CI over seeds (expected bounded by a constant).
-
+Spec and claims: ``specs/label-dp-rates.toml``; page prose: ``specs/label-dp-rates.md`` (one verdict block per kept
+run, on the results page and the algorithm page). Experiments (``cfg["experiments"]``): L1/L2/L3 (and L8) excess vs
+N for local, central and non-private learners (classification, bounded and heavy-tailed regression), slopes against
+Table 1; L4 the central crossover ``N_c = ε^{-b/(b-a)}``; L5 local's ε²N effective sample size; L6 vector vs K-ary RR
+as K grows; L7 the minimax-hard bumps of LABEL App. B/F at the lower-bound bandwidth ``h0`` (:func:`minimax_h0`), so
+the excess is ``≍ h0^{β(γ+1)}`` (classification) or ``h0^{2β}`` (regression) (:func:`l7_theory_slope`); L9 the
+planners' constants against an oracle ``c ∈ cfg["l9_c"]`` times the theory value (:func:`tuning_table`).
 Hyperparameters from the theorems in ``rate`` mode (``jaxdp.label_dp.planners.plan_for``).
 """
 from __future__ import annotations
@@ -34,7 +16,7 @@ import math
 import pathlib
 
 import numpy as np
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -45,14 +27,36 @@ from jaxdp.label_dp import (
     gen_smooth_regression, label_rates, make_estimator, run_grid,
 )
 from jaxdp.label_dp.planners import plan_for
-from jaxdp.label_dp.rates import label_rate_exponent
-from jaxdp.registry import register_study
-from jaxdp.studies._common_study import ROOT, generated_from
+from jaxdp.label_dp.rates import bump_slope as l7_theory_slope, label_rate_exponent, minimax_h0
+from jaxdp.studies._common_study import ROOT
 from jaxdp.studies.analysis import publish_blocks
-from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, seeds_to_resolve
-from jaxdp.studies.framework import Param, Study, declare_params, fit_slopes, plot_curves, summarize, verdict_table
+from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
+from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize, verdict_table
+from jaxdp.studies.specs import StudySpec
 
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
+
+
+def _check_pair(s):
+    try:
+        b, g = (float(v) for v in s.split(":"))
+    except ValueError:
+        return "not BETA:GAMMA"
+    return None if (np.isfinite(b) and np.isfinite(g) and b > 0 and g > 0) else "BETA and GAMMA must be finite and > 0"
+
+
+S = StudySpec("label-dp-rates", __name__, checks={
+    "experiments": lambda e: None if e.strip().upper() in EXPERIMENTS else f"unknown experiment {e!r}",
+    "l7_pairs": _check_pair})
+PARAMS, CLAIMS, BLOCKS = S.params, S.claims, S.blocks
+#: the kept runs: results directory -> generated-block name (on every page of DOC_PAGES)
+KEPT = dict(zip(("label-dp-rates", "label-dp-rates-heavy"), BLOCKS))
+DOC_PAGES = tuple(S.data["pages"])
+DOC_PAGE = ROOT / DOC_PAGES[0]
+WHY = {"clip_bias": "../results/label-dp-rates.md#why-clipping-bias",
+       "small_neps": "../results/label-dp-rates.md#why-small-n-eps2",
+       "other": "../results/label-dp-rates.md#why-other"}
+TOL = CLAIMS["local"].tolerance
 METHODS = {
     "classification": ("local_rr_vector", "central_exp_bins", "nonprivate_bins_cls"),
     "regression": ("local_laplace_knn", "central_bins_laplace", "nonprivate_knn"),
@@ -60,59 +64,26 @@ METHODS = {
 }
 L7_METHODS = {"bump_cls": ("local_rr_vector", "central_exp_bins"),
               "bump_reg": ("local_laplace_knn", "central_bins_laplace")}
-# L9: the constant each rule exposes (bins: c_h; kNN: c_k; clipped methods: the clipping level c_T)
+# L9: the constant each rule exposes (bins: c_h; kNN: c_k; clipped methods: the clipping level c_T), and its task
 L9_KNOBS = {"local_rr_vector": "c_h", "central_exp_bins": "c_h", "local_laplace_knn": "c_k",
             "central_bins_laplace": "c_h", "local_laplace_knn_clipped": "c_T", "central_bins_laplace_clipped": "c_T"}
-L9_TASK = {"local_rr_vector": "classification", "central_exp_bins": "classification",
-           "local_laplace_knn": "regression", "central_bins_laplace": "regression",
-           "local_laplace_knn_clipped": "heavy", "central_bins_laplace_clipped": "heavy"}
+L9_TASK = {m: task for task, ms in METHODS.items() for m in ms if m in L9_KNOBS}
+N_BOOT = 1000
+SEED_BATCH = 4         # seeds evaluated at once inside a chunk (memory; the results do not depend on it)
+SEEDS_PER_CHUNK = 64   # seed blocks per chunk: bounds memory (kNN over N x M per seed) and makes resumption finer
+L7_C_M = 2.0   # bumps: m = min(G, ⌊C_M h0^{γβ-d}⌋)
 
 
 def SETTING(m):
     """The privacy setting of a method, from its name's prefix.
 
     Args:
-        m: a method name of :data:`METHODS` (``local_*``, ``central_*`` or ``nonprivate_*``).
+        m: a method name (``local_*``, ``central_*`` or ``nonprivate_*``).
 
     Returns:
         ``"local"``, ``"central"`` or ``"nonprivate"``.
     """
     return "local" if m.startswith("local") else ("central" if m.startswith("central") else "nonprivate")
-
-
-N_BOOT = 1000
-# the kept runs: results directory -> generated-block name (on every page of DOC_PAGES)
-KEPT = {"label-dp-rates": "label-dp-rates verdicts", "label-dp-rates-heavy": "label-dp-rates-heavy verdicts"}
-BLOCKS = tuple(KEPT.values())
-DOC_PAGES = ("docs/results/label-dp-rates.md", "docs/algorithms/label-dp.md")
-DOC_PAGE = ROOT / DOC_PAGES[0]
-WHY = {"clip_bias": "../results/label-dp-rates.md#why-clipping-bias",
-       "small_neps": "../results/label-dp-rates.md#why-small-n-eps2",
-       "other": "../results/label-dp-rates.md#why-other"}
-TOL = 0.05     # the tolerance on every exponent: the study's target half-width at 256 seeds
-#: the claims, as data (LABEL Table 1 through ``label_rate_exponent``; docs/algorithms/label-dp.md#studies); a nan
-#: value is the cell's exponent (:func:`_claim`); a local miss links the section of its regime (:func:`verdicts`)
-CLAIMS = {
-    "local": Claim("(N(ε²∧1))^{−a}: LABEL Table 1, Thms 2, 6", "rate", math.nan, TOL),
-    "local heavy": Claim("(Nε²)^{−b}: LABEL Thm 10", "rate", math.nan, TOL),
-    "nonprivate": Claim("N^{−a}: LABEL Table 1", "rate", math.nan, TOL, link=WHY["other"]),
-    "central ≥": Claim("N^{−a} + (εN)^{−b}: slope between −b and −a (LABEL Table 1, Thms 4, 8, 12)", "at_least_rate",
-                       math.nan, TOL, link=WHY["other"]),
-    "central ≤": Claim("N^{−a} + (εN)^{−b}: slope between −b and −a (LABEL Table 1, Thms 4, 8, 12)", "at_most_rate",
-                       math.nan, TOL, link=WHY["other"]),
-    "L5": Claim("ε²N effective sample size: (Nε²)^{−a}, slope in Nε² (LABEL Table 1, local)", "rate", math.nan, TOL,
-                link=WHY["small_neps"]),
-    "L7 bump_cls": Claim("minimax-hard bumps at the lower-bound bandwidth: h0^{β(γ+1)}, forced by the construction "
-                         "(LABEL App. B, Thms 1, 3)", "rate", math.nan, TOL, link=WHY["other"]),
-    "L7 bump_reg": Claim("minimax-hard bumps at the lower-bound bandwidth: h0^{2β} (LABEL App. F, Thms 5, 7)", "rate",
-                         math.nan, TOL, link=WHY["other"]),
-    "L6": Claim("no exponent in K (a comparison of the two mechanisms)", "rate", math.nan, TOL),   # never judged
-    "L9": Claim("theory constant within a bounded factor of the oracle: log(excess(c=1)/min_c excess(c)) does not "
-                "grow with N", "at_most_rate", 0.0, TOL, link=WHY["other"]),
-}
-SEED_BATCH = 4         # seeds evaluated at once inside a chunk (memory; the results do not depend on it)
-SEEDS_PER_CHUNK = 64   # seed blocks per chunk: bounds memory (kNN over N x M per seed) and makes resumption finer
-L7_C_M = 2.0   # bumps: m = min(G, ⌊C_M h0^{γβ-d}⌋)
 
 
 def _gen(task, p, K, beta=1.0, gamma=1.0, m0_max=4096):
@@ -127,52 +98,8 @@ def _gen(task, p, K, beta=1.0, gamma=1.0, m0_max=4096):
     return gen_heavy_tail_regression(1, float(p), "student_t")
 
 
-def minimax_h0(setting: str, N, eps: float, beta: float, d: int = 1):
-    """Lower-bound bandwidth of LABEL App. B/F (docs/algorithms/label-dp.md#lower-bounds): local ``(N(ε²∧1))^{-1/(2β+d)}``,
-    central ``(εN)^{-1/(β+d)}``.
-
-    Args:
-        setting: ``"local"``; any other value gives the central bandwidth.
-        N: the sample size(s), a number or an array.
-        eps: the privacy level ε.
-        beta: the smoothness β of the regression function.
-        d: the feature dimension.
-
-    Returns:
-        The bump width ``h0``, float64 of the shape of ``N``.
-    """
-    N = np.asarray(N, dtype=np.float64)
-    if setting == "local":
-        return (N * min(eps ** 2, 1.0)) ** (-1.0 / (2 * beta + d))
-    return (eps * N) ** (-1.0 / (beta + d))
-
-
-def l7_theory_slope(task: str, setting: str, beta: float, gamma: float, d: int = 1) -> float:
-    """Expected slope in N of the minimax-hard excess ``h0^{β(γ+1)}`` (classification) / ``h0^{2β}`` (regression).
-
-    Args:
-        task: ``"bump_cls"`` (classification) or ``"bump_reg"`` (regression).
-        setting: ``"local"`` or ``"central"``.
-        beta: the smoothness β.
-        gamma: the margin exponent γ (classification only).
-        d: the feature dimension.
-
-    Returns:
-        The privacy term's exponent in N, negated: ``-β(γ+1)/(2β+d)`` local and ``-β(γ+1)/(β+d)``
-        central for classification, ``-2β/(2β+d)`` and ``-2β/(β+d)`` for regression.
-    """
-    e = label_rate_exponent("classification" if task == "bump_cls" else "regression", setting, beta=beta,
-                            gamma=gamma if task == "bump_cls" else 1.0, d=d)
-    return -e["priv"]
-
-
 def _pairs(s):
-    out = []
-    for part in str(s).replace(";", ",").split(","):
-        if part.strip():
-            b, g = part.split(":")
-            out.append((float(b), float(g)))
-    return out
+    return [tuple(float(v) for v in part.split(":")) for part in str(s).replace(";", ",").split(",") if part.strip()]
 
 
 def _experiments(cfg):
@@ -185,36 +112,6 @@ def _experiments(cfg):
     if "L8" in exps:
         exps.add("L3")
     return exps
-
-
-def _check_pair(s):
-    try:
-        b, g = s.split(":")
-        b, g = float(b), float(g)
-    except ValueError:
-        return "not BETA:GAMMA"
-    if not (np.isfinite(b) and np.isfinite(g) and b > 0 and g > 0):
-        return "BETA and GAMMA must be finite and > 0"
-    return None
-
-
-_POS: dict[str, Any] = dict(lo=0.0, lo_open=True)
-PARAMS = declare_params("label-dp-rates", {
-    "seeds": Param("int", lo=1), "seed": Param("int", lo=0),
-    "experiments": Param("str", many=True, check=lambda e: None if e.strip().upper() in EXPERIMENTS
-                         else f"unknown experiment {e!r}", help=", ".join(EXPERIMENTS)),
-    "N": Param("int", many=True, lo=2, hi=2 ** 26), "eps": Param("float", many=True, **_POS),
-    "p": Param("float", many=True, lo=1.0, lo_open=True, help="moment order of the heavy tail"),
-    "K": Param("int", many=True, lo=2, hi=2 ** 12), "eps_sweep": Param("float", many=True, **_POS),
-    "N_fixed": Param("int", lo=2, hi=2 ** 26), "M": Param("int", lo=1, hi=2 ** 24),
-    "bins_max": Param("int", lo=1, hi=2 ** 20), "l7_N": Param("int", many=True, lo=2, hi=2 ** 26),
-    "l7_eps_local": Param("float", **_POS), "l7_eps_central": Param("float", **_POS),
-    "l7_pairs": Param("str", many=True, check=_check_pair, help="BETA:GAMMA pairs"),
-    "l7_M": Param("int", lo=1, hi=2 ** 24), "l9_N": Param("int", many=True, lo=2, hi=2 ** 26),
-    "l9_eps": Param("float", **_POS), "l9_p": Param("float", lo=1.0, lo_open=True),
-    "l9_c": Param("float", many=True, **_POS),
-    "l9_methods": Param("str", many=True, choices=tuple(L9_KNOBS)),
-})
 
 
 def _plan_point(pt: dict):
@@ -235,40 +132,8 @@ def _pt(experiment, task, method, N, eps, p=0.0, K=2, beta=1.0, gamma=1.0, c=1.0
                 beta=float(beta), gamma=float(gamma), c=float(c), knob=knob)
 
 
-@register_study("label-dp-rates", defaults={
-    "seeds": 256, "seed": 0, "experiments": "L1,L2,L3,L5,L6,L7,L9",
-    "N": [1000, 3000, 10000, 30000, 100000], "eps": [0.1, 1.0], "p": [2.0, 3.0, 4.0, 8.0],
-    "K": [2, 4, 8, 16, 32], "eps_sweep": [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0], "N_fixed": 10000, "M": 2000,
-    "bins_max": 512,
-    "l7_N": [1000, 3000, 10000, 30000, 100000], "l7_eps_local": 0.5, "l7_eps_central": 0.02,
-    "l7_pairs": "1:1,1:0.5,0.5:1", "l7_M": 4096,
-    "l9_N": [3000, 30000], "l9_eps": 0.5, "l9_p": 4.0, "l9_c": [0.25, 0.5, 1.0, 2.0, 4.0],
-    "l9_methods": "local_rr_vector,central_exp_bins,local_laplace_knn,central_bins_laplace,"
-                  "local_laplace_knn_clipped,central_bins_laplace_clipped",
-}, quick={"seeds": 4, "N": [1000, 3000, 10000], "eps": [0.5], "p": [4.0], "K": [2, 8],
-          "eps_sweep": [0.1, 0.5, 2.0], "N_fixed": 3000, "M": 300,
-          "l7_N": [1000, 10000], "l7_pairs": "1:1", "l7_M": 2048,
-          "l9_N": [3000], "l9_c": [0.5, 1.0, 2.0], "l9_methods": "local_rr_vector,central_bins_laplace"},
-    description="LABEL Table 1: excess risk vs N (local / central / non-private), slopes vs theory, crossover, "
-                "eps^2 N effective samples, K-dependence of vector vs K-ary RR, minimax-hard exponents with "
-                "margin gamma (L7), theory tuning rules vs oracle constants (L9)")
-def build(cfg: dict) -> Study:
-    """The ``label-dp-rates`` study: the points of the selected experiments (module docstring), run
-    in seed batches of ``SEED_BATCH`` with the rate-mode planners' hyperparameters.
-
-    Args:
-        cfg: the resolved configuration: ``experiments``, the ``N``, ε, ``p`` and ``K`` grids, the
-            L5, L7 and L9 settings, seeds and the root seed.
-
-    Returns:
-        The :class:`jaxdp.studies.Study`; its tables are ``slopes`` (with the theory exponents),
-        ``crossover``, ``eps_effective_samples``, ``K_dependence``, ``tuning`` and ``verdicts`` (those
-        of the experiments run).
-
-    Raises:
-        ValueError: an unknown experiment or L9 method, or no point selected.
-    """
-    exps = _experiments(cfg)
+def _points(cfg: dict, exps: set) -> list:
+    """The grid points of the selected experiments."""
     pts = []
     for task in ("classification", "regression", "heavy"):
         exp = {"classification": "L1", "regression": "L2"}.get(task, "L3")
@@ -283,10 +148,10 @@ def build(cfg: dict) -> Study:
             pts += [_pt("L5", task, m, cfg["N_fixed"], eps) for eps in cfg["eps_sweep"]]
     if "L6" in exps:
         for K in cfg["K"]:
-            pts += [_pt("L6", "classification", m, cfg["N_fixed"], 1.0, K=K) for m in ("local_rr_vector", "local_rr_kary")]
-    l7_pairs = _pairs(cfg["l7_pairs"])
+            pts += [_pt("L6", "classification", m, cfg["N_fixed"], 1.0, K=K)
+                    for m in ("local_rr_vector", "local_rr_kary")]
     if "L7" in exps:
-        for beta, gamma in l7_pairs:
+        for beta, gamma in _pairs(cfg["l7_pairs"]):
             for task in ("bump_cls", "bump_reg"):
                 if task == "bump_reg" and gamma != 1.0:     # γ plays no role in regression
                     continue
@@ -297,12 +162,65 @@ def build(cfg: dict) -> Study:
         for m in [s.strip() for s in str(cfg["l9_methods"]).split(",") if s.strip()]:
             if m not in L9_KNOBS:
                 raise ValueError(f"l9_methods: unknown {m!r}; allowed {', '.join(L9_KNOBS)}")
-            task = L9_TASK[m]
-            p = float(cfg["l9_p"]) if task == "heavy" else 0.0
-            pts += [_pt("L9", task, m, N, cfg["l9_eps"], p=p, c=c, knob=L9_KNOBS[m])
+            p = float(cfg["l9_p"]) if L9_TASK[m] == "heavy" else 0.0
+            pts += [_pt("L9", L9_TASK[m], m, N, cfg["l9_eps"], p=p, c=c, knob=L9_KNOBS[m])
                     for N in cfg["l9_N"] for c in cfg["l9_c"]]
     if not pts:
         raise ValueError(f"experiments: nothing selected ({cfg['experiments']!r})")
+    return pts
+
+
+def _slope_rows(df, by, theory) -> "pd.DataFrame":
+    """The slopes in N of ``df``'s curves (grouped ``by``), each row with the columns ``theory(r)`` gives."""
+    import pandas as pd
+
+    sl = fit_slopes(df, "N", "excess", by=by, upper_half=False, n_boot=N_BOOT, resample="joint")
+    return pd.concat([sl.reset_index(drop=True), pd.DataFrame([theory(r) for _, r in sl.iterrows()])], axis=1)
+
+
+def _main_theory(r) -> dict:
+    e = label_rate_exponent(r.task, SETTING(r.method), p=r.p if r.task == "heavy" else 2.0)
+    return {"beta": 1.0, "gamma": 1.0, "theory_stat": -e["stat"], "theory_priv": -e["priv"]}
+
+
+def _l7_theory(r) -> dict:
+    e = label_rate_exponent("classification" if r.task == "bump_cls" else "regression", SETTING(r.method),
+                            beta=r.beta, gamma=r.gamma if r.task == "bump_cls" else 1.0)
+    return {"theory_stat": -e["stat"], "theory_priv": -e["priv"],
+            "theory": l7_theory_slope(r.task, SETTING(r.method), r.beta, r.gamma)}
+
+
+def _crossover(df, main) -> "pd.DataFrame":
+    """L4: the central crossover ``N_c = ε^{-b/(b-a)}`` of every task, p and ε of the run."""
+    import pandas as pd
+
+    cross = []
+    for task in ("classification", "regression", "heavy"):
+        for p in (sorted(set(df[df.task == "heavy"].p)) if task == "heavy" else [2.0]):
+            e = label_rate_exponent(task, "central", p=p)
+            a, b = e["stat"], e["priv"]
+            for eps in sorted(set(main.eps[np.isfinite(main.eps)])):
+                cross.append(dict(task=task, p=p, eps=eps, a=a, b=b,
+                                  N_crossover=eps ** (-b / (b - a)) if b > a else float("nan")))
+    return pd.DataFrame(cross)
+
+
+@S.register
+def build(cfg: dict) -> Study:
+    """The points of the selected experiments, run in seed batches of ``SEED_BATCH`` with the rate-mode planners'
+    hyperparameters.
+
+    Args:
+        cfg: the resolved configuration (``specs/label-dp-rates.toml``).
+
+    Returns:
+        The :class:`Study`; its tables are ``slopes`` (with the theory exponents), ``crossover``,
+        ``eps_effective_samples``, ``K_dependence``, ``tuning`` and ``verdicts`` (those of the experiments run).
+    """
+    import pandas as pd
+
+    pts = _points(cfg, _experiments(cfg))
+    l7_pairs = _pairs(cfg["l7_pairs"])
     N_max = int(max([max(cfg["N"]), cfg["N_fixed"]] + list(cfg["l9_N"])))
     N_max_l7 = int(max(cfg["l7_N"]))
     # cells / bins per axis needed by the smallest bump width (and the quadrature resolving it)
@@ -317,18 +235,9 @@ def build(cfg: dict) -> Study:
             fn = make_estimator(gen, p0["method"], N_max=N_max_l7, M=int(cfg["l7_M"]), bins_max=max(m0_l7, 2))
         else:
             fn = make_estimator(gen, p0["method"], N_max=N_max, M=int(cfg["M"]), bins_max=int(cfg["bins_max"]))
-        plans, h0 = [], []
-        for pt in points:
-            kw = {"p": pt["p"]} if pt["task"] == "heavy" else {}
-            if pt["task"] in ("classification", "bump_cls"):
-                kw["K"] = pt["K"]
-            if bump:
-                kw["beta"] = pt["beta"]
-            if pt["knob"] != "none":
-                kw[pt["knob"]] = pt["c"]
-            eps = pt["eps"] if np.isfinite(pt["eps"]) else 1e300
-            plans.append(plan_for(pt["method"], N=pt["N"], eps=eps, mode="rate", **kw))
-            h0.append(float(minimax_h0(SETTING(pt["method"]), pt["N"], pt["eps"], pt["beta"])) if bump else 1.0)
+        plans = [_plan_point(pt) for pt in points]
+        h0 = [float(minimax_h0(SETTING(pt["method"]), pt["N"], pt["eps"], pt["beta"])) if bump else 1.0
+              for pt in points]
         prm = LabelParams(*[np.asarray([pl[f] for pl in plans]) for f in ("eps", "bins", "k", "clip")])
         prm = prm._replace(eps=np.asarray([pt["eps"] for pt in points]))
         # a chunk's seeds in batches of SEED_BATCH: the same draws (one key per seed index), less memory
@@ -340,43 +249,16 @@ def build(cfg: dict) -> Study:
         return [{"excess": exc[i]} for i in range(len(points))]
 
     def analyze(df):
-        import pandas as pd
-
-        tables = {}
-        main = df[df.experiment.isin(["L1", "L2", "L3"])]
-        parts = []
+        tables, parts = {}, []
+        main, l7, l5 = df[df.experiment.isin(["L1", "L2", "L3"])], df[df.experiment == "L7"], df[df.experiment == "L5"]
         if len(main):
-            sl = fit_slopes(main, "N", "excess", by=["experiment", "task", "method", "eps", "p"], upper_half=False,
-                            n_boot=N_BOOT, resample="joint")
-            rows = []
-            for _, r in sl.iterrows():
-                e = label_rate_exponent(r.task, SETTING(r.method), p=r.p if r.task == "heavy" else 2.0)
-                rows.append({"beta": 1.0, "gamma": 1.0, "theory_stat": -e["stat"], "theory_priv": -e["priv"]})
-            parts.append(pd.concat([sl.reset_index(drop=True), pd.DataFrame(rows)], axis=1))
-        l7 = df[df.experiment == "L7"]
+            parts.append(_slope_rows(main, ["experiment", "task", "method", "eps", "p"], _main_theory))
         if len(l7):
-            sl = fit_slopes(l7, "N", "excess", by=["experiment", "task", "method", "eps", "p", "beta", "gamma"],
-                            upper_half=False, n_boot=N_BOOT, resample="joint")
-            rows = []
-            for _, r in sl.iterrows():
-                e = label_rate_exponent("classification" if r.task == "bump_cls" else "regression", SETTING(r.method),
-                                        beta=r.beta, gamma=r.gamma if r.task == "bump_cls" else 1.0)
-                rows.append({"theory_stat": -e["stat"], "theory_priv": -e["priv"],
-                             "theory": l7_theory_slope(r.task, SETTING(r.method), r.beta, r.gamma)})
-            parts.append(pd.concat([sl.reset_index(drop=True), pd.DataFrame(rows)], axis=1))
+            parts.append(_slope_rows(l7, ["experiment", "task", "method", "eps", "p", "beta", "gamma"], _l7_theory))
         if parts:
             tables["slopes"] = pd.concat(parts, ignore_index=True)
         if len(main):
-            cross = []
-            for task in ("classification", "regression", "heavy"):
-                for p in (sorted(set(df[df.task == "heavy"].p)) if task == "heavy" else [2.0]):
-                    e = label_rate_exponent(task, "central", p=p)
-                    a, b = e["stat"], e["priv"]
-                    for eps in sorted(set(main.eps[np.isfinite(main.eps)])):
-                        cross.append(dict(task=task, p=p, eps=eps, a=a, b=b,
-                                          N_crossover=eps ** (-b / (b - a)) if b > a else float("nan")))
-            tables["crossover"] = pd.DataFrame(cross)
-        l5 = df[df.experiment == "L5"]
+            tables["crossover"] = _crossover(df, main)
         if len(l5):
             eff = fit_slopes(l5[l5.eps <= 1.0], "eps", "excess", by=["task", "method"], upper_half=False,
                              n_boot=N_BOOT, resample="joint")
@@ -390,82 +272,86 @@ def build(cfg: dict) -> Study:
         return tables
 
     def plot(df, outdir: pathlib.Path):
-        paths = _plot(df, outdir)
+        paths = _plot(df, outdir, cfg)
         # a kept run: regenerate the docs' verdict tables from the tables just written
         out = pathlib.Path(outdir).resolve()
         if out.parent == (ROOT / "results").resolve() and out.name in KEPT and (out / "results.csv").exists():
             publish(out)
         return paths
 
-    def _plot(df, outdir: pathlib.Path):
-        paths = []
-        for exp in ("L1", "L2", "L3"):
-            sub = df[df.experiment == exp]
-            if not len(sub):
-                continue
-            s = summarize(sub.assign(curve=sub.method + " eps=" + sub.eps.astype(str) + " p=" + sub.p.astype(str)),
-                          ["curve", "N"], ["excess"])
-            task = sub.task.iloc[0]
-            Ns = np.asarray(sorted(sub.N.unique()), float)
-            theory = {}
-            for eps in sorted(set(sub.eps[np.isfinite(sub.eps)])):
-                for st in ("local", "central"):
-                    y = label_rates(task, st, Ns, eps, p=float(sub.p.max()) if task == "heavy" else 2.0)
-                    theory[f"{st} theory eps={eps}"] = (Ns, y)
-            paths.append(plot_curves(s, "N", "excess", outdir / f"{exp}_excess_vs_N.png", hue="curve", theory=theory,
-                                     title=f"{exp}: {task} (rate-mode parameters)"))
-        if (df.experiment == "L6").any():
-            l6 = summarize(df[df.experiment == "L6"], ["K", "method"], ["excess"])
-            paths.append(plot_curves(l6, "K", "excess", outdir / "L6_K_dependence.png", hue="method",
-                                     title="L6: vector RR vs K-ary RR"))
-        l7 = df[df.experiment == "L7"]
-        for task in ("bump_cls", "bump_reg"):
-            sub = l7[l7.task == task]
-            if not len(sub):
-                continue
-            sub = sub.assign(curve=sub.method + " b=" + sub.beta.astype(str) + " g=" + sub.gamma.astype(str))
-            s = summarize(sub, ["curve", "method", "beta", "gamma", "N"], ["excess"])
-            theory = {}
-            for (curve, m, b, g), grp in s.groupby(["curve", "method", "beta", "gamma"]):
-                grp = grp.sort_values("N")
-                Ns = grp.N.to_numpy(float)
-                sl = l7_theory_slope(task, SETTING(m), b, g)
-                # theory line through the first empirical point (the constants are not known)
-                theory[f"{curve} slope {sl:.3g}"] = (Ns, grp.excess_mean.iloc[0] * (Ns / Ns[0]) ** sl)
-            paths.append(plot_curves(s, "N", "excess", outdir / f"L7_minimax_{task}.png", hue="curve", theory=theory,
-                                     title=f"L7: minimax-hard {task}, h0 = lower-bound bandwidth "
-                                           f"(eps local {cfg['l7_eps_local']}, central {cfg['l7_eps_central']})"))
-        l9 = df[df.experiment == "L9"]
-        if len(l9):
-            l9 = l9.assign(curve=l9.method + " N=" + l9.N.astype(str))
-            s = summarize(l9, ["curve", "c"], ["excess"])
-            ref = s[np.isclose(s.c, 1.0)].set_index("curve").excess_mean
-            for col in ("excess_mean", "excess_lo", "excess_hi"):
-                s[col] = s[col] / s.curve.map(ref).to_numpy()
-            paths.append(plot_curves(s, "c", "excess", outdir / "L9_tuning.png", hue="curve",
-                                     ylabel="excess / excess at theory constant (c=1)",
-                                     title="L9: theory rule (c=1) vs constant c x theory"))
-        return paths
-
-    return Study(name="label-dp-rates", points=pts, seeds=int(cfg["seeds"]), run=run, check_point=_plan_point,
-                 group_by=("task", "method", "p", "K", "beta", "gamma"), analyze=analyze, plot=plot, config=cfg,
+    return Study(name=S.name, points=pts, seeds=int(cfg["seeds"]), run=run, check_point=_plan_point,
+                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
                  seeds_per_chunk=SEEDS_PER_CHUNK)
 
 
+def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:
+    """The figures of the experiments run (L1–L3 vs N with the theory rates, L6, L7, L9)."""
+    paths = []
+    for exp in ("L1", "L2", "L3"):
+        sub = df[df.experiment == exp]
+        if not len(sub):
+            continue
+        s = summarize(sub.assign(curve=sub.method + " eps=" + sub.eps.astype(str) + " p=" + sub.p.astype(str)),
+                      ["curve", "N"], ["excess"])
+        task = sub.task.iloc[0]
+        Ns = np.asarray(sorted(sub.N.unique()), float)
+        theory = {}
+        for eps in sorted(set(sub.eps[np.isfinite(sub.eps)])):
+            for st in ("local", "central"):
+                y = label_rates(task, st, Ns, eps, p=float(sub.p.max()) if task == "heavy" else 2.0)
+                theory[f"{st} theory eps={eps}"] = (Ns, y)
+        paths.append(plot_curves(s, "N", "excess", outdir / f"{exp}_excess_vs_N.png", hue="curve", theory=theory,
+                                 title=f"{exp}: {task} (rate-mode parameters)"))
+    if (df.experiment == "L6").any():
+        l6 = summarize(df[df.experiment == "L6"], ["K", "method"], ["excess"])
+        paths.append(plot_curves(l6, "K", "excess", outdir / "L6_K_dependence.png", hue="method",
+                                 title="L6: vector RR vs K-ary RR"))
+    l7 = df[df.experiment == "L7"]
+    for task in ("bump_cls", "bump_reg"):
+        sub = l7[l7.task == task]
+        if not len(sub):
+            continue
+        sub = sub.assign(curve=sub.method + " b=" + sub.beta.astype(str) + " g=" + sub.gamma.astype(str))
+        s = summarize(sub, ["curve", "method", "beta", "gamma", "N"], ["excess"])
+        theory = {}
+        for (curve, m, b, g), grp in s.groupby(["curve", "method", "beta", "gamma"]):
+            grp = grp.sort_values("N")
+            Ns = grp.N.to_numpy(float)
+            sl = l7_theory_slope(task, SETTING(m), b, g)
+            # theory line through the first empirical point (the constants are not known)
+            theory[f"{curve} slope {sl:.3g}"] = (Ns, grp.excess_mean.iloc[0] * (Ns / Ns[0]) ** sl)
+        paths.append(plot_curves(s, "N", "excess", outdir / f"L7_minimax_{task}.png", hue="curve", theory=theory,
+                                 title=f"L7: minimax-hard {task}, h0 = lower-bound bandwidth "
+                                       f"(eps local {cfg['l7_eps_local']}, central {cfg['l7_eps_central']})"))
+    l9 = df[df.experiment == "L9"]
+    if len(l9):
+        l9 = l9.assign(curve=l9.method + " N=" + l9.N.astype(str))
+        s = summarize(l9, ["curve", "c"], ["excess"])
+        ref = s[np.isclose(s.c, 1.0)].set_index("curve").excess_mean
+        for col in ("excess_mean", "excess_lo", "excess_hi"):
+            s[col] = s[col] / s.curve.map(ref).to_numpy()
+        paths.append(plot_curves(s, "c", "excess", outdir / "L9_tuning.png", hue="curve",
+                                 ylabel="excess / excess at theory constant (c=1)",
+                                 title="L9: theory rule (c=1) vs constant c x theory"))
+    return paths
+
+
+def _ratio(means, i1) -> float:
+    """``means[i1] / min(means)``; 0/0 (exact at the best c and at c = 1) counts as ratio 1."""
+    return 1.0 if means[i1] == means.min() else (means[i1] / means.min() if means.min() > 0 else np.inf)
+
+
 def tuning_table(df, n_boot: int = 1000, seed: int = 0):
-    """L9: per (task, method, N, eps, p): the oracle constant ``c* = argmin_c mean excess(c)`` and
-    ``ratio = mean excess(c=1) / mean excess(c*)`` (≥ 1) with a 95% bootstrap CI that resamples
-    seeds jointly across ``c`` (every ``c`` sees the same datasets: common random numbers).
+    """L9 per (task, method, N, ε, p): the oracle ``c* = argmin_c mean excess(c)`` and ``ratio = mean excess(c=1) /
+    mean excess(c*)`` (≥ 1) with a 95% bootstrap CI resampling seeds jointly across ``c`` (common random numbers).
 
     Args:
-        df: the L9 rows of the per-seed results (columns ``task``, ``method``, ``knob``, ``N``, ``eps``,
-            ``p``, ``c``, ``seed``, ``excess``).
-        n_boot: bootstrap replicates.
-        seed: seed of the resampling generator.
+        df: the L9 rows of the per-seed results.
+        n_boot, seed: bootstrap replicates and the resampling generator's seed.
 
     Returns:
-        One row per group with ``c = 1`` on its grid: ``n_seeds``, ``excess_theory`` (at ``c = 1``),
-        ``c_oracle``, ``excess_oracle``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and ``c_grid``.
+        One row per group with ``c = 1`` on its grid: ``n_seeds``, ``excess_theory``, ``c_oracle``,
+        ``excess_oracle``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and ``c_grid``.
     """
     import pandas as pd
 
@@ -479,16 +365,12 @@ def tuning_table(df, n_boot: int = 1000, seed: int = 0):
         i1 = int(np.argmin(np.abs(cs - 1.0)))
         vals = tab.to_numpy(float)
         means = vals.mean(axis=0)
-        boots = np.empty(n_boot)
-        for b in range(n_boot):
-            mb = vals[rng.integers(0, len(vals), len(vals))].mean(axis=0)
-            # 0/0 (every resampled seed exact at the best c and at c = 1) counts as ratio 1
-            boots[b] = 1.0 if mb[i1] == mb.min() else (mb[i1] / mb.min() if mb.min() > 0 else np.inf)
+        boots = np.array([_ratio(vals[rng.integers(0, len(vals), len(vals))].mean(axis=0), i1) for _ in range(n_boot)])
         rows.append(dict(zip(["task", "method", "knob", "N", "eps", "p"], key), n_seeds=len(vals),
                          excess_theory=means[i1], c_oracle=cs[int(np.argmin(means))], excess_oracle=means.min(),
-                         ratio=1.0 if means[i1] == means.min() else (means[i1] / means.min() if means.min() > 0 else np.inf),
-                         ratio_lo=float(np.quantile(boots, 0.025, method="inverted_cdf")),
-                         ratio_hi=float(np.quantile(boots, 0.975, method="inverted_cdf")), c_grid=",".join(f"{c:g}" for c in cs)))
+                         ratio=_ratio(means, i1), ratio_lo=float(np.quantile(boots, 0.025, method="inverted_cdf")),
+                         ratio_hi=float(np.quantile(boots, 0.975, method="inverted_cdf")),
+                         c_grid=",".join(f"{c:g}" for c in cs)))
     return pd.DataFrame(rows)
 
 
@@ -499,16 +381,14 @@ def _lbl_cell(r) -> str:
 
 
 def _claim(key: str, value: float, link: str | None = None) -> Claim:
-    """The claim ``CLAIMS[key]`` with the cell's exponent (and the section that explains a miss of this cell)."""
+    """``CLAIMS[key]`` with the cell's exponent (and the section that explains a miss of this cell)."""
     c = CLAIMS[key]
     return dataclasses.replace(c, value=float(value), link=c.link if link is None else link)
 
 
 def _judge(claim: Claim, m: Measurement) -> Verdict:
-    """:func:`jaxdp.studies.claims.judge`, with the reason of an unresolved exponent restated: the rubric counts the
-    seeds that bring the half-width to the tolerance, but an interval off the claim's centre can be narrower than
-    the tolerance and still reach past it; it resolves (holds or misses, the estimate staying put) once its
-    half-width is at most the larger of its distance to the claim and its room inside the tolerance."""
+    """:func:`judge`, an unresolved exponent's seeds counted to the larger of its distance to the claim and its room
+    inside the tolerance (an off-centre interval narrower than the tolerance can still reach past it)."""
     v = judge(claim, m)
     if v.verdict != "consistent, unresolved":
         return v
@@ -527,20 +407,35 @@ def _judge_range(lo: Claim, hi: Claim, m: Measurement) -> Verdict:
     return next((v for k in VERDICTS[::-1] for v in vs if v.verdict == k and k != "holds"), Verdict("holds"))
 
 
-def verdicts(df, tables) -> "pd.DataFrame":
-    """One verdict per fitted curve of the run against :data:`CLAIMS`, by the generic rubric
-    (:func:`jaxdp.studies.claims.judge`; tolerance :data:`TOL` on every exponent).
+def _meas(r, scale=1.0, decades=None) -> Measurement:
+    return Measurement(r["slope"] / scale, r["slope_lo"] / scale, r["slope_hi"] / scale, int(r["n_seeds"]),
+                       decades=math.log10(r["x_max"] / r["x_min"]) if decades is None else decades)
 
-    L1–L3 and L8: the slope in ``N`` against LABEL Table 1 (:func:`jaxdp.label_dp.rates.label_rate_exponent`);
-    local and non-private rates are single power laws (``"rate"``); a central rate ``N^{-a} + (εN)^{-b}`` has a
-    slope between ``-b`` and ``-a`` at every ``N``, two one-sided claims. L5: the slope in ``Nε²`` (half the slope
-    in ε at fixed ``N``). L7: the minimax-hard bumps' exponent. L6 states no exponent (not tested). L9: the theory
-    constant's excess over the oracle's must not grow with ``N`` (an order: the slope of the log ratio ≤ 0). Every
-    slope is judged over the decades of its fitted range.
+
+def _l9_slope(g, rng):
+    """The slope in log N of log(excess(c=1) / min_c excess(c)) of one L9 curve, its bootstrap interval, seeds, Ns."""
+    tab = g.pivot_table(index="seed", columns=["N", "c"], values="excess", aggfunc="mean").dropna()
+    Ns, cs = sorted(g.N.unique()), np.asarray(sorted(g.c.unique()), float)
+    i1, xc = int(np.argmin(np.abs(cs - 1.0))), np.log(np.asarray(Ns, float)) - np.log(np.asarray(Ns, float)).mean()
+    vals = tab.to_numpy(float).reshape(len(tab), len(Ns), len(cs))
+
+    def lslope(v):                  # v: (..., seed, N, c)
+        mm = v.mean(axis=-3)
+        lr = np.log(mm[..., i1] / mm.min(axis=-1))
+        return (lr - lr.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
+
+    lo, hi = np.nanquantile(lslope(vals[rng.integers(0, len(vals), size=(N_BOOT, len(vals)))]), [0.025, 0.975])
+    return Measurement(float(lslope(vals)), lo, hi, len(vals), decades=math.log10(Ns[-1] / Ns[0])), Ns
+
+
+def verdicts(df, tables) -> "pd.DataFrame":
+    """One verdict per fitted curve against :data:`CLAIMS` by the rubric (tolerance :data:`TOL`): L1–L3/L8 the slope
+    in N (a central rate's between −b and −a), L5 the slope in Nε², L7 the bumps' exponent, L6 not tested, L9 the log
+    ratio's slope in N (≤ 0).
 
     Args:
         df: the per-seed results (the L6 and L9 rows are fitted here).
-        tables: the analysis tables (``slopes``, ``eps_effective_samples``), as ``analyze`` or the kept CSVs give.
+        tables: the ``slopes`` and ``eps_effective_samples`` tables, as ``analyze`` or the kept CSVs give them.
 
     Returns:
         The verdict rows in the columns of :func:`jaxdp.studies.analysis.verdict_table`.
@@ -549,29 +444,23 @@ def verdicts(df, tables) -> "pd.DataFrame":
 
     rows = []
 
-    def add(exp, cell, claim, r, m, v, kind="equals", claimed=None, claimed_hi=np.nan):
-        rows.append(dict(experiment=exp, cell=cell, claim=claim.text, kind=kind, claimed_hi=claimed_hi,
-                         claimed=claim.value if claimed is None else claimed, slope=r["slope"],
-                         slope_lo=r["slope_lo"], slope_hi=r["slope_hi"], n_seeds=int(m.n_seeds), verdict=v.verdict,
-                         reason=v.reason, link=claim.link if v.verdict == "misses" else ""))
-
-    def meas(r, scale=1.0, decades=None):
-        return Measurement(r["slope"] / scale, r["slope_lo"] / scale, r["slope_hi"] / scale, int(r["n_seeds"]),
-                           decades=math.log10(r["x_max"] / r["x_min"]) if decades is None else decades)
+    def add(exp, cell, claim, m, v, **kw):
+        rows.append(verdict_row(claim, m, v, experiment=exp, cell=cell, **kw))
 
     sl = tables.get("slopes")
     for _, r in (sl.iterrows() if sl is not None else ()):
-        m, setting = meas(r), SETTING(r["method"])
+        m, setting = _meas(r), SETTING(r["method"])
         if r["experiment"] == "L7":
             c = _claim("L7 " + r["task"], r["theory"])
-            add("L7", f"{r['task']}, {setting} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})", c, r, m,
+            add("L7", f"{r['task']}, {setting} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})", c, m,
                 _judge(c, m))
             continue
         exp = "L8" if (r["task"] == "heavy" and setting == "nonprivate") else r["experiment"]
         a, b = float(r["theory_stat"]), float(r["theory_priv"])      # negative exponents
         if setting == "central":
             lo_c, hi_c = _claim("central ≥", min(a, b)), _claim("central ≤", max(a, b))
-            add(exp, _lbl_cell(r), lo_c, r, m, _judge_range(lo_c, hi_c, m), "between", min(a, b), max(a, b))
+            add(exp, _lbl_cell(r), lo_c, m, _judge_range(lo_c, hi_c, m), kind="between", claimed=min(a, b))
+            rows[-1]["claimed_hi"] = max(a, b)
             continue
         link = None
         if setting == "local":
@@ -579,54 +468,37 @@ def verdicts(df, tables) -> "pd.DataFrame":
             link = WHY["small_neps"] if small else (WHY["clip_bias"] if r["task"] == "heavy" else WHY["other"])
         c = _claim({"nonprivate": "nonprivate", "local": "local heavy" if r["task"] == "heavy" else "local"}[setting],
                    b if setting == "local" else a, link)
-        add(exp, _lbl_cell(r), c, r, m, _judge(c, m))
+        add(exp, _lbl_cell(r), c, m, _judge(c, m))
     eff = tables.get("eps_effective_samples")
     for _, r in (eff.iterrows() if eff is not None else ()):
         nf = int(df[(df.experiment == "L5") & (df.method == r["method"])].N.iloc[0])
-        m = meas(r, 2.0, math.log10((r["x_max"] / r["x_min"]) ** 2))     # Nε² spans the square of ε's range
+        m = _meas(r, 2.0, math.log10((r["x_max"] / r["x_min"]) ** 2))     # Nε² spans the square of ε's range
         c = _claim("L5", r["theory"] / 2)
-        add("L5", f"{r['task']}, {r['method']}, excess vs ε ≤ 1 at N = {nf}", c,
-            dict(slope=m.estimate, slope_lo=m.lo, slope_hi=m.hi), m, _judge(c, m))
+        add("L5", f"{r['task']}, {r['method']}, excess vs ε ≤ 1 at N = {nf}", c, m, _judge(c, m))
     for mth, g in df[df.experiment == "L6"].groupby("method"):
         r = fit_slopes(g, "K", "excess", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
-        add("L6", f"{mth}, excess vs K at N = {int(g.N.iloc[0])}, ε = {g.eps.iloc[0]:g}", CLAIMS["L6"], r, meas(r),
-            Verdict("not tested", "Table 1 states no K-exponent; K_dependence.csv compares the mechanisms"),
-            claimed=np.nan)
-    l9 = df[df.experiment == "L9"]
-    rng = np.random.default_rng(2)
+        add("L6", f"{mth}, excess vs K at N = {int(g.N.iloc[0])}, ε = {g.eps.iloc[0]:g}", CLAIMS["L6"], _meas(r),
+            Verdict("not tested", "Table 1 states no K-exponent; K_dependence.csv compares the mechanisms"))
+    l9, rng = df[df.experiment == "L9"], np.random.default_rng(2)
     for (mth, eps, p), g in (l9.groupby(["method", "eps", "p"]) if l9.N.nunique() >= 2 else ()):
-        tab = g.pivot_table(index="seed", columns=["N", "c"], values="excess", aggfunc="mean").dropna()
-        Ns, cs = sorted(g.N.unique()), np.asarray(sorted(g.c.unique()), float)
-        i1, xc = int(np.argmin(np.abs(cs - 1.0))), np.log(np.asarray(Ns, float)) - np.log(np.asarray(Ns, float)).mean()
-        vals = tab.to_numpy(float).reshape(len(tab), len(Ns), len(cs))
-
-        def lslope(v):                  # slope in log N of log(excess(c=1) / min_c excess(c)), v: (..., seed, N, c)
-            mm = v.mean(axis=-3)
-            lr = np.log(mm[..., i1] / mm.min(axis=-1))
-            return (lr - lr.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
-
-        lo, hi = np.nanquantile(lslope(vals[rng.integers(0, len(vals), size=(N_BOOT, len(vals)))]), [0.025, 0.975])
-        r = dict(slope=float(lslope(vals)), slope_lo=lo, slope_hi=hi)
-        m = Measurement(r["slope"], lo, hi, len(vals), decades=math.log10(Ns[-1] / Ns[0]))
-        v = _judge(CLAIMS["L9"], m) if hi > lo else Verdict("not tested", "c = 1 is the oracle's constant at every N "
-                                                            "in every resample: no sampling interval")
+        m, Ns = _l9_slope(g, rng)
+        v = _judge(CLAIMS["L9"], m) if m.hi > m.lo else Verdict("not tested", "c = 1 is the oracle's constant at "
+                                                                "every N in every resample: no sampling interval")
         add("L9", f"{mth}, ε = {eps:g}" + (f", p = {p:g}" if L9_TASK[mth] == "heavy" else "") +
-            f", N = {Ns[0]}…{Ns[-1]}", CLAIMS["L9"], r, m, v, "at_most")
-    return pd.DataFrame(rows)
+            f", N = {Ns[0]}…{Ns[-1]}", CLAIMS["L9"], m, v)
+    cols = ["experiment", "cell", "claim", "kind", "claimed_hi", "claimed", "slope", "slope_lo", "slope_hi", "n_seeds",
+            "verdict", "reason", "link"]
+    return pd.DataFrame(rows, columns=cols)
 
 
 def page_blocks(results_dir=None) -> dict:
-    """The generated verdict blocks of the kept runs, from their ``results.csv``, ``slopes.csv`` and
-    ``eps_effective_samples.csv`` (:func:`verdicts`; files are read, never written).
+    """The verdict block of each kept run from its kept files.
 
     Args:
-        results_dir: one kept results directory (its name a key of :data:`KEPT`); default: every kept run.
+        results_dir: one kept results directory (a key of :data:`KEPT`); default every kept run.
 
     Returns:
         ``{block name: Markdown}``.
-
-    Raises:
-        ValueError: ``results_dir`` is not a kept results directory.
     """
     import json
 
@@ -638,32 +510,22 @@ def page_blocks(results_dir=None) -> dict:
         name = d.resolve().name
         if name not in KEPT:
             raise ValueError(f"{d}: not a kept label-dp-rates results directory ({', '.join(KEPT)})")
-        tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples") if (d / f"{t}.csv").exists()}
+        tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples")
+                  if (d / f"{t}.csv").exists()}
         v = verdicts(pd.read_csv(d / "results.csv"), tables)
         manifest = json.loads((d / "manifest.json").read_text())
-        counts = v["verdict"].value_counts()
-        tally = ", ".join(f"{int(counts[k])} {k}" for k in VERDICTS if k in counts)
         files = [f"results/{name}/{f}.csv" for f in ("results", *tables)]
-        head = (generated_from("label_dp_rates", *files) + f" **{int(manifest['seeds'])} seeds per point**, "
-                f"{int(manifest['n_points'])} grid points. One row per fitted curve, {len(v)} in all: {tally}; no two "
-                "rows are the same evidence (curves of different experiments share at most one point). The claims are "
-                "LABEL Table 1's exponents, judged by the rubric of the [results overview](../results/index.md#verdicts) "
-                f"with a tolerance of {TOL:g} on every exponent, each slope over the decades of its fitted range (a "
-                "rate needs two): a local or non-private rate is one exponent; a central rate "
-                "`N^{−a} + (εN)^{−b}` is two one-sided claims, a slope between −b and −a (`a … b`); L5 is the slope "
-                "in `Nε²` (half the slope in ε); L9's ratio not growing with N is an order (`≤`). Slopes are "
-                "least-squares fits over the whole grid; every point of a curve uses the same seed keys, so each "
-                "interval is a 95% percentile bootstrap over seed indices resampled jointly across the curve's "
-                f"points ({N_BOOT} replicates).")
-        out[KEPT[name]] = head + "\n\n" + verdict_table(v)
+        out[KEPT[name]] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
+                                   n_points=int(manifest["n_points"]), rows=len(v), tally=tally(v),
+                                   tol=f"{TOL:g}", n_boot=N_BOOT, table=verdict_table(v))
     return out
 
 
 def publish(results_dir=None) -> list:
-    """Rewrite the verdict blocks of :data:`DOC_PAGES` from the kept runs (:func:`page_blocks`).
+    """Rewrite the verdict blocks of :data:`DOC_PAGES` from the kept runs.
 
     Args:
-        results_dir: one kept results directory; default: every kept run.
+        results_dir: one kept results directory; default every kept run.
 
     Returns:
         The pages that changed.
