@@ -228,7 +228,7 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
                         decades=math.log10(float(r.x_max) / float(r.x_min)))
         adv = getattr(r, "adversary", None)
         cell = name.get(k, r.learner) + (f", δ = {delta:g}" if logd else f", {adv}" if isinstance(adv, str) else "")
-        claim = CLAIMS.get(f"{r.fit}/{r.learner}" + (f"/delta={delta:g}" if logd else ""))
+        claim = CLAIMS.get(f"{r.fit}/{r.learner}" + (f"/delta={delta:g}" if logd else ""), CLAIMS.get(r.fit))
         if claim is None:
             rows.append(dict(untested_row(r.fit, cell, "no exponent stated for this learner", "no exponent stated: "
                                           "reported for comparison", m.n_seeds), slope=m.estimate, slope_lo=m.lo,
