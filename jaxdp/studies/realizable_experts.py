@@ -79,8 +79,11 @@ def _check_point(p, cfg):
 
 def _points(cfg):
     d0, e0, pts = int(cfg["d0"]), float(cfg["eps0"]), []
-    pt = lambda exp, lrn, adv, d=d0, T=cfg["T_fixed"], eps=e0, delta=0.0, Ls=0.0: dict(  # noqa: E731
-        exp=exp, learner=lrn, adversary=adv, d=int(d), T=int(T), eps=float(eps), delta=float(delta), Lstar=float(Ls))
+
+    def pt(exp, lrn, adv, d=d0, T=cfg["T_fixed"], eps=e0, delta=0.0, Ls=0.0):
+        return dict(exp=exp, learner=lrn, adversary=adv, d=int(d), T=int(T), eps=float(eps), delta=float(delta),
+                    Lstar=float(Ls))
+
     pts += [pt("vsT", lrn, adv, T=T) for adv in cfg["vsT_adversaries"]
             for lrn in ("sparse_vector", "potential", "binary_tree", "hedge") for T in cfg["T"]]
     pts += [pt("vsd", lrn, "halving", d=d, delta=delta) for lrn, delta in (

@@ -64,8 +64,10 @@ ADAPTIVE_FLAT = 10.0
 
 def _points(cfg):
     exps, pts = _names(cfg["experiments"]), []
-    pt = lambda exp, lrn, mode, d, T, eps, Ls=0.0: dict(  # noqa: E731
-        exp=exp, learner=lrn, mode=mode, d=int(d), T=int(T), eps=float(eps), Lstar=float(Ls))
+
+    def pt(exp, lrn, mode, d, T, eps, Ls=0.0):
+        return dict(exp=exp, learner=lrn, mode=mode, d=int(d), T=int(T), eps=float(eps), Lstar=float(Ls))
+
     if "adaptive" in exps:
         pts += [pt("adaptive", lrn, mode, cfg["ad_d"], T, cfg["ad_eps"], Ls) for mode in cfg["ad_modes"]
                 for lrn in ("adaptive_printed", "adaptive_flipped", "sv_known_Lstar") for Ls in cfg["ad_Lstar"]
