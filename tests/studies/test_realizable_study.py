@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxdp.registry import get_study
-from jaxdp.studies.framework import resolve_config, run_study
+from jaxdp.studies.framework import resolve_config, run_study, validate_study
 
 
 def _cfg(**over):
@@ -15,14 +15,15 @@ def _cfg(**over):
 
 
 def test_study_rejects_bad_config():
+    """The declared params (specs/realizable-experts.toml) refuse them before anything runs (run_study validates)."""
     e, cfg = _cfg()
     cfg["d"] = [1, 4]
     with pytest.raises(ValueError, match="d must be"):
-        e.fn(cfg)
+        validate_study(e.fn(cfg))
     e, cfg = _cfg()
     cfg["Lstar"] = [-1]
     with pytest.raises(ValueError, match="Lstar"):
-        e.fn(cfg)
+        validate_study(e.fn(cfg))
 
 
 @pytest.mark.slow
