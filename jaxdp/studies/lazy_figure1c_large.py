@@ -10,6 +10,7 @@ study runs L2P-MW alone up to ``T = 2^24`` and fits the realized regret's slope 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import pathlib
 
@@ -20,7 +21,8 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
 from jaxdp.experts import alternating_prediction, figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
 from jaxdp.studies._common_study import ROOT as ROOT
-from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, slope_verdict, verdict_table
+from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
+from jaxdp.studies.claims import Measurement, Verdict, judge, tally, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize
 from jaxdp.studies.specs import StudySpec
 
@@ -102,27 +104,24 @@ def build(cfg: dict) -> Study:
 
 def verdicts(slopes):
     """One verdict per local slope (``alpha``, ``x_min``, ``x_max``, ``slope``, ``slope_lo``, ``slope_hi``,
-    ``n_seeds``, optionally ``model_slope``) against Figure 1(c)'s exponent: an upper bound, missed when the whole
-    interval lies above it; a miss names the model's local slope over the same pair."""
+    ``n_seeds``, optionally ``model_slope``) against Figure 1(c)'s exponent by the claims rubric; every row names
+    the model's local slope over the same pair (but a ``holds``), a miss also why the claim fails."""
     import pandas as pd
 
-    c, rows = CLAIMS["l2p_mw"], []
+    rows = []
     for r in slopes.itertuples(index=False):
-        exp = float(_claimed(float(r.alpha)))
-        v = slope_verdict(r.slope_lo, r.slope_hi, exp, "at_most")
+        c = dataclasses.replace(CLAIMS["l2p_mw"], value=float(_claimed(float(r.alpha))))
         n = int(r.n_seeds) if "n_seeds" in slopes.columns and np.isfinite(r.n_seeds) else 0
-        reason, link = "", ""
-        if v == "misses":
-            reason, link = S.data["claims_notes"]["miss_reason"], c.link
-            model = getattr(r, "model_slope", math.nan)
-            if np.isfinite(model):
-                reason += f"; the model ln(d/2)/η + (T/4)tanh(ηB/2) has local slope {fmt_num(model)} here"
-        elif v == "not tested":
-            reason = "no bootstrap interval"
-        rows.append(dict(experiment="local slope of regret vs T, ε = T^−α", cell=f"α = {r.alpha:g}, T = "
-                         f"{_pow2(r.x_min)}–{_pow2(r.x_max)}", claim=c.text, claimed=exp, kind="at_most",
-                         slope=r.slope, slope_lo=r.slope_lo, slope_hi=r.slope_hi, n_seeds=n, verdict=v,
-                         reason=reason, link=link))
+        m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), n,
+                        decades=math.log10(float(r.x_max) / float(r.x_min)))
+        v = judge(c, m)
+        notes = [v.reason] if v.reason else []
+        notes += [S.data["claims_notes"]["miss_reason"]] if v.verdict == "misses" else []
+        model = getattr(r, "model_slope", math.nan)
+        notes += [f"the model ln(d/2)/η + (T/4)tanh(ηB/2) has local slope {fmt_num(model)} here"] \
+            if np.isfinite(model) and v.verdict != "holds" else []
+        rows.append(verdict_row(c, m, Verdict(v.verdict, "; ".join(notes)), cell=f"α = {r.alpha:g}, T = "
+                                f"{_pow2(r.x_min)}–{_pow2(r.x_max)}", experiment="local slope of regret vs T, ε = T^−α"))
     return pd.DataFrame(rows)
 
 
@@ -150,9 +149,6 @@ def page_blocks(results_dir=None) -> dict:
               f"{r.tanh_term:.0f}", f"{r.model / r.expected_regret_mean:.3f}", f"{r.claimed_TB2eta2:.0f}"]
              for r, ins in zip(s.itertuples(index=False), inside)]
     v = verdicts(pd.DataFrame(fits))
-    counts = v["verdict"].value_counts()
-    tally = ", ".join(f"{int(counts.get(k, 0))} {k}" for k in ("holds", "holds by construction", "misses",
-                                                                 "not tested"))
     return {
         BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["alpha", "T"])["seed"].nunique().min()), n_boot=N_BOOT,
                             table=markdown_table(["α", "T range", "local slope [95% CI]", "claimed", "corrected"],
@@ -161,7 +157,8 @@ def page_blocks(results_dir=None) -> dict:
                             dev=100 * float(np.max(np.abs(s["model"] / s["expected_regret_mean"] - 1))),
                             table=markdown_table(["α", "T", "mean regret [95% CI]", "E[regret]", "ln(d/2)/η",
                                                   "(T/4)tanh(ηB/2)", "model / E[regret]", "claimed T B² η²"], mrows)),
-        BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally, n_boot=N_BOOT, table=verdict_table(v)),
+        BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, tol=CLAIMS["l2p_mw"].tolerance,
+                            decades=math.log10(Ts[1] / Ts[0]), table=verdict_table(v)),
     }
 
 
