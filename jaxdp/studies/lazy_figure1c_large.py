@@ -1,12 +1,8 @@
 """``lazy-figure1c-large``: Figure 1(c)'s exponent for L2P-MW on alternating batches at large T.
 
-Spec and claim: ``specs/lazy-figure1c-large.toml``; page prose: ``specs/lazy-figure1c-large.md``. With ``ε = T^-α``
-and the paper's settings (``B = floor(1/ε)``, ``η = ε^{2/3} T^{-1/3}``, ``p = η/ε``), L2P-MW's expected regret on
-``adv_alternating_batches`` is about ``ln(d/2)/η + (T/4) tanh(ηB/2)``: a warm-up term ``∝ T^{1/3 + 2α/3}`` (the
-exponent Figure 1(c) claims) and a batching term ``T B η/8 ∝ T^{2/3 + α/3}`` (the corrected one) that dominates only
-once ``T^{(1-α)/3} > 8 ln(d/2)`` (``T > 7.7·10^4`` at α = 1/4, d = 16; docs/algorithms/lazy.md#batching-term). This
-study runs L2P-MW alone up to ``T = 2^24`` and fits the realized regret's slope over consecutive pairs of horizons
-(the same seed keys at every horizon: the bootstrap resamples seed indices jointly across the pair).
+Spec and claim: ``specs/lazy-figure1c-large.toml``; page prose: ``specs/lazy-figure1c-large.md``. The local slopes of
+L2P-MW's realized regret (paper settings, ``ε = T^-α``) over consecutive horizons up to 2^24, beside the model
+``ln(d/2)/η + (T/4) tanh(ηB/2)`` whose batching term carries the corrected exponent (docs/algorithms/lazy.md#batching-term).
 """
 from __future__ import annotations
 
@@ -20,7 +16,6 @@ import numpy as np
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
 from jaxdp.experts import alternating_prediction, figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
-from jaxdp.studies._common_study import ROOT as ROOT
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
 from jaxdp.studies.claims import Measurement, Verdict, judge, tally, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize
@@ -28,38 +23,35 @@ from jaxdp.studies.specs import StudySpec
 
 S = StudySpec("lazy-figure1c-large", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
-N_BOOT = 2000
-MODEL_COLS = ("warmup_lnd2_over_eta", "tanh_term", "claimed_TB2eta2")
+N_BOOT, MODEL_COLS = 2000, ("warmup_lnd2_over_eta", "tanh_term", "claimed_TB2eta2")
 
 
-def _claimed(a):
-    return figure1_exponents(a, "c")["L2P"]
+def _exp(a, which: str):
+    """The ``"claimed"`` or ``"corrected"`` exponent curve (``curves`` of the spec) at α."""
+    panel, curve = S.data["curves"][which]
+    return figure1_exponents(a, panel)[curve]
 
 
-def _corrected(a):
-    return figure1_exponents(a, "c'")["L2P printed, alternating"]
+def _table(name: str, rows) -> str:
+    """The Markdown table ``name`` of the page: its header from the spec's ``columns``, then ``rows``."""
+    return markdown_table(S.data["columns"][name], rows)
 
 
 def _summary(df, cols=("eta", "B") + MODEL_COLS):
-    """Regret and expected regret per (α, ``T``) with the model's per-point columns."""
-    s = summarize(df, ["alpha", "T"], ["regret", "expected_regret"])
     first = df.groupby(["alpha", "T"], sort=True).first().reset_index()
-    for c in cols:
-        s[c] = first[c].to_numpy()
-    return s
+    return summarize(df, ["alpha", "T"], ["regret", "expected_regret"]).assign(**{c: first[c].to_numpy() for c in cols})
 
 
 @S.register
 def build(cfg: dict) -> Study:
-    """L2P-MW (rate-mode plan, ``ε = T^{-α}``) on alternating batches at every (α, ``T``), one point per chunk.
-    Tables: ``summary`` (with the model's terms and their sum, ``predicted``) and ``local_slopes``."""
+    """L2P-MW (rate mode) on alternating batches at every (α, ``T``); tables ``summary`` and ``local_slopes``."""
     d, delta = int(cfg["d"]), float(cfg["delta"])
 
     def run(pts, seeds):
         keys, n, out = seed_keys(int(cfg["seed"]), seeds), len(seeds), []
         for pt in pts:
-            T, a = pt["T"], pt["alpha"]
-            pr = plan_l2p_mw(eps=T ** -a, delta=delta, T=T, d=d, mode="rate").params
+            T = pt["T"]
+            pr = plan_l2p_mw(eps=T ** -pt["alpha"], delta=delta, T=T, d=d, mode="rate").params
             B, eta = int(pr["B"]), pr["eta"]
             r = simulate(l2p_mw(d, B), adv_alternating_batches(d), experts_problem(), l2p_mw_params(eta, pr["p"], B),
                          AlternatingParams(B=jnp.int32(B)), keys, T, T_max=T, n_checkpoints=4)
@@ -76,23 +68,19 @@ def build(cfg: dict) -> Study:
         s = _summary(df)
         s["predicted"] = s["warmup_lnd2_over_eta"] + s["tanh_term"]
         s["ratio_to_predicted"] = s["expected_regret_mean"] / s["predicted"]
-        rows = []
-        Ts = sorted(df["T"].unique())
+        rows, Ts = [], sorted(df["T"].unique())
         for lo, hi in zip(Ts[:-1], Ts[1:]):
             # both horizons use the same seed keys: resample seed indices jointly
             f = fit_slopes(df[df["T"].isin([lo, hi])], "T", "regret", ["alpha"], upper_half=False, resample="joint")
-            rows.append(f.assign(beta_claimed=_claimed(f["alpha"].to_numpy()),
-                                 beta_corrected=_corrected(f["alpha"].to_numpy())))
+            rows.append(f.assign(beta_claimed=_exp(f["alpha"].to_numpy(), "claimed"),
+                                 beta_corrected=_exp(f["alpha"].to_numpy(), "corrected")))
         return {"summary": s, "local_slopes": pd.concat(rows, ignore_index=True)}
 
     def plot(df, outdir: pathlib.Path):
-        sl = analyze(df)["local_slopes"].rename(columns={"slope": "beta_mean", "slope_lo": "beta_lo",
-                                                         "slope_hi": "beta_hi"})
+        sl = analyze(df)["local_slopes"].rename(columns=dict(slope="beta_mean", slope_lo="beta_lo", slope_hi="beta_hi"))
         sl["T"] = np.sqrt(sl["x_min"] * sl["x_max"])
-        th = {}
-        for a in sorted(sl["alpha"].unique()):
-            th[f"claimed, alpha={a:g}"] = (lambda T, a=a: 0 * T + _claimed(a))
-            th[f"corrected, alpha={a:g}"] = (lambda T, a=a: 0 * T + _corrected(a))
+        th = {f"{w}, alpha={a:g}": (lambda T, a=a, w=w: 0 * T + _exp(a, w))
+              for a in sorted(sl["alpha"].unique()) for w in ("claimed", "corrected")}
         return [plot_curves(sl, "T", "beta", outdir / "local_exponents.png", hue="alpha", theory=th, logy=False,
                             title="L2P-MW on alternating batches: local regret exponent vs T",
                             ylabel="local slope of log E[regret]")]
@@ -103,24 +91,22 @@ def build(cfg: dict) -> Study:
 
 
 def verdicts(slopes):
-    """One verdict per local slope (``alpha``, ``x_min``, ``x_max``, ``slope``, ``slope_lo``, ``slope_hi``,
-    ``n_seeds``, optionally ``model_slope``) against Figure 1(c)'s exponent by the claims rubric; every row names
-    the model's local slope over the same pair (but a ``holds``), a miss also why the claim fails."""
+    """One verdict per local slope (``alpha``, ``x_min``, ``x_max``, the slope columns, ``n_seeds``, ``model_slope``)
+    against Figure 1(c)'s exponent by the claims rubric, naming the model's local slope (but where it holds)."""
     import pandas as pd
 
     rows = []
     for r in slopes.itertuples(index=False):
-        c = dataclasses.replace(CLAIMS["l2p_mw"], value=float(_claimed(float(r.alpha))))
+        c = dataclasses.replace(CLAIMS["l2p_mw"], value=float(_exp(float(r.alpha), "claimed")))
         n = int(r.n_seeds) if "n_seeds" in slopes.columns and np.isfinite(r.n_seeds) else 0
         m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), n,
                         decades=math.log10(float(r.x_max) / float(r.x_min)))
         v = judge(c, m)
-        notes = [v.reason] if v.reason else []
-        notes += [S.data["claims_notes"]["miss_reason"]] if v.verdict == "misses" else []
         model = getattr(r, "model_slope", math.nan)
-        notes += [f"the model ln(d/2)/η + (T/4)tanh(ηB/2) has local slope {fmt_num(model)} here"] \
-            if np.isfinite(model) and v.verdict != "holds" else []
-        rows.append(verdict_row(c, m, Verdict(v.verdict, "; ".join(notes)), cell=f"α = {r.alpha:g}, T = "
+        notes = [v.reason, S.data["claims_notes"]["miss_reason"] if v.verdict == "misses" else "",
+                 f"the model ln(d/2)/η + (T/4)tanh(ηB/2) has local slope {fmt_num(model)} here"
+                 if np.isfinite(model) and v.verdict != "holds" else ""]
+        rows.append(verdict_row(c, m, Verdict(v.verdict, "; ".join(filter(None, notes))), cell=f"α = {r.alpha:g}, T = "
                                 f"{_pow2(r.x_min)}–{_pow2(r.x_max)}", experiment="local slope of regret vs T, ε = T^−α"))
     return pd.DataFrame(rows)
 
@@ -130,17 +116,16 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
-    Ts = sorted(df["T"].unique())
-    rows, fits = [], []
+    Ts, rows, fits = sorted(df["T"].unique()), [], []
     mod = df.groupby(["alpha", "T"])[["warmup_lnd2_over_eta", "tanh_term"]].first().sum(axis=1)
     for a in sorted(df["alpha"].unique()):
         for lo, hi in zip(Ts[:-1], Ts[1:]):
-            sub = df[(df["alpha"] == a) & df["T"].isin([lo, hi])]
-            f = fit_slopes(sub, "T", "regret", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
+            f = fit_slopes(df[(df["alpha"] == a) & df["T"].isin([lo, hi])], "T", "regret", upper_half=False,
+                           n_boot=N_BOOT, resample="joint").iloc[0]
             fits.append(dict(alpha=a, x_min=lo, x_max=hi, slope=f.slope, slope_lo=f.slope_lo, slope_hi=f.slope_hi,
                              n_seeds=f.n_seeds, model_slope=math.log(mod[(a, hi)] / mod[(a, lo)]) / math.log(hi / lo)))
             rows.append([f"{a:g}", f"{_pow2(lo)}–{_pow2(hi)}", fmt_ci(f.slope, f.slope_lo, f.slope_hi),
-                         fmt_num(float(_claimed(a))), fmt_num(float(_corrected(a)))])
+                         fmt_num(float(_exp(a, "claimed"))), fmt_num(float(_exp(a, "corrected")))])
     s = _summary(df, MODEL_COLS)
     s["model"] = s["warmup_lnd2_over_eta"] + s["tanh_term"]
     inside = (s["regret_lo"] <= s["expected_regret_mean"]) & (s["expected_regret_mean"] <= s["regret_hi"])
@@ -151,12 +136,9 @@ def page_blocks(results_dir=None) -> dict:
     v = verdicts(pd.DataFrame(fits))
     return {
         BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["alpha", "T"])["seed"].nunique().min()), n_boot=N_BOOT,
-                            table=markdown_table(["α", "T range", "local slope [95% CI]", "claimed", "corrected"],
-                                                 rows)),
-        BLOCKS[1]: S.render(BLOCKS[1], n_in=int(inside.sum()), n=len(s),
-                            dev=100 * float(np.max(np.abs(s["model"] / s["expected_regret_mean"] - 1))),
-                            table=markdown_table(["α", "T", "mean regret [95% CI]", "E[regret]", "ln(d/2)/η",
-                                                  "(T/4)tanh(ηB/2)", "model / E[regret]", "claimed T B² η²"], mrows)),
+                            table=_table("local", rows)),
+        BLOCKS[1]: S.render(BLOCKS[1], n_in=int(inside.sum()), n=len(s), table=_table("model", mrows),
+                            dev=100 * float(np.max(np.abs(s["model"] / s["expected_regret_mean"] - 1)))),
         BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, tol=CLAIMS["l2p_mw"].tolerance,
                             decades=math.log10(Ts[1] / Ts[0]), table=verdict_table(v)),
     }
