@@ -1,10 +1,8 @@
 """``lazy-figure1c``: LAZY Figure 1(c), the regret exponent β(α) with ε = T^-α (docs/algorithms/lazy.md#figure-1).
 
-Spec and claims: ``specs/lazy-figure1c.toml``; page prose: ``specs/lazy-figure1c.md``. Learners: L2P-MW planned in
-``rate`` mode (the paper's B = floor(1/ε), η = min(ε0, ε)^{2/3} T^{-1/3}) and ``retuned`` mode, the prior
-low-switching template ``private_lazy_sketch`` (η = min(√(8 ln d/T), ε), p = min(1, η/ε)) and non-private Hedge, on
-the paper's lower-bound adversary, the same with batch-aligned epochs and alternating batches (period B). The slope of
-log E[regret] on log T over the upper half of the T grid is compared with ``figure1_exponents`` (c) and (c').
+Spec and claims: ``specs/lazy-figure1c.toml``; page prose: ``specs/lazy-figure1c.md``. L2P-MW (paper and re-tuned
+settings), the prior low-switching template and Hedge on the paper's lower-bound adversary, batch-aligned epochs and
+alternating batches; the slope of log E[regret] on log T against ``figure1_exponents`` (c) and (c').
 """
 from __future__ import annotations
 
@@ -21,7 +19,7 @@ from jaxdp.experts import (
     AlternatingParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs, experts_problem, figure1_exponents,
     hedge, hedge_eta, hedge_params, l2p_mw, l2p_mw_params, plan_l2p_mw, private_lazy_sketch, sketch_params,
 )
-from jaxdp.studies._common_study import ROOT as ROOT, equal_expected_regret, upper_half
+from jaxdp.studies._common_study import equal_expected_regret, upper_half
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, summarize, verdict_table
 from jaxdp.studies.claims import Measurement, judge, tally, untested_row, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_panels
@@ -30,9 +28,7 @@ from jaxdp.studies.specs import StudySpec
 S = StudySpec("lazy-figure1c", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
 LEARNERS, ADVERSARIES = tuple(S.params["learners"].choices), tuple(S.params["adversaries"].choices)
-N_BOOT, TOL = 2000, 0.05
-#: why the prior template (``sketch``), the one learner without a claim, is not tested
-NO_CLAIM = "the prior template has no theorem settings (its η and p are the study's choice): no exponent or bound"
+N_BOOT, TOL, NO_CLAIM = 2000, 0.05, S.data["claims_notes"]["no_claim"]
 
 
 def _curve(panel: str, curve: str):
@@ -47,15 +43,19 @@ THEORY = {(ln, adv): (label, _curve(*pc)) for ln, advs in S.data["theory"].items
 EXPONENT = {ln: (lambda a, f=_curve(*pc): float(f(a))) for ln, pc in S.data["exponent"].items()}
 
 
+def _table(name: str, rows) -> str:
+    """The Markdown table ``name`` of the page: its header from the spec's ``columns``, then ``rows``."""
+    return markdown_table(S.data["columns"][name], rows)
+
+
 def paper_B(eps: float) -> int:
     """The paper's batch length ``B = floor(1/ε)`` (at least 1)."""
     return max(1, int(math.floor(1.0 / eps)))
 
 
 def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid=(40, 30, 120)):
-    """``(learner, params, info)`` of one grid point (``info``: ``eta``, ``B`` and for L2P the plan and ``eps_cert``);
-    ``grid`` is the planner's ``(n_B, n_c, n_eta)`` search resolution. Raises ``ValueError`` for an unknown learner
-    or a plan the planner refuses."""
+    """``(learner, params, info)`` of one grid point (``info``: ``eta``, ``B``, for L2P the plan and ``eps_cert``);
+    ``grid``: the planner's ``(n_B, n_c, n_eta)`` resolution. ``ValueError``: an unknown learner or a refused plan."""
     if name in ("l2p_paper", "l2p_retuned"):
         plan = plan_l2p_mw(eps=eps, delta=delta, T=T, d=d, mode="rate" if name == "l2p_paper" else "retuned",
                            grid=grid)
@@ -240,21 +240,14 @@ def page_blocks(results_dir=None) -> dict:
               fmt_num(_slope(g, "bound")), fmt_num(_slope(g, "expected_regret")), fmt_num(EXPONENT[ln](float(a)))]
              for (ln, adv, a), g in bound_ratios(df, d).groupby(["learner", "adversary", "alpha"], sort=True)]
     return {
-        BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=S_, T_lo=T_lo, T_hi=T_hi, n_boot=N_BOOT, table=markdown_table(
-            ["learner", "adversary", "α", "β (realized regret) [95% CI]", "β (expected regret)", "claimed (c)",
-             "applies", "note"], rows)),
-        BLOCKS[1]: S.render(BLOCKS[1], d=d, deviations=", ".join(f"{100 * v:.1f}% at α = {a:g}"
-                                                                 for a, v in sorted(dev.items())),
-                            table=markdown_table(["α", "T", "E[regret]", "ln(d/2)/η + (T/4)tanh(ηB/2)", "ratio",
-                                                  "T B η/8", "claimed T B² η²"], trows)),
-        BLOCKS[2]: S.render(BLOCKS[2], T_lo=T_lo, T_hi=T_hi, table=markdown_table(
-            ["α", "E[regret] (measured)", "model", "ln(d/2)/η", "(T/4)tanh(ηB/2)", "corrected 2/3 + α/3",
-             "claimed 1/3 + 2α/3"], mrows)),
+        BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=S_, T_lo=T_lo, T_hi=T_hi, n_boot=N_BOOT,
+                            table=_table("exponents", rows)),
+        BLOCKS[1]: S.render(BLOCKS[1], d=d, table=_table("terms", trows),
+                            deviations=", ".join(f"{100 * v:.1f}% at α = {a:g}" for a, v in sorted(dev.items()))),
+        BLOCKS[2]: S.render(BLOCKS[2], T_lo=T_lo, T_hi=T_hi, table=_table("model", mrows)),
         BLOCKS[3]: S.render(BLOCKS[3], rows=len(v), tol=TOL, decades=math.log10(up[-1] / up[0]), T_lo=T_lo,
                             T_hi=T_hi, n_boot=N_BOOT, tally=tally(v), table=verdict_table(v)),
-        BLOCKS[4]: S.render(BLOCKS[4], d=d, T_lo=_pow2(up[0]), T_hi=_pow2(up[-1]), table=markdown_table(
-            ["learner", "adversary", "α", "E[regret] / bound", "B", "slope of the bound", "slope of E[regret]",
-             "claimed"], brows)),
+        BLOCKS[4]: S.render(BLOCKS[4], d=d, T_lo=_pow2(up[0]), T_hi=_pow2(up[-1]), table=_table("bound", brows)),
     }
 
 
