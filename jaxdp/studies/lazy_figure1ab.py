@@ -1,14 +1,10 @@
 """``lazy-figure1ab``: LAZY Figure 1(a),(b) for DP-OCO: L2P-RMW vs DP-FTRL vs non-private FTRL (docs/algorithms/lazy.md#studies).
 
-Spec and claims: ``specs/lazy-figure1ab.toml``; page prose: ``specs/lazy-figure1ab.md``. Linear losses
-(``||g_t|| = 1``) on the ball of radius 1/2, ``ε = T^{-α}``, ``δ = 1e-6``, ``d = ceil(log T)`` (panel a) or
-``ceil(T^{1/3})`` (panel b), on the ``biased`` and ``alternating`` (period ``B``, the L2P batch) adversaries:
-L2P-RMW (``plan_l2p_rmw``, exact sampler), tree-aggregated DP-FTRL and FTRL with ``λ = √T/R``; the log-log slopes
-of regret in ``T`` against ``figure1_exponents``. With ``nonsmooth`` (docs/algorithms/lazy.md#rmw-nonsmooth):
-L2P-RMW with MALA (rate mode, uncertified; ``mala_steps`` from ``mala_schedule`` at ``tol = 1e-2``) on the
-absolute loss ``|<a_t, x> - b_t|`` (``‖x*‖ = 1/4``) and the logistic loss (``‖x*‖ = 1/2``), ``a_t`` uniform on the
-sphere, noise 0.1, with MALA's acceptance and fraction of proposals outside the ball on each seed's measure after
-all ``T`` losses; tables ``nonsmooth_summary``, ``nonsmooth_slopes`` and plot ``nonsmooth.png``.
+Spec and claims: ``specs/lazy-figure1ab.toml``; page prose: ``specs/lazy-figure1ab.md``. Linear losses on the ball of
+radius 1/2, ``ε = T^{-α}``, ``d = ceil(log T)`` (panel a) or ``ceil(T^{1/3})`` (panel b), biased and alternating
+adversaries; the log-log slopes of regret in ``T`` against ``figure1_exponents``. With ``nonsmooth``: L2P-RMW with
+MALA on the absolute and logistic losses (docs/algorithms/lazy.md#rmw-nonsmooth), with MALA's acceptance and
+fraction of proposals outside the ball on each seed's measure after all ``T`` losses.
 """
 from __future__ import annotations
 
@@ -21,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ._common_study import ROOT as ROOT, upper_half
+from ._common_study import upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
 from .claims import Claim, Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
@@ -167,6 +163,11 @@ def _check_point(pt: dict, cfg: dict) -> None:
     _l2p_plan(T, d, alpha, cfg["mode"])
     if pt["learner"] == "dp_ftrl":
         _dp_ftrl_plan(T, d, alpha)
+
+
+def _table(name: str, rows, **values) -> str:
+    """The Markdown table ``name`` of the page: its header from the spec's ``columns`` (``values`` filled), ``rows``."""
+    return markdown_table([h.format(**values) for h in S.data["columns"][name]], rows)
 
 
 def _split(df):
@@ -338,10 +339,7 @@ def _nonsmooth_block(nsl, nsumm) -> str:
              for r in nsumm.itertuples(index=False)]
     srows = [[r.loss, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
               fmt_num(r.theory_slope), _versus(r.slope_lo, r.slope_hi, r.theory_slope)] for r in nsl.itertuples()]
-    return S.render(BLOCKS[1], points=markdown_table(
-        ["loss", "α", "T", "d", "B", "regret [95% CI]", "MALA acceptance", "proposals outside the ball",
-         "MALA steps"], nrows), slopes=markdown_table(
-        ["loss", "α", "slope [95% CI]", "claimed", "interval vs claimed"], srows))
+    return S.render(BLOCKS[1], points=_table("nonsmooth_points", nrows), slopes=_table("nonsmooth_slopes", srows))
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -376,9 +374,8 @@ def page_blocks(results_dir=None) -> dict:
     v = verdicts(sl, summ, nsl, nsumm, ftrl_same_runs=np_same)
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=int(df.groupby(by + ["loss", "T"])["seed"].nunique().min()),
-                            T_lo=int(up[0]), T_hi=int(up[-1]), n_boot=N_BOOT, T_max=Tmax, table=markdown_table(
-                                ["learner", "adversary", "panel", "α", "slope [95% CI]", "figure's exponent",
-                                 "interval vs exponent", f"regret at T = {Tmax} [95% CI]", "note"], rows)),
+                            T_lo=int(up[0]), T_hi=int(up[-1]), n_boot=N_BOOT, T_max=Tmax,
+                            table=_table("slopes", rows, T_max=Tmax)),
         BLOCKS[1]: _nonsmooth_block(nsl, nsumm),
         BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), linear=len(sl), nonsmooth=0 if nsl is None else len(nsl),
                             same_runs=S.render("lazy-figure1ab same runs") if np_same else "", tol=TOL,
