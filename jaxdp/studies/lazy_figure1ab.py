@@ -1,4 +1,4 @@
-"""``lazy-figure1ab``: LAZY Figure 1(a),(b) for DP-OCO: L2P-RMW vs DP-FTRL vs non-private FTRL (docs/algorithms/lazy.md#studies).
+"""``lazy-figure1ab``: LAZY Figure 1(a),(b) for DP-OCO, L2P-RMW vs DP-FTRL vs FTRL (docs/algorithms/lazy.md#studies).
 
 Spec and claims: ``specs/lazy-figure1ab.toml``; page prose: ``specs/lazy-figure1ab.md``. Linear losses on the ball of
 radius 1/2, ``ε = T^{-α}``, ``d = ceil(log T)`` (panel a) or ``ceil(T^{1/3})`` (panel b), biased and alternating
@@ -239,7 +239,7 @@ def build(cfg: dict) -> Study:
             alpha = float(summ["alpha"].iloc[0])
             paths.append(plot_panels(
                 summ, "loss", "T", "regret", outdir / "nonsmooth.png", hue="learner",
-                theory=lambda loss, s: _theory_curves(s, [("l2p_rmw (MALA)", "l2p_rmw")], "a", float(s["alpha"].iloc[0])),
+                theory=lambda loss, s: _theory_curves(s, [("l2p_rmw (MALA)", "l2p_rmw")], "a", alpha),
                 title=lambda l: f"L2P-RMW + MALA, {l} loss, panel (a) d, alpha={alpha}",
                 ylabel="regret (mean, 95% CI)", width=4.4))
         return paths

@@ -128,7 +128,8 @@ def build(cfg: dict) -> Study:
         learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"]))
         adversary_and_params(pt["adversary"], d, T, eps)
 
-    return Study(name=S.name, points=S.points(cfg), seeds=int(cfg["seeds"]), run=run, check_point=check_point,
+    points = S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]})   # α a float even if given as 0
+    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
                  group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
                  description=S.description)
 

@@ -2,7 +2,7 @@
 
 Spec and claim: ``specs/lazy-figure1c-large.toml``; page prose: ``specs/lazy-figure1c-large.md``. The local slopes of
 L2P-MW's realized regret (paper settings, ``ε = T^-α``) over consecutive horizons up to 2^24, beside the model
-``ln(d/2)/η + (T/4) tanh(ηB/2)`` whose batching term carries the corrected exponent (docs/algorithms/lazy.md#batching-term).
+``ln(d/2)/η + (T/4) tanh(ηB/2)``, whose batching term has the corrected exponent (docs/algorithms/lazy.md).
 """
 from __future__ import annotations
 
@@ -85,9 +85,9 @@ def build(cfg: dict) -> Study:
                             title="L2P-MW on alternating batches: local regret exponent vs T",
                             ylabel="local slope of log E[regret]")]
 
-    return Study(name=S.name, points=S.points(cfg), seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg, points_per_chunk=1,
-                 seeds_per_chunk=256, description=S.description)
+    return Study(name=S.name, points=S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]}),
+                 seeds=int(cfg["seeds"]), run=run, group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot,
+                 config=cfg, points_per_chunk=1, seeds_per_chunk=256, description=S.description)
 
 
 def verdicts(slopes):
@@ -106,8 +106,9 @@ def verdicts(slopes):
         notes = [v.reason, S.data["claims_notes"]["miss_reason"] if v.verdict == "misses" else "",
                  f"the model ln(d/2)/η + (T/4)tanh(ηB/2) has local slope {fmt_num(model)} here"
                  if np.isfinite(model) and v.verdict != "holds" else ""]
-        rows.append(verdict_row(c, m, Verdict(v.verdict, "; ".join(filter(None, notes))), cell=f"α = {r.alpha:g}, T = "
-                                f"{_pow2(r.x_min)}–{_pow2(r.x_max)}", experiment="local slope of regret vs T, ε = T^−α"))
+        rows.append(verdict_row(c, m, Verdict(v.verdict, "; ".join(filter(None, notes))),
+                                cell=f"α = {r.alpha:g}, T = {_pow2(r.x_min)}–{_pow2(r.x_max)}",
+                                experiment="local slope of regret vs T, ε = T^−α"))
     return pd.DataFrame(rows)
 
 
