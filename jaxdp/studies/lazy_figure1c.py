@@ -88,13 +88,17 @@ def build(cfg: dict) -> Study:
     adversary, α) with the curve that applies (``beta_theory``) and the claimed panel (c) value."""
     d = int(cfg["d"])
 
+    def setup(pt):
+        """``(T, learner, params, info, adversary, adversary params)`` of a point (the planner's checks)."""
+        T = int(pt["T"])
+        eps = T ** -pt["alpha"]
+        return (T, *learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"])),
+                *adversary_and_params(pt["adversary"], d, T, eps))
+
     def run(pts, seeds):
         keys, out = seed_keys(int(cfg["seed"]), seeds), []
         for pt in pts:
-            T = int(pt["T"])
-            eps = T ** -pt["alpha"]
-            L, params, info = learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"]))
-            A, ap = adversary_and_params(pt["adversary"], d, T, eps)
+            T, L, params, info, A, ap = setup(pt)
             # T_max = T: each horizon costs T rounds, not max(T) (one compilation per horizon)
             r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T, n_checkpoints=4)
             out.append({"expected_regret": r["expected_regret"], "regret": r["regret"], "switches": r["switches"],
@@ -111,8 +115,7 @@ def build(cfg: dict) -> Study:
 
     def plot(df, outdir: pathlib.Path):
         # one panel per adversary (four learners each), with the exponent curves that apply to it
-        sl = analyze(df)["exponents"].rename(columns={"slope": "beta_mean", "slope_lo": "beta_lo",
-                                                      "slope_hi": "beta_hi"})
+        sl = analyze(df)["exponents"].rename(columns=dict(slope="beta_mean", slope_lo="beta_lo", slope_hi="beta_hi"))
         claimed = {k: _curve(*pc) for k, pc in S.data["plot"]["claimed"].items()}
         corrected = {adv: {k: _curve(*pc) for k, pc in curves.items()}
                      for adv, curves in S.data["plot"]["corrected"].items()}
@@ -122,14 +125,8 @@ def build(cfg: dict) -> Study:
                             xlabel="alpha (eps = T^-alpha)", ylabel="beta (expected regret ~ T^beta), 95% CI",
                             width=4.6)]
 
-    def check_point(pt):
-        T = int(pt["T"])
-        eps = T ** -pt["alpha"]
-        learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"]))
-        adversary_and_params(pt["adversary"], d, T, eps)
-
     points = S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]})   # α a float even if given as 0
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
+    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, check_point=setup,
                  group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
                  description=S.description)
 
