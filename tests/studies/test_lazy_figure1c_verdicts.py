@@ -150,15 +150,20 @@ def test_large_misses_link_to_existing_anchors_and_the_model_claim_of_the_page()
 
 
 def test_large_verdicts_follow_the_claim():
+    # the claims rubric: an exponent is tested only by a slope over two decades of T (2^10-2^17: 2.1 decades)
     sl = pd.DataFrame([
-        dict(alpha=0.25, x_min=2 ** 14, x_max=2 ** 16, slope=0.62, slope_lo=0.60, slope_hi=0.64, n_seeds=8,
+        dict(alpha=0.25, x_min=2 ** 10, x_max=2 ** 17, slope=0.62, slope_lo=0.60, slope_hi=0.64, n_seeds=8,
              model_slope=0.62),
-        dict(alpha=0.5, x_min=2 ** 14, x_max=2 ** 16, slope=0.66, slope_lo=0.64, slope_hi=0.69, n_seeds=8,
+        dict(alpha=0.5, x_min=2 ** 10, x_max=2 ** 17, slope=0.66, slope_lo=0.64, slope_hi=0.69, n_seeds=8,
              model_slope=0.70),
         dict(alpha=0.5, x_min=2 ** 16, x_max=2 ** 18, slope=0.7, slope_lo=math.nan, slope_hi=math.nan, n_seeds=1,
              model_slope=0.71),
+        dict(alpha=0.25, x_min=2 ** 14, x_max=2 ** 16, slope=0.62, slope_lo=0.60, slope_hi=0.64, n_seeds=8,
+             model_slope=0.62),
     ])
     v = L.verdicts(sl)
-    assert list(v["verdict"]) == ["misses", "holds", "not tested"]
+    assert list(v["verdict"]) == ["misses", "holds", "not tested", "not tested"]
     assert v["link"][0] == "../algorithms/lazy.md#batching-term" and "0.620" in v["reason"][0]
+    assert "Θ(TBη)" in v["reason"][0] and (v["link"][1:] == "").all()
     assert v["reason"][2] and not v["reason"][1]
+    assert "spans 0.60 decades" in v["reason"][3] and "local slope 0.620 here" in v["reason"][3]
