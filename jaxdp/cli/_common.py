@@ -30,6 +30,14 @@ def check_out(path, *, option: str = "--out", kind: str = "dir") -> pathlib.Path
     """Refuse an output path that cannot be written, before any work: a directory (``kind="dir"``, created if
     missing) or a file (``kind="file"``) whose nearest existing folder must be writable.
 
+    Args:
+        path: the output path.
+        option: the option's name, quoted in the error.
+        kind: ``"dir"`` or ``"file"``.
+
+    Returns:
+        ``path`` as a ``pathlib.Path``.
+
     Raises:
         CLIError: naming ``option``, the path and why it cannot be written.
     """

@@ -230,6 +230,10 @@ def verdict_row(claim: Claim, m: Measurement, v: Verdict, *, experiment: str, ce
         kind: the relation shown before the claimed value (``equals``, ``at_most``, ``at_least``); default from
             the claim's kind (a bound's ratio and an at-most rate ``at_most``, an at-least rate ``at_least``).
         claimed: the value shown as claimed (default the claim's value).
+
+    Returns:
+        The row: ``experiment``, ``cell``, ``claim``, ``claimed``, ``kind``, ``slope``/``slope_lo``/``slope_hi`` (the
+        measurement and its interval), ``n_seeds``, ``verdict``, ``reason`` and ``link``.
     """
     kind = kind or {"bound": "at_most", "at_most_rate": "at_most", "at_least_rate": "at_least"}.get(claim.kind,
                                                                                                    "equals")
@@ -241,7 +245,18 @@ def verdict_row(claim: Claim, m: Measurement, v: Verdict, *, experiment: str, ce
 
 def untested_row(experiment: str, cell: str, claim: str, reason: str, n_seeds: int = 0, *, kind: str = "equals",
                  claimed: float = math.nan) -> dict:
-    """A ``not tested`` row of a verdict table: what could not be judged and why."""
+    """A ``not tested`` row of a verdict table: what could not be judged and why.
+
+    Args:
+        experiment, cell: the row's experiment and cell.
+        claim: the claim's text.
+        reason: why it could not be judged.
+        n_seeds: the seeds per point behind the cell.
+        kind, claimed: the relation and the value shown as claimed.
+
+    Returns:
+        The row, with the columns of :func:`verdict_row` and no measurement.
+    """
     return dict(experiment=experiment, cell=cell, claim=claim, claimed=claimed, kind=kind, slope=math.nan,
                 slope_lo=math.nan, slope_hi=math.nan, n_seeds=int(n_seeds), verdict="not tested", reason=reason,
                 link="")
@@ -253,6 +268,9 @@ def tally(verdicts, order: Sequence[str] = ()) -> str:
     Args:
         verdicts: the verdict rows (a ``pandas.DataFrame`` with a ``verdict`` column).
         order: the verdicts in the order shown (default :data:`jaxdp.studies.analysis.VERDICTS`).
+
+    Returns:
+        The counts joined by commas.
     """
     counts = verdicts["verdict"].value_counts()
     return ", ".join(f"{int(counts[k])} {k}" for k in (order or ALL_VERDICTS) if k in counts)
