@@ -42,3 +42,32 @@ def test_plan_json_validates_against_the_published_schema(name):
             assert out["delta_float_note"], "a null delta_float says why"
         checked += 1
     assert checked >= 1
+
+
+def _subparsers(parser, prefix=()):
+    import argparse
+
+    yield prefix, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _subparsers(sub, prefix + (name,))
+
+
+def test_every_option_of_every_command_has_help():
+    from jaxdp.cli import _parser
+
+    missing = [f"jaxdp {' '.join(cmd)} {'/'.join(a.option_strings) or a.dest}"
+               for cmd, p in _subparsers(_parser()) for a in p._actions
+               if not a.help and a.dest not in ("help", "version", "cmd", "study_cmd")
+               and type(a).__name__ != "_SubParsersAction"]
+    assert not missing, missing
+
+
+def test_misspelt_keys_suggest_the_nearest(capsys):
+    from jaxdp.cli import main
+
+    main(["study", "run", "hedge-baseline", "--quick", "--set", "gapp=0.2", "--out", "/nonexistent/x"])
+    main(["plan", "laplace", "--eps", "1", "--set", "sensitivty=2"])
+    err = capsys.readouterr().err
+    assert "did you mean 'gap'?" in err and "did you mean 'sensitivity'?" in err

@@ -140,9 +140,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--distributed", action="store_true",
                    help="call jax.distributed.initialize() first (cluster auto-detection, e.g. under srun)")
     pl = ss.add_parser("plot", help="redraw the plots of a results directory")
-    pl.add_argument("dir")
+    pl.add_argument("dir", help="the results directory (its results.csv and manifest.json)")
     vf = ss.add_parser("verify", help="check every chunk of a results directory (hash, rows) without running")
-    vf.add_argument("dir")
+    vf.add_argument("dir", help="the results directory to check")
 
     pn = sub.add_parser("plan", help="parameters a theorem prescribes, and the privacy they certify",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -166,10 +166,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="print the plan (ledger, bound, privacy and utility conditions) as JSON")
 
     au = sub.add_parser("audit", help="empirical privacy audits")
-    au.add_argument("name", nargs="?")
-    au.add_argument("--list", action="store_true")
-    au.add_argument("--quick", action="store_true")
-    au.add_argument("--seed", type=int, default=0)
+    au.add_argument("name", nargs="?", help="the audit to run (jaxdp audit --list); exit 3 when it prints VIOLATION")
+    au.add_argument("--list", action="store_true", help="list the registered audits (those broken on purpose marked)")
+    au.add_argument("--quick", action="store_true", help="fewer runs per input: seconds, lower power")
+    au.add_argument("--seed", type=int, default=0, help="the root seed of the audit's runs (default 0)")
     au.add_argument("--claim-factor", type=float, default=1.0,
                     help="audit the over-claim claimed_eps / F (power check: a correct mechanism should be flagged)")
     au.add_argument("--suite", choices=["dpsniper"],
@@ -177,7 +177,7 @@ def _parser() -> argparse.ArgumentParser:
                          "confidence 0.9) and print its table")
 
     b = sub.add_parser("bench", help="throughput benchmarks against NumPy references")
-    b.add_argument("--quick", action="store_true")
+    b.add_argument("--quick", action="store_true", help="small sizes: a minute on a laptop CPU")
     b.add_argument("--all", action="store_true",
                    help="also run every benchmark of benchmarks/harness and benchmarks/bench_*.py (a source checkout)")
     b.add_argument("--only", action="append", help="run only these benchmarks (repeatable)")
@@ -206,10 +206,10 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--problem", help="experts (default), realizable-experts, oco-ball, oco-simplex, bandits (alias "
                                       "bandit: K = --d arms, bandit feedback, pseudo-regret)")
     cp.add_argument("--eps", help="comma-separated privacy levels (matched for every learner)")
-    cp.add_argument("--delta", type=float)
+    cp.add_argument("--delta", type=float, help="the delta every private learner is planned for (default 1e-6)")
     cp.add_argument("--T", help="comma-separated horizons (regret at the largest, slope over all)")
-    cp.add_argument("--d", type=int)
-    cp.add_argument("--seeds", type=int)
+    cp.add_argument("--d", type=int, help="experts, arms or dimension of the instances (default per problem)")
+    cp.add_argument("--seeds", type=int, help="seeds per instance (default per problem; --quick: 8)")
     cp.add_argument("--quick", action="store_true", help="small CPU-sized grid")
     cp.add_argument("--out", help="results directory (default jaxdp-results/compare-PROBLEM-FACTORY[-quick])")
     cp.add_argument("--claimed-eps", help="the eps your learner claims, one value or one per learner (default: the "
@@ -220,8 +220,8 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--no-audit", action="store_true",
                     help="skip the privacy audit of your learners (they are then listed, not ranked)")
     cp.add_argument("--audit-n", type=int, help="audit runs per neighbouring input")
-    cp.add_argument("--no-plot", action="store_true")
-    cp.add_argument("--no-progress", action="store_true")
+    cp.add_argument("--no-plot", action="store_true", help="write no PNG plots")
+    cp.add_argument("--no-progress", action="store_true", help="no progress bar")
     cp.add_argument("--md", help="also write the Markdown leaderboard to this file")
     cp.add_argument("--list", action="store_true", help="list the benchmark instances and built-in learners")
     return p

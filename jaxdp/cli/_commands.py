@@ -5,6 +5,7 @@ of the source checkout (not in the installed package): they import it from there
 """
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import pathlib
@@ -54,8 +55,9 @@ def _cmd_plan(args) -> int:
             kw[k] = v
     for k, v in _kv(args.set).items():
         if k not in names:
-            raise CLIError(f"planner {args.name!r} has no parameter {k!r} (--set {k}=...); allowed keys: "
-                           + ", ".join(names))
+            near = difflib.get_close_matches(k, names, n=1)
+            raise CLIError(f"planner {args.name!r} has no parameter {k!r} (--set {k}=...)"
+                           + (f" (did you mean {near[0]!r}?)" if near else "") + "; allowed keys: " + ", ".join(names))
         kw[k] = _literal(v)
     missing = [k for k in required if k not in kw]
     if missing:

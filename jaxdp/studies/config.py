@@ -10,6 +10,7 @@ that chunk names and manifests are built from. Depends only on
 """
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any, Mapping, Optional
 
@@ -75,7 +76,10 @@ def resolve_config(name: str, defaults: Mapping, quick_overrides: Mapping, quick
     cfg["quick"] = bool(quick)
     for k, v in overrides.items():
         if k not in defaults:
-            raise ValueError(f"unknown parameter {k!r} for study {name!r}; allowed: {', '.join(sorted(defaults))}")
+            near = difflib.get_close_matches(k, list(defaults), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ValueError(f"unknown parameter {k!r} for study {name!r}{hint}; allowed: "
+                             f"{', '.join(sorted(defaults))}")
         if isinstance(v, str):
             try:
                 v = _parse_value(v, defaults[k])
