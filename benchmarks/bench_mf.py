@@ -89,18 +89,20 @@ def main(argv=None):
     rows = list(done.get("noise", []))
     for S in [S for S in seeds if S not in {r["seeds"] for r in rows}]:
         runs = {name: noise_runner(m, S, T, d) for name, m in mechs.items()}
-        best = interleaved_best_times(runs, reps=2)
+        cpu = {}
+        best = interleaved_best_times(runs, reps=2, cpu=cpu)
         for name, m in mechs.items():
-            rows.append({"seeds": S, "mechanism": name, "seconds": best[name],
+            rows.append({"seeds": S, "mechanism": name, "seconds": best[name], "CPU s": cpu[name],
                          "Mseed-rounds/s": S * T / best[name] / 1e6, "vs tree": best["tree"] / best[name]})
         print(f"noise S={S}: " + ", ".join(f"{k} {v:.3f}s" for k, v in best.items()), flush=True)
         save(noise=rows)
     frows = list(done.get("dp_ftrl", []))
     for S in [S for S in ftrl_seeds if S not in {r["seeds"] for r in frows}]:
         runs = {name: ftrl_runner(m, S, T, d) for name, m in mechs.items()}
-        best = interleaved_best_times(runs, reps=2)
+        cpu = {}
+        best = interleaved_best_times(runs, reps=2, cpu=cpu)
         for name in mechs:
-            frows.append({"seeds": S, "mechanism": name, "seconds": best[name],
+            frows.append({"seeds": S, "mechanism": name, "seconds": best[name], "CPU s": cpu[name],
                           "Mseed-rounds/s": S * T / best[name] / 1e6, "vs tree": best["tree"] / best[name]})
         print(f"dp_ftrl S={S}: " + ", ".join(f"{k} {v:.3f}s" for k, v in best.items()), flush=True)
         save(dp_ftrl=frows)
@@ -121,11 +123,13 @@ def main(argv=None):
         orows.append({"what": f"banded, {b} bands, mean error", "n": n, "L-BFGS iterations": iters,
                       "seconds (compile included)": info["seconds"], "error": m.rmse(n)})
     load1 = os.getloadavg()
-    cols = ["seeds", "mechanism", "seconds", "Mseed-rounds/s", "vs tree"]
+    cols = ["seeds", "mechanism", "seconds", "CPU s", "Mseed-rounds/s", "vs tree"]
     md = [
         "# Continual-counting mechanisms: throughput and state (`benchmarks/bench_mf.py`)",
         "",
-        f"`python benchmarks/bench_mf.py{' --tiny' if args.tiny else ''}`; {machine_info()}.",
+        f"`python benchmarks/bench_mf.py{' --tiny' if args.tiny else ''}`; {machine_info()}; "
+        f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}. `seconds` is wall time, `CPU s` the process's CPU time "
+        "(all threads) in the same best call.",
         f"Load average {load0[0]:.1f} at the start and {load1[0]:.1f} at the end of the last invocation (a shared "
         "2-core machine: "
         "absolute numbers move with the load, the ratios within one table are measured interleaved). "
