@@ -17,14 +17,16 @@ from .base import (
 )
 from .optimize import OBJECTIVES, banded_loss, blt_loss, optimize_banded, optimize_blt
 from .stored import MECHANISMS, default_buffers, get_mechanism, resolve_noise, stored_banded, stored_blt
-from .toeplitz import BLT, BandedToeplitz, SqrtToeplitz, ToeplitzCounter, inverse_series, sqrt_coefficients
+from .toeplitz import (
+    BLT, BandedToeplitz, SqrtToeplitz, ToeplitzCounter, inverse_series, sqrt_coefficients, sqrt_toeplitz_form,
+)
 from .trees import BinaryTree, HonakerTree, honaker_variances
 
 __all__ = [
     "ContinualCounter", "CounterState", "PrefixState", "counter_init", "counter_step", "NOISE_KINDS",
     "prefix_matrix", "toeplitz_lower", "impulse_np",
     "BinaryTree", "HonakerTree", "honaker_variances",
-    "ToeplitzCounter", "SqrtToeplitz", "BandedToeplitz", "BLT", "sqrt_coefficients", "inverse_series",
+    "ToeplitzCounter", "SqrtToeplitz", "BandedToeplitz", "BLT", "sqrt_coefficients", "inverse_series", "sqrt_toeplitz_form",
     "optimize_blt", "optimize_banded", "blt_loss", "banded_loss", "OBJECTIVES",
     "stored_blt", "stored_banded", "get_mechanism", "resolve_noise", "default_buffers", "MECHANISMS",
 ]
