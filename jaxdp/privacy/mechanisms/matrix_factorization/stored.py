@@ -7,7 +7,7 @@ returns the stored mechanism for a horizon when there is one and otherwise optim
 process). A BLT that is not stored is optimised from several starts (:func:`optimize_blt_multistart`: the
 geometric start, a continuation from the stored BLT with the same buffers nearest in ``log n``, and three
 perturbed starts) and the best max error kept: from one start alone it lands up to 1.1% above the optimum
-(``n = 10^5``, 4 buffers: 4.8101 against 4.7579).
+(``n = 10^5``, 4 buffers: 4.8101 against 4.7585).
 """
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def optimize_blt_multistart(n: int, buffers: int, objective: str = "max", iters:
 
     Starts: the geometric initialisation, the stored BLT with ``buffers`` buffers nearest to ``n`` in ``log n``
     (a continuation; none if no such entry), and ``perturbed`` geometric starts with log-normal noise (seed 0, as
-    the offline precompute). At ``n = 10^5`` with 4 buffers this reaches max error 4.7579 (jax_privacy's 4-buffer
+    the offline precompute). At ``n = 10^5`` with 4 buffers this reaches max error 4.7585 (jax_privacy's 4-buffer
     optimum 4.7577) where one start gives 4.8101; about 5 CPU-seconds per start.
 
     Args:
