@@ -16,9 +16,11 @@ one after the other in this one run:
 * **jaxdp** ``simulate`` of ``ucb1(9)`` (``UCB1Params(2)``) and ``exp3(9)`` (``Exp3Params(0.01, 0.01/9,
   explore_first=1)``: SMPyBandits' ``Exp3(9, gamma=0.01)``) on ``bernoulli_arms(9, coupling)``, pseudo-regret
   problem. One core: one XLA CPU device, ``--xla_cpu_multi_thread_eigen=false``; two cores: two XLA CPU
-  devices (``--xla_force_host_platform_device_count=2``), ``simulate`` shards the seeds over them. The first
-  call's time minus the best of three later calls is reported as compile time; seed-rounds/s are from the
-  best later call. ``coupling="common"`` (one uniform per round shared by the arms, one Threefry hash) is the
+  devices (``--xla_force_host_platform_device_count=2``), ``simulate`` shards the seeds over them. The flags
+  come from ``benchmarks.harness.xla_env.cpu_xla_env`` and each worker asserts the device count it asked for
+  (before that, a bare ``intra_op_parallelism_threads=1`` in ``XLA_FLAGS`` made XLA drop the device-count flag:
+  the "two-core" rows ran on one device). The first call's time minus the best of three later calls is
+  reported as compile time; seed-rounds/s are from the best later call; CPU seconds are reported beside. ``coupling="common"`` (one uniform per round shared by the arms, one Threefry hash) is the
   headline; ``"independent"`` (16-bit uniforms per arm, 3 hashes) is shown too. A bandit learner sees one arm
   per round, so both have the same pseudo-regret law (jaxdp.bandits.adversaries).
 * **NumPy**: UCB1 over all seeds at once (``(S, K)`` float64 arrays, one ``Generator.random(S)`` per round
@@ -42,6 +44,8 @@ import pathlib
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 K = 9
 T_DEFAULT = 10_000
@@ -67,6 +71,9 @@ def worker_jaxdp(algo: str, cores: int, seeds: int, T: int, coupling: str) -> di
     import numpy as np
     import jax.numpy as jnp
 
+    from benchmarks.harness.xla_env import Stopwatch, check_xla
+
+    xla = check_xla(cores)   # asserts the device count asked for
     import jaxdp.bandits as BD
     from jaxdp.core import seed_keys, simulate
 
@@ -81,21 +88,22 @@ def worker_jaxdp(algo: str, cores: int, seeds: int, T: int, coupling: str) -> di
     def call():
         return simulate(learner, adv, prob, params, ap, seed_keys(0, seeds), T, n_checkpoints=1)
 
-    t0 = time.perf_counter()
-    out = call()
-    first = time.perf_counter() - t0
-    runs = []
+    with Stopwatch() as sw:
+        out = call()
+    first, first_cpu = sw.wall, sw.cpu
+    runs, cpus = [], []
     for _ in range(3):
-        t0 = time.perf_counter()
-        call()
-        runs.append(time.perf_counter() - t0)
+        with Stopwatch() as sw:
+            call()
+        runs.append(sw.wall)
+        cpus.append(sw.cpu)
     best = min(runs)
     r = np.asarray(out["regret"], np.float64)
-    import jax
 
     return {"impl": "jaxdp", "algo": algo, "cores": cores, "coupling": coupling, "seeds": seeds, "T": T,
-            "devices": jax.device_count(), "first_call_s": first, "compile_s": max(first - best, 0.0),
-            "run_s": best, "seed_rounds_per_s": seeds * T / best, "mean": float(r.mean()),
+            "devices": xla["devices"], "xla_flags": xla["xla_flags"], "single_thread": xla["single_thread"],
+            "first_call_s": first, "first_call_cpu_s": first_cpu, "compile_s": max(first - best, 0.0),
+            "run_s": best, "run_cpu_s": min(cpus), "seed_rounds_per_s": seeds * T / best, "mean": float(r.mean()),
             "se": float(r.std(ddof=1) / math.sqrt(r.size)), "n": int(r.size)}
 
 
@@ -129,11 +137,12 @@ def numpy_ucb1(seeds: int, T: int, seed: int = 0):
 
 
 def worker_numpy(seeds: int, T: int) -> dict:
+    from benchmarks.harness.xla_env import Stopwatch
 
-    t0 = time.perf_counter()
-    r = numpy_ucb1(seeds, T)
-    dt = time.perf_counter() - t0
-    return {"impl": "numpy", "algo": "ucb1", "cores": 1, "seeds": seeds, "T": T, "run_s": dt,
+    with Stopwatch() as sw:
+        r = numpy_ucb1(seeds, T)
+    dt = sw.wall
+    return {"impl": "numpy", "algo": "ucb1", "cores": 1, "seeds": seeds, "T": T, "run_s": dt, "run_cpu_s": sw.cpu,
             "seed_rounds_per_s": seeds * T / dt, "mean": float(r.mean()),
             "se": float(r.std(ddof=1) / math.sqrt(r.size)), "n": int(r.size)}
 
@@ -197,10 +206,10 @@ def _collect(p) -> dict:
 
 
 def _jax_env(cores: int) -> dict:
-    flags = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
-    if cores > 1:
-        flags += f" --xla_force_host_platform_device_count={cores}"
-    return {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": flags}
+    """One XLA CPU device per core, Eigen single-threaded (every word a ``--flag``: see harness/xla_env.py)."""
+    from benchmarks.harness.xla_env import cpu_xla_env
+
+    return cpu_xla_env(cores, single_thread=True)
 
 
 def _merge(parts: list) -> dict:
@@ -307,11 +316,16 @@ def markdown(res: dict, T: int, seeds: int, cmdline: str) -> str:
         f"S = {k}: {_fmt(v['seed_rounds_per_s'])}" for k, v in n.items() if k != "2cores") +
         "; the table's one-core column is the best of them. SMPyBandits and NumPy on two cores: two processes at "
         "once (pooled repetitions; rate over the longer of the two).", "",
-        "## Compile time vs run time (jaxdp)", "", "| learner | cores | coupling | first call (s) | compile (s) | "
-        "run (s, best of 3) |", "|---|---:|---|---:|---:|---:|"]
+        "## Compile time vs run time (jaxdp)", "",
+        "Each worker asserted `jax.device_count()` = the devices column (the `XLA_FLAGS` it ran with: "
+        f"`{next(iter(j.values())).get('xla_flags', '?') if j else ''}` for the first row). CPU seconds are the worker's "
+        "own (`time.process_time`).", "",
+        "| learner | cores | devices | coupling | first call (s) | first call (CPU s) | compile (s) | "
+        "run (s, best of 3) | run (CPU s) |", "|---|---:|---:|---|---:|---:|---:|---:|---:|"]
     for (algo, cores, coupling), v in sorted(j.items()):
-        L.append(f"| {algo} | {cores} | {coupling} | {v['first_call_s']:.2f} | {v['compile_s']:.2f} | "
-                 f"{v['run_s']:.2f} |")
+        L.append(f"| {algo} | {cores} | {v.get('devices', '?')} | {coupling} | {v['first_call_s']:.2f} | "
+                 f"{v.get('first_call_cpu_s', float('nan')):.2f} | {v['compile_s']:.2f} | "
+                 f"{v['run_s']:.2f} | {v.get('run_cpu_s', float('nan')):.2f} |")
     L += ["", "## Pseudo-regret agreement with SMPyBandits", "",
           "z = (mean_jaxdp − mean_SMPyBandits) / sqrt(se_jaxdp² + se_SMPyBandits²); |z| ≤ 4 is agreement.", "",
           "| learner | jaxdp mean ± se (seeds) | SMPyBandits mean ± se (repetitions) | z |",

@@ -53,6 +53,30 @@ def noise_runner(mech, S: int, T: int, d: int):
     return lambda: f(keys)
 
 
+def upfront_runner(S: int, T: int, d: int):
+    """The square-root noise drawn up front (``SqrtToeplitz.noise_upfront``, the same per-round keys as
+    :func:`noise_runner`: ``fold_in(key, t)``), summed into the same checksum."""
+    mech = SqrtToeplitz()
+
+    def one(key):
+        keys = jax.vmap(lambda t: jax.random.fold_in(key, t))(jnp.arange(T))
+        return jnp.sum(mech.noise_upfront(keys, (d,), 1.0))
+
+    f = jax.jit(jax.vmap(one))
+    keys = jax.random.split(jax.random.key(0), S)
+    return lambda: f(keys)
+
+
+def sqrt_upfront_rows(S: int, T: int, d: int, reps: int = 3) -> list:
+    """Tree, square root streaming and square root up front, interleaved (wall and CPU seconds)."""
+    runs = {"tree": noise_runner(BinaryTree(), S, T, d), "sqrt_toeplitz": noise_runner(SqrtToeplitz(), S, T, d),
+            "sqrt_toeplitz (up front)": upfront_runner(S, T, d)}
+    cpu = {}
+    best = interleaved_best_times(runs, reps=reps, cpu=cpu)
+    return [{"seeds": S, "mechanism": k, "seconds": best[k], "CPU s": cpu[k], "Mseed-rounds/s": S * T / best[k] / 1e6,
+             "vs tree": best["tree"] / best[k], "vs tree (CPU)": cpu["tree"] / cpu[k]} for k in runs]
+
+
 def ftrl_runner(mech, S: int, T: int, d: int):
     from jaxdp.core import seed_keys, simulate
     from jaxdp.oco import adv_smooth_realizable, dp_ftrl, dp_ftrl_params, smooth_realizable_params, squared_problem
@@ -71,7 +95,18 @@ def main(argv=None):
     ap.add_argument("--out", default=str(pathlib.Path(__file__).with_name("MF.md")))
     ap.add_argument("--resume", action="store_true",
                     help="keep the sections already in the JSON next to --out (written after each section)")
+    ap.add_argument("--sqrt-upfront", action="store_true",
+                    help="only the square-root noise up front vs streaming vs the tree (S = 4096, T = 256; "
+                         "--tiny: 256, 64): print the table, write nothing")
     args = ap.parse_args(argv)
+    if args.sqrt_upfront:
+        S, T = (256, 64) if args.tiny else (4096, 256)
+        l0 = os.getloadavg()
+        rows = sqrt_upfront_rows(S, T, 4)
+        l1 = os.getloadavg()
+        print(f"{machine_info()}; load average {l0[0]:.1f} -> {l1[0]:.1f}; d = 4, T = {T}\n")
+        print(table(rows, list(rows[0].keys())))
+        return
     store = pathlib.Path(args.out).with_suffix(".json")
     done = json.loads(store.read_text()) if args.resume and store.exists() else {}
 
@@ -89,18 +124,21 @@ def main(argv=None):
     rows = list(done.get("noise", []))
     for S in [S for S in seeds if S not in {r["seeds"] for r in rows}]:
         runs = {name: noise_runner(m, S, T, d) for name, m in mechs.items()}
-        best = interleaved_best_times(runs, reps=2)
-        for name, m in mechs.items():
-            rows.append({"seeds": S, "mechanism": name, "seconds": best[name],
+        runs["sqrt_toeplitz (up front)"] = upfront_runner(S, T, d)
+        cpu = {}
+        best = interleaved_best_times(runs, reps=2, cpu=cpu)
+        for name in runs:
+            rows.append({"seeds": S, "mechanism": name, "seconds": best[name], "CPU s": cpu[name],
                          "Mseed-rounds/s": S * T / best[name] / 1e6, "vs tree": best["tree"] / best[name]})
         print(f"noise S={S}: " + ", ".join(f"{k} {v:.3f}s" for k, v in best.items()), flush=True)
         save(noise=rows)
     frows = list(done.get("dp_ftrl", []))
     for S in [S for S in ftrl_seeds if S not in {r["seeds"] for r in frows}]:
         runs = {name: ftrl_runner(m, S, T, d) for name, m in mechs.items()}
-        best = interleaved_best_times(runs, reps=2)
+        cpu = {}
+        best = interleaved_best_times(runs, reps=2, cpu=cpu)
         for name in mechs:
-            frows.append({"seeds": S, "mechanism": name, "seconds": best[name],
+            frows.append({"seeds": S, "mechanism": name, "seconds": best[name], "CPU s": cpu[name],
                           "Mseed-rounds/s": S * T / best[name] / 1e6, "vs tree": best["tree"] / best[name]})
         print(f"dp_ftrl S={S}: " + ", ".join(f"{k} {v:.3f}s" for k, v in best.items()), flush=True)
         save(dp_ftrl=frows)
@@ -121,11 +159,13 @@ def main(argv=None):
         orows.append({"what": f"banded, {b} bands, mean error", "n": n, "L-BFGS iterations": iters,
                       "seconds (compile included)": info["seconds"], "error": m.rmse(n)})
     load1 = os.getloadavg()
-    cols = ["seeds", "mechanism", "seconds", "Mseed-rounds/s", "vs tree"]
+    cols = ["seeds", "mechanism", "seconds", "CPU s", "Mseed-rounds/s", "vs tree"]
     md = [
         "# Continual-counting mechanisms: throughput and state (`benchmarks/bench_mf.py`)",
         "",
-        f"`python benchmarks/bench_mf.py{' --tiny' if args.tiny else ''}`; {machine_info()}.",
+        f"`python benchmarks/bench_mf.py{' --tiny' if args.tiny else ''}`; {machine_info()}; "
+        f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}. `seconds` is wall time, `CPU s` the process's CPU time "
+        "(all threads) in the same best call.",
         f"Load average {load0[0]:.1f} at the start and {load1[0]:.1f} at the end of the last invocation (a shared "
         "2-core machine: "
         "absolute numbers move with the load, the ratios within one table are measured interleaved). "

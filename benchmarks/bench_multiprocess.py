@@ -26,6 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 
 
 def _worker(pid: int, nproc: int, port: str, seeds: int, T: int, reps: int) -> None:
@@ -50,7 +51,14 @@ def _worker(pid: int, nproc: int, port: str, seeds: int, T: int, reps: int) -> N
         "L2P-MW d=64 B=32": (l2p_mw(64, 32), bernoulli_experts(64), l2p_mw_params(0.05, 0.1, 32, block_size=32)),
     }
     keys = seed_keys(0, seeds)
-    out = {"devices": jax.device_count(), "local_devices": jax.local_device_count()}
+    from benchmarks.harness.xla_env import EXPECT_VAR
+
+    asked = int(os.environ.get(EXPECT_VAR, "0"))
+    if asked and jax.local_device_count() != asked:   # XLA_FLAGS not (all) parsed
+        raise RuntimeError(f"asked for {asked} local device(s), got {jax.local_device_count()} "
+                           f"(XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r})")
+    out = {"devices": jax.device_count(), "local_devices": jax.local_device_count(),
+           "xla_flags": os.environ.get("XLA_FLAGS", "")}
     for name, (learner, adv, params) in cases.items():
         def run():
             return simulate(learner, adv, experts_problem(), params, bern, keys, T)
@@ -77,7 +85,9 @@ def _free_port() -> int:
 
 
 def _launch(nproc: int, n_dev: int, cores: list[str], seeds: int, T: int, reps: int) -> dict:
-    env = dict(os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS=f"--xla_force_host_platform_device_count={n_dev}")
+    from benchmarks.harness.xla_env import cpu_xla_env
+
+    env = dict(os.environ, **cpu_xla_env(n_dev))
     port = str(_free_port())
     procs = [subprocess.Popen(["taskset", "-c", cores[i], sys.executable, os.path.abspath(__file__), "--worker",
                                str(i), str(nproc), port, str(seeds), str(T), str(reps)],

@@ -4,11 +4,12 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._version import __version__
 from . import _moved as _moved
+from ._cache import enable_compilation_cache
 
 _moved.install()
 
 __all__ = ["Adversary", "Learner", "Problem", "rollout", "simulate", "monte_carlo", "process_local", "seed_keys", "checkpoint_rounds",
-           "sample_categorical", "__version__"]
+           "sample_categorical", "enable_compilation_cache", "__version__"]
 
 if _TYPE_CHECKING:   # pragma: no cover
     from .core import (

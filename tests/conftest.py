@@ -5,6 +5,9 @@ import pathlib
 import sys
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# no persistent compilation cache in the user's home from tests (the CLI turns it on by default): tests that
+# exercise it point JAXDP_CACHE_DIR at a temporary directory themselves
+os.environ["JAXDP_CACHE_DIR"] = ""
 
 _TESTS = str(pathlib.Path(__file__).resolve().parent)
 if _TESTS not in sys.path:

@@ -91,7 +91,7 @@ def best_time(f: Callable[[], Any], reps: int = 2) -> float:
     return best
 
 
-def interleaved_best_times(runs: dict, reps: int) -> dict:
+def interleaved_best_times(runs: dict, reps: int, cpu: Optional[dict] = None) -> dict:
     """Best of ``reps`` wall-clock timings (s) of each callable in ``runs``, after one untimed call of each.
 
     Each repetition times every callable in turn, so that all of them see the same machine state: timed one
@@ -101,6 +101,8 @@ def interleaved_best_times(runs: dict, reps: int) -> dict:
     Args:
         runs: ``{name: callable without arguments}``.
         reps: the number of timed rounds over all callables.
+        cpu: a dict to fill with ``{name: the smallest CPU time (time.process_time, all threads) in seconds}``
+            (``None``: not recorded).
 
     Returns:
         ``{name: the smallest wall-clock time in seconds}``.
@@ -108,11 +110,15 @@ def interleaved_best_times(runs: dict, reps: int) -> dict:
     for f in runs.values():
         block(f())
     best = {k: float("inf") for k in runs}
+    best_cpu = {k: float("inf") for k in runs}
     for _ in range(reps):
         for k, f in runs.items():
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             block(f())
             best[k] = min(best[k], time.perf_counter() - t0)
+            best_cpu[k] = min(best_cpu[k], time.process_time() - c0)
+    if cpu is not None:
+        cpu.update(best_cpu)
     return best
 
 

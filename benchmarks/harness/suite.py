@@ -434,14 +434,15 @@ def _scaling_child(S: int, T: int, d: int) -> dict:
     t0 = time.perf_counter()
     simulate(L, A, P, prm, ap, seed_keys(1, S), T)
     first = time.perf_counter() - t0
-    ts = []
+    ts, cs = [], []
     for i in range(3):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         simulate(L, A, P, prm, ap, seed_keys(2 + i, S), T)
         ts.append(time.perf_counter() - t0)
+        cs.append(time.process_time() - c0)
     warm = float(np.median(ts))
     return {"devices": jax.local_device_count(), "S": S, "T": T, "d": d, "warm_s": warm,
-            "compile_s": max(first - warm, 0.0)}
+            "warm_cpu_s": float(np.median(cs)), "compile_s": max(first - warm, 0.0)}
 
 
 def scaling_rows(quick: bool = False, device_counts=(1, 2, 4)) -> list[dict]:
@@ -463,10 +464,12 @@ def scaling_rows(quick: bool = False, device_counts=(1, 2, 4)) -> list[dict]:
     S, T, d = (64, 128, 16) if quick else (4096, 1024, 64)
     rows, base = [], None
     for n in device_counts:
+        from .xla_env import cpu_xla_env
+
         env = root_on_pythonpath(dict(os.environ))
-        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={n}").strip()
-        env["JAX_PLATFORMS"] = "cpu"
-        code = (f"import json; from benchmarks.harness.suite import _scaling_child; "
+        env.update(cpu_xla_env(n))
+        code = (f"import json; from benchmarks.harness.xla_env import check_xla; check_xla({n}); "
+                f"from benchmarks.harness.suite import _scaling_child; "
                 f"print('RESULT', json.dumps(_scaling_child({S}, {T}, {d})))")
         try:
             p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
@@ -482,6 +485,7 @@ def scaling_rows(quick: bool = False, device_counts=(1, 2, 4)) -> list[dict]:
         base = base or rate
         rows.append({"case": "scaling", "config": f"hedge d={d}, host CPU devices", "size": f"T={T}", "seeds": S,
                      "host_devices": res["devices"], "compile_s": res["compile_s"], "run_s": res["warm_s"],
+                     "run_cpu_s": res.get("warm_cpu_s"),
                      "throughput": rate * d, "unit": "expert-updates/s", "seed_rounds_per_s": rate,
                      "speedup_vs_1": rate / base, "cpu_cores": os.cpu_count()})
     return rows

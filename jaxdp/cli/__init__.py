@@ -14,6 +14,8 @@
       (exit 0: leaderboard written; 3: the audit refuted a claim of your learner, listed unranked; 2: error)
 
     jaxdp --version          (also: python -m jaxdp ...)
+    jaxdp --no-cache COMMAND ...   (no persistent compilation cache; default: on, in $JAXDP_CACHE_DIR, else
+                                    $XDG_CACHE_HOME/jaxdp/jax or ~/.cache/jaxdp/jax; JAXDP_CACHE_DIR= turns it off)
 
 Errors print one line (``jaxdp: error: ...``) and exit with status 2; Ctrl-C
 at any moment exits with status 130 ("interrupted; rerun to resume"; the
@@ -119,6 +121,9 @@ def _parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog="jaxdp", description="Batched simulation of private online learning in JAX")
     p.add_argument("--version", action="version", version=f"jaxdp {__version__}")
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not use the persistent compilation cache (default: on, in $JAXDP_CACHE_DIR or "
+                        "~/.cache/jaxdp/jax; JAXDP_CACHE_DIR= empty also turns it off)")
     sub = p.add_subparsers(dest="cmd")
 
     st = sub.add_parser("study", help="list, run and plot named studies")
@@ -273,6 +278,7 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     if args.cmd is None:
         parser.print_help()
         return 2
+    _compilation_cache(args)
     try:
         if args.cmd == "study":
             if args.study_cmd is None:
@@ -289,6 +295,23 @@ def _main(argv: Optional[Sequence[str]]) -> int:
         print(f"jaxdp: error: {msg}", file=sys.stderr)
         return 2
     return 2
+
+
+def _compilation_cache(args: argparse.Namespace) -> None:
+    """The persistent compilation cache for every command but ``bench`` (its compile times would be the
+    cache's), unless ``--no-cache``; an unusable cache directory is a warning, not an error."""
+    from .._cache import CACHE_ENV, enable_compilation_cache
+
+    if args.cmd == "bench":
+        return
+    if args.no_cache:
+        os.environ[CACHE_ENV] = ""      # processes this one starts (study run --processes) inherit it
+        return
+    try:
+        enable_compilation_cache()
+    except OSError as e:
+        print(f"jaxdp: warning: no compilation cache ({e}); use --no-cache or set JAXDP_CACHE_DIR",
+              file=sys.stderr)
 
 
 def script_main() -> None:

@@ -38,7 +38,7 @@ def test_bench_package_has_no_import_cycle():
     """Each benchmarks.harness module imports only benchmarks.harness modules listed before it (common ... report)."""
     import ast
 
-    order = ["common", "numpy_refs", "accuracy", "hedge", "lazy", "oco", "realizable", "samplers", "sco", "label_dp", "hlo",
+    order = ["common", "xla_env", "numpy_refs", "accuracy", "hedge", "lazy", "oco", "realizable", "samplers", "sco", "label_dp", "hlo",
              "roofline", "suite", "export", "report", "_dpsniper_primitives", "_dpsniper_report", "dpsniper"]
     pkg = ROOT / "benchmarks" / "harness"
     assert sorted(order) == sorted(p.stem for p in pkg.glob("*.py") if p.stem != "__init__")

@@ -16,15 +16,19 @@ from .base import (
     toeplitz_lower,
 )
 from .optimize import OBJECTIVES, banded_loss, blt_loss, optimize_banded, optimize_blt
-from .stored import MECHANISMS, default_buffers, get_mechanism, resolve_noise, stored_banded, stored_blt
-from .toeplitz import BLT, BandedToeplitz, SqrtToeplitz, ToeplitzCounter, inverse_series, sqrt_coefficients
+from .stored import (
+    MECHANISMS, default_buffers, get_mechanism, optimize_blt_multistart, resolve_noise, stored_banded, stored_blt,
+)
+from .toeplitz import (
+    BLT, BandedToeplitz, SqrtToeplitz, ToeplitzCounter, inverse_series, sqrt_coefficients, sqrt_toeplitz_form,
+)
 from .trees import BinaryTree, HonakerTree, honaker_variances
 
 __all__ = [
     "ContinualCounter", "CounterState", "PrefixState", "counter_init", "counter_step", "NOISE_KINDS",
     "prefix_matrix", "toeplitz_lower", "impulse_np",
     "BinaryTree", "HonakerTree", "honaker_variances",
-    "ToeplitzCounter", "SqrtToeplitz", "BandedToeplitz", "BLT", "sqrt_coefficients", "inverse_series",
-    "optimize_blt", "optimize_banded", "blt_loss", "banded_loss", "OBJECTIVES",
+    "ToeplitzCounter", "SqrtToeplitz", "BandedToeplitz", "BLT", "sqrt_coefficients", "inverse_series", "sqrt_toeplitz_form",
+    "optimize_blt", "optimize_blt_multistart", "optimize_banded", "blt_loss", "banded_loss", "OBJECTIVES",
     "stored_blt", "stored_banded", "get_mechanism", "resolve_noise", "default_buffers", "MECHANISMS",
 ]

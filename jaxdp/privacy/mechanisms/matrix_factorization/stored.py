@@ -4,7 +4,10 @@
 ``python -m jaxdp.privacy.mechanisms.matrix_factorization.precompute`` (the same :func:`optimize_blt` /
 :func:`optimize_banded`, more iterations and restarts than a test can afford). :func:`get_mechanism`
 returns the stored mechanism for a horizon when there is one and otherwise optimises (cached per
-process).
+process). A BLT that is not stored is optimised from several starts (:func:`optimize_blt_multistart`: the
+geometric start, a continuation from the stored BLT with the same buffers nearest in ``log n``, and three
+perturbed starts) and the best max error kept: from one start alone it lands up to 1.1% above the optimum
+(``n = 10^5``, 4 buffers: 4.8101 against 4.7585).
 """
 from __future__ import annotations
 
@@ -12,13 +15,16 @@ import functools
 import math
 from typing import Optional
 
+import numpy as np
+
 from ....core.validation import check_choice, check_positive_int
 from .base import ContinualCounter
 from .optimize import OBJECTIVES, optimize_banded, optimize_blt
 from .toeplitz import BLT, BandedToeplitz, SqrtToeplitz
 from .trees import BinaryTree, HonakerTree
 
-__all__ = ["stored_blt", "stored_banded", "get_mechanism", "resolve_noise", "MECHANISMS", "default_buffers"]
+__all__ = ["stored_blt", "stored_banded", "get_mechanism", "resolve_noise", "MECHANISMS", "default_buffers",
+           "optimize_blt_multistart"]
 
 #: names accepted by :func:`get_mechanism`
 MECHANISMS = ("tree", "honaker", "sqrt_toeplitz", "banded", "blt")
@@ -28,6 +34,17 @@ def _table() -> dict:
     from ._coefficients import TABLE
 
     return TABLE
+
+
+# BLTs that kept study results were computed with before BLTs were optimised from several starts (one geometric
+# start, 300 L-BFGS iterations): the mf-ftrl study's horizons (8192 full, 1024 quick; 4 buffers). Kept exactly, so
+# that those results reproduce byte for byte (results/mf-ftrl: max error 3.9425134903839036 at 8192).
+_SINGLE_START_BLT = {
+    (1024, 4, "max"): ((0.228526006900014, 0.8384562358471221, 0.9775573928574424, 0.9971808667065505),
+                       (-0.4493375098733402, -0.04292962175861915, -0.0021522532941648364, -0.00011382390364465084)),
+    (8192, 4, "max"): ((0.35732470901099156, 0.9407166623494846, 0.9953832351485095, 0.9993919767382251),
+                       (-0.4565567620819699, -0.012831691012196762, -0.0002190132531549061, -1.141074452771525e-05)),
+}
 
 
 def stored_blt(n: int, buffers: int, objective: str = "max") -> Optional[BLT]:
@@ -41,8 +58,57 @@ def stored_blt(n: int, buffers: int, objective: str = "max") -> Optional[BLT]:
     Returns:
         The :class:`BLT` from the precomputed table, or ``None`` if that entry is not stored.
     """
-    v = _table().get(("blt", int(n), int(buffers), objective))
+    v = _table().get(("blt", int(n), int(buffers), objective)) or _SINGLE_START_BLT.get((int(n), int(buffers), objective))
     return None if v is None else BLT(theta=tuple(v[0]), omega=tuple(v[1]))
+
+
+def optimize_blt_multistart(n: int, buffers: int, objective: str = "max", iters: int = 2000,
+                            perturbed: int = 3) -> BLT:
+    """The best of several :func:`optimize_blt` runs for ``n`` rounds and ``buffers`` buffers.
+
+    Starts: the geometric initialisation, the stored BLT with ``buffers`` buffers nearest to ``n`` in ``log n``
+    (a continuation; none if no such entry), and ``perturbed`` geometric starts with log-normal noise (seed 0, as
+    the offline precompute). At ``n = 10^5`` with 4 buffers this reaches max error 4.7585 (jax_privacy's 4-buffer
+    optimum 4.7577) where one start gives 4.8101; about 5 CPU-seconds per start.
+
+    Args:
+        n: the number of rounds (``>= 2``).
+        buffers: the number of buffers.
+        objective: ``"max"`` or ``"mean"``.
+        iters: L-BFGS iterations per start.
+        perturbed: the number of perturbed starts (``>= 0``).
+
+    Returns:
+        The :class:`BLT` with the smallest objective (max error or RMSE at ``n``).
+
+    Raises:
+        ValueError: invalid ``n``, ``buffers``, ``iters``, ``objective`` or ``perturbed``.
+        TypeError: a size that is not an integer.
+    """
+    n = check_positive_int("n", n, minimum=2)
+    k = check_positive_int("buffers", buffers)
+    iters = check_positive_int("iters", iters)
+    check_choice("objective", objective, list(OBJECTIVES))
+    if isinstance(perturbed, bool) or not isinstance(perturbed, int) or perturbed < 0:
+        raise ValueError(f"perturbed must be a non-negative int, got {perturbed!r}")
+    inits: list = [None]
+    near = sorted((abs(math.log(m / n)), m) for (kind, m, b, obj) in _table() if kind == "blt" and b == k
+                  and obj == objective)
+    if near:
+        inits.append(stored_blt(near[0][1], k, objective))
+    rng = np.random.default_rng(0)
+    for _ in range(perturbed):
+        one_minus = np.clip(float(n) ** (-(np.arange(k) + 1.0) / (k + 1)) * np.exp(rng.normal(0, 0.3, k)), 1e-9, 0.9)
+        inits.append(BLT(theta=tuple(1 - one_minus), omega=tuple(-one_minus / k)))
+    best, best_err = None, math.inf
+    for init in inits:
+        m = optimize_blt(n, k, objective, iters=iters, init=init)
+        err = m.max_error(n) if objective == "max" else m.rmse(n)
+        if np.isfinite(err) and err < best_err:
+            best, best_err = m, err
+    if best is None:   # pragma: no cover - every start diverged
+        raise ValueError(f"every BLT start diverged at n={n}, buffers={k}")
+    return best
 
 
 def stored_banded(n: int, bands: int, objective: str = "mean") -> Optional[BandedToeplitz]:
@@ -75,7 +141,7 @@ def default_buffers(n: int) -> int:
 @functools.lru_cache(maxsize=64)
 def _optimised(kind: str, n: int, size: int, objective: str) -> ContinualCounter:
     if kind == "blt":
-        return stored_blt(n, size, objective) or optimize_blt(n, size, objective)
+        return stored_blt(n, size, objective) or optimize_blt_multistart(n, size, objective)
     return stored_banded(n, size, objective) or optimize_banded(n, size, objective)
 
 

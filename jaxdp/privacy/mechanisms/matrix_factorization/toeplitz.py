@@ -20,6 +20,13 @@ running sum ``(A C^{-1} z)_t = (B z)_t``.
   ``C^{-1}`` has infinitely many coefficients, so the generator keeps every past draw:
   ``T_max`` rows of state and ``O(T_max)`` work per round (``buf[s] = z_{s+1}``, each row written once,
   and ``w_t = sum_{s<t} r_{t-1-s} buf[s]``; rounds beyond ``T_max`` are not supported).
+  Its noise does not depend on the data, so it can also be drawn **up front**
+  (:meth:`SqrtToeplitz.noise_upfront`): a seed's ``T`` draws (from the same per-round keys) times the
+  ``T x T`` Toeplitz square root in one matrix product, the same noise to float rounding. Which to use
+  (:func:`sqrt_toeplitz_form`): up front when the whole ``(seeds, T, d)`` noise and the ``T x T`` matrix fit
+  in memory (benchmarks/MF.md: at ``S = 4096, T = 256, d = 4`` it is about 10x faster than streaming,
+  faster than the tree); streaming for large ``T`` or when the noise must be drawn round by round inside a
+  learner (the DP-FTRL learners, and so the ``mf-ftrl`` study, use the streaming form).
 * **Banded** (McKenna et al. 2024, "Scaling up the banded matrix factorization mechanism for
   differentially private ML"; Kalinin & Lampert 2024): ``C`` has ``b`` bands, ``c(x) = c_0 + ... +
   c_{b-1} x^{b-1}``. The generator solves ``C w = z`` by the ``b - 1``-term recursion
@@ -48,7 +55,8 @@ import numpy as np
 from ....core.validation import check_positive_int
 from .base import ContinualCounter, CounterState, _check_kind, impulse_np, toeplitz_lower
 
-__all__ = ["ToeplitzCounter", "SqrtToeplitz", "BandedToeplitz", "BLT", "sqrt_coefficients", "inverse_series"]
+__all__ = ["ToeplitzCounter", "SqrtToeplitz", "BandedToeplitz", "BLT", "sqrt_coefficients", "inverse_series",
+           "sqrt_toeplitz_form"]
 
 
 @functools.lru_cache(maxsize=32)
@@ -151,11 +159,87 @@ class SqrtToeplitz(ToeplitzCounter):
         coef = jnp.where(lag >= 0, r[jnp.clip(lag, 0, n - 1)], 0)
         return CounterState(buf=buf, t=t + 1), jnp.tensordot(coef, buf, axes=1)
 
+    def noise_upfront(self, keys: jax.Array, shape: tuple = (), scale=1.0, kind: str = "gaussian",
+                      dtype=None) -> jax.Array:
+        """Every round's noise at once: the draws of all ``T`` rounds times the ``T x T`` Toeplitz square root.
+
+        Round ``t`` draws from ``keys[t]`` exactly as :meth:`step` does, so the result equals the ``T`` outputs of
+        ``step(keys[t], state, scale, kind)`` from ``init(T, shape, dtype)`` up to float rounding (one matrix
+        product instead of ``T`` dot products: the summation order may differ in the last bits). Memory: ``T``
+        draws of ``shape`` and the ``T x T`` matrix; work ``O(T^2)`` per element of ``shape`` in one product (the
+        streaming form reads its whole ``T_max``-row buffer every round). :func:`sqrt_toeplitz_form` says when to
+        prefer it.
+
+        Args:
+            keys: one PRNG key per round, shape ``(T,)`` (typed keys) or ``(T, 2)`` (raw ``uint32`` keys), ``T >= 1``.
+            shape: the shape of one round's noise (a tuple of non-negative ints).
+            scale: the draw scale (``sigma`` or the Laplace ``b``; may be traced).
+            kind: ``"gaussian"`` or ``"laplace"``.
+            dtype: the noise dtype (``None``: JAX's default float).
+
+        Returns:
+            The noise, shape ``(T,) + shape``: row ``t`` is round ``t + 1``'s ``scale * w_{t+1}``.
+
+        Raises:
+            ValueError: an unknown ``kind`` or no keys.
+            TypeError: ``shape`` not a tuple of non-negative ints.
+        """
+        _check_kind(kind)
+        if not isinstance(shape, tuple) or not all(isinstance(s, int) and s >= 0 for s in shape):
+            raise TypeError(f"shape must be a tuple of non-negative ints, got {shape!r}")
+        keys = jnp.asarray(keys) if not isinstance(keys, jax.Array) else keys
+        raw = not jnp.issubdtype(keys.dtype, jax.dtypes.prng_key)
+        T = int(keys.shape[0]) if keys.ndim >= (2 if raw else 1) else 0
+        if T < 1:
+            raise ValueError(f"keys must hold one key per round (T >= 1), got shape {keys.shape}")
+        dtype = jnp.result_type(float) if dtype is None else dtype
+
+        def draw(key):   # as step(): draw_count = 1 arrays of ``shape``
+            z = (jax.random.laplace(key, (1,) + shape, dtype) if kind == "laplace"
+                 else jax.random.normal(key, (1,) + shape, dtype))
+            return z[0]
+
+        z = jax.vmap(draw)(keys)                                        # (T,) + shape
+        R = jnp.asarray(toeplitz_lower(_sqrt_coeffs(T), T), dtype)      # w_{t+1} = sum_{s<=t} r_{t-s} z_{s+1}
+        w = jnp.tensordot(R, z, axes=1)
+        return jnp.asarray(scale, dtype) * w
+
     def c_coefficients(self, n):
         return sqrt_coefficients(n)
 
     def b_coefficients(self, n):
         return sqrt_coefficients(n)
+
+
+def sqrt_toeplitz_form(T: int, d: int = 1, seeds: int = 1, itemsize: int = 4, memory_bytes: int = 2 ** 30,
+                       max_T: int = 8192) -> str:
+    """Which form of the square-root Toeplitz noise to use: ``"upfront"`` or ``"streaming"``.
+
+    Up front (:meth:`SqrtToeplitz.noise_upfront`) when ``T <= max_T`` (the ``T x T`` matrix and its ``O(T^2 d)``
+    product stay small) and the whole noise, ``seeds * T * d`` entries, plus the matrix fit in ``memory_bytes``;
+    streaming (:meth:`SqrtToeplitz.step` in a scan, ``T`` rows carried per seed, ``O(T)`` reads per round)
+    otherwise, and always inside a learner that draws its noise round by round.
+
+    Args:
+        T: the number of rounds (``>= 1``).
+        d: the number of coordinates per round (``>= 1``).
+        seeds: the number of seeds computed at once (``>= 1``).
+        itemsize: bytes per entry (4: float32, 8: float64).
+        memory_bytes: the memory the up-front noise may take.
+        max_T: the largest ``T`` drawn up front.
+
+    Returns:
+        ``"upfront"`` or ``"streaming"``.
+
+    Raises:
+        ValueError: a size below 1.
+        TypeError: a size that is not an integer.
+    """
+    T, d, seeds = check_positive_int("T", T), check_positive_int("d", d), check_positive_int("seeds", seeds)
+    itemsize, memory_bytes = check_positive_int("itemsize", itemsize), check_positive_int("memory_bytes", memory_bytes)
+    max_T = check_positive_int("max_T", max_T)
+    need = (seeds * T * d * 2 + T * T) * itemsize    # the draws, the noise, the matrix
+    return "upfront" if T <= max_T and need <= memory_bytes else "streaming"
 
 
 def _tuple(name, x, *, nonempty=True):
