@@ -32,8 +32,8 @@ NONPRIVATE, PRIVATE = tuple(S.data["nonprivate"]), tuple(S.data["private"])
 LEARNERS, INSTANCES = NONPRIVATE + PRIVATE, tuple(PARAMS["instances"].choices)
 LABELS, THEORY_NAMES, TWIN_OF = S.data["labels"], S.data["theory_names"], S.data["twin_of"]
 #: ``{learner or (learner, instance): Claim or None}``; ``None``: no claim applies there
-CLAIMS: dict = {**{tuple(k.split("@")) if "@" in k else k: c for k, c in S.claims.items()},
-                **{(ln, "switch"): None for ln in S.data["unclaimed_on_switch"]}}
+CLAIMS = S.claims
+CLAIMS.update({f"{ln} switch": None for ln in S.data["unclaimed_on_switch"]})
 MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K", "T", "eps"]
 _RANK, _X = {n: i for i, n in enumerate(LEARNERS)}, {"T": "T", "eps": "ε", "K": "K"}
 
@@ -326,8 +326,7 @@ def page_blocks(results_dir=None) -> dict:
     Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
     t_fits = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner")
     t_rows = [_t_row(r, summ, flat) for r in t_fits.itertuples(index=False)]
-    t_table = markdown_table(["learner", "instance", "slope [95% CI]", "slope of the bound",
-                              f"regret at T = {int(Ts[-1])} [95% CI]", "bound", "regret / bound", "note"], t_rows)
+    t_table = S.table("T_sweep", t_rows, T_max=int(Ts[-1]))
     eps_table = _sweep_table(fits[fits["sweep"] == "eps"], summ, "eps", lambda x: f"ε = {x:g}", eps_note)
     K_table = _sweep_table(fits[fits["sweep"] == "K"], summ, "K", lambda x: f"K = {int(x)}", K_note)
     T_at = {x: int(df.loc[df["sweep"] == x, "T"].iloc[0]) for x in ("eps", "K")}
