@@ -178,16 +178,7 @@ def _crossover(df, main) -> "pd.DataFrame":
 
 @S.register
 def build(cfg: dict) -> Study:
-    """The points of the selected experiments, run in seed batches of ``SEED_BATCH`` with the rate-mode planners'
-    hyperparameters.
-
-    Args:
-        cfg: the resolved configuration (``specs/label-dp-rates.toml``).
-
-    Returns:
-        The :class:`Study`; its tables are ``slopes`` (with the theory exponents), ``crossover``,
-        ``eps_effective_samples``, ``K_dependence``, ``tuning`` and ``verdicts`` (those of the experiments run).
-    """
+    """The selected experiments' points in seed batches of ``SEED_BATCH``, at the rate-mode planners' values."""
     import pandas as pd
 
     pts = _points(cfg, _experiments(cfg))
@@ -313,17 +304,8 @@ def _ratio(means, i1) -> float:
 
 
 def tuning_table(df, n_boot: int = 1000, seed: int = 0):
-    """L9 per (task, method, N, ε, p): the oracle ``c* = argmin_c mean excess(c)`` and ``ratio = mean excess(c=1) /
-    mean excess(c*)`` (≥ 1) with a 95% bootstrap CI resampling seeds jointly across ``c`` (common random numbers).
-
-    Args:
-        df: the L9 rows of the per-seed results.
-        n_boot, seed: bootstrap replicates and the resampling generator's seed.
-
-    Returns:
-        One row per group with ``c = 1`` on its grid: ``n_seeds``, ``excess_theory``, ``c_oracle``,
-        ``excess_oracle``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and ``c_grid``.
-    """
+    """L9 per (task, method, N, ε, p): the oracle ``c*`` and ``mean excess(c=1) / mean excess(c*)`` with a seed-joint
+    95% bootstrap CI."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -400,17 +382,8 @@ def _l9_slope(g, rng):
 
 
 def verdicts(df, tables) -> "pd.DataFrame":
-    """One verdict per fitted curve against :data:`CLAIMS` by the rubric (tolerance :data:`TOL`): L1–L3/L8 the slope
-    in N (a central rate's between −b and −a), L5 the slope in Nε², L7 the bumps' exponent, L6 not tested, L9 the log
-    ratio's slope in N (≤ 0).
-
-    Args:
-        df: the per-seed results (the L6 and L9 rows are fitted here).
-        tables: the ``slopes`` and ``eps_effective_samples`` tables, as ``analyze`` or the kept CSVs give them.
-
-    Returns:
-        The verdict rows in the columns of :func:`jaxdp.studies.analysis.verdict_table`.
-    """
+    """One verdict per fitted curve of ``tables`` (and of ``df``'s L6/L9 rows) against :data:`CLAIMS`: L1–L3/L8 the
+    slope in N (central: between −b and −a), L5 the slope in Nε², L7 the bumps', L6 not tested, L9 the log ratio's."""
     import pandas as pd
 
     rows = []
@@ -463,14 +436,7 @@ def verdicts(df, tables) -> "pd.DataFrame":
 
 
 def page_blocks(results_dir=None) -> dict:
-    """The verdict block of each kept run from its kept files.
-
-    Args:
-        results_dir: one kept results directory (a key of :data:`KEPT`); default every kept run.
-
-    Returns:
-        ``{block name: Markdown}``.
-    """
+    """``{block name: Markdown}``: the verdict block of one kept run (a key of :data:`KEPT`), default of each."""
     import json
 
     import pandas as pd
@@ -493,12 +459,5 @@ def page_blocks(results_dir=None) -> dict:
 
 
 def publish(results_dir=None) -> list:
-    """Rewrite the verdict blocks of :data:`DOC_PAGES` from the kept runs.
-
-    Args:
-        results_dir: one kept results directory; default every kept run.
-
-    Returns:
-        The blocks that changed.
-    """
+    """Rewrite the verdict blocks of :data:`DOC_PAGES` from the kept runs (default every one); the changed blocks."""
     return S.publish(page_blocks(results_dir))
