@@ -22,7 +22,7 @@ from .ucb import DPUCBParams, LDPUCBParams, UCB1Params, dp_ucb_tree, ldp_ucb, uc
 from ..privacy.mechanisms.tree import tree_depth
 
 __all__ = ["instance_means", "switch_params", "instance_adversary", "plan_for", "learner_setup", "stack_params",
-           "theory_value", "ADVERSARIAL"]
+           "theory_value", "trivial_caps", "ADVERSARIAL"]
 
 #: the learners whose bound holds on an oblivious sequence (the others' bounds are for stochastic arms)
 ADVERSARIAL = ("exp3", "exp3_ix", "dp_exp3", "dp_exp3_batched")
@@ -192,3 +192,22 @@ def theory_value(learner: str, instance: str, K: int, T: int, eps, gap: float = 
     if learner not in bounds:
         raise ValueError(f"unknown learner {learner!r}")
     return bounds[learner]()
+
+
+def trivial_caps(instance: str, K: int, T: int, gap: float = 0.2) -> list:
+    """The caps that pseudo-regret never exceeds: ``T`` (losses in ``[0, 1]``) and, on a stochastic instance,
+    ``T·max Δ``. A bound equal to one of them says nothing.
+
+    Args:
+        instance: the instance (:func:`instance_means`, or ``"switch"``: ``T`` only).
+        K: the number of arms.
+        T: the horizon.
+        gap: the ``gap`` instance's gap.
+
+    Returns:
+        The caps.
+    """
+    if instance == "switch":
+        return [float(T)]
+    mu = instance_means(instance, K, gap)
+    return [float(T), float(T) * float((mu.max() - mu).max())]

@@ -18,7 +18,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import bandits as BD
-from ..bandits.instances import instance_adversary, instance_means, learner_setup, stack_params, theory_value
+from ..bandits.instances import (
+    instance_adversary, instance_means, learner_setup, stack_params, theory_value, trivial_caps,
+)
 from ..core import seed_keys, simulate
 from ._common_study import ROOT as ROOT, upper_half
 from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
@@ -154,13 +156,8 @@ def _x_label(sweep: str, v) -> str:
 
 def _trivial_cap(pts, gap: float) -> np.ndarray:
     """Which points' bound is a trivial cap, ``T·max Δ`` or ``T``, which pseudo-regret never exceeds."""
-    out = []
-    for p in pts.itertuples(index=False):
-        caps = [float(p.T)]
-        if p.instance != "switch":
-            mu = instance_means(p.instance, int(p.K), gap)
-            caps.append(float(p.T) * float((mu.max() - mu).max()))
-        out.append(any(np.isclose(p.theory, c, rtol=1e-9, atol=0.0) for c in caps))
+    out = [any(np.isclose(p.theory, c, rtol=1e-9, atol=0.0) for c in trivial_caps(p.instance, int(p.K), p.T, gap))
+           for p in pts.itertuples(index=False)]
     return np.asarray(out, bool)
 
 
