@@ -25,7 +25,7 @@ from jaxdp.core import seed_keys
 from jaxdp.label_dp import (
     LabelParams, central_crossover, label_rates, make_estimator, run_grid, setting_of, task_generator,
 )
-from jaxdp.label_dp.planners import plan_for
+from jaxdp.label_dp.planners import plan_for_task
 from jaxdp.label_dp.rates import bump_slope, label_rate_exponent, minimax_h0
 from jaxdp.studies._common_study import ROOT
 from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
@@ -90,15 +90,7 @@ def _experiments(cfg):
 
 def _plan_point(pt: dict):
     """The planner call of one grid point (host side)."""
-    kw = {"p": pt["p"]} if pt["task"] == "heavy" else {}
-    if pt["task"] in ("classification", "bump_cls"):
-        kw["K"] = pt["K"]
-    if pt["task"].startswith("bump"):
-        kw["beta"] = pt["beta"]
-    if pt["knob"] != "none":
-        kw[pt["knob"]] = pt["c"]
-    eps = pt["eps"] if np.isfinite(pt["eps"]) else 1e300
-    return plan_for(pt["method"], N=pt["N"], eps=eps, mode="rate", **kw)
+    return plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in ("N", "eps", "p", "K", "beta", "knob", "c")})
 
 
 def _pt(experiment, task, method, N, eps, p=0.0, K=2, beta=1.0, gamma=1.0, c=1.0, knob="none"):
