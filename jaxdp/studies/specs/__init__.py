@@ -5,8 +5,9 @@ A study is three short things:
 * ``specs/<name>.toml``: its description, default and ``--quick`` configuration, the declared range of every
   parameter (``[params.<key>]``: the fields of :class:`~jaxdp.studies.spec.Param`), its grid (``grid``: the
   point keys and the configuration lists they range over, outermost first), its ``group_by`` keys, its claims
-  (``[claims.<key>]``: the fields of :class:`~jaxdp.studies.claims.Claim`) and the generated blocks of its
-  results page (``blocks``);
+  (``[claims.<key>]``: the fields of :class:`~jaxdp.studies.claims.Claim`; a key of several words is also found
+  by their tuple), the generated blocks of its results page (``blocks``), the pages that carry them (``pages``,
+  default its results page) and the headers of its tables (``[columns]``, :meth:`StudySpec.table`);
 * ``specs/<name>.md``: the prose of each generated block, a Markdown template whose ``{fields}`` the study
   fills from its kept run (``<!-- block: <block name> -->`` opens each one; ``{{``/``}}`` are literal braces);
 * ``jaxdp/studies/<module>.py``: the science only: how one chunk of the grid runs, its tables and plots, and
