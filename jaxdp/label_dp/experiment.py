@@ -19,10 +19,12 @@ import numpy as np
 
 from ..core.simulate import _check_keys, _pad_axis, shard_seeds
 from ..core.validation import check_choice, check_positive_int
-from .estimators import CLS_METHODS, METHODS, LabelParams, fit_predict
+from .estimators import CLS_METHODS, METHODS, LabelParams, fit, fit_predict, make_params, predict
 from .generators import Generator, excess_risk, sample, quad_grid
+from .planners import plan_for
+from .rr_prior import rr_prior_fit_predict
 
-__all__ = ["make_estimator", "run_grid"]
+__all__ = ["make_estimator", "run_grid", "public_features", "plan_fit_predict"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -97,3 +99,47 @@ def run_grid(fn, keys: jax.Array, N, params: LabelParams, h0=None) -> dict[str, 
     keys_p, n = _pad_axis(jax.random.clone(keys), 0)
     out = _compiled_grid(fn)(shard_seeds(keys_p, 0), jnp.asarray(N, jnp.int32), prm, h0)
     return {k: np.asarray(v)[:, :n] for k, v in out.items()}
+
+
+def public_features(X: np.ndarray, q: int = 2) -> np.ndarray:
+    """First ``q`` principal components of the features, each rank-transformed to ``(0, 1)`` (labels unused: under
+    label DP the features are public).
+
+    Args:
+        X: the ``(n, p)`` features.
+        q: the number of components kept.
+
+    Returns:
+        ``(n, q)`` features, per component ``(rank + 1/2) / n``.
+    """
+    Xc = X - X.mean(axis=0)
+    _, _, vt = np.linalg.svd(Xc, full_matrices=False)
+    Z = Xc @ vt[:q].T
+    ranks = np.argsort(np.argsort(Z, axis=0), axis=0)
+    return (ranks + 0.5) / Z.shape[0]
+
+
+def plan_fit_predict(method: str, key: jax.Array, X_train, y_train, X_test, eps: float, K: int = 0) -> np.ndarray:
+    """Fit ``method`` with its LABEL planner's hyperparameters (rate mode, the features' dimension) and predict.
+
+    Args:
+        method: an estimator of :mod:`jaxdp.label_dp.estimators`, or ``"rr_prior"`` (two-stage RRWithPrior,
+            :func:`jaxdp.label_dp.rr_prior.rr_prior_fit_predict`, with the K-ary RR planner's bins).
+        key: the mechanism's PRNG key.
+        X_train, y_train, X_test: the training features and labels and the test features.
+        eps: the privacy parameter (``inf`` for the non-private methods).
+        K: the number of classes (classification); 0 for regression (standardized labels: ``label_bound`` 3,
+            ``p`` 2).
+
+    Returns:
+        The test predictions.
+    """
+    kw = {"K": K} if K else {"label_bound": 3.0, "p": 2.0}
+    base = "local_rr_kary" if method == "rr_prior" else method
+    N = len(y_train)
+    hp = plan_for(base, N=N, eps=eps if np.isfinite(eps) else 1e300, d=X_train.shape[1], mode="rate", **kw)
+    if method == "rr_prior":
+        return rr_prior_fit_predict(key, X_train, y_train, X_test, K, eps, int(hp["bins"]))
+    prm = make_params(eps=eps, bins=hp["bins"], k=min(hp["k"], N), clip=hp["clip"])
+    f = fit(method, key, X_train, jnp.asarray(y_train), params=prm, K=max(K, 2))
+    return np.asarray(predict(f, X_test))

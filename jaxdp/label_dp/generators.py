@@ -41,7 +41,7 @@ __all__ = [
     "Generator", "sample", "quad_grid", "excess_risk",
     "gen_smooth_classification", "gen_margin_classification", "gen_bump_classification",
     "gen_smooth_regression", "gen_bump_regression", "gen_heavy_tail_regression",
-    "student_t_abs_moment", "pareto_abs_moment",
+    "student_t_abs_moment", "pareto_abs_moment", "task_generator",
 ]
 
 
@@ -503,3 +503,31 @@ def gen_heavy_tail_regression(d: int = 1, p: float = 2.0, family: str = "student
     return Generator(f"heavy_tail_regression({family},p={p})", "regression", d, 0, lambda key, h0=None: {},
                      eta_sin, labels_noisy, beta=1.0, L=2 * math.pi * A * math.sqrt(d), p=float(p), M_p=float(Mp),
                      info=(("family", family), ("E_abs_xi_p", m_xi), ("nu_or_a", tail)))
+
+
+def task_generator(task: str, p: float = 0.0, K: int = 2, beta: float = 1.0, gamma: float = 1.0, *,
+                   C_M: float = 2.0, m0_max: int = 4096) -> Generator:
+    """The 1-D generator of a task of docs/algorithms/label-dp.md#studies.
+
+    Args:
+        task: ``"classification"`` (smooth, ``K`` classes, random phase), ``"regression"`` (smooth), ``"heavy"``
+            (Student-t noise with ``p`` moments), ``"bump_cls"`` / ``"bump_reg"`` (the minimax-hard bumps of
+            LABEL App. B/F).
+        p: the heavy-tailed noise's moment order.
+        K: the number of classes (``classification``).
+        beta, gamma: the bumps' smoothness β and margin exponent γ (``bump_cls``).
+        C_M: the bumps' count constant (``m = min(G, ⌊C_M h0^{γβ-d}⌋)``; ``bump_cls``).
+        m0_max: the bumps' cells per axis at most (the smallest bump width).
+
+    Returns:
+        The :class:`Generator`.
+    """
+    if task == "classification":
+        return gen_smooth_classification(1, int(K), random_phase=True)
+    if task == "regression":
+        return gen_smooth_regression(1)
+    if task == "bump_cls":
+        return gen_bump_classification(1, float(beta), float(gamma), C_M=C_M, m0_max=int(m0_max))
+    if task == "bump_reg":
+        return gen_bump_regression(1, float(beta), m0_max=int(m0_max))
+    return gen_heavy_tail_regression(1, float(p), "student_t")

@@ -23,7 +23,7 @@ from ..core.validation import check_choice, check_delta, check_epsilon, check_po
 from ..registry import register_planner
 
 __all__ = ["plan_local_cls", "plan_central_cls", "plan_local_reg", "plan_central_reg", "plan_local_heavy",
-           "plan_central_heavy", "bins_from_h", "plan_for"]
+           "plan_central_heavy", "bins_from_h", "plan_for", "plan_for_task"]
 
 REF = "Label differential privacy: theoretical limits,"
 MODES = ("paper", "certified", "rate")
@@ -330,3 +330,31 @@ def plan_for(method: str, *, N: int, eps: float, d: int = 1, mode: str = "rate",
     p = _BY_METHOD[method](eps=eps, N=N, d=d, mode=mode, **kw).params
     return {"eps": float(eps), "bins": int(p.get("bins", 1)), "k": int(p.get("k", 1)),
             "clip": float(p.get("clip", kw.get("label_bound", 1.0)))}
+
+
+def plan_for_task(method: str, task: str, *, N: int, eps: float, p: float = 0.0, K: int = 2, beta: float = 1.0,
+                  knob: str = "none", c: float = 1.0) -> dict:
+    """:func:`plan_for` in rate mode with the model parameters a task of
+    :func:`jaxdp.label_dp.generators.task_generator` needs.
+
+    Args:
+        method: the estimator.
+        task: ``"classification"`` and ``"bump_cls"`` (pass ``K``), ``"regression"``, ``"heavy"`` (pass ``p``),
+            ``"bump_reg"``; the bumps pass ``beta``.
+        N: the sample size.
+        eps: the privacy parameter (``inf``: the non-private limit).
+        p, K, beta: the heavy tail's moment order, the number of classes and the smoothness β.
+        knob: a planner constant to set (``"c_h"``, ``"c_k"``, ``"c_T"``), or ``"none"``.
+        c: its value.
+
+    Returns:
+        ``{"eps", "bins", "k", "clip"}`` (:func:`plan_for`).
+    """
+    kw = {"p": p} if task == "heavy" else {}
+    if task in ("classification", "bump_cls"):
+        kw["K"] = K
+    if task.startswith("bump"):
+        kw["beta"] = beta
+    if knob != "none":
+        kw[knob] = c
+    return plan_for(method, N=N, eps=eps if math.isfinite(eps) else 1e300, mode="rate", **kw)

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..core.validation import check_choice, check_positive, check_positive_int
 
-__all__ = ["label_rate_exponent", "label_rates", "minimax_h0", "bump_slope", "TASKS", "SETTINGS"]
+__all__ = ["label_rate_exponent", "label_rates", "minimax_h0", "bump_slope", "setting_of", "central_crossover", "TASKS",
+           "SETTINGS"]
 
 TASKS = ("classification", "regression", "heavy")
 SETTINGS = ("local", "central", "nonprivate", "local_full")
@@ -122,3 +123,32 @@ def bump_slope(task: str, setting: str, beta: float, gamma: float, d: int = 1) -
     e = label_rate_exponent("classification" if task == "bump_cls" else "regression", setting, beta=beta,
                             gamma=gamma if task == "bump_cls" else 1.0, d=d)
     return -e["priv"]
+
+
+def setting_of(method: str) -> str:
+    """The privacy setting of an estimator, from its name's prefix.
+
+    Args:
+        method: a method name (``local_*``, ``central_*`` or ``nonprivate_*``).
+
+    Returns:
+        ``"local"``, ``"central"`` or ``"nonprivate"``.
+    """
+    return "local" if method.startswith("local") else ("central" if method.startswith("central") else "nonprivate")
+
+
+def central_crossover(task: str, eps: float, p: float = 2.0) -> dict:
+    """The central rate's crossover ``N_c = ε^{-b/(b-a)}``: below it the privacy term ``(εN)^{-b}`` dominates the
+    statistical term ``N^{-a}`` (LABEL Table 1).
+
+    Args:
+        task: ``"classification"``, ``"regression"`` or ``"heavy"``.
+        eps: the privacy parameter ε.
+        p: the heavy-tailed noise's moment order (``heavy``).
+
+    Returns:
+        ``{"a", "b", "N_crossover"}``: the two exponents and the crossover (NaN when ``b <= a``).
+    """
+    e = label_rate_exponent(task, "central", p=p)
+    a, b = e["stat"], e["priv"]
+    return dict(a=a, b=b, N_crossover=eps ** (-b / (b - a)) if b > a else float("nan"))

@@ -32,7 +32,8 @@ from ..core.validation import check_choice, check_in_range, check_positive, chec
 
 __all__ = [
     "SCOInstance", "inst_kappa_linear", "inst_kappa_1d_twopoint", "inst_kappa_regression", "inst_kappa_atom",
-    "inst_sign_cube", "regression_constant", "growth_holds", "empirical_value", "empirical_grad",
+    "inst_sign_cube", "regression_constant", "growth_holds", "empirical_value", "empirical_grad", "growth_instance",
+    "grid_floor", "GROWTH_INSTANCES",
 ]
 
 
@@ -505,3 +506,51 @@ def inst_sign_cube(d: int, tau: float = 0.2, *, D: float = 1.0) -> SCOInstance:
         grad_lr=(lambda x, s: (grad(x, s), grad(x, s))) if d == 1 else None, sample=sample,
         population_value=population_value, excess=excess, xstar=tuple(float(t) for t in D * mu / mnorm),
         fstar=-D * mnorm, empirical_minimizer=empirical_minimizer, info=(("tau", tau),))
+
+
+#: the instances of docs/algorithms/growth.md#instances, by name (:func:`growth_instance`)
+GROWTH_INSTANCES = ("regression", "atom", "linear", "linear_hard", "twopoint", "twopoint_hard")
+
+
+def growth_instance(name: str, kappa: float, d: int, n: int) -> SCOInstance:
+    """One instance of docs/algorithms/growth.md#instances by name, sized for ``n`` samples.
+
+    Args:
+        name: ``regression``, ``atom``, ``linear`` (τ = 1/2), ``twopoint``, or ``linear_hard`` /
+            ``twopoint_hard`` whose bias shrinks as ``1/√n``.
+        kappa: the growth exponent κ.
+        d: the dimension (the two-point instances are 1-D).
+        n: the sample size (the ``_hard`` instances' bias).
+
+    Returns:
+        The instance.
+
+    Raises:
+        ValueError: an unknown name.
+    """
+    tp = 0.5 ** (kappa - 1) / kappa
+    make = {"regression": lambda: inst_kappa_regression(d, kappa), "atom": lambda: inst_kappa_atom(d, kappa, 0.5),
+            "linear": lambda: inst_kappa_linear(d, kappa, 0.5),
+            "linear_hard": lambda: inst_kappa_linear(d, kappa, min(0.5, 1.0 / math.sqrt(n))),
+            "twopoint": lambda: inst_kappa_1d_twopoint(kappa, tp / 2),
+            "twopoint_hard": lambda: inst_kappa_1d_twopoint(kappa, min(tp, 1.0 / math.sqrt(n)))}
+    if name not in make:
+        raise ValueError(f"unknown instance {name!r}")
+    return make[name]()
+
+
+def grid_floor(name: str, kappa: float, M: int) -> float:
+    """The resolution floor of an ``M``-cell grid on a 1-D :func:`growth_instance`: the ERM excess of a uniform
+    draw in a cell (``h = 2R/M``) with the minimizer on its edge.
+
+    Args:
+        name: ``"regression"`` (``h^κ/(κ+1)``) or a two-point instance (``(h/2)(1 + τ)/2``).
+        kappa: the growth exponent κ.
+        M: the number of grid cells.
+
+    Returns:
+        The floor.
+    """
+    ins = growth_instance(name, kappa, 1, 2)
+    h = 2.0 * ins.R / M
+    return h ** kappa / (kappa + 1.0) if name == "regression" else 0.5 * h * (1.0 + dict(ins.info)["tau"]) / 2.0

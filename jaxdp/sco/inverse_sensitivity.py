@@ -136,7 +136,7 @@ from ..samplers import ball, mala
 from .instances import SCOInstance, _pow_norm_grad, empirical_value
 from .localization import check_sco_data
 
-__all__ = ['GridInfo', 'grad_inverse_sensitivity', 'inverse_sensitivity', 'grid_points', 'growth_reduction_erm', 'subgrad_dist', 'ExactISInfo', 'grad_inverse_sensitivity_exact', 'window_inf', 'exact_grad_inv_estimator', 'MALAISInfo', 'grad_inverse_sensitivity_mala', 'mala_is_logdensity', 'mala_is_step']
+__all__ = ['GridInfo', 'grad_inverse_sensitivity', 'inverse_sensitivity', 'grid_points', 'growth_reduction_erm', 'subgrad_dist', 'ExactISInfo', 'grad_inverse_sensitivity_exact', 'window_inf', 'exact_grad_inv_estimator', 'MALAISInfo', 'grad_inverse_sensitivity_mala', 'mala_is_logdensity', 'mala_is_step', 'exact_excess_quadrature']
 
 
 class GridInfo(NamedTuple):
@@ -848,3 +848,36 @@ def grad_inverse_sensitivity_mala(key: jax.Array, inst: SCOInstance, data, eps, 
     x, info = mala(key, logdens, x0, n_steps, jnp.asarray(h, dt), ball(inst.R), grad_fn=grad_fn)
     length = data.shape[0] * smoothed_grad_norm(inst, data, x, rho) / (2.0 * inst.L)
     return x, MALAISInfo(info.acceptance_rate, info.accepted, info.outside, length)  # type: ignore[call-arg]
+
+
+def exact_excess_quadrature(kappa: float, n: int, eps: float, rho: float, R: float = 1.0) -> float:
+    """``E|x̂ - x*|^κ`` of the continuous gradient inverse-sensitivity mechanism on the 1-D noiseless
+    κ-regression, by quadrature: the exact value the exact sampler's mean must match.
+
+    There ``f_S(x) = |x - x*|^κ`` (``x* = R/4``), so the density is ``∝ exp(-(εn/4L) κ(|x - x*| - ρ)_+^{κ-1})`` on
+    ``[-R, R]`` with ``L = κ(1.5R)^{κ-1}``.
+
+    Args:
+        kappa: the growth exponent κ (> 1).
+        n: the sample size.
+        eps: the privacy budget.
+        rho: the mechanism's window ρ.
+        R: the domain's radius.
+
+    Returns:
+        The expected excess ``E|x̂ - x*|^κ``.
+    """
+    from scipy import integrate
+
+    L = kappa * (1.5 * R) ** (kappa - 1.0)
+    c = eps * n / (4.0 * L)
+    a, b = -1.25 * R, 0.75 * R                      # t = x - x* over [-R, R]
+    w = (1.0 / (c * kappa)) ** (1.0 / (kappa - 1.0))
+    pts = [t for t in sorted({a, b, 0.0, -rho, rho} | {s * m * w for s in (-1, 1) for m in (1, 10, 50)}) if a <= t <= b]
+
+    def integral(f):
+        def dens(t):
+            return f(t) * math.exp(-c * kappa * max(abs(t) - rho, 0.0) ** (kappa - 1.0))
+        return sum(integrate.quad(dens, u, v, limit=200)[0] for u, v in zip(pts[:-1], pts[1:]))
+
+    return integral(lambda t: abs(t) ** kappa) / integral(lambda t: 1.0)

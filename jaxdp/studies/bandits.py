@@ -18,9 +18,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import bandits as BD
-from ..bandits import theory as TH
+from ..bandits.instances import (
+    instance_adversary, instance_means, learner_setup, stack_params, theory_value, trivial_caps,
+)
 from ..core import seed_keys, simulate
-from ..privacy.mechanisms import tree_depth
 from ._common_study import ROOT as ROOT, upper_half
 from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
 from .claims import Measurement, Verdict, judge, judge_exact_bound, tally, untested_row, verdict_row
@@ -33,98 +34,10 @@ NONPRIVATE, PRIVATE = tuple(S.data["nonprivate"]), tuple(S.data["private"])
 LEARNERS, INSTANCES = NONPRIVATE + PRIVATE, tuple(PARAMS["instances"].choices)
 LABELS, THEORY_NAMES, TWIN_OF = S.data["labels"], S.data["theory_names"], S.data["twin_of"]
 #: ``{learner or (learner, instance): Claim or None}``; ``None``: no claim applies there
-CLAIMS: dict = {**{tuple(k.split("@")) if "@" in k else k: c for k, c in S.claims.items()},
-                **{(ln, "switch"): None for ln in S.data["unclaimed_on_switch"]}}
+CLAIMS = S.claims
+CLAIMS.update({f"{ln} switch": None for ln in S.data["unclaimed_on_switch"]})
 MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K", "T", "eps"]
 _RANK, _X = {n: i for i, n in enumerate(LEARNERS)}, {"T": "T", "eps": "ε", "K": "K"}
-
-
-def instance_means(instance: str, K: int, gap: float = 0.2) -> np.ndarray:
-    """The ``(K,)`` Bernoulli means of ``"linspace"`` (``linspace(0.1, 0.9, K)``) or ``"gap"`` (the last arm at
-    ``0.5 + gap``, the others 0.5); ``ValueError`` for another instance."""
-    if instance == "linspace":
-        return np.linspace(0.1, 0.9, K)
-    if instance == "gap":
-        return np.where(np.arange(K) == K - 1, 0.5 + gap, 0.5)
-    raise ValueError(f"no reward means for instance {instance!r}")
-
-
-def switch_params(K: int, T: int):
-    """The ``switch`` instance as ``(before, after, switch_round)``: arm 0 pays 0, then 1 from round ``T // 3``."""
-    return np.where(np.arange(K) == 0, 0.0, 0.5), np.where(np.arange(K) == 0, 1.0, 0.5), T // 3
-
-
-def _adversary(instance: str, K: int, Ts, gap: float):
-    if instance == "switch":
-        before, after, at = zip(*[switch_params(K, int(T)) for T in Ts])
-        return BD.switching_arms(K), BD.SwitchingArmsParams(jnp.asarray(np.stack(before), jnp.float32),
-                                                            jnp.asarray(np.stack(after), jnp.float32),
-                                                            jnp.asarray(at, jnp.int32))
-    m = np.tile(instance_means(instance, K, gap), (len(Ts), 1))
-    return BD.bernoulli_arms(K), BD.BernoulliArmsParams(jnp.asarray(m, jnp.float32))
-
-
-def plan_for(learner: str, K: int, T: int, eps):
-    """A private learner's plan from its planner (check ``plan.certified``); ``None`` for a non-private one."""
-    planner = {"dp_ucb_tree": BD.plan_dp_ucb_tree, "dp_se": BD.plan_dp_se, "dp_exp3": BD.plan_dp_exp3,
-               "dp_exp3_batched": BD.plan_dp_exp3, "ldp_ucb": BD.plan_ldp_ucb}.get(learner)
-    if planner is None:
-        return None
-    tau = {"dp_exp3": {"tau": 1}, "dp_exp3_batched": {"tau": "auto"}}.get(learner, {})
-    return planner(eps=eps, T=T, d=K, **tau)
-
-
-def learner_setup(learner: str, K: int, T: int, eps):
-    """``(Learner, params class, values)`` at one point: fixed parameters (UCB1, Thompson), the horizon's tuning
-    (EXP3, EXP3-IX) or the certified plan (private learners; ``ValueError`` when it is not certified)."""
-    if learner == "ucb1":
-        return BD.ucb1(K), BD.UCB1Params, (2.0,)
-    if learner == "thompson":
-        return BD.thompson(K), BD.ThompsonParams, (1.0, 1.0)
-    if learner == "exp3":
-        return BD.exp3(K), BD.Exp3Params, (*TH.exp3_tuning(K, T), 0.0)
-    if learner == "exp3_ix":
-        return BD.exp3_ix(K), BD.Exp3IXParams, TH.exp3_ix_tuning(K, T)
-    plan = plan_for(learner, K, T, eps)
-    if not plan.certified:
-        raise ValueError(f"bandits: the plan of {learner} at K={K}, T={T}, eps={eps} is not certified: {plan.format()}")
-    p = plan.params
-    if learner == "dp_ucb_tree":
-        return BD.dp_ucb_tree(K, T), BD.DPUCBParams, (p["b"],)
-    if learner == "dp_se":
-        return BD.dp_se(K), BD.DPSEParams, (p["eps"], p["beta"])
-    if learner in ("dp_exp3", "dp_exp3_batched"):
-        return BD.dp_exp3(K), BD.DPExp3Params, (p["eta"], p["gamma"], p["b"], p["B"], p["tau"])
-    return BD.ldp_ucb(K), BD.LDPUCBParams, (p["b"],)
-
-
-def _stack(cls, rows):
-    arrs = [np.asarray(c) for c in zip(*rows)]
-    return cls(*[jnp.asarray(a, jnp.int32 if np.issubdtype(a.dtype, np.integer) else jnp.float32) for a in arrs])
-
-
-def theory_value(learner: str, instance: str, K: int, T: int, eps, gap: float = 0.2) -> float:
-    """The bound of :mod:`jaxdp.bandits.theory` on the expected pseudo-regret at one point (Thompson: the
-    Lai–Robbins rate); NaN where none applies (a stochastic bound on ``switch``)."""
-    T = int(T)
-    if instance == "switch" and learner not in ("exp3", "exp3_ix", "dp_exp3", "dp_exp3_batched"):
-        return math.nan
-    if learner == "exp3":
-        return TH.exp3_bound(K, T)
-    if learner == "exp3_ix":
-        eta, g = TH.exp3_ix_tuning(K, T)
-        return TH.exp3_ix_bound(K, T, eta, g)
-    if learner in ("dp_exp3", "dp_exp3_batched"):
-        p = plan_for(learner, K, T, eps).params
-        return TH.dp_exp3_bound(K, T, p["eta"], p["gamma"], p["b"], p["B"], p["tau"])
-    mu, H = instance_means(instance, K, gap), tree_depth(T)
-    bounds = {"ucb1": lambda: TH.ucb1_bound(mu, T), "thompson": lambda: TH.lai_robbins(mu, T),
-              "ldp_ucb": lambda: TH.ldp_ucb_bound(mu, T, 1.0 / eps),
-              "dp_ucb_tree": lambda: TH.dp_ucb_tree_bound(mu, T, H / eps, H),
-              "dp_se": lambda: TH.dp_se_bound(mu, T, eps, 1.0 / T)}
-    if learner not in bounds:
-        raise ValueError(f"unknown learner {learner!r}")
-    return bounds[learner]()
 
 
 def _points(cfg: dict) -> list:
@@ -179,9 +92,9 @@ def build(cfg: dict) -> Study:
     def run(pts, seeds):
         name, inst, K, T = (pts[0][k] for k in ("learner", "instance", "K", "T"))
         setups = [learner_setup(name, K, T, p["eps"]) for p in pts]
-        learner, params = setups[0][0], _stack(setups[0][1], [s[2] for s in setups])
+        learner, params = setups[0][0], stack_params(setups[0][1], [s[2] for s in setups])
         Ts = np.full(len(pts), T, np.int32)
-        adversary, ap = _adversary(inst, K, Ts, gap)
+        adversary, ap = instance_adversary(inst, K, Ts, gap)
         keys = seed_keys(cfg["seed"], seeds)
         keys = jnp.broadcast_to(keys, (len(pts),) + keys.shape)   # common random numbers across the points
         out = simulate(learner, adversary, BD.bandit_problem("pseudo"), params, ap, keys, Ts, grid=True,
@@ -243,13 +156,8 @@ def _x_label(sweep: str, v) -> str:
 
 def _trivial_cap(pts, gap: float) -> np.ndarray:
     """Which points' bound is a trivial cap, ``T·max Δ`` or ``T``, which pseudo-regret never exceeds."""
-    out = []
-    for p in pts.itertuples(index=False):
-        caps = [float(p.T)]
-        if p.instance != "switch":
-            mu = instance_means(p.instance, int(p.K), gap)
-            caps.append(float(p.T) * float((mu.max() - mu).max()))
-        out.append(any(np.isclose(p.theory, c, rtol=1e-9, atol=0.0) for c in caps))
+    out = [any(np.isclose(p.theory, c, rtol=1e-9, atol=0.0) for c in trivial_caps(p.instance, int(p.K), p.T, gap))
+           for p in pts.itertuples(index=False)]
     return np.asarray(out, bool)
 
 
@@ -415,8 +323,7 @@ def page_blocks(results_dir=None) -> dict:
     Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
     t_fits = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner")
     t_rows = [_t_row(r, summ, flat) for r in t_fits.itertuples(index=False)]
-    t_table = markdown_table(["learner", "instance", "slope [95% CI]", "slope of the bound",
-                              f"regret at T = {int(Ts[-1])} [95% CI]", "bound", "regret / bound", "note"], t_rows)
+    t_table = S.table("T_sweep", t_rows, T_max=int(Ts[-1]))
     eps_table = _sweep_table(fits[fits["sweep"] == "eps"], summ, "eps", lambda x: f"ε = {x:g}", eps_note)
     K_table = _sweep_table(fits[fits["sweep"] == "K"], summ, "K", lambda x: f"K = {int(x)}", K_note)
     T_at = {x: int(df.loc[df["sweep"] == x, "T"].iloc[0]) for x in ("eps", "K")}

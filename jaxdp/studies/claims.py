@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -220,7 +220,7 @@ def judge(claim: Claim, m: Measurement) -> Verdict:
 
 
 def verdict_row(claim: Claim, m: Measurement, v: Verdict, *, experiment: str, cell: str, kind: str = "",
-                claimed: float = math.nan) -> dict:
+                claimed: float = math.nan, link: Optional[str] = None, claimed_hi: Optional[float] = None) -> dict:
     """One row of a verdict table (:func:`jaxdp.studies.analysis.verdict_table`): the claim, the measurement
     and its verdict; a miss links to the claim's explanation.
 
@@ -230,21 +230,25 @@ def verdict_row(claim: Claim, m: Measurement, v: Verdict, *, experiment: str, ce
         kind: the relation shown before the claimed value (``equals``, ``at_most``, ``at_least``); default from
             the claim's kind (a bound's ratio and an at-most rate ``at_most``, an at-least rate ``at_least``).
         claimed: the value shown as claimed (default the claim's value).
+        link: the row's link whatever its verdict (default the claim's link on a miss only).
+        claimed_hi: the upper end of a claimed range (``kind="between"``); adds the column ``claimed_hi``.
 
     Returns:
         The row: ``experiment``, ``cell``, ``claim``, ``claimed``, ``kind``, ``slope``/``slope_lo``/``slope_hi`` (the
-        measurement and its interval), ``n_seeds``, ``verdict``, ``reason`` and ``link``.
+        measurement and its interval), ``n_seeds``, ``verdict``, ``reason`` and ``link`` (and ``claimed_hi`` when
+        given).
     """
     kind = kind or {"bound": "at_most", "at_most_rate": "at_most", "at_least_rate": "at_least"}.get(claim.kind,
                                                                                                    "equals")
     return dict(experiment=experiment, cell=cell, claim=claim.text,
                 claimed=claim.value if math.isnan(claimed) else claimed, kind=kind, slope=m.estimate,
                 slope_lo=m.lo, slope_hi=m.hi, n_seeds=int(m.n_seeds), verdict=v.verdict, reason=v.reason,
-                link=claim.link if v.verdict == "misses" else "")
+                link=(claim.link if v.verdict == "misses" else "") if link is None else link,
+                **({} if claimed_hi is None else {"claimed_hi": claimed_hi}))
 
 
 def untested_row(experiment: str, cell: str, claim: str, reason: str, n_seeds: int = 0, *, kind: str = "equals",
-                 claimed: float = math.nan) -> dict:
+                 claimed: float = math.nan, m: Optional[Measurement] = None) -> dict:
     """A ``not tested`` row of a verdict table: what could not be judged and why.
 
     Args:
@@ -253,13 +257,15 @@ def untested_row(experiment: str, cell: str, claim: str, reason: str, n_seeds: i
         reason: why it could not be judged.
         n_seeds: the seeds per point behind the cell.
         kind, claimed: the relation and the value shown as claimed.
+        m: a measurement to show although it tests nothing (default none; its seeds count when ``n_seeds`` is 0).
 
     Returns:
-        The row, with the columns of :func:`verdict_row` and no measurement.
+        The row, with the columns of :func:`verdict_row`.
     """
-    return dict(experiment=experiment, cell=cell, claim=claim, claimed=claimed, kind=kind, slope=math.nan,
-                slope_lo=math.nan, slope_hi=math.nan, n_seeds=int(n_seeds), verdict="not tested", reason=reason,
-                link="")
+    est, lo, hi = (math.nan,) * 3 if m is None else (m.estimate, m.lo, m.hi)
+    n = n_seeds or (m.n_seeds if m is not None else 0)
+    return dict(experiment=experiment, cell=cell, claim=claim, claimed=claimed, kind=kind, slope=est,
+                slope_lo=lo, slope_hi=hi, n_seeds=int(n), verdict="not tested", reason=reason, link="")
 
 
 def tally(verdicts, order: Sequence[str] = ()) -> str:

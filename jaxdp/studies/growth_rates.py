@@ -9,29 +9,26 @@ one piece of evidence share a row, and an off-centre interval no wider than the 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import pathlib
-import warnings
 
 import numpy as np
 
 from ..core.simulate import seed_keys
 from ..sco import (
-    EpochParams, LocalizationParams, epoch_estimator, inst_kappa_1d_twopoint, inst_kappa_atom, inst_kappa_linear,
-    inst_kappa_regression, localization_estimator, plan_epoch_growth_sco, plan_grad_inverse_sensitivity,
-    plan_localization_sco, run_sco,
+    EpochParams, LocalizationParams, epoch_estimator, exact_excess_quadrature, grid_floor, growth_instance,
+    localization_estimator, plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_localization_sco, run_sco_cpu,
 )
 from ..sco.inverse_sensitivity import exact_grad_inv_estimator
 from ._common_study import ROOT as ROOT
-from .analysis import _record_slope_ci, fmt_num, publish_blocks
+from .analysis import _record_slope_ci, fmt_num
 from .claims import Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
 from .specs import StudySpec
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
-DOC_PAGES, BLOCK, EXPERIMENTS = tuple(S.data["pages"]), S.blocks[0], S.params["experiments"].choices
+DOC_PAGES, BLOCK, EXPERIMENTS = S.pages, S.blocks[0], S.params["experiments"].choices
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
 N_BOOT, GEPS_FLOOR_SHARE = 1000, 0.1    # Geps fits only the ε whose mean excess is at least 10x the noiseless path's
 #: two curves are one piece of evidence when at every point their per-seed values correlate at least TWIN_CORR and
@@ -51,20 +48,6 @@ def _floats(s):
 
 def _ints(s):
     return [int(float(v)) for v in str(s).split(",") if v.strip()]
-
-
-def make_instance(name: str, kappa: float, d: int, n: int):
-    """The study's instances (docs/algorithms/growth.md#instances): ``regression``, ``atom``, ``linear`` (τ = 1/2),
-    ``twopoint``, and ``linear_hard`` / ``twopoint_hard`` whose bias shrinks as ``1/√n``."""
-    tp = 0.5 ** (kappa - 1) / kappa
-    make = {"regression": lambda: inst_kappa_regression(d, kappa), "atom": lambda: inst_kappa_atom(d, kappa, 0.5),
-            "linear": lambda: inst_kappa_linear(d, kappa, 0.5),
-            "linear_hard": lambda: inst_kappa_linear(d, kappa, min(0.5, 1.0 / math.sqrt(n))),
-            "twopoint": lambda: inst_kappa_1d_twopoint(kappa, tp / 2),
-            "twopoint_hard": lambda: inst_kappa_1d_twopoint(kappa, min(tp, 1.0 / math.sqrt(n)))}
-    if name not in make:
-        raise ValueError(f"unknown instance {name!r}")
-    return make[name]()
 
 
 def theory_exponent(p: dict) -> float:
@@ -131,53 +114,23 @@ def _plan(p: dict, inst):
 
 def check_point(p: dict, cfg: dict) -> None:
     """The instance and the planner call of :func:`run_point`, without running anything (``ValueError`` if refused)."""
-    _plan(p, make_instance(p["inst"], p["kappa"], p["d"], p["n_samples"]))
-
-
-# XLA:CPU's YNNPACK fusion lowers the float64 reductions of the 1-D solvers (a mean over the samples inside
-# every bisection step) about 40x slower than XLA's own loops (measured: 90-100 ns per sample and step
-# against 2-3 ns, for the 1-D regression and atom instances); the study compiles its estimators without it.
-_CPU_COMPILER_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": ""}
-
-
-@functools.lru_cache(maxsize=None)
-def _compiled(fn, n_args: int):
-    import jax
-
-    return jax.jit(jax.vmap(fn, in_axes=(0,) + (None,) * n_args), compiler_options=_CPU_COMPILER_OPTIONS)
-
-
-def _run(fn, keys, *args):
-    """``run_sco(fn, keys, *args)``, compiled without YNNPACK fusions on a single CPU device."""
-    import jax
-    import jax.numpy as jnp
-
-    if jax.default_backend() != "cpu" or len(jax.devices()) != 1:
-        return run_sco(fn, keys, *args)
-    with jax.enable_x64():
-        args = jax.tree_util.tree_map(lambda v: jnp.asarray(v, jnp.float64) if isinstance(v, float) else v, args)
-        out = jax.tree_util.tree_map(np.asarray, _compiled(fn, len(args))(keys, *args))
-    if isinstance(out, dict) and "gap_ok" in out and not np.asarray(out["gap_ok"], bool).all():
-        ok = np.asarray(out["gap_ok"], bool)
-        warnings.warn(f"{int((~ok).sum())} of {ok.size} runs refused (a phase's solver missed its certified gap); "
-                      f"their metrics are NaN", RuntimeWarning, stacklevel=2)
-    return out
+    _plan(p, growth_instance(p["inst"], p["kappa"], p["d"], p["n_samples"]))
 
 
 def run_point(p: dict, keys, cfg: dict) -> dict:
     """One grid point, one float64 run per key (vmapped): ``(S,)`` arrays ``excess`` with ``dist`` and ``gap_ok``
     (EPOCH-GROWTH, localization) or with ``erm_excess`` and ``accepted`` (the inverse-sensitivity sampler, G4)."""
-    inst = make_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
+    inst = growth_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
     n, n_iter, pl = p["n_samples"], int(cfg["n_iter"]), _plan(p, inst)
     if p["algo"] == "grad_inv":
         # exact draws: the continuous density (M = 0) or the M-cell grid law
-        out = _run(exact_grad_inv_estimator(inst, n, float(pl["rho"]), int(p["M"])), keys, float(p["eps"]))
+        out = run_sco_cpu(exact_grad_inv_estimator(inst, n, float(pl["rho"]), int(p["M"])), keys, float(p["eps"]))
         return {k: np.asarray(out[k], float) for k in ("excess", "erm_excess", "accepted")}
     if p["algo"] == "epoch":
         fn, P, names = epoch_estimator(inst, n, pl["n_epochs"], pl["k"], n_iter), EpochParams, "eta0"
     else:
         fn, P, names = localization_estimator(inst, n, pl["k"], n_iter), LocalizationParams, "eta"
-    out = _run(fn, keys, P(*(float(pl[k]) for k in (names, "eps", "delta", "gauss_mult", "phase_offset"))))
+    out = run_sco_cpu(fn, keys, P(*(float(pl[k]) for k in (names, "eps", "delta", "gauss_mult", "phase_offset"))))
     return {k: np.asarray(out[k], float) for k in ("excess", "dist", "gap_ok")}
 
 
@@ -207,14 +160,6 @@ def _cell(exp, r) -> str:
     return f"regression, {k}, κ_low = {r['kappa_low']:g}" if exp == "G6" else f"{r['inst']}, {k}"
 
 
-def _grid_floor(inst: str, kappa: float, M: int) -> float:
-    """The grid's resolution floor, the ERM excess of a uniform draw in a cell with the minimizer on its edge
-    (``h = 2R/M``): ``h^κ/(κ+1)`` (1-D regression), ``(h/2)(1 + τ)/2`` (two-point)."""
-    ins = make_instance(inst, kappa, 1, 2)
-    h = 2.0 * ins.R / M
-    return h ** kappa / (kappa + 1.0) if inst == "regression" else 0.5 * h * (1.0 + dict(ins.info)["tau"]) / 2.0
-
-
 def _geps_floor(n: int, kappa: float, kappa_low: float) -> float:
     """The noiseless algorithm's excess at ``n`` (the deterministic proximal path, ``jaxdp.sco.prox_path``)."""
     from ..sco.prox_path import epoch_prox_path_1d
@@ -222,28 +167,9 @@ def _geps_floor(n: int, kappa: float, kappa_low: float) -> float:
     return float(epoch_prox_path_1d(int(n), float(kappa), kappa_low=float(kappa_low))["excess"])
 
 
-def g4_quadrature(kappa: float, n: int, eps: float, rho: float, R: float = 1.0) -> float:
-    """``E|x̂ - x*|^κ`` of the continuous mechanism on the 1-D noiseless κ-regression, by quadrature: there
-    ``f_S(x) = |x - x*|^κ`` (``x* = R/4``), so the density is ``∝ exp(-(εn/4L) κ(|x - x*| - ρ)_+^{κ-1})`` on
-    ``[-R, R]`` with ``L = κ(1.5R)^{κ-1}``; the exact value the sampler's mean must match."""
-    from scipy import integrate
-
-    L = kappa * (1.5 * R) ** (kappa - 1.0)
-    c = eps * n / (4.0 * L)
-    a, b = -1.25 * R, 0.75 * R                      # t = x - x* over [-R, R]
-    w = (1.0 / (c * kappa)) ** (1.0 / (kappa - 1.0))
-    pts = [t for t in sorted({a, b, 0.0, -rho, rho} | {s * m * w for s in (-1, 1) for m in (1, 10, 50)}) if a <= t <= b]
-
-    def integral(f):
-        dens = lambda t: f(t) * math.exp(-c * kappa * max(abs(t) - rho, 0.0) ** (kappa - 1.0))  # noqa: E731
-        return sum(integrate.quad(dens, u, v, limit=200)[0] for u, v in zip(pts[:-1], pts[1:]))
-
-    return integral(lambda t: abs(t) ** kappa) / integral(lambda t: 1.0)
-
-
 def g4_quadrature_table(summ):
     """The exact continuous sampler's measured mean ERM excess (regression rows of ``summ``) against
-    :func:`g4_quadrature`: its ratio and whether the CI contains the exact value."""
+    :func:`jaxdp.sco.exact_excess_quadrature`: its ratio and whether the CI contains the exact value."""
     import pandas as pd
 
     rows = []
@@ -251,8 +177,8 @@ def g4_quadrature_table(summ):
     for _, r in sel.iterrows():
         n = int(r["n_samples"])
         p = dict(algo="grad_inv", eps=r["eps"], d=1, n_samples=n, rho_rule=r["rho_rule"], M=2)
-        rho = float(_plan(p, make_instance("regression", r["kappa"], 1, n))["rho"])
-        e = g4_quadrature(r["kappa"], n, r["eps"], rho)
+        rho = float(_plan(p, growth_instance("regression", r["kappa"], 1, n))["rho"])
+        e = exact_excess_quadrature(r["kappa"], n, r["eps"], rho)
         rows.append(dict(kappa=r["kappa"], rho_rule=r["rho_rule"], n_samples=n, rho=rho, exact_mean=e,
                          measured_mean=r["erm_excess_mean"], measured_lo=r["erm_excess_lo"],
                          measured_hi=r["erm_excess_hi"], ratio=r["erm_excess_mean"] / e,
@@ -343,18 +269,13 @@ def _miss_why(exp, r, g) -> tuple:
     if exp != "G4":
         return "", WHY["other"]
     mean = float(g.groupby("n_samples")["erm_excess"].mean().iloc[-1])
-    floor = _grid_floor(r["inst"], r["kappa"], int(r["M"])) if r["sampler"] == "grid" else 0.0
+    floor = grid_floor(r["inst"], r["kappa"], int(r["M"])) if r["sampler"] == "grid" else 0.0
     n = int(r["x_max"])
     if mean <= 10 * floor:
         return _REASON["grid_floor"].format(n=n, mean=mean, ratio=mean / floor, floor=floor), WHY["grid-floor"]
     if mean < 1e-13:
         return _REASON["float"].format(n=n, mean=mean), WHY["float"]
     return "", WHY["other"]
-
-
-def _row(exp, cell, claim, m: Measurement, v: Verdict, link: str = "") -> dict:
-    """:func:`verdict_row` with the study's link on every row (a reason's link, not only a miss's)."""
-    return dict(verdict_row(claim, m, v, experiment=exp, cell=cell), link=link)
 
 
 def _measured_ratios(df, rng) -> list:
@@ -367,7 +288,7 @@ def _measured_ratios(df, rng) -> list:
     def row(exp, cell, claim, xs, est, boots, S):
         lo, hi = np.nanquantile(boots, [0.025, 0.975])
         m = Measurement(float(est), float(lo), float(hi), S, decades=math.log10(max(xs) / min(xs)))
-        return _row(exp, cell, claim, m, _judge(claim, m), claim.link)
+        return verdict_row(claim, m, _judge(claim, m), experiment=exp, cell=cell, link=claim.link)
 
     rows = []
     g3 = df[df["exp"] == "G3"]
@@ -415,8 +336,8 @@ def verdicts(df, slopes):
         if v.verdict == "misses":
             why, link = _miss_why(exp, r, g)
             v = Verdict(v.verdict, f"{v.reason}; {why}" if why else v.reason)
-        rows.append(_row(exp, cell + note, claim, m, Verdict(v.verdict, "; ".join(s for s in (v.reason, same) if s)),
-                         link))
+        v = Verdict(v.verdict, "; ".join(s for s in (v.reason, same) if s))
+        rows.append(verdict_row(claim, m, v, experiment=exp, cell=cell + note, link=link))
     rows += _measured_ratios(df, np.random.default_rng(1))
     order = {e: i for i, e in enumerate(EXPERIMENTS)}
     return pd.DataFrame(rows).sort_values("experiment", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
@@ -481,18 +402,13 @@ def page_blocks(results_dir=None) -> dict:
     return {BLOCK: _block(v, manifest)}
 
 
-def _publish_pages(blocks: dict, pages) -> list:
-    """Write ``blocks`` into every page of ``pages`` (relative to the repository); the names of those that changed."""
-    return sorted({name for p in pages for name in publish_blocks(ROOT / p, blocks)})
-
-
 def publish(results_dir=None, manifest_update: bool = False) -> list:
     """Rewrite the verdict block of :data:`DOC_PAGES` from a kept run; ``manifest_update`` also records the
     intervals' summary (``ci``) in its ``manifest.json``. Returns the names of the blocks that changed."""
     out, v, manifest = _kept(results_dir)
     if manifest_update:
         _record_slope_ci(out, manifest, v, ("holds", "consistent, unresolved", "misses"), N_BOOT)
-    return _publish_pages({BLOCK: _block(v, manifest)}, DOC_PAGES)
+    return S.publish({BLOCK: _block(v, manifest)})
 
 
 def plot(df, outdir: pathlib.Path):

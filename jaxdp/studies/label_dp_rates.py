@@ -5,7 +5,7 @@ run, on the results page and the algorithm page). Experiments (``cfg["experiment
 N for local, central and non-private learners (classification, bounded and heavy-tailed regression), slopes against
 Table 1; L4 the central crossover ``N_c = ε^{-b/(b-a)}``; L5 local's ε²N effective sample size; L6 vector vs K-ary RR
 as K grows; L7 the minimax-hard bumps of LABEL App. B/F at the lower-bound bandwidth ``h0`` (:func:`minimax_h0`), so
-the excess is ``≍ h0^{β(γ+1)}`` (classification) or ``h0^{2β}`` (regression) (:func:`l7_theory_slope`); L9 the
+the excess is ``≍ h0^{β(γ+1)}`` (classification) or ``h0^{2β}`` (regression) (:func:`jaxdp.label_dp.rates.bump_slope`); L9 the
 planners' constants against an oracle ``c ∈ cfg["l9_c"]`` times the theory value (:func:`tuning_table`).
 Hyperparameters from the theorems in ``rate`` mode (``jaxdp.label_dp.planners.plan_for``).
 """
@@ -23,13 +23,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from jaxdp.core import seed_keys
 from jaxdp.label_dp import (
-    LabelParams, gen_bump_classification, gen_bump_regression, gen_heavy_tail_regression, gen_smooth_classification,
-    gen_smooth_regression, label_rates, make_estimator, run_grid,
+    LabelParams, central_crossover, label_rates, make_estimator, run_grid, setting_of, task_generator,
 )
-from jaxdp.label_dp.planners import plan_for
-from jaxdp.label_dp.rates import bump_slope as l7_theory_slope, label_rate_exponent, minimax_h0
+from jaxdp.label_dp.planners import plan_for_task
+from jaxdp.label_dp.rates import bump_slope, label_rate_exponent, minimax_h0
 from jaxdp.studies._common_study import ROOT
-from jaxdp.studies.analysis import publish_blocks
 from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from jaxdp.studies.specs import StudySpec
@@ -51,7 +49,7 @@ S = StudySpec("label-dp-rates", __name__, checks={
 PARAMS, CLAIMS, BLOCKS = S.params, S.claims, S.blocks
 #: the kept runs: results directory -> generated-block name (on every page of DOC_PAGES)
 KEPT = dict(zip(("label-dp-rates", "label-dp-rates-heavy"), BLOCKS))
-DOC_PAGES = tuple(S.data["pages"])
+DOC_PAGES = S.pages
 DOC_PAGE = ROOT / DOC_PAGES[0]
 WHY = {"clip_bias": "../results/label-dp-rates.md#why-clipping-bias",
        "small_neps": "../results/label-dp-rates.md#why-small-n-eps2",
@@ -74,30 +72,6 @@ SEEDS_PER_CHUNK = 64   # seed blocks per chunk: bounds memory (kNN over N x M pe
 L7_C_M = 2.0   # bumps: m = min(G, ⌊C_M h0^{γβ-d}⌋)
 
 
-def SETTING(m):
-    """The privacy setting of a method, from its name's prefix.
-
-    Args:
-        m: a method name (``local_*``, ``central_*`` or ``nonprivate_*``).
-
-    Returns:
-        ``"local"``, ``"central"`` or ``"nonprivate"``.
-    """
-    return "local" if m.startswith("local") else ("central" if m.startswith("central") else "nonprivate")
-
-
-def _gen(task, p, K, beta=1.0, gamma=1.0, m0_max=4096):
-    if task == "classification":
-        return gen_smooth_classification(1, int(K), random_phase=True)
-    if task == "regression":
-        return gen_smooth_regression(1)
-    if task == "bump_cls":
-        return gen_bump_classification(1, float(beta), float(gamma), C_M=L7_C_M, m0_max=int(m0_max))
-    if task == "bump_reg":
-        return gen_bump_regression(1, float(beta), m0_max=int(m0_max))
-    return gen_heavy_tail_regression(1, float(p), "student_t")
-
-
 def _pairs(s):
     return [tuple(float(v) for v in part.split(":")) for part in str(s).replace(";", ",").split(",") if part.strip()]
 
@@ -116,15 +90,7 @@ def _experiments(cfg):
 
 def _plan_point(pt: dict):
     """The planner call of one grid point (host side)."""
-    kw = {"p": pt["p"]} if pt["task"] == "heavy" else {}
-    if pt["task"] in ("classification", "bump_cls"):
-        kw["K"] = pt["K"]
-    if pt["task"].startswith("bump"):
-        kw["beta"] = pt["beta"]
-    if pt["knob"] != "none":
-        kw[pt["knob"]] = pt["c"]
-    eps = pt["eps"] if np.isfinite(pt["eps"]) else 1e300
-    return plan_for(pt["method"], N=pt["N"], eps=eps, mode="rate", **kw)
+    return plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in ("N", "eps", "p", "K", "beta", "knob", "c")})
 
 
 def _pt(experiment, task, method, N, eps, p=0.0, K=2, beta=1.0, gamma=1.0, c=1.0, knob="none"):
@@ -156,7 +122,7 @@ def _points(cfg: dict, exps: set) -> list:
                 if task == "bump_reg" and gamma != 1.0:     # γ plays no role in regression
                     continue
                 for m in L7_METHODS[task]:
-                    eps = cfg["l7_eps_local"] if SETTING(m) == "local" else cfg["l7_eps_central"]
+                    eps = cfg["l7_eps_local"] if setting_of(m) == "local" else cfg["l7_eps_central"]
                     pts += [_pt("L7", task, m, N, eps, beta=beta, gamma=gamma) for N in cfg["l7_N"]]
     if "L9" in exps:
         for m in [s.strip() for s in str(cfg["l9_methods"]).split(",") if s.strip()]:
@@ -179,15 +145,15 @@ def _slope_rows(df, by, theory) -> "pd.DataFrame":
 
 
 def _main_theory(r) -> dict:
-    e = label_rate_exponent(r.task, SETTING(r.method), p=r.p if r.task == "heavy" else 2.0)
+    e = label_rate_exponent(r.task, setting_of(r.method), p=r.p if r.task == "heavy" else 2.0)
     return {"beta": 1.0, "gamma": 1.0, "theory_stat": -e["stat"], "theory_priv": -e["priv"]}
 
 
 def _l7_theory(r) -> dict:
-    e = label_rate_exponent("classification" if r.task == "bump_cls" else "regression", SETTING(r.method),
+    e = label_rate_exponent("classification" if r.task == "bump_cls" else "regression", setting_of(r.method),
                             beta=r.beta, gamma=r.gamma if r.task == "bump_cls" else 1.0)
     return {"theory_stat": -e["stat"], "theory_priv": -e["priv"],
-            "theory": l7_theory_slope(r.task, SETTING(r.method), r.beta, r.gamma)}
+            "theory": bump_slope(r.task, setting_of(r.method), r.beta, r.gamma)}
 
 
 def _crossover(df, main) -> "pd.DataFrame":
@@ -197,26 +163,14 @@ def _crossover(df, main) -> "pd.DataFrame":
     cross = []
     for task in ("classification", "regression", "heavy"):
         for p in (sorted(set(df[df.task == "heavy"].p)) if task == "heavy" else [2.0]):
-            e = label_rate_exponent(task, "central", p=p)
-            a, b = e["stat"], e["priv"]
-            for eps in sorted(set(main.eps[np.isfinite(main.eps)])):
-                cross.append(dict(task=task, p=p, eps=eps, a=a, b=b,
-                                  N_crossover=eps ** (-b / (b - a)) if b > a else float("nan")))
+            cross += [dict(task=task, p=p, eps=eps, **central_crossover(task, eps, p))
+                      for eps in sorted(set(main.eps[np.isfinite(main.eps)]))]
     return pd.DataFrame(cross)
 
 
 @S.register
 def build(cfg: dict) -> Study:
-    """The points of the selected experiments, run in seed batches of ``SEED_BATCH`` with the rate-mode planners'
-    hyperparameters.
-
-    Args:
-        cfg: the resolved configuration (``specs/label-dp-rates.toml``).
-
-    Returns:
-        The :class:`Study`; its tables are ``slopes`` (with the theory exponents), ``crossover``,
-        ``eps_effective_samples``, ``K_dependence``, ``tuning`` and ``verdicts`` (those of the experiments run).
-    """
+    """The selected experiments' points in seed batches of ``SEED_BATCH``, at the rate-mode planners' values."""
     import pandas as pd
 
     pts = _points(cfg, _experiments(cfg))
@@ -230,13 +184,13 @@ def build(cfg: dict) -> Study:
     def run(points, seeds):
         p0 = points[0]
         bump = p0["task"].startswith("bump")
-        gen = _gen(p0["task"], p0["p"], p0["K"], p0["beta"], p0["gamma"], m0_max=max(m0_l7, 2))
+        gen = task_generator(p0["task"], p0["p"], p0["K"], p0["beta"], p0["gamma"], C_M=L7_C_M, m0_max=max(m0_l7, 2))
         if bump:
             fn = make_estimator(gen, p0["method"], N_max=N_max_l7, M=int(cfg["l7_M"]), bins_max=max(m0_l7, 2))
         else:
             fn = make_estimator(gen, p0["method"], N_max=N_max, M=int(cfg["M"]), bins_max=int(cfg["bins_max"]))
         plans = [_plan_point(pt) for pt in points]
-        h0 = [float(minimax_h0(SETTING(pt["method"]), pt["N"], pt["eps"], pt["beta"])) if bump else 1.0
+        h0 = [float(minimax_h0(setting_of(pt["method"]), pt["N"], pt["eps"], pt["beta"])) if bump else 1.0
               for pt in points]
         prm = LabelParams(*[np.asarray([pl[f] for pl in plans]) for f in ("eps", "bins", "k", "clip")])
         prm = prm._replace(eps=np.asarray([pt["eps"] for pt in points]))
@@ -317,7 +271,7 @@ def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:
         for (curve, m, b, g), grp in s.groupby(["curve", "method", "beta", "gamma"]):
             grp = grp.sort_values("N")
             Ns = grp.N.to_numpy(float)
-            sl = l7_theory_slope(task, SETTING(m), b, g)
+            sl = bump_slope(task, setting_of(m), b, g)
             # theory line through the first empirical point (the constants are not known)
             theory[f"{curve} slope {sl:.3g}"] = (Ns, grp.excess_mean.iloc[0] * (Ns / Ns[0]) ** sl)
         paths.append(plot_curves(s, "N", "excess", outdir / f"L7_minimax_{task}.png", hue="curve", theory=theory,
@@ -342,17 +296,8 @@ def _ratio(means, i1) -> float:
 
 
 def tuning_table(df, n_boot: int = 1000, seed: int = 0):
-    """L9 per (task, method, N, ε, p): the oracle ``c* = argmin_c mean excess(c)`` and ``ratio = mean excess(c=1) /
-    mean excess(c*)`` (≥ 1) with a 95% bootstrap CI resampling seeds jointly across ``c`` (common random numbers).
-
-    Args:
-        df: the L9 rows of the per-seed results.
-        n_boot, seed: bootstrap replicates and the resampling generator's seed.
-
-    Returns:
-        One row per group with ``c = 1`` on its grid: ``n_seeds``, ``excess_theory``, ``c_oracle``,
-        ``excess_oracle``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and ``c_grid``.
-    """
+    """L9 per (task, method, N, ε, p): the oracle ``c*`` and ``mean excess(c=1) / mean excess(c*)`` with a seed-joint
+    95% bootstrap CI."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -429,17 +374,8 @@ def _l9_slope(g, rng):
 
 
 def verdicts(df, tables) -> "pd.DataFrame":
-    """One verdict per fitted curve against :data:`CLAIMS` by the rubric (tolerance :data:`TOL`): L1–L3/L8 the slope
-    in N (a central rate's between −b and −a), L5 the slope in Nε², L7 the bumps' exponent, L6 not tested, L9 the log
-    ratio's slope in N (≤ 0).
-
-    Args:
-        df: the per-seed results (the L6 and L9 rows are fitted here).
-        tables: the ``slopes`` and ``eps_effective_samples`` tables, as ``analyze`` or the kept CSVs give them.
-
-    Returns:
-        The verdict rows in the columns of :func:`jaxdp.studies.analysis.verdict_table`.
-    """
+    """One verdict per fitted curve of ``tables`` (and of ``df``'s L6/L9 rows) against :data:`CLAIMS`: L1–L3/L8 the
+    slope in N (central: between −b and −a), L5 the slope in Nε², L7 the bumps', L6 not tested, L9 the log ratio's."""
     import pandas as pd
 
     rows = []
@@ -449,7 +385,7 @@ def verdicts(df, tables) -> "pd.DataFrame":
 
     sl = tables.get("slopes")
     for _, r in (sl.iterrows() if sl is not None else ()):
-        m, setting = _meas(r), SETTING(r["method"])
+        m, setting = _meas(r), setting_of(r["method"])
         if r["experiment"] == "L7":
             c = _claim("L7 " + r["task"], r["theory"])
             add("L7", f"{r['task']}, {setting} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})", c, m,
@@ -459,8 +395,8 @@ def verdicts(df, tables) -> "pd.DataFrame":
         a, b = float(r["theory_stat"]), float(r["theory_priv"])      # negative exponents
         if setting == "central":
             lo_c, hi_c = _claim("central ≥", min(a, b)), _claim("central ≤", max(a, b))
-            add(exp, _lbl_cell(r), lo_c, m, _judge_range(lo_c, hi_c, m), kind="between", claimed=min(a, b))
-            rows[-1]["claimed_hi"] = max(a, b)
+            add(exp, _lbl_cell(r), lo_c, m, _judge_range(lo_c, hi_c, m), kind="between", claimed=min(a, b),
+                claimed_hi=max(a, b))
             continue
         link = None
         if setting == "local":
@@ -492,14 +428,7 @@ def verdicts(df, tables) -> "pd.DataFrame":
 
 
 def page_blocks(results_dir=None) -> dict:
-    """The verdict block of each kept run from its kept files.
-
-    Args:
-        results_dir: one kept results directory (a key of :data:`KEPT`); default every kept run.
-
-    Returns:
-        ``{block name: Markdown}``.
-    """
+    """``{block name: Markdown}``: the verdict block of one kept run (a key of :data:`KEPT`), default of each."""
     import json
 
     import pandas as pd
@@ -522,13 +451,5 @@ def page_blocks(results_dir=None) -> dict:
 
 
 def publish(results_dir=None) -> list:
-    """Rewrite the verdict blocks of :data:`DOC_PAGES` from the kept runs.
-
-    Args:
-        results_dir: one kept results directory; default every kept run.
-
-    Returns:
-        The pages that changed.
-    """
-    blocks = page_blocks(results_dir)
-    return [p for p in DOC_PAGES if publish_blocks(ROOT / p, blocks)]
+    """Rewrite the verdict blocks of :data:`DOC_PAGES` from the kept runs (default every one); the changed blocks."""
+    return S.publish(page_blocks(results_dir))

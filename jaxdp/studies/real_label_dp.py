@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import pathlib
 
-import jax.numpy as jnp
 import numpy as np
 
 from ..core import seed_keys
-from ..label_dp import fit, make_params, predict
-from ..label_dp.planners import plan_for
-from ..label_dp.rr_prior import rr_prior_fit_predict
+from ..label_dp import plan_fit_predict, public_features
 from ._common_study import ROOT as ROOT
 from .analysis import bootstrap_mean_ci, fmt_ci, markdown_table
 from .claims import Measurement, judge
@@ -39,34 +36,9 @@ N_BOOT = 4000
 SMALL_EPS = 0.1
 
 
-def public_features(X: np.ndarray, q: int = 2) -> np.ndarray:
-    """First ``q`` principal components of the features, each rank-transformed to ``(0, 1)`` (labels unused).
-
-    Args:
-        X: the ``(n, p)`` features.
-        q: the number of components kept.
-
-    Returns:
-        ``(n, q)`` features, per component ``(rank + 1/2) / n``.
-    """
-    Xc = X - X.mean(axis=0)
-    _, _, vt = np.linalg.svd(Xc, full_matrices=False)
-    Z = Xc @ vt[:q].T
-    ranks = np.argsort(np.argsort(Z, axis=0), axis=0)
-    return (ranks + 0.5) / Z.shape[0]
-
-
 @S.register
 def build(cfg: dict) -> Study:
-    """Every dataset × method of its task × ε (non-private methods once, at ε = ∞), each seed drawing its own
-    train/test split.
-
-    Args:
-        cfg: the resolved configuration (``specs/real-label-dp.toml``).
-
-    Returns:
-        The :class:`Study`; its table ``summary`` holds the test accuracy or MSE per (dataset, method, ε).
-    """
+    """Every dataset × method of its task × ε (non-private once, at ε = ∞); each seed draws its own split."""
     from ..data import DATASETS, load_dataset
 
     tf = float(cfg["train_frac"])
@@ -79,8 +51,7 @@ def build(cfg: dict) -> Study:
         Z = public_features(data.X)
         n = Z.shape[0]
         ntr = int(round(tf * n))
-        cls = data.task == "classification"
-        K = data.n_classes
+        cls, K = data.task == "classification", data.n_classes
         y = data.y if cls else (data.y - data.y.mean()) / data.y.std()
         out = []
         for pt in pts:
@@ -88,16 +59,7 @@ def build(cfg: dict) -> Study:
             for s, key in zip(seeds, seed_keys(int(cfg["seed"]), seeds)):
                 perm = np.random.default_rng([int(cfg["seed"]), int(s), 7]).permutation(n)
                 tr, te = perm[:ntr], perm[ntr:]
-                method, eps = pt["method"], pt["eps"]
-                kw = {"K": K} if cls else {"label_bound": 3.0, "p": 2.0}
-                base = "local_rr_kary" if method == "rr_prior" else method
-                hp = plan_for(base, N=ntr, eps=eps if np.isfinite(eps) else 1e300, d=2, mode="rate", **kw)
-                if method == "rr_prior":
-                    pred = rr_prior_fit_predict(key, Z[tr], y[tr], Z[te], K, eps, int(hp["bins"]))
-                else:
-                    prm = make_params(eps=eps, bins=hp["bins"], k=min(hp["k"], ntr), clip=hp["clip"])
-                    f = fit(method, key, Z[tr], jnp.asarray(y[tr]), params=prm, K=max(K, 2))
-                    pred = np.asarray(predict(f, Z[te]))
+                pred = plan_fit_predict(pt["method"], key, Z[tr], y[tr], Z[te], pt["eps"], K)
                 vals.append(float(np.mean(pred == y[te])) if cls else float(np.mean((pred - y[te]) ** 2)))
             out.append({"accuracy" if cls else "mse": np.asarray(vals),
                         "mse" if cls else "accuracy": np.full(len(seeds), np.nan)})
@@ -126,19 +88,7 @@ def build(cfg: dict) -> Study:
 
 def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float, n_boot: int = N_BOOT,
                       seed: int = 0) -> tuple:
-    """Mean of ``metric(a) - metric(b)`` over seeds at one (dataset, ε), with a seed-paired 95% bootstrap (a seed's
-    split is the same for every method).
-
-    Args:
-        df: the study's ``results.csv`` rows.
-        dataset, metric: the dataset and ``"accuracy"`` or ``"mse"``.
-        a, b: the two methods.
-        eps: the privacy parameter of both (non-private methods are stored at ``ε = inf``).
-        n_boot, seed: bootstrap resamples and the bootstrap's NumPy seed.
-
-    Returns:
-        ``(mean, lo, hi, n_seeds)``.
-    """
+    """``(mean, lo, hi, n_seeds)`` of ``metric(a) - metric(b)`` at one (dataset, ε), seed-paired bootstrap."""
     def one(m):
         e = np.inf if m.startswith("nonprivate") else eps
         g = df[(df["dataset"] == dataset) & (df["method"] == m) & np.isclose(df["eps"], e)]
@@ -150,15 +100,7 @@ def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float,
 
 
 def claims(df):
-    """Central beats local at ε = ``SMALL_EPS``: per dataset, the seed-paired difference of :data:`PAIRS` and its
-    verdict against ``CLAIMS[task]`` by the rubric (:func:`jaxdp.studies.claims.judge`).
-
-    Args:
-        df: the study's ``results.csv`` rows.
-
-    Returns:
-        One row per dataset: task, the difference and its interval, seeds, verdict and reason.
-    """
+    """Central beats local at ε = ``SMALL_EPS``: per dataset, :data:`PAIRS`' paired difference and its verdict."""
     import pandas as pd
 
     rows = []
@@ -179,15 +121,7 @@ def _ci(g, e, metric: str) -> str:
 
 
 def page_blocks(results_dir=None) -> dict:
-    """The generated blocks of the results page from a kept run.
-
-    Args:
-        results_dir: the results directory (default ``results/real-label-dp``).
-
-    Returns:
-        ``{block name: Markdown}``: the central-vs-local claims, RRWithPrior minus K-ary RR at every (dataset, ε),
-        every dataset's method × ε table.
-    """
+    """The generated blocks of the results page from a kept run (default ``results/real-label-dp``)."""
     import pandas as pd
 
     d = pathlib.Path(results_dir or RESULTS)
@@ -222,12 +156,5 @@ def page_blocks(results_dir=None) -> dict:
 
 
 def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/real-label-dp.md`` from a kept run.
-
-    Args:
-        results_dir: the results directory (default ``results/real-label-dp``).
-
-    Returns:
-        The names of the blocks that changed.
-    """
+    """Rewrite the generated blocks of ``docs/results/real-label-dp.md`` from a kept run; the changed blocks."""
     return S.publish(page_blocks(results_dir))

@@ -24,7 +24,7 @@ from ..experts import (
     plan_binary_tree_experts, plan_potential_experts, plan_sparse_vector_experts, potential_experts,
     sparse_vector_experts, thm1_bound, thm2_bound,
 )
-from .analysis import _pow2, fmt_ci, markdown_table, verdict_table
+from .analysis import _pow2, fmt_ci, verdict_table
 from .claims import Measurement, judge, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
@@ -233,9 +233,8 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
         cell = name.get(k, r.learner) + (f", δ = {delta:g}" if logd else f", {adv}" if isinstance(adv, str) else "")
         claim = CLAIMS.get(f"{r.fit}/{r.learner}" + (f"/delta={delta:g}" if logd else ""), CLAIMS.get(r.fit))
         if claim is None:
-            rows.append(dict(untested_row(r.fit, cell, "no exponent stated for this learner", "no exponent stated: "
-                                          "reported for comparison", m.n_seeds), slope=m.estimate, slope_lo=m.lo,
-                             slope_hi=m.hi))
+            rows.append(untested_row(r.fit, cell, "no exponent stated for this learner",
+                                     "no exponent stated: reported for comparison", m=m))
         else:
             rows.append(verdict_row(claim, m, judge(claim, m), experiment=r.fit, cell=cell))
     for lrn, lb in ([] if lower_bound is None else lower_bound.groupby("learner", sort=True)):
@@ -261,12 +260,10 @@ def page_blocks(results_dir=None) -> dict:
     v = verdicts(slopes, lb, same)
     span = {f: math.log10(g["x_max"].max() / g["x_min"].min()) for f, g in slopes.groupby("fit")}
     t = s[s["exp"] == "vsT"].sort_values(["learner", "adversary", "T"])
-    reg = markdown_table(["learner", "adversary", "T", "regret [95% CI]", "exponential-mechanism draws"],
-                         [[r.learner, r.adversary, _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0),
-                           f"{r.em_draws_mean:.1f}"] for r in t.itertuples(index=False)])
-    lbt = markdown_table(["learner", "d", "ε", "regret·ε/ln d [95% CI]", "Thm 5 bound"],
-                         [[r.learner, int(r.d), f"{r.eps:g}", fmt_ci(r.ratio_mean, r.ratio_lo, r.ratio_hi, 3), "1/32"]
-                          for r in lb.itertuples(index=False)])
+    reg = S.table("regret", [[r.learner, r.adversary, _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0),
+                              f"{r.em_draws_mean:.1f}"] for r in t.itertuples(index=False)])
+    lbt = S.table("lower_bound", [[r.learner, int(r.d), f"{r.eps:g}", fmt_ci(r.ratio_mean, r.ratio_lo, r.ratio_hi, 3),
+                                   "1/32"] for r in lb.itertuples(index=False)])
     head = S.render(BLOCKS[0], rows=len(v), tol=f"{LOWER_BOUND.tolerance:g}", tally=tally(v), table=verdict_table(v),
                     merged="".join(S.render("realizable-experts merged", exp=e, learners=" and ".join(g))
                                    for e, g in same),

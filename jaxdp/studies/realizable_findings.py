@@ -33,7 +33,7 @@ from ..oco import (
 )
 from ..oco.masked_quadratic import adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem
 from ..privacy.mechanisms import tree_depth
-from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, ratio_to_base, verdict_table
+from .analysis import _pow2, fmt_ci, fmt_num, ratio_to_base, verdict_table
 from .claims import Measurement, Verdict, judge, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
@@ -307,8 +307,7 @@ def verdicts(slopes, results):
         m = Measurement(r.slope - shift, r.slope_lo - shift, r.slope_hi - shift, int(r.n_seeds),
                         decades=math.log10(float(r.x_max) / float(r.x_min)))
         if claim is None:
-            rows.append(dict(untested_row(r.fit, cell, "no claim stated for this curve", "reported for comparison",
-                                          m.n_seeds), slope=m.estimate, slope_lo=m.lo, slope_hi=m.hi))
+            rows.append(untested_row(r.fit, cell, "no claim stated for this curve", "reported for comparison", m=m))
             continue
         why = _below_regime(exp, curve, p) or S.data["untested"].get(key, "")
         v = Verdict("not tested", why) if why else judge(claim, m)
@@ -317,8 +316,7 @@ def verdicts(slopes, results):
         if beyond:
             sep = ": " if v.verdict == "misses" else "; over it the slope lies beyond the claim: "
             v = Verdict(v.verdict, v.reason + sep + _beyond(exp, curve, p, scale))
-        row = verdict_row(claim, m, v, experiment=r.fit, cell=cell)
-        rows.append(dict(row, link=claim.link) if why or beyond else row)
+        rows.append(verdict_row(claim, m, v, experiment=r.fit, cell=cell, link=claim.link if why or beyond else None))
     return pd.DataFrame(rows)
 
 
@@ -342,9 +340,8 @@ def _adaptive_block(a, **kw):
     modes = sorted({k[0] for k, v in ndiff.items() if v == 0})
     full = [m for m in modes if all(v == 0 for k, v in ndiff.items() if k[0] == m)]
     note = S.render("realizable-findings same runs", modes=", ".join(full)) + " " if full else ""
-    return S.render(BLOCKS[0], note=note, paired=markdown_table(
-        ["mode", "L*", "T", "seeds that differ", "printed / flipped [95% CI]"], prows), table=markdown_table(
-        ["learner", "mode", "L*", "T", "regret [95% CI]", "draws", "doublings", "initial threshold L₀"], rows), **kw)
+    return S.render(BLOCKS[0], note=note, paired=S.table("adaptive_paired", prows), table=S.table("adaptive", rows),
+                    **kw)
 
 
 def _potential_block(p, **kw):
@@ -355,10 +352,7 @@ def _potential_block(p, **kw):
             for r in s.itertuples(index=False)]
     rat = ratio_to_base(p, ["T"], "learner", "potential", "regret", n_boot=N_BOOT)
     prows = [[r.learner, _pow2(r.T), fmt_ci(r.ratio, r.ratio_lo, r.ratio_hi)] for r in rat.itertuples(index=False)]
-    return S.render(BLOCKS[1], table=markdown_table(
-        ["learner", "T", "regret [95% CI]", "regret / T", "resamples", "K", "threshold 2α/(s_φη)",
-         "seeds with regret > T/2"], rows), paired=markdown_table(["learner", "T", "regret / printed's [95% CI]"],
-                                                                  prows), **kw)
+    return S.render(BLOCKS[1], table=S.table("potential", rows), paired=S.table("potential_paired", prows), **kw)
 
 
 def _binary_tree_block(b, **kw):
@@ -367,9 +361,7 @@ def _binary_tree_block(b, **kw):
     rows = [[r.mode, _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0), f"{r.regret_mean / r.T:.3f}",
              f"{r.phases:.2f}", f"{anyp.loc[(r.mode, r.T)]:.2f}", f"{r.m_set_first:.0f}", f"{r.tau_first:.0f}"]
             for r in s.itertuples(index=False)]
-    return S.render(BLOCKS[2], table=markdown_table(
-        ["threshold", "T", "regret [95% CI]", "regret / T", "new phases", "seeds with a new phase", "m_set", "τ"],
-        rows), **kw)
+    return S.render(BLOCKS[2], table=S.table("binary_tree", rows), **kw)
 
 
 def _oco_block(o, **kw):
@@ -381,8 +373,7 @@ def _oco_block(o, **kw):
     srows = [[x.learner.replace("dp_ftrl_", ""), fmt_ci(x.slope, x.slope_lo, x.slope_hi),
               fmt_ci(y.slope, y.slope_lo, y.slope_hi), fmt_num(1 / 3)]
              for x, y in zip(fa.itertuples(index=False), f8.itertuples(index=False))]
-    return S.render(BLOCKS[3], table=markdown_table(["instance", "d", "regret [95% CI]"], rows), slopes=markdown_table(
-        ["instance", "slope in d, all d [95% CI]", "slope in d, d ≥ 8 [95% CI]", "claimed"], srows), **kw)
+    return S.render(BLOCKS[3], table=S.table("oco", rows), slopes=S.table("oco_slopes", srows), **kw)
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -401,8 +392,7 @@ def page_blocks(results_dir=None) -> dict:
             f"{k} = {getattr(r, k):g}" if k == "Lstar" else str(getattr(r, k)) for k in FIT_GROUPS[exp])
         rng = f"{r.x_min:g} … {r.x_max:g}" if exp == "oco" else f"{_pow2(r.x_min)} … {_pow2(r.x_max)}"
         rows.append([r.fit, cell, fmt_ci(r.slope, r.slope_lo, r.slope_hi), rng, int(r.n_seeds)])
-    out[BLOCKS[4]] = S.render(BLOCKS[4], n_boot=N_BOOT, table=markdown_table(
-        ["fit", "curve", "slope [95% CI]", "range", "seeds"], rows))
+    out[BLOCKS[4]] = S.render(BLOCKS[4], n_boot=N_BOOT, table=S.table("fits", rows))
     if fits is not None:
         v = verdicts(fits, df)
         span = {f: math.log10(g["x_max"].max() / g["x_min"].min()) for f, g in fits.groupby("fit")}

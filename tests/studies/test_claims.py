@@ -67,3 +67,33 @@ def test_claims_are_checked_and_seeds_rounded_up():
     with pytest.raises(ValueError, match="tolerance"):
         Claim("x", "rate", 0.5, 0.0)
     assert seeds_to_resolve(0.085, 256, 0.05) == 740
+
+
+def test_rows_carry_a_link_a_claimed_range_and_an_untested_measurement():
+    from jaxdp.studies.claims import Verdict, untested_row, verdict_row
+
+    m = Measurement(-0.6, -0.7, -0.5, 64, decades=2.0)
+    row = verdict_row(RATE, m, Verdict("holds"), experiment="e", cell="c", link="#why", claimed_hi=-0.5)
+    assert row["link"] == "#why" and row["claimed_hi"] == -0.5
+    assert verdict_row(RATE, m, Verdict("holds"), experiment="e", cell="c")["link"] == ""
+    assert "claimed_hi" not in verdict_row(RATE, m, Verdict("holds"), experiment="e", cell="c")
+    u = untested_row("e", "c", "no claim", "reported for comparison", m=m)
+    assert (u["slope"], u["slope_lo"], u["slope_hi"], u["n_seeds"], u["verdict"]) == (-0.6, -0.7, -0.5, 64,
+                                                                                        "not tested")
+    assert math.isnan(untested_row("e", "c", "no claim", "why")["slope"])
+
+
+def test_study_spec_pages_table_validate_and_tuple_claim_keys():
+    from jaxdp.studies.specs import StudySpec
+
+    b = StudySpec("bandits", "bandits")
+    assert b.pages == ("docs/results/bandits.md",)
+    assert b.claims["dp_se", "switch"] is b.claims["dp_se switch"] and ("dp_se", "switch") in b.claims
+    assert b.claims.get(("ucb1", "switch")) is None
+    assert b.table("T_sweep", [["a"] * 8], T_max=8).splitlines()[0].startswith("| learner | instance |")
+    assert "regret at T = 8 [95% CI]" in b.table("T_sweep", [["a"] * 8], T_max=8)
+    b.validate(b.defaults)
+    with pytest.raises(ValueError, match="K"):
+        b.validate({**b.defaults, "K": 1})
+    assert StudySpec("growth-rates", "growth_rates").pages == ("docs/results/growth-rates.md",
+                                                              "docs/algorithms/growth.md")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from _helpers import ROOT, anchor_exists, assert_page_current, miss_links_resolve, the_row, verdict_rows
+from jaxdp.sco import grid_floor
 from jaxdp.studies import growth_rates as G
 from jaxdp.studies.analysis import read_generated
 from jaxdp.studies.claims import VERDICTS
@@ -83,7 +84,7 @@ def _synthetic():
     """Per-seed results and a slopes table: G1 curves over 1.48 decades of n, G4 curves over two."""
     rng = np.random.default_rng(0)
     S, n1, n4 = 64, [10_000, 30_000, 100_000, 300_000], [1_000, 10_000, 100_000]
-    floor2 = G._grid_floor("regression", 2.0, 2048)
+    floor2 = grid_floor("regression", 2.0, 2048)
     # name: (exp, inst, kappa, rho_rule, sampler, M, slope, lo, hi, per-point mean)
     curves = {
         "g1": ("G1", "regression", 2.0, "none", "none", 0, -1.2, -1.25, -1.15, lambda n: n ** -1.2),

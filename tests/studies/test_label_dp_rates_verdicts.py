@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from _helpers import ROOT, assert_page_current, miss_links_resolve, the_row, verdict_rows
+from jaxdp.label_dp import setting_of
 from jaxdp.studies import label_dp_rates as L
 from jaxdp.studies.analysis import read_generated, stale_blocks
 from jaxdp.studies.claims import VERDICTS, seeds_to_resolve
@@ -34,10 +35,10 @@ def _prefixes(d) -> list:
     out = []
     for _, r in sl.iterrows():
         if r["experiment"] == "L7":
-            cell = f"{r['task']}, {L.SETTING(r['method'])} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})"
+            cell = f"{r['task']}, {setting_of(r['method'])} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})"
         else:
             cell = L._lbl_cell(r)
-        exp = "L8" if r["task"] == "heavy" and L.SETTING(r["method"]) == "nonprivate" else r["experiment"]
+        exp = "L8" if r["task"] == "heavy" and setting_of(r["method"]) == "nonprivate" else r["experiment"]
         out.append((f"| {exp} | {cell} |", int(r["n_seeds"])))
     if (d / "eps_effective_samples.csv").exists():
         for _, r in pd.read_csv(d / "eps_effective_samples.csv").iterrows():

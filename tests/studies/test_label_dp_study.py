@@ -44,7 +44,7 @@ def test_experiment_selection():
 
 
 def test_minimax_h0_and_l7_theory():
-    from jaxdp.studies.label_dp_rates import l7_theory_slope, minimax_h0
+    from jaxdp.label_dp.rates import bump_slope as l7_theory_slope, minimax_h0
 
     assert np.isclose(minimax_h0("local", 1000, 0.5, 1.0), (250.0) ** (-1 / 3))
     assert np.isclose(minimax_h0("local", 1000, 2.0, 0.5), 1000.0 ** (-1 / 2))      # eps^2 ∧ 1

@@ -5,8 +5,9 @@ A study is three short things:
 * ``specs/<name>.toml``: its description, default and ``--quick`` configuration, the declared range of every
   parameter (``[params.<key>]``: the fields of :class:`~jaxdp.studies.spec.Param`), its grid (``grid``: the
   point keys and the configuration lists they range over, outermost first), its ``group_by`` keys, its claims
-  (``[claims.<key>]``: the fields of :class:`~jaxdp.studies.claims.Claim`) and the generated blocks of its
-  results page (``blocks``);
+  (``[claims.<key>]``: the fields of :class:`~jaxdp.studies.claims.Claim`; a key of several words is also found
+  by their tuple), the generated blocks of its results page (``blocks``), the pages that carry them (``pages``,
+  default its results page) and the headers of its tables (``[columns]``, :meth:`StudySpec.table`);
 * ``specs/<name>.md``: the prose of each generated block, a Markdown template whose ``{fields}`` the study
   fills from its kept run (``<!-- block: <block name> -->`` opens each one; ``{{``/``}}`` are literal braces);
 * ``jaxdp/studies/<module>.py``: the science only: how one chunk of the grid runs, its tables and plots, and
@@ -31,8 +32,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..analysis import publish_blocks
+from ..analysis import markdown_table, publish_blocks
 from ..claims import Claim
+from ..config import check_params
 from ..spec import Param, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR"]
@@ -53,7 +55,10 @@ class StudySpec:
         data: the parsed TOML.
         defaults, quick: the default configuration and the ``--quick`` overrides.
         params: ``{key: Param}`` (``checks`` adds a ``check`` function to some).
-        claims: ``{key: Claim}``.
+        claims: ``{key: Claim}``; a space-separated TOML key (``[claims."hedge noise"]``) is also found by the
+            tuple of its words (``claims["hedge", "noise"]``).
+        pages: the pages carrying the generated blocks (``pages = [...]`` in the TOML, relative to the repository;
+            default the study's own results page).
         blocks: the names of the results page's generated blocks, in page order.
         doc_page, results: ``docs/results/<name>.md`` and ``results/<name>`` under the repository root.
         description: one line for listings and the manifest.
@@ -74,7 +79,8 @@ class StudySpec:
                        for k, v in self.data.get("params", {}).items()}
         for k, fn in (checks or {}).items():
             self.params[k] = dataclasses.replace(self.params[k], check=fn)
-        self.claims = {k: Claim(**v) for k, v in self.data.get("claims", {}).items()}
+        self.claims = _Claims((k, Claim(**v)) for k, v in self.data.get("claims", {}).items())
+        self.pages = tuple(self.data.get("pages", (f"docs/results/{name}.md",)))
         self.blocks = tuple(self.data.get("blocks", ()))
         self.doc_page = ROOT / "docs" / "results" / f"{name}.md"
         self.results = ROOT / "results" / name
@@ -123,9 +129,42 @@ class StudySpec:
         values.setdefault("generated", self.generated())
         return self._templates[block].format_map(values)
 
+    def validate(self, cfg: Mapping[str, Any]) -> None:
+        """Check ``cfg`` against the declared params (:func:`~jaxdp.studies.config.check_params`).
+
+        Raises:
+            ValueError: a value outside its declaration.
+        """
+        check_params(self.name, cfg, self.params)
+
+    def table(self, name: str, rows, **values: Any) -> str:
+        """A Markdown table whose header is the spec's ``[columns].<name>`` (each filled with ``values``).
+
+        Args:
+            name: the key of the header under ``[columns]``.
+            rows: the rows, one list of cell strings each.
+            **values: the ``{fields}`` of the header's cells.
+        """
+        return markdown_table([h.format_map(values) if values else h for h in self.data["columns"][name]], rows)
+
     def publish(self, blocks: Mapping[str, str]) -> list:
-        """Write the generated blocks into the results page; returns the names of those that changed."""
-        return publish_blocks(self.doc_page, dict(blocks))
+        """Write the generated blocks into every page of :attr:`pages`; returns the names of those that changed."""
+        if len(self.pages) == 1:
+            return publish_blocks(ROOT / self.pages[0], dict(blocks))
+        return sorted({n for p in self.pages for n in publish_blocks(ROOT / p, dict(blocks))})
+
+
+class _Claims(dict):
+    """``{key: Claim}`` that also finds a space-separated key by the tuple of its words."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(" ".join(key) if isinstance(key, tuple) else key)
+
+    def __contains__(self, key):
+        return super().__contains__(" ".join(key) if isinstance(key, tuple) else key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
 
 
 def _scalar(v):
