@@ -8,6 +8,7 @@ EXP3-IX) or its certified plan (private learners); its bound is the one of :mod:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
@@ -100,7 +101,8 @@ def plan_for(learner: str, K: int, T: int, eps):
                "dp_exp3_batched": plan_dp_exp3, "ldp_ucb": plan_ldp_ucb}.get(learner)
     if planner is None:
         return None
-    tau = {"dp_exp3": {"tau": 1}, "dp_exp3_batched": {"tau": "auto"}}.get(learner, {})
+    taus: dict[str, dict[str, Any]] = {"dp_exp3": {"tau": 1}, "dp_exp3_batched": {"tau": "auto"}}
+    tau = taus.get(learner, {})
     return planner(eps=eps, T=T, d=K, **tau)
 
 

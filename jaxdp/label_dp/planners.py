@@ -15,7 +15,7 @@ the accountant certifies ε, and δ = 0. Bins per axis ``M_b = max(1, round(1/h)
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..privacy.accounting import ledger as LG
 from ..privacy.accounting.plan import Plan, make_plan
@@ -350,7 +350,7 @@ def plan_for_task(method: str, task: str, *, N: int, eps: float, p: float = 0.0,
     Returns:
         ``{"eps", "bins", "k", "clip"}`` (:func:`plan_for`).
     """
-    kw = {"p": p} if task == "heavy" else {}
+    kw: dict[str, Any] = {"p": p} if task == "heavy" else {}
     if task in ("classification", "bump_cls"):
         kw["K"] = K
     if task.startswith("bump"):

@@ -31,7 +31,7 @@ from .specs import StudySpec
 S = StudySpec("bandits", __name__)
 DOC_PAGE, RESULTS, BLOCKS, DEFAULTS, QUICK, PARAMS = S.doc_page, S.results, S.blocks, S.defaults, S.quick, S.params
 NONPRIVATE, PRIVATE = tuple(S.data["nonprivate"]), tuple(S.data["private"])
-LEARNERS, INSTANCES = NONPRIVATE + PRIVATE, tuple(PARAMS["instances"].choices)
+LEARNERS, INSTANCES = NONPRIVATE + PRIVATE, tuple(PARAMS["instances"].choices or ())
 LABELS, THEORY_NAMES, TWIN_OF = S.data["labels"], S.data["theory_names"], S.data["twin_of"]
 #: ``{learner or (learner, instance): Claim or None}``; ``None``: no claim applies there
 CLAIMS = S.claims
@@ -175,8 +175,9 @@ def _bound_verdict(claim, pts, n: int, x: str, gap: float, repeated) -> tuple:
     if not len(tested):
         return Verdict("not tested", "the bound is the trivial cap (T·max Δ or T) at every fitted point"), None
     b = tested["theory"].to_numpy(float)
-    ratios = [tested[c].to_numpy(float) / b for c in ("regret_mean", "regret_lo", "regret_hi")]
-    m = Measurement.of_ratios(*ratios, n)
+    mean, lo, hi = (tested[c].to_numpy(float) / b for c in ("regret_mean", "regret_lo", "regret_hi"))
+    ratios = (mean, lo, hi)
+    m = Measurement.of_ratios(mean, lo, hi, n)
     v = judge_exact_bound(m) if m.exact(*ratios) else judge(claim, m)
     if m.estimate <= 0:
         notes.append("pseudo-regret ≤ 0 at every tested point (below the best fixed arm)")

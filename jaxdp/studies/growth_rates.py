@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import pathlib
+from typing import Any
 
 import numpy as np
 
@@ -126,6 +127,7 @@ def run_point(p: dict, keys, cfg: dict) -> dict:
         # exact draws: the continuous density (M = 0) or the M-cell grid law
         out = run_sco_cpu(exact_grad_inv_estimator(inst, n, float(pl["rho"]), int(p["M"])), keys, float(p["eps"]))
         return {k: np.asarray(out[k], float) for k in ("excess", "erm_excess", "accepted")}
+    P: Any
     if p["algo"] == "epoch":
         fn, P, names = epoch_estimator(inst, n, pl["n_epochs"], pl["k"], n_iter), EpochParams, "eta0"
     else:

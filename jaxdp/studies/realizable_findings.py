@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import pathlib
+from typing import Any, Callable
 
 import jax.numpy as jnp
 import numpy as np
@@ -251,7 +252,7 @@ def _below_regime(exp, curve, p) -> str:
         return ""
     end, i = ("ends", -1) if T[-1] < need[-1] else ("starts", 0)
     why = f"the grid {end} at T = {_pow2(T[i])}, below {rule} = {_sci(need[i])} there"
-    quiet = p.loc[p["phases"] == 0, "T"] if exp == "binary_tree" else ()
+    quiet = p.loc[p["phases"] == 0, "T"] if exp == "binary_tree" else p["T"].iloc[:0]
     return why + (f"; no phase ends at T ≤ {_pow2(quiet.max())}" if len(quiet) else "")
 
 
@@ -287,7 +288,7 @@ def _beyond(exp, curve, p, scale) -> str:
 
 def verdicts(slopes, results):
     """One verdict per fitted cell of ``slopes`` against :data:`CLAIMS`, by :func:`judge`. A claim "free of T" is
-    tested on the slope of the mean regret divided by its scale (``[scale]`` of the spec: a deterministic function
+    tested on the slope of the mean regret divided by its scale (``[scale]`` of the study TOML: a deterministic function
     of T, which shifts the slope and both ends of its interval); a cell below the horizon its claim is derived for,
     a claim of ``[untested]`` and a curve without a claim are not tested. A miss, or a fit too short to test that
     lies beyond its claim, says why (:func:`_beyond`) and links to the derivation.
@@ -382,8 +383,8 @@ def page_blocks(results_dir=None) -> dict:
 
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
     S_ = int(df.groupby(["exp", "learner", "mode", "d", "T", "Lstar"])["seed"].nunique().min())
-    out = {blk: fn(df[df["exp"] == exp], S=S_, n_boot=N_BOOT) for blk, exp, fn in zip(
-        BLOCKS, EXPERIMENTS, (_adaptive_block, _potential_block, _binary_tree_block, _oco_block))
+    makers: tuple[Callable[..., Any], ...] = (_adaptive_block, _potential_block, _binary_tree_block, _oco_block)
+    out = {blk: fn(df[df["exp"] == exp], S=S_, n_boot=N_BOOT) for blk, exp, fn in zip(BLOCKS, EXPERIMENTS, makers)
         if (df["exp"] == exp).any()}
     fits, rows = _fit_table(df, N_BOOT), []
     for r in (fits.itertuples(index=False) if fits is not None else ()):

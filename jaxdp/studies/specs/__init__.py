@@ -138,7 +138,7 @@ class StudySpec:
         check_params(self.name, cfg, self.params)
 
     def table(self, name: str, rows, **values: Any) -> str:
-        """A Markdown table whose header is the spec's ``[columns].<name>`` (each filled with ``values``).
+        """A Markdown table whose header is the study TOML's ``[columns].<name>`` (each filled with ``values``).
 
         Args:
             name: the key of the header under ``[columns]``.
