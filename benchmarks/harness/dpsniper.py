@@ -534,12 +534,13 @@ DEVICE_BATCH = 1 << 20
 
 
 def suite_names() -> list:
-    """The registered audit names of the suite, ``dpsniper-<mechanism>``, in the benchmark's order.
+    """The registered audit names of the suite, ``dpsniper_<mechanism>`` (the registry's spelling: underscores;
+    ``dpsniper-<mechanism>`` is an alias), in the benchmark's order.
 
     Returns:
-        The twenty names, e.g. ``"dpsniper-laplace"``.
+        The twenty names, e.g. ``"dpsniper_laplace"``.
     """
-    return [f"dpsniper-{k}" for k in _SPECS]
+    return [f"dpsniper_{k}".replace("-", "_") for k in _SPECS]
 
 
 @functools.lru_cache(maxsize=None)
@@ -648,7 +649,8 @@ def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, ver
     rows = []
     order = list(_SPECS)
     if names:
-        order = [n.removeprefix("dpsniper-") for n in names]
+        spelt = {k.replace("-", "_"): k for k in _SPECS}    # either spelling, with or without the prefix
+        order = [spelt.get(n.replace("-", "_").removeprefix("dpsniper_"), n) for n in names]
         unknown = [n for n in order if n not in _SPECS]
         if unknown:
             raise ValueError(f"names: unknown DP-Sniper mechanism(s) {unknown}; known: {sorted(_SPECS)}")
