@@ -137,8 +137,15 @@ def _cmd_audit(args) -> int:
 
     if getattr(args, "suite", None):
         dpsniper = _harness("dpsniper", "jaxdp audit --suite dpsniper")
-        print(dpsniper.suite_markdown(dpsniper.run_suite(quick=args.quick, seed=args.seed)))
+        out = args.out or os.path.join("jaxdp-results", "audit-dpsniper" + ("-quick" if args.quick else ""))
+        check_out(out)
+        rows = dpsniper.run_suite_kept(out, quick=args.quick, seed=args.seed, log=lambda m: print(m, file=sys.stderr))
+        print(dpsniper.suite_markdown(rows))
+        print(f"jaxdp audit: results kept in {out} (one file per mechanism); the same command resumes",
+              file=sys.stderr)
         return 0
+    if getattr(args, "out", None):
+        raise CLIError("--out is for --suite (a single audit keeps no results); drop it, or add --suite dpsniper")
     # DP-Sniper's audits (dpsniper-<name>) are registered by the harness: listed from a checkout, needed to run one
     from .._moved import checkout_root
 
