@@ -16,8 +16,43 @@ from typing import Any, Callable, Mapping, Optional
 __all__ = [
     "PLANNERS", "STUDIES", "AUDITS", "LEARNERS", "register_planner", "register_study", "register_audit",
     "register_learner", "get_planner", "get_study", "get_audit", "get_learner", "learners", "learner_for_plan",
-    "LearnerEntry", "ConformanceCase", "CompareBuiltin", "LEARNER_PROBLEMS", "load_all",
+    "LearnerEntry", "ConformanceCase", "CompareBuiltin", "LEARNER_PROBLEMS", "load_all", "canonical_name",
 ]
+
+
+def canonical_name(name: str) -> str:
+    """The one spelling of a planner's, audit's or learner's name: underscores, as a Python name
+    (``dp-exp3`` -> ``dp_exp3``). The hyphenated spelling is an alias every lookup accepts. Studies keep
+    their hyphenated names (they are directories and pages) and are not normalised.
+
+    Args:
+        name: a registered name, in either spelling.
+
+    Returns:
+        ``name`` with every ``-`` replaced by ``_``.
+
+    Raises:
+        TypeError: ``name`` is not a string.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, got {type(name).__name__}")
+    return name.replace("-", "_")
+
+
+class _Names(dict):
+    """A registry table keyed by the underscore spelling (:func:`canonical_name`) that also finds the
+    hyphenated alias: ``PLANNERS["dp-exp3"] is PLANNERS["dp_exp3"]``, ``"dp-exp3" in PLANNERS``."""
+
+    def __missing__(self, key):
+        if isinstance(key, str) and "-" in key and dict.__contains__(self, canonical_name(key)):
+            return dict.__getitem__(self, canonical_name(key))
+        raise KeyError(key)
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or (isinstance(key, str) and dict.__contains__(self, canonical_name(key)))
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
 
 
 @dataclasses.dataclass
@@ -39,12 +74,15 @@ class Entry:
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
-PLANNERS: dict[str, Entry] = {}
+PLANNERS: dict[str, Entry] = _Names()
 STUDIES: dict[str, Entry] = {}
-AUDITS: dict[str, Entry] = {}
+AUDITS: dict[str, Entry] = _Names()
 
 
 def _register(table: dict, kind: str, name: str, description: str, **extra):
+    if isinstance(table, _Names):
+        name = canonical_name(name)
+
     def deco(fn):
         if name in table and table[name].fn is not fn:
             raise ValueError(f"{kind} {name!r} registered twice")
@@ -91,6 +129,8 @@ def load_all() -> None:
 
 def _get(table: dict, kind: str, name: str) -> Entry:
     load_all()
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string naming a {kind}, got {type(name).__name__}")
     if name not in table:
         raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(sorted(table)) or '(none)'}")
     return table[name]
@@ -113,7 +153,7 @@ def get_planner(name: str) -> Entry:
     """The registered planner ``name`` (imports every subpackage first).
 
     Args:
-        name: the planner's name.
+        name: the planner's name (underscores; the hyphenated spelling is accepted as an alias).
 
     Returns:
         Its registry entry, whose ``fn`` is the planner function.
@@ -188,7 +228,7 @@ def get_audit(name: str) -> Entry:
     """The registered audit ``name`` (imports every subpackage first).
 
     Args:
-        name: the audit's name.
+        name: the audit's name (underscores; the hyphenated spelling is accepted as an alias).
 
     Returns:
         Its registry entry; ``extra`` holds ``claimed_eps`` and ``broken``.
@@ -293,7 +333,7 @@ class LearnerEntry:
     compare: Optional[CompareBuiltin] = None
 
     def _check_plan(self, plan) -> None:
-        if plan.algorithm not in self.plans:
+        if canonical_name(plan.algorithm) not in {canonical_name(p) for p in self.plans}:
             want = ", ".join(repr(a) for a in self.plans) or "none (it has no planner)"
             raise ValueError(f"learner {self.name!r} takes the parameters of plans {want}, got a plan of "
                              f"{plan.algorithm!r}")
@@ -328,7 +368,7 @@ class LearnerEntry:
         return plan
 
 
-LEARNERS: dict[str, LearnerEntry] = {}
+LEARNERS: dict[str, LearnerEntry] = _Names()
 
 
 def register_learner(name: str, *, factory: Callable[..., Any], params_type: type, problem: str,
@@ -368,6 +408,8 @@ def register_learner(name: str, *, factory: Callable[..., Any], params_type: typ
     """
     if problem not in LEARNER_PROBLEMS:
         raise ValueError(f"learner {name!r}: problem must be one of {list(LEARNER_PROBLEMS)}, got {problem!r}")
+    name = canonical_name(name)
+    planner = canonical_name(planner) if planner else planner
     plans = tuple(dict.fromkeys(((planner,) if planner else ()) + tuple(plans)))
     if plans and from_plan is None:
         raise ValueError(f"learner {name!r}: a learner configured by plans {list(plans)} needs from_plan")
@@ -387,7 +429,7 @@ def get_learner(name: str) -> LearnerEntry:
     """The registered learner ``name`` (imports every subpackage first if it is not registered yet).
 
     Args:
-        name: the learner's name.
+        name: the learner's name (underscores; the hyphenated spelling is accepted as an alias).
 
     Returns:
         Its :class:`LearnerEntry`.
@@ -428,7 +470,8 @@ def learner_for_plan(plan) -> LearnerEntry:
         ValueError: no registered learner takes the plan's algorithm.
     """
     def find():
-        return [e for e in LEARNERS.values() if plan.algorithm in e.plans]
+        algo = canonical_name(plan.algorithm)
+        return [e for e in LEARNERS.values() if algo in {canonical_name(p) for p in e.plans}]
 
     found = find()
     if not found:

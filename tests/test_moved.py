@@ -118,4 +118,4 @@ def test_outside_a_checkout_the_old_paths_and_commands_name_benchmarks(monkeypat
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"jaxdp: error: {what}") and "runs from a source checkout" in err and "benchmarks/" in err
-    assert main(["audit", "--list"]) == 0 and "laplace-half-scale" in capsys.readouterr().out
+    assert main(["audit", "--list"]) == 0 and "laplace_half_scale" in capsys.readouterr().out

@@ -534,12 +534,13 @@ DEVICE_BATCH = 1 << 20
 
 
 def suite_names() -> list:
-    """The registered audit names of the suite, ``dpsniper-<mechanism>``, in the benchmark's order.
+    """The registered audit names of the suite, ``dpsniper_<mechanism>`` (the registry's spelling: underscores;
+    ``dpsniper-<mechanism>`` is an alias), in the benchmark's order.
 
     Returns:
-        The twenty names, e.g. ``"dpsniper-laplace"``.
+        The twenty names, e.g. ``"dpsniper_laplace"``.
     """
-    return [f"dpsniper-{k}" for k in _SPECS]
+    return [f"dpsniper_{k}".replace("-", "_") for k in _SPECS]
 
 
 @functools.lru_cache(maxsize=None)
@@ -648,7 +649,8 @@ def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, ver
     rows = []
     order = list(_SPECS)
     if names:
-        order = [n.removeprefix("dpsniper-") for n in names]
+        spelt = {k.replace("-", "_"): k for k in _SPECS}    # either spelling, with or without the prefix
+        order = [spelt.get(n.replace("-", "_").removeprefix("dpsniper_"), n) for n in names]
         unknown = [n for n in order if n not in _SPECS]
         if unknown:
             raise ValueError(f"names: unknown DP-Sniper mechanism(s) {unknown}; known: {sorted(_SPECS)}")
@@ -672,4 +674,83 @@ def run_suite(*, quick: bool = False, seed: int = 0, names=None, sizes=None, ver
             print(f"{name:<22} eps_lower={rep.eps_lower:.4f} true={SUITE[name]['true_eps']:.4g} "
                   f"{'VIOLATION' if rep.violation else 'consistent'} pair={rep.pair} ({rows[-1]['seconds']:.1f}s)",
                   flush=True)
+    return rows
+
+
+def run_suite_kept(out, *, quick: bool = False, seed: int = 0, names=None, verbose: bool = True,
+                   log: typing.Optional[typing.Callable] = None) -> list:
+    """:func:`run_suite` with its results kept in ``out`` and a real resume (``jaxdp audit --suite dpsniper --out``).
+
+    Each mechanism's row is written to ``out/rows/<mechanism>.json`` (atomically) as soon as it is done; a rerun
+    into the same directory audits only the mechanisms without a row, so an interrupted suite (about 50 minutes
+    at full size) resumes where it stopped. ``out/manifest.json`` records the settings: a directory that holds a
+    run at other settings is refused, naming each difference.
+
+    Args:
+        out: the results directory (created if missing).
+        quick: the ``QUICK`` sizes.
+        seed: the auditor's seed.
+        names: mechanisms to audit (either spelling, with or without the ``dpsniper`` prefix); all when empty.
+        verbose: print one line per mechanism audited now.
+        log: called with a line saying how many mechanisms were already done (default: silent).
+
+    Returns:
+        One row per mechanism, in the suite's order (or ``names``' order), the kept ones read back from ``out``.
+
+    Raises:
+        ValueError: ``out`` holds a run at other settings, or an unknown mechanism is named.
+    """
+    import json
+    import pathlib
+
+    from jaxdp.core.io import atomic_write
+
+    out = pathlib.Path(out)
+    spelt = {k.replace("-", "_"): k for k in _SPECS}
+    order = list(_SPECS)
+    if names:
+        order = [spelt.get(str(n).replace("-", "_").removeprefix("dpsniper_"), n) for n in names]
+        unknown = [n for n in order if n not in _SPECS]
+        if unknown:
+            raise ValueError(f"names: unknown DP-Sniper mechanism(s) {unknown}; known: {sorted(_SPECS)}")
+    config = {"suite": "dpsniper", "quick": bool(quick), "seed": int(seed)}
+    manifest = out / "manifest.json"
+    if manifest.exists():
+        try:
+            old = json.loads(manifest.read_text())
+        except ValueError:
+            old = None
+        if not isinstance(old, dict) or old.get("suite") != "dpsniper":
+            raise ValueError(f"out: {str(out)!r} holds another run (not a DP-Sniper suite); use another --out or "
+                             "delete it")
+        diffs = [f"--{k}: {old.get(k)!r} there, {v!r} now" for k, v in config.items() if old.get(k) != v]
+        if diffs:
+            raise ValueError(f"out: {str(out)!r} holds a DP-Sniper suite run at other settings ("
+                             + "; ".join(diffs) + "); use another --out, or delete the directory")
+    rows_dir = out / "rows"
+    rows_dir.mkdir(parents=True, exist_ok=True)
+    if not manifest.exists():
+        atomic_write(manifest, json.dumps(config, indent=2) + "\n")
+
+    def path(name):
+        return rows_dir / f"{name.replace('-', '_')}.json"
+
+    def kept(name):
+        try:
+            row = json.loads(path(name).read_text())
+        except (OSError, ValueError):   # none yet, or damaged: audited (again)
+            return None
+        return row if isinstance(row, dict) and row.get("name") == name else None
+
+    todo = [n for n in order if kept(n) is None]
+    if log is not None:
+        log(f"dpsniper: {len(order) - len(todo)} of {len(order)} mechanisms already done in {out}; "
+            f"{len(todo)} to audit")
+    if todo:
+        run_suite(quick=quick, seed=seed, names=todo, verbose=verbose,
+                  on_row=lambda row: atomic_write(path(row["name"]), json.dumps(row, indent=2) + "\n"))
+    rows = [kept(n) for n in order]
+    missing = [n for n, r in zip(order, rows) if r is None]
+    if missing:   # pragma: no cover - a row written above and unreadable now
+        raise RuntimeError(f"dpsniper: no kept result for {missing} in {rows_dir}")
     return rows

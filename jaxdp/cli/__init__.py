@@ -180,6 +180,9 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--suite", choices=["dpsniper"],
                     help="run a whole benchmark suite (dpsniper: DP-Sniper's 20 mechanisms at eps = 0.1, "
                          "confidence 0.9) and print its table")
+    au.add_argument("--out", help="with --suite: the results directory, one kept result per mechanism; a rerun "
+                                  "resumes, auditing only the mechanisms not done (default "
+                                  "jaxdp-results/audit-dpsniper[-quick])")
 
     b = sub.add_parser("bench", help="throughput benchmarks against NumPy references")
     b.add_argument("--quick", action="store_true", help="small sizes: a minute on a laptop CPU")

@@ -15,6 +15,14 @@ import time
 from ._common import CLIError, _kv, check_out
 
 
+def _one_spelling(args, entry, kind: str) -> None:
+    """``args.name`` becomes the registered spelling (underscores); a hyphenated alias gets a one-line note."""
+    if args.name != entry.name:
+        print(f"jaxdp: note: {kind} {args.name!r} is spelt {entry.name!r} (underscores, as Python names); the "
+              f"hyphenated spelling is an alias", file=sys.stderr)
+        args.name = entry.name
+
+
 # --------------------------------------------------------------------------- plan
 
 _PLAN_FLAGS = ("eps", "delta", "T", "d", "n", "mode")
@@ -44,6 +52,7 @@ def _cmd_plan(args) -> int:
             print(f"{name:<28} {e.description}")
         return 0
     entry = registry.get_planner(args.name)
+    _one_spelling(args, entry, "planner")
     names, required = _planner_signature(args.name, entry.fn)
     kw = {}
     for k in _PLAN_FLAGS:
@@ -128,13 +137,21 @@ def _cmd_audit(args) -> int:
 
     if getattr(args, "suite", None):
         dpsniper = _harness("dpsniper", "jaxdp audit --suite dpsniper")
-        print(dpsniper.suite_markdown(dpsniper.run_suite(quick=args.quick, seed=args.seed)))
+        out = args.out or os.path.join("jaxdp-results", "audit-dpsniper" + ("-quick" if args.quick else ""))
+        check_out(out)
+        rows = dpsniper.run_suite_kept(out, quick=args.quick, seed=args.seed, log=lambda m: print(m, file=sys.stderr))
+        print(dpsniper.suite_markdown(rows))
+        print(f"jaxdp audit: results kept in {out} (one file per mechanism); the same command resumes",
+              file=sys.stderr)
         return 0
+    if getattr(args, "out", None):
+        raise CLIError("--out is for --suite (a single audit keeps no results); drop it, or add --suite dpsniper")
     # DP-Sniper's audits (dpsniper-<name>) are registered by the harness: listed from a checkout, needed to run one
     from .._moved import checkout_root
 
     listing = args.list or not args.name
-    if (listing and checkout_root() is not None) or (not listing and args.name.startswith("dpsniper-")):
+    if (listing and checkout_root() is not None) or (not listing and registry.canonical_name(args.name).startswith(
+            "dpsniper_")):
         _harness("dpsniper", f"jaxdp audit {'--list' if listing else args.name}")
     if listing:
         registry.load_all()
@@ -147,6 +164,7 @@ def _cmd_audit(args) -> int:
     from ..compare import EXIT_REFUTED
 
     entry = registry.get_audit(args.name)
+    _one_spelling(args, entry, "audit")
     if not args.claim_factor > 0:
         raise ValueError(f"--claim-factor must be > 0, got {args.claim_factor}")
     kw = {} if args.claim_factor == 1.0 else dict(claim_factor=args.claim_factor)
@@ -193,6 +211,10 @@ def _cmd_compare(args) -> int:
     tag = "+".join(f.rpartition(":")[2] for f in factories) if factories else "builtins"
     out = args.out or os.path.join("jaxdp-results", f"compare-{problem}-{tag}" + ("-quick" if args.quick else ""))
     check_out(out)
+    for nm in _csv(args.learners) or []:
+        if "-" in nm:
+            print(f"jaxdp: note: learner {nm!r} is spelt {nm.replace('-', '_')!r} (underscores, as Python names); "
+                  "the hyphenated spelling is an alias", file=sys.stderr)
     try:
         eps = [float(v) for v in _csv(args.eps)] if args.eps else None
         T = [int(float(v)) for v in _csv(args.T)] if args.T else None

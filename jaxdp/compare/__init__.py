@@ -332,7 +332,7 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
       claimed_eps: the ε your learner claims, one value or one per learner (default: the factory's
         ``claimed_eps`` attribute, else each ε it is run at); ``math.inf`` declares it non-private: it
         is shown as a reference and never ranked.
-      learners, instances: subsets of the built-in learners / registered instances.
+      learners, instances: subsets of the built-in learners (underscore names; a hyphenated alias is accepted) / registered instances.
       audit: run the privacy audit of your learners; an unaudited learner is listed but not ranked.
       audit_n: runs per neighbouring input of the audit (default from :data:`DEFAULTS` /
         :data:`QUICK`); more runs give a tighter ε lower bound.
@@ -377,7 +377,9 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
 
     builtins = list(builtin_learners(problem))
     if learners is not None:
-        learners = list(learners)
+        from ..registry import canonical_name
+
+        learners = [canonical_name(nm) for nm in learners]   # dp-exp3 is an alias of dp_exp3
         known = {b.name for b in builtins}
         for nm in learners:
             if nm not in known:

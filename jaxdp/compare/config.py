@@ -188,10 +188,26 @@ def _check_resumable(out: pathlib.Path, config: dict) -> None:
     if not diffs:
         return
     prev = out / "command.txt"
-    hint = (f" Resume it with: {prev.read_text().strip()}   (or use another --out, or delete the directory)"
-            if prev.exists() else " Use another --out, or delete the directory")
+    hint = (f" Resume it with: {_with_out(prev.read_text().strip(), out)}   (or use another --out, or delete the "
+            "directory)" if prev.exists() else " Use another --out, or delete the directory")
     raise ValueError(f"results directory {str(out)!r} holds another run; the settings differ: " + "; ".join(diffs)
                      + "." + hint)
+
+
+def _with_out(command: str, out: pathlib.Path) -> str:
+    """The command line saved in a results directory, with ``--out`` naming where that directory is now
+    (it may have been copied or moved since the run wrote it)."""
+    import shlex
+
+    try:
+        parts = shlex.split(command)
+    except ValueError:   # not a command line we wrote: shown as it is
+        return command
+    if "--out" in parts[:-1]:
+        parts[parts.index("--out") + 1] = str(out)
+    else:
+        parts += ["--out", str(out)]
+    return " ".join(shlex.quote(p) for p in parts)
 
 
 def _num(x) -> str:

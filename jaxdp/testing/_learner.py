@@ -73,6 +73,8 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
         if not np.array_equal(again[k], first[k], equal_nan=True):
             _fail("deterministic", f"two runs with the same keys differ in {k!r}: the learner is not a function "
                                    "of its keys")
+    for g, (_, out) in enumerate(outs):
+        _check_losses_fixed(out, seeds, g)
     if not deterministic and not any(_salts_differ(out, seeds) for _, out in outs):
         _fail("key", f"two different learner keys against the same losses gave identical runs (every metric "
                      f"and info entry) on all {seeds} seeds and {len(outs)} grid points: the learner ignores "
@@ -80,6 +82,18 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
                      f"k1, k2 = jax.random.split(key)), or, if it is deterministic by design, pass "
                      f"deterministic=True (a jaxdp compare factory: set factory.deterministic = True)")
     return {k: v.reshape((seeds, _SALTS) + v.shape[1:])[:, 0] for k, v in _public(first).items()}
+
+
+def _check_losses_fixed(out: dict, seeds: int, g: int) -> None:
+    """The ``[key]`` check compares two learner keys against the same losses: the adversary's key is not
+    salted, so each seed's comparator loss (``best_loss``, a function of the losses alone) is one number for
+    both learner keys. Were it not, a learner that ignores its key would still see its outputs change (the
+    losses would) and the check could never fire."""
+    best = out["best_loss"].reshape((seeds, _SALTS))
+    if not np.array_equal(best[:, :1].repeat(_SALTS, axis=1), best, equal_nan=True):
+        raise AssertionError(f"jaxdp.testing: the learner keys of one seed faced different losses at grid point {g} "
+                             f"(best_loss {best.tolist()}): the adversary's key must not depend on the learner's "
+                             "salt (an engine bug, not the learner's)")
 
 
 def _salts_differ(out: dict, seeds: int) -> bool:

@@ -61,7 +61,8 @@ def test_dp_exp3_over_claim_is_flagged():
 def test_cli(capsys):
     assert main(["audit", "--list"]) == 0
     out = capsys.readouterr().out
-    assert "dp-exp3-quarter-scale" in out and "[broken on purpose]" in out.split("dp-ucb-tree-no-noise", 1)[1]
+    assert "dp_exp3_quarter_scale" in out and "[broken on purpose]" in out.split("dp_ucb_tree_no_noise", 1)[1]
+    assert not [ln for ln in out.splitlines() if "-" in ln.split(" ", 1)[0]]   # one spelling: underscores
     assert main(["audit", "dp-ucb-tree-no-noise", "--quick"]) == 3      # a refuted claim: status 3, as compare
     assert "VIOLATION" in capsys.readouterr().out
 

@@ -12,6 +12,7 @@ import math
 import os
 import pathlib
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -184,6 +185,14 @@ def test_reproduce_line_resumes_a_quick_run_and_refusals_name_the_setting(tmp_pa
         assert "holds another run" in err and f"Resume it with: {cmd}   (or use another --out" in err, err
         for n in names:
             assert n in err, (n, err)
+    # results copied to another directory: the resume line names where they are now, not where they were made
+    moved = tmp_path / "runb"
+    shutil.copytree(out, moved)
+    assert main([("0.5" if prev == "--eps" else str(moved) if prev == "--out" else a)
+                 for prev, a in zip([""] + argv, argv)]) == 2
+    err = capsys.readouterr().err
+    resume = err.split("Resume it with: ", 1)[1].split("   (or use another --out", 1)[0]
+    assert resume == cmd.replace(f"--out {out}", f"--out {moved}") and f"--out {moved}" in resume, err
     # the directory was made by another version of the learner's module
     manifest = json.loads((out / "manifest.json").read_text())
     manifest["config"]["users"][0]["source_sha1"] = "0" * 16

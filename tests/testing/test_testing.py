@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from _helpers import ADV, AP, D, P, PARAMS, PROB
-from jaxdp import Learner
+from jaxdp import Learner, seed_keys
 from jaxdp.core.random import sample_categorical
 from jaxdp.experts import hedge, hedge_params
 from jaxdp.testing import (
@@ -140,3 +140,51 @@ def test_call_factory_passes_only_accepted_arguments():
     assert seen == {"d": 3, "eps": 0.5}
     with pytest.raises(TypeError, match="must return a jaxdp.Learner"):
         call_factory(lambda d: 1, d=3, T=10, eps=0.5, delta=1e-6)
+
+
+# --------------------------------------------------------------------------- [key]: the losses held fixed
+
+FTL = _learner(lambda k, lg, s, p: jnp.argmax(lg).astype(jnp.int32), init_x=jnp.int32(0))     # never reads a key
+FTPL = _learner(lambda k, lg, s, p: jnp.argmax(lg + jax.random.gumbel(k, lg.shape) / p.eta).astype(jnp.int32),
+                init_x=jnp.int32(0))                                                         # perturbed leader
+
+
+def test_key_check_runs_both_learner_keys_against_the_same_losses():
+    """Two learner keys of one seed face one loss sequence (the adversary's key is not salted): a random
+    adversary cannot make a key-ignoring learner look randomized."""
+    from jaxdp.testing._traces import _runner
+
+    for learner, same in ((FTL, True), (GOOD, False)):
+        out = jax.jit(_runner(learner, ADV, PROB, 64, salts=2))(PARAMS[0], AP, seed_keys(5, 4), jnp.int32(64))
+        best = np.asarray(out["best_loss"]).reshape(4, 2)
+        assert np.unique(best[:, 0]).size == 4             # a random adversary: every seed's losses differ ...
+        np.testing.assert_array_equal(best[:, 0], best[:, 1])   # ... and both learner keys see the same ones
+        regret = np.asarray(out["regret"]).reshape(4, 2)
+        assert np.array_equal(regret[:, 0], regret[:, 1]) == same
+    # were the losses salted with the learner key, check_learner would stop rather than run a vacuous [key] check
+    from jaxdp.testing._learner import _check_losses_fixed
+
+    _check_losses_fixed({"best_loss": best.reshape(-1)}, 4, 0)
+    with pytest.raises(AssertionError, match="faced different losses at grid point 0"):
+        _check_losses_fixed({"best_loss": np.arange(8.0)}, 4, 0)
+
+
+def test_key_ignoring_follow_the_leader_fails_key_against_a_random_adversary():
+    with pytest.raises(ConformanceError, match=r"^\[key\] two different learner keys against the same losses"):
+        check_learner(FTL, ADV, PROB, PARAMS, AP, T=32)
+    check_learner(FTL, ADV, PROB, PARAMS, AP, T=32, deterministic=True)    # declared deterministic: exempt
+    for randomized in (GOOD, FTPL):                                          # Hedge-like and FTPL-like pass
+        check_learner(randomized, ADV, PROB, PARAMS, AP, T=32)
+    check_learner(hedge(D), ADV, PROB, [hedge_params(D, 32), hedge_params(D, 32, eta=0.5)], AP, T=32)
+
+    @functools.lru_cache(maxsize=None)
+    def cached(d):
+        return FTL
+
+    def ftl_factory(d):
+        return cached(d), P(eta=jnp.float32(1.0))
+
+    with pytest.raises(ConformanceError, match=r"^\[key\]"):
+        check_factory(ftl_factory, ADV, PROB, AP, d=D, T=32, eps=[0.5, 1.0], delta=1e-6)
+    ftl_factory.deterministic = True
+    assert check_factory(ftl_factory, ADV, PROB, AP, d=D, T=32, eps=[0.5, 1.0], delta=1e-6).deterministic

@@ -168,7 +168,8 @@ def make_plan(*, algorithm: str, mode: str, params: dict, eps: float, delta: flo
     ``eps_certified = inf``.
 
     Args:
-        algorithm: the algorithm's name.
+        algorithm: the algorithm's name (spelt with underscores, as the planner registry does: ``dp-exp3``
+            becomes ``dp_exp3``).
         mode: the planner mode.
         params: the parameters (host floats/ints).
         eps, delta: the requested privacy.
@@ -194,7 +195,7 @@ def make_plan(*, algorithm: str, mode: str, params: dict, eps: float, delta: flo
         bad = [k for k, v in conditions.items() if not v]
         notes.append(f"privacy condition(s) fail: {bad}; the ledger's eps={cert.eps:.6g} is not proved")
         eps_c, delta_c, bound = math.inf, 1.0, "none (a privacy condition fails)"
-    return Plan(algorithm=algorithm, mode=mode, params=params, eps=float(eps), delta=float(delta),
+    return Plan(algorithm=algorithm.replace("-", "_"), mode=mode, params=params, eps=float(eps), delta=float(delta),
                 eps_certified=float(eps_c), delta_certified=float(delta_c), conditions=conditions,
                 reference=reference, notes=notes, ledger=ledger, bound=bound,
                 utility_conditions={k: bool(v) for k, v in (utility_conditions or {}).items()},

@@ -140,12 +140,12 @@ REFERENCE = {
 # DP-UCB: the H = floor(log2 T) + 1 dyadic nodes above its leaf in one arm's tree, each Lap(b), sensitivity 1;
 # DP-SE: one epoch mean of R rewards (sensitivity 1/R) with Lap(1/(eps R)); DP-EXP3: one block average of tau
 # losses (sensitivity 1/tau) with Lap(b); LDP-UCB: its own local Lap(b) release
-REFERENCE["dp-ucb-tree"] = lambda P, T, kw: ([("laplace", P["b"], T.bit_length())], 0.0)
-REFERENCE["dp-se"] = lambda P, T, kw: ([("laplace", 1.0 / P["eps"], 1)], 0.0)
-REFERENCE["dp-exp3"] = lambda P, T, kw: ([("laplace", P["b"] * P["tau"], 1)], 0.0)
-REFERENCE["ldp-ucb"] = lambda P, T, kw: ([("laplace", P["b"], 1)], 0.0)
-for _n in ("label-local-cls", "label-central-cls", "label-local-reg", "label-central-reg", "label-local-heavy",
-           "label-central-heavy"):
+REFERENCE["dp_ucb_tree"] = lambda P, T, kw: ([("laplace", P["b"], T.bit_length())], 0.0)
+REFERENCE["dp_se"] = lambda P, T, kw: ([("laplace", 1.0 / P["eps"], 1)], 0.0)
+REFERENCE["dp_exp3"] = lambda P, T, kw: ([("laplace", P["b"] * P["tau"], 1)], 0.0)
+REFERENCE["ldp_ucb"] = lambda P, T, kw: ([("laplace", P["b"], 1)], 0.0)
+for _n in ("label_local_cls", "label_central_cls", "label_local_reg", "label_central_reg", "label_local_heavy",
+           "label_central_heavy"):
     REFERENCE[_n] = lambda P, T, kw: ([("pure", P["eps"], 1)], 0.0)
 
 
