@@ -12,7 +12,7 @@ from .problems import (
 )
 from .adversaries import (
     LINEAR_MODES, LinearOCOParams, ReplayOCOParams, SmoothRealizableParams, adv_linear_oco, adv_replay_oco,
-    adv_smooth_noisy, adv_smooth_realizable, linear_oco_params, load_oco_data, smooth_realizable_params,
+    adv_nonsmooth, adv_smooth_noisy, adv_smooth_realizable, linear_oco_params, load_oco_data, smooth_realizable_params,
 )
 from .dp_ftrl import (
     DPFTRLParams, DPFTRLState, dp_ftrl, dp_ftrl_lambda, dp_ftrl_lambda_matched, dp_ftrl_params, dp_ftrl_regret_bound,
@@ -28,7 +28,7 @@ __all__ = [
     "ABLoss", "BufferStats", "ProblemInfo", "SquaredStats", "absolute_problem", "hinge_problem", "linear_problem",
     "logistic_problem", "lstsq_constrained", "net_points", "problem_info", "squared_problem",
     "LINEAR_MODES", "LinearOCOParams", "ReplayOCOParams", "SmoothRealizableParams", "adv_linear_oco",
-    "adv_replay_oco", "adv_smooth_noisy", "adv_smooth_realizable", "linear_oco_params", "load_oco_data",
+    "adv_replay_oco", "adv_nonsmooth", "adv_smooth_noisy", "adv_smooth_realizable", "linear_oco_params", "load_oco_data",
     "smooth_realizable_params",
     "DPFTRLParams", "DPFTRLState", "dp_ftrl", "dp_ftrl_lambda", "dp_ftrl_lambda_matched", "dp_ftrl_params",
     "dp_ftrl_regret_bound", "ftrl_reference", "plan_dp_ftrl",

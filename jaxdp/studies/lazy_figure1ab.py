@@ -9,7 +9,6 @@ fraction of proposals outside the ball on each seed's measure after all ``T`` lo
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import pathlib
 from typing import Any
@@ -58,59 +57,13 @@ def _dp_ftrl_plan(T, d, alpha):
 
 
 def _mala_steps(plan, T, d, loss) -> tuple[float, int]:
-    """``mala_schedule``'s ``(h, n_steps)`` at the smoothness bound of the last batch's measure."""
-    from ..samplers import mala_schedule
+    from ..oco import rmw_mala_schedule
 
-    beta, lam = plan.params["beta"], plan.params["lam"]
-    M = beta * (T / 4.0 + 2 * lam) if loss == "logistic" else 2 * beta * lam + (beta * T) ** 2
-    h, n = mala_schedule(M, 2 * beta * lam, d, 2 * RADIUS, tol=MALA_TOL)
-    return float(h), int(n)
-
-
-@functools.lru_cache(maxsize=None)
-def _adv_nonsmooth(d: int, loss: str):
-    """``adv_smooth_noisy`` (``b = <a, x*> + σξ``) for the absolute loss; labels ``sign(b)`` for logistic."""
-    import jax.numpy as jnp
-
-    from ..core.types import Adversary
-    from ..oco import ABLoss, adv_smooth_noisy
-
-    base = adv_smooth_noisy(d)
-    if loss == "absolute":
-        return base
-
-    def labels(sp, t):
-        l = base.loss(sp, t)
-        return ABLoss(a=l.a, b=jnp.where(l.b >= 0, 1.0, -1.0).astype(l.a.dtype))
-
-    return Adversary(init=base.init, loss=labels)
-
-
-@functools.lru_cache(maxsize=None)
-def _acceptance_fn(d: int, loss: str, T: int, steps: int):
-    """``(keys, mparams, adv_params) -> (acceptance, outside)`` per seed: one MALA run on the seed's own measure
-    after all ``T`` losses."""
-    import jax
-    import jax.numpy as jnp
-
-    from ..oco.rmw import RMWBufferStats, rmw_mala_sampler
-
-    sample_info = rmw_mala_sampler(d, loss, mala_steps=steps, capacity=T)
-    adv = _adv_nonsmooth(d, loss)
-
-    def one(key, mp, ap):
-        _, k_adv, _, k_block = jax.random.split(key, 4)      # the engine's split of a seed key
-        a_state = adv.init(k_adv, ap)
-        rows = jax.vmap(lambda t: adv.loss(a_state, t))(jnp.arange(T, dtype=jnp.int32))
-        st = RMWBufferStats(a=rows.a, b=rows.b, count=jnp.int32(T))   # = T calls of measure.stats_update
-        _, info = sample_info(jax.random.fold_in(k_block, 2**31 - 1), st, mp)   # a block index no run reaches
-        return info.acceptance_rate, info.outside
-
-    return jax.jit(jax.vmap(one, in_axes=(0, None, None)))
+    return rmw_mala_schedule(plan.params["beta"], plan.params["lam"], T, d, loss, RADIUS, tol=MALA_TOL)
 
 
 def _run_nonsmooth(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
-    from ..oco import absolute_problem, logistic_problem, smooth_realizable_params
+    from ..oco import absolute_problem, adv_nonsmooth, logistic_problem, rmw_mala_diagnostics, smooth_realizable_params
     from ..oco.l2p_rmw import l2p_rmw_from_plan
 
     T, d, alpha, loss = int(pt["T"]), int(pt["d"]), float(pt["alpha"]), pt["loss"]
@@ -120,8 +73,8 @@ def _run_nonsmooth(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
     ap = smooth_realizable_params(RADIUS if loss == "absolute" else 2 * RADIUS, sigma=NOISE)
     keys = seed_keys(int(cfg["seed"]) + 7919 * T + (1 if loss == "absolute" else 2), seeds)
     learner, params = l2p_rmw_from_plan(plan, d, capacity=T, mala_steps=steps)
-    out = simulate(learner, _adv_nonsmooth(d, loss), prob, params, ap, keys, T)
-    acc, outside = _acceptance_fn(d, loss, T, steps)(keys, params.measure, ap)
+    out = simulate(learner, adv_nonsmooth(d, loss), prob, params, ap, keys, T)
+    acc, outside = rmw_mala_diagnostics(d, loss, T, steps)(keys, params.measure, ap)
     n = len(seeds)
     return {"regret": out["regret"], "B": np.full(n, float(plan.params["B"])), "lag_prediction": np.full(n, np.nan),
             "switches": out.get("switches", np.zeros(n)).astype(float),
