@@ -53,7 +53,7 @@ from .problems import problem_info
 __all__ = [
     "OCONetParams", "OCONetState", "experts_oco_net", "experts_oco_net_params", "plan_experts_oco_net",
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
-    "oco_net", "logphi_grid", "logphi_mc",
+    "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
 ]
 
 
@@ -203,6 +203,28 @@ def _net_size(D: float, d: int, m: int) -> int:
     c = -D + (2.0 * D / m) * (np.arange(m) + 0.5)
     return int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1)
                       <= D * (1 + 1e-12)))
+
+
+def net_regret_bound(algorithm: str, params: dict, D: float, d: int) -> tuple[float, str]:
+    """The T-free regret bound of a grid-net learner with its planned constants (REAL Thm 3, App. C).
+
+    ``experts_oco_net``: ``loss_scale ln(M) L`` (``O(log M)`` switches of Alg. 1, each at most the threshold);
+    ``potential_oco``: Lemma C.3's ``loss_scale 2 e^{3 alpha} log(1/gamma) / eta`` with ``gamma = 1/M``; ``M`` the
+    number of net points in the ball.
+
+    Args:
+        algorithm: ``"experts_oco_net"`` or ``"potential_oco"``.
+        params: the planner's ``plan.params`` (``m``, ``loss_scale`` and ``L``, or ``alpha`` and ``eta``).
+        D: the ball's radius.
+        d: the dimension.
+
+    Returns:
+        ``(bound, kind)``: the bound and which one (``"ln(M) x threshold"`` or ``"Lemma C.3"``).
+    """
+    M = _net_size(D, d, int(params["m"]))
+    if algorithm == "experts_oco_net":
+        return params["loss_scale"] * math.log(M) * params["L"], "ln(M) x threshold"
+    return params["loss_scale"] * 2 * math.e ** (3 * params["alpha"]) * math.log(M) / params["eta"], "Lemma C.3"
 
 
 def _check_net_plan(algorithm: str, kw: dict, mode: str, eps, delta, T, d, D, lipschitz, T_min: int = 1

@@ -15,7 +15,6 @@ Spec and claims: ``specs/realizable-oco.toml``; page prose: ``specs/realizable-o
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 
 import jax
@@ -26,7 +25,7 @@ from ..core import seed_keys, simulate
 from ..oco import (
     adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, dp_ftrl_regret_bound, experts_oco_net,
     experts_oco_net_params, logphi_grid, logphi_mc, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco,
-    potential_oco, potential_oco_params, smooth_realizable_params, squared_problem,
+    net_regret_bound, potential_oco, potential_oco_params, smooth_realizable_params, squared_problem,
 )
 from ..privacy.mechanisms import tree_depth
 from .analysis import markdown_table, verdict_table
@@ -222,15 +221,8 @@ def _validate(cfg: dict) -> None:
 
 
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
-    """``(bound, kind)`` with the planned constants: ``loss_scale ln(M) L`` (O(log M) switches of Alg. 1, each at
-    most the threshold) or Lemma C.3's ``loss_scale 2 e^{3 alpha} log(1/gamma) / eta``, ``gamma = 1/M``."""
-    pr = _net_plan(name, cfg, T, d).params
-    c = -cfg["D"] + (2.0 * cfg["D"] / pr["m"]) * (np.arange(pr["m"]) + 0.5)
-    M = int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1)
-                   <= cfg["D"]))
-    if name == "experts_oco_net":
-        return pr["loss_scale"] * math.log(M) * pr["L"], "ln(M) x threshold"
-    return pr["loss_scale"] * 2 * math.e ** (3 * pr["alpha"]) * math.log(M) / pr["eta"], "Lemma C.3"
+    """``net_regret_bound`` of the R8 point's plan."""
+    return net_regret_bound(name, _net_plan(name, cfg, T, d).params, cfg["D"], d)
 
 
 def _logphi_table(cfg: dict):
