@@ -26,7 +26,7 @@ S = StudySpec("lazy-figure1ab", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
 LEARNERS, ADVERSARIES = tuple(S.params["learners"].choices), tuple(S.params["adversaries"].choices)
 RADIUS, DELTA, NOISE, MALA_TOL = 0.5, 1e-6, 0.1, 1e-2   # ball radius; δ; nonsmooth noise; mala_schedule's tol
-N_BOOT, TOL = 2000, 0.05
+N_BOOT, TOL, BY = 2000, 0.05, ["learner", "adversary", "panel", "alpha"]
 #: a slope interval narrower than this has no spread over seeds: the curve is deterministic
 EXACT = 1e-6
 
@@ -157,14 +157,11 @@ def build(cfg: dict) -> Study:
     def analyze(df):
         # the seed keys depend on T (seed + 7919 T), so the horizons of a curve are independent draws and the
         # default bootstrap (each T's seeds resampled on their own) matches the design
-        by = ["learner", "adversary", "panel", "alpha"]
         df, ns = _split(df.assign(regret_pos=np.maximum(df["regret"], 1e-3)))
         tables = {}
         if len(df):
-            slopes = fit_slopes(df, "T", "regret_pos", by=by)
-            slopes["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in slopes.itertuples()]
-            tables["slopes"] = slopes
-            tables["summary"] = summarize(df, by + ["T"], ["regret", "switches", "lag_prediction"])
+            tables["slopes"] = _linear_fit(df)
+            tables["summary"] = summarize(df, BY + ["T"], ["regret", "switches", "lag_prediction"])
         if len(ns):
             tables["nonsmooth_summary"] = summarize(ns, ["loss", "alpha", "T", "d", "B"], ["regret", "switches",
                                                     "mala_acceptance", "mala_outside", "mala_steps"])
@@ -175,8 +172,7 @@ def build(cfg: dict) -> Study:
         df, ns = _split(df)
         paths = []
         if len(df):
-            summ = summarize(df.assign(regret=np.maximum(df["regret"], 1e-3)),
-                             ["learner", "adversary", "panel", "alpha", "T"], ["regret"])
+            summ = summarize(df.assign(regret=np.maximum(df["regret"], 1e-3)), BY + ["T"], ["regret"])
             for panel in sorted(summ["panel"].unique()):
                 for alpha in sorted(summ["alpha"].unique()):
                     s = summ[(summ["panel"] == panel) & (summ["alpha"] == alpha)]
@@ -275,6 +271,14 @@ def verdicts(slopes, summary, nonsmooth=None, nonsmooth_summary=None, ftrl_same_
     return pd.DataFrame(rows, columns=cols)
 
 
+def _linear_fit(lin, n_boot=None):
+    """The slopes of the linear points ``lin`` (with ``regret_pos``) with ``theory_slope``; ``n_boot=None``: the
+    default."""
+    sl = fit_slopes(lin, "T", "regret_pos", by=BY, **({} if n_boot is None else {"n_boot": n_boot}))
+    sl["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in sl.itertuples()]
+    return sl
+
+
 def _nonsmooth_fit(ns, n_boot=N_BOOT) -> tuple:
     """``(slopes, summary)`` of the non-smooth points ``ns`` (with ``regret_pos``); ``n_boot=None``: the default."""
     nby = ["loss", "alpha"]
@@ -303,11 +307,8 @@ def page_blocks(results_dir=None) -> dict:
 
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
     df = df.assign(regret_pos=np.maximum(df["regret"], 1e-3))
-    lin, ns = df[df["loss"] == "linear"], df[df["loss"] != "linear"]
-    by = ["learner", "adversary", "panel", "alpha"]
-    sl = fit_slopes(lin, "T", "regret_pos", by=by, n_boot=N_BOOT)
-    sl["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in sl.itertuples()]
-    summ = summarize(lin, by + ["T"], ["regret"])
+    lin, ns = _split(df)
+    sl, summ = _linear_fit(lin, N_BOOT), summarize(lin, BY + ["T"], ["regret"])
     Tmax, np_same, first_alpha = int(lin["T"].max()), _ftrl_same_runs(lin), float(lin["alpha"].min())
     rows = []
     for r in sl.itertuples(index=False):
@@ -326,7 +327,7 @@ def page_blocks(results_dir=None) -> dict:
     nsl, nsumm = _nonsmooth_fit(ns) if len(ns) else (None, None)
     v = verdicts(sl, summ, nsl, nsumm, ftrl_same_runs=np_same)
     return {
-        BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=int(df.groupby(by + ["loss", "T"])["seed"].nunique().min()),
+        BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=int(df.groupby(BY + ["loss", "T"])["seed"].nunique().min()),
                             T_lo=int(up[0]), T_hi=int(up[-1]), n_boot=N_BOOT, T_max=Tmax,
                             table=_table("slopes", rows, T_max=Tmax)),
         BLOCKS[1]: _nonsmooth_block(nsl, nsumm),
