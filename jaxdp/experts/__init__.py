@@ -24,9 +24,9 @@ from .adversaries import (
 )
 from .l2p import L2PParams, L2PState, LazyMeasure, l2p, l2p_params
 from .l2p_mw import (
-    FIGURE1_PANELS, L2P_MW_MODES, MWMeasureParams, alternating_prediction, batch_aligned_prediction,
-    figure1_exponents, l2p_mw, l2p_mw_eps0, l2p_mw_paper_regret, l2p_mw_params, l2p_mw_regret_bound, mw_measure,
-    plan_l2p_mw,
+    FIGURE1_PANELS, L2P_MW_MODES, MWMeasureParams, alternating_prediction, alternating_warmup,
+    batch_aligned_prediction, figure1_exponents, l2p_mw, l2p_mw_eps0, l2p_mw_paper_regret, l2p_mw_params,
+    l2p_mw_regret_bound, mw_measure, plan_l2p_mw,
 )
 from .sketch import SketchParams, SketchState, private_lazy_sketch, sketch_params
 from .tree_ftrl import TreeFTRLParams, TreeFTRLState, tree_ftrl_experts, tree_ftrl_params
@@ -60,7 +60,8 @@ __all__ = [
     "LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params",
     "MWMeasureParams", "mw_measure",
     "l2p_mw", "l2p_mw_params", "l2p_mw_regret_bound", "l2p_mw_paper_regret", "alternating_prediction",
-    "batch_aligned_prediction", "plan_l2p_mw", "L2P_MW_MODES", "l2p_mw_eps0", "FIGURE1_PANELS", "figure1_exponents",
+    "alternating_warmup", "batch_aligned_prediction", "plan_l2p_mw", "L2P_MW_MODES", "l2p_mw_eps0", "FIGURE1_PANELS",
+    "figure1_exponents",
     "SketchParams", "SketchState", "private_lazy_sketch", "sketch_params",
     "TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params",
     "LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",

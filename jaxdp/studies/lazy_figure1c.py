@@ -109,10 +109,10 @@ def alternating_terms(df, d: int):
     """L2P-MW (paper settings) on alternating batches per (α, ``T``): ``expected_regret`` beside the model
     ``ln(d/2)/η + (T/4) tanh(ηB/2)`` (``warmup``, ``tanh_term``, ``model``, ``ratio``) and the candidate batching
     terms ``TBeta_over_8`` and ``claimed_TB2eta2``."""
-    from jaxdp.experts import alternating_prediction
+    from jaxdp.experts import alternating_prediction, alternating_warmup
 
     t = _per_point(df[df["adversary"] == "alternating"], ["l2p_paper"], ["alpha", "T"])
-    t["warmup"] = math.log(d / 2) / t["eta"]
+    t["warmup"] = alternating_warmup(d, t["eta"])
     t["tanh_term"] = alternating_prediction(t["T"].to_numpy(float), t["eta"].to_numpy(float), t["B"].to_numpy(float))
     t["model"] = t["warmup"] + t["tanh_term"]
     t["ratio"] = t["expected_regret"] / t["model"]
