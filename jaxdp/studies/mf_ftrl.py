@@ -170,16 +170,14 @@ def build(cfg: dict) -> Study:
 def ratio_table(ratios) -> str:
     """The Markdown table of each mechanism's regret over the tree's (seed-paired 95% intervals), from
     ``ratios.csv``."""
-    lines = ["| sweep | instance | T | ε | seeds | " + " | ".join(n for _, n in _COLUMNS) + " |",
-             "|" + "---|" * (5 + len(_COLUMNS))]
+    rows = []
     for part in ("T", "eps"):
         for (env, T, eps), g in ratios[ratios["part"] == part].groupby(["env", "T", "eps"], sort=True):
             by = g.set_index("mechanism")
-            cells = [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
-                     if m in by.index else "-" for m, _ in _COLUMNS]
-            lines.append(f"| {'T' if part == 'T' else 'ε'} | {env} | {int(T)} | {eps:g} | {int(g['n_seeds'].min())} | "
-                         + " | ".join(cells) + " |")
-    return "\n".join(lines)
+            rows.append(["T" if part == "T" else "ε", env, int(T), f"{eps:g}", int(g["n_seeds"].min())]
+                        + [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
+                           if m in by.index else "-" for m, _ in _COLUMNS])
+    return markdown_table(["sweep", "instance", "T", "ε", "seeds"] + [n for _, n in _COLUMNS], rows)
 
 
 def slope_fits(df):
