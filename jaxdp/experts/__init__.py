@@ -22,7 +22,7 @@ from .adversaries import (
     adv_realizable_halving, adv_realizable_lb, adv_replay, bernoulli_experts, lazy_epochs_layout, load_losses,
     realizable_lb_k,
 )
-from .l2p import L2PParams, L2PState, LazyMeasure, l2p, l2p_params
+from .l2p import L2PParams, L2PState, LazyMeasure, l2p, l2p_expected_counts, l2p_params
 from .l2p_mw import (
     FIGURE1_PANELS, L2P_MW_MODES, MWMeasureParams, alternating_prediction, alternating_warmup,
     batch_aligned_prediction, figure1_exponents, l2p_mw, l2p_mw_eps0, l2p_mw_paper_regret, l2p_mw_params,
@@ -57,7 +57,7 @@ __all__ = [
     "RealizableBernoulliParams", "RealizableLBParams", "ReplayParams", "adv_alternating_batches",
     "adv_lazy_epochs", "adv_realizable_bernoulli", "adv_realizable_halving", "adv_realizable_lb", "adv_replay",
     "bernoulli_experts", "lazy_epochs_layout", "load_losses", "realizable_lb_k",
-    "LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params",
+    "LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params", "l2p_expected_counts",
     "MWMeasureParams", "mw_measure",
     "l2p_mw", "l2p_mw_params", "l2p_mw_regret_bound", "l2p_mw_paper_regret", "alternating_prediction",
     "alternating_warmup", "batch_aligned_prediction", "plan_l2p_mw", "L2P_MW_MODES", "l2p_mw_eps0", "FIGURE1_PANELS",

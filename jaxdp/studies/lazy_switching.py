@@ -18,8 +18,8 @@ from scipy import stats
 
 from ..core import seed_keys, simulate
 from ..experts import (
-    LazyEpochsParams, adv_lazy_epochs, experts_problem, l2p_mw_params, learner_and_params, marginal_check,
-    mw_marginal, tree_ftrl_experts, tree_ftrl_params, z7_losses, z7_played,
+    LazyEpochsParams, adv_lazy_epochs, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params,
+    marginal_check, mw_marginal, tree_ftrl_experts, tree_ftrl_params, z7_losses, z7_played,
 )
 from .analysis import _pow2, fmt_ci, fmt_num, markdown_table
 from .framework import Study, plot_curves, summarize
@@ -145,8 +145,8 @@ def build(cfg: dict) -> Study:
         if not len(df):
             return None
         s = summarize(df, by=["learner", "eps", "T"], metrics=COUNTS)
-        s["n_yres_pred"] = s["n_batches_mean"] * s["p_mean"]
-        s["n_fake_pred"] = (s["n_batches_mean"] - s["n_real_mean"]) * s["p_mean"]
+        fake, s["n_yres_pred"] = l2p_expected_counts(s["n_batches_mean"], s["n_real_mean"], s["p_mean"])
+        s["n_fake_pred"] = fake
         return s
 
     def analyze(df):
@@ -192,9 +192,8 @@ def prediction_checks(df):
     d = df[(df["exp"] == "Z5_Z8") & df["learner"].astype(str).str.startswith("l2p") & (df["p"] > 0)]
     rows = []
     for (learner, eps, T), g in d.groupby(["learner", "eps", "T"], sort=True):
-        p = float(g["p"].iloc[0])
-        for count, meas, pred in (("fake switches", g["n_fake"], p * (g["n_batches"] - g["n_real"])),
-                                  ("shadow resamples", g["n_yres"], p * g["n_batches"])):
+        fake, yres = l2p_expected_counts(g["n_batches"], g["n_real"], float(g["p"].iloc[0]))
+        for count, meas, pred in (("fake switches", g["n_fake"], fake), ("shadow resamples", g["n_yres"], yres)):
             r = (meas - pred).to_numpy(float)
             se = float(r.std(ddof=1) / math.sqrt(len(r)))
             rows.append(dict(learner=learner, eps=float(eps), T=int(T), count=count, n_seeds=len(r),

@@ -108,8 +108,8 @@ def build(cfg: dict) -> Study:
         sig_xi = [cfg["sigma_xi"] if p["env"] == "noisy" else 0.0 for p in pts]
         # R8: x* snapped to the learner's grid net (realizable on the net; no discretization error)
         h = 2.0 * D / cfg["r8_m"] if (name != "dp_ftrl" and cfg["r8_snap"]) else 0.0
-        ap = type(smooth_realizable_params(D, 0.0, h))(D=jnp.full(G, D, jnp.float32), grid_h=jnp.full(G, h, jnp.float32),
-                                                        sigma=jnp.asarray(sig_xi, jnp.float32))
+        ap = type(smooth_realizable_params(D, 0.0, h))(
+            D=jnp.full(G, D, jnp.float32), grid_h=jnp.full(G, h, jnp.float32), sigma=jnp.asarray(sig_xi, jnp.float32))
         keys = seed_keys(cfg["seed"], seeds)
         keys = jnp.broadcast_to(keys, (G,) + keys.shape)      # common random numbers across the grid
         if name == "dp_ftrl":
@@ -283,7 +283,8 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
-    v = verdicts(pd.read_csv(d / "summary.csv"), {**DEFAULTS, **json.loads((d / "manifest.json").read_text())["config"]})
+    cfg = {**DEFAULTS, **json.loads((d / "manifest.json").read_text())["config"]}
+    v = verdicts(pd.read_csv(d / "summary.csv"), cfg)
     tol = max(c.tolerance for c in CLAIMS.values())
     rows = [[r.learner, int(r.d), int(r.T), f"{getattr(r, '_5'):.1f}", f"{r.bound:.1f}", r.kind]
             for r in pd.read_csv(d / "r8_bounds.csv").itertuples(index=False)]
