@@ -20,8 +20,8 @@ from .dp_ftrl import (
 )
 from .realizable import (
     OCONetParams, OCONetState, PotentialOCOParams, PotentialOCOState, experts_oco_net, experts_oco_net_params,
-    logphi_grid, logphi_mc, net_regret_bound, oco_net, plan_experts_oco_net, plan_potential_oco, potential_oco,
-    potential_oco_params,
+    logphi_grid, logphi_mc, logphi_squared_errors, net_regret_bound, oco_net, plan_experts_oco_net,
+    plan_potential_oco, potential_oco, potential_oco_params,
 )
 
 __all__ = [
@@ -35,7 +35,8 @@ __all__ = [
     "dp_ftrl_noise_energy", "dp_ftrl_params",
     "dp_ftrl_regret_bound", "ftrl_reference", "plan_dp_ftrl",
     "OCONetParams", "OCONetState", "PotentialOCOParams", "PotentialOCOState", "experts_oco_net",
-    "experts_oco_net_params", "logphi_grid", "logphi_mc", "net_regret_bound", "oco_net", "plan_experts_oco_net",
+    "experts_oco_net_params", "logphi_grid", "logphi_mc", "logphi_squared_errors", "net_regret_bound", "oco_net",
+    "plan_experts_oco_net",
     "plan_potential_oco", "potential_oco", "potential_oco_params",
 ]
 

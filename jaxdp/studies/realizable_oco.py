@@ -24,7 +24,7 @@ import numpy as np
 from ..core import seed_keys, simulate
 from ..oco import (
     adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, dp_ftrl_regret_bound, experts_oco_net,
-    experts_oco_net_params, logphi_grid, logphi_mc, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco,
+    experts_oco_net_params, logphi_squared_errors, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco,
     net_regret_bound, potential_oco, potential_oco_params, smooth_realizable_params, squared_problem,
 )
 from ..privacy.mechanisms import tree_depth
@@ -242,19 +242,8 @@ def _logphi_table(cfg: dict):
         st = adv.init(jax.random.key(cfg["seed"]), smooth_realizable_params(D, 0.0, h))
         for Tq in sorted({min(T, 256), T}):
             ls = jax.jit(jax.vmap(lambda t: adv.loss(st, t)))(jnp.arange(Tq))
-            a, b = np.asarray(ls.a, np.float64), np.asarray(ls.b, np.float64)
-            AA, Ab, bb = a.T @ a, a.T @ b, b @ b
-
-            def cum(x, AA=AA, Ab=Ab, bb=bb):
-                # normalized cumulative loss (the learner clips each loss at 1; never binds here: l <= 2LD)
-                return 0.5 * (np.einsum("ni,ij,nj->n", x, AA, x) - 2 * x @ Ab + bb) / scale
-
-            g = logphi_grid(cum, D, int(d), m, eta)
-            g4 = logphi_grid(cum, D, int(d), 4 * m, eta)
-            mc, se = logphi_mc(np.random.default_rng(0), cum, D, int(d), 200_000, eta)
-            rows.append({"d": int(d), "t": Tq, "m": m, "eta": eta, "logphi_grid": g, "logphi_grid_4m": g4,
-                         "logphi_mc": mc, "mc_se": se, "abs_err_grid_vs_4m": abs(g - g4),
-                         "abs_err_grid_vs_mc": abs(g - mc)})
+            rows.append({"d": int(d), "t": Tq, "m": m, "eta": eta,
+                         **logphi_squared_errors(ls.a, ls.b, D, int(d), m, eta, scale)})
     return pd.DataFrame(rows)
 
 
