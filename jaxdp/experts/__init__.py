@@ -4,7 +4,8 @@ Non-private: :mod:`~jaxdp.experts.hedge`, :mod:`~jaxdp.experts.dartboard` (shrin
 :mod:`~jaxdp.experts.ftpl`. Private, from *Lazy private online learning* (Asi, Koren, Liu, Talwar):
 :mod:`~jaxdp.experts.l2p` (the L2P transformation, Algorithm 1), :mod:`~jaxdp.experts.l2p_mw` (L2P-MW,
 Thm 3.10, with its planner and the Figure 1 exponents), :mod:`~jaxdp.experts.sketch` (the prior low-switching
-template), :mod:`~jaxdp.experts.tree_ftrl` (binary-tree FTRL). Private, from *Realizable private online
+template), :mod:`~jaxdp.experts.tree_ftrl` (binary-tree FTRL); the paper's experimental setups and its Lemma 3.4 test:
+:mod:`~jaxdp.experts.lazy_setups`. Private, from *Realizable private online
 optimization* (Asi, Feldman, Koren, Talwar): :mod:`~jaxdp.experts.sparse_vector` (Alg. 1-2, Thms 1-2, 5),
 :mod:`~jaxdp.experts.potential` (Alg. 5, Thms 6-7), :mod:`~jaxdp.experts.binary_tree` (Alg. 4). Their
 privacy audits are registered by :mod:`~jaxdp.experts.audits`. docs/papers/ maps each theorem to its module.
@@ -21,14 +22,18 @@ from .adversaries import (
     adv_realizable_halving, adv_realizable_lb, adv_replay, bernoulli_experts, lazy_epochs_layout, load_losses,
     realizable_lb_k,
 )
-from .l2p import L2PParams, L2PState, LazyMeasure, l2p, l2p_params
+from .l2p import L2PParams, L2PState, LazyMeasure, l2p, l2p_expected_counts, l2p_params
 from .l2p_mw import (
-    FIGURE1_PANELS, L2P_MW_MODES, MWMeasureParams, alternating_prediction, batch_aligned_prediction,
-    figure1_exponents, l2p_mw, l2p_mw_eps0, l2p_mw_paper_regret, l2p_mw_params, l2p_mw_regret_bound, mw_measure,
-    plan_l2p_mw,
+    FIGURE1_PANELS, L2P_MW_MODES, MWMeasureParams, alternating_prediction, alternating_warmup,
+    batch_aligned_prediction, figure1_exponents, l2p_mw, l2p_mw_eps0, l2p_mw_paper_regret, l2p_mw_params,
+    l2p_mw_regret_bound, mw_measure, plan_l2p_mw,
 )
 from .sketch import SketchParams, SketchState, private_lazy_sketch, sketch_params
 from .tree_ftrl import TreeFTRLParams, TreeFTRLState, tree_ftrl_experts, tree_ftrl_params
+from .lazy_setups import (
+    LAZY_ADVERSARIES, LAZY_LEARNERS, adversary_and_params, exact_sampler_tv, learner_and_params, marginal_check,
+    mw_marginal, paper_B, z7_losses, z7_played,
+)
 from .sparse_vector import (
     AdaptiveSVParams, AdaptiveSVState, SVExpertsParams, SVExpertsState, adaptive_sparse_vector_experts,
     adaptive_sparse_vector_params, lower_bound_thm5, plan_adaptive_sparse_vector_experts, plan_sparse_vector_experts,
@@ -52,12 +57,15 @@ __all__ = [
     "RealizableBernoulliParams", "RealizableLBParams", "ReplayParams", "adv_alternating_batches",
     "adv_lazy_epochs", "adv_realizable_bernoulli", "adv_realizable_halving", "adv_realizable_lb", "adv_replay",
     "bernoulli_experts", "lazy_epochs_layout", "load_losses", "realizable_lb_k",
-    "LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params",
+    "LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params", "l2p_expected_counts",
     "MWMeasureParams", "mw_measure",
     "l2p_mw", "l2p_mw_params", "l2p_mw_regret_bound", "l2p_mw_paper_regret", "alternating_prediction",
-    "batch_aligned_prediction", "plan_l2p_mw", "L2P_MW_MODES", "l2p_mw_eps0", "FIGURE1_PANELS", "figure1_exponents",
+    "alternating_warmup", "batch_aligned_prediction", "plan_l2p_mw", "L2P_MW_MODES", "l2p_mw_eps0", "FIGURE1_PANELS",
+    "figure1_exponents",
     "SketchParams", "SketchState", "private_lazy_sketch", "sketch_params",
     "TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params",
+    "LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
+    "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played",
     "SVExpertsParams", "SVExpertsState", "sparse_vector_experts", "sparse_vector_params",
     "AdaptiveSVParams", "AdaptiveSVState", "adaptive_sparse_vector_experts", "adaptive_sparse_vector_params",
     "PotentialParams", "PotentialState", "potential_experts", "potential_params",

@@ -65,7 +65,7 @@ from ..core.random import log_uniform
 from ..core.types import Learner
 from ..core.validation import check_in_range, check_positive, check_positive_int
 
-__all__ = ["LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params"]
+__all__ = ["LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params", "l2p_expected_counts"]
 
 
 class LazyMeasure(NamedTuple):
@@ -299,3 +299,21 @@ def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: An
     if (measure.summary is None) != (measure.expected_loss is None):
         raise ValueError("measure.summary and measure.expected_loss must be given together (or neither)")
     return _make(measure, block_size, loss_example)
+
+
+def l2p_expected_counts(n_batches, n_real, p):
+    """The exact expected counts of L2P's fake switches and shadow resamples given its boundaries.
+
+    Each batch boundary draws ``A_s`` (a shadow resample with probability ``p``) and, where ``S_s = 1``, a fake
+    switch with probability ``p``: ``E[n_fake] = p (n_batches - n_real)``, ``E[n_yres] = p n_batches`` (LAZY
+    Algorithm 1; the counts of :func:`l2p`'s info). Works on NumPy arrays and pandas columns.
+
+    Args:
+        n_batches: the number of batch boundaries.
+        n_real: the number of real switches (boundaries with ``S_s = 0``).
+        p: the switching probability.
+
+    Returns:
+        ``(n_fake, n_yres)``: the expected fake switches and shadow resamples.
+    """
+    return p * (n_batches - n_real), p * n_batches

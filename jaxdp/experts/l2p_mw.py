@@ -69,7 +69,7 @@ from ..core.validation import check_choice, check_in_range, check_positive, chec
 from ..registry import CompareBuiltin, ConformanceCase, register_learner, register_planner
 from .l2p import L2PParams, LazyMeasure, l2p
 
-__all__ = ['MWMeasureParams', 'mw_measure', 'l2p_mw', 'l2p_mw_params', 'l2p_mw_regret_bound', 'l2p_mw_paper_regret', 'alternating_prediction', 'batch_aligned_prediction', 'plan_l2p_mw', 'L2P_MW_MODES', 'l2p_mw_eps0', 'figure1_exponents', 'FIGURE1_PANELS']
+__all__ = ['MWMeasureParams', 'mw_measure', 'l2p_mw', 'l2p_mw_params', 'l2p_mw_regret_bound', 'l2p_mw_paper_regret', 'alternating_prediction', 'alternating_warmup', 'batch_aligned_prediction', 'plan_l2p_mw', 'L2P_MW_MODES', 'l2p_mw_eps0', 'figure1_exponents', 'FIGURE1_PANELS']
 
 
 class MWMeasureParams(NamedTuple):
@@ -217,6 +217,23 @@ def alternating_prediction(T, eta, B):
         The expected regret.
     """
     return np.asarray(T, float) / 4.0 * np.tanh(np.asarray(eta, float) * np.asarray(B, float) / 2.0)
+
+
+def alternating_warmup(d, eta):
+    """The warm-up term of L2P-MW's regret on ``adv_alternating_batches``: ``ln(d/2)/eta``.
+
+    The model of the alternating-batches regret is ``alternating_warmup + alternating_prediction`` (LAZY Thm 3.2,
+    docs/algorithms/lazy.md#batching-term): the multiplicative weights first move the mass off the ``d - 2``
+    experts that never lead.
+
+    Args:
+        d: the number of experts.
+        eta: the learning rate η (a float or an array).
+
+    Returns:
+        ``ln(d/2)/eta``, float64.
+    """
+    return math.log(d / 2) / np.asarray(eta, float)
 
 
 def batch_aligned_prediction(d, T, B):

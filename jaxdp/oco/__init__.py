@@ -12,15 +12,16 @@ from .problems import (
 )
 from .adversaries import (
     LINEAR_MODES, LinearOCOParams, ReplayOCOParams, SmoothRealizableParams, adv_linear_oco, adv_replay_oco,
-    adv_smooth_noisy, adv_smooth_realizable, linear_oco_params, load_oco_data, smooth_realizable_params,
+    adv_nonsmooth, adv_smooth_noisy, adv_smooth_realizable, linear_oco_params, load_oco_data, smooth_realizable_params,
 )
 from .dp_ftrl import (
-    DPFTRLParams, DPFTRLState, dp_ftrl, dp_ftrl_lambda, dp_ftrl_lambda_matched, dp_ftrl_params, dp_ftrl_regret_bound,
-    ftrl_reference, plan_dp_ftrl,
+    DPFTRLParams, DPFTRLState, dp_ftrl, dp_ftrl_lambda, dp_ftrl_lambda_matched, dp_ftrl_noise_bound,
+    dp_ftrl_noise_energy, dp_ftrl_params, dp_ftrl_regret_bound, ftrl_reference, plan_dp_ftrl,
 )
 from .realizable import (
     OCONetParams, OCONetState, PotentialOCOParams, PotentialOCOState, experts_oco_net, experts_oco_net_params,
-    logphi_grid, logphi_mc, oco_net, plan_experts_oco_net, plan_potential_oco, potential_oco, potential_oco_params,
+    logphi_grid, logphi_mc, logphi_squared_errors, net_regret_bound, oco_net, plan_experts_oco_net,
+    plan_potential_oco, potential_oco, potential_oco_params,
 )
 
 __all__ = [
@@ -28,13 +29,15 @@ __all__ = [
     "ABLoss", "BufferStats", "ProblemInfo", "SquaredStats", "absolute_problem", "hinge_problem", "linear_problem",
     "logistic_problem", "lstsq_constrained", "net_points", "problem_info", "squared_problem",
     "LINEAR_MODES", "LinearOCOParams", "ReplayOCOParams", "SmoothRealizableParams", "adv_linear_oco",
-    "adv_replay_oco", "adv_smooth_noisy", "adv_smooth_realizable", "linear_oco_params", "load_oco_data",
-    "smooth_realizable_params",
-    "DPFTRLParams", "DPFTRLState", "dp_ftrl", "dp_ftrl_lambda", "dp_ftrl_lambda_matched", "dp_ftrl_params",
+    "adv_replay_oco", "adv_nonsmooth", "adv_smooth_noisy", "adv_smooth_realizable", "linear_oco_params",
+    "load_oco_data", "smooth_realizable_params",
+    "DPFTRLParams", "DPFTRLState", "dp_ftrl", "dp_ftrl_lambda", "dp_ftrl_lambda_matched", "dp_ftrl_noise_bound",
+    "dp_ftrl_noise_energy", "dp_ftrl_params",
     "dp_ftrl_regret_bound", "ftrl_reference", "plan_dp_ftrl",
     "OCONetParams", "OCONetState", "PotentialOCOParams", "PotentialOCOState", "experts_oco_net",
-    "experts_oco_net_params", "logphi_grid", "logphi_mc", "oco_net", "plan_experts_oco_net", "plan_potential_oco",
-    "potential_oco", "potential_oco_params",
+    "experts_oco_net_params", "logphi_grid", "logphi_mc", "logphi_squared_errors", "net_regret_bound", "oco_net",
+    "plan_experts_oco_net",
+    "plan_potential_oco", "potential_oco", "potential_oco_params",
 ]
 
 

@@ -44,7 +44,7 @@ from .problems import ABLoss
 __all__ = [
     "LINEAR_MODES", "LinearOCOParams", "linear_oco_params", "adv_linear_oco",
     "SmoothRealizableParams", "smooth_realizable_params", "adv_smooth_realizable", "adv_smooth_noisy",
-    "ReplayOCOParams", "adv_replay_oco", "load_oco_data",
+    "adv_nonsmooth", "ReplayOCOParams", "adv_replay_oco", "load_oco_data",
 ]
 
 LINEAR_MODES = ("biased", "rademacher", "alternating")
@@ -249,6 +249,29 @@ def adv_smooth_noisy(d: int) -> Adversary:
         The :class:`jaxdp.Adversary`.
     """
     return adv_smooth_realizable(d)
+
+
+@functools.lru_cache(maxsize=None)
+def adv_nonsmooth(d: int, loss: str) -> Adversary:
+    """The noisy smooth adversary for a non-smooth loss (LAZY's RMW with MALA, docs/algorithms/lazy.md#rmw-nonsmooth).
+
+    Args:
+        d: the dimension.
+        loss: ``"absolute"`` (:func:`adv_smooth_noisy` as it is, ``b = <a, x*> + σξ``) or ``"logistic"`` (the same
+            rows with labels ``sign(b)``).
+
+    Returns:
+        The :class:`jaxdp.Adversary`; pass ``smooth_realizable_params(D, sigma)``.
+    """
+    base = adv_smooth_noisy(d)
+    if loss == "absolute":
+        return base
+
+    def labels(sp, t):
+        l = base.loss(sp, t)
+        return ABLoss(a=l.a, b=jnp.where(l.b >= 0, 1.0, -1.0).astype(l.a.dtype))
+
+    return Adversary(init=base.init, loss=labels)
 
 
 # --------------------------------------------------------------------------- replay

@@ -49,6 +49,7 @@ from typing import NamedTuple, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..privacy.accounting import ledger as LG
 from ..privacy.accounting.plan import Plan, make_plan
@@ -66,7 +67,8 @@ from .problems import problem_info
 
 __all__ = [
     "DPFTRLParams", "DPFTRLState", "LeanTree", "MFNoise", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
-    "dp_ftrl_lambda_matched", "dp_ftrl_regret_bound", "ftrl_reference",
+    "dp_ftrl_lambda_matched", "dp_ftrl_regret_bound", "ftrl_reference", "dp_ftrl_noise_energy",
+    "dp_ftrl_noise_bound",
 ]
 
 
@@ -299,6 +301,46 @@ def dp_ftrl_lambda_matched(T, d, H, sigma, D, beta) -> float:
         λ.
     """
     return 32.0 * beta + (beta * T * d * H * sigma ** 2 / D ** 2) ** (1 / 3)
+
+
+def dp_ftrl_noise_energy(lam, T, D, beta):
+    """The noise energy ``E||b||^2`` at which :func:`dp_ftrl_lambda_matched`'s balance gives ``lam``.
+
+    The inverse of ``lambda = 32 beta + (beta T E||b||^2 / D^2)^{1/3}``: ``E||b||^2 = D^2 (lambda - 32 beta)^3 /
+    (beta T)``. Works on NumPy arrays.
+
+    Args:
+        lam: the regularization λ.
+        T: the horizon.
+        D: the radius of the domain.
+        beta: the smoothness β.
+
+    Returns:
+        ``E||b||^2``.
+    """
+    return D ** 2 * (lam - 32 * beta) ** 3 / (beta * T)
+
+
+def dp_ftrl_noise_bound(T, Eb2, D, L, beta, realizable):
+    """DP-FTRL's regret bound (constants 1) at the noise energy ``E||b||^2`` of any continual-counting mechanism.
+
+    Realizable (REAL Thm 4, ``L* = 0``): ``beta D^2 + (D^2 sqrt(beta T E||b||^2))^{2/3}``; general:
+    ``2 D sqrt(T L (L + sqrt(E||b||^2)))``. With a mechanism's largest prefix variance ``V`` and noise scale
+    ``sigma``, ``E||b||^2 = d sigma^2 V`` (docs/algorithms/matrix-factorization.md). Works on NumPy arrays.
+
+    Args:
+        T: the horizon.
+        Eb2: the noise energy ``E||b||^2``.
+        D: the radius of the domain.
+        L: the Lipschitz constant.
+        beta: the smoothness β.
+        realizable: whether the realizable bound applies (a bool or a boolean array).
+
+    Returns:
+        The bound, a NumPy array (0-d for scalar inputs).
+    """
+    return np.where(realizable, beta * D ** 2 + (D ** 2 * np.sqrt(beta * T * Eb2)) ** (2 / 3),
+                    2 * D * np.sqrt(T * L * (L + np.sqrt(Eb2))))
 
 
 def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str = "realizable"):

@@ -53,7 +53,8 @@ from .problems import problem_info
 __all__ = [
     "OCONetParams", "OCONetState", "experts_oco_net", "experts_oco_net_params", "plan_experts_oco_net",
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
-    "oco_net", "logphi_grid", "logphi_mc",
+    "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
+    "logphi_squared_errors",
 ]
 
 
@@ -203,6 +204,28 @@ def _net_size(D: float, d: int, m: int) -> int:
     c = -D + (2.0 * D / m) * (np.arange(m) + 0.5)
     return int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1)
                       <= D * (1 + 1e-12)))
+
+
+def net_regret_bound(algorithm: str, params: dict, D: float, d: int) -> tuple[float, str]:
+    """The T-free regret bound of a grid-net learner with its planned constants (REAL Thm 3, App. C).
+
+    ``experts_oco_net``: ``loss_scale ln(M) L`` (``O(log M)`` switches of Alg. 1, each at most the threshold);
+    ``potential_oco``: Lemma C.3's ``loss_scale 2 e^{3 alpha} log(1/gamma) / eta`` with ``gamma = 1/M``; ``M`` the
+    number of net points in the ball.
+
+    Args:
+        algorithm: ``"experts_oco_net"`` or ``"potential_oco"``.
+        params: the planner's ``plan.params`` (``m``, ``loss_scale`` and ``L``, or ``alpha`` and ``eta``).
+        D: the ball's radius.
+        d: the dimension.
+
+    Returns:
+        ``(bound, kind)``: the bound and which one (``"ln(M) x threshold"`` or ``"Lemma C.3"``).
+    """
+    M = _net_size(D, d, int(params["m"]))
+    if algorithm == "experts_oco_net":
+        return params["loss_scale"] * math.log(M) * params["L"], "ln(M) x threshold"
+    return params["loss_scale"] * 2 * math.e ** (3 * params["alpha"]) * math.log(M) / params["eta"], "Lemma C.3"
 
 
 def _check_net_plan(algorithm: str, kw: dict, mode: str, eps, delta, T, d, D, lipschitz, T_min: int = 1
@@ -553,3 +576,36 @@ def logphi_mc(rng: np.random.Generator, S_fn, D: float, d: int, n: int, eta: flo
     w = np.exp(v - mx)
     mean = w.mean()
     return float(mx + np.log(mean)), float(w.std(ddof=1) / (math.sqrt(n) * mean))
+
+
+def logphi_squared_errors(a: np.ndarray, b: np.ndarray, D: float, d: int, m: int, eta: float, scale: float,
+                          n_mc: int = 200_000) -> dict:
+    """The quadrature error of ``potential_oco``'s log-partition function on squared losses.
+
+    The normalized cumulative loss ``S(x) = sum_t (<a_t, x> - b_t)^2 / (2 scale)`` (``potential_oco`` clips each
+    loss at 1, which never binds when ``l <= 2LD``) integrated by :func:`logphi_grid` on the ``m^d`` and the
+    ``(4m)^d`` grids and by :func:`logphi_mc` with ``n_mc`` draws (seed 0).
+
+    Args:
+        a: the ``(t, d)`` loss directions.
+        b: the ``(t,)`` targets.
+        D: the ball's radius.
+        d: the dimension.
+        m: the grid points per axis.
+        eta: the learning rate η.
+        scale: the loss scale.
+        n_mc: the importance-sampling draws.
+
+    Returns:
+        ``{"logphi_grid", "logphi_grid_4m", "logphi_mc", "mc_se", "abs_err_grid_vs_4m", "abs_err_grid_vs_mc"}``.
+    """
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    AA, Ab, bb = a.T @ a, a.T @ b, b @ b
+
+    def cum(x):
+        return 0.5 * (np.einsum("ni,ij,nj->n", x, AA, x) - 2 * x @ Ab + bb) / scale
+
+    g, g4 = logphi_grid(cum, D, d, m, eta), logphi_grid(cum, D, d, 4 * m, eta)
+    mc, se = logphi_mc(np.random.default_rng(0), cum, D, d, n_mc, eta)
+    return {"logphi_grid": g, "logphi_grid_4m": g4, "logphi_mc": mc, "mc_se": se, "abs_err_grid_vs_4m": abs(g - g4),
+            "abs_err_grid_vs_mc": abs(g - mc)}

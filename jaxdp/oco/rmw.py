@@ -79,7 +79,7 @@ from .problems import SquaredStats
 
 __all__ = ["RMWParams", "rmw_measure", "rmw_params", "rmw_eta_div", "rmw_regret_bound", "RMW_LOSSES",
            "RMW_SAMPLERS", "RMW_BUFFER_LOSSES", "RMWBufferStats", "rmw_logdensity", "rmw_grad_logdensity",
-           "rmw_mala_sampler"]
+           "rmw_mala_sampler", "rmw_mala_schedule", "rmw_mala_diagnostics"]
 
 RMW_LOSSES = ("linear", "squared", "absolute", "logistic")
 RMW_SAMPLERS = ("exact", "mala")
@@ -460,3 +460,56 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
     """
     d, mala_steps, Mgrid, capacity = _validated(d, loss, sampler, domain, mala_steps, Mgrid, capacity)
     return _build(d, loss, sampler, domain, mala_steps, Mgrid, capacity)[0]
+
+
+def rmw_mala_schedule(beta: float, lam: float, T: int, d: int, loss: str, radius: float,
+                      tol: float = 1e-2) -> tuple[float, int]:
+    """MALA's step size and number of steps for the RMW measure after ``T`` losses.
+
+    ``mala_schedule`` at the smoothness bound of the last batch's measure: ``M = β(T/4 + 2λ)`` for the logistic
+    loss, ``2βλ + (βT)²`` for the absolute loss, strong convexity ``2βλ``, on a ball of radius ``radius``.
+
+    Args:
+        beta, lam: the measure's ``β`` and ``λ`` (the planner's ``beta``, ``lam``).
+        T: the horizon.
+        d: the dimension.
+        loss: ``"logistic"`` or ``"absolute"``.
+        radius: the ball's radius.
+        tol: ``mala_schedule``'s tolerance.
+
+    Returns:
+        ``(h, n_steps)``.
+    """
+    M = beta * (T / 4.0 + 2 * lam) if loss == "logistic" else 2 * beta * lam + (beta * T) ** 2
+    h, n = mala_schedule(M, 2 * beta * lam, d, 2 * radius, tol=tol)
+    return float(h), int(n)
+
+
+@functools.lru_cache(maxsize=None)
+def rmw_mala_diagnostics(d: int, loss: str, T: int, steps: int) -> Callable:
+    """MALA's acceptance on each seed's own RMW measure after all ``T`` losses of :func:`~jaxdp.oco.adv_nonsmooth`.
+
+    Args:
+        d: the dimension.
+        loss: ``"absolute"`` or ``"logistic"``.
+        T: the horizon (every loss is buffered).
+        steps: MALA's number of steps.
+
+    Returns:
+        ``jit((keys, mparams, adv_params) -> (acceptance, outside))``, one entry per seed key: one MALA run with
+        the engine's split of each key (a block index no run reaches).
+    """
+    from .adversaries import adv_nonsmooth
+
+    sample_info = rmw_mala_sampler(d, loss, mala_steps=steps, capacity=T)
+    adv = adv_nonsmooth(d, loss)
+
+    def one(key, mp, ap):
+        _, k_adv, _, k_block = jax.random.split(key, 4)      # the engine's split of a seed key
+        a_state = adv.init(k_adv, ap)
+        rows = jax.vmap(lambda t: adv.loss(a_state, t))(jnp.arange(T, dtype=jnp.int32))
+        st = RMWBufferStats(a=rows.a, b=rows.b, count=jnp.int32(T))   # = T calls of measure.stats_update
+        _, info = sample_info(jax.random.fold_in(k_block, 2**31 - 1), st, mp)   # a block index no run reaches
+        return info.acceptance_rate, info.outside
+
+    return jax.jit(jax.vmap(one, in_axes=(0, None, None)))

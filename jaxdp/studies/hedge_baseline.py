@@ -157,13 +157,13 @@ def page_blocks(results_dir=None) -> dict:
     sl = fit_slopes(df, "T", "fit_regret", by=BY, n_boot=N_BOOT, resample="joint")
     summ = summarize(df, BY + ["T"], ["fit_regret", "regret", "switches"])
     last, twins, rows = summ.sort_values("T").groupby(BY).tail(1).set_index(BY), same_expected_regret(df), []
+    fitted_on = df.groupby(BY)["fit_metric"].first()
     for r in sl.itertuples(index=False):
         L, exact = last.loc[(r.learner, r.adversary, r.d)], r.slope_hi - r.slope_lo < 1e-9
         vs = ("exact (E[regret] the same for every seed)" if exact else "contains 1/2"
               if r.slope_lo <= 0.5 <= r.slope_hi else "above 1/2" if r.slope_lo > 0.5 else "below 1/2")
         vs += "; Hedge's E[regret], seed by seed" if r.learner == "dartboard" and (r.adversary, r.d) in twins else ""
-        g = df[(df["learner"] == r.learner) & (df["adversary"] == r.adversary) & (df["d"] == r.d)]
-        rows.append([r.learner, r.adversary, int(r.d), g["fit_metric"].iloc[0],
+        rows.append([r.learner, r.adversary, int(r.d), fitted_on.loc[(r.learner, r.adversary, r.d)],
                      fmt_num(r.slope) if exact else fmt_ci(r.slope, r.slope_lo, r.slope_hi), vs,
                      fmt_num(L["fit_regret_mean"], 1), fmt_num(L["regret_mean"], 1),
                      fmt_num(_hedge_bound(r.d, int(L["T"])), 1), f"{L['switches_mean']:.0f}"])

@@ -2,7 +2,7 @@
 
 Spec and claims: ``specs/lazy-batching.toml``; page prose: ``specs/lazy-batching.md``. L2P-MW at the paper's rate-form
 settings on alternating batches pays ``(T/4) tanh(eta B / 2) ≈ T B eta / 8`` (docs/algorithms/lazy.md#batching-term),
-which grows like ``T^{2/3}``; Prop. 3.3 claims a batching term ``T B^2 eta^2`` (``T^{1/3}``). The slope in ``T`` decides.
+growing like ``T^{2/3}``; Prop. 3.3 claims a batching term ``T B^2 eta^2`` (``T^{1/3}``). The slope in ``T`` decides.
 """
 from __future__ import annotations
 

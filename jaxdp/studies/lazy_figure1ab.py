@@ -9,7 +9,6 @@ fraction of proposals outside the ball on each seed's measure after all ``T`` lo
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import pathlib
 from typing import Any
@@ -27,7 +26,7 @@ S = StudySpec("lazy-figure1ab", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
 LEARNERS, ADVERSARIES = tuple(S.params["learners"].choices), tuple(S.params["adversaries"].choices)
 RADIUS, DELTA, NOISE, MALA_TOL = 0.5, 1e-6, 0.1, 1e-2   # ball radius; δ; nonsmooth noise; mala_schedule's tol
-N_BOOT, TOL = 2000, 0.05
+N_BOOT, TOL, BY = 2000, 0.05, ["learner", "adversary", "panel", "alpha"]
 #: a slope interval narrower than this has no spread over seeds: the curve is deterministic
 EXACT = 1e-6
 
@@ -58,59 +57,13 @@ def _dp_ftrl_plan(T, d, alpha):
 
 
 def _mala_steps(plan, T, d, loss) -> tuple[float, int]:
-    """``mala_schedule``'s ``(h, n_steps)`` at the smoothness bound of the last batch's measure."""
-    from ..samplers import mala_schedule
+    from ..oco import rmw_mala_schedule
 
-    beta, lam = plan.params["beta"], plan.params["lam"]
-    M = beta * (T / 4.0 + 2 * lam) if loss == "logistic" else 2 * beta * lam + (beta * T) ** 2
-    h, n = mala_schedule(M, 2 * beta * lam, d, 2 * RADIUS, tol=MALA_TOL)
-    return float(h), int(n)
-
-
-@functools.lru_cache(maxsize=None)
-def _adv_nonsmooth(d: int, loss: str):
-    """``adv_smooth_noisy`` (``b = <a, x*> + σξ``) for the absolute loss; labels ``sign(b)`` for logistic."""
-    import jax.numpy as jnp
-
-    from ..core.types import Adversary
-    from ..oco import ABLoss, adv_smooth_noisy
-
-    base = adv_smooth_noisy(d)
-    if loss == "absolute":
-        return base
-
-    def labels(sp, t):
-        l = base.loss(sp, t)
-        return ABLoss(a=l.a, b=jnp.where(l.b >= 0, 1.0, -1.0).astype(l.a.dtype))
-
-    return Adversary(init=base.init, loss=labels)
-
-
-@functools.lru_cache(maxsize=None)
-def _acceptance_fn(d: int, loss: str, T: int, steps: int):
-    """``(keys, mparams, adv_params) -> (acceptance, outside)`` per seed: one MALA run on the seed's own measure
-    after all ``T`` losses."""
-    import jax
-    import jax.numpy as jnp
-
-    from ..oco.rmw import RMWBufferStats, rmw_mala_sampler
-
-    sample_info = rmw_mala_sampler(d, loss, mala_steps=steps, capacity=T)
-    adv = _adv_nonsmooth(d, loss)
-
-    def one(key, mp, ap):
-        _, k_adv, _, k_block = jax.random.split(key, 4)      # the engine's split of a seed key
-        a_state = adv.init(k_adv, ap)
-        rows = jax.vmap(lambda t: adv.loss(a_state, t))(jnp.arange(T, dtype=jnp.int32))
-        st = RMWBufferStats(a=rows.a, b=rows.b, count=jnp.int32(T))   # = T calls of measure.stats_update
-        _, info = sample_info(jax.random.fold_in(k_block, 2**31 - 1), st, mp)   # a block index no run reaches
-        return info.acceptance_rate, info.outside
-
-    return jax.jit(jax.vmap(one, in_axes=(0, None, None)))
+    return rmw_mala_schedule(plan.params["beta"], plan.params["lam"], T, d, loss, RADIUS, tol=MALA_TOL)
 
 
 def _run_nonsmooth(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
-    from ..oco import absolute_problem, logistic_problem, smooth_realizable_params
+    from ..oco import absolute_problem, adv_nonsmooth, logistic_problem, rmw_mala_diagnostics, smooth_realizable_params
     from ..oco.l2p_rmw import l2p_rmw_from_plan
 
     T, d, alpha, loss = int(pt["T"]), int(pt["d"]), float(pt["alpha"]), pt["loss"]
@@ -120,8 +73,8 @@ def _run_nonsmooth(pt: dict, seeds: np.ndarray, cfg: dict) -> dict:
     ap = smooth_realizable_params(RADIUS if loss == "absolute" else 2 * RADIUS, sigma=NOISE)
     keys = seed_keys(int(cfg["seed"]) + 7919 * T + (1 if loss == "absolute" else 2), seeds)
     learner, params = l2p_rmw_from_plan(plan, d, capacity=T, mala_steps=steps)
-    out = simulate(learner, _adv_nonsmooth(d, loss), prob, params, ap, keys, T)
-    acc, outside = _acceptance_fn(d, loss, T, steps)(keys, params.measure, ap)
+    out = simulate(learner, adv_nonsmooth(d, loss), prob, params, ap, keys, T)
+    acc, outside = rmw_mala_diagnostics(d, loss, T, steps)(keys, params.measure, ap)
     n = len(seeds)
     return {"regret": out["regret"], "B": np.full(n, float(plan.params["B"])), "lag_prediction": np.full(n, np.nan),
             "switches": out.get("switches", np.zeros(n)).astype(float),
@@ -204,14 +157,11 @@ def build(cfg: dict) -> Study:
     def analyze(df):
         # the seed keys depend on T (seed + 7919 T), so the horizons of a curve are independent draws and the
         # default bootstrap (each T's seeds resampled on their own) matches the design
-        by = ["learner", "adversary", "panel", "alpha"]
         df, ns = _split(df.assign(regret_pos=np.maximum(df["regret"], 1e-3)))
         tables = {}
         if len(df):
-            slopes = fit_slopes(df, "T", "regret_pos", by=by)
-            slopes["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in slopes.itertuples()]
-            tables["slopes"] = slopes
-            tables["summary"] = summarize(df, by + ["T"], ["regret", "switches", "lag_prediction"])
+            tables["slopes"] = _linear_fit(df)
+            tables["summary"] = summarize(df, BY + ["T"], ["regret", "switches", "lag_prediction"])
         if len(ns):
             tables["nonsmooth_summary"] = summarize(ns, ["loss", "alpha", "T", "d", "B"], ["regret", "switches",
                                                     "mala_acceptance", "mala_outside", "mala_steps"])
@@ -222,8 +172,7 @@ def build(cfg: dict) -> Study:
         df, ns = _split(df)
         paths = []
         if len(df):
-            summ = summarize(df.assign(regret=np.maximum(df["regret"], 1e-3)),
-                             ["learner", "adversary", "panel", "alpha", "T"], ["regret"])
+            summ = summarize(df.assign(regret=np.maximum(df["regret"], 1e-3)), BY + ["T"], ["regret"])
             for panel in sorted(summ["panel"].unique()):
                 for alpha in sorted(summ["alpha"].unique()):
                     s = summ[(summ["panel"] == panel) & (summ["alpha"] == alpha)]
@@ -322,6 +271,14 @@ def verdicts(slopes, summary, nonsmooth=None, nonsmooth_summary=None, ftrl_same_
     return pd.DataFrame(rows, columns=cols)
 
 
+def _linear_fit(lin, n_boot=None):
+    """The slopes of the linear points ``lin`` (with ``regret_pos``) with ``theory_slope``; ``n_boot=None``: the
+    default."""
+    sl = fit_slopes(lin, "T", "regret_pos", by=BY, **({} if n_boot is None else {"n_boot": n_boot}))
+    sl["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in sl.itertuples()]
+    return sl
+
+
 def _nonsmooth_fit(ns, n_boot=N_BOOT) -> tuple:
     """``(slopes, summary)`` of the non-smooth points ``ns`` (with ``regret_pos``); ``n_boot=None``: the default."""
     nby = ["loss", "alpha"]
@@ -350,11 +307,8 @@ def page_blocks(results_dir=None) -> dict:
 
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
     df = df.assign(regret_pos=np.maximum(df["regret"], 1e-3))
-    lin, ns = df[df["loss"] == "linear"], df[df["loss"] != "linear"]
-    by = ["learner", "adversary", "panel", "alpha"]
-    sl = fit_slopes(lin, "T", "regret_pos", by=by, n_boot=N_BOOT)
-    sl["theory_slope"] = [theory_slope(r.learner, r.panel, r.alpha) for r in sl.itertuples()]
-    summ = summarize(lin, by + ["T"], ["regret"])
+    lin, ns = _split(df)
+    sl, summ = _linear_fit(lin, N_BOOT), summarize(lin, BY + ["T"], ["regret"])
     Tmax, np_same, first_alpha = int(lin["T"].max()), _ftrl_same_runs(lin), float(lin["alpha"].min())
     rows = []
     for r in sl.itertuples(index=False):
@@ -373,7 +327,7 @@ def page_blocks(results_dir=None) -> dict:
     nsl, nsumm = _nonsmooth_fit(ns) if len(ns) else (None, None)
     v = verdicts(sl, summ, nsl, nsumm, ftrl_same_runs=np_same)
     return {
-        BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=int(df.groupby(by + ["loss", "T"])["seed"].nunique().min()),
+        BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=int(df.groupby(BY + ["loss", "T"])["seed"].nunique().min()),
                             T_lo=int(up[0]), T_hi=int(up[-1]), n_boot=N_BOOT, T_max=Tmax,
                             table=_table("slopes", rows, T_max=Tmax)),
         BLOCKS[1]: _nonsmooth_block(nsl, nsumm),

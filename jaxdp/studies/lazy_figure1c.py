@@ -11,13 +11,11 @@ import json
 import math
 import pathlib
 
-import jax.numpy as jnp
 import numpy as np
 
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import (
-    AlternatingParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs, experts_problem, figure1_exponents,
-    hedge, hedge_eta, hedge_params, l2p_mw, l2p_mw_params, plan_l2p_mw, private_lazy_sketch, sketch_params,
+    adversary_and_params, experts_problem, figure1_exponents, learner_and_params,
 )
 from jaxdp.studies._common_study import equal_expected_regret, upper_half
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, summarize, verdict_table
@@ -27,7 +25,6 @@ from jaxdp.studies.specs import StudySpec
 
 S = StudySpec("lazy-figure1c", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
-LEARNERS, ADVERSARIES = tuple(S.params["learners"].choices), tuple(S.params["adversaries"].choices)
 N_BOOT, TOL, NO_CLAIM = 2000, 0.05, S.data["claims_notes"]["no_claim"]
 
 
@@ -46,40 +43,6 @@ EXPONENT = {ln: (lambda a, f=_curve(*pc): float(f(a))) for ln, pc in S.data["exp
 def _table(name: str, rows) -> str:
     """The Markdown table ``name`` of the page: its header from the spec's ``columns``, then ``rows``."""
     return markdown_table(S.data["columns"][name], rows)
-
-
-def paper_B(eps: float) -> int:
-    """The paper's batch length ``B = floor(1/ε)`` (at least 1)."""
-    return max(1, int(math.floor(1.0 / eps)))
-
-
-def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid=(40, 30, 120)):
-    """``(learner, params, info)`` of one grid point (``info``: ``eta``, ``B``, for L2P the plan and ``eps_cert``);
-    ``grid``: the planner's ``(n_B, n_c, n_eta)`` resolution. ``ValueError``: an unknown learner or a refused plan."""
-    if name in ("l2p_paper", "l2p_retuned"):
-        plan = plan_l2p_mw(eps=eps, delta=delta, T=T, d=d, mode="rate" if name == "l2p_paper" else "retuned",
-                           grid=grid)
-        pr = plan.params
-        return l2p_mw(d, None), l2p_mw_params(pr["eta"], pr["p"], pr["B"]), dict(pr, eps_cert=plan.eps_certified)
-    if name == "sketch":
-        eta = min(hedge_eta(d, T), eps)
-        p = min(1.0, eta / eps)
-        return private_lazy_sketch(d), sketch_params(eta, p), {"eta": eta, "p": p, "B": 1}
-    if name == "hedge":
-        hp = hedge_params(d, T)
-        return hedge(d), hp, {"eta": float(hp.eta), "B": 1}
-    raise ValueError(f"unknown learner {name!r}; known: {LEARNERS}")
-
-
-def adversary_and_params(name: str, d: int, T: int, eps: float):
-    """``(adversary, params)``: the paper's epochs, epochs of length ``B = paper_B(ε)`` or alternating batches."""
-    B = paper_B(eps)
-    if name in ("paper_epochs", "aligned_epochs"):
-        ep = jnp.int32(0 if name == "paper_epochs" else B)
-        return adv_lazy_epochs(d), LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=ep)
-    if name == "alternating":
-        return adv_alternating_batches(d), AlternatingParams(B=jnp.int32(B))
-    raise ValueError(f"unknown adversary {name!r}; known: {ADVERSARIES}")
 
 
 @S.register
@@ -146,10 +109,10 @@ def alternating_terms(df, d: int):
     """L2P-MW (paper settings) on alternating batches per (α, ``T``): ``expected_regret`` beside the model
     ``ln(d/2)/η + (T/4) tanh(ηB/2)`` (``warmup``, ``tanh_term``, ``model``, ``ratio``) and the candidate batching
     terms ``TBeta_over_8`` and ``claimed_TB2eta2``."""
-    from jaxdp.experts import alternating_prediction
+    from jaxdp.experts import alternating_prediction, alternating_warmup
 
     t = _per_point(df[df["adversary"] == "alternating"], ["l2p_paper"], ["alpha", "T"])
-    t["warmup"] = math.log(d / 2) / t["eta"]
+    t["warmup"] = alternating_warmup(d, t["eta"])
     t["tanh_term"] = alternating_prediction(t["T"].to_numpy(float), t["eta"].to_numpy(float), t["B"].to_numpy(float))
     t["model"] = t["warmup"] + t["tanh_term"]
     t["ratio"] = t["expected_regret"] / t["model"]

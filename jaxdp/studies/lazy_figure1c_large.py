@@ -14,8 +14,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxdp.core import seed_keys, simulate
-from jaxdp.experts import AlternatingParams, adv_alternating_batches, experts_problem
-from jaxdp.experts import alternating_prediction, figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw
+from jaxdp.experts import (
+    AlternatingParams, adv_alternating_batches, alternating_prediction, alternating_warmup, experts_problem,
+    figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw,
+)
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
 from jaxdp.studies.claims import Measurement, Verdict, judge, tally, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize
@@ -24,17 +26,13 @@ from jaxdp.studies.specs import StudySpec
 S = StudySpec("lazy-figure1c-large", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
 N_BOOT, MODEL_COLS = 2000, ("warmup_lnd2_over_eta", "tanh_term", "claimed_TB2eta2")
+COLUMNS = S.data["columns"]   # the page tables' headers
 
 
 def _exp(a, which: str):
     """The ``"claimed"`` or ``"corrected"`` exponent curve (``curves`` of the spec) at α."""
     panel, curve = S.data["curves"][which]
     return figure1_exponents(a, panel)[curve]
-
-
-def _table(name: str, rows) -> str:
-    """The Markdown table ``name`` of the page: its header from the spec's ``columns``, then ``rows``."""
-    return markdown_table(S.data["columns"][name], rows)
 
 
 def _summary(df, cols=("eta", "B") + MODEL_COLS):
@@ -57,7 +55,7 @@ def build(cfg: dict) -> Study:
                          AlternatingParams(B=jnp.int32(B)), keys, T, T_max=T, n_checkpoints=4)
             out.append({"expected_regret": np.asarray(r["expected_regret"]), "regret": np.asarray(r["regret"]),
                         "eta": np.full(n, eta), "B": np.full(n, float(B)),
-                        "warmup_lnd2_over_eta": np.full(n, math.log(d / 2) / eta),
+                        "warmup_lnd2_over_eta": np.full(n, alternating_warmup(d, eta)),
                         "tanh_term": np.full(n, float(alternating_prediction(T, eta, B))),
                         "claimed_TB2eta2": np.full(n, T * B * B * eta * eta)})
         return out
@@ -137,8 +135,8 @@ def page_blocks(results_dir=None) -> dict:
     v = verdicts(pd.DataFrame(fits))
     return {
         BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["alpha", "T"])["seed"].nunique().min()), n_boot=N_BOOT,
-                            table=_table("local", rows)),
-        BLOCKS[1]: S.render(BLOCKS[1], n_in=int(inside.sum()), n=len(s), table=_table("model", mrows),
+                            table=markdown_table(COLUMNS["local"], rows)),
+        BLOCKS[1]: S.render(BLOCKS[1], n_in=int(inside.sum()), n=len(s), table=markdown_table(COLUMNS["model"], mrows),
                             dev=100 * float(np.max(np.abs(s["model"] / s["expected_regret_mean"] - 1)))),
         BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, tol=CLAIMS["l2p_mw"].tolerance,
                             decades=math.log10(Ts[1] / Ts[0]), table=verdict_table(v)),

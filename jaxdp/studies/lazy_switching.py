@@ -8,101 +8,26 @@ batch s on replayed losses with nu_s = softmax(-eta * the first (s-1)B losses) (
 """
 from __future__ import annotations
 
-import functools
 import math
 import pathlib
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 from ..core import seed_keys, simulate
-from ..core.validation import check_positive_int
-from ..experts import LazyEpochsParams, ReplayParams, adv_lazy_epochs, adv_replay, experts_problem, load_losses
-from ..experts import l2p_mw, l2p_mw_params, tree_ftrl_experts, tree_ftrl_params
-from ._common_study import ROOT as ROOT
+from ..experts import (
+    LazyEpochsParams, adv_lazy_epochs, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params,
+    marginal_check, mw_marginal, tree_ftrl_experts, tree_ftrl_params, z7_losses, z7_played,
+)
 from .analysis import _pow2, fmt_ci, fmt_num, markdown_table
 from .framework import Study, plot_curves, summarize
-from .lazy_figure1c import learner_and_params
 from .specs import StudySpec
 
 S = StudySpec("lazy-switching", __name__)
 DOC_PAGE, RESULTS, BLOCKS, FAMILY_ALPHA = S.doc_page, S.results, S.blocks, S.data["family_alpha"]
 COUNTS = ["expected_regret", "lb_ratio", "switches", "n_real", "n_fake", "n_yres", "n_batches", "p"]
-
-
-def z7_losses(d: int, B: int, n_batches: int, seed: int = 0) -> np.ndarray:
-    """Z7's fixed ``(B n_batches, d)`` losses: i.i.d. U[0, 1] with a leader (loss 0) rotating every two batches, so
-    nu_s moves by TV ~ eta B / 4 per batch without collapsing onto one expert."""
-    d, B, n_batches = (check_positive_int(n, v) for n, v in (("z7_d", d), ("z7_B", B), ("z7_batches", n_batches)))
-    ell = np.random.default_rng(int(seed)).random((B * n_batches, d))
-    for s in range(n_batches):
-        ell[s * B:(s + 1) * B, (s // 2) % d] = 0.0
-    return load_losses(ell.astype(np.float32), d)
-
-
-def mw_marginal(losses: np.ndarray, eta: float, n_rounds: int) -> np.ndarray:
-    """``softmax(-eta * sum_{i < n_rounds} l_i)``: the multiplicative-weights distribution, float64 ``(d,)``."""
-    logits = -float(eta) * np.asarray(losses, np.float64)[:int(n_rounds)].sum(0)
-    w = np.exp(logits - logits.max())
-    return w / w.sum()
-
-
-def exact_sampler_tv(nu: np.ndarray, n: int) -> float:
-    """``E[TV(empirical, nu)]`` of ``n`` i.i.d. draws from ``nu``, exactly (de Moivre's mean absolute deviation of
-    each Binomial(n, nu_j) count: ``2 k C(n, k) q^k (1 - q)^(n - k + 1)``, ``k = floor(n q) + 1``)."""
-    nu, n = np.asarray(nu, np.float64), int(n)
-    q = np.clip(nu, 1e-300, 1.0)
-    k = np.floor(n * q) + 1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_mad = (math.log(2.0) + np.log(k) + special.gammaln(n + 1) - special.gammaln(k + 1)
-                   - special.gammaln(n - k + 1) + k * np.log(q) + (n - k + 1) * np.log1p(-q))
-    return float(0.5 * np.where((nu > 0) & (nu < 1) & (k <= n), np.exp(log_mad), 0.0).sum() / n)
-
-
-def marginal_check(counts: np.ndarray, nu: np.ndarray, alpha: float = 1e-8) -> dict:
-    """``{"n", "tv", "tv_noise", "tv_ratio", "tv_bound", "chi2_p", "ok"}`` of a histogram ``counts`` against ``nu``:
-    the TV, an exact sampler's ``E[TV]``, the sound bound ``E[TV] + sqrt(ln(1/alpha) / (2n))`` (McDiarmid: an exact
-    sampler exceeds it with probability <= alpha), the chi-square p-value and ``tv <= tv_bound``."""
-    counts, nu = np.asarray(counts, np.float64), np.asarray(nu, np.float64)
-    n = int(round(counts.sum()))
-    tv, noise = 0.5 * float(np.abs(counts / n - nu).sum()), exact_sampler_tv(nu, n)
-    bound = noise + math.sqrt(math.log(1.0 / alpha) / (2.0 * n))
-    return {"n": n, "tv": tv, "tv_noise": noise, "tv_ratio": tv / noise, "tv_bound": bound,
-            "chi2_p": float(stats.chisquare(counts, nu * n).pvalue), "ok": bool(tv <= bound)}
-
-
-@functools.lru_cache(maxsize=None)
-def _z7_runner(d: int, B: int, n_batches: int):
-    """jit(keys, losses, params) -> (n, n_batches): the expert played per batch, with the simulator's key layout."""
-    learner, adversary = l2p_mw(d, B), adv_replay(d)
-
-    def one(key, losses, params):
-        k_learn, k_adv, k_init, k_block = jax.random.split(key, 4)
-        a_state = adversary.init(k_adv, ReplayParams(losses))
-
-        def rnd(s, t):
-            return learner.step(jax.random.fold_in(k_learn, t), s, adversary.loss(a_state, t), params)[0], None
-
-        def blk(s, j):
-            x = s.x   # played for rounds jB .. (j+1)B - 1 (x is constant within a batch)
-            s, _ = jax.lax.scan(rnd, s, j * B + jnp.arange(B, dtype=jnp.int32))
-            return learner.end_block(jax.random.fold_in(k_block, j), s, params)[0], x
-
-        return jax.lax.scan(blk, learner.init(k_init, params), jnp.arange(n_batches, dtype=jnp.int32))[1]
-
-    return jax.jit(jax.vmap(one, in_axes=(0, None, None)))
-
-
-def z7_played(keys, losses: np.ndarray, eta: float, p: float, B: int) -> np.ndarray:
-    """``(n, T // B)`` int32: the expert L2P-MW (block mode, step ``eta``, fake-switch probability ``p``) plays in
-    each batch of each run on replayed ``(T, d)`` losses, one typed key per run; ``T`` a multiple of ``B``."""
-    losses, B = load_losses(losses), check_positive_int("B", B)
-    T, d = losses.shape
-    if T % B:
-        raise ValueError(f"losses must have a multiple of B={B} rows, got {T}")
-    return np.asarray(_z7_runner(d, B, T // B)(keys, jnp.asarray(losses), l2p_mw_params(eta, p, B, block_size=B)))
 
 
 def _z7_config(cfg):
@@ -220,8 +145,8 @@ def build(cfg: dict) -> Study:
         if not len(df):
             return None
         s = summarize(df, by=["learner", "eps", "T"], metrics=COUNTS)
-        s["n_yres_pred"] = s["n_batches_mean"] * s["p_mean"]
-        s["n_fake_pred"] = (s["n_batches_mean"] - s["n_real_mean"]) * s["p_mean"]
+        fake, s["n_yres_pred"] = l2p_expected_counts(s["n_batches_mean"], s["n_real_mean"], s["p_mean"])
+        s["n_fake_pred"] = fake
         return s
 
     def analyze(df):
@@ -267,9 +192,8 @@ def prediction_checks(df):
     d = df[(df["exp"] == "Z5_Z8") & df["learner"].astype(str).str.startswith("l2p") & (df["p"] > 0)]
     rows = []
     for (learner, eps, T), g in d.groupby(["learner", "eps", "T"], sort=True):
-        p = float(g["p"].iloc[0])
-        for count, meas, pred in (("fake switches", g["n_fake"], p * (g["n_batches"] - g["n_real"])),
-                                  ("shadow resamples", g["n_yres"], p * g["n_batches"])):
+        fake, yres = l2p_expected_counts(g["n_batches"], g["n_real"], float(g["p"].iloc[0]))
+        for count, meas, pred in (("fake switches", g["n_fake"], fake), ("shadow resamples", g["n_yres"], yres)):
             r = (meas - pred).to_numpy(float)
             se = float(r.std(ddof=1) / math.sqrt(len(r)))
             rows.append(dict(learner=learner, eps=float(eps), T=int(T), count=count, n_seeds=len(r),

@@ -21,8 +21,8 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from ..oco import (
-    adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, plan_dp_ftrl, smooth_realizable_params,
-    squared_problem,
+    adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_noise_bound, dp_ftrl_noise_energy, dp_ftrl_params,
+    plan_dp_ftrl, smooth_realizable_params, squared_problem,
 )
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
 from .analysis import fmt_ci, fmt_num, markdown_table, ratio_to_base, verdict_table
@@ -68,9 +68,7 @@ def theory_curve(cfg, name, part, env, eps):
 
     def one(t):
         _, sigma, _, _, V, _ = _point_params(cfg, name, part, env, t, eps)
-        if env == "realizable":
-            return BETA * D ** 2 + (D ** 2 * math.sqrt(BETA * t * d * sigma ** 2 * V)) ** (2 / 3)
-        return 2 * D * math.sqrt(t * L * (L + math.sqrt(d * V) * sigma))
+        return float(dp_ftrl_noise_bound(t, d * sigma ** 2 * V, D, L, BETA, env == "realizable"))
 
     return lambda T: np.asarray([one(max(2, int(round(t)))) for t in np.atleast_1d(np.asarray(T, float))])
 
@@ -97,8 +95,8 @@ def build(cfg: dict) -> Study:
         T, T_max = np.asarray([p["T"] for p in pts], np.int32), _horizon(cfg, part)
         mech, prob = _mechanism(cfg, name, part), squared_problem(d, D)
         sig_xi = [cfg["sigma_xi"] if p["env"] == "noisy" else 0.0 for p in pts]
-        ap = type(smooth_realizable_params(D, 0.0, 0.0))(D=jnp.full(G, D, jnp.float32), grid_h=jnp.zeros(G, jnp.float32),
-                                                          sigma=jnp.asarray(sig_xi, jnp.float32))
+        ap = type(smooth_realizable_params(D, 0.0, 0.0))(
+            D=jnp.full(G, D, jnp.float32), grid_h=jnp.zeros(G, jnp.float32), sigma=jnp.asarray(sig_xi, jnp.float32))
         keys = seed_keys(cfg["seed"], seeds)
         keys = jnp.broadcast_to(keys, (G,) + keys.shape)          # common random numbers across the grid
         vals = [_point_params(cfg, name, part, p["env"], p["T"], p["eps"]) for p in pts]
@@ -170,17 +168,16 @@ def build(cfg: dict) -> Study:
 
 
 def ratio_table(ratios) -> str:
-    """The Markdown table of each mechanism's regret over the tree's (seed-paired 95% intervals), from ``ratios.csv``."""
-    lines = ["| sweep | instance | T | ε | seeds | " + " | ".join(n for _, n in _COLUMNS) + " |",
-             "|" + "---|" * (5 + len(_COLUMNS))]
+    """The Markdown table of each mechanism's regret over the tree's (seed-paired 95% intervals), from
+    ``ratios.csv``."""
+    rows = []
     for part in ("T", "eps"):
         for (env, T, eps), g in ratios[ratios["part"] == part].groupby(["env", "T", "eps"], sort=True):
             by = g.set_index("mechanism")
-            cells = [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
-                     if m in by.index else "-" for m, _ in _COLUMNS]
-            lines.append(f"| {'T' if part == 'T' else 'ε'} | {env} | {int(T)} | {eps:g} | {int(g['n_seeds'].min())} | "
-                         + " | ".join(cells) + " |")
-    return "\n".join(lines)
+            rows.append(["T" if part == "T" else "ε", env, int(T), f"{eps:g}", int(g["n_seeds"].min())]
+                        + [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
+                           if m in by.index else "-" for m, _ in _COLUMNS])
+    return markdown_table(["sweep", "instance", "T", "ε", "seeds"] + [n for _, n in _COLUMNS], rows)
 
 
 def slope_fits(df):
@@ -219,10 +216,9 @@ def bounds(summary, D: float = 1.0):
     recovered from its planned λ: ``E||b||^2 = D^2 (lambda - 32 beta)^3 / (beta T)`` of the realizable twin."""
     lam_r = summary[summary["env"] == "realizable"][["part", "mechanism", "T", "eps", "lam"]]
     b = summary.merge(lam_r.rename(columns={"lam": "lam_realizable"}), on=["part", "mechanism", "T", "eps"], how="left")
-    L, T = _lipschitz(D), b["T"].astype(float)
-    b["Eb2"] = eb2 = D ** 2 * (b["lam_realizable"] - 32 * BETA) ** 3 / (BETA * T)
-    b["bound"] = np.where(b["env"] == "realizable", BETA * D ** 2 + (D ** 2 * np.sqrt(BETA * T * eb2)) ** (2 / 3),
-                          2 * D * np.sqrt(T * L * (L + np.sqrt(eb2))))
+    T = b["T"].astype(float)
+    b["Eb2"] = eb2 = dp_ftrl_noise_energy(b["lam_realizable"], T, D, BETA)
+    b["bound"] = dp_ftrl_noise_bound(T, eb2, D, _lipschitz(D), BETA, b["env"] == "realizable")
     b["regret_over_bound"] = b["regret_mean"] / b["bound"]
     return b
 
@@ -263,7 +259,8 @@ def verdicts(summary, twins=(), D: float = 1.0):
         return root(p, e, alias[(p, e, m)]) if (p, e, m) in alias else m
 
     rows = []
-    for (part, env), g in sorted(b.groupby(["part", "env"]), key=lambda kv: (kv[0][0] != "T", kv[0][1] != "realizable")):
+    sweeps = sorted(b.groupby(["part", "env"]), key=lambda kv: (kv[0][0] != "T", kv[0][1] != "realizable"))
+    for (part, env), g in sweeps:
         for mech in [m for m in MECHANISMS if m in set(g["mechanism"]) and (part, env, m) not in alias]:
             same = [m for m in MECHANISMS if m in set(g["mechanism"]) and root(part, env, m) == mech]
             pts = g[g["mechanism"].isin(same) & np.isfinite(g["bound"])]

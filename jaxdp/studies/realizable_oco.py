@@ -15,7 +15,6 @@ Spec and claims: ``specs/realizable-oco.toml``; page prose: ``specs/realizable-o
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 
 import jax
@@ -25,8 +24,8 @@ import numpy as np
 from ..core import seed_keys, simulate
 from ..oco import (
     adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, dp_ftrl_regret_bound, experts_oco_net,
-    experts_oco_net_params, logphi_grid, logphi_mc, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco,
-    potential_oco, potential_oco_params, smooth_realizable_params, squared_problem,
+    experts_oco_net_params, logphi_squared_errors, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco,
+    net_regret_bound, potential_oco, potential_oco_params, smooth_realizable_params, squared_problem,
 )
 from ..privacy.mechanisms import tree_depth
 from .analysis import markdown_table, verdict_table
@@ -109,8 +108,8 @@ def build(cfg: dict) -> Study:
         sig_xi = [cfg["sigma_xi"] if p["env"] == "noisy" else 0.0 for p in pts]
         # R8: x* snapped to the learner's grid net (realizable on the net; no discretization error)
         h = 2.0 * D / cfg["r8_m"] if (name != "dp_ftrl" and cfg["r8_snap"]) else 0.0
-        ap = type(smooth_realizable_params(D, 0.0, h))(D=jnp.full(G, D, jnp.float32), grid_h=jnp.full(G, h, jnp.float32),
-                                                        sigma=jnp.asarray(sig_xi, jnp.float32))
+        ap = type(smooth_realizable_params(D, 0.0, h))(
+            D=jnp.full(G, D, jnp.float32), grid_h=jnp.full(G, h, jnp.float32), sigma=jnp.asarray(sig_xi, jnp.float32))
         keys = seed_keys(cfg["seed"], seeds)
         keys = jnp.broadcast_to(keys, (G,) + keys.shape)      # common random numbers across the grid
         if name == "dp_ftrl":
@@ -222,15 +221,8 @@ def _validate(cfg: dict) -> None:
 
 
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
-    """``(bound, kind)`` with the planned constants: ``loss_scale ln(M) L`` (O(log M) switches of Alg. 1, each at
-    most the threshold) or Lemma C.3's ``loss_scale 2 e^{3 alpha} log(1/gamma) / eta``, ``gamma = 1/M``."""
-    pr = _net_plan(name, cfg, T, d).params
-    c = -cfg["D"] + (2.0 * cfg["D"] / pr["m"]) * (np.arange(pr["m"]) + 0.5)
-    M = int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1)
-                   <= cfg["D"]))
-    if name == "experts_oco_net":
-        return pr["loss_scale"] * math.log(M) * pr["L"], "ln(M) x threshold"
-    return pr["loss_scale"] * 2 * math.e ** (3 * pr["alpha"]) * math.log(M) / pr["eta"], "Lemma C.3"
+    """``net_regret_bound`` of the R8 point's plan."""
+    return net_regret_bound(name, _net_plan(name, cfg, T, d).params, cfg["D"], d)
 
 
 def _logphi_table(cfg: dict):
@@ -250,19 +242,8 @@ def _logphi_table(cfg: dict):
         st = adv.init(jax.random.key(cfg["seed"]), smooth_realizable_params(D, 0.0, h))
         for Tq in sorted({min(T, 256), T}):
             ls = jax.jit(jax.vmap(lambda t: adv.loss(st, t)))(jnp.arange(Tq))
-            a, b = np.asarray(ls.a, np.float64), np.asarray(ls.b, np.float64)
-            AA, Ab, bb = a.T @ a, a.T @ b, b @ b
-
-            def cum(x, AA=AA, Ab=Ab, bb=bb):
-                # normalized cumulative loss (the learner clips each loss at 1; never binds here: l <= 2LD)
-                return 0.5 * (np.einsum("ni,ij,nj->n", x, AA, x) - 2 * x @ Ab + bb) / scale
-
-            g = logphi_grid(cum, D, int(d), m, eta)
-            g4 = logphi_grid(cum, D, int(d), 4 * m, eta)
-            mc, se = logphi_mc(np.random.default_rng(0), cum, D, int(d), 200_000, eta)
-            rows.append({"d": int(d), "t": Tq, "m": m, "eta": eta, "logphi_grid": g, "logphi_grid_4m": g4,
-                         "logphi_mc": mc, "mc_se": se, "abs_err_grid_vs_4m": abs(g - g4),
-                         "abs_err_grid_vs_mc": abs(g - mc)})
+            rows.append({"d": int(d), "t": Tq, "m": m, "eta": eta,
+                         **logphi_squared_errors(ls.a, ls.b, D, int(d), m, eta, scale)})
     return pd.DataFrame(rows)
 
 
@@ -291,7 +272,8 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
-    v = verdicts(pd.read_csv(d / "summary.csv"), {**DEFAULTS, **json.loads((d / "manifest.json").read_text())["config"]})
+    cfg = {**DEFAULTS, **json.loads((d / "manifest.json").read_text())["config"]}
+    v = verdicts(pd.read_csv(d / "summary.csv"), cfg)
     tol = max(c.tolerance for c in CLAIMS.values())
     rows = [[r.learner, int(r.d), int(r.T), f"{getattr(r, '_5'):.1f}", f"{r.bound:.1f}", r.kind]
             for r in pd.read_csv(d / "r8_bounds.csv").itertuples(index=False)]

@@ -13,7 +13,7 @@ import pytest
 
 from jaxdp.registry import get_study
 from jaxdp.studies.framework import resolve_config, run_study
-from jaxdp.studies.lazy_switching import exact_sampler_tv, marginal_check, mw_marginal, z7_losses
+from jaxdp.experts import exact_sampler_tv, marginal_check, mw_marginal, z7_losses
 
 ALPHA = 1e-8
 

@@ -1,0 +1,230 @@
+"""The experimental setups of *Lazy private online learning* (Asi, Koren, Liu, Talwar), and its Lemma 3.4 test.
+
+``learner_and_params`` and ``adversary_and_params`` name the learners (L2P-MW at the paper's and at re-tuned
+settings, the prior low-switching sketch, Hedge) and adversaries (the lower-bound epochs, batch-aligned epochs,
+alternating batches) the lazy studies run, with the paper's batch length ``paper_B``. ``z7_played`` replays fixed
+losses (``z7_losses``) through L2P-MW in block mode and returns the expert it plays in each batch; Lemma 3.4
+(``δ₀ = 0``) says that expert is distributed as ``mw_marginal`` of the earlier batches' losses, which
+``marginal_check`` tests against the exact sampler's noise level (``exact_sampler_tv``). docs/papers/lazy.md maps
+the lemma to these functions.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from scipy import special, stats
+
+from ..core.validation import check_positive_int
+from .adversaries import (
+    AlternatingParams, LazyEpochsParams, ReplayParams, adv_alternating_batches, adv_lazy_epochs, adv_replay,
+    load_losses,
+)
+from .hedge import hedge, hedge_eta, hedge_params
+from .l2p_mw import l2p_mw, l2p_mw_params, plan_l2p_mw
+from .sketch import private_lazy_sketch, sketch_params
+
+__all__ = ["LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
+           "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played"]
+
+#: the learners :func:`learner_and_params` knows
+LAZY_LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge")
+#: the adversaries :func:`adversary_and_params` knows
+LAZY_ADVERSARIES = ("paper_epochs", "aligned_epochs", "alternating")
+
+
+def paper_B(eps: float) -> int:
+    """The paper's batch length.
+
+    Args:
+        eps: the privacy parameter ε.
+
+    Returns:
+        ``B = floor(1/ε)``, at least 1.
+    """
+    return max(1, int(math.floor(1.0 / eps)))
+
+
+def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid=(40, 30, 120)):
+    """One learner of the lazy studies at one grid point.
+
+    Args:
+        name: one of :data:`LAZY_LEARNERS`: L2P-MW planned in ``"rate"`` mode (``l2p_paper``) or ``"retuned"``
+            mode (``l2p_retuned``), the sketch at ``η = min(hedge_eta, ε)``, ``p = η/ε``, or Hedge.
+        d, T: the number of experts and the horizon.
+        eps, delta: the privacy target.
+        grid: the planner's ``(n_B, n_c, n_eta)`` resolution.
+
+    Returns:
+        ``(learner, params, info)``; ``info`` holds ``eta`` and ``B``, and for L2P the plan's params and
+        ``eps_cert``.
+
+    Raises:
+        ValueError: an unknown learner or a refused plan.
+    """
+    if name in ("l2p_paper", "l2p_retuned"):
+        plan = plan_l2p_mw(eps=eps, delta=delta, T=T, d=d, mode="rate" if name == "l2p_paper" else "retuned",
+                           grid=grid)
+        pr = plan.params
+        return l2p_mw(d, None), l2p_mw_params(pr["eta"], pr["p"], pr["B"]), dict(pr, eps_cert=plan.eps_certified)
+    if name == "sketch":
+        eta = min(hedge_eta(d, T), eps)
+        p = min(1.0, eta / eps)
+        return private_lazy_sketch(d), sketch_params(eta, p), {"eta": eta, "p": p, "B": 1}
+    if name == "hedge":
+        hp = hedge_params(d, T)
+        return hedge(d), hp, {"eta": float(hp.eta), "B": 1}
+    raise ValueError(f"unknown learner {name!r}; known: {LAZY_LEARNERS}")
+
+
+def adversary_and_params(name: str, d: int, T: int, eps: float):
+    """One adversary of the lazy studies at one grid point.
+
+    Args:
+        name: one of :data:`LAZY_ADVERSARIES`: the paper's lower-bound epochs, epochs of length
+            ``B = paper_B(ε)`` or alternating batches of length ``B``.
+        d, T: the number of experts and the horizon.
+        eps: the privacy parameter ε.
+
+    Returns:
+        ``(adversary, params)``.
+
+    Raises:
+        ValueError: an unknown adversary.
+    """
+    B = paper_B(eps)
+    if name in ("paper_epochs", "aligned_epochs"):
+        ep = jnp.int32(0 if name == "paper_epochs" else B)
+        return adv_lazy_epochs(d), LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=ep)
+    if name == "alternating":
+        return adv_alternating_batches(d), AlternatingParams(B=jnp.int32(B))
+    raise ValueError(f"unknown adversary {name!r}; known: {LAZY_ADVERSARIES}")
+
+
+def z7_losses(d: int, B: int, n_batches: int, seed: int = 0) -> np.ndarray:
+    """The fixed losses of the Lemma 3.4 test.
+
+    i.i.d. U[0, 1] with a leader (loss 0) rotating every two batches, so ν_s moves by TV ~ ηB/4 per batch without
+    collapsing onto one expert.
+
+    Args:
+        d: the number of experts.
+        B: the batch length.
+        n_batches: the number of batches.
+        seed: the NumPy seed of the uniform draws.
+
+    Returns:
+        ``(B n_batches, d)`` float32 losses.
+    """
+    d, B, n_batches = (check_positive_int(n, v) for n, v in (("z7_d", d), ("z7_B", B), ("z7_batches", n_batches)))
+    ell = np.random.default_rng(int(seed)).random((B * n_batches, d))
+    for s in range(n_batches):
+        ell[s * B:(s + 1) * B, (s // 2) % d] = 0.0
+    return load_losses(ell.astype(np.float32), d)
+
+
+def mw_marginal(losses: np.ndarray, eta: float, n_rounds: int) -> np.ndarray:
+    """The multiplicative-weights distribution after ``n_rounds`` losses.
+
+    Args:
+        losses: ``(T, d)`` losses.
+        eta: the step size.
+        n_rounds: how many leading rows of ``losses`` to sum.
+
+    Returns:
+        ``softmax(-eta * sum_{i < n_rounds} l_i)``, float64 ``(d,)``.
+    """
+    logits = -float(eta) * np.asarray(losses, np.float64)[:int(n_rounds)].sum(0)
+    w = np.exp(logits - logits.max())
+    return w / w.sum()
+
+
+def exact_sampler_tv(nu: np.ndarray, n: int) -> float:
+    """The expected total variation of an exact sampler's histogram, exactly.
+
+    De Moivre's mean absolute deviation of each Binomial(n, ν_j) count: ``2 k C(n, k) q^k (1 - q)^(n - k + 1)``,
+    ``k = floor(n q) + 1``.
+
+    Args:
+        nu: the target distribution ``(d,)``.
+        n: the number of i.i.d. draws.
+
+    Returns:
+        ``E[TV(empirical, nu)]`` of ``n`` i.i.d. draws from ``nu``.
+    """
+    nu, n = np.asarray(nu, np.float64), int(n)
+    q = np.clip(nu, 1e-300, 1.0)
+    k = np.floor(n * q) + 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_mad = (math.log(2.0) + np.log(k) + special.gammaln(n + 1) - special.gammaln(k + 1)
+                   - special.gammaln(n - k + 1) + k * np.log(q) + (n - k + 1) * np.log1p(-q))
+    return float(0.5 * np.where((nu > 0) & (nu < 1) & (k <= n), np.exp(log_mad), 0.0).sum() / n)
+
+
+def marginal_check(counts: np.ndarray, nu: np.ndarray, alpha: float = 1e-8) -> dict:
+    """Tests a histogram against a distribution at the exact sampler's noise level.
+
+    Args:
+        counts: the histogram ``(d,)``.
+        nu: the target distribution ``(d,)``.
+        alpha: the probability with which an exact sampler exceeds the bound.
+
+    Returns:
+        ``{"n", "tv", "tv_noise", "tv_ratio", "tv_bound", "chi2_p", "ok"}``: the TV, an exact sampler's ``E[TV]``,
+        their ratio, the sound bound ``E[TV] + sqrt(ln(1/alpha) / (2n))`` (McDiarmid: an exact sampler exceeds it
+        with probability at most ``alpha``), the chi-square p-value and ``tv <= tv_bound``.
+    """
+    counts, nu = np.asarray(counts, np.float64), np.asarray(nu, np.float64)
+    n = int(round(counts.sum()))
+    tv, noise = 0.5 * float(np.abs(counts / n - nu).sum()), exact_sampler_tv(nu, n)
+    bound = noise + math.sqrt(math.log(1.0 / alpha) / (2.0 * n))
+    return {"n": n, "tv": tv, "tv_noise": noise, "tv_ratio": tv / noise, "tv_bound": bound,
+            "chi2_p": float(stats.chisquare(counts, nu * n).pvalue), "ok": bool(tv <= bound)}
+
+
+@functools.lru_cache(maxsize=None)
+def _z7_runner(d: int, B: int, n_batches: int):
+    """jit(keys, losses, params) -> (n, n_batches): the expert played per batch, with the simulator's key layout."""
+    learner, adversary = l2p_mw(d, B), adv_replay(d)
+
+    def one(key, losses, params):
+        k_learn, k_adv, k_init, k_block = jax.random.split(key, 4)
+        a_state = adversary.init(k_adv, ReplayParams(losses))
+
+        def rnd(s, t):
+            return learner.step(jax.random.fold_in(k_learn, t), s, adversary.loss(a_state, t), params)[0], None
+
+        def blk(s, j):
+            x = s.x   # played for rounds jB .. (j+1)B - 1 (x is constant within a batch)
+            s, _ = jax.lax.scan(rnd, s, j * B + jnp.arange(B, dtype=jnp.int32))
+            return learner.end_block(jax.random.fold_in(k_block, j), s, params)[0], x
+
+        return jax.lax.scan(blk, learner.init(k_init, params), jnp.arange(n_batches, dtype=jnp.int32))[1]
+
+    return jax.jit(jax.vmap(one, in_axes=(0, None, None)))
+
+
+def z7_played(keys, losses: np.ndarray, eta: float, p: float, B: int) -> np.ndarray:
+    """The expert L2P-MW (block mode) plays in each batch of each run on replayed losses.
+
+    Args:
+        keys: one typed key per run ``(n,)``.
+        losses: ``(T, d)`` losses, ``T`` a multiple of ``B``.
+        eta: the step size.
+        p: the fake-switch probability.
+        B: the batch length (and block size).
+
+    Returns:
+        ``(n, T // B)`` int32.
+
+    Raises:
+        ValueError: ``T`` is not a multiple of ``B``.
+    """
+    losses, B = load_losses(losses), check_positive_int("B", B)
+    T, d = losses.shape
+    if T % B:
+        raise ValueError(f"losses must have a multiple of B={B} rows, got {T}")
+    return np.asarray(_z7_runner(d, B, T // B)(keys, jnp.asarray(losses), l2p_mw_params(eta, p, B, block_size=B)))
