@@ -24,7 +24,7 @@ from .specs import StudySpec
 
 S = StudySpec("lazy-figure1ab", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
-LEARNERS, ADVERSARIES = tuple(S.params["learners"].choices), tuple(S.params["adversaries"].choices)
+LEARNERS, ADVERSARIES = tuple(S.params["learners"].choices or ()), tuple(S.params["adversaries"].choices or ())
 RADIUS, DELTA, NOISE, MALA_TOL = 0.5, 1e-6, 0.1, 1e-2   # ball radius; δ; nonsmooth noise; mala_schedule's tol
 N_BOOT, TOL, BY = 2000, 0.05, ["learner", "adversary", "panel", "alpha"]
 #: a slope interval narrower than this has no spread over seeds: the curve is deterministic
@@ -119,7 +119,7 @@ def _check_point(pt: dict, cfg: dict) -> None:
 
 
 def _table(name: str, rows, **values) -> str:
-    """The Markdown table ``name`` of the page: its header from the spec's ``columns`` (``values`` filled), ``rows``."""
+    """The Markdown table ``name`` of the page: its header from the study TOML's ``columns`` (``values`` filled), ``rows``."""
     return markdown_table([h.format(**values) for h in S.data["columns"][name]], rows)
 
 

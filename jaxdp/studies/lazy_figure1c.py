@@ -41,7 +41,7 @@ EXPONENT = {ln: (lambda a, f=_curve(*pc): float(f(a))) for ln, pc in S.data["exp
 
 
 def _table(name: str, rows) -> str:
-    """The Markdown table ``name`` of the page: its header from the spec's ``columns``, then ``rows``."""
+    """The Markdown table ``name`` of the page: its header from the study TOML's ``columns``, then ``rows``."""
     return markdown_table(S.data["columns"][name], rows)
 
 
@@ -138,8 +138,8 @@ def verdicts(slopes, summary, d: int):
             p = summary[(summary["learner"] == r.learner) & (summary["adversary"] == r.adversary)
                         & (summary["alpha"] == r.alpha) & summary["T"].between(r.x_min, r.x_max)]
             b = np.sqrt(p["T"].to_numpy(float) * math.log(d) / 2)
-            m = Measurement.of_ratios(*(p[k].to_numpy(float) / b for k in ("regret_mean", "regret_lo", "regret_hi")),
-                                      int(p["n_seeds"].min()))
+            mean, lo, hi = (p[k].to_numpy(float) / b for k in ("regret_mean", "regret_lo", "regret_hi"))
+            m = Measurement.of_ratios(mean, lo, hi, int(p["n_seeds"].min()))
             experiment = "E[regret] / √(T ln d/2), fitted T"
         else:
             c = dataclasses.replace(c, value=EXPONENT[r.learner](float(r.alpha)))

@@ -30,7 +30,7 @@ COLUMNS = S.data["columns"]   # the page tables' headers
 
 
 def _exp(a, which: str):
-    """The ``"claimed"`` or ``"corrected"`` exponent curve (``curves`` of the spec) at α."""
+    """The ``"claimed"`` or ``"corrected"`` exponent curve (``curves`` of the study TOML) at α."""
     panel, curve = S.data["curves"][which]
     return figure1_exponents(a, panel)[curve]
 

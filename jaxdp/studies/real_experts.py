@@ -26,7 +26,7 @@ from .specs import StudySpec
 
 S = StudySpec("real-experts", __name__)
 DOC_PAGE, RESULTS, BLOCKS, DEFAULTS, QUICK = S.doc_page, S.results, S.blocks, S.defaults, S.quick
-LEARNERS, RELATIONS, EPS_TOP, N_BOOT = S.params["learners"].choices, S.data["relations"], S.data["eps_top"], 2000
+LEARNERS, RELATIONS, EPS_TOP, N_BOOT = tuple(S.params["learners"].choices or ()), S.data["relations"], S.data["eps_top"], 2000
 PRIVATE = tuple(x for x in LEARNERS if x != "hedge")
 #: the experiments of the comparisons, in the verdict table's order
 BEST, TREE, HEDGE_SV, L2P_SV = ("best private vs runner-up", "tree DP-FTRL vs L2P-MW", "sparse vector vs Hedge",
@@ -36,6 +36,12 @@ BEST, TREE, HEDGE_SV, L2P_SV = ("best private vs runner-up", "tree DP-FTRL vs L2
 CLAIMS = {(f["experiment"], ds, float(e)): (f["claim"], f["relation"], f.get("learner"))
           for f in S.data["findings"] for ds, e in f["at"]}
 
+
+
+def _ci4(v) -> str:
+    """``mean [lo, hi]`` with 4 digits."""
+    mean, lo, hi = (float(x) for x in v)
+    return fmt_ci(mean, lo, hi, 4)
 
 def _learner(name, d, T, eps, delta):
     """(learner, params, eps_certified) for one grid point."""
@@ -206,7 +212,7 @@ def page_blocks(results_dir=None) -> dict:
     cols = [f"ε = {e:g}" for e in eps]
     for ds in sorted(df["dataset"].unique()):
         g = s[s["dataset"] == ds].set_index(["learner", "eps"])
-        rows = [[ln, *[fmt_ci(*g.loc[(ln, e), [f"regret_per_round_{k}" for k in ("mean", "lo", "hi")]], 4)
+        rows = [[ln, *[_ci4(g.loc[(ln, e), [f"regret_per_round_{k}" for k in ("mean", "lo", "hi")]])
                        + (" †" if ln != "hedge" and bool(still.loc[(ds, ln, e)]) else "") for e in eps]]
                 for ln in sorted(df[df["dataset"] == ds]["learner"].unique())]
         parts.append(f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n"

@@ -189,22 +189,22 @@ def build(cfg: dict) -> Study:
             fig.savefig(outdir / "r7_regret_vs_T.png")
             plt.close(fig)
             paths.append(outdir / "r7_regret_vs_T.png")
-        for x, th in (("eps", lambda e: _r7_theory(Tf, d0, e, cfg, "realizable")),
+        for x, fn in (("eps", lambda e: _r7_theory(Tf, d0, e, cfg, "realizable")),
                       ("d", lambda dd: _r7_theory(Tf, dd, e0, cfg, "realizable"))):
             se = summ[summ["part"] == f"R7-{x}"]
             if se[x].nunique() >= 2:
                 paths.append(pathlib.Path(plot_curves(se, x, "regret", path=outdir / f"r7_regret_vs_{x}.png",
-                                                      theory={"Thm 4": th}, title=f"R7 dp_ftrl realizable, T={Tf}",
+                                                      theory={"Thm 4": fn}, title=f"R7 dp_ftrl realizable, T={Tf}",
                                                       ylabel=ylabel)))
         se = summ[summ["part"] == "R8"]
         if len(se):
-            th = {}
+            th8: dict = {}
             for name in sorted(se["learner"].unique()):
                 for dd in sorted(se["d"].unique()):
                     b, kind = _r8_bound(name, cfg, int(T8), int(dd))
-                    th[f"{name} d={dd}: {kind}"] = lambda T, b=b: np.full_like(np.asarray(T, float), b)
+                    th8[f"{name} d={dd}: {kind}"] = lambda T, b=b: np.full_like(np.asarray(T, float), b)
             paths.append(pathlib.Path(plot_curves(
-                se.assign(algo=se["learner"] + " d=" + se["d"].astype(str)), "T", "regret", hue="algo", theory=th,
+                se.assign(algo=se["learner"] + " d=" + se["d"].astype(str)), "T", "regret", hue="algo", theory=th8,
                 path=outdir / "r8_regret_vs_T.png", ylabel=ylabel,
                 title=f"R8 realizable DP-OCO over a grid net (eps={float(cfg['r8_eps'])}, {cfg['r8_mode']} mode)")))
         return paths
