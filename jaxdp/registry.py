@@ -102,6 +102,9 @@ def load_all() -> None:
     The last pass finds a module that registers itself though its package's ``__init__`` does not import it: a
     new learner is one module plus its test (docs/guide/add-a-learner.md). It runs last, so the entries of the
     packages keep their registration order and a new module's come after them.
+
+    Returns:
+        None; the registries are filled.
     """
     global _LOADED
     if _LOADED:

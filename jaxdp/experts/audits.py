@@ -389,7 +389,16 @@ def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float, threshold
                          unscaled: bool = False):
     """``mechanism(key, losses) -> cell`` running REAL Alg. 1 over a ``(T, 2)`` loss array; the cell
     encodes the action sequence ``x_1..x_{T+1}`` in binary. ``threshold="shared"``: one threshold noise for
-    all instances (``unscaled=True``: the broken twin with the fresh instances' query noise)."""
+    all instances (``unscaled=True``: the broken twin with the fresh instances' query noise).
+
+    Args:
+        eps_svt, eta, K, L: the sparse vector's ε, the learning rate, the switch budget and the threshold scale.
+        threshold: ``"fresh"`` (one threshold noise per instance) or ``"shared"``.
+        unscaled: the broken twin (shared threshold only).
+
+    Returns:
+        ``mechanism(key, losses) -> cell``.
+    """
     lrn = shared_threshold_unscaled_experts(_D) if unscaled else sparse_vector_experts(_D, threshold=threshold)
     params = SVExpertsParams(eps_svt=jnp.float32(eps_svt), eta=jnp.float32(eta), K=jnp.int32(K),
                              L=jnp.float32(L), Lstar=jnp.float32(0.0))
@@ -553,7 +562,11 @@ UNSCALED_EPS_SVT = CLAIMED_EPS - UNSCALED_K * UNSCALED_ETA
 @functools.lru_cache(maxsize=None)
 def unscaled_exact():
     """The exact law of the broken twin's switch pattern on its audited pair (:func:`jaxdp.privacy.audit.exact.
-    shared_svt_window_law`): ``(classes, P, P', log-ratio table)``."""
+    shared_svt_window_law`): ``(classes, P, P', log-ratio table)``.
+
+    Returns:
+        ``(classes, P, P', log-ratio table)`` of the broken twin's audited pair.
+    """
     from ..privacy.audit import exact as X
 
     e = UNSCALED_EPS_SVT
@@ -677,7 +690,11 @@ def _sv_traj(c):
 @functools.lru_cache(maxsize=None)
 def sv_experts_family() -> dict:
     """``sparse-vector-experts``' nine pairs and :func:`loss_flip_pairs` on ``T = 4``, ``d = 2`` (one round's
-    loss flipped on zero losses, or after expert 1 lost every earlier round)."""
+    loss flipped on zero losses, or after expert 1 lost every earlier round).
+
+    Returns:
+        The audit family: the neighbouring pairs and their events.
+    """
     fam = dict(neighbour_family())
     seen = {(np.asarray(a).tobytes(), np.asarray(b).tobytes()) for a, b in fam.values()}
     for k, (a, b) in loss_flip_pairs(_T, _D).items():

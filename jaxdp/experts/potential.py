@@ -211,6 +211,12 @@ def guarded_potential_experts(d: int) -> Learner:
     sized from the *expected* number of guard phases (a Markov-type bound), which does not show that the
     resample budget runs out with probability ``O(1/T)``. In simulation the regret plateaus (slope in ``T``
     0.13 on the halving adversary).
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`~jaxdp.core.Learner`.
     """
     d = check_d(d)
     log_d = math.log(d)

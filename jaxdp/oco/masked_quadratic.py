@@ -65,6 +65,14 @@ def masked_quadratic_problem(d: int, radius: float = 1.0, n_iter: int = 60) -> P
     Comparator: ``min_{||x|| <= R} 1/2 sum_j M_j x_j^2 - S_j x_j + Q/2`` from the sufficient
     statistics (diagonal, so the constrained minimizer is ``x_j = S_j/(M_j + mu)`` with ``mu >= 0``
     found by ``n_iter`` bisection steps).
+
+    Args:
+        d: the dimension.
+        radius: the ball's radius ``R``.
+        n_iter: bisection steps for the comparator's multiplier ``mu``.
+
+    Returns:
+        The :class:`~jaxdp.core.Problem`.
     """
     d = check_positive_int("d", d)
     domain = check_domain(radius, d)
@@ -153,7 +161,14 @@ class _State(NamedTuple):
 @functools.lru_cache(maxsize=None)
 def adv_masked_quadratic(d: int) -> Adversary:
     """``c`` uniform on the sphere of radius ``D/2`` (drawn once); each round ``m_tj ~ Ber(q)`` i.i.d.
-    Use with :func:`masked_quadratic_problem` ``(d, D)``; ``L* = 0``."""
+    Use with :func:`masked_quadratic_problem` ``(d, D)``; ``L* = 0``.
+
+    Args:
+        d: the dimension.
+
+    Returns:
+        The :class:`~jaxdp.core.Adversary`.
+    """
     d = check_positive_int("d", d)
 
     def init(key, params):

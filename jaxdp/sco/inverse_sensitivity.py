@@ -670,7 +670,17 @@ def grad_inverse_sensitivity_exact(key: jax.Array, inst: SCOInstance, data, eps,
 def exact_grad_inv_estimator(inst: SCOInstance, n: int, rho: float, M: int = 0):
     """``fn(key, eps) -> {excess, erm_excess, accepted, rounds}``: GROWTH Theorem 1's mechanism sampled exactly
     (``M = 0``: continuous; ``M >= 2``: the ``M``-cell grid law) on ``n`` fresh samples; for
-    :func:`jaxdp.sco.run_sco`. ``erm_excess = f_S(x̂) - f_S(x̂_S)`` with the closed-form ERM minimizer."""
+    :func:`jaxdp.sco.run_sco`. ``erm_excess = f_S(x̂) - f_S(x̂_S)`` with the closed-form ERM minimizer.
+
+    Args:
+        inst: the κ-growth instance.
+        n: the sample size.
+        rho: the inverse-sensitivity radius.
+        M: ``0`` for the continuous law, else the grid's cell count (``>= 2``).
+
+    Returns:
+        ``fn(key, eps) -> {excess, erm_excess, accepted, rounds}``.
+    """
     if inst.empirical_minimizer is None:
         raise ValueError(f"{inst.name} has no closed-form empirical minimizer; use another instance for ERM excess")
 

@@ -340,6 +340,4 @@ def page_blocks(results_dir=None) -> dict:
     }
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/bandits.md`` from a kept run; returns those that changed."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

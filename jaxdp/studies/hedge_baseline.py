@@ -178,6 +178,4 @@ def page_blocks(results_dir=None) -> dict:
             BLOCKS[1]: S.render(BLOCKS[1], rows=len(v), tally=tally(v), n_boot=N_BOOT, table=verdict_table(v))}
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/hedge-baseline.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

@@ -450,6 +450,4 @@ def page_blocks(results_dir=None) -> dict:
     return out
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the verdict blocks of :data:`DOC_PAGES` from the kept runs (default every one); the changed blocks."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

@@ -145,6 +145,4 @@ def page_blocks(results_dir=None) -> dict:
                                     table=verdict_table(v))}
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/lazy-batching.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

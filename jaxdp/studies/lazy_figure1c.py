@@ -212,6 +212,4 @@ def page_blocks(results_dir=None) -> dict:
     }
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/lazy-figure1c.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

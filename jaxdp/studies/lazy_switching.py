@@ -234,6 +234,4 @@ def page_blocks(results_dir=None) -> dict:
             BLOCKS[2]: S.render(BLOCKS[2], table=marg)}
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/lazy-switching.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

@@ -298,6 +298,4 @@ def page_blocks(results_dir=None) -> dict:
                                     cap=1 + max(c.tolerance for c in CLAIMS.values()), table=verdict_table(v))}
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/mf-ftrl.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

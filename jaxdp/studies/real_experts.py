@@ -239,6 +239,4 @@ def page_blocks(results_dir=None) -> dict:
             BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally, n_boot=N_BOOT, table=table)}
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/real-experts.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

@@ -155,6 +155,4 @@ def page_blocks(results_dir=None) -> dict:
             BLOCKS[2]: S.render(BLOCKS[2], tables="\n\n".join(parts))}
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/real-label-dp.md`` from a kept run; the changed blocks."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

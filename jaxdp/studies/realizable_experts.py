@@ -271,6 +271,4 @@ def page_blocks(results_dir=None) -> dict:
     return dict(zip(BLOCKS, (head, reg, lbt)))
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/realizable-experts.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

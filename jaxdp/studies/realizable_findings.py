@@ -403,6 +403,4 @@ def page_blocks(results_dir=None) -> dict:
     return out
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/realizable-findings.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

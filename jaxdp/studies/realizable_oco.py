@@ -283,6 +283,4 @@ def page_blocks(results_dir=None) -> dict:
                                                                       "kind"], rows))}
 
 
-def publish(results_dir=None) -> list:
-    """Rewrite the generated blocks of ``docs/results/realizable-oco.md`` from a kept run."""
-    return S.publish(page_blocks(results_dir))
+publish = S.publisher(page_blocks)

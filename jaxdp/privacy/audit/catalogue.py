@@ -397,7 +397,15 @@ def csvt_exact_event(n: int, eps: float = EPS_SVT):
     (:func:`jaxdp.privacy.audit.exact.csvt_answer_law`, quadrature over the threshold noise) with the best expected
     Clopper–Pearson bound at ``n`` runs per input: ``(label, log-ratio table over the 2^12 codes (the favoured
     input over the other), thr, expected bound, exact loss of the event)``. The largest exact loss over both pairs is 1.35 (pure, on an outcome of
-    probability 4e-4), so no audit on these pairs detects an over-claim of ε = 2 below 1.48x."""
+    probability 4e-4), so no audit on these pairs detects an over-claim of ε = 2 below 1.48x.
+
+    Args:
+        n: runs per input of the audit the event is chosen for.
+        eps: the claimed ε.
+
+    Returns:
+        ``(label, log-ratio table, thr, expected bound, exact loss of the event)``.
+    """
     from .exact import align, best_fixed_event, csvt_answer_law
 
     b_thr, b_q = 2.0 / EPS_SVT, 4.0 * C_SVT / EPS_SVT

@@ -154,6 +154,24 @@ class StudySpec:
         return sorted({n for p in self.pages for n in publish_blocks(ROOT / p, dict(blocks))})
 
 
+    def publisher(self, page_blocks: Callable[..., Mapping[str, str]]) -> Callable[..., list]:
+        """The study's ``publish(results_dir=None)``: rewrite its pages' generated blocks from a kept run.
+
+        Args:
+            page_blocks: the study's ``page_blocks(results_dir=None) -> {block: Markdown}``.
+
+        Returns:
+            ``publish(results_dir=None) -> [names of the blocks that changed]``.
+        """
+        def publish(results_dir=None) -> list:
+            return self.publish(page_blocks(results_dir))
+
+        publish.__doc__ = (f"Rewrite the generated blocks of the ``{self.name}`` results page from a kept run "
+                           f"(default ``results/{self.name}``); returns the names of those that changed.")
+        publish.__module__ = f"jaxdp.studies.{self.module}"
+        return publish
+
+
 class _Claims(dict):
     """``{key: Claim}`` that also finds a space-separated key by the tuple of its words."""
 
