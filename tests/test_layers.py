@@ -27,7 +27,7 @@ import _helpers
 ROOT = _helpers.ROOT / "jaxdp"
 
 RANK = {
-    "_version": 0, "_moved": 0, "core": 0, "registry": 1, "samplers": 2, "privacy": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,
+    "_version": 0, "_moved": 0, "_cache": 0, "core": 0, "registry": 1, "samplers": 2, "privacy": 2, "accounting": 2, "mechanisms": 3, "audit": 4, "testing": 5, "data": 5,
     "experts": 6, "bandits": 6, "label_dp": 6, "sco": 6, "oco": 7, "instances": 8,
     "studies": 9, "compare": 10, "cli": 11, "": 12, "__main__": 12,
 }
