@@ -38,7 +38,7 @@ from typing import Any, Optional
 
 from ...core import validation as C
 from .events import _dpa, sampled_dp_event
-from .ledger import GAUSSIAN_KINDS, SAMPLED_KINDS, Event, Ledger, _ev
+from .ledger import GAUSSIAN_KINDS, SAMPLED_KINDS, Event, Ledger
 
 __all__ = ["poisson_sampled", "fixed_size_sampled", "amplified_epsilon", "calibrate_noise_multiplier",
            "PLD_DISCRETIZATION", "sampling_relation", "amplification_supported", "amplified_pld_eps",
@@ -63,7 +63,7 @@ def poisson_sampled(noise_multiplier: float, sampling_rate: float, count: int = 
     Returns:
         The ledger :class:`~jaxdp.privacy.accounting.ledger.Event` of kind ``"poisson_sampled"``.
     """
-    return _ev("poisson_sampled", noise_multiplier=float(noise_multiplier), sampling_rate=float(sampling_rate),
+    return Event("poisson_sampled", noise_multiplier=float(noise_multiplier), sampling_rate=float(sampling_rate),
                count=int(count), neighboring=neighboring, label=label, float_dim=int(dim))
 
 
@@ -83,7 +83,7 @@ def fixed_size_sampled(noise_multiplier: float, sample_size: int, population: in
     Returns:
         The ledger :class:`~jaxdp.privacy.accounting.ledger.Event` of kind ``"fixed_size_sampled"``.
     """
-    return _ev("fixed_size_sampled", noise_multiplier=float(noise_multiplier), sample_size=sample_size,
+    return Event("fixed_size_sampled", noise_multiplier=float(noise_multiplier), sample_size=sample_size,
                population=population, count=int(count), neighboring="replace_one", label=label, float_dim=int(dim))
 
 

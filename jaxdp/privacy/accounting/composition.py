@@ -13,12 +13,10 @@ GROWTH = Growth conditions for private optimization Lemma 2.1.
 """
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, Sequence
 
 import numpy as np
-from scipy.special import gammaln
 
 from ...core import validation as C
 
@@ -203,25 +201,6 @@ def eps_kov15_homogeneous(eps: ArrayLike, delta: ArrayLike, k: ArrayLike, delta_
     eps_tot = _kov_terms(s1, s2, kk * e, dt)
     delta_tot = -np.expm1(np.log1p(-dt) + kk * np.log1p(-d))
     return C.out(eps_tot), C.out(delta_tot)
-
-
-@functools.lru_cache(maxsize=16)
-def _log_binom(k: int) -> tuple[np.ndarray, np.ndarray]:
-    l = np.arange(k + 1, dtype=np.float64)
-    return l, gammaln(k + 1.0) - gammaln(l + 1.0) - gammaln(k - l + 1.0)
-
-
-def _log_delta_rr_dense(eps: float, k: int, eps_total: float) -> float:
-    """Reference O(k) form of :func:`_log_delta_rr`: every term of the KOV sum (kept to cross-check the windowed one)."""
-    l, log_binom = _log_binom(k)
-    gap = (k - 2.0 * l) * eps - eps_total           # privacy loss at l disagreements minus ε'
-    keep = gap > 0
-    if not keep.any():
-        return -math.inf
-    # C(k,l) e^{(k-l)ε} (1 - e^{-gap}) / (1 + e^ε)^k
-    terms = log_binom[keep] + (k - l[keep]) * eps + np.log(-np.expm1(-gap[keep]))
-    m = float(terms.max())
-    return m + math.log(float(np.exp(terms - m).sum())) - k * float(np.logaddexp(0.0, eps))
 
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)

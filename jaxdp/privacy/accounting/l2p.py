@@ -109,12 +109,13 @@ def _check(eta, p, B, T, delta0, delta1):
     return eta, p, B, T, delta0, delta1
 
 
-def _printed(eta, p, B, T, delta0, delta1):
-    L1 = np.log(1.0 / delta1)
+def _printed(eta, p, B, T, delta0, delta1, L1=None):
+    """Thm 3.2's ``(eps, delta, delta0 term)``; ``L1`` defaults to ``log(1/delta1)``."""
+    L1 = np.log(1.0 / delta1) if L1 is None else L1
     TB = _n_batches(T, B)  # T/B
     eps = 2 * eta / p + eta + 1.5 * TB * eta ** 2 * p * L1 + np.sqrt(6.0 * TB * eta ** 2 * p * L1 ** 2)
-    delta = 2 * T * (2 / eta + L1 / p) * math.e * B * delta0 + 2 * T * delta1
-    return eps, delta
+    d0 = 2 * T * (2 / eta + L1 / p) * math.e * B * delta0
+    return eps, d0 + 2 * T * delta1, d0
 
 
 def printed_eps(eta: float, p: float, B: int, T: int, delta0: float, delta1: float) -> float:
@@ -147,7 +148,7 @@ def l2p_privacy(eta, p, B, T, delta0, delta1):
         ``(eps, delta, conditions_ok)``.
     """
     eta, p, B, T, delta0, delta1 = _check(eta, p, B, T, delta0, delta1)
-    eps, delta = _printed(eta, p, B, T, delta0, delta1)
+    eps, delta, _ = _printed(eta, p, B, T, delta0, delta1)
     ok = np.logical_and.reduce(list(l2p_conditions(eta, p, B, T, delta1).values()))
     return C.out(eps), C.out(delta), (bool(ok) if np.ndim(ok) == 0 else ok)
 
@@ -174,10 +175,6 @@ def l2p_measure_constants(measure: str) -> tuple[float, float]:
     if measure not in L2P_MEASURES:
         raise ValueError(f"measure must be one of {sorted(L2P_MEASURES)}, got {measure!r}")
     return L2P_MEASURES[measure]
-
-
-def _delta0_term(eta, p, B, T, delta0, delta1):
-    return 2 * T * (2 / eta + np.log(1.0 / delta1) / p) * math.e * B * delta0
 
 
 def l2p_decision_eps(gamma, p, log_a_max=0.0):
@@ -338,8 +335,7 @@ def _conservative(eta, p, B, T, delta0, delta1, measure="general"):
     e = np.asarray(eta, float)
     dec = l2p_decision_eps(2.0 * spread * e, p, np.asarray(B, float) * (spread * e - 2.0 * e))
     eps = np.asarray(e_comp, float) + dec + c_s * eta
-    _, delta = _printed(eta, p, B, T, delta0, delta1)
-    return eps, delta
+    return eps, _printed(eta, p, B, T, delta0, delta1)[1]
 
 
 def l2p_privacy_conservative(eta, p, B, T, delta0, delta1, measure: str = "general"):
@@ -402,7 +398,7 @@ def l2p_ledger(eta: float, p: float, B: int, T: int, delta0: float, delta1: floa
     n = int(_n_batches(float(T), float(B)))
     q_x, q_y = l2p_fresh_probabilities(eta_acc, spread, p, B)
     k = l2p_fresh_count(n, float(q_x), float(q_y), delta1)
-    extra = (float(_delta0_term(eta, p, B, T, delta0, delta1)) if delta0 > 0 else 0.0) + 2.0 * delta1
+    extra = (float(_printed(eta, p, B, T, delta0, delta1)[2]) if delta0 > 0 else 0.0) + 2.0 * delta1
     kind = "exponential" if measure == "mw" and pointwise is None else "pure"
     dec = float(l2p_decision_eps(2.0 * spread, p, B * (spread - 2.0 * eta_acc)))
     tag = f"measure={measure}" if pointwise is None else f"pointwise spread={spread:.4g}"
@@ -512,10 +508,8 @@ def calibrate_trusted(*, T: int, eps: float, delta: float, regret: Callable, del
         etas = np.unique(np.minimum(etas, eta_max))
     Bg, cg, eg = np.meshgrid(Bs, cs, etas, indexing="ij")
     pg = cg * eg / eps
-    nb = _n_batches(T, Bg)
-    feas = (pg < 1) & (nb * pg >= 1) & (eg * Bg * L1 / pg <= 1) & (eg <= 0.1)
-    eps_pr = 2 * eg / pg + eg + 1.5 * nb * eg ** 2 * pg * L1 + np.sqrt(6.0 * nb * eg ** 2 * pg * L1 ** 2)
-    del_pr = 2 * T * (2 / eg + L1 / pg) * math.e * Bg * delta0 + 2 * T * delta1
+    feas = (pg < 1) & (_n_batches(T, Bg) * pg >= 1) & (eg * Bg * L1 / pg <= 1) & (eg <= 0.1)
+    eps_pr, del_pr, _ = _printed(eg, pg, Bg, T, delta0, delta1, L1)
     feas &= (eps_pr <= eps) & (del_pr <= delta * (1 + 1e-12))
     R = np.where(feas, regret(eg, Bg), np.inf)
     order = np.argsort(R, axis=None)
@@ -546,7 +540,7 @@ def calibrate_trusted(*, T: int, eps: float, delta: float, regret: Callable, del
         raise ValueError(f"l2p_calibrate: no grid point passes the conservative accountant at eps={eps}, "
                          f"delta={delta}, T={T}")
     eta_c, p_c, B_c, r_c = chosen
-    e_pr, d_pr = _printed(eta_c, p_c, B_c, float(T), delta0, delta1)
+    e_pr, d_pr, _ = _printed(eta_c, p_c, B_c, float(T), delta0, delta1)
     e_cons, _ = _conservative(np.float64(eta_c), np.float64(p_c), np.float64(B_c), float(T), delta0, delta1, measure)
     return {"eta": eta_c, "p": p_c, "B": B_c, "delta1": delta1, "regret": r_c, "eps_printed": float(e_pr),
             "eps_conservative": float(e_cons), "delta_certified": float(d_pr)}

@@ -137,6 +137,16 @@ def _validate_event(e: "Event") -> None:
     if kind != "tree_aggregation" and e.steps != 0:
         raise ValueError(f"Event({kind!r}): steps is a parameter of tree_aggregation only, got steps={e.steps!r}")
     _validate_sampling(e, kind)
+    from .floating import FLOAT_KINDS
+
+    if e.float_kind and e.float_kind not in FLOAT_KINDS:
+        raise ValueError(f"float_kind must be '' or one of {list(FLOAT_KINDS)}, got {e.float_kind!r}")
+    if e.release and e.release not in RELEASES:
+        raise ValueError(f"release must be '' or one of {list(RELEASES)}, got {e.release!r}")
+    for name, lo in (("float_draws", 0), ("float_dim", 1), ("float_draws_total", 0)):
+        v = getattr(e, name)
+        if not _is_int(v) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
     if kind != "approx" and kind not in GAUSSIAN_KINDS and e.delta != 0:
         raise ValueError(f"Event({kind!r}) is pure: delta must be 0 (use kind='approx' for an (eps, delta) "
                          f"mechanism), got delta={e.delta!r}")
@@ -341,20 +351,6 @@ class Event:
         return self.release or ("raw" if self.kind in _RAW_BY_DEFAULT else "threshold")
 
 
-def _check_float_fields(e: Event) -> None:
-    """Validate the float-floor fields of an event (``ValueError`` naming the field, the value and what is allowed)."""
-    from .floating import FLOAT_KINDS
-
-    if e.float_kind and e.float_kind not in FLOAT_KINDS:
-        raise ValueError(f"float_kind must be '' or one of {list(FLOAT_KINDS)}, got {e.float_kind!r}")
-    if e.release and e.release not in RELEASES:
-        raise ValueError(f"release must be '' or one of {list(RELEASES)}, got {e.release!r}")
-    for name, lo in (("float_draws", 0), ("float_dim", 1), ("float_draws_total", 0)):
-        v = getattr(e, name)
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-
-
 #: how a ledger's items compose
 COMPOSITIONS = ("sequential", "parallel")
 
@@ -454,7 +450,6 @@ class Ledger:
         no sampler, else ``"ok"``."""
         status = "ok"
         for e, _ in self.events():
-            _check_float_fields(e)
             if e.float_release == "raw":
                 return "raw"
             if e.float_sampler is None:
@@ -508,12 +503,6 @@ class Ledger:
 
 
 # ------------------------------------------------------------------------------------ constructors
-def _ev(kind: str, **kw) -> Event:
-    e = Event(kind, **kw)
-    _check_float_fields(e)
-    return e
-
-
 def laplace(noise_multiplier: float, count: int = 1, label: str = "", dim: int = 1, *, release: str = "raw",
             draws: int = 1, draws_total: int = 0) -> Event:
     """``count`` releases ``h(S) + Lap(b)^dim`` with ``noise_multiplier = b/Δ₁`` (each ``Δ₁/b``-DP).
@@ -534,7 +523,7 @@ def laplace(noise_multiplier: float, count: int = 1, label: str = "", dim: int =
     Returns:
         The :class:`Event` of kind ``"laplace"``.
     """
-    return _ev("laplace", eps=1.0 / noise_multiplier, noise_multiplier=float(noise_multiplier), count=int(count),
+    return Event("laplace", eps=1.0 / noise_multiplier, noise_multiplier=float(noise_multiplier), count=int(count),
                label=label, float_dim=int(dim), release=release, float_draws=draws, float_draws_total=draws_total)
 
 
@@ -549,7 +538,7 @@ def gaussian(noise_multiplier: float, count: int = 1, label: str = "", dim: int 
     Returns:
         The :class:`Event` of kind ``"gaussian"``.
     """
-    return _ev("gaussian", noise_multiplier=float(noise_multiplier), count=int(count), label=label,
+    return Event("gaussian", noise_multiplier=float(noise_multiplier), count=int(count), label=label,
                float_dim=int(dim), release=release, float_draws=draws, float_draws_total=draws_total)
 
 
@@ -571,7 +560,7 @@ def tree_aggregation(noise_multiplier: float, steps: int, count: int = 1, label:
     Returns:
         The :class:`Event` of kind ``"tree_aggregation"`` (``2 * steps`` float coupling terms per pass).
     """
-    return _ev("tree_aggregation", noise_multiplier=float(noise_multiplier), steps=int(steps), count=int(count),
+    return Event("tree_aggregation", noise_multiplier=float(noise_multiplier), steps=int(steps), count=int(count),
                label=label, float_dim=int(dim), float_draws=2 * int(steps), release=release)
 
 
@@ -594,7 +583,7 @@ def exponential(eps: float, count: int = 1, label: str = "", outcomes: int = 1, 
     Returns:
         The :class:`Event` of kind ``"exponential"``.
     """
-    return _ev("exponential", eps=float(eps), count=int(count), label=label, float_dim=int(outcomes),
+    return Event("exponential", eps=float(eps), count=int(count), label=label, float_dim=int(outcomes),
                float_kind=sampler, float_draws=draws)
 
 
@@ -618,7 +607,7 @@ def above_threshold(eps: float, count: int = 1, label: str = "", queries: int = 
     Returns:
         The :class:`Event` of kind ``"above_threshold"``.
     """
-    return _ev("above_threshold", eps=float(eps), count=int(count), label=label, float_draws=queries,
+    return Event("above_threshold", eps=float(eps), count=int(count), label=label, float_draws=queries,
                float_dim=terms_per_query, float_draws_total=queries_total)
 
 
@@ -637,7 +626,7 @@ def randomized_response(eps: float, count: int = 1, label: str = "", dim: int = 
         The :class:`Event` of kind ``"randomized_response"``.
     """
     sampler = sampler or ("rr_vector" if int(dim) > 1 else "bernoulli")
-    return _ev("randomized_response", eps=float(eps), count=int(count), label=label, float_dim=int(dim),
+    return Event("randomized_response", eps=float(eps), count=int(count), label=label, float_dim=int(dim),
                float_kind=sampler)
 
 
@@ -658,7 +647,7 @@ def pure(eps: float, count: int = 1, label: str = "", *, sampler: str = "", dim:
     Returns:
         The :class:`Event` of kind ``"pure"``.
     """
-    return _ev("pure", eps=float(eps), count=int(count), label=label, float_kind=sampler, float_dim=int(dim),
+    return Event("pure", eps=float(eps), count=int(count), label=label, float_kind=sampler, float_dim=int(dim),
                float_draws=draws, release=release)
 
 
@@ -673,7 +662,7 @@ def approx(eps: float, delta: float, count: int = 1, label: str = "", *, sampler
     Returns:
         The :class:`Event` of kind ``"approx"``.
     """
-    return _ev("approx", eps=float(eps), delta=float(delta), count=int(count), label=label, float_kind=sampler,
+    return Event("approx", eps=float(eps), delta=float(delta), count=int(count), label=label, float_kind=sampler,
                float_dim=int(dim), float_draws=draws, release=release)
 
 

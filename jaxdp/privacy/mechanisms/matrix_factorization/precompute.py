@@ -16,8 +16,7 @@ from typing import Optional
 import numpy as np
 
 from .optimize import optimize_banded, optimize_blt
-from .stored import default_buffers
-from .toeplitz import BLT
+from .stored import _perturbed_starts, default_buffers
 
 BLT_SIZES = [(1000, 3), (10000, 4)] + [(n, default_buffers(n)) for n in (512, 2048, 4096, 16384, 65536)]
 BANDED_SIZES = [(1000, 4), (1000, 16), (10000, 4), (10000, 16)] + [(n, 16) for n in (512, 2048, 4096, 16384, 65536)]
@@ -27,13 +26,7 @@ ITERS = 2000
 def _blt(n: int, k: int):
     best: Optional[tuple] = None
     runs: list = []
-    rng = np.random.default_rng(0)
-    inits: list = [None]
-    for _ in range(3):
-        one_minus = float(n) ** (-(np.arange(k) + 1.0) / (k + 1)) * np.exp(rng.normal(0, 0.3, k))
-        one_minus = np.clip(one_minus, 1e-9, 0.9)
-        inits.append(BLT(theta=tuple(1 - one_minus), omega=tuple(-one_minus / k)))
-    for init in inits:
+    for init in [None] + _perturbed_starts(n, k, 3):
         m, info = optimize_blt(n, k, "max", iters=ITERS, init=init, return_info=True)
         err = m.max_error(n)
         runs.append(err)

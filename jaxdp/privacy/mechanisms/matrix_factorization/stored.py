@@ -62,6 +62,16 @@ def stored_blt(n: int, buffers: int, objective: str = "max") -> Optional[BLT]:
     return None if v is None else BLT(theta=tuple(v[0]), omega=tuple(v[1]))
 
 
+def _perturbed_starts(n: int, k: int, count: int) -> list:
+    """``count`` geometric BLT starts with log-normal noise on ``1 - theta`` (seed 0)."""
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(count):
+        one_minus = np.clip(float(n) ** (-(np.arange(k) + 1.0) / (k + 1)) * np.exp(rng.normal(0, 0.3, k)), 1e-9, 0.9)
+        out.append(BLT(theta=tuple(1 - one_minus), omega=tuple(-one_minus / k)))
+    return out
+
+
 def optimize_blt_multistart(n: int, buffers: int, objective: str = "max", iters: int = 2000,
                             perturbed: int = 3) -> BLT:
     """The best of several :func:`optimize_blt` runs for ``n`` rounds and ``buffers`` buffers.
@@ -96,10 +106,7 @@ def optimize_blt_multistart(n: int, buffers: int, objective: str = "max", iters:
                   and obj == objective)
     if near:
         inits.append(stored_blt(near[0][1], k, objective))
-    rng = np.random.default_rng(0)
-    for _ in range(perturbed):
-        one_minus = np.clip(float(n) ** (-(np.arange(k) + 1.0) / (k + 1)) * np.exp(rng.normal(0, 0.3, k)), 1e-9, 0.9)
-        inits.append(BLT(theta=tuple(1 - one_minus), omega=tuple(-one_minus / k)))
+    inits += _perturbed_starts(n, k, perturbed)
     best, best_err = None, math.inf
     for init in inits:
         try:

@@ -52,15 +52,6 @@ from .base import ContinualCounter, CounterState, _check_kind
 __all__ = ["BinaryTree", "HonakerTree", "honaker_variances"]
 
 
-def _popcounts(n: int) -> np.ndarray:
-    t = np.arange(1, n + 1, dtype=np.int64)
-    out = np.zeros(n, np.int64)
-    while np.any(t):
-        out += t & 1
-        t >>= 1
-    return out
-
-
 @dataclasses.dataclass(frozen=True)
 class BinaryTree(ContinualCounter):
     """The binary-tree counter (module docstring): ``sens = sqrt(L)``, ``||B_t||^2 = popcount(t)``.
@@ -84,7 +75,7 @@ class BinaryTree(ContinualCounter):
         return float(np.sqrt(L)) if norm == "l2" else float(L)
 
     def row_norms_sq(self, n):
-        return _popcounts(check_positive_int("n", n)).astype(np.float64)
+        return np.bitwise_count(np.arange(1, check_positive_int("n", n) + 1, dtype=np.int64)).astype(np.float64)
 
     def dense(self, n):
         n = check_positive_int("n", n)
@@ -174,9 +165,7 @@ class HonakerTree(ContinualCounter):
         bits = ((t >> lev) & 1).astype(jnp.bool_)
         return CounterState(buf=left, t=t), jnp.sum(jnp.where(bits, left, 0), axis=0)
 
-    def sensitivity(self, n, norm="l2"):
-        L = int(check_positive_int("n", n)).bit_length()
-        return float(np.sqrt(L)) if norm == "l2" else float(L)
+    sensitivity = BinaryTree.sensitivity
 
     def row_norms_sq(self, n):
         n = check_positive_int("n", n)
