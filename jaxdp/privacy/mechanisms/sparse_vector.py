@@ -216,17 +216,9 @@ def above_threshold(key: jax.Array, queries, threshold, eps, sensitivity=1.0) ->
     Returns:
         The index of the ⊤ answer, int32 in ``[0, k]`` (``k``: all ⊥).
     """
-    _check(eps, sensitivity, queries=queries, threshold=threshold)
-    queries = _float(queries)
-    if queries.ndim != 1:
-        raise ValueError(f"queries must have shape (k,), got {queries.shape}")
-    k_thr, k_q = jax.random.split(key)
-    state = svt_init(k_thr, threshold, eps, sensitivity)
-    _, b_q = svt_noise_scales(eps, sensitivity)
-    nu = jax.random.laplace(k_q, queries.shape, dtype=queries.dtype)
-    above = queries + jnp.asarray(b_q, queries.dtype) * nu >= state.tau_hat
-    k = queries.shape[0]
-    return jnp.where(jnp.any(above), jnp.argmax(above), k).astype(jnp.int32)
+    _check(eps, sensitivity)
+    top = sparse_vector_from_scales(key, queries, threshold, *svt_noise_scales(eps, sensitivity), 1)
+    return jnp.where(jnp.any(top), jnp.argmax(top), top.shape[0]).astype(jnp.int32)
 
 
 # ----------------------------------------------------------------------------- c positives, one threshold noise

@@ -144,7 +144,8 @@ def _lbfgs(loss, x0, iters: int):
         (x, _), vals = jax.lax.scan(body, (x0, opt.init(x0)), None, length=iters)
         return x, vals
 
-    return run(x0)
+    x, vals = run(x0)
+    return np.asarray(x, np.float64), float(np.exp(0.5 * vals[-1]))   # the loss is log of the squared error
 
 
 def optimize_blt(n: int, buffers: int, objective: str = "max", iters: int = 300, init=None,
@@ -190,9 +191,7 @@ def optimize_blt(n: int, buffers: int, objective: str = "max", iters: int = 300,
         def loss(x):
             return jnp.log(blt_loss(jax.nn.sigmoid(x[:k]), x[k:], n, objective))
 
-        x, vals = _lbfgs(loss, x0, iters)
-        x = np.asarray(x, np.float64)
-        best = float(np.exp(0.5 * vals[-1]))
+        x, best = _lbfgs(loss, x0, iters)
     mech = BLT(theta=tuple(1.0 / (1.0 + np.exp(-x[:k]))), omega=tuple(x[k:]))
     info = {"seconds": time.perf_counter() - t0, "loss": best, "iters": iters}
     return (mech, info) if return_info else mech
@@ -231,9 +230,7 @@ def optimize_banded(n: int, bands: int, objective: str = "mean", iters: int = 30
         def loss(x):
             return jnp.log(banded_loss(x, n, objective))
 
-        x, vals = _lbfgs(loss, x0, iters)
-        x = np.asarray(x, np.float64)
-        best = float(np.exp(0.5 * vals[-1]))
+        x, best = _lbfgs(loss, x0, iters)
     mech = BandedToeplitz(coeffs=(1.0,) + tuple(x))
     info = {"seconds": time.perf_counter() - t0, "loss": best, "iters": iters}
     return (mech, info) if return_info else mech
