@@ -122,11 +122,9 @@ def svt_accuracy_alpha(k: int, beta: float, eps: float, sensitivity: float = 1.0
     return 8.0 * sensitivity * (math.log(k) + math.log(2.0 / beta)) / eps
 
 
-def _check(eps, sensitivity, **finite):
+def _check(eps, sensitivity):
     check_epsilon(eps)
     check_sensitivity(sensitivity)
-    for name, v in finite.items():
-        check_finite(v, name)
 
 
 def _float(x):
@@ -145,12 +143,9 @@ def svt_init(key: jax.Array, threshold, eps, sensitivity=1.0) -> SVTState:
     Returns:
         The fresh :class:`SVTState`.
     """
-    _check(eps, sensitivity, threshold=threshold)
-    threshold = _float(threshold)
-    b_thr, _ = svt_noise_scales(eps, sensitivity)
-    z = jax.random.laplace(key, jnp.shape(threshold), dtype=threshold.dtype)
-    tau_hat = threshold + jnp.asarray(b_thr, threshold.dtype) * z
-    return SVTState(tau_hat=tau_hat, halted=jnp.zeros(jnp.shape(threshold), jnp.bool_))
+    _check(eps, sensitivity)
+    tau_hat = csvt_init_from_scales(key, threshold, svt_noise_scales(eps, sensitivity)[0], 0.0, 1).tau_hat
+    return SVTState(tau_hat=tau_hat, halted=jnp.zeros(jnp.shape(tau_hat), jnp.bool_))
 
 
 def svt_query(key: jax.Array, state: SVTState, q, eps, sensitivity=1.0) -> tuple[SVTState, jax.Array]:
@@ -169,7 +164,8 @@ def svt_query(key: jax.Array, state: SVTState, q, eps, sensitivity=1.0) -> tuple
     Returns:
         ``(state', top)``.
     """
-    _check(eps, sensitivity, q=q)
+    _check(eps, sensitivity)
+    check_finite(q, "q")
     q = jnp.asarray(q, dtype=state.tau_hat.dtype)
     _, b_q = svt_noise_scales(eps, sensitivity)
     nu = jax.random.laplace(key, jnp.shape(state.tau_hat), dtype=state.tau_hat.dtype)
