@@ -304,10 +304,7 @@ def _pld(gauss, groups: dict, avail: float, budget: float) -> Optional[Certifica
     """dp_accounting PLD (pessimistic) of the whole ledger at ``avail``; None where too costly."""
     if avail <= 0 or avail >= 1:
         return None
-    try:
-        from dp_accounting.pld import common, privacy_loss_distribution as P
-    except ImportError:  # pragma: no cover
-        return None
+    from dp_accounting.pld import common, privacy_loss_distribution as P
     rng = sum(2.0 * m * e for (e, _), m in groups.items())
     rho = sum(m * 0.5 / e.gaussian_multiplier ** 2 for e, m in gauss)
     scale = max(rng, 10.0 * math.sqrt(2.0 * rho) + 2.0 * rho, 1e-3)

@@ -1,4 +1,4 @@
-"""Bridges to ``dp_accounting`` events and accountants (optional dependency, imported lazily).
+"""Bridges to ``dp_accounting`` events and accountants (a core dependency, imported on first use).
 
 Our closed-form bounds are what the papers certify; ``dp_accounting``'s RDP and
 PLD accountants give tighter (PLD: numerically exact) numbers for the same
@@ -26,17 +26,9 @@ __all__ = [
 
 
 def _dpa():
-    try:
-        import dp_accounting
-    except ImportError as e:  # pragma: no cover
-        raise ImportError("the dp_accounting bridges need the `dp-accounting` package "
-                          "(pip install dp-accounting)") from e
+    import dp_accounting     # imported on first use: it is slow to import
+
     return dp_accounting
-
-
-def _noise_multiplier_event(event: str, name: str, value: float):
-    nm = float(C.pos(name, value))
-    return getattr(_dpa(), event)(noise_multiplier=nm)
 
 
 def gaussian_event(sigma_over_sensitivity: float):
@@ -48,7 +40,7 @@ def gaussian_event(sigma_over_sensitivity: float):
     Returns:
         The ``dp_accounting`` event.
     """
-    return _noise_multiplier_event("GaussianDpEvent", "sigma_over_sensitivity", sigma_over_sensitivity)
+    return _dpa().GaussianDpEvent(noise_multiplier=float(C.pos("sigma_over_sensitivity", sigma_over_sensitivity)))
 
 
 def laplace_event(scale_over_sensitivity: float):
@@ -60,7 +52,7 @@ def laplace_event(scale_over_sensitivity: float):
     Returns:
         The ``dp_accounting`` event.
     """
-    return _noise_multiplier_event("LaplaceDpEvent", "scale_over_sensitivity", scale_over_sensitivity)
+    return _dpa().LaplaceDpEvent(noise_multiplier=float(C.pos("scale_over_sensitivity", scale_over_sensitivity)))
 
 
 def zcdp_event(rho: float):

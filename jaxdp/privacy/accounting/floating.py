@@ -150,12 +150,10 @@ def tv_float(kind: str, dtype: Any = np.float32, *, d: int = 1) -> float:
         tau = q + u + 2.0 ** -32
     elif kind == "rr_vector":
         tau = d * (q + u)
-    elif kind in ("laplace", "gaussian"):
-        tau = 2.0 * q * d
     elif kind == "categorical":
         n_add = d if d <= 32 else 2 * int(math.ceil(math.sqrt(d)))
         tau = (d - 1) * (q + (n_add + 3) * u)
-    else:  # gumbel
+    else:  # laplace, gaussian, gumbel
         tau = 2.0 * q * d
     return float(min(1.0, tau))
 

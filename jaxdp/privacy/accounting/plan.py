@@ -199,9 +199,5 @@ def make_plan(*, algorithm: str, mode: str, params: dict, eps: float, delta: flo
                 eps_certified=float(eps_c), delta_certified=float(delta_c), conditions=conditions,
                 reference=reference, notes=notes, ledger=ledger, bound=bound,
                 utility_conditions={k: bool(v) for k, v in (utility_conditions or {}).items()},
-                delta_float=ledger.delta_float(eps=float(cert.eps)), delta_float_note=_float_note(ledger))
-
-
-def _float_note(ledger: Ledger) -> str:
-    status = ledger.float_status()
-    return {"raw": NO_FLOAT_FLOOR_RAW, "unknown": NO_FLOAT_FLOOR_UNKNOWN}.get(status, "")
+                delta_float=ledger.delta_float(eps=float(cert.eps)),
+                delta_float_note={"raw": NO_FLOAT_FLOOR_RAW, "unknown": NO_FLOAT_FLOOR_UNKNOWN}.get(ledger.float_status(), ""))

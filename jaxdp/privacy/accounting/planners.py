@@ -67,12 +67,6 @@ def _num(name: str, x: Any, *, positive: bool = True) -> float:
     return float(v)
 
 
-def _choice(name: str, x: Any, allowed: tuple[str, ...]) -> str:
-    if not isinstance(x, str) or x not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {x!r}")
-    return x
-
-
 # --------------------------------------------------------------------------------------------- Laplace
 @register_planner("laplace", "Laplace mechanism: l1 sensitivity -> noise scale b = T*Delta1/eps (T releases)")
 def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | None = 1, mode: str = "paper",
@@ -103,7 +97,7 @@ def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | 
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=False)
     dim = _dim(d)
     s = _num("sensitivity", sensitivity)
-    norm = _choice("norm", norm, ("l1", "l2"))
+    norm = C.check_choice("norm", norm, ("l1", "l2"))
     if norm == "l2" and dim is None:
         raise ValueError("d is required with norm='l2' (Delta1 = sqrt(d) * Delta2)")
     D1 = s if norm == "l1" else math.sqrt(float(dim or 0)) * s
@@ -162,7 +156,7 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     dim = _dim(d)
     D = _num("sensitivity", sensitivity)
-    method = _choice("method", method, ("best", "zcdp", "dr", "accountant"))
+    method = C.check_choice("method", method, ("best", "zcdp", "dr", "accountant"))
     conditions: dict[str, bool] = {}
     notes: list[str] = []
 
@@ -257,7 +251,7 @@ def plan_tree_aggregation(*, eps: float, delta: float, T: int, d: int | None = 1
     e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     dim = _dim(d)
     L = _num("L", L)
-    adjacency = _choice("adjacency", adjacency, ("replace_one", "add_remove"))
+    adjacency = C.check_choice("adjacency", adjacency, ("replace_one", "add_remove"))
     H = tree_levels(T)
     node_sens = 2.0 * L if adjacency == "replace_one" else L
     if mode == "rate":
@@ -365,7 +359,7 @@ def plan_advanced_composition(*, eps: float, delta: float, T: int, d: int | None
     e, dl, k, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
     _dim(d)
     split = float(C.prob_open(C.coerce_number("delta_split", delta_split), "delta_split"))
-    method = _choice("method", method, _COMPOSITION_METHODS)
+    method = C.check_choice("method", method, _COMPOSITION_METHODS)
     d_slack = split * dl
     d0 = (1.0 - split) * dl / k
     notes: list[str] = []

@@ -53,11 +53,6 @@ __all__ = [
 # --------------------------------------------------------------------------- checks
 
 
-def _check_K(K: Any) -> int:
-    K = check_positive_int("K", K, minimum=2)
-    return int(K)
-
-
 def _check_labels(y: Any, K: int, name: str = "y") -> None:
     """Labels must be integers in ``{0..K-1}`` (skipped for traced values)."""
     if not is_concrete(y):
@@ -192,7 +187,7 @@ def rr_kary_matrix(K: int, eps: float) -> np.ndarray:
     Returns:
         The matrix with ``e^ε/(e^ε+K-1)`` on the diagonal and ``1/(e^ε+K-1)`` elsewhere.
     """
-    K = _check_K(K)
+    K = check_positive_int("K", K, minimum=2)
     check_epsilon(eps)
     eps = float(eps)
     if math.isinf(eps):
@@ -216,7 +211,7 @@ def rr_vector_coord_matrix(K: int, eps: float) -> np.ndarray:
         The matrix with ``p_hit`` on the diagonal and ``p_miss`` elsewhere (:func:`rr_vector_probs`); rows do not
         sum to 1 (the coordinates are independent coins).
     """
-    K = _check_K(K)
+    K = check_positive_int("K", K, minimum=2)
     check_epsilon(eps)
     eps = float(eps)
     hit = 1.0 if math.isinf(eps) else 1.0 / (1.0 + math.exp(-eps / 2))
@@ -239,7 +234,7 @@ def rr_vector_pmf(K: int, eps: float) -> np.ndarray:
     Raises:
         ValueError: ``K > 16``.
     """
-    K = _check_K(K)
+    K = check_positive_int("K", K, minimum=2)
     if K > 16:
         raise ValueError(f"K must be <= 16 for the full vector pmf (2^K outputs), got {K}")
     Q = rr_vector_coord_matrix(K, eps)
@@ -309,7 +304,7 @@ def rr_kary(key: jax.Array, y, K: int, eps) -> jax.Array:
     Returns:
         Int32 labels of the shape of ``y``.
     """
-    K = _check_K(K)
+    K = check_positive_int("K", K, minimum=2)
     check_epsilon(eps)
     _check_labels(y, K)
     y = jnp.asarray(y).astype(jnp.int32)
@@ -336,7 +331,7 @@ def rr_vector(key: jax.Array, y, K: int, eps) -> jax.Array:
     Returns:
       bool array of shape ``S + (K,)``.
     """
-    K = _check_K(K)
+    K = check_positive_int("K", K, minimum=2)
     check_epsilon(eps)
     _check_labels(y, K)
     y = jnp.asarray(y).astype(jnp.int32)

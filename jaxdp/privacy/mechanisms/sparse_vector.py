@@ -213,7 +213,8 @@ def above_threshold(key: jax.Array, queries, threshold, eps, sensitivity=1.0) ->
         The index of the ⊤ answer, int32 in ``[0, k]`` (``k``: all ⊥).
     """
     _check(eps, sensitivity)
-    top = sparse_vector_from_scales(key, queries, threshold, *svt_noise_scales(eps, sensitivity), 1)
+    b_thr, b_q = svt_noise_scales(eps, sensitivity)
+    top = sparse_vector_from_scales(key, queries, threshold, b_thr, b_q, 1)
     return jnp.where(jnp.any(top), jnp.argmax(top), top.shape[0]).astype(jnp.int32)
 
 
@@ -266,11 +267,6 @@ def _check_ratio(ratio) -> None:
         raise ValueError(f"ratio must be a number eps1/eps2 > 0 (finite) or 'optimal', got {ratio!r}")
 
 
-def _check_monotone(monotone) -> None:
-    if not isinstance(monotone, (bool, np.bool_)):
-        raise ValueError(f"monotone must be True or False, got {monotone!r}")
-
-
 def _ratio_value(ratio: Ratio, c, monotone: bool):
     if isinstance(ratio, str):      # Lyu et al. §4.2: ε₁:ε₂ = 1:(2c)^{2/3}, monotone 1:c^{2/3}
         base = c if monotone else 2 * c
@@ -283,7 +279,8 @@ def _csvt_checks(eps, c, sensitivity, ratio, monotone):
     _check_c(c)
     check_sensitivity(sensitivity)
     _check_ratio(ratio)
-    _check_monotone(monotone)
+    if not isinstance(monotone, (bool, np.bool_)):
+        raise ValueError(f"monotone must be True or False, got {monotone!r}")
 
 
 def csvt_budget_split(eps, c, *, ratio: Ratio = 1.0, monotone: bool = False) -> tuple:

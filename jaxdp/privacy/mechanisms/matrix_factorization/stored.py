@@ -17,6 +17,7 @@ from typing import Optional
 
 import numpy as np
 
+from ._coefficients import TABLE
 from ....core.validation import check_choice, check_positive_int
 from .base import ContinualCounter
 from .optimize import OBJECTIVES, optimize_banded, optimize_blt
@@ -28,12 +29,6 @@ __all__ = ["stored_blt", "stored_banded", "get_mechanism", "resolve_noise", "MEC
 
 #: names accepted by :func:`get_mechanism`
 MECHANISMS = ("tree", "honaker", "sqrt_toeplitz", "banded", "blt")
-
-
-def _table() -> dict:
-    from ._coefficients import TABLE
-
-    return TABLE
 
 
 # BLTs that kept study results were computed with before BLTs were optimised from several starts (one geometric
@@ -58,7 +53,7 @@ def stored_blt(n: int, buffers: int, objective: str = "max") -> Optional[BLT]:
     Returns:
         The :class:`BLT` from the precomputed table, or ``None`` if that entry is not stored.
     """
-    v = _table().get(("blt", int(n), int(buffers), objective)) or _SINGLE_START_BLT.get((int(n), int(buffers), objective))
+    v = TABLE.get(("blt", int(n), int(buffers), objective)) or _SINGLE_START_BLT.get((int(n), int(buffers), objective))
     return None if v is None else BLT(theta=tuple(v[0]), omega=tuple(v[1]))
 
 
@@ -102,7 +97,7 @@ def optimize_blt_multistart(n: int, buffers: int, objective: str = "max", iters:
     if isinstance(perturbed, bool) or not isinstance(perturbed, int) or perturbed < 0:
         raise ValueError(f"perturbed must be a non-negative int, got {perturbed!r}")
     inits: list = [None]
-    near = sorted((abs(math.log(m / n)), m) for (kind, m, b, obj) in _table() if kind == "blt" and b == k
+    near = sorted((abs(math.log(m / n)), m) for (kind, m, b, obj) in TABLE if kind == "blt" and b == k
                   and obj == objective)
     if near:
         inits.append(stored_blt(near[0][1], k, objective))
@@ -132,7 +127,7 @@ def stored_banded(n: int, bands: int, objective: str = "mean") -> Optional[Bande
     Returns:
         The :class:`BandedToeplitz` from the precomputed table, or ``None`` if that entry is not stored.
     """
-    v = _table().get(("banded", int(n), int(bands), objective))
+    v = TABLE.get(("banded", int(n), int(bands), objective))
     return None if v is None else BandedToeplitz(coeffs=tuple(v))
 
 
