@@ -407,12 +407,7 @@ def eps_optimal_homogeneous(eps: float, delta: float, k: int, delta_total: float
 
 
 def _eps_opt(e: float, k: int, dt: float, d: float, rtol: float = 1e-10) -> float:
-    """Trusted core of :func:`eps_optimal_homogeneous` (arguments already validated).
-
-    Brent's method on ``δ(ε') − δ_total`` over ``[0, hi]``, ``hi`` the KOV15 Thm 3.5 bound (an upper bound on
-    the optimal ε') or ``kε``; the root is then moved up until ``δ(ε') <= δ_total`` holds as computed, so the
-    result is on the safe side and within ``rtol`` (relative) of the exact one. About 10-20 evaluations.
-    """
+    """:func:`eps_optimal_homogeneous` for validated arguments (the accountant's entry)."""
     from scipy.optimize import brentq
 
     f = lambda x: _delta_opt(e, k, x, d)  # noqa: E731
