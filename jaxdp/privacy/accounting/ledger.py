@@ -336,9 +336,6 @@ class Event:
             raise ValueError(f"no dp_accounting event for {self.describe()}")
         return one if self.count == 1 else E.self_composed_event(one, self.count)
 
-    def scaled(self, count: int) -> "Event":
-        return dataclasses.replace(self, count=int(count))
-
     # --------------------------------------------------------------- float δ floor
     @property
     def float_sampler(self) -> Optional[str]:
