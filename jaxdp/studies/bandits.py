@@ -22,7 +22,8 @@ from ..bandits.instances import (
     instance_adversary, instance_means, learner_setup, stack_params, theory_value, trivial_caps,
 )
 from ..core import seed_keys, simulate
-from ._common_study import ROOT as ROOT, upper_half
+from .analysis import upper_half
+from .specs import ROOT as ROOT
 from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
 from .claims import Measurement, Verdict, judge, judge_exact_bound, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize

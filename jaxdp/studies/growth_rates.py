@@ -21,7 +21,7 @@ from ..sco import (
     localization_estimator, plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_localization_sco, run_sco_cpu,
 )
 from ..sco.inverse_sensitivity import exact_grad_inv_estimator
-from ._common_study import ROOT as ROOT
+from .specs import ROOT as ROOT
 from .analysis import _record_slope_ci, fmt_num
 from .claims import Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table

@@ -17,7 +17,7 @@ from ..experts import (
     AlternatingParams, BernoulliParams, HedgeParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs,
     bernoulli_experts, experts_problem, ftpl, ftpl_eta, hedge, hedge_eta, hedge_regret_bound, shrinking_dartboard,
 )
-from ._common_study import equal_expected_regret, upper_half
+from .analysis import equal_expected_regret, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
 from .claims import Measurement, judge, judge_exact_bound, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ._common_study import upper_half
+from .analysis import upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
 from .claims import Claim, Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize

@@ -17,7 +17,7 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import (
     adversary_and_params, experts_problem, figure1_exponents, learner_and_params,
 )
-from jaxdp.studies._common_study import equal_expected_regret, upper_half
+from .analysis import equal_expected_regret, upper_half
 from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, summarize, verdict_table
 from jaxdp.studies.claims import Measurement, judge, tally, untested_row, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_panels

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import seed_keys
 from ..label_dp import plan_fit_predict, public_features
-from ._common_study import ROOT as ROOT
+from .specs import ROOT as ROOT
 from .analysis import bootstrap_mean_ci, fmt_ci, markdown_table
 from .claims import Measurement, judge
 from .framework import Study, plot_panels, summarize

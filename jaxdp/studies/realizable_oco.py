@@ -80,7 +80,7 @@ def _net_plan(name, cfg, T, d):
 def build(cfg: dict) -> Study:
     """The R7 sweeps of DP-FTRL (``T`` on both instances, ε and ``d`` on the realizable one) and the R8 points of
     the grid-net learners. Tables: ``slopes``, ``summary``, ``r8_d_ratio``, ``r8_bounds``, ``logphi_error``."""
-    _validate(cfg)
+    S.validate(cfg)  # build may be called without run_study
     d0, e0, Tf = int(cfg["r7_d"]), float(cfg["r7_eps"]), int(cfg["r7_T_fixed"])
 
     def pt(part, learner, env, d, T, eps):
@@ -212,12 +212,6 @@ def build(cfg: dict) -> Study:
     return Study(name=S.name, check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
                  group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
                  description=S.description)
-
-
-def _validate(cfg: dict) -> None:
-    """Check ``cfg`` against the declared params (``build`` may be called without :func:`run_study`)."""
-    for k, p in S.params.items():
-        p.validate(S.name, k, cfg[k])
 
 
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
