@@ -34,7 +34,7 @@ import numpy as np
 __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table", "slope_verdict",
            "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
            "markdown_table", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET", "upper_half",
-           "equal_expected_regret", "seeds_to_resolve"]
+           "equal_expected_regret", "seeds_to_resolve", "loglog_slope"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
@@ -129,8 +129,17 @@ def equal_expected_regret(df, a: str, b: str, by: Sequence[str], tol: float) -> 
     return {key for key, v in rel.items() if v < tol}
 
 
-def _slope(x: np.ndarray, y: np.ndarray) -> float:
-    ok = (x > 0) & (y > 0) & np.isfinite(y)
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of ``log y`` on ``log x`` over the points where both are positive and finite.
+
+    Args:
+        x, y: the abscissae and values (array-likes of the same length).
+
+    Returns:
+        The slope, NaN with fewer than two such points.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = (x > 0) & (y > 0) & np.isfinite(y) & np.isfinite(x)
     if ok.sum() < 2:
         return math.nan
     return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
@@ -157,7 +166,7 @@ def _slopes_rows(lx: np.ndarray, means: np.ndarray) -> np.ndarray:
         out[full] = (ly - ly.mean(axis=1, keepdims=True)) @ xc / (xc @ xc)
     for b in np.flatnonzero(~full):
         if ok[b].sum() >= 2:
-            out[b] = _slope(np.exp(lx), means[b])
+            out[b] = loglog_slope(np.exp(lx), means[b])
     return out
 
 
@@ -293,12 +302,12 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
         else:
             per_x = [g.loc[g[x] == xv, y].to_numpy(dtype=float) for xv in xs]
             means = np.array([np.nanmean(v) if v.size else np.nan for v in per_x]) / corr
-            s = _slope(np.asarray(xs, float), means)
+            s = loglog_slope(xs, means)
             boots = []
             for _ in range(n_boot):
                 bm = np.array([np.nanmean(v[rng.integers(0, v.size, v.size)]) if v.size else np.nan
                                for v in per_x]) / corr
-                boots.append(_slope(np.asarray(xs, float), bm))
+                boots.append(loglog_slope(xs, bm))
             extra = {}
         boots = np.asarray(boots)
         boots = boots[np.isfinite(boots)]

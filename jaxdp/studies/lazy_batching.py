@@ -16,7 +16,7 @@ import numpy as np
 from ..core import seed_keys, simulate
 from ..experts import AlternatingParams, adv_alternating_batches, experts_problem, hedge, hedge_params
 from ..experts import alternating_prediction, l2p_mw, l2p_mw_params, l2p_mw_regret_bound, plan_l2p_mw
-from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
+from .analysis import _pow2, fmt_ci, fmt_num, loglog_slope, markdown_table, verdict_table
 from .claims import Measurement, judge, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
@@ -93,7 +93,7 @@ def slope_fits(df, n_boot: int = N_BOOT):
     sl = fit_slopes(df, x="T", y="regret", by=["learner"], upper_half=False, n_boot=n_boot, resample="joint")
     first = df.groupby(["learner", "T"], sort=True).first().reset_index()
     for col, name in (("TBeta_over_8", "slope_TBeta8"), ("claimed_TB2eta2", "slope_claimed")):
-        sl[name] = [float(np.polyfit(np.log(g["T"].to_numpy(float)), np.log(g[col].to_numpy(float)), 1)[0])
+        sl[name] = [loglog_slope(g["T"], g[col])
                     for _, g in first.groupby("learner", sort=True)]
     return sl
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from .analysis import upper_half
-from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
+from .analysis import fmt_ci, fmt_num, verdict_table
 from .claims import Claim, Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
 from .specs import StudySpec
@@ -116,11 +116,6 @@ def _check_point(pt: dict, cfg: dict) -> None:
     _l2p_plan(T, d, alpha, cfg["mode"])
     if pt["learner"] == "dp_ftrl":
         _dp_ftrl_plan(T, d, alpha)
-
-
-def _table(name: str, rows, **values) -> str:
-    """The Markdown table ``name`` of the page: its header from the study TOML's ``columns`` (``values`` filled), ``rows``."""
-    return markdown_table([h.format(**values) for h in S.data["columns"][name]], rows)
 
 
 def _split(df):
@@ -296,7 +291,7 @@ def _nonsmooth_block(nsl, nsumm) -> str:
              for r in nsumm.itertuples(index=False)]
     srows = [[r.loss, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
               fmt_num(r.theory_slope), _versus(r.slope_lo, r.slope_hi, r.theory_slope)] for r in nsl.itertuples()]
-    return S.render(BLOCKS[1], points=_table("nonsmooth_points", nrows), slopes=_table("nonsmooth_slopes", srows))
+    return S.render(BLOCKS[1], points=S.table("nonsmooth_points", nrows), slopes=S.table("nonsmooth_slopes", srows))
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -329,7 +324,7 @@ def page_blocks(results_dir=None) -> dict:
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=int(df.groupby(BY + ["loss", "T"])["seed"].nunique().min()),
                             T_lo=int(up[0]), T_hi=int(up[-1]), n_boot=N_BOOT, T_max=Tmax,
-                            table=_table("slopes", rows, T_max=Tmax)),
+                            table=S.table("slopes", rows, T_max=Tmax)),
         BLOCKS[1]: _nonsmooth_block(nsl, nsumm),
         BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), linear=len(sl), nonsmooth=0 if nsl is None else len(nsl),
                             same_runs=S.render("lazy-figure1ab same runs") if np_same else "", tol=TOL,

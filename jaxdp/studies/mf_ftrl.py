@@ -25,7 +25,8 @@ from ..oco import (
     plan_dp_ftrl, smooth_realizable_params, squared_problem,
 )
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
-from .analysis import fmt_ci, fmt_num, markdown_table, ratio_to_base, verdict_table
+from .analysis import fmt_ci, fmt_num, loglog_slope, markdown_table, ratio_to_base, verdict_table
+from .realizable_oco import _lipschitz
 from .claims import Measurement, judge, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
@@ -38,10 +39,6 @@ BETA, N_BOOT, KEYS = 1.0, 2000, ["part", "mechanism", "env", "T", "eps"]
 #: two mechanisms whose per-seed regrets correlate at least this much at every point of a sweep share one verdict row
 SAME_EVIDENCE = 0.998
 _COLUMNS = (("honaker", "Honaker"), ("sqrt_toeplitz", "square root"), ("banded", "banded(16)"), ("blt", "BLT(4)"))
-
-
-def _lipschitz(D):
-    return 2.0 * D          # squared loss, ||a|| = 1, |b| <= D/2 on the ball of radius D (as in realizable-oco)
 
 
 def _horizon(cfg, part):
@@ -205,8 +202,8 @@ def _slope_table(fits, b) -> str:
         g, x = _points_of(b, r.sweep, r.mechanism, r.env, r.x_min, r.x_max)
         rob = _points_of(b, r.sweep, r.mechanism, r.env, -np.inf, np.inf)[0]["regret_over_bound"]
         rows.append(["T" if r.sweep == "T" else "ε", r.mechanism, r.env, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-                     f"{r.x_min:g} … {r.x_max:g}", int(r.n_seeds), fmt_num(_loglog_slope(g[x], g["sigma"])),
-                     fmt_num(_loglog_slope(g[x], g["bound"])), f"{fmt_num(rob.min(), 4)}–{fmt_num(rob.max(), 4)}"])
+                     f"{r.x_min:g} … {r.x_max:g}", int(r.n_seeds), fmt_num(loglog_slope(g[x], g["sigma"])),
+                     fmt_num(loglog_slope(g[x], g["bound"])), f"{fmt_num(rob.min(), 4)}–{fmt_num(rob.max(), 4)}"])
     return markdown_table(["sweep", "mechanism", "instance", "slope [95% CI]", "range", "seeds", "slope of σ",
                            "slope of the bound", "regret / bound"], rows)
 
@@ -227,12 +224,6 @@ def _points_of(b, sweep, mechanism, env, x_min, x_max):
     x = "T" if sweep == "T" else "eps"
     g = b[(b["part"] == sweep) & (b["mechanism"] == mechanism) & (b["env"] == env)]
     return g[(g[x] >= x_min) & (g[x] <= x_max)].sort_values(x), x
-
-
-def _loglog_slope(x, y) -> float:
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0]) if ok.sum() >= 2 else math.nan
 
 
 def same_evidence(df) -> set:

@@ -38,11 +38,6 @@ CLAIMS = {(f["experiment"], ds, float(e)): (f["claim"], f["relation"], f.get("le
 
 
 
-def _ci4(v) -> str:
-    """``mean [lo, hi]`` with 4 digits."""
-    mean, lo, hi = (float(x) for x in v)
-    return fmt_ci(mean, lo, hi, 4)
-
 def _learner(name, d, T, eps, delta):
     """(learner, params, eps_certified) for one grid point."""
     if name == "hedge":
@@ -212,7 +207,7 @@ def page_blocks(results_dir=None) -> dict:
     cols = [f"ε = {e:g}" for e in eps]
     for ds in sorted(df["dataset"].unique()):
         g = s[s["dataset"] == ds].set_index(["learner", "eps"])
-        rows = [[ln, *[_ci4(g.loc[(ln, e), [f"regret_per_round_{k}" for k in ("mean", "lo", "hi")]])
+        rows = [[ln, *[fmt_ci(*g.loc[(ln, e), [f"regret_per_round_{k}" for k in ("mean", "lo", "hi")]], 4)
                        + (" †" if ln != "hedge" and bool(still.loc[(ds, ln, e)]) else "") for e in eps]]
                 for ln in sorted(df[df["dataset"] == ds]["learner"].unique())]
         parts.append(f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n"

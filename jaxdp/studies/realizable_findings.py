@@ -34,7 +34,7 @@ from ..oco import (
 )
 from ..oco.masked_quadratic import adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem
 from ..privacy.mechanisms import tree_depth
-from .analysis import _pow2, fmt_ci, fmt_num, ratio_to_base, verdict_table
+from .analysis import _pow2, fmt_ci, fmt_num, loglog_slope, ratio_to_base, verdict_table
 from .claims import Measurement, Verdict, judge, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
@@ -208,11 +208,6 @@ def _sci(v: float) -> str:
     return m if int(e) == 0 else f"{m}·10" + str(int(e)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
-def _log_slope(x, y) -> float:
-    """Least-squares slope of ``log y`` on ``log x`` (the fits' slope of a deterministic curve)."""
-    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
-
-
 def _point_table(results):
     """One row per grid point: mean regret, draws, phases, share of seeds with regret > T/2, planners' constants."""
     by = ["exp", "learner", "mode", "d", "T", "Lstar"]
@@ -280,7 +275,7 @@ def _beyond(exp, curve, p, scale) -> str:
                                             f"{last['phases']:.1f} of P_max − 1 = {int(last['P_max']) - 1} new "
                                             f"phases used, " + why)
     if exp == "oco" and curve == "dp_ftrl_masked":
-        s = _log_slope(p["d"], p["lam"])
+        s = loglog_slope(p["d"], p["lam"])
         return (f"λ = 32β + (…)^{{1/3}} grows only as d^{s:.3f} here (its d-free term 32β), so the noise cost "
                 f"∝ d/λ² grows as d^{1 - 2 * s:.3f}")
     return "the measured slope is outside the claim"
@@ -304,7 +299,7 @@ def verdicts(slopes, results):
         curve = r.mode if exp == "binary_tree" else r.learner
         (p, x), cell, key = _cell_points(pts, r, exp), _cell_name(r, exp), f"{exp}/{curve}"
         scale, claim = S.data["scale"].get(key, S.data["scale"].get(exp)), CLAIMS.get(key, CLAIMS.get(exp))
-        shift = _log_slope(p[x], SCALES[scale](p)) if scale and len(p) > 1 else 0.0
+        shift = loglog_slope(p[x], SCALES[scale](p)) if scale and len(p) > 1 else 0.0
         m = Measurement(r.slope - shift, r.slope_lo - shift, r.slope_hi - shift, int(r.n_seeds),
                         decades=math.log10(float(r.x_max) / float(r.x_min)))
         if claim is None:
