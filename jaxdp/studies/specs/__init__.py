@@ -19,7 +19,9 @@ page machinery, so no study repeats them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
+import math
 import pathlib
 import re
 import sys
@@ -32,7 +34,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..analysis import markdown_table, publish_blocks
+from ..analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from ..claims import Claim
 from ..config import check_params
 from ..spec import Param, declare_params
@@ -138,14 +140,23 @@ class StudySpec:
         check_params(self.name, cfg, self.params)
 
     def table(self, name: str, rows, **values: Any) -> str:
-        """A Markdown table whose header is the study TOML's ``[columns].<name>`` (each filled with ``values``).
+        """A Markdown table declared under the study TOML's ``[columns].<name>``.
+
+        Each column is a header, or a pair ``[header, cell]`` whose cell is an f-string evaluated on each row of a
+        data frame: the row's columns (``row["..."]`` for a name that is no identifier), ``values`` and the page's
+        formats ``num(v, digits=3)``, ``ci(stem, digits=3)`` (``stem`` or ``stem_mean`` with ``stem_lo`` and
+        ``stem_hi``), ``pow2(T)``.
 
         Args:
-            name: the key of the header under ``[columns]``.
-            rows: the rows, one list of cell strings each.
-            **values: the ``{fields}`` of the header's cells.
+            name: the key of the columns under ``[columns]``.
+            rows: the rows, one list of cell strings each, or the data frame the cells are evaluated on.
+            **values: the ``{fields}`` of the headers, also seen by the cells.
         """
-        return markdown_table([h.format_map(values) if values else h for h in self.data["columns"][name]], rows)
+        cols = [c if isinstance(c, list) else [c, None] for c in self.data["columns"][name]]
+        if not isinstance(rows, (list, tuple)):
+            rows = [[eval("f" + repr(cell), {**_CELLS, **values, **r, "row": r, "ci": functools.partial(_ci, r)})
+                     for _, cell in cols] for r in rows.to_dict("records")]
+        return markdown_table([h.format_map(values) if values else h for h, _ in cols], rows)
 
     def publish(self, blocks: Mapping[str, str]) -> list:
         """Write the generated blocks into every page of :attr:`pages`; returns the names of those that changed."""
@@ -183,6 +194,14 @@ class _Claims(dict):
 
     def get(self, key, default=None):
         return self[key] if key in self else default
+
+
+_CELLS = {"__builtins__": {}, "num": fmt_num, "pow2": _pow2, "int": int, "float": float, "abs": abs, "len": len,
+          "str": str, "min": min, "max": max, "format": format, "isfinite": math.isfinite}
+
+
+def _ci(row, stem: str, digits: int = 3) -> str:
+    return fmt_ci(row.get(stem, row.get(f"{stem}_mean")), row[f"{stem}_lo"], row[f"{stem}_hi"], digits)
 
 
 def _scalar(v):
