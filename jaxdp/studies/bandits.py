@@ -145,9 +145,8 @@ def build(cfg: dict) -> Study:
                    f"regret_vs_K_{fam}.png")
         return paths
 
-    return Study(name=S.name, points=_points(cfg), seeds=int(cfg["seeds"]), run=run, check_point=check_point,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=__doc__.strip().splitlines()[0])
+    return S.study(cfg, points=_points(cfg), run=run, check_point=check_point, analyze=analyze, plot=plot,
+                   description=__doc__.strip().splitlines()[0])
 
 
 def _x_label(sweep: str, v) -> str:

@@ -452,6 +452,5 @@ def build(cfg: dict) -> Study:
             out.append({k: np.concatenate([q[k] for q in parts]) for k in parts[0]})
         return out
 
-    return Study(name=S.name, points=build_points(cfg), seeds=int(cfg["seeds"]), run=run,
-                 seeds_per_chunk=SEEDS_PER_CHUNK, check_point=lambda p: check_point(p, cfg),
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg, description=S.description)
+    return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK,
+                   check_point=lambda p: check_point(p, cfg), analyze=analyze, plot=plot)

@@ -102,9 +102,7 @@ def build(cfg: dict) -> Study:
         _eta(p["learner"], p["d"], p["T"])
         _adversary(p["adversary"], p["d"], np.asarray([p["T"]], np.int32), cfg)
 
-    return Study(name=S.name, points=S.points(cfg), seeds=int(cfg["seeds"]), run=run, check_point=check_point,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, run=run, check_point=check_point, analyze=analyze, plot=plot)
 
 
 def verdicts(slopes, summary, twins=None):

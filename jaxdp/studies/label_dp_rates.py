@@ -233,9 +233,8 @@ def build(cfg: dict) -> Study:
             publish(out)
         return paths
 
-    return Study(name=S.name, points=pts, seeds=int(cfg["seeds"]), run=run, check_point=_plan_point,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 seeds_per_chunk=SEEDS_PER_CHUNK)
+    return S.study(cfg, points=pts, run=run, check_point=_plan_point, analyze=analyze, plot=plot,
+                   seeds_per_chunk=SEEDS_PER_CHUNK, description="")
 
 
 def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:

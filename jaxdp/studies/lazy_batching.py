@@ -81,9 +81,7 @@ def build(cfg: dict) -> Study:
                             theory=theory, title=f"L2P-MW on alternating batches (d={d}, eps={eps:g})",
                             ylabel="expected regret (mean, 95% CI)")]
 
-    return Study(name=S.name, points=S.points(cfg), seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=256,
-                 points_per_chunk=1, description=S.description)
+    return S.study(cfg, run=run, analyze=analyze, plot=plot, seeds_per_chunk=256, points_per_chunk=1)
 
 
 def slope_fits(df, n_boot: int = N_BOOT):

@@ -188,9 +188,7 @@ def build(cfg: dict) -> Study:
                 ylabel="regret (mean, 95% CI)", width=4.4))
         return paths
 
-    return Study(name=S.name, check_point=lambda p: _check_point(p, cfg), points=points, seeds=int(cfg["seeds"]),
-                 run=run, group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, check_point=lambda p: _check_point(p, cfg), points=points, run=run, analyze=analyze, plot=plot)
 
 
 def claim(learner: str, panel: str, alpha: float) -> Claim:

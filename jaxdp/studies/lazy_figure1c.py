@@ -85,9 +85,7 @@ def build(cfg: dict) -> Study:
                             width=4.6)]
 
     points = S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]})   # α a float even if given as 0
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, check_point=setup,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, points=points, run=run, check_point=setup, analyze=analyze, plot=plot)
 
 
 def _same_expected_regret(df, a: str, b: str):

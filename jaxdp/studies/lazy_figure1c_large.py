@@ -82,9 +82,8 @@ def build(cfg: dict) -> Study:
                             title="L2P-MW on alternating batches: local regret exponent vs T",
                             ylabel="local slope of log E[regret]")]
 
-    return Study(name=S.name, points=S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]}),
-                 seeds=int(cfg["seeds"]), run=run, group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot,
-                 config=cfg, points_per_chunk=1, seeds_per_chunk=256, description=S.description)
+    return S.study(cfg, points=S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]}), run=run, analyze=analyze,
+                   plot=plot, points_per_chunk=1, seeds_per_chunk=256)
 
 
 def verdicts(slopes):

@@ -178,9 +178,7 @@ def build(cfg: dict) -> Study:
             learner(pt)
             LazyEpochsParams(T=jnp.int32(int(pt["T"])), eps=jnp.float32(pt["eps"]), epoch_len=jnp.int32(0))
 
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, points=points, run=run, check_point=check_point, analyze=analyze, plot=plot)
 
 
 def prediction_checks(df):

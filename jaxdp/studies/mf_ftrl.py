@@ -159,9 +159,7 @@ def build(cfg: dict) -> Study:
                                                   title=f"DP-FTRL realizable, T={Tf}, d={cfg['d']}")))
         return paths
 
-    return Study(name=S.name, check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=16,
-                 description=S.description)
+    return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot, seeds_per_chunk=16)
 
 
 def ratio_table(ratios) -> str:

@@ -91,9 +91,8 @@ def build(cfg: dict) -> Study:
         return [plot_panels(analyze(df)["summary"], "dataset", "eps", "regret_per_round", outdir / "real_experts.png",
                             hue="learner", ylabel="regret / T", title=lambda v: f"{v} (T={T}, {d} experts)", logy=False)]
 
-    return Study(name=S.name, points=[{**p, "eps": float(p["eps"])} for p in S.points(cfg)], seeds=int(cfg["seeds"]),
-                 run=run, group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, points=[{**p, "eps": float(p["eps"])} for p in S.points(cfg)], run=run, analyze=analyze,
+                   plot=plot)
 
 
 def _paired(sub, base: str, other: str) -> tuple:

@@ -82,8 +82,7 @@ def build(cfg: dict) -> Study:
                                          ylabel=y, logy=(y == "mse")))
         return paths
 
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, group_by=tuple(S.data["group_by"]),
-                 analyze=analyze, plot=plot, config=cfg, description="label DP on real data")
+    return S.study(cfg, points=points, run=run, analyze=analyze, plot=plot, description="label DP on real data")
 
 
 def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float, n_boot: int = N_BOOT,

@@ -209,11 +209,9 @@ def build(cfg: dict) -> Study:
     points = _points(cfg)
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
     run_cfg = dict(cfg, _T_max=T_max)     # binary_tree is planned for T_max
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]),
-                 run=lambda pts, seeds: [_run_point(p, run_cfg, seeds, T_max) for p in pts],
-                 check_point=lambda p: _check_point(p, run_cfg), group_by=tuple(S.data["group_by"]),
-                 analyze=_analyze, plot=lambda df, outdir: _plot(df, outdir, cfg), config=cfg,
-                 description=S.description)
+    return S.study(cfg, points=points, run=lambda pts, seeds: [_run_point(p, run_cfg, seeds, T_max) for p in pts],
+                   check_point=lambda p: _check_point(p, run_cfg), analyze=_analyze,
+                   plot=lambda df, outdir: _plot(df, outdir, cfg))
 
 
 def verdicts(slopes, lower_bound=None, same: tuple = ()):

@@ -197,9 +197,8 @@ def build(cfg: dict) -> Study:
         fits = _fit_table(df)
         return tables if fits is None else {**tables, "slopes": fits}
 
-    return Study(name=S.name, points=_points(cfg), seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=_plot, config=cfg,
-                 seeds_per_chunk=None, points_per_chunk=16, description=S.description)
+    return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, plot=_plot, seeds_per_chunk=None,
+                   points_per_chunk=16)
 
 
 def _sci(v: float) -> str:

@@ -209,9 +209,7 @@ def build(cfg: dict) -> Study:
                 title=f"R8 realizable DP-OCO over a grid net (eps={float(cfg['r8_eps'])}, {cfg['r8_mode']} mode)")))
         return paths
 
-    return Study(name=S.name, check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot)
 
 
 def _r8_bound(name: str, cfg: dict, T: int, d: int):

@@ -37,7 +37,7 @@ else:  # pragma: no cover
 from ..analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
 from ..claims import Claim
 from ..config import check_params
-from ..spec import Param, declare_params
+from ..spec import Param, Study, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR"]
 
@@ -110,6 +110,22 @@ class StudySpec:
         keys = [k for k, _ in self.data["grid"]]
         lists = [[_scalar(v) for v in cfg[c]] for _, c in self.data["grid"]]
         return [dict(zip(keys, combo)) for combo in itertools.product(*lists)]
+
+    def study(self, cfg: Mapping[str, Any], **kw: Any):
+        """The :class:`~jaxdp.studies.spec.Study` of ``cfg``: this study's name, grid (:meth:`points`), seeds,
+        ``group_by`` and description, with ``kw`` (``run``, ``analyze``, ``plot``, ...; ``points`` replaces the grid).
+
+        Args:
+            cfg: the resolved configuration.
+            **kw: further fields of the study, or ones that replace the declared.
+
+        Returns:
+            The study.
+        """
+        if "points" not in kw:
+            kw["points"] = self.points(cfg)
+        kw = {"group_by": tuple(self.data["group_by"]), "description": self.description, **kw}
+        return Study(name=self.name, seeds=int(cfg["seeds"]), config=cfg, **kw)
 
     def generated(self, *files: str) -> str:
         """The opening sentence of a generated block: the kept files it is made from and who writes it.
