@@ -28,7 +28,7 @@ from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
 from .analysis import fmt_ci, fmt_num, loglog_slope, markdown_table, ratio_to_base, verdict_table
 from .realizable_oco import _lipschitz
 from .claims import Measurement, judge, tally, verdict_row
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .specs import StudySpec
 
 S = StudySpec("mf-ftrl", __name__)
@@ -130,26 +130,14 @@ def build(cfg: dict) -> Study:
                 "ratios": ratio_to_base(df, ["part", "env", "T", "eps"], "mechanism", "tree", "regret")}
 
     def plot(df, outdir: pathlib.Path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         paths, summ = [], summarize(df, KEYS, ["regret"])
         order = [m for m in cfg["mechanisms"] if m in set(summ["mechanism"])]
         s = summ[summ["part"] == "T"]
-        envs = [e for e in cfg["envs"] if e in set(s["env"])]
         if len(s):
-            fig, axes = plt.subplots(1, len(envs), figsize=(6.4 * len(envs), 4.6), dpi=110, squeeze=False)
-            for ax, env in zip(axes[0], envs):
-                plot_curves(s[s["env"] == env], "T", "regret", path=outdir / "unused.png", ax=ax, hue="mechanism",
-                            hue_order=order, theory={m: theory_curve(cfg, m, "T", env, float(cfg["eps"]))
-                                                     for m in order},
-                            ylabel="regret (mean, 95% CI)", title=f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}")
-            fig.tight_layout()
-            fig.savefig(outdir / "regret_vs_T.png")
-            plt.close(fig)
-            paths.append(outdir / "regret_vs_T.png")
+            paths.append(plot_panels(
+                s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order, width=6.4,
+                theory=lambda env, sub: {m: theory_curve(cfg, m, "T", env, float(cfg["eps"])) for m in order},
+                ylabel="regret (mean, 95% CI)", title=lambda env: f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}"))
         s, Tf = summ[summ["part"] == "eps"], int(cfg["T_fixed"])
         if s["eps"].nunique() >= 2:
             th = {m: (lambda e, m=m: np.asarray([theory_curve(cfg, m, "eps", "realizable", float(x))(Tf)[0]
