@@ -1,14 +1,5 @@
-"""Statistics over seeds: NaN-aware means, bootstrap intervals and log-log slope fits.
-
-Owns :func:`bootstrap_mean_ci` (percentile bootstrap of the mean, NaNs
-dropped), :func:`summarize` (per-group means with 95% intervals and
-quantiles), :func:`fit_slopes` (least-squares ``log mean(y)`` vs ``log x``
-slopes over the upper half of the grid, with bootstrap intervals),
-:func:`joint_slope_boot` (bootstrap slopes of several curves from one
-resampling of the seed indices), :func:`format_table` (the plain-text tables
-the command line prints) and the verdict tables of the docs:
-:func:`slope_verdict`, :func:`verdict_table`, :func:`write_generated`,
-:func:`read_generated`. Depends on no other module of ``jaxdp.studies``.
+"""Statistics over seeds (bootstrap means, log-log slope fits), the command line's plain tables and the docs'
+verdict tables and generated blocks.
 
 **Which bootstrap.** A study that evaluates every grid point with the same seed
 keys (``seed_keys(seed, i)`` for seed index ``i`` at every point) draws the
