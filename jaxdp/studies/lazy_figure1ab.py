@@ -284,12 +284,8 @@ def _nonsmooth_block(nsl, nsumm) -> str:
     """The non-smooth block: every L2P-RMW + MALA point and the slope of every (loss, α) against its exponent."""
     if nsl is None or nsumm is None or not len(nsumm):
         return S.render("lazy-figure1ab no nonsmooth")
-    nrows = [[r.loss, f"{r.alpha:g}", int(r.T), int(r.d), int(r.B), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 1),
-              fmt_num(r.mala_acceptance_mean, 2), fmt_num(r.mala_outside_mean, 2), int(r.mala_steps_mean)]
-             for r in nsumm.itertuples(index=False)]
-    srows = [[r.loss, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-              fmt_num(r.theory_slope), _versus(r.slope_lo, r.slope_hi, r.theory_slope)] for r in nsl.itertuples()]
-    return S.render(BLOCKS[1], points=S.table("nonsmooth_points", nrows), slopes=S.table("nonsmooth_slopes", srows))
+    return S.render(BLOCKS[1], points=S.table("nonsmooth_points", nsumm),
+                    slopes=S.table("nonsmooth_slopes", nsl, versus=_versus))
 
 
 def page_blocks(results_dir=None) -> dict:
