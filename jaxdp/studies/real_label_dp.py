@@ -126,9 +126,7 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir or RESULTS)
     df, s = pd.read_csv(d / "results.csv"), pd.read_csv(d / "summary.csv")
     c = claims(df)
-    table = markdown_table(["dataset", "task", "difference", "mean [95% CI]", "verdict"],
-                           [[r.dataset, r.task, r.difference, fmt_ci(r.mean, r.lo, r.hi, 3),
-                             f"{r.verdict}: {r.reason}" if r.reason else r.verdict] for r in c.itertuples(index=False)])
+    table = S.table("claims", c.rename(columns={"lo": "mean_lo", "hi": "mean_hi"}))
     eps_all, prow = sorted(e for e in df["eps"].unique() if np.isfinite(e)), []
     for dataset in sorted(df[df["method"] == "rr_prior"]["dataset"].unique()):
         cells = []
