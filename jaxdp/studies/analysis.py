@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import math
 import pathlib
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table", "slope_verdict",
            "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
-           "markdown_table", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET", "upper_half",
+           "markdown_table", "fmt_ci_of", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET", "upper_half",
            "equal_expected_regret", "seeds_to_resolve", "loglog_slope"]
 
 
@@ -85,7 +85,7 @@ def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000,
     return pd.DataFrame(rows)
 
 
-def upper_half(xs: Sequence) -> Sequence:
+def upper_half(xs: Any) -> Any:
     """The part of a sorted grid that ``fit_slopes(..., upper_half=True)`` fits.
 
     Args:
@@ -558,6 +558,20 @@ def fmt_ci(mean, lo, hi, digits: int = 3) -> str:
     if np.isfinite(float(lo)) and np.isfinite(float(hi)) and abs(float(hi) - float(lo)) <= 1e-9 * max(1.0, abs(float(mean))):
         return m
     return f"{m} [{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
+
+
+def fmt_ci_of(row, stem: str, digits: int = 3) -> str:
+    """:func:`fmt_ci` of a row's estimate ``stem`` (or ``stem_mean``) and its interval ``stem_lo``, ``stem_hi``.
+
+    Args:
+        row: a mapping (a dict, or a ``pandas.Series``) holding the three values.
+        stem: the name of the estimate.
+        digits: decimals shown.
+
+    Returns:
+        The text of :func:`fmt_ci`.
+    """
+    return fmt_ci(row.get(stem, row.get(f"{stem}_mean")), row[f"{stem}_lo"], row[f"{stem}_hi"], digits)
 
 
 def _record_slope_ci(out, manifest: dict, v, tested: tuple, n_boot: int) -> None:

@@ -20,7 +20,7 @@ from ..experts import (
     adaptive_sparse_vector_experts, params_from_plan, plan_adaptive_sparse_vector_experts,
     plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts,
 )
-from .analysis import fmt_ci, markdown_table, ratio_to_base
+from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
 
@@ -206,7 +206,7 @@ def page_blocks(results_dir=None) -> dict:
     cols = [f"ε = {e:g}" for e in eps]
     for ds in sorted(df["dataset"].unique()):
         g = s[s["dataset"] == ds].set_index(["learner", "eps"])
-        rows = [[ln, *[fmt_ci(*g.loc[(ln, e), [f"regret_per_round_{k}" for k in ("mean", "lo", "hi")]], 4)
+        rows = [[ln, *[fmt_ci_of(g.loc[(ln, e)], "regret_per_round", 4)
                        + (" †" if ln != "hedge" and bool(still.loc[(ds, ln, e)]) else "") for e in eps]]
                 for ln in sorted(df[df["dataset"] == ds]["learner"].unique())]
         parts.append(f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n"

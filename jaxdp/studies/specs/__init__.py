@@ -34,7 +34,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..analysis import _pow2, fmt_ci, fmt_num, markdown_table, publish_blocks
+from ..analysis import _pow2, fmt_ci_of, fmt_num, markdown_table, publish_blocks
 from ..claims import Claim
 from ..config import check_params
 from ..spec import Param, Study, declare_params
@@ -111,7 +111,7 @@ class StudySpec:
         lists = [[_scalar(v) for v in cfg[c]] for _, c in self.data["grid"]]
         return [dict(zip(keys, combo)) for combo in itertools.product(*lists)]
 
-    def study(self, cfg: Mapping[str, Any], **kw: Any):
+    def study(self, cfg: dict, **kw: Any):
         """The :class:`~jaxdp.studies.spec.Study` of ``cfg``: this study's name, grid (:meth:`points`), seeds,
         ``group_by`` and description, with ``kw`` (``run``, ``analyze``, ``plot``, ...; ``points`` replaces the grid).
 
@@ -170,7 +170,7 @@ class StudySpec:
         """
         cols = [c if isinstance(c, list) else [c, None] for c in self.data["columns"][name]]
         if not isinstance(rows, (list, tuple)):
-            rows = [[eval("f" + repr(cell), {**_CELLS, **values, **r, "row": r, "ci": functools.partial(_ci, r)})
+            rows = [[eval("f" + repr(cell), {**_CELLS, **values, **r, "row": r, "ci": functools.partial(fmt_ci_of, r)})
                      for _, cell in cols] for r in rows.to_dict("records")]
         return markdown_table([h.format_map(values) if values else h for h, _ in cols], rows)
 
@@ -214,10 +214,6 @@ class _Claims(dict):
 
 _CELLS = {"__builtins__": {}, "num": fmt_num, "pow2": _pow2, "int": int, "float": float, "abs": abs, "len": len,
           "str": str, "min": min, "max": max, "format": format, "isfinite": math.isfinite}
-
-
-def _ci(row, stem: str, digits: int = 3) -> str:
-    return fmt_ci(row.get(stem, row.get(f"{stem}_mean")), row[f"{stem}_lo"], row[f"{stem}_hi"], digits)
 
 
 def _scalar(v):
