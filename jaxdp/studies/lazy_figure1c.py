@@ -180,8 +180,6 @@ def page_blocks(results_dir=None) -> dict:
     up = upper_half(sorted(df["T"].unique()))
     T_lo, T_hi = int(up[0]), int(up[-1])
     t = alternating_terms(df, d)
-    trows = [[f"{r.alpha:g}", int(r.T), f"{r.expected_regret:.0f}", f"{r.model:.0f}", f"{r.ratio:.3f}",
-              f"{r.TBeta_over_8:.0f}", f"{r.claimed_TB2eta2:.0f}"] for r in t.itertuples(index=False)]
     dev = t.groupby("alpha")["ratio"].apply(lambda v: float(np.max(np.abs(v - 1)))).to_dict()
     mrows = [[f"{a:g}", *(fmt_num(loglog_slope(g[g["T"].isin(up)]["T"], g[g["T"].isin(up)][c]))
                           for c in ("expected_regret", "model", "warmup", "tanh_term")),
@@ -194,7 +192,7 @@ def page_blocks(results_dir=None) -> dict:
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=S_, T_lo=T_lo, T_hi=T_hi, n_boot=N_BOOT,
                             table=S.table("exponents", rows)),
-        BLOCKS[1]: S.render(BLOCKS[1], d=d, table=S.table("terms", trows),
+        BLOCKS[1]: S.render(BLOCKS[1], d=d, table=S.table("terms", t),
                             deviations=", ".join(f"{100 * v:.1f}% at α = {a:g}" for a, v in sorted(dev.items()))),
         BLOCKS[2]: S.render(BLOCKS[2], T_lo=T_lo, T_hi=T_hi, table=S.table("model", mrows)),
         BLOCKS[3]: S.render(BLOCKS[3], rows=len(v), tol=TOL, decades=math.log10(up[-1] / up[0]), T_lo=T_lo,
