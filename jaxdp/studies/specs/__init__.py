@@ -7,13 +7,14 @@ A study is three short things:
   point keys and the configuration lists they range over, outermost first), its ``group_by`` keys, its claims
   (``[claims.<key>]``: the fields of :class:`~jaxdp.studies.claims.Claim`; a key of several words is also found
   by their tuple), the generated blocks of its results page (``blocks``), the pages that carry them (``pages``,
-  default its results page) and the headers of its tables (``[columns]``, :meth:`StudySpec.table`);
+  default its results page) and its page tables (``[columns]``: headers, or ``[header, cell]`` pairs whose cells
+  are f-strings on a data frame's rows, :meth:`StudySpec.table`);
 * ``specs/<name>.md``: the prose of each generated block, a Markdown template whose ``{fields}`` the study
   fills from its kept run (``<!-- block: <block name> -->`` opens each one; ``{{``/``}}`` are literal braces);
 * ``jaxdp/studies/<module>.py``: the science only: how one chunk of the grid runs, its tables and plots, and
   the values its page's blocks show.
 
-:class:`StudySpec` reads the first two and gives the third the registration, the grid, the claims and the
+:class:`StudySpec` reads the first two and gives the third the registration, its ``Study``, the claims and the
 page machinery, so no study repeats them.
 """
 from __future__ import annotations
