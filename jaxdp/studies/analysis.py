@@ -1,14 +1,5 @@
-"""Statistics over seeds: NaN-aware means, bootstrap intervals and log-log slope fits.
-
-Owns :func:`bootstrap_mean_ci` (percentile bootstrap of the mean, NaNs
-dropped), :func:`summarize` (per-group means with 95% intervals and
-quantiles), :func:`fit_slopes` (least-squares ``log mean(y)`` vs ``log x``
-slopes over the upper half of the grid, with bootstrap intervals),
-:func:`joint_slope_boot` (bootstrap slopes of several curves from one
-resampling of the seed indices), :func:`format_table` (the plain-text tables
-the command line prints) and the verdict tables of the docs:
-:func:`slope_verdict`, :func:`verdict_table`, :func:`write_generated`,
-:func:`read_generated`. Depends on no other module of ``jaxdp.studies``.
+"""Statistics over seeds (bootstrap means, log-log slope fits), the command line's plain tables and the docs'
+verdict tables and generated blocks.
 
 **Which bootstrap.** A study that evaluates every grid point with the same seed
 keys (``seed_keys(seed, i)`` for seed index ``i`` at every point) draws the
@@ -26,13 +17,15 @@ Introduction to the Bootstrap*, 1993, ch. 13).
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional, Sequence
+import pathlib
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table", "slope_verdict",
            "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
-           "markdown_table", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET"]
+           "markdown_table", "fmt_ci_of", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET", "upper_half",
+           "equal_expected_regret", "seeds_to_resolve", "loglog_slope"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
@@ -92,8 +85,52 @@ def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000,
     return pd.DataFrame(rows)
 
 
-def _slope(x: np.ndarray, y: np.ndarray) -> float:
-    ok = (x > 0) & (y > 0) & np.isfinite(y)
+def upper_half(xs: Any) -> Any:
+    """The part of a sorted grid that ``fit_slopes(..., upper_half=True)`` fits.
+
+    Args:
+        xs: the sorted grid.
+
+    Returns:
+        Its upper half (from the middle value on) when it has at least 4 values, else the whole grid.
+    """
+    return xs[(len(xs) - 1) // 2:] if len(xs) >= 4 else xs
+
+
+_half = upper_half  # fit_slopes' argument ``upper_half`` shadows the function
+
+
+def equal_expected_regret(df, a: str, b: str, by: Sequence[str], tol: float) -> set:
+    """The groups where learners ``a`` and ``b`` have the same expected regret at every seed and ``T``.
+
+    Args:
+        df: the per-seed results (``learner``, ``T``, ``seed``, ``expected_regret`` and the ``by`` columns).
+        a, b: the two learners; the difference is taken relative to ``b``'s expected regret (at least 1).
+        by: the columns that name a group.
+        tol: the largest relative difference that counts as the same.
+
+    Returns:
+        The set of ``by`` tuples whose largest relative difference is below ``tol``.
+    """
+    k = [*by, "T", "seed"]
+    x = df[df["learner"] == a].set_index(k)["expected_regret"]
+    y = df[df["learner"] == b].set_index(k)["expected_regret"]
+    both = x.index.intersection(y.index)
+    rel = ((x[both] - y[both]).abs() / np.maximum(1.0, y[both].abs())).groupby(level=list(range(len(by)))).max()
+    return {key for key, v in rel.items() if v < tol}
+
+
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of ``log y`` on ``log x`` over the points where both are positive and finite.
+
+    Args:
+        x, y: the abscissae and values (array-likes of the same length).
+
+    Returns:
+        The slope, NaN with fewer than two such points.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = (x > 0) & (y > 0) & np.isfinite(y) & np.isfinite(x)
     if ok.sum() < 2:
         return math.nan
     return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
@@ -120,7 +157,7 @@ def _slopes_rows(lx: np.ndarray, means: np.ndarray) -> np.ndarray:
         out[full] = (ly - ly.mean(axis=1, keepdims=True)) @ xc / (xc @ xc)
     for b in np.flatnonzero(~full):
         if ok[b].sum() >= 2:
-            out[b] = _slope(np.exp(lx), means[b])
+            out[b] = loglog_slope(np.exp(lx), means[b])
     return out
 
 
@@ -245,8 +282,8 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
         xs = np.sort(g[x].unique())
-        if upper_half and len(xs) >= 4:
-            xs = xs[(len(xs) - 1) // 2:]
+        if upper_half:
+            xs = _half(xs)
         corr = log_correction(np.asarray(xs, float)) if log_correction else np.ones(len(xs))
         row = dict(zip(by, key))
         if resample == "joint":
@@ -256,12 +293,12 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
         else:
             per_x = [g.loc[g[x] == xv, y].to_numpy(dtype=float) for xv in xs]
             means = np.array([np.nanmean(v) if v.size else np.nan for v in per_x]) / corr
-            s = _slope(np.asarray(xs, float), means)
+            s = loglog_slope(xs, means)
             boots = []
             for _ in range(n_boot):
                 bm = np.array([np.nanmean(v[rng.integers(0, v.size, v.size)]) if v.size else np.nan
                                for v in per_x]) / corr
-                boots.append(_slope(np.asarray(xs, float), bm))
+                boots.append(loglog_slope(xs, bm))
             extra = {}
         boots = np.asarray(boots)
         boots = boots[np.isfinite(boots)]
@@ -339,6 +376,21 @@ def slope_verdict(lo: float, hi: float, claim: float, kind: str = "equals", clai
     raise ValueError(f"kind must be 'equals', 'at_most' or 'at_least', got {kind!r}")
 
 
+def seeds_to_resolve(halfwidth: float, n_seeds: int, tolerance: float) -> int:
+    """About how many seeds per point would bring a 95% half-width down to ``tolerance`` (``S·(w/tol)²``,
+    rounded up to a multiple of 10).
+
+    Args:
+        halfwidth: the measured half-width.
+        n_seeds: the seeds per point behind it.
+        tolerance: the half-width aimed at.
+
+    Returns:
+        The number of seeds per point.
+    """
+    return int(math.ceil(n_seeds * (halfwidth / tolerance) ** 2 / 10.0) * 10)
+
+
 def width_note(halfwidth: float, n_seeds: int, target: float = HW_TARGET) -> str:
     """Why a tested cell's interval is wider than ``target``: the seeds it had and about how many would do.
 
@@ -356,7 +408,7 @@ def width_note(halfwidth: float, n_seeds: int, target: float = HW_TARGET) -> str
     """
     if not (np.isfinite(halfwidth) and halfwidth > target) or n_seeds <= 0:
         return ""
-    need = int(math.ceil(n_seeds * (halfwidth / target) ** 2 / 10.0) * 10)
+    need = seeds_to_resolve(halfwidth, n_seeds, target)
     return (f"half-width {halfwidth:.3f} > {target:g} at {int(n_seeds)} seeds per point (about {need} would reach "
             f"{target:g})")
 
@@ -423,8 +475,14 @@ def verdict_table(verdicts, *, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
-def _markers(name: str):
-    return f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
+def _block(path, name: str) -> tuple:
+    """``(text, start, end)``: the page's text and the span between the block's markers."""
+    text = pathlib.Path(path).read_text(encoding="utf-8")
+    a, b = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
+    i, j = text.find(a), text.find(b)
+    if i < 0 or j < i:
+        raise ValueError(f"{path}: no generated block {name!r} (markers {a!r} ... {b!r})")
+    return text, i + len(a), j
 
 
 def read_generated(path, name: str) -> str:
@@ -440,14 +498,8 @@ def read_generated(path, name: str) -> str:
     Raises:
         ValueError: the page has no such pair of markers.
     """
-    import pathlib
-
-    text = pathlib.Path(path).read_text(encoding="utf-8")
-    a, b = _markers(name)
-    i, j = text.find(a), text.find(b)
-    if i < 0 or j < i:
-        raise ValueError(f"{path}: no generated block {name!r} (markers {a!r} ... {b!r})")
-    return text[i + len(a):j].strip("\n")
+    text, i, j = _block(path, name)
+    return text[i:j].strip("\n")
 
 
 def write_generated(path, name: str, body: str) -> bool:
@@ -465,17 +517,10 @@ def write_generated(path, name: str, body: str) -> bool:
     Raises:
         ValueError: the page has no such pair of markers.
     """
-    import pathlib
-
-    p = pathlib.Path(path)
-    text = p.read_text(encoding="utf-8")
-    a, b = _markers(name)
-    i, j = text.find(a), text.find(b)
-    if i < 0 or j < i:
-        raise ValueError(f"{path}: no generated block {name!r} (markers {a!r} ... {b!r})")
-    new = text[:i + len(a)] + "\n" + body.strip("\n") + "\n" + text[j:]
+    text, i, j = _block(path, name)
+    new = text[:i] + "\n" + body.strip("\n") + "\n" + text[j:]
     if new != text:
-        p.write_text(new, encoding="utf-8")
+        pathlib.Path(path).write_text(new, encoding="utf-8")
     return new != text
 
 
@@ -513,6 +558,20 @@ def fmt_ci(mean, lo, hi, digits: int = 3) -> str:
     if np.isfinite(float(lo)) and np.isfinite(float(hi)) and abs(float(hi) - float(lo)) <= 1e-9 * max(1.0, abs(float(mean))):
         return m
     return f"{m} [{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
+
+
+def fmt_ci_of(row, stem: str, digits: int = 3) -> str:
+    """:func:`fmt_ci` of a row's estimate ``stem`` (or ``stem_mean``) and its interval ``stem_lo``, ``stem_hi``.
+
+    Args:
+        row: a mapping (a dict, or a ``pandas.Series``) holding the three values.
+        stem: the name of the estimate.
+        digits: decimals shown.
+
+    Returns:
+        The text of :func:`fmt_ci`.
+    """
+    return fmt_ci(row.get(stem, row.get(f"{stem}_mean")), row[f"{stem}_lo"], row[f"{stem}_hi"], digits)
 
 
 def _record_slope_ci(out, manifest: dict, v, tested: tuple, n_boot: int) -> None:

@@ -22,7 +22,8 @@ from ..bandits.instances import (
     instance_adversary, instance_means, learner_setup, stack_params, theory_value, trivial_caps,
 )
 from ..core import seed_keys, simulate
-from ._common_study import ROOT as ROOT, upper_half
+from .analysis import loglog_slope, upper_half
+from .specs import ROOT as ROOT
 from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
 from .claims import Measurement, Verdict, judge, judge_exact_bound, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
@@ -74,8 +75,7 @@ def _fits(df, summ, n_boot: int = 500):
             g = g[g["instance"] == r["instance"]] if "instance" in by else g
             g = g[(g[x] >= r["x_min"]) & (g[x] <= r["x_max"])].sort_values(x)
             th, xs = g["theory"].to_numpy(float), g[x].to_numpy(float)
-            ok = np.isfinite(th) & (th > 0)
-            th_slope = float(np.polyfit(np.log(xs[ok]), np.log(th[ok]), 1)[0]) if ok.sum() >= 2 else math.nan
+            th_slope = loglog_slope(xs, th)
             rows.append({"sweep": x, "learner": r["learner"], "instance": r.get("instance", g["instance"].iloc[0]),
                          **{k: r[k] for k in ("x_min", "x_max", "slope", "slope_lo", "slope_hi")},
                          "theory_slope": th_slope, "regret@x_max": float(g["regret_mean"].iloc[-1]),
@@ -145,9 +145,8 @@ def build(cfg: dict) -> Study:
                    f"regret_vs_K_{fam}.png")
         return paths
 
-    return Study(name=S.name, points=_points(cfg), seeds=int(cfg["seeds"]), run=run, check_point=check_point,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=__doc__.strip().splitlines()[0])
+    return S.study(cfg, points=_points(cfg), run=run, check_point=check_point, analyze=analyze, plot=plot,
+                   description=__doc__.strip().splitlines()[0])
 
 
 def _x_label(sweep: str, v) -> str:

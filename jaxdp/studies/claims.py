@@ -31,7 +31,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .analysis import VERDICTS as ALL_VERDICTS
+from .analysis import VERDICTS as ALL_VERDICTS, seeds_to_resolve
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
            "verdict_row", "untested_row", "tally"]
@@ -125,21 +125,6 @@ class Verdict:
 
     verdict: str
     reason: str = ""
-
-
-def seeds_to_resolve(halfwidth: float, n_seeds: int, tolerance: float) -> int:
-    """About how many seeds per point would bring a 95% half-width down to ``tolerance`` (``S·(w/tol)²``,
-    rounded up to a multiple of 10).
-
-    Args:
-        halfwidth: the measured half-width.
-        n_seeds: the seeds per point behind it.
-        tolerance: the half-width aimed at.
-
-    Returns:
-        The number of seeds per point.
-    """
-    return int(math.ceil(n_seeds * (halfwidth / tolerance) ** 2 / 10.0) * 10)
 
 
 def _unresolved(m: Measurement, claim: Claim, hold: tuple, claimed: tuple) -> Verdict:

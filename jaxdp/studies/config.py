@@ -1,12 +1,5 @@
-"""Resolving and checking a study's configuration before a run.
-
-Owns :func:`resolve_config` (defaults, then ``--quick`` sizes, then ``--set``
-overrides parsed by the default's type), :func:`check_params` (every declared
-parameter, seeds included, against its :class:`~jaxdp.studies.spec.Param`),
-:func:`validate_study` (parameters, then every grid point's ``check_point``) and
-the JSON normalisation of configs and points (``_jsonable``, ``_normalized``)
-that chunk names and manifests are built from. Depends only on
-:mod:`jaxdp.studies.spec`.
+"""Resolving and checking a study's configuration before a run (defaults, ``--quick``, ``--set``; the declared
+parameters and every grid point's ``check_point``).
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from ..sco import (
     localization_estimator, plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_localization_sco, run_sco_cpu,
 )
 from ..sco.inverse_sensitivity import exact_grad_inv_estimator
-from ._common_study import ROOT as ROOT
+from .specs import ROOT as ROOT
 from .analysis import _record_slope_ci, fmt_num
 from .claims import Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
@@ -452,6 +452,5 @@ def build(cfg: dict) -> Study:
             out.append({k: np.concatenate([q[k] for q in parts]) for k in parts[0]})
         return out
 
-    return Study(name=S.name, points=build_points(cfg), seeds=int(cfg["seeds"]), run=run,
-                 seeds_per_chunk=SEEDS_PER_CHUNK, check_point=lambda p: check_point(p, cfg),
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg, description=S.description)
+    return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK,
+                   check_point=lambda p: check_point(p, cfg), analyze=analyze, plot=plot)

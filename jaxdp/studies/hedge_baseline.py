@@ -17,7 +17,7 @@ from ..experts import (
     AlternatingParams, BernoulliParams, HedgeParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs,
     bernoulli_experts, experts_problem, ftpl, ftpl_eta, hedge, hedge_eta, hedge_regret_bound, shrinking_dartboard,
 )
-from ._common_study import equal_expected_regret, upper_half
+from .analysis import equal_expected_regret, upper_half
 from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
 from .claims import Measurement, judge, judge_exact_bound, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
@@ -102,9 +102,7 @@ def build(cfg: dict) -> Study:
         _eta(p["learner"], p["d"], p["T"])
         _adversary(p["adversary"], p["d"], np.asarray([p["T"]], np.int32), cfg)
 
-    return Study(name=S.name, points=S.points(cfg), seeds=int(cfg["seeds"]), run=run, check_point=check_point,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, run=run, check_point=check_point, analyze=analyze, plot=plot)
 
 
 def verdicts(slopes, summary, twins=None):

@@ -27,7 +27,7 @@ from jaxdp.label_dp import (
 )
 from jaxdp.label_dp.planners import plan_for_task
 from jaxdp.label_dp.rates import bump_slope, label_rate_exponent, minimax_h0
-from jaxdp.studies._common_study import ROOT
+from .specs import ROOT
 from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from jaxdp.studies.specs import StudySpec
@@ -233,9 +233,8 @@ def build(cfg: dict) -> Study:
             publish(out)
         return paths
 
-    return Study(name=S.name, points=pts, seeds=int(cfg["seeds"]), run=run, check_point=_plan_point,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 seeds_per_chunk=SEEDS_PER_CHUNK)
+    return S.study(cfg, points=pts, run=run, check_point=_plan_point, analyze=analyze, plot=plot,
+                   seeds_per_chunk=SEEDS_PER_CHUNK, description="")
 
 
 def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:

@@ -16,7 +16,7 @@ import numpy as np
 from ..core import seed_keys, simulate
 from ..experts import AlternatingParams, adv_alternating_batches, experts_problem, hedge, hedge_params
 from ..experts import alternating_prediction, l2p_mw, l2p_mw_params, l2p_mw_regret_bound, plan_l2p_mw
-from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
+from .analysis import _pow2, loglog_slope, verdict_table
 from .claims import Measurement, judge, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
@@ -81,9 +81,7 @@ def build(cfg: dict) -> Study:
                             theory=theory, title=f"L2P-MW on alternating batches (d={d}, eps={eps:g})",
                             ylabel="expected regret (mean, 95% CI)")]
 
-    return Study(name=S.name, points=S.points(cfg), seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=256,
-                 points_per_chunk=1, description=S.description)
+    return S.study(cfg, run=run, analyze=analyze, plot=plot, seeds_per_chunk=256, points_per_chunk=1)
 
 
 def slope_fits(df, n_boot: int = N_BOOT):
@@ -93,7 +91,7 @@ def slope_fits(df, n_boot: int = N_BOOT):
     sl = fit_slopes(df, x="T", y="regret", by=["learner"], upper_half=False, n_boot=n_boot, resample="joint")
     first = df.groupby(["learner", "T"], sort=True).first().reset_index()
     for col, name in (("TBeta_over_8", "slope_TBeta8"), ("claimed_TB2eta2", "slope_claimed")):
-        sl[name] = [float(np.polyfit(np.log(g["T"].to_numpy(float)), np.log(g[col].to_numpy(float)), 1)[0])
+        sl[name] = [loglog_slope(g["T"], g[col])
                     for _, g in first.groupby("learner", sort=True)]
     return sl
 
@@ -120,26 +118,14 @@ def page_blocks(results_dir=None) -> dict:
     first = df.groupby(["learner", "T"], sort=True).first().reset_index()
     for c in TERMS[:3]:
         s[c] = first[c].to_numpy()
-    rows = [[r.learner, _pow2(r.T), fmt_num(r.expected_regret_mean, 1)
-             + ("" if r.expected_regret_hi - r.expected_regret_lo == 0 else " (varies by seed)"),
-             fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 1), fmt_num(r.TBeta_over_8, 1), fmt_num(r.tanh_exact, 1),
-             fmt_num(r.claimed_TB2eta2, 1), fmt_num(r.expected_regret_mean / r.TBeta_over_8, 3),
-             fmt_num(r.expected_regret_mean / r.claimed_TB2eta2, 2), f"{r.switches_mean:.0f}"]
-            for r in s.itertuples(index=False)]
-    regret = markdown_table(["learner", "T", "E[regret]", "realized regret [95% CI]", "T B η/8", "(T/4) tanh(ηB/2)",
-                             "claimed T B² η²", "E[regret] / (T B η/8)", "E[regret] / claimed", "switches"], rows)
     sl = slope_fits(df)
-    se = fit_slopes(df, x="T", y="expected_regret", by=["learner"], upper_half=False, n_boot=10)
-    srows = [[r.learner, fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(e.slope), fmt_num(r.slope_TBeta8),
-              fmt_num(r.slope_claimed), int(r.n_seeds)]
-             for r, e in zip(sl.itertuples(index=False), se.itertuples(index=False))]
-    slopes = markdown_table(["learner", "slope of realized regret [95% CI]", "slope of E[regret]", "slope of T B η/8",
-                             "slope of T B² η²", "seeds"], srows)
+    sl["slope_expected"] = fit_slopes(df, x="T", y="expected_regret", by=["learner"], upper_half=False, n_boot=10)["slope"]
     v = verdicts(sl)
     lo, hi = float(sl["x_min"].min()), float(sl["x_max"].max())
-    return {BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["learner", "T"])["seed"].nunique().min()), table=regret),
+    return {BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["learner", "T"])["seed"].nunique().min()),
+                            table=S.table("regret", s)),
             BLOCKS[1]: S.render(BLOCKS[1], T_lo=_pow2(s["T"].min()), T_hi=_pow2(s["T"].max()), n_boot=N_BOOT,
-                                table=slopes),
+                                table=S.table("slopes", sl)),
             VERDICT_BLOCK: S.render(VERDICT_BLOCK, rows=len(v), tol=f"{TOL:g}", T_lo=_pow2(lo), T_hi=_pow2(hi),
                                     decades=f"{math.log10(hi / lo):.2f}", n_boot=N_BOOT, tally=tally(v),
                                     table=verdict_table(v))}

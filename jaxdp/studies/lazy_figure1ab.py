@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ._common_study import upper_half
-from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
+from .analysis import upper_half
+from .analysis import fmt_ci, fmt_num, verdict_table
 from .claims import Claim, Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
 from .specs import StudySpec
@@ -118,11 +118,6 @@ def _check_point(pt: dict, cfg: dict) -> None:
         _dp_ftrl_plan(T, d, alpha)
 
 
-def _table(name: str, rows, **values) -> str:
-    """The Markdown table ``name`` of the page: its header from the study TOML's ``columns`` (``values`` filled), ``rows``."""
-    return markdown_table([h.format(**values) for h in S.data["columns"][name]], rows)
-
-
 def _split(df):
     lin = df["loss"] == "linear" if "loss" in df else np.ones(len(df), bool)
     return df[lin], df[~lin]
@@ -193,9 +188,7 @@ def build(cfg: dict) -> Study:
                 ylabel="regret (mean, 95% CI)", width=4.4))
         return paths
 
-    return Study(name=S.name, check_point=lambda p: _check_point(p, cfg), points=points, seeds=int(cfg["seeds"]),
-                 run=run, group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, check_point=lambda p: _check_point(p, cfg), points=points, run=run, analyze=analyze, plot=plot)
 
 
 def claim(learner: str, panel: str, alpha: float) -> Claim:
@@ -291,12 +284,8 @@ def _nonsmooth_block(nsl, nsumm) -> str:
     """The non-smooth block: every L2P-RMW + MALA point and the slope of every (loss, α) against its exponent."""
     if nsl is None or nsumm is None or not len(nsumm):
         return S.render("lazy-figure1ab no nonsmooth")
-    nrows = [[r.loss, f"{r.alpha:g}", int(r.T), int(r.d), int(r.B), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 1),
-              fmt_num(r.mala_acceptance_mean, 2), fmt_num(r.mala_outside_mean, 2), int(r.mala_steps_mean)]
-             for r in nsumm.itertuples(index=False)]
-    srows = [[r.loss, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-              fmt_num(r.theory_slope), _versus(r.slope_lo, r.slope_hi, r.theory_slope)] for r in nsl.itertuples()]
-    return S.render(BLOCKS[1], points=_table("nonsmooth_points", nrows), slopes=_table("nonsmooth_slopes", srows))
+    return S.render(BLOCKS[1], points=S.table("nonsmooth_points", nsumm),
+                    slopes=S.table("nonsmooth_slopes", nsl, versus=_versus))
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -329,7 +318,7 @@ def page_blocks(results_dir=None) -> dict:
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=int(df.groupby(BY + ["loss", "T"])["seed"].nunique().min()),
                             T_lo=int(up[0]), T_hi=int(up[-1]), n_boot=N_BOOT, T_max=Tmax,
-                            table=_table("slopes", rows, T_max=Tmax)),
+                            table=S.table("slopes", rows, T_max=Tmax)),
         BLOCKS[1]: _nonsmooth_block(nsl, nsumm),
         BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), linear=len(sl), nonsmooth=0 if nsl is None else len(nsl),
                             same_runs=S.render("lazy-figure1ab same runs") if np_same else "", tol=TOL,

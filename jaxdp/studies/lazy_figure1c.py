@@ -17,8 +17,9 @@ from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import (
     adversary_and_params, experts_problem, figure1_exponents, learner_and_params,
 )
-from jaxdp.studies._common_study import equal_expected_regret, upper_half
-from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, summarize, verdict_table
+from jaxdp.studies.analysis import (
+    _pow2, equal_expected_regret, fmt_ci, fmt_num, loglog_slope, summarize, upper_half, verdict_table,
+)
 from jaxdp.studies.claims import Measurement, judge, tally, untested_row, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_panels
 from jaxdp.studies.specs import StudySpec
@@ -38,11 +39,6 @@ THEORY = {(ln, adv): (label, _curve(*pc)) for ln, advs in S.data["theory"].items
           for adv, (label, *pc) in advs.items()}
 #: the claimed exponent of each L2P claim at α
 EXPONENT = {ln: (lambda a, f=_curve(*pc): float(f(a))) for ln, pc in S.data["exponent"].items()}
-
-
-def _table(name: str, rows) -> str:
-    """The Markdown table ``name`` of the page: its header from the study TOML's ``columns``, then ``rows``."""
-    return markdown_table(S.data["columns"][name], rows)
 
 
 @S.register
@@ -89,9 +85,7 @@ def build(cfg: dict) -> Study:
                             width=4.6)]
 
     points = S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]})   # α a float even if given as 0
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, check_point=setup,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, points=points, run=run, check_point=setup, analyze=analyze, plot=plot)
 
 
 def _same_expected_regret(df, a: str, b: str):
@@ -161,10 +155,6 @@ def bound_ratios(df, d: int):
     return t
 
 
-def _slope(g, col) -> float:
-    return float(np.polyfit(np.log(g["T"].to_numpy(float)), np.log(g[col].to_numpy(float)), 1)[0])
-
-
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of the results page from a kept run (default ``results/lazy-figure1c``)."""
     import pandas as pd
@@ -190,25 +180,24 @@ def page_blocks(results_dir=None) -> dict:
     up = upper_half(sorted(df["T"].unique()))
     T_lo, T_hi = int(up[0]), int(up[-1])
     t = alternating_terms(df, d)
-    trows = [[f"{r.alpha:g}", int(r.T), f"{r.expected_regret:.0f}", f"{r.model:.0f}", f"{r.ratio:.3f}",
-              f"{r.TBeta_over_8:.0f}", f"{r.claimed_TB2eta2:.0f}"] for r in t.itertuples(index=False)]
     dev = t.groupby("alpha")["ratio"].apply(lambda v: float(np.max(np.abs(v - 1)))).to_dict()
-    mrows = [[f"{a:g}", *(fmt_num(_slope(g[g["T"].isin(up)], c)) for c in ("expected_regret", "model", "warmup",
-                                                                             "tanh_term")),
+    mrows = [[f"{a:g}", *(fmt_num(loglog_slope(g[g["T"].isin(up)]["T"], g[g["T"].isin(up)][c]))
+                          for c in ("expected_regret", "model", "warmup", "tanh_term")),
               fmt_num(2 / 3 + a / 3), fmt_num(1 / 3 + 2 * a / 3)] for a, g in t.groupby("alpha", sort=True)]
     v = verdicts(real.assign(n_seeds=S_), summarize(df, by + ["T"], ["regret"], n_boot=N_BOOT), d)
     brows = [[ln, adv, f"{a:g}", ", ".join(f"{x:.3f}" for x in g["ratio"]), ", ".join(str(int(b)) for b in g["B"]),
-              fmt_num(_slope(g, "bound")), fmt_num(_slope(g, "expected_regret")), fmt_num(EXPONENT[ln](float(a)))]
+              fmt_num(loglog_slope(g["T"], g["bound"])), fmt_num(loglog_slope(g["T"], g["expected_regret"])),
+              fmt_num(EXPONENT[ln](float(a)))]
              for (ln, adv, a), g in bound_ratios(df, d).groupby(["learner", "adversary", "alpha"], sort=True)]
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=S_, T_lo=T_lo, T_hi=T_hi, n_boot=N_BOOT,
-                            table=_table("exponents", rows)),
-        BLOCKS[1]: S.render(BLOCKS[1], d=d, table=_table("terms", trows),
+                            table=S.table("exponents", rows)),
+        BLOCKS[1]: S.render(BLOCKS[1], d=d, table=S.table("terms", t),
                             deviations=", ".join(f"{100 * v:.1f}% at α = {a:g}" for a, v in sorted(dev.items()))),
-        BLOCKS[2]: S.render(BLOCKS[2], T_lo=T_lo, T_hi=T_hi, table=_table("model", mrows)),
+        BLOCKS[2]: S.render(BLOCKS[2], T_lo=T_lo, T_hi=T_hi, table=S.table("model", mrows)),
         BLOCKS[3]: S.render(BLOCKS[3], rows=len(v), tol=TOL, decades=math.log10(up[-1] / up[0]), T_lo=T_lo,
                             T_hi=T_hi, n_boot=N_BOOT, tally=tally(v), table=verdict_table(v)),
-        BLOCKS[4]: S.render(BLOCKS[4], d=d, T_lo=_pow2(up[0]), T_hi=_pow2(up[-1]), table=_table("bound", brows)),
+        BLOCKS[4]: S.render(BLOCKS[4], d=d, T_lo=_pow2(up[0]), T_hi=_pow2(up[-1]), table=S.table("bound", brows)),
     }
 
 

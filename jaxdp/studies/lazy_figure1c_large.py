@@ -18,7 +18,7 @@ from jaxdp.experts import (
     AlternatingParams, adv_alternating_batches, alternating_prediction, alternating_warmup, experts_problem,
     figure1_exponents, l2p_mw, l2p_mw_params, plan_l2p_mw,
 )
-from jaxdp.studies.analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
+from jaxdp.studies.analysis import _pow2, fmt_num, verdict_table
 from jaxdp.studies.claims import Measurement, Verdict, judge, tally, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize
 from jaxdp.studies.specs import StudySpec
@@ -26,7 +26,6 @@ from jaxdp.studies.specs import StudySpec
 S = StudySpec("lazy-figure1c-large", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
 N_BOOT, MODEL_COLS = 2000, ("warmup_lnd2_over_eta", "tanh_term", "claimed_TB2eta2")
-COLUMNS = S.data["columns"]   # the page tables' headers
 
 
 def _exp(a, which: str):
@@ -83,9 +82,8 @@ def build(cfg: dict) -> Study:
                             title="L2P-MW on alternating batches: local regret exponent vs T",
                             ylabel="local slope of log E[regret]")]
 
-    return Study(name=S.name, points=S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]}),
-                 seeds=int(cfg["seeds"]), run=run, group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot,
-                 config=cfg, points_per_chunk=1, seeds_per_chunk=256, description=S.description)
+    return S.study(cfg, points=S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]}), run=run, analyze=analyze,
+                   plot=plot, points_per_chunk=1, seeds_per_chunk=256)
 
 
 def verdicts(slopes):
@@ -115,28 +113,24 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
-    Ts, rows, fits = sorted(df["T"].unique()), [], []
+    Ts, fits = sorted(df["T"].unique()), []
     mod = df.groupby(["alpha", "T"])[["warmup_lnd2_over_eta", "tanh_term"]].first().sum(axis=1)
     for a in sorted(df["alpha"].unique()):
         for lo, hi in zip(Ts[:-1], Ts[1:]):
             f = fit_slopes(df[(df["alpha"] == a) & df["T"].isin([lo, hi])], "T", "regret", upper_half=False,
                            n_boot=N_BOOT, resample="joint").iloc[0]
             fits.append(dict(alpha=a, x_min=lo, x_max=hi, slope=f.slope, slope_lo=f.slope_lo, slope_hi=f.slope_hi,
-                             n_seeds=f.n_seeds, model_slope=math.log(mod[(a, hi)] / mod[(a, lo)]) / math.log(hi / lo)))
-            rows.append([f"{a:g}", f"{_pow2(lo)}–{_pow2(hi)}", fmt_ci(f.slope, f.slope_lo, f.slope_hi),
-                         fmt_num(float(_exp(a, "claimed"))), fmt_num(float(_exp(a, "corrected")))])
+                             n_seeds=f.n_seeds, model_slope=math.log(mod[(a, hi)] / mod[(a, lo)]) / math.log(hi / lo),
+                             claimed=float(_exp(a, "claimed")), corrected=float(_exp(a, "corrected"))))
     s = _summary(df, MODEL_COLS)
     s["model"] = s["warmup_lnd2_over_eta"] + s["tanh_term"]
-    inside = (s["regret_lo"] <= s["expected_regret_mean"]) & (s["expected_regret_mean"] <= s["regret_hi"])
-    mrows = [[f"{r.alpha:g}", _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0),
-              f"{r.expected_regret_mean:.0f}" + ("" if ins else " (outside)"), f"{r.warmup_lnd2_over_eta:.0f}",
-              f"{r.tanh_term:.0f}", f"{r.model / r.expected_regret_mean:.3f}", f"{r.claimed_TB2eta2:.0f}"]
-             for r, ins in zip(s.itertuples(index=False), inside)]
-    v = verdicts(pd.DataFrame(fits))
+    s["inside"] = (s["regret_lo"] <= s["expected_regret_mean"]) & (s["expected_regret_mean"] <= s["regret_hi"])
+    fits = pd.DataFrame(fits)
+    v = verdicts(fits)
     return {
         BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["alpha", "T"])["seed"].nunique().min()), n_boot=N_BOOT,
-                            table=markdown_table(COLUMNS["local"], rows)),
-        BLOCKS[1]: S.render(BLOCKS[1], n_in=int(inside.sum()), n=len(s), table=markdown_table(COLUMNS["model"], mrows),
+                            table=S.table("local", fits)),
+        BLOCKS[1]: S.render(BLOCKS[1], n_in=int(s["inside"].sum()), n=len(s), table=S.table("model", s),
                             dev=100 * float(np.max(np.abs(s["model"] / s["expected_regret_mean"] - 1)))),
         BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, tol=CLAIMS["l2p_mw"].tolerance,
                             decades=math.log10(Ts[1] / Ts[0]), table=verdict_table(v)),

@@ -21,7 +21,6 @@ from ..experts import (
     LazyEpochsParams, adv_lazy_epochs, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params,
     marginal_check, mw_marginal, tree_ftrl_experts, tree_ftrl_params, z7_losses, z7_played,
 )
-from .analysis import _pow2, fmt_ci, fmt_num, markdown_table
 from .framework import Study, plot_curves, summarize
 from .specs import StudySpec
 
@@ -178,9 +177,7 @@ def build(cfg: dict) -> Study:
             learner(pt)
             LazyEpochsParams(T=jnp.int32(int(pt["T"])), eps=jnp.float32(pt["eps"]), epoch_len=jnp.int32(0))
 
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, check_point=check_point,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, points=points, run=run, check_point=check_point, analyze=analyze, plot=plot)
 
 
 def prediction_checks(df):
@@ -211,27 +208,12 @@ def page_blocks(results_dir=None) -> dict:
 
     d = pathlib.Path(results_dir or RESULTS)
     s = pd.read_csv(d / "summary.csv").sort_values(["learner", "eps", "T"])
-    rows = [[r.learner, fmt_num(r.eps, 2), _pow2(r.T),
-             fmt_ci(r.expected_regret_mean, r.expected_regret_lo, r.expected_regret_hi, 1),
-             fmt_ci(r.lb_ratio_mean, r.lb_ratio_lo, r.lb_ratio_hi, 2),
-             fmt_ci(r.switches_mean, r.switches_lo, r.switches_hi, 0)] for r in s.itertuples(index=False)]
-    regret = markdown_table(["learner", "ε", "T", "E[regret] [95% CI]", "regret / (T^{1/3} ε^{-2/3})", "switches"],
-                            rows)
     c = prediction_checks(pd.read_csv(d / "results.csv"))
-    crow = [[r.learner, fmt_num(r.eps, 2), _pow2(r.T), r.count, fmt_num(r.measured, 2), fmt_num(r.predicted, 2),
-             fmt_num(r.z, 2), r.verdict] for r in c.itertuples(index=False)]
-    pred = markdown_table(["learner", "ε", "T", "count", "measured mean", "predicted mean", "z", "verdict"], crow)
     n_miss = int((c["verdict"] == "misses").sum())
-    mrow = [[int(r.s), f"{r.tv:.4f}", f"{r.tv_noise:.4f}", f"{r.tv_bound:.4f}", fmt_num(r.chi2_p, 3),
-             "holds" if bool(r.ok) else "misses",
-             "—" if not np.isfinite(r.chi2_p_vs_prev) else f"{r.chi2_p_vs_prev:.2g}"]
-            for r in pd.read_csv(d / "marginals.csv").itertuples(index=False)]
-    marg = markdown_table(["batch s", "TV(x_s, ν_s)", "TV of an exact sampler", "sound TV bound", "χ² p-value",
-                           "verdict", "control: χ² p vs ν_{s−1}"], mrow)
-    return {BLOCKS[0]: S.render(BLOCKS[0], S=int(s["n_seeds"].min()), table=regret),
+    return {BLOCKS[0]: S.render(BLOCKS[0], S=int(s["n_seeds"].min()), table=S.table("regret", s)),
             BLOCKS[1]: S.render(BLOCKS[1], checks=len(c), alpha=f"{FAMILY_ALPHA:g}", n_hold=len(c) - n_miss,
-                                crit=f"{float(c['threshold'].iloc[0]):.2f}", n_miss=n_miss, table=pred),
-            BLOCKS[2]: S.render(BLOCKS[2], table=marg)}
+                                crit=f"{float(c['threshold'].iloc[0]):.2f}", n_miss=n_miss, table=S.table("predictions", c)),
+            BLOCKS[2]: S.render(BLOCKS[2], table=S.table("marginals", pd.read_csv(d / "marginals.csv")))}
 
 
 publish = S.publisher(page_blocks)

@@ -25,9 +25,10 @@ from ..oco import (
     plan_dp_ftrl, smooth_realizable_params, squared_problem,
 )
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
-from .analysis import fmt_ci, fmt_num, markdown_table, ratio_to_base, verdict_table
+from .analysis import fmt_ci, fmt_num, loglog_slope, markdown_table, ratio_to_base, verdict_table
+from .realizable_oco import _lipschitz
 from .claims import Measurement, judge, tally, verdict_row
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .specs import StudySpec
 
 S = StudySpec("mf-ftrl", __name__)
@@ -38,10 +39,6 @@ BETA, N_BOOT, KEYS = 1.0, 2000, ["part", "mechanism", "env", "T", "eps"]
 #: two mechanisms whose per-seed regrets correlate at least this much at every point of a sweep share one verdict row
 SAME_EVIDENCE = 0.998
 _COLUMNS = (("honaker", "Honaker"), ("sqrt_toeplitz", "square root"), ("banded", "banded(16)"), ("blt", "BLT(4)"))
-
-
-def _lipschitz(D):
-    return 2.0 * D          # squared loss, ||a|| = 1, |b| <= D/2 on the ball of radius D (as in realizable-oco)
 
 
 def _horizon(cfg, part):
@@ -133,26 +130,14 @@ def build(cfg: dict) -> Study:
                 "ratios": ratio_to_base(df, ["part", "env", "T", "eps"], "mechanism", "tree", "regret")}
 
     def plot(df, outdir: pathlib.Path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         paths, summ = [], summarize(df, KEYS, ["regret"])
         order = [m for m in cfg["mechanisms"] if m in set(summ["mechanism"])]
         s = summ[summ["part"] == "T"]
-        envs = [e for e in cfg["envs"] if e in set(s["env"])]
         if len(s):
-            fig, axes = plt.subplots(1, len(envs), figsize=(6.4 * len(envs), 4.6), dpi=110, squeeze=False)
-            for ax, env in zip(axes[0], envs):
-                plot_curves(s[s["env"] == env], "T", "regret", path=outdir / "unused.png", ax=ax, hue="mechanism",
-                            hue_order=order, theory={m: theory_curve(cfg, m, "T", env, float(cfg["eps"]))
-                                                     for m in order},
-                            ylabel="regret (mean, 95% CI)", title=f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}")
-            fig.tight_layout()
-            fig.savefig(outdir / "regret_vs_T.png")
-            plt.close(fig)
-            paths.append(outdir / "regret_vs_T.png")
+            paths.append(plot_panels(
+                s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order, width=6.4,
+                theory=lambda env, sub: {m: theory_curve(cfg, m, "T", env, float(cfg["eps"])) for m in order},
+                ylabel="regret (mean, 95% CI)", title=lambda env: f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}"))
         s, Tf = summ[summ["part"] == "eps"], int(cfg["T_fixed"])
         if s["eps"].nunique() >= 2:
             th = {m: (lambda e, m=m: np.asarray([theory_curve(cfg, m, "eps", "realizable", float(x))(Tf)[0]
@@ -162,9 +147,7 @@ def build(cfg: dict) -> Study:
                                                   title=f"DP-FTRL realizable, T={Tf}, d={cfg['d']}")))
         return paths
 
-    return Study(name=S.name, check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg, seeds_per_chunk=16,
-                 description=S.description)
+    return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot, seeds_per_chunk=16)
 
 
 def ratio_table(ratios) -> str:
@@ -205,8 +188,8 @@ def _slope_table(fits, b) -> str:
         g, x = _points_of(b, r.sweep, r.mechanism, r.env, r.x_min, r.x_max)
         rob = _points_of(b, r.sweep, r.mechanism, r.env, -np.inf, np.inf)[0]["regret_over_bound"]
         rows.append(["T" if r.sweep == "T" else "ε", r.mechanism, r.env, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-                     f"{r.x_min:g} … {r.x_max:g}", int(r.n_seeds), fmt_num(_loglog_slope(g[x], g["sigma"])),
-                     fmt_num(_loglog_slope(g[x], g["bound"])), f"{fmt_num(rob.min(), 4)}–{fmt_num(rob.max(), 4)}"])
+                     f"{r.x_min:g} … {r.x_max:g}", int(r.n_seeds), fmt_num(loglog_slope(g[x], g["sigma"])),
+                     fmt_num(loglog_slope(g[x], g["bound"])), f"{fmt_num(rob.min(), 4)}–{fmt_num(rob.max(), 4)}"])
     return markdown_table(["sweep", "mechanism", "instance", "slope [95% CI]", "range", "seeds", "slope of σ",
                            "slope of the bound", "regret / bound"], rows)
 
@@ -227,12 +210,6 @@ def _points_of(b, sweep, mechanism, env, x_min, x_max):
     x = "T" if sweep == "T" else "eps"
     g = b[(b["part"] == sweep) & (b["mechanism"] == mechanism) & (b["env"] == env)]
     return g[(g[x] >= x_min) & (g[x] <= x_max)].sort_values(x), x
-
-
-def _loglog_slope(x, y) -> float:
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0]) if ok.sum() >= 2 else math.nan
 
 
 def same_evidence(df) -> set:

@@ -13,7 +13,7 @@ import json
 import pathlib
 import re
 
-from ._common_study import ROOT
+from .specs import ROOT
 from .analysis import markdown_table, write_generated
 
 __all__ = ["verdict_counts", "overview_table", "publish_overview", "INDEX_PAGE", "OVERVIEW_BLOCK"]

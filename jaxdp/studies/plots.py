@@ -1,11 +1,5 @@
-"""Figures: the curve styles, :func:`plot_curves`, :func:`plot_panels` and :func:`replot_results`.
-
-Owns the style cycle of empirical and theory curves (:func:`curve_style`,
-:func:`theory_style`: no two curves of an Axes alike, every curve in the
-legend), the two drawing helpers the studies' ``plot`` functions use, and
-:func:`replot_results`, which redraws a finished results directory's PNGs from
-its hash-checked ``results.csv``. Depends on no other module of
-``jaxdp.studies`` (it rebuilds a study through :mod:`jaxdp.registry`).
+"""Figures: the curve styles, :func:`plot_curves`, :func:`plot_panels` and :func:`replot_results` (redraws a
+finished results directory's PNGs from its hash-checked ``results.csv``).
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from ..experts import (
     adaptive_sparse_vector_experts, params_from_plan, plan_adaptive_sparse_vector_experts,
     plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts,
 )
-from .analysis import fmt_ci, markdown_table, ratio_to_base
+from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
 
@@ -37,11 +37,6 @@ CLAIMS = {(f["experiment"], ds, float(e)): (f["claim"], f["relation"], f.get("le
           for f in S.data["findings"] for ds, e in f["at"]}
 
 
-
-def _ci4(v) -> str:
-    """``mean [lo, hi]`` with 4 digits."""
-    mean, lo, hi = (float(x) for x in v)
-    return fmt_ci(mean, lo, hi, 4)
 
 def _learner(name, d, T, eps, delta):
     """(learner, params, eps_certified) for one grid point."""
@@ -96,9 +91,8 @@ def build(cfg: dict) -> Study:
         return [plot_panels(analyze(df)["summary"], "dataset", "eps", "regret_per_round", outdir / "real_experts.png",
                             hue="learner", ylabel="regret / T", title=lambda v: f"{v} (T={T}, {d} experts)", logy=False)]
 
-    return Study(name=S.name, points=[{**p, "eps": float(p["eps"])} for p in S.points(cfg)], seeds=int(cfg["seeds"]),
-                 run=run, group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
+    return S.study(cfg, points=[{**p, "eps": float(p["eps"])} for p in S.points(cfg)], run=run, analyze=analyze,
+                   plot=plot)
 
 
 def _paired(sub, base: str, other: str) -> tuple:
@@ -212,7 +206,7 @@ def page_blocks(results_dir=None) -> dict:
     cols = [f"ε = {e:g}" for e in eps]
     for ds in sorted(df["dataset"].unique()):
         g = s[s["dataset"] == ds].set_index(["learner", "eps"])
-        rows = [[ln, *[_ci4(g.loc[(ln, e), [f"regret_per_round_{k}" for k in ("mean", "lo", "hi")]])
+        rows = [[ln, *[fmt_ci_of(g.loc[(ln, e)], "regret_per_round", 4)
                        + (" †" if ln != "hedge" and bool(still.loc[(ds, ln, e)]) else "") for e in eps]]
                 for ln in sorted(df[df["dataset"] == ds]["learner"].unique())]
         parts.append(f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n"

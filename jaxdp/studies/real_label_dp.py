@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import seed_keys
 from ..label_dp import plan_fit_predict, public_features
-from ._common_study import ROOT as ROOT
+from .specs import ROOT as ROOT
 from .analysis import bootstrap_mean_ci, fmt_ci, markdown_table
 from .claims import Measurement, judge
 from .framework import Study, plot_panels, summarize
@@ -82,8 +82,7 @@ def build(cfg: dict) -> Study:
                                          ylabel=y, logy=(y == "mse")))
         return paths
 
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]), run=run, group_by=tuple(S.data["group_by"]),
-                 analyze=analyze, plot=plot, config=cfg, description="label DP on real data")
+    return S.study(cfg, points=points, run=run, analyze=analyze, plot=plot, description="label DP on real data")
 
 
 def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float, n_boot: int = N_BOOT,
@@ -127,9 +126,7 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir or RESULTS)
     df, s = pd.read_csv(d / "results.csv"), pd.read_csv(d / "summary.csv")
     c = claims(df)
-    table = markdown_table(["dataset", "task", "difference", "mean [95% CI]", "verdict"],
-                           [[r.dataset, r.task, r.difference, fmt_ci(r.mean, r.lo, r.hi, 3),
-                             f"{r.verdict}: {r.reason}" if r.reason else r.verdict] for r in c.itertuples(index=False)])
+    table = S.table("claims", c.rename(columns={"lo": "mean_lo", "hi": "mean_hi"}))
     eps_all, prow = sorted(e for e in df["eps"].unique() if np.isfinite(e)), []
     for dataset in sorted(df[df["method"] == "rr_prior"]["dataset"].unique()):
         cells = []

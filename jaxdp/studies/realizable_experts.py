@@ -24,7 +24,7 @@ from ..experts import (
     plan_binary_tree_experts, plan_potential_experts, plan_sparse_vector_experts, potential_experts,
     sparse_vector_experts, thm1_bound, thm2_bound,
 )
-from .analysis import _pow2, fmt_ci, verdict_table
+from .analysis import verdict_table
 from .claims import Measurement, judge, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
@@ -209,11 +209,9 @@ def build(cfg: dict) -> Study:
     points = _points(cfg)
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
     run_cfg = dict(cfg, _T_max=T_max)     # binary_tree is planned for T_max
-    return Study(name=S.name, points=points, seeds=int(cfg["seeds"]),
-                 run=lambda pts, seeds: [_run_point(p, run_cfg, seeds, T_max) for p in pts],
-                 check_point=lambda p: _check_point(p, run_cfg), group_by=tuple(S.data["group_by"]),
-                 analyze=_analyze, plot=lambda df, outdir: _plot(df, outdir, cfg), config=cfg,
-                 description=S.description)
+    return S.study(cfg, points=points, run=lambda pts, seeds: [_run_point(p, run_cfg, seeds, T_max) for p in pts],
+                   check_point=lambda p: _check_point(p, run_cfg), analyze=_analyze,
+                   plot=lambda df, outdir: _plot(df, outdir, cfg))
 
 
 def verdicts(slopes, lower_bound=None, same: tuple = ()):
@@ -260,10 +258,7 @@ def page_blocks(results_dir=None) -> dict:
     v = verdicts(slopes, lb, same)
     span = {f: math.log10(g["x_max"].max() / g["x_min"].min()) for f, g in slopes.groupby("fit")}
     t = s[s["exp"] == "vsT"].sort_values(["learner", "adversary", "T"])
-    reg = S.table("regret", [[r.learner, r.adversary, _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0),
-                              f"{r.em_draws_mean:.1f}"] for r in t.itertuples(index=False)])
-    lbt = S.table("lower_bound", [[r.learner, int(r.d), f"{r.eps:g}", fmt_ci(r.ratio_mean, r.ratio_lo, r.ratio_hi, 3),
-                                   "1/32"] for r in lb.itertuples(index=False)])
+    reg, lbt = S.table("regret", t), S.table("lower_bound", lb)
     head = S.render(BLOCKS[0], rows=len(v), tol=f"{LOWER_BOUND.tolerance:g}", tally=tally(v), table=verdict_table(v),
                     merged="".join(S.render("realizable-experts merged", exp=e, learners=" and ".join(g))
                                    for e, g in same),

@@ -34,7 +34,7 @@ from ..oco import (
 )
 from ..oco.masked_quadratic import adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem
 from ..privacy.mechanisms import tree_depth
-from .analysis import _pow2, fmt_ci, fmt_num, ratio_to_base, verdict_table
+from .analysis import _pow2, fmt_ci, loglog_slope, ratio_to_base, verdict_table
 from .claims import Measurement, Verdict, judge, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
@@ -197,20 +197,14 @@ def build(cfg: dict) -> Study:
         fits = _fit_table(df)
         return tables if fits is None else {**tables, "slopes": fits}
 
-    return Study(name=S.name, points=_points(cfg), seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=_plot, config=cfg,
-                 seeds_per_chunk=None, points_per_chunk=16, description=S.description)
+    return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, plot=_plot, seeds_per_chunk=None,
+                   points_per_chunk=16)
 
 
 def _sci(v: float) -> str:
     """``v`` with two significant digits as the pages print a large number (``1.7·10⁵``)."""
     m, e = f"{float(v):.1e}".split("e")
     return m if int(e) == 0 else f"{m}·10" + str(int(e)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-
-
-def _log_slope(x, y) -> float:
-    """Least-squares slope of ``log y`` on ``log x`` (the fits' slope of a deterministic curve)."""
-    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
 
 
 def _point_table(results):
@@ -280,7 +274,7 @@ def _beyond(exp, curve, p, scale) -> str:
                                             f"{last['phases']:.1f} of P_max − 1 = {int(last['P_max']) - 1} new "
                                             f"phases used, " + why)
     if exp == "oco" and curve == "dp_ftrl_masked":
-        s = _log_slope(p["d"], p["lam"])
+        s = loglog_slope(p["d"], p["lam"])
         return (f"λ = 32β + (…)^{{1/3}} grows only as d^{s:.3f} here (its d-free term 32β), so the noise cost "
                 f"∝ d/λ² grows as d^{1 - 2 * s:.3f}")
     return "the measured slope is outside the claim"
@@ -304,7 +298,7 @@ def verdicts(slopes, results):
         curve = r.mode if exp == "binary_tree" else r.learner
         (p, x), cell, key = _cell_points(pts, r, exp), _cell_name(r, exp), f"{exp}/{curve}"
         scale, claim = S.data["scale"].get(key, S.data["scale"].get(exp)), CLAIMS.get(key, CLAIMS.get(exp))
-        shift = _log_slope(p[x], SCALES[scale](p)) if scale and len(p) > 1 else 0.0
+        shift = loglog_slope(p[x], SCALES[scale](p)) if scale and len(p) > 1 else 0.0
         m = Measurement(r.slope - shift, r.slope_lo - shift, r.slope_hi - shift, int(r.n_seeds),
                         decades=math.log10(float(r.x_max) / float(r.x_min)))
         if claim is None:
@@ -329,52 +323,39 @@ def _summary(g, by, extra=()):
 
 def _adaptive_block(a, **kw):
     s = _summary(a, ["learner", "mode", "Lstar", "T"], ("threshold0",))
-    rows = [[r.learner, r.mode, f"{r.Lstar:g}", _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0),
-             f"{r.em_draws:.2f}", "—" if not np.isfinite(r.doublings) else f"{r.doublings:.2f}",
-             f"{r.threshold0_first:.0f}"] for r in s.itertuples(index=False)]
     pair = a[a["learner"].isin(["adaptive_printed", "adaptive_flipped"])]
     w = pair.pivot_table(index=["mode", "Lstar", "T", "seed"], columns="learner", values="regret")
     ndiff = (w["adaptive_printed"] != w["adaptive_flipped"]).groupby(level=[0, 1, 2]).sum()
     rat = ratio_to_base(pair, ["mode", "Lstar", "T"], "learner", "adaptive_flipped", "regret", n_boot=N_BOOT)
-    prows = [[r.mode, f"{r.Lstar:g}", _pow2(r.T), int(ndiff.loc[(r.mode, r.Lstar, r.T)]),
-              fmt_ci(r.ratio, r.ratio_lo, r.ratio_hi)] for r in rat.itertuples(index=False)]
     modes = sorted({k[0] for k, v in ndiff.items() if v == 0})
     full = [m for m in modes if all(v == 0 for k, v in ndiff.items() if k[0] == m)]
     note = S.render("realizable-findings same runs", modes=", ".join(full)) + " " if full else ""
-    return S.render(BLOCKS[0], note=note, paired=S.table("adaptive_paired", prows), table=S.table("adaptive", rows),
+    paired = rat.assign(ndiff=[ndiff.loc[k] for k in zip(rat["mode"], rat["Lstar"], rat["T"])])
+    return S.render(BLOCKS[0], note=note, paired=S.table("adaptive_paired", paired), table=S.table("adaptive", s),
                     **kw)
 
 
 def _potential_block(p, **kw):
     s = _summary(p, ["learner", "T"], ("K", "threshold"))
     half = p.assign(h=p["regret"] > p["T"] / 2).groupby(["learner", "T"])["h"].mean()
-    rows = [[r.learner, _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0), f"{r.regret_mean / r.T:.3f}",
-             f"{r.em_draws:.1f}", f"{r.K_first:.0f}", f"{r.threshold_first:.0f}", f"{half.loc[(r.learner, r.T)]:.2f}"]
-            for r in s.itertuples(index=False)]
+    s["half"] = [half.loc[k] for k in zip(s["learner"], s["T"])]
     rat = ratio_to_base(p, ["T"], "learner", "potential", "regret", n_boot=N_BOOT)
-    prows = [[r.learner, _pow2(r.T), fmt_ci(r.ratio, r.ratio_lo, r.ratio_hi)] for r in rat.itertuples(index=False)]
-    return S.render(BLOCKS[1], table=S.table("potential", rows), paired=S.table("potential_paired", prows), **kw)
+    return S.render(BLOCKS[1], table=S.table("potential", s), paired=S.table("potential_paired", rat), **kw)
 
 
 def _binary_tree_block(b, **kw):
     s = _summary(b, ["mode", "T"], ("m_set", "tau"))
     anyp = b.assign(h=b["phases"] > 0).groupby(["mode", "T"])["h"].mean()
-    rows = [[r.mode, _pow2(r.T), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 0), f"{r.regret_mean / r.T:.3f}",
-             f"{r.phases:.2f}", f"{anyp.loc[(r.mode, r.T)]:.2f}", f"{r.m_set_first:.0f}", f"{r.tau_first:.0f}"]
-            for r in s.itertuples(index=False)]
-    return S.render(BLOCKS[2], table=S.table("binary_tree", rows), **kw)
+    s["anyp"] = [anyp.loc[k] for k in zip(s["mode"], s["T"])]
+    return S.render(BLOCKS[2], table=S.table("binary_tree", s), **kw)
 
 
 def _oco_block(o, **kw):
     s = summarize(o, ["learner", "d"], ["regret"])
-    rows = [[r.learner.replace("dp_ftrl_", ""), int(r.d), fmt_ci(r.regret_mean, r.regret_lo, r.regret_hi, 2)]
-            for r in s.itertuples(index=False)]
     fa, f8 = (fit_slopes(g, "d", "regret", ["learner"], upper_half=False, n_boot=N_BOOT, resample="joint")
               for g in (o, o[o["d"] >= 8]))
-    srows = [[x.learner.replace("dp_ftrl_", ""), fmt_ci(x.slope, x.slope_lo, x.slope_hi),
-              fmt_ci(y.slope, y.slope_lo, y.slope_hi), fmt_num(1 / 3)]
-             for x, y in zip(fa.itertuples(index=False), f8.itertuples(index=False))]
-    return S.render(BLOCKS[3], table=S.table("oco", rows), slopes=S.table("oco_slopes", srows), **kw)
+    fa[["slope8", "slope8_lo", "slope8_hi"]] = f8[["slope", "slope_lo", "slope_hi"]].to_numpy()
+    return S.render(BLOCKS[3], table=S.table("oco", s), slopes=S.table("oco_slopes", fa), **kw)
 
 
 def page_blocks(results_dir=None) -> dict:

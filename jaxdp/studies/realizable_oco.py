@@ -30,7 +30,7 @@ from ..oco import (
 from ..privacy.mechanisms import tree_depth
 from .analysis import markdown_table, verdict_table
 from .claims import Measurement, judge, tally, verdict_row
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .specs import StudySpec
 
 S = StudySpec("realizable-oco", __name__)
@@ -80,7 +80,7 @@ def _net_plan(name, cfg, T, d):
 def build(cfg: dict) -> Study:
     """The R7 sweeps of DP-FTRL (``T`` on both instances, ε and ``d`` on the realizable one) and the R8 points of
     the grid-net learners. Tables: ``slopes``, ``summary``, ``r8_d_ratio``, ``r8_bounds``, ``logphi_error``."""
-    _validate(cfg)
+    S.validate(cfg)  # build may be called without run_study
     d0, e0, Tf = int(cfg["r7_d"]), float(cfg["r7_eps"]), int(cfg["r7_T_fixed"])
 
     def pt(part, learner, env, d, T, eps):
@@ -169,26 +169,16 @@ def build(cfg: dict) -> Study:
         return tables
 
     def plot(df, outdir: pathlib.Path):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         paths, summ = [], summarize(df, ["part", "learner", "env", "d", "eps", "T"], ["regret"])
         d0, e0, Tf, T8, ylabel = int(cfg["r7_d"]), float(cfg["r7_eps"]), int(cfg["r7_T_fixed"]), max(cfg["r8_T"]), \
             "regret (mean, 95% CI)"
         s = summ[summ["part"] == "R7-T"]
         if len(s):
-            fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=110)
-            for ax, env in zip(axes, ("realizable", "noisy")):
-                th = "Thm 4: T^{1/3} polylog" if env == "realizable" else "LD (sqrt(T) + sqrt(T sqrt(d)/eps))"
-                plot_curves(s[s["env"] == env], "T", "regret", path=outdir / "unused.png", ax=ax, ylabel=ylabel,
-                            theory={th: lambda T, env=env: _r7_theory(T, d0, e0, cfg, env)},
-                            title=f"R7 dp_ftrl, {env}, d={d0}, eps={e0}")
-            fig.tight_layout()
-            fig.savefig(outdir / "r7_regret_vs_T.png")
-            plt.close(fig)
-            paths.append(outdir / "r7_regret_vs_T.png")
+            paths.append(plot_panels(
+                s, "env", "T", "regret", outdir / "r7_regret_vs_T.png", width=5.0, ylabel=ylabel,
+                theory=lambda env, sub: {("Thm 4: T^{1/3} polylog" if env == "realizable" else
+                                          "LD (sqrt(T) + sqrt(T sqrt(d)/eps))"): lambda T: _r7_theory(T, d0, e0, cfg, env)},
+                title=lambda env: f"R7 dp_ftrl, {env}, d={d0}, eps={e0}"))
         for x, fn in (("eps", lambda e: _r7_theory(Tf, d0, e, cfg, "realizable")),
                       ("d", lambda dd: _r7_theory(Tf, dd, e0, cfg, "realizable"))):
             se = summ[summ["part"] == f"R7-{x}"]
@@ -209,15 +199,7 @@ def build(cfg: dict) -> Study:
                 title=f"R8 realizable DP-OCO over a grid net (eps={float(cfg['r8_eps'])}, {cfg['r8_mode']} mode)")))
         return paths
 
-    return Study(name=S.name, check_point=check_point, points=points, seeds=int(cfg["seeds"]), run=run,
-                 group_by=tuple(S.data["group_by"]), analyze=analyze, plot=plot, config=cfg,
-                 description=S.description)
-
-
-def _validate(cfg: dict) -> None:
-    """Check ``cfg`` against the declared params (``build`` may be called without :func:`run_study`)."""
-    for k, p in S.params.items():
-        p.validate(S.name, k, cfg[k])
+    return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot)
 
 
 def _r8_bound(name: str, cfg: dict, T: int, d: int):

@@ -1,16 +1,5 @@
-"""Running a study: :func:`run_study`, the chunk loop, the processes that share it, and Ctrl-C.
-
-Owns the run itself: validation before anything is created
-(:func:`~jaxdp.studies.config.validate_study`), which process this is
-(:func:`process_identity`: ``jax.distributed``, ``JAXDP_PROCESS_ID`` /
-``JAXDP_NUM_PROCESSES`` or ``SLURM_PROCID`` / ``SLURM_NTASKS``) and the order
-in which it takes chunks (``_order``), computing one chunk (``_chunk_frame``)
-with this process's devices only (``_local_context``), the SIGINT flag checked
-between chunks (``_SigintFlag``, :class:`~jaxdp.studies.spec.StudyInterrupted`),
-the progress bar, and the final merge into ``results.csv``, tables, plots and
-the manifest. The settings of one run travel as one frozen :class:`RunContext`
-and the state of the directory at its start as one frozen :class:`ChunkPlan`.
-Files are read and written only through :mod:`jaxdp.studies.store`.
+"""Running a study: :func:`run_study` (the chunk loop, the processes sharing it, Ctrl-C, the merge); see
+:mod:`jaxdp.studies.framework`. Files are read and written only through :mod:`jaxdp.studies.store`.
 """
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The declarations of a study: what a study *is*, before anything runs.
-
-Owns :class:`Study` (the grid × seeds experiment), :class:`StudyResult` (what
-:func:`~jaxdp.studies.runner.run_study` returns), :class:`StudyInterrupted`,
-the parameter declarations (:class:`Param`, :func:`declare_params`,
-:data:`PARAM_SPECS`, :func:`inferred_params`) and the type-directed value parser
-they share with ``--set`` (``_parse_value``). Depends on nothing else of
-``jaxdp.studies``; :mod:`jaxdp.studies.framework` re-exports all of it.
+"""The declarations of a study, before anything runs: :class:`Study`, :class:`StudyResult`, the parameter
+declarations (:class:`Param`) and the ``--set`` value parser; re-exported by :mod:`jaxdp.studies.framework`.
 """
 from __future__ import annotations
 

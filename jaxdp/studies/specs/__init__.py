@@ -7,19 +7,22 @@ A study is three short things:
   point keys and the configuration lists they range over, outermost first), its ``group_by`` keys, its claims
   (``[claims.<key>]``: the fields of :class:`~jaxdp.studies.claims.Claim`; a key of several words is also found
   by their tuple), the generated blocks of its results page (``blocks``), the pages that carry them (``pages``,
-  default its results page) and the headers of its tables (``[columns]``, :meth:`StudySpec.table`);
+  default its results page) and its page tables (``[columns]``: headers, or ``[header, cell]`` pairs whose cells
+  are f-strings on a data frame's rows, :meth:`StudySpec.table`);
 * ``specs/<name>.md``: the prose of each generated block, a Markdown template whose ``{fields}`` the study
   fills from its kept run (``<!-- block: <block name> -->`` opens each one; ``{{``/``}}`` are literal braces);
 * ``jaxdp/studies/<module>.py``: the science only: how one chunk of the grid runs, its tables and plots, and
   the values its page's blocks show.
 
-:class:`StudySpec` reads the first two and gives the third the registration, the grid, the claims and the
+:class:`StudySpec` reads the first two and gives the third the registration, its ``Study``, the claims and the
 page machinery, so no study repeats them.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
+import math
 import pathlib
 import re
 import sys
@@ -32,10 +35,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..analysis import markdown_table, publish_blocks
+from ..analysis import _pow2, fmt_ci_of, fmt_num, markdown_table, publish_blocks
 from ..claims import Claim
 from ..config import check_params
-from ..spec import Param, declare_params
+from ..spec import Param, Study, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR"]
 
@@ -109,6 +112,22 @@ class StudySpec:
         lists = [[_scalar(v) for v in cfg[c]] for _, c in self.data["grid"]]
         return [dict(zip(keys, combo)) for combo in itertools.product(*lists)]
 
+    def study(self, cfg: dict, **kw: Any):
+        """The :class:`~jaxdp.studies.spec.Study` of ``cfg``: this study's name, grid (:meth:`points`), seeds,
+        ``group_by`` and description, with ``kw`` (``run``, ``analyze``, ``plot``, ...; ``points`` replaces the grid).
+
+        Args:
+            cfg: the resolved configuration.
+            **kw: further fields of the study, or ones that replace the declared.
+
+        Returns:
+            The study.
+        """
+        if "points" not in kw:
+            kw["points"] = self.points(cfg)
+        kw = {"group_by": tuple(self.data["group_by"]), "description": self.description, **kw}
+        return Study(name=self.name, seeds=int(cfg["seeds"]), config=cfg, **kw)
+
     def generated(self, *files: str) -> str:
         """The opening sentence of a generated block: the kept files it is made from and who writes it.
 
@@ -138,14 +157,23 @@ class StudySpec:
         check_params(self.name, cfg, self.params)
 
     def table(self, name: str, rows, **values: Any) -> str:
-        """A Markdown table whose header is the study TOML's ``[columns].<name>`` (each filled with ``values``).
+        """A Markdown table declared under the study TOML's ``[columns].<name>``.
+
+        Each column is a header, or a pair ``[header, cell]`` whose cell is an f-string evaluated on each row of a
+        data frame: the row's columns (``row["..."]`` for a name that is no identifier), ``values`` and the page's
+        formats ``num(v, digits=3)``, ``ci(stem, digits=3)`` (``stem`` or ``stem_mean`` with ``stem_lo`` and
+        ``stem_hi``), ``pow2(T)``.
 
         Args:
-            name: the key of the header under ``[columns]``.
-            rows: the rows, one list of cell strings each.
-            **values: the ``{fields}`` of the header's cells.
+            name: the key of the columns under ``[columns]``.
+            rows: the rows, one list of cell strings each, or the data frame the cells are evaluated on.
+            **values: the ``{fields}`` of the headers, also seen by the cells.
         """
-        return markdown_table([h.format_map(values) if values else h for h in self.data["columns"][name]], rows)
+        cols = [c if isinstance(c, list) else [c, None] for c in self.data["columns"][name]]
+        if not isinstance(rows, (list, tuple)):
+            rows = [[eval("f" + repr(cell), {**_CELLS, **values, **r, "row": r, "ci": functools.partial(fmt_ci_of, r)})
+                     for _, cell in cols] for r in rows.to_dict("records")]
+        return markdown_table([h.format_map(values) if values else h for h, _ in cols], rows)
 
     def publish(self, blocks: Mapping[str, str]) -> list:
         """Write the generated blocks into every page of :attr:`pages`; returns the names of those that changed."""
@@ -183,6 +211,10 @@ class _Claims(dict):
 
     def get(self, key, default=None):
         return self[key] if key in self else default
+
+
+_CELLS = {"__builtins__": {}, "num": fmt_num, "pow2": _pow2, "int": int, "float": float, "abs": abs, "len": len,
+          "str": str, "min": min, "max": max, "format": format, "isfinite": math.isfinite}
 
 
 def _scalar(v):
