@@ -57,9 +57,10 @@ from scipy import optimize, stats
 
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
 from ...core.validation import check_positive_int, check_probability
-from .auditor import DEFAULT_ALPHA, AuditReport, _check_key, _check_pair, _evidence, clopper_pearson_lower, \
-    clopper_pearson_upper
-from ._auditor_runs import _check_claim
+from .auditor import (
+    DEFAULT_ALPHA, AuditReport, _check_claim, _check_key, _check_pair, _evidence, clopper_pearson_lower,
+    clopper_pearson_upper,
+)
 from .learned import Logistic, MLP, Histogram, classifier_scores, draw_features, fit_classifier, _Feats
 
 __all__ = ["TradeoffBound", "tradeoff_bound", "gdp_delta", "gdp_eps", "audit_tradeoff", "DELTAS"]
