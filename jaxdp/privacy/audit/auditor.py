@@ -150,16 +150,34 @@ def _runner(mechanism, fn):
     return jax.jit(jax.vmap(lambda k, x: fn(mechanism(k, x)), in_axes=(0, None)))
 
 
-def _draw(mechanism, fn, key, x, n, batch):
-    """``n`` runs of ``fn(mechanism(key_i, x))``; a tuple-valued ``fn`` gives a tuple of arrays."""
+def draw_features(mechanism: Callable, fn: Callable, key: jax.Array, x, n: int, batch: int = 1 << 16):
+    """``n`` runs of ``fn(mechanism(key_i, x))`` as a tuple of host arrays, in chunks of exactly ``batch`` runs
+    (the last one truncated), so every call with the same ``batch`` reuses one compilation.
+
+    Args:
+        mechanism: jittable ``(key, x) -> output``.
+        fn: the feature map, ``output -> tuple of arrays`` (one entry per classifier of the audit).
+        key: typed PRNG key of these runs.
+        x: the input.
+        n: the number of runs.
+        batch: the runs per compiled, vectorised chunk.
+
+    Returns:
+        A tuple with one NumPy array per entry of ``fn``'s output, ``n`` rows each.
+    """
     run = _runner(mechanism, fn)
-    m = min(n, batch)
+    m = int(batch)
     chunks = -(-n // m)
     keys = jax.random.split(key, chunks)
-    out = [jax.tree.map(np.asarray, run(jax.random.split(kc, m), x)) for kc in keys]
-    if isinstance(out[0], tuple):
-        return tuple(np.concatenate([o[i] for o in out])[:n] for i in range(len(out[0])))
-    return np.concatenate(out)[:n]
+    res: list = []
+    for j, kc in enumerate(keys):           # filled in place: the peak is the result plus one chunk
+        o = run(jax.random.split(kc, m), x)
+        if not res:
+            res = [np.empty((n,) + a.shape[1:], a.dtype) for a in o]
+        r = min(m, n - j * m)
+        for dst, a in zip(res, o):
+            dst[j * m:j * m + r] = np.asarray(a)[:r]
+    return tuple(res)
 
 
 def _threshold_counts(s0, s1, thresholds):
@@ -591,7 +609,7 @@ def audit_mechanism(sample_fn: Callable, neighbours, events=None, *, claimed_eps
     k_pilot = jax.random.split(k_pilot, len(inputs))
 
     def sample(keys, m, which):
-        return {i: _draw(sample_fn, fn, keys[i], inputs[i], m, batch) for i in which}
+        return {i: draw_features(sample_fn, fn, keys[i], inputs[i], m, min(m, batch)) for i in which}
 
     labels = [("x0", "x1")] * len(pairs)
 

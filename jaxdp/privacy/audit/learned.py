@@ -60,7 +60,7 @@ from ..accounting.floating import FLOAT32_DELTA_FLOOR
 from ...core.validation import check_positive_int
 from .auditor import (
     DEFAULT_ALPHA, AuditReport, _check_claim, _check_key, _distinct_inputs, _evidence, _Features as _Feats,
-    _normalise_neighbours, _runner, bonferroni_level, clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
+    _normalise_neighbours, bonferroni_level, draw_features, clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
 )
 
 __all__ = [
@@ -592,36 +592,6 @@ def _count_event(ev: ThresholdEvent, scores: np.ndarray, u: np.ndarray) -> int:
 
 
 # ----------------------------------------------------------------------------- sampling
-
-def draw_features(mechanism: Callable, fn: Callable, key: jax.Array, x, n: int, batch: int = 1 << 16):
-    """``n`` runs of ``fn(mechanism(key_i, x))`` as a tuple of host arrays, in chunks of exactly ``batch`` runs
-    (the last one truncated), so every call with the same ``batch`` reuses one compilation.
-
-    Args:
-        mechanism: jittable ``(key, x) -> output``.
-        fn: the feature map, ``output -> tuple of arrays`` (one entry per classifier of the audit).
-        key: typed PRNG key of these runs.
-        x: the input.
-        n: the number of runs.
-        batch: the runs per compiled, vectorised chunk.
-
-    Returns:
-        A tuple with one NumPy array per entry of ``fn``'s output, ``n`` rows each.
-    """
-    run = _runner(mechanism, fn)
-    m = int(batch)
-    chunks = -(-n // m)
-    keys = jax.random.split(key, chunks)
-    res: list = []
-    for j, kc in enumerate(keys):           # filled in place: the peak is the result plus one chunk
-        o = run(jax.random.split(kc, m), x)
-        if not res:
-            res = [np.empty((n,) + a.shape[1:], a.dtype) for a in o]
-        r = min(m, n - j * m)
-        for dst, a in zip(res, o):
-            dst[j * m:j * m + r] = np.asarray(a)[:r]
-    return tuple(res)
-
 
 @functools.lru_cache(maxsize=256)
 def _event_counter(mechanism, fn, c, spec):
