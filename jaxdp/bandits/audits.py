@@ -432,15 +432,13 @@ def exact_audit_eps(name: str, *, p_min: float = 0.0) -> float:
     """
     from ..privacy.audit.exact import align, exact_eps
 
-    if name == "ldp-ucb":
-        b = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]
-        pairs, law = _ucb_pairs(T_UCB), (lambda x: index_policy_law(x, b))
-    elif name == "dp-ucb-tree":
-        b = plan_dp_ucb_tree(eps=EPS_TREE, T=T_UCB, d=K).params["b"]
+    if name in ("ldp-ucb", "dp-ucb-tree"):
+        b = (plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K) if name == "ldp-ucb" else
+             plan_dp_ucb_tree(eps=EPS_TREE, T=T_UCB, d=K)).params["b"]
         pairs, law = _ucb_pairs(T_UCB), (lambda x: index_policy_law(x, b))
     elif name == "dp-se":
         _, R, _, pairs = _se_setting()
-        pairs, law = pairs, (lambda x: dp_se_law(x, EPS_SE, R))
+        law = (lambda x: dp_se_law(x, EPS_SE, R))
     elif name == "dp-exp3":
         prm = _exp3_setting()
         pairs = loss_neighbours(T_EXP3, K, rounds=(0,))

@@ -65,7 +65,7 @@ from ..privacy.accounting.l2p import l2p_privacy
 from ..privacy.audit import SearchEvents, ThresholdEvents, audit, audit_mechanism
 from ..privacy.audit import exact as X
 from ..privacy.audit.learned import Histogram, Logistic, audit_learned, trajectory_features
-from ..privacy.audit.learners import action_code, loss_neighbours
+from ..privacy.audit.learners import _count, action_code, loss_neighbours
 from ..privacy.audit.catalogue import register_learned_audit
 from ..privacy.audit.pairs import loss_flip_pairs
 from ..core.random import log_uniform, sample_categorical
@@ -234,10 +234,6 @@ def _hedge_mech(key, losses):
     return xs
 
 
-def _count_ones(xs):
-    return jnp.sum(xs == 1)
-
-
 def _audit_control(mech, events, *, claim_factor: float, n: int, seed: int, name: str, float_floor: bool):
     """Audit a control ``mech`` on the pair of :func:`neighbours` against L2P-MW's claim ``eps / claim_factor``
     (δ unchanged); ``float_floor``: credit one L2P-MW run's float δ floor (:func:`_float_floor`)."""
@@ -350,7 +346,7 @@ def audit_hedge(*, quick: bool = False, seed: int = 0, n: int | None = None, cla
     Returns:
         The :class:`jaxdp.privacy.audit.AuditReport`.
     """
-    ev = ThresholdEvents(statistic=_count_ones)
+    ev = ThresholdEvents(statistic=_count(1))
     return _audit_control(_hedge_mech, ev, claim_factor=claim_factor, n=n or (100_000 if quick else 400_000),
                           seed=seed, name="hedge-not-private", float_floor=False)
 

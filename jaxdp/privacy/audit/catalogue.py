@@ -64,7 +64,7 @@ from ..mechanisms.tree import tree_init, tree_step
 from ...registry import register_audit
 from ..accounting.floating import delta_float
 from .tradeoff import audit_tradeoff
-from .auditor import DEFAULT_ALPHA, AuditReport, HistogramEvents, ThresholdEvents, audit, audit_mechanism
+from .auditor import DEFAULT_ALPHA, AuditReport, HistogramEvents, ThresholdEvents, _identity, audit, audit_mechanism
 
 __all__ = [
     "LEARNED_CATALOGUE", "register_learned_audit",
@@ -118,8 +118,7 @@ def _on_pairs(mech, pairs: dict, events, n: tuple, kind: str, d: int):
 
 
 # ----------------------------------------------------------------------------- Laplace / Gaussian
-def _laplace(key, x):
-    return laplace_mech(key, x, 1.0, EPS)
+_laplace = functools.partial(laplace_mech, sensitivity=1.0, eps=EPS)
 
 
 def laplace_half_scale(key, x):
@@ -141,12 +140,8 @@ DELTA_G = 1e-5
 SIGMA_G = gaussian_sigma(1.0, EPS, DELTA_G)
 
 
-def _gaussian(key, x):
-    return gaussian_mech(key, x, SIGMA_G)
-
-
-def _gaussian_small(key, x):
-    return gaussian_mech(key, x, SIGMA_G / 4)
+_gaussian = functools.partial(gaussian_mech, sigma=SIGMA_G)
+_gaussian_small = functools.partial(gaussian_mech, sigma=SIGMA_G / 4)
 
 
 def _a_gaussian(*, quick, key, name, eps):
@@ -192,8 +187,7 @@ UTILITY_PAIRS = {
 }
 
 
-def _exp(key, u):
-    return exp_mech(key, u, 1.0, EPS)
+_exp = functools.partial(exp_mech, sensitivity=1.0, eps=EPS)
 
 
 def noisy_max(key, u, scale):
@@ -261,8 +255,7 @@ Q1_NOHALT = np.array([1.0] * M_NOHALT + [-1.0] * M_NOHALT, np.float32)
 N_SVT = (1_000_000, 400_000)
 
 
-def _svt_correct(key, q):
-    return above_threshold(key, q, 0.0, EPS_SVT)
+_svt_correct = functools.partial(above_threshold, threshold=0.0, eps=EPS_SVT)
 
 
 _svt_nothr = functools.partial(svt_variant, threshold=0.0, b_thr=0.0, b_q=4.0 / EPS_SVT)
@@ -438,10 +431,6 @@ def register_learned_audit(name: str, description: str, claimed_eps: float, brok
 
 
 # ----------------------------------------------------------------------------- Gaussian, trade-off curve
-def _identity(out):
-    return out
-
-
 #: runs per input (selection, fresh evaluation) at quick and full size
 N_GAUSS = {True: (200_000, 2_000_000), False: (1_000_000, 20_000_000)}
 
@@ -453,7 +442,6 @@ def _gauss(mech, *, quick, key, name, eps):
                           delta_float=delta_float("gaussian", eps=eps))
 
 
-_gaussian_quarter = _on_pair(_gaussian_small, 0.0, 1.0, (1_000_000, 200_000), "gaussian", claimed_delta=DELTA_G)
 _tree = dict(n=(400_000, 100_000), kind="laplace", d=T_TREE, events=ThresholdEvents(statistic=_tree_stat))
 _svt = dict(pairs=SVT_PAIRS, events=HistogramEvents(M_SVT + 2), n=N_SVT, kind="laplace", d=M_SVT + 2)
 _csvt = dict(n=N_SVT, kind="laplace", d=K_CSVT + 1)
@@ -467,7 +455,8 @@ for _entry in (
     ("gaussian", "Gaussian mechanism, zCDP calibration at (eps, delta) = (1, 1e-5) (correct); one half-line "
                  "event fixed from the exact law and the trade-off curve's mu-GDP bound, alpha split between "
                  "them (exact eps(1e-5) = 0.742)", EPS, False, _a_gaussian),
-    ("gaussian-quarter-sigma", "Gaussian with sigma/4 (broken at (1, 1e-5))", EPS, True, _gaussian_quarter),
+    ("gaussian-quarter-sigma", "Gaussian with sigma/4 (broken at (1, 1e-5))", EPS, True,
+     _on_pair(_gaussian_small, 0.0, 1.0, (1_000_000, 200_000), "gaussian", claimed_delta=DELTA_G)),
     ("exp-mech", "Exponential mechanism, utility sensitivity 1 (correct)", EPS, False,
      _on_pairs(_exp, UTILITY_PAIRS, HistogramEvents(D_UTIL), (1_000_000, 200_000), "gumbel", D_UTIL)),
     ("noisy-max", "Report-noisy-max with Lap(2/eps) (correct)", EPS, False,
