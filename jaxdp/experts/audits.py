@@ -214,8 +214,7 @@ def _l2p_mech(key, losses):
     return play_batches(_L2P, _L2P_PARAMS, losses, key)
 
 
-def _broken_mech(key, losses):
-    return broken_lazy_mw_play(key, losses, AUDIT_SETTING.eta, AUDIT_SETTING.B)
+_broken_mech = functools.partial(broken_lazy_mw_play, eta=AUDIT_SETTING.eta, B=AUDIT_SETTING.B)
 
 
 _HEDGE = hedge(AUDIT_SETTING.d)
@@ -234,10 +233,10 @@ def _hedge_mech(key, losses):
     return xs
 
 
-def _audit_control(mech, events, *, claim_factor: float, n: int, seed: int, name: str, float_floor: bool):
-    """Audit a control ``mech`` on the pair of :func:`neighbours` against L2P-MW's claim ``eps / claim_factor``
+def _audit_control(mech, events, *, claim_factor: float, n: int, seed: int, name: str, float_floor: bool, pair=None):
+    """Audit ``mech`` on ``pair`` (default :func:`neighbours`) against L2P-MW's claim ``eps / claim_factor``
     (δ unchanged); ``float_floor``: credit one L2P-MW run's float δ floor (:func:`_float_floor`)."""
-    x0, x1 = neighbours()
+    x0, x1 = pair or neighbours()
     eps = AUDIT_SETTING.eps / claim_factor
     return audit(mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=events, n=n,
                  key=jax.random.key(seed), name=name, delta_float=_float_floor(eps) if float_floor else None)
@@ -301,10 +300,9 @@ def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None, cl
     thr = X.best_fixed_event(P, Q, n, delta=dl)[0]
     with np.errstate(divide="ignore"):
         table = jnp.asarray(np.log(P) - np.log(Q), jnp.float32)
-    x0, x1 = loss_neighbours(AUDIT_SETTING.T, AUDIT_SETTING.d)[L2P_PAIR]
     ev = ThresholdEvents(statistic=lambda xs: table[action_code(AUDIT_SETTING.d)(xs)], thresholds=(thr,))
-    return audit(_l2p_mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=ev, n=n,
-                 key=jax.random.key(seed), name="l2p-mw", delta_float=_float_floor(eps))
+    return _audit_control(_l2p_mech, ev, claim_factor=claim_factor, n=n, seed=seed, name="l2p-mw", float_floor=True,
+                          pair=loss_neighbours(AUDIT_SETTING.T, AUDIT_SETTING.d)[L2P_PAIR])
 
 
 @register_audit("l2p-mw-broken", "lazy MW with the normalized ratio, no shadow sequence, no fake switches "
@@ -525,6 +523,8 @@ def audit_sparse_vector_experts_shared_threshold(*, quick: bool = True, seed: in
 #: eta (so the claim eps_svt + K eta is 2 with eps_svt = 2 - K eta)
 UNSCALED_T, UNSCALED_K, UNSCALED_J, UNSCALED_L, UNSCALED_ETA = 64, 16, 16, 0.0, 1e-3
 UNSCALED_EPS_SVT = CLAIMED_EPS - UNSCALED_K * UNSCALED_ETA
+#: the broken twin's sparse-vector answers (``switch_t``, the ``em_draws`` flags) over a ``(T, 2)`` loss array
+_unscaled_mech = sv_experts_mechanism(UNSCALED_EPS_SVT, UNSCALED_ETA, UNSCALED_K, UNSCALED_L, "shared", True, True)
 
 
 @functools.lru_cache(maxsize=None)
@@ -608,8 +608,7 @@ def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True,
     x0, x1 = unscaled_pair()
     dfl = (delta_float("categorical", eps=claimed, d=_D, draws=UNSCALED_T + 1)
            + delta_float("laplace", eps=claimed, d=UNSCALED_T + 1))
-    mech = sv_experts_mechanism(UNSCALED_EPS_SVT, UNSCALED_ETA, UNSCALED_K, UNSCALED_L, "shared", True, True)
-    return audit(mech, x0, x1, claimed_eps=claimed, events=ThresholdEvents(
+    return audit(_unscaled_mech, x0, x1, claimed_eps=claimed, events=ThresholdEvents(
         statistic=stat, thresholds=(unscaled_threshold(n),)), n=n, key=jax.random.key(seed),
         name="sparse_vector_experts (shared threshold, unscaled query noise; T=64, K=16)", delta_float=dfl)
 

@@ -442,9 +442,9 @@ def _gauss(mech, *, quick, key, name, eps):
                           delta_float=delta_float("gaussian", eps=eps))
 
 
-_tree = dict(n=(400_000, 100_000), kind="laplace", d=T_TREE, events=ThresholdEvents(statistic=_tree_stat))
-_svt = dict(pairs=SVT_PAIRS, events=HistogramEvents(M_SVT + 2), n=N_SVT, kind="laplace", d=M_SVT + 2)
-_csvt = dict(n=N_SVT, kind="laplace", d=K_CSVT + 1)
+_tree: dict = dict(n=(400_000, 100_000), kind="laplace", d=T_TREE, events=ThresholdEvents(statistic=_tree_stat))
+_svt: dict = dict(pairs=SVT_PAIRS, events=HistogramEvents(M_SVT + 2), n=N_SVT, kind="laplace", d=M_SVT + 2)
+_csvt: dict = dict(n=N_SVT, kind="laplace", d=K_CSVT + 1)
 
 #: the catalogue, in registration order: (name, description, claimed ε, broken, audit fn(quick, key, name, eps))
 for _entry in (

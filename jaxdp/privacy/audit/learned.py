@@ -507,13 +507,8 @@ def _probs(sorted_s, t, q):
 
 
 def _one_direction(sa, sb, n_eval, delta, level, max_thresholds, c_grid):
-    """Best (t, q) with numerator sample ``sa`` (large score: numerator) over denominator sample ``sb``.
-
-    Against the winner's curse of thousands of candidates, each is judged by pessimistic selection-sample
-    estimates (one-sided bounds at ``SHRINK``) projected to ``n_eval`` fresh runs at the final ``level``:
-    first with fast Wilson bounds, then exactly (Clopper–Pearson) for the best ``SHORTLIST``.
-    Returns ``(projected, t, q, p̂_num, p̂_den)``.
-    """
+    """Best ``(projected, t, q, p̂_num, p̂_den)`` with numerator sample ``sa`` over ``sb``, each candidate judged by
+    pessimistic (``SHRINK``) selection estimates projected to ``n_eval`` fresh runs (Wilson, then CP for ``SHORTLIST``)."""
     na, nb = sa.size, sb.size
     sa, sb = np.sort(sa), np.sort(sb)
     t, q = _candidates(sa, sb, max_thresholds, c_grid)
