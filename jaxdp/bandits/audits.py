@@ -57,7 +57,7 @@ import numpy as np
 
 from ..privacy.accounting.floating import delta_float
 from ..privacy.audit import SearchEvents, audit_mechanism
-from ..privacy.audit.learners import action_code, learner_mechanism, loss_neighbours
+from ..privacy.audit.learners import _count, action_code, learner_mechanism, loss_neighbours
 from ..registry import register_audit
 from .elimination import DPSEParams, dp_se
 from .exp3 import DPExp3Params, dp_exp3
@@ -124,12 +124,6 @@ def bandit_events(K: int, T: int, rounds: Sequence[int]) -> list:
     return ev
 
 
-def _count(j):
-    def f(acts):
-        return jnp.sum(acts == j).astype(f32)
-    return f
-
-
 def _n(quick: bool, n) -> int:
     return int(n) if n is not None else (200_000 if quick else 1_000_000)
 
@@ -148,8 +142,10 @@ def _register(name: str, description: str, claimed_eps: float, broken: bool = Fa
     return deco
 
 
-def _laplace_floor(eps: float, draws: int) -> float:
-    return delta_float("laplace", eps=eps, draws=draws)
+def _audit(learner, params, pairs, events, draws: int, *, key, n, name, eps):
+    """Audit ``learner`` on ``pairs`` (float δ floor: ``draws`` Laplace draws)."""
+    return audit_mechanism(learner_mechanism(learner, params), pairs, events, claimed_eps=eps, n=n, key=key, name=name,
+                           delta_float=delta_float("laplace", eps=eps, draws=draws))
 
 
 # --------------------------------------------------------------------------- DP-EXP3
@@ -166,11 +162,9 @@ def _exp3_setting(scale_factor: float = 1.0):
 
 
 def _audit_exp3(*, key, n, name, eps, scale_factor):
-    mech = learner_mechanism(dp_exp3(K), _exp3_setting(scale_factor))
-    pairs = loss_neighbours(T_EXP3, K, rounds=(0,))
     ev = [SearchEvents(statistic=stays(0)), SearchEvents(cell=action_code(K), n_cells=K ** (T_EXP3 + 1))]
-    return audit_mechanism(mech, pairs, ev, claimed_eps=eps, n=n, key=key, name=name,
-                           delta_float=_laplace_floor(eps, T_EXP3))
+    return _audit(dp_exp3(K), _exp3_setting(scale_factor), loss_neighbours(T_EXP3, K, rounds=(0,)), ev, T_EXP3,
+                  key=key, n=n, name=name, eps=eps)
 
 
 @_register("dp-exp3", "DP-EXP3 (K=2, T=2, planner noise b = 1/eps, eta = 20): the stay event is tight; claimed eps = 1",
@@ -243,9 +237,8 @@ def audit_ldp_ucb(*, quick, key, n, name, eps):
         The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     b = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]   # the noise of the registered claim
-    mech = learner_mechanism(ldp_ucb(K), LDPUCBParams(f32(b)))
-    return audit_mechanism(mech, _ucb_pairs(T_UCB), _ucb_events(T_UCB), claimed_eps=eps, n=n, key=key, name=name,
-                           delta_float=_laplace_floor(eps, T_UCB))
+    return _audit(ldp_ucb(K), LDPUCBParams(f32(b)), _ucb_pairs(T_UCB), _ucb_events(T_UCB), T_UCB, key=key, n=n,
+                  name=name, eps=eps)
 
 
 EPS_TREE = 4.0
@@ -254,9 +247,8 @@ EPS_TREE = 4.0
 def _audit_tree(*, key, n, name, eps, b=None):
     if b is None:
         b = plan_dp_ucb_tree(eps=EPS_TREE, T=T_UCB, d=K).params["b"]   # the noise of the registered claim
-    mech = learner_mechanism(dp_ucb_tree(K, T_UCB), DPUCBParams(f32(b)))
-    return audit_mechanism(mech, _ucb_pairs(T_UCB), _ucb_events(T_UCB), claimed_eps=eps, n=n, key=key, name=name,
-                           delta_float=_laplace_floor(eps, T_UCB))
+    return _audit(dp_ucb_tree(K, T_UCB), DPUCBParams(f32(b)), _ucb_pairs(T_UCB), _ucb_events(T_UCB), T_UCB, key=key,
+                  n=n, name=name, eps=eps)
 
 
 @_register("dp-ucb-tree", "DP-UCB with per-arm trees (K=2, T=T_max=2, H=2, b = H/eps); claimed eps = 4", EPS_TREE)
@@ -323,10 +315,8 @@ def audit_dp_se(*, quick, key, n, name, eps):
         The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     params, R, T, pairs = _se_setting()   # the learner of the registered claim; eps: the claim audited
-    mech = learner_mechanism(dp_se(K), params)
     ev = [SearchEvents(statistic=lambda a: (a[2 * R] + a[2 * R + 1]).astype(f32))]
-    return audit_mechanism(mech, pairs, ev, claimed_eps=eps, n=n, key=key, name=name,
-                           delta_float=_laplace_floor(eps, 2))
+    return _audit(dp_se(K), params, pairs, ev, 2, key=key, n=n, name=name, eps=eps)
 
 
 # --------------------------------------------------------------------------- exact laws at the audited sizes
@@ -442,15 +432,13 @@ def exact_audit_eps(name: str, *, p_min: float = 0.0) -> float:
     """
     from ..privacy.audit.exact import align, exact_eps
 
-    if name == "ldp-ucb":
-        b = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]
-        pairs, law = _ucb_pairs(T_UCB), (lambda x: index_policy_law(x, b))
-    elif name == "dp-ucb-tree":
-        b = plan_dp_ucb_tree(eps=EPS_TREE, T=T_UCB, d=K).params["b"]
+    if name in ("ldp-ucb", "dp-ucb-tree"):
+        b = (plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K) if name == "ldp-ucb" else
+             plan_dp_ucb_tree(eps=EPS_TREE, T=T_UCB, d=K)).params["b"]
         pairs, law = _ucb_pairs(T_UCB), (lambda x: index_policy_law(x, b))
     elif name == "dp-se":
         _, R, _, pairs = _se_setting()
-        pairs, law = pairs, (lambda x: dp_se_law(x, EPS_SE, R))
+        law = (lambda x: dp_se_law(x, EPS_SE, R))
     elif name == "dp-exp3":
         prm = _exp3_setting()
         pairs = loss_neighbours(T_EXP3, K, rounds=(0,))

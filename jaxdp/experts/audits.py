@@ -62,8 +62,10 @@ import numpy as np
 
 from ..privacy.accounting.floating import delta_float
 from ..privacy.accounting.l2p import l2p_privacy
-from ..privacy.audit import ThresholdEvents, audit
+from ..privacy.audit import SearchEvents, ThresholdEvents, audit, audit_mechanism
+from ..privacy.audit import exact as X
 from ..privacy.audit.learned import Histogram, Logistic, audit_learned, trajectory_features
+from ..privacy.audit.learners import _count, action_code, loss_neighbours
 from ..privacy.audit.catalogue import register_learned_audit
 from ..privacy.audit.pairs import loss_flip_pairs
 from ..core.random import log_uniform, sample_categorical
@@ -130,10 +132,7 @@ def neighbours(s: AuditSetting = AUDIT_SETTING):
     Returns:
         ``(x0, x1)``, float32 ``(T, d)`` loss arrays: all zeros, and the same with expert 0's loss 1 in round 1.
     """
-    x0 = np.zeros((s.T, s.d), np.float32)
-    x1 = x0.copy()
-    x1[0, 0] = 1.0
-    return jnp.asarray(x0), jnp.asarray(x1)
+    return loss_neighbours(s.T, s.d, values=[np.zeros(s.d), np.eye(s.d)[0]])["l1: 0 vs e1"]
 
 
 def play_batches(learner, params, losses, key):
@@ -207,10 +206,6 @@ def _n_switches(xs):
     return jnp.sum(xs[1:] != xs[:-1])
 
 
-def _code(xs):
-    return jnp.sum(xs.astype(jnp.int32) * (2 ** jnp.arange(xs.shape[0], dtype=jnp.int32)))
-
-
 _L2P = l2p_mw(AUDIT_SETTING.d, AUDIT_SETTING.B)
 _L2P_PARAMS = l2p_mw_params(AUDIT_SETTING.eta, AUDIT_SETTING.p, AUDIT_SETTING.B)
 
@@ -219,8 +214,7 @@ def _l2p_mech(key, losses):
     return play_batches(_L2P, _L2P_PARAMS, losses, key)
 
 
-def _broken_mech(key, losses):
-    return broken_lazy_mw_play(key, losses, AUDIT_SETTING.eta, AUDIT_SETTING.B)
+_broken_mech = functools.partial(broken_lazy_mw_play, eta=AUDIT_SETTING.eta, B=AUDIT_SETTING.B)
 
 
 _HEDGE = hedge(AUDIT_SETTING.d)
@@ -239,27 +233,17 @@ def _hedge_mech(key, losses):
     return xs
 
 
-def _count_ones(xs):
-    return jnp.sum(xs == 1)
-
-
-def _claim(claim_factor: float) -> float:
-    return AUDIT_SETTING.eps / claim_factor
-
-
-def _audit_control(mech, events, *, claim_factor: float, n: int, seed: int, name: str, float_floor: bool):
-    """Audit a control ``mech`` on the pair of :func:`neighbours` against L2P-MW's claim ``eps / claim_factor``
+def _audit_control(mech, events, *, claim_factor: float, n: int, seed: int, name: str, float_floor: bool, pair=None):
+    """Audit ``mech`` on ``pair`` (default :func:`neighbours`) against L2P-MW's claim ``eps / claim_factor``
     (δ unchanged); ``float_floor``: credit one L2P-MW run's float δ floor (:func:`_float_floor`)."""
-    x0, x1 = neighbours()
-    eps = _claim(claim_factor)
+    x0, x1 = pair or neighbours()
+    eps = AUDIT_SETTING.eps / claim_factor
     return audit(mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=events, n=n,
                  key=jax.random.key(seed), name=name, delta_float=_float_floor(eps) if float_floor else None)
 
 
 def _float_floor(eps: float) -> float:
     """Float δ floor of one L2P-MW run: one categorical draw (d outcomes) and one acceptance coin per batch."""
-    from ..privacy.accounting.floating import delta_float
-
     nb = AUDIT_SETTING.T // AUDIT_SETTING.B
     return (delta_float("categorical", eps=eps, d=AUDIT_SETTING.d, draws=nb + 1)
             + delta_float("bernoulli", eps=eps, draws=nb))
@@ -282,9 +266,6 @@ def l2p_exact(label: str = L2P_PAIR):
         ``(P, P')``: the probabilities of the ``2^8`` sequences, indexed by the code ``Σ_s x_s 2^s``, under
         the pair's two inputs.
     """
-    from ..privacy.audit import exact as X
-    from ..privacy.audit.learners import loss_neighbours
-
     s = AUDIT_SETTING
     x0, x1 = loss_neighbours(s.T, s.d)[label]
     return (X.l2p_mw_law(np.asarray(x0), eta=s.eta, p=s.p, B=s.B)[1],
@@ -312,20 +293,16 @@ def audit_l2p_mw(*, quick: bool = False, seed: int = 0, n: int | None = None, cl
     Returns:
         The :class:`jaxdp.privacy.audit.AuditReport`.
     """
-    from ..privacy.audit import exact as X
-    from ..privacy.audit.learners import loss_neighbours
-
     n = n or (4_000_000 if quick else 10_000_000)
-    eps = _claim(claim_factor)
+    eps = AUDIT_SETTING.eps / claim_factor
     P, Q = l2p_exact()
     dl = AUDIT_SETTING.delta + _float_floor(eps)
     thr = X.best_fixed_event(P, Q, n, delta=dl)[0]
     with np.errstate(divide="ignore"):
         table = jnp.asarray(np.log(P) - np.log(Q), jnp.float32)
-    x0, x1 = loss_neighbours(AUDIT_SETTING.T, AUDIT_SETTING.d)[L2P_PAIR]
-    ev = ThresholdEvents(statistic=lambda xs: table[_code(xs)], thresholds=(thr,))
-    return audit(_l2p_mech, x0, x1, claimed_eps=eps, claimed_delta=AUDIT_SETTING.delta, events=ev, n=n,
-                 key=jax.random.key(seed), name="l2p-mw", delta_float=_float_floor(eps))
+    ev = ThresholdEvents(statistic=lambda xs: table[action_code(AUDIT_SETTING.d)(xs)], thresholds=(thr,))
+    return _audit_control(_l2p_mech, ev, claim_factor=claim_factor, n=n, seed=seed, name="l2p-mw", float_floor=True,
+                          pair=loss_neighbours(AUDIT_SETTING.T, AUDIT_SETTING.d)[L2P_PAIR])
 
 
 @register_audit("l2p-mw-broken", "lazy MW with the normalized ratio, no shadow sequence, no fake switches "
@@ -367,7 +344,7 @@ def audit_hedge(*, quick: bool = False, seed: int = 0, n: int | None = None, cla
     Returns:
         The :class:`jaxdp.privacy.audit.AuditReport`.
     """
-    ev = ThresholdEvents(statistic=_count_ones)
+    ev = ThresholdEvents(statistic=_count(1))
     return _audit_control(_hedge_mech, ev, claim_factor=claim_factor, n=n or (100_000 if quick else 400_000),
                           seed=seed, name="hedge-not-private", float_floor=False)
 
@@ -377,16 +354,9 @@ CLAIMED_EPS = 2.0
 _K_SHARED, _ETA_SHARED = 2, 0.5     # shared-threshold audits: claimed eps_svt + K eta = 1 + 1 = 2
 
 
-def _x_pair():
-    x0 = np.zeros((_T, _D), np.float32)
-    x1 = x0.copy()
-    x1[0, 0] = 1.0
-    return jnp.asarray(x0), jnp.asarray(x1)
-
-
 @functools.lru_cache(maxsize=None)
 def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float, threshold: str = "fresh",
-                         unscaled: bool = False):
+                         unscaled: bool = False, flags: bool = False):
     """``mechanism(key, losses) -> cell`` running REAL Alg. 1 over a ``(T, 2)`` loss array; the cell
     encodes the action sequence ``x_1..x_{T+1}`` in binary. ``threshold="shared"``: one threshold noise for
     all instances (``unscaled=True``: the broken twin with the fresh instances' query noise).
@@ -395,9 +365,10 @@ def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float, threshold
         eps_svt, eta, K, L: the sparse vector's ε, the learning rate, the switch budget and the threshold scale.
         threshold: ``"fresh"`` (one threshold noise per instance) or ``"shared"``.
         unscaled: the broken twin (shared threshold only).
+        flags: return the sparse-vector answers (the ``(T,)`` ``em_draws`` flags) instead of the cell.
 
     Returns:
-        ``mechanism(key, losses) -> cell``.
+        ``mechanism(key, losses) -> cell`` (or ``-> flags``).
     """
     lrn = shared_threshold_unscaled_experts(_D) if unscaled else sparse_vector_experts(_D, threshold=threshold)
     params = SVExpertsParams(eps_svt=jnp.float32(eps_svt), eta=jnp.float32(eta), K=jnp.int32(K),
@@ -409,10 +380,12 @@ def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float, threshold
 
         def body(st, inp):
             t, loss = inp
-            st, _ = lrn.step(jax.random.fold_in(k_learn, t), st, loss, params)
-            return st, st.x
+            st, info = lrn.step(jax.random.fold_in(k_learn, t), st, loss, params)
+            return st, info["em_draws"] if flags else st.x
 
         _, xs = jax.lax.scan(body, st, (jnp.arange(losses.shape[0]), losses))
+        if flags:
+            return xs
         xs = jnp.concatenate([st.x[None], xs])
         return jnp.sum(xs * (2 ** jnp.arange(xs.shape[0])))
 
@@ -422,9 +395,6 @@ def sv_experts_mechanism(eps_svt: float, eta: float, K: int, L: float, threshold
 def _run(eps_svt: float, *, quick: bool, seed: int, name: str, n: int | None = None, claim_factor: float = 1.0,
          rounds=(0,), eta: float = 1.0, K: int = 1, threshold: str = "fresh", unscaled: bool = False,
          family=None):
-    from ..privacy.accounting.floating import delta_float
-    from ..privacy.audit import SearchEvents, audit_mechanism
-
     mech = sv_experts_mechanism(eps_svt, eta, K, 0.5, threshold, unscaled)
     n = n or (200_000 if quick else 2_000_000)
     claimed = CLAIMED_EPS / claim_factor
@@ -446,8 +416,6 @@ def neighbour_family() -> dict:
     Returns:
         The nine pairs, ``{label: (x0, x1)}`` with float32 ``(4, 2)`` loss arrays.
     """
-    from ..privacy.audit.learners import loss_neighbours
-
     e1, e2 = np.eye(_D, dtype=np.float32)
     fam = dict(loss_neighbours(_T, _D))
     b11 = np.zeros((_T, _D), np.float32)
@@ -470,8 +438,6 @@ def shared_neighbour_family() -> dict:
     Returns:
         The eleven pairs, ``{label: (x0, x1)}`` with float32 ``(4, 2)`` loss arrays.
     """
-    from ..privacy.audit.learners import loss_neighbours
-
     zero, one = np.zeros(_D, np.float32), np.ones(_D, np.float32)
     fam = neighbour_family()
     for l1 in (1.0, 0.0):
@@ -557,6 +523,8 @@ def audit_sparse_vector_experts_shared_threshold(*, quick: bool = True, seed: in
 #: eta (so the claim eps_svt + K eta is 2 with eps_svt = 2 - K eta)
 UNSCALED_T, UNSCALED_K, UNSCALED_J, UNSCALED_L, UNSCALED_ETA = 64, 16, 16, 0.0, 1e-3
 UNSCALED_EPS_SVT = CLAIMED_EPS - UNSCALED_K * UNSCALED_ETA
+#: the broken twin's sparse-vector answers (``switch_t``, the ``em_draws`` flags) over a ``(T, 2)`` loss array
+_unscaled_mech = sv_experts_mechanism(UNSCALED_EPS_SVT, UNSCALED_ETA, UNSCALED_K, UNSCALED_L, "shared", True, True)
 
 
 @functools.lru_cache(maxsize=None)
@@ -567,8 +535,6 @@ def unscaled_exact():
     Returns:
         ``(classes, P, P', log-ratio table)`` of the broken twin's audited pair.
     """
-    from ..privacy.audit import exact as X
-
     e = UNSCALED_EPS_SVT
     cls, P, Q = X.shared_svt_window_law(UNSCALED_T, UNSCALED_K, UNSCALED_J, UNSCALED_L, 2.0 / e, 4.0 / e)
     return cls, P, Q, X.window_log_ratio_table(UNSCALED_T, UNSCALED_K, cls, P, Q)
@@ -588,26 +554,8 @@ def unscaled_threshold(n: int, alpha: float = 1e-7) -> float:
     Returns:
         ``thr``, a threshold on the per-pattern log ratio ``log P/P'``.
     """
-    from ..privacy.audit.exact import best_fixed_event
-
     _, P, Q, _ = unscaled_exact()
-    return best_fixed_event(P, Q, n, alpha=alpha)[0]
-
-
-def _unscaled_mech(key, losses):
-    """The broken twin's sparse-vector answers (``switch_t``, the ``em_draws`` flags) over a ``(T, 2)`` loss array."""
-    lrn = shared_threshold_unscaled_experts(_D)
-    params = SVExpertsParams(eps_svt=jnp.float32(UNSCALED_EPS_SVT), eta=jnp.float32(UNSCALED_ETA),
-                             K=jnp.int32(UNSCALED_K), L=jnp.float32(UNSCALED_L), Lstar=jnp.float32(0.0))
-    k_init, k_learn = jax.random.split(key)
-    st = lrn.init(k_init, params)
-
-    def body(st, inp):
-        t, loss = inp
-        st, info = lrn.step(jax.random.fold_in(k_learn, t), st, loss, params)
-        return st, info["em_draws"]
-
-    return jax.lax.scan(body, st, (jnp.arange(losses.shape[0]), losses))[1]
+    return X.best_fixed_event(P, Q, n, alpha=alpha)[0]
 
 
 def unscaled_pair():
@@ -619,10 +567,7 @@ def unscaled_pair():
     Returns:
         ``(x0, x1)``, float32 ``(UNSCALED_T, 2)`` loss arrays.
     """
-    x0 = np.zeros((UNSCALED_T, _D), np.float32)
-    x1 = x0.copy()
-    x1[UNSCALED_J] = 1.0
-    return jnp.asarray(x0), jnp.asarray(x1)
+    return next(iter(loss_neighbours(UNSCALED_T, _D, rounds=(UNSCALED_J,), values=[np.zeros(_D), np.ones(_D)]).values()))
 
 
 @register_audit("sparse-vector-experts-shared-threshold-unscaled",
@@ -651,17 +596,13 @@ def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True,
     Returns:
         The :class:`jaxdp.privacy.audit.AuditReport`.
     """
-    from ..privacy.accounting.floating import delta_float
-    from ..privacy.audit import ThresholdEvents, audit
-    from ..privacy.audit.exact import window_class
-
     n = n or (1_000_000 if quick else 4_000_000)
     claimed = CLAIMED_EPS / claim_factor
     _, _, _, tab = unscaled_exact()
     table = jnp.asarray(np.nan_to_num(tab, nan=0.0), jnp.float32)
 
     def stat(flags):
-        c, b, e, r = window_class(flags, UNSCALED_J, UNSCALED_K, xp=jnp)
+        c, b, e, r = X.window_class(flags, UNSCALED_J, UNSCALED_K, xp=jnp)
         return table[c, b, e, r]
 
     x0, x1 = unscaled_pair()
@@ -675,10 +616,6 @@ def audit_sparse_vector_experts_shared_threshold_unscaled(*, quick: bool = True,
 # ----------------------------------------------------------------------------- learned events (jaxdp.privacy.audit.learned)
 _T, _D = 4, 2
 _BITS = np.arange(_T + 1, dtype=np.int32)
-
-
-def _sv_cell(c):
-    return jnp.asarray(c).astype(jnp.int32)
 
 
 def _sv_traj(c):
@@ -707,7 +644,7 @@ def sv_experts_family() -> dict:
 
 #: runs per input (train, select, fresh evaluation) at quick and full size
 N_SV = {True: (50_000, 100_000, 2_000_000), False: (200_000, 400_000, 10_000_000)}
-_SV_CLASSIFIERS = (Histogram(2 ** (_T + 1), _sv_cell), Logistic(_sv_traj))
+_SV_CLASSIFIERS = (Histogram(2 ** (_T + 1)), Logistic(_sv_traj))
 
 
 def _sv(eps_svt, *, quick, key, name, eps):

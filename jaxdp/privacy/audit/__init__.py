@@ -8,40 +8,27 @@ from .auditor import (
     DEFAULT_ALPHA, DEFAULT_CONFIDENCE, AuditReport, HistogramEvents, SearchEvents, ThresholdEvents, audit,
     audit_mechanism, bonferroni_level, clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
 )
+from .learners import action_code, audit_learner, audit_learner_learned, learner_mechanism, loss_neighbours
+from . import catalogue  # (registers the audits)
+from .catalogue import CATALOGUE, LEARNED_CATALOGUE, svt_variant
+from .learned import (
+    MLP, Histogram, Logistic, ThresholdEvent, audit_learned, best_threshold_event, fit_classifier, flag_features,
+    flat_features, onehot_features, trajectory_features,
+)
+from .pairs import loss_flip_pairs, pattern_pairs
+from .tradeoff import TradeoffBound, audit_tradeoff, gdp_delta, gdp_eps, tradeoff_bound
 
 __all__ = [
     "audit", "audit_mechanism", "AuditReport", "ThresholdEvents", "HistogramEvents", "SearchEvents",
     "DEFAULT_CONFIDENCE", "DEFAULT_ALPHA", "bonferroni_level",
     "clopper_pearson_lower", "clopper_pearson_upper", "eps_lower_bound",
-]
-
-from .learners import (  # noqa: E402
-    action_code, audit_learner, audit_learner_learned, learner_mechanism, loss_neighbours,
-)
-
-__all__ += ["audit_learner", "audit_learner_learned", "learner_mechanism", "loss_neighbours", "action_code"]
-
-from . import catalogue  # noqa: E402,F401  (registers the audits)
-from .catalogue import CATALOGUE, svt_variant  # noqa: E402
-
-__all__ += ["CATALOGUE", "svt_variant", "catalogue"]
-
-from .learned import (  # noqa: E402
-    MLP, Histogram, Logistic, ThresholdEvent, audit_learned, best_threshold_event, fit_classifier, flag_features,
-    flat_features, onehot_features, trajectory_features,
-)
-from .pairs import loss_flip_pairs, pattern_pairs  # noqa: E402
-from .tradeoff import TradeoffBound, audit_tradeoff, gdp_delta, gdp_eps, tradeoff_bound  # noqa: E402
-
-__all__ += [
+    "audit_learner", "audit_learner_learned", "learner_mechanism", "loss_neighbours", "action_code",
+    "CATALOGUE", "svt_variant", "catalogue",
     "audit_learned", "Logistic", "MLP", "Histogram", "ThresholdEvent", "best_threshold_event", "fit_classifier",
     "flat_features", "onehot_features", "flag_features", "trajectory_features", "pattern_pairs", "loss_flip_pairs",
     "audit_tradeoff", "tradeoff_bound", "TradeoffBound", "gdp_delta", "gdp_eps",
+    "LEARNED_CATALOGUE",
 ]
-
-from .catalogue import LEARNED_CATALOGUE  # noqa: E402
-
-__all__ += ["LEARNED_CATALOGUE"]
 
 
 def __getattr__(name: str):

@@ -64,7 +64,7 @@ from ..mechanisms.tree import tree_init, tree_step
 from ...registry import register_audit
 from ..accounting.floating import delta_float
 from .tradeoff import audit_tradeoff
-from .auditor import DEFAULT_ALPHA, AuditReport, HistogramEvents, ThresholdEvents, audit, audit_mechanism
+from .auditor import DEFAULT_ALPHA, AuditReport, HistogramEvents, ThresholdEvents, _identity, audit, audit_mechanism
 
 __all__ = [
     "LEARNED_CATALOGUE", "register_learned_audit",
@@ -101,9 +101,24 @@ def _registrar(table: dict):
 _register = _registrar(CATALOGUE)
 
 
+def _on_pair(mech, x0, x1, n: tuple, kind: str, d: int = 1, **kw):
+    """The audit ``fn(quick, key, name, eps)`` of ``mech`` on one pair, ``n = (full, quick)`` runs per input."""
+    def fn(*, quick, key, name, eps):
+        return audit(mech, x0, x1, claimed_eps=eps, n=_n(quick, *n), key=key, name=name,
+                     delta_float=delta_float(kind, eps=eps, d=d), **kw)
+    return fn
+
+
+def _on_pairs(mech, pairs: dict, events, n: tuple, kind: str, d: int):
+    """The audit ``fn(quick, key, name, eps)`` of ``mech`` on every pair of ``pairs``, every event tested (no search)."""
+    def fn(*, quick, key, name, eps):
+        return audit_mechanism(mech, pairs, events, claimed_eps=eps, n=_n(quick, *n), key=key, name=name, search=0.0,
+                               delta_float=delta_float(kind, eps=eps, d=d))
+    return fn
+
+
 # ----------------------------------------------------------------------------- Laplace / Gaussian
-def _laplace(key, x):
-    return laplace_mech(key, x, 1.0, EPS)
+_laplace = functools.partial(laplace_mech, sensitivity=1.0, eps=EPS)
 
 
 def laplace_half_scale(key, x):
@@ -121,33 +136,14 @@ def laplace_half_scale(key, x):
     return x + 0.5 / EPS * jax.random.laplace(key, jnp.shape(x))
 
 
-@_register("laplace", "Laplace mechanism, sensitivity 1, scale 1/eps (correct)", EPS, False)
-def _a_laplace(*, quick, key, name, eps):
-    return audit(_laplace, 0.0, 1.0, claimed_eps=eps, n=_n(quick, 1_000_000, 200_000), key=key, name=name,
-                 delta_float=delta_float("laplace", eps=eps))
-
-
-@_register("laplace-half-scale", "Laplace with half the needed scale (broken: 2*eps-DP)", EPS, True)
-def _a_laplace_half(*, quick, key, name, eps):
-    return audit(laplace_half_scale, 0.0, 1.0, claimed_eps=eps, n=_n(quick, 1_000_000, 200_000), key=key,
-                 name=name, delta_float=delta_float("laplace", eps=eps))
-
-
 DELTA_G = 1e-5
 SIGMA_G = gaussian_sigma(1.0, EPS, DELTA_G)
 
 
-def _gaussian(key, x):
-    return gaussian_mech(key, x, SIGMA_G)
+_gaussian = functools.partial(gaussian_mech, sigma=SIGMA_G)
+_gaussian_small = functools.partial(gaussian_mech, sigma=SIGMA_G / 4)
 
 
-def _gaussian_small(key, x):
-    return gaussian_mech(key, x, SIGMA_G / 4)
-
-
-@_register("gaussian", "Gaussian mechanism, zCDP calibration at (eps, delta) = (1, 1e-5) (correct); one half-line "
-                       "event fixed from the exact law and the trade-off curve's mu-GDP bound, alpha split between "
-                       "them (exact eps(1e-5) = 0.742)", EPS, False)
 def _a_gaussian(*, quick, key, name, eps):
     # Two tests, each at level alpha/2 (a union bound: the reported bound, the larger, holds with probability
     # >= 1 - alpha jointly). (1) the half-line {s < c} with the best expected bound at n
@@ -178,12 +174,6 @@ def _a_gaussian(*, quick, key, name, eps):
                                family=f"{event.family} + {curve.family}", notes=tuple(best.notes) + (note,))
 
 
-@_register("gaussian-quarter-sigma", "Gaussian with sigma/4 (broken at (1, 1e-5))", EPS, True)
-def _a_gaussian_small(*, quick, key, name, eps):
-    return audit(_gaussian_small, 0.0, 1.0, claimed_eps=eps, claimed_delta=DELTA_G,
-                 n=_n(quick, 1_000_000, 200_000), key=key, name=name, delta_float=delta_float("gaussian", eps=eps))
-
-
 # ----------------------------------------------------------------------------- exponential / noisy max
 U0 = np.array([1.0, 0.0, 0.0, 0.0], np.float32)
 U1 = np.array([0.0, 1.0, 1.0, 1.0], np.float32)
@@ -197,8 +187,7 @@ UTILITY_PAIRS = {
 }
 
 
-def _exp(key, u):
-    return exp_mech(key, u, 1.0, EPS)
+_exp = functools.partial(exp_mech, sensitivity=1.0, eps=EPS)
 
 
 def noisy_max(key, u, scale):
@@ -220,29 +209,6 @@ def noisy_max(key, u, scale):
 
 _rnm_good = functools.partial(noisy_max, scale=2.0 / EPS)
 _rnm_bad = functools.partial(noisy_max, scale=0.5 / EPS)
-_util_events = HistogramEvents(D_UTIL)
-
-
-def _audit_selection(mech, kind, *, quick, key, name, eps):
-    return audit_mechanism(mech, UTILITY_PAIRS, _util_events, claimed_eps=eps, n=_n(quick, 1_000_000, 200_000),
-                           key=key, name=name, search=0.0, delta_float=delta_float(kind, eps=eps, d=D_UTIL))
-
-
-@_register("exp-mech", "Exponential mechanism, utility sensitivity 1 (correct)", EPS, False)
-def _a_exp(*, quick, key, name, eps):
-    return _audit_selection(_exp, "gumbel", quick=quick, key=key, name=name, eps=eps)
-
-
-@_register("noisy-max", "Report-noisy-max with Lap(2/eps) (correct)", EPS, False)
-def _a_rnm(*, quick, key, name, eps):
-    return _audit_selection(_rnm_good, "laplace", quick=quick, key=key, name=name, eps=eps)
-
-
-@_register("noisy-max-wrong-scale", "Report-noisy-max with Lap(1/(2 eps)) (broken: noise 4x too small)", EPS, True)
-def _a_rnm_bad(*, quick, key, name, eps):
-    return _audit_selection(_rnm_bad, "laplace", quick=quick, key=key, name=name, eps=eps)
-
-
 # ----------------------------------------------------------------------------- sparse vector
 def svt_variant(key, queries, threshold, *, b_thr, b_q, halt=True, report_value=False):
     """AboveThreshold-like mechanism with arbitrary noise scales (for the catalogue).
@@ -289,11 +255,9 @@ Q1_NOHALT = np.array([1.0] * M_NOHALT + [-1.0] * M_NOHALT, np.float32)
 N_SVT = (1_000_000, 400_000)
 
 
-def _svt_correct(key, q):
-    return above_threshold(key, q, 0.0, EPS_SVT)
+_svt_correct = functools.partial(above_threshold, threshold=0.0, eps=EPS_SVT)
 
 
-_svt_hist = HistogramEvents(M_SVT + 2)
 _svt_nothr = functools.partial(svt_variant, threshold=0.0, b_thr=0.0, b_q=4.0 / EPS_SVT)
 _svt_small = functools.partial(svt_variant, threshold=0.0, b_thr=4.0 / EPS_SVT, b_q=4.0 / (3.0 * EPS_SVT))
 _svt_value = functools.partial(svt_variant, threshold=0.0, b_thr=2.0 / EPS_SVT, b_q=2.0 / EPS_SVT, report_value=True)
@@ -308,49 +272,9 @@ SVT_PAIRS = {
 }
 
 
-def _audit_svt(mech, *, quick, key, name, eps):
-    # float floor: one threshold draw and up to M_SVT + 1 query draws
-    return audit_mechanism(mech, SVT_PAIRS, _svt_hist, claimed_eps=eps, n=_n(quick, *N_SVT), key=key, name=name,
-                           search=0.0, delta_float=delta_float("laplace", eps=eps, d=M_SVT + 2))
-
-
-@_register("svt", "AboveThreshold, Dwork-Roth noise Lap(2/eps), Lap(4/eps) (correct; Lyu et al. Alg. 2)",
-           EPS_SVT, False)
-def _a_svt(*, quick, key, name, eps):
-    return _audit_svt(_svt_correct, quick=quick, key=key, name=name, eps=eps)
-
-
-@_register("svt-no-threshold-noise", "AboveThreshold without threshold noise (broken)", EPS_SVT, True)
-def _a_svt_nothr(*, quick, key, name, eps):
-    return _audit_svt(_svt_nothr, quick=quick, key=key, name=name, eps=eps)
-
-
-@_register("svt-small-query-noise",
-           "AboveThreshold with query noise too small (Lee-Clifton 2014; Lyu et al. Alg. 4; broken: 1.75 eps)",
-           EPS_SVT, True)
-def _a_svt_small(*, quick, key, name, eps):
-    return _audit_svt(_svt_small, quick=quick, key=key, name=name, eps=eps)
-
-
 def _value_stat(out):
     idx, val = out
     return jnp.where(idx == M_SVT, val, 1e9)
-
-
-@_register("svt-reports-noisy-value",
-           "Sparse vector answering with the noisy value q+nu (Roth 2011; Lyu et al. Alg. 3; broken: not DP)",
-           EPS_SVT, True)
-def _a_svt_value(*, quick, key, name, eps):
-    return audit(_svt_value, Q0_VALUE, Q1_VALUE, claimed_eps=eps, events=ThresholdEvents(statistic=_value_stat),
-                 n=_n(quick, *N_SVT), key=key, name=name, delta_float=delta_float("laplace", eps=eps, d=M_SVT + 2))
-
-
-@_register("svt-no-halt",
-           "Sparse vector that does not halt after the first positive (Chen et al. 2015; Lyu et al. Alg. 6; broken)",
-           EPS_SVT, True)
-def _a_svt_nohalt(*, quick, key, name, eps):
-    return audit(_svt_nohalt, Q0_NOHALT, Q1_NOHALT, claimed_eps=eps, events=HistogramEvents(2 ** (2 * M_NOHALT)),
-                 n=_n(quick, *N_SVT), key=key, name=name, delta_float=delta_float("laplace", eps=eps, d=2 * M_NOHALT + 1))
 
 
 # ----------------------------------------------------------------------------- sparse vector, c positives
@@ -380,15 +304,6 @@ def _csvt_correct(key, q):
 def _csvt_unscaled(key, q):
     # BROKEN: the threshold noise Lap(2/eps) is shared by the c positives, the query noise stays Lap(4/eps)
     return _answer_code(sparse_vector_from_scales(key, q, 0.0, 2.0 / EPS_SVT, 4.0 / EPS_SVT, C_SVT))
-
-
-_csvt_hist = HistogramEvents(2 ** K_CSVT)
-
-
-def _audit_csvt(mech, *, quick, key, name, eps):
-    # float floor: one threshold draw and K_CSVT query draws
-    return audit_mechanism(mech, CSVT_PAIRS, _csvt_hist, claimed_eps=eps, n=_n(quick, *N_SVT), key=key, name=name,
-                           search=0.0, delta_float=delta_float("laplace", eps=eps, d=K_CSVT + 1))
 
 
 @functools.lru_cache(maxsize=None)
@@ -424,9 +339,6 @@ def csvt_exact_event(n: int, eps: float = EPS_SVT):
     return best
 
 
-@_register("svt-shared-threshold",
-           "Sparse vector with c=4 positives sharing one threshold noise Lap(2/eps), query noise Lap(4c/eps) "
-           "(correct; Lyu et al. Alg. 1); one event fixed from the exact law", EPS_SVT, False)
 def _a_csvt(*, quick, key, name, eps):
     n = _n(quick, *N_SVT)
     label, table, thr, _, _ = csvt_exact_event(n)
@@ -435,13 +347,6 @@ def _a_csvt(*, quick, key, name, eps):
     return audit(_csvt_correct, jnp.asarray(x0), jnp.asarray(x1), claimed_eps=eps, events=ThresholdEvents(
         statistic=lambda code: table[code], thresholds=(thr,)), n=n, key=key, name=name,
         delta_float=delta_float("laplace", eps=eps, d=K_CSVT + 1))
-
-
-@_register("svt-shared-threshold-unscaled",
-           "Sparse vector reusing its threshold noise across c=4 positives with query noise Lap(4/eps) not scaled "
-           "with c (broken: (1+c) eps/2)", EPS_SVT, True)
-def _a_csvt_unscaled(*, quick, key, name, eps):
-    return _audit_csvt(_csvt_unscaled, quick=quick, key=key, name=name, eps=eps)
 
 
 # ----------------------------------------------------------------------------- binary tree counter
@@ -478,27 +383,10 @@ def _tree_stat(cs):
     return jnp.sum(jnp.clip(cs[jnp.array([0, 1, 3])], 0.0, 1.0))
 
 
-def _tree_floor(eps):
-    # one Laplace draw (the node completed at that step) per step
-    return delta_float("laplace", eps=eps, d=T_TREE)
-
-
 _tree_good = functools.partial(tree_counter_stream, scale=H_TREE / EPS)
 _tree_bad = functools.partial(tree_counter_stream, scale=1.0 / EPS)
 A0 = np.zeros(T_TREE, np.float32)
 A1 = np.eye(T_TREE, dtype=np.float32)[0]
-
-
-@_register("tree-counter", "Binary-tree counter, Laplace node scale H/eps (correct)", EPS, False)
-def _a_tree(*, quick, key, name, eps):
-    return audit(_tree_good, A0, A1, claimed_eps=eps, events=ThresholdEvents(statistic=_tree_stat),
-                 n=_n(quick, 400_000, 100_000), key=key, name=name, delta_float=_tree_floor(eps))
-
-
-@_register("tree-counter-no-depth", "Binary-tree counter with node scale 1/eps instead of H/eps (broken)", EPS, True)
-def _a_tree_bad(*, quick, key, name, eps):
-    return audit(_tree_bad, A0, A1, claimed_eps=eps, events=ThresholdEvents(statistic=_tree_stat),
-                 n=_n(quick, 400_000, 100_000), key=key, name=name, delta_float=_tree_floor(eps))
 
 
 # ============================================================================= learned-event and trade-off audits
@@ -543,10 +431,6 @@ def register_learned_audit(name: str, description: str, claimed_eps: float, brok
 
 
 # ----------------------------------------------------------------------------- Gaussian, trade-off curve
-def _identity(out):
-    return out
-
-
 #: runs per input (selection, fresh evaluation) at quick and full size
 N_GAUSS = {True: (200_000, 2_000_000), False: (1_000_000, 20_000_000)}
 
@@ -558,13 +442,58 @@ def _gauss(mech, *, quick, key, name, eps):
                           delta_float=delta_float("gaussian", eps=eps))
 
 
-@register_learned_audit("gaussian-tradeoff", "Gaussian mechanism at (1, 1e-5), trade-off-curve bounds with the mu-GDP fit (correct)",
-           EPS, False)
-def _a_gauss(*, quick, key, name, eps):
-    return _gauss(_gaussian, quick=quick, key=key, name=name, eps=eps)
+_tree: dict = dict(n=(400_000, 100_000), kind="laplace", d=T_TREE, events=ThresholdEvents(statistic=_tree_stat))
+_svt: dict = dict(pairs=SVT_PAIRS, events=HistogramEvents(M_SVT + 2), n=N_SVT, kind="laplace", d=M_SVT + 2)
+_csvt: dict = dict(n=N_SVT, kind="laplace", d=K_CSVT + 1)
 
+#: the catalogue, in registration order: (name, description, claimed ε, broken, audit fn(quick, key, name, eps))
+for _entry in (
+    ("laplace", "Laplace mechanism, sensitivity 1, scale 1/eps (correct)", EPS, False,
+     _on_pair(_laplace, 0.0, 1.0, (1_000_000, 200_000), "laplace")),
+    ("laplace-half-scale", "Laplace with half the needed scale (broken: 2*eps-DP)", EPS, True,
+     _on_pair(laplace_half_scale, 0.0, 1.0, (1_000_000, 200_000), "laplace")),
+    ("gaussian", "Gaussian mechanism, zCDP calibration at (eps, delta) = (1, 1e-5) (correct); one half-line "
+                 "event fixed from the exact law and the trade-off curve's mu-GDP bound, alpha split between "
+                 "them (exact eps(1e-5) = 0.742)", EPS, False, _a_gaussian),
+    ("gaussian-quarter-sigma", "Gaussian with sigma/4 (broken at (1, 1e-5))", EPS, True,
+     _on_pair(_gaussian_small, 0.0, 1.0, (1_000_000, 200_000), "gaussian", claimed_delta=DELTA_G)),
+    ("exp-mech", "Exponential mechanism, utility sensitivity 1 (correct)", EPS, False,
+     _on_pairs(_exp, UTILITY_PAIRS, HistogramEvents(D_UTIL), (1_000_000, 200_000), "gumbel", D_UTIL)),
+    ("noisy-max", "Report-noisy-max with Lap(2/eps) (correct)", EPS, False,
+     _on_pairs(_rnm_good, UTILITY_PAIRS, HistogramEvents(D_UTIL), (1_000_000, 200_000), "laplace", D_UTIL)),
+    ("noisy-max-wrong-scale", "Report-noisy-max with Lap(1/(2 eps)) (broken: noise 4x too small)", EPS, True,
+     _on_pairs(_rnm_bad, UTILITY_PAIRS, HistogramEvents(D_UTIL), (1_000_000, 200_000), "laplace", D_UTIL)),
+    ("svt", "AboveThreshold, Dwork-Roth noise Lap(2/eps), Lap(4/eps) (correct; Lyu et al. Alg. 2)", EPS_SVT, False,
+     _on_pairs(_svt_correct, **_svt)),
+    ("svt-no-threshold-noise", "AboveThreshold without threshold noise (broken)", EPS_SVT, True,
+     _on_pairs(_svt_nothr, **_svt)),
+    ("svt-small-query-noise",
+     "AboveThreshold with query noise too small (Lee-Clifton 2014; Lyu et al. Alg. 4; broken: 1.75 eps)", EPS_SVT, True,
+     _on_pairs(_svt_small, **_svt)),
+    ("svt-reports-noisy-value",
+     "Sparse vector answering with the noisy value q+nu (Roth 2011; Lyu et al. Alg. 3; broken: not DP)", EPS_SVT, True,
+     _on_pair(_svt_value, Q0_VALUE, Q1_VALUE, N_SVT, "laplace", M_SVT + 2, events=ThresholdEvents(statistic=_value_stat))),
+    ("svt-no-halt",
+     "Sparse vector that does not halt after the first positive (Chen et al. 2015; Lyu et al. Alg. 6; broken)",
+     EPS_SVT, True, _on_pair(_svt_nohalt, Q0_NOHALT, Q1_NOHALT, N_SVT, "laplace", 2 * M_NOHALT + 1,
+                             events=HistogramEvents(2 ** (2 * M_NOHALT)))),
+    ("svt-shared-threshold",
+     "Sparse vector with c=4 positives sharing one threshold noise Lap(2/eps), query noise Lap(4c/eps) "
+     "(correct; Lyu et al. Alg. 1); one event fixed from the exact law", EPS_SVT, False, _a_csvt),
+    ("svt-shared-threshold-unscaled",
+     "Sparse vector reusing its threshold noise across c=4 positives with query noise Lap(4/eps) not scaled "
+     "with c (broken: (1+c) eps/2)", EPS_SVT, True,
+     _on_pairs(_csvt_unscaled, CSVT_PAIRS, HistogramEvents(2 ** K_CSVT), **_csvt)),
+    ("tree-counter", "Binary-tree counter, Laplace node scale H/eps (correct)", EPS, False,
+     _on_pair(_tree_good, A0, A1, **_tree)),
+    ("tree-counter-no-depth", "Binary-tree counter with node scale 1/eps instead of H/eps (broken)", EPS, True,
+     _on_pair(_tree_bad, A0, A1, **_tree)),
+):
+    _register(*_entry[:4])(_entry[4])
 
-@register_learned_audit("gaussian-quarter-sigma-tradeoff", "Gaussian with sigma/4 at (1, 1e-5), trade-off-curve bounds (broken)",
-           EPS, True)
-def _a_gauss_bad(*, quick, key, name, eps):
-    return _gauss(_gaussian_small, quick=quick, key=key, name=name, eps=eps)
+register_learned_audit("gaussian-tradeoff",
+                       "Gaussian mechanism at (1, 1e-5), trade-off-curve bounds with the mu-GDP fit (correct)",
+                       EPS, False)(functools.partial(_gauss, _gaussian))
+register_learned_audit("gaussian-quarter-sigma-tradeoff",
+                       "Gaussian with sigma/4 at (1, 1e-5), trade-off-curve bounds (broken)",
+                       EPS, True)(functools.partial(_gauss, _gaussian_small))

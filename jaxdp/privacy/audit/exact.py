@@ -180,14 +180,18 @@ def shared_svt_common_law(losses, L: float, b_thr: float, b_q: float, K: int, *,
         ``probs`` their probabilities, summing to 1 up to quadrature error (~1e-12).
     """
     losses = np.asarray(losses, np.float64).ravel()
-    T = losses.size
-    tau, w = laplace_quadrature(L, b_thr, _segment_sums(losses), nodes=nodes)
+    return _answer_law(losses, *laplace_quadrature(L, b_thr, _segment_sums(losses), nodes=nodes), b_q, K, True)
+
+
+def _answer_law(q, tau, w, b_q: float, K: int, accumulate: bool):
+    """Law of the answers ``⊤_t = [a_t + Lap(b_q) >= τ]`` until the ``K``-th ⊤, ``τ`` integrated by the rule ``(tau, w)``;
+    ``a_t = q_t`` plus, with ``accumulate``, the ``q`` since the last ⊤."""
     codes = np.zeros(1, np.int64)
     acc = np.zeros(1)
     count = np.zeros(1, np.int64)
     vec = np.ones((1, tau.size))
-    for t in range(T):
-        a = acc + losses[t]
+    for t in range(q.size):
+        a = acc + q[t] if accumulate else np.full(acc.shape, q[t])
         live = count < K
         p_top = np.where(live[:, None], 1.0 - laplace_cdf(tau[None, :] - a[:, None], b_q), 0.0)
         li = np.nonzero(live)[0]
@@ -432,18 +436,7 @@ def csvt_answer_law(queries, threshold: float, b_thr: float, b_q: float, c: int,
         ``(codes, probs)`` with ``codes = Σ_i ⊤_i 2^i`` (int64) and the probability of each answer vector.
     """
     q = np.asarray(queries, np.float64).ravel()
-    tau, w = laplace_quadrature(threshold, b_thr, q, nodes=nodes)
-    codes = np.zeros(1, np.int64)
-    count = np.zeros(1, np.int64)
-    vec = np.ones((1, tau.size))
-    for i, qi in enumerate(q):
-        p_top = 1.0 - laplace_cdf(tau - qi, b_q)
-        live = np.nonzero(count < c)[0]
-        codes = np.concatenate([codes, codes[live] | (1 << i)])
-        count = np.concatenate([count, count[live] + 1])
-        keep = np.where((count[: vec.shape[0]] < c)[:, None], 1.0 - p_top[None, :], 1.0)
-        vec = np.concatenate([vec * keep, vec[live] * p_top[None, :]])
-    return codes, vec @ w
+    return _answer_law(q, *laplace_quadrature(threshold, b_thr, q, nodes=nodes), b_q, c, False)
 
 
 # ----------------------------------------------------------------------------- Gaussian mechanism

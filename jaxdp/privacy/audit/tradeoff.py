@@ -52,14 +52,16 @@ import time
 from typing import Callable, Optional, Sequence
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from scipy import optimize, stats
 
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
 from ...core.validation import check_positive_int, check_probability
-from .auditor import DEFAULT_ALPHA, AuditReport, _check_key, _check_pair, _evidence, clopper_pearson_lower, \
-    clopper_pearson_upper
-from ._auditor_runs import _check_claim
+from .auditor import (
+    DEFAULT_ALPHA, AuditReport, _check_claim, _check_key, _check_pair, _evidence, clopper_pearson_lower,
+    clopper_pearson_upper,
+)
 from .learned import Logistic, MLP, Histogram, classifier_scores, draw_features, fit_classifier, _Feats
 
 __all__ = ["TradeoffBound", "tradeoff_bound", "gdp_delta", "gdp_eps", "audit_tradeoff", "DELTAS"]
@@ -236,11 +238,6 @@ def _grid(sa, sb, k: int) -> np.ndarray:
     return np.unique(np.quantile(pooled, lv, method="inverted_cdf"))
 
 
-def _scalar(out):
-    import jax.numpy as jnp
-    return jnp.reshape(jnp.asarray(out, jnp.float32), (1,))
-
-
 def audit_tradeoff(sample_fn: Callable, x0, x1, *, claimed_eps: float, claimed_delta: float = 0.0, key: jax.Array,
                    statistic: Optional[Callable] = None, classifier=None, n_train: int = 100_000,
                    n_select: int = 100_000, n_eval: int = 1_000_000, n_thresholds: int = 64,
@@ -368,4 +365,4 @@ class _Stat:
     fn: Callable
 
     def __call__(self, out):
-        return _scalar(self.fn(out))
+        return jnp.reshape(jnp.asarray(self.fn(out), jnp.float32), (1,))

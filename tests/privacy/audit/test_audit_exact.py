@@ -293,10 +293,10 @@ def test_l2p_mw_law_matches_simulation_and_learner():
     got = _sim_l2p(np.random.default_rng(2), 400_000, losses, eta, s.p, s.B)
     assert _chi2_p(np.bincount(got, minlength=2 ** 8)[codes], probs) > P_ACCEPT
     # the audited learner at the audited parameters, on the audited pair
-    from jaxdp.privacy.audit.learners import loss_neighbours
+    from jaxdp.privacy.audit.learners import action_code, loss_neighbours
 
     a, _ = loss_neighbours(s.T, s.d)[LA.L2P_PAIR]
-    f = jax.jit(jax.vmap(lambda k: LA._code(LA._l2p_mech(k, a))))
+    f = jax.jit(jax.vmap(lambda k: action_code(s.d)(LA._l2p_mech(k, a))))
     got = np.asarray(f(jax.random.split(jax.random.key(4), 1 << 18)))
     P, _ = LA.l2p_exact()
     assert _chi2_p(np.bincount(got, minlength=2 ** 8), P) > P_ACCEPT

@@ -263,7 +263,7 @@ def test_draw_features_fills_every_run_once_in_key_order():
 def test_blocked_newton_fit_matches_the_one_pass_fit(monkeypatch):
     """A logistic fit too large for one pass (two separate arrays, gradient and Hessian summed over row blocks and a
     remainder) gives the one-pass fit's standardisation and weights up to float summation order."""
-    from jaxdp.privacy.audit import _learned_classifiers as LC
+    from jaxdp.privacy.audit import learned as LC
 
     rng = np.random.default_rng(5)
     n, D = 30_001, 6                                           # 2 full blocks of 8192 rows and a remainder per input
