@@ -95,22 +95,13 @@ _AT_IMPORT = (_EarlySigint(exit_now=_PROGRAM and not os.environ.get("JAXDP_COORD
               if signal.getsignal(signal.SIGINT) is signal.default_int_handler else None)
 
 import argparse  # noqa: E402
-import json  # noqa: E402, F401
-import pathlib  # noqa: E402, F401
-import time  # noqa: E402, F401
 from typing import Any, Optional, Sequence  # noqa: E402
 
 __all__ = ["main", "script_main"]
 
-from ._common import CLIError, _kv  # noqa: E402, F401
-from ._study import (  # noqa: E402, F401
-    _cmd_study, _PARAM_MEANINGS, _fmt_value, _param_kind, _param_range, _study_show, _build, _init_distributed,
-    _free_port, _check_out_dir, _WORKER_DONE, _STOP_GRACE_S, _worker_status, _log_last_line, _how, _first_failure,
-    _launch_processes, _study_run, _study_plot, _study_verify,
-)
-from ._commands import (  # noqa: E402, F401
-    _PLAN_FLAGS, _planner_signature, _option, _cmd_plan, _literal, _cmd_audit, _cmd_bench, _csv, _cmd_compare,
-)
+from ._common import CLIError  # noqa: E402
+from ._study import _cmd_study, _WORKER_DONE  # noqa: E402
+from ._commands import _cmd_plan, _cmd_audit, _cmd_bench, _cmd_compare  # noqa: E402
 
 
 # --------------------------------------------------------------------------- main

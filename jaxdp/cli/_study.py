@@ -143,11 +143,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _check_out_dir(out: pathlib.Path) -> None:
-    """Refuse an ``--out`` that cannot become a results directory, before anything is imported or built."""
-    check_out(out)
-
-
 # The last line a ``--processes`` worker writes to its log once its share of the study is done or
 # stopped: ``jaxdp: worker finished (status N)``; it then waits in jax.distributed's shutdown
 # barrier for the others.
@@ -336,7 +331,7 @@ def _study_run(args) -> int:
     if args.processes is not None and args.processes < 1:
         raise CLIError(f"--processes must be a positive integer, got {args.processes}")
     out = pathlib.Path(args.out or os.path.join("jaxdp-results", args.name + ("-quick" if args.quick else "")))
-    _check_out_dir(out)
+    check_out(out)   # before anything is imported or built
     from ..studies.framework import StudyInterrupted, format_table, run_study, validate_study
 
     _init_distributed(args)

@@ -71,7 +71,6 @@ from .config import (
     RANKED, REFERENCE, SUPPORTED, UNRANKED, Builtin, _check_resumable, _command, _select_instances, builtin_learners,
     canonical_problem,
 )
-from .config import METRIC, STATUSES, _config_diff, _num  # noqa: F401  (still reachable here)
 from .report import _Judge, _leaderboard, _plot, leaderboard_markdown
 
 __all__ = ["compare", "load_factory",

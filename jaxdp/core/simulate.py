@@ -40,7 +40,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from .accumulate import kahan_add
-from .types import Adversary, Learner, Problem
+from .types import Adversary, Learner, Problem, tree_where
 from .validation import SEED_LIMIT, check_adversary_params, check_positive_int, check_seed, describe_value
 
 __all__ = [
@@ -331,10 +331,6 @@ def _layout(n_items: int, n_dev: int, tile: int) -> tuple[int, int]:
 # --------------------------------------------------------------------------- the pure core
 
 
-def _tree_where(pred, a, b):
-    return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
-
-
 def _acc_dtype(x):
     return jnp.int32 if (x.dtype == jnp.bool_ or jnp.issubdtype(x.dtype, jnp.integer)) else jnp.result_type(float)
 
@@ -440,7 +436,7 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
             exp_acc = m["exp"]
         info_acc = jax.tree_util.tree_map(
             lambda a, v: a + jnp.where(active, v, 0).astype(a.dtype), m["info"], info)
-        stats = _tree_where(active, problem.stats_update(m["stats"], loss_t), m["stats"])
+        stats = tree_where(active, problem.stats_update(m["stats"], loss_t), m["stats"])
         slot = slot_of(t)
 
         def write(args):
@@ -725,12 +721,6 @@ def _check_keys(keys, grid: bool):
                          f"seed_keys(seed, n) with n >= 1")
 
 
-def _check_tile(tile):
-    if tile is None:
-        return None
-    return check_positive_int("tile", tile)
-
-
 def simulate(
     learner: Learner,
     adversary: Adversary,
@@ -792,7 +782,7 @@ def simulate(
     """
     _check_engine_objects(learner, adversary, problem)
     _check_keys(keys, grid)
-    tile = _check_tile(tile)
+    tile = None if tile is None else check_positive_int("tile", tile)
     T_arr = np.asarray(T)
     if grid:
         if T_arr.ndim != 1 or T_arr.shape[0] != keys.shape[0]:

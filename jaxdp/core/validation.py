@@ -21,7 +21,6 @@ __all__ = [
     "check_probability",
     "check_epsilon",
     "check_delta",
-    "check_finite_array",
     "check_losses_in_range",
     "check_choice",
     "check_shape",
@@ -38,7 +37,7 @@ __all__ = [
     # noise parameters of the mechanisms
     "check_delta_open", "check_sensitivity", "check_scale", "check_finite", "check_noise_kind",
     # float64 host values of the accountant
-    "as_f64", "pos", "nonneg", "eps_arg", "delta_arg", "delta_open", "prob_open", "count_arg", "coerce_count",
+    "as_f64", "pos", "nonneg", "eps_arg", "delta_arg", "delta_open", "prob_open", "count_arg",
     "eps_delta_lists", "mode_arg", "out", "coerce_number", "is_int",
 ]
 
@@ -355,27 +354,6 @@ def check_seed(name: str, x: Any) -> int:
         raise ValueError(f"{name} must be an integer in [0, 2**32) (seeds are 32-bit: {v} would give the same "
                          f"keys as seed {v % SEED_LIMIT}), got {v}")
     return v
-
-
-def check_finite_array(name: str, x: Any) -> np.ndarray:
-    """A numeric array with no NaN or infinite entry.
-
-    Args:
-        name: the parameter's name, quoted in the error message.
-        x: a number or array-like of numbers; a tracer is returned unchecked.
-
-    Returns:
-        ``numpy.asarray(x)`` (``x`` itself when it is a tracer).
-
-    Raises:
-        TypeError: ``x`` is a bool, a bool array or not numeric.
-        ValueError: a float entry is NaN or infinite.
-    """
-    arr = _values(name, x)
-    if arr is None:
-        return x
-    _check_finite(name, arr, x)
-    return arr
 
 
 def check_losses_in_range(name: str, x: Any, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
@@ -716,7 +694,9 @@ def check_finite(x: Any, name: str) -> Any:
     Raises:
         ValueError: an entry is NaN or infinite.
     """
-    check_finite_array(name, x)
+    arr = _values(name, x)
+    if arr is not None:
+        _check_finite(name, arr, x)
     return x
 
 
@@ -897,7 +877,7 @@ def prob_open(x: Any, name: str) -> np.ndarray:
 def count_arg(x: Any, name: str = "k", minimum: int = 1) -> Any:
     """An integer count ``>= minimum`` (a Python/NumPy int or an integer array; floats are rejected).
 
-    Integer strings are parsed first (:func:`coerce_count`).
+    Integer strings are parsed first (as :func:`coerce_number` parses numbers).
 
     Args:
         x: the count (e.g. the number of compositions ``k``).
@@ -911,23 +891,8 @@ def count_arg(x: Any, name: str = "k", minimum: int = 1) -> Any:
         TypeError: ``x`` is a float, a bool or a non-integer string.
         ValueError: ``x`` is below ``minimum``.
     """
-    x = coerce_count(name, x)
+    x = _from_string(name, x, int, "an integer")
     return check_positive_int(name, x, minimum=minimum)
-
-
-def coerce_count(name: str, x: Any) -> Any:
-    """Accept integer strings (values coming from a command line) as ints; leave everything else alone.
-
-    Args:
-        name, x: as in :func:`coerce_number`; here a string is parsed with ``int``.
-
-    Returns:
-        ``int(x)`` for a string, otherwise ``x`` unchanged.
-
-    Raises:
-        TypeError: ``x`` is a string that is not an integer.
-    """
-    return _from_string(name, x, int, "an integer")
 
 
 def eps_delta_lists(eps_list: Any, delta_list: Any, *, allow_zero_eps: bool = True) -> tuple[np.ndarray, np.ndarray]:
