@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -115,6 +115,18 @@ def _check_finite(name: str, arr: np.ndarray, x: Any) -> None:
 
 def _interval(lo: float, hi: float, lc: bool, hc: bool) -> str:
     return f"{'[' if lc else '('}{lo}, {hi}{']' if hc else ')'}"
+
+
+def _named(check: Callable[..., Any], default: str, what: str, returns: str = "``x`` unchanged.",
+           **fixed: Any) -> Callable[..., Any]:
+    """The named check ``f(x, name=default, **kw) = check(name, x, **fixed, **kw)``, documented by ``what``."""
+    def named(x: Any, name: str = default, **kw: Any) -> Any:
+        return check(name, x, **{**fixed, **kw})
+
+    named.__doc__ = (f"{what}\n\n    Args:\n        x: the value checked (a number or array; a tracer is returned "
+                     f"unchecked).\n        name: the parameter's name, quoted in the error message.\n\n    Returns:\n"
+                     f"        {returns}\n\n    Raises:\n        ValueError: ``x`` is not what is allowed.\n")
+    return named
 
 
 def check_positive(name: str, x: Any, *, allow_inf: bool = False) -> Any:
@@ -242,37 +254,12 @@ def check_probability(name: str, x: Any, *, open_left: bool = False, open_right:
     return check_in_range(name, x, 0.0, 1.0, lo_closed=not open_left, hi_closed=not open_right)
 
 
-def check_epsilon(x: Any, name: str = "eps", *, allow_inf: bool = True) -> Any:
-    """Privacy parameter: ``eps > 0`` (``inf`` allowed: the non-private limit).
-
-    Args:
-        x: the privacy parameter ε (number or array).
-        name: the parameter's name, quoted in the error message.
-        allow_inf: accept ``eps = inf``.
-
-    Returns:
-        ``x`` unchanged.
-
-    Raises:
-        ValueError: ε is NaN, ``<= 0``, or infinite when ``allow_inf`` is false.
-    """
-    return check_positive(name, x, allow_inf=allow_inf)
+check_epsilon = _named(check_positive, "eps", "Privacy parameter: ``eps > 0`` (``inf`` allowed, the non-private limit, "
+                       "unless ``allow_inf=False`` is passed).", allow_inf=True)
 
 
-def check_delta(x: Any, name: str = "delta") -> Any:
-    """Privacy parameter: ``delta`` in ``[0, 1)``.
-
-    Args:
-        x: the privacy parameter δ (number or array).
-        name: the parameter's name, quoted in the error message.
-
-    Returns:
-        ``x`` unchanged.
-
-    Raises:
-        ValueError: δ is NaN or outside ``[0, 1)``.
-    """
-    return check_in_range(name, x, 0.0, 1.0, lo_closed=True, hi_closed=False)
+check_delta = _named(check_in_range, "delta", "Privacy parameter: ``delta`` in ``[0, 1)``.",
+                     lo=0.0, hi=1.0, lo_closed=True, hi_closed=False)
 
 
 def check_choice(name: str, x: Any, allowed: Iterable[Any]) -> Any:
@@ -519,67 +506,19 @@ def first_nonfinite(arr: Any) -> tuple[int, ...] | None:
 # ----------------------------------------------------------------------------- planners: common arguments
 
 
-def check_d(d: Any) -> int:
-    """Number of experts: an integer ``>= 2``.
-
-    Args:
-        d: the number of experts (actions).
-
-    Returns:
-        ``d`` as an ``int``.
-
-    Raises:
-        TypeError: ``d`` is not an integer.
-        ValueError: ``d < 2``.
-    """
-    return check_positive_int("d", d, minimum=2)
+check_d = _named(check_positive_int, "d", "Number of experts: an integer ``>= 2``.", "``x`` as an ``int``.",
+                 minimum=2)
 
 
-def check_eps_finite(eps: Any, name: str = "eps") -> Any:
-    """ε > 0 and finite (planners need a finite privacy level).
-
-    Args:
-        eps: the privacy parameter ε.
-        name: the parameter's name, quoted in the error message.
-
-    Returns:
-        ``eps`` unchanged.
-
-    Raises:
-        ValueError: ε is NaN, infinite or ``<= 0``.
-    """
-    return check_epsilon(eps, name, allow_inf=False)
+check_eps_finite = _named(check_positive, "eps", "ε > 0 and finite (planners need a finite privacy level).")
 
 
-def check_beta(beta: Any) -> Any:
-    """Failure probability β in (0, 1/2) (REAL Thms 1–2).
-
-    Args:
-        beta: the probability that the high-probability regret bound fails.
-
-    Returns:
-        ``beta`` unchanged.
-
-    Raises:
-        ValueError: β is outside the open interval ``(0, 0.5)``.
-    """
-    return check_in_range("beta", beta, 0.0, 0.5, lo_closed=False, hi_closed=False)
+check_beta = _named(check_in_range, "beta", "Failure probability β in (0, 1/2) (REAL Thms 1–2): the probability "
+                    "that the high-probability regret bound fails.", lo=0.0, hi=0.5, lo_closed=False, hi_closed=False)
 
 
-def check_lstar(Lstar: Any, name: str = "Lstar") -> Any:
-    """Loss level L* >= 0, finite.
-
-    Args:
-        Lstar: the loss of the best expert in hindsight (the realizable setting's L*; 0 when realizable).
-        name: the parameter's name, quoted in the error message.
-
-    Returns:
-        ``Lstar`` unchanged.
-
-    Raises:
-        ValueError: L* is negative, NaN or infinite.
-    """
-    return check_nonneg(name, Lstar)
+check_lstar = _named(check_nonneg, "Lstar", "Loss level L* >= 0, finite: the loss of the best expert in hindsight "
+                     "(the realizable setting's L*; 0 when realizable).")
 
 
 def check_mode(mode: str, allowed=("paper", "certified", "rate")) -> str:
@@ -642,20 +581,7 @@ def check_delta_open(delta: Any, name: str = "delta") -> Any:
     return delta
 
 
-def check_sensitivity(x: Any, name: str = "sensitivity") -> Any:
-    """Sensitivity: finite and > 0.
-
-    Args:
-        x: the query's sensitivity Δ (number or array).
-        name: the parameter's name, quoted in the error message.
-
-    Returns:
-        ``x`` unchanged.
-
-    Raises:
-        ValueError: an entry is NaN, infinite or ``<= 0``.
-    """
-    return check_positive(name, x)
+check_sensitivity = _named(check_positive, "sensitivity", "Sensitivity Δ of the query: finite and > 0.")
 
 
 def check_scale(x: Any, name: str = "scale") -> Any:
@@ -700,19 +626,8 @@ def check_finite(x: Any, name: str) -> Any:
     return x
 
 
-def check_noise_kind(noise: Any) -> str:
-    """``"laplace"`` or ``"gaussian"``.
-
-    Args:
-        noise: the noise distribution's name.
-
-    Returns:
-        ``noise`` unchanged.
-
-    Raises:
-        ValueError: any other value.
-    """
-    return check_choice("noise", noise, ["laplace", "gaussian"])
+check_noise_kind = _named(check_choice, "noise", 'The noise distribution: ``"laplace"`` or ``"gaussian"``.',
+                          allowed=["laplace", "gaussian"])
 
 
 # ----------------------------------------------------------------------------- accounting: float64 host values
@@ -812,50 +727,14 @@ def _unit_interval(name: str, x: Any, *, lo_closed: bool) -> np.ndarray:
     return arr
 
 
-def eps_arg(x: Any, name: str = "eps") -> np.ndarray:
-    """A privacy parameter ε: finite and ``> 0``.
-
-    Args:
-        x: ε (number or array).
-        name: the parameter's name, quoted in the error message.
-
-    Returns:
-        ε as a float64 array.
-
-    Raises:
-        ValueError: an entry is NaN, infinite or ``<= 0``.
-    """
-    return pos(name, x)
+eps_arg = _named(pos, "eps", "A privacy parameter ε: finite and ``> 0``.", "ε as a float64 array.")
 
 
-def delta_arg(x: Any, name: str = "delta") -> np.ndarray:
-    """δ in ``[0, 1)``.
-
-    Args:
-        x, name: δ (number or array) and the parameter's name, quoted in the error message.
-
-    Returns:
-        δ as a float64 array.
-
-    Raises:
-        ValueError: an entry is NaN, infinite or outside ``[0, 1)``.
-    """
-    return _unit_interval(name, x, lo_closed=True)
+delta_arg = _named(_unit_interval, "delta", "δ in ``[0, 1)``.", "δ as a float64 array.", lo_closed=True)
 
 
-def delta_open(x: Any, name: str = "delta") -> np.ndarray:
-    """δ in ``(0, 1)`` (conversions that divide by δ or take log(1/δ)).
-
-    Args:
-        x, name: as in :func:`delta_arg`.
-
-    Returns:
-        δ as a float64 array.
-
-    Raises:
-        ValueError: an entry is NaN, infinite or outside ``(0, 1)``.
-    """
-    return _unit_interval(name, x, lo_closed=False)
+delta_open = _named(_unit_interval, "delta", "δ in ``(0, 1)`` (conversions that divide by δ or take log(1/δ)).",
+                    "δ as a float64 array.", lo_closed=False)
 
 
 def prob_open(x: Any, name: str) -> np.ndarray:
