@@ -857,9 +857,6 @@ def _run_chunk(pts, seed_idx, build, T_max):
     return [next(it) if b is not None else dict(nan, certified=np.zeros(n)) for b in built]
 
 
-# --------------------------------------------------------------------------- the leaderboard: judging, page, plot
-
-
 # --------------------------------------------------------------------------- judging
 
 

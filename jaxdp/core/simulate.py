@@ -53,8 +53,6 @@ __all__ = [
     "process_local",
     "seed_tile",
     "tile_budget",
-    # public, documented and used by other modules (jaxdp.core re-exports carry_bytes, jaxdp.testing uses
-    # n_index_actions); listed so that the API page keeps them now that they live in the engine's pieces
     "n_index_actions",
     "carry_bytes",
     "cpu_cache_bytes",

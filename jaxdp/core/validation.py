@@ -737,20 +737,8 @@ delta_open = _named(_unit_interval, "delta", "δ in ``(0, 1)`` (conversions that
                     "δ as a float64 array.", lo_closed=False)
 
 
-def prob_open(x: Any, name: str) -> np.ndarray:
-    """A probability in the open interval ``(0, 1)``.
-
-    Args:
-        x: the probability (number or array), e.g. a sampling rate.
-        name: the parameter's name, quoted in the error message.
-
-    Returns:
-        ``x`` as a float64 array.
-
-    Raises:
-        ValueError: an entry is NaN, infinite or outside ``(0, 1)``.
-    """
-    return _unit_interval(name, x, lo_closed=False)
+prob_open = _named(_unit_interval, "p", "A probability in the open interval ``(0, 1)`` (e.g. a sampling rate).",
+                   "``x`` as a float64 array.", lo_closed=False)
 
 
 def count_arg(x: Any, name: str = "k", minimum: int = 1) -> Any:
