@@ -102,14 +102,12 @@ class Builtin:
     """A built-in learner of a problem class: a registered learner with a
     :class:`jaxdp.registry.CompareBuiltin` (``register_learner(..., compare=...)``).
 
-    ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``: the learner
-    (the same object for every ``T <= T_max`` and ε, so a sweep compiles once) and its parameters
-    at horizon ``T`` and privacy ``(eps, delta)``; ``eps_certified = inf`` for a non-private
-    reference. Raises ``ValueError`` where the request cannot be certified.
-
     Attributes:
         name: the registry name (``jaxdp compare --learners NAME``; the leaderboard's ``learner``).
-        make: ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``.
+        make: ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``: the learner
+            (the same object for every ``T <= T_max`` and ε, so a sweep compiles once) and its parameters
+            at horizon ``T`` and privacy ``(eps, delta)``; ``eps_certified = inf`` for a non-private
+            reference. Raises ``ValueError`` where the request cannot be certified.
         private: whether the learner is private; a non-private one is a reference, never ranked.
         how: one line saying how it is configured (its planner, or its exact calibration).
     """

@@ -532,13 +532,10 @@ def seed_keys(seed: int, seeds: Any) -> jax.Array:
 
     A seed index always gets the same key, however seeds are chunked, and
     every learner run at that index faces the same adversary sequence.
-    ``seed`` is an integer in ``[0, 2**32)`` (keys are 32-bit: a larger,
-    negative or fractional seed would alias another one and is refused).
-    ``seeds`` is a positive int ``n`` (indices ``range(n)``) or a non-empty
-    1-D array of seed indices in ``[0, 2**32)``.
 
     Args:
-        seed: base seed, an integer in ``[0, 2**32)``.
+        seed: base seed, an integer in ``[0, 2**32)`` (keys are 32-bit: a larger, negative or fractional seed
+            would alias another one and is refused).
         seeds: a positive int ``n`` (indices ``range(n)``) or a non-empty 1-D array of seed indices in ``[0, 2**32)``.
 
     Returns:

@@ -117,12 +117,8 @@ def _action_spec(problem: Problem, loss_struct) -> tuple[str, tuple]:
 
 def check_shapes(learner: Learner, adversary: Adversary, problem: Problem, params: Any, adv_params: Any,
                  rounds: int = 64, d: Optional[int] = None, seeds: int = 8) -> None:
-    """``init``/``step``/``end_block`` return what the simulator needs (module docstring).
-
-    ``d``: the number of experts (default: the length of a loss vector); every
-    played index must lie in ``[0, d)`` (OCO: every point must be finite). The
-    actions are checked on ``rounds`` real rounds of ``seeds`` seeds in one
-    compiled call. ``init``/``step``/``end_block`` must not hold host callbacks
+    """``init``/``step``/``end_block`` return what the simulator needs (module docstring): every played index
+    in ``[0, d)`` (OCO: every point finite), checked on real rounds in one compiled call, and no host callbacks
     (``jax.debug.print``, ``jax.debug.callback``, ``io_callback``).
 
     Args:
