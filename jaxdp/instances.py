@@ -67,31 +67,23 @@ N_SEEDS_QUICK = 8     # --quick uses the first 8
 class Instance:
     """One benchmark instance.
 
-    * ``build(d, T, eps, T_max=None) -> (adversary, adv_params)`` for the online classes
-      (``(generator, info)`` for ``label-dp``); ``d`` fixes the dimension, ``T``
-      and ``eps`` matter only for the lower-bound constructions, ``T_max`` (the
-      largest horizon of a sweep) for replayed streams (one length for all T).
-    * ``problem(d) -> Problem`` (online classes): how losses act on actions.
-    * ``base_seed``, ``seeds``: the fixed seed list (``instance_keys``).
-    * ``min_d``: the smallest dimension the construction allows.
-    * ``quick``: part of ``--quick`` runs (the real-data replays are not: building their streams
-      runs a pool of online predictors in Python); ``data``: a real-data replay.
-
     Attributes:
         name: the instance's unique name.
         problem_class: one of :data:`PROBLEM_CLASSES` (``"experts"``, ``"realizable-experts"``, ``"oco-ball"``,
             ``"oco-simplex"``, ``"bandits"``, ``"label-dp"``).
         description: what the instance is, in one or two sentences.
         build: ``build(d, T, eps, T_max=None)``: the adversary and its parameters (``(generator, info)`` for
-            ``label-dp``).
-        problem: ``problem(d) -> Problem`` for the online classes, ``None`` otherwise.
-        base_seed: the base of the instance's seed keys.
+            ``label-dp``); ``d`` fixes the dimension, ``T`` and ``eps`` matter only for the lower-bound
+            constructions, ``T_max`` (the largest horizon of a sweep) for replayed streams (one length for all T).
+        problem: ``problem(d) -> Problem`` (how losses act on actions) for the online classes, ``None`` otherwise.
+        base_seed: the base of the instance's seed keys (:func:`instance_keys`).
         seeds: the fixed seed indices (``0..63``); ``--quick`` uses the first :data:`N_SEEDS_QUICK`.
         reference: the paper section or documentation page the construction comes from.
         min_d: the smallest dimension the construction allows.
         params: the construction's parameters as ``(name, value)`` pairs (with ``problem_class`` and
             ``base_seed``, what makes two registrations of one name the same instance).
-        quick: part of ``--quick`` runs.
+        quick: part of ``--quick`` runs (the real-data replays are not: building their streams runs a pool of
+            online predictors in Python).
         data: a real-data replay (needs the optional ``jaxdp[data]`` extra).
     """
 

@@ -286,14 +286,12 @@ class ConformanceCase:
 class CompareBuiltin:
     """How ``jaxdp compare`` runs a registered learner as a built-in of its problem class.
 
-    ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``: the learner (the
-    same object for every ``T <= T_max`` and ε, so a sweep compiles once), its parameters at horizon
-    ``T`` and privacy ``(eps, delta)`` (from its planner in ``certified`` mode, or its exact
-    calibration), and the ε its ledger certifies (``inf`` for a non-private reference). Raises
-    ``ValueError`` where the request cannot be certified. ``how``: one line for the listing.
-
     Attributes:
-        make: ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``.
+        make: ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``: the learner (the
+            same object for every ``T <= T_max`` and ε, so a sweep compiles once), its parameters at horizon
+            ``T`` and privacy ``(eps, delta)`` (from its planner in ``certified`` mode, or its exact
+            calibration), and the ε its ledger certifies (``inf`` for a non-private reference). Raises
+            ``ValueError`` where the request cannot be certified.
         how: one line for the listing.
     """
 
@@ -378,14 +376,7 @@ def register_learner(name: str, *, factory: Callable[..., Any], params_type: typ
                      conformance: Optional[ConformanceCase], description: str, private: bool, reference: str = "",
                      planner: Optional[str] = None, plans: tuple = (), from_plan: Optional[Callable] = None,
                      static: Optional[Callable] = None, compare: Optional[CompareBuiltin] = None) -> LearnerEntry:
-    """Register a learner under ``name`` (called next to its definition, at import time).
-
-    ``factory`` builds the :class:`jaxdp.Learner`; ``params_type`` is its hyperparameter
-    ``NamedTuple``; ``problem`` one of :data:`LEARNER_PROBLEMS`; ``conformance`` its quick
-    :class:`ConformanceCase`; ``planner`` the registered planner that configures it, with
-    ``from_plan`` (``plan -> params_type``, required with a planner or ``plans``) and ``static``
-    (``plan -> constructor kwargs``); ``plans`` adds plan algorithms it takes besides its planner's;
-    ``compare`` makes it a ``jaxdp compare`` built-in of its problem class. Registering the same
+    """Register a learner under ``name`` (called next to its definition, at import time). Registering the same
     factory again under the same name is a no-op; another factory under a taken name is an error.
 
     Args:

@@ -95,22 +95,712 @@ _AT_IMPORT = (_EarlySigint(exit_now=_PROGRAM and not os.environ.get("JAXDP_COORD
               if signal.getsignal(signal.SIGINT) is signal.default_int_handler else None)
 
 import argparse  # noqa: E402
-import json  # noqa: E402, F401
-import pathlib  # noqa: E402, F401
-import time  # noqa: E402, F401
+import difflib  # noqa: E402
+import json  # noqa: E402
+import pathlib  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
 from typing import Any, Optional, Sequence  # noqa: E402
 
 __all__ = ["main", "script_main"]
 
-from ._common import CLIError, _kv  # noqa: E402, F401
-from ._study import (  # noqa: E402, F401
-    _cmd_study, _PARAM_MEANINGS, _fmt_value, _param_kind, _param_range, _study_show, _build, _init_distributed,
-    _free_port, _check_out_dir, _WORKER_DONE, _STOP_GRACE_S, _worker_status, _log_last_line, _how, _first_failure,
-    _launch_processes, _study_run, _study_plot, _study_verify,
-)
-from ._commands import (  # noqa: E402, F401
-    _PLAN_FLAGS, _planner_signature, _option, _cmd_plan, _literal, _cmd_audit, _cmd_bench, _csv, _cmd_compare,
-)
+
+# --------------------------------------------------------------------------- shared: usage errors, --set, --out
+
+
+class CLIError(Exception):
+    """A command-line usage error (a malformed ``--set``, a missing subcommand, an unusable ``--out``).
+
+    :func:`main` prints its first line as ``jaxdp: error: ...`` on stderr and returns status 2, like the
+    ``ValueError``/``TypeError``/``OSError`` the commands raise for bad input.
+    """
+    pass
+
+
+def _kv(items: Optional[Sequence[str]]) -> dict:
+    out = {}
+    for it in items or []:
+        if "=" not in it:
+            raise CLIError(f"--set expects key=value, got {it!r}")
+        k, v = it.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def check_out(path, *, option: str = "--out", kind: str = "dir") -> pathlib.Path:
+    """Refuse an output path that cannot be written, before any work: a directory (``kind="dir"``, created if
+    missing) or a file (``kind="file"``) whose nearest existing folder must be writable.
+
+    Args:
+        path: the output path.
+        option: the option's name, quoted in the error.
+        kind: ``"dir"`` or ``"file"``.
+
+    Returns:
+        ``path`` as a ``pathlib.Path``.
+
+    Raises:
+        CLIError: naming ``option``, the path and why it cannot be written.
+    """
+    out = pathlib.Path(path)
+    if kind == "dir" and out.exists() and not out.is_dir():
+        raise CLIError(f"{option} {str(out)!r} is an existing file, not a directory: name a directory "
+                       f"(it is created if missing)")
+    if kind == "file" and out.is_dir():
+        raise CLIError(f"{option} must be a file path, got the directory {str(out)!r}")
+    target = out if (kind == "dir" and out.exists()) else None
+    for parent in (out.parents if target is None else ()):
+        if parent.exists():
+            if not parent.is_dir():
+                raise CLIError(f"{option} {str(out)!r} is inside {str(parent)!r}, which is a file, not a directory")
+            target = parent
+            break
+    if target is not None:
+        try:   # a real probe: permission bits do not bind root, and a read-only mount ignores them
+            fd, probe = tempfile.mkstemp(prefix=".jaxdp-probe-", dir=target)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as e:
+            raise CLIError(f"{option} {str(out)!r} cannot be written: {str(target)!r}: {e.strerror}") from None
+    if kind == "file" and out.exists() and not os.access(out, os.W_OK):
+        raise CLIError(f"{option} {str(out)!r} cannot be written: the file is read-only")
+    return out
+
+
+# --------------------------------------------------------------------------- jaxdp study
+
+
+def _cmd_study(args) -> int:
+    if args.study_cmd == "list":
+        from .. import registry
+
+        registry.load_all()
+        for name, e in sorted(registry.STUDIES.items()):
+            print(f"{name:<22} {e.description}")
+        return 0
+    command = {"show": _study_show, "run": _study_run, "plot": _study_plot, "verify": _study_verify}.get(args.study_cmd)
+    if command is not None:
+        return command(args)
+    raise CLIError("usage: jaxdp study {list,show,run,plot,verify}")
+
+
+# what the parameters most studies share mean (a study's own ``Param(help=...)`` comes first)
+_PARAM_MEANINGS = {
+    "seeds": "independent runs per grid point (also --seeds N)",
+    "seed": "base random seed: seed index i runs with the key fold_in(key(seed), i)",
+    "T": "horizon(s): number of rounds",
+    "d": "number of experts (or the dimension)",
+    "eps": "privacy parameter epsilon",
+    "delta": "privacy parameter delta",
+    "learners": "the learners to run",
+    "adversaries": "the adversaries (loss sequences) to run them on",
+    "mode": "planner mode (docs/guide/planning.md#modes)",
+}
+
+
+def _fmt_value(v) -> str:
+    if isinstance(v, (list, tuple)):
+        return ",".join(_fmt_value(x) for x in v) if v else "(empty)"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _param_kind(p) -> str:
+    return ("list of " if p.many else "") + p.kind
+
+
+def _param_range(p) -> str:
+    from ..studies.spec import _num
+
+    if p.choices is not None:
+        what = "one of " + ", ".join(map(str, p.choices))
+    elif p.kind in ("int", "float"):
+        if p.lo is not None and p.hi is not None:
+            what = f"in {'(' if p.lo_open else '['}{_num(p.lo)}, {_num(p.hi)}{')' if p.hi_open else ']'}"
+        elif p.lo is not None:
+            what = f"{'>' if p.lo_open else '>='} {_num(p.lo)}"
+        elif p.hi is not None:
+            what = f"{'<' if p.hi_open else '<='} {_num(p.hi)}"
+        else:
+            what = "any finite number" if p.kind == "float" and not p.allow_inf else "any number"
+    elif p.kind == "bool":
+        what = "true or false"
+    else:
+        what = "any string"
+    if p.many:
+        what += "; may be empty" if p.allow_empty else ""
+    return what
+
+
+def _study_show(args) -> int:
+    """``jaxdp study show NAME``: the study's description and every parameter ``--set`` accepts,
+    with its type, allowed range, default (and ``--quick`` value) and meaning."""
+    import inspect
+
+    from .. import registry
+    from ..studies.framework import PARAM_SPECS, inferred_params
+
+    entry = registry.get_study(args.name)
+    defaults, quick = entry.extra["defaults"], entry.extra["quick"]
+    spec = PARAM_SPECS.get(args.name) or inferred_params(defaults)
+    print(f"{args.name}: {entry.description}")
+    print(f"\nparameters (jaxdp study run {args.name} [--quick] --set KEY=VALUE ...; lists as a,b,c):")
+    width = max(len(k) for k in defaults) + 2
+    for key, default in defaults.items():
+        p = spec.get(key)
+        if p is None:
+            kind, allowed = type(default).__name__, ""
+        else:
+            kind, allowed = _param_kind(p), _param_range(p)
+        print(f"  {key:<{width}}{kind}" + (f", {allowed}" if allowed else ""))
+        q = f"   (--quick: {_fmt_value(quick[key])})" if key in quick and quick[key] != default else ""
+        print(f"  {'':<{width}}default {_fmt_value(default)}{q}")
+        meaning = (p.help if p is not None and p.help else "") or _PARAM_MEANINGS.get(key, "")
+        if meaning:
+            print(f"  {'':<{width}}{meaning}")
+    module = inspect.getmodule(entry.fn)
+    doc = inspect.cleandoc(module.__doc__) if module is not None and module.__doc__ else ""
+    if doc:
+        print("\nabout (" + getattr(module, "__name__", "?") + "):")
+        print("\n".join(("  " + ln).rstrip() for ln in doc.splitlines()))
+    return 0
+
+
+def _build(name: str, quick: bool, overrides: dict):
+    from .. import registry
+    from ..studies.framework import resolve_config
+
+    entry = registry.get_study(name)
+    cfg = resolve_config(name, entry.extra["defaults"], entry.extra["quick"], quick, overrides)
+    return entry.fn(cfg), cfg
+
+
+def _init_distributed(args) -> None:
+    """``jax.distributed`` for ``--distributed`` (cluster auto-detection) or a launcher's
+    ``JAXDP_COORDINATOR`` (``--processes``); must precede any JAX computation."""
+    coord = os.environ.get("JAXDP_COORDINATOR")
+    if not coord and not getattr(args, "distributed", False):
+        return
+    import jax
+
+    if coord:
+        jax.distributed.initialize(coord, num_processes=int(os.environ["JAXDP_NUM_PROCESSES"]),
+                                   process_id=int(os.environ["JAXDP_PROCESS_ID"]))
+    else:
+        jax.distributed.initialize()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The last line a ``--processes`` worker writes to its log once its share of the study is done or
+# stopped: ``jaxdp: worker finished (status N)``; it then waits in jax.distributed's shutdown
+# barrier for the others.
+_WORKER_DONE = "jaxdp: worker finished"
+# How long the launcher waits for the other processes to finish their chunk in flight after one
+# of them failed (jax.distributed's heartbeat check would end them after 100 s anyway).
+_STOP_GRACE_S = 60.0
+
+
+def _worker_status(log: pathlib.Path) -> Optional[int]:
+    """The status a worker reported at the end of its log, or None while it works."""
+    import re
+
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, os.path.getsize(log) - 4096))
+            m = re.findall(re.escape(_WORKER_DONE).encode() + rb" \(status (-?\d+)\)", f.read())
+    except OSError:
+        return None
+    return int(m[-1]) if m else None
+
+
+def _log_last_line(log: pathlib.Path) -> str:
+    """The worker's own last error line (``jaxdp: error: ...`` or a traceback's last line), for the report."""
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines()
+                 if ln.strip() and not ln.startswith(_WORKER_DONE)]
+    except OSError:
+        return ""
+    errs = [ln for ln in lines if ln.startswith("jaxdp: error:")]
+    line = errs[-1] if errs else (lines[-1] if lines else "")
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def _how(code: int) -> str:
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def _first_failure(bad: list) -> tuple:
+    """Of the processes found failed in one poll, the one that caused it: one killed by a signal
+    (other than SIGABRT, which is how jax.distributed ends the survivors of a dead peer) first, then
+    an error, then an abort, then an interrupted one; ties by process index."""
+    def rank(item):
+        i, c = item
+        if c < 0 and c != -signal.SIGABRT:
+            return (0, i)
+        if c > 0 and c != 130:
+            return (1, i)
+        return (2 if c < 0 else 3, i)
+
+    return min(bad, key=rank)
+
+
+def _launch_processes(argv: list, n: int, out: pathlib.Path, study, progress: bool) -> int:
+    """Start ``n`` local processes under ``jax.distributed`` on one results directory and watch them.
+
+    Their output goes to ``out/logs/process-<i>.log``. If one of them fails (killed, crashed, an
+    error), the launcher names it at once, stops the others (one SIGINT each: they finish their chunk
+    in flight; SIGKILL once every one still running has finished, since jax.distributed's shutdown
+    barrier would wait for the dead one, or after ``_STOP_GRACE_S`` s) and returns 1 (2 for a
+    worker's usage error); finished chunks are kept and a rerun completes the rest. Ctrl-C stops
+    them the same way (a second one at once) and raises ``KeyboardInterrupt``. Returns 0 when every
+    process succeeded.
+    """
+    import subprocess
+
+    from ..studies.runner import _progress_bar
+    from ..studies.store import _chunk_id, _chunks
+
+    logs = out / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    paths = [logs / f"process-{i}.log" for i in range(n)]
+    port = _free_port()
+    print(f"starting {n} processes (jax.distributed on 127.0.0.1:{port}); their output: "
+          f"{logs / 'process-*.log'}", file=sys.stderr)
+    sidecars = [out / "chunks" / f"{_chunk_id(study, *c)}.json" for c in _chunks(study)]
+    procs: list = []
+    bar = None
+    failed = None                 # (index, status) of the process that failed first
+    interrupts = 0
+    stopping_since = None
+    signalled: set = set()
+    # Ctrl-C must reach the polling loop below as KeyboardInterrupt (to forward it to the workers), not end
+    # the launcher at once as the program's early handler does outside a study
+    prev_sigint = None
+    if threading.current_thread() is threading.main_thread():
+        prev_sigint = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def stop(force: bool) -> None:
+        """Called every poll while stopping: one SIGINT per working process (a second would interrupt
+        its chunk in flight); SIGKILL for all once none is working any more, or when ``force``."""
+        running = [i for i, p in enumerate(procs) if p.poll() is None]
+        if force or all(_worker_status(paths[i]) is not None for i in running):
+            for i in running:
+                procs[i].kill()
+            return
+        for i in running:
+            if i not in signalled and _worker_status(paths[i]) is None:
+                procs[i].send_signal(signal.SIGINT)
+                signalled.add(i)
+
+    try:
+        for i in range(n):
+            env = dict(os.environ, JAXDP_COORDINATOR=f"127.0.0.1:{port}", JAXDP_PROCESS_ID=str(i),
+                       JAXDP_NUM_PROCESSES=str(n), JAXDP_NO_MERGE="1")
+            with open(paths[i], "wb") as log:
+                # own session: the terminal's Ctrl-C reaches the launcher only, which forwards one SIGINT
+                procs.append(subprocess.Popen([sys.executable, "-m", "jaxdp.cli", *argv], env=env,
+                                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                              start_new_session=True))
+        done = sum(s.exists() for s in sidecars)
+        bar = _progress_bar(len(sidecars), done, progress, f"{study.name} [{n} processes]")
+        while True:
+            try:
+                codes = [p.poll() for p in procs]
+                if failed is None and not interrupts:
+                    bad = [(i, c if c is not None else _worker_status(paths[i])) for i, c in enumerate(codes)]
+                    bad = [(i, c) for i, c in bad if c not in (None, 0)]
+                    if bad:
+                        failed = _first_failure(bad)
+                        i, c = failed
+                        if bar is not None:
+                            bar.clear()
+                        print(f"jaxdp: process {i} of {n} (pid {procs[i].pid}) {_how(c)}; stopping the others "
+                              f"after their chunk in flight", file=sys.stderr, flush=True)
+                        stopping_since = time.time()
+                if all(c is not None for c in codes):
+                    break
+                if stopping_since is not None:
+                    stop(force=time.time() - stopping_since > _STOP_GRACE_S)
+                now = sum(s.exists() for s in sidecars)
+                if bar is not None and now > done:
+                    bar.update(now - done)
+                done = now
+                time.sleep(0.1)
+            except KeyboardInterrupt:
+                interrupts += 1
+                if interrupts == 1:
+                    print("\njaxdp: Ctrl-C: stopping the processes after their chunk in flight (press again to "
+                          "stop at once)", file=sys.stderr, flush=True)
+                    stopping_since = time.time()
+                stop(force=interrupts > 1)
+    finally:
+        for p in procs:           # whatever happened, no process outlives the launcher
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        if bar is not None:
+            bar.close()
+        if prev_sigint is not None:
+            signal.signal(signal.SIGINT, prev_sigint)
+    if interrupts or (failed is not None and failed[1] == 130):
+        raise KeyboardInterrupt
+    if failed is not None:
+        i, c = failed
+        why = _how(c)
+        if c > 0:
+            last = _log_last_line(paths[i])
+            why += f" ({last})" if last else ""
+        print(f"jaxdp: error: process {i} of {n} {why}; the other processes were stopped; finished chunks are "
+              f"kept in {out}: rerun the same command to complete the rest (process logs: {logs})",
+              file=sys.stderr)
+        return 2 if c == 2 else 1
+    for log_path in paths:        # each process's summary ("done in ... [process i of n]")
+        try:
+            for ln in log_path.read_text(errors="replace").splitlines():
+                if ln.startswith("done in "):
+                    print(ln, file=sys.stderr)
+        except OSError:
+            pass
+    return 0
+
+
+def _study_run(args) -> int:
+    overrides = _kv(args.set)
+    if args.seeds is not None:
+        if args.seeds < 1:
+            raise CLIError(f"--seeds must be a positive integer, got {args.seeds}")
+        overrides["seeds"] = args.seeds
+    if args.processes is not None and args.processes < 1:
+        raise CLIError(f"--processes must be a positive integer, got {args.processes}")
+    out = pathlib.Path(args.out or os.path.join("jaxdp-results", args.name + ("-quick" if args.quick else "")))
+    check_out(out)   # before anything is imported or built
+    from ..studies.framework import StudyInterrupted, format_table, run_study, validate_study
+
+    _init_distributed(args)
+    study, cfg = _build(args.name, args.quick, overrides)
+    validate_study(study)   # before any directory is created or anything compiled
+    print(f"study {study.name}: {len(study.points)} grid points x {study.seeds} seeds -> {out}", file=sys.stderr)
+    t0 = time.time()
+    try:
+        if args.processes is not None and args.processes > 1:
+            argv = [a for a in (args._argv or [])]
+            i = argv.index("--processes") if "--processes" in argv else None
+            if i is not None:
+                del argv[i:i + 2]
+            else:
+                argv = [a for a in argv if not a.startswith("--processes=")]
+            if "--out" not in argv and not any(a.startswith("--out=") for a in argv):
+                argv += ["--out", str(out)]
+            if "--no-progress" not in argv:
+                argv.append("--no-progress")   # the launcher shows one progress bar for all of them
+            code = _launch_processes(argv, args.processes, out, study, progress=not args.no_progress)
+            if code:
+                return code
+        res = run_study(study, out, progress=not args.no_progress, plot=not args.no_plot,
+                        merge=not os.environ.get("JAXDP_NO_MERGE"))
+    except (StudyInterrupted, KeyboardInterrupt):
+        print(f"\njaxdp: interrupted; rerun to resume (finished chunks are kept in {out})", file=sys.stderr)
+        return 130
+    rank, nproc, source = res.process
+    who = f" [process {rank} of {nproc}, {source}]" if nproc > 1 else ""
+    print(f"done in {time.time() - t0:.1f}s ({res.chunks_run} chunks run, {res.chunks_skipped} already done"
+          + (f", {len(res.damaged)} damaged and recomputed" if res.damaged else "") + f"){who}", file=sys.stderr)
+    if not res.complete:
+        print(f"chunks still in progress in other processes; the last one to finish writes "
+              f"{out / 'results.csv'}", file=sys.stderr)
+        return 0
+    if not res.merged:
+        print(f"every chunk is done; {out / 'results.csv'} is written by "
+              + ("the launcher" if os.environ.get("JAXDP_NO_MERGE") else "another process"), file=sys.stderr)
+        return 0
+    if res.tables:
+        first = next(iter(res.tables))
+        print(f"\n{first}:")
+        print(format_table(res.tables[first], max_rows=60))
+    print(f"\nresults: {out / 'results.csv'}")
+    for p in res.plots:
+        print(f"plot:    {p}")
+    return 0
+
+
+def _study_plot(args) -> int:
+    from ..studies.framework import load_results
+
+    d = pathlib.Path(args.dir)
+    mpath = d / "manifest.json"
+    if not mpath.exists():
+        raise CLIError(f"{str(d)!r} is not a study results directory (no manifest.json)")
+    m = json.loads(mpath.read_text())
+    from .. import registry
+
+    entry = registry.get_study(m["study"])
+    cfg = dict(m["config"])
+    study = entry.fn(cfg)
+    df = load_results(d, study)
+    if len(df) == 0:
+        raise CLIError(f"no finished chunks in {str(d)!r}")
+    if study.plot is None:
+        raise CLIError(f"study {study.name!r} has no plots")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    for p in study.plot(df, d) or []:
+        print(f"plot: {p}")
+    return 0
+
+
+def _study_verify(args) -> int:
+    from ..studies.framework import verify_study
+
+    rep = verify_study(args.dir)
+    print(rep.format())
+    if not rep.intact:
+        return 1
+    return 0 if rep.complete else 3
+
+
+# --------------------------------------------------------------------------- jaxdp plan, audit, bench, compare
+# (bench and audit --suite dpsniper run the benchmark harness, in benchmarks/ of the source checkout only)
+
+
+def _one_spelling(args, entry, kind: str) -> None:
+    """``args.name`` becomes the registered spelling (underscores); a hyphenated alias gets a one-line note."""
+    if args.name != entry.name:
+        print(f"jaxdp: note: {kind} {args.name!r} is spelt {entry.name!r} (underscores, as Python names); the "
+              f"hyphenated spelling is an alias", file=sys.stderr)
+        args.name = entry.name
+
+
+# --------------------------------------------------------------------------- plan
+
+_PLAN_FLAGS = ("eps", "delta", "T", "d", "n", "mode")
+
+
+def _planner_signature(name: str, fn) -> tuple[list, list]:
+    """``(parameters, required)`` of a planner: the names it takes and those without a default."""
+    import inspect
+
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [p.name for p in params], [p.name for p in params if p.default is p.empty]
+
+
+def _option(key: str) -> str:
+    return f"--{key}" if key in _PLAN_FLAGS else f"--set {key}=VALUE"
+
+
+def _cmd_plan(args) -> int:
+    from .. import registry
+
+    if args.list or not args.name:
+        registry.load_all()
+        if not registry.PLANNERS:
+            print("(no planners registered)")
+        for name, e in sorted(registry.PLANNERS.items()):
+            print(f"{name:<28} {e.description}")
+        return 0
+    entry = registry.get_planner(args.name)
+    _one_spelling(args, entry, "planner")
+    names, required = _planner_signature(args.name, entry.fn)
+    kw = {}
+    for k in _PLAN_FLAGS:
+        v = getattr(args, k)
+        if v is not None:
+            if k not in names:
+                raise CLIError(f"planner {args.name!r} takes no --{k}; its parameters: "
+                               + ", ".join(_option(n) for n in names))
+            kw[k] = v
+    for k, v in _kv(args.set).items():
+        if k not in names:
+            near = difflib.get_close_matches(k, names, n=1)
+            raise CLIError(f"planner {args.name!r} has no parameter {k!r} (--set {k}=...)"
+                           + (f" (did you mean {near[0]!r}?)" if near else "") + "; allowed keys: " + ", ".join(names))
+        kw[k] = _literal(v)
+    missing = [k for k in required if k not in kw]
+    if missing:
+        raise CLIError(f"planner {args.name!r} needs {', '.join(_option(k) for k in missing)}; e.g. jaxdp plan "
+                       f"{args.name} " + " ".join(f"{_option(k).replace('VALUE', '...')}"
+                                                  + (" ..." if k in _PLAN_FLAGS else "") for k in required))
+    try:
+        plan = entry.fn(**kw)
+    except TypeError as e:
+        raise CLIError(f"planner {args.name!r}: {e}") from None
+    except ArithmeticError as e:
+        raise CLIError(f"planner {args.name!r} cannot compute at " + ", ".join(f"{k}={v}" for k, v in kw.items())
+                       + f": a value is beyond its arithmetic ({type(e).__name__}: {e})") from None
+    # the default mode must do what was asked: a plan that does not certify the request exits 3 unless its mode
+    # was chosen explicitly (--mode paper asks for the paper's constants, certified or not)
+    refused = getattr(plan, "certified", True) is False and args.mode is None
+    if getattr(args, "json", False):
+        print(plan.to_json() if hasattr(plan, "to_json") else json.dumps(plan, default=str))
+        return 3 if refused else 0
+    print(plan.format() if hasattr(plan, "format") else plan)
+    guide = "docs/guide/privacy-ledger.md"
+    if getattr(plan, "certified", True) is False:
+        print(f"  see {guide}#modes: why a plan is NOT certified at the requested level, and --mode certified "
+              f"for parameters that are")
+    if refused:
+        print(f"jaxdp plan: the {getattr(plan, 'mode', 'default')} mode's parameters do not certify the requested "
+              f"(eps, delta) (exit status 3); --mode certified finds parameters that do, --mode "
+              f"{getattr(plan, 'mode', 'paper')} accepts these", file=sys.stderr)
+    floor = getattr(plan, "delta_float", None)
+    if floor is not None and floor >= 1:
+        print(f"  see {guide}#float-floor: a float32 delta floor of 1 is vacuous: the certificate above holds for "
+              f"exact arithmetic only")
+    elif floor is None and str(getattr(plan, "delta_float_note", "")).startswith("no valid float floor"):
+        print(f"  see {guide}#float-floor: a raw float release has no float delta floor: the certificate above "
+              f"holds for exact arithmetic only")
+    return 3 if refused else 0
+
+
+def _literal(v: str):
+    for cast in (int, float):
+        try:
+            return cast(v)
+        except ValueError:
+            pass
+    if v.lower() in ("true", "false"):
+        return v.lower() == "true"
+    return v
+
+
+# --------------------------------------------------------------------------- the benchmark harness
+
+
+def _harness(module: str, what: str):
+    """``benchmarks.harness.<module>`` of the source checkout this jaxdp runs from (jaxdp/_moved.py finds it)."""
+    from .._moved import import_from_checkout
+
+    try:
+        return import_from_checkout(f"benchmarks.harness.{module}", f"{what} runs from a source checkout")
+    except ImportError as e:
+        raise CLIError(str(e)) from None
+
+
+# --------------------------------------------------------------------------- audit
+
+
+def _cmd_audit(args) -> int:
+    from .. import registry
+
+    if getattr(args, "suite", None):
+        dpsniper = _harness("dpsniper", "jaxdp audit --suite dpsniper")
+        out = args.out or os.path.join("jaxdp-results", "audit-dpsniper" + ("-quick" if args.quick else ""))
+        check_out(out)
+        rows = dpsniper.run_suite_kept(out, quick=args.quick, seed=args.seed, log=lambda m: print(m, file=sys.stderr))
+        print(dpsniper.suite_markdown(rows))
+        print(f"jaxdp audit: results kept in {out} (one file per mechanism); the same command resumes",
+              file=sys.stderr)
+        return 0
+    if getattr(args, "out", None):
+        raise CLIError("--out is for --suite (a single audit keeps no results); drop it, or add --suite dpsniper")
+    # DP-Sniper's audits (dpsniper-<name>) are registered by the harness: listed from a checkout, needed to run one
+    from .._moved import checkout_root
+
+    listing = args.list or not args.name
+    if (listing and checkout_root() is not None) or (not listing and registry.canonical_name(args.name).startswith(
+            "dpsniper_")):
+        _harness("dpsniper", f"jaxdp audit {'--list' if listing else args.name}")
+    if listing:
+        registry.load_all()
+        if not registry.AUDITS:
+            print("(no audits registered)")
+        for name, e in sorted(registry.AUDITS.items()):
+            tag = " [broken on purpose]" if e.extra.get("broken") else ""
+            print(f"{name:<34} {e.description}{tag}")
+        return 0
+    from ..compare import EXIT_REFUTED
+
+    entry = registry.get_audit(args.name)
+    _one_spelling(args, entry, "audit")
+    if not args.claim_factor > 0:
+        raise ValueError(f"--claim-factor must be > 0, got {args.claim_factor}")
+    kw = {} if args.claim_factor == 1.0 else dict(claim_factor=args.claim_factor)
+    report = entry.fn(quick=args.quick, seed=args.seed, **kw)
+    print(report)
+    return EXIT_REFUTED if getattr(report, "violation", False) else 0
+
+
+# --------------------------------------------------------------------------- bench
+
+
+def _cmd_bench(args) -> int:
+    if args.out:
+        check_out(args.out, kind="file")
+    report = _harness("report", "jaxdp bench")
+    path = report.run_benchmarks(quick=args.quick, run_all=args.all, only=args.only, out=args.out,
+                                 device_report=args.device_report)
+    print(f"\nwrote {path}")
+    return 0
+
+
+# --------------------------------------------------------------------------- compare
+
+
+def _csv(v):
+    return None if v is None else [t.strip() for t in v.split(",") if t.strip()]
+
+
+def _cmd_compare(args) -> int:
+    from ..compare import BUILTINS, EXIT_OK, EXIT_REFUTED, canonical_problem, compare
+    from ..instances import VERSION, instances
+    from ..testing import ConformanceError
+
+    args.problem = canonical_problem(args.problem)
+    if args.list:
+        print(f"benchmark version {VERSION}")
+        for inst in instances(args.problem if args.problem else None):
+            print(f"{inst.problem_class:<20} {inst.name:<28} {inst.description}")
+        if args.problem in BUILTINS:
+            print("built-in learners: " + ", ".join(b.name for b in BUILTINS[args.problem]))
+        return 0
+    problem = args.problem or "experts"
+    factories = list(args.factory or [])
+    tag = "+".join(f.rpartition(":")[2] for f in factories) if factories else "builtins"
+    out = args.out or os.path.join("jaxdp-results", f"compare-{problem}-{tag}" + ("-quick" if args.quick else ""))
+    check_out(out)
+    for nm in _csv(args.learners) or []:
+        if "-" in nm:
+            print(f"jaxdp: note: learner {nm!r} is spelt {nm.replace('-', '_')!r} (underscores, as Python names); "
+                  "the hyphenated spelling is an alias", file=sys.stderr)
+    try:
+        eps = [float(v) for v in _csv(args.eps)] if args.eps else None
+        T = [int(float(v)) for v in _csv(args.T)] if args.T else None
+    except ValueError:
+        raise CLIError(f"--eps and --T take comma-separated numbers, got {args.eps!r} / {args.T!r}") from None
+    t0 = time.time()
+    try:
+        lb = compare(factories or None, problem, eps=eps, delta=args.delta, T=T, d=args.d, seeds=args.seeds,
+                     quick=args.quick, out=out, claimed_eps=args.claimed_eps, learners=_csv(args.learners),
+                     instances=_csv(args.instances), audit=not args.no_audit, audit_n=args.audit_n,
+                     progress=not args.no_progress, plot=not args.no_plot, md=args.md,
+                     log=lambda m: print(m, file=sys.stderr))
+    except ConformanceError as e:
+        who = getattr(e, "factory", None) or ", ".join(factories)
+        print(f"jaxdp: error: {who} fails the conformance checks (jaxdp.testing): {e}", file=sys.stderr)
+        return 2
+    print((pathlib.Path(out) / "leaderboard.md").read_text())
+    print(f"done in {time.time() - t0:.1f}s; leaderboard: {pathlib.Path(out) / 'leaderboard.csv'}", file=sys.stderr)
+    print(f"resume with: {lb.attrs['command']}", file=sys.stderr)
+    if lb.attrs.get("refuted"):
+        print(f"jaxdp compare: the privacy audit refuted the claim of {', '.join(lb.attrs['refuted'])}: listed "
+              f"as not ranked (exit status {EXIT_REFUTED})", file=sys.stderr)
+        return EXIT_REFUTED
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- main

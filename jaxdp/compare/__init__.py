@@ -40,9 +40,8 @@ Steps (docs/guide/compare.md):
    learners (built-in references, yours with ``claimed_eps = inf``) are references,
    never ranked (:data:`REFERENCE`).
 
-The class settings, built-in learners, statuses and the resume logic live in
-:mod:`jaxdp.compare.config`; the judging of each row, the leaderboard page and the plot in
-:mod:`jaxdp.compare.report`. Their public names are importable from here.
+Below: the class settings, built-in learners, statuses and the resume logic; the factories, the audit and
+the runs; the judging of each row, the leaderboard page and the plot.
 """
 from __future__ import annotations
 
@@ -66,13 +65,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 from ..core.io import atomic_write
-from .config import (
-    ALIASES, BANDIT_FEEDBACK, CLASS_DEFAULTS, CLASS_LEARNERS, DEFAULTS, EXIT_ERROR, EXIT_OK, EXIT_REFUTED, QUICK,
-    RANKED, REFERENCE, SUPPORTED, UNRANKED, Builtin, _check_resumable, _command, _select_instances, builtin_learners,
-    canonical_problem,
-)
-from .config import METRIC, STATUSES, _config_diff, _num  # noqa: F401  (still reachable here)
-from .report import _Judge, _leaderboard, _plot, leaderboard_markdown
 
 __all__ = ["compare", "load_factory",
            "BUILTINS",  # noqa: F822  (built on first read by the module's __getattr__)
@@ -85,6 +77,253 @@ def __getattr__(name: str):
     if name == "BUILTINS":   # built when first read: the registry imports every learner's package
         return {problem: builtin_learners(problem) for problem in SUPPORTED}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+DEFAULTS = dict(eps=(0.1, 1.0), delta=1e-6, T=(1024, 4096, 16384), d=16, seeds=64, audit_n=200_000, audit_T=32)
+QUICK = dict(eps=(1.0,), delta=1e-6, T=(256, 1024), d=8, seeds=8, audit_n=20_000, audit_T=16)
+SUPPORTED = ("experts", "realizable-experts", "oco-ball", "oco-simplex", "bandits")
+#: other spellings of a compared class (``--problem bandit``)
+ALIASES = {"bandit": "bandits"}
+#: per-class changes of :data:`DEFAULTS` / :data:`QUICK`: bandits compare K = 9 arms (``d``), the
+#: standard Bernoulli instance of SMPyBandits and of the ``bandits`` study
+CLASS_DEFAULTS = {"bandits": dict(d=9)}
+#: classes with bandit feedback: a learner of yours must also pass
+#: :func:`jaxdp.bandits.testing.check_bandit_feedback` (it reads the played arm's loss only)
+BANDIT_FEEDBACK = ("bandits",)
+#: the metric reported per class (``regret`` is the engine's regret of the class's problem)
+METRIC = {"bandits": "pseudo-regret"}
+
+
+# --------------------------------------------------------------------------- built-in learners
+
+
+@dataclasses.dataclass(frozen=True)
+class Builtin:
+    """A built-in learner of a problem class: a registered learner with a
+    :class:`jaxdp.registry.CompareBuiltin` (``register_learner(..., compare=...)``).
+
+    Attributes:
+        name: the registry name (``jaxdp compare --learners NAME``; the leaderboard's ``learner``).
+        make: ``make(d, T, T_max, eps, delta, problem) -> (learner, params, eps_certified)``: the learner
+            (the same object for every ``T <= T_max`` and ε, so a sweep compiles once) and its parameters
+            at horizon ``T`` and privacy ``(eps, delta)``; ``eps_certified = inf`` for a non-private
+            reference. Raises ``ValueError`` where the request cannot be certified.
+        private: whether the learner is private; a non-private one is a reference, never ranked.
+        how: one line saying how it is configured (its planner, or its exact calibration).
+    """
+
+    name: str
+    make: Callable[..., tuple]
+    private: bool
+    how: str
+
+
+#: The registered learners' problem classes (``register_learner(problem=...)``) offered as built-ins
+#: of each compared class: experts learners are also built-ins of the realizable class.
+CLASS_LEARNERS = {"experts": ("experts",), "realizable-experts": ("experts", "realizable-experts"),
+                  "oco-ball": ("oco",), "oco-simplex": ("oco",), "bandits": ("bandits",)}
+
+
+def canonical_problem(problem):
+    """The compared class's name for a spelling of it (``"bandit"`` -> ``"bandits"``).
+
+    Args:
+        problem: a class name or one of its aliases (:data:`ALIASES`); anything that is not a
+            string is returned unchanged (the argument check reports it).
+
+    Returns:
+        ``problem`` with an alias replaced by the class's name.
+    """
+    return ALIASES.get(problem, problem) if isinstance(problem, str) else problem
+
+
+def builtin_learners(problem: str) -> tuple:
+    """The built-in learners of a compared class, from the learner registry.
+
+    Args:
+        problem: the compared class (:data:`SUPPORTED`, or an alias of one).
+
+    Returns:
+        The :class:`Builtin` of every registered learner with a ``compare`` entry of each of the
+        class's learner classes (:data:`CLASS_LEARNERS`), in that order: per learner class the
+        non-private references first, then the private learners, each in registration order.
+    """
+    from .. import registry
+
+    out = []
+    for group in CLASS_LEARNERS[canonical_problem(problem)]:
+        entries = [e for e in registry.learners(group) if e.compare is not None]
+        out += [Builtin(e.name, e.compare.make, e.private, e.compare.how)  # type: ignore[union-attr]
+                for e in sorted(entries, key=lambda e: e.private)]
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- statuses
+
+
+#: Where a learner lands on the leaderboard (column ``status``): ranked, not ranked, or a reference.
+RANKED = ("certified", "not-refuted")
+UNRANKED = ("refuted", "unaudited", "weaker-claim", "not-run")
+REFERENCE = ("non-private",)
+STATUSES = RANKED + UNRANKED + REFERENCE
+
+#: ``jaxdp compare`` exit statuses (docs/guide/compare.md#exit-status).
+EXIT_OK, EXIT_ERROR, EXIT_REFUTED = 0, 2, 3
+
+
+# --------------------------------------------------------------------------- instances
+
+
+def _select_instances(problem: str, quick: bool, names, d: int) -> list:
+    from .. import instances as inst_mod
+
+    insts = inst_mod.instances(problem)
+    if names is None and quick:
+        insts = [i for i in insts if i.quick]
+    if names is not None:
+        known = {i.name for i in insts}
+        for nm in names:
+            if nm not in known:
+                raise ValueError(f"unknown instance {nm!r} for {problem}; known: {', '.join(sorted(known))}")
+        insts = [i for i in insts if i.name in names]
+    return [i for i in insts if d >= i.min_d]
+
+
+# --------------------------------------------------------------------------- resuming
+
+
+#: The option that sets each configuration entry (for the refusal message).
+_OPTION = {"problem": "--problem", "eps": "--eps", "delta": "--delta", "T": "--T", "d": "--d", "seeds": "--seeds",
+           "instances": "--instances", "learners": "--learners", "quick": "--quick",
+           "claimed_eps_arg": "--claimed-eps", "benchmark_version": "benchmark version (jaxdp.instances.VERSION)"}
+
+
+def _show(v) -> str:
+    if isinstance(v, bool):
+        return "given" if v else "not given"
+    if v is None:
+        return "not given"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_show(x) for x in v) if v else "(none)"
+    if isinstance(v, float):
+        return _num(v)
+    return str(v)
+
+
+def _config_diff(old: dict, new: dict) -> list[str]:
+    """Each setting in which two compare configurations differ, as ``"OPTION: OLD there, NEW now"``."""
+    from ..studies.config import _normalized
+
+    diffs = []
+    keys = list(new) + [k for k in old if k not in new]
+    for k in keys:
+        a, b = old.get(k), new.get(k)
+        if _normalized(a) == _normalized(b):
+            continue
+        if k == "users":
+            a, b = a or [], b or []
+            if len(a) != len(b) or any(x.get("name") != y.get("name") for x, y in zip(a, b)):
+                diffs.append(f"your learners: {_show([x.get('name') for x in a])} there, "
+                             f"{_show([y.get('name') for y in b])} now")
+                continue
+            for x, y in zip(a, b):
+                for f in sorted(set(x) | set(y)):
+                    if _normalized(x.get(f)) == _normalized(y.get(f)):
+                        continue
+                    what = {"source_sha1": "source of its module (the learner's code changed)",
+                            "claimed_eps": "claimed eps", "spec": "MODULE:FACTORY",
+                            "factory": "factory"}.get(f, f)
+                    diffs.append(f"{x.get('name')}: {what}: {_show(x.get(f))} there, {_show(y.get(f))} now")
+            continue
+        diffs.append(f"{_OPTION.get(k, k)}: {_show(a)} there, {_show(b)} now")
+    return diffs
+
+
+def _check_resumable(out: pathlib.Path, config: dict) -> None:
+    """Refuse a results directory that holds another run, naming every differing setting and the
+    command that resumes the run it holds."""
+    manifest = out / "manifest.json"
+    if not manifest.exists():
+        return
+    old = json.loads(manifest.read_text())
+    new = json.loads(json.dumps(config, default=str))
+    if old.get("study") != "compare":
+        raise ValueError(f"results directory {str(out)!r} holds another run (study {old.get('study')!r}, not a "
+                         "compare run); use another --out or delete it")
+    diffs = _config_diff(old.get("config") or {}, new)
+    if not diffs:
+        return
+    prev = out / "command.txt"
+    hint = (f" Resume it with: {_with_out(prev.read_text().strip(), out)}   (or use another --out, or delete the "
+            "directory)" if prev.exists() else " Use another --out, or delete the directory")
+    raise ValueError(f"results directory {str(out)!r} holds another run; the settings differ: " + "; ".join(diffs)
+                     + "." + hint)
+
+
+def _with_out(command: str, out: pathlib.Path) -> str:
+    """The command line saved in a results directory, with ``--out`` naming where that directory is now
+    (it may have been copied or moved since the run wrote it)."""
+    import shlex
+
+    try:
+        parts = shlex.split(command)
+    except ValueError:   # not a command line we wrote: shown as it is
+        return command
+    if "--out" in parts[:-1]:
+        parts[parts.index("--out") + 1] = str(out)
+    else:
+        parts += ["--out", str(out)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _num(x) -> str:
+    """A number as the CLI reads it back exactly (``inf``, integers without ``.0``, else the shortest repr)."""
+    x = float(x)
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x)
+
+
+def _command(config: dict, run: Optional[dict] = None) -> str:
+    """The ``jaxdp compare`` command line that resumes a run of this configuration (same results
+    directory, same audit settings) or, in another directory, reproduces it."""
+    import shlex
+
+    run = run or {}
+    users = config.get("users") or []
+    quick = bool(config.get("quick"))
+    problem = config["problem"]
+    parts = ["jaxdp", "compare"] + [u.get("spec") or u.get("factory") for u in users] + ["--problem", problem]
+    if quick:
+        parts.append("--quick")
+    parts += ["--eps", ",".join(_num(e) for e in config["eps"]), "--delta", _num(config["delta"]),
+              "--T", ",".join(str(int(t)) for t in config["T"]), "--d", str(config["d"]),
+              "--seeds", str(config["seeds"])]
+    try:
+        default_insts = [i.name for i in _select_instances(problem, quick, None, int(config["d"]))]
+    except ValueError:   # pragma: no cover - an instance registry without this class
+        default_insts = None
+    if list(config.get("instances") or []) != default_insts:
+        parts += ["--instances", ",".join(config.get("instances") or [])]
+    if list(config.get("learners") or []) != [b.name for b in
+                                              (builtin_learners(problem) if problem in CLASS_LEARNERS else ())]:
+        parts += ["--learners", ",".join(config.get("learners") or [])]
+    if config.get("claimed_eps_arg") is not None:
+        parts += ["--claimed-eps", ",".join(_num(c) for c in config["claimed_eps_arg"])]
+    base = QUICK if quick else DEFAULTS
+    if users and run.get("audit") is False:
+        parts.append("--no-audit")
+    elif users and run.get("audit_n") is not None and int(run["audit_n"]) != base["audit_n"]:
+        parts += ["--audit-n", str(int(run["audit_n"]))]
+    if run.get("plot") is False:
+        parts.append("--no-plot")
+    if run.get("md"):
+        parts += ["--md", run["md"]]
+    if run.get("out"):
+        parts += ["--out", run["out"]]
+    return " ".join(shlex.quote(str(p)) for p in parts)
 
 
 # --------------------------------------------------------------------------- factories
@@ -614,3 +853,281 @@ def _run_chunk(pts, seed_idx, build, T_max):
                                            "eps_certified")}
     it = iter(out_ok)
     return [next(it) if b is not None else dict(nan, certified=np.zeros(n)) for b in built]
+
+
+# --------------------------------------------------------------------------- judging
+
+
+class _Judge:
+    """Where each (learner, ε) lands: ranked, not ranked (with the reason) or a non-private reference."""
+
+    def __init__(self, users: list, builtins: list, audits: dict):
+        self.users = {u.name: u for u in users}
+        self.builtins = {b.name: b for b in builtins}
+        self.audits = audits
+
+    def claim(self, learner: str, eps: float) -> float:
+        u = self.users.get(learner)
+        if u is None:
+            b = self.builtins[learner]
+            return eps if b.private else math.inf
+        return float(eps) if u.claimed_eps is None else float(u.claimed_eps)
+
+    def judge(self, learner: str, eps: float, certified: bool = True, eps_cert: float = math.nan) -> dict:
+        """``{"status", "why", "audit", "audit_eps_lower", "claim"}`` of ``learner`` compared at ``eps``."""
+        eps = float(eps)
+        res = dict(audit="", audit_eps_lower=math.nan, claim=self.claim(learner, eps))
+        u = self.users.get(learner)
+        if u is None:
+            b = self.builtins[learner]
+            if not certified:
+                return dict(res, status="not-run", why="not run: its planner cannot certify this (ε, δ, T, d)")
+            if not b.private:
+                return dict(res, status="non-private", why="non-private reference")
+            if math.isfinite(eps_cert) and eps_cert > eps * (1 + 1e-9):
+                return dict(res, status="weaker-claim", why=f"certifies only ε = {eps_cert:.3g} > {eps:g}")
+            return dict(res, status="certified", why="certified by its privacy ledger")
+        c = res["claim"]
+        if c == math.inf:
+            return dict(res, status="non-private", why="declared non-private (claimed ε = ∞)",
+                        audit="declared non-private")
+        a = self.audits.get(learner, {}).get(c)
+        if a is None:
+            return dict(res, status="unaudited", why=f"claims ε = {c:g}, not audited (--no-audit)",
+                        audit="not audited")
+        lo = float(a["eps_lower"])
+        res.update(audit_eps_lower=lo)
+        if a["violation"]:
+            return dict(res, status="refuted", why=f"claim refuted by the audit: ε ≥ {lo:.3g} > claimed {c:g}",
+                        audit=f"REFUTED: eps >= {lo:.3g} > claimed {c:g}")
+        if c > eps * (1 + 1e-9):  # type: ignore[operator]
+            return dict(res, status="weaker-claim", why=f"claims only ε = {c:g} > {eps:g}",
+                        audit=f"not refuted (eps >= {lo:.3g})")
+        return dict(res, status="not-refuted", why="claim not refuted by the audit",
+                    audit=f"not refuted (eps >= {lo:.3g})")
+
+
+# --------------------------------------------------------------------------- leaderboard
+
+
+def _block(status: str) -> int:
+    return 0 if status in RANKED else (2 if status in REFERENCE else 1)
+
+
+def _leaderboard(df, judge: _Judge, T_max):
+    import pandas as pd
+
+    from ..studies.framework import fit_slopes, summarize
+
+    by = ["learner", "instance", "eps"]
+    top = df[df["T"] == T_max]
+    s = summarize(top, by, ["regret", "switches"], n_boot=1000)
+    sl = fit_slopes(df, "T", "regret", by=by, upper_half=False, n_boot=300)
+    lb = s.merge(sl[by + ["slope", "slope_lo", "slope_hi"]], on=by, how="left")
+    lb.insert(3, "T", T_max)
+    cert = top.groupby(by).agg(eps_certified=("eps_certified", "first"), certified=("certified", "min")).reset_index()
+    lb = lb.merge(cert, on=by, how="left")
+    lb["certified"] = lb["certified"].fillna(0).astype(bool)
+    lb["kind"] = [("yours" if nm in judge.users else ("private" if judge.builtins[nm].private
+                                                      else "non-private reference")) for nm in lb["learner"]]
+    verdicts = [judge.judge(r["learner"], r["eps"], bool(r["certified"]), float(r["eps_certified"]))
+                for _, r in lb.iterrows()]
+    for col in ("status", "why", "audit", "audit_eps_lower"):
+        lb[col] = [v[col] for v in verdicts]
+    lb["ranked"] = lb["status"].isin(RANKED)
+    lb["rank"] = pd.array([pd.NA] * len(lb), dtype="Int64")
+    if lb["ranked"].any():
+        r = lb[lb["ranked"]].groupby(["instance", "eps"])["regret_mean"].rank(method="min")
+        lb.loc[r.index, "rank"] = r.fillna(0).astype(int).to_numpy()
+    lb["_block"] = [_block(st) for st in lb["status"]]
+    lb = lb.sort_values(["instance", "eps", "_block", "rank", "regret_mean", "learner"],
+                        na_position="last").reset_index(drop=True)
+    cols = ["instance", "eps", "rank", "learner", "kind", "status", "ranked", "T", "regret_mean", "regret_lo",
+            "regret_hi", "slope", "slope_lo", "slope_hi", "switches_mean", "eps_certified", "certified",
+            "audit_eps_lower", "audit", "why", "n_seeds"]
+    return pd.DataFrame(lb[cols])
+
+
+def _fmt(x, nd=3):
+    try:
+        x = float(x)
+    except (TypeError, ValueError):   # None, pandas.NA
+        return "–"
+    if x == math.inf:
+        return "∞"
+    return f"{x:.{nd}g}" if math.isfinite(x) else "–"
+
+
+def _user_summary(config: dict, audits: dict, run: Optional[dict]) -> list[str]:
+    lines = []
+    for u in config.get("users") or []:
+        nm, c = u["name"], u.get("claimed_eps")
+        if c is not None and float(c) == math.inf:
+            lines.append(f"* **{nm}** is declared non-private (claimed ε = ∞): a reference, never ranked.")
+            continue
+        claim = f"claims ε = {c:g}" if c is not None else "claims each ε it is compared at"
+        a = audits.get(nm) or {}
+        if not a:
+            lines.append(f"* **{nm}** {claim}; the audit was skipped (`--no-audit`): **unaudited, not ranked**.")
+            continue
+        for e, r in sorted(a.items()):
+            verdict = ("**⚠ REFUTED**: the claim is false (up to probability 1e-7); not ranked" if r["violation"]
+                       else "not refuted (the audit found no violation; it does not prove privacy): ranked")
+            lines.append(f"* **{nm}** {claim}. Privacy audit at ε = {e:g}, δ = {r['claimed_delta']:g}: ε lower "
+                         f"bound {r['eps_lower']:.3g} → {verdict}.")
+    return lines
+
+
+def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = None) -> str:
+    """The leaderboard as Markdown: per instance, the ranked learners (privacy certified by a ledger
+    or claimed and not refuted by the audit), the learners not ranked (refuted, unaudited, a weaker
+    claim, not run) and the non-private references.
+
+    Args:
+        lb: the leaderboard table :func:`jaxdp.compare.compare` returns (one row per learner,
+            instance and ε).
+        config: the run's configuration as stored in its manifest (class, ε grid, δ, ``T`` grid,
+            ``d``, seeds, instances, built-ins, your learners and their claims).
+        audits: the audit results per learner of yours and claimed ε (``eps_lower``,
+            ``violation``, ``claimed_delta``); empty when the audit was skipped.
+        run: the run's options (``out``, ``audit``, ``audit_n``, ``plot``, ``md``) that complete
+            the command line shown to resume the run.
+
+    Returns:
+        The Markdown page: the settings, the resume command, a summary of each of your learners'
+        audits and, per instance, the ranked, unranked and reference tables.
+    """
+    from ..instances import get_instance
+
+    metric = METRIC.get(config["problem"], "realized regret")
+    lines = [f"# Leaderboard: {config['problem']}", "",
+             f"Benchmark version {config['benchmark_version']}; d = {config['d']}, δ = {config['delta']:g}, "
+             f"T ∈ {{{', '.join(str(t) for t in config['T'])}}}, {config['seeds']} seeds per instance "
+             f"(the first of each instance's fixed seed list). Regret is the {metric} at "
+             f"T = {max(config['T'])} (mean and 95% bootstrap CI over seeds); the slope is the least-squares "
+             "slope of log mean regret in log T over the T grid (95% bootstrap CI); ε cert. is the ε the "
+             "learner's privacy ledger certifies (built-ins, configured by their planners in certified mode), "
+             "or the ε a learner of yours claims.", "",
+             "A learner is **ranked** only when its privacy is certified by a ledger (built-ins) or claimed and "
+             "not refuted by the privacy audit (yours). A claim the audit refutes, an unaudited claim and a "
+             "claim weaker than the ε compared are listed **not ranked**; non-private learners are "
+             "**references**, never ranked.", "",
+             "Resume this run (from the directory it was started in), or reproduce it with another `--out`:", "",
+             "```bash", _command(config, run), "```", ""]
+    if not all((u.get("spec") for u in config.get("users") or [])):
+        lines += ["(A learner was passed as a Python object: replace its `module:function` by a MODULE:FACTORY "
+                  "the command line can import.)", ""]
+    summary = _user_summary(config, audits, run)
+    if summary:
+        lines += summary + [""]
+    head = {0: ("| ε | rank | learner | regret (95% CI) | slope in T (95% CI) | switches | ε cert. / claimed | "
+                "audit ε ≥ |", "|---|---|---|---|---|---|---|---|"),
+            1: ("| ε | learner | why not ranked | regret (95% CI) | slope in T (95% CI) | switches | "
+                "ε claimed | audit ε ≥ |", "|---|---|---|---|---|---|---|---|"),
+            2: ("| ε | learner | regret (95% CI) | slope in T (95% CI) | switches |", "|---|---|---|---|---|")}
+    title = {0: "Ranked", 1: "Not ranked", 2: "Non-private references (never ranked)"}
+    for inst_name, g in lb.groupby("instance", sort=False):
+        inst = get_instance(inst_name)
+        lines += [f"## {inst_name}", "", f"{inst.description}. {inst.reference}.", ""]
+        blocks = [_block(st) for st in g["status"]]
+        for blk in (0, 1, 2):
+            rows = [r for (_, r), b in zip(g.iterrows(), blocks) if b == blk]
+            if not rows:
+                continue
+            lines += [f"**{title[blk]}**", "", *head[blk]]
+            for r in rows:
+                name = f"**{r['learner']}**" if r["kind"] == "yours" else r["learner"]
+                if r["status"] == "refuted":
+                    name += " ⚠ REFUTED"
+                regret = f"{_fmt(r['regret_mean'], 4)} [{_fmt(r['regret_lo'])}, {_fmt(r['regret_hi'])}]"
+                slope = f"{_fmt(r['slope'], 2)} [{_fmt(r['slope_lo'], 2)}, {_fmt(r['slope_hi'], 2)}]"
+                if r["status"] == "not-run":
+                    regret = slope = ""
+                cells = {0: [f"{r['eps']:g}", str(int(r["rank"])) if r["ranked"] else "–", name, regret, slope,
+                             _fmt(r["switches_mean"], 4), _fmt(r["eps_certified"]), _fmt(r["audit_eps_lower"])],
+                         1: [f"{r['eps']:g}", name, r["why"], regret, slope, _fmt(r["switches_mean"], 4),
+                             _fmt(r["eps_certified"]), _fmt(r["audit_eps_lower"])],
+                         2: [f"{r['eps']:g}", name, regret, slope, _fmt(r["switches_mean"], 4)]}[blk]
+                lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
+    return "\n".join(lines)
+
+
+#: Line styles of the plot: solid for ranked learners, dotted for references, dashed for the others.
+_STYLE = {"certified": "-", "not-refuted": "-", "non-private": ":", "refuted": "--", "unaudited": "-.",
+          "weaker-claim": "-.", "not-run": "-."}
+
+
+def _series_label(learner: str, eps: float, verdict: dict, several_eps: bool) -> str:
+    """The legend entry of one (learner, ε) curve: it says whether the curve is ranked, and why not."""
+    st, c = verdict["status"], verdict["claim"]
+    if st == "non-private":
+        return f"{learner}: non-private" + (f" (ε={eps:g} instances)" if several_eps else "")
+    if st in RANKED:
+        return f"{learner} ε={eps:g}"
+    if st == "refuted":
+        return f"{learner} claims ε={c:g}: REFUTED by audit (not ranked)"
+    if st == "unaudited":
+        return f"{learner} claims ε={c:g}: unaudited (not ranked)"
+    if st == "weaker-claim":
+        return f"{learner} claims ε={c:g} > {eps:g} (not ranked)"
+    return f"{learner} ε={eps:g} (not ranked)"
+
+
+def _plot(df, outdir, judge: _Judge):
+    """``regret_vs_T.png``: one panel per instance, one curve per (learner, ε), one legend that
+    marks non-private references and unranked learners; the legend's labels are also stored in the
+    PNG's ``Description`` text (one per line)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    from ..studies.framework import summarize
+
+    s = summarize(df, ["learner", "instance", "eps", "T"], ["regret"], n_boot=200)
+    s = s[s["regret_mean"] > 0]
+    several = df["eps"].nunique() > 1
+    curves = {}
+    for (lrn, e), _ in s.groupby(["learner", "eps"], sort=False):
+        v = judge.judge(lrn, e)
+        curves[(lrn, e)] = (_series_label(lrn, e, v, several), _STYLE[v["status"]], v["status"])
+    order = sorted(curves, key=lambda k: (_block(curves[k][2]), k[0], k[1]))
+    colors = {lrn: f"C{i % 10}" for i, lrn in enumerate(dict.fromkeys(k[0] for k in order))}
+    refs = list(dict.fromkeys(k[0] for k in order if curves[k][2] == "non-private"))
+    colors.update({lrn: str(round(0.3 + 0.4 * i / max(1, len(refs) - 1), 2)) for i, lrn in enumerate(refs)})
+    markers = {"-": "o", ":": ".", "--": "x", "-.": "s"}
+    insts = sorted(s["instance"].unique())
+    fig, axes = plt.subplots(1, max(1, len(insts)), figsize=(4.3 * max(1, len(insts)), 3.8), dpi=110,
+                             squeeze=False)
+    handles: dict = {}
+    for ax, inst in zip(axes[0], insts):
+        sub = s[s["instance"] == inst]
+        for k in order:
+            g = sub[(sub["learner"] == k[0]) & (sub["eps"] == k[1])].sort_values("T")
+            if g.empty:
+                continue
+            label, ls, st = curves[k]
+            color = colors[k[0]]   # references in shades of grey
+            (h,) = ax.plot(g["T"], g["regret_mean"], ls, marker=markers[ls], ms=4, color=color, label=label,
+                           lw=1.6 if st in RANKED else 1.2)
+            ax.fill_between(g["T"], g["regret_lo"], g["regret_hi"], alpha=0.12, color=color)
+            handles.setdefault(label, h)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("T")
+        ax.set_ylabel("regret at T")
+        ax.set_title(str(inst), fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+    labels = [curves[k][0] for k in order if curves[k][0] in handles]
+    labels = list(dict.fromkeys(labels))
+    fig.legend([handles[lb] for lb in labels], labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 0.95),
+               title="solid: ranked · dotted: non-private · dashed: not ranked", title_fontsize=7)
+    fig.tight_layout()
+    path = pathlib.Path(outdir) / "regret_vs_T.png"
+    fig.savefig(path, bbox_inches="tight", metadata={"Description": "\n".join(labels)})
+    plt.close(fig)
+    return path

@@ -29,25 +29,19 @@ Structure (docs/guide/concepts.md)::
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
-from typing import Any, Optional, Sequence, Union
+import math
+from typing import Any, Iterator, Optional, Sequence, Union
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, PartitionSpec as P
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-from .types import Adversary, Learner, Problem
+from .accumulate import kahan_add
+from .types import Adversary, Learner, Problem, tree_where
 from .validation import SEED_LIMIT, check_adversary_params, check_positive_int, check_seed, describe_value
-# the pieces of the engine, by topic (public names in the order of the API page)
-from ._simulate_rollout import n_index_actions, _rollout_impl
-from ._simulate_devices import process_local, shard_seeds, _engine_mesh, _put, _replicate, _to_host
-from ._simulate_tiles import cpu_cache_bytes, tile_budget, carry_bytes, seed_tile, _default_tile_carry, _layout, _tiled
-# not in __all__, importable from here as before (jaxdp.testing, jaxdp.label_dp and the tests use some of them)
-from ._simulate_rollout import INVALID_ACTION_KEYS, _acc_dtype, _salt_key, _tree_where  # noqa: F401
-from ._simulate_devices import _PROCESS_LOCAL, _is_global, _mesh, _pad_axis  # noqa: F401
-from ._simulate_tiles import (_CARRY_CACHE, _CPU_CACHE_DEFAULT, _TILE_BUDGET, _TILE_MIN, _avals_key,  # noqa: F401
-                              _leaf_bytes, _parse_cache_size, _tree_bytes)  # noqa: F401
 
 __all__ = [
     "rollout",
@@ -59,12 +53,456 @@ __all__ = [
     "process_local",
     "seed_tile",
     "tile_budget",
-    # public, documented and used by other modules (jaxdp.core re-exports carry_bytes, jaxdp.testing uses
-    # n_index_actions); listed so that the API page keeps them now that they live in the engine's pieces
     "n_index_actions",
     "carry_bytes",
     "cpu_cache_bytes",
 ]
+
+
+# --------------------------------------------------------------------------- devices and processes
+
+
+_PROCESS_LOCAL: contextvars.ContextVar[bool] = contextvars.ContextVar("jaxdp_process_local", default=False)
+
+
+@contextlib.contextmanager
+def process_local() -> Iterator[None]:
+    """Within this block, ``simulate`` and ``monte_carlo`` use this process's devices only.
+
+    Under ``jax.distributed`` they otherwise spread the seeds over every
+    process's devices and all-gather the results, which is a collective: every
+    process must make the same call. Code that gives different processes
+    different work (a study's chunks, say) runs its calls under
+    ``process_local()``: each process then computes all the seeds of its own
+    call on its own devices and never waits for the others. Results are the
+    same either way, bit for bit. Outside ``jax.distributed`` this changes nothing.
+
+    Returns:
+        A context manager; the body runs with this process's devices only.
+    """
+    token = _PROCESS_LOCAL.set(True)
+    try:
+        yield
+    finally:
+        _PROCESS_LOCAL.reset(token)
+
+
+def _engine_mesh(local: bool = False) -> Optional[Mesh]:
+    """The seed mesh: every process's devices under ``jax.distributed`` (unless ``local`` or
+    :func:`process_local`), else the local ones; ``None`` on one device."""
+    glob = not local and jax.process_count() > 1 and not _PROCESS_LOCAL.get()
+    devs = jax.devices() if glob else jax.local_devices()
+    if len(devs) <= 1:
+        return None
+    return Mesh(np.asarray(devs), ("seeds",))
+
+
+def shard_seeds(x, axis: int = 0):
+    """Place ``x`` (a pytree) with its ``axis`` split over this process's local devices.
+
+    No-op on one device. The axis length must be a multiple of the local
+    device count (``_pad_axis`` pads to ensure it). For custom drivers;
+    ``simulate`` and ``monte_carlo`` shard over the global mesh themselves.
+
+    Args:
+        x: a pytree of arrays.
+        axis: the axis to split over the local devices (its length a multiple of the device count).
+
+    Returns:
+        ``x`` placed on the local devices, sharded along ``axis``.
+    """
+    mesh = _engine_mesh(local=True)
+    if mesh is None:
+        return x
+
+    def put(a):
+        spec = [None] * a.ndim
+        spec[axis] = "seeds"
+        return jax.device_put(a, NamedSharding(mesh, P(*spec)))
+
+    return jax.tree_util.tree_map(put, x)
+
+
+def _pad_axis(keys, axis: int):
+    n_dev = jax.local_device_count()
+    n = keys.shape[axis]
+    pad = (-n) % n_dev
+    if pad:
+        idx = np.concatenate([np.arange(n), np.zeros(pad, dtype=np.int64)])
+        keys = jnp.take(keys, jnp.asarray(idx), axis=axis)
+    return keys, n
+
+
+def _put(x, mesh: Optional[Mesh], spec) -> Any:
+    """Place one array on ``mesh`` with ``spec`` (a no-op without a mesh)."""
+    if mesh is None:
+        return x
+    sharding = NamedSharding(mesh, spec)
+    if mesh.is_multi_process:
+        # every process holds the same host value; each contributes its devices' slices
+        host = np.asarray(x)
+        return jax.make_array_from_callback(host.shape, sharding, lambda idx: host[idx])
+    return jax.device_put(x, sharding)
+
+
+def _replicate(tree, mesh: Optional[Mesh]):
+    if mesh is None:
+        return tree
+    return jax.tree_util.tree_map(lambda a: _put(jnp.asarray(a), mesh, P()), tree)
+
+
+def _to_host(tree, mesh: Optional[Mesh]):
+    if mesh is not None and mesh.is_multi_process:
+        from jax.experimental import multihost_utils
+
+        return multihost_utils.process_allgather(tree, tiled=True)
+    return jax.tree_util.tree_map(np.asarray, tree)
+
+
+# --------------------------------------------------------------------------- seed tiles
+
+
+# Bytes of carried state per device that a tile of seeds may occupy. The scan
+# over rounds reads and writes the whole carry every round, plus per-round
+# temporaries of about the same size (losses, weights, draws); once a tile's
+# working set outgrows the last-level cache, every round streams it from main
+# memory and throughput falls (benchmarks/SCALING.md). CPU: half the
+# last-level cache (read from sysfs; 32 MiB if unknown). Measured 2026-11-24 on
+# this 2-core machine (32 MiB L3), seeds interleaved, tiles of 256 to 32768
+# seeds: every case peaked at 11-14 MiB of carry (Hedge d=100 4096 seeds: 4.08e6
+# seed-rounds/s against 3.30e6 at 44 MiB; d=1000 512 seeds: 4.5e5 against 3.8e5
+# at 27 MiB; L2P-MW 8192 seeds: 1.35e7 against 1.10e7 at 25 MiB; DP-FTRL flat
+# within noise from 5 to 38 MiB). GPU: 1 GiB, i.e. tiles only to bound memory.
+# XLA:GPU runs a while loop's control on the host and synchronizes every
+# iteration (jax-ml/jax#2491), so n tiles cost n x T synchronizations instead
+# of T. A tile's round must therefore move far more than (sync time x HBM
+# bandwidth), about 30 MB at 10 us and 3.35 TB/s on an H100. The working set
+# of a 32 MiB tile (the former guess, a share of the 50 MB L2) does not stay
+# in L2 either. TPU: a share of VMEM (loops run on the device). Both are
+# unmeasured. Below the minimum tile the per-iteration overhead of the scan
+# dominates.
+_TILE_BUDGET = {"gpu": 2**30, "cuda": 2**30, "rocm": 2**30, "tpu": 16 * 2**20}
+_TILE_MIN = {"cpu": 32, "gpu": 4096, "cuda": 4096, "rocm": 4096, "tpu": 1024}
+_CPU_CACHE_DEFAULT = 32 * 2**20
+
+
+def _parse_cache_size(text: str) -> Optional[int]:
+    text = text.strip().upper()
+    mult = {"K": 2**10, "M": 2**20, "G": 2**30}
+    try:
+        if text and text[-1] in mult:
+            return int(float(text[:-1]) * mult[text[-1]])
+        return int(text)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_cache_bytes() -> int:
+    """Size of the largest CPU cache (the last level), from Linux sysfs; 32 MiB where it cannot be read."""
+    import glob
+
+    sizes = []
+    for path in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*/size"):
+        try:
+            with open(path) as fh:
+                v = _parse_cache_size(fh.read())
+        except OSError:
+            v = None
+        if v:
+            sizes.append(v)
+    return max(sizes) if sizes else _CPU_CACHE_DEFAULT
+
+
+def tile_budget(platform: Optional[str] = None) -> int:
+    """Bytes of carried state one tile of seeds may hold on ``platform`` (see :func:`seed_tile`).
+
+    Args:
+        platform: a JAX platform name (``"cpu"``, ``"gpu"``, ``"tpu"``); ``None`` for the default backend.
+
+    Returns:
+        The budget in bytes.
+    """
+    platform = (platform or jax.default_backend()).lower()
+    if platform == "cpu":
+        return cpu_cache_bytes() // 2
+    return _TILE_BUDGET.get(platform, _TILE_BUDGET["gpu"])
+
+
+def _leaf_bytes(s) -> int:
+    if jnp.issubdtype(s.dtype, jax.dtypes.prng_key):
+        return math.prod(s.shape) * 8  # a threefry key: two uint32 words
+    return math.prod(s.shape) * np.dtype(s.dtype).itemsize
+
+
+def _tree_bytes(tree) -> int:
+    return int(sum(_leaf_bytes(s) for s in jax.tree_util.tree_leaves(tree)))
+
+
+def carry_bytes(learner: Learner, adversary: Adversary, problem: Problem, params: Any, adv_params: Any) -> int:
+    """Bytes of state one seed carries from round to round (learner, adversary, comparator statistics).
+
+    Args:
+        learner: the learner.
+        adversary: the adversary.
+        problem: the problem (its comparator statistics are carried too).
+        params: the learner's params.
+        adv_params: the adversary's params.
+
+    Returns:
+        Bytes of carried state per seed.
+    """
+    def init(key):
+        k1, k2 = jax.random.split(key)
+        ls = learner.init(k1, params)
+        a = adversary.init(k2, adv_params)
+        loss0 = adversary.loss(a, jnp.int32(0))
+        return ls, a, problem.stats_init(loss0), loss0
+
+    shapes = jax.eval_shape(init, jax.random.key(0))
+    return _tree_bytes(shapes)
+
+
+def _avals_key(tree) -> tuple:
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    return treedef, tuple((tuple(np.shape(a)), str(jnp.result_type(a))) for a in leaves)
+
+
+_CARRY_CACHE: dict = {}
+
+
+def _default_tile_carry(learner, adversary, problem, params, adv_params) -> int:
+    """``carry_bytes`` memoized on the engine objects and the parameters' shapes and dtypes (it traces the
+    inits with ``eval_shape``, 5-15 ms that the default tile used to add to every ``simulate`` call). The
+    cache holds no arrays; a stale entry could only change the tile, never a result."""
+    try:
+        k = (learner, adversary, problem, _avals_key((params, adv_params)))
+        hit = _CARRY_CACHE.get(k)
+    except TypeError:   # unhashable pieces: no memo
+        return carry_bytes(learner, adversary, problem, params, adv_params)
+    if hit is None:
+        if len(_CARRY_CACHE) >= 256:
+            _CARRY_CACHE.clear()
+        hit = _CARRY_CACHE[k] = carry_bytes(learner, adversary, problem, params, adv_params)
+    return hit
+
+
+def seed_tile(carry: int, platform: Optional[str] = None) -> int:
+    """The tile size ``simulate`` uses for seeds that carry ``carry`` bytes each on ``platform``
+    (default: the default backend): the largest power of two whose tile's carry fits the
+    platform's budget (:func:`tile_budget`: half the last-level cache on CPU), at least the
+    platform's minimum tile.
+
+    Args:
+        carry: bytes of state one seed carries (:func:`carry_bytes`).
+        platform: a JAX platform name (``"cpu"``, ``"gpu"``, ``"tpu"``); ``None`` for the default backend.
+
+    Returns:
+        The number of seeds per tile, a power of two.
+    """
+    platform = (platform or jax.default_backend()).lower()
+    budget = tile_budget(platform)
+    lo = _TILE_MIN.get(platform, _TILE_MIN["gpu"])
+    n = max(1, budget // max(1, int(carry)))
+    return max(lo, 1 << (n.bit_length() - 1))
+
+
+def _tiled(vf, xs, tile: int):
+    """``vf`` (vmapped) over the leading axis of ``xs`` in ``len / tile`` sequential tiles."""
+    n = jax.tree_util.tree_leaves(xs)[0].shape[0]
+    if tile >= n:
+        return vf(*xs)
+    n_tiles = n // tile
+    xs_t = jax.tree_util.tree_map(lambda a: a.reshape((n_tiles, tile) + a.shape[1:]), xs)
+    out = jax.lax.map(lambda x: vf(*x), xs_t)
+    return jax.tree_util.tree_map(lambda a: a.reshape((n,) + a.shape[2:]), out)
+
+
+def _layout(n_items: int, n_dev: int, tile: int) -> tuple[int, int]:
+    """``(tile, padded item count)``: each device gets ``n_tiles`` equal tiles of at most ``tile`` items."""
+    per_dev = -(-n_items // n_dev)
+    n_tiles = -(-per_dev // tile)
+    t = -(-per_dev // n_tiles)
+    return t, n_dev * n_tiles * t
+
+
+# --------------------------------------------------------------------------- the pure core
+
+
+def _acc_dtype(x):
+    return jnp.int32 if (x.dtype == jnp.bool_ or jnp.issubdtype(x.dtype, jnp.integer)) else jnp.result_type(float)
+
+def n_index_actions(problem: Problem, x: Any, loss: Any) -> Optional[int]:
+    """``d`` when actions are expert indices (a finite action set, ``problem.grad is None``, an integer
+    scalar ``x`` and a loss vector of shape ``(d,)``): valid actions are ``0 <= x < d``. ``None`` otherwise.
+
+    Args:
+        problem: the online problem; a problem with a ``grad`` has continuous actions.
+        x: one action of the learner (a value or an abstract array with ``shape`` and ``dtype``).
+        loss: one round's loss (a vector of shape ``(d,)`` for experts).
+
+    Returns:
+        The number of experts ``d``, or ``None`` when the actions are not expert indices.
+    """
+    if problem.grad is not None or tuple(np.shape(x)) != () or not jnp.issubdtype(jnp.result_type(x), jnp.integer):
+        return None
+    shape = getattr(loss, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) == 1 else None
+
+
+#: the keys ``_rollout_impl(..., flag_actions=True)`` adds: the first active round whose action is out of
+#: range (-1 if none) and that action
+INVALID_ACTION_KEYS = ("invalid_action_round", "invalid_action")
+
+
+def _salt_key(key, salt):
+    """``key`` if ``salt == 0``, else ``fold_in(key, salt)`` (``salt`` may be traced and vmapped)."""
+    impl = jax.random.key_impl(key)
+    kd = jax.random.key_data(key)
+    # through the key data: a select between `key` and a key derived from it would count as a reuse
+    other = jax.random.key_data(jax.random.fold_in(jax.random.wrap_key_data(kd, impl=impl), salt))
+    return jax.random.wrap_key_data(jnp.where(salt == 0, kd, other), impl=impl)
+
+
+def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_max: int, ckpts: tuple,
+                  params, adv_params, key, T, *, flag_actions: bool = False, learner_salt=None):
+    """One seed, unvalidated (:func:`rollout`); ``flag_actions`` adds :data:`INVALID_ACTION_KEYS`,
+    ``learner_salt`` (for ``jaxdp.testing``) another learner key against the same adversary."""
+    k_learn, k_adv, k_init, k_block = jax.random.split(key, 4)
+    if learner_salt is not None:
+        k_learn, k_init, k_block = (_salt_key(k, learner_salt) for k in (k_learn, k_init, k_block))
+    ls = learner.init(k_init, params)
+    a_state = adversary.init(k_adv, adv_params)
+    loss0 = adversary.loss(a_state, jnp.int32(0))
+    stats0 = problem.stats_init(loss0)
+    n_act = n_index_actions(problem, ls.x, loss0)
+
+    info_struct = jax.eval_shape(lambda: learner.step(k_learn, ls, loss0, params)[1])
+    info0 = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, _acc_dtype(s)), info_struct)
+    has_exp = "expected_loss" in info_struct
+    block_info0 = {}
+    end_block = learner.end_block
+    if end_block is not None:
+        bstruct = jax.eval_shape(lambda: end_block(k_block, ls, params)[1])
+        block_info0 = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, _acc_dtype(s)), bstruct)
+
+    fdt = jnp.result_type(float)
+    K = len(ckpts)
+    ck = np.asarray(ckpts, dtype=np.int64)
+    ck_rounds = jnp.asarray(ck, jnp.int32)
+
+    def slot_of(t):
+        """Slot of round t+1 among the checkpoints, K if it is not one (O(K), no O(T_max) table)."""
+        i = jnp.minimum(jnp.sum(ck_rounds < t + 1), K - 1)
+        return jnp.where(ck_rounds[i] == t + 1, i, K).astype(jnp.int32)
+
+    T = jnp.asarray(T, jnp.int32)
+
+    zero = jnp.zeros((), fdt)
+    m0 = dict(
+        loss=(zero, zero),
+        exp=(zero, zero),
+        info=info0,
+        binfo=block_info0,
+        stats=stats0,
+        ck=jnp.full((K + 1,), jnp.nan, fdt),
+        ck_exp=jnp.full((K + 1,), jnp.nan, fdt),
+    )
+    if n_act is not None:
+        m0["bad"] = (jnp.int32(-1), jnp.zeros((), jnp.result_type(ls.x)))
+
+    def round_body(carry, t):
+        ls, m = carry
+        loss_t = adversary.loss(a_state, t)
+        incurred = jnp.asarray(problem.value(loss_t, ls.x), fdt)
+        ls_new, info = learner.step(jax.random.fold_in(k_learn, t), ls, loss_t, params)
+        active = t < T
+        if n_act is not None:
+            # an index outside [0, d): loss[x] would be clamped to a finite value; make it NaN instead
+            bad = (ls.x < 0) | (ls.x >= n_act)
+            incurred = jnp.where(bad, jnp.nan, incurred)
+            first = bad & active & (m["bad"][0] < 0)
+            m = dict(m, bad=(jnp.where(first, t, m["bad"][0]), jnp.where(first, ls.x, m["bad"][1])))
+        # the learner's state past T is never read (only masked metrics are
+        # returned), so it is not masked: that saves a pass over the state
+        ls = ls_new
+        loss_acc = kahan_add(*m["loss"], jnp.where(active, incurred, 0.0))
+        if has_exp:
+            e = jnp.asarray(info["expected_loss"], fdt)
+            exp_acc = kahan_add(*m["exp"], jnp.where(active, e, 0.0))
+        else:
+            exp_acc = m["exp"]
+        info_acc = jax.tree_util.tree_map(
+            lambda a, v: a + jnp.where(active, v, 0).astype(a.dtype), m["info"], info)
+        stats = tree_where(active, problem.stats_update(m["stats"], loss_t), m["stats"])
+        slot = slot_of(t)
+
+        def write(args):
+            ckv, cke = args
+            best = jnp.asarray(problem.best(stats), fdt)
+            ckv = ckv.at[slot].set(jnp.where(active, loss_acc[0] - best, jnp.nan))
+            cke = cke.at[slot].set(jnp.where(active, exp_acc[0] - best, jnp.nan))
+            return ckv, cke
+
+        # `slot` depends only on the scan index, never on a vmapped value, so
+        # this cond stays a real branch under vmap: the O(d) comparator is
+        # evaluated at the K checkpoints only.
+        ckv, cke = jax.lax.cond(slot < K, write, lambda a: a, (m["ck"], m["ck_exp"]))
+        m = dict(m, loss=loss_acc, exp=exp_acc, info=info_acc, stats=stats, ck=ckv, ck_exp=cke)
+        return (ls, m), None
+
+    b = max(1, int(learner.block_size))
+    if learner.end_block is None:
+        # the round index is carried, not scanned over: an arange(T_max) input
+        # would make memory grow with T_max
+        def counted(carry, _):
+            c, t = carry
+            c, _ = round_body(c, t)
+            return (c, t + 1), None
+
+        ((ls, m), _), _ = jax.lax.scan(counted, ((ls, m0), jnp.int32(0)), None, length=T_max)
+    else:
+        n_blocks = -(-T_max // b)
+        inner_T = n_blocks * b
+
+        def block_body(carry, _):
+            (ls, m), j = carry
+
+            ts = j * b + jnp.arange(b, dtype=jnp.int32)
+            if inner_T > T_max:
+                (ls2, m2), _ = jax.lax.scan(
+                    lambda c, t: jax.lax.cond(t < T_max, lambda cc: round_body(cc, t), lambda cc: (cc, None), c),
+                    (ls, m), ts)
+            else:
+                (ls2, m2), _ = jax.lax.scan(round_body, (ls, m), ts)
+            ls_b, binfo = learner.end_block(jax.random.fold_in(k_block, j), ls2, params)
+            active_b = (j + 1) * b < T
+            binfo_acc = jax.tree_util.tree_map(
+                lambda a, v: a + jnp.where(active_b, v, 0).astype(a.dtype), m2["binfo"], binfo)
+            return ((ls_b, dict(m2, binfo=binfo_acc)), j + 1), None
+
+        ((ls, m), _), _ = jax.lax.scan(block_body, ((ls, m0), jnp.int32(0)), None, length=n_blocks)
+
+    best = jnp.asarray(problem.best(m["stats"]), fdt)
+    out = {
+        "T": T,
+        "loss": m["loss"][0],
+        "best_loss": best,
+        "regret": m["loss"][0] - best,
+        "regret_ckpt": m["ck"][:K],
+    }
+    if has_exp:
+        out["expected_loss"] = m["exp"][0]
+        out["expected_regret"] = m["exp"][0] - best
+        out["expected_regret_ckpt"] = m["ck_exp"][:K]
+    for name, v in list(m["info"].items()) + list(m["binfo"].items()):
+        if name == "expected_loss":
+            continue
+        out["switches" if name == "switched" else name] = v
+    if flag_actions:
+        out["invalid_action_round"] = m["bad"][0] if n_act is not None else jnp.int32(-1)
+        out["invalid_action"] = (m["bad"][1] if n_act is not None else jnp.int32(0)).astype(jnp.int32)
+    return out
 
 
 # --------------------------------------------------------------------------- helpers
@@ -94,13 +532,10 @@ def seed_keys(seed: int, seeds: Any) -> jax.Array:
 
     A seed index always gets the same key, however seeds are chunked, and
     every learner run at that index faces the same adversary sequence.
-    ``seed`` is an integer in ``[0, 2**32)`` (keys are 32-bit: a larger,
-    negative or fractional seed would alias another one and is refused).
-    ``seeds`` is a positive int ``n`` (indices ``range(n)``) or a non-empty
-    1-D array of seed indices in ``[0, 2**32)``.
 
     Args:
-        seed: base seed, an integer in ``[0, 2**32)``.
+        seed: base seed, an integer in ``[0, 2**32)`` (keys are 32-bit: a larger, negative or fractional seed
+            would alias another one and is refused).
         seeds: a positive int ``n`` (indices ``range(n)``) or a non-empty 1-D array of seed indices in ``[0, 2**32)``.
 
     Returns:
@@ -237,16 +672,6 @@ def rollout(
 # --------------------------------------------------------------------------- compiled engines
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled(learner: Learner, adversary: Adversary, problem: Problem, T_max: int, ckpts: tuple, grid: bool):
-    """``jit(vmap(rollout))`` over seeds (and grid points): no tiles, no sharding (benchmark helper)."""
-    one = functools.partial(_rollout_impl, learner, adversary, problem, T_max, ckpts)
-    f = jax.vmap(one, in_axes=(None, None, 0, None))  # over seeds
-    if grid:
-        f = jax.vmap(f, in_axes=(0, 0, 0, 0))  # over grid points
-    return jax.jit(f)
-
-
 def _shard(local, mesh: Optional[Mesh], n_replicated: int):
     """``jit(local)``; with a mesh, ``local`` runs per device on its slice of the last argument."""
     if mesh is None:
@@ -289,12 +714,6 @@ def _check_keys(keys, grid: bool):
     if keys.size == 0:
         raise ValueError(f"keys must hold at least one seed, got shape {keys.shape}; make them with "
                          f"seed_keys(seed, n) with n >= 1")
-
-
-def _check_tile(tile):
-    if tile is None:
-        return None
-    return check_positive_int("tile", tile)
 
 
 def simulate(
@@ -358,7 +777,7 @@ def simulate(
     """
     _check_engine_objects(learner, adversary, problem)
     _check_keys(keys, grid)
-    tile = _check_tile(tile)
+    tile = None if tile is None else check_positive_int("tile", tile)
     T_arr = np.asarray(T)
     if grid:
         if T_arr.ndim != 1 or T_arr.shape[0] != keys.shape[0]:
@@ -451,12 +870,6 @@ def _raise_invalid_actions(rounds: np.ndarray, actions: np.ndarray, learner, adv
         f"of {pos}, outside the experts [0, {d if d is not None else 'd'}) ({n_bad} run(s) affected; their loss "
         f"and regret would be NaN). state.x must be an expert index in [0, d): fix the learner's sampler, and "
         f"check it with jaxdp.testing.check_learner")
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled_mc(fn, n_args: int):
-    """``jit(vmap(fn))`` over keys: no sharding (benchmark helper)."""
-    return jax.jit(jax.vmap(fn, in_axes=(0,) + (None,) * n_args))
 
 
 @functools.lru_cache(maxsize=256)

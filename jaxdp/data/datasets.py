@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 
 import numpy as np
 
@@ -55,13 +56,9 @@ class Dataset:
 
 def _need(pkg: str):
     try:
-        if pkg == "sklearn":
-            import sklearn.datasets as m
-        else:
-            import river.datasets as m
+        return importlib.import_module(f"{pkg}.datasets")
     except ImportError as e:  # pragma: no cover - exercised only without the extra
         raise ImportError(f"dataset loading needs {pkg}: pip install 'jaxdp[data]'") from e
-    return m
 
 
 def available_datasets() -> list[str]:

@@ -152,7 +152,7 @@ FTPL = _learner(lambda k, lg, s, p: jnp.argmax(lg + jax.random.gumbel(k, lg.shap
 def test_key_check_runs_both_learner_keys_against_the_same_losses():
     """Two learner keys of one seed face one loss sequence (the adversary's key is not salted): a random
     adversary cannot make a key-ignoring learner look randomized."""
-    from jaxdp.testing._traces import _runner
+    from jaxdp.testing import _runner
 
     for learner, same in ((FTL, True), (GOOD, False)):
         out = jax.jit(_runner(learner, ADV, PROB, 64, salts=2))(PARAMS[0], AP, seed_keys(5, 4), jnp.int32(64))
@@ -162,7 +162,7 @@ def test_key_check_runs_both_learner_keys_against_the_same_losses():
         regret = np.asarray(out["regret"]).reshape(4, 2)
         assert np.array_equal(regret[:, 0], regret[:, 1]) == same
     # were the losses salted with the learner key, check_learner would stop rather than run a vacuous [key] check
-    from jaxdp.testing._learner import _check_losses_fixed
+    from jaxdp.testing import _check_losses_fixed
 
     _check_losses_fixed({"best_loss": best.reshape(-1)}, 4, 0)
     with pytest.raises(AssertionError, match="faced different losses at grid point 0"):
