@@ -45,6 +45,8 @@ MOVED: dict[str, tuple[str, ...]] = {
     "jaxdp.audit.learned_catalogue": ("jaxdp.privacy.audit.catalogue",),
     "jaxdp.sco.inverse_sensitivity_exact": ("jaxdp.sco.inverse_sensitivity",),
     "jaxdp.sco.inverse_sensitivity_mala": ("jaxdp.sco.inverse_sensitivity",),
+    "jaxdp.compare.config": ("jaxdp.compare",),
+    "jaxdp.compare.report": ("jaxdp.compare",),
     # out of the package: benchmarks/ of the source checkout
     "jaxdp.privacy.audit.dpsniper": ("benchmarks.harness.dpsniper",),
 }

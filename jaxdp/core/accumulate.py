@@ -33,8 +33,8 @@ Two storage layouts, same arithmetic (bit-identical totals):
   ``jaxdp.oco.problems``), Hedge's leader-relative cumulative losses
   (``jaxdp.experts.hedge``) and DP-FTRL's prefix sum (``jaxdp.oco.dp_ftrl``).
 
-:func:`two_sum` is the error-free transformation (Knuth) used to move a total by a shift without
-losing its low bits.
+:func:`two_sum` and :func:`fast_two_sum` are the error-free transformations
+(Knuth; Dekker) used to move a total by a shift without losing its low bits.
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-__all__ = ["Compensated", "kahan_add", "comp_zeros", "comp_add", "comp_total", "two_sum",
+__all__ = ["Compensated", "kahan_add", "comp_zeros", "comp_add", "comp_total", "two_sum", "fast_two_sum",
            "packed_zeros", "packed_add", "packed_total", "packed_sum", "packed_comp", "pack", "unpack",
            "complex_dtype"]
 
@@ -140,6 +140,21 @@ def two_sum(a, b):
     s = a + b
     bv = s - a
     return s, (a - (s - bv)) + (b - bv)
+
+
+def fast_two_sum(a, b):
+    """Dekker's Fast2Sum: ``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly when
+    ``|a| >= |b|`` (or ``a + b`` is exact); 3 flops.
+
+    Args:
+        a: the larger summand in magnitude.
+        b: the smaller summand in magnitude (the result is exact only if ``|a| >= |b|``).
+
+    Returns:
+        ``(s, e)``: the rounded sum ``fl(a + b)`` and its rounding error ``e = b - (s - a)``.
+    """
+    s = a + b
+    return s, b - (s - a)
 
 
 # --------------------------------------------------------------------------- packed layout
