@@ -358,8 +358,6 @@ def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str =
     Returns:
         The bound (an array when the inputs are arrays).
     """
-    import numpy as np
-
     T = np.asarray(T, float)
     if setting == "general":
         return L * D * (np.sqrt(T) + np.sqrt(T * np.sqrt(d) / eps))
@@ -495,8 +493,6 @@ def ftrl_reference(grads_fn, x0, T: int, lam: float, noise=None, project=None):
     Returns:
         The ``(T+1, d)`` float64 actions.
     """
-    import numpy as np
-
     x = np.asarray(x0, np.float64)
     G = np.zeros_like(x)
     xs = [x.copy()]

@@ -58,13 +58,6 @@ __all__ = [
 ]
 
 
-def _ball_of(problem: Problem) -> tuple[int, float]:
-    info = problem_info(problem)
-    if not isinstance(info.domain, Ball):
-        raise ValueError(f"experts over a net need a Ball domain (REAL §4.1), got {info.domain!r}")
-    return info.d, info.domain.D
-
-
 @functools.lru_cache(maxsize=None)
 def oco_net(problem: Problem, m: int):
     """The net of the problem's ball: ``(points (M, d), covering_radius, M)`` (cached).
@@ -76,8 +69,10 @@ def oco_net(problem: Problem, m: int):
     Returns:
         ``(points, covering_radius, M)``.
     """
-    d, D = _ball_of(problem)
-    pts, rho, _ = ball_grid(D, d, m)
+    info = problem_info(problem)
+    if not isinstance(info.domain, Ball):
+        raise ValueError(f"experts over a net need a Ball domain (REAL §4.1), got {info.domain!r}")
+    pts, rho, _ = ball_grid(info.domain.D, info.d, m)
     return pts, rho, int(pts.shape[0])
 
 
@@ -201,9 +196,7 @@ def _check_net_d(d: int, algorithm: str) -> int:
 
 
 def _net_size(D: float, d: int, m: int) -> int:
-    c = -D + (2.0 * D / m) * (np.arange(m) + 0.5)
-    return int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1)
-                      <= D * (1 + 1e-12)))
+    return int(ball_grid(D, d, m)[0].shape[0])
 
 
 def net_regret_bound(algorithm: str, params: dict, D: float, d: int) -> tuple[float, str]:
@@ -482,27 +475,19 @@ def _without_m(plan: Plan) -> dict:
     return {k: v for k, v in plan.params.items() if k != "m"}
 
 
-def _smooth_case(d: int):
-    from .adversaries import adv_smooth_realizable, smooth_realizable_params
-    from .problems import squared_problem
-
-    return squared_problem(d, 1.0), adv_smooth_realizable(d), smooth_realizable_params(1.0, 0.0)
-
-
-def _grid_conformance(d, T, plan_fn, entry, params_fn, **other):
-    """The conformance case of a grid learner: the smooth realizable case, the planned parameters and ``other``."""
-    prob, adv, ap = _smooth_case(d)
-    plan = plan_fn(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
-    learner, p0 = entry.learner_from_plan(plan, prob)
-    return learner, adv, prob, [p0, params_fn(**dict(_without_m(plan), **other))], ap
-
-
 def _register_grid_learner(name: str, *, factory, params_type, plan_fn, params_fn, other: dict, description: str,
                            reference: str):
     """Register a grid learner configured by the planner ``name``; its conformance case adds the grid point
     ``params_fn(**plan params, **other)``."""
-    def conformance(d, T):
-        return _grid_conformance(d, T, plan_fn, entry, params_fn, **other)
+    def conformance(d, T):   # the smooth realizable case, the planned parameters and ``other``
+        from .adversaries import adv_smooth_realizable, smooth_realizable_params
+        from .problems import squared_problem
+
+        prob = squared_problem(d, 1.0)
+        plan = plan_fn(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
+        learner, p0 = entry.learner_from_plan(plan, prob)
+        return (learner, adv_smooth_realizable(d), prob, [p0, params_fn(**dict(_without_m(plan), **other))],
+                smooth_realizable_params(1.0, 0.0))
 
     entry = register_learner(
         name, factory=factory, params_type=params_type, problem="oco", private=True, planner=name,
