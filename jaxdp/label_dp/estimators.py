@@ -58,7 +58,7 @@ from ..privacy.mechanisms.randomized_response import rr_kary, rr_vector
 __all__ = [
     "LabelParams", "BinFit", "KnnFit", "METHODS", "CLS_METHODS", "REG_METHODS", "NONPRIVATE_OF",
     "bin_index", "bin_counts", "fit", "predict", "knn_predict", "fit_predict",
-    "validate_inputs",
+    "validate_inputs", "make_params",
 ]
 
 CLS_METHODS = ("local_rr_vector", "local_rr_kary", "central_exp_bins", "nonprivate_bins_cls")
