@@ -30,14 +30,10 @@ prefix sums has ``Reg_T <= lambda D^2 + T C^2/lambda + T C sqrt(d H) sigma/lambd
 (``E||b_t|| <= sqrt(d H) sigma``), minimized by
 ``lambda = sqrt(T C (C + sqrt(dH) sigma)) / D``.
 
-Other continual-counting mechanisms (``noise=``): any
-:class:`jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter` replaces the tree: the learner keeps
-``G_t`` exactly and adds the mechanism's correlated noise ``sigma (B z)_t`` (Denisov et al. 2022;
-Fichtenberger et al. 2023; McKenna et al. 2024; Dvijotham et al. 2024; Honaker 2015), and
-:func:`plan_dp_ftrl` calibrates ``sigma = 2L sens(C) / sqrt(2 rho*)`` with the factorization's
-sensitivity, so every mechanism certifies the same (eps, delta) (docs/algorithms/matrix-factorization.md).
-``noise=None`` (default) or a :class:`~jaxdp.privacy.mechanisms.matrix_factorization.BinaryTree` is the lean
-tree above, bit for bit.
+Other continual-counting mechanisms (``noise=``, :func:`dp_ftrl`): any
+:class:`jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter` replaces the tree (Denisov et al. 2022;
+Fichtenberger et al. 2023; McKenna et al. 2024; Dvijotham et al. 2024; Honaker 2015), calibrated by
+:func:`plan_dp_ftrl` to the same (eps, delta) (docs/algorithms/matrix-factorization.md).
 
 Keys per step: one (the ``d`` Gaussian noises of the node that closes, or the mechanism's draws).
 """
