@@ -15,4 +15,4 @@ from .rmw import *  # noqa: F401,F403
 from .l2p_rmw import *  # noqa: F401,F403
 
 __all__ = [n for m in ("domains", "problems", "adversaries", "dp_ftrl", "realizable", "rmw", "l2p_rmw")
-           for n in importlib.import_module(f".{m}", __name__).__all__]
+           for n in importlib.import_module(f".{m}", __name__).__all__ if n != "Domain"]  # Domain: a typing alias
