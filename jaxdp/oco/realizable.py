@@ -16,19 +16,13 @@ error ``<= T L rho``.
   ``jaxdp.experts.sparse_vector_experts`` (REAL Alg. 1; the adaptive
   Alg. 2 with ``adaptive=True``) unchanged: privacy is theirs, with the
   loss normalization above.
-* :func:`potential_oco` (REAL Alg. 5 with ``mu`` uniform on the ball, App. C
-  end): written here (REAL Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections step form, CORRECTED units). The potential
-  ``phi_eta(t) = int exp(-eta sum_{i<=t} l_i(x)) mu(dx)`` is estimated by
-  **grid quadrature**: ``log phi ~= logsumexp_j(-eta S_t(z_j)) - log M`` (the
-  mid-point rule on the cells inside the ball), and the learner samples from
-  the same discretized measure, so the algorithm is exactly REAL Alg. 5 for
-  ``mu`` uniform on the ``M`` grid points — the quadrature error is a
-  modelling error of the instance, not a privacy error. Its size against
-  the continuous uniform measure is reported by :func:`logphi_grid` (grid
-  refinement) and :func:`logphi_mc` (importance sampling with a standard
-  error); within one cell ``S_t`` varies by at most ``t L h sqrt(d)/2``, so the
-  mid-point rule's error is at most ``eta t L h sqrt(d)/2`` plus the boundary
-  cells' share of volume.
+* :func:`potential_oco` (REAL Alg. 5 with ``mu`` uniform on the ball, App. C end; Thms 6-7, CORRECTED
+  units; docs/algorithms/realizable.md#potential-corrections): the potential
+  ``phi_eta(t) = int exp(-eta sum_{i<=t} l_i(x)) mu(dx)`` by **grid quadrature**,
+  ``log phi ~= logsumexp_j(-eta S_t(z_j)) - log M``, and the learner samples from the same discretized
+  measure: exactly REAL Alg. 5 for ``mu`` uniform on the ``M`` grid points (the quadrature error is a
+  modelling error of the instance, not a privacy error; :func:`logphi_grid` and :func:`logphi_mc` measure
+  it against the continuous ball: at most ``eta t L h sqrt(d)/2`` plus the boundary cells' share).
 """
 from __future__ import annotations
 

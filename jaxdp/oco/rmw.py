@@ -53,8 +53,6 @@ RMW_BUFFER_LOSSES = ("absolute", "logistic")
 class RMWBufferStats(NamedTuple):
     """RMW statistics of the buffered losses: the first ``capacity`` rows and the number of losses seen.
 
-    Rows ``i >= count`` are zero and masked out of every sum.
-
     Attributes:
         a: the ``(capacity, d)`` feature vectors.
         b: the ``(capacity,)`` targets.
@@ -67,13 +65,12 @@ class RMWBufferStats(NamedTuple):
 
 
 class RMWParams(NamedTuple):
-    """Traced parameters of the RMW measure: inverse temperature ``beta``, regularization ``lam``,
-    and the radius of the (centred) ball domain ``radius`` (ignored when a static ``domain`` is given).
+    """Traced parameters of the RMW measure.
 
     Attributes:
         beta: the inverse temperature β.
         lam: the regularization λ.
-        radius: the radius of the centred ball domain.
+        radius: the radius of the centred ball domain (ignored when a static ``domain`` is given).
     """
 
     beta: jax.Array
