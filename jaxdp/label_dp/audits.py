@@ -113,11 +113,9 @@ def _entry(fn, broken):
     return run
 
 
-register_audit("label-rr-vector", "LABEL eq. (11) vector randomized response, K=3 (correct)", claimed_eps=EPS)(
-    _entry(audit_rr_vector, False))
-register_audit("label-rr-vector-broken", "vector RR with e^eps per coordinate (broken: true eps = 2 eps)",
-               claimed_eps=EPS, broken=True)(_entry(audit_rr_vector, True))
-register_audit("label-exp-bins", "LABEL eq. (17) exponential mechanism per bin (correct)", claimed_eps=EPS)(
-    _entry(audit_exp_bins, False))
-register_audit("label-exp-bins-broken", "per-bin exponential mechanism without the /2 (broken: 2 eps)",
-               claimed_eps=EPS, broken=True)(_entry(audit_exp_bins, True))
+for _name, _fn, _broken, _what in (
+        ("label-rr-vector", audit_rr_vector, False, "LABEL eq. (11) vector randomized response, K=3 (correct)"),
+        ("label-rr-vector-broken", audit_rr_vector, True, "vector RR with e^eps per coordinate (broken: true eps = 2 eps)"),
+        ("label-exp-bins", audit_exp_bins, False, "LABEL eq. (17) exponential mechanism per bin (correct)"),
+        ("label-exp-bins-broken", audit_exp_bins, True, "per-bin exponential mechanism without the /2 (broken: 2 eps)")):
+    register_audit(_name, _what, claimed_eps=EPS, broken=_broken)(_entry(_fn, _broken))

@@ -58,7 +58,7 @@ from ..privacy.mechanisms.randomized_response import rr_kary, rr_vector
 __all__ = [
     "LabelParams", "BinFit", "KnnFit", "METHODS", "CLS_METHODS", "REG_METHODS", "NONPRIVATE_OF",
     "bin_index", "bin_counts", "fit", "predict", "knn_predict", "fit_predict",
-    "validate_inputs",
+    "validate_inputs", "make_params",
 ]
 
 CLS_METHODS = ("local_rr_vector", "local_rr_kary", "central_exp_bins", "nonprivate_bins_cls")
@@ -78,16 +78,11 @@ NONPRIVATE_OF = {
 class LabelParams(NamedTuple):
     """Traced hyperparameters (a vmappable pytree).
 
-    eps: privacy ε (``inf`` = non-private limit; ignored by non-private methods).
-    bins: bins per axis ``M_b`` (int32; bin methods), ``G = M_b^d`` cubes of side ``1/M_b``.
-    k: neighbours (int32; kNN methods).
-    clip: label bound / clipping level ``T`` (regression; ``inf`` = no clipping for non-private).
-
     Attributes:
-        eps: privacy ε (``inf``: non-private limit).
-        bins: bins per axis (int32; bin methods).
+        eps: privacy ε (``inf``: non-private limit; ignored by non-private methods).
+        bins: bins per axis ``M_b`` (int32; bin methods), ``G = M_b^d`` cubes of side ``1/M_b``.
         k: neighbours (int32; kNN methods).
-        clip: label bound / clipping level (regression).
+        clip: label bound / clipping level ``T`` (regression; ``inf``: no clipping for non-private).
     """
 
     eps: Any = float("inf")
@@ -177,12 +172,6 @@ def bin_counts(b: jax.Array, values: jax.Array, mask: jax.Array, G: int) -> jax.
     return jax.ops.segment_sum(values * m, jnp.where(mask, b, G), num_segments=G + 1)[:G]
 
 
-def _argmax_ties(key, scores):
-    """Row-wise argmax of integer-valued scores with uniform tie-breaking (``+0.5 U``)."""
-    u = jax.random.uniform(key, scores.shape, fdt())
-    return jnp.argmax(scores + 0.5 * u, axis=-1).astype(jnp.int32), u
-
-
 # --------------------------------------------------------------------------- classification fits
 
 
@@ -196,18 +185,14 @@ def _fit_cls(method, K, G, key, X, Y, mask, prm: LabelParams) -> BinFit:
     else:
         Z = jax.nn.one_hot(Y, K, dtype=fdt())
     S = bin_counts(b, Z, mask, G)                                  # (G, K)
+    u = jax.random.uniform(k_tie, S.shape, fdt(), minval=jnp.finfo(fdt()).tiny, maxval=1.0)
+    score = S + 0.5 * u
     if method == "central_exp_bins":
         # Gumbel-max exponential mechanism with logits ε n_lj / 2 (eq. (17)); the Gumbel noise is
         # -log(-log U) of the tie-breaking uniforms, so ε = inf is the uniform-tie argmax exactly.
-        u = jax.random.uniform(k_tie, S.shape, fdt(), minval=jnp.finfo(fdt()).tiny, maxval=1.0)
-        gumbel = -jnp.log(-jnp.log(u))
-        eps = prm.eps
-        finite = jnp.isfinite(eps)
-        score = jnp.where(finite, jnp.where(finite, eps, 0.0) * S / 2 + gumbel, S + 0.5 * u)
-        c = jnp.argmax(score, axis=-1).astype(jnp.int32)
-    else:
-        u = jax.random.uniform(k_tie, S.shape, fdt(), minval=jnp.finfo(fdt()).tiny, maxval=1.0)
-        c = jnp.argmax(S + 0.5 * u, axis=-1).astype(jnp.int32)
+        finite = jnp.isfinite(prm.eps)
+        score = jnp.where(finite, jnp.where(finite, prm.eps, 0.0) * S / 2 - jnp.log(-jnp.log(u)), score)
+    c = jnp.argmax(score, axis=-1).astype(jnp.int32)
     # empty bins: every count is 0, so the jitter makes the class uniform (docs/guide/concepts.md#notation)
     return BinFit(c, jnp.asarray(prm.bins, jnp.int32))
 
@@ -434,11 +419,13 @@ def predict(fitted, x: jax.Array) -> jax.Array:
     return _predict_jit(fitted, x)
 
 
-@jax.jit
-def _predict_jit(fitted, x):
+def _predict(fitted, x):
     if isinstance(fitted, BinFit):
         return fitted.table[bin_index(x, fitted.bins)]
     return knn_predict(fitted, x)
+
+
+_predict_jit = jax.jit(_predict)
 
 
 def fit_predict(method: str, K: int, G: int, key, X, Y, mask, prm: LabelParams, grid):
@@ -456,7 +443,4 @@ def fit_predict(method: str, K: int, G: int, key, X, Y, mask, prm: LabelParams, 
     Returns:
         The predictions at ``grid``.
     """
-    f = _fit_impl(method, K, G, key, X, Y, mask, prm)
-    if isinstance(f, BinFit):
-        return f.table[bin_index(grid, f.bins)]
-    return knn_predict(f, grid)
+    return _predict(_fit_impl(method, K, G, key, X, Y, mask, prm), grid)

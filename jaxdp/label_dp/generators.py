@@ -49,12 +49,6 @@ __all__ = [
 class Generator:
     """A label-DP data distribution with exact ``eta`` (see module docstring).
 
-    Metadata: ``task`` ("classification"|"regression"), ``d``, ``K`` (classes; 0 for
-    regression), ``beta`` / ``gamma`` / ``L`` (Hölder exponent, margin exponent,
-    Hölder constant that the construction satisfies), ``label_bound`` (``T`` of
-    Assumption 2, ``inf`` if unbounded), ``p`` and ``M_p`` (Assumption 3:
-    ``sup_x E[|Y|^p | x] <= M_p``), ``hard`` (uses ``h0``), ``m0_max``.
-
     Attributes:
         name: the generator's name.
         task: ``"classification"`` or ``"regression"``.

@@ -15,7 +15,7 @@ the accountant certifies ε, and δ = 0. Bins per axis ``M_b = max(1, round(1/h)
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..privacy.accounting import ledger as LG
 from ..privacy.accounting.plan import Plan, make_plan
@@ -54,19 +54,14 @@ def _common(eps, delta, T, N, d, mode):
     return float(eps), float(delta), N, d
 
 
-# the mechanism each method runs on one label (local) or one bin (central); a label enters one of them
-class _Mech(NamedTuple):
-    kind: str       # the ledger event of one label's mechanism
-    what: str       # what it does, for the plan's text
-
-
+# the mechanism each method runs on one label (local) or one bin (central): (ledger event, what it does)
 _MECH = {
-    "local_rr_vector": _Mech("randomized_response", "vector randomized response of each label (eps in all)"),
-    "central_exp_bins": _Mech("exponential", "exponential mechanism per bin (label counts, sensitivity 1)"),
-    "local_laplace_knn": _Mech("laplace", "each label + Laplace(2T/eps)"),
-    "local_laplace_knn_clipped": _Mech("laplace", "each clipped label + Laplace(2T/eps)"),
-    "central_bins_laplace": _Mech("laplace", "each bin mean + Laplace(2T/(n_l eps))"),
-    "central_bins_laplace_clipped": _Mech("laplace", "each clipped bin mean + Laplace(2T/(n_l eps))"),
+    "local_rr_vector": ("randomized_response", "vector randomized response of each label (eps in all)"),
+    "central_exp_bins": ("exponential", "exponential mechanism per bin (label counts, sensitivity 1)"),
+    "local_laplace_knn": ("laplace", "each label + Laplace(2T/eps)"),
+    "local_laplace_knn_clipped": ("laplace", "each clipped label + Laplace(2T/eps)"),
+    "central_bins_laplace": ("laplace", "each bin mean + Laplace(2T/(n_l eps))"),
+    "central_bins_laplace_clipped": ("laplace", "each clipped bin mean + Laplace(2T/(n_l eps))"),
 }
 
 

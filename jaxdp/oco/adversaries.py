@@ -19,12 +19,9 @@ validate host inputs.
     drawn once uniformly on the sphere (the OCO analogue of
     ``adv_alternating_batches``; worst case for batch-lazy methods, LAZY Thm 3.12; docs/algorithms/lazy.md#l2p-rmw).
 
-* :func:`adv_smooth_realizable` — ``l_t(x) = (<a_t, x> - b_t)^2 / 2`` with
-  ``a_t`` uniform on the unit sphere and ``b_t = <a_t, x*> + sigma xi_t``;
-  ``||x*|| = D/2`` in a uniform direction. ``sigma = 0``: realizable
-  (``L* = 0``), 1-smooth, ``2D``-Lipschitz on the ball of radius ``D``
-  (REAL Thm 4). :func:`adv_smooth_noisy` is the non-realizable twin
-  (same function; ``sigma > 0`` in the parameters).
+* :func:`adv_smooth_realizable` (and its non-realizable twin :func:`adv_smooth_noisy`, ``sigma > 0``) — squared
+  losses with ``a_t`` uniform on the unit sphere and ``b_t = <a_t, x*> + sigma xi_t`` (REAL Thm 4);
+  :func:`adv_nonsmooth` the same rows for the absolute and logistic losses.
 * :func:`adv_replay_oco` — replays validated user data (``load_oco_data``).
 """
 from __future__ import annotations

@@ -30,14 +30,10 @@ prefix sums has ``Reg_T <= lambda D^2 + T C^2/lambda + T C sqrt(d H) sigma/lambd
 (``E||b_t|| <= sqrt(d H) sigma``), minimized by
 ``lambda = sqrt(T C (C + sqrt(dH) sigma)) / D``.
 
-Other continual-counting mechanisms (``noise=``): any
-:class:`jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter` replaces the tree: the learner keeps
-``G_t`` exactly and adds the mechanism's correlated noise ``sigma (B z)_t`` (Denisov et al. 2022;
-Fichtenberger et al. 2023; McKenna et al. 2024; Dvijotham et al. 2024; Honaker 2015), and
-:func:`plan_dp_ftrl` calibrates ``sigma = 2L sens(C) / sqrt(2 rho*)`` with the factorization's
-sensitivity, so every mechanism certifies the same (eps, delta) (docs/algorithms/matrix-factorization.md).
-``noise=None`` (default) or a :class:`~jaxdp.privacy.mechanisms.matrix_factorization.BinaryTree` is the lean
-tree above, bit for bit.
+Other continual-counting mechanisms (``noise=``, :func:`dp_ftrl`): any
+:class:`jaxdp.privacy.mechanisms.matrix_factorization.ContinualCounter` replaces the tree (Denisov et al. 2022;
+Fichtenberger et al. 2023; McKenna et al. 2024; Dvijotham et al. 2024; Honaker 2015), calibrated by
+:func:`plan_dp_ftrl` to the same (eps, delta) (docs/algorithms/matrix-factorization.md).
 
 Keys per step: one (the ``d`` Gaussian noises of the node that closes, or the mechanism's draws).
 """
@@ -358,8 +354,6 @@ def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str =
     Returns:
         The bound (an array when the inputs are arrays).
     """
-    import numpy as np
-
     T = np.asarray(T, float)
     if setting == "general":
         return L * D * (np.sqrt(T) + np.sqrt(T * np.sqrt(d) / eps))
@@ -495,8 +489,6 @@ def ftrl_reference(grads_fn, x0, T: int, lam: float, noise=None, project=None):
     Returns:
         The ``(T+1, d)`` float64 actions.
     """
-    import numpy as np
-
     x = np.asarray(x0, np.float64)
     G = np.zeros_like(x)
     xs = [x.copy()]

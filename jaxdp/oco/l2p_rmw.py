@@ -32,13 +32,9 @@ Planner modes (LAZY Thm 3.12; docs/guide/planning.md#modes; docs/algorithms/lazy
 Every plan reports ``sampler`` exactness: only ``sampler="exact"`` (linear
 losses on the ball) matches the exact-sampling assumption of Thm 3.2.
 
-**Losses.** Lemma 3.11 holds for any convex ``L``-Lipschitz loss, so the
-planner takes ``loss`` in ``RMW_LOSSES`` with the matching ``L``: ``g_max``
-(linear), ``a_max`` (absolute ``|<a,x> - b|`` and logistic
-``log(1 + e^{-y<a,x>})``, ``|y| = 1``), ``a_max(a_max R + b_max)`` (squared).
-Only linear losses have an exact sampler; every other loss needs
-``sampler="mala"``, whose plans certify nothing (the ``exact sampler``
-condition fails), exactly as for linear losses with MALA
+**Losses.** Lemma 3.11 holds for any convex ``L``-Lipschitz loss, so the planner takes ``loss`` in
+``RMW_LOSSES`` with the matching ``L`` (``g_max``; ``a_max`` for absolute and logistic; ``a_max(a_max R +
+b_max)`` for squared); only linear losses have an exact sampler, and MALA plans certify nothing
 (docs/algorithms/lazy.md#rmw-nonsmooth).
 """
 from __future__ import annotations

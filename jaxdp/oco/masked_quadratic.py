@@ -26,7 +26,7 @@ import jax.numpy as jnp
 from ..core.types import Adversary, fdt, Problem
 from ..core.validation import check_positive, check_positive_int, check_probability
 from .domains import check_domain
-from .problems import ProblemInfo, _register
+from .problems import ProblemInfo, _problem, _register
 
 __all__ = ["MaskedLoss", "MaskedStats", "masked_quadratic_problem", "MaskedQuadraticParams",
            "masked_quadratic_params", "adv_masked_quadratic"]
@@ -99,7 +99,7 @@ def masked_quadratic_problem(d: int, radius: float = 1.0, n_iter: int = 60) -> P
         den = st.M + mu
         return jnp.where(den > 0, st.S / jnp.maximum(den, 1e-30), 0.0)
 
-    def best_action(st):
+    def solve(st):
         x0 = _x(st, 0.0)
         hi0 = jnp.linalg.norm(st.S) / R + 1.0
 
@@ -110,14 +110,10 @@ def masked_quadratic_problem(d: int, radius: float = 1.0, n_iter: int = 60) -> P
             return jnp.where(inside, lo, mid), jnp.where(inside, mid, hi)
 
         _, hi = jax.lax.fori_loop(0, n_iter, body, (jnp.zeros((), x0.dtype), hi0))
-        return jnp.where(jnp.linalg.norm(x0) <= R, x0, _x(st, hi))
+        x = jnp.where(jnp.linalg.norm(x0) <= R, x0, _x(st, hi))
+        return x, jnp.maximum(0.5 * jnp.sum(st.M * x * x) - jnp.sum(st.S * x) + 0.5 * st.Q, 0.0)
 
-    def best(st):
-        x = best_action(st)
-        return jnp.maximum(0.5 * jnp.sum(st.M * x * x) - jnp.sum(st.S * x) + 0.5 * st.Q, 0.0)
-
-    p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update, best=best,
-                best_action=best_action)
+    p = _problem(value, grad, stats_init, stats_update, solve)
     return _register(p, ProblemInfo("masked_quadratic", d, domain, 2.0 * R, 1.0, True, "exact",
                                     loss_bound=0.5 * (1.5 * R) ** 2 * d))
 

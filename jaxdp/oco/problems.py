@@ -18,45 +18,25 @@ hinge          ``(a, y)``; ``max(0, 1 - y<a,x>)``     ``L = a_max``, not smooth 
 logistic       ``(a, y)``; ``log(1 + e^{-y<a,x>})``   ``L = a_max``, ``a^2/4``     buffer + net
 =============  ====================================  ===========================  ==================================
 
-``(a, b)`` losses are :class:`ABLoss` pytrees. Squared loss is non-negative
-and realizable when some ``x*`` in ``X`` has ``<a_t, x*> = b_t`` for every
-``t`` (``adv_smooth_realizable``).
+``(a, b)`` losses are :class:`ABLoss` pytrees. Squared loss is non-negative and realizable when some
+``x*`` in ``X`` has ``<a_t, x*> = b_t`` for every ``t`` (``adv_smooth_realizable``). The comparator
+statistics are compensated (Kahan) sums (``jaxdp.core.accumulate``), accurate to a few ulps at
+``T = 10^7`` in float32.
 
-The comparator statistics (``G``, ``(A, c, s)``, the net's cumulative
-losses) are compensated (Kahan) sums, ``jaxdp.core.accumulate``: accurate to
-a few ulps at ``T = 10^7`` in float32. ``G`` and ``(A, c, s)`` are stored
-packed (complex leaves: running sum and compensation; one loop per update),
-``comp_total(stats)`` gives the totals.
+**Squared comparator** (:func:`lstsq_constrained`): ``sum_t l_t(x) = (x^T A x - 2 c^T x + s)/2`` with
+``A = sum a a^T``, ``c = sum a b``, ``s = sum b^2``. On a ball the minimizer is ``x(mu) = (A + mu I)^{-1} c``
+with ``mu = 0`` if the minimum-norm unconstrained solution lies inside, else the ``mu > 0`` with
+``||x(mu)|| = R`` (the secular equation; ``A`` is PSD so there is no "hard case"): exact to floating
+point. On a box or simplex: accelerated projected gradient (FISTA), an upper bound on the minimum. The
+value is clamped at 0 (in the realizable case the float32 statistics cancel to ``O(1e-7 * s)``).
 
-**Squared comparator.** ``sum_t l_t(x) = (x^T A x - 2 c^T x + s)/2`` with
-``A = sum a a^T``, ``c = sum a b``, ``s = sum b^2``. On a ball the
-minimizer is ``x(mu) = (A + mu I)^{-1} c`` with ``mu = 0`` if the minimum-norm
-unconstrained solution lies inside, else the ``mu > 0`` with ``||x(mu)|| = R``
-(the secular equation; ``A`` is PSD so there is no "hard case"), found from
-an eigendecomposition and ``n_iter`` bisection steps: exact to floating
-point. On a box or simplex: ``n_iter`` steps of accelerated projected gradient
-(FISTA, step ``1/lambda_max(A)``) from the projected least-squares point; the
-value at the final feasible iterate is returned, an upper bound on the true
-minimum. The value is clamped at 0 (a sum of squares): in the realizable case
-the float32 statistics cancel to ``O(1e-7 * s)``.
-
-**Comparator without sufficient statistics (absolute, hinge, logistic).**
-``sum_t l_t(x)`` is not a function of a fixed number of additive statistics,
-so two fixed-size upper bounds are kept and the smaller one is reported:
-
-1. a data buffer of the first ``n_buffer`` losses: while ``t <= n_buffer``
-   the exact problem is solved by ``n_iter`` normalized projected subgradient
-   steps of length ``2 rho / sqrt(k+1)`` over the buffer, started at the best
-   net point, reporting the best feasible iterate (optimization error only,
-   ``O(G rho log(n_iter) / sqrt(n_iter))`` with ``G`` the subgradient norm of
-   the sum; about 1% in the tests);
-2. cumulative losses at a fixed net of ``M`` points of ``X`` (a regular grid,
-   projected onto ``X``, for ``d <= 2``; fixed quasi-random points otherwise):
-   ``min_j sum_t l_t(z_j) - min_x sum_t l_t(x) <= T * L * rho``, with ``rho``
-   the covering radius of the net (``net_covering_radius`` in the info).
-
-Both are values of feasible points, so the reported comparator is never
-below the true one: regret is under-estimated by at most the error above.
+**Comparator without sufficient statistics (absolute, hinge, logistic).** The smaller of two upper
+bounds (values of feasible points, so regret is never over-estimated by more than their error):
+(1) while ``t <= n_buffer``, the exact problem over a buffer of the first ``n_buffer`` losses, solved by
+``n_iter`` normalized projected subgradient steps of length ``2 rho / sqrt(k+1)`` from the best net point
+(best iterate; about 1% optimization error in the tests); (2) cumulative losses at a fixed net of
+``M`` points (:func:`net_points`): ``min_j sum_t l_t(z_j) - min_x sum_t l_t(x) <= T * L * rho``, with
+``rho`` the covering radius of the net (``net_covering_radius`` in the info).
 """
 from __future__ import annotations
 
@@ -178,6 +158,12 @@ def _register(problem: Problem, info: ProblemInfo) -> Problem:
     return problem
 
 
+def _problem(value, grad, stats_init, stats_update, solve) -> Problem:
+    """A :class:`Problem` whose comparator action and value are ``solve(stats) -> (x, value)``."""
+    return Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update,
+                   best=lambda st: solve(st)[1], best_action=lambda st: solve(st)[0])
+
+
 def _check_d_domain(d, radius, domain):
     """The checked dimension ``d`` and the domain: ``domain``, or the ball of radius ``radius``."""
     d = check_positive_int("d", d)
@@ -216,14 +202,10 @@ def linear_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = No
     def stats_init(g):
         return packed_zeros(jnp.zeros(jnp.shape(g)), fdt())
 
-    def best(G):
-        return domain.min_linear_value(packed_total(G))
+    def solve(G):
+        return domain.minimize_linear(packed_total(G)), domain.min_linear_value(packed_total(G))
 
-    def best_action(G):
-        return domain.minimize_linear(packed_total(G))
-
-    p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=packed_add, best=best,
-                best_action=best_action)
+    p = _problem(value, grad, stats_init, packed_add, solve)
     return _register(p, ProblemInfo("linear", d, domain, float(g_max), 0.0, False, "exact",
                                     loss_bound=float(g_max) * domain.radius))
 
@@ -343,16 +325,11 @@ def squared_problem(d: int, radius: float = 1.0, *, domain: Optional[Domain] = N
         b = jnp.asarray(loss.b, fdt())
         return packed_add(cst, SquaredStats(AA=jnp.outer(a, a), Ab=a * b, bb=b * b))
 
-    def best(cst):
+    def solve(cst):
         st = packed_total(cst)
-        return lstsq_constrained(st.AA, st.Ab, st.bb, domain, n_iter)[1]
+        return lstsq_constrained(st.AA, st.Ab, st.bb, domain, n_iter)
 
-    def best_action(cst):
-        st = packed_total(cst)
-        return lstsq_constrained(st.AA, st.Ab, st.bb, domain, n_iter)[0]
-
-    p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update, best=best,
-                best_action=best_action)
+    p = _problem(value, grad, stats_init, stats_update, solve)
     L = float(a_max) * (float(a_max) * R + float(b_max))
     return _register(p, ProblemInfo("squared", d, domain, L, float(a_max) ** 2, True, "lstsq",
                                     loss_bound=0.5 * (float(a_max) * R + float(b_max)) ** 2))
@@ -472,14 +449,7 @@ def _buffer_problem(name: str, d: int, domain: Domain, lval: Callable, lgrad: Ca
         use_buf = (st.count <= n_buffer) & (bf < net_best)
         return jnp.where(use_buf, bx, net_x), jnp.where(use_buf, bf, net_best)
 
-    def best(st):
-        return best_and_action(st)[1]
-
-    def best_action(st):
-        return best_and_action(st)[0]
-
-    p = Problem(value=value, grad=grad, stats_init=stats_init, stats_update=stats_update, best=best,
-                best_action=best_action)
+    p = _problem(value, grad, stats_init, stats_update, best_and_action)
     return _register(p, ProblemInfo(name, d, domain, float(L), float(beta), nonneg, "buffer+net",
                                     loss_bound=loss_bound, net_covering_radius=float(rho), n_buffer=n_buffer))
 

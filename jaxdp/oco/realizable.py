@@ -16,19 +16,13 @@ error ``<= T L rho``.
   ``jaxdp.experts.sparse_vector_experts`` (REAL Alg. 1; the adaptive
   Alg. 2 with ``adaptive=True``) unchanged: privacy is theirs, with the
   loss normalization above.
-* :func:`potential_oco` (REAL Alg. 5 with ``mu`` uniform on the ball, App. C
-  end): written here (REAL Alg. 5, Thms 6-7; docs/algorithms/realizable.md#potential-corrections step form, CORRECTED units). The potential
-  ``phi_eta(t) = int exp(-eta sum_{i<=t} l_i(x)) mu(dx)`` is estimated by
-  **grid quadrature**: ``log phi ~= logsumexp_j(-eta S_t(z_j)) - log M`` (the
-  mid-point rule on the cells inside the ball), and the learner samples from
-  the same discretized measure, so the algorithm is exactly REAL Alg. 5 for
-  ``mu`` uniform on the ``M`` grid points — the quadrature error is a
-  modelling error of the instance, not a privacy error. Its size against
-  the continuous uniform measure is reported by :func:`logphi_grid` (grid
-  refinement) and :func:`logphi_mc` (importance sampling with a standard
-  error); within one cell ``S_t`` varies by at most ``t L h sqrt(d)/2``, so the
-  mid-point rule's error is at most ``eta t L h sqrt(d)/2`` plus the boundary
-  cells' share of volume.
+* :func:`potential_oco` (REAL Alg. 5 with ``mu`` uniform on the ball, App. C end; Thms 6-7, CORRECTED
+  units; docs/algorithms/realizable.md#potential-corrections): the potential
+  ``phi_eta(t) = int exp(-eta sum_{i<=t} l_i(x)) mu(dx)`` by **grid quadrature**,
+  ``log phi ~= logsumexp_j(-eta S_t(z_j)) - log M``, and the learner samples from the same discretized
+  measure: exactly REAL Alg. 5 for ``mu`` uniform on the ``M`` grid points (the quadrature error is a
+  modelling error of the instance, not a privacy error; :func:`logphi_grid` and :func:`logphi_mc` measure
+  it against the continuous ball: at most ``eta t L h sqrt(d)/2`` plus the boundary cells' share).
 """
 from __future__ import annotations
 
@@ -58,13 +52,6 @@ __all__ = [
 ]
 
 
-def _ball_of(problem: Problem) -> tuple[int, float]:
-    info = problem_info(problem)
-    if not isinstance(info.domain, Ball):
-        raise ValueError(f"experts over a net need a Ball domain (REAL §4.1), got {info.domain!r}")
-    return info.d, info.domain.D
-
-
 @functools.lru_cache(maxsize=None)
 def oco_net(problem: Problem, m: int):
     """The net of the problem's ball: ``(points (M, d), covering_radius, M)`` (cached).
@@ -76,8 +63,10 @@ def oco_net(problem: Problem, m: int):
     Returns:
         ``(points, covering_radius, M)``.
     """
-    d, D = _ball_of(problem)
-    pts, rho, _ = ball_grid(D, d, m)
+    info = problem_info(problem)
+    if not isinstance(info.domain, Ball):
+        raise ValueError(f"experts over a net need a Ball domain (REAL §4.1), got {info.domain!r}")
+    pts, rho, _ = ball_grid(info.domain.D, info.d, m)
     return pts, rho, int(pts.shape[0])
 
 
@@ -201,9 +190,7 @@ def _check_net_d(d: int, algorithm: str) -> int:
 
 
 def _net_size(D: float, d: int, m: int) -> int:
-    c = -D + (2.0 * D / m) * (np.arange(m) + 0.5)
-    return int(np.sum(np.linalg.norm(np.stack(np.meshgrid(*([c] * d), indexing="ij"), -1).reshape(-1, d), axis=1)
-                      <= D * (1 + 1e-12)))
+    return int(ball_grid(D, d, m)[0].shape[0])
 
 
 def net_regret_bound(algorithm: str, params: dict, D: float, d: int) -> tuple[float, str]:
@@ -482,27 +469,19 @@ def _without_m(plan: Plan) -> dict:
     return {k: v for k, v in plan.params.items() if k != "m"}
 
 
-def _smooth_case(d: int):
-    from .adversaries import adv_smooth_realizable, smooth_realizable_params
-    from .problems import squared_problem
-
-    return squared_problem(d, 1.0), adv_smooth_realizable(d), smooth_realizable_params(1.0, 0.0)
-
-
-def _grid_conformance(d, T, plan_fn, entry, params_fn, **other):
-    """The conformance case of a grid learner: the smooth realizable case, the planned parameters and ``other``."""
-    prob, adv, ap = _smooth_case(d)
-    plan = plan_fn(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
-    learner, p0 = entry.learner_from_plan(plan, prob)
-    return learner, adv, prob, [p0, params_fn(**dict(_without_m(plan), **other))], ap
-
-
 def _register_grid_learner(name: str, *, factory, params_type, plan_fn, params_fn, other: dict, description: str,
                            reference: str):
     """Register a grid learner configured by the planner ``name``; its conformance case adds the grid point
     ``params_fn(**plan params, **other)``."""
-    def conformance(d, T):
-        return _grid_conformance(d, T, plan_fn, entry, params_fn, **other)
+    def conformance(d, T):   # the smooth realizable case, the planned parameters and ``other``
+        from .adversaries import adv_smooth_realizable, smooth_realizable_params
+        from .problems import squared_problem
+
+        prob = squared_problem(d, 1.0)
+        plan = plan_fn(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
+        learner, p0 = entry.learner_from_plan(plan, prob)
+        return (learner, adv_smooth_realizable(d), prob, [p0, params_fn(**dict(_without_m(plan), **other))],
+                smooth_realizable_params(1.0, 0.0))
 
     entry = register_learner(
         name, factory=factory, params_type=params_type, problem="oco", private=True, planner=name,

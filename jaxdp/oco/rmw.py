@@ -1,7 +1,7 @@
 """Regularized multiplicative weights (RMW) as an L2P measure.
 
 Source: LAZY eq. (3), Lemma 3.11 (Agarwal–Kale–Singh–Thakurta 2023; Gopi–Lee–Liu 2022 Lemma 3.5) and
-Thm 3.12; docs/algorithms/primitives.md#rmw; docs/algorithms/lazy.md#l2p-rmw.
+Thm 3.12; docs/algorithms/primitives.md#rmw; docs/algorithms/lazy.md#l2p-rmw, #rmw-nonsmooth.
 
     μ_t(x) ∝ exp(-β (Σ_{i<t} ℓ_i(x) + λ ||x||²)),   x ∈ X (convex).
 
@@ -10,58 +10,21 @@ Thm 3.12; docs/algorithms/primitives.md#rmw; docs/algorithms/lazy.md#l2p-rmw.
   ``D_∞^{δ0}(μ_{t+1}, μ_t) <= η_div = 2βL²/λ + sqrt(8βL² log(2/δ0)/λ)`` (``rmw_eta_div``).
 * Regret of sampling ``x_t ~ μ_t``: ``O(λD² + L²T/λ + d log T / β)`` (``rmw_regret_bound``).
 
-Loss families with additive sufficient statistics (docs/algorithms/primitives.md#rmw):
+Loss families (``RMW_LOSSES``): ``"linear"`` (stats ``G = Σ g``; on the centred ball ``μ`` is
+``N(-G/(2λ), I/(2βλ))`` restricted to the ball, sampled exactly by ``sample_trunc_gauss_ball`` or by
+MALA) and ``"squared"`` (stats ``(Σ aaᵀ, Σ ab, Σ b²)``, an anisotropic truncated Gaussian: MALA) have
+additive sufficient statistics. ``"absolute"`` ``|<a, x> - b|`` and ``"logistic"``
+``log(1 + e^{-y<a, x>})`` do not: their statistics are a buffer (:class:`RMWBufferStats`) of the past
+rows with a static ``capacity`` (the horizon ``T_max``; a longer run makes every sample NaN), and MALA
+uses the subgradient of :func:`rmw_grad_logdensity`; its Metropolis correction keeps ``μ`` exactly
+invariant whatever the drift, so the kinks cost acceptance, never bias.
 
-* ``"linear"``: ``ℓ(x) = <g, x>``, loss = ``g`` (``jaxdp.oco.linear_problem``),
-  stats ``G = Σ g``. On the centred ball of radius ``R`` the measure is
-  ``N(-G/(2λ), I/(2βλ))`` restricted to the ball: exact sampler
-  ``sample_trunc_gauss_ball`` (``sampler="exact"``), or MALA.
-* ``"squared"``: ``ℓ(x) = (<a, x> - b)²/2``, loss = ``ABLoss(a, b)``
-  (``jaxdp.oco.squared_problem``), stats ``(Σ aaᵀ, Σ ab, Σ b²)``. Target
-  ``exp(-β(xᵀAx/2 - cᵀx + λ||x||²))`` (anisotropic truncated Gaussian): MALA
-  only.
-
-Losses without additive sufficient statistics (MALA only; docs/algorithms/lazy.md#rmw-nonsmooth):
-
-* ``"absolute"``: ``ℓ(x) = |<a, x> - b|``, loss = ``ABLoss(a, b)``
-  (``jaxdp.oco.absolute_problem``); convex, ``‖a‖``-Lipschitz, not smooth.
-* ``"logistic"``: ``ℓ(x) = log(1 + e^{-y<a, x>})``, loss = ``ABLoss(a, y)``,
-  ``y ∈ {±1}`` (``jaxdp.oco.logistic_problem``); convex, ``‖a‖``-Lipschitz,
-  ``‖a‖²/4``-smooth.
-
-  ``Σ_i ℓ_i(x)`` is not a function of a fixed number of additive statistics, so
-  the statistics are a buffer (:class:`RMWBufferStats`) of the past rows
-  ``(a_i, b_i)`` with a static ``capacity`` (the horizon ``T_max``): a round
-  appends one row (``O(d)``); rows at index ``>= count`` are masked. The
-  log-density over the ``n = count`` filled rows is
-  ``f(x) = -β(Σ_{i<n} ℓ_i(x) + λ‖x‖²)`` (:func:`rmw_logdensity`) with gradient
-  ``∇f(x) = -β(Σ_{i<n} ℓ'(<a_i, x>, b_i) a_i + 2λx)`` (:func:`rmw_grad_logdensity`),
-  ``ℓ'(m, b) = sign(m - b)`` (a subgradient; 0 at the kink) for the absolute
-  loss and ``ℓ'(m, y) = -y σ(-y m)`` for the logistic loss. MALA's Metropolis
-  correction makes ``μ`` (restricted to the domain) exactly invariant whatever
-  the drift, so the kinks cost acceptance, never bias. One fresh sample costs
-  ``O(mala_steps · capacity · d)``; L2P draws two per batch (``end_block``).
-  A run longer than ``capacity`` cannot be represented: every sample is then
-  NaN (so the simulator's loss is NaN rather than silently wrong).
-
-MALA (``sampler="mala"``): ``mala_steps`` steps (static) from the mode of the
-unconstrained Gaussian projected on the domain, step size from
-``jaxdp.samplers.mala_schedule``'s rule with ``M = β(λ_max(A) + 2λ)`` (traced).
-Buffered losses start from the centre (``0`` projected on the domain) and use
-``mala_schedule`` with a smoothness ``M`` computed from the buffer
-(``a_max = max_{i<n} ‖a_i‖``, traced):
-
-* logistic: ``M = β(a_max² n/4 + 2λ)`` (a bound on the Hessian of ``-f``);
-* absolute (not smooth; a heuristic): ``M = 2βλ + G²`` with
-  ``G = β a_max n`` the bound on the data term's subgradient. A target
-  ``∝ e^{-G|x|}`` has scale ``1/G``; ``h ∝ 1/G²`` keeps the drift of one step
-  (``hG``) below the noise (``√(2h)``), the Laplace analogue of the Gaussian
-  rule ``h ∝ 1/M``.
-
-Both are capped by ``D_K²/(32d)`` (``mala_schedule``). :func:`rmw_mala_sampler`
-returns the same draw together with MALA's acceptance statistics.
-MALA output is approximate: privacy statements that assume exact sampling are
-then not certified (docs/algorithms/primitives.md#samplers); record ``sampler="mala"`` with results.
+MALA (``sampler="mala"``): ``mala_steps`` steps from the projected mode of the unconstrained Gaussian
+(buffered losses: from the centre), step size by ``jaxdp.samplers.mala_schedule``'s rule with
+``M = β(λ_max(A) + 2λ)``; buffered losses: ``M = β(a_max² n/4 + 2λ)`` (logistic, a Hessian bound) or the
+heuristic ``M = 2βλ + (β a_max n)²`` (absolute: the Laplace analogue of ``h ∝ 1/M``), capped by
+``D_K²/(32d)``. MALA output is approximate: privacy statements that assume exact sampling are then not
+certified (docs/algorithms/primitives.md#samplers); record ``sampler="mala"`` with results.
 """
 from __future__ import annotations
 
@@ -90,8 +53,6 @@ RMW_BUFFER_LOSSES = ("absolute", "logistic")
 class RMWBufferStats(NamedTuple):
     """RMW statistics of the buffered losses: the first ``capacity`` rows and the number of losses seen.
 
-    Rows ``i >= count`` are zero and masked out of every sum.
-
     Attributes:
         a: the ``(capacity, d)`` feature vectors.
         b: the ``(capacity,)`` targets.
@@ -104,13 +65,12 @@ class RMWBufferStats(NamedTuple):
 
 
 class RMWParams(NamedTuple):
-    """Traced parameters of the RMW measure: inverse temperature ``beta``, regularization ``lam``,
-    and the radius of the (centred) ball domain ``radius`` (ignored when a static ``domain`` is given).
+    """Traced parameters of the RMW measure.
 
     Attributes:
         beta: the inverse temperature β.
         lam: the regularization λ.
-        radius: the radius of the centred ball domain.
+        radius: the radius of the centred ball domain (ignored when a static ``domain`` is given).
     """
 
     beta: jax.Array

@@ -23,6 +23,20 @@ from .localization import EpochParams, LocalizationParams, epoch_growth_sco, loc
 __all__ = ["epoch_estimator", "localization_estimator", "grad_inv_estimator", "run_sco", "run_sco_cpu"]
 
 
+def _x64_args(args):
+    return jax.tree_util.tree_map(lambda v: jnp.asarray(v, jnp.float64) if isinstance(v, float) else v, args)
+
+
+def _warn_refused(out):
+    if isinstance(out, dict) and "gap_ok" in out:
+        ok = np.asarray(out["gap_ok"], bool)
+        if not ok.all():
+            warnings.warn(f"{int((~ok).sum())} of {ok.size} runs refused: a phase's solver missed the gap its noise "
+                          f"is calibrated for, so the run released NaN (raise n_iter / max_solver_rounds); their "
+                          f"metrics are NaN", RuntimeWarning, stacklevel=3)
+    return out
+
+
 def run_sco(fn, keys: jax.Array, *args: Any):
     """``monte_carlo(fn, keys, *args)`` in float64 (``jax.enable_x64`` context; the global flag is untouched).
 
@@ -37,15 +51,8 @@ def run_sco(fn, keys: jax.Array, *args: Any):
         The metrics of :func:`jaxdp.core.monte_carlo`.
     """
     with jax.enable_x64():
-        args = jax.tree_util.tree_map(lambda v: jnp.asarray(v, jnp.float64) if isinstance(v, float) else v, args)
-        out = monte_carlo(fn, keys, *args)
-    if isinstance(out, dict) and "gap_ok" in out:
-        ok = np.asarray(out["gap_ok"], bool)
-        if not ok.all():
-            warnings.warn(f"{int((~ok).sum())} of {ok.size} runs refused: a phase's solver missed the gap its noise "
-                          f"is calibrated for, so the run released NaN (raise n_iter / max_solver_rounds); their "
-                          f"metrics are NaN", RuntimeWarning, stacklevel=2)
-    return out
+        out = monte_carlo(fn, keys, *_x64_args(args))
+    return _warn_refused(out)
 
 
 # XLA:CPU's YNNPACK fusion lowers the float64 reductions of the 1-D solvers (a mean over the samples inside
@@ -73,13 +80,9 @@ def run_sco_cpu(fn, keys: jax.Array, *args: Any):
     if jax.default_backend() != "cpu" or len(jax.devices()) != 1:
         return run_sco(fn, keys, *args)
     with jax.enable_x64():
-        args = jax.tree_util.tree_map(lambda v: jnp.asarray(v, jnp.float64) if isinstance(v, float) else v, args)
+        args = _x64_args(args)
         out = jax.tree_util.tree_map(np.asarray, _compiled(fn, len(args))(keys, *args))
-    if isinstance(out, dict) and "gap_ok" in out and not np.asarray(out["gap_ok"], bool).all():
-        ok = np.asarray(out["gap_ok"], bool)
-        warnings.warn(f"{int((~ok).sum())} of {ok.size} runs refused (a phase's solver missed its certified gap); "
-                      f"their metrics are NaN", RuntimeWarning, stacklevel=2)
-    return out
+    return _warn_refused(out)
 
 
 def _metrics(inst, x, info):

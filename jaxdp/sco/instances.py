@@ -200,18 +200,14 @@ def inst_kappa_linear(d: int, kappa: float, tau: float, *, a: float = 1.0, b: fl
     check_choice("dist", dist, ("fixed", "packing"))
     kappa, tau, a, b, R = float(kappa), float(tau), float(a), float(b), float(R)
     v: np.ndarray = np.where(np.arange(d) % 2 == 0, 1.0, -1.0)
-    mu: np.ndarray = np.zeros(d)
-    if dist == "fixed":
-        mu[0] = tau
-    else:
-        mu = np.asarray(tau * v / d)
+    # NumPy float64 constants: converted at call time, so x64 runs keep full precision
+    mu: np.ndarray = np.eye(d)[0] * tau if dist == "fixed" else np.asarray(tau * v / d)
     mnorm = float(np.linalg.norm(mu))
     rstar = (b * mnorm / a) ** (1.0 / (kappa - 1.0))
     if rstar > R:
         raise ValueError(f"inst_kappa_linear: the minimizer radius r*={rstar:.4g} exceeds R={R}; lower tau or b, or raise a")
     xstar = -rstar * mu / mnorm
     fstar = -(1.0 - 1.0 / kappa) * a ** (-1.0 / (kappa - 1.0)) * (b * mnorm) ** (kappa / (kappa - 1.0))
-    vj = v  # NumPy float64 constants: converted at call time, so x64 runs keep full precision
 
     def loss(x, s):
         return a / kappa * _norm(x) ** kappa + b * jnp.dot(x, s)
@@ -227,13 +223,11 @@ def inst_kappa_linear(d: int, kappa: float, tau: float, *, a: float = 1.0, b: fl
             sign = jnp.where(u < (1.0 + tau) / 2.0, 1.0, -1.0)
         else:
             j = jax.random.randint(kj, (n,), 0, d)
-            sign = jnp.where(u < (1.0 + tau * jnp.asarray(vj, u.dtype)[j]) / 2.0, 1.0, -1.0)
+            sign = jnp.where(u < (1.0 + tau * jnp.asarray(v, u.dtype)[j]) / 2.0, 1.0, -1.0)
         return jax.nn.one_hot(j, d, dtype=u.dtype) * sign[:, None]
 
-    mu_j = mu
-
     def population_value(x):
-        return a / kappa * _norm(x) ** kappa + b * jnp.dot(x, jnp.asarray(mu_j, x.dtype))
+        return a / kappa * _norm(x) ** kappa + b * jnp.dot(x, jnp.asarray(mu, x.dtype))
 
     def excess(x):
         return jnp.maximum(population_value(x) - fstar, 0.0)
@@ -362,7 +356,6 @@ def inst_kappa_regression(d: int, kappa: float, *, R: float = 1.0) -> SCOInstanc
     kappa, R = float(kappa), float(R)
     c = regression_constant(d, kappa)
     x0 = np.full(d, 0.25 * R / math.sqrt(d))
-    x0j = x0
 
     def resid(x, s):
         return s[d] - jnp.dot(s[:d], x)
@@ -377,17 +370,17 @@ def inst_kappa_regression(d: int, kappa: float, *, R: float = 1.0) -> SCOInstanc
     def sample(key, n):
         z = jax.random.normal(key, (n, d))
         a_ = z / _norm(z)[:, None]
-        return jnp.concatenate([a_, (a_ @ jnp.asarray(x0j, a_.dtype))[:, None]], axis=1)
+        return jnp.concatenate([a_, (a_ @ jnp.asarray(x0, a_.dtype))[:, None]], axis=1)
 
     def population_value(x):
-        return c * _norm(x - jnp.asarray(x0j, x.dtype)) ** kappa
+        return c * _norm(x - jnp.asarray(x0, x.dtype)) ** kappa
 
     return SCOInstance(
         name="inst_kappa_regression", d=d, m=d + 1, R=R, L=kappa * (1.5 * R) ** (kappa - 1.0), lam=kappa * c,
         kappa=kappa, smooth=kappa * (kappa - 1.0) * (1.5 * R) ** (kappa - 2.0) if kappa >= 2 else math.inf,
         loss=loss, grad=grad, grad_lr=(lambda x, s: (grad(x, s), grad(x, s))) if d == 1 else None, sample=sample,
         population_value=population_value, excess=population_value, xstar=tuple(float(t) for t in x0), fstar=0.0,
-        empirical_minimizer=lambda data: jnp.broadcast_to(jnp.asarray(x0j, data.dtype), (d,)), info=(("c", c),))
+        empirical_minimizer=lambda data: jnp.broadcast_to(jnp.asarray(x0, data.dtype), (d,)), info=(("c", c),))
 
 
 # --------------------------------------------------------------------------- (d) atom at the minimizer
@@ -478,7 +471,6 @@ def inst_sign_cube(d: int, tau: float = 0.2, *, D: float = 1.0) -> SCOInstance:
     tau, D = float(tau), float(D)
     mu = np.full(d, tau / math.sqrt(d))
     mnorm = float(np.linalg.norm(mu))
-    muj = mu
 
     def loss(x, s):
         return -jnp.dot(x, s)
@@ -491,7 +483,7 @@ def inst_sign_cube(d: int, tau: float = 0.2, *, D: float = 1.0) -> SCOInstance:
         return jnp.where(u < (1.0 + tau) / 2.0, 1.0, -1.0) / math.sqrt(d)
 
     def population_value(x):
-        return -jnp.dot(x, jnp.asarray(muj, x.dtype))
+        return -jnp.dot(x, jnp.asarray(mu, x.dtype))
 
     def excess(x):
         return D * mnorm + population_value(x)

@@ -1,14 +1,6 @@
-"""The ρ-smooth gradient inverse-sensitivity mechanism of GROWTH Theorem 1, with its three samplers, and the
-growth reduction of GROWTH Proposition 3.
-
-One mechanism, one entry point: :func:`grad_inverse_sensitivity` with ``sampler`` one of
-
-* ``"grid"`` (default): an exact draw of the grid density, ``d <= 2`` (section 1 below);
-* ``"exact"``: an exact draw of the continuous density (or of the grid's, same law), ``d = 1`` (section 2);
-* ``"mala"``: MALA on the ball, any ``d``, approximate and not certified (section 3).
-
-**1. On a grid.** Inverse-sensitivity mechanisms on a grid (GROWTH §2–3, Theorem 1; docs/algorithms/growth.md#inverse-sensitivity) and the
-growth reduction of GROWTH Proposition 3 (docs/algorithms/growth.md#growth-reduction).
+"""The ρ-smooth gradient inverse-sensitivity mechanism of GROWTH Theorem 1 and the growth reduction of
+GROWTH Proposition 3 (Asi, Levy, Duchi, *Adapting to function difficulty and growth conditions in private
+optimization*, NeurIPS 2021, §2–3; docs/algorithms/growth.md#inverse-sensitivity, #growth-reduction).
 
 **Inverse sensitivity** (RECONSTRUCTED, Asi–Duchi definition): for ``h(S) = argmin_X f_S``,
 ``len_h(S; x) = inf {d_Ham(S, S') : h(S') = x}`` and ``π(x) ∝ exp(-ε len_h(S; x)/2)``; ε-DP because
@@ -24,101 +16,47 @@ of sensitivity-1 functions — and the mechanism is ε-DP). Theorem 1: if ``f_S`
 ``κ >= κ_low > 1`` and ``x*`` is interior, w.p. ``1 - β``
 ``f_S(x̂) - f_S* <= Lρ + (κ/λ)^{1/(κ-1)} (4L (d log(D/ρ) + log(1/β)) / (nε))^{κ/(κ-1)}`` (RECONSTRUCTED).
 
-**Implementation (PROPOSED; d ∈ {1, 2})**: a data-independent regular grid of ``M`` cells per axis
+One entry point, :func:`grad_inverse_sensitivity`, with ``sampler`` one of:
+
+**"grid"** (default; PROPOSED, ``d ∈ {1, 2}``): a data-independent regular grid of ``M`` cells per axis
 on ``[-R, R]^d`` (cells whose centre lies outside ``X`` are masked), ``g_m = dist(0, ∂f_S(x_m))``
 (1-D: the infimum over the cell, exact from one-sided derivatives at the cell edges, so kinks inside
-a cell are found; 2-D: norm of the averaged minimum-norm subgradients at the centre), ``G_m`` = minimum of ``g`` over the cells within ``w = floor(ρ/h)`` cells (sliding
-window in 1-D, disk of offsets in 2-D), logits ``-ε n G_m/(4L)``, one categorical draw (inverse CDF,
-one uniform) and a uniform jitter inside the cell. Restricting the density to a fixed grid keeps
-ε-DP exactly. Any ``d`` (approximate sampling, not certified): :func:`jaxdp.sco.grad_inverse_sensitivity_mala`.
+a cell are found; 2-D: norm of the averaged minimum-norm subgradients at the centre), ``G_m`` = minimum
+of ``g`` over the cells within ``w = floor(ρ/h)`` cells (sliding window in 1-D, disk of offsets in 2-D),
+logits ``-ε n G_m/(4L)``, one categorical draw and a uniform jitter inside the cell. Restricting the
+density to a fixed grid keeps ε-DP exactly; its output is no closer to the minimizer than the cell
+resolution (ERM excess ``>= h²/3`` for the 1-D ``κ = 2`` regression with ``x*`` on a cell edge).
 
-**2. Exact 1-D sampling.** Exact 1-D sampling of the ρ-smooth gradient inverse-sensitivity mechanism, continuous or on a grid.
-
-GROWTH (Asi, Levy, Duchi, *Adapting to function difficulty and growth conditions in private
-optimization*, NeurIPS 2021), §3 and Theorem 1; docs/algorithms/growth.md#inverse-sensitivity. The
-mechanism releases ``x ∈ X = [-R, R]`` with density
-
-    π(x) ∝ exp(-(ε/2) len^ρ_gr(S; x)),   len^ρ_gr(S; x) = (n/2L) G(x),   G(x) = inf_{y ∈ X, |y - x| <= ρ} g(y),
-
-``g(y) = dist(0, ∂f_S(y))``. :func:`jaxdp.sco.grad_inverse_sensitivity` samples a *grid* version of it
-(``M`` cells, each with the infimum of ``g`` over the cell and its ``w = ⌊ρ/h⌋`` neighbours), at the cost
-of ``O(M n)`` per draw, and its output can be no closer to the minimizer than the cell resolution: with
-``h = 2R/M`` and ``x*`` on a cell edge the ERM excess of the 1-D ``κ = 2`` regression
-(``f_S(x) - f_S* = |x - x*|²``) cannot fall below ``h²/3``. This module samples either density **exactly** with ``O(n log(1/resolution))`` work.
-
-**Why it is exact.** In 1-D ``f_S`` is convex, so its one-sided derivatives ``f'_-, f'_+`` are
-nondecreasing and, for any interval ``[a, b]``,
+**"exact"** (``d = 1``): an exact draw of the continuous density (or of the grid's, same law) with
+``O(n log(1/resolution))`` work. ``f_S`` is convex, so ``f'_-, f'_+`` are nondecreasing and, for any
+``[a, b]``,
 
     inf_{y ∈ [a, b]} g(y) = max(0, f'_-(a), -f'_+(b))                                    (1)
 
-(if ``f'_-(a) > 0`` every subgradient on ``[a, b]`` is ``>= f'_-(a)``, symmetrically for ``f'_+(b) < 0``,
-and otherwise ``0 ∈ ∂f_S(y)`` for some ``y ∈ [a, b]``). Hence ``G(x)`` is (1) on ``[x - ρ, x + ρ] ∩ X``
-(two data passes), and ``inf_{x ∈ [a, b]} G(x)`` is (1) on ``[a - ρ, b + ρ] ∩ X``. For any partition of
-``X`` into segments ``[a_j, b_j]`` the step function ``exp(-c ℓ_j)``, ``c = εn/(4L)``,
-``ℓ_j = inf_{[a_j, b_j]} G``, is therefore a majorant of the unnormalized density. Sampling a segment
-with probability ``∝ (b_j - a_j) exp(-c ℓ_j)``, a point ``x`` uniformly inside it, and accepting with
-probability ``exp(-c (G(x) - ℓ_j))`` is rejection sampling from that majorant: the accepted ``x`` has
-density exactly ``π`` (the partition may depend on the data; it does not depend on the proposals).
-The grid version is the same with segments made of whole cells and a cell's level
-``ℓ_i = inf`` of ``g`` over ``[e_i - w h, e_{i+1} + w h] ∩ X`` (the grid mechanism's smoothed length,
-``_smooth_min`` of the cell infima): a cell is proposed uniformly among the segment's cells, accepted
-with probability ``exp(-c (ℓ_i - ℓ_j))``, and the output is uniform in the accepted cell — exactly the
-distribution of :func:`jaxdp.sco.grad_inverse_sensitivity` with the same ``M`` and ``ρ``.
+(:func:`window_inf`). Hence ``G(x) = inf_{|y - x| <= ρ} g(y)`` is (1) on ``[x - ρ, x + ρ] ∩ X`` and
+``inf_{[a, b]} G`` is (1) on ``[a - ρ, b + ρ] ∩ X``: for any partition of ``X`` into segments the step
+function ``exp(-c ℓ_j)``, ``c = εn/(4L)``, ``ℓ_j = inf_{[a_j, b_j]} G``, majorizes the unnormalized
+density. Drawing a segment with probability ``∝ (b_j - a_j) exp(-c ℓ_j)``, a point uniformly inside
+it, and accepting with probability ``exp(-c (G(x) - ℓ_j))`` is rejection sampling: the accepted ``x``
+has density exactly ``π``. The grid law is the same with segments of whole cells. The partition
+(efficiency only): ``G`` is quasi-convex around a minimizer ``m`` of ``f_S`` (bisection on the sign of
+``f'_+``, 52 passes, unless ``center`` is given); from each end ``a`` of the flat window
+``[m - ρ, m + ρ]`` the points are ``a ± (distance to the domain end)·4^{-j}`` until the density is
+flat to 0.1%, the point is within 5% of the window's width of ``a``, or the float (cell) resolution is
+reached. The acceptance probability is about ``3/(4 ln 4) ≈ 0.5``; after ``max_rounds`` (default 512)
+the draw is NaN and ``info["accepted"]`` is False (probability ``< 0.7^512 < 10^-79``). Privacy is the
+mechanism's; the sampler adds no approximation. Cost: ``52 + 4J + 2·rounds`` passes (``J`` ≈ 5–25).
 
-**The partition (efficiency only).** ``g`` is quasi-convex, so ``G`` is nonincreasing left of any
-minimizer ``m`` of ``f_S`` on ``X`` and nondecreasing right of it. ``m`` is found by bisection on the
-sign of ``f'_+`` (52 passes) unless the caller passes one (``center``; the estimator passes the
-instance's closed-form ERM minimizer). ``G`` equals ``G(m)`` on the window ``[m - ρ, m + ρ]`` when ``m``
-is the unique minimizer; from each end ``a`` of that window the partition points are
-``a ± (distance to the domain end)·4^{-j}``, ``j = 1, 2, …``, until ``c·(G(point) - G(m)) <= 10⁻³`` (the
-density is flat to 0.1% inside), the point is within 5% of the window's width of ``a``, or the points
-reach the float (or cell) resolution. With geometric points every segment's
-majorant mass is at most a constant times the true mass next to it, so the acceptance probability is
-about ``3/(4 ln 4) ≈ 0.5`` or better; the loop runs until every seed of a batch has accepted (at most
-``max_rounds``, default 512, after which the draw is NaN and ``info["accepted"]`` is False: with an
-acceptance probability of 0.3 that has probability ``0.7^512 < 10^-79``).
-
-Privacy is the mechanism's (ε-DP: ``len^ρ_gr`` has sensitivity 1, the grid version is restricted to a
-data-independent grid); the sampler adds no approximation. Cost per draw: ``52 + 4·J + 2·rounds`` passes
-over the data (``J`` ≈ 5-25 partition levels), against ``2M`` for the grid sampler.
-
-**3. MALA.** MALA version of the ρ-smooth gradient inverse-sensitivity mechanism (GROWTH Theorem 1; docs/algorithms/growth.md#inverse-sensitivity).
-
-Target (the same as :func:`jaxdp.sco.grad_inverse_sensitivity`, in the continuum)::
-
-    π(x) ∝ exp(-(ε/2) len^ρ_gr(S; x)),   len^ρ_gr(S; x) = (n/2L) inf_{y ∈ X, ||y - x|| <= ρ} ||∇f_S(y)||,   x ∈ X = B_2^d(0, R)
-
-**Continuous relaxation (PROPOSED).** The grid version's score is piecewise constant (one value per
-cell: the infimum of ``dist(0, ∂f_S)`` over the cell, then a window minimum over ``w = floor(ρ/h)``
-cells). Here the score is evaluated at the point itself, so the log-density is continuous and
-(almost everywhere) differentiable, as MALA needs:
-
-* ``d = 1`` (instances with one-sided derivatives ``grad_lr``): the infimum is **exact** — ``f_S'`` is
-  monotone, so ``inf_{y ∈ [x-ρ, x+ρ] ∩ X} dist(0, ∂f_S(y)) = max(0, f'_-(x-ρ), -f'_+(x+ρ))`` (endpoints
-  clipped to ``[-R, R]``). The grid version converges to this density as ``M → ∞`` (its cells make the
-  window slightly wider, by < 1 cell).
-* ``d >= 2``: the infimum over the ρ-ball is replaced by a minimum over the fixed stencil
-  ``y ∈ {P_X(x + ρ o) : o ∈ {0, ±e_1, ..., ±e_d}}`` (``2d + 1`` gradient evaluations; ``P_X`` the
-  projection onto ``X``, which keeps ``||y - x|| <= ρ``). Each term ``(n/2L)||∇f_S(y)||`` has
-  sensitivity <= 1 for a data-independent ``y``, so the stencil score is itself a sensitivity-1
-  score (an upper bound on ``len^ρ_gr``, between ``len^0_gr`` and ``len^ρ_gr``): the mechanism with
-  it would be ε-DP under exact sampling, with Theorem 1's utility argument holding at ``ρ`` replaced
-  by the stencil's coverage (exactly at ``ρ = 0``). ``∇f_S`` is the mean of the per-sample
-  minimum-norm subgradients (as in the grid version's 2-D case).
-
-**Sampler.** ``jaxdp.samplers.mala`` on the ball ``X`` (proposals outside ``X`` are rejected, so
-``π|_X`` is exactly invariant), ``n_steps`` steps from the data-independent start ``x0`` (default 0).
-Default step ``h = min((2R)²/(32 d), 1/(Λ² d^{1/3}))`` with ``Λ = ε n β_s/(4L)`` the Lipschitz
-constant of the log-density for ``β_s``-smooth losses (``β_s = inst.smooth``; nonsmooth: the first
-term only) — the scale on which the log-density changes by O(1).
-
-**What is approximate / not certified.** The output is the state of a finite chain, not an exact
-draw from ``π``: its law differs from ``π`` by the chain's distance to stationarity (no bound is
-computed). The ε-DP guarantee of Theorem 1 assumes exact sampling, so **privacy claims for this
-mechanism are not certified**; outputs record ``sampler = "mala"`` (``MALAISInfo.sampler``) so that
-results are never mistaken for the exact (grid) mechanism's. Use the grid version (``d <= 2``) where
-certification matters. ``eps`` must be finite (the ``ε = ∞`` limit is a uniform law on a set the
-chain cannot find from the log-density alone).
+**"mala"** (any ``d``; PROPOSED, approximate and **not certified**): ``jaxdp.samplers.mala`` on the
+ball ``X`` (proposals outside ``X`` are rejected) with the score evaluated at the point itself, so the
+log-density is continuous: in ``d = 1`` the exact infimum (1) on ``[x - ρ, x + ρ] ∩ X`` (the limit of
+the grid law as ``M → ∞``); in ``d >= 2`` the minimum of ``||∇f_S(y)||`` over the stencil
+``y ∈ {P_X(x + ρ o) : o ∈ {0, ±e_1, ..., ±e_d}}``, itself a sensitivity-1 score between ``len^0_gr``
+and ``len^ρ_gr`` (``∇f_S`` the mean of the per-sample minimum-norm subgradients). Default step
+``h = min((2R)²/(32 d), 1/(Λ² d^{1/3}))``, ``Λ = ε n β_s/(4L)`` (``β_s = inst.smooth``; nonsmooth:
+the first term), ``n_steps`` steps from the data-independent ``x0`` (default 0). The output is the
+state of a finite chain, so the ε-DP guarantee (which assumes exact sampling) is not certified:
+outputs record ``sampler = "mala"``. ``eps`` must be finite.
 """
 from __future__ import annotations
 
@@ -195,17 +133,14 @@ def subgrad_dist(inst: SCOInstance, data, xs, reg_grad=None, half_width=None):
         hw = 0.0 if half_width is None else half_width
 
         def derivs(x):
-            gl, gr = jax.vmap(lambda s: inst.grad_lr(x, s))(data)
-            gl, gr = jnp.mean(gl[:, 0]), jnp.mean(gr[:, 0])
+            gl, gr = _derivs(inst, data, x)
             if reg_grad is not None:
                 r = reg_grad(x)[0]
                 gl, gr = gl + r, gr + r
             return gl, gr
 
         def one(x):
-            gl_lo, _ = derivs(x - hw)      # ∂f at the left edge is [f'_-, f'_+]; the closed cell includes it
-            _, gr_hi = derivs(x + hw)
-            return jnp.maximum(jnp.maximum(gl_lo, -gr_hi), 0.0)
+            return _level(derivs(x - hw)[0], derivs(x + hw)[1])   # the closed cell includes its edges
     else:
         def one(x):
             g = jnp.mean(jax.vmap(lambda s: inst.grad(x, s))(data), axis=0)
@@ -213,6 +148,37 @@ def subgrad_dist(inst: SCOInstance, data, xs, reg_grad=None, half_width=None):
                 g = g + reg_grad(x)
             return jnp.sqrt(jnp.sum(g * g))
     return jax.lax.map(one, xs, batch_size=64)
+
+
+def _derivs(inst: SCOInstance, data, x):
+    """``(f'_-(x), f'_+(x))`` of ``f_S`` at the scalar ``x`` (one pass over the data)."""
+    gl, gr = jax.vmap(lambda s: inst.grad_lr(  # type: ignore[misc]  # instances with one-sided derivatives only
+        jnp.reshape(x, (1,)), s))(data)
+    return jnp.mean(gl[:, 0]), jnp.mean(gr[:, 0])
+
+
+def _level(dl_a, dr_b):
+    """(1) of the module docstring: ``max(0, f'_-(a), -f'_+(b))``."""
+    return jnp.maximum(jnp.maximum(dl_a, -dr_b), 0.0)
+
+
+def _check_rho(rho) -> float:
+    if not (isinstance(rho, (int, float)) and not isinstance(rho, bool) and math.isfinite(rho) and rho >= 0):
+        raise ValueError(f"rho must be a finite number >= 0, got {rho!r}")
+    return float(rho)
+
+
+def _inside(xs, dom_c, dom_r):
+    """The cells whose centre lies in every ball ``(dom_c[i], dom_r[i])``."""
+    return jnp.all(jnp.sum((xs[:, None, :] - dom_c[None]) ** 2, axis=-1) <= dom_r[None] ** 2 * (1 + 1e-12), axis=1)
+
+
+def _draw_cell(key, xs, h, logits):
+    """One categorical draw of a cell and a uniform jitter of width ``h`` inside it: ``(x, cell)``."""
+    kc, ku = jax.random.split(key)
+    cell = sample_categorical(kc, logits)
+    u = jax.random.uniform(ku, (xs.shape[1],), dtype=xs.dtype)
+    return xs[cell] + (u - 0.5) * h, cell
 
 
 def _disk_offsets(w: int) -> np.ndarray:
@@ -239,27 +205,23 @@ def _smooth_min(g, d: int, M: int, w: int):
     return out.ravel()
 
 
-def _grid_sample(key, inst, data, eps, M, w, lo, hi, dom_c, dom_r, L_eff, reg_grad=None, exact_len=False):
+def _grid_sample(key, inst, data, eps, M, w, exact_len=False):
+    """The grid mechanism on ``[-R, R]^d`` (``exact_len``: the inverse sensitivity, a Hamming distance)."""
     d = inst.d
-    xs, h = grid_points(d, M, lo, hi)
-    inside = jnp.all(jnp.sum((xs[:, None, :] - dom_c[None]) ** 2, axis=-1) <= dom_r[None] ** 2 * (1 + 1e-12), axis=1)
-    g = subgrad_dist(inst, data, xs, reg_grad, half_width=h / 2)
-    g = jnp.where(inside, g, jnp.inf)
-    n = data.shape[0]
+    dt = jnp.result_type(float)
+    data, eps = jnp.asarray(data, dt), jnp.asarray(eps, dt)
+    xs, h = grid_points(d, M, -inst.R, inst.R)
+    inside = _inside(xs, jnp.zeros((1, d), dt), jnp.full((1,), inst.R, dt))
+    g = jnp.where(inside, subgrad_dist(inst, data, xs, half_width=h / 2), jnp.inf)
+    length = data.shape[0] * _smooth_min(g, d, M, w) / (2.0 * inst.L)  # len^ρ_gr
     if exact_len:
-        length = jnp.ceil(n * g / (2.0 * L_eff) - 1e-9)       # inverse sensitivity (a Hamming distance)
-        logits = -eps * length / 2.0
-    else:
-        length = n * _smooth_min(g, d, M, w) / (2.0 * L_eff)  # len^ρ_gr
-        logits = -eps * length / 2.0
+        length = jnp.ceil(length - 1e-9)
+    logits = -eps * length / 2.0
     length = jnp.where(inside, length, jnp.inf)
     # ε = inf (non-private limit): uniform over the cells of minimal length (where the logits would be 0·inf)
     logits = jnp.where(jnp.isfinite(eps), jnp.where(inside, logits, -jnp.inf),
                        jnp.where(length <= jnp.min(length), 0.0, -jnp.inf))
-    kc, ku = jax.random.split(key)
-    cell = sample_categorical(kc, logits)
-    u = jax.random.uniform(ku, (d,), dtype=xs.dtype)
-    x = xs[cell] + (u - 0.5) * h
+    x, cell = _draw_cell(key, xs, h, logits)
     return x, GridInfo(logits=logits, cell=cell, centers=xs)
 
 
@@ -312,14 +274,8 @@ def grad_inverse_sensitivity(key: jax.Array, inst: SCOInstance, data, eps, *, rh
     M = 1024 if M is None else M
     _check_grid(inst, M, eps)
     check_sco_data(inst, data, jnp.zeros(inst.d))
-    if not (isinstance(rho, (int, float)) and rho >= 0 and math.isfinite(rho)):
-        raise ValueError(f"rho must be a finite number >= 0, got {rho!r}")
-    h = 2.0 * inst.R / M
-    w = int(math.floor(rho / h + 1e-9))
-    dt = jnp.result_type(float)
-    dom_c, dom_r = jnp.zeros((1, inst.d), dt), jnp.full((1,), inst.R, dt)
-    return _grid_sample(key, inst, jnp.asarray(data, dt), jnp.asarray(eps, dt), M, w, -inst.R, inst.R,
-                        dom_c, dom_r, inst.L)
+    w = int(math.floor(_check_rho(rho) / (2.0 * inst.R / M) + 1e-9))
+    return _grid_sample(key, inst, data, eps, M, w)
 
 
 def inverse_sensitivity(key: jax.Array, inst: SCOInstance, data, eps, *, M: int = 1024):
@@ -344,10 +300,7 @@ def inverse_sensitivity(key: jax.Array, inst: SCOInstance, data, eps, *, M: int 
     if inst.d != 1:
         raise ValueError(f"inverse_sensitivity (exact length) is implemented for d = 1, got d={inst.d}")
     check_sco_data(inst, data, jnp.zeros(1))
-    dt = jnp.result_type(float)
-    dom_c, dom_r = jnp.zeros((1, 1), dt), jnp.full((1,), inst.R, dt)
-    return _grid_sample(key, inst, jnp.asarray(data, dt), jnp.asarray(eps, dt), M, 0, -inst.R, inst.R,
-                        dom_c, dom_r, inst.L, exact_len=True)
+    return _grid_sample(key, inst, data, eps, M, 0, exact_len=True)
 
 
 def growth_reduction_erm(key: jax.Array, inst: SCOInstance, data, eps, *, kappa: float, lam0: float, k: int,
@@ -397,32 +350,20 @@ def growth_reduction_erm(key: jax.Array, inst: SCOInstance, data, eps, *, kappa:
         kj = jax.random.wrap_key_data(kj, impl=jax.random.key_impl(key))
         lam_j = lam0 * 2.0 ** (j + 1)
         r_j = jnp.minimum((L / lam_j) ** (1.0 / (kappa - 1.0)), 2 * inst.R)
-        dom_c = jnp.stack([jnp.zeros((inst.d,), dt), x_prev])
-        dom_r = jnp.stack([jnp.asarray(inst.R, dt), r_j])
+        # the grid mechanism on the box x_prev ± r_j (the grid depends only on the previous private output)
+        unit, h = grid_points(inst.d, M, -1.0, 1.0)
+        xs = x_prev[None, :] + r_j * unit
+        inside = _inside(xs, jnp.stack([jnp.zeros((inst.d,), dt), x_prev]), jnp.stack([jnp.asarray(inst.R, dt), r_j]))
         reg = lambda x: lam_j * _pow_norm_grad(x - x_prev, kappa)
-        x, _ = _grid_sample_box(kj, inst, data, eps_j, M, w, x_prev, r_j, dom_c, dom_r, 2.0 * L, reg)
+        g = jnp.where(inside, subgrad_dist(inst, data, xs, reg, half_width=r_j * h / 2), jnp.inf)
+        G = _smooth_min(g, inst.d, M, w)
+        logits = jnp.where(inside, -eps_j * data.shape[0] * G / (4.0 * 2.0 * L), -jnp.inf)
+        logits = jnp.where(jnp.isfinite(eps_j), logits, jnp.where(inside & (G <= jnp.min(G)), 0.0, -jnp.inf))
+        x, _ = _draw_cell(kj, xs, r_j * h, logits)
         return x, x
 
     x, xs = jax.lax.scan(round_, jnp.zeros((inst.d,), dt), (jnp.arange(k, dtype=dt), keys))
     return x, xs
-
-
-def _grid_sample_box(key, inst, data, eps, M, w, center, half, dom_c, dom_r, L_eff, reg_grad):
-    """Grid mechanism on the box ``center ± half`` (the grid depends only on the previous private output)."""
-    d = inst.d
-    unit, h = grid_points(d, M, -1.0, 1.0)
-    xs = center[None, :] + half * unit
-    hh = half * h
-    inside = jnp.all(jnp.sum((xs[:, None, :] - dom_c[None]) ** 2, axis=-1) <= dom_r[None] ** 2 * (1 + 1e-12), axis=1)
-    g = jnp.where(inside, subgrad_dist(inst, data, xs, reg_grad, half_width=hh / 2), jnp.inf)
-    G = _smooth_min(g, d, M, w)
-    n = data.shape[0]
-    logits = jnp.where(inside, -eps * n * G / (4.0 * L_eff), -jnp.inf)
-    logits = jnp.where(jnp.isfinite(eps), logits, jnp.where(inside & (G <= jnp.min(G)), 0.0, -jnp.inf))
-    kc, ku = jax.random.split(key)
-    cell = sample_categorical(kc, logits)
-    u = jax.random.uniform(ku, (d,), dtype=xs.dtype)
-    return xs[cell] + (u - 0.5) * hh, cell
 
 
 _BISECT = 52          # halvings of [-R, R] in the search for a minimizer (float64 resolution)
@@ -448,13 +389,6 @@ class ExactISInfo(NamedTuple):
     m: jax.Array             # the minimizer of f_S found by bisection
 
 
-def _derivs(inst: SCOInstance, data, x):
-    """``(f'_-(x), f'_+(x))`` of ``f_S`` at the scalar ``x`` (one pass over the data)."""
-    gl, gr = jax.vmap(lambda s: inst.grad_lr(  # type: ignore[misc]  # instances with one-sided derivatives only
-        jnp.reshape(x, (1,)), s))(data)
-    return jnp.mean(gl[:, 0]), jnp.mean(gr[:, 0])
-
-
 def window_inf(inst: SCOInstance, data, a, b):
     """``inf_{y ∈ [a, b] ∩ X} dist(0, ∂f_S(y))`` by (1) of the module docstring (two passes; ``a <= b``).
 
@@ -467,11 +401,7 @@ def window_inf(inst: SCOInstance, data, a, b):
         ``max(0, f'_-(a), -f'_+(b))``, a scalar.
     """
     R = inst.R
-    a = jnp.clip(a, -R, R)
-    b = jnp.clip(b, -R, R)
-    gl_a, _ = _derivs(inst, data, a)
-    _, gr_b = _derivs(inst, data, b)
-    return jnp.maximum(jnp.maximum(gl_a, -gr_b), 0.0)
+    return _level(_derivs(inst, data, jnp.clip(a, -R, R))[0], _derivs(inst, data, jnp.clip(b, -R, R))[1])
 
 
 def _sample(key, inst: SCOInstance, data, eps, r_win: float, M: int, max_rounds: int, center=None):
@@ -499,9 +429,6 @@ def _sample(key, inst: SCOInstance, data, eps, r_win: float, M: int, max_rounds:
         _, dr = _derivs(inst, data, jnp.clip(x + r_win, -R, R))
         return dl, dr
 
-    def seg_level(dl_a, dr_b):
-        return jnp.maximum(jnp.maximum(dl_a, -dr_b), 0.0)
-
     # 1. a minimizer m of f_S on X (bisection on the sign of the right derivative)
     def bis(_, lh):
         lo, hi = lh
@@ -526,7 +453,7 @@ def _sample(key, inst: SCOInstance, data, eps, r_win: float, M: int, max_rounds:
         lim = (jnp.maximum(m - r_win, -R), jnp.minimum(m + r_win, R))
         end = (jnp.asarray(-R, dt), jnp.asarray(R, dt))
         dl_m, dr_m = dlr(m)
-    g_m = seg_level(dl_m, dr_m)                       # the peak level (normalization and stopping only)
+    g_m = _level(dl_m, dr_m)                       # the peak level (normalization and stopping only)
 
     # 2. geometric partition points on each side, from the domain end towards m
     ptype = jnp.int32 if grid else dt
@@ -557,7 +484,7 @@ def _sample(key, inst: SCOInstance, data, eps, r_win: float, M: int, max_rounds:
             prev = pts[s, js - 1]
             new = (p != prev) if grid else (jnp.abs(p - prev) > 4 * jnp.finfo(dt).eps * (1.0 + jnp.abs(lim[s])))
             dl_p, dr_p = dlr(p)
-            flat = c * (seg_level(dl_p, dr_p) - g_m) <= _FLAT
+            flat = c * (_level(dl_p, dr_p) - g_m) <= _FLAT
             rec = ~done[s] & new
             pts = jnp.where(rec, pts.at[s, js].set(p), pts)
             dls = jnp.where(rec, dls.at[s, js].set(dl_p), dls)
@@ -577,8 +504,8 @@ def _sample(key, inst: SCOInstance, data, eps, r_win: float, M: int, max_rounds:
     idx = jnp.arange(1, _LEVELS + 1)
     A = jnp.concatenate([pts[0, :-1], pts[1, 1:], pts[0, j[0] - 1][None]])
     B = jnp.concatenate([pts[0, 1:], pts[1, :-1], pts[1, j[1] - 1][None]])
-    LV = jnp.concatenate([seg_level(dls[0, :-1], drs[0, 1:]), seg_level(dls[1, 1:], drs[1, :-1]),
-                          seg_level(dls[0, j[0] - 1], drs[1, j[1] - 1])[None]])
+    LV = jnp.concatenate([_level(dls[0, :-1], drs[0, 1:]), _level(dls[1, 1:], drs[1, :-1]),
+                          _level(dls[0, j[0] - 1], drs[1, j[1] - 1])[None]])
     ok = jnp.concatenate([idx < j[0], idx < j[1], jnp.ones((1,), bool)])
     W = (B - A).astype(dt) * (h if grid else 1.0)
     ok = ok & (W > 0)
@@ -599,7 +526,7 @@ def _sample(key, inst: SCOInstance, data, eps, r_win: float, M: int, max_rounds:
         else:
             x = a + u[r, 1] * (b - a)
             dl_x, dr_x = dlr(x)
-        acc = jnp.log(u[r, 2]) <= -c * (seg_level(dl_x, dr_x) - LV[seg])
+        acc = jnp.log(u[r, 2]) <= -c * (_level(dl_x, dr_x) - LV[seg])
         return r + 1, x, acc
 
     r, x, acc = jax.lax.while_loop(lambda st: (~st[2]) & (st[0] < max_rounds), rbody,
@@ -652,8 +579,7 @@ def grad_inverse_sensitivity_exact(key: jax.Array, inst: SCOInstance, data, eps,
     if not isinstance(eps, jax.core.Tracer):
         check_epsilon(eps, allow_inf=False)
     check_sco_data(inst, data, jnp.zeros(1))
-    if not (isinstance(rho, (int, float)) and rho >= 0 and math.isfinite(rho)):
-        raise ValueError(f"rho must be a finite number >= 0, got {rho!r}")
+    rho = _check_rho(rho)
     max_rounds = check_positive_int("max_rounds", max_rounds)
     dt = jnp.result_type(float)
     if M is None:
@@ -740,15 +666,8 @@ def smoothed_grad_norm(inst: SCOInstance, data, x, rho: float):
     """
     R = inst.R
     if inst.d == 1 and inst.grad_lr is not None:
-        def derivs(y):
-            gl, gr = jax.vmap(lambda s: inst.grad_lr(y, s))(data)
-            return jnp.mean(gl[:, 0]), jnp.mean(gr[:, 0])
-
-        lo = jnp.maximum(x - rho, -R)
-        hi = jnp.minimum(x + rho, R)
-        gl_lo, _ = derivs(lo)
-        _, gr_hi = derivs(hi)
-        return jnp.maximum(jnp.maximum(gl_lo, -gr_hi), 0.0)
+        # not window_inf: a proposal outside X keeps its unclipped window
+        return _level(_derivs(inst, data, jnp.maximum(x - rho, -R))[0], _derivs(inst, data, jnp.minimum(x + rho, R))[1])
 
     def gnorm(y):
         return _safe_norm(jnp.mean(jax.vmap(lambda s: inst.grad(y, s))(data), axis=0))
@@ -803,8 +722,7 @@ def _check(inst, data, eps, rho, n_steps, step_size, x0):
     if not isinstance(inst, SCOInstance):
         raise TypeError(f"inst must be an SCOInstance, got {type(inst).__name__}")
     check_epsilon(eps, allow_inf=False)
-    if not (isinstance(rho, (int, float)) and not isinstance(rho, bool) and math.isfinite(rho) and rho >= 0):
-        raise ValueError(f"rho must be a finite number >= 0, got {rho!r}")
+    rho = _check_rho(rho)
     n_steps = check_positive_int("n_steps", n_steps)
     if step_size is not None:
         check_positive("step_size", step_size)
@@ -815,7 +733,7 @@ def _check(inst, data, eps, rho, n_steps, step_size, x0):
         if not np.all(np.isfinite(xa)) or np.linalg.norm(xa) > inst.R * (1 + 1e-9):
             raise ValueError(f"x0 must be a finite point of the ball of radius R={inst.R}, got {x0!r}")
     check_sco_data(inst, data, jnp.zeros(inst.d))
-    return float(rho), n_steps
+    return rho, n_steps
 
 
 def grad_inverse_sensitivity_mala(key: jax.Array, inst: SCOInstance, data, eps, *, rho: float, n_steps: int = 300,

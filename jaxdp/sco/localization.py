@@ -16,29 +16,15 @@ Algorithm 1 (localization; Feldman–Koren–Talwar phased ERM with equal blocks
         x_i = P_X(x̂_i + ζ_i)                        # PROPOSED projection (post-processing) keeps X_{i+1} non-empty
     return x_k
 
-Why this reconstruction (GROWTH Alg. 1; docs/algorithms/growth.md#localization): the text's ``||x̂_i - x_i*|| <= sqrt(2Δ/λ_i)`` with
-``λ_i = 1/(η_i n_0)`` says ``F_i`` is λ_i-strongly convex, i.e. the quadratic term above. Then the
-exact minimizer has ℓ2-sensitivity ``2L/(λ_i b) = 2Lη_i``; the Gaussian σ ``4Lη_i sqrt(log 1/δ)/ε`` is
-the (CORRECTED) Lemma 2.3 calibration ``2Δ sqrt(log)/ε`` with ``Δ = 2Lη_i``, and the Laplace scale
-``4Lη_i√d/ε`` covers the ℓ1 sensitivity ``√d·2Lη_i`` with the factor-2 slack for inexact solves
-(gap ``<= L²η_i/(2b)`` ⇒ ``||x̂_i - x_i*|| <= Lη_i``, plus the float-resolution floor of ``accuracy_floor``;
-the solver is rerun until its gap certificate
-meets this, see ``_phases``). The radius ``2Lη_i b`` is twice the distance
-``Lη_i b`` the unconstrained minimizer can move: the constraint is for the high-probability analysis.
-
-Privacy: each block is used in one phase only; phase i is an ε-DP (resp. (ε, δ)) release given
-``x_{i-1}``; parallel composition over disjoint blocks + post-processing ⇒ ε-DP (resp. (ε, δ)-DP).
-That proof needs the solver gap of every phase (``info['gap_ok']``). The gap a run actually reaches
-depends on the data, so the noise cannot be widened to cover it; instead a run in which some phase
-misses it after ``max_solver_rounds`` *refuses*: it returns NaN (``info['certified'] = False``) and no
-uncertified value is released. Exactly what holds (docs/algorithms/growth.md#localization): let ``B`` be
-the same algorithm with the exact phase minimizer substituted wherever the solver failed (same noise);
-``B`` is (ε, δ)-DP by the argument above, and a released (non-NaN) output of the run equals ``B``'s.
-Hence for neighbours ``S, S'`` and any set ``O`` of outputs,
-``P[A(S) ∈ O] <= e^ε P[A(S') ∈ O] + δ + (1 + e^ε) γ`` with ``γ`` the largest refusal probability over
-datasets: the certificate holds with ``δ + (1 + e^ε) γ``; ``γ`` is not bounded a priori (the solver has no
-data-independent convergence guarantee), it is measured (``info['certified']``; the studies report it).
-Runs with ``ε = ∞`` (non-private) never refuse.
+Why this reconstruction, the privacy argument and the refusal (docs/algorithms/growth.md#localization):
+``λ_i = 1/(η_i n_0)`` makes ``F_i`` λ_i-strongly convex, so the exact minimizer has ℓ2-sensitivity
+``2Lη_i``; the Gaussian σ is the (CORRECTED) Lemma 2.3 calibration with ``Δ = 2Lη_i`` and the Laplace
+scale covers the ℓ1 sensitivity with a factor-2 slack for inexact solves (gap ``<= L²η_i/(2b)`` plus the
+float floor of ``accuracy_floor``; the solver is rerun until its certificate meets it, see ``_phases``).
+Each block is used in one phase: parallel composition ⇒ ε-DP (resp. (ε, δ)-DP). A run in which some
+phase misses its gap after ``max_solver_rounds`` *refuses*: it returns NaN (``info['certified'] =
+False``), and the certificate holds with ``δ + (1 + e^ε) γ``, ``γ`` the largest refusal probability over
+datasets (measured, not bounded a priori). Runs with ``ε = ∞`` (non-private) never refuse.
 
 Algorithm 2 (epochs; needs only a lower bound ``κ_low <= κ``)::
 
@@ -176,25 +162,21 @@ def check_sco_data(inst: SCOInstance, data, x0, *, min_rows: int = 1, what: str 
             raise ValueError(f"x0 must lie in X = B(0, {inst.R}), got ||x0|| = {xn}")
 
 
-def _check_noise_params(eps, delta, gauss_mult, offset, eta_name, eta):
-    check_positive(eta_name, eta)
-    check_epsilon(eps)
-    check_delta(delta)
-    check_nonneg("gauss_mult", gauss_mult)
-    check_nonneg("phase_offset", offset)
+def _check_noise_params(params, eta_name):
+    check_positive(eta_name, params[0])
+    check_epsilon(params.eps)
+    check_delta(params.delta)
+    check_nonneg("gauss_mult", params.gauss_mult)
+    check_nonneg("phase_offset", params.phase_offset)
 
 
 def accuracy_floor(inst: SCOInstance, dtype) -> float:
     """The data-independent accuracy ``8 u R √d`` (``u`` the unit roundoff of ``dtype``) added to every phase's
     required solver accuracy ``Lη_i``.
 
-    Late phases of Algorithm 2 have ``Lη_i`` far below the float resolution of the iterate (``η_i`` decays by
-    16 per phase and 2 per epoch): no solver can certify ``||x̂_i - x_i*|| <= Lη_i`` there, and the gap check
-    failed in up to 40% of a study's runs although the iterates were exact to 1e-15. With the floor the phase
-    asks for ``acc_i = Lη_i + floor`` and its noise covers the ℓ2 sensitivity ``2Lη_i + 2 acc_i`` (scale
-    ``2(2Lη_i + floor)`` where it was ``4Lη_i``; the ledger's noise multipliers are unchanged). The floor
-    changes the noise by a relative ``floor/(2Lη_i)``: at most ``1e-11`` wherever ``Lη_i >= 1e-4`` (float64,
-    ``R√d`` of order 1); it matters only in phases whose noise is far below the excess anyway.
+    Late phases of Algorithm 2 ask for ``Lη_i`` below the float resolution of the iterate, which no solver can
+    certify; with the floor a phase asks for ``acc_i = Lη_i + floor`` and its noise covers the ℓ2 sensitivity
+    ``2Lη_i + 2 acc_i`` (the ledger's noise multipliers are unchanged; docs/algorithms/growth.md#localization).
 
     Args:
         inst: the instance (:class:`SCOInstance`).
@@ -208,17 +190,8 @@ def accuracy_floor(inst: SCOInstance, dtype) -> float:
 
 def _phases(key, inst: SCOInstance, blocks, x0, dom_c, dom_r, eta, eps, delta, gauss_mult, offset, n_iter,
             max_rounds: int = 1):
-    """Algorithm 1 on ``blocks`` (``(k, b, m)``) inside the domain ``∩ B(dom_c, dom_r)``.
-
-    The solver's gap is *enforced*: after the first ``n_iter`` iterations the solver is restarted from its
-    iterate (``n_iter`` more each round, at most ``max_rounds`` rounds in all) until its gap certificate is
-    ``<= λ_i acc_i²/2`` with ``acc_i = Lη_i + floor``, the accuracy the phase's noise (sensitivity
-    ``4Lη_i + 2 floor``) is calibrated for. The 1-D bisection solver is not rerun: it always bisects the
-    whole interval, so a rerun would return the same point.
-    ``info['gap_ok']`` records that it was met; the privacy proof needs it in every phase (the callers turn a
-    miss into a refusal, :func:`_refuse`). The accuracy asked for is ``Lη_i`` plus :func:`accuracy_floor`, and
-    the noise is calibrated to it.
-    """
+    """Algorithm 1 on ``blocks`` (``(k, b, m)``) inside ``∩ B(dom_c, dom_r)``; the solver is rerun (warm, at most
+    ``max_rounds`` rounds) until its gap is ``<= λ_i acc_i²/2`` (``info['gap_ok']``; a miss refuses, :func:`_refuse`)."""
     k, b = blocks.shape[0], blocks.shape[1]
     d = inst.d
     L = inst.L
@@ -300,7 +273,7 @@ def localization_sco(key: jax.Array, inst: SCOInstance, data, x0, params: Locali
     n_iter = check_positive_int("n_iter", n_iter)
     max_solver_rounds = check_positive_int("max_solver_rounds", max_solver_rounds)
     check_sco_data(inst, data, x0, min_rows=k)
-    _check_noise_params(params.eps, params.delta, params.gauss_mult, params.phase_offset, "eta", params.eta)
+    _check_noise_params(params, "eta")
     data = jnp.asarray(data)
     dt = jnp.result_type(float)
     x0 = jnp.asarray(x0, dt)
@@ -349,7 +322,7 @@ def epoch_growth_sco(key: jax.Array, inst: SCOInstance, data, x0, params: EpochP
     n_iter = check_positive_int("n_iter", n_iter)
     max_solver_rounds = check_positive_int("max_solver_rounds", max_solver_rounds)
     check_sco_data(inst, data, x0, min_rows=n_epochs * k, what=f" (n_epochs={n_epochs} x k={k})")
-    _check_noise_params(params.eps, params.delta, params.gauss_mult, params.phase_offset, "eta0", params.eta0)
+    _check_noise_params(params, "eta0")
     data = jnp.asarray(data)
     dt = jnp.result_type(float)
     p = jax.tree_util.tree_map(lambda v: jnp.asarray(v, dt), params)

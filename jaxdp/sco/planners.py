@@ -16,13 +16,8 @@ smallest multiplier the accountant certifies for sensitivity ``4Lη_i`` (certifi
 Ledgers (docs/guide/privacy-ledger.md): Algorithms 1 and 2 use each sample in one phase only, so
 their ledger is the parallel composition of the phases' Laplace (``noise_multiplier = 1/ε``) or
 Gaussian (``gauss_mult/2``) releases; the inverse-sensitivity mechanism is one ε-DP sample;
-Proposition 3's reduction runs ``k`` of them on the same data (sequential). The phases' sensitivity
-``4Lη_i + 2·floor`` needs the solver's optimality gap ``<= (Lη_i + floor)²/(2η_i n_0)`` (``floor`` =
-:func:`jaxdp.sco.accuracy_floor`, the float resolution). ``localization_sco`` iterates the solver until its
-gap certificate meets it (at most ``max_solver_rounds`` rounds); a run in which some phase still misses it
-refuses: it releases NaN (``info['certified'] = False``). The certificate covers every released value; the
-refusal event depends on the data, so with ``γ`` the largest refusal probability over datasets the run is
-``(ε, δ + (1 + e^ε) γ)``-DP. ``γ`` has no a-priori bound (measured; docs/algorithms/growth.md#localization).
+Proposition 3's reduction runs ``k`` of them on the same data (sequential). The solver-gap condition
+and the refusal of ``localization_sco`` are stated in ``_GAP_NOTE`` (docs/algorithms/growth.md#localization).
 """
 from __future__ import annotations
 
