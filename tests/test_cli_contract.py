@@ -212,3 +212,12 @@ def test_audit_json_validates_against_the_published_schema(capsys):
     doc = json.loads(capsys.readouterr().out)
     jsonschema.validate(doc, schema)
     assert (doc["name"], doc["verdict"], doc["seed"], doc["exit_status"]) == ("dp_exp3", "consistent", 1, 0)
+
+
+def test_guide_pages_spell_registry_names_with_underscores():
+    """docs/guide/*.md name planners, audits and learners as listed (underscores); cli.md#names shows the alias once."""
+    registry.load_all()
+    hyphenated = {n.replace("_", "-") for n in [*registry.PLANNERS, *registry.AUDITS, *registry.LEARNERS] if "_" in n}
+    found = [f"{page.name}: `{h}`" for page in sorted((ROOT / "docs" / "guide").glob("*.md"))
+             for h in sorted(hyphenated) if f"`{h}`" in page.read_text()]
+    assert not found, found
