@@ -699,6 +699,9 @@ def _cmd_audit(args) -> int:
     from .. import registry
 
     if getattr(args, "suite", None):
+        if args.json:
+            raise CLIError("--json is for one audit (jaxdp audit NAME --json) or --list; --suite prints its table "
+                           "and keeps one JSON file per mechanism in --out")
         dpsniper = _harness("dpsniper", "jaxdp audit --suite dpsniper")
         out = args.out or os.path.join("jaxdp-results", "audit-dpsniper" + ("-quick" if args.quick else ""))
         check_out(out)
