@@ -6,11 +6,12 @@
     jaxdp study plot DIR
     jaxdp study verify DIR
     jaxdp plan --list | jaxdp plan NAME --eps E [--delta D] [--T T] [--d d] [--n n] [--mode M] [--set k=v ...] [--json]
-    jaxdp audit --list | jaxdp audit NAME [--quick] [--seed S] [--claim-factor F] | jaxdp audit --suite dpsniper
+    jaxdp audit --list [--json] | jaxdp audit NAME [--quick] [--seed S] [--claim-factor F] [--json]
+    jaxdp audit --suite dpsniper [--out DIR]
     jaxdp bench [--quick] [--all] [--only NAME ...] [--out FILE] [--device-report]
     jaxdp compare [MODULE:FACTORY ...] --problem P [--eps 0.1,1] [--delta D] [--T 1024,4096] [--d d] [--seeds N]
                   [--quick] [--out DIR] [--claimed-eps E[,E...]|inf] [--learners a,b] [--instances a,b]
-                  [--no-audit] [--md FILE] [--list]
+                  [--no-audit] [--md FILE] [--json] [--list]
       (exit 0: leaderboard written; 3: the audit refuted a claim of your learner, listed unranked; 2: error)
 
     jaxdp --version          (also: python -m jaxdp ...)
@@ -698,6 +699,9 @@ def _cmd_audit(args) -> int:
     from .. import registry
 
     if getattr(args, "suite", None):
+        if args.json:
+            raise CLIError("--json is for one audit (jaxdp audit NAME --json) or --list; --suite prints its table "
+                           "and keeps one JSON file per mechanism in --out")
         dpsniper = _harness("dpsniper", "jaxdp audit --suite dpsniper")
         out = args.out or os.path.join("jaxdp-results", "audit-dpsniper" + ("-quick" if args.quick else ""))
         check_out(out)
@@ -719,6 +723,10 @@ def _cmd_audit(args) -> int:
         registry.load_all()
         if not registry.AUDITS:
             print("(no audits registered)")
+        if args.json:
+            print(json.dumps([{"name": name, "description": e.description, "broken": bool(e.extra.get("broken"))}
+                              for name, e in sorted(registry.AUDITS.items())], indent=2))
+            return 0
         for name, e in sorted(registry.AUDITS.items()):
             tag = " [broken on purpose]" if e.extra.get("broken") else ""
             print(f"{name:<34} {e.description}{tag}")
@@ -731,8 +739,43 @@ def _cmd_audit(args) -> int:
         raise ValueError(f"--claim-factor must be > 0, got {args.claim_factor}")
     kw = {} if args.claim_factor == 1.0 else dict(claim_factor=args.claim_factor)
     report = entry.fn(quick=args.quick, seed=args.seed, **kw)
-    print(report)
-    return EXIT_REFUTED if getattr(report, "violation", False) else 0
+    code = EXIT_REFUTED if getattr(report, "violation", False) else 0
+    print(json.dumps(audit_json(report, args, code), indent=2) if args.json else report)
+    return code
+
+
+def audit_json(report, args, code: int) -> dict:
+    """What ``jaxdp audit NAME --json`` prints (its schema: ``docs/guide/audit.schema.json``); a non-finite number
+    is the string ``"inf"``, ``"-inf"`` or ``"nan"``.
+
+    Args:
+        report: the audit's :class:`jaxdp.privacy.audit.AuditReport`.
+        args: the command's arguments (``name``, ``quick``, ``seed``, ``claim_factor``).
+        code: the exit status (0 consistent, 3 VIOLATION).
+
+    Returns:
+        A JSON-ready dict.
+    """
+    def num(v):
+        v = float(v)
+        return v if v == v and abs(v) != float("inf") else str(v)
+
+    ev = dict(getattr(report, "evidence", None) or {})
+    ci = tuple(getattr(report, "ci", ()) or (float("nan"), float("nan")))
+    return {
+        "name": args.name, "verdict": report.verdict, "violation": bool(report.violation), "exit_status": code,
+        "claimed": {"eps": num(report.claimed_eps), "delta": num(report.claimed_delta)},
+        "eps_lower": num(report.eps_lower), "eps_interval": [num(ci[0]), num(ci[1])],
+        "confidence": num(report.confidence), "n": int(report.n), "n_events": int(report.n_events),
+        "n_pairs": int(getattr(report, "n_pairs", 1)), "pair": str(getattr(report, "pair", "")),
+        "event": None if ev.get("event") is None else str(ev["event"]),
+        "direction": None if ev.get("direction") is None else str(ev["direction"]),
+        "family": str(report.family), "delta_float": num(getattr(report, "delta_float", 0.0)),
+        "resolution": num(getattr(report, "resolution", float("nan"))),
+        "seconds": num(getattr(report, "seconds", float("nan"))),
+        "seed": int(args.seed), "quick": bool(args.quick), "claim_factor": float(args.claim_factor),
+        "notes": [str(n) for n in getattr(report, "notes", ())],
+    }
 
 
 # --------------------------------------------------------------------------- bench
@@ -793,7 +836,7 @@ def _cmd_compare(args) -> int:
         who = getattr(e, "factory", None) or ", ".join(factories)
         print(f"jaxdp: error: {who} fails the conformance checks (jaxdp.testing): {e}", file=sys.stderr)
         return 2
-    print((pathlib.Path(out) / "leaderboard.md").read_text())
+    print((pathlib.Path(out) / ("leaderboard.json" if args.json else "leaderboard.md")).read_text())
     print(f"done in {time.time() - t0:.1f}s; leaderboard: {pathlib.Path(out) / 'leaderboard.csv'}", file=sys.stderr)
     print(f"resume with: {lb.attrs['command']}", file=sys.stderr)
     if lb.attrs.get("refuted"):
@@ -870,6 +913,9 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--suite", choices=["dpsniper"],
                     help="run a whole benchmark suite (dpsniper: DP-Sniper's 20 mechanisms at eps = 0.1, "
                          "confidence 0.9) and print its table")
+    au.add_argument("--json", action="store_true",
+                    help="print the audit's result (claim, eps lower bound, verdict, best pair and event, n, seed) as "
+                         "one JSON object, or with --list the audits as a JSON list (docs/guide/audit.schema.json)")
     au.add_argument("--out", help="with --suite: the results directory, one kept result per mechanism; a rerun "
                                   "resumes, auditing only the mechanisms not done (default "
                                   "jaxdp-results/audit-dpsniper[-quick])")
@@ -922,6 +968,10 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--no-progress", action="store_true", help="no progress bar")
     cp.add_argument("--md", help="also write the Markdown leaderboard to this file")
     cp.add_argument("--list", action="store_true", help="list the benchmark instances and built-in learners")
+    cp.add_argument("--json", action="store_true",
+                    help="print the run's summary (settings, audits, one row per learner, instance and eps) as JSON "
+                         "instead of the Markdown leaderboard; it is also written to OUT/leaderboard.json "
+                         "(docs/guide/compare.schema.json)")
     return p
 
 

@@ -33,7 +33,8 @@ Steps (docs/guide/compare.md):
 5. **Leaderboard**: ``leaderboard.csv`` (learner × instance × ε: regret at the
    largest T with a 95% bootstrap CI, the fitted slope of regret in T with its CI,
    switches, the certified or claimed ε, the audit's ε lower bound and verdict, the
-   ``status`` and the rank), ``leaderboard.md`` and ``regret_vs_T.png``. A learner is
+   ``status`` and the rank), ``leaderboard.md``, ``leaderboard.json`` (the run's summary, schema
+   ``docs/guide/compare.schema.json``) and ``regret_vs_T.png``. A learner is
    ranked only when its privacy is certified by a ledger (the private built-ins) or
    claimed and not refuted by the audit (yours: status ``not-refuted``); a refuted,
    unaudited or weaker claim is listed unranked (:data:`UNRANKED`); non-private
@@ -70,7 +71,8 @@ __all__ = ["compare", "load_factory",
            "BUILTINS",  # noqa: F822  (built on first read by the module's __getattr__)
            "Builtin", "builtin_learners", "CLASS_LEARNERS", "DEFAULTS",
            "QUICK", "audit_learner", "leaderboard_markdown", "RANKED", "UNRANKED", "REFERENCE", "EXIT_OK",
-           "EXIT_ERROR", "EXIT_REFUTED", "SUPPORTED", "ALIASES", "CLASS_DEFAULTS", "canonical_problem"]
+           "EXIT_ERROR", "EXIT_REFUTED", "SUPPORTED", "ALIASES", "CLASS_DEFAULTS", "canonical_problem",
+           "leaderboard_json"]
 
 
 def __getattr__(name: str):
@@ -769,10 +771,56 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
     if md is not None:
         pathlib.Path(md).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(pathlib.Path(md), text)
-    say(f"leaderboard: {out / 'leaderboard.csv'}, {out / 'leaderboard.md'}")
     refuted = [u.name for u in users if any(a["violation"] for a in audits.get(u.name, {}).values())]
+    atomic_write(out / "leaderboard.json", json.dumps(leaderboard_json(lb, config, audits, refuted, command), indent=2))
+    say(f"leaderboard: {out / 'leaderboard.csv'}, {out / 'leaderboard.md'}, {out / 'leaderboard.json'}")
     lb.attrs.update(out=str(out), audits=audits, refuted=refuted, command=command)
     return lb
+
+
+#: the leaderboard's columns as ``leaderboard.json`` types them (its schema: ``docs/guide/compare.schema.json``)
+_JSON_COLUMNS = {"instance": str, "eps": float, "rank": int, "learner": str, "kind": str, "status": str, "ranked": bool,
+                 "T": int, "regret_mean": float, "regret_lo": float, "regret_hi": float, "slope": float,
+                 "slope_lo": float, "slope_hi": float, "switches_mean": float, "eps_certified": float,
+                 "certified": bool, "audit_eps_lower": float, "audit": str, "why": str, "n_seeds": int}
+
+
+def _json_num(v):
+    """A JSON number; NaN (not measured) is ``null``, an infinity the string ``"inf"`` / ``"-inf"``."""
+    v = float(v)
+    return None if v != v else (str(v) if math.isinf(v) else v)
+
+
+def leaderboard_json(lb, config: dict, audits: dict, refuted: list, command: str) -> dict:
+    """The run's summary, as written to ``out/leaderboard.json`` (and printed by ``jaxdp compare --json``).
+
+    Args:
+        lb: the leaderboard table (one row per learner, instance and ε).
+        config: the run's configuration (as in its manifest).
+        audits: the audit results per learner of yours and claimed ε.
+        refuted: your learners whose claim the audit refuted.
+        command: the command line that resumes the run.
+
+    Returns:
+        A JSON-ready dict with stable types (schema ``docs/guide/compare.schema.json``): NaN is ``null``, an
+        infinity the string ``"inf"``.
+    """
+    import pandas as pd
+
+    def cell(cast, v):
+        if v is None or v is pd.NA or (isinstance(v, float) and v != v and cast is not float):
+            return None
+        return _json_num(v) if cast is float else cast(v)
+
+    rows = [{k: cell(cast, r[k]) for k, cast in _JSON_COLUMNS.items()} for r in lb.to_dict("records")]
+    return {"problem": config["problem"], "benchmark_version": config["benchmark_version"],
+            "config": json.loads(json.dumps(config, default=str)), "command": command, "refuted": list(refuted),
+            "exit_status": EXIT_REFUTED if refuted else EXIT_OK,
+            "audits": {nm: [{"claimed_eps": _json_num(e), "claimed_delta": _json_num(a["claimed_delta"]),
+                             "eps_lower": _json_num(a["eps_lower"]), "violation": bool(a["violation"]),
+                             "verdict": str(a["verdict"])} for e, a in sorted(au.items())]
+                       for nm, au in audits.items()},
+            "rows": rows}
 
 
 def _run_audits(users, problem, d, eps, delta, n, config, out, say, T_a):
@@ -928,6 +976,8 @@ def _leaderboard(df, judge: _Judge, T_max):
     cert = top.groupby(by).agg(eps_certified=("eps_certified", "first"), certified=("certified", "min")).reset_index()
     lb = lb.merge(cert, on=by, how="left")
     lb["certified"] = lb["certified"].fillna(0).astype(bool)
+    if lb.loc[lb["certified"], "switches_mean"].isna().any():   # a learner that ran without reporting `switched`:
+        lb["switches_mean"] = math.nan                            # switches for every learner or for none
     lb["kind"] = [("yours" if nm in judge.users else ("private" if judge.builtins[nm].private
                                                       else "non-private reference")) for nm in lb["learner"]]
     verdicts = [judge.judge(r["learner"], r["eps"], bool(r["certified"]), float(r["eps_certified"]))
@@ -1020,11 +1070,17 @@ def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = N
     summary = _user_summary(config, audits, run)
     if summary:
         lines += summary + [""]
-    head = {0: ("| ε | rank | learner | regret (95% CI) | slope in T (95% CI) | switches | ε cert. / claimed | "
-                "audit ε ≥ |", "|---|---|---|---|---|---|---|---|"),
-            1: ("| ε | learner | why not ranked | regret (95% CI) | slope in T (95% CI) | switches | "
-                "ε claimed | audit ε ≥ |", "|---|---|---|---|---|---|---|---|"),
-            2: ("| ε | learner | regret (95% CI) | slope in T (95% CI) | switches |", "|---|---|---|---|---|")}
+    head = {0: ["ε", "rank", "learner", "regret (95% CI)", "slope in T (95% CI)", "switches", "ε cert. / claimed",
+                "audit ε ≥"],
+            1: ["ε", "learner", "why not ranked", "regret (95% CI)", "slope in T (95% CI)", "switches", "ε claimed",
+                "audit ε ≥"],
+            2: ["ε", "learner", "regret (95% CI)", "slope in T (95% CI)", "switches"]}
+    switches = bool(lb["switches_mean"].notna().any())
+    if not switches:
+        lines += ["No switches column: not every learner reports its action changes (the `switched` counter).", ""]
+
+    def row(cells: list, blk: int) -> str:
+        return "| " + " | ".join(c for c, h in zip(cells, head[blk]) if switches or h != "switches") + " |"
     title = {0: "Ranked", 1: "Not ranked", 2: "Non-private references (never ranked)"}
     for inst_name, g in lb.groupby("instance", sort=False):
         inst = get_instance(inst_name)
@@ -1034,7 +1090,7 @@ def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = N
             rows = [r for (_, r), b in zip(g.iterrows(), blocks) if b == blk]
             if not rows:
                 continue
-            lines += [f"**{title[blk]}**", "", *head[blk]]
+            lines += [f"**{title[blk]}**", "", row(head[blk], blk), row(["---"] * len(head[blk]), blk).replace(" ", "")]
             for r in rows:
                 name = f"**{r['learner']}**" if r["kind"] == "yours" else r["learner"]
                 if r["status"] == "refuted":
@@ -1048,7 +1104,7 @@ def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = N
                          1: [f"{r['eps']:g}", name, r["why"], regret, slope, _fmt(r["switches_mean"], 4),
                              _fmt(r["eps_certified"]), _fmt(r["audit_eps_lower"])],
                          2: [f"{r['eps']:g}", name, regret, slope, _fmt(r["switches_mean"], 4)]}[blk]
-                lines.append("| " + " | ".join(cells) + " |")
+                lines.append(row(cells, blk))
             lines.append("")
     return "\n".join(lines)
 
