@@ -76,8 +76,9 @@ __all__ = ["compare", "load_factory",
 
 
 def __getattr__(name: str):
-    if name == "BUILTINS":   # built when first read: the registry imports every learner's package
-        return {problem: builtin_learners(problem) for problem in SUPPORTED}
+    if name == "BUILTINS":   # built when first read (the registry imports every learner's package), then kept
+        built = globals()["BUILTINS"] = {problem: builtin_learners(problem) for problem in SUPPORTED}
+        return built
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
