@@ -60,7 +60,7 @@ import jax.numpy as jnp
 from ..core.types import Learner, fdt
 from ..core.validation import check_field, check_positive_int
 from ..privacy.mechanisms.tree import TreeState, tree_depth, tree_step
-from ._common import argmax_priority, arms_factory, laplace_sum_radius, random_priority
+from ._common import argmax_priority, arms_factory, checked_params, laplace_sum_radius, random_priority
 from .problem import bandit_learner
 
 __all__ = [
@@ -147,22 +147,14 @@ def ucb1(K: int) -> Learner:
     return bandit_learner(_ucb_init(K), step)
 
 
-class _LDPUCBParams(NamedTuple):
-    b: jax.Array      # Laplace scale added to each reward (1/eps for eps-LDP)
-
-
-class LDPUCBParams(_LDPUCBParams):
+@checked_params(b=dict(lo=0.0))
+class LDPUCBParams(NamedTuple):
     """``b >= 0``: the Laplace scale of the local randomizer (``1/ε``; ``jaxdp plan ldp-ucb``).
 
     Attributes:
         b: the Laplace scale added to each reward (``1/ε`` for ε-LDP).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, b):
-        check_field("LDPUCBParams", "b", b, lo=0.0)
-        return super().__new__(cls, b)
+    b: jax.Array      # Laplace scale added to each reward (1/eps for eps-LDP)
 
 
 @arms_factory
@@ -209,22 +201,14 @@ class DPUCBState(NamedTuple):
     prio: jax.Array        # (K,) random tie-break order
 
 
-class _DPUCBParams(NamedTuple):
-    b: jax.Array      # node Laplace scale (H/eps for eps-DP)
-
-
-class DPUCBParams(_DPUCBParams):
+@checked_params(b=dict(lo=0.0))
+class DPUCBParams(NamedTuple):
     """``b >= 0``: the Laplace scale of every tree node (``H/ε``; ``jaxdp plan dp-ucb-tree``).
 
     Attributes:
         b: the Laplace scale of a node (``H/ε`` for ε-DP).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, b):
-        check_field("DPUCBParams", "b", b, lo=0.0)
-        return super().__new__(cls, b)
+    b: jax.Array      # node Laplace scale (H/eps for eps-DP)
 
 
 @functools.lru_cache(maxsize=None)

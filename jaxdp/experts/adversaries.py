@@ -22,7 +22,8 @@ import numpy as np
 from ..core.random import bernoulli_half
 from ..core.io import load_array
 from ..core.types import Adversary, fdt
-from ..core.validation import check_choice, check_field, check_losses_in_range, check_positive_int
+from ..core.validation import check_choice, check_losses_in_range, check_positive_int
+from ._common import checked_params
 
 __all__ = [
     "AdvState",
@@ -94,22 +95,14 @@ def _experts_factory(minimum: int = 1) -> Callable[[Callable[[int], Adversary]],
 # --------------------------------------------------------------------------- i.i.d. Bernoulli
 
 
-class _BernoulliParams(NamedTuple):
-    gap: jax.Array    # Δ in [0, 1/2]: the planted expert has loss ~ Ber(1/2 - Δ), the others Ber(1/2)
-
-
-class BernoulliParams(_BernoulliParams):
+@checked_params(gap=dict(lo=0.0, hi=0.5))
+class BernoulliParams(NamedTuple):
     """``gap`` in ``[0, 1/2]`` (checked on the host: ``jaxdp.core.validation.check_field``).
 
     Attributes:
         gap: the best expert's gap Δ in ``[0, 1/2]``.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, gap):
-        check_field("BernoulliParams", "gap", gap, lo=0.0, hi=0.5)
-        return super().__new__(cls, gap)
+    gap: jax.Array    # Δ in [0, 1/2]: the planted expert has loss ~ Ber(1/2 - Δ), the others Ber(1/2)
 
 
 @_experts_factory()
@@ -137,13 +130,8 @@ def bernoulli_experts(d: int) -> Adversary:
 # --------------------------------------------------------------------------- LAZY lower bound
 
 
-class _LazyEpochsParams(NamedTuple):
-    T: jax.Array           # horizon the construction is built for
-    eps: jax.Array         # privacy level ε of the algorithm under attack
-    epoch_len: jax.Array   # int32; 0: the paper's B_ep = T/E; > 0: batch-aligned epochs of this length
-
-
-class LazyEpochsParams(_LazyEpochsParams):
+@checked_params(T=dict(lo=1), eps=dict(lo=0.0, lo_open=True), epoch_len=dict(lo=0))
+class LazyEpochsParams(NamedTuple):
     """``T >= 1``, ``eps > 0`` finite, ``epoch_len >= 0`` (checked on the host).
 
     Attributes:
@@ -151,14 +139,9 @@ class LazyEpochsParams(_LazyEpochsParams):
         eps: ε (> 0, finite).
         epoch_len: epoch length (0: from ``T`` and ``eps``).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, T, eps, epoch_len):
-        check_field("LazyEpochsParams", "T", T, lo=1)
-        check_field("LazyEpochsParams", "eps", eps, lo=0.0, lo_open=True)
-        check_field("LazyEpochsParams", "epoch_len", epoch_len, lo=0)
-        return super().__new__(cls, T, eps, epoch_len)
+    T: jax.Array           # horizon the construction is built for
+    eps: jax.Array         # privacy level ε of the algorithm under attack
+    epoch_len: jax.Array   # int32; 0: the paper's B_ep = T/E; > 0: batch-aligned epochs of this length
 
 
 def lazy_epochs_layout(T, eps, epoch_len=0):
@@ -204,22 +187,14 @@ def adv_lazy_epochs(d: int) -> Adversary:
     return _with_params(_plain_init(d, random_star=False), loss)
 
 
-class _AlternatingParams(NamedTuple):
-    B: jax.Array    # int32 batch length of the alternation (set to the learner's B)
-
-
-class AlternatingParams(_AlternatingParams):
+@checked_params(B=dict(lo=1))
+class AlternatingParams(NamedTuple):
     """``B >= 1`` (checked on the host).
 
     Attributes:
         B: the batch length (>= 1); set it to the learner's batch length.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, B):
-        check_field("AlternatingParams", "B", B, lo=1)
-        return super().__new__(cls, B)
+    B: jax.Array    # int32 batch length of the alternation (set to the learner's B)
 
 
 @_experts_factory(minimum=2)
@@ -248,25 +223,16 @@ def adv_alternating_batches(d: int) -> Adversary:
 # --------------------------------------------------------------------------- realizable (REAL)
 
 
-class _RealizableBernoulliParams(NamedTuple):
-    q: jax.Array         # loss probability of every expert but x*
-    q_star: jax.Array    # loss probability of x* (0: realizable; L*/T: near-realizable)
-
-
-class RealizableBernoulliParams(_RealizableBernoulliParams):
+@checked_params(q=dict(lo=0.0, hi=1.0), q_star=dict(lo=0.0, hi=1.0))
+class RealizableBernoulliParams(NamedTuple):
     """``q`` and ``q_star`` in ``[0, 1]`` (checked on the host).
 
     Attributes:
         q: loss probability of the other experts, in ``[0, 1]``.
         q_star: loss probability of the best expert, in ``[0, 1]`` (0: realizable).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, q, q_star):
-        check_field("RealizableBernoulliParams", "q", q, lo=0.0, hi=1.0)
-        check_field("RealizableBernoulliParams", "q_star", q_star, lo=0.0, hi=1.0)
-        return super().__new__(cls, q, q_star)
+    q: jax.Array         # loss probability of every expert but x*
+    q_star: jax.Array    # loss probability of x* (0: realizable; L*/T: near-realizable)
 
 
 @_experts_factory()
@@ -292,22 +258,14 @@ def adv_realizable_bernoulli(d: int) -> Adversary:
     return _with_params(_plain_init(d), loss)
 
 
-class _HalvingParams(NamedTuple):
-    r: jax.Array    # int32 rounds per halving epoch
-
-
-class HalvingParams(_HalvingParams):
+@checked_params(r=dict(lo=1))
+class HalvingParams(NamedTuple):
     """``r >= 1`` (checked on the host).
 
     Attributes:
         r: rounds per epoch (>= 1).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, r):
-        check_field("HalvingParams", "r", r, lo=1)
-        return super().__new__(cls, r)
+    r: jax.Array    # int32 rounds per halving epoch
 
 
 @_experts_factory()
@@ -331,25 +289,16 @@ def adv_realizable_halving(d: int) -> Adversary:
     return _with_params(_plain_init(d, with_perm=True), loss)
 
 
-class _RealizableLBParams(NamedTuple):
-    T: jax.Array      # int32 horizon
-    eps: jax.Array    # ε of the algorithm under attack
-
-
-class RealizableLBParams(_RealizableLBParams):
+@checked_params(T=dict(lo=1), eps=dict(lo=0.0, lo_open=True))
+class RealizableLBParams(NamedTuple):
     """``T >= 1``, ``eps > 0`` finite (checked on the host).
 
     Attributes:
         T: the horizon (>= 1).
         eps: ε (> 0, finite).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, T, eps):
-        check_field("RealizableLBParams", "T", T, lo=1)
-        check_field("RealizableLBParams", "eps", eps, lo=0.0, lo_open=True)
-        return super().__new__(cls, T, eps)
+    T: jax.Array      # int32 horizon
+    eps: jax.Array    # ε of the algorithm under attack
 
 
 def realizable_lb_k(d, eps):
