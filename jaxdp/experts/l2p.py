@@ -62,7 +62,7 @@ import jax
 import jax.numpy as jnp
 
 from ..core.random import log_uniform
-from ..core.types import Learner
+from ..core.types import Learner, tree_where
 from ..core.validation import check_in_range, check_positive, check_positive_int
 
 __all__ = ["LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params", "l2p_expected_counts"]
@@ -170,18 +170,6 @@ def l2p_params(mparams: Any, eta: float, p: float, B: int, *, block_size: Option
     return L2PParams(measure=mparams, eta=jnp.asarray(eta, fdt), p=jnp.asarray(p, fdt), B=jnp.int32(B))
 
 
-def _where(pred, a, b):
-    return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
-
-
-def _differs(a, b):
-    leaves = jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda u, v: jnp.any(u != v), a, b))
-    out = jnp.bool_(False)
-    for leaf in leaves:
-        out = out | leaf
-    return out
-
-
 def _make(measure: LazyMeasure, block_size: Optional[int], loss_example: Any) -> Learner:
     has_exp = measure.summary is not None and measure.expected_loss is not None
     fdt = jnp.result_type(float)
@@ -219,12 +207,13 @@ def _make(measure: LazyMeasure, block_size: Optional[int], loss_example: Any) ->
         x_fresh = measure.sample(kx, state.stats, mp)
         y_fresh = measure.sample(ky, state.stats, mp)
         keep = S & Sp
-        x = _where(keep, state.x, x_fresh)
-        y = _where(A, state.y, y_fresh)
+        x = tree_where(keep, state.x, x_fresh)
+        y = tree_where(A, state.y, y_fresh)
         zero = jnp.zeros((), fdt)
         new = state._replace(x=x, y=y, blx=zero, bly=zero, summ=summarize(state.stats, mp))
         info = {
-            "switched": _differs(x, state.x),
+            "switched": functools.reduce(jnp.logical_or, jax.tree_util.tree_leaves(
+                jax.tree_util.tree_map(lambda u, v: jnp.any(u != v), x, state.x)), jnp.bool_(False)),
             "n_real": ~S,
             "n_fake": S & ~Sp,
             "n_yres": ~A,
