@@ -441,10 +441,6 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
     return plan
 
 
-# --------------------------------------------------------------------------- Alg. 4 (sketch)
-
-
-
 def thm6_bound(d, T, eps, delta=0.0):
     """REAL Thms 6/7 with constants 1 (γ = 1/d): ``log²d log T/ε`` or ``log^{1.5}d log T sqrt(log 1/δ)/ε``.
 

@@ -214,12 +214,9 @@ def sparse_vector_experts(d: int, paper_order: bool = False, threshold: str = "f
 
 def _check_svt_ratio(svt_ratio):
     """``svt_ratio``: ``"optimal"`` or a number > 0 (numeric strings from the command line accepted)."""
-    if isinstance(svt_ratio, str) and svt_ratio != "optimal":
-        try:
-            svt_ratio = float(svt_ratio)
-        except ValueError:
-            raise ValueError(f"svt_ratio must be a number eps1/eps2 > 0 or 'optimal', got {svt_ratio!r}") from None
     try:
+        if isinstance(svt_ratio, str) and svt_ratio != "optimal":
+            svt_ratio = float(svt_ratio)
         _check_ratio(svt_ratio)
     except ValueError:
         raise ValueError(f"svt_ratio must be a number eps1/eps2 > 0 or 'optimal', got {svt_ratio!r}") from None
@@ -751,9 +748,6 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
     if mode == "certified" and not plan.certified:  # pragma: no cover
         raise ValueError(f"cannot certify eps={eps} for adaptive_sparse_vector_experts: {plan.format()}")
     return plan
-
-
-# --------------------------------------------------------------------------- Alg. 5 / Thms 6–7
 
 
 # --------------------------------------------------------------------------- theory curves (constants 1)
