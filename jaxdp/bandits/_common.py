@@ -18,11 +18,12 @@ SQRT8 = math.sqrt(8.0)
 TWO_SQRT2 = 2.0 * math.sqrt(2.0)
 
 
-def checked_params(**bounds):
+def checked_params(scalars: bool = False, **bounds):
     """Class decorator of a params ``NamedTuple``: building it on the host checks each field named in ``bounds``
     with ``check_field(<class name>, field, **bounds[field])`` (tracers and Python ints are not checked).
 
     Args:
+        scalars: store Python ``int``/``float`` fields as arrays of the floating dtype of :func:`fdt`.
         **bounds: per field, the keyword arguments of :func:`jaxdp.core.validation.check_field`.
 
     Returns:
@@ -34,6 +35,8 @@ def checked_params(**bounds):
             self = base.__new__(cls, *args, **kwargs)
             for name, kw in bounds.items():
                 check_field(base.__name__, name, getattr(self, name), **kw)
+            if scalars:
+                return base.__new__(cls, *(jnp.asarray(v, fdt()) if isinstance(v, (int, float)) else v for v in self))
             return self
 
         return type(base.__name__, (base,), {"__slots__": (), "__new__": __new__, "__doc__": base.__doc__,

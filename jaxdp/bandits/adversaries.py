@@ -88,6 +88,10 @@ def quantized_means(means: Any, coupling: str = "independent") -> Any:
     return np.round(np.clip(np.asarray(means, np.float64), 0.0, 1.0) * 2.0 ** b) / 2.0 ** b
 
 
+def _key_and_params(key, params):
+    return (key, params)
+
+
 def _bernoulli_rewards(key, t, means, K: int, coupling: str):
     """``(rewards (K,) bool, exact means (K,) float)`` of round ``t``."""
     if coupling == "independent":
@@ -140,15 +144,12 @@ def bernoulli_arms(K: int, coupling: str = "independent") -> Adversary:
     K = check_positive_int("K", K)
     coupling = check_choice("coupling", coupling, COUPLINGS)
 
-    def init(key, params):
-        return (key, params)
-
     def loss(state, t):
         key, params = state
         r, mu = _bernoulli_rewards(key, t, params.means, K, coupling)
         return BanditLoss(loss=1.0 - r.astype(fdt()), mean=1.0 - mu)
 
-    return Adversary(init=init, loss=loss)
+    return Adversary(init=_key_and_params, loss=loss)
 
 
 # --------------------------------------------------------------------------- oblivious: a switch of the best arm
@@ -191,16 +192,13 @@ def switching_arms(K: int) -> Adversary:
     """
     K = check_positive_int("K", K)
 
-    def init(key, params):
-        return (key, params)
-
     def loss(state, t):
         key, params = state
         means = jnp.where(t < params.switch, params.means_a, params.means_b)
         r, mu = _bernoulli_rewards(key, t, means, K, "independent")
         return BanditLoss(loss=1.0 - r.astype(fdt()), mean=1.0 - mu)
 
-    return Adversary(init=init, loss=loss)
+    return Adversary(init=_key_and_params, loss=loss)
 
 
 # --------------------------------------------------------------------------- any experts adversary

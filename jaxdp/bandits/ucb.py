@@ -58,7 +58,7 @@ import jax
 import jax.numpy as jnp
 
 from ..core.types import Learner, fdt
-from ..core.validation import check_field, check_positive_int
+from ..core.validation import check_positive_int
 from ..privacy.mechanisms.tree import TreeState, tree_depth, tree_step
 from ._common import argmax_priority, arms_factory, checked_params, laplace_sum_radius, random_priority
 from .problem import bandit_learner
@@ -86,22 +86,14 @@ class UCBState(NamedTuple):
     prio: jax.Array    # (K,) random tie-break order
 
 
-class _UCB1Params(NamedTuple):
-    c: jax.Array      # exploration coefficient (2: Auer et al. / SMPyBandits)
-
-
-class UCB1Params(_UCB1Params):
+@checked_params(scalars=True, c=dict(lo=0.0, lo_open=True))
+class UCB1Params(NamedTuple):
     """``c > 0``: the index is ``S/N + sqrt(c ln n / N)`` (``c = 2``: UCB1).
 
     Attributes:
         c: the exploration coefficient (2: Auer et al. / SMPyBandits).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, c=2.0):
-        check_field("UCB1Params", "c", c, lo=0.0, lo_open=True)
-        return super().__new__(cls, jnp.asarray(c, fdt()) if isinstance(c, (int, float)) else c)
+    c: jax.Array = 2.0  # type: ignore[assignment]  # exploration coefficient (2: Auer et al. / SMPyBandits)
 
 
 def _ucb_init(K: int):

@@ -50,7 +50,8 @@ class AdvState(NamedTuple):
     perm: jax.Array         # (d,) int32 permutation (halving), else zeros
 
 
-def _plain_init(d: int, random_star: bool = True, with_perm: bool = False):
+def _adversary(d: int, loss, random_star: bool = True, with_perm: bool = False) -> Adversary:
+    """The adversary whose state is ``(AdvState, params)`` and whose loss is ``loss(adv_state, params, t)``."""
     def init(key, params):
         k_star, k_loss, k_perm = jax.random.split(key, 3)
         star = jax.random.randint(k_star, (), 0, d, dtype=jnp.int32) if random_star else jnp.int32(0)
@@ -62,9 +63,9 @@ def _plain_init(d: int, random_star: bool = True, with_perm: bool = False):
             perm = perm.at[holder].set(perm[star]).at[star].set(0)
         else:
             perm = jnp.zeros((d,), jnp.int32)
-        return AdvState(key=k_loss, star=star, perm=perm)
+        return (AdvState(key=k_loss, star=star, perm=perm), params)
 
-    return init
+    return Adversary(init=init, loss=lambda state_params, t: loss(*state_params, t))
 
 
 def _round_draws(key, t, d: int, width: int):
@@ -124,7 +125,7 @@ def bernoulli_experts(d: int) -> Adversary:
         star_loss = (u < 0.5 - params.gap).astype(coins.dtype)
         return coins.at[state.star].set(star_loss).astype(fdt())
 
-    return _with_params(_plain_init(d), loss)
+    return _adversary(d, loss)
 
 
 # --------------------------------------------------------------------------- LAZY lower bound
@@ -184,7 +185,7 @@ def adv_lazy_epochs(d: int) -> Adversary:
         e = jnp.minimum(t // B_ep, E - 1)
         return bernoulli_half(jax.random.fold_in(state.key, e), (d,)).astype(fdt())
 
-    return _with_params(_plain_init(d, random_star=False), loss)
+    return _adversary(d, loss, random_star=False)
 
 
 @checked_params(B=dict(lo=1))
@@ -217,7 +218,7 @@ def adv_alternating_batches(d: int) -> Adversary:
         ell = jnp.ones((d,), fdt())
         return ell.at[0].set(even).at[1].set(1.0 - even)
 
-    return _with_params(_plain_init(d, random_star=False), loss)
+    return _adversary(d, loss, random_star=False)
 
 
 # --------------------------------------------------------------------------- realizable (REAL)
@@ -255,7 +256,7 @@ def adv_realizable_bernoulli(d: int) -> Adversary:
         coins = coins.at[state.star].set(u < params.q_star)
         return coins.astype(fdt())
 
-    return _with_params(_plain_init(d), loss)
+    return _adversary(d, loss)
 
 
 @checked_params(r=dict(lo=1))
@@ -286,7 +287,7 @@ def adv_realizable_halving(d: int) -> Adversary:
         alive_n = jnp.ceil(d / 2.0 ** e.astype(fdt()))
         return (state.perm.astype(fdt()) >= alive_n).astype(fdt())
 
-    return _with_params(_plain_init(d, with_perm=True), loss)
+    return _adversary(d, loss, with_perm=True)
 
 
 @checked_params(T=dict(lo=1), eps=dict(lo=0.0, lo_open=True))
@@ -332,7 +333,7 @@ def adv_realizable_lb(d: int) -> Adversary:
         ell_j = jnp.ones((d,), fdt()).at[state.star].set(0.0)
         return jnp.where(late, ell_j, jnp.zeros((d,), fdt()))
 
-    return _with_params(_plain_init(d), loss)
+    return _adversary(d, loss)
 
 
 # --------------------------------------------------------------------------- replay
@@ -406,7 +407,7 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
     def host_check(params, T):
         check_replay(params, d, T, past_end)
 
-    adv = _with_params(_plain_init(d, random_star=False), loss)
+    adv = _adversary(d, loss, random_star=False)
     adv.loss.host_check = host_check  # type: ignore[attr-defined]  # read by jaxdp.core before compiling
     return adv
 
@@ -461,19 +462,3 @@ def load_losses(source: Any, d: int | None = None, *, key: str | None = None, sk
         raise ValueError(f"{where} must have d={d} columns, got shape {arr.shape}")
     check_losses_in_range(where, arr, 0.0, 1.0)
     return arr.astype(np.float32)
-
-
-# --------------------------------------------------------------------------- plumbing
-
-
-def _with_params(init, loss) -> Adversary:
-    """Adversaries whose loss also reads traced parameters keep them in the state: the adversary's state is
-    ``(init(key, params), params)`` and its loss calls ``loss(state, params, t)``."""
-
-    def init2(key, params):
-        return (init(key, params), params)
-
-    def loss2(state_params, t):
-        return loss(*state_params, t)
-
-    return Adversary(init=init2, loss=loss2)

@@ -170,7 +170,43 @@ def l2p_params(mparams: Any, eta: float, p: float, B: int, *, block_size: Option
     return L2PParams(measure=mparams, eta=jnp.asarray(eta, fdt), p=jnp.asarray(p, fdt), B=jnp.int32(B))
 
 
-def _make(measure: LazyMeasure, block_size: Optional[int], loss_example: Any) -> Learner:
+@functools.lru_cache(maxsize=None)
+def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: Any = None) -> Learner:
+    """The L2P transformation of ``measure`` (LAZY Algorithm 1) as a ``Learner``.
+
+    Args:
+      measure: a :class:`LazyMeasure` (Assumption 3.1). Its functions must be
+        the same objects across calls for the constructor cache (and the
+        simulator's compile cache) to hit.
+      block_size: static batch size ``B`` (engine nested-scan path: fresh
+        samples once per batch, ``B`` fixed per compiled learner), or ``None``
+        for a traced ``params.B`` (see module docstring).
+      loss_example: passed to ``measure.stats_init`` (hashable, e.g. ``None``
+        or a ``jax.ShapeDtypeStruct``).
+
+    Params: :class:`L2PParams` ``(measure, eta, p, B)``.
+
+    Info (summed by the simulator): ``switches`` (the played model changed),
+    ``n_real`` (boundaries with ``S_s = 0``), ``n_fake`` (``S_s = 1`` and
+    ``S'_s = 0``), ``n_yres`` (shadow resamples, ``A_s = 0``), ``n_batches``
+    (boundaries), and ``expected_loss`` if the measure provides it.
+    Fresh ``x`` draws = ``n_real + n_fake``.
+
+    Example::
+
+        from jaxdp.experts import l2p, mw_measure, l2p_params
+        learner = l2p(mw_measure(16), block_size=8)
+        params = l2p_params(mw_measure_params(0.05), eta=0.05, p=0.1, B=8, block_size=8)
+
+    Returns:
+        The L2P :class:`jaxdp.Learner`.
+    """
+    if not isinstance(measure, LazyMeasure):
+        raise TypeError(f"measure must be a jaxdp.experts.LazyMeasure, got {type(measure).__name__}")
+    if block_size is not None:
+        block_size = check_positive_int("block_size", block_size)
+    if (measure.summary is None) != (measure.expected_loss is None):
+        raise ValueError("measure.summary and measure.expected_loss must be given together (or neither)")
     has_exp = measure.summary is not None and measure.expected_loss is not None
     fdt = jnp.result_type(float)
 
@@ -248,46 +284,6 @@ def _make(measure: LazyMeasure, block_size: Optional[int], loss_example: Any) ->
         return boundary(key, state, params, B_static)
 
     return Learner(init=init, step=step_b, block_size=B_static, end_block=end_block)
-
-
-@functools.lru_cache(maxsize=None)
-def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: Any = None) -> Learner:
-    """The L2P transformation of ``measure`` (LAZY Algorithm 1) as a ``Learner``.
-
-    Args:
-      measure: a :class:`LazyMeasure` (Assumption 3.1). Its functions must be
-        the same objects across calls for the constructor cache (and the
-        simulator's compile cache) to hit.
-      block_size: static batch size ``B`` (engine nested-scan path: fresh
-        samples once per batch, ``B`` fixed per compiled learner), or ``None``
-        for a traced ``params.B`` (see module docstring).
-      loss_example: passed to ``measure.stats_init`` (hashable, e.g. ``None``
-        or a ``jax.ShapeDtypeStruct``).
-
-    Params: :class:`L2PParams` ``(measure, eta, p, B)``.
-
-    Info (summed by the simulator): ``switches`` (the played model changed),
-    ``n_real`` (boundaries with ``S_s = 0``), ``n_fake`` (``S_s = 1`` and
-    ``S'_s = 0``), ``n_yres`` (shadow resamples, ``A_s = 0``), ``n_batches``
-    (boundaries), and ``expected_loss`` if the measure provides it.
-    Fresh ``x`` draws = ``n_real + n_fake``.
-
-    Example::
-
-        from jaxdp.experts import l2p, mw_measure, l2p_params
-        learner = l2p(mw_measure(16), block_size=8)
-        params = l2p_params(mw_measure_params(0.05), eta=0.05, p=0.1, B=8, block_size=8)
-
-    Returns:
-        The L2P :class:`jaxdp.Learner`.
-    """
-    if not isinstance(measure, LazyMeasure):
-        raise TypeError(f"measure must be a jaxdp.experts.LazyMeasure, got {type(measure).__name__}")
-    if block_size is not None:
-        block_size = check_positive_int("block_size", block_size)
-    if (measure.summary is None) != (measure.expected_loss is None):
-        raise ValueError("measure.summary and measure.expected_loss must be given together (or neither)")
-    return _make(measure, block_size, loss_example)
 
 
 def l2p_expected_counts(n_batches, n_real, p):
