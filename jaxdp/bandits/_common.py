@@ -1,4 +1,4 @@
-r"""Shared pieces of the bandit learners: their factory decorator, tie-breaking and confidence radii."""
+r"""Shared pieces of the bandit learners: the checked params decorator, their factory decorator, tie-breaking and confidence radii."""
 from __future__ import annotations
 
 import functools

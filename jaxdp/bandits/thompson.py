@@ -80,16 +80,7 @@ def _log_accept(d: jax.Array, y: jax.Array, z: jax.Array) -> jax.Array:
 
 
 def _gamma_mt_parts(key: jax.Array, alpha: jax.Array) -> tuple:
-    """Marsaglia & Tsang's (2000) exact sampler for a vector of shapes ``α > 0``: ``(G, U', small)``, the draws
-    ``G ~ Gamma(α + 1[α < 1])``, the boost uniforms ``U'`` and the mask ``α < 1`` (:func:`gamma_mt`).
-
-    Args:
-        key: JAX PRNG key.
-        alpha: the ``(n,)`` shapes ``α > 0``.
-
-    Returns:
-        ``(G, U', small)``, each ``(n,)``.
-    """
+    """:func:`gamma_mt`'s ``(G ~ Gamma(α + 1[α < 1]), boost uniforms U', mask α < 1)``, each ``(n,)``."""
     f = fdt()
     alpha = jnp.asarray(alpha, f)
     n = alpha.shape[0]

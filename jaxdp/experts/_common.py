@@ -1,4 +1,4 @@
-"""Small helpers shared by the realizable-regime experts planners (Realizable private online optimization)."""
+"""Small helpers shared by the experts modules: the checked params decorator and the realizable-regime planners' checks."""
 from __future__ import annotations
 
 import inspect

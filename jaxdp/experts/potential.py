@@ -106,14 +106,6 @@ def _threshold(params: PotentialParams) -> jax.Array:
     return 2.0 * params.alpha / (params.s_phi * params.eta)
 
 
-def _start(key: jax.Array, params: PotentialParams, d: int) -> tuple[jax.Array, SVTState]:
-    """A uniform first expert and the first phase's AboveThreshold state (halted at once if ``K = 0``)."""
-    k_x, k_tau = jax.random.split(key)
-    x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
-    svt = svt_init(k_tau, _threshold(params), params.eps0)
-    return x, SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
-
-
 def potential_experts(d: int) -> Learner:
     """REAL Algorithm 5 over ``d`` experts with uniform μ. Params: :class:`PotentialParams`.
 
@@ -191,7 +183,10 @@ def _potential(d: int, guard: bool) -> Learner:
     log_d = math.log(d)
 
     def init(key, params):
-        x, svt = _start(key, params, d)
+        k_x, k_tau = jax.random.split(key)
+        x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
+        svt = svt_init(k_tau, _threshold(params), params.eps0)
+        svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))   # halted at once if K = 0
         z = jnp.zeros((), fdt())
         if guard:
             return GuardedPotentialState(x=x, k=jnp.int32(0), cum=jnp.zeros((d,), fdt()), logphi_star=z, acc=z,

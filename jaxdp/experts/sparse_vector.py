@@ -166,12 +166,8 @@ def _em_logits(cum, eta, Lstar):
 
 
 def _query_and_draw(k_nu, k_em, state, loss, params, Lstar, paper_order, shared=False):
-    """One round of REAL Alg. 1/2 up to the draw: the own-loss query of the current AboveThreshold instance
-    (``paper_order``: the loss before this round's; ``shared``: the shared-threshold sparse vector, ⊤ only while
-    fewer than K positives so far) and an exponential-mechanism draw, kept on ⊤ while ``k < K``.
-
-    Returns ``(acc_new, cum, svt, top, x_new, x)``.
-    """
+    """``(acc_new, cum, svt, top, x_new, x)`` of one round of REAL Alg. 1/2: the own-loss query (``shared``: ⊤ only
+    while fewer than K positives) and an exponential-mechanism draw, kept on ⊤ while ``k < K``."""
     acc_new = state.acc + loss[state.x]
     cum = state.cum + loss
     q = state.acc if paper_order else acc_new
