@@ -47,21 +47,12 @@ def _f(*vals):
 # (K, T_max), so a sweep over T and eps compiles once.
 
 
-def _ucb1_compare(d, T, T_max, eps, delta, problem):
-    return ucb1(d), UCB1Params(f32(2.0)), math.inf
+def _reference(factory, params):
+    """A non-private built-in: ``factory(d)`` with ``params(d, T)``."""
+    def make(d, T, T_max, eps, delta, problem):
+        return factory(d), params(d, T), math.inf
 
-
-def _thompson_compare(d, T, T_max, eps, delta, problem):
-    return thompson(d), ThompsonParams(*_f(1, 1)), math.inf
-
-
-def _exp3_compare(d, T, T_max, eps, delta, problem):
-    g, eta = TH.exp3_tuning(d, T)
-    return exp3(d), Exp3Params(*_f(g, eta, 0)), math.inf
-
-
-def _exp3_ix_compare(d, T, T_max, eps, delta, problem):
-    return exp3_ix(d), Exp3IXParams(*_f(*TH.exp3_ix_tuning(d, T))), math.inf
+    return make
 
 
 def _dp_ucb_tree_compare(d, T, T_max, eps, delta, problem):
@@ -85,7 +76,8 @@ register_learner(
     conformance=ConformanceCase(_case(lambda d, T: ucb1(d), lambda d, T: [UCB1Params(f32(2.0)), UCB1Params(f32(1.0))])),
     description="UCB1: play argmax S/N + sqrt(c ln n / N) (c = 2); pseudo-regret <= sum 8 ln T/gap + O(K)",
     reference="Auer, Cesa-Bianchi, Fischer 2002, Finite-time analysis of the multiarmed bandit problem, Thm 1",
-    compare=CompareBuiltin(_ucb1_compare, "non-private reference: UCB1 with c = 2"))
+    compare=CompareBuiltin(_reference(ucb1, lambda d, T: UCB1Params(f32(2.0))),
+                           "non-private reference: UCB1 with c = 2"))
 
 register_learner(
     "thompson", factory=thompson, params_type=ThompsonParams, problem="bandits", private=False,
@@ -93,7 +85,8 @@ register_learner(
                                       lambda d, T: [ThompsonParams(*_f(1, 1)), ThompsonParams(*_f(0.5, 2))])),
     description="Beta-Bernoulli Thompson sampling (exact Marsaglia-Tsang Gamma draws)",
     reference="Agrawal, Goyal 2012, Analysis of Thompson sampling for the multi-armed bandit problem",
-    compare=CompareBuiltin(_thompson_compare, "non-private reference: Beta(1, 1) prior"))
+    compare=CompareBuiltin(_reference(thompson, lambda d, T: ThompsonParams(*_f(1, 1))),
+                           "non-private reference: Beta(1, 1) prior"))
 
 register_learner(
     "exp3", factory=exp3, params_type=Exp3Params, problem="bandits", private=False,
@@ -101,7 +94,8 @@ register_learner(
                                                                            Exp3Params(*_f(0.2, 0.05, 0))])),
     description="EXP3 with uniform mixing gamma and unbiased gain estimates (SMPyBandits' Exp3(gamma))",
     reference="Auer, Cesa-Bianchi, Freund, Schapire 2002, The nonstochastic multiarmed bandit problem, Cor. 3.2",
-    compare=CompareBuiltin(_exp3_compare, "non-private reference: gamma, eta of Auer et al. Cor. 3.2 for T"))
+    compare=CompareBuiltin(_reference(exp3, lambda d, T: Exp3Params(*_f(*TH.exp3_tuning(d, T), 0))),
+                           "non-private reference: gamma, eta of Auer et al. Cor. 3.2 for T"))
 
 register_learner(
     "exp3_ix", factory=exp3_ix, params_type=Exp3IXParams, problem="bandits", private=False,
@@ -109,7 +103,8 @@ register_learner(
                                                                               Exp3IXParams(*_f(0.2, 0.0))])),
     description="EXP3-IX: exponential weights on implicit-exploration loss estimates",
     reference="Neu 2015, Explore no more: improved high-probability regret bounds for non-stochastic bandits",
-    compare=CompareBuiltin(_exp3_ix_compare, "non-private reference: eta = 2 gamma = sqrt(2 ln K / (K T))"))
+    compare=CompareBuiltin(_reference(exp3_ix, lambda d, T: Exp3IXParams(*_f(*TH.exp3_ix_tuning(d, T)))),
+                           "non-private reference: eta = 2 gamma = sqrt(2 ln K / (K T))"))
 
 register_learner(
     "dp_ucb_tree", factory=dp_ucb_tree, params_type=DPUCBParams, problem="bandits", private=True,

@@ -31,7 +31,8 @@ import jax.numpy as jnp
 from jax.extend.random import threefry_2x32
 
 from ..core.types import Adversary, fdt
-from ..core.validation import check_choice, check_field, check_positive_int
+from ..core.validation import check_choice, check_positive_int
+from ._common import checked_params
 from .problem import BanditLoss
 
 __all__ = [
@@ -87,6 +88,10 @@ def quantized_means(means: Any, coupling: str = "independent") -> Any:
     return np.round(np.clip(np.asarray(means, np.float64), 0.0, 1.0) * 2.0 ** b) / 2.0 ** b
 
 
+def _key_and_params(key, params):
+    return (key, params)
+
+
 def _bernoulli_rewards(key, t, means, K: int, coupling: str):
     """``(rewards (K,) bool, exact means (K,) float)`` of round ``t``."""
     if coupling == "independent":
@@ -103,22 +108,14 @@ def _bernoulli_rewards(key, t, means, K: int, coupling: str):
 # --------------------------------------------------------------------------- stochastic Bernoulli arms
 
 
-class _BernoulliArmsParams(NamedTuple):
-    means: jax.Array   # (K,) reward means in [0, 1]
-
-
-class BernoulliArmsParams(_BernoulliArmsParams):
+@checked_params(means=dict(lo=0.0, hi=1.0))
+class BernoulliArmsParams(NamedTuple):
     """``means``: the ``(K,)`` reward means, each in ``[0, 1]`` (checked on the host).
 
     Attributes:
         means: the ``(K,)`` reward means in ``[0, 1]``.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, means):
-        check_field("BernoulliArmsParams", "means", means, lo=0.0, hi=1.0)
-        return super().__new__(cls, means)
+    means: jax.Array   # (K,) reward means in [0, 1]
 
 
 @functools.lru_cache(maxsize=None)
@@ -147,27 +144,19 @@ def bernoulli_arms(K: int, coupling: str = "independent") -> Adversary:
     K = check_positive_int("K", K)
     coupling = check_choice("coupling", coupling, COUPLINGS)
 
-    def init(key, params):
-        return (key, params)
-
     def loss(state, t):
         key, params = state
         r, mu = _bernoulli_rewards(key, t, params.means, K, coupling)
         return BanditLoss(loss=1.0 - r.astype(fdt()), mean=1.0 - mu)
 
-    return Adversary(init=init, loss=loss)
+    return Adversary(init=_key_and_params, loss=loss)
 
 
 # --------------------------------------------------------------------------- oblivious: a switch of the best arm
 
 
-class _SwitchingArmsParams(NamedTuple):
-    means_a: jax.Array   # (K,) reward means before the switch
-    means_b: jax.Array   # (K,) reward means from round `switch` on
-    switch: jax.Array    # int32: the first round (0-indexed) of the second phase
-
-
-class SwitchingArmsParams(_SwitchingArmsParams):
+@checked_params(means_a=dict(lo=0.0, hi=1.0), means_b=dict(lo=0.0, hi=1.0), switch=dict(lo=0))
+class SwitchingArmsParams(NamedTuple):
     """``means_a``, ``means_b`` in ``[0, 1]``, ``switch >= 0`` (checked on the host).
 
     Attributes:
@@ -175,14 +164,9 @@ class SwitchingArmsParams(_SwitchingArmsParams):
         means_b: the ``(K,)`` reward means from round ``switch`` on.
         switch: the first round (0-indexed, int32) of the second phase.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, means_a, means_b, switch):
-        check_field("SwitchingArmsParams", "means_a", means_a, lo=0.0, hi=1.0)
-        check_field("SwitchingArmsParams", "means_b", means_b, lo=0.0, hi=1.0)
-        check_field("SwitchingArmsParams", "switch", switch, lo=0)
-        return super().__new__(cls, means_a, means_b, switch)
+    means_a: jax.Array   # (K,) reward means before the switch
+    means_b: jax.Array   # (K,) reward means from round `switch` on
+    switch: jax.Array    # int32: the first round (0-indexed) of the second phase
 
 
 @functools.lru_cache(maxsize=None)
@@ -208,16 +192,13 @@ def switching_arms(K: int) -> Adversary:
     """
     K = check_positive_int("K", K)
 
-    def init(key, params):
-        return (key, params)
-
     def loss(state, t):
         key, params = state
         means = jnp.where(t < params.switch, params.means_a, params.means_b)
         r, mu = _bernoulli_rewards(key, t, means, K, "independent")
         return BanditLoss(loss=1.0 - r.astype(fdt()), mean=1.0 - mu)
 
-    return Adversary(init=init, loss=loss)
+    return Adversary(init=_key_and_params, loss=loss)
 
 
 # --------------------------------------------------------------------------- any experts adversary

@@ -43,8 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.types import Learner, fdt
-from ..core.validation import check_field
-from ._common import arms_factory, random_priority
+from ._common import arms_factory, checked_params, random_priority
 from .problem import bandit_learner
 
 __all__ = ["DPSEState", "DPSEParams", "dp_se", "dp_se_epoch_length"]
@@ -73,25 +72,16 @@ class DPSEState(NamedTuple):
     prio: jax.Array     # (K,) random order of the round robin (drawn at init)
 
 
-class _DPSEParams(NamedTuple):
-    eps: jax.Array    # privacy level
-    beta: jax.Array   # failure probability of the confidence event (1/T)
-
-
-class DPSEParams(_DPSEParams):
+@checked_params(eps=dict(lo=0.0, lo_open=True, allow_inf=True), beta=dict(lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+class DPSEParams(NamedTuple):
     """``eps > 0`` (``inf``: no noise), ``beta`` in ``(0, 1)`` (``jaxdp plan dp-se``: ``beta = 1/T``).
 
     Attributes:
         eps: the privacy level ε.
         beta: the failure probability of the confidence event.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, eps, beta):
-        check_field("DPSEParams", "eps", eps, lo=0.0, lo_open=True, allow_inf=True)
-        check_field("DPSEParams", "beta", beta, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-        return super().__new__(cls, eps, beta)
+    eps: jax.Array    # privacy level
+    beta: jax.Array   # failure probability of the confidence event (1/T)
 
 
 def _epoch_length(xp, e, n_active, eps, beta):

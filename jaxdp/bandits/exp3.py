@@ -59,8 +59,7 @@ import jax.numpy as jnp
 
 from ..core.random import sample_from_weights
 from ..core.types import Learner, fdt
-from ..core.validation import check_field
-from ._common import arms_factory
+from ._common import arms_factory, checked_params
 from .problem import bandit_learner
 
 __all__ = [
@@ -101,13 +100,9 @@ class Exp3State(NamedTuple):
     perm: jax.Array   # (K,) int32: the initial exploration order
 
 
-class _Exp3Params(NamedTuple):
-    gamma: jax.Array          # uniform mixing in (0, 1]
-    eta: jax.Array            # learning rate on the importance-weighted gains (Auer et al.: gamma / K)
-    explore_first: jax.Array  # 1: the first K rounds play a random permutation (SMPyBandits); 0: draw from p
-
-
-class Exp3Params(_Exp3Params):
+@checked_params(gamma=dict(lo=0.0, hi=1.0, lo_open=True), eta=dict(lo=0.0, lo_open=True),
+                explore_first=dict(lo=0.0, hi=1.0))
+class Exp3Params(NamedTuple):
     """``gamma`` in ``(0, 1]``, ``eta > 0``, ``explore_first`` in ``{0, 1}`` (checked on the host).
 
     Attributes:
@@ -115,14 +110,9 @@ class Exp3Params(_Exp3Params):
         eta: the learning rate on the importance-weighted gains (Auer et al.: ``gamma / K``).
         explore_first: 1: the first ``K`` rounds play a random permutation (SMPyBandits); 0: draw from ``p``.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, gamma, eta, explore_first=1.0):
-        check_field("Exp3Params", "gamma", gamma, lo=0.0, hi=1.0, lo_open=True)
-        check_field("Exp3Params", "eta", eta, lo=0.0, lo_open=True)
-        check_field("Exp3Params", "explore_first", explore_first, lo=0.0, hi=1.0)
-        return super().__new__(cls, gamma, eta, explore_first)
+    gamma: jax.Array          # uniform mixing in (0, 1]
+    eta: jax.Array            # learning rate on the importance-weighted gains (Auer et al.: gamma / K)
+    explore_first: jax.Array = 1.0  # type: ignore[assignment]  # 1: the first K rounds play a random permutation
 
 
 @arms_factory
@@ -173,25 +163,16 @@ class Exp3IXState(NamedTuple):
     p: jax.Array      # (K,) the distribution of the next draw
 
 
-class _Exp3IXParams(NamedTuple):
-    eta: jax.Array     # learning rate
-    gamma: jax.Array   # implicit exploration (Neu: eta / 2)
-
-
-class Exp3IXParams(_Exp3IXParams):
+@checked_params(eta=dict(lo=0.0, lo_open=True), gamma=dict(lo=0.0))
+class Exp3IXParams(NamedTuple):
     """``eta > 0``, ``gamma >= 0`` (checked on the host).
 
     Attributes:
         eta: the learning rate.
         gamma: the implicit exploration (Neu: ``eta / 2``).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, eta, gamma):
-        check_field("Exp3IXParams", "eta", eta, lo=0.0, lo_open=True)
-        check_field("Exp3IXParams", "gamma", gamma, lo=0.0)
-        return super().__new__(cls, eta, gamma)
+    eta: jax.Array     # learning rate
+    gamma: jax.Array   # implicit exploration (Neu: eta / 2)
 
 
 @arms_factory
@@ -237,15 +218,8 @@ class DPExp3State(NamedTuple):
     acc: jax.Array    # the current block's loss sum (private data: never released)
 
 
-class _DPExp3Params(NamedTuple):
-    eta: jax.Array    # learning rate
-    gamma: jax.Array  # uniform mixing in [0, 1)
-    b: jax.Array      # Laplace scale of the block average (1 / (eps tau))
-    B: jax.Array      # clip range: noisy averages are clipped to [-B, 1 + B]
-    tau: jax.Array    # int32 block length (1: DP-EXP3-Lap)
-
-
-class DPExp3Params(_DPExp3Params):
+@checked_params(eta=dict(lo=0.0, lo_open=True), gamma=dict(lo=0.0, hi=1.0, hi_open=True), b=dict(lo=0.0), B=dict(lo=0.0), tau=dict(lo=1))
+class DPExp3Params(NamedTuple):
     """``eta > 0``, ``gamma`` in ``[0, 1)``, ``b >= 0``, ``B >= 0``, ``tau >= 1`` (``jaxdp plan dp-exp3``).
 
     Attributes:
@@ -255,16 +229,11 @@ class DPExp3Params(_DPExp3Params):
         B: the clip range: noisy averages are clipped to ``[-B, 1 + B]``.
         tau: the block length (int32; 1: DP-EXP3-Lap).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, eta, gamma, b, B, tau):
-        check_field("DPExp3Params", "eta", eta, lo=0.0, lo_open=True)
-        check_field("DPExp3Params", "gamma", gamma, lo=0.0, hi=1.0, hi_open=True)
-        check_field("DPExp3Params", "b", b, lo=0.0)
-        check_field("DPExp3Params", "B", B, lo=0.0)
-        check_field("DPExp3Params", "tau", tau, lo=1)
-        return super().__new__(cls, eta, gamma, b, B, tau)
+    eta: jax.Array    # learning rate
+    gamma: jax.Array  # uniform mixing in [0, 1)
+    b: jax.Array      # Laplace scale of the block average (1 / (eps tau))
+    B: jax.Array      # clip range: noisy averages are clipped to [-B, 1 + B]
+    tau: jax.Array    # int32 block length (1: DP-EXP3-Lap)
 
 
 @arms_factory

@@ -28,8 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.types import Learner, fdt
-from ..core.validation import check_field
-from ._common import arms_factory
+from ._common import arms_factory, checked_params
 from .adversaries import round_words
 from .problem import bandit_learner
 
@@ -49,26 +48,16 @@ class ThompsonState(NamedTuple):
     F: jax.Array    # (K,) failures
 
 
-class _ThompsonParams(NamedTuple):
-    a0: jax.Array   # Beta prior: pseudo-successes
-    b0: jax.Array   # Beta prior: pseudo-failures
-
-
-class ThompsonParams(_ThompsonParams):
+@checked_params(scalars=True, a0=dict(lo=0.0, lo_open=True), b0=dict(lo=0.0, lo_open=True))
+class ThompsonParams(NamedTuple):
     """The Beta prior ``(a0, b0)``, both ``> 0`` (``(1, 1)``: uniform).
 
     Attributes:
         a0: the prior's pseudo-successes.
         b0: the prior's pseudo-failures.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, a0=1.0, b0=1.0):
-        check_field("ThompsonParams", "a0", a0, lo=0.0, lo_open=True)
-        check_field("ThompsonParams", "b0", b0, lo=0.0, lo_open=True)
-        conv = (lambda v: jnp.asarray(v, fdt()) if isinstance(v, (int, float)) else v)
-        return super().__new__(cls, conv(a0), conv(b0))
+    a0: jax.Array = 1.0  # type: ignore[assignment]  # Beta prior: pseudo-successes
+    b0: jax.Array = 1.0  # type: ignore[assignment]  # Beta prior: pseudo-failures
 
 
 def _uniform(words):
@@ -91,16 +80,7 @@ def _log_accept(d: jax.Array, y: jax.Array, z: jax.Array) -> jax.Array:
 
 
 def _gamma_mt_parts(key: jax.Array, alpha: jax.Array) -> tuple:
-    """Marsaglia & Tsang's (2000) exact sampler for a vector of shapes ``α > 0``: ``(G, U', small)``, the draws
-    ``G ~ Gamma(α + 1[α < 1])``, the boost uniforms ``U'`` and the mask ``α < 1`` (:func:`gamma_mt`).
-
-    Args:
-        key: JAX PRNG key.
-        alpha: the ``(n,)`` shapes ``α > 0``.
-
-    Returns:
-        ``(G, U', small)``, each ``(n,)``.
-    """
+    """:func:`gamma_mt`'s ``(G ~ Gamma(α + 1[α < 1]), boost uniforms U', mask α < 1)``, each ``(n,)``."""
     f = fdt()
     alpha = jnp.asarray(alpha, f)
     n = alpha.shape[0]

@@ -58,9 +58,9 @@ import jax
 import jax.numpy as jnp
 
 from ..core.types import Learner, fdt
-from ..core.validation import check_field, check_positive_int
+from ..core.validation import check_positive_int
 from ..privacy.mechanisms.tree import TreeState, tree_depth, tree_step
-from ._common import argmax_priority, arms_factory, laplace_sum_radius, random_priority
+from ._common import argmax_priority, arms_factory, checked_params, laplace_sum_radius, random_priority
 from .problem import bandit_learner
 
 __all__ = [
@@ -86,22 +86,14 @@ class UCBState(NamedTuple):
     prio: jax.Array    # (K,) random tie-break order
 
 
-class _UCB1Params(NamedTuple):
-    c: jax.Array      # exploration coefficient (2: Auer et al. / SMPyBandits)
-
-
-class UCB1Params(_UCB1Params):
+@checked_params(scalars=True, c=dict(lo=0.0, lo_open=True))
+class UCB1Params(NamedTuple):
     """``c > 0``: the index is ``S/N + sqrt(c ln n / N)`` (``c = 2``: UCB1).
 
     Attributes:
         c: the exploration coefficient (2: Auer et al. / SMPyBandits).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, c=2.0):
-        check_field("UCB1Params", "c", c, lo=0.0, lo_open=True)
-        return super().__new__(cls, jnp.asarray(c, fdt()) if isinstance(c, (int, float)) else c)
+    c: jax.Array = 2.0  # type: ignore[assignment]  # exploration coefficient (2: Auer et al. / SMPyBandits)
 
 
 def _ucb_init(K: int):
@@ -147,22 +139,14 @@ def ucb1(K: int) -> Learner:
     return bandit_learner(_ucb_init(K), step)
 
 
-class _LDPUCBParams(NamedTuple):
-    b: jax.Array      # Laplace scale added to each reward (1/eps for eps-LDP)
-
-
-class LDPUCBParams(_LDPUCBParams):
+@checked_params(b=dict(lo=0.0))
+class LDPUCBParams(NamedTuple):
     """``b >= 0``: the Laplace scale of the local randomizer (``1/ε``; ``jaxdp plan ldp-ucb``).
 
     Attributes:
         b: the Laplace scale added to each reward (``1/ε`` for ε-LDP).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, b):
-        check_field("LDPUCBParams", "b", b, lo=0.0)
-        return super().__new__(cls, b)
+    b: jax.Array      # Laplace scale added to each reward (1/eps for eps-LDP)
 
 
 @arms_factory
@@ -209,22 +193,14 @@ class DPUCBState(NamedTuple):
     prio: jax.Array        # (K,) random tie-break order
 
 
-class _DPUCBParams(NamedTuple):
-    b: jax.Array      # node Laplace scale (H/eps for eps-DP)
-
-
-class DPUCBParams(_DPUCBParams):
+@checked_params(b=dict(lo=0.0))
+class DPUCBParams(NamedTuple):
     """``b >= 0``: the Laplace scale of every tree node (``H/ε``; ``jaxdp plan dp-ucb-tree``).
 
     Attributes:
         b: the Laplace scale of a node (``H/ε`` for ε-DP).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, b):
-        check_field("DPUCBParams", "b", b, lo=0.0)
-        return super().__new__(cls, b)
+    b: jax.Array      # node Laplace scale (H/eps for eps-DP)
 
 
 @functools.lru_cache(maxsize=None)

@@ -79,24 +79,13 @@ __all__ = [
 
 # ``hedge`` is registered here, not in its module: ``jaxdp.experts.hedge`` stays a self-contained module
 # that a user can copy as it is (``jaxdp compare`` reproduces the built-in from such a copy bit for bit).
-from ..registry import CompareBuiltin as _CompareBuiltin, ConformanceCase as _ConformanceCase  # noqa: E402
-from ..registry import register_learner as _register_learner  # noqa: E402
+from ..registry import CompareBuiltin as _CompareBuiltin  # noqa: E402
+from .dartboard import _register_hedge_params_learner  # noqa: E402
 
-
-def _hedge_conformance(d, T):
-    from .conformance import experts_case
-
-    return experts_case(hedge(d), d, [hedge_params(d, T), hedge_params(d, T, eta=0.5)])
-
-
-def _hedge_compare(d, T, T_max, eps, delta, problem):
-    return hedge(d), hedge_params(d, T), _math.inf
-
-
-_register_learner(
-    "hedge", factory=hedge, params_type=HedgeParams, problem="experts", private=False,
-    conformance=_ConformanceCase(_hedge_conformance),
-    description="Hedge / multiplicative weights: x_t ~ p_t ∝ exp(-η L_{t-1}), E[Reg_T] <= ln(d)/η + ηT/8",
-    reference="Arora, Hazan, Kale 2012, The multiplicative weights update method; Lazy private online "
-              "learning, eq. (2)",
-    compare=_CompareBuiltin(_hedge_compare, "non-private reference, eta = sqrt(8 ln d / T)"))
+_register_hedge_params_learner(
+    "hedge", hedge,
+    "Hedge / multiplicative weights: x_t ~ p_t ∝ exp(-η L_{t-1}), E[Reg_T] <= ln(d)/η + ηT/8",
+    "Arora, Hazan, Kale 2012, The multiplicative weights update method; Lazy private online learning, eq. (2)",
+    params=lambda d, T: [hedge_params(d, T), hedge_params(d, T, eta=0.5)],
+    compare=_CompareBuiltin(lambda d, T, T_max, eps, delta, problem: (hedge(d), hedge_params(d, T), _math.inf),
+                            "non-private reference, eta = sqrt(8 ln d / T)"))

@@ -1,13 +1,39 @@
-"""Small helpers shared by the realizable-regime experts planners (Realizable private online optimization)."""
+"""Small helpers shared by the experts modules: the checked params decorator and the realizable-regime planners' checks."""
 from __future__ import annotations
 
+import inspect
 import math
 
 from ..privacy.accounting.plan import Plan
-from ..core.validation import check_d, check_delta_for, check_eps_finite, check_mode, check_positive_int
+from ..core.validation import check_d, check_delta_for, check_eps_finite, check_field, check_mode, check_positive_int
 from ..registry import learner_for_plan
 
-__all__ = ["log2_ceil", "params_from_plan", "planner_checks", "REF"]
+__all__ = ["checked_params", "log2_ceil", "params_from_plan", "planner_checks", "REF"]
+
+
+def checked_params(**bounds):
+    """Class decorator of a params ``NamedTuple``: building it on the host checks each field named in ``bounds``
+    with ``check_field(<class name>, field, **bounds[field])`` (tracers and Python ints are not checked).
+
+    Args:
+        **bounds: per field, the keyword arguments of :func:`jaxdp.core.validation.check_field`.
+
+    Returns:
+        The decorator; it returns a subclass of the ``NamedTuple`` with the same name, docstring and signature.
+    """
+
+    def wrap(base):
+        def __new__(cls, *args, **kwargs):
+            self = base.__new__(cls, *args, **kwargs)
+            for name, kw in bounds.items():
+                check_field(base.__name__, name, getattr(self, name), **kw)
+            return self
+
+        return type(base.__name__, (base,), {"__slots__": (), "__new__": __new__, "__doc__": base.__doc__,
+                                             "__module__": base.__module__, "__qualname__": base.__qualname__,
+                                             "__signature__": inspect.signature(base)})
+
+    return wrap
 
 
 def log2_ceil(d: int) -> int:
@@ -20,50 +46,6 @@ def log2_ceil(d: int) -> int:
         The number of halvings that take ``d`` to 1 (0 for ``d <= 1``).
     """
     return int(math.ceil(math.log2(d) - 1e-12)) if d > 1 else 0
-
-
-def advanced_composition(eps0: float, k: int, delta_prime: float) -> float:
-    """Dwork–Roth advanced composition (REAL Lemma 2.2).
-
-    ``k`` ``eps0``-DP mechanisms are ``(sqrt(2k ln(1/δ')) eps0 + k eps0 (e^eps0 - 1), δ')``-DP.
-
-    Args:
-        eps0: the ε of each mechanism.
-        k: the number of mechanisms composed.
-        delta_prime: the slack ``δ' in (0, 1)``.
-
-    Returns:
-        The composed ε (at ``δ'``).
-    """
-    return math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * eps0 + k * eps0 * math.expm1(eps0)
-
-
-def solve_increasing(f, target: float, lo: float = 0.0, hi: float = 1.0, iters: int = 200) -> float:
-    """Largest ``x`` in ``[lo, hi']`` with ``f(x) <= target``, for increasing ``f`` (bisection).
-
-    ``hi`` is doubled until ``f(hi) > target`` (``hi'``); if that passes ``1e12`` the doubled ``hi`` is returned.
-
-    Args:
-        f: the increasing function of one float.
-        target: the value ``f`` must not exceed.
-        lo: the lower end of the search (``f(lo) <= target`` is assumed).
-        hi: the initial upper end.
-        iters: the number of bisection steps.
-
-    Returns:
-        The left end of the final bracket (``f`` of it is ``<= target``).
-    """
-    while f(hi) <= target:
-        hi *= 2.0
-        if hi > 1e12:
-            return hi
-    for _ in range(iters):
-        mid = 0.5 * (lo + hi)
-        if f(mid) <= target:
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 REF = "Realizable private online optimization,"

@@ -22,7 +22,8 @@ import numpy as np
 from ..core.random import bernoulli_half
 from ..core.io import load_array
 from ..core.types import Adversary, fdt
-from ..core.validation import check_choice, check_field, check_losses_in_range, check_positive_int
+from ..core.validation import check_choice, check_losses_in_range, check_positive_int
+from ._common import checked_params
 
 __all__ = [
     "AdvState",
@@ -49,7 +50,8 @@ class AdvState(NamedTuple):
     perm: jax.Array         # (d,) int32 permutation (halving), else zeros
 
 
-def _plain_init(d: int, random_star: bool = True, with_perm: bool = False):
+def _adversary(d: int, loss, random_star: bool = True, with_perm: bool = False) -> Adversary:
+    """The adversary whose state is ``(AdvState, params)`` and whose loss is ``loss(adv_state, params, t)``."""
     def init(key, params):
         k_star, k_loss, k_perm = jax.random.split(key, 3)
         star = jax.random.randint(k_star, (), 0, d, dtype=jnp.int32) if random_star else jnp.int32(0)
@@ -61,9 +63,9 @@ def _plain_init(d: int, random_star: bool = True, with_perm: bool = False):
             perm = perm.at[holder].set(perm[star]).at[star].set(0)
         else:
             perm = jnp.zeros((d,), jnp.int32)
-        return AdvState(key=k_loss, star=star, perm=perm)
+        return (AdvState(key=k_loss, star=star, perm=perm), params)
 
-    return init
+    return Adversary(init=init, loss=lambda state_params, t: loss(*state_params, t))
 
 
 def _round_draws(key, t, d: int, width: int):
@@ -94,22 +96,14 @@ def _experts_factory(minimum: int = 1) -> Callable[[Callable[[int], Adversary]],
 # --------------------------------------------------------------------------- i.i.d. Bernoulli
 
 
-class _BernoulliParams(NamedTuple):
-    gap: jax.Array    # Δ in [0, 1/2]: the planted expert has loss ~ Ber(1/2 - Δ), the others Ber(1/2)
-
-
-class BernoulliParams(_BernoulliParams):
+@checked_params(gap=dict(lo=0.0, hi=0.5))
+class BernoulliParams(NamedTuple):
     """``gap`` in ``[0, 1/2]`` (checked on the host: ``jaxdp.core.validation.check_field``).
 
     Attributes:
         gap: the best expert's gap Δ in ``[0, 1/2]``.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, gap):
-        check_field("BernoulliParams", "gap", gap, lo=0.0, hi=0.5)
-        return super().__new__(cls, gap)
+    gap: jax.Array    # Δ in [0, 1/2]: the planted expert has loss ~ Ber(1/2 - Δ), the others Ber(1/2)
 
 
 @_experts_factory()
@@ -131,19 +125,14 @@ def bernoulli_experts(d: int) -> Adversary:
         star_loss = (u < 0.5 - params.gap).astype(coins.dtype)
         return coins.at[state.star].set(star_loss).astype(fdt())
 
-    return _with_params(_plain_init(d), loss)
+    return _adversary(d, loss)
 
 
 # --------------------------------------------------------------------------- LAZY lower bound
 
 
-class _LazyEpochsParams(NamedTuple):
-    T: jax.Array           # horizon the construction is built for
-    eps: jax.Array         # privacy level ε of the algorithm under attack
-    epoch_len: jax.Array   # int32; 0: the paper's B_ep = T/E; > 0: batch-aligned epochs of this length
-
-
-class LazyEpochsParams(_LazyEpochsParams):
+@checked_params(T=dict(lo=1), eps=dict(lo=0.0, lo_open=True), epoch_len=dict(lo=0))
+class LazyEpochsParams(NamedTuple):
     """``T >= 1``, ``eps > 0`` finite, ``epoch_len >= 0`` (checked on the host).
 
     Attributes:
@@ -151,14 +140,9 @@ class LazyEpochsParams(_LazyEpochsParams):
         eps: ε (> 0, finite).
         epoch_len: epoch length (0: from ``T`` and ``eps``).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, T, eps, epoch_len):
-        check_field("LazyEpochsParams", "T", T, lo=1)
-        check_field("LazyEpochsParams", "eps", eps, lo=0.0, lo_open=True)
-        check_field("LazyEpochsParams", "epoch_len", epoch_len, lo=0)
-        return super().__new__(cls, T, eps, epoch_len)
+    T: jax.Array           # horizon the construction is built for
+    eps: jax.Array         # privacy level ε of the algorithm under attack
+    epoch_len: jax.Array   # int32; 0: the paper's B_ep = T/E; > 0: batch-aligned epochs of this length
 
 
 def lazy_epochs_layout(T, eps, epoch_len=0):
@@ -201,25 +185,17 @@ def adv_lazy_epochs(d: int) -> Adversary:
         e = jnp.minimum(t // B_ep, E - 1)
         return bernoulli_half(jax.random.fold_in(state.key, e), (d,)).astype(fdt())
 
-    return _with_params(_plain_init(d, random_star=False), loss)
+    return _adversary(d, loss, random_star=False)
 
 
-class _AlternatingParams(NamedTuple):
-    B: jax.Array    # int32 batch length of the alternation (set to the learner's B)
-
-
-class AlternatingParams(_AlternatingParams):
+@checked_params(B=dict(lo=1))
+class AlternatingParams(NamedTuple):
     """``B >= 1`` (checked on the host).
 
     Attributes:
         B: the batch length (>= 1); set it to the learner's batch length.
     """
-
-    __slots__ = ()
-
-    def __new__(cls, B):
-        check_field("AlternatingParams", "B", B, lo=1)
-        return super().__new__(cls, B)
+    B: jax.Array    # int32 batch length of the alternation (set to the learner's B)
 
 
 @_experts_factory(minimum=2)
@@ -242,31 +218,22 @@ def adv_alternating_batches(d: int) -> Adversary:
         ell = jnp.ones((d,), fdt())
         return ell.at[0].set(even).at[1].set(1.0 - even)
 
-    return _with_params(_plain_init(d, random_star=False), loss)
+    return _adversary(d, loss, random_star=False)
 
 
 # --------------------------------------------------------------------------- realizable (REAL)
 
 
-class _RealizableBernoulliParams(NamedTuple):
-    q: jax.Array         # loss probability of every expert but x*
-    q_star: jax.Array    # loss probability of x* (0: realizable; L*/T: near-realizable)
-
-
-class RealizableBernoulliParams(_RealizableBernoulliParams):
+@checked_params(q=dict(lo=0.0, hi=1.0), q_star=dict(lo=0.0, hi=1.0))
+class RealizableBernoulliParams(NamedTuple):
     """``q`` and ``q_star`` in ``[0, 1]`` (checked on the host).
 
     Attributes:
         q: loss probability of the other experts, in ``[0, 1]``.
         q_star: loss probability of the best expert, in ``[0, 1]`` (0: realizable).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, q, q_star):
-        check_field("RealizableBernoulliParams", "q", q, lo=0.0, hi=1.0)
-        check_field("RealizableBernoulliParams", "q_star", q_star, lo=0.0, hi=1.0)
-        return super().__new__(cls, q, q_star)
+    q: jax.Array         # loss probability of every expert but x*
+    q_star: jax.Array    # loss probability of x* (0: realizable; L*/T: near-realizable)
 
 
 @_experts_factory()
@@ -289,25 +256,17 @@ def adv_realizable_bernoulli(d: int) -> Adversary:
         coins = coins.at[state.star].set(u < params.q_star)
         return coins.astype(fdt())
 
-    return _with_params(_plain_init(d), loss)
+    return _adversary(d, loss)
 
 
-class _HalvingParams(NamedTuple):
-    r: jax.Array    # int32 rounds per halving epoch
-
-
-class HalvingParams(_HalvingParams):
+@checked_params(r=dict(lo=1))
+class HalvingParams(NamedTuple):
     """``r >= 1`` (checked on the host).
 
     Attributes:
         r: rounds per epoch (>= 1).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, r):
-        check_field("HalvingParams", "r", r, lo=1)
-        return super().__new__(cls, r)
+    r: jax.Array    # int32 rounds per halving epoch
 
 
 @_experts_factory()
@@ -328,28 +287,19 @@ def adv_realizable_halving(d: int) -> Adversary:
         alive_n = jnp.ceil(d / 2.0 ** e.astype(fdt()))
         return (state.perm.astype(fdt()) >= alive_n).astype(fdt())
 
-    return _with_params(_plain_init(d, with_perm=True), loss)
+    return _adversary(d, loss, with_perm=True)
 
 
-class _RealizableLBParams(NamedTuple):
-    T: jax.Array      # int32 horizon
-    eps: jax.Array    # ε of the algorithm under attack
-
-
-class RealizableLBParams(_RealizableLBParams):
+@checked_params(T=dict(lo=1), eps=dict(lo=0.0, lo_open=True))
+class RealizableLBParams(NamedTuple):
     """``T >= 1``, ``eps > 0`` finite (checked on the host).
 
     Attributes:
         T: the horizon (>= 1).
         eps: ε (> 0, finite).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, T, eps):
-        check_field("RealizableLBParams", "T", T, lo=1)
-        check_field("RealizableLBParams", "eps", eps, lo=0.0, lo_open=True)
-        return super().__new__(cls, T, eps)
+    T: jax.Array      # int32 horizon
+    eps: jax.Array    # ε of the algorithm under attack
 
 
 def realizable_lb_k(d, eps):
@@ -383,7 +333,7 @@ def adv_realizable_lb(d: int) -> Adversary:
         ell_j = jnp.ones((d,), fdt()).at[state.star].set(0.0)
         return jnp.where(late, ell_j, jnp.zeros((d,), fdt()))
 
-    return _with_params(_plain_init(d), loss)
+    return _adversary(d, loss)
 
 
 # --------------------------------------------------------------------------- replay
@@ -457,7 +407,7 @@ def adv_replay(d: int, past_end: str = "error") -> Adversary:
     def host_check(params, T):
         check_replay(params, d, T, past_end)
 
-    adv = _with_params(_plain_init(d, random_star=False), loss)
+    adv = _adversary(d, loss, random_star=False)
     adv.loss.host_check = host_check  # type: ignore[attr-defined]  # read by jaxdp.core before compiling
     return adv
 
@@ -512,19 +462,3 @@ def load_losses(source: Any, d: int | None = None, *, key: str | None = None, sk
         raise ValueError(f"{where} must have d={d} columns, got shape {arr.shape}")
     check_losses_in_range(where, arr, 0.0, 1.0)
     return arr.astype(np.float32)
-
-
-# --------------------------------------------------------------------------- plumbing
-
-
-def _with_params(init, loss) -> Adversary:
-    """Adversaries whose loss also reads traced parameters keep them in the state: the adversary's state is
-    ``(init(key, params), params)`` and its loss calls ``loss(state, params, t)``."""
-
-    def init2(key, params):
-        return (init(key, params), params)
-
-    def loss2(state_params, t):
-        return loss(*state_params, t)
-
-    return Adversary(init=init2, loss=loss2)

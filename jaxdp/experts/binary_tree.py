@@ -224,58 +224,38 @@ def plan_binary_tree_experts(*, eps: float, delta: float = 0.0, T: int, d: int, 
     """
     eps, delta, T, d, mode = planner_checks(eps, delta, T, d, mode)
     check_beta(beta)
-    mech = resolve_noise(noise, T)
-    if mech is not None:
-        return _plan_binary_tree_mf(mech, eps=eps, delta=delta, T=T, d=d, mode=mode, beta=beta)
-    m_set, P_max, eps_tree, eta_sel = _binary_tree_sizes(eps, T, d)
-    H = int(T).bit_length()
-    tau = H ** 1.5 / eps_tree * (1.0 if mode == "rate" else math.log(2 * m_set * T / beta))
-    # float floor: a counter's noisy prefix sums are only compared (with tau, and with the other counters for
-    # the argmin): each round, each of its <= H live nodes enters 2 decisions; selections are Gumbel-top-m_set
-    counters = LG.laplace(1.0 / eps_tree, count=m_set, label=f"binary-tree counters of the current set (Laplace node "
-                                                              f"noise H/eps_tree, H={H})",
-                          release="threshold", draws=2 * T * H)
-    return _binary_tree_plan(counters, eps=eps, delta=delta, T=T, d=d, mode=mode, m_set=m_set, P_max=P_max,
-                             eps_tree=eps_tree, eta_sel=eta_sel, tau=tau,
-                             reference=f"{REF} Alg. 4 (sketch; our concretization, docs/algorithms/realizable.md)",
-                             notes=[f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan)); H={H}",
-                                    "pure DP; delta is not used"])
-
-
-def _binary_tree_sizes(eps, T, d):
-    """``(m_set, P_max, eps_tree, eta_sel)``: the set size, the most sets, the counters' and the selections' ε."""
     m_set = min(d, int(math.ceil(2 * math.log(d * T))))
     P_max = log2_ceil(d) + 8
-    return m_set, P_max, eps / (2 * m_set), eps / (2 * m_set * P_max)
-
-
-def _binary_tree_plan(counters, *, eps, delta, T, d, mode, m_set, P_max, eps_tree, eta_sel, tau, reference, notes) -> Plan:
-    """The binary-tree plan: the ledger (the ``counters`` event, then the selections) and its parameters."""
+    eps_tree, eta_sel = eps / (2 * m_set), eps / (2 * m_set * P_max)
+    log_factor = 1.0 if mode == "rate" else math.log(2 * m_set * T / beta)
+    mech = resolve_noise(noise, T)
+    reference = f"{REF} Alg. 4 (sketch; our concretization, docs/algorithms/realizable.md)"
+    if mech is None:
+        H = int(T).bit_length()
+        tau = H ** 1.5 / eps_tree * log_factor
+        counters = LG.laplace(1.0 / eps_tree, count=m_set, label=f"binary-tree counters of the current set (Laplace "
+                                                                  f"node noise H/eps_tree, H={H})",
+                              release="threshold", draws=2 * T * H)
+        notes = [f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan)); H={H}"]
+    else:
+        sens1 = mech.sensitivity(T, "l1")
+        tau = math.sqrt(2.0 * mech.max_row_norm_sq(T)) * sens1 / eps_tree * log_factor
+        k = mech.draw_count(mech.init(T, ()), "laplace")
+        counters = LG.laplace(1.0 / eps_tree, count=m_set, label=f"{mech.describe()} counters of the current set "
+                                                                  f"(Laplace draws sens_1(C)/eps_tree, "
+                                                                  f"sens_1(C)={sens1:.6g})",
+                              release="threshold", draws=2 * T * T * k)
+        reference += "; Denisov et al. 2022 (matrix-factorization counters)"
+        notes = [f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan), noise=...) "
+                 f"with the same mechanism ({mech.describe()})"]
     ledger = LG.sequential(
         counters,
         LG.exponential(eta_sel, count=P_max * m_set, label="exponential-mechanism selections of later sets",
                        outcomes=d, sampler="gumbel"))
     return make_plan(algorithm="binary_tree_experts", mode=mode,
                      params=dict(eps_tree=eps_tree, eta_sel=eta_sel, tau=float(tau), m_set=m_set, P_max=P_max, T_max=T),
-                     eps=eps, delta=delta, ledger=ledger, delta_budget=0.0,
-                     conditions={"m_set <= d": m_set <= d}, reference=reference, notes=notes)
-
-
-def _plan_binary_tree_mf(mech, *, eps, delta, T, d, mode, beta) -> Plan:
-    m_set, P_max, eps_tree, eta_sel = _binary_tree_sizes(eps, T, d)
-    sens1 = mech.sensitivity(T, "l1")
-    std = math.sqrt(2.0 * mech.max_row_norm_sq(T)) * sens1 / eps_tree
-    tau = std * (1.0 if mode == "rate" else math.log(2 * m_set * T / beta))
-    k = mech.draw_count(mech.init(T, ()), "laplace")
-    counters = LG.laplace(1.0 / eps_tree, count=m_set, label=f"{mech.describe()} counters of the current set (Laplace "
-                                                              f"draws sens_1(C)/eps_tree, sens_1(C)={sens1:.6g})",
-                          release="threshold", draws=2 * T * T * k)
-    return _binary_tree_plan(counters, eps=eps, delta=delta, T=T, d=d, mode=mode, m_set=m_set, P_max=P_max,
-                             eps_tree=eps_tree, eta_sel=eta_sel, tau=tau,
-                             reference=f"{REF} Alg. 4 (sketch; our concretization, docs/algorithms/realizable.md); "
-                                       "Denisov et al. 2022 (matrix-factorization counters)",
-                             notes=[f"m_set, P_max, T_max are static: binary_tree_experts(d, **binary_tree_static(plan), "
-                                    f"noise=...) with the same mechanism ({mech.describe()})", "pure DP; delta is not used"])
+                     eps=eps, delta=delta, ledger=ledger, delta_budget=0.0, conditions={"m_set <= d": m_set <= d},
+                     reference=reference, notes=notes + ["pure DP; delta is not used"])
 
 
 def binary_tree_static(plan: Plan) -> dict:

@@ -82,17 +82,21 @@ def shrinking_dartboard(d: int, variant: str = "exp") -> Learner:
     return Learner(init=init, step=step)
 
 
-def _register_hedge_params_learner(name: str, factory, description: str, reference: str) -> None:
+def _register_hedge_params_learner(name: str, factory, description: str, reference: str, params=None,
+                                   compare=None) -> None:
     """Register a non-private experts learner ``factory(d)`` that takes :class:`HedgeParams`; its conformance
-    case runs ``eta = 0.1`` and ``0.3`` (also used by :mod:`jaxdp.experts.ftpl`)."""
+    case runs ``params(d, T)`` (default ``eta = 0.1`` and ``0.3``; also used by :mod:`jaxdp.experts.ftpl` and for
+    ``hedge``)."""
 
     def conformance(d, T):
         from .conformance import experts_case
 
-        return experts_case(factory(d), d, [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
+        return experts_case(factory(d), d, params(d, T) if params is not None else
+                            [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
 
     register_learner(name, factory=factory, params_type=HedgeParams, problem="experts", private=False,
-                     conformance=ConformanceCase(conformance), description=description, reference=reference)
+                     conformance=ConformanceCase(conformance), description=description, reference=reference,
+                     compare=compare)
 
 
 _register_hedge_params_learner(

@@ -27,7 +27,9 @@ from .dartboard import _register_hedge_params_learner
 
 __all__ = ["FTPLState", "ftpl", "ftpl_eta"]
 
-_NOISES = ("gumbel", "exponential", "uniform", "laplace")
+_DRAWS = {"gumbel": jax.random.gumbel, "exponential": jax.random.exponential, "uniform": jax.random.uniform,
+          "laplace": jax.random.laplace}
+_NOISES = tuple(_DRAWS)
 
 
 class FTPLState(NamedTuple):
@@ -78,13 +80,7 @@ def ftpl(d: int, noise: str = "exponential") -> Learner:
     check_choice("noise", noise, _NOISES)
 
     def draw(key):
-        if noise == "gumbel":
-            return jax.random.gumbel(key, (d,))
-        if noise == "exponential":
-            return jax.random.exponential(key, (d,))
-        if noise == "uniform":
-            return jax.random.uniform(key, (d,))
-        return jax.random.laplace(key, (d,))
+        return _DRAWS[noise](key, (d,))
 
     def init(key, params):
         z = draw(key)

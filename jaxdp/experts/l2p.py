@@ -62,7 +62,7 @@ import jax
 import jax.numpy as jnp
 
 from ..core.random import log_uniform
-from ..core.types import Learner
+from ..core.types import Learner, tree_where
 from ..core.validation import check_in_range, check_positive, check_positive_int
 
 __all__ = ["LazyMeasure", "L2PParams", "L2PState", "l2p", "l2p_params", "l2p_expected_counts"]
@@ -170,97 +170,6 @@ def l2p_params(mparams: Any, eta: float, p: float, B: int, *, block_size: Option
     return L2PParams(measure=mparams, eta=jnp.asarray(eta, fdt), p=jnp.asarray(p, fdt), B=jnp.int32(B))
 
 
-def _where(pred, a, b):
-    return jax.tree_util.tree_map(lambda u, v: jnp.where(pred, u, v), a, b)
-
-
-def _differs(a, b):
-    leaves = jax.tree_util.tree_leaves(jax.tree_util.tree_map(lambda u, v: jnp.any(u != v), a, b))
-    out = jnp.bool_(False)
-    for leaf in leaves:
-        out = out | leaf
-    return out
-
-
-def _make(measure: LazyMeasure, block_size: Optional[int], loss_example: Any) -> Learner:
-    has_exp = measure.summary is not None and measure.expected_loss is not None
-    fdt = jnp.result_type(float)
-
-    def summarize(stats, mparams):
-        return measure.summary(stats, mparams) if has_exp else ()
-
-    def init(key, params):
-        kx, ky = jax.random.split(key)
-        stats = measure.stats_init(loss_example)
-        x = measure.sample(kx, stats, params.measure)
-        y = measure.sample(ky, stats, params.measure)
-        zero = jnp.zeros((), fdt)
-        return L2PState(x=x, y=y, stats=stats, blx=zero, bly=zero, t=jnp.int32(0),
-                        summ=summarize(stats, params.measure))
-
-    def absorb(state, loss, params):
-        mp = params.measure
-        blx = state.blx + jnp.asarray(measure.log_ratio(loss, state.x, mp), fdt)
-        bly = state.bly + jnp.asarray(measure.log_ratio(loss, state.y, mp), fdt)
-        stats = measure.stats_update(state.stats, loss, mp)
-        info = {}
-        if has_exp:
-            info["expected_loss"] = jnp.asarray(measure.expected_loss(state.summ, loss), fdt)
-        return state._replace(blx=blx, bly=bly, stats=stats, t=state.t + 1), info
-
-    def boundary(key, state, params, B):
-        """Lines 5-12 of Algorithm 1 at the start of a new batch (``state.stats`` holds its first sB losses)."""
-        kS, kSp, kA, kx, ky = jax.random.split(key, 5)
-        mp = params.measure
-        log_acc = jnp.minimum(0.0, (state.blx - state.bly) - 2.0 * jnp.asarray(B, fdt) * params.eta)
-        S = log_uniform(kS) < log_acc                   # S_s = 1: the ratio test says "keep"
-        Sp = jax.random.uniform(kSp, dtype=fdt) >= params.p   # S'_s = 1 w.p. 1 - p
-        A = jax.random.uniform(kA, dtype=fdt) >= params.p     # A_s = 1 w.p. 1 - p
-        x_fresh = measure.sample(kx, state.stats, mp)
-        y_fresh = measure.sample(ky, state.stats, mp)
-        keep = S & Sp
-        x = _where(keep, state.x, x_fresh)
-        y = _where(A, state.y, y_fresh)
-        zero = jnp.zeros((), fdt)
-        new = state._replace(x=x, y=y, blx=zero, bly=zero, summ=summarize(state.stats, mp))
-        info = {
-            "switched": _differs(x, state.x),
-            "n_real": ~S,
-            "n_fake": S & ~Sp,
-            "n_yres": ~A,
-            "n_batches": jnp.bool_(True),
-        }
-        return new, info
-
-    if block_size is None:
-        def step(key, state, loss, params):
-            state, info = absorb(state, loss, params)
-            B = jnp.maximum(jnp.asarray(params.B, jnp.int32), 1)
-            at_boundary = state.t % B == 0
-
-            def no_boundary(k, s):
-                _, binfo = jax.eval_shape(lambda: boundary(k, s, params, B))
-                return s, jax.tree_util.tree_map(lambda v: jnp.zeros(v.shape, v.dtype), binfo)
-
-            state, binfo = jax.lax.cond(at_boundary, lambda k, s: boundary(k, s, params, B), no_boundary,
-                                        key, state)
-            info.update(binfo)
-            return state, info
-
-        return Learner(init=init, step=step)
-
-    B_static = int(block_size)
-
-    def step_b(key, state, loss, params):
-        del key  # nothing random happens inside a batch
-        return absorb(state, loss, params)
-
-    def end_block(key, state, params):
-        return boundary(key, state, params, B_static)
-
-    return Learner(init=init, step=step_b, block_size=B_static, end_block=end_block)
-
-
 @functools.lru_cache(maxsize=None)
 def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: Any = None) -> Learner:
     """The L2P transformation of ``measure`` (LAZY Algorithm 1) as a ``Learner``.
@@ -298,7 +207,83 @@ def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: An
         block_size = check_positive_int("block_size", block_size)
     if (measure.summary is None) != (measure.expected_loss is None):
         raise ValueError("measure.summary and measure.expected_loss must be given together (or neither)")
-    return _make(measure, block_size, loss_example)
+    has_exp = measure.summary is not None and measure.expected_loss is not None
+    fdt = jnp.result_type(float)
+
+    def summarize(stats, mparams):
+        return measure.summary(stats, mparams) if has_exp else ()
+
+    def init(key, params):
+        kx, ky = jax.random.split(key)
+        stats = measure.stats_init(loss_example)
+        x = measure.sample(kx, stats, params.measure)
+        y = measure.sample(ky, stats, params.measure)
+        zero = jnp.zeros((), fdt)
+        return L2PState(x=x, y=y, stats=stats, blx=zero, bly=zero, t=jnp.int32(0),
+                        summ=summarize(stats, params.measure))
+
+    def absorb(state, loss, params):
+        mp = params.measure
+        blx = state.blx + jnp.asarray(measure.log_ratio(loss, state.x, mp), fdt)
+        bly = state.bly + jnp.asarray(measure.log_ratio(loss, state.y, mp), fdt)
+        stats = measure.stats_update(state.stats, loss, mp)
+        info = {}
+        if has_exp:
+            info["expected_loss"] = jnp.asarray(measure.expected_loss(state.summ, loss), fdt)
+        return state._replace(blx=blx, bly=bly, stats=stats, t=state.t + 1), info
+
+    def boundary(key, state, params, B):
+        """Lines 5-12 of Algorithm 1 at the start of a new batch (``state.stats`` holds its first sB losses)."""
+        kS, kSp, kA, kx, ky = jax.random.split(key, 5)
+        mp = params.measure
+        log_acc = jnp.minimum(0.0, (state.blx - state.bly) - 2.0 * jnp.asarray(B, fdt) * params.eta)
+        S = log_uniform(kS) < log_acc                   # S_s = 1: the ratio test says "keep"
+        Sp = jax.random.uniform(kSp, dtype=fdt) >= params.p   # S'_s = 1 w.p. 1 - p
+        A = jax.random.uniform(kA, dtype=fdt) >= params.p     # A_s = 1 w.p. 1 - p
+        x_fresh = measure.sample(kx, state.stats, mp)
+        y_fresh = measure.sample(ky, state.stats, mp)
+        keep = S & Sp
+        x = tree_where(keep, state.x, x_fresh)
+        y = tree_where(A, state.y, y_fresh)
+        zero = jnp.zeros((), fdt)
+        new = state._replace(x=x, y=y, blx=zero, bly=zero, summ=summarize(state.stats, mp))
+        info = {
+            "switched": functools.reduce(jnp.logical_or, jax.tree_util.tree_leaves(
+                jax.tree_util.tree_map(lambda u, v: jnp.any(u != v), x, state.x)), jnp.bool_(False)),
+            "n_real": ~S,
+            "n_fake": S & ~Sp,
+            "n_yres": ~A,
+            "n_batches": jnp.bool_(True),
+        }
+        return new, info
+
+    if block_size is None:
+        def step(key, state, loss, params):
+            state, info = absorb(state, loss, params)
+            B = jnp.maximum(jnp.asarray(params.B, jnp.int32), 1)
+            at_boundary = state.t % B == 0
+
+            def no_boundary(k, s):
+                _, binfo = jax.eval_shape(lambda: boundary(k, s, params, B))
+                return s, jax.tree_util.tree_map(lambda v: jnp.zeros(v.shape, v.dtype), binfo)
+
+            state, binfo = jax.lax.cond(at_boundary, lambda k, s: boundary(k, s, params, B), no_boundary,
+                                        key, state)
+            info.update(binfo)
+            return state, info
+
+        return Learner(init=init, step=step)
+
+    B_static = int(block_size)
+
+    def step_b(key, state, loss, params):
+        del key  # nothing random happens inside a batch
+        return absorb(state, loss, params)
+
+    def end_block(key, state, params):
+        return boundary(key, state, params, B_static)
+
+    return Learner(init=init, step=step_b, block_size=B_static, end_block=end_block)
 
 
 def l2p_expected_counts(n_batches, n_real, p):

@@ -106,31 +106,6 @@ def _threshold(params: PotentialParams) -> jax.Array:
     return 2.0 * params.alpha / (params.s_phi * params.eta)
 
 
-def _start(key: jax.Array, params: PotentialParams, d: int) -> tuple[jax.Array, SVTState]:
-    """A uniform first expert and the first phase's AboveThreshold state (halted at once if ``K = 0``)."""
-    k_x, k_tau = jax.random.split(key)
-    x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
-    svt = svt_init(k_tau, _threshold(params), params.eps0)
-    return x, SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
-
-
-def _query_and_resample(k_nu, k_x, k_tau, state, q, logits, params):
-    """One round's AboveThreshold query ``q`` and, on ⊤ while ``k < K``, a resample from ``softmax(logits)``.
-
-    Returns ``(x, k, top, svt, info)``: the expert, the resample count, whether the round resampled, the
-    AboveThreshold state (restarted when a resample leaves budget for another phase) and the step's info.
-    """
-    svt, top = svt_query(k_nu, state.svt, q, params.eps0)
-    top = top & (state.k < params.K)
-    x = jnp.where(top, sample_categorical(k_x, logits), state.x)
-    k = state.k + top.astype(jnp.int32)
-    restart = top & (k < params.K)
-    svt = tree_where(restart, svt_restart(k_tau, svt, _threshold(params), params.eps0), svt)
-    info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": restart}
-    return x, k, top, svt, info
-
-
-@functools.lru_cache(maxsize=None)
 def potential_experts(d: int) -> Learner:
     """REAL Algorithm 5 over ``d`` experts with uniform μ. Params: :class:`PotentialParams`.
 
@@ -142,25 +117,7 @@ def potential_experts(d: int) -> Learner:
     Returns:
         The :class:`jaxdp.Learner`.
     """
-    d = check_d(d)
-    log_d = math.log(d)
-
-    def init(key, params):
-        x, svt = _start(key, params, d)
-        return PotentialState(x=x, k=jnp.int32(0), cum=jnp.zeros((d,), fdt()),
-                              logphi_star=jnp.zeros((), fdt()), svt=svt)
-
-    def step(key, state, loss, params):
-        k_nu, k_x, k_tau = jax.random.split(key, 3)
-        cum = state.cum + loss
-        logits = -params.eta * cum
-        logphi = jax.nn.logsumexp(logits) - log_d
-        q = (state.logphi_star - logphi) / (params.s_phi * params.eta)
-        x, k, top, svt, info = _query_and_resample(k_nu, k_x, k_tau, state, q, logits, params)
-        return PotentialState(x=x, k=k, cum=cum, logphi_star=jnp.where(top, logphi, state.logphi_star),
-                              svt=svt), info
-
-    return Learner(init=init, step=step)
+    return _potential(check_d(d), False)
 
 
 # --------------------------------------------------------------------------- guarded variant (correction)
@@ -185,7 +142,6 @@ class GuardedPotentialState(NamedTuple):
     svt: SVTState
 
 
-@functools.lru_cache(maxsize=None)
 def guarded_potential_experts(d: int) -> Learner:
     """REAL Algorithm 5 with an own-loss guard: a corrected variant (docs/algorithms/realizable-findings.md).
 
@@ -218,24 +174,43 @@ def guarded_potential_experts(d: int) -> Learner:
     Returns:
         The :class:`~jaxdp.core.Learner`.
     """
-    d = check_d(d)
+    return _potential(check_d(d), True)
+
+
+@functools.lru_cache(maxsize=None)
+def _potential(d: int, guard: bool) -> Learner:
+    """REAL Alg. 5 (``guard``: with the own-loss guard of :func:`guarded_potential_experts`)."""
     log_d = math.log(d)
 
     def init(key, params):
-        x, svt = _start(key, params, d)
+        k_x, k_tau = jax.random.split(key)
+        x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
+        svt = svt_init(k_tau, _threshold(params), params.eps0)
+        svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))   # halted at once if K = 0
         z = jnp.zeros((), fdt())
-        return GuardedPotentialState(x=x, k=jnp.int32(0), cum=jnp.zeros((d,), fdt()), logphi_star=z, acc=z, svt=svt)
+        if guard:
+            return GuardedPotentialState(x=x, k=jnp.int32(0), cum=jnp.zeros((d,), fdt()), logphi_star=z, acc=z,
+                                         svt=svt)
+        return PotentialState(x=x, k=jnp.int32(0), cum=jnp.zeros((d,), fdt()), logphi_star=z, svt=svt)
 
     def step(key, state, loss, params):
         k_nu, k_x, k_tau = jax.random.split(key, 3)
         cum = state.cum + loss
-        acc = state.acc + loss[state.x]
         logits = -params.eta * cum
         logphi = jax.nn.logsumexp(logits) - log_d
-        q = jnp.maximum((state.logphi_star - logphi) / (params.s_phi * params.eta), acc)
-        x, k, top, svt, info = _query_and_resample(k_nu, k_x, k_tau, state, q, logits, params)
-        return GuardedPotentialState(x=x, k=k, cum=cum, logphi_star=jnp.where(top, logphi, state.logphi_star),
-                                     acc=jnp.where(top, 0.0, acc), svt=svt), info
+        q = (state.logphi_star - logphi) / (params.s_phi * params.eta)
+        if guard:
+            acc = state.acc + loss[state.x]
+            q = jnp.maximum(q, acc)
+        svt, top = svt_query(k_nu, state.svt, q, params.eps0)
+        top = top & (state.k < params.K)
+        x = jnp.where(top, sample_categorical(k_x, logits), state.x)
+        k = state.k + top.astype(jnp.int32)
+        restart = top & (k < params.K)
+        svt = tree_where(restart, svt_restart(k_tau, svt, _threshold(params), params.eps0), svt)
+        info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": restart}
+        new = state._replace(x=x, k=k, cum=cum, logphi_star=jnp.where(top, logphi, state.logphi_star), svt=svt)
+        return (new._replace(acc=jnp.where(top, 0.0, acc)) if guard else new), info
 
     return Learner(init=init, step=step)
 
@@ -459,10 +434,6 @@ def plan_potential_experts(*, eps: float, delta: float = 0.0, T: int, d: int, mo
     if mode == "certified" and not plan.certified:  # pragma: no cover - the calibration always certifies
         raise ValueError(f"cannot certify eps={eps}, delta={delta} for potential_experts: {plan.format()}")
     return plan
-
-
-# --------------------------------------------------------------------------- Alg. 4 (sketch)
-
 
 
 def thm6_bound(d, T, eps, delta=0.0):

@@ -165,17 +165,17 @@ def _em_logits(cum, eta, Lstar):
     return -eta * jnp.maximum(cum, Lstar) / 2.0
 
 
-def _query_and_draw(k_nu, k_em, state, loss, params, Lstar, paper_order):
-    """One round of REAL Alg. 1/2 up to the draw: the own-loss query of the current AboveThreshold instance
-    (``paper_order``: the loss before this round's) and an exponential-mechanism draw, kept on ⊤ while ``k < K``.
-
-    Returns ``(acc_new, cum, svt, top, x_new, x)``.
-    """
+def _query_and_draw(k_nu, k_em, state, loss, params, Lstar, paper_order, shared=False):
+    """``(acc_new, cum, svt, top, x_new, x)`` of one round of REAL Alg. 1/2: the own-loss query (``shared``: ⊤ only
+    while fewer than K positives) and an exponential-mechanism draw, kept on ⊤ while ``k < K``."""
     acc_new = state.acc + loss[state.x]
     cum = state.cum + loss
     q = state.acc if paper_order else acc_new
-    svt, top = svt_query(k_nu, state.svt, q, params.eps_svt)
-    top = top & (state.k < params.K)
+    if shared:
+        svt, top = csvt_query(k_nu, state.svt, q)
+    else:
+        svt, top = svt_query(k_nu, state.svt, q, params.eps_svt)
+        top = top & (state.k < params.K)
     x_new = sample_categorical(k_em, _em_logits(cum, params.eta, Lstar))
     x = jnp.where(top, x_new, state.x)
     return acc_new, cum, svt, top, x_new, x
@@ -208,18 +208,15 @@ def sparse_vector_experts(d: int, paper_order: bool = False, threshold: str = "f
     paper_order = bool(paper_order)
     threshold = check_choice("threshold", threshold, THRESHOLD_MODES)
     if threshold == "fresh":
-        return _fresh_experts(d, paper_order)
-    return _shared_experts(d, paper_order, _check_svt_ratio(svt_ratio), True)
+        return _sv_experts(d, paper_order, False, 1.0, True)
+    return _sv_experts(d, paper_order, True, _check_svt_ratio(svt_ratio), True)
 
 
 def _check_svt_ratio(svt_ratio):
     """``svt_ratio``: ``"optimal"`` or a number > 0 (numeric strings from the command line accepted)."""
-    if isinstance(svt_ratio, str) and svt_ratio != "optimal":
-        try:
-            svt_ratio = float(svt_ratio)
-        except ValueError:
-            raise ValueError(f"svt_ratio must be a number eps1/eps2 > 0 or 'optimal', got {svt_ratio!r}") from None
     try:
+        if isinstance(svt_ratio, str) and svt_ratio != "optimal":
+            svt_ratio = float(svt_ratio)
         _check_ratio(svt_ratio)
     except ValueError:
         raise ValueError(f"svt_ratio must be a number eps1/eps2 > 0 or 'optimal', got {svt_ratio!r}") from None
@@ -255,54 +252,34 @@ def shared_threshold_scales(eps_svt, K, svt_ratio: Ratio = 1.0, *, scale_with_K:
 
 
 @functools.lru_cache(maxsize=None)
-def _fresh_experts(d: int, paper_order: bool) -> Learner:
+def _sv_experts(d: int, paper_order: bool, shared: bool, svt_ratio: Ratio, scale_with_K: bool) -> Learner:
+    """REAL Alg. 1; ``shared``: one threshold noise shared by the ``≤ K`` instances (``scale_with_K=False``: broken twin)."""
 
     def init(key, params):
         k_x, k_tau = jax.random.split(key)
         x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
-        svt = svt_init(k_tau, params.L, params.eps_svt)
-        svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
-        z = jnp.zeros((), fdt())
-        return SVExpertsState(x=x, k=jnp.int32(0), acc=z, cum=jnp.zeros((d,), fdt()), svt=svt)
+        if shared:
+            b_thr, b_q = shared_threshold_scales(params.eps_svt, params.K, svt_ratio, scale_with_K=scale_with_K)
+            # the state is built here (not by csvt_init_from_scales, which insists on c >= 1): K = 0 is allowed
+            tau_hat = jnp.asarray(params.L, fdt()) + jnp.asarray(b_thr, fdt()) * jax.random.laplace(k_tau, (), fdt())
+            svt = CSVTState(tau_hat=tau_hat, query_scale=jnp.asarray(b_q, fdt()), count=jnp.int32(0),
+                            c=jnp.asarray(params.K, jnp.int32))
+        else:
+            svt = svt_init(k_tau, params.L, params.eps_svt)
+            svt = SVTState(tau_hat=svt.tau_hat, halted=svt.halted | (params.K <= 0))
+        return SVExpertsState(x=x, k=jnp.int32(0), acc=jnp.zeros((), fdt()), cum=jnp.zeros((d,), fdt()), svt=svt)
 
     def step(key, state, loss, params):
-        k_nu, k_em, k_tau = jax.random.split(key, 3)
-        acc_new, cum, svt, top, x_new, x = _query_and_draw(k_nu, k_em, state, loss, params, params.Lstar, paper_order)
+        k_nu, k_em, k_tau = jax.random.split(key, 3)     # shared: k_tau is not needed
+        acc_new, cum, svt, top, x_new, x = _query_and_draw(k_nu, k_em, state, loss, params, params.Lstar, paper_order,
+                                                           shared)
         k = state.k + top.astype(jnp.int32)
-        restart = top & (k < params.K)
-        svt = tree_where(restart, svt_restart(k_tau, svt, params.L, params.eps_svt), svt)
+        if shared:
+            restart = jnp.zeros_like(top)
+        else:
+            restart = top & (k < params.K)
+            svt = tree_where(restart, svt_restart(k_tau, svt, params.L, params.eps_svt), svt)
         info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": restart}
-        return SVExpertsState(x=x, k=k, acc=jnp.where(top, 0.0, acc_new), cum=cum, svt=svt), info
-
-    return Learner(init=init, step=step)
-
-
-@functools.lru_cache(maxsize=None)
-def _shared_experts(d: int, paper_order: bool, svt_ratio: Ratio, scale_with_K: bool) -> Learner:
-    """REAL Alg. 1 with one threshold noise shared by the ``≤ K`` instances (``scale_with_K=False``: broken twin)."""
-
-    def init(key, params):
-        k_x, k_tau = jax.random.split(key)
-        x = jax.random.randint(k_x, (), 0, d, dtype=jnp.int32)
-        b_thr, b_q = shared_threshold_scales(params.eps_svt, params.K, svt_ratio, scale_with_K=scale_with_K)
-        L = jnp.asarray(params.L, fdt())
-        # the state is built here (not by csvt_init_from_scales, which insists on c >= 1): K = 0 is allowed
-        tau_hat = L + jnp.asarray(b_thr, fdt()) * jax.random.laplace(k_tau, (), fdt())
-        svt = CSVTState(tau_hat=tau_hat, query_scale=jnp.asarray(b_q, fdt()), count=jnp.int32(0),
-                        c=jnp.asarray(params.K, jnp.int32))
-        z = jnp.zeros((), fdt())
-        return SVExpertsState(x=x, k=jnp.int32(0), acc=z, cum=jnp.zeros((d,), fdt()), svt=svt)
-
-    def step(key, state, loss, params):
-        k_nu, k_em, _ = jax.random.split(key, 3)     # the default's keys; k_tau is not needed
-        acc_new = state.acc + loss[state.x]
-        cum = state.cum + loss
-        q = state.acc if paper_order else acc_new
-        svt, top = csvt_query(k_nu, state.svt, q)     # ⊤ only while fewer than K positives so far
-        x_new = sample_categorical(k_em, _em_logits(cum, params.eta, params.Lstar))
-        x = jnp.where(top, x_new, state.x)
-        k = state.k + top.astype(jnp.int32)
-        info = {"switched": x != state.x, "em_draws": top, "svt_halts": top, "svt_restarts": jnp.zeros_like(top)}
         return SVExpertsState(x=x, k=k, acc=jnp.where(top, 0.0, acc_new), cum=cum, svt=svt), info
 
     return Learner(init=init, step=step)
@@ -322,7 +299,7 @@ def shared_threshold_unscaled_experts(d: int, paper_order: bool = False) -> Lear
     Returns:
         The :class:`~jaxdp.core.Learner`.
     """
-    return _shared_experts(check_d(d), bool(paper_order), 1.0, False)
+    return _sv_experts(check_d(d), bool(paper_order), True, 1.0, False)
 
 
 # --------------------------------------------------------------------------- adaptive (Alg. 2)
@@ -751,9 +728,6 @@ def plan_adaptive_sparse_vector_experts(*, eps: float, delta: float = 0.0, T: in
     if mode == "certified" and not plan.certified:  # pragma: no cover
         raise ValueError(f"cannot certify eps={eps} for adaptive_sparse_vector_experts: {plan.format()}")
     return plan
-
-
-# --------------------------------------------------------------------------- Alg. 5 / Thms 6–7
 
 
 # --------------------------------------------------------------------------- theory curves (constants 1)

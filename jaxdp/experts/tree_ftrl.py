@@ -94,12 +94,10 @@ def tree_ftrl_params(d: int, T: int, eps: float, delta: float = 0.0, eta: Option
         n = T_max or T
         scale = (float(d) * mech.sensitivity(n, "l1") / float(eps) if delta == 0 else
                  float(gaussian_sigma_zcdp(math.sqrt(d) * mech.sensitivity(n, "l2"), float(eps), float(delta))))
-        eta = math.sqrt(8 * math.log(d) / T) if eta is None else eta
-        fdt = jnp.result_type(float)
-        return TreeFTRLParams(eta=jnp.asarray(eta, fdt), scale=jnp.asarray(scale, fdt))
-    H = tree_depth(T_max or T)
-    scale = tree_laplace_scale(H, eps, sensitivity=float(d)) if delta == 0 else \
-        tree_aggregation_sigma(math.sqrt(d) / 2.0, H, eps, delta)
+    else:
+        H = tree_depth(T_max or T)
+        scale = tree_laplace_scale(H, eps, sensitivity=float(d)) if delta == 0 else \
+            tree_aggregation_sigma(math.sqrt(d) / 2.0, H, eps, delta)
     if eta is None:
         eta = math.sqrt(8 * math.log(d) / T)
     fdt = jnp.result_type(float)
@@ -134,38 +132,29 @@ def tree_ftrl_experts(d: int, T_max: int, noise="gaussian", kind: Optional[str] 
         kind = check_choice("kind", "gaussian" if kind is None else kind, ["laplace", "gaussian"])
         if mech is None:
             noise = kind
-    if mech is not None:
-        return _tree_ftrl_mf(d, int(T_max), mech, str(kind))
-    check_choice("noise", noise, ["laplace", "gaussian"])
     fdt = jnp.result_type(float)
+    if mech is None:
+        check_choice("noise", noise, ["laplace", "gaussian"])
+
+        def fresh():
+            return tree_init(H, (d,), fdt)
+
+        def count(key, tree, x, scale):
+            return tree_step(key, tree, x, scale, noise)
+    else:
+        def fresh():
+            return counter_init(mech, int(T_max), (d,), fdt)
+
+        def count(key, tree, x, scale):
+            return counter_step(mech, key, tree, x, scale, str(kind))
 
     def init(key, params):
-        return TreeFTRLState(x=sample_categorical(key, jnp.zeros((d,))), tree=tree_init(H, (d,), fdt),
-                             p=jnp.full((d,), 1.0 / d, fdt))
+        return TreeFTRLState(x=sample_categorical(key, jnp.zeros((d,))), tree=fresh(), p=jnp.full((d,), 1.0 / d, fdt))
 
     def step(key, state, loss, params):
         k_noise, k_x = jax.random.split(key)
         expected = jnp.dot(state.p, loss)
-        tree, L_hat = tree_step(k_noise, state.tree, loss - 0.5, params.scale, noise)
-        logits = -params.eta * L_hat
-        x = sample_categorical(k_x, logits)
-        return TreeFTRLState(x=x, tree=tree, p=jax.nn.softmax(logits)), \
-            {"expected_loss": expected, "switched": x != state.x}
-
-    return Learner(init=init, step=step)
-
-
-def _tree_ftrl_mf(d: int, T_max: int, mech, kind: str) -> Learner:
-    fdt = jnp.result_type(float)
-
-    def init(key, params):
-        return TreeFTRLState(x=sample_categorical(key, jnp.zeros((d,))), tree=counter_init(mech, T_max, (d,), fdt),
-                             p=jnp.full((d,), 1.0 / d, fdt))
-
-    def step(key, state, loss, params):
-        k_noise, k_x = jax.random.split(key)
-        expected = jnp.dot(state.p, loss)
-        tree, L_hat = counter_step(mech, k_noise, state.tree, loss - 0.5, params.scale, kind)
+        tree, L_hat = count(k_noise, state.tree, loss - 0.5, params.scale)
         logits = -params.eta * L_hat
         x = sample_categorical(k_x, logits)
         return TreeFTRLState(x=x, tree=tree, p=jax.nn.softmax(logits)), \

@@ -227,17 +227,11 @@ def as_domain(domain: Any) -> Any:
     if isinstance(domain, (Ball, Box, Simplex, Unconstrained)):
         return domain
     name = type(domain).__name__
-    if name == "Ball":
-        for attr in ("radius", "R", "r"):
-            if hasattr(domain, attr):
-                return Ball(jnp.asarray(getattr(domain, attr), jnp.result_type(float)))
-        if hasattr(domain, "D"):
-            return Ball(jnp.asarray(domain.D, jnp.result_type(float)))
+    if name == "Ball" and hasattr(domain, "radius"):
+        return Ball(jnp.asarray(domain.radius, jnp.result_type(float)))
     if name == "Box" and hasattr(domain, "lo") and hasattr(domain, "hi"):
         return box(domain.lo, domain.hi)
-    if name == "Simplex":
-        for attr in ("d", "dim", "n"):
-            if hasattr(domain, attr):
-                return simplex(int(getattr(domain, attr)))
+    if name == "Simplex" and hasattr(domain, "d"):
+        return simplex(int(domain.d))
     raise TypeError(
         f"domain must be None, jaxdp.samplers.ball/box/simplex or a jaxdp.oco.domains Ball/Box/Simplex, got {name}")

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.random import sample_categorical
 from ..core.validation import check_positive, check_positive_int, is_concrete
-from .domains import as_domain
+from .domains import Ball, as_domain
 
 __all__ = ["sample_trunc_gauss_ball", "sample_trunc_gauss_ball_rejection", "Grid", "make_grid", "sample_grid",
            "log_chi2_cdf"]
@@ -166,9 +166,7 @@ def sample_trunc_gauss_ball(key: jax.Array, m: jax.Array, s: Any, R: Any, Mgrid:
     # z ⊥ e with norm 0 happens with probability 0; guard anyway
     dirn = jnp.where(zn > 0, z / jnp.maximum(zn, 1e-30), jnp.zeros_like(z))
     x = u * e + r * dirn
-    # round-off guard: never leave the ball
-    nx = jnp.sqrt(jnp.sum(x * x))
-    return x * jnp.minimum(1.0, R / jnp.maximum(nx, 1e-30))
+    return Ball(R).project(x)    # round-off guard: never leave the ball
 
 
 def sample_trunc_gauss_ball_rejection(key: jax.Array, m: jax.Array, s: Any, R: Any, max_tries: int = 256
@@ -194,9 +192,7 @@ def sample_trunc_gauss_ball_rejection(key: jax.Array, m: jax.Array, s: Any, R: A
     z = m + s * jax.random.normal(key, (max_tries,) + m.shape, f)
     inside = jnp.sum(z * z, axis=-1) <= R * R
     i = jnp.argmax(inside)
-    x = z[i]
-    nx = jnp.sqrt(jnp.sum(x * x))
-    return x * jnp.minimum(1.0, R / jnp.maximum(nx, 1e-30)), jnp.any(inside)
+    return Ball(R).project(z[i]), jnp.any(inside)
 
 
 class Grid(NamedTuple):

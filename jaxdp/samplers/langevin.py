@@ -110,15 +110,9 @@ class ULAInfo(NamedTuple):
     outside: jax.Array
 
 
-def _value_and_grad(logdensity_fn: Callable, grad_fn: Optional[Callable]) -> Callable:
-    if grad_fn is None:
-        return jax.value_and_grad(logdensity_fn)
-    return lambda x: (logdensity_fn(x), grad_fn(x))
-
-
 def _chart_fns(logdensity_fn, grad_fn, dom):
     """Log-density and gradient in chart coordinates (chain rule through the affine chart)."""
-    vg = _value_and_grad(logdensity_fn, grad_fn)
+    vg = jax.value_and_grad(logdensity_fn) if grad_fn is None else (lambda x: (logdensity_fn(x), grad_fn(x)))
 
     def vg_chart(y):
         x = dom.from_chart(y)
@@ -273,12 +267,9 @@ def mala(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, s
     kernel = mala_kernel(logdensity_fn, dom, grad_fn=grad_fn)
     state = langevin_init(logdensity_fn, x0, dom, grad_fn=grad_fn)
 
-    def body(s, i):
-        s, (p, a, o) = kernel(jax.random.fold_in(key, i), s, step_size)
-        return s, (p, a, o)
-
     # step keys fold_in(key, i) (scanning over a split key array trips the key-reuse checker under vmap)
-    state, (p, a, o) = jax.lax.scan(body, state, jnp.arange(n_steps, dtype=jnp.uint32))
+    state, (p, a, o) = jax.lax.scan(lambda s, i: kernel(jax.random.fold_in(key, i), s, step_size), state,
+                                    jnp.arange(n_steps, dtype=jnp.uint32))
     f = state.position.dtype
     info = MALAInfo(jnp.mean(p), jnp.mean(a.astype(f)), jnp.mean(o.astype(f)))
     return dom.from_chart(state.position), info
