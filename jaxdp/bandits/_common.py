@@ -2,7 +2,6 @@ r"""Shared pieces of the bandit learners: the checked params decorator, their fa
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 from typing import Callable
 
@@ -10,40 +9,12 @@ import jax
 import jax.numpy as jnp
 
 from ..core.types import Learner, fdt
-from ..core.validation import check_field, check_positive_int
+from ..core.validation import check_positive_int, checked_params
 
 __all__ = ["checked_params", "arms_factory", "argmax_priority", "random_priority", "laplace_sum_radius"]
 
 SQRT8 = math.sqrt(8.0)
 TWO_SQRT2 = 2.0 * math.sqrt(2.0)
-
-
-def checked_params(scalars: bool = False, **bounds):
-    """Class decorator of a params ``NamedTuple``: building it on the host checks each field named in ``bounds``
-    with ``check_field(<class name>, field, **bounds[field])`` (tracers and Python ints are not checked).
-
-    Args:
-        scalars: store Python ``int``/``float`` fields as arrays of the floating dtype of :func:`fdt`.
-        **bounds: per field, the keyword arguments of :func:`jaxdp.core.validation.check_field`.
-
-    Returns:
-        The decorator; it returns a subclass of the ``NamedTuple`` with the same name, docstring and signature.
-    """
-
-    def wrap(base):
-        def __new__(cls, *args, **kwargs):
-            self = base.__new__(cls, *args, **kwargs)
-            for name, kw in bounds.items():
-                check_field(base.__name__, name, getattr(self, name), **kw)
-            if scalars:
-                return base.__new__(cls, *(jnp.asarray(v, fdt()) if isinstance(v, (int, float)) else v for v in self))
-            return self
-
-        return type(base.__name__, (base,), {"__slots__": (), "__new__": __new__, "__doc__": base.__doc__,
-                                             "__module__": base.__module__, "__qualname__": base.__qualname__,
-                                             "__signature__": inspect.signature(base)})
-
-    return wrap
 
 
 def arms_factory(build: Callable[[int], Learner]) -> Callable[[int], Learner]:

@@ -7,11 +7,15 @@ received and what is allowed. Values that are JAX tracers (inside ``jit`` or
 """
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from typing import Any, Callable, Iterable
 
+import jax.numpy as jnp
 import numpy as np
+
+from .types import fdt
 
 __all__ = [
     "check_positive",
@@ -26,7 +30,7 @@ __all__ = [
     "check_shape",
     "check_finite_scalar",
     "is_concrete",
-    "check_field",
+    "check_field", "checked_params",
     "check_adversary_params",
     "check_seed",
     "describe_value",
@@ -458,6 +462,33 @@ def check_field(owner: str, name: str, x: Any, *, lo: float | None = None, hi: f
         where = "" if arr.ndim == 0 else f" (first bad entry {first!r})"
         raise ValueError(f"{owner}: {name} must be in {rng}, got {_fmt(x)}{where}")
 
+
+def checked_params(scalars: bool = False, **bounds):
+    """Class decorator of a params ``NamedTuple``: building it on the host checks each field named in ``bounds``
+    with ``check_field(<class name>, field, **bounds[field])`` (tracers and Python ints are not checked).
+
+    Args:
+        scalars: store Python ``int``/``float`` fields as arrays of the floating dtype of :func:`fdt`.
+        **bounds: per field, the keyword arguments of :func:`jaxdp.core.validation.check_field`.
+
+    Returns:
+        The decorator; it returns a subclass of the ``NamedTuple`` with the same name, docstring and signature.
+    """
+
+    def wrap(base):
+        def __new__(cls, *args, **kwargs):
+            self = base.__new__(cls, *args, **kwargs)
+            for name, kw in bounds.items():
+                check_field(base.__name__, name, getattr(self, name), **kw)
+            if scalars:
+                return base.__new__(cls, *(jnp.asarray(v, fdt()) if isinstance(v, (int, float)) else v for v in self))
+            return self
+
+        return type(base.__name__, (base,), {"__slots__": (), "__new__": __new__, "__doc__": base.__doc__,
+                                             "__module__": base.__module__, "__qualname__": base.__qualname__,
+                                             "__signature__": inspect.signature(base)})
+
+    return wrap
 
 def check_adversary_params(adversary: Any, params: Any, T: Any = None) -> None:
     """Run an adversary's host-side checks of its parameters against the horizon ``T``.

@@ -1,39 +1,14 @@
 """Small helpers shared by the experts modules: the checked params decorator and the realizable-regime planners' checks."""
 from __future__ import annotations
 
-import inspect
 import math
 
 from ..privacy.accounting.plan import Plan
-from ..core.validation import check_d, check_delta_for, check_eps_finite, check_field, check_mode, check_positive_int
+from ..core.validation import (check_d, check_delta_for, check_eps_finite, check_mode, check_positive_int,
+                                checked_params)
 from ..registry import learner_for_plan
 
 __all__ = ["checked_params", "log2_ceil", "params_from_plan", "planner_checks", "REF"]
-
-
-def checked_params(**bounds):
-    """Class decorator of a params ``NamedTuple``: building it on the host checks each field named in ``bounds``
-    with ``check_field(<class name>, field, **bounds[field])`` (tracers and Python ints are not checked).
-
-    Args:
-        **bounds: per field, the keyword arguments of :func:`jaxdp.core.validation.check_field`.
-
-    Returns:
-        The decorator; it returns a subclass of the ``NamedTuple`` with the same name, docstring and signature.
-    """
-
-    def wrap(base):
-        def __new__(cls, *args, **kwargs):
-            self = base.__new__(cls, *args, **kwargs)
-            for name, kw in bounds.items():
-                check_field(base.__name__, name, getattr(self, name), **kw)
-            return self
-
-        return type(base.__name__, (base,), {"__slots__": (), "__new__": __new__, "__doc__": base.__doc__,
-                                             "__module__": base.__module__, "__qualname__": base.__qualname__,
-                                             "__signature__": inspect.signature(base)})
-
-    return wrap
 
 
 def log2_ceil(d: int) -> int:
