@@ -25,7 +25,7 @@ import numpy as np
 
 from .exact import align, exact_eps
 
-__all__ = ["WorstPair", "neighbour_space_size", "pair_eps", "worst_pair"]
+__all__ = ["WorstPair", "TightnessCase", "neighbour_space_size", "pair_eps", "worst_pair", "tightness_row", "describe_pair"]
 
 
 class WorstPair(NamedTuple):
@@ -185,3 +185,79 @@ def _search(law, T, vals, delta, restarts, max_evals, seed, starts) -> WorstPair
     x1 = x0.copy()
     x1[j] = vals[v1]
     return WorstPair(val, x0, x1, j, len(scores), False)
+
+
+class TightnessCase(NamedTuple):
+    """One learner at one size for :func:`tightness_row` (built by ``jaxdp.experts.audits.tightness_cases`` and
+    ``jaxdp.bandits.audits.tightness_cases``).
+
+    Attributes:
+        name: the learner (its audit's name).
+        size: the instance, in words.
+        law: ``law(losses) -> (codes, probs)``, the exact law of the released output.
+        T: the number of rounds.
+        values: the ``(V, d)`` loss vectors a round may take.
+        delta: the certified δ (ε is compared at it).
+        certified: the certified ε at this size (planner or ledger).
+        audited: today's audited pairs at this size, ``{label: (x0, x1)}``.
+        search: keyword arguments of :func:`worst_pair`.
+        slack: where certified/exact > 2, the ledger term recomputed with its exact value (or "not attributed yet").
+        audit: ``audit(x0, x1) -> eps_lower``, the Monte Carlo audit on a pair, or ``None``.
+    """
+    name: str
+    size: str
+    law: Callable
+    T: int
+    values: np.ndarray
+    delta: float
+    certified: float
+    audited: dict
+    search: dict
+    slack: str = "not attributed yet"
+    audit: Callable | None = None
+
+
+def tightness_row(case: TightnessCase, *, run_audit: bool = True) -> dict:
+    """Exact ε on today's audited pairs and on the worst pair :func:`worst_pair` finds, and their ratios to the
+    certified ε.
+
+    Args:
+        case: the learner and size.
+        run_audit: also run the case's Monte Carlo audit on the best pair found.
+
+    Returns:
+        A dict: ``name, size, delta, certified, exact_audited, exact_best, pair`` (compact: the differing round and
+        the two streams), ``examined, exhaustive, ratio_audited, ratio_best, eps_lower, slack, seconds``.
+    """
+    import time
+
+    t0 = time.time()
+    audited = max(pair_eps(case.law, a, b, delta=case.delta) for a, b in case.audited.values())
+    starts = [(np.asarray(a, np.float64), np.asarray(b, np.float64)) for a, b in case.audited.values()]
+    r = worst_pair(case.law, case.T, case.values, delta=case.delta, starts=starts, **case.search)
+    secs = time.time() - t0
+    low = float(case.audit(r.x0, r.x1)) if (run_audit and case.audit is not None) else float("nan")
+    return dict(name=case.name, size=case.size, delta=case.delta, certified=case.certified, exact_audited=audited,
+                exact_best=r.eps, pair=describe_pair(r.x0, r.x1), examined=r.examined, exhaustive=r.exhaustive,
+                ratio_audited=case.certified / audited if audited > 0 else float("inf"),
+                ratio_best=case.certified / r.eps if r.eps > 0 else float("inf"), eps_lower=low,
+                slack=case.slack if case.certified > 2 * r.eps else "-", seconds=secs)
+
+
+def describe_pair(x0, x1) -> str:
+    """A neighbouring pair in a few words: the differing round's two loss vectors, and the other non-zero rounds.
+
+    Args:
+        x0, x1: ``(T, d)`` loss arrays differing in one round.
+
+    Returns:
+        E.g. ``"l_1: 10 vs 01; else 0"`` or ``"l_3: 00 vs 11; l_1=10, l_2=10, else 0"`` (rounds 1-based).
+    """
+    x0, x1 = np.asarray(x0), np.asarray(x1)
+    def v(row):
+        s = [f"{a:g}" for a in row]
+        return "".join(s) if all(len(a) == 1 for a in s) else "(" + ",".join(s) + ")"
+
+    j = int(np.flatnonzero(np.any(x0 != x1, axis=1))[0])
+    rest = [f"l_{t + 1}={v(x0[t])}" for t in range(len(x0)) if t != j and np.any(x0[t] != 0)]
+    return f"l_{j + 1}: {v(x0[j])} vs {v(x1[j])}; " + ", ".join(rest + ["else 0"])
