@@ -65,7 +65,8 @@ from .planners import plan_dp_exp3, plan_dp_ucb_tree, plan_ldp_ucb
 from .ucb import DPUCBParams, LDPUCBParams, dp_ucb_tree, ldp_ucb
 
 __all__ = ["AUDITS", "bandit_events", "replays", "stays", "audit_dp_exp3", "audit_ldp_ucb", "audit_dp_ucb_tree",
-           "audit_dp_se", "laplace_difference_sf", "index_policy_law", "dp_se_law", "dp_exp3_law", "exact_audit_eps"]
+           "audit_dp_se", "laplace_difference_sf", "index_policy_law", "dp_se_law", "dp_exp3_law", "exact_audit_eps",
+           "tightness_cases"]
 
 f32 = jnp.float32
 K = 2

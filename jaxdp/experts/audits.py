@@ -74,7 +74,7 @@ from ..registry import register_audit
 from .l2p_mw import l2p_mw, l2p_mw_params
 from .sparse_vector import SVExpertsParams, shared_threshold_unscaled_experts, sparse_vector_experts
 
-__all__ = ['AUDIT_SETTING', 'audit_setting', 'neighbours', 'play_batches', 'broken_lazy_mw_play', 'audit_l2p_mw', 'audit_l2p_mw_broken', 'audit_hedge', 'sv_experts_mechanism', 'neighbour_family', 'shared_neighbour_family', 'audit_sparse_vector_experts', 'audit_sparse_vector_experts_mislabelled', 'audit_sparse_vector_experts_shared_threshold', 'audit_sparse_vector_experts_shared_threshold_unscaled', 'sv_experts_family']
+__all__ = ['AUDIT_SETTING', 'audit_setting', 'neighbours', 'play_batches', 'broken_lazy_mw_play', 'audit_l2p_mw', 'audit_l2p_mw_broken', 'audit_hedge', 'sv_experts_mechanism', 'neighbour_family', 'shared_neighbour_family', 'audit_sparse_vector_experts', 'audit_sparse_vector_experts_mislabelled', 'audit_sparse_vector_experts_shared_threshold', 'audit_sparse_vector_experts_shared_threshold_unscaled', 'sv_experts_family', 'tightness_cases']
 
 
 class AuditSetting(NamedTuple):
@@ -673,12 +673,14 @@ def tightness_cases(quick: bool = False) -> list:
     """The expert learners with an exact law, at small sizes, for :func:`jaxdp.privacy.audit.tightness.tightness_row`.
 
     L2P-MW at ``T = 8``, ``B = 2`` (certified by LAZY Thm 3.2 at the same ``p``, ``δ₁`` and largest ``η``;
-    exhaustive over ``{0,1}^2`` losses) and at the audited size ``T = 64``, ``B = 8`` (coordinate search from the
-    audited pair); REAL Alg. 1 with fresh and with shared threshold noise at the audited size ``T = 4``, ``d = 2``
-    (exhaustive over ``{0,1}^2``), certified by :func:`jaxdp.experts.sparse_vector.sparse_vector_ledger`.
+    exhaustive over ``{0,1}^2`` losses), at ``T = 16``, ``B = 4`` and at the audited size ``T = 64``, ``B = 8``
+    (coordinate search from the audited pair); REAL Alg. 1 with fresh threshold noise at ``T = 4`` (the audited
+    size) and ``T = 6``, with shared threshold noise at ``T = 4`` and ``T = 5``, ``d = 2`` (exhaustive over
+    ``{0,1}^2``; the audited pairs padded with zero losses), certified by
+    :func:`jaxdp.experts.sparse_vector.sparse_vector_ledger`.
 
     Args:
-        quick: skip the audited-size L2P-MW search (the slowest case).
+        quick: only the smallest size of each learner.
 
     Returns:
         A list of :class:`jaxdp.privacy.audit.tightness.TightnessCase`.
@@ -689,8 +691,9 @@ def tightness_cases(quick: bool = False) -> list:
 
     bits = np.array([[a, b] for a in (0.0, 1.0) for b in (0.0, 1.0)])
     cases = []
-    for T, B, search in ((8, 2, {}), (64, 8, dict(max_pairs=0, restarts=1, max_evals=1500))):
-        if quick and T == 64:
+    for T, B, search in ((8, 2, {}), (16, 4, dict(max_pairs=0, restarts=2, max_evals=3000)),
+                         (64, 8, dict(max_pairs=0, restarts=1, max_evals=1500))):
+        if quick and T > 8:
             continue
         s = audit_setting(T=T, B=B)
         law = _batch_sum_law(functools.partial(X.l2p_mw_law, eta=s.eta, p=s.p, B=s.B), B)
@@ -698,13 +701,17 @@ def tightness_cases(quick: bool = False) -> list:
             "l2p-mw", f"T={T}, d=2, B={B}, p={s.p:g}, eta={s.eta:.4g}", law, T, bits, s.delta, s.eps,
             {L2P_PAIR: loss_neighbours(T, s.d)[L2P_PAIR]}, search,
             audit=_l2p_audit_on(s) if T == 64 else None))
-    for name, eta, K, thr, fam in (("sparse-vector-experts", 1.0, 1, "fresh", neighbour_family()),
-                                   ("sparse-vector-experts-shared-threshold", _ETA_SHARED, _K_SHARED, "shared",
-                                    shared_neighbour_family())):
-        cert = certify(sparse_vector_ledger(1.0, eta, K, _D, thr, T=_T)).eps
-        law = functools.partial(X.sv_experts_law, eps_svt=1.0, L=0.5, eta=eta, K=K, threshold=thr)
-        cases.append(TightnessCase(name, f"T={_T}, d={_D}, K={K}, eps_svt=1, eta={eta:g}", law, _T, bits, 0.0,
-                                   float(cert), fam, {}, audit=_sv_audit_on(name, dict(eta=eta, K=K, threshold=thr))))
+    for name, eta, K, thr, fam, sizes in (
+            ("sparse-vector-experts", 1.0, 1, "fresh", neighbour_family(), (4, 6)),
+            ("sparse-vector-experts-shared-threshold", _ETA_SHARED, _K_SHARED, "shared", shared_neighbour_family(),
+             (4, 5))):
+        for T in sizes[:1] if quick else sizes:
+            cert = certify(sparse_vector_ledger(1.0, eta, K, _D, thr, T=T)).eps
+            law = functools.partial(X.sv_experts_law, eps_svt=1.0, L=0.5, eta=eta, K=K, threshold=thr)
+            pad = {k: tuple(np.pad(np.asarray(x), ((0, T - _T), (0, 0))) for x in v) for k, v in fam.items()}
+            cases.append(TightnessCase(
+                name, f"T={T}, d={_D}, K={K}, eps_svt=1, eta={eta:g}", law, T, bits, 0.0, float(cert), pad, {},
+                audit=_sv_audit_on(name, dict(eta=eta, K=K, threshold=thr)) if T == _T else None))
     return cases
 
 
