@@ -65,7 +65,8 @@ from .planners import plan_dp_exp3, plan_dp_ucb_tree, plan_ldp_ucb
 from .ucb import DPUCBParams, LDPUCBParams, dp_ucb_tree, ldp_ucb
 
 __all__ = ["AUDITS", "bandit_events", "replays", "stays", "audit_dp_exp3", "audit_ldp_ucb", "audit_dp_ucb_tree",
-           "audit_dp_se", "laplace_difference_sf", "index_policy_law", "dp_se_law", "dp_exp3_law", "exact_audit_eps"]
+           "audit_dp_se", "laplace_difference_sf", "index_policy_law", "dp_se_law", "dp_exp3_law", "exact_audit_eps",
+           "tightness_cases"]
 
 f32 = jnp.float32
 K = 2
@@ -518,3 +519,57 @@ def dp_exp3_law(losses, eta: float, gamma: float, b: float, B: float) -> Tuple[n
             for x3, p3 in ((0, p3_0), (1, 1.0 - p3_0)):
                 out[x1 + 2 * x2 + 4 * x3] += 0.5 * np.sum(w1 * p2 * p3)
     return np.arange(8, dtype=np.int64), out
+
+
+# --------------------------------------------------------------------------- worst-case pairs (tightness)
+def tightness_cases(quick: bool = False) -> list:
+    """The bandit learners with an exact law at ``K = 2``, ``T = 2``, for
+    :func:`jaxdp.privacy.audit.tightness.tightness_row`: DP-UCB (tree) and LDP-UCB (:func:`index_policy_law`) and
+    DP-EXP3 (:func:`dp_exp3_law`), at their audits' parameters, exhaustive over losses in ``{0, 1/2, 1}^2``
+    (``{0, 1}^2`` for DP-EXP3).
+
+    For DP-UCB the slack is attributed to the tree's height: at ``T = 2`` every released index uses one pull per
+    arm, i.e. one leaf, so the certificate recomputed with the ``H`` nodes holding a reward replaced by the one
+    node ever released (:func:`jaxdp.bandits.planners.dp_ucb_tree_ledger` with ``H = 1``) is ``1/b``.
+
+    Args:
+        quick: unused (every case is fast).
+
+    Returns:
+        A list of :class:`jaxdp.privacy.audit.tightness.TightnessCase`.
+    """
+    from ..privacy.accounting import certify
+    from ..privacy.audit.tightness import TightnessCase
+    from .planners import dp_ucb_tree_ledger
+
+    grid = np.array([[a, c] for a in (0.0, 0.5, 1.0) for c in (0.0, 0.5, 1.0)])
+    bits = grid[np.all(grid != 0.5, axis=1)]
+    tree = plan_dp_ucb_tree(eps=EPS_TREE, T=T_UCB, d=K)
+    b_tree, H = tree.params["b"], tree.params["H"]
+    one_leaf = float(certify(dp_ucb_tree_ledger(b_tree, 1, K)).eps)
+    b_ldp = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]
+    prm = _exp3_setting()
+    size = f"K={K}, T={T_UCB}"
+    return [
+        TightnessCase("dp-ucb-tree", f"{size}, H={H}, b={b_tree:g}", functools.partial(index_policy_law, b=b_tree),
+                      T_UCB, grid, 0.0, float(certify(dp_ucb_tree_ledger(b_tree, H, K)).eps), _ucb_pairs(T_UCB), {},
+                      slack=f"the tree's height: H = {H} nodes composed, 1 released (ledger with H = 1: {one_leaf:g})",
+                      audit=_audit_on(lambda: (dp_ucb_tree(K, T_UCB), DPUCBParams(f32(b_tree))), EPS_TREE)),
+        TightnessCase("ldp-ucb", f"{size}, b={b_ldp:g}", functools.partial(index_policy_law, b=b_ldp), T_UCB, grid,
+                      0.0, EPS_LDP, _ucb_pairs(T_UCB), {},
+                      audit=_audit_on(lambda: (ldp_ucb(K), LDPUCBParams(f32(b_ldp))), EPS_LDP)),
+        TightnessCase("dp-exp3", f"{size}, tau=1, eta={float(prm.eta):g}, b={float(prm.b):g}",
+                      functools.partial(dp_exp3_law, eta=float(prm.eta), gamma=float(prm.gamma), b=float(prm.b),
+                                        B=float(prm.B)), T_EXP3, bits, 0.0, EPS_EXP3,
+                      loss_neighbours(T_EXP3, K, rounds=(0,)), {}),
+    ]
+
+
+def _audit_on(build, eps: float):
+    """ε_lower of the bandit audit's events (``quick``: 200 000 runs) on one pair, against the claim ``eps``."""
+    def run(x0, x1):
+        learner, params = build()
+        pair = {"worst": (jnp.asarray(x0, f32), jnp.asarray(x1, f32))}
+        return _audit(learner, params, pair, _ucb_events(T_UCB), T_UCB, key=jax.random.key(0), n=200_000,
+                      name="worst pair", eps=eps).eps_lower
+    return run

@@ -100,41 +100,47 @@ def laplace_quadrature(centre: float, scale: float, breakpoints, *, nodes: int =
     return x, wx * dens
 
 
-def event_eps(p: np.ndarray, q: np.ndarray, *, delta: float = 0.0, p_min: float = 0.0) -> Tuple[float, float]:
+def event_eps(p: np.ndarray, q: np.ndarray, *, delta: float = 0.0, p_min: float = 0.0):
     """The largest one-directional privacy loss ``log((P(E) - δ)/Q(E))`` over unions ``E`` of outputs.
 
     Only events with ``P(E) >= p_min`` count. The best union is a prefix of the outputs sorted by ``p/q``
     (descending), which this scans. The direction is the caller's: pass ``(q, p)`` for the other one.
+    Leading axes are a batch of pairs of laws (the outputs along the last axis).
 
     Args:
-        p, q: the probabilities of the same outputs under the two neighbouring inputs (1-D, same order).
+        p, q: the probabilities of the same outputs under the two neighbouring inputs (same shape, outputs last).
         delta: the ``δ`` subtracted from ``P(E)``.
         p_min: the smallest probability ``P(E)`` an event may have (what a finite audit can see).
 
     Returns:
         ``(eps, P(E))``: the loss (clipped at 0) and the probability of the maximising event; ``(0.0, 0.0)`` when no
-        event qualifies.
+        event qualifies (floats for 1-D laws, arrays of the batch shape otherwise).
     """
     p = np.asarray(p, np.float64)
     q = np.asarray(q, np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(q > 0, p / np.where(q > 0, q, 1.0), np.where(p > 0, np.inf, 0.0))
-    order = np.argsort(-r, kind="stable")
-    P, Q = np.cumsum(p[order]), np.cumsum(q[order])
+    order = np.argsort(-r, axis=-1, kind="stable")
+    P, Q = np.cumsum(np.take_along_axis(p, order, -1), -1), np.cumsum(np.take_along_axis(q, order, -1), -1)
     ok = (P >= p_min) & (P - delta > 0)
-    if not ok.any():
-        return 0.0, 0.0
     with np.errstate(divide="ignore"):
         e = np.where(ok, np.log(np.maximum(P - delta, 1e-300)) - np.log(np.maximum(Q, 1e-300)), -np.inf)
-    i = int(np.argmax(e))
-    return float(max(e[i], 0.0)), float(P[i])
+    i = np.argmax(e, axis=-1)[..., None]
+    some = ok.any(-1)
+    eps = np.where(some, np.maximum(np.take_along_axis(e, i, -1)[..., 0], 0.0), 0.0)
+    mass = np.where(some, np.take_along_axis(P, i, -1)[..., 0], 0.0)
+    return (float(eps), float(mass)) if p.ndim == 1 else (eps, mass)
 
 
-def exact_eps(p, q, *, delta: float = 0.0, p_min: float = 0.0) -> Tuple[float, float]:
+def exact_eps(p, q, *, delta: float = 0.0, p_min: float = 0.0):
     """The symmetric privacy loss of two laws: ``max(event_eps(p, q), event_eps(q, p))``.
 
+    At ``p_min = 0`` this is the exact ``ε(δ)`` of the pair: the smallest ``ε`` whose hockey-stick divergence
+    ``sup_E P(E) - e^ε Q(E)`` is at most ``δ`` in both directions.
+
     Args:
-        p, q: the probabilities of the same outputs under the two neighbouring inputs (1-D, same order).
+        p, q: the probabilities of the same outputs under the two neighbouring inputs (same shape, outputs last;
+            leading axes: a batch of pairs).
         delta: the ``δ`` subtracted from the probability of the event under the numerator law.
         p_min: the smallest probability an event may have under the numerator law.
 
@@ -143,7 +149,10 @@ def exact_eps(p, q, *, delta: float = 0.0, p_min: float = 0.0) -> Tuple[float, f
     """
     a = event_eps(p, q, delta=delta, p_min=p_min)
     b = event_eps(q, p, delta=delta, p_min=p_min)
-    return a if a[0] >= b[0] else b
+    if np.ndim(a[0]) == 0:
+        return a if a[0] >= b[0] else b
+    pick = a[0] >= b[0]
+    return np.where(pick, a[0], b[0]), np.where(pick, a[1], b[1])
 
 
 # ----------------------------------------------------------------------------- shared-threshold sparse vector
