@@ -419,7 +419,7 @@ def _fmt(v, digits=3):
     return f"{v:.{digits}f}".replace("-", "−")
 
 
-def verdict_table(verdicts, *, digits: int = 3) -> str:
+def verdict_table(verdicts, *, digits: int = 3, width: Optional[int] = None) -> str:
     """Markdown table of a study's verdicts, one row per (experiment, cell).
 
     ``verdicts`` columns: ``experiment``, ``cell`` (the parameters), ``claim`` (what is claimed, text),
@@ -434,9 +434,13 @@ def verdict_table(verdicts, *, digits: int = 3) -> str:
     Args:
         verdicts: the verdict rows, a ``pandas.DataFrame`` with the columns above.
         digits: decimals of the exponents and slopes shown.
+        width: fit the table's lines in this many characters: each claim becomes a key (``C1``, …) and each
+            reason and link a note (``n1``, …), both spelled out in lists below the table, wrapped to ``width``;
+            the ``±`` column is left out (the interval shows it), an interval narrower than ``digits`` reads
+            ``[±0.000]``, and a seed count shared by every row is said once below the table.
 
     Returns:
-        The Markdown table (header and one line per verdict).
+        The Markdown table (header and one line per verdict), with ``width`` followed by the claims and notes.
 
     Raises:
         ValueError: a verdict not in :data:`VERDICTS`, a non-``holds`` verdict without a reason, or a
@@ -445,10 +449,14 @@ def verdict_table(verdicts, *, digits: int = 3) -> str:
     lines = ["| experiment | cell | claim | claimed | measured [95% CI] | ± | seeds | verdict |",
              "|---|---|---|---|---|---|---|---|"]
     rel = {"equals": "", "at_most": "≤ ", "at_least": "≥ "}
+    claims: dict = {}
+    notes: dict = {}
     for r in verdicts.itertuples(index=False):
         hw = (r.slope_hi - r.slope_lo) / 2 if np.isfinite(r.slope_hi) and np.isfinite(r.slope_lo) else math.nan
         meas = (f"{_fmt(r.slope, digits)} [{_fmt(r.slope_lo, digits)}, {_fmt(r.slope_hi, digits)}]"
                 if np.isfinite(r.slope) else "—")
+        if width is not None and np.isfinite(r.slope) and _fmt(r.slope_lo, digits) == _fmt(r.slope_hi, digits):
+            meas = f"{_fmt(r.slope, digits)} [±{_fmt(0.0, digits)}]"   # an interval narrower than the digits
         v = str(r.verdict)
         if v not in VERDICTS:
             raise ValueError(f"verdict {v!r} of {r.experiment} {r.cell}: not one of {VERDICTS}")
@@ -462,16 +470,33 @@ def verdict_table(verdicts, *, digits: int = 3) -> str:
         if v != "not tested" and "half-width" not in reason:
             note = width_note(hw, int(r.n_seeds))
             reason = f"{reason}; {note}" if (reason and note) else (reason or note)
-        if reason:
-            cellv += f": {reason}"
-        if link:
-            cellv += f" ([why]({link}))"
+        why = (f": {reason}" if reason else "") + (f" ([why]({link}))" if link else "")
+        if width is not None and why:
+            cellv += f" ({notes.setdefault(why.removeprefix(': '), f'n{len(notes) + 1}')})"
+        else:
+            cellv += why
         if r.kind == "between":
             claimed = f"{_fmt(r.claimed, digits)} … {_fmt(getattr(r, 'claimed_hi', math.nan), digits)}"
         else:
             claimed = f"{rel.get(r.kind, '')}{_fmt(r.claimed, digits)}"
-        lines.append(f"| {r.experiment} | {r.cell} | {r.claim} | {claimed} | "
-                     f"{meas} | {_fmt(hw, digits)} | {int(r.n_seeds)} | {cellv} |")
+        claim = claims.setdefault(r.claim, f"C{len(claims) + 1}") if width is not None else r.claim
+        pm, seeds = (f" {_fmt(hw, digits)} |", f" {int(r.n_seeds)} |") if width is None else ("", "")
+        if width is not None and verdicts["n_seeds"].nunique() > 1:
+            seeds = f" {int(r.n_seeds)} |"
+        lines.append(f"| {r.experiment} | {r.cell} | {claim} | {claimed} | {meas} |{pm}{seeds} {cellv} |")
+    if width is None:
+        return "\n".join(lines)
+    import textwrap
+
+    lines[:2] = [lines[0].replace(" ± |", ""), lines[1][4:]]
+    if verdicts["n_seeds"].nunique() == 1:   # one seed count for every row: said once, below the table
+        lines[:2] = [lines[0].replace(" seeds |", ""), lines[1][4:]]
+        lines += ["", f"Seeds per point: {int(verdicts['n_seeds'].iloc[0])} in every row."]
+    for title, keyed in (("Claims", claims), ("Notes", notes)):
+        if keyed:
+            lines += ["", f"{title}:", ""] + [textwrap.fill(f"- {k}: {text}", width, subsequent_indent="  ",
+                                                            break_long_words=False, break_on_hyphens=False)
+                                              for text, k in keyed.items()]
     return "\n".join(lines)
 
 

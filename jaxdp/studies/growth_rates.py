@@ -432,7 +432,7 @@ def plot(df, outdir: pathlib.Path):
                                      rho_rule=h["rho_rule"].iloc[0]))
             x0, y0 = float(h[x].iloc[0]), float(h[f"{y}_mean"].iloc[0])
             if y0 > 0 and len(theory) < 4:
-                theory[f"slope {e:.2f} ({curve[:18]})"] = (lambda xs, x0=x0, y0=y0, e=e: y0 * (np.asarray(xs) / x0) ** e)
+                theory[f"slope {e:.2f} ({curve})"] = (lambda xs, x0=x0, y0=y0, e=e: y0 * (np.asarray(xs) / x0) ** e)
         paths.append(plot_curves(g, x=x, y=y, path=outdir / f"growth_{exp}.png", hue="curve", theory=theory,
                                  title=f"growth-rates {exp}"))
     if outdir.resolve() == RESULTS.resolve() and (outdir / "results.csv").exists() and (outdir / "slopes.csv").exists():

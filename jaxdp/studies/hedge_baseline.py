@@ -93,6 +93,7 @@ def build(cfg: dict) -> Study:
         summ = summarize(_fit_regret(df), BY + ["T"], ["fit_regret"])
         return [plot_panels(summ[summ["d"] == d], "adversary", "T", "fit_regret", outdir / f"regret_vs_T_d{d}.png",
                             hue="learner", width=4.2, title=lambda a, d=d: f"{a}, d={d}",
+                            hue_labels={"dartboard": "learner=dartboard (E[regret] = Hedge's by construction)"},
                             theory=lambda a, sub, d=d: {"sqrt(T ln d / 2)": (
                                 np.sort(np.unique(sub["T"])).astype(float),
                                 np.array([_hedge_bound(d, T) for T in np.sort(np.unique(sub["T"]))]))},

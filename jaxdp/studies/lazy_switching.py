@@ -22,6 +22,7 @@ from ..experts import (
     marginal_check, mw_marginal, tree_ftrl_experts, tree_ftrl_params, z7_losses, z7_played,
 )
 from .framework import Study, plot_curves, summarize
+from .plots import figure_legend
 from .specs import StudySpec
 
 S = StudySpec("lazy-switching", __name__)
@@ -83,10 +84,9 @@ def z7_plot(df, cfg: dict, path: pathlib.Path) -> pathlib.Path:
     a1.set(xlabel="batch s", ylabel="total variation")
     a1.set_title("LAZY Lemma 3.4 (delta0 = 0): TV at Monte-Carlo noise level", fontsize=9)
     a1.grid(True, alpha=0.3)
-    for a in (a0, a1):
-        a.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path)
+    figure_legend(fig)   # one legend for both panels, below them: it covers no bar and no curve
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path
 

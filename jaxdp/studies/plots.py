@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 __all__ = ["plot_curves", "plot_panels", "replot_results", "curve_style", "theory_style", "CURVE_COLORS",
-           "CURVE_MARKERS", "CURVE_LINESTYLES"]
+           "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend"]
 
 
 # Curve styles: colour, marker and line style all cycle with different periods (10, 9, 3), so no
@@ -68,16 +68,128 @@ def theory_style(j: int, offset: int = 0) -> dict:
             "lw": 1.3, "zorder": 1.8}
 
 
+def _tick_text(v: float, _pos=None, plain: bool = True) -> str:
+    """A log-axis tick label: plain digits from 0.001 to 999999 (with ``plain``), ``m×10^e`` otherwise."""
+    if not np.isfinite(v) or v <= 0:
+        return ""
+    if plain and 1e-3 <= v < 1e6:
+        return f"{v:g}"
+    e = int(np.floor(np.log10(v) + 1e-9))
+    m = v / 10.0 ** e
+    if e == 0:
+        return f"{m:g}"
+    return f"$10^{{{e}}}$" if abs(m - 1) < 1e-6 else f"${m:g}\\times10^{{{e}}}$"
+
+
+def _log_ticks(lo: float, hi: float, subs) -> list:
+    """The ticks ``m * 10^e`` (``m`` in ``subs``) within ``[lo, hi]``."""
+    return [m * 10.0 ** e for e in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+            for m in subs if lo <= m * 10.0 ** e <= hi]
+
+
+def label_log_ticks(ax) -> None:
+    """Label enough ticks of every logarithmic axis of ``ax`` to read values off it.
+
+    The labelled ticks are the densest of 1, 2, ..., 9 / 1, 2, 3, 5 / 1, 2, 5 / 1, 3 / 1 times each power of ten
+    whose labels fit along the axis without touching (so a panel spanning less than a decade still
+    has several labels, never one); unlabelled minor ticks mark every multiple. Labels read as plain
+    numbers where the whole axis lies between 0.001 and 999999, as ``m×10^e`` otherwise.
+
+    Args:
+        ax: a Matplotlib Axes, its data already drawn (the limits decide the labelled ticks).
+    """
+    import matplotlib
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    box = ax.get_position()
+    w, h = ax.figure.get_size_inches() * 72.0
+    for axis, lim, room in ((ax.xaxis, ax.get_xlim(), box.width * w), (ax.yaxis, ax.get_ylim(), box.height * h)):
+        if axis.get_scale() != "log":
+            continue
+        lo, hi = sorted(float(v) for v in lim)
+        if not (lo > 0 and np.isfinite(hi)):
+            continue
+        size = matplotlib.rcParams["xtick.labelsize"] if axis is ax.xaxis else matplotlib.rcParams["ytick.labelsize"]
+        pt = matplotlib.font_manager.FontProperties(size=size).get_size_in_points()
+        plain = all(1e-3 <= t < 1e6 for t in _log_ticks(lo, hi, range(1, 10)))   # one notation per axis
+        every = tuple(float(k) for k in range(1, 10))
+        # nothing fits: decades, or where fewer than two decades show, the sparsest choice labelling two ticks
+        subs = next((c for c in ((1.0,), (1.0, 3.0), (1.0, 2.0, 5.0)) if len(_log_ticks(lo, hi, c)) >= 2), every)
+        for cand in (every, (1.0, 2.0, 3.0, 5.0), (1.0, 2.0, 5.0), (1.0, 3.0)):
+            ticks = _log_ticks(lo, hi, cand)
+            # each label's extent along the axis: its width side by side (about 0.62 em a character), or
+            # a line stacked; neighbours (at their log distance) leave a gap of most of an em
+            ext = [0.62 * pt * len(_tick_text(t, None, plain).strip("$").replace("\\times", "x"))
+                   if axis is ax.xaxis else pt for t in ticks]
+            apart = [room * np.log10(b / a) / np.log10(hi / lo) for a, b in zip(ticks, ticks[1:])]
+            if len(ticks) >= 2 and all(d >= (e0 + e1) / 2 + 0.8 * pt for d, e0, e1 in zip(apart, ext, ext[1:])):
+                subs = cand
+                break
+        axis.set_major_locator(LogLocator(base=10.0, subs=subs))
+        axis.set_major_formatter(FuncFormatter(lambda v, pos, plain=plain: _tick_text(v, pos, plain)))
+        axis.set_minor_locator(LogLocator(base=10.0, subs=every))
+        axis.set_minor_formatter(NullFormatter())
+
+
+def figure_legend(fig, axes=None, *, below: bool = True, fontsize: float = 7.0):
+    """One legend for the whole figure, outside every Axes, so it never covers a curve.
+
+    The entries of ``axes`` (default every Axes of ``fig``) are merged by label, in order of first
+    appearance; a line with no finite point (nothing drawn) gets no entry. Any per-Axes legend is
+    removed. Save the figure with ``bbox_inches="tight"`` so the legend is inside the image.
+
+    Args:
+        fig: the Matplotlib figure.
+        axes: the Axes whose curves are named (default ``fig.axes``).
+        below: the legend goes below the Axes (several columns); ``False``: to their right (one column).
+        fontsize: the legend's font size.
+
+    Returns:
+        The figure's :class:`matplotlib.legend.Legend`, or ``None`` when no curve has a label.
+    """
+    handles: dict = {}
+    for ax in (fig.axes if axes is None else axes):
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            data = h.get_ydata() if hasattr(h, "get_ydata") else None
+            if data is not None and not np.isfinite(np.asarray(data, dtype=float)).any():
+                continue
+            handles.setdefault(label, h)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    if not handles:
+        return None
+    width = fig.get_size_inches()[0] * 72.0   # points
+    per = max(len(lb) for lb in handles) * fontsize * 0.55 + 3.5 * fontsize + 10
+    ncol = max(1, min(len(handles), int(width // per))) if below else 1
+    if below:
+        return fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                          ncol=ncol, fontsize=fontsize, frameon=False)
+    return fig.legend(list(handles.values()), list(handles), loc="upper left", bbox_to_anchor=(1.0, 1.0),
+                      fontsize=fontsize, frameon=False)
+
+
+def _coincides(a, b, x: str, y: str) -> bool:
+    """Whether two curves' ``(x, {y}_mean)`` points are the same (to 1e-9 relative)."""
+    if len(a) != len(b) or not np.array_equal(a[x].to_numpy(float), b[x].to_numpy(float)):
+        return False
+    return bool(np.allclose(a[f"{y}_mean"].to_numpy(float), b[f"{y}_mean"].to_numpy(float), rtol=1e-9, atol=0,
+                            equal_nan=True))
+
+
 def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[str] = None,
                 theory: Optional[Mapping[str, Any]] = None, title: str = "", xlabel: Optional[str] = None,
                 ylabel: Optional[str] = None, logx: bool = True, logy: bool = True, ax=None,
-                hue_order: Optional[Sequence] = None):
+                hue_order: Optional[Sequence] = None, hue_labels: Optional[Mapping[Any, str]] = None,
+                legend: bool = True):
     """Empirical means (``{y}_mean`` with ``{y}_lo``/``{y}_hi`` error bands) per ``hue`` group,
     with theory curves overlaid as dashed lines. ``theory`` maps a label to a
     callable of the x values or to ``(xs, ys)``. Every curve, theory included, is in the legend,
     and no two curves share colour, marker and line style (:func:`curve_style`). ``hue_order``
     fixes which style each ``hue`` value gets (:func:`plot_panels` passes every panel the same
-    order). With ``ax`` the curves are drawn there and nothing is saved; otherwise writes a PNG.
+    order). A curve whose points are an earlier curve's says so in its legend entry (``(= ...)``),
+    since it is drawn over it. Log axes label enough ticks to read values (:func:`label_log_ticks`).
+    With ``ax`` the curves are drawn there and nothing is saved; otherwise writes a PNG whose
+    legend is below the Axes, never over a curve (:func:`figure_legend`).
 
     Args:
         summary: a table of :func:`jaxdp.studies.analysis.summarize` (columns ``x``, ``{y}_mean`` and
@@ -93,6 +205,9 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         logx, logy: logarithmic axes.
         ax: a Matplotlib Axes to draw on; the figure is then neither laid out nor saved.
         hue_order: the ``hue`` values in style order; must contain every value present.
+        hue_labels: ``{hue value: legend label}`` replacing ``"{hue}={value}"``.
+        legend: name the curves (with ``ax``: a legend on ``ax``; otherwise one below it); ``False``
+            leaves the legend to the caller (:func:`plot_panels` draws one per figure).
 
     Returns:
         ``path`` as a :class:`pathlib.Path`.
@@ -117,12 +232,18 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         groups = [(k, summary[summary[hue] == k]) for k in order]
     else:
         order, groups = [None], [(None, summary)]
+    drawn: list = []
     for i, (key, g) in enumerate(groups):
         if not len(g):
             continue   # a value absent from this panel keeps its style index for the others
         g = g.sort_values(x)
         st = curve_style(start + i)
-        ax.plot(g[x], g[f"{y}_mean"], label=f"{hue}={key}" if hue else y, **st)
+        label = (hue_labels or {}).get(key, f"{hue}={key}") if hue else y
+        same = [lb for lb, prev in drawn if _coincides(prev, g, x, y)]
+        drawn.append((label, g))
+        if same:   # drawn exactly over an earlier curve: say so, or the reader looks for a missing line
+            label += f" (= {same[0].split(' (')[0]}: same values)"
+        ax.plot(g[x], g[f"{y}_mean"], label=label, **st)
         if f"{y}_lo" in g:
             ax.fill_between(g[x], g[f"{y}_lo"], g[f"{y}_hi"], color=st["color"], alpha=0.15, lw=0)
     xs_all = np.sort(summary[x].unique()).astype(float)
@@ -134,32 +255,36 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         else:
             xx, yy = th
         ax.plot(xx, yy, label=f"theory: {label}", **theory_style(j, start + len(order)))
-    from matplotlib.ticker import NullFormatter
-
     if logx:
         ax.set_xscale("log")
-        ax.xaxis.set_minor_formatter(NullFormatter())
     if logy:
         ax.set_yscale("log")
-        ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel or y)
     if title:
         ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    n_entries = len(ax.get_legend_handles_labels()[0])
-    if own and n_entries > 8:
-        # many curves: the legend goes beside the axes, never over the data
-        fig.set_size_inches(6.4 + 3.6, max(4.4, 0.17 * n_entries + 1.0))
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    else:
+    label_log_ticks(ax)
+    if legend and not own:
         ax.legend(fontsize=7)
     path = pathlib.Path(path)
     if own:
         fig.tight_layout()
-        fig.savefig(path)
+        if legend:
+            figure_legend(fig, below=True)
+        fig.savefig(path, bbox_inches="tight")
         plt.close(fig)
     return path
+
+
+def _distinct_parts(titles: Sequence[str]) -> dict:
+    """``{title: what sets it apart}``: the titles less the words (up to a comma or space) they all begin or end with."""
+    if len(set(titles)) < 2:
+        return {t: t for t in titles}
+    pre, suf = os.path.commonprefix(list(titles)), os.path.commonprefix([t[::-1] for t in titles])[::-1]
+    pre = pre[:pre.rfind(" ") + 1]   # whole words only
+    suf = suf[min((i for i in (suf.find(","), suf.find(" ")) if i >= 0), default=len(suf)):]
+    return {t: t[len(pre):len(t) - len(suf)].strip(" ,") or t for t in titles}
 
 
 def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *, hue: Optional[str] = None,
@@ -168,7 +293,8 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
                 **kw) -> pathlib.Path:
     """One row of :func:`plot_curves` panels, one per value of ``summary[panel]``, saved as one PNG.
 
-    A ``hue`` value has the same style in every panel.
+    A ``hue`` value has the same style in every panel, and the figure has one legend, below the
+    panels (:func:`figure_legend`); a theory curve drawn in some panels only is named with their titles.
 
     Args:
         summary: a table of :func:`jaxdp.studies.analysis.summarize`.
@@ -182,7 +308,8 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
         title: ``title(value)`` is the panel's title (default ``"{panel}={value}"``).
         ylabel: the y-axis label.
         width: the width of one panel, in inches.
-        **kw: further arguments of :func:`plot_curves` (``logx``, ``logy``, ``xlabel``, ``hue_order``).
+        **kw: further arguments of :func:`plot_curves` (``logx``, ``logy``, ``xlabel``, ``hue_order``,
+            ``hue_labels``).
 
     Returns:
         ``path`` as a :class:`pathlib.Path`.
@@ -199,10 +326,28 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     for ax, v in zip(axes[0], values):
         sub = summary[summary[panel] == v]
         plot_curves(sub, x, y, path=path, hue=hue, ax=ax, theory=theory(v, sub) if theory else None,
-                    title=title(v) if title else f"{panel}={v}", ylabel=ylabel, **kw)
+                    title=title(v) if title else f"{panel}={v}", ylabel=ylabel, legend=False, **kw)
+    # a theory curve drawn in some panels only (styles repeat across panels) and a curve that coincides with
+    # another in some panels only: the entry names those panels (by what tells their titles apart)
+    short = _distinct_parts([ax.get_title() for ax in axes[0]])
+    where: dict = {}
+    for ax in axes[0]:
+        for line in ax.lines:
+            base, _, same = line.get_label().partition(" (= ")
+            where.setdefault(base, {})[short[ax.get_title()]] = same.removesuffix(": same values)")
+    for ax in axes[0]:
+        for line in ax.lines:
+            base = line.get_label().partition(" (= ")[0]
+            panels = [t for t, _ in where[base].items()]
+            same = {t: x for t, x in where[base].items() if x}
+            if base.startswith("theory: ") and len(panels) < len(values):
+                line.set_label(f"theory [{'; '.join(panels)}]: {base.removeprefix('theory: ')}")
+            elif same and len(same) < len(panels):
+                line.set_label(f"{base} (= {next(iter(same.values()))}: same values in {'; '.join(same)})")
     fig.tight_layout()
+    figure_legend(fig, below=True)
     path = pathlib.Path(path)
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path
 

@@ -181,7 +181,7 @@ def _plot(df, outdir: pathlib.Path, cfg):
                                  theory={"Thm 1 pure": lambda d: thm1_bound(d, Tf, e0, beta),
                                          "Thm 1 approx": lambda d: thm1_bound(d, Tf, e0, beta, cfg["delta"])},
                                  title=f"R2/R9 regret vs d (T={Tf}, mode={mode})"))
-        paths.append(plot_curves(s, "d", "em_draws", outdir / "R3_switches_vs_d.png", hue="lab", logy=False,
+        paths.append(plot_curves(s, "d", "em_draws", outdir / "R3_switches_vs_d.png", hue="lab",   # log y: the small counts stay apart
                                  theory={"log2 d": lambda d: np.log2(d)},
                                  title="R3 exponential-mechanism draws (switches) vs d"))
     s = summarize(df[df["exp"] == "vseps"], ["learner", "eps"], ["regret"])
@@ -220,7 +220,7 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
     import pandas as pd
 
     merged, rows = {(e, lrn): g for e, g in same for lrn in g}, []
-    name = {k: ", ".join(g) + " (one run)" for k, g in merged.items()}
+    name = {k: " = ".join(g) for k, g in merged.items()}
     for r in slopes.itertuples(index=False):
         delta, logd, k = float(getattr(r, "delta", np.nan)), r.fit.endswith("log d"), (r.fit.split(" vs ")[1], r.learner)
         if merged.get(k, (r.learner,))[0] != r.learner:
@@ -241,7 +241,7 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
             m = Measurement(float(inv["ratio_mean"].max()), float(inv["ratio_hi"].min()), float(inv["ratio_lo"].max()),
                             int(lb["n_seeds"].min()), ratios_lo=list(inv["ratio_hi"]))
             rows.append(verdict_row(LOWER_BOUND, m, judge(LOWER_BOUND, m), cell=name.get(("lb", lrn), lrn),
-                                    experiment="Thm 5 bound / regret, every (d, ε)"))
+                                    experiment="Thm 5 bound / regret"))
     return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "claimed", "kind", "slope", "slope_lo",
                                        "slope_hi", "n_seeds", "verdict", "reason", "link"])
 
@@ -259,9 +259,10 @@ def page_blocks(results_dir=None) -> dict:
     span = {f: math.log10(g["x_max"].max() / g["x_min"].min()) for f, g in slopes.groupby("fit")}
     t = s[s["exp"] == "vsT"].sort_values(["learner", "adversary", "T"])
     reg, lbt = S.table("regret", t), S.table("lower_bound", lb)
-    head = S.render(BLOCKS[0], rows=len(v), tol=f"{LOWER_BOUND.tolerance:g}", tally=tally(v), table=verdict_table(v),
-                    merged="".join(S.render("realizable-experts merged", exp=e, learners=" and ".join(g))
-                                   for e, g in same),
+    head = S.render(BLOCKS[0], rows=len(v), tol=f"{LOWER_BOUND.tolerance:g}", tally=tally(v),
+                    table=verdict_table(v, width=120),   # claims and reasons keyed below the table
+                    merged="".join(S.render("realizable-experts merged", exp=e, learners=" and ".join(g),
+                                            learners_eq=" = ".join(g)) for e, g in same),
                     spans=", ".join(f"{span[f]:.2f} ({f})" for f in sorted(span)))
     return dict(zip(BLOCKS, (head, reg, lbt)))
 

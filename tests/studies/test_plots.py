@@ -1,5 +1,6 @@
 """Every study's plots are readable: both axes labelled, no two curves of one Axes drawn alike, every
-curve (theory included) named in the legend.
+curve (theory included) named in the figure's one legend, no entry for a line that is not drawn, and
+log axes with enough labelled ticks to read values.
 
 Each registered study's ``plot`` is run on its kept full-size results (``results/<study>/results.csv``),
 cut to two seeds per grid point and with few bootstrap resamples, so the figures have the real
@@ -40,16 +41,24 @@ def _style_key(line) -> tuple:
 
 
 def figure_problems(fig) -> list[str]:
-    """What is wrong with ``fig``: unlabelled axes, curves drawn alike, curves missing from the legend."""
+    """What is wrong with ``fig``: unlabelled axes, curves drawn alike, curves missing from the legend, more
+    than one legend, a legend entry for a line with no finite point."""
     out = []
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    if len(legends) > 1:
+        out.append(f"{len(legends)} legends: one per figure, not per panel")
+    in_legend = {t.get_text() for lg in legends for t in lg.get_texts()}
+    drawn = {ln.get_label() for ax in fig.axes for ln in ax.lines
+             if np.isfinite(np.asarray(ln.get_ydata(), dtype=float)).any()}
+    out += [f"legend entry {t!r} names no drawn line" for t in sorted(in_legend)
+            if t not in drawn and any(t == ln.get_label() for ax in fig.axes for ln in ax.lines)]
     for i, ax in enumerate(fig.axes):
         where = f"axes {i} ({ax.get_title()!r})"
         if not ax.get_xlabel().strip():
             out.append(f"{where}: no x label")
         if not ax.get_ylabel().strip():
             out.append(f"{where}: no y label")
-        legend = ax.get_legend()
-        named = {t.get_text() for t in legend.get_texts()} if legend is not None else set()
+        named = in_legend
         seen = {}
         for line in ax.lines:
             label = line.get_label()
@@ -57,7 +66,7 @@ def figure_problems(fig) -> list[str]:
             if key in seen:
                 out.append(f"{where}: {label!r} has the colour, marker and line style of {seen[key]!r}")
             seen[key] = label
-            if label.startswith("_") or label not in named:
+            if (label.startswith("_") or label not in named) and label in drawn:   # an empty line needs no entry
                 out.append(f"{where}: curve {label!r} is not in the legend")
     return out
 
@@ -128,7 +137,7 @@ def test_plot_curves_many_curves_distinct_and_legended(tmp_path, captured):
 
 
 def test_plot_panels_same_style_per_hue_in_every_panel(tmp_path, captured):
-    rows = [{"panel": p, "h": h, "x": x, "y_mean": x} for p in ("a", "b") for h in ("u", "v", "w")
+    rows = [{"panel": p, "h": h, "x": x, "y_mean": x * (1 + "uvw".index(h))} for p in ("a", "b") for h in ("u", "v", "w")
             for x in (1.0, 2.0) if not (p == "b" and h == "u")]
     framework.plot_panels(pd.DataFrame(rows), "panel", "x", "y", tmp_path / "p.png", hue="h")
     (_, fig), = captured
@@ -137,13 +146,45 @@ def test_plot_panels_same_style_per_hue_in_every_panel(tmp_path, captured):
     assert figure_problems(fig) == []
 
 
+def _labelled_ticks(axis) -> list:
+    """The tick labels with text that lie within the axis' view."""
+    lo, hi = sorted(axis.get_view_interval())
+    return [t.get_text() for t, v in zip(axis.get_ticklabels(), axis.get_ticklocs()) if t.get_text() and lo <= v <= hi]
+
+
+def test_small_plots_have_one_legend_and_labelled_log_ticks(tmp_path, captured):
+    """A panel figure has one legend (the figure's, outside the panels), not one per panel; a log axis spanning
+    under a decade still labels several ticks; a curve drawn over an identical one says so; a line with no
+    finite point gets no legend entry."""
+    rows = [{"panel": p, "h": h, "x": x, "y_mean": (2.0 if h == "w" else 1.0) * x * (1 + 0.1 * (p == "b"))}
+            for p in ("a", "b") for h in ("u", "v", "w") for x in (20.0, 30.0, 45.0, 60.0)]
+    nan = {"empty": (np.array([20.0, 60.0]), np.array([np.nan, np.nan]))}
+    framework.plot_panels(pd.DataFrame(rows), "panel", "x", "y", tmp_path / "p.png", hue="h",
+                          theory=lambda v, sub: nan)
+    framework.plot_curves(pd.DataFrame(rows[:12]), "x", "y", tmp_path / "q.png", hue="h")
+    for path, fig in captured:
+        fig.canvas.draw()
+        assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes), path
+        texts = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert "h=v (= h=u: same values)" in texts and not any("empty" in t for t in texts), texts
+        assert fig.legends[0].get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in fig.axes)
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):   # 20 … 120 spans under a decade: 1-2-5 or every integer labelled
+                assert len(_labelled_ticks(axis)) >= 3, (path, _labelled_ticks(axis))
+        assert figure_problems(fig) == []
+
+
 def test_the_checker_finds_faults(captured):
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1], "o-", color="C0", label="a")
     ax.plot([0, 1], [1, 2], "o-", color="C0", label="b")
     ax.plot([0, 1], [2, 3], "k--")
+    ax.plot([0, 1], [np.nan, np.nan], "r:", label="nothing")
     ax.legend()
+    fig.legend()
     found = figure_problems(fig)
+    assert any("2 legends" in m for m in found)
+    assert any("'nothing' names no drawn line" in m for m in found)
     assert any("no x label" in m for m in found) and any("no y label" in m for m in found)
     assert any("'b' has the colour" in m for m in found)
     assert any("not in the legend" in m for m in found)
