@@ -128,3 +128,16 @@ def test_bad_parameters_are_refused():
         switch_watcher_params(0)
     with pytest.raises(ValueError, match="d"):
         punish_last_action(1)
+
+
+def test_the_shrinking_dartboard_is_linear_against_the_switch_watcher_and_hedge_is_not():
+    # the dartboard's marginal equals Hedge's, but it keeps its action between switches: an adversary that
+    # watches the held action makes it pay about once per round (LAZY's footnote: its bound may fail)
+    from jaxdp.experts import hedge_params, shrinking_dartboard
+    d, T = 10, 2048
+    hp = hedge_params(d, T)
+    bound = np.log(d) / float(hp.eta) + float(hp.eta) * T / 8
+    lazy = simulate(shrinking_dartboard(d), switch_watcher(d), PROB, hp, switch_watcher_params(3), seed_keys(0, 16), T)
+    fresh = simulate(hedge(d), switch_watcher(d), PROB, hp, switch_watcher_params(3), seed_keys(0, 16), T)
+    assert lazy["regret"].mean() >= 0.5 * T > 10 * bound
+    assert fresh["regret"].mean() <= bound
