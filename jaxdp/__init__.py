@@ -8,12 +8,12 @@ from ._cache import enable_compilation_cache
 
 _moved.install()
 
-__all__ = ["Adversary", "Learner", "Problem", "rollout", "simulate", "monte_carlo", "process_local", "seed_keys", "checkpoint_rounds",
+__all__ = ["AdaptiveAdversary", "Adversary", "Learner", "Problem", "rollout", "simulate", "monte_carlo", "process_local", "seed_keys", "checkpoint_rounds",
            "sample_categorical", "enable_compilation_cache", "__version__"]
 
 if _TYPE_CHECKING:   # pragma: no cover
     from .core import (
-        Adversary, Learner, Problem, checkpoint_rounds, monte_carlo, process_local, rollout, sample_categorical,
+        AdaptiveAdversary, Adversary, Learner, Problem, checkpoint_rounds, monte_carlo, process_local, rollout, sample_categorical,
         seed_keys, simulate,
     )
 

@@ -40,7 +40,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from .accumulate import kahan_add
-from .types import Adversary, Learner, Problem, tree_where
+from .types import AdaptiveAdversary, Adversary, Learner, Problem, tree_where
 from .validation import SEED_LIMIT, check_adversary_params, check_positive_int, check_seed, describe_value
 
 __all__ = [
@@ -372,6 +372,7 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
     if learner_salt is not None:
         k_learn, k_init, k_block = (_salt_key(k, learner_salt) for k in (k_learn, k_init, k_block))
     ls = learner.init(k_init, params)
+    adaptive = isinstance(adversary, AdaptiveAdversary)   # decided at trace time: the oblivious trace is unchanged
     a_state = adversary.init(k_adv, adv_params)
     loss0 = adversary.loss(a_state, jnp.int32(0))
     stats0 = problem.stats_init(loss0)
@@ -410,12 +411,17 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
     )
     if n_act is not None:
         m0["bad"] = (jnp.int32(-1), jnp.zeros((), jnp.result_type(ls.x)))
+    if adaptive:
+        m0["adv"] = a_state
 
     def round_body(carry, t):
         ls, m = carry
-        loss_t = adversary.loss(a_state, t)
+        a_t = m["adv"] if adaptive else a_state
+        loss_t = adversary.loss(a_t, t)
         incurred = jnp.asarray(problem.value(loss_t, ls.x), fdt)
         ls_new, info = learner.step(jax.random.fold_in(k_learn, t), ls, loss_t, params)
+        if adaptive:   # it sees x_t (ls.x, played this round) only after loss_t is fixed
+            m = dict(m, adv=adversary.observe(a_t, t, ls.x, info if adversary.sees_outputs else {}))
         active = t < T
         if n_act is not None:
             # an index outside [0, d): loss[x] would be clamped to a finite value; make it NaN instead
@@ -495,6 +501,9 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
         out["expected_loss"] = m["exp"][0]
         out["expected_regret"] = m["exp"][0] - best
         out["expected_regret_ckpt"] = m["ck_exp"][:K]
+        if adaptive:   # not unbiased against an adaptive adversary (AdaptiveAdversary's docstring)
+            out["expected_regret"] = jnp.full_like(out["expected_regret"], jnp.nan)
+            out["expected_regret_ckpt"] = jnp.full_like(out["expected_regret_ckpt"], jnp.nan)
     for name, v in list(m["info"].items()) + list(m["binfo"].items()):
         if name == "expected_loss":
             continue
@@ -570,8 +579,8 @@ def seed_keys(seed: int, seeds: Any) -> jax.Array:
 def _check_engine_objects(learner, adversary, problem):
     if not isinstance(learner, Learner):
         raise TypeError(f"learner must be a jaxdp Learner, got {type(learner).__name__}")
-    if not isinstance(adversary, Adversary):
-        raise TypeError(f"adversary must be a jaxdp Adversary, got {type(adversary).__name__}")
+    if not isinstance(adversary, (Adversary, AdaptiveAdversary)):
+        raise TypeError(f"adversary must be a jaxdp Adversary or AdaptiveAdversary, got {type(adversary).__name__}")
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a jaxdp Problem, got {type(problem).__name__}")
 

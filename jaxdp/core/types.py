@@ -79,6 +79,43 @@ class Adversary(NamedTuple):
     loss: Callable[[Any, Array], Loss]
 
 
+class AdaptiveAdversary(NamedTuple):
+    """An adaptive adversary: it watches the learner's actions. ``init(key, adv_params) -> adv_state``,
+    ``loss(adv_state, t) -> loss_t`` (as :class:`Adversary`) and
+    ``observe(adv_state, t, action, outputs) -> adv_state``.
+
+    Information model (what the protocol lets it see): the simulator carries ``adv_state`` in its scan
+    and calls ``observe`` at the end of round ``t`` with ``action``, the action ``x_t`` played in round
+    ``t``. The loss of round ``t`` is therefore a function of the adversary's own key and of the actions
+    of rounds ``< t`` only: the action of round ``t`` is the learner's current randomised choice, drawn
+    before ``loss_t`` is known and never visible to it (the adaptive adversary of online learning, e.g.
+    "Private Online Prediction from Experts: Separations and Faster Rates", Asi, Feldman, Koren, Talwar).
+    ``outputs`` is ``{}`` unless ``sees_outputs``: the stronger model, where the adversary also sees the
+    learner's released outputs of round ``t`` (its ``info`` dict, e.g. noisy counts or ``switched``,
+    computed once the next action is drawn; the privacy game of "Differentially Private Online Learning"
+    style adaptive definitions, Jain et al. 2021).
+
+    The key lives in ``adv_state``, so every learner facing the same strategy with the same seed gets
+    the same adversary randomness (common random numbers); the losses differ between learners only
+    through what the adversary observed. Regret is against the best fixed action on the realised
+    sequence. ``expected_regret`` is NaN against an adaptive adversary: the ``expected_loss`` a learner
+    reports is the mean over its own distribution given its statistics, not given what the adversary
+    saw (a lazy learner's next action is predictable from its last one), so its sum is not an unbiased
+    estimate of the realised loss.
+
+    Attributes:
+        init: ``init(key, adv_params) -> adv_state``; the adversary's key lives in its state.
+        loss: ``loss(adv_state, t) -> loss_t`` for the 0-indexed round ``t``.
+        observe: ``observe(adv_state, t, action, outputs) -> adv_state``, after round ``t``.
+        sees_outputs: static; pass the learner's ``info`` of round ``t`` as ``outputs`` (default ``False``).
+    """
+
+    init: Callable[[PRNGKey, Any], Any]
+    loss: Callable[[Any, Array], Loss]
+    observe: Callable[[Any, Array, Any, Info], Any]
+    sees_outputs: bool = False
+
+
 class Problem(NamedTuple):
     """How losses act on actions, and how the comparator is computed.
 

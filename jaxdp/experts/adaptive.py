@@ -1,0 +1,111 @@
+"""Adaptive adversaries for prediction with experts: they watch the actions played (docs/guide/concepts.md#adversary).
+
+The oblivious adversaries of :mod:`jaxdp.experts.adversaries` fix the loss sequence in advance. These
+are :class:`jaxdp.core.types.AdaptiveAdversary` s: the loss of round ``t`` depends on the actions played
+in rounds ``< t`` (never on the action of round ``t``, the learner's current randomised choice). Both
+online papers leave this case open: Hedge-style learners that redraw their action each round keep their
+regret bound against such an adversary, while a lazy learner keeps its action for long stretches, so an
+adversary that sees the action can put loss on it until the next switch ("Our regret bound may be
+invalid with an adaptive adversary", footnote 3 of "Private Online Learning via Lazy Algorithms").
+
+* :func:`punish_last_action` — loss 1 on the action played in the previous round, 0 elsewhere.
+* :func:`switch_watcher` — loss 1 on the held action once the learner has held it for ``patience``
+  consecutive rounds, 0 otherwise: it spares a learner that redraws every round and punishes one that
+  sits on its action between switches.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ..core.types import AdaptiveAdversary, fdt
+from ..core.validation import check_positive_int
+
+__all__ = ["punish_last_action", "SwitchWatcherParams", "switch_watcher_params", "switch_watcher"]
+
+
+class _Watch(NamedTuple):
+    held: jax.Array       # int32: the action played in the previous round (-1 before round 1)
+    run: jax.Array        # int32: for how many consecutive rounds it has been played
+    patience: jax.Array   # int32: the run length from which the held action is punished
+
+
+class SwitchWatcherParams(NamedTuple):
+    """Parameters of :func:`switch_watcher` (:func:`switch_watcher_params`).
+
+    Attributes:
+        patience: the int32 number of consecutive rounds an action must be held before it is punished.
+    """
+    patience: jax.Array
+
+
+def switch_watcher_params(patience: int = 2) -> SwitchWatcherParams:
+    """Validated parameters for :func:`switch_watcher`.
+
+    Args:
+        patience: the number of consecutive rounds (>= 1) an action must be held before it is punished;
+            1 punishes every repeated action, as :func:`punish_last_action` does.
+
+    Returns:
+        :class:`SwitchWatcherParams`.
+    """
+    return SwitchWatcherParams(patience=jnp.int32(check_positive_int("patience", patience)))
+
+
+def _watcher(d: int) -> AdaptiveAdversary:
+    d = check_positive_int("d", d, minimum=2)
+
+    def init(key, params):
+        del key   # deterministic given the actions
+        return _Watch(held=jnp.int32(-1), run=jnp.int32(0), patience=jnp.asarray(params.patience, jnp.int32))
+
+    def loss(s, t):
+        return jnp.where(s.run >= s.patience, jax.nn.one_hot(s.held, d, dtype=fdt()), jnp.zeros((d,), fdt()))
+
+    def observe(s, t, action, outputs):
+        x = jnp.asarray(action, jnp.int32)
+        return _Watch(held=x, run=jnp.where(x == s.held, s.run + 1, 1), patience=s.patience)
+
+    return AdaptiveAdversary(init=init, loss=loss, observe=observe)
+
+
+def switch_watcher(d: int) -> AdaptiveAdversary:
+    """Loss 1 on the action the learner has held for at least ``patience`` consecutive rounds up to the
+    previous one, 0 elsewhere (all zeros otherwise, and in round 0).
+
+    Against a learner that redraws its action from a spread distribution every round, long runs are rare
+    (probability about ``d^-(patience-1)`` each round) and it sees almost no loss; against a lazy learner
+    (shrinking dartboard, batched L2P) it puts loss on the held action until the learner switches, so the
+    learner pays about one per round while the best expert pays about ``T/d``: linear regret. This is the
+    adversary behind the footnote of "Private Online Learning via Lazy Algorithms" that its regret bounds
+    may fail against adaptive adversaries.
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.core.types.AdaptiveAdversary` (params :class:`SwitchWatcherParams`).
+    """
+    return _watcher(d)
+
+
+def punish_last_action(d: int) -> AdaptiveAdversary:
+    """Loss 1 on the action played in the previous round, 0 elsewhere (all zeros in round 0).
+
+    The simplest adaptive adversary: ``l_t = e_{x_{t-1}}``. A learner pays in round ``t`` exactly when
+    it repeats its previous action, and the best expert pays the number of times it was played (at most
+    ``T/d`` for the least played one). A learner that redraws from a near-uniform distribution keeps its
+    regret small; a deterministic one (follow-the-leader) or a lazy one repeats predictably and suffers
+    linear regret (the standard argument that adaptive adversaries defeat deterministic learners).
+    ``switch_watcher`` with ``patience = 1``; its ``adv_params`` are ignored (pass ``None``).
+
+    Args:
+        d: the number of experts.
+
+    Returns:
+        The :class:`jaxdp.core.types.AdaptiveAdversary`.
+    """
+    base = _watcher(d)
+    return base._replace(init=lambda key, params: base.init(key, SwitchWatcherParams(jnp.int32(1))))
