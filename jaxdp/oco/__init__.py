@@ -2,7 +2,7 @@
 
 Modules: ``domains``, ``problems``, ``adversaries``, ``dp_ftrl`` (REAL Alg. 3), ``realizable``
 (``experts_oco_net``, ``potential_oco``; REAL Thm 3, Alg. 5) and, from LAZY, ``rmw`` (the RMW measure) and
-``l2p_rmw`` (its L2P transformation), each module's ``__all__`` re-exported here.
+``l2p_rmw`` (its L2P transformation), ``adaptive`` (adversaries that watch the iterate), each module's ``__all__`` re-exported here.
 """
 import importlib
 
@@ -13,6 +13,7 @@ from .dp_ftrl import *  # noqa: F401,F403
 from .realizable import *  # noqa: F401,F403
 from .rmw import *  # noqa: F401,F403
 from .l2p_rmw import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
 
-__all__ = [n for m in ("domains", "problems", "adversaries", "dp_ftrl", "realizable", "rmw", "l2p_rmw")
+__all__ = [n for m in ("domains", "problems", "adversaries", "dp_ftrl", "realizable", "rmw", "l2p_rmw", "adaptive")
            for n in importlib.import_module(f".{m}", __name__).__all__ if n != "Domain"]  # Domain: a typing alias
