@@ -273,8 +273,9 @@ def markdown(res: dict, T: int, seeds: int, cmdline: str) -> str:
     L = ["# Bandits: jaxdp vs SMPyBandits 0.9.7 and NumPy", "",
          f"K = {K} Bernoulli arms, means linspace(0.1, 0.9, 9), T = {T:,} rounds; jaxdp with {seeds:,} seeds. "
          f"Written by `{cmdline}` ({time.strftime('%Y-%m-%d %H:%M')}; load average at the end "
-         f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on this 2-core machine shared with other jobs, so "
-         "absolute rates are rough; every column was measured in the same run, one after the other).", ""]
+         f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on this 2-core machine"
+         + (" shared with other jobs, so absolute rates are rough" if load[0] >= 2 else ", otherwise idle")
+         + "; every column was measured in the same run, one after the other).", ""]
     if res["smpy_source"] != "measured":
         L += ["**SMPyBandits could not be run here**: its columns are the reference figures measured earlier on "
               "this machine (UCB 18,794 and Exp3(0.01) 5,494 seed-rounds/s; pseudo-regrets 331.76 ± 1.49 and "
@@ -284,7 +285,10 @@ def markdown(res: dict, T: int, seeds: int, cmdline: str) -> str:
         slow = REFERENCE["ucb1"]["seed_rounds_per_s"] / ref_ucb["seed_rounds_per_s"]
         L += [f"SMPyBandits' UCB ran at {_fmt(ref_ucb['seed_rounds_per_s'])} seed-rounds/s in this run against "
               f"{_fmt(REFERENCE['ucb1']['seed_rounds_per_s'])} in an earlier measurement on this machine at load 3–5: "
-              f"the machine was about {slow:.1f}× slower during this run. Ratios between columns of one run are the "
+              + (f"the machine was about {slow:.1f}× slower during this run. " if slow >= 1.05 else
+                 f"that earlier figure was taken at about {1 / slow:.1f}× lower speed (a loaded machine). " if slow <= 0.95
+                 else "the same speed. ")
+              + "Ratios between columns of one run are the "
               "meaningful numbers.", ""]
     L += ["## Throughput (seed-rounds per second)", "",
           "| learner | cores | jaxdp (common) | jaxdp (independent) | NumPy vectorized | SMPyBandits | "

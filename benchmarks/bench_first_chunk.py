@@ -51,10 +51,12 @@ def _run(tag: str, out: Path, cache: Path, extra: list[str]) -> dict:
     marks = out / f"{tag}.json"
     env = dict(os.environ, JAXDP_CACHE_DIR=str(cache))
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", CHILD, str(marks), "study", "run", "hedge-baseline", "--quick",
-                    "--out", str(out / tag), "--no-plot", "--no-progress", *extra], env=env, check=True,
+    subprocess.run([sys.executable, "-c", CHILD, str(marks), *extra, "study", "run", "hedge-baseline", "--quick",
+                    "--out", str(out / tag), "--no-plot", "--no-progress"], env=env, check=True,
                    stdout=subprocess.DEVNULL)
     m = json.loads(marks.read_text())
+    if m["status"] not in (0, None):
+        raise SystemExit(f"{tag}: jaxdp exited with status {m['status']}")
     m["wall"] = time.perf_counter() - t0
     return m
 
