@@ -54,6 +54,11 @@ def switch_watcher_params(patience: int = 2) -> SwitchWatcherParams:
     return SwitchWatcherParams(patience=jnp.int32(check_positive_int("patience", patience)))
 
 
+def _punished(s: _Watch, d: int) -> jax.Array:
+    """Loss 1 on the held action once it has been held ``patience`` rounds, else zeros."""
+    return jnp.where(s.run >= s.patience, jax.nn.one_hot(s.held, d, dtype=fdt()), jnp.zeros((d,), fdt()))
+
+
 def _watcher(d: int) -> AdaptiveAdversary:
     d = check_positive_int("d", d, minimum=2)
 
@@ -62,12 +67,18 @@ def _watcher(d: int) -> AdaptiveAdversary:
         return _Watch(held=jnp.int32(-1), run=jnp.int32(0), patience=jnp.asarray(params.patience, jnp.int32))
 
     def loss(s, t):
-        return jnp.where(s.run >= s.patience, jax.nn.one_hot(s.held, d, dtype=fdt()), jnp.zeros((d,), fdt()))
+        return _punished(s, d)
 
     def observe(s, t, action, outputs):
         x = jnp.asarray(action, jnp.int32)
         return _Watch(held=x, run=jnp.where(x == s.held, s.run + 1, 1), patience=s.patience)
 
+    def host_check(params, T):   # before compiling (jaxdp.core.validation.check_adversary_params)
+        if not isinstance(params, SwitchWatcherParams):
+            raise TypeError(f"switch_watcher's adv_params must be SwitchWatcherParams (switch_watcher_params(patience)), "
+                            f"got {type(params).__name__}")
+
+    loss.host_check = host_check  # type: ignore[attr-defined]
     return AdaptiveAdversary(init=init, loss=loss, observe=observe)
 
 
@@ -107,5 +118,10 @@ def punish_last_action(d: int) -> AdaptiveAdversary:
     Returns:
         The :class:`jaxdp.core.types.AdaptiveAdversary`.
     """
-    base = _watcher(d)
-    return base._replace(init=lambda key, params: base.init(key, SwitchWatcherParams(jnp.int32(1))))
+    d = check_positive_int("d", d, minimum=2)
+
+    def init(key, params):
+        del key, params   # deterministic given the actions; no parameters
+        return _Watch(held=jnp.int32(-1), run=jnp.int32(0), patience=jnp.int32(1))
+
+    return _watcher(d)._replace(init=init, loss=lambda s, t: _punished(s, d))

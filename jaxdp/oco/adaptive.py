@@ -78,4 +78,10 @@ def toward_last_iterate(d: int) -> AdaptiveAdversary:
     def observe(s, t, action, outputs):
         return s._replace(x=jnp.asarray(action, fdt()))
 
+    def host_check(params, T):   # before compiling (jaxdp.core.validation.check_adversary_params)
+        if not isinstance(params, TowardIterateParams):
+            raise TypeError(f"toward_last_iterate's adv_params must be TowardIterateParams (toward_iterate_params(L)), "
+                            f"got {type(params).__name__}")
+
+    loss.host_check = host_check  # type: ignore[attr-defined]
     return AdaptiveAdversary(init=init, loss=loss, observe=observe)

@@ -52,7 +52,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core import Adversary, Learner, Problem, seed_keys
+from ..core import AdaptiveAdversary, Adversary, Learner, Problem, seed_keys
 from ..core.simulate import INVALID_ACTION_KEYS, _rollout_impl
 
 __all__ = [
@@ -478,6 +478,10 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
         :func:`check_pure`.
       d: the number of experts (default: the length of a loss vector).
 
+    Against an :class:`jaxdp.core.AdaptiveAdversary` the losses depend on the actions, so two learner keys
+    face different losses: the key-sensitivity check (which needs the losses fixed) is skipped, and
+    ``expected_regret`` is NaN by design (not a ``[finite]`` failure).
+
     Returns:
         The metrics of the first grid point (``(seeds,)`` arrays, equal to ``simulate``'s with the same keys).
 
@@ -492,13 +496,14 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
     if len(params_list) < 2:
         raise ValueError(f"params_list must hold at least two parameter settings (grid points), got {len(params_list)}")
     _, n = _check_static(learner, adversary, problem, params_list[0], adv_params, d)
+    adaptive = isinstance(adversary, AdaptiveAdversary)
     if purity:
         check_pure(learner, adversary, problem, params_list[0], adv_params)
     # every engine run of this check under jax_debug_key_reuse (one compilation; no separate key-reuse run)
     with jax.debug_key_reuse(True) if key_reuse else contextlib.nullcontext():
         outs, run = _check_traces(learner, adversary, problem, params_list, adv_params, T, seeds, _SALTS)
         for g, (T_i, out) in enumerate(outs):
-            _check_engine_out(out, T_i, T, g, loss_range, n, seeds)
+            _check_engine_out(out, T_i, T, g, loss_range, n, seeds, adaptive)
         keys = seed_keys(123, seeds)
         again = jax.tree_util.tree_map(np.asarray, run(params_list[0], adv_params, jax.random.clone(keys),
                                                        jnp.int32(T)))
@@ -507,6 +512,8 @@ def check_learner(learner: Learner, adversary: Adversary, problem: Problem, para
         if not np.array_equal(again[k], first[k], equal_nan=True):
             _fail("deterministic", f"two runs with the same keys differ in {k!r}: the learner is not a function "
                                    "of its keys")
+    if adaptive:   # the losses follow the actions: the [key] check needs them fixed
+        return {k: v.reshape((seeds, _SALTS) + v.shape[1:])[:, 0] for k, v in _public(first).items()}
     for g, (_, out) in enumerate(outs):
         _check_losses_fixed(out, seeds, g)
     if not deterministic and not any(_salts_differ(out, seeds) for _, out in outs):
@@ -551,7 +558,7 @@ def _info_fix(name: str) -> str:
 
 
 def _check_engine_out(out: dict, T_i: int, T: int, g: int, loss_range: float, n: Optional[int],
-                      seeds: int) -> None:
+                      seeds: int, adaptive: bool = False) -> None:
     """``[shapes]``/``[finite]``/``[horizon]`` on one grid point's engine output (``seeds * salts`` rows)."""
     salts = max(1, out["regret"].shape[0] // seeds)
     bad_round = out.get("invalid_action_round")
@@ -566,6 +573,8 @@ def _check_engine_out(out: dict, T_i: int, T: int, g: int, loss_range: float, n:
     ck_ok = np.asarray([1, T]) <= T_i      # the runner's checkpoint rounds: (1, T_max)
     for k, v in out.items():
         if k in INVALID_ACTION_KEYS or v.dtype.kind not in "fc":
+            continue
+        if adaptive and k.startswith("expected_regret"):   # NaN by design (AdaptiveAdversary)
             continue
         vv = v[..., ck_ok] if k.endswith("_ckpt") else v
         if np.all(np.isfinite(vv)):

@@ -141,3 +141,20 @@ def test_the_shrinking_dartboard_is_linear_against_the_switch_watcher_and_hedge_
     fresh = simulate(hedge(d), switch_watcher(d), PROB, hp, switch_watcher_params(3), seed_keys(0, 16), T)
     assert lazy["regret"].mean() >= 0.5 * T > 10 * bound
     assert fresh["regret"].mean() <= bound
+
+
+@pytest.mark.parametrize("adv, adv_params", [(punish_last_action(4), None),
+                                             (switch_watcher(4), switch_watcher_params(2))],
+                         ids=["punish_last_action", "switch_watcher"])
+def test_hedge_passes_the_shared_conformance_check_against_adaptive_adversaries(adv, adv_params):
+    from jaxdp.experts import hedge_params
+    from jaxdp.testing import check_learner
+
+    out = check_learner(hedge(4), adv, PROB, [hedge_params(4, 64), hedge_params(4, 128)], adv_params, T=64, seeds=4)
+    assert np.isnan(out["expected_regret"]).all() and np.isfinite(out["regret"]).all()
+
+
+def test_wrong_adv_params_are_refused_before_compiling():
+    keys = seed_keys(0, 2)
+    with pytest.raises(TypeError, match="SwitchWatcherParams"):
+        simulate(hedge(4), switch_watcher(4), PROB, HedgeParams(0.1), None, keys, 8)

@@ -55,3 +55,18 @@ def test_dp_ftrl_runs_against_it():
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError, match="L"):
         toward_iterate_params(0.0)
+
+
+def test_dp_ftrl_passes_the_shared_conformance_check_and_wrong_adv_params_are_refused():
+    from jaxdp.oco import dp_ftrl, dp_ftrl_params
+    from jaxdp.testing import check_learner
+
+    d, T = 3, 64
+    prob = linear_problem(d)
+    out = check_learner(dp_ftrl(prob, T), toward_last_iterate(d), prob,
+                        [dp_ftrl_params(lam=8.0, sigma=0.5), dp_ftrl_params(lam=16.0, sigma=0.5)],
+                        toward_iterate_params(1.0), T=T, seeds=4, loss_range=2.0 * np.sqrt(d))
+    assert np.isfinite(out["regret"]).all()
+    with pytest.raises(TypeError, match="TowardIterateParams"):
+        jaxdp.simulate(dp_ftrl(prob, T), toward_last_iterate(d), prob, dp_ftrl_params(lam=8.0, sigma=0.5), None,
+                       jaxdp.seed_keys(0, 2), T)
