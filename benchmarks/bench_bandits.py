@@ -379,9 +379,10 @@ def main(argv=None) -> int:
     secs = a.smpy_seconds if a.smpy_seconds is not None else (3.0 if a.quick else 90.0)
     res = run(a.quick, seeds, a.smpy_python, secs, T)
     md = markdown(res, T, seeds, "python benchmarks/bench_bandits.py" + (" " + " ".join(argv or sys.argv[1:])).rstrip())
-    print(md)
+    from benchmarks.harness.common import emit
+
+    emit(md, a.out)
     if a.out:
-        pathlib.Path(a.out).write_text(md)
         print(f"wrote {a.out}", file=sys.stderr)
     return 0
 

@@ -163,9 +163,9 @@ def main(argv=None) -> int:
     rows = measure(a.reps, a.seeds, a.T, tuple(a.only or PROGRAMS))
     md = markdown(rows, a.reps, a.seeds, a.T,
                   "python benchmarks/bench_first_call.py" + (" " + " ".join(argv or sys.argv[1:])).rstrip())
-    print(md)
-    if a.out:
-        pathlib.Path(a.out).write_text(md)
+    from benchmarks.harness.common import emit
+
+    emit(md, a.out)
     return 0
 
 

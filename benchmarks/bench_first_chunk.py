@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # benchmarks.harness from the repository root
+
 CHILD = r"""
 import json, resource, sys, time
 def cpu():
@@ -90,9 +92,9 @@ def main(argv=None) -> None:
                      f"{m['wall']:.1f} |")
     lines += ["", f"The three results.csv files are {'byte-identical' if same else 'DIFFERENT'}.", ""]
     text = "\n".join(lines)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    from benchmarks.harness.common import emit
+
+    emit(text, args.out)
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     T = a.T or (64 if a.tiny else 1024)
     if seeds < 1 or T < 2:
         raise ValueError(f"--seeds must be >= 1 and --T >= 2, got {seeds}, {T}")
-    from benchmarks.harness.common import machine_info, table
+    from benchmarks.harness.common import emit, machine_info, table
 
     rows = run(seeds, T)
     load = os.getloadavg()
@@ -88,9 +88,7 @@ def main(argv=None) -> int:
         f"{machine_info()}; load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; "
         f"{time.strftime('%Y-%m-%d %H:%M')}. First call = compile + run; run = best of 3 warm calls.", "",
         table(rows, list(rows[0].keys())), ""])
-    print(md)
-    if a.out:
-        pathlib.Path(a.out).write_text(md)
+    emit(md, a.out)
     return 0
 
 

@@ -26,6 +26,6 @@ if __name__ == "__main__":
     ap.add_argument("--out", default=None, help="also write the section to this file")
     args = ap.parse_args()
     md = run_device_report(quick=args.quick)
-    print(md)
-    if args.out:
-        pathlib.Path(args.out).write_text(md)
+    from benchmarks.harness.common import emit
+
+    emit(md, args.out)

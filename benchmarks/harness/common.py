@@ -197,3 +197,17 @@ def rows_to_markdown(rows: list[dict], title: str) -> str:
     if not rows:
         return f"### {title}\n\n(no rows)\n"
     return f"### {title}\n\n{table(rows, list(rows[0].keys()))}\n"
+
+
+def emit(md: str, out: Optional[str]) -> None:
+    """Print a benchmark's Markdown report and, if ``out`` is given, write it there atomically.
+
+    Args:
+        md: the report.
+        out: the file to write (``--out``), or ``None`` to print only.
+    """
+    print(md)
+    if out:
+        from jaxdp.core.io import atomic_write
+
+        atomic_write(out, md)
