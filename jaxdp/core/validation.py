@@ -31,7 +31,7 @@ __all__ = [
     "check_finite_scalar",
     "is_concrete",
     "check_field", "checked_params",
-    "check_adversary_params",
+    "check_adversary_params", "params_type_check",
     "check_seed",
     "describe_value",
     "first_nonfinite",
@@ -489,6 +489,25 @@ def checked_params(scalars: bool = False, **bounds):
                                              "__signature__": inspect.signature(base)})
 
     return wrap
+
+def params_type_check(owner: str, cls: type, how: str) -> Callable[[Any, Any], None]:
+    """A ``loss.host_check`` (:func:`check_adversary_params`) that refuses adversary parameters of another type.
+
+    Args:
+        owner: the adversary's name, quoted in the error.
+        cls: the parameter type it needs.
+        how: how to build one, quoted in the error (``"switch_watcher_params(patience)"``).
+
+    Returns:
+        ``host_check(params, T)``; it raises ``TypeError`` naming ``cls``, ``how`` and the type received.
+    """
+
+    def host_check(params: Any, T: Any) -> None:
+        if not isinstance(params, cls):
+            raise TypeError(f"{owner}'s adv_params must be {cls.__name__} ({how}), got {type(params).__name__}")
+
+    return host_check
+
 
 def check_adversary_params(adversary: Any, params: Any, T: Any = None) -> None:
     """Run an adversary's host-side checks of its parameters against the horizon ``T``.

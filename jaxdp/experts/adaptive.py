@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from ..core.types import AdaptiveAdversary, fdt
-from ..core.validation import check_positive_int
+from ..core.validation import check_positive_int, params_type_check
 
 __all__ = ["punish_last_action", "SwitchWatcherParams", "switch_watcher_params", "switch_watcher"]
 
@@ -73,12 +73,9 @@ def _watcher(d: int) -> AdaptiveAdversary:
         x = jnp.asarray(action, jnp.int32)
         return _Watch(held=x, run=jnp.where(x == s.held, s.run + 1, 1), patience=s.patience)
 
-    def host_check(params, T):   # before compiling (jaxdp.core.validation.check_adversary_params)
-        if not isinstance(params, SwitchWatcherParams):
-            raise TypeError(f"switch_watcher's adv_params must be SwitchWatcherParams (switch_watcher_params(patience)), "
-                            f"got {type(params).__name__}")
-
-    loss.host_check = host_check  # type: ignore[attr-defined]
+    # adv_params of the wrong type are refused before compiling (jaxdp.core.validation.check_adversary_params)
+    loss.host_check = params_type_check(  # type: ignore[attr-defined]
+        "switch_watcher", SwitchWatcherParams, "switch_watcher_params(patience)")
     return AdaptiveAdversary(init=init, loss=loss, observe=observe)
 
 

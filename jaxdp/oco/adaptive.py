@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from ..core.types import AdaptiveAdversary, fdt
-from ..core.validation import check_positive, check_positive_int
+from ..core.validation import check_positive, check_positive_int, params_type_check
 
 __all__ = ["TowardIterateParams", "toward_iterate_params", "toward_last_iterate"]
 
@@ -78,10 +78,7 @@ def toward_last_iterate(d: int) -> AdaptiveAdversary:
     def observe(s, t, action, outputs):
         return s._replace(x=jnp.asarray(action, fdt()))
 
-    def host_check(params, T):   # before compiling (jaxdp.core.validation.check_adversary_params)
-        if not isinstance(params, TowardIterateParams):
-            raise TypeError(f"toward_last_iterate's adv_params must be TowardIterateParams (toward_iterate_params(L)), "
-                            f"got {type(params).__name__}")
-
-    loss.host_check = host_check  # type: ignore[attr-defined]
+    # adv_params of the wrong type are refused before compiling (jaxdp.core.validation.check_adversary_params)
+    loss.host_check = params_type_check(  # type: ignore[attr-defined]
+        "toward_last_iterate", TowardIterateParams, "toward_iterate_params(L)")
     return AdaptiveAdversary(init=init, loss=loss, observe=observe)
