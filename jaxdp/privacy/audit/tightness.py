@@ -23,6 +23,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from ...core.validation import check_delta, check_finite, check_positive_int, check_seed
 from .exact import align, exact_eps
 
 __all__ = ["WorstPair", "TightnessCase", "neighbour_space_size", "pair_eps", "worst_pair", "tightness_row", "describe_pair"]
@@ -86,7 +87,7 @@ def worst_pair(law: Callable, T: int, values, *, delta: float = 0.0, max_pairs: 
         T: the number of rounds.
         values: the ``(V, d)`` loss vectors a round may take (a ``(V,)`` array: ``d = 1``).
         delta: the ``δ`` of ``ε(δ)``.
-        max_pairs: enumerate every pair when the space has at most this many, else search.
+        max_pairs: enumerate every pair when the space has at most this many, else search (0: always search).
         restarts: random starting pairs of the search (besides ``starts``).
         max_evals: the search's budget of evaluated pairs (all restarts together).
         seed: the seed of the search's random starts.
@@ -95,9 +96,23 @@ def worst_pair(law: Callable, T: int, values, *, delta: float = 0.0, max_pairs: 
 
     Returns:
         The :class:`WorstPair`.
+
+    Raises:
+        TypeError, ValueError: ``law`` is not callable, or a count, ``delta``, ``seed`` or ``values`` is out of range
+            (``values`` must hold at least two finite loss vectors).
     """
-    vals = np.asarray(values, np.float64)
+    if not callable(law):
+        raise TypeError(f"law must be a callable law(losses) -> (codes, probs), got {type(law).__name__}")
+    T = check_positive_int("T", T)
+    check_delta(delta)
+    for name, v, lo in (("max_pairs", max_pairs, 0), ("restarts", restarts, 0), ("max_evals", max_evals, 1),
+                        ("batch", batch, 1)):
+        check_positive_int(name, v, minimum=lo)
+    check_seed("seed", seed)
+    vals = np.asarray(check_finite(values, "values"), np.float64)
     vals = vals[:, None] if vals.ndim == 1 else vals
+    if vals.ndim != 2 or len(vals) < 2:
+        raise ValueError(f"values must be a (V,) or (V, d) array of V >= 2 loss vectors, got shape {np.shape(values)}")
     V = len(vals)
     if neighbour_space_size(T, V) <= max_pairs:
         return _enumerate(law, T, vals, delta, batch)

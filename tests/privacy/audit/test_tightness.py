@@ -65,3 +65,15 @@ def test_batched_exact_eps_matches_one_by_one():
     e, m = exact_eps(P, Q, delta=0.01)
     for i in range(5):
         assert (e[i], m[i]) == pytest.approx(exact_eps(P[i], Q[i], delta=0.01))
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(T=0), "T"), (dict(T=2.5), "T"), (dict(delta=1.0), "delta"), (dict(max_pairs=-1), "max_pairs"),
+    (dict(restarts=-1), "restarts"), (dict(seed=-3), "seed"), (dict(values=[0.0]), "values"),
+    (dict(values=[0.0, np.nan]), "values"), (dict(law=3), "law"),
+])
+def test_bad_input_is_refused_with_the_parameter_named(kw, match):
+    args = dict(law=counter_law, T=2, values=[0.0, 1.0]) | kw
+    law, T, values = args.pop("law"), args.pop("T"), args.pop("values")
+    with pytest.raises((TypeError, ValueError), match=match):
+        worst_pair(law, T, values, **args)
