@@ -47,6 +47,9 @@ MOVED: dict[str, tuple[str, ...]] = {
     "jaxdp.sco.inverse_sensitivity_mala": ("jaxdp.sco.inverse_sensitivity",),
     "jaxdp.compare.config": ("jaxdp.compare",),
     "jaxdp.compare.report": ("jaxdp.compare",),
+    "jaxdp.core.geometry": ("jaxdp.core.domains",),
+    "jaxdp.oco.domains": ("jaxdp.core.domains",),
+    "jaxdp.samplers.domains": ("jaxdp.core.domains",),
     # out of the package: benchmarks/ of the source checkout
     "jaxdp.privacy.audit.dpsniper": ("benchmarks.harness.dpsniper",),
 }

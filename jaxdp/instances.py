@@ -340,7 +340,7 @@ def _ball_problem(d):
 
 
 def _simplex_problem(d):
-    from .oco.domains import Simplex
+    from .oco import Simplex
     from .oco.problems import linear_problem
 
     return linear_problem(d, domain=Simplex(d))

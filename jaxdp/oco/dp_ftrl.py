@@ -58,7 +58,7 @@ from ..privacy.mechanisms import tree_aggregation_sigma, tree_depth
 from ..privacy.accounting.zcdp import gaussian_sigma_zcdp
 from ..privacy.mechanisms.matrix_factorization import BinaryTree, ContinualCounter, CounterState, resolve_noise
 from ..registry import CompareBuiltin, ConformanceCase, register_learner, register_planner
-from .domains import Domain, check_domain
+from ..core.domains import Domain, check_domain
 from .problems import problem_info
 
 __all__ = [

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 
 from ..core.types import Adversary, fdt, Problem
 from ..core.validation import check_positive, check_positive_int, check_probability
-from .domains import check_domain
+from ..core.domains import check_domain
 from .problems import ProblemInfo, _problem, _register
 
 __all__ = ["MaskedLoss", "MaskedStats", "masked_quadratic_problem", "MaskedQuadraticParams",

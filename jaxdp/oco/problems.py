@@ -5,7 +5,7 @@ compile cache hits) and records its constants — Lipschitz constant ``L`` and
 smoothness ``beta`` on the domain, non-negativity, how the comparator is
 computed and its error — retrievable with :func:`problem_info`.
 
-Loss families (``x`` in a convex domain ``X``, see ``jaxdp.oco.domains``):
+Loss families (``x`` in a convex domain ``X``, see ``jaxdp.core.domains``):
 
 =============  ====================================  ===========================  ==================================
 family         loss revealed / value                 constants on ``X``           comparator ``min_x sum_t l_t(x)``
@@ -52,7 +52,7 @@ import numpy as np
 from ..core.accumulate import kahan_add, packed_add, packed_total, packed_zeros
 from ..core.types import fdt, Problem
 from ..core.validation import check_positive, check_positive_int, check_nonneg
-from .domains import Ball, Box, Domain, check_domain
+from ..core.domains import Ball, Box, Domain, check_domain
 
 __all__ = [
     "ABLoss", "SquaredStats", "BufferStats", "ProblemInfo", "problem_info",

@@ -2,7 +2,7 @@
 (REAL §4.1 Theorem 3, App. C end, App. D.1; docs/algorithms/realizable.md#realizable-oco).
 
 Both learners discretize the ball ``{||x|| <= D}`` by the cell centres of a
-regular grid (``jaxdp.oco.domains.ball_grid``; ``m`` points per axis, ``M``
+regular grid (``jaxdp.core.domains.ball_grid``; ``m`` points per axis, ``M``
 points in the ball, covering radius ``rho``) and treat each point as an
 expert with loss ``l_t(z_j)`` normalized to ``[0, 1]`` by ``loss_scale``
 (INTERPRETATION of REAL Thm 3, App. C; docs/algorithms/realizable.md#realizable-oco: non-negative ``L``-Lipschitz realizable losses
@@ -41,7 +41,7 @@ from ..experts import potential, sparse_vector
 from ..experts._common import log2_ceil
 from ..experts import potential_ledger, potential_settings, sparse_vector_ledger
 from ..registry import ConformanceCase, register_learner, register_planner
-from .domains import Ball, ball_grid
+from ..core.domains import Ball, ball_grid
 from .problems import problem_info
 
 __all__ = [

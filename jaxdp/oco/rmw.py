@@ -37,7 +37,8 @@ import jax.numpy as jnp
 
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int
 from ..experts.l2p import LazyMeasure
-from ..samplers import MALAInfo, as_domain, ball, mala, mala_schedule, sample_trunc_gauss_ball
+from ..core.domains import Ball, check_domain
+from ..samplers import MALAInfo, ball, mala, mala_schedule, sample_trunc_gauss_ball
 from .problems import SquaredStats
 
 __all__ = ["RMWParams", "rmw_measure", "rmw_params", "rmw_eta_div", "rmw_regret_bound", "RMW_LOSSES",
@@ -232,7 +233,7 @@ def _check_capacity(loss: str, capacity: Any) -> Optional[int]:
 def _build(d: int, loss: str, sampler: str, domain: Any, mala_steps: int, Mgrid: int,
            capacity: Optional[int]) -> tuple[LazyMeasure, Callable]:
     """``(measure, sample_info)`` for validated arguments (see :func:`rmw_measure`)."""
-    static_dom = None if domain is None else as_domain(domain)
+    static_dom = None if domain is None else check_domain(domain, unbounded=True)
     f = jnp.result_type(float)
     buffered = loss in RMW_BUFFER_LOSSES
 
@@ -242,7 +243,7 @@ def _build(d: int, loss: str, sampler: str, domain: Any, mala_steps: int, Mgrid:
     def radius_of(mp):
         if static_dom is None:
             return mp.radius
-        return static_dom.radius if type(static_dom).__name__ == "Ball" else None
+        return jnp.asarray(static_dom.radius, f) if isinstance(static_dom, Ball) else None
 
     def stats_init(loss_example):
         del loss_example
@@ -303,11 +304,10 @@ def _build(d: int, loss: str, sampler: str, domain: Any, mala_steps: int, Mgrid:
         dom = dom_of(mp)
         if buffered:
             M = _buffer_smoothness(loss, st, mp)
-            d_chart = d - 1 if type(dom).__name__ == "Simplex" else d
-            h, _ = mala_schedule(M, 2.0 * mp.beta * mp.lam, d_chart, dom.diameter())
+            h, _ = mala_schedule(M, 2.0 * mp.beta * mp.lam, dom.chart_dim(d), dom.diameter)
             x0 = jnp.zeros((d,), f)
             x, info = mala(key, lambda x: rmw_logdensity(loss, st, x, mp),
-                           dom.from_chart(dom.project(dom.to_chart(x0))), mala_steps, h, dom,
+                           dom.from_chart(dom.chart_project(dom.to_chart(x0))), mala_steps, h, dom,
                            grad_fn=lambda x: rmw_grad_logdensity(loss, st, x, mp))
             # more losses than the buffer holds: the target is unknown, say so loudly
             return jnp.where(st.count > capacity, jnp.nan, x), info
@@ -331,9 +331,9 @@ def _build(d: int, loss: str, sampler: str, domain: Any, mala_steps: int, Mgrid:
             def grad(x):
                 return mp.beta * (c - A @ x)
 
-        diam = dom.diameter()
+        diam = dom.diameter
         h = jnp.minimum(1.0 / (M * d ** (1.0 / 3.0)), jnp.square(diam) / (32.0 * d))
-        return mala(key, logdensity, dom.from_chart(dom.project(dom.to_chart(x0))), mala_steps, h, dom,
+        return mala(key, logdensity, dom.from_chart(dom.chart_project(dom.to_chart(x0))), mala_steps, h, dom,
                     grad_fn=grad)
 
     def sample(key, st, mp):
@@ -350,16 +350,14 @@ def _validated(d, loss, sampler, domain, mala_steps, Mgrid, capacity):
     mala_steps = check_positive_int("mala_steps", mala_steps)
     Mgrid = check_positive_int("Mgrid", Mgrid, minimum=8)
     capacity = _check_capacity(loss, capacity)
-    static_dom = None if domain is None else as_domain(domain)
+    static_dom = None if domain is None else check_domain(domain, d, unbounded=True)
     if sampler == "exact":
         if loss != "linear":
             raise ValueError(f"sampler='exact' exists only for loss='linear' (a truncated isotropic Gaussian); "
                              f"use sampler='mala' for loss={loss!r} (allowed samplers for loss={loss!r}: ['mala'])")
-        if static_dom is not None and type(static_dom).__name__ != "Ball":
+        if static_dom is not None and not isinstance(static_dom, Ball):
             raise ValueError(f"sampler='exact' needs a centred ball domain, got {type(domain).__name__}; "
                              f"use sampler='mala'")
-    if static_dom is not None and type(static_dom).__name__ == "Simplex" and static_dom.d != d:
-        raise ValueError(f"domain dimension mismatch: simplex({static_dom.d}) for d={d}")
     return d, mala_steps, Mgrid, capacity
 
 
@@ -405,7 +403,7 @@ def rmw_measure(d: int, loss: str = "linear", sampler: str = "exact", *, domain:
         sampler: ``"exact"`` (linear losses on a centred ball:
             ``sample_trunc_gauss_ball``) or ``"mala"`` (every loss).
         domain: ``None`` — the centred ball of radius ``mparams.radius`` (traced)
-            — or a static domain (``jaxdp.oco.domains`` Ball/Box/Simplex; MALA
+            — or a static domain (``jaxdp.core.domains`` Ball/Box/Simplex; MALA
             only, except a ``Ball`` whose radius then overrides ``mparams.radius``).
         mala_steps: MALA steps per fresh sample (static).
         Mgrid: grid size of the exact sampler.

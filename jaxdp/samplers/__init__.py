@@ -6,7 +6,8 @@
   projection at the boundary, biased), their one-step kernels and
   ``mala_schedule`` / ``ula_schedule`` (step size and step count from the
   smoothness and strong convexity of the target).
-* Domains: ``ball``, ``box``, ``simplex`` (affine chart), ``unconstrained``.
+* Domains (``jaxdp.core.domains``, the one family the OCO learners use too): ``ball``, ``box``, ``simplex``
+  (affine chart), ``unconstrained``.
 * Exact samplers: ``sample_trunc_gauss_ball`` (``μ^rmw`` for linear losses),
   ``sample_trunc_gauss_ball_rejection``, ``sample_grid`` / ``make_grid``.
 
@@ -18,7 +19,8 @@ we want acceptance statistics per run. The kernel uses the same random draws
 as ``blackjax.mala``; tests check that unconstrained chains agree with
 blackjax step for step.
 """
-from .domains import Ball, Box, Simplex, Unconstrained, as_domain, ball, box, project_simplex, simplex, unconstrained
+from ..core.domains import (Ball, Box, Simplex, Unconstrained, as_domain, ball, box, project_simplex, simplex,
+                            unconstrained)
 from .exact import (Grid, log_chi2_cdf, make_grid, sample_grid, sample_trunc_gauss_ball,
                     sample_trunc_gauss_ball_rejection)
 from .langevin import (LangevinState, MALAInfo, ULAInfo, langevin_init, mala, mala_kernel, mala_schedule, ula,

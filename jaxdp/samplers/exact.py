@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.random import sample_categorical
 from ..core.validation import check_positive, check_positive_int, is_concrete
-from .domains import Ball, as_domain
+from ..core.domains import Ball, check_domain
 
 __all__ = ["sample_trunc_gauss_ball", "sample_trunc_gauss_ball_rejection", "Grid", "make_grid", "sample_grid",
            "log_chi2_cdf"]
@@ -248,7 +248,7 @@ def sample_grid(key: jax.Array, logdensity_fn: Callable, grid: Grid, domain: Any
         key: JAX PRNG key.
         logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
         grid: the :class:`Grid`.
-        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        domain: the domain (``None``: unconstrained; ``jaxdp.core.domains``).
         jitter: move the point uniformly within its cell.
 
     Returns:
@@ -256,12 +256,12 @@ def sample_grid(key: jax.Array, logdensity_fn: Callable, grid: Grid, domain: Any
     """
     if not isinstance(grid, Grid):
         raise TypeError(f"grid must be a jaxdp.samplers.Grid (make_grid), got {type(grid).__name__}")
-    dom = as_domain(domain)
+    dom = check_domain(domain, unbounded=True)
     k_cell, k_jit = jax.random.split(key)
     pts = grid.points
     lp = jax.vmap(logdensity_fn)(pts)
     if domain is not None:
-        inside = jax.vmap(lambda x: dom.contains(dom.to_chart(x)))(pts)
+        inside = jax.vmap(lambda x: dom.chart_contains(dom.to_chart(x)))(pts)
         lp = jnp.where(inside, lp, -jnp.inf)
     lp = jnp.where(jnp.isnan(lp), -jnp.inf, lp)
     i = sample_categorical(k_cell, lp)
@@ -270,5 +270,5 @@ def sample_grid(key: jax.Array, logdensity_fn: Callable, grid: Grid, domain: Any
         return c
     x = c + (jax.random.uniform(k_jit, c.shape, c.dtype) - 0.5) * grid.widths
     if domain is not None:
-        x = jnp.where(dom.contains(dom.to_chart(x)), x, c)
+        x = jnp.where(dom.chart_contains(dom.to_chart(x)), x, c)
     return x

@@ -29,7 +29,7 @@ Proposal (Euler step of the Langevin diffusion ``dX = ∇f(X) dt + √2 dW``, th
   boundary; reflection removes the leading-order boundary bias). Use it only
   where speed matters more than exactness; tests measure the bias.
 * **Simplex**: the chain runs in the affine chart ``y = x[:d-1]`` (constant
-  Jacobian, no correction needed); see ``jaxdp.samplers.domains``.
+  Jacobian, no correction needed); see ``jaxdp.core.domains``.
 
 Step size from the target's geometry (``mala_schedule`` / ``ula_schedule``):
 with ``-f`` ``M``-smooth and ``m``-strongly convex (``κ = M/m``) on a domain of
@@ -59,7 +59,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.validation import check_choice, check_in_range, check_positive, check_positive_int, is_concrete
-from .domains import as_domain
+from ..core.domains import check_domain
 
 __all__ = [
     "LangevinState", "MALAInfo", "ULAInfo", "mala", "ula", "mala_kernel", "ula_kernel", "langevin_init",
@@ -133,10 +133,7 @@ def _check_common(x0, n_steps, step_size, dom):
             raise ValueError(f"x0 must be a 1-D array (one chain; vmap for many), got shape {xa.shape}")
         if not np.all(np.isfinite(xa)):
             raise ValueError("x0 must be finite")
-        if type(dom).__name__ == "Simplex" and xa.shape[0] != dom.d:
-            raise ValueError(f"x0 must have length d={dom.d} for simplex({dom.d}), got {xa.shape[0]}")
-        if type(dom).__name__ == "Box" and dom.lo.ndim == 1 and dom.lo.shape[0] != xa.shape[0]:
-            raise ValueError(f"x0 has dimension {xa.shape[0]} but the box has dimension {dom.lo.shape[0]}")
+        dom.check_dim(xa.shape[0], "x0")
     return n_steps
 
 
@@ -147,14 +144,14 @@ def langevin_init(logdensity_fn: Callable, x0: jax.Array, domain: Any = None, *,
     Args:
         logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
         x0: the starting point.
-        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        domain: the domain (``None``: unconstrained; ``jaxdp.core.domains``).
         grad_fn: the gradient of ``logdensity_fn`` (default: by autodiff).
 
     Returns:
         The :class:`LangevinState`.
     """
-    dom = as_domain(domain)
-    y0 = dom.project(dom.to_chart(jnp.asarray(x0, jnp.result_type(float))))
+    dom = check_domain(domain, unbounded=True)
+    y0 = dom.chart_project(dom.to_chart(jnp.asarray(x0, jnp.result_type(float))))
     v, g = _chart_fns(logdensity_fn, grad_fn, dom)(y0)
     return LangevinState(y0, jnp.asarray(v, y0.dtype), g)
 
@@ -168,13 +165,13 @@ def mala_kernel(logdensity_fn: Callable, domain: Any = None, *, grad_fn: Optiona
 
     Args:
         logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
-        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        domain: the domain (``None``: unconstrained; ``jaxdp.core.domains``).
         grad_fn: the gradient of ``logdensity_fn`` (default: by autodiff).
 
     Returns:
         ``kernel(key, state, step_size) -> (state, (p_accept, accepted, outside))``.
     """
-    dom = as_domain(domain)
+    dom = check_domain(domain, unbounded=True)
     vg = _chart_fns(logdensity_fn, grad_fn, dom)
 
     def log_q(y_to, y_from, g_from, h):  # log N(y_to; y_from + h g_from, 2h I) up to a constant
@@ -187,7 +184,7 @@ def mala_kernel(logdensity_fn: Callable, domain: Any = None, *, grad_fn: Optiona
         h = jnp.asarray(step_size, y.dtype)
         xi = jax.random.normal(k_prop, y.shape, y.dtype)
         y_new = y + h * g + jnp.sqrt(2.0 * h) * xi
-        inside = dom.contains(y_new)
+        inside = dom.chart_contains(y_new)
         # never evaluate f outside the domain: use a valid point and mask
         v_new, g_new = vg(jnp.where(inside, y_new, y))
         log_ratio = v_new - v + log_q(y, y_new, g_new, h) - log_q(y_new, y, g, h)
@@ -206,7 +203,7 @@ def ula_kernel(logdensity_fn: Callable, domain: Any = None, *, grad_fn: Optional
 
     Args:
         logdensity_fn: the log-density of the target, ``x -> log π(x)`` (up to a constant).
-        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        domain: the domain (``None``: unconstrained; ``jaxdp.core.domains``).
         grad_fn: the gradient of ``logdensity_fn`` (default: by autodiff).
         boundary: ``"reflect"`` or ``"project"``, for steps that leave the domain.
 
@@ -214,16 +211,16 @@ def ula_kernel(logdensity_fn: Callable, domain: Any = None, *, grad_fn: Optional
         ``kernel(key, state, step_size) -> (state, outside)``.
     """
     check_choice("boundary", boundary, ("reflect", "project"))
-    dom = as_domain(domain)
+    dom = check_domain(domain, unbounded=True)
     vg = _chart_fns(logdensity_fn, grad_fn, dom)
-    back = dom.reflect if boundary == "reflect" else dom.project
+    back = dom.chart_reflect if boundary == "reflect" else dom.chart_project
 
     def kernel(key, state: LangevinState, step_size):
         y, _, g = state
         h = jnp.asarray(step_size, y.dtype)
         xi = jax.random.normal(key, y.shape, y.dtype)
         y_new = y + h * g + jnp.sqrt(2.0 * h) * xi
-        inside = dom.contains(y_new)
+        inside = dom.chart_contains(y_new)
         y_new = jnp.where(inside, y_new, back(y_new))
         v_new, g_new = vg(y_new)
         return LangevinState(y_new, jnp.asarray(v_new, y.dtype), g_new), ~inside
@@ -243,8 +240,8 @@ def mala(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, s
         mode) shortens the burn-in.
       n_steps: number of steps, a static Python int (the ``scan`` length).
       step_size: ``h > 0`` (may be traced), see ``mala_schedule``.
-      domain: ``None`` (R^d), ``jaxdp.samplers.ball/box/simplex`` or a
-        ``jaxdp.oco.domains`` object. Proposals outside it are rejected.
+      domain: ``None`` (R^d) or a domain of ``jaxdp.core.domains`` (``Ball``, ``Box``, ``Simplex``;
+        ``jaxdp.samplers.ball/box/simplex``). Proposals outside it are rejected.
       grad_fn: optional ``x -> ∇f(x)`` (default: ``jax.grad``).
 
     Returns:
@@ -262,7 +259,7 @@ def mala(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, s
         >>> x.shape, bool(jnp.linalg.norm(x) <= 1.0)
         ((3,), True)
     """
-    dom = as_domain(domain)
+    dom = check_domain(domain, unbounded=True)
     n_steps = _check_common(x0, n_steps, step_size, dom)
     kernel = mala_kernel(logdensity_fn, dom, grad_fn=grad_fn)
     state = langevin_init(logdensity_fn, x0, dom, grad_fn=grad_fn)
@@ -290,14 +287,14 @@ def ula(key: jax.Array, logdensity_fn: Callable, x0: jax.Array, n_steps: int, st
         x0: the starting point.
         n_steps: the number of steps.
         step_size: the step size (may be traced).
-        domain: the domain (``None``: unconstrained; see :func:`as_domain`).
+        domain: the domain (``None``: unconstrained; ``jaxdp.core.domains``).
         grad_fn: the gradient of ``logdensity_fn`` (default: by autodiff).
         boundary: ``"reflect"`` or ``"project"``, for steps that leave the domain.
 
     Returns:
         ``(x, info)``: the last point and :class:`ULAInfo`.
     """
-    dom = as_domain(domain)
+    dom = check_domain(domain, unbounded=True)
     n_steps = _check_common(x0, n_steps, step_size, dom)
     kernel = ula_kernel(logdensity_fn, dom, grad_fn=grad_fn, boundary=boundary)
     state = langevin_init(logdensity_fn, x0, dom, grad_fn=grad_fn)

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from jaxdp.samplers import (
-    ball, box, make_grid, mala, mala_kernel, mala_schedule, sample_grid, sample_trunc_gauss_ball,
+    Ball, Simplex, ball, box, make_grid, mala, mala_kernel, mala_schedule, sample_grid, sample_trunc_gauss_ball,
     sample_trunc_gauss_ball_rejection, simplex, ula, ula_schedule, langevin_init,
 )
 
@@ -266,9 +266,9 @@ def test_bad_inputs_raise_clear_errors():
         box(1.0, 0.0)
     with pytest.raises(ValueError, match="d"):
         simplex(1)
-    with pytest.raises(ValueError, match="length d=3"):
+    with pytest.raises(ValueError, match="Simplex has d=3, x0 has d=4"):
         mala(k, ld, jnp.zeros(4), 10, 0.1, simplex(3))
-    with pytest.raises(ValueError, match="dimension"):
+    with pytest.raises(ValueError, match="Box has d=3, x0 has d=4"):
         mala(k, ld, jnp.zeros(4), 10, 0.1, box(jnp.zeros(3), jnp.ones(3)))
     with pytest.raises(ValueError, match="smoothness"):
         mala_schedule(0.0, 0.0, 2, diameter=1.0)
@@ -283,7 +283,9 @@ def test_bad_inputs_raise_clear_errors():
 
 
 def test_oco_domains_are_accepted():
-    oco = pytest.importorskip("jaxdp.oco.domains")
+    # one family (jaxdp.core.domains): the OCO learners' domains are the samplers' domains
+    import jaxdp.oco as oco
+    assert oco.Ball is Ball and oco.Simplex is Simplex
     ld = _gauss_ld(2.0, 1.0)
     x, _ = mala(jax.random.key(1), ld, jnp.zeros(3), 30, 0.2, oco.Ball(0.5))
     assert float(jnp.linalg.norm(x)) <= 0.5 + 1e-6
