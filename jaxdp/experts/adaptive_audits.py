@@ -2,9 +2,9 @@
 ``jaxdp audit NAME``), and a learner that is private against oblivious adversaries only.
 
 Both online papers claim privacy against adaptive adversaries ("Private Online Learning via Lazy Algorithms",
-footnote 3; "Private Online Learning in the Realizable Regime", Sec. 2). The audits below play the adaptive game
-of :mod:`jaxdp.privacy.audit.adaptive` (the adversary sees the actions played, chooses every loss and the one
-challenge round from them) with three strategies over ``d`` experts, each at the size and claim of the learner's
+footnote 3; "Near-Optimal Algorithms for Private Online Optimization in the Realizable Regime", Sec. 2). The audits
+below play the adaptive game of :mod:`jaxdp.privacy.audit.adaptive` (the adversary sees the actions played, chooses
+every loss and the one challenge round from them) with three strategies over ``d`` experts, each at the size and claim of the learner's
 oblivious audit (:mod:`jaxdp.experts.audits`):
 
 * ``first switch``: challenge the first round after the learner's first switch, with loss on the expert just
@@ -47,6 +47,7 @@ from .tree_ftrl import tree_ftrl_experts, tree_ftrl_params
 
 __all__ = [
     "first_switch_strategy", "after_action_strategy", "punish_played_strategy", "expert_strategies",
+    "oblivious_reference",
     "PrefetchParams", "PrefetchState", "prefetch_noise_experts", "prefetch_noise_params", "announced_exact_strategy",
     "PREFETCH", "audit_l2p_mw_adaptive", "audit_sparse_vector_experts_adaptive", "audit_tree_ftrl_experts_adaptive",
     "audit_prefetch_noise_oblivious", "audit_prefetch_noise_adaptive",
@@ -122,6 +123,26 @@ def expert_strategies(T: int, d: int) -> list:
     return [first_switch_strategy(T, d), after_action_strategy(T, d, 1), punish_played_strategy(T, d, T // 2)]
 
 
+def oblivious_reference(T: int, d: int) -> list:
+    """The oblivious reference of the registered audits (``oblivious=True``): three fixed pairs, zero losses except
+    ``e_1`` vs ``e_2`` in round 1, ``T // 2`` or ``T - 1`` (the challenge pair of :func:`expert_strategies` without the
+    adaptivity).
+
+    Args:
+        T: the horizon.
+        d: the number of experts.
+
+    Returns:
+        Three :func:`jaxdp.privacy.audit.adaptive.oblivious_strategy` objects.
+    """
+    e1, e2 = np.eye(d, dtype=np.float32)[:2]
+    return [oblivious_strategy(t0, e1, e2, name=f"oblivious l{t0 + 1}: e1 vs e2") for t0 in (1, T // 2, T - 1)]
+
+
+def _strategies(T: int, d: int, oblivious: bool) -> list:
+    return oblivious_reference(T, d) if oblivious else expert_strategies(T, d)
+
+
 # ----------------------------------------------------------------------------- the audits of the correct learners
 _L2P = l2p_mw(AUDIT_SETTING.d, AUDIT_SETTING.B)
 _L2P_PARAMS = l2p_mw_params(AUDIT_SETTING.eta, AUDIT_SETTING.p, AUDIT_SETTING.B)
@@ -130,7 +151,7 @@ _L2P_PARAMS = l2p_mw_params(AUDIT_SETTING.eta, AUDIT_SETTING.p, AUDIT_SETTING.B)
 @register_audit("l2p-mw-adaptive", "L2P-MW (T=64, d=2, B=8) in the adaptive game (first-switch, after-action, "
                                    "punish-played strategies) against its Thm 3.2 (eps, delta)",
                 claimed_eps=AUDIT_SETTING.eps)
-def audit_l2p_mw_adaptive(*, quick: bool = False, seed: int = 0, n: int | None = None, claim_factor: float = 1.0):
+def audit_l2p_mw_adaptive(*, quick: bool = False, seed: int = 0, n: int | None = None, claim_factor: float = 1.0, oblivious: bool = False):
     """Registered audit ``l2p-mw-adaptive``: L2P-MW against adaptive adversaries, at the size of ``l2p-mw``.
 
     ``T = 64``, ``d = 2``, ``B = 8`` and the (ε, δ) LAZY Thm 3.2 certifies (:data:`jaxdp.experts.audits.AUDIT_SETTING`),
@@ -141,13 +162,15 @@ def audit_l2p_mw_adaptive(*, quick: bool = False, seed: int = 0, n: int | None =
         seed: the seed of the audit's key.
         n: runs per world and strategy (``None``: by ``quick``).
         claim_factor: audit the over-claim ``eps / claim_factor`` (δ unchanged).
+        oblivious: audit the oblivious reference instead (:func:`oblivious_reference`: the same learner, size, runs and
+            events on three fixed pairs).
 
     Returns:
         The :class:`jaxdp.privacy.audit.AuditReport`.
     """
     s = AUDIT_SETTING
     eps = s.eps / claim_factor
-    return audit_learner_adaptive(_L2P, _L2P_PARAMS, expert_strategies(s.T, s.d), T=s.T, d=s.d, claimed_eps=eps,
+    return audit_learner_adaptive(_L2P, _L2P_PARAMS, _strategies(s.T, s.d, oblivious), T=s.T, d=s.d, claimed_eps=eps,
                                   claimed_delta=s.delta, n=n or (100_000 if quick else 400_000),
                                   key=jax.random.key(seed), delta_float=_float_floor(eps), name="l2p-mw (adaptive)")
 
@@ -160,7 +183,7 @@ _SV_PARAMS = SVExpertsParams(eps_svt=jnp.float32(1.0), eta=jnp.float32(1.0), K=j
 @register_audit("sparse-vector-experts-adaptive", "REAL Alg. 1 (d=2, T=4, K=1) in the adaptive game; claimed eps = 2",
                 claimed_eps=CLAIMED_EPS)
 def audit_sparse_vector_experts_adaptive(*, quick: bool = True, seed: int = 0, n: int | None = None,
-                                         claim_factor: float = 1.0):
+                                         claim_factor: float = 1.0, oblivious: bool = False):
     """Registered audit ``sparse-vector-experts-adaptive``: REAL Alg. 1 against adaptive adversaries.
 
     The size and claim of ``sparse-vector-experts`` (``d = 2``, ``T = 4``, ``K = 1``, ``eps_svt = η = 1``, ``L = 1/2``,
@@ -169,7 +192,7 @@ def audit_sparse_vector_experts_adaptive(*, quick: bool = True, seed: int = 0, n
 
     Args:
         quick: with ``n`` unset, 200 000 runs per world and strategy instead of 2 000 000.
-        seed, n, claim_factor: as in :func:`audit_l2p_mw_adaptive` (claim ``2 / claim_factor``).
+        seed, n, claim_factor, oblivious: as in :func:`audit_l2p_mw_adaptive` (claim ``2 / claim_factor``).
 
     Returns:
         The :class:`jaxdp.privacy.audit.AuditReport`.
@@ -177,7 +200,7 @@ def audit_sparse_vector_experts_adaptive(*, quick: bool = True, seed: int = 0, n
     eps = CLAIMED_EPS / claim_factor
     dfl = (delta_float("categorical", eps=eps, d=_SV_D, draws=_SV_T + 1)
            + delta_float("laplace", eps=eps, d=2 * (_SV_T + 1)))
-    return audit_learner_adaptive(sparse_vector_experts(_SV_D), _SV_PARAMS, expert_strategies(_SV_T, _SV_D), T=_SV_T,
+    return audit_learner_adaptive(sparse_vector_experts(_SV_D), _SV_PARAMS, _strategies(_SV_T, _SV_D, oblivious), T=_SV_T,
                                   d=_SV_D, claimed_eps=eps, n=n or (200_000 if quick else 2_000_000),
                                   key=jax.random.key(seed), delta_float=dfl, name="sparse_vector_experts (adaptive)")
 
@@ -189,19 +212,20 @@ TREE_T, TREE_D, TREE_EPS = 8, 2, 1.0
 @register_audit("tree-ftrl-experts-adaptive", "binary-tree noisy Hedge, Laplace nodes (d=2, T=8) in the adaptive "
                                               "game; claimed eps = 1 (pure)", claimed_eps=TREE_EPS)
 def audit_tree_ftrl_experts_adaptive(*, quick: bool = True, seed: int = 0, n: int | None = None,
-                                     claim_factor: float = 1.0):
+                                     claim_factor: float = 1.0, oblivious: bool = False):
     """Registered audit ``tree-ftrl-experts-adaptive``: :func:`jaxdp.experts.tree_ftrl_experts` against adaptive
     adversaries.
 
     ``d = 2``, ``T = T_max = 8``, Laplace node noise ``d H / ε`` (:func:`jaxdp.experts.tree_ftrl_params`, ε = 1,
     ``η = sqrt(8 ln d / T)``), the three strategies of :func:`expert_strategies`; events: the action sequence as a cell
-    (``2^9``) and the rounds playing each expert. The tree is a lower-triangular (causal) factorization, so its
-    oblivious guarantee carries over to adaptive streams (Denisov, McMahan, Rush, Smith, Thakurta, "Improved
-    Differential Privacy for SGD via Optimal Private Linear Operators on Adaptive Streams", Thm 2.1).
+    (``2^9``) and the rounds playing each expert. The tree is a causal release (a node's noise does not depend on
+    later inputs: a lower-triangular factorization in the terms of "Improved Differential Privacy for SGD via Optimal
+    Private Linear Operators on Adaptive Streams", Denisov, McMahan, Rush, Smith, Thakurta), the kind whose oblivious
+    guarantee carries over to adaptive streams.
 
     Args:
         quick: with ``n`` unset, 200 000 runs per world and strategy instead of 1 000 000.
-        seed, n, claim_factor: as in :func:`audit_l2p_mw_adaptive` (claim ``1 / claim_factor``).
+        seed, n, claim_factor, oblivious: as in :func:`audit_l2p_mw_adaptive` (claim ``1 / claim_factor``).
 
     Returns:
         The :class:`jaxdp.privacy.audit.AuditReport`.
@@ -211,7 +235,7 @@ def audit_tree_ftrl_experts_adaptive(*, quick: bool = True, seed: int = 0, n: in
     params = tree_ftrl_params(TREE_D, TREE_T, TREE_EPS)
     dfl = (delta_float("laplace", eps=eps, d=TREE_D, draws=TREE_T)
            + delta_float("categorical", eps=eps, d=TREE_D, draws=TREE_T + 1))
-    return audit_learner_adaptive(lrn, params, expert_strategies(TREE_T, TREE_D), T=TREE_T, d=TREE_D,
+    return audit_learner_adaptive(lrn, params, _strategies(TREE_T, TREE_D, oblivious), T=TREE_T, d=TREE_D,
                                   claimed_eps=eps, n=n or (200_000 if quick else 1_000_000), key=jax.random.key(seed),
                                   delta_float=dfl, name="tree_ftrl_experts (adaptive)")
 

@@ -7,9 +7,9 @@ pair of streams it writes: in every round it proposes two losses ``(l0_t, l1_t)`
 (the *challenge* round), and the learner of world ``b ∈ {0, 1}`` receives ``lb_t``. The challenge round, its two
 losses and every other loss may depend on the view. A learner is (ε, δ)-DP against adaptive adversaries when, for
 every such strategy, the adversary's view in world 0 and in world 1 satisfy ``P[V0 ∈ E] <= e^ε P[V1 ∈ E] + δ``
-("Private Online Prediction from Experts: Separations and Faster Rates", Asi, Feldman, Koren, Talwar, Sec. 2;
-the adaptive-stream definition of "Improved Differential Privacy for SGD via Optimal Private Linear Operators on
-Adaptive Streams", Denisov, McMahan, Rush, Smith, Thakurta, Sec. 2). Every oblivious pair is such a strategy (one
+(the adaptive-adversary privacy of "Private Online Prediction from Experts: Separations and Faster Rates", Asi,
+Feldman, Koren, Talwar, and the adaptive streams of "Improved Differential Privacy for SGD via Optimal Private Linear
+Operators on Adaptive Streams", Denisov, McMahan, Rush, Smith, Thakurta). Every oblivious pair is such a strategy (one
 that ignores the view), so adaptive DP implies oblivious DP; the converse fails (:mod:`jaxdp.experts.adaptive_audits`
 has a learner that is private in one game and not in the other).
 
