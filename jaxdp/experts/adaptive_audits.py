@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.types import Learner
-from ..core.validation import check_positive_int, check_probability
+from ..core.validation import check_epsilon, check_positive_int, check_probability
 from ..privacy.accounting.floating import delta_float
 from ..privacy.audit import SearchEvents, ThresholdEvents
 from ..privacy.audit.adaptive import (
@@ -278,8 +278,7 @@ def prefetch_noise_params(d: int, eps: float, q: float) -> PrefetchParams:
     """
     d = check_positive_int("d", d, minimum=2)
     check_probability("q", q)
-    if not (isinstance(eps, (int, float)) and 0 < eps < float("inf")):
-        raise ValueError(f"eps must be a finite number > 0, got {eps!r}")
+    check_epsilon(eps, "eps", allow_inf=False)
     return PrefetchParams(scale=jnp.float32(d / float(eps)), q=jnp.float32(q))
 
 

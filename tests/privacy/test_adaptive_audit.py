@@ -152,4 +152,10 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="give d"):
         adaptive_mechanism(EA.prefetch_noise_experts(2), EA.prefetch_noise_params(2, 1.0, 0.1),
                            [EA.announced_exact_strategy(4, 2)], T=4, sees_outputs=True)
+    with pytest.raises(ValueError, match="q must be"):
+        EA.prefetch_noise_params(2, 1.0, 1.5)
+    with pytest.raises(ValueError, match="eps must be"):
+        EA.prefetch_noise_params(2, 0.0, 0.1)
+    with pytest.raises(ValueError, match="claimed_eps"):
+        audit_learner_adaptive(SV, SV_PARAMS, [s], T=4, d=2, claimed_eps=-1.0, n=100, key=jax.random.key(0))
     assert isinstance(s, NeighbourStrategy)

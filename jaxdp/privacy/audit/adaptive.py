@@ -47,7 +47,7 @@ from .learners import _count, _last_coord, _mean_coord, action_code
 
 __all__ = [
     "GameView", "NeighbourStrategy", "challenge_strategy", "oblivious_strategy", "adaptive_mechanism",
-    "play_adaptive_game", "audit_learner_adaptive", "ADV_SALT",
+    "play_adaptive_game", "audit_learner_adaptive", "default_events", "ADV_SALT",
 ]
 
 #: the adversary's key is ``fold_in(key, ADV_SALT)`` (the learner's keys come from ``split(key, 3)``, as in
@@ -61,8 +61,9 @@ class GameView(NamedTuple):
     Attributes:
         t: the 0-indexed round (int32 scalar).
         actions: ``(T + 1, ...)``: the actions ``x_0 .. x_t`` (released before ``l_t``); later entries are 0.
-        outputs: the learner's ``info`` of the rounds ``< t``, each entry stacked to ``(T, ...)`` (later rows 0), or
-            ``{}`` when the strategy does not see outputs.
+        outputs: the learner's ``info`` of the rounds ``< t`` (what ``step`` returns; a block-mode learner's
+            ``end_block`` info is not part of the view), each entry stacked to ``(T, ...)`` (later rows 0), or ``{}``
+            when the strategy does not see outputs.
         challenged: bool scalar: the challenge round has passed (the two worlds' losses differed in a round ``< t``).
     """
 
