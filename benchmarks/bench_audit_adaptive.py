@@ -8,7 +8,8 @@ Rows: the registered audits ``l2p-mw-adaptive``, ``sparse-vector-experts-adaptiv
 pass) and ``prefetch-noise-adaptive`` (the broken twin in the adaptive game: must be flagged), each at its quick size
 (``--full``: its full size) and seed ``--seed``; the claim, ε_lower, the strategy (pair) and event of the best test,
 the verdict and the wall time. For the four correct learners, the column "oblivious reference" is the same audit
-(learner, size, runs, events, seed) on three fixed pairs (``oblivious=True``): what adaptivity adds. Timings are never asserted by tests.
+(learner, size, runs, events, seed) on three fixed pairs (``oblivious=True``): what adaptivity adds.
+``benchmarks/AUDIT_ADAPTIVE.md`` keeps the tables of two runs, quick and ``--full``. Timings are never asserted by tests.
 """
 import argparse
 import pathlib
