@@ -9,6 +9,7 @@ from .auditor import (
     audit_mechanism, bonferroni_level, clopper_pearson_lower, clopper_pearson_upper, eps_lower_bound,
 )
 from .learners import action_code, audit_learner, audit_learner_learned, learner_mechanism, loss_neighbours
+from .adaptive import NeighbourStrategy, adaptive_mechanism, audit_learner_adaptive, challenge_strategy, oblivious_strategy  # noqa: E501
 from . import catalogue  # (registers the audits)
 from .catalogue import CATALOGUE, LEARNED_CATALOGUE, svt_variant
 from .learned import (
@@ -28,6 +29,7 @@ __all__ = [
     "flat_features", "onehot_features", "flag_features", "trajectory_features", "pattern_pairs", "loss_flip_pairs",
     "audit_tradeoff", "tradeoff_bound", "TradeoffBound", "gdp_delta", "gdp_eps",
     "LEARNED_CATALOGUE",
+    "NeighbourStrategy", "adaptive_mechanism", "audit_learner_adaptive", "challenge_strategy", "oblivious_strategy",
 ]
 
 
