@@ -435,7 +435,6 @@ def part_logistic(q):
         print(f"[logistic] {kind} n={n} D={D}: ref {row['ref']}", flush=True)
         for k_, v in row["fits"].items():
             print(f"    {k_}: {v}", flush=True)
-        del Z
     return res
 
 
