@@ -40,7 +40,7 @@ from ..claims import Claim
 from ..config import check_params
 from ..spec import Param, Study, declare_params
 
-__all__ = ["StudySpec", "SPEC_DIR"]
+__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -198,6 +198,69 @@ class StudySpec:
                            f"(default ``results/{self.name}``); returns the names of those that changed.")
         publish.__module__ = f"jaxdp.studies.{self.module}"
         return publish
+
+
+def seed_matrix(g, x: str, y: str):
+    """A curve's per-seed values: its abscissae and the ``(seeds, points)`` table of ``y``.
+
+    Args:
+        g: the curve's rows (a data frame with columns ``seed``, ``x`` and ``y``).
+        x, y: the abscissa and the measured column.
+
+    Returns:
+        ``(xs, table)``: the sorted distinct ``x`` and a data frame indexed by seed with one column per ``x``
+        (the mean of ``y`` over rows of the same seed and ``x``; NaN where missing).
+    """
+    xs = np.sort(g[x].unique())
+    return xs, g.pivot_table(index="seed", columns=x, values=y, aggfunc="mean", dropna=False).reindex(columns=list(xs))
+
+
+def same_evidence(curves, corr: float, rel: float) -> dict:
+    """The curves that are one piece of evidence twice: the same key, and at every point means within ``rel`` of
+    each other and per-seed values that correlate at least ``corr``.
+
+    Args:
+        curves: ``[(j, key, table)]`` in row order: a curve's row label, what must match for two curves to be
+            compared (claim and grid), and its per-seed table (:func:`seed_matrix`).
+        corr: the smallest per-seed correlation, at every point, of two curves that are one piece of evidence.
+        rel: the largest relative difference of their means at any point.
+
+    Returns:
+        ``{j: (i, c)}``: curve ``j`` repeats the earlier curve ``i``, with ``c`` the smallest correlation.
+    """
+    seen: dict = {}
+    out: dict = {}
+    for j, key, b in curves:
+        for i, a in seen.get(key, []):
+            u, w = a.to_numpy(float), b.reindex(a.index).to_numpy(float)
+            ok = np.isfinite(u) & np.isfinite(w)
+            mu = [(u[ok[:, k], k].mean(), w[ok[:, k], k].mean()) for k in range(u.shape[1])]
+            if all(abs(p - q) <= rel * abs(p) for p, q in mu):
+                c = min(float(np.corrcoef(u[ok[:, k], k], w[ok[:, k], k])[0, 1]) for k in range(u.shape[1]))
+                if c >= corr:
+                    out[j] = (i, c)
+                    break
+        else:
+            seen.setdefault(key, []).append((j, b))
+    return out
+
+
+def merged_cell(a: str, b: str, group_a: str = "", group_b: str = "") -> str:
+    """The cell of one verdict row for two cells that are one piece of evidence.
+
+    Args:
+        a, b: the two cells (comma-separated parts).
+        group_a, group_b: their experiments; when they differ the row reads ``a (= group_b: b)``.
+
+    Returns:
+        ``a (= group_b: b)`` across experiments, else the common leading parts once and the rest as
+        ``rest of a = rest of b`` (``"…, ρ agnostic = ρ theorem"``).
+    """
+    if group_a != group_b:
+        return f"{a} (= {group_b}: {b})"
+    pa, pb = a.split(", "), b.split(", ")
+    k = next((i for i, (u, w) in enumerate(zip(pa, pb)) if u != w), len(pa))
+    return ", ".join(pa[:k] + [f"{', '.join(pa[k:])} = {', '.join(pb[k:])}"])
 
 
 class _Claims(dict):
