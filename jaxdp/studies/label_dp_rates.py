@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from jaxdp.core import seed_keys
 from jaxdp.label_dp import (
-    LabelParams, central_crossover, label_rates, make_estimator, run_grid, setting_of, task_generator,
+    LabelParams, central_crossover, make_estimator, run_grid, setting_of, task_generator,
 )
 from jaxdp.label_dp.planners import plan_for_task
 from jaxdp.label_dp.rates import bump_slope, label_rate_exponent, minimax_h0
