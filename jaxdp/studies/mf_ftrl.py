@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import pathlib
 
 import jax.numpy as jnp
@@ -27,12 +26,12 @@ from ..oco import (
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
 from .analysis import fmt_ci, fmt_num, loglog_slope, markdown_table, ratio_to_base, verdict_table
 from .realizable_oco import _lipschitz
-from .claims import Measurement, judge, tally, verdict_row
+from .claims import tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
-from .specs import StudySpec
+from .specs import StudySpec, judge_curve
 
 S = StudySpec("mf-ftrl", __name__)
-DEFAULTS, QUICK, PARAMS, DOC_PAGE, RESULTS, BLOCKS = S.defaults, S.quick, S.params, S.doc_page, S.results, S.blocks
+DOC_PAGE, RESULTS, BLOCKS = S.doc_page, S.results, S.blocks
 RATIO_BLOCK, SLOPE_BLOCK, TWIN_BLOCK, VERDICT_BLOCK = BLOCKS
 CLAIMS = {tuple(k.split()): c for k, c in S.claims.items()}     # keyed by (sweep, instance)
 BETA, N_BOOT, KEYS = 1.0, 2000, ["part", "mechanism", "env", "T", "eps"]
@@ -57,17 +56,6 @@ def _point_params(cfg, name, part, env, T, eps):
     sigma, V = plan.params["sigma"], mech.max_row_norm_sq(T)
     lam = dp_ftrl_lambda_matched(T, d, V, sigma, D, BETA) if env == "realizable" else plan.params["lam"]
     return lam, sigma, plan.params["clip"], plan.eps_certified, V, mech.max_error(T)
-
-
-def theory_curve(cfg, name, part, env, eps):
-    """``f(T)``: the module docstring's bound (constants 1) of mechanism ``name`` built for sweep ``part``."""
-    D, d, L = cfg["D"], int(cfg["d"]), _lipschitz(cfg["D"])
-
-    def one(t):
-        _, sigma, _, _, V, _ = _point_params(cfg, name, part, env, t, eps)
-        return float(dp_ftrl_noise_bound(t, d * sigma ** 2 * V, D, L, BETA, env == "realizable"))
-
-    return lambda T: np.asarray([one(max(2, int(round(t)))) for t in np.atleast_1d(np.asarray(T, float))])
 
 
 @S.register
@@ -108,17 +96,7 @@ def build(cfg: dict) -> Study:
                  "max_error": np.full(n, vals[i][5]), "carried_bytes": np.full(n, carried)} for i in range(G)]
 
     def analyze(df):
-        import pandas as pd
-
-        rows = []   # every point uses the same seed keys (common random numbers): resample seed indices jointly
-        for (name, env), g in df[df["part"] == "T"].groupby(["mechanism", "env"]):
-            rows.append(fit_slopes(g, "T", "regret", resample="joint").assign(mechanism=name, env=env, sweep="T"))
-        for name, g in df[df["part"] == "eps"].groupby("mechanism"):
-            if g["eps"].nunique() >= 2:
-                rows.append(fit_slopes(g, "eps", "regret", upper_half=False, resample="joint").assign(
-                    mechanism=name, env="realizable", sweep="eps"))
-        slopes = pd.concat(rows, ignore_index=True)[["sweep", "mechanism", "env", "slope", "slope_lo", "slope_hi",
-                                                     "n_x", "x_min", "x_max"]]
+        slopes = slope_fits(df)   # every point uses the same seed keys: seed indices resampled jointly
         extra = df.groupby(KEYS)[["lam", "sigma", "eps_certified", "max_error", "carried_bytes"]].first()
         summ = summarize(df, KEYS, ["regret", "best_loss"]).merge(extra.reset_index(), on=KEYS)
         base = summ[summ["mechanism"] == "tree"][["part", "env", "T", "eps", "regret_mean"]]
@@ -130,22 +108,14 @@ def build(cfg: dict) -> Study:
                 "ratios": ratio_to_base(df, ["part", "env", "T", "eps"], "mechanism", "tree", "regret")}
 
     def plot(df, outdir: pathlib.Path):
-        paths, summ = [], summarize(df, KEYS, ["regret"])
-        order = [m for m in cfg["mechanisms"] if m in set(summ["mechanism"])]
-        s = summ[summ["part"] == "T"]
-        if len(s):
-            paths.append(plot_panels(
-                s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order, width=6.4,
-                theory=lambda env, sub: {m: theory_curve(cfg, m, "T", env, float(cfg["eps"])) for m in order},
-                ylabel="regret (mean, 95% CI)", title=lambda env: f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}"))
-        s, Tf = summ[summ["part"] == "eps"], int(cfg["T_fixed"])
-        if s["eps"].nunique() >= 2:
-            th = {m: (lambda e, m=m: np.asarray([theory_curve(cfg, m, "eps", "realizable", float(x))(Tf)[0]
-                                                 for x in np.atleast_1d(e)])) for m in order}
-            paths.append(pathlib.Path(plot_curves(s, "eps", "regret", hue="mechanism", hue_order=order, theory=th,
-                                                  path=outdir / "regret_vs_eps.png", ylabel="regret (mean, 95% CI)",
-                                                  title=f"DP-FTRL realizable, T={Tf}, d={cfg['d']}")))
-        return paths
+        summ, order = summarize(df, KEYS, ["regret"]), [m for m in cfg["mechanisms"] if m in set(df["mechanism"])]
+        s, e = summ[summ["part"] == "T"], summ[summ["part"] == "eps"]
+        return ([plot_panels(s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order,
+                             width=6.4, ylabel="regret (mean, 95% CI)", title=lambda env: f"DP-FTRL, {env}")]
+                if len(s) else []) + ([pathlib.Path(plot_curves(
+                    e, "eps", "regret", hue="mechanism", hue_order=order, path=outdir / "regret_vs_eps.png",
+                    ylabel="regret (mean, 95% CI)", title=f"DP-FTRL realizable, T={int(cfg['T_fixed'])}"))]
+                    if e["eps"].nunique() >= 2 else [])
 
     return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot, seeds_per_chunk=16)
 
@@ -241,13 +211,10 @@ def verdicts(summary, twins=(), D: float = 1.0):
         for mech in [m for m in MECHANISMS if m in set(g["mechanism"]) and (part, env, m) not in alias]:
             same = [m for m in MECHANISMS if m in set(g["mechanism"]) and root(part, env, m) == mech]
             pts = g[g["mechanism"].isin(same) & np.isfinite(g["bound"])]
-            ratio, lo, hi = (pts[c].to_numpy(float) / pts["bound"].to_numpy(float)
-                             for c in ("regret_mean", "regret_lo", "regret_hi"))
-            m = (Measurement.of_ratios(ratio, lo, hi, int(pts["n_seeds"].min())) if len(pts)
-                 else Measurement(math.nan, math.nan, math.nan, 0))
-            claim = CLAIMS[(part, env)]
-            rows.append(verdict_row(claim, m, judge(claim, m), cell=f"{' = '.join(same)}, {env}",
-                                    experiment=f"regret / bound vs {'T' if part == 'T' else 'ε'}"))
+            rows.append(judge_curve(CLAIMS[(part, env)], cell=f"{' = '.join(same)}, {env}",
+                                    experiment=f"regret / bound vs {'T' if part == 'T' else 'ε'}",
+                                    n_seeds=int(pts["n_seeds"].min()) if len(pts) else 0, bound=pts["bound"], exact=False,
+                                    **{k: pts[f"regret_{k}"] for k in ("mean", "lo", "hi")}))
     return pd.DataFrame(rows)
 
 
@@ -258,7 +225,7 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
     df, summary = pd.read_csv(d / "results.csv"), pd.read_csv(d / "summary.csv")
     D = float(json.loads((d / "manifest.json").read_text())["config"]["D"]) if (d / "manifest.json").exists() \
-        else float(DEFAULTS["D"])
+        else float(S.defaults["D"])
     v = verdicts(summary, same_evidence(df), D)
     t, e = summary[summary["part"] == "T"], summary[summary["part"] == "eps"]
     r = ratio_to_base(df[df["mechanism"].isin(["sqrt_toeplitz", "blt"])], ["part", "env", "T", "eps"], "mechanism",

@@ -201,7 +201,7 @@ class StudySpec:
 
 
 def judge_curve(claim: Optional[Claim], *, experiment: str, cell: str, n_seeds: int, fit: Any = None, mean: Any = (),
-                lo: Any = (), hi: Any = (), bound: Any = (), where: str = "") -> dict:
+                lo: Any = (), hi: Any = (), bound: Any = (), where: str = "", exact: bool = True) -> dict:
     """One verdict row for one fitted curve, tested as its claim's kind says (:mod:`jaxdp.studies.claims`).
 
     A ``"bound"`` is judged on measured / bound at every point (an exact evaluation, :func:`judge_exact_bound`,
@@ -215,6 +215,8 @@ def judge_curve(claim: Optional[Claim], *, experiment: str, cell: str, n_seeds: 
         mean, lo, hi: a bound's measured per-point means and 95% ends.
         bound: the bound at those points.
         where: appended to an exact evaluation's reason (``" at every fitted T"``).
+        exact: whether a bound with no spread over seeds is an exact evaluation (else it is not tested: a quantity
+            that should vary over seeds).
 
     Returns:
         The row (:func:`~jaxdp.studies.claims.verdict_row` or :func:`~jaxdp.studies.claims.untested_row`).
@@ -230,7 +232,7 @@ def judge_curve(claim: Optional[Claim], *, experiment: str, cell: str, n_seeds: 
                             claimed=1.0)
     r, r_lo, r_hi = (np.asarray(v, float) / np.asarray(bound, float) for v in (mean, lo, hi))
     m = Measurement.of_ratios(r, r_lo, r_hi, n_seeds)
-    v = judge_exact_bound(m, where) if m.exact(r, r_lo, r_hi) else judge(claim, m)
+    v = judge_exact_bound(m, where) if exact and m.exact(r, r_lo, r_hi) else judge(claim, m)
     return verdict_row(claim, m, v, experiment=experiment, cell=cell)
 
 
