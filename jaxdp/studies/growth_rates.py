@@ -11,15 +11,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import pathlib
-from typing import Any
 
 import numpy as np
 
 from ..core.simulate import seed_keys
-from ..sco import (EpochParams, LocalizationParams, epoch_estimator, exact_excess_quadrature, grid_floor,
-                   growth_instance, localization_estimator, plan_epoch_growth_sco, plan_grad_inverse_sensitivity,
-                   plan_localization_sco, run_sco_cpu)
-from ..sco.inverse_sensitivity import exact_grad_inv_estimator
+from ..sco import exact_excess_quadrature, grid_floor, growth_instance, planned_estimator, run_sco_cpu
 from ..sco.prox_path import epoch_prox_path_1d
 from .claims import Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
@@ -74,29 +70,20 @@ def build_points(cfg: dict) -> list:
     return pts
 
 
-def _plan(p: dict, inst):
-    kw = dict(eps=p["eps"], d=p["d"], n=p["n_samples"], L=inst.L, D=2 * inst.R)
-    if p["algo"] == "epoch":
-        return plan_epoch_growth_sco(delta=p["delta"], kappa_low=p["kappa_low"], mode="rate", **kw).params
-    if p["algo"] == "localization":
-        return plan_localization_sco(delta=p["delta"], mode="rate", **kw).params
-    return plan_grad_inverse_sensitivity(lam=inst.lam, kappa=inst.kappa, rho_rule=p["rho_rule"], M=max(p["M"], 2),
-                                         **kw).params
+def _estimator(p: dict, n_iter: int = 100) -> tuple:
+    inst = growth_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
+    return planned_estimator(p["algo"], inst, p["n_samples"], eps=p["eps"], delta=p["delta"], kappa_low=p["kappa_low"],
+                             rho_rule=p["rho_rule"], M=p["M"], n_iter=n_iter)
 
 
 def run_point(p: dict, keys, cfg: dict) -> dict:
-    """One grid point, one float64 run per key (vmapped): ``(S,)`` arrays ``excess`` with ``dist`` and ``gap_ok``
-    (EPOCH-GROWTH, localization) or with ``erm_excess`` and ``accepted`` (the exact inverse-sensitivity law, G4)."""
-    inst = growth_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
-    n, it, pl = p["n_samples"], int(cfg["n_iter"]), _plan(p, inst)
-    if p["algo"] == "grad_inv":
-        out = run_sco_cpu(exact_grad_inv_estimator(inst, n, float(pl["rho"]), int(p["M"])), keys, float(p["eps"]))
-        return {k: np.asarray(out[k], float) for k in ("excess", "erm_excess", "accepted")}
-    P: Any
-    fn, P, lr = ((epoch_estimator(inst, n, pl["n_epochs"], pl["k"], it), EpochParams, "eta0") if p["algo"] == "epoch"
-                 else (localization_estimator(inst, n, pl["k"], it), LocalizationParams, "eta"))
-    out = run_sco_cpu(fn, keys, P(*(float(pl[k]) for k in (lr, "eps", "delta", "gauss_mult", "phase_offset"))))
-    return {k: np.asarray(out[k], float) for k in ("excess", "dist", "gap_ok")}
+    """One grid point, one float64 run per key (vmapped, :func:`jaxdp.sco.planned_estimator`): ``(S,)`` arrays
+    ``excess`` with ``dist`` and ``gap_ok`` (EPOCH-GROWTH, localization) or with ``erm_excess`` and ``accepted`` (the
+    exact inverse-sensitivity law, G4)."""
+    fn, args, _ = _estimator(p, int(cfg["n_iter"]))
+    out = run_sco_cpu(fn, keys, args)
+    return {k: np.asarray(out[k], float) for k in (("excess", "erm_excess", "accepted") if p["algo"] == "grad_inv"
+                                                   else ("excess", "dist", "gap_ok"))}
 
 
 def _x(exp: str) -> str:
@@ -239,8 +226,7 @@ def analyze(df):
             "accepted"].mean().reset_index()
     ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")].copy()
     if len(ex):
-        ex["rho"] = [float(_plan(dict(r, M=2), growth_instance("regression", r["kappa"], 1, int(r["n_samples"])))[
-            "rho"]) for _, r in ex.iterrows()]
+        ex["rho"] = [float(_estimator(dict(r, M=2, n_samples=int(r["n_samples"])))[2]["rho"]) for _, r in ex.iterrows()]
         ex["exact_mean"] = [exact_excess_quadrature(r["kappa"], int(r["n_samples"]), r["eps"], r["rho"])
                             for _, r in ex.iterrows()]
         q = ex.rename(columns={f"erm_excess_{k}": f"measured_{k}" for k in ("mean", "lo", "hi")})
@@ -287,6 +273,5 @@ def build(cfg: dict) -> Study:
                   for i in range(0, len(seeds), SEED_BATCH)] for p in pts]
         return [{k: np.concatenate([q[k] for q in ps]) for k in ps[0]} for ps in parts]
 
-    check = lambda p: _plan(p, growth_instance(p["inst"], p["kappa"], p["d"], p["n_samples"]))  # noqa: E731
-    return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=check,
+    return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=_estimator,
                    analyze=analyze, plot=plot)
