@@ -22,9 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 from jaxdp.core import seed_keys
-from jaxdp.label_dp import (
-    LabelParams, central_crossover, make_estimator, run_grid, setting_of, task_generator,
-)
+from jaxdp.label_dp import central_crossover, run_planned, setting_of
 from jaxdp.label_dp.planners import plan_for_task
 from jaxdp.label_dp.rates import bump_slope, label_rate_exponent, minimax_h0
 from .specs import ROOT
@@ -181,24 +179,14 @@ def build(cfg: dict) -> Study:
     m0_l7 = int(np.ceil(1.0 / min([float(minimax_h0(s, N_max_l7, float(cfg[f"l7_eps_{s}"]), b))
                                    for s in ("local", "central") for b, _ in l7_pairs] or [1.0]))) + 1
 
-    def run(points, seeds):
-        p0 = points[0]
-        bump = p0["task"].startswith("bump")
-        gen = task_generator(p0["task"], p0["p"], p0["K"], p0["beta"], p0["gamma"], C_M=L7_C_M, m0_max=max(m0_l7, 2))
-        if bump:
-            fn = make_estimator(gen, p0["method"], N_max=N_max_l7, M=int(cfg["l7_M"]), bins_max=max(m0_l7, 2))
-        else:
-            fn = make_estimator(gen, p0["method"], N_max=N_max, M=int(cfg["M"]), bins_max=int(cfg["bins_max"]))
-        plans = [_plan_point(pt) for pt in points]
-        h0 = [float(minimax_h0(setting_of(pt["method"]), pt["N"], pt["eps"], pt["beta"])) if bump else 1.0
-              for pt in points]
-        prm = LabelParams(*[np.asarray([pl[f] for pl in plans]) for f in ("eps", "bins", "k", "clip")])
-        prm = prm._replace(eps=np.asarray([pt["eps"] for pt in points]))
-        # a chunk's seeds in batches of SEED_BATCH: the same draws (one key per seed index), less memory
-        seeds = np.asarray(seeds)
-        parts = [run_grid(fn, seed_keys(int(cfg["seed"]), seeds[i:i + SEED_BATCH]),
-                          np.asarray([pt["N"] for pt in points]), prm, np.asarray(h0))["excess"]
-                 for i in range(0, len(seeds), SEED_BATCH)]
+    def run(points, seeds):   # a chunk's seeds in batches of SEED_BATCH: the same draws (one key per seed index)
+        p0, seeds = points[0], np.asarray(seeds)
+        size = (dict(N_max=N_max_l7, M=int(cfg["l7_M"]), bins_max=max(m0_l7, 2)) if p0["task"].startswith("bump")
+                else dict(N_max=N_max, M=int(cfg["M"]), bins_max=int(cfg["bins_max"])))
+        parts = [run_planned(p0["task"], p0["method"], seed_keys(int(cfg["seed"]), seeds[i:i + SEED_BATCH]),
+                             [pt["N"] for pt in points], [pt["eps"] for pt in points], [pt["c"] for pt in points],
+                             **{k: p0[k] for k in ("p", "K", "beta", "gamma", "knob")}, C_M=L7_C_M,
+                             m0_max=max(m0_l7, 2), **size) for i in range(0, len(seeds), SEED_BATCH)]
         exc = np.concatenate([np.asarray(e) for e in parts], axis=-1)
         return [{"excess": exc[i]} for i in range(len(points))]
 
