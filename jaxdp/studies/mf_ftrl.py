@@ -24,7 +24,7 @@ from ..oco import (
     plan_dp_ftrl, smooth_realizable_params, squared_problem,
 )
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
-from .analysis import fmt_ci, fmt_num, loglog_slope, markdown_table, ratio_to_base, verdict_table
+from .analysis import fmt_num, loglog_slope, ratio_to_base, verdict_table
 from .realizable_oco import _lipschitz
 from .claims import tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
@@ -37,7 +37,6 @@ CLAIMS = {tuple(k.split()): c for k, c in S.claims.items()}     # keyed by (swee
 BETA, N_BOOT, KEYS = 1.0, 2000, ["part", "mechanism", "env", "T", "eps"]
 #: two mechanisms whose per-seed regrets correlate at least this much at every point of a sweep share one verdict row
 SAME_EVIDENCE = 0.998
-_COLUMNS = (("honaker", "Honaker"), ("sqrt_toeplitz", "square root"), ("banded", "banded(16)"), ("blt", "BLT(4)"))
 
 
 def _horizon(cfg, part):
@@ -122,15 +121,13 @@ def build(cfg: dict) -> Study:
 
 def ratio_table(ratios) -> str:
     """The Markdown table of each mechanism's regret over the tree's (seed-paired 95% intervals), from
-    ``ratios.csv``."""
-    rows = []
-    for part in ("T", "eps"):
-        for (env, T, eps), g in ratios[ratios["part"] == part].groupby(["env", "T", "eps"], sort=True):
-            by = g.set_index("mechanism")
-            rows.append(["T" if part == "T" else "ε", env, int(T), f"{eps:g}", int(g["n_seeds"].min())]
-                        + [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
-                           if m in by.index else "-" for m, _ in _COLUMNS])
-    return markdown_table(["sweep", "instance", "T", "ε", "seeds"] + [n for _, n in _COLUMNS], rows)
+    ``ratios.csv``: one row per point, T sweep first."""
+    r = ratios.assign(cell=[f"{a:.2f} [{lo:.2f}, {hi:.2f}]" for a, lo, hi in ratios[["ratio", "ratio_lo", "ratio_hi"]]
+                            .itertuples(index=False)], order=ratios["part"] != "T")
+    keys = ["order", "part", "env", "T", "eps"]
+    t = r.pivot_table(index=keys, columns="mechanism", values="cell", aggfunc="first").reindex(
+        columns=MECHANISMS[1:]).fillna("-")
+    return S.table("ratios", t.join(r.groupby(keys)["n_seeds"].min()).reset_index())
 
 
 def slope_fits(df):
@@ -153,15 +150,15 @@ def slope_fits(df):
 
 
 def _slope_table(fits, b) -> str:
+    import pandas as pd
+
     rows = []
     for r in fits.itertuples(index=False):
         g, x = _points_of(b, r.sweep, r.mechanism, r.env, r.x_min, r.x_max)
         rob = _points_of(b, r.sweep, r.mechanism, r.env, -np.inf, np.inf)[0]["regret_over_bound"]
-        rows.append(["T" if r.sweep == "T" else "ε", r.mechanism, r.env, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-                     f"{r.x_min:g} … {r.x_max:g}", int(r.n_seeds), fmt_num(loglog_slope(g[x], g["sigma"])),
-                     fmt_num(loglog_slope(g[x], g["bound"])), f"{fmt_num(rob.min(), 4)}–{fmt_num(rob.max(), 4)}"])
-    return markdown_table(["sweep", "mechanism", "instance", "slope [95% CI]", "range", "seeds", "slope of σ",
-                           "slope of the bound", "regret / bound"], rows)
+        rows.append({**r._asdict(), "sigma_slope": loglog_slope(g[x], g["sigma"]), "rob_lo": rob.min(),
+                     "rob_hi": rob.max(), "bound_slope": loglog_slope(g[x], g["bound"])})
+    return S.table("slopes", pd.DataFrame(rows))
 
 
 def bounds(summary, D: float = 1.0):
