@@ -160,7 +160,8 @@ def _ratio_rows(df, rng) -> list:
         boots = slope(xs, np.log(np.nanmean(P[idx], axis=1))) / slope(xs, np.log(np.nanmean(A[idx], axis=1)))
         rows.append(row("G3", "exponent ratio pure / approximate", CLAIMS["G3 ratio"], xs, sp / sa, boots, len(P)))
     for (inst, kappa), g in df[df["exp"] == "G1"].groupby(["inst", "kappa"], sort=True):
-        xs, Y = seed_matrix(g, "n_samples", "excess")[0], seed_matrix(g, "n_samples", "excess")[1].to_numpy(float)
+        xs, tab = seed_matrix(g, "n_samples", "excess")
+        Y = tab.to_numpy(float)
         q = lambda Yb: slope(xs, np.log(np.nanquantile(Yb, 0.99, axis=-2) / np.nanmean(Yb, axis=-2)))  # noqa: E731
         rows.append(row("G5", f"q99/mean vs n, {inst}, κ = {kappa:g}", CLAIMS["G5"], xs, q(Y),
                         q(Y[rng.integers(0, len(Y), size=(200, len(Y)))]), len(Y)))
