@@ -1,13 +1,8 @@
 """Study ``label-dp-rates``: LABEL Table 1 measured (docs/algorithms/label-dp.md#studies).
 
-Spec and claims: ``specs/label-dp-rates.toml``; page prose: ``specs/label-dp-rates.md`` (one verdict block per kept
-run, on the results page and the algorithm page). Experiments (``cfg["experiments"]``): L1/L2/L3 (and L8) excess vs
-N for local, central and non-private learners (classification, bounded and heavy-tailed regression), slopes against
-Table 1; L4 the central crossover ``N_c = ε^{-b/(b-a)}``; L5 local's ε²N effective sample size; L6 vector vs K-ary RR
-as K grows; L7 the minimax-hard bumps of LABEL App. B/F at the lower-bound bandwidth ``h0`` (:func:`minimax_h0`), so
-the excess is ``≍ h0^{β(γ+1)}`` (classification) or ``h0^{2β}`` (regression) (:func:`jaxdp.label_dp.rates.bump_slope`); L9 the
-planners' constants against an oracle ``c ∈ cfg["l9_c"]`` times the theory value (:func:`tuning_table`).
-Hyperparameters from the theorems in ``rate`` mode (``jaxdp.label_dp.planners.plan_for``).
+Experiments L1–L9, spec and claims: ``specs/label-dp-rates.toml``; page prose: ``specs/label-dp-rates.md`` (one
+verdict block per kept run, on the results page and the algorithm page). Every point runs at its rate-mode planner's
+hyperparameters (:func:`jaxdp.label_dp.run_planned`); L9 compares them with an oracle constant (:func:`tuning_table`).
 """
 from __future__ import annotations
 

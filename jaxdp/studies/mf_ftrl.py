@@ -1,13 +1,7 @@
 """``mf-ftrl``: DP-FTRL with each continual-counting mechanism at equal certified (ε, δ) (docs/results/mf-ftrl.md).
 
-Spec and claims: ``specs/mf-ftrl.toml``; page prose: ``specs/mf-ftrl.md``. DP-FTRL on the realizable-oco instances
-(squared losses on the sphere, ``L* = 0``, and its noisy twin), the prefix sums released by the tree, Honaker's tree,
-the square-root Toeplitz factorization, banded Toeplitz and BLT (docs/algorithms/matrix-factorization.md), each
-``sigma`` from ``plan_dp_ftrl(..., noise=mech)`` so every point certifies the same (ε, δ). T sweep on both instances,
-ε sweep (``eps_sweep`` at ``T_fixed``) on the realizable one. λ: realizable, Thm 4's balance at the noise added
-(``dp_ftrl_lambda_matched`` with the mechanism's largest prefix variance ``V``); noisy, the planner's. Theory curves
-(constants 1): realizable ``beta D^2 + (D^2 sqrt(beta T d sigma^2 V))^{2/3}``, noisy
-``2 D sqrt(T L (L + sqrt(d V) sigma))``. Banded and BLT are built for each sweep's largest horizon.
+Spec, design and claims: ``specs/mf-ftrl.toml``; page prose: ``specs/mf-ftrl.md``. Every point's ``sigma`` comes
+from ``plan_dp_ftrl(..., noise=mech)``; the claims are judged on regret / :func:`bounds` at every point of a sweep.
 """
 from __future__ import annotations
 
