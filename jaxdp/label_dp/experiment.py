@@ -20,11 +20,12 @@ import numpy as np
 from ..core.simulate import _check_keys, _pad_axis, shard_seeds
 from ..core.validation import check_choice, check_positive_int
 from .estimators import CLS_METHODS, METHODS, LabelParams, fit, fit_predict, make_params, predict
-from .generators import Generator, excess_risk, sample, quad_grid
-from .planners import plan_for
+from .generators import Generator, excess_risk, sample, quad_grid, task_generator
+from .planners import plan_for, plan_for_task
+from .rates import minimax_h0, setting_of
 from .rr_prior import rr_prior_fit_predict
 
-__all__ = ["make_estimator", "run_grid", "public_features", "plan_fit_predict"]
+__all__ = ["make_estimator", "run_grid", "run_planned", "public_features", "plan_fit_predict"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -99,6 +100,40 @@ def run_grid(fn, keys: jax.Array, N, params: LabelParams, h0=None) -> dict[str, 
     keys_p, n = _pad_axis(jax.random.clone(keys), 0)
     out = _compiled_grid(fn)(shard_seeds(keys_p, 0), jnp.asarray(N, jnp.int32), prm, h0)
     return {k: np.asarray(v)[:, :n] for k, v in out.items()}
+
+
+def run_planned(task: str, method: str, keys: jax.Array, N, eps, c=None, *, p: float = 0.0, K: int = 2,
+                beta: float = 1.0, gamma: float = 1.0, knob: str = "none", N_max: int, M: int = 1000,
+                bins_max: int = 256, C_M: float = 2.0, m0_max: int = 4096) -> np.ndarray:
+    """The excess risk of one learner on one task at several grid points, each at its rate-mode planner's
+    hyperparameters (:func:`~jaxdp.label_dp.planners.plan_for_task`, "Label differential privacy: theoretical limits"
+    Table 1's rules). On a minimax-hard bump task (``"bump_cls"``, ``"bump_reg"``) each point draws its instance at
+    the lower-bound bandwidth :func:`~jaxdp.label_dp.rates.minimax_h0` of its ``(N, ε)`` (App. B, F).
+
+    Args:
+        task: a task of :func:`~jaxdp.label_dp.generators.task_generator`.
+        method: the learner.
+        keys: the seeds' keys (the same at every point: nested datasets, :func:`run_grid`).
+        N, eps: the sample size and the privacy parameter of each point.
+        c: the planner constant ``knob`` is set to at each point (default 1: the theory's).
+        p, K, beta, gamma: the task's moment order, classes, smoothness and margin.
+        knob: the planner constant ``c`` scales (``"c_h"``, ``"c_k"``, ``"c_T"``, or ``"none"``).
+        N_max, M, bins_max: :func:`make_estimator`'s largest sample, quadrature points and bins per axis.
+        C_M, m0_max: the bump construction's cell constant and its cap on cells per axis.
+
+    Returns:
+        ``(points, seeds)`` excess risks.
+    """
+    gen = task_generator(task, p, K, beta, gamma, C_M=C_M, m0_max=m0_max)
+    fn = make_estimator(gen, method, N_max=N_max, M=M, bins_max=bins_max)
+    N, eps = np.atleast_1d(np.asarray(N)), np.atleast_1d(np.asarray(eps, float))
+    c = np.ones(len(N)) if c is None else np.atleast_1d(np.asarray(c, float))
+    plans = [plan_for_task(method, task, N=int(n), eps=float(e), p=p, K=K, beta=beta, knob=knob, c=float(ci))
+             for n, e, ci in zip(N, eps, c)]
+    h0 = [float(minimax_h0(setting_of(method), int(n), float(e), beta)) if task.startswith("bump") else 1.0
+          for n, e in zip(N, eps)]
+    prm = LabelParams(*[np.asarray([pl[f] for pl in plans]) for f in ("eps", "bins", "k", "clip")])
+    return run_grid(fn, keys, N, prm._replace(eps=eps), np.asarray(h0))["excess"]
 
 
 def public_features(X: np.ndarray, q: int = 2) -> np.ndarray:

@@ -17,10 +17,12 @@ import numpy as np
 
 from ..core.simulate import monte_carlo
 from .instances import SCOInstance, empirical_value
-from .inverse_sensitivity import grad_inverse_sensitivity
+from .inverse_sensitivity import exact_grad_inv_estimator, grad_inverse_sensitivity
 from .localization import EpochParams, LocalizationParams, epoch_growth_sco, localization_sco
+from .planners import plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_localization_sco
 
-__all__ = ["epoch_estimator", "localization_estimator", "grad_inv_estimator", "run_sco", "run_sco_cpu"]
+__all__ = ["epoch_estimator", "localization_estimator", "grad_inv_estimator", "run_sco", "run_sco_cpu",
+           "planned_estimator"]
 
 
 def _x64_args(args):
@@ -174,3 +176,49 @@ def grad_inv_estimator(inst: SCOInstance, n: int, rho: float, M: int):
         return dict(excess=inst.excess(x), erm_excess=jnp.maximum(erm, 0.0))
 
     return fn
+
+
+def planned_estimator(algo: str, inst: SCOInstance, n: int, *, eps: float, delta: float = 0.0, kappa_low: float = 1.5,
+                      rho_rule: str = "theorem", M: int = 0, n_iter: int = 100) -> tuple:
+    """One private SCO algorithm at its planner's parameters, as an estimator for :func:`run_sco_cpu`.
+
+    ``"epoch"``: EPOCH-GROWTH at :func:`~jaxdp.sco.plan_epoch_growth_sco`'s rate-mode parameters (Asi, Levy & Duchi
+    2021, "Adapting to Function Difficulty and Growth Conditions in Private Optimization", Theorems 2–3);
+    ``"localization"``: the localization baseline at :func:`~jaxdp.sco.plan_localization_sco`'s (Proposition 2);
+    ``"grad_inv"``: the ρ-smooth gradient inverse-sensitivity mechanism (Theorem 1) sampled exactly
+    (:func:`~jaxdp.sco.inverse_sensitivity.exact_grad_inv_estimator`: ``M = 0`` the continuous density, else the
+    ``M``-cell grid law) at :func:`~jaxdp.sco.plan_grad_inverse_sensitivity`'s ρ. The planners are called with
+    ``L = inst.L`` and ``D = 2 inst.R``.
+
+    Args:
+        algo: ``"epoch"``, ``"localization"`` or ``"grad_inv"``.
+        inst: the instance.
+        n: the sample size.
+        eps, delta: the privacy budget (``delta = 0``: pure DP).
+        kappa_low: EPOCH-GROWTH's lower bound on the growth exponent.
+        rho_rule: the inverse-sensitivity mechanism's ρ rule (``"theorem"`` or ``"agnostic"``).
+        M: the inverse-sensitivity grid's cells (0: the continuous density).
+        n_iter: the solver iterations per phase (EPOCH-GROWTH, localization).
+
+    Returns:
+        ``(fn, args, plan)``: ``run_sco_cpu(fn, keys, args)`` runs it once per key; ``plan`` is the planner's
+        ``params`` dict.
+
+    Raises:
+        ValueError: an unknown ``algo``, or a planner refusing its arguments.
+    """
+    kw: dict = dict(eps=eps, d=inst.d, n=n, L=inst.L, D=2 * inst.R)
+    P: Any
+    if algo == "grad_inv":
+        pl = plan_grad_inverse_sensitivity(lam=inst.lam, kappa=inst.kappa, rho_rule=rho_rule, M=max(int(M), 2),
+                                           **kw).params
+        return exact_grad_inv_estimator(inst, n, float(pl["rho"]), int(M)), float(eps), pl
+    if algo == "epoch":
+        pl = plan_epoch_growth_sco(delta=delta, kappa_low=kappa_low, mode="rate", **kw).params
+        fn, P, lr = epoch_estimator(inst, n, pl["n_epochs"], pl["k"], n_iter), EpochParams, "eta0"
+    elif algo == "localization":
+        pl = plan_localization_sco(delta=delta, mode="rate", **kw).params
+        fn, P, lr = localization_estimator(inst, n, pl["k"], n_iter), LocalizationParams, "eta"
+    else:
+        raise ValueError(f"algo must be 'epoch', 'localization' or 'grad_inv', got {algo!r}")
+    return fn, P(*(float(pl[k]) for k in (lr, "eps", "delta", "gauss_mult", "phase_offset"))), pl

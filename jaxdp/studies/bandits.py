@@ -114,36 +114,12 @@ def build(cfg: dict) -> Study:
         summ["regret/theory"] = summ["regret_mean"] / summ["theory"]
         return {"slopes": _fits(df, summ), "summary": summ}
 
-    def plot(df, outdir: pathlib.Path):
+    def plot(df, outdir: pathlib.Path):   # one panel per learner; regret can be negative on `switch`: linear y
         summ = summarize(df.assign(eps=df["eps"].astype(float)), KEYS, ["regret"], n_boot=200)
-        summ["learner"] = summ["learner"].map(LABELS)
-        inv, paths = {v: k for k, v in LABELS.items()}, []
-
-        def curve(s, x):
-            s = s.sort_values(x)
-            th = np.asarray(_theory(s.assign(learner=s["learner"].map(inv)), gap), float)
-            ok = np.isfinite(th)
-            return {THEORY_NAMES[inv[s["learner"].iloc[0]]]: (s[x].to_numpy(float)[ok], th[ok])} if ok.any() else {}
-
-        def panels(sub, x, name, **kw):
-            if len(sub):
-                T = int(sub["T"].iloc[0])
-                kw = {"title": lambda v: f"{v}, T={T}", "ylabel": "pseudo-regret", **kw}
-                paths.append(plot_panels(sub, "learner", x, "regret", outdir / name,
-                                         theory=lambda v, s: curve(s, x), width=3.4, **kw))
-
-        fams = (("nonprivate", NONPRIVATE), ("private", PRIVATE))
-        for inst in sorted(summ.loc[summ["sweep"] == "T", "instance"].unique()):
-            for fam, names in fams:   # regret against the best fixed arm can be negative on `switch`: linear y
-                panels(summ[(summ["sweep"] == "T") & (summ["instance"] == inst)
-                            & summ["learner"].isin([LABELS[n] for n in names])], "T", f"regret_vs_T_{inst}_{fam}.png",
-                       title=lambda v, inst=inst: f"{v} ({inst})", ylabel="pseudo-regret (mean, 95% CI)",
-                       logy=inst != "switch")
-        panels(summ[summ["sweep"] == "eps"], "eps", "regret_vs_eps.png", xlabel="eps")
-        for fam, names in fams:
-            panels(summ[(summ["sweep"] == "K") & summ["learner"].isin([LABELS[n] for n in names])], "K",
-                   f"regret_vs_K_{fam}.png")
-        return paths
+        return [plot_panels(s.assign(learner=s["learner"].map(LABELS)), "learner", x, "regret",
+                            outdir / f"regret_vs_{x}{'_' + i if x == 'T' else ''}.png", width=3.4, logy=i != "switch",
+                            ylabel="pseudo-regret (mean, 95% CI)", title=lambda v, i=i, x=x: f"{v} ({i}), {x} sweep")
+                for (x, i), s in summ.groupby(["sweep", "instance"], sort=False)]
 
     return S.study(cfg, points=_points(cfg), run=run, check_point=check_point, analyze=analyze, plot=plot,
                    description=__doc__.strip().splitlines()[0])
@@ -285,14 +261,6 @@ def _batched_repeats(df) -> set:
     return {float(k) for k, v in (a - b).abs().groupby(level=0).max().items() if v == 0.0}
 
 
-def _kept_gap(d: pathlib.Path) -> float:
-    """The ``gap`` of the kept run's configuration (``manifest.json``), else the default."""
-    try:
-        return float(json.loads((d / "manifest.json").read_text())["config"]["gap"])
-    except (OSError, KeyError, ValueError):
-        return float(DEFAULTS["gap"])
-
-
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of ``docs/results/bandits.md`` from a kept run's ``results.csv`` and ``summary.csv``
     (the bound of each point: its ``theory`` column)."""
@@ -306,7 +274,8 @@ def page_blocks(results_dir=None) -> dict:
     n_seeds = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min())
     flat, fits, same = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df)
     repeats = {("eps", "dp_exp3_batched"): same}
-    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ, _kept_gap(d), repeats)
+    gap = json.loads((d / "manifest.json").read_text())["config"]["gap"]
+    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ, gap, repeats)
     twins = "; ".join(f"{LABELS[ln]}'s points at {', '.join(_x_label(x, e) for e in sorted(xs))} are "
                       f"{LABELS[TWIN_OF[ln]]}'s runs, seed by seed, and counted once, in {LABELS[TWIN_OF[ln]]}'s row"
                       for (x, ln), xs in repeats.items() if xs)

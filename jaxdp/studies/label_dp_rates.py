@@ -1,13 +1,8 @@
 """Study ``label-dp-rates``: LABEL Table 1 measured (docs/algorithms/label-dp.md#studies).
 
-Spec and claims: ``specs/label-dp-rates.toml``; page prose: ``specs/label-dp-rates.md`` (one verdict block per kept
-run, on the results page and the algorithm page). Experiments (``cfg["experiments"]``): L1/L2/L3 (and L8) excess vs
-N for local, central and non-private learners (classification, bounded and heavy-tailed regression), slopes against
-Table 1; L4 the central crossover ``N_c = ε^{-b/(b-a)}``; L5 local's ε²N effective sample size; L6 vector vs K-ary RR
-as K grows; L7 the minimax-hard bumps of LABEL App. B/F at the lower-bound bandwidth ``h0`` (:func:`minimax_h0`), so
-the excess is ``≍ h0^{β(γ+1)}`` (classification) or ``h0^{2β}`` (regression) (:func:`jaxdp.label_dp.rates.bump_slope`); L9 the
-planners' constants against an oracle ``c ∈ cfg["l9_c"]`` times the theory value (:func:`tuning_table`).
-Hyperparameters from the theorems in ``rate`` mode (``jaxdp.label_dp.planners.plan_for``).
+Experiments L1–L9, spec and claims: ``specs/label-dp-rates.toml``; page prose: ``specs/label-dp-rates.md`` (one
+verdict block per kept run, on the results page and the algorithm page). Every point runs at its rate-mode planner's
+hyperparameters (:func:`jaxdp.label_dp.run_planned`); L9 compares them with an oracle constant (:func:`tuning_table`).
 """
 from __future__ import annotations
 
@@ -22,13 +17,11 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 from jaxdp.core import seed_keys
-from jaxdp.label_dp import (
-    LabelParams, central_crossover, label_rates, make_estimator, run_grid, setting_of, task_generator,
-)
+from jaxdp.label_dp import central_crossover, run_planned, setting_of
 from jaxdp.label_dp.planners import plan_for_task
 from jaxdp.label_dp.rates import bump_slope, label_rate_exponent, minimax_h0
 from .specs import ROOT
-from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, seeds_to_resolve, tally, verdict_row
+from jaxdp.studies.claims import VERDICTS, Claim, Measurement, Verdict, judge, tally, verdict_row
 from jaxdp.studies.framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from jaxdp.studies.specs import StudySpec
 
@@ -181,24 +174,14 @@ def build(cfg: dict) -> Study:
     m0_l7 = int(np.ceil(1.0 / min([float(minimax_h0(s, N_max_l7, float(cfg[f"l7_eps_{s}"]), b))
                                    for s in ("local", "central") for b, _ in l7_pairs] or [1.0]))) + 1
 
-    def run(points, seeds):
-        p0 = points[0]
-        bump = p0["task"].startswith("bump")
-        gen = task_generator(p0["task"], p0["p"], p0["K"], p0["beta"], p0["gamma"], C_M=L7_C_M, m0_max=max(m0_l7, 2))
-        if bump:
-            fn = make_estimator(gen, p0["method"], N_max=N_max_l7, M=int(cfg["l7_M"]), bins_max=max(m0_l7, 2))
-        else:
-            fn = make_estimator(gen, p0["method"], N_max=N_max, M=int(cfg["M"]), bins_max=int(cfg["bins_max"]))
-        plans = [_plan_point(pt) for pt in points]
-        h0 = [float(minimax_h0(setting_of(pt["method"]), pt["N"], pt["eps"], pt["beta"])) if bump else 1.0
-              for pt in points]
-        prm = LabelParams(*[np.asarray([pl[f] for pl in plans]) for f in ("eps", "bins", "k", "clip")])
-        prm = prm._replace(eps=np.asarray([pt["eps"] for pt in points]))
-        # a chunk's seeds in batches of SEED_BATCH: the same draws (one key per seed index), less memory
-        seeds = np.asarray(seeds)
-        parts = [run_grid(fn, seed_keys(int(cfg["seed"]), seeds[i:i + SEED_BATCH]),
-                          np.asarray([pt["N"] for pt in points]), prm, np.asarray(h0))["excess"]
-                 for i in range(0, len(seeds), SEED_BATCH)]
+    def run(points, seeds):   # a chunk's seeds in batches of SEED_BATCH: the same draws (one key per seed index)
+        p0, seeds = points[0], np.asarray(seeds)
+        size = (dict(N_max=N_max_l7, M=int(cfg["l7_M"]), bins_max=max(m0_l7, 2)) if p0["task"].startswith("bump")
+                else dict(N_max=N_max, M=int(cfg["M"]), bins_max=int(cfg["bins_max"])))
+        parts = [run_planned(p0["task"], p0["method"], seed_keys(int(cfg["seed"]), seeds[i:i + SEED_BATCH]),
+                             [pt["N"] for pt in points], [pt["eps"] for pt in points], [pt["c"] for pt in points],
+                             **{k: p0[k] for k in ("p", "K", "beta", "gamma", "knob")}, C_M=L7_C_M,
+                             m0_max=max(m0_l7, 2), **size) for i in range(0, len(seeds), SEED_BATCH)]
         exc = np.concatenate([np.asarray(e) for e in parts], axis=-1)
         return [{"excess": exc[i]} for i in range(len(points))]
 
@@ -225,67 +208,22 @@ def build(cfg: dict) -> Study:
         tables["verdicts"] = verdicts(df, tables)
         return tables
 
-    def plot(df, outdir: pathlib.Path):
-        paths = _plot(df, outdir, cfg)
-        # a kept run: regenerate the docs' verdict tables from the tables just written
-        out = pathlib.Path(outdir).resolve()
-        if out.parent == (ROOT / "results").resolve() and out.name in KEPT and (out / "results.csv").exists():
-            publish(out)
-        return paths
-
-    return S.study(cfg, points=pts, run=run, check_point=_plan_point, analyze=analyze, plot=plot,
+    return S.study(cfg, points=pts, run=run, check_point=_plan_point, analyze=analyze,
+                   plot=lambda df, outdir: _plot(df, pathlib.Path(outdir), cfg),
                    seeds_per_chunk=SEEDS_PER_CHUNK, description="")
 
 
 def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:
-    """The figures of the experiments run (L1–L3 vs N with the theory rates, L6, L7, L9)."""
+    """One figure per experiment run (L1–L3 and L7 per task vs N, L6 vs K, L9 vs c): mean excess with 95% CIs."""
+    figs = [(e, e, "N", f"{e}_excess_vs_N") for e in ("L1", "L2", "L3")] + [("L6", "L6", "K", "L6_K_dependence")]
+    figs += [("L7", t, "N", f"L7_minimax_{t}") for t in ("bump_cls", "bump_reg")] + [("L9", "L9", "c", "L9_tuning")]
     paths = []
-    for exp in ("L1", "L2", "L3"):
-        sub = df[df.experiment == exp]
-        if not len(sub):
-            continue
-        s = summarize(sub.assign(curve=sub.method + " eps=" + sub.eps.astype(str) + " p=" + sub.p.astype(str)),
-                      ["curve", "N"], ["excess"])
-        task = sub.task.iloc[0]
-        Ns = np.asarray(sorted(sub.N.unique()), float)
-        theory = {}
-        for eps in sorted(set(sub.eps[np.isfinite(sub.eps)])):
-            for st in ("local", "central"):
-                y = label_rates(task, st, Ns, eps, p=float(sub.p.max()) if task == "heavy" else 2.0)
-                theory[f"{st} theory eps={eps}"] = (Ns, y)
-        paths.append(plot_curves(s, "N", "excess", outdir / f"{exp}_excess_vs_N.png", hue="curve", theory=theory,
-                                 title=f"{exp}: {task} (rate-mode parameters)"))
-    if (df.experiment == "L6").any():
-        l6 = summarize(df[df.experiment == "L6"], ["K", "method"], ["excess"])
-        paths.append(plot_curves(l6, "K", "excess", outdir / "L6_K_dependence.png", hue="method",
-                                 title="L6: vector RR vs K-ary RR"))
-    l7 = df[df.experiment == "L7"]
-    for task in ("bump_cls", "bump_reg"):
-        sub = l7[l7.task == task]
-        if not len(sub):
-            continue
-        sub = sub.assign(curve=sub.method + " b=" + sub.beta.astype(str) + " g=" + sub.gamma.astype(str))
-        s = summarize(sub, ["curve", "method", "beta", "gamma", "N"], ["excess"])
-        theory = {}
-        for (curve, m, b, g), grp in s.groupby(["curve", "method", "beta", "gamma"]):
-            grp = grp.sort_values("N")
-            Ns = grp.N.to_numpy(float)
-            sl = bump_slope(task, setting_of(m), b, g)
-            # theory line through the first empirical point (the constants are not known)
-            theory[f"{curve} slope {sl:.3g}"] = (Ns, grp.excess_mean.iloc[0] * (Ns / Ns[0]) ** sl)
-        paths.append(plot_curves(s, "N", "excess", outdir / f"L7_minimax_{task}.png", hue="curve", theory=theory,
-                                 title=f"L7: minimax-hard {task}, h0 = lower-bound bandwidth "
-                                       f"(eps local {cfg['l7_eps_local']}, central {cfg['l7_eps_central']})"))
-    l9 = df[df.experiment == "L9"]
-    if len(l9):
-        l9 = l9.assign(curve=l9.method + " N=" + l9.N.astype(str))
-        s = summarize(l9, ["curve", "c"], ["excess"])
-        ref = s[np.isclose(s.c, 1.0)].set_index("curve").excess_mean
-        for col in ("excess_mean", "excess_lo", "excess_hi"):
-            s[col] = s[col] / s.curve.map(ref).to_numpy()
-        paths.append(plot_curves(s, "c", "excess", outdir / "L9_tuning.png", hue="curve",
-                                 ylabel="excess / excess at theory constant (c=1)",
-                                 title="L9: theory rule (c=1) vs constant c x theory"))
+    for exp, sel, x, name in figs:
+        sub = df[(df.experiment == exp) & ((df.task == sel) | (exp == sel))]
+        if len(sub):
+            sub = sub.assign(curve=[_lbl_cell(r) + (f", N = {r['N']}" if x != "N" else "") for _, r in sub.iterrows()])
+            paths.append(plot_curves(summarize(sub, ["curve", x], ["excess"]), x, "excess", outdir / f"{name}.png",
+                                     hue="curve", title=f"{exp}: {sel} (rate-mode parameters)"))
     return paths
 
 
@@ -330,24 +268,9 @@ def _claim(key: str, value: float, link: str | None = None) -> Claim:
     return dataclasses.replace(c, value=float(value), link=c.link if link is None else link)
 
 
-def _judge(claim: Claim, m: Measurement) -> Verdict:
-    """:func:`judge`, an unresolved exponent's seeds counted to the larger of its distance to the claim and its room
-    inside the tolerance (an off-centre interval narrower than the tolerance can still reach past it)."""
-    v = judge(claim, m)
-    if v.verdict != "consistent, unresolved":
-        return v
-    hw, d, tol = (m.hi - m.lo) / 2, m.estimate - claim.value, claim.tolerance
-    inside = {"rate": -abs(d), "at_most_rate": -d, "at_least_rate": d}[claim.kind]   # > 0: on the claimed side
-    need = seeds_to_resolve(hw, m.n_seeds, max(inside + tol, -inside))
-    c = f"{claim.value:.3f}".replace("-", "−")
-    return Verdict(v.verdict, f"the interval contains the claim but reaches past its tolerance {tol:g} (half-width "
-                              f"{hw:.3f}, {abs(d):.3f} from {c}) at {m.n_seeds} seeds per point (about {need} would "
-                              "resolve it)")
-
-
 def _judge_range(lo: Claim, hi: Claim, m: Measurement) -> Verdict:
     """A slope claimed between two exponents (two one-sided claims): the first of not tested, misses, unresolved."""
-    vs = [_judge(lo, m), _judge(hi, m)]
+    vs = [judge(lo, m), judge(hi, m)]
     return next((v for k in VERDICTS[::-1] for v in vs if v.verdict == k and k != "holds"), Verdict("holds"))
 
 
@@ -388,7 +311,7 @@ def verdicts(df, tables) -> "pd.DataFrame":
         if r["experiment"] == "L7":
             c = _claim("L7 " + r["task"], r["theory"])
             add("L7", f"{r['task']}, {setting} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})", c, m,
-                _judge(c, m))
+                judge(c, m))
             continue
         exp = "L8" if (r["task"] == "heavy" and setting == "nonprivate") else r["experiment"]
         a, b = float(r["theory_stat"]), float(r["theory_priv"])      # negative exponents
@@ -403,13 +326,13 @@ def verdicts(df, tables) -> "pd.DataFrame":
             link = WHY["small_neps"] if small else (WHY["clip_bias"] if r["task"] == "heavy" else WHY["other"])
         c = _claim({"nonprivate": "nonprivate", "local": "local heavy" if r["task"] == "heavy" else "local"}[setting],
                    b if setting == "local" else a, link)
-        add(exp, _lbl_cell(r), c, m, _judge(c, m))
+        add(exp, _lbl_cell(r), c, m, judge(c, m))
     eff = tables.get("eps_effective_samples")
     for _, r in (eff.iterrows() if eff is not None else ()):
         nf = int(df[(df.experiment == "L5") & (df.method == r["method"])].N.iloc[0])
         m = _meas(r, 2.0, math.log10((r["x_max"] / r["x_min"]) ** 2))     # Nε² spans the square of ε's range
         c = _claim("L5", r["theory"] / 2)
-        add("L5", f"{r['task']}, {r['method']}, excess vs ε ≤ 1 at N = {nf}", c, m, _judge(c, m))
+        add("L5", f"{r['task']}, {r['method']}, excess vs ε ≤ 1 at N = {nf}", c, m, judge(c, m))
     for mth, g in df[df.experiment == "L6"].groupby("method"):
         r = fit_slopes(g, "K", "excess", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
         add("L6", f"{mth}, excess vs K at N = {int(g.N.iloc[0])}, ε = {g.eps.iloc[0]:g}", CLAIMS["L6"], _meas(r),
@@ -417,7 +340,7 @@ def verdicts(df, tables) -> "pd.DataFrame":
     l9, rng = df[df.experiment == "L9"], np.random.default_rng(2)
     for (mth, eps, p), g in (l9.groupby(["method", "eps", "p"]) if l9.N.nunique() >= 2 else ()):
         m, Ns = _l9_slope(g, rng)
-        v = _judge(CLAIMS["L9"], m) if m.hi > m.lo else Verdict("not tested", "c = 1 is the oracle's constant at "
+        v = judge(CLAIMS["L9"], m) if m.hi > m.lo else Verdict("not tested", "c = 1 is the oracle's constant at "
                                                                 "every N in every resample: no sampling interval")
         add("L9", f"{mth}, ε = {eps:g}" + (f", p = {p:g}" if L9_TASK[mth] == "heavy" else "") +
             f", N = {Ns[0]}…{Ns[-1]}", CLAIMS["L9"], m, v)

@@ -1,19 +1,12 @@
 """``mf-ftrl``: DP-FTRL with each continual-counting mechanism at equal certified (ε, δ) (docs/results/mf-ftrl.md).
 
-Spec and claims: ``specs/mf-ftrl.toml``; page prose: ``specs/mf-ftrl.md``. DP-FTRL on the realizable-oco instances
-(squared losses on the sphere, ``L* = 0``, and its noisy twin), the prefix sums released by the tree, Honaker's tree,
-the square-root Toeplitz factorization, banded Toeplitz and BLT (docs/algorithms/matrix-factorization.md), each
-``sigma`` from ``plan_dp_ftrl(..., noise=mech)`` so every point certifies the same (ε, δ). T sweep on both instances,
-ε sweep (``eps_sweep`` at ``T_fixed``) on the realizable one. λ: realizable, Thm 4's balance at the noise added
-(``dp_ftrl_lambda_matched`` with the mechanism's largest prefix variance ``V``); noisy, the planner's. Theory curves
-(constants 1): realizable ``beta D^2 + (D^2 sqrt(beta T d sigma^2 V))^{2/3}``, noisy
-``2 D sqrt(T L (L + sqrt(d V) sigma))``. Banded and BLT are built for each sweep's largest horizon.
+Spec, design and claims: ``specs/mf-ftrl.toml``; page prose: ``specs/mf-ftrl.md``. Every point's ``sigma`` comes
+from ``plan_dp_ftrl(..., noise=mech)``; the claims are judged on regret / :func:`bounds` at every point of a sweep.
 """
 from __future__ import annotations
 
 import itertools
 import json
-import math
 import pathlib
 
 import jax.numpy as jnp
@@ -25,20 +18,19 @@ from ..oco import (
     plan_dp_ftrl, smooth_realizable_params, squared_problem,
 )
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
-from .analysis import fmt_ci, fmt_num, loglog_slope, markdown_table, ratio_to_base, verdict_table
+from .analysis import fmt_num, loglog_slope, ratio_to_base, verdict_table
 from .realizable_oco import _lipschitz
-from .claims import Measurement, judge, tally, verdict_row
+from .claims import tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
-from .specs import StudySpec
+from .specs import StudySpec, judge_curve
 
 S = StudySpec("mf-ftrl", __name__)
-DEFAULTS, QUICK, PARAMS, DOC_PAGE, RESULTS, BLOCKS = S.defaults, S.quick, S.params, S.doc_page, S.results, S.blocks
+DOC_PAGE, RESULTS, BLOCKS = S.doc_page, S.results, S.blocks
 RATIO_BLOCK, SLOPE_BLOCK, TWIN_BLOCK, VERDICT_BLOCK = BLOCKS
 CLAIMS = {tuple(k.split()): c for k, c in S.claims.items()}     # keyed by (sweep, instance)
 BETA, N_BOOT, KEYS = 1.0, 2000, ["part", "mechanism", "env", "T", "eps"]
 #: two mechanisms whose per-seed regrets correlate at least this much at every point of a sweep share one verdict row
 SAME_EVIDENCE = 0.998
-_COLUMNS = (("honaker", "Honaker"), ("sqrt_toeplitz", "square root"), ("banded", "banded(16)"), ("blt", "BLT(4)"))
 
 
 def _horizon(cfg, part):
@@ -57,17 +49,6 @@ def _point_params(cfg, name, part, env, T, eps):
     sigma, V = plan.params["sigma"], mech.max_row_norm_sq(T)
     lam = dp_ftrl_lambda_matched(T, d, V, sigma, D, BETA) if env == "realizable" else plan.params["lam"]
     return lam, sigma, plan.params["clip"], plan.eps_certified, V, mech.max_error(T)
-
-
-def theory_curve(cfg, name, part, env, eps):
-    """``f(T)``: the module docstring's bound (constants 1) of mechanism ``name`` built for sweep ``part``."""
-    D, d, L = cfg["D"], int(cfg["d"]), _lipschitz(cfg["D"])
-
-    def one(t):
-        _, sigma, _, _, V, _ = _point_params(cfg, name, part, env, t, eps)
-        return float(dp_ftrl_noise_bound(t, d * sigma ** 2 * V, D, L, BETA, env == "realizable"))
-
-    return lambda T: np.asarray([one(max(2, int(round(t)))) for t in np.atleast_1d(np.asarray(T, float))])
 
 
 @S.register
@@ -108,17 +89,7 @@ def build(cfg: dict) -> Study:
                  "max_error": np.full(n, vals[i][5]), "carried_bytes": np.full(n, carried)} for i in range(G)]
 
     def analyze(df):
-        import pandas as pd
-
-        rows = []   # every point uses the same seed keys (common random numbers): resample seed indices jointly
-        for (name, env), g in df[df["part"] == "T"].groupby(["mechanism", "env"]):
-            rows.append(fit_slopes(g, "T", "regret", resample="joint").assign(mechanism=name, env=env, sweep="T"))
-        for name, g in df[df["part"] == "eps"].groupby("mechanism"):
-            if g["eps"].nunique() >= 2:
-                rows.append(fit_slopes(g, "eps", "regret", upper_half=False, resample="joint").assign(
-                    mechanism=name, env="realizable", sweep="eps"))
-        slopes = pd.concat(rows, ignore_index=True)[["sweep", "mechanism", "env", "slope", "slope_lo", "slope_hi",
-                                                     "n_x", "x_min", "x_max"]]
+        slopes = slope_fits(df)   # every point uses the same seed keys: seed indices resampled jointly
         extra = df.groupby(KEYS)[["lam", "sigma", "eps_certified", "max_error", "carried_bytes"]].first()
         summ = summarize(df, KEYS, ["regret", "best_loss"]).merge(extra.reset_index(), on=KEYS)
         base = summ[summ["mechanism"] == "tree"][["part", "env", "T", "eps", "regret_mean"]]
@@ -130,37 +101,27 @@ def build(cfg: dict) -> Study:
                 "ratios": ratio_to_base(df, ["part", "env", "T", "eps"], "mechanism", "tree", "regret")}
 
     def plot(df, outdir: pathlib.Path):
-        paths, summ = [], summarize(df, KEYS, ["regret"])
-        order = [m for m in cfg["mechanisms"] if m in set(summ["mechanism"])]
-        s = summ[summ["part"] == "T"]
-        if len(s):
-            paths.append(plot_panels(
-                s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order, width=6.4,
-                theory=lambda env, sub: {m: theory_curve(cfg, m, "T", env, float(cfg["eps"])) for m in order},
-                ylabel="regret (mean, 95% CI)", title=lambda env: f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}"))
-        s, Tf = summ[summ["part"] == "eps"], int(cfg["T_fixed"])
-        if s["eps"].nunique() >= 2:
-            th = {m: (lambda e, m=m: np.asarray([theory_curve(cfg, m, "eps", "realizable", float(x))(Tf)[0]
-                                                 for x in np.atleast_1d(e)])) for m in order}
-            paths.append(pathlib.Path(plot_curves(s, "eps", "regret", hue="mechanism", hue_order=order, theory=th,
-                                                  path=outdir / "regret_vs_eps.png", ylabel="regret (mean, 95% CI)",
-                                                  title=f"DP-FTRL realizable, T={Tf}, d={cfg['d']}")))
-        return paths
+        summ, order = summarize(df, KEYS, ["regret"]), [m for m in cfg["mechanisms"] if m in set(df["mechanism"])]
+        s, e = summ[summ["part"] == "T"], summ[summ["part"] == "eps"]
+        return ([plot_panels(s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order,
+                             width=6.4, ylabel="regret (mean, 95% CI)", title=lambda env: f"DP-FTRL, {env}")]
+                if len(s) else []) + ([pathlib.Path(plot_curves(
+                    e, "eps", "regret", hue="mechanism", hue_order=order, path=outdir / "regret_vs_eps.png",
+                    ylabel="regret (mean, 95% CI)", title=f"DP-FTRL realizable, T={int(cfg['T_fixed'])}"))]
+                    if e["eps"].nunique() >= 2 else [])
 
     return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot, seeds_per_chunk=16)
 
 
 def ratio_table(ratios) -> str:
     """The Markdown table of each mechanism's regret over the tree's (seed-paired 95% intervals), from
-    ``ratios.csv``."""
-    rows = []
-    for part in ("T", "eps"):
-        for (env, T, eps), g in ratios[ratios["part"] == part].groupby(["env", "T", "eps"], sort=True):
-            by = g.set_index("mechanism")
-            rows.append(["T" if part == "T" else "ε", env, int(T), f"{eps:g}", int(g["n_seeds"].min())]
-                        + [f"{by.at[m, 'ratio']:.2f} [{by.at[m, 'ratio_lo']:.2f}, {by.at[m, 'ratio_hi']:.2f}]"
-                           if m in by.index else "-" for m, _ in _COLUMNS])
-    return markdown_table(["sweep", "instance", "T", "ε", "seeds"] + [n for _, n in _COLUMNS], rows)
+    ``ratios.csv``: one row per point, T sweep first."""
+    r = ratios.assign(cell=[f"{a:.2f} [{lo:.2f}, {hi:.2f}]" for a, lo, hi in ratios[["ratio", "ratio_lo", "ratio_hi"]]
+                            .itertuples(index=False)], order=ratios["part"] != "T")
+    keys = ["order", "part", "env", "T", "eps"]
+    t = r.pivot_table(index=keys, columns="mechanism", values="cell", aggfunc="first").reindex(
+        columns=MECHANISMS[1:]).fillna("-")
+    return S.table("ratios", t.join(r.groupby(keys)["n_seeds"].min()).reset_index())
 
 
 def slope_fits(df):
@@ -183,15 +144,15 @@ def slope_fits(df):
 
 
 def _slope_table(fits, b) -> str:
+    import pandas as pd
+
     rows = []
     for r in fits.itertuples(index=False):
         g, x = _points_of(b, r.sweep, r.mechanism, r.env, r.x_min, r.x_max)
         rob = _points_of(b, r.sweep, r.mechanism, r.env, -np.inf, np.inf)[0]["regret_over_bound"]
-        rows.append(["T" if r.sweep == "T" else "ε", r.mechanism, r.env, fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-                     f"{r.x_min:g} … {r.x_max:g}", int(r.n_seeds), fmt_num(loglog_slope(g[x], g["sigma"])),
-                     fmt_num(loglog_slope(g[x], g["bound"])), f"{fmt_num(rob.min(), 4)}–{fmt_num(rob.max(), 4)}"])
-    return markdown_table(["sweep", "mechanism", "instance", "slope [95% CI]", "range", "seeds", "slope of σ",
-                           "slope of the bound", "regret / bound"], rows)
+        rows.append({**r._asdict(), "sigma_slope": loglog_slope(g[x], g["sigma"]), "rob_lo": rob.min(),
+                     "rob_hi": rob.max(), "bound_slope": loglog_slope(g[x], g["bound"])})
+    return S.table("slopes", pd.DataFrame(rows))
 
 
 def bounds(summary, D: float = 1.0):
@@ -241,13 +202,10 @@ def verdicts(summary, twins=(), D: float = 1.0):
         for mech in [m for m in MECHANISMS if m in set(g["mechanism"]) and (part, env, m) not in alias]:
             same = [m for m in MECHANISMS if m in set(g["mechanism"]) and root(part, env, m) == mech]
             pts = g[g["mechanism"].isin(same) & np.isfinite(g["bound"])]
-            ratio, lo, hi = (pts[c].to_numpy(float) / pts["bound"].to_numpy(float)
-                             for c in ("regret_mean", "regret_lo", "regret_hi"))
-            m = (Measurement.of_ratios(ratio, lo, hi, int(pts["n_seeds"].min())) if len(pts)
-                 else Measurement(math.nan, math.nan, math.nan, 0))
-            claim = CLAIMS[(part, env)]
-            rows.append(verdict_row(claim, m, judge(claim, m), cell=f"{' = '.join(same)}, {env}",
-                                    experiment=f"regret / bound vs {'T' if part == 'T' else 'ε'}"))
+            rows.append(judge_curve(CLAIMS[(part, env)], cell=f"{' = '.join(same)}, {env}",
+                                    experiment=f"regret / bound vs {'T' if part == 'T' else 'ε'}",
+                                    n_seeds=int(pts["n_seeds"].min()) if len(pts) else 0, bound=pts["bound"], exact=False,
+                                    **{k: pts[f"regret_{k}"] for k in ("mean", "lo", "hi")}))
     return pd.DataFrame(rows)
 
 
@@ -258,7 +216,7 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
     df, summary = pd.read_csv(d / "results.csv"), pd.read_csv(d / "summary.csv")
     D = float(json.loads((d / "manifest.json").read_text())["config"]["D"]) if (d / "manifest.json").exists() \
-        else float(DEFAULTS["D"])
+        else float(S.defaults["D"])
     v = verdicts(summary, same_evidence(df), D)
     t, e = summary[summary["part"] == "T"], summary[summary["part"] == "eps"]
     r = ratio_to_base(df[df["mechanism"].isin(["sqrt_toeplitz", "blt"])], ["part", "env", "T", "eps"], "mechanism",

@@ -17,23 +17,15 @@ import numpy as np
 
 from ..core import seed_keys
 from ..label_dp import plan_fit_predict, public_features
-from .specs import ROOT as ROOT
 from .analysis import bootstrap_mean_ci, fmt_ci, markdown_table
 from .claims import Measurement, judge
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
 
 S = StudySpec("real-label-dp", __name__)
-DEFAULTS, QUICK, PARAMS, CLAIMS = S.defaults, S.quick, S.params, S.claims
-DOC_PAGE, RESULTS, BLOCKS = S.doc_page, S.results, S.blocks
-CLS = ("nonprivate_bins_cls", "local_rr_kary", "local_rr_vector", "central_exp_bins", "rr_prior")
-REG = ("nonprivate_knn", "local_laplace_knn_clipped", "central_bins_laplace_clipped", "nonprivate_bins_reg")
-#: the compared methods and metric per task: the claim is ``metric(a) - metric(b) >= 0``
-PAIRS = {"classification": ("central_exp_bins", "local_rr_kary", "accuracy"),
-         "regression": ("local_laplace_knn_clipped", "central_bins_laplace_clipped", "mse")}
-N_BOOT = 4000
-#: ε of the "central beats local at small ε" comparison (LABEL Table 1: the central rates are better for ε < 1)
-SMALL_EPS = 0.1
+CLAIMS, DOC_PAGE, RESULTS, BLOCKS = S.claims, S.doc_page, S.results, S.blocks
+#: the methods per task; the compared pair per task (the claim: ``metric(a) - metric(b) >= 0`` at ``SMALL_EPS``)
+METHODS, PAIRS, SMALL_EPS, N_BOOT = S.data["methods"], S.data["pairs"], S.data["small_eps"], 4000
 
 
 @S.register
@@ -43,7 +35,7 @@ def build(cfg: dict) -> Study:
 
     tf = float(cfg["train_frac"])
     points = [{"dataset": ds, "task": DATASETS[ds][2], "method": m, "eps": float(e)} for ds in cfg["datasets"]
-              for m in (CLS if DATASETS[ds][2] == "classification" else REG)
+              for m in METHODS[DATASETS[ds][2]]
               for e in ([float("inf")] if m.startswith("nonprivate") else cfg["eps"])]
 
     def run(pts, seeds):

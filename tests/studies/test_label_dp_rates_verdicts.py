@@ -132,9 +132,9 @@ def test_verdicts_follow_the_claims():
         "misses", "not tested",                                                  # L5
         "not tested", "not tested",                                              # L6
         "holds", "not tested"]                                                   # L9
-    # the off-centre interval: narrower than the tolerance, resolved at the larger of its distance and its room
+        # the off-centre interval (the generic rubric): resolved at the larger of its distance and its room
     hw, dist = 0.0365, 0.690 - 2 / 3
-    assert f"about {seeds_to_resolve(hw, 256, max(dist, 0.05 - dist))} would resolve" in v["reason"][1]
+    assert f"about {seeds_to_resolve(hw, 256, max(dist, 0.05 - dist))} seeds would resolve" in v["reason"][1]
     assert "would resolve" in v["reason"][7]
     assert list(v["link"][[2, 3, 4, 6]]) == [L.WHY["small_neps"], L.WHY["clip_bias"], L.WHY["other"], L.WHY["other"]]
     assert (v["link"][v["verdict"] != "misses"] == "").all()

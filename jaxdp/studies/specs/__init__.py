@@ -36,11 +36,11 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..analysis import _pow2, fmt_ci_of, fmt_num, markdown_table, publish_blocks
-from ..claims import Claim
+from ..claims import Claim, Measurement, judge, judge_exact_bound, untested_row, verdict_row
 from ..config import check_params
 from ..spec import Param, Study, declare_params
 
-__all__ = ["StudySpec", "SPEC_DIR"]
+__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "judge_curve"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -198,6 +198,105 @@ class StudySpec:
                            f"(default ``results/{self.name}``); returns the names of those that changed.")
         publish.__module__ = f"jaxdp.studies.{self.module}"
         return publish
+
+
+def judge_curve(claim: Optional[Claim], *, experiment: str, cell: str, n_seeds: int, fit: Any = None, mean: Any = (),
+                lo: Any = (), hi: Any = (), bound: Any = (), where: str = "", exact: bool = True) -> dict:
+    """One verdict row for one fitted curve, tested as its claim's kind says (:mod:`jaxdp.studies.claims`).
+
+    A ``"bound"`` is judged on measured / bound at every point (an exact evaluation, :func:`judge_exact_bound`,
+    when no point has a spread over seeds); an exponent on the curve's slope over its fitted range.
+
+    Args:
+        claim: the claim, or ``None`` when none is stated (a ``not tested`` row).
+        experiment, cell: the row's experiment and cell.
+        n_seeds: the seeds per point.
+        fit: an exponent's fit: a mapping or row with ``slope``, ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max``.
+        mean, lo, hi: a bound's measured per-point means and 95% ends.
+        bound: the bound at those points.
+        where: appended to an exact evaluation's reason (``" at every fitted T"``).
+        exact: whether a bound with no spread over seeds is an exact evaluation (else it is not tested: a quantity
+            that should vary over seeds).
+
+    Returns:
+        The row (:func:`~jaxdp.studies.claims.verdict_row` or :func:`~jaxdp.studies.claims.untested_row`).
+    """
+    if claim is None:
+        return untested_row(experiment, cell, "no bound stated", "our docs state no bound for this learner", n_seeds)
+    if claim.kind != "bound":
+        m = Measurement(float(fit["slope"]), float(fit["slope_lo"]), float(fit["slope_hi"]), int(n_seeds),
+                        decades=math.log10(float(fit["x_max"]) / float(fit["x_min"])))
+        return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell)
+    if not len(bound):
+        return untested_row(experiment, cell, claim.text, "no point in the fitted range", n_seeds, kind="at_most",
+                            claimed=1.0)
+    r, r_lo, r_hi = (np.asarray(v, float) / np.asarray(bound, float) for v in (mean, lo, hi))
+    m = Measurement.of_ratios(r, r_lo, r_hi, n_seeds)
+    v = judge_exact_bound(m, where) if exact and m.exact(r, r_lo, r_hi) else judge(claim, m)
+    return verdict_row(claim, m, v, experiment=experiment, cell=cell)
+
+
+def seed_matrix(g, x: str, y: str):
+    """A curve's per-seed values: its abscissae and the ``(seeds, points)`` table of ``y``.
+
+    Args:
+        g: the curve's rows (a data frame with columns ``seed``, ``x`` and ``y``).
+        x, y: the abscissa and the measured column.
+
+    Returns:
+        ``(xs, table)``: the sorted distinct ``x`` and a data frame indexed by seed with one column per ``x``
+        (the mean of ``y`` over rows of the same seed and ``x``; NaN where missing).
+    """
+    xs = np.sort(g[x].unique())
+    return xs, g.pivot_table(index="seed", columns=x, values=y, aggfunc="mean", dropna=False).reindex(columns=list(xs))
+
+
+def same_evidence(curves, corr: float, rel: float) -> dict:
+    """The curves that are one piece of evidence twice: the same key, and at every point means within ``rel`` of
+    each other and per-seed values that correlate at least ``corr``.
+
+    Args:
+        curves: ``[(j, key, table)]`` in row order: a curve's row label, what must match for two curves to be
+            compared (claim and grid), and its per-seed table (:func:`seed_matrix`).
+        corr: the smallest per-seed correlation, at every point, of two curves that are one piece of evidence.
+        rel: the largest relative difference of their means at any point.
+
+    Returns:
+        ``{j: (i, c)}``: curve ``j`` repeats the earlier curve ``i``, with ``c`` the smallest correlation.
+    """
+    seen: dict = {}
+    out: dict = {}
+    for j, key, b in curves:
+        for i, a in seen.get(key, []):
+            u, w = a.to_numpy(float), b.reindex(a.index).to_numpy(float)
+            ok = np.isfinite(u) & np.isfinite(w)
+            mu = [(u[ok[:, k], k].mean(), w[ok[:, k], k].mean()) for k in range(u.shape[1])]
+            if all(abs(p - q) <= rel * abs(p) for p, q in mu):
+                c = min(float(np.corrcoef(u[ok[:, k], k], w[ok[:, k], k])[0, 1]) for k in range(u.shape[1]))
+                if c >= corr:
+                    out[j] = (i, c)
+                    break
+        else:
+            seen.setdefault(key, []).append((j, b))
+    return out
+
+
+def merged_cell(a: str, b: str, group_a: str = "", group_b: str = "") -> str:
+    """The cell of one verdict row for two cells that are one piece of evidence.
+
+    Args:
+        a, b: the two cells (comma-separated parts).
+        group_a, group_b: their experiments; when they differ the row reads ``a (= group_b: b)``.
+
+    Returns:
+        ``a (= group_b: b)`` across experiments, else the common leading parts once and the rest as
+        ``rest of a = rest of b`` (``"…, ρ agnostic = ρ theorem"``).
+    """
+    if group_a != group_b:
+        return f"{a} (= {group_b}: {b})"
+    pa, pb = a.split(", "), b.split(", ")
+    k = next((i for i, (u, w) in enumerate(zip(pa, pb)) if u != w), len(pa))
+    return ", ".join(pa[:k] + [f"{', '.join(pa[k:])} = {', '.join(pb[k:])}"])
 
 
 class _Claims(dict):
