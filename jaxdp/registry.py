@@ -4,13 +4,23 @@ The registry imports nothing else from jaxdp at module level (it is the lowest l
 themselves at import time with the decorators below (learners with :func:`register_learner`,
 next to their definition); ``load_all()`` imports every subpackage and its public modules so the CLI,
 ``jaxdp compare`` and the tests see all of them. A module owns its entries; nothing here knows about any paper.
+
+A lookup of one name (:func:`get_study`, :func:`get_planner`, :func:`get_audit`, :func:`get_learner`) imports
+only the module that registers it where that module can be found without importing anything: a study's module
+is ``jaxdp.studies.<name, hyphens as underscores>``, and a planner, audit or learner registered with its name
+written out (``@register_planner("name", ...)``) is found by reading the package's source. Any other name, and
+every listing, loads everything (``load_all``). A new process running one study so imports only what that study
+uses (benchmarks/FIRST_CHUNK.md).
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
 import importlib
+import importlib.util
+import pathlib
 import pkgutil
+import re
 from typing import Any, Callable, Mapping, Optional
 
 __all__ = [
@@ -130,10 +140,75 @@ def load_all() -> None:
     _LOADED = True
 
 
+_ROOT = pathlib.Path(__file__).resolve().parent
+_SOURCES: Optional[list[tuple[str, str]]] = None
+
+
+def _sources() -> list[tuple[str, str]]:
+    """``(module to import, source text)`` of every ``.py`` file ``load_all`` reaches (read once, nothing
+    imported). A private module (``_registry.py``) is reached through the package that imports it; the
+    command line and ``__main__`` are left out."""
+    global _SOURCES
+    if _SOURCES is None:
+        out = []
+        for path in sorted(_ROOT.rglob("*.py")):
+            parts = list(path.relative_to(_ROOT.parent).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            for i, part in enumerate(parts[1:], start=1):
+                if part.startswith("_"):
+                    parts = parts[:i]
+                    break
+            if len(parts) < 2 or parts[1] == "cli":
+                continue
+            try:
+                out.append((".".join(parts), path.read_text(encoding="utf-8")))
+            except (OSError, UnicodeDecodeError):   # pragma: no cover - an unreadable file: load_all finds it
+                continue
+        _SOURCES = out
+    return _SOURCES
+
+
+def _import_home(kind: str, name: str, table: Mapping) -> None:
+    """Import the module that registers the ``kind`` ``name`` (into ``table``), where it can be found without
+    importing anything else: ``jaxdp.studies.<name>`` for a study; for the others the modules whose source
+    registers the name written out (``register_planner("name"``, either spelling), then, until the name is
+    registered, those that call ``register_<kind>`` (or a helper named ``..register.._<kind>..``) and hold the name in
+    quotes (a registration through a local decorator, a helper or a loop). Imports nothing when none is found; an error importing a candidate is left for
+    ``load_all`` to raise."""
+    if kind == "study":
+        module = f"jaxdp.studies.{name.replace('-', '_')}"
+        if not module.rpartition(".")[2].isidentifier():
+            return
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):   # pragma: no cover
+            found = False
+        if found:
+            importlib.import_module(module)
+        return
+    alt = "|".join(re.escape(s) for s in sorted({name, name.replace("-", "_"), name.replace("_", "-")}))
+    written_out = re.compile(rf"register_{kind}\(\s*[\"'](?:{alt})[\"']")
+    quoted = re.compile(rf"[\"'](?:{alt})[\"']")
+    first = [m for m, text in _sources() if written_out.search(text)]
+    registers = re.compile(rf"register\w*{kind}\w*\(")
+    then = [m for m, text in _sources() if m not in first and registers.search(text) and quoted.search(text)]
+    for module in first + then:
+        try:
+            importlib.import_module(module)
+        except ImportError:   # pragma: no cover - load_all reports it
+            return
+        if name in table:
+            return
+
+
 def _get(table: dict, kind: str, name: str) -> Entry:
-    load_all()
     if not isinstance(name, str):
         raise TypeError(f"name must be a string naming a {kind}, got {type(name).__name__}")
+    if name not in table and not _LOADED:
+        _import_home(kind, name, table)
+    if name not in table:
+        load_all()
     if name not in table:
         raise ValueError(f"unknown {kind} {name!r}; known: {', '.join(sorted(table)) or '(none)'}")
     return table[name]
@@ -153,7 +228,8 @@ def register_planner(name: str, description: str = ""):
 
 
 def get_planner(name: str) -> Entry:
-    """The registered planner ``name`` (imports every subpackage first).
+    """The registered planner ``name`` (imports the module that registers it, or every subpackage where that
+    module cannot be found by its source).
 
     Args:
         name: the planner's name (underscores; the hyphenated spelling is accepted as an alias).
@@ -198,7 +274,8 @@ def register_study(name: str, *, defaults: dict, quick: Optional[dict] = None, d
 
 
 def get_study(name: str) -> Entry:
-    """The registered study ``name`` (imports every subpackage first).
+    """The registered study ``name`` (imports its module ``jaxdp.studies.<name with _ for ->``, or every
+    subpackage where there is no such module or it does not register ``name``).
 
     Args:
         name: the study's name.
@@ -228,7 +305,8 @@ def register_audit(name: str, description: str = "", claimed_eps: Optional[float
 
 
 def get_audit(name: str) -> Entry:
-    """The registered audit ``name`` (imports every subpackage first).
+    """The registered audit ``name`` (imports the module that registers it, or every subpackage where that
+    module cannot be found by its source).
 
     Args:
         name: the audit's name (underscores; the hyphenated spelling is accepted as an alias).
@@ -420,7 +498,8 @@ def register_learner(name: str, *, factory: Callable[..., Any], params_type: typ
 
 
 def get_learner(name: str) -> LearnerEntry:
-    """The registered learner ``name`` (imports every subpackage first if it is not registered yet).
+    """The registered learner ``name``; if it is not registered yet, imports the module that registers it, or
+    every subpackage where that module cannot be found by its source.
 
     Args:
         name: the learner's name (underscores; the hyphenated spelling is accepted as an alias).
@@ -431,6 +510,8 @@ def get_learner(name: str) -> LearnerEntry:
     Raises:
         ValueError: no learner of that name.
     """
+    if isinstance(name, str) and name not in LEARNERS and not _LOADED:
+        _import_home("learner", name, LEARNERS)
     if name not in LEARNERS:
         load_all()
     if name not in LEARNERS:

@@ -16,7 +16,6 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy import special, stats
 
 from ..core.validation import check_positive_int
 from .adversaries import (
@@ -155,6 +154,8 @@ def exact_sampler_tv(nu: np.ndarray, n: int) -> float:
     Returns:
         ``E[TV(empirical, nu)]`` of ``n`` i.i.d. draws from ``nu``.
     """
+    from scipy import special
+
     nu, n = np.asarray(nu, np.float64), int(n)
     q = np.clip(nu, 1e-300, 1.0)
     k = np.floor(n * q) + 1
@@ -177,6 +178,8 @@ def marginal_check(counts: np.ndarray, nu: np.ndarray, alpha: float = 1e-8) -> d
         their ratio, the sound bound ``E[TV] + sqrt(ln(1/alpha) / (2n))`` (McDiarmid: an exact sampler exceeds it
         with probability at most ``alpha``), the chi-square p-value and ``tv <= tv_bound``.
     """
+    from scipy import stats
+
     counts, nu = np.asarray(counts, np.float64), np.asarray(nu, np.float64)
     n = int(round(counts.sum()))
     tv, noise = 0.5 * float(np.abs(counts / n - nu).sum()), exact_sampler_tv(nu, n)

@@ -132,10 +132,10 @@ def _progress_bar(total: int, initial: int, enabled: bool, desc: str):
 
 
 def _chunk_frame(study: Study, pi: list[int], seeds: np.ndarray):
-    import pandas as pd
-
     pts = [study.points[i] for i in pi]
     results = study.run(pts, np.asarray(seeds))
+    import pandas as pd   # after the run: a new process starts computing before it pays for pandas
+
     if len(results) != len(pts):
         raise RuntimeError(f"study {study.name!r}: run returned {len(results)} results for {len(pts)} points")
     rows = []
@@ -311,8 +311,6 @@ def _run_and_merge(*, ctx: RunContext, plan: ChunkPlan) -> StudyResult:
     desc = study.name if nproc == 1 else f"{study.name} [{rank}/{nproc}]"
     bar = _progress_bar(len(chunks), plan.skipped, ctx.progress, desc)
     t_run = time.time()
-    import pandas as pd
-
     chunks_dir, claims_dir = out / "chunks", out / "claims"
     ran = 0
     try:
@@ -355,6 +353,8 @@ def _run_and_merge(*, ctx: RunContext, plan: ChunkPlan) -> StudyResult:
     final = {cid: _check_chunk(chunks_dir, cid) for cid in cids}
     complete = all(s == "ok" for s, _ in final.values())
     tables, plots, merged = {}, [], False
+    import pandas as pd   # here, not before the chunks: the first chunk starts computing without it
+
     frames = [pd.read_csv(io.BytesIO(d or b"")) for s, d in final.values() if s == "ok"]
     df = (pd.concat(frames, ignore_index=True).sort_values(["point", "seed"]).reset_index(drop=True)
           if frames else pd.DataFrame())

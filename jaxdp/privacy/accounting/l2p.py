@@ -39,8 +39,6 @@ import math
 from typing import Callable, Optional
 
 import numpy as np
-from scipy import stats as _st
-from scipy.special import bdtrc as _bdtrc
 
 from ...core import validation as C
 from .accountant import certify
@@ -229,6 +227,8 @@ def l2p_fresh_probabilities(eta_accept, spread, p, B):
 def _isf(mass, n, q):
     """The smallest integer ``k`` with ``P[Bin(n, q) > k] <= mass`` (scalars; bisection on the exact tail, which
     stays accurate far below the ``1e-16`` where ``scipy.stats.binom.isf`` saturates)."""
+    from scipy.special import bdtrc as _bdtrc
+
     n, q = int(n), float(q)
     if q <= 0:
         return 0
@@ -252,6 +252,8 @@ def _isf_screen(mass, n, q):
     """A cheap elementwise upper bound on :func:`_isf`'s quantile: the smaller of ``scipy``'s ``isf`` (rounded up by
     one) and Bernstein's inequality ``nq + sqrt(2 n q (1-q) log(1/m)) + (2/3) log(1/m)``, capped at ``n``.
     Used only to screen a search grid; certificates use the exact count."""
+    from scipy import stats as _st
+
     n = np.asarray(n, float)
     q = np.clip(np.asarray(q, float), 0.0, 1.0)
     lm = math.log(1.0 / mass)
@@ -287,6 +289,8 @@ def l2p_fresh_count(n: int, q_x: float, q_y: float, delta1: float) -> int:
 
 @functools.lru_cache(maxsize=1024)
 def _fresh_count(n: int, q_x: float, q_y: float, delta1: float) -> int:
+    from scipy import stats as _st
+
     drop = delta1 * 1e-6
 
     def window(q):   # [lo, hi] with P[Bin < lo] <= drop/2 and P[Bin > hi] <= drop/2

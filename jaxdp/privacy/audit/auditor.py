@@ -50,7 +50,6 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy import stats
 
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
 from ...core.validation import check_delta, check_epsilon, check_positive_int, check_probability, is_concrete
@@ -77,6 +76,8 @@ def clopper_pearson_lower(k, n, alpha):
     Returns:
         The lower bound (float64 array; 0 where ``k = 0``).
     """
+    from scipy import stats
+
     k, n = np.asarray(k, float), np.asarray(n, float)
     with np.errstate(all="ignore"):
         lo = stats.beta.ppf(alpha, k, n - k + 1)
@@ -92,6 +93,8 @@ def clopper_pearson_upper(k, n, alpha):
     Returns:
         The upper bound (float64 array; 1 where ``k = n``).
     """
+    from scipy import stats
+
     k, n = np.asarray(k, float), np.asarray(n, float)
     with np.errstate(all="ignore"):
         hi = stats.beta.ppf(1.0 - alpha, k + 1, n - k)

@@ -38,7 +38,6 @@ import math
 from typing import Dict, Tuple
 
 import numpy as np
-from scipy import special, stats
 
 from ..accounting.zcdp import gaussian_delta, gaussian_eps_exact
 
@@ -389,6 +388,8 @@ def sv_experts_law(losses, *, eps_svt: float, eta: float, K: int, L: float, Lsta
     Returns:
         ``(codes, probs)``: ``codes[i] = Σ_t x_t d^t`` (sorted int64) and the probabilities of the sequences.
     """
+    from scipy import special
+
     losses = np.asarray(losses, np.float64)
     T, d = losses.shape
     b_thr = 2.0 / eps_svt
@@ -480,6 +481,8 @@ def gaussian_threshold_eps(sigma: float, delta: float, p_min: float, sensitivity
     Returns:
         The loss (at least 0).
     """
+    from scipy import stats
+
     c = sigma * stats.norm.ppf(np.geomspace(max(p_min, 1e-300), 1.0 - 1e-12, 20001))
     P, Q = stats.norm.cdf(c / sigma), stats.norm.cdf((c - sensitivity) / sigma)
     ok = P - delta > 0
@@ -506,6 +509,8 @@ def l2p_mw_law(losses, *, eta: float, p: float, B: int) -> Tuple[np.ndarray, np.
     Returns:
         ``(codes, probs)`` with ``codes = Σ_s x_s d^(s-1)`` (int64) over all ``d^S`` sequences.
     """
+    from scipy import special
+
     losses = np.asarray(losses, np.float64)
     T, d = losses.shape
     S = T // B
@@ -581,6 +586,7 @@ def gaussian_best_threshold(sigma: float, delta: float, n: int, *, alpha: float 
     Returns:
         ``(c, expected bound, exact loss ln((P(E) - δ)/P'(E)) of the event)``.
     """
+    from scipy import stats
     from .auditor import eps_lower_bound
 
     c = sigma * stats.norm.ppf(np.geomspace(min(1e-2, 10.0 / n), 0.5, 4001))

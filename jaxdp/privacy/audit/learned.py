@@ -54,7 +54,6 @@ from typing import Any, Callable, Optional, Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
 from ...core.validation import check_positive_int
@@ -253,6 +252,8 @@ def _mlp_apply(params, X):
 def _fit_gradient(spec, apply, reg, init_params, X, y, key):
     """Adam on ``steps`` minibatches of ``batch`` rows of (X, y); returns the trained parameters
     ``frozen + trainable`` (``frozen``: the standardisation, fixed)."""
+    import optax
+
     opt = optax.adam(optax.cosine_decay_schedule(spec.lr, spec.steps, alpha=0.05))
     trainable, frozen = init_params
 

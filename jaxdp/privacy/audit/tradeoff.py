@@ -54,7 +54,6 @@ from typing import Callable, Optional, Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy import optimize, stats
 
 from ..accounting.floating import FLOAT32_DELTA_FLOOR
 from ...core.validation import check_positive_int, check_probability
@@ -80,6 +79,8 @@ def gdp_delta(eps: float, mu: float) -> float:
     Returns:
         δ(ε) (0 for ``μ <= 0``, 1 for ``μ = inf``).
     """
+    from scipy import stats
+
     if mu <= 0:
         return 0.0
     if math.isinf(mu):
@@ -99,6 +100,8 @@ def gdp_eps(delta: float, mu: float) -> float:
     Returns:
         That ε.
     """
+    from scipy import optimize
+
     if mu <= 0:
         return 0.0
     if delta <= 0:
@@ -158,6 +161,8 @@ class TradeoffBound:
         return float(max(np.max(c), 0.0)) if c.size else 0.0
 
     def mu_curve(self) -> np.ndarray:
+        from scipy import stats
+
         with np.errstate(divide="ignore", invalid="ignore"):
             return stats.norm.isf(self.fpr_hi) - stats.norm.ppf(self.fnr_hi)
 
