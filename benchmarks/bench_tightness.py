@@ -51,58 +51,16 @@ A row `NAME [mode M]` is the learner configured by its planner in mode `M` at th
 """
 
 
-def oco_uncovered() -> list:
-    """The private OCO learners of the registry (no exact law: their outputs are points of a ball, or of a net too
-    large to enumerate), at ``T = 4``, ``d = 2``, ``ε = 1``, with what bounds them instead."""
-    from jaxdp.oco.dp_ftrl import plan_dp_ftrl
-    from jaxdp.oco.l2p_rmw import plan_l2p_rmw
-    from jaxdp.oco.realizable import plan_experts_oco_net, plan_potential_oco
-    from jaxdp.privacy.audit.exact import gaussian_eps
-    from jaxdp.privacy.audit.tightness import UncoveredCase
-    from jaxdp.privacy.mechanisms import tree_depth
-
-    ft = plan_dp_ftrl(eps=1.0, delta=1e-6, T=4, d=2, mode="certified")
-    z = float(ft.ledger.items[0].noise_multiplier)
-    H = tree_depth(4)
-    g = gaussian_eps(float(ft.delta_certified), z, math.sqrt(H))
-    rm = plan_l2p_rmw(eps=1.0, delta=1e-6, T=4, d=2, mode="certified")
-    net = plan_experts_oco_net(eps=1.0, T=4, d=2, mode="certified")
-    po = plan_potential_oco(eps=1.0, T=4, d=2, mode="certified")
-    return [
-        UncoveredCase("dp-ftrl", f"T=4, d=2, noise multiplier {z:.4g} (plan eps=1, delta=1e-6)",
-                      float(ft.delta_certified), float(ft.eps_certified),
-                      "continuous output (the iterates, points of the ball)",
-                      f"the Gaussian mechanism's exact ε(δ) of the released tree nodes (ℓ2 sensitivity sqrt(H) = "
-                      f"sqrt({H}) noise multipliers): {g:.4g}, equal to the certificate, so the certificate is exact "
-                      "for the noisy sums; the iterates are their post-processing", g, learner="dp_ftrl"),
-        UncoveredCase("l2p-rmw", f"T=4, d=2, B={rm.params['B']}, p={rm.params['p']:.3g} (plan eps=1, delta=1e-6)",
-                      float(rm.delta_certified), float(rm.eps_certified),
-                      "continuous output (samples of the regularized MW density on the ball)",
-                      "certified only (its ledger has the structure of L2P-MW's, whose rows attribute the slack)",
-                      learner="l2p_rmw"),
-        UncoveredCase("experts-oco-net", f"T=4, d=2, net of M points, m={net.params['m']} per axis (plan eps=1)", 0.0,
-                      float(net.eps_certified),
-                      "discrete output (a net point), but M^(T+1) action sequences with M in the tens: too many "
-                      "to enumerate",
-                      "the learner is sparse-vector experts (REAL Alg. 1) unchanged on the net's normalised losses: "
-                      "the sparse-vector-experts rows", learner="experts_oco_net"),
-        UncoveredCase("potential-oco", f"T=4, d=2, m={po.params['m']} per axis, K={po.params['K']} (plan eps=1)", 0.0,
-                      float(po.eps_certified),
-                      "discrete output (a grid point of the ball), but M^(T+1) action sequences: too many to "
-                      "enumerate", "certified only (potential-experts' structure on the grid)",
-                      learner="potential_oco"),
-    ]
-
-
 def run(quick: bool, audit: bool) -> list:
     from jaxdp.bandits.audits import tightness_cases as bandit_cases
+    from jaxdp.cli import oco_uncovered_cases
     from jaxdp.experts.audits import tightness_cases as expert_cases
     from jaxdp.privacy.audit.tightness import tightness_row
 
     import time
 
     rows = []
-    for case in expert_cases(quick, uncovered=True) + bandit_cases(quick) + oco_uncovered():
+    for case in expert_cases(quick, uncovered=True) + bandit_cases(quick) + oco_uncovered_cases():
         t0 = time.time()
         rows.append(tightness_row(case, run_audit=audit))
         r = rows[-1]
