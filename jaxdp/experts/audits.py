@@ -717,12 +717,13 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
     if not quick:
         for mode in L2P_MW_MODES:
             plan = plan_l2p_mw(eps=1.0, delta=1e-6, T=4, d=2, mode=mode)
-            eta, p, B = (float(plan.params[k]) for k in ("eta", "p", "B"))
-            law = _batch_sum_law(functools.partial(X.l2p_mw_law, eta=eta, p=p, B=int(B)), int(B))
-            s = AuditSetting(2, 4, int(B), p, float(plan.params["delta1"]), eta, float(plan.eps_certified),
+            eta, p = float(plan.params["eta"]), float(plan.params["p"])
+            Bm = int(plan.params["B"])
+            law = _batch_sum_law(functools.partial(X.l2p_mw_law, eta=eta, p=p, B=Bm), Bm)
+            s = AuditSetting(2, 4, Bm, p, float(plan.params["delta1"]), eta, float(plan.eps_certified),
                              float(plan.delta_certified))
             cases.append(TightnessCase(
-                f"l2p-mw [mode {mode}]", f"T=4, d=2, B={int(B)}, p={p:.3g}, eta={eta:.4g} (plan eps=1, delta=1e-6"
+                f"l2p-mw [mode {mode}]", f"T=4, d=2, B={Bm}, p={p:.3g}, eta={eta:.4g} (plan eps=1, delta=1e-6"
                 + ("" if plan.certified else "; not certified at eps=1") + ")", law, 4, bits,
                 float(plan.delta_certified), float(plan.eps_certified), {L2P_PAIR: loss_neighbours(4, 2)[L2P_PAIR]},
                 {}, slack=l2p_slack(s, printed=False, plan=plan), learner="l2p_mw"))
