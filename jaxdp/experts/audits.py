@@ -726,7 +726,9 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
                 f"l2p-mw [mode {mode}]", f"T=4, d=2, B={Bm}, p={p:.3g}, eta={eta:.4g} (plan eps=1, delta=1e-6"
                 + ("" if plan.certified else "; not certified at eps=1") + ")", law, 4, bits,
                 float(plan.delta_certified), float(plan.eps_certified), {L2P_PAIR: loss_neighbours(4, 2)[L2P_PAIR]},
-                {}, slack=l2p_slack(s, printed=False, plan=plan), learner="l2p_mw"))
+                {}, slack=l2p_slack(s, printed=False, plan=plan), learner="l2p_mw",
+                audit=_learner_audit_on(functools.partial(_from_registry, "l2p_mw", plan), float(plan.eps_certified),
+                                        float(plan.delta_certified))))
     for name, eta, K, thr, fam, sizes in (
             ("sparse-vector-experts", 1.0, 1, "fresh", neighbour_family(), (4, 6)),
             ("sparse-vector-experts-shared-threshold", _ETA_SHARED, _K_SHARED, "shared", shared_neighbour_family(),
@@ -749,7 +751,9 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
             cases.append(TightnessCase(
                 f"sparse-vector-experts [mode {mode}]", f"T=4, d=2, K={prm['K']:g}, eps_svt={prm['eps_svt']:.3g}, "
                 f"eta={prm['eta']:.3g}, L={prm['L']:.4g} (plan eps=1)", law, 4, bits, 0.0, float(plan.eps_certified),
-                loss_neighbours(4, 2), {}, learner="sparse_vector"))
+                loss_neighbours(4, 2), {}, learner="sparse_vector",
+                audit=_learner_audit_on(functools.partial(_from_registry, "sparse_vector", plan),
+                                        float(plan.eps_certified), 0.0)))
     tree_modes = (("laplace", 0.0, "paper"),) if quick else tuple(
         (n, dl, m) for n, dl in (("laplace", 0.0), ("gaussian", 1e-5)) for m in ("paper", "rate"))
     for noise, dl, mode in tree_modes:
@@ -913,6 +917,13 @@ def _tree_ftrl_slack(plan, noise: str, eta: float, scale: float):
                 f"pair (ledger {cert:.3g}): the tree's ledger carries {(cert - tree) / (cert - wp.eps):.0%} of the "
                 f"slack; the rest is the softmax draws' post-processing (they see only the experts' difference)")
     return slack
+
+
+def _from_registry(name: str, plan):
+    """``(learner, params)`` of the registered learner ``name`` at ``d = 2`` configured by ``plan``."""
+    from ..registry import get_learner
+
+    return get_learner(name).learner_from_plan(plan, 2)
 
 
 def _tree_ftrl_learner(noise: str, eta: float, scale: float):
