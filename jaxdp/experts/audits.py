@@ -728,7 +728,7 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
                 float(plan.delta_certified), float(plan.eps_certified), {L2P_PAIR: loss_neighbours(4, 2)[L2P_PAIR]},
                 {}, slack=l2p_slack(s, printed=False, plan=plan), learner="l2p_mw",
                 audit=_learner_audit_on(functools.partial(_from_registry, "l2p_mw", plan), float(plan.eps_certified),
-                                        float(plan.delta_certified))))
+                                        float(plan.delta_certified), batch_experts=True)))
     for name, eta, K, thr, fam, sizes in (
             ("sparse-vector-experts", 1.0, 1, "fresh", neighbour_family(), (4, 6)),
             ("sparse-vector-experts-shared-threshold", _ETA_SHARED, _K_SHARED, "shared", shared_neighbour_family(),
@@ -766,6 +766,7 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
             slack=_tree_ftrl_slack(plan, noise, eta, scale), learner="tree_ftrl",
             audit=_learner_audit_on(lambda: _tree_ftrl_learner(noise, eta, scale), float(plan.eps_certified), dl)))
     if not quick:
+        cases += _potential_cases()
         eta_s, p_s = 0.5, 0.5
         cases.append(TightnessCase(
             "private-lazy-sketch", f"T=6, d=2, eta={eta_s:g}, p={p_s:g} (no certificate)",
@@ -775,6 +776,45 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
     if uncovered:
         cases += _uncovered_experts()
     return cases
+
+
+def _potential_cases() -> list:
+    """REAL Alg. 5 (``potential``) and its guarded variant at ``T = 4``, ``d = 2`` (exhaustive over ``{0,1}^2``,
+    :func:`jaxdp.privacy.audit.exact.potential_law`): each planner mode at ``ε = 1`` (whose thresholds are out of
+    reach at this size: the loss is carried by rare switches) and one instance that switches
+    (``eps0 = 1``, ``η = 0.5``, ``K = 2``, ``α = 1/4``) certified by
+    :func:`jaxdp.experts.potential.potential_ledger`."""
+    from ..privacy.accounting import certify
+    from ..privacy.audit.tightness import TightnessCase
+    from .potential import plan_guarded_potential_experts, plan_potential_experts, potential_ledger, potential_params
+
+    bits = np.array([[a, b] for a in (0.0, 1.0) for b in (0.0, 1.0)])
+    out = []
+    plans = [("potential", False, m, plan_potential_experts(eps=1.0, T=4, d=2, mode=m)) for m in ("paper", "certified")]
+    plans.append(("guarded_potential", True, "rate", plan_guarded_potential_experts(eps=1.0, T=4, d=2)))
+    for reg, guard, mode, plan in plans:
+        prm = {k: float(plan.params[k]) for k in ("eps0", "eta", "alpha", "s_phi")}
+        K = int(plan.params["K"])
+        name = "guarded-potential-experts" if guard else "potential-experts"
+        out.append(TightnessCase(
+            f"{name} [mode {mode}]", f"T=4, d=2, K={K}, eps0={prm['eps0']:.3g}, eta={prm['eta']:.3g} (plan eps=1)",
+            _memo(functools.partial(X.potential_law, K=K, guard=guard, **prm)), 4, bits, 0.0,
+            float(plan.eps_certified), loss_neighbours(4, 2), {}, learner=reg,
+            audit=_learner_audit_on(functools.partial(_from_registry, reg, plan), float(plan.eps_certified), 0.0)))
+    kw = dict(eps0=1.0, eta=0.5, K=2, alpha=0.25, s_phi=2.0)
+    cert = float(certify(potential_ledger(kw["eps0"], kw["eta"], kw["s_phi"], kw["K"], T=4)).eps)
+    out.append(TightnessCase(
+        "potential-experts", "T=4, d=2, K=2, eps0=1, eta=0.5, alpha=0.25 (switches at this size)",
+        _memo(functools.partial(X.potential_law, **kw)), 4, bits, 0.0, cert, loss_neighbours(4, 2), {},
+        learner="potential", audit=_learner_audit_on(
+            lambda: (_potential_learner(), potential_params(**kw)), cert, 0.0)))
+    return out
+
+
+def _potential_learner():
+    from .potential import potential_experts
+
+    return potential_experts(2)
 
 
 def _memo(law):
@@ -938,18 +978,24 @@ def _sketch_learner(eta: float, p: float):
     return private_lazy_sketch(2), sketch_params(eta, p)
 
 
-def _learner_audit_on(build, eps: float, delta: float, n: int = 200_000):
+def _learner_audit_on(build, eps: float, delta: float, n: int = 200_000, batch_experts: bool = False):
     """ε_lower of a generic learner audit on one pair: the whole action sequence as a cell (unions searched on half
-    the runs, :func:`jaxdp.privacy.audit.learners.learner_mechanism`), ``n`` runs per input, claim ``eps``."""
+    the runs, :func:`jaxdp.privacy.audit.learners.learner_mechanism`), ``n`` runs per input, claim ``eps``.
+
+    ``batch_experts``: the audited output is the actions played in the ``T`` rounds (L2P-MW's batch experts, what
+    :func:`jaxdp.privacy.audit.exact.l2p_mw_law` covers), without the action after the last round."""
     def run(x0, x1):
         from ..privacy.audit.learners import learner_mechanism
 
         learner, params = build()
         T = np.shape(x0)[0]
-        mech = learner_mechanism(learner, params)
+        code = action_code(2)
+        out = (lambda a: code(a[:-1])) if batch_experts else code
+        mech = learner_mechanism(learner, params, output=out)
         pair = {"worst": (jnp.asarray(x0, jnp.float32), jnp.asarray(x1, jnp.float32))}
         claim = eps if np.isfinite(eps) else 1.0
-        return audit_mechanism(mech, pair, [SearchEvents(cell=action_code(2), n_cells=2 ** (T + 1))],
+        cells = 2 ** (T if batch_experts else T + 1)
+        return audit_mechanism(mech, pair, [SearchEvents(cell=lambda c: c, n_cells=cells)],
                                claimed_eps=claim, claimed_delta=delta, n=n, key=jax.random.key(0),
                                name="worst pair").eps_lower
     return run
@@ -959,14 +1005,9 @@ def _uncovered_experts() -> list:
     """The private expert learners without an exact law (``UncoveredCase``), at ``T = 4``, ``d = 2``, ``ε = 1``."""
     from ..privacy.audit.tightness import UncoveredCase
     from .binary_tree import plan_binary_tree_experts
-    from .potential import plan_potential_experts
     from .sparse_vector import plan_adaptive_sparse_vector_experts
 
-    from .potential import plan_guarded_potential_experts
-
     bt = plan_binary_tree_experts(eps=1.0, T=4, d=2, mode="certified")
-    pot = plan_potential_experts(eps=1.0, T=4, d=2, mode="certified")
-    gp = plan_guarded_potential_experts(eps=1.0, T=4, d=2)
     ad = plan_adaptive_sparse_vector_experts(eps=1.0, T=4, d=2, mode="certified")
     return [
         UncoveredCase("binary-tree-experts", f"T=4, d=2, m_set={bt.params['m_set']}, P_max={bt.params['P_max']} "
@@ -975,21 +1016,12 @@ def _uncovered_experts() -> list:
                       "each node's two noises, not their difference) and re-selects by Gumbel-top-k: law not written",
                       "certified only; at d = 2 with no restart the output is the argmin of two Laplace trees, the "
                       "structure of tree-ftrl's law with indicators for sigmoids", learner="binary_tree"),
-        UncoveredCase("potential-experts", f"T=4, d=2, K={pot.params['K']}, eps0={pot.params['eps0']:.3g} "
-                      "(plan eps=1)", 0.0, float(pot.eps_certified),
-                      "discrete output; the law is sv_experts_law's recursion with the potential-drop query in place "
-                      "of the accumulated loss: not written yet",
-                      "certified only (the sparse-vector rows bound the same AboveThreshold structure)",
-                      learner="potential"),
-        UncoveredCase("guarded-potential-experts", f"T=4, d=2 (plan eps=1, mode {gp.mode})", 0.0,
-                      float(gp.eps_certified),
-                      "as potential-experts, plus the own-loss guard: law not written",
-                      "its plan's ledger (plan_guarded_potential_experts)", learner="guarded_potential"),
         UncoveredCase("adaptive-sparse-vector-experts", f"T=4, d=2, K={ad.params['K']} (plan eps=1)", 0.0,
                       float(ad.eps_certified),
                       "discrete output; the doubling checks (Laplace on cum[x]) restart Alg. 1 phases with new "
                       "thresholds: law not written",
-                      "certified only; each phase is an Alg. 1 run (the sparse-vector-experts rows)",
+                      "certified only; each phase is an Alg. 1 run (the sparse-vector-experts rows), and the doubling "
+                      "checks are Laplace mechanisms on cum[x]",
                       learner="adaptive_sparse_vector"),
     ]
 

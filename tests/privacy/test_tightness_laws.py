@@ -139,3 +139,50 @@ def test_sketch_law_matches_coin_enumeration():
     assert set(ref) == set(law)
     for c, v in ref.items():
         assert law[c] == pytest.approx(v, abs=1e-12)
+
+
+@pytest.mark.parametrize("guard", [False, True])
+def test_potential_law_matches_the_learner(guard):
+    from jaxdp.experts.potential import guarded_potential_experts, potential_experts, potential_params
+
+    kw = dict(eps0=1.0, eta=0.5, K=2, alpha=0.25, s_phi=2.0)
+    codes, probs = X.potential_law(LOSSES, guard=guard, **kw)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-10)
+    learner = guarded_potential_experts(2) if guard else potential_experts(2)
+    got = _mc_codes(learner, potential_params(**kw), LOSSES, 300_000, 11 + guard)
+    counts = np.array([(got == c).sum() for c in codes])
+    assert counts.sum() == got.size                      # no action sequence outside the enumerated ones
+    assert _chi2_p(counts, probs) > P_ACCEPT
+
+
+def test_potential_law_matches_a_grid_enumeration():
+    """T = 2, K = 1 (one AboveThreshold instance, no restart): the answers are independent given τ̂, so
+    P = E_τ̂ Π_t P(answer_t | τ̂), integrated on a dense uniform grid; the resample is softmax(-η cum)."""
+    L = np.array([[1.0, 0.0], [0.0, 1.0]])
+    eps0, eta, alpha, s_phi = 1.0, 0.8, 0.2, 2.0
+    codes, probs = X.potential_law(L, eps0=eps0, eta=eta, K=1, alpha=alpha, s_phi=s_phi)
+    b_thr, b_q = 2 / eps0, 4 / eps0
+    thr = 2 * alpha / (s_phi * eta)
+    grid = np.linspace(thr - 80, thr + 80, 400_001)
+    h = grid[1] - grid[0]
+    dens = np.exp(-np.abs(grid - thr) / b_thr) / (2 * b_thr) * h
+    up = lambda q: np.where(grid - q <= 0, 1 - 0.5 * np.exp((grid - q) / b_q), 0.5 * np.exp(-(grid - q) / b_q))  # noqa: E731
+    lse = lambda c: np.log(np.exp(-eta * c).sum()) - np.log(2)                                                     # noqa: E731
+    cum1, cum2 = L[0], L[0] + L[1]
+    q1, q2 = -lse(cum1) / (s_phi * eta), -lse(cum2) / (s_phi * eta)
+    soft = lambda c: np.exp(-eta * c) / np.exp(-eta * c).sum()                                                     # noqa: E731
+    ref: dict = {}
+    for x1 in (0, 1):
+        add = lambda code, p: ref.__setitem__(code, ref.get(code, 0.0) + 0.5 * p)                                 # noqa: E731
+        p_none = float(((1 - up(q1)) * (1 - up(q2)) * dens).sum())
+        add(x1 + 2 * x1 + 4 * x1, p_none)
+        p_top1 = float((up(q1) * dens).sum())
+        for y in (0, 1):
+            add(x1 + 2 * y + 4 * y, p_top1 * soft(cum1)[y])
+        p_top2 = float(((1 - up(q1)) * up(q2) * dens).sum())
+        for y in (0, 1):
+            add(x1 + 2 * x1 + 4 * y, p_top2 * soft(cum2)[y])
+    law = dict(zip(codes.tolist(), probs.tolist()))
+    assert set(law) == set(ref)
+    for c, v in ref.items():
+        assert law[c] == pytest.approx(v, abs=1e-6)

@@ -28,6 +28,8 @@ Mechanisms:
   enumeration of its lazy-switching Markov chain.
 * :func:`tree_ftrl_law`: the action sequence of binary-tree noisy Hedge (``tree_ftrl_experts``) at ``d = 2``,
   by nested quadrature over the tree's node noises along the tree of prefix sums (``T <= 8``; fast at ``T <= 4``).
+* :func:`potential_law`: the action sequence of REAL Alg. 5 (``potential_experts``, and its guarded variant) by
+  enumeration of switch paths and quadrature over each AboveThreshold instance's threshold noise.
 * :func:`lazy_sketch_law`: the action sequence of the low-switching template (``private_lazy_sketch``) by
   enumeration of its Markov chain (no continuous noise: exact up to float rounding).
 * :func:`gaussian_eps`: the exact ε(δ) of the Gaussian mechanism (Balle & Wang, *Improving the Gaussian
@@ -50,7 +52,7 @@ __all__ = ["laplace_cdf", "laplace_quadrature", "shared_svt_common_law", "visibl
            "exact_eps", "event_eps", "shared_svt_window_law", "window_class", "window_log_ratio_table",
            "sv_experts_law", "csvt_answer_law", "gaussian_delta", "gaussian_eps", "gaussian_threshold_eps",
            "gaussian_best_threshold", "l2p_mw_law", "best_fixed_event", "noise_difference_quadrature", "tree_ftrl_law",
-           "lazy_sketch_law"]
+           "lazy_sketch_law", "potential_law"]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -752,3 +754,89 @@ def lazy_sketch_law(losses, *, eta: float, p: float) -> Tuple[np.ndarray, np.nda
         cum = new
     order = np.argsort(codes)
     return codes[order], probs[order]
+
+
+def potential_law(losses, *, eps0: float, eta: float, K: int, alpha: float = 1.0, s_phi: float = 2.0,
+                  guard: bool = False, nodes: int = 24) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the actions ``(x_1, ..., x_{T+1})`` of REAL Alg. 5 with uniform ``μ`` (``potential_experts``).
+
+    *Private Online Learning in the Realizable Regime* (Asi, Feldman, Koren, Talwar), Alg. 5: ``x_1`` uniform; in
+    round ``t`` the learner adds ``l_t`` to ``cum``, ``log φ = lse(-η cum) - log d``, and asks AboveThreshold
+    whether ``q_t = (log φ* - log φ) / (s_φ η)`` (with ``guard``: ``max(q_t, acc)``, ``acc`` the played expert's loss
+    since the last resample) plus ``Lap(4/eps0)`` reaches ``τ̂ = 2α/(s_φ η) + Lap(2/eps0)``; on ⊤ (at most ``K``
+    times) it resamples ``x ~ softmax(-η cum)``, sets ``log φ* = log φ`` and starts a fresh instance (a new
+    threshold noise). Every path (per round: no ⊤, or ⊤ and each expert drawn) is enumerated; each instance's
+    answers are Laplace CDFs integrated over its own threshold noise (:func:`laplace_quadrature`, with the kinks at
+    every query value of the paths). ``d^(T+1) (d+1)^T`` paths at most.
+
+    Args:
+        losses: the ``(T, d)`` loss array.
+        eps0: the ε of each AboveThreshold instance.
+        eta: the temperature ``η``.
+        K: the largest number of resamples.
+        alpha: the threshold is ``2α/(s_φ η)``.
+        s_phi: the query's assumed sensitivity in units of ``η``.
+        guard: the own-loss guard of ``guarded_potential_experts``.
+        nodes: Gauss–Legendre points per quadrature piece.
+
+    Returns:
+        ``(codes, probs)``: ``codes = Σ_t x_t d^t`` (sorted int64, ``x_1`` the lowest digit) and their probabilities.
+    """
+    L = np.asarray(losses, np.float64)
+    T, d = L.shape
+    b_thr, b_q = 2.0 / eps0, 4.0 / eps0
+    thr = 2.0 * alpha / (s_phi * eta)
+
+    def logphi(cum):
+        return float(np.logaddexp.reduce(-eta * cum)) - math.log(d)
+
+    def paths(visit):
+        def rec(t, x, k, cum, star, acc, code, em, done, cur):
+            if t == T:
+                visit(None, code, em, done, cur)
+                return
+            c2 = cum + L[t]
+            lp = logphi(c2)
+            q = (star - lp) / (s_phi * eta)
+            a2 = acc + L[t, x]
+            if guard:
+                q = max(q, a2)
+            nxt = lambda y: code + y * d ** (t + 1)      # noqa: E731
+            if k >= K:
+                rec(t + 1, x, k, c2, star, a2, nxt(x), em, done, cur)
+                return
+            p_top = visit(q, None, None, None, None)
+            rec(t + 1, x, k, c2, star, a2, nxt(x), em, done, None if cur is None else cur * (1.0 - p_top))
+            logits = -eta * c2
+            pem = np.exp(logits - np.logaddexp.reduce(logits))
+            top = None if cur is None else cur * p_top
+            done2 = done if top is None else done * float(top @ w_ref[0])
+            fresh = None if cur is None else np.ones_like(cur)
+            for y in range(d):
+                rec(t + 1, y, k + 1, c2, lp, 0.0, nxt(y), em * pem[y], done2, fresh)
+
+        for x0 in range(d):
+            rec(0, x0, 0, np.zeros(d), 0.0, 0.0, x0, 1.0 / d, 1.0, visit.start)
+
+    # pass 1: every query value (the kinks of the integrands); pass 2: the probabilities
+    qs: list = []
+    w_ref: list = [None]
+
+    def collect(q, code, em, done, cur):
+        if q is not None:
+            qs.append(q)
+            return 0.0
+    collect.start = None                                 # type: ignore[attr-defined]
+    paths(collect)
+    tau, w = laplace_quadrature(thr, b_thr, np.asarray(qs + [0.0]), nodes=nodes)
+    w_ref[0] = w
+    out: Dict[int, float] = {}
+
+    def accumulate(q, code, em, done, cur):
+        if q is not None:
+            return 1.0 - laplace_cdf(tau - q, b_q)
+        out[code] = out.get(code, 0.0) + em * done * float(cur @ w)
+    accumulate.start = np.ones(tau.size)                 # type: ignore[attr-defined]
+    paths(accumulate)
+    keys = np.array(sorted(out), np.int64)
+    return keys, np.array([out[k] for k in keys.tolist()])
