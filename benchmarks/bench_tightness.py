@@ -47,6 +47,8 @@ exact ε of its pair. `certified / worst` above 2 means the certificate is loose
 (exhaustive rows: on every pair of the space); the last column says which ledger term carries the slack where the
 certificate could be recomputed with that term replaced by its exact value, and "not attributed yet" elsewhere.
 A row `NAME [mode M]` is the learner configured by its planner in mode `M` at the size shown (`ε = 1`).
+The laws cover the whole release (`x_1, …, x_{T+1}`), except L2P-MW's (`l2p_mw_law`: the batch experts played in
+the `T` rounds, without the draw after the last round), whose audits therefore audit the same batch experts.
 
 """
 
