@@ -764,7 +764,8 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
             _memo(functools.partial(X.tree_ftrl_law, eta=eta, scale=scale, noise=noise)), 4, bits, dl,
             float(plan.eps_certified), loss_neighbours(4, 2), {},
             slack=_tree_ftrl_slack(plan, noise, eta, scale), learner="tree_ftrl",
-            audit=_learner_audit_on(lambda: _tree_ftrl_learner(noise, eta, scale), float(plan.eps_certified), dl)))
+            audit=_learner_audit_on(functools.partial(_tree_ftrl_learner, noise, eta, scale),
+                                    float(plan.eps_certified), dl)))
     if not quick:
         cases += _potential_cases()
         eta_s, p_s = 0.5, 0.5
