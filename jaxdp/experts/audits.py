@@ -799,10 +799,11 @@ def _potential_cases() -> list:
         name = "guarded-potential-experts" if guard else "potential-experts"
         out.append(TightnessCase(
             f"{name} [mode {mode}]", f"T=4, d=2, K={K}, eps0={prm['eps0']:.3g}, eta={prm['eta']:.3g} (plan eps=1)",
-            _memo(functools.partial(X.potential_law, K=K, guard=guard, **prm)), 4, bits, 0.0,
+            _memo(functools.partial(X.potential_law, K=K, guard=guard, eps0=prm["eps0"], eta=prm["eta"],
+                                    alpha=prm["alpha"], s_phi=prm["s_phi"])), 4, bits, 0.0,
             float(plan.eps_certified), loss_neighbours(4, 2), {}, learner=reg,
             audit=_learner_audit_on(functools.partial(_from_registry, reg, plan), float(plan.eps_certified), 0.0)))
-    kw = dict(eps0=1.0, eta=0.5, K=2, alpha=0.25, s_phi=2.0)
+    kw: dict = dict(eps0=1.0, eta=0.5, K=2, alpha=0.25, s_phi=2.0)
     cert = float(certify(potential_ledger(kw["eps0"], kw["eta"], kw["s_phi"], kw["K"], T=4)).eps)
     out.append(TightnessCase(
         "potential-experts", "T=4, d=2, K=2, eps0=1, eta=0.5, alpha=0.25 (switches at this size)",
