@@ -522,18 +522,23 @@ def dp_exp3_law(losses, eta: float, gamma: float, b: float, B: float) -> Tuple[n
 
 
 # --------------------------------------------------------------------------- worst-case pairs (tightness)
-def tightness_cases(quick: bool = False) -> list:
+def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
     """The bandit learners with an exact law at ``K = 2``, ``T = 2``, for
     :func:`jaxdp.privacy.audit.tightness.tightness_row`: DP-UCB (tree) and LDP-UCB (:func:`index_policy_law`) and
     DP-EXP3 (:func:`dp_exp3_law`), at their audits' parameters, exhaustive over losses in ``{0, 1/2, 1}^2``
-    (``{0, 1}^2`` for DP-EXP3).
+    (``{0, 1}^2`` for DP-EXP3); and DP-SE (:func:`dp_se_law`) at its audit's size ``T = 2R + 1`` (the whole released
+    output: the actions after epoch 1 are a function of the round-robin order and the elimination outcome),
+    by coordinate search from the audited pair over losses in ``{0, c, 1}^2`` (``c`` the audit's arm-1 loss).
+
+    Every private bandit learner of the registry has an exact law here, so ``uncovered`` adds nothing.
 
     For DP-UCB the slack is attributed to the tree's height: at ``T = 2`` every released index uses one pull per
     arm, i.e. one leaf, so the certificate recomputed with the ``H`` nodes holding a reward replaced by the one
     node ever released (:func:`jaxdp.bandits.planners.dp_ucb_tree_ledger` with ``H = 1``) is ``1/b``.
 
     Args:
-        quick: unused (every case is fast).
+        quick: leave out DP-SE (its search takes a minute).
+        uncovered: kept for the signature of ``jaxdp.experts.audits.tightness_cases`` (no bandit learner lacks a law).
 
     Returns:
         A list of :class:`jaxdp.privacy.audit.tightness.TightnessCase`.
@@ -550,19 +555,45 @@ def tightness_cases(quick: bool = False) -> list:
     b_ldp = plan_ldp_ucb(eps=EPS_LDP, T=T_UCB, d=K).params["b"]
     prm = _exp3_setting()
     size = f"K={K}, T={T_UCB}"
-    return [
+    cases = [
         TightnessCase("dp-ucb-tree", f"{size}, H={H}, b={b_tree:g}", functools.partial(index_policy_law, b=b_tree),
                       T_UCB, grid, 0.0, float(certify(dp_ucb_tree_ledger(b_tree, H, K)).eps), _ucb_pairs(T_UCB), {},
                       slack=f"the tree's height: H = {H} nodes composed, 1 released (ledger with H = 1: {one_leaf:g})",
-                      audit=_audit_on(lambda: (dp_ucb_tree(K, T_UCB), DPUCBParams(f32(b_tree))), EPS_TREE)),
+                      audit=_audit_on(lambda: (dp_ucb_tree(K, T_UCB), DPUCBParams(f32(b_tree))), EPS_TREE),
+                      learner="dp_ucb_tree"),
         TightnessCase("ldp-ucb", f"{size}, b={b_ldp:g}", functools.partial(index_policy_law, b=b_ldp), T_UCB, grid,
                       0.0, EPS_LDP, _ucb_pairs(T_UCB), {},
-                      audit=_audit_on(lambda: (ldp_ucb(K), LDPUCBParams(f32(b_ldp))), EPS_LDP)),
+                      audit=_audit_on(lambda: (ldp_ucb(K), LDPUCBParams(f32(b_ldp))), EPS_LDP), learner="ldp_ucb"),
         TightnessCase("dp-exp3", f"{size}, tau=1, eta={float(prm.eta):g}, b={float(prm.b):g}",
                       functools.partial(dp_exp3_law, eta=float(prm.eta), gamma=float(prm.gamma), b=float(prm.b),
                                         B=float(prm.B)), T_EXP3, bits, 0.0, EPS_EXP3,
-                      loss_neighbours(T_EXP3, K, rounds=(0,)), {}),
+                      loss_neighbours(T_EXP3, K, rounds=(0,)), {}, learner="dp_exp3",
+                      audit=_pair_audit(lambda: (dp_exp3(K), _exp3_setting()), EPS_EXP3, T_EXP3,
+                                        [SearchEvents(statistic=stays(0)),
+                                         SearchEvents(cell=action_code(K), n_cells=K ** (T_EXP3 + 1))])),
     ]
+    if not quick:
+        params, R, T_se, pairs = _se_setting()
+        c = float(np.asarray(next(iter(pairs.values()))[0])[1, 1])
+        vals = np.array([[a, e] for a in (0.0, c, 1.0) for e in (0.0, c, 1.0)])
+        cases.append(TightnessCase(
+            "dp-se", f"K={K}, T=2R+1={T_se}, R={R}, eps={EPS_SE:g} (the audit's size)",
+            functools.partial(dp_se_law, eps=EPS_SE, R=R), T_se, vals, 0.0, EPS_SE,
+            {k: (np.asarray(a, np.float64), np.asarray(b, np.float64)) for k, (a, b) in pairs.items()},
+            dict(max_pairs=0, restarts=2, max_evals=10_000), learner="dp_se",
+            audit=_pair_audit(lambda: (dp_se(K), params), EPS_SE, 2,
+                              [SearchEvents(statistic=lambda a: (a[2 * R] + a[2 * R + 1]).astype(f32))])))
+    return cases
+
+
+def _pair_audit(build, eps: float, T_events: int, events):
+    """ε_lower of a registered bandit audit's events (200 000 runs per input) on one pair, against the claim ``eps``."""
+    def run(x0, x1):
+        learner, params = build()
+        pair = {"worst": (jnp.asarray(x0, f32), jnp.asarray(x1, f32))}
+        return _audit(learner, params, pair, events, T_events, key=jax.random.key(0), n=200_000,
+                      name="worst pair", eps=eps).eps_lower
+    return run
 
 
 def _audit_on(build, eps: float):

@@ -7,6 +7,7 @@
     jaxdp study verify DIR
     jaxdp plan --list | jaxdp plan NAME --eps E [--delta D] [--T T] [--d d] [--n n] [--mode M] [--set k=v ...] [--json]
     jaxdp audit --list [--json] | jaxdp audit NAME [--quick] [--seed S] [--claim-factor F] [--json]
+    jaxdp audit NAME --exact [--quick] [--json]   (exact eps on the audited pairs and the worst pair, small size)
     jaxdp audit --suite dpsniper [--out DIR]
     jaxdp bench [--quick] [--all] [--only NAME ...] [--out FILE] [--device-report]
     jaxdp compare [MODULE:FACTORY ...] --problem P [--eps 0.1,1] [--delta D] [--T 1024,4096] [--d d] [--seeds N]
@@ -712,6 +713,8 @@ def _cmd_audit(args) -> int:
         return 0
     if getattr(args, "out", None):
         raise CLIError("--out is for --suite (a single audit keeps no results); drop it, or add --suite dpsniper")
+    if getattr(args, "exact", False):
+        return _cmd_audit_exact(args)
     # DP-Sniper's audits (dpsniper-<name>) are registered by the harness: listed from a checkout, needed to run one
     from .._moved import checkout_root
 
@@ -742,6 +745,133 @@ def _cmd_audit(args) -> int:
     code = EXIT_REFUTED if getattr(report, "violation", False) else 0
     print(json.dumps(audit_json(report, args, code), indent=2) if args.json else report)
     return code
+
+
+def oco_uncovered_cases() -> list:
+    """The private OCO learners of the registry for the tightness table (docs/results/tightness.md) and
+    ``jaxdp audit NAME --exact``: none has an exact law (their outputs are points of a ball, or of a net too large to
+    enumerate); at ``T = 4``, ``d = 2``, ``ε = 1``, with what bounds them instead (DP-FTRL: the Gaussian mechanism's
+    exact ε(δ) of the released tree nodes, Balle & Wang, *Improving the Gaussian Mechanism for Differential
+    Privacy*, Thm 8).
+
+    Returns:
+        A list of :class:`jaxdp.privacy.audit.tightness.UncoveredCase`.
+    """
+    import math
+
+    from ..oco.dp_ftrl import plan_dp_ftrl
+    from ..oco.l2p_rmw import plan_l2p_rmw
+    from ..oco.realizable import plan_experts_oco_net, plan_potential_oco
+    from ..privacy.audit.exact import gaussian_eps
+    from ..privacy.audit.tightness import UncoveredCase
+    from ..privacy.mechanisms import tree_depth
+
+    ft = plan_dp_ftrl(eps=1.0, delta=1e-6, T=4, d=2, mode="certified")
+    z = float(ft.ledger.items[0].noise_multiplier)
+    H = tree_depth(4)
+    g = gaussian_eps(float(ft.delta_certified), z, math.sqrt(H))
+    rm = plan_l2p_rmw(eps=1.0, delta=1e-6, T=4, d=2, mode="certified")
+    net = plan_experts_oco_net(eps=1.0, T=4, d=2, mode="certified")
+    po = plan_potential_oco(eps=1.0, T=4, d=2, mode="certified")
+    return [
+        UncoveredCase("dp-ftrl", f"T=4, d=2, noise multiplier {z:.4g} (plan eps=1, delta=1e-6)",
+                      float(ft.delta_certified), float(ft.eps_certified),
+                      "continuous output (the iterates, points of the ball)",
+                      f"the Gaussian mechanism's exact ε(δ) of the released tree nodes (ℓ2 sensitivity sqrt(H) = "
+                      f"sqrt({H}) noise multipliers): {g:.4g}, equal to the certificate, so the certificate is exact "
+                      "for the noisy sums; the iterates are their post-processing", g, learner="dp_ftrl"),
+        UncoveredCase("l2p-rmw", f"T=4, d=2, B={rm.params['B']}, p={rm.params['p']:.3g} (plan eps=1, delta=1e-6)",
+                      float(rm.delta_certified), float(rm.eps_certified),
+                      "continuous output (samples of the regularized MW density on the ball)",
+                      "certified only (its ledger has the structure of L2P-MW's, whose rows attribute the slack)",
+                      learner="l2p_rmw"),
+        UncoveredCase("experts-oco-net", f"T=4, d=2, net of M points, m={net.params['m']} per axis (plan eps=1)", 0.0,
+                      float(net.eps_certified),
+                      "discrete output (a net point), but M^(T+1) action sequences with M in the tens: too many "
+                      "to enumerate",
+                      "the learner is sparse-vector experts (REAL Alg. 1) unchanged on the net's normalised losses: "
+                      "the sparse-vector-experts rows", learner="experts_oco_net"),
+        UncoveredCase("potential-oco", f"T=4, d=2, m={po.params['m']} per axis, K={po.params['K']} (plan eps=1)", 0.0,
+                      float(po.eps_certified),
+                      "discrete output (a grid point of the ball), but M^(T+1) action sequences: too many to "
+                      "enumerate", "certified only (potential-experts' structure on the grid)",
+                      learner="potential_oco"),
+    ]
+
+
+
+def _exact_cases() -> list:
+    """The tightness cases of every learner with an exact law (and the uncovered ones), smallest size first."""
+    from ..bandits.audits import tightness_cases as bandit_cases
+    from ..experts.audits import tightness_cases as expert_cases
+
+    return expert_cases(quick=False, uncovered=True) + bandit_cases(quick=False) + oco_uncovered_cases()
+
+
+def _cmd_audit_exact(args) -> int:
+    """``jaxdp audit NAME --exact``: the exact ε of a registered learner's audited pairs and of the worst pair
+    :func:`jaxdp.privacy.audit.tightness.worst_pair` finds, at the smallest size of its tightness case
+    (docs/results/tightness.md); exit 2 when NAME has no exact law."""
+    from .. import registry
+    from ..privacy.audit.tightness import UncoveredCase, pair_eps, tightness_row
+
+    if not args.name or args.list:
+        raise CLIError("--exact needs one learner: jaxdp audit NAME --exact (NAME a registered learner or audit)")
+    if args.claim_factor != 1.0:
+        raise CLIError("--claim-factor is for the Monte Carlo audit; --exact computes the exact eps (drop one)")
+    want = registry.canonical_name(args.name)
+    cases = _exact_cases()
+    hits = [c for c in cases if want in (registry.canonical_name(c.name), c.learner)]
+    covered = [c for c in hits if not isinstance(c, UncoveredCase)]
+    if not covered:
+        if hits:
+            u = hits[0]
+            raise CLIError(f"{args.name!r} has no exact law: {u.reason}; bounded instead by: {u.bound}")
+        names = sorted({c.learner for c in cases if not isinstance(c, UncoveredCase)})
+        raise CLIError(f"no exact law for {args.name!r}; learners with one: {', '.join(names)}")
+    case = covered[0]
+    if args.quick:
+        case = case._replace(search=dict(max_pairs=0, restarts=0, max_evals=200))
+    row = tightness_row(case, run_audit=False)
+    audited = {k: pair_eps(case.law, a, b, delta=case.delta) for k, (a, b) in case.audited.items()}
+    out = exact_json(row, audited, args)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{case.name} ({case.size}): exact privacy loss at delta = {case.delta:.3g}")
+    print(f"  certified eps           {row['certified']:.6g}")
+    for k, v in audited.items():
+        print(f"  audited pair {k:<24s} exact eps {v:.6g}")
+    how = "every pair" if row["exhaustive"] else "search"
+    print(f"  worst pair found        exact eps {row['exact_best']:.6g} ({how}, {row['examined']:,} pairs): "
+          f"{row['pair']}")
+    print(f"  certified / worst       {row['ratio_best']:.4g}")
+    return 0
+
+
+def exact_json(row: dict, audited: dict, args) -> dict:
+    """What ``jaxdp audit NAME --exact --json`` prints (``docs/guide/audit.schema.json``, ``$defs/exact``).
+
+    Args:
+        row: :func:`jaxdp.privacy.audit.tightness.tightness_row`'s row.
+        audited: ``{pair label: exact ε}`` of the audited pairs.
+        args: the command's arguments (``name``, ``quick``).
+
+    Returns:
+        A JSON-ready dict.
+    """
+    def num(v):
+        v = float(v)
+        return v if v == v and abs(v) != float("inf") else str(v)
+
+    return {
+        "name": args.name, "learner": row["learner"], "case": row["name"], "size": row["size"],
+        "delta": num(row["delta"]), "certified": num(row["certified"]),
+        "audited": [{"pair": k, "eps": num(v)} for k, v in audited.items()],
+        "worst": {"eps": num(row["exact_best"]), "pair": row["pair"], "examined": int(row["examined"]),
+                  "exhaustive": bool(row["exhaustive"])},
+        "ratio_worst": num(row["ratio_best"]), "quick": bool(args.quick), "exit_status": 0,
+    }
 
 
 def audit_json(report, args, code: int) -> dict:
@@ -916,6 +1046,10 @@ def _parser() -> argparse.ArgumentParser:
     au.add_argument("--json", action="store_true",
                     help="print the audit's result (claim, eps lower bound, verdict, best pair and event, n, seed) as "
                          "one JSON object, or with --list the audits as a JSON list (docs/guide/audit.schema.json)")
+    au.add_argument("--exact", action="store_true",
+                    help="instead of the Monte Carlo audit: the exact eps of NAME (a registered learner or audit with "
+                         "an exact law) on its audited pairs and on the worst neighbouring pair found at a small size "
+                         "(docs/results/tightness.md; --quick: a short search); exit 2 when NAME has no exact law")
     au.add_argument("--out", help="with --suite: the results directory, one kept result per mechanism; a rerun "
                                   "resumes, auditing only the mechanisms not done (default "
                                   "jaxdp-results/audit-dpsniper[-quick])")

@@ -669,27 +669,39 @@ def _a_sv_bad(*, quick, key, name, eps):
 
 
 # ----------------------------------------------------------------------------- worst-case pairs (tightness)
-def tightness_cases(quick: bool = False) -> list:
+def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
     """The expert learners with an exact law, at small sizes, for :func:`jaxdp.privacy.audit.tightness.tightness_row`.
 
     L2P-MW at ``T = 8``, ``B = 2`` (certified by LAZY Thm 3.2 at the same ``p``, ``δ₁`` and largest ``η``;
     exhaustive over ``{0,1}^2`` losses), at ``T = 16``, ``B = 4`` and at the audited size ``T = 64``, ``B = 8``
-    (coordinate search from the audited pair); REAL Alg. 1 with fresh threshold noise at ``T = 4`` (the audited
-    size) and ``T = 6``, with shared threshold noise at ``T = 4`` and ``T = 5``, ``d = 2`` (exhaustive over
+    (coordinate search from the audited pair), and at ``T = 4`` in each mode of its planner (``plan_l2p_mw`` at
+    ``ε = 1``, ``δ = 1e-6``, certified by the plan's ledger); REAL Alg. 1 with fresh threshold noise at ``T = 4`` (the
+    audited size) and ``T = 6``, with shared threshold noise at ``T = 4`` and ``T = 5``, ``d = 2`` (exhaustive over
     ``{0,1}^2``; the audited pairs padded with zero losses), certified by
-    :func:`jaxdp.experts.sparse_vector.sparse_vector_ledger`.
+    :func:`jaxdp.experts.sparse_vector.sparse_vector_ledger`, and in each mode of its planner at ``T = 4``;
+    binary-tree noisy Hedge (``tree_ftrl``, :func:`jaxdp.privacy.audit.exact.tree_ftrl_law`) at ``T = 4``, ``d = 2``
+    with Laplace (``δ = 0``) and Gaussian (``δ = 1e-5``) nodes, in each planner mode; the low-switching template
+    (``private_lazy_sketch``, :func:`jaxdp.privacy.audit.exact.lazy_sketch_law`, no certificate) at ``T = 6``.
+
+    The L2P-MW and shared-threshold rows attribute their slack: the certificate is recomputed with one ledger term
+    replaced by its exact value on the worst pair found (:func:`l2p_slack`, :func:`shared_sv_slack`).
 
     Args:
         quick: only the smallest size of each learner.
+        uncovered: also return a :class:`jaxdp.privacy.audit.tightness.UncoveredCase` for each private expert
+            learner without an exact law (why, and what bounds it instead).
 
     Returns:
-        A list of :class:`jaxdp.privacy.audit.tightness.TightnessCase`.
+        A list of :class:`jaxdp.privacy.audit.tightness.TightnessCase` (and ``UncoveredCase``).
     """
     from ..privacy.accounting import certify
     from ..privacy.audit.tightness import TightnessCase
-    from .sparse_vector import sparse_vector_ledger
+    from .l2p_mw import L2P_MW_MODES, plan_l2p_mw
+    from .sparse_vector import plan_sparse_vector_experts, sparse_vector_ledger
+    from .tree_ftrl import plan_tree_ftrl_experts
 
     bits = np.array([[a, b] for a in (0.0, 1.0) for b in (0.0, 1.0)])
+    full = AUDIT_SETTING
     cases = []
     for T, B, search in ((8, 2, {}), (16, 4, dict(max_pairs=0, restarts=2, max_evals=3000)),
                          (64, 8, dict(max_pairs=0, restarts=1, max_evals=1500))):
@@ -699,10 +711,24 @@ def tightness_cases(quick: bool = False) -> list:
         law = _batch_sum_law(functools.partial(X.l2p_mw_law, eta=s.eta, p=s.p, B=s.B), B)
         cases.append(TightnessCase(
             "l2p-mw", f"T={T}, d=2, B={B}, p={s.p:g}, eta={s.eta:.4g}", law, T, bits, s.delta, s.eps,
-            {L2P_PAIR: loss_neighbours(T, s.d)[L2P_PAIR]}, search,
-            slack="not attributed yet (candidate: Thm 3.2's concentration term sqrt(6 (T/B) eta^2 p ln^2(1/delta1)), "
-                  "most of the certified eps at these sizes)",
-            audit=_l2p_audit_on(s) if T == 64 else None))
+            {L2P_PAIR: loss_neighbours(T, s.d)[L2P_PAIR]}, search, slack=l2p_slack(s),
+            audit=_l2p_audit_on(full), learner="l2p_mw",
+            audit_size=f"T={full.T}, B={full.B}, eta={full.eta:.4g} (the audit's; pair padded with zero losses)"))
+    if not quick:
+        for mode in L2P_MW_MODES:
+            plan = plan_l2p_mw(eps=1.0, delta=1e-6, T=4, d=2, mode=mode)
+            eta, p = float(plan.params["eta"]), float(plan.params["p"])
+            Bm = int(plan.params["B"])
+            law = _batch_sum_law(functools.partial(X.l2p_mw_law, eta=eta, p=p, B=Bm), Bm)
+            s = AuditSetting(2, 4, Bm, p, float(plan.params["delta1"]), eta, float(plan.eps_certified),
+                             float(plan.delta_certified))
+            cases.append(TightnessCase(
+                f"l2p-mw [mode {mode}]", f"T=4, d=2, B={Bm}, p={p:.3g}, eta={eta:.4g} (plan eps=1, delta=1e-6"
+                + ("" if plan.certified else "; not certified at eps=1") + ")", law, 4, bits,
+                float(plan.delta_certified), float(plan.eps_certified), {L2P_PAIR: loss_neighbours(4, 2)[L2P_PAIR]},
+                {}, slack=l2p_slack(s, printed=False, plan=plan), learner="l2p_mw",
+                audit=_learner_audit_on(functools.partial(_from_registry, "l2p_mw", plan), float(plan.eps_certified),
+                                        float(plan.delta_certified), batch_experts=True)))
     for name, eta, K, thr, fam, sizes in (
             ("sparse-vector-experts", 1.0, 1, "fresh", neighbour_family(), (4, 6)),
             ("sparse-vector-experts-shared-threshold", _ETA_SHARED, _K_SHARED, "shared", shared_neighbour_family(),
@@ -713,8 +739,293 @@ def tightness_cases(quick: bool = False) -> list:
             pad = {k: tuple(np.pad(np.asarray(x), ((0, T - _T), (0, 0))) for x in v) for k, v in fam.items()}
             cases.append(TightnessCase(
                 name, f"T={T}, d={_D}, K={K}, eps_svt=1, eta={eta:g}", law, T, bits, 0.0, float(cert), pad, {},
-                audit=_sv_audit_on(name, dict(eta=eta, K=K, threshold=thr)) if T == _T else None))
+                slack=shared_sv_slack(eta, K, float(cert)) if thr == "shared" else "not attributed yet",
+                audit=_sv_audit_on(name, dict(eta=eta, K=K, threshold=thr)) if T == _T else None,
+                learner="sparse_vector", audit_size=f"T={_T}" if T == _T else "-"))
+    if not quick:
+        for mode in ("paper", "certified", "rate"):
+            plan = plan_sparse_vector_experts(eps=1.0, T=4, d=2, mode=mode)
+            prm = plan.params
+            law = functools.partial(X.sv_experts_law, eps_svt=float(prm["eps_svt"]), L=float(prm["L"]),
+                                    eta=float(prm["eta"]), K=int(math.ceil(prm["K"])), Lstar=float(prm["Lstar"]))
+            cases.append(TightnessCase(
+                f"sparse-vector-experts [mode {mode}]", f"T=4, d=2, K={prm['K']:g}, eps_svt={prm['eps_svt']:.3g}, "
+                f"eta={prm['eta']:.3g}, L={prm['L']:.4g} (plan eps=1)", law, 4, bits, 0.0, float(plan.eps_certified),
+                loss_neighbours(4, 2), {}, learner="sparse_vector",
+                audit=_learner_audit_on(functools.partial(_from_registry, "sparse_vector", plan),
+                                        float(plan.eps_certified), 0.0)))
+    tree_modes = (("laplace", 0.0, "paper"),) if quick else tuple(
+        (n, dl, m) for n, dl in (("laplace", 0.0), ("gaussian", 1e-5)) for m in ("paper", "rate"))
+    for noise, dl, mode in tree_modes:
+        plan = plan_tree_ftrl_experts(eps=1.0, delta=dl, T=4, d=2, mode=mode)
+        eta, scale = float(plan.params["eta"]), float(plan.params["scale"])
+        cases.append(TightnessCase(
+            f"tree-ftrl ({noise}) [mode {mode}]", f"T=4, d=2, eta={eta:.3g}, node scale={scale:.4g} (plan eps=1)",
+            _memo(functools.partial(X.tree_ftrl_law, eta=eta, scale=scale, noise=noise)), 4, bits, dl,
+            float(plan.eps_certified), loss_neighbours(4, 2), {},
+            slack=_tree_ftrl_slack(plan, noise, eta, scale), learner="tree_ftrl",
+            audit=_learner_audit_on(functools.partial(_tree_ftrl_learner, noise, eta, scale),
+                                    float(plan.eps_certified), dl)))
+    if not quick:
+        cases += _potential_cases()
+        eta_s, p_s = 0.5, 0.5
+        cases.append(TightnessCase(
+            "private-lazy-sketch", f"T=6, d=2, eta={eta_s:g}, p={p_s:g} (no certificate)",
+            functools.partial(X.lazy_sketch_law, eta=eta_s, p=p_s), 6, bits, 0.0, float("nan"),
+            loss_neighbours(6, 2), {}, slack="-", learner="private_lazy_sketch",
+            audit=_learner_audit_on(lambda: _sketch_learner(eta_s, p_s), 1.0, 0.0)))
+    if uncovered:
+        cases += _uncovered_experts()
     return cases
+
+
+def _potential_cases() -> list:
+    """REAL Alg. 5 (``potential``) and its guarded variant at ``T = 4``, ``d = 2`` (exhaustive over ``{0,1}^2``,
+    :func:`jaxdp.privacy.audit.exact.potential_law`): each planner mode at ``ε = 1`` (whose thresholds are out of
+    reach at this size: the loss is carried by rare switches) and one instance that switches
+    (``eps0 = 1``, ``η = 0.5``, ``K = 2``, ``α = 1/4``) certified by
+    :func:`jaxdp.experts.potential.potential_ledger`."""
+    from ..privacy.accounting import certify
+    from ..privacy.audit.tightness import TightnessCase
+    from .potential import plan_guarded_potential_experts, plan_potential_experts, potential_ledger, potential_params
+
+    bits = np.array([[a, b] for a in (0.0, 1.0) for b in (0.0, 1.0)])
+    out = []
+    plans = [("potential", False, m, plan_potential_experts(eps=1.0, T=4, d=2, mode=m)) for m in ("paper", "certified")]
+    plans.append(("guarded_potential", True, "rate", plan_guarded_potential_experts(eps=1.0, T=4, d=2)))
+    for reg, guard, mode, plan in plans:
+        prm = {k: float(plan.params[k]) for k in ("eps0", "eta", "alpha", "s_phi")}
+        K = int(plan.params["K"])
+        name = "guarded-potential-experts" if guard else "potential-experts"
+        out.append(TightnessCase(
+            f"{name} [mode {mode}]", f"T=4, d=2, K={K}, eps0={prm['eps0']:.3g}, eta={prm['eta']:.3g} (plan eps=1)",
+            _memo(functools.partial(X.potential_law, K=K, guard=guard, eps0=prm["eps0"], eta=prm["eta"],
+                                    alpha=prm["alpha"], s_phi=prm["s_phi"])), 4, bits, 0.0,
+            float(plan.eps_certified), loss_neighbours(4, 2), {}, learner=reg,
+            audit=_learner_audit_on(functools.partial(_from_registry, reg, plan), float(plan.eps_certified), 0.0)))
+    kw: dict = dict(eps0=1.0, eta=0.5, K=2, alpha=0.25, s_phi=2.0)
+    cert = float(certify(potential_ledger(kw["eps0"], kw["eta"], kw["s_phi"], kw["K"], T=4)).eps)
+    out.append(TightnessCase(
+        "potential-experts", "T=4, d=2, K=2, eps0=1, eta=0.5, alpha=0.25 (switches at this size)",
+        _memo(functools.partial(X.potential_law, **kw)), 4, bits, 0.0, cert, loss_neighbours(4, 2), {},
+        learner="potential", audit=_learner_audit_on(
+            lambda: (_potential_learner(), potential_params(**kw)), cert, 0.0)))
+    return out
+
+
+def _potential_learner():
+    from .potential import potential_experts
+
+    return potential_experts(2)
+
+
+def _memo(law):
+    """``law`` memoised on the bytes of its loss array."""
+    memo: dict = {}
+
+    def wrapped(losses):
+        x = np.asarray(losses, np.float64)
+        k = x.tobytes()
+        if k not in memo:
+            memo[k] = law(x)
+        return memo[k]
+    return wrapped
+
+
+def l2p_slack(s: "AuditSetting", *, printed: bool = True, plan=None):
+    """The slack attribution of an L2P-MW row: which term of the certificate carries it, on the worst pair found.
+
+    LAZY Thm 3.2's ε is ``2η/p`` (the switching decision at the differing round) ``+ η`` (the sample there) ``+``
+    the concentration term ``1.5 (T/B) η² p ln(1/δ₁) + sqrt(6 (T/B) η² p ln²(1/δ₁))`` (advanced composition over the
+    fresh samples after the differing round). On a given pair the fresh samples are independent draws from the
+    measures ``ν_s`` vs ``ν'_s`` (oblivious losses: the measures do not depend on earlier outputs), at most two per
+    boundary (``x`` and the shadow ``y``), so the exact ε(δ₁) of ALL of them (the product of the ``2 (S - s0)``
+    two-point laws, enumerated) is at least what they leak: the concentration term's exact value on the pair. The
+    decision term's exact counterpart is the two-outcome ε of :func:`jaxdp.privacy.accounting.l2p.l2p_decision_eps`.
+    With ``printed=False`` (planner modes) the certificate is the plan's ledger (already the two-outcome decision
+    and an exact count of fresh samples composed by the accountant): the composition of its fresh-sample event is
+    replaced the same way.
+
+    Args:
+        s: the setting (``eta, p, B, T, delta1``; ``eps`` the certified ε).
+        printed: the certificate is Thm 3.2 as printed (else the plan's ledger, ``plan``).
+        plan: the plan (with ``printed=False``).
+
+    Returns:
+        ``slack(worst) -> str`` for :class:`jaxdp.privacy.audit.tightness.TightnessCase`.
+    """
+    from ..privacy.accounting.l2p import l2p_decision_eps
+
+    def fresh_exact(x0, x1):
+        S = s.T // s.B
+        j = int(np.flatnonzero(np.any(np.asarray(x0) != np.asarray(x1), axis=1))[0])
+        s0 = j // s.B                                   # 0-based batch of the differing round
+
+        def measures(x):
+            batch = np.asarray(x, np.float64)[: S * s.B].reshape(S, s.B, -1).sum(1)
+            cum = np.concatenate([np.zeros((1, batch.shape[1])), np.cumsum(batch, 0)])
+            return [np.exp(-s.eta * c - np.logaddexp.reduce(-s.eta * c)) for c in cum[s0 + 1:S]]
+        P, Q = np.ones(1), np.ones(1)
+        for a, b in zip(measures(x0), measures(x1)):
+            for _ in range(2):                          # x and the shadow y
+                P, Q = np.outer(P, a).ravel(), np.outer(Q, b).ravel()
+        return float(X.exact_eps(P, Q, delta=s.delta1)[0]), 2 * (S - s0 - 1)
+
+    def slack(wp) -> str:
+        comp, k = fresh_exact(wp.x0, wp.x1)
+        if printed:
+            L1 = math.log(1.0 / s.delta1)
+            n = math.ceil(s.T / s.B)
+            dec, samp = 2 * s.eta / s.p, s.eta
+            conc = 1.5 * n * s.eta ** 2 * s.p * L1 + math.sqrt(6 * n * s.eta ** 2 * s.p * L1 ** 2)
+            dec_x = float(l2p_decision_eps(2 * s.eta, s.p, s.B * (s.eta - 2 * s.eta)))
+            gap = s.eps - wp.eps
+            return (f"Thm 3.2's concentration term (advanced composition of the fresh samples): {conc:.4g} of "
+                    f"{s.eps:.4g}; its exact value on this pair (ε(δ₁) of all {k} fresh x, y samples) is {comp:.3g}: "
+                    f"recomputed certificate {dec + samp + comp:.3g}, so this term carries "
+                    f"{(conc - comp) / gap:.0%} of the slack; the decision term 2η/p = {dec:.3g} (exact two-outcome "
+                    f"{dec_x:.3g}) carries {(dec - dec_x) / gap:.0%}; with both replaced: {dec_x + samp + comp:.3g} "
+                    f"(certified / that = {s.eps / (dec_x + samp + comp):.3g})")
+        from ..privacy.accounting import certify
+        from ..privacy.accounting import ledger as LG
+
+        items = [it for it in plan.ledger.items]
+        rest = [it for it in items if not str(getattr(it, "label", "")).startswith("fresh")]
+        base = float(certify(LG.sequential(*rest)).eps) if rest else 0.0
+        return (f"the ledger's fresh-sample composition replaced by its exact value on this pair (ε(δ₁) of all {k} "
+                f"fresh x, y samples: {comp:.3g}): recomputed {base + comp:.3g} (decision and t0 sample: {base:.3g}) "
+                f"vs certified {s.eps:.4g}: the fresh-sample composition carries "
+                f"{(s.eps - base - comp) / max(s.eps - wp.eps, 1e-300):.0%} of the slack")
+    return slack
+
+
+def shared_sv_slack(eta: float, K: int, certified: float, eps_svt: float = 1.0, L: float = 0.5):
+    """The slack attribution of a shared-threshold sparse-vector experts row, on the worst pair found.
+
+    The ledger is the sparse vector's ``eps_svt`` (Lyu, Su, Li, *Understanding the Sparse Vector Technique for
+    Differential Privacy*, Alg. 1: one threshold noise, ``K`` positives) plus ``K η`` for the ``K``
+    exponential-mechanism draws. Exact values on the pair: the sparse vector's is the exact ε of the same learner
+    with ``η = 0`` (uniform draws: they carry no information, so the output's loss is the switch pattern's); the
+    draws' is the sum of the ``K`` largest per-round exact losses of one draw ``softmax(-η max(cum, L*)/2)`` on the
+    pair (pure composition of ``K`` draws, each at its worst round).
+
+    Args:
+        eta: the exponential mechanism's ``η``.
+        K: the largest number of switches.
+        certified: the certified ε.
+        eps_svt: the sparse vector's ε.
+        L: the noiseless threshold.
+
+    Returns:
+        ``slack(worst) -> str`` for :class:`jaxdp.privacy.audit.tightness.TightnessCase`.
+    """
+    def slack(wp) -> str:
+        from ..privacy.audit.tightness import pair_eps
+
+        law0 = functools.partial(X.sv_experts_law, eps_svt=eps_svt, L=L, eta=0.0, K=K, threshold="shared")
+        svt = pair_eps(law0, wp.x0, wp.x1)
+        c0, c1 = np.cumsum(wp.x0, 0), np.cumsum(wp.x1, 0)
+        lp = [(-eta * c / 2.0) - np.logaddexp.reduce(-eta * c / 2.0) for c in (c0.T, c1.T)]
+        per = np.max(np.abs(lp[0] - lp[1]), axis=0)             # per round t: the draw's exact loss
+        em = float(np.sum(np.sort(per)[::-1][:K]))
+        gap = certified - wp.eps
+        return (f"ledger = sparse vector {eps_svt:g} + K η = {K * eta:g}; exact on this pair: sparse vector (η = 0) "
+                f"{svt:.3g}, the {K} draws <= {em:.3g}: recomputed {svt + em:.3g}; the sparse-vector term carries "
+                f"{(eps_svt - svt) / gap:.0%} of the slack, the draws' {(K * eta - em) / gap:.0%}")
+    return slack
+
+
+def _tree_ftrl_slack(plan, noise: str, eta: float, scale: float):
+    """The slack attribution of a tree-FTRL row (``slack(worst) -> str``).
+
+    The ledger charges the noisy cumulative losses: the ``H`` tree nodes holding round ``j``, a Laplace (or
+    Gaussian) mechanism on the node vector. Its exact ε on the pair is ``m ‖l_j - l'_j‖₁ / b`` (Laplace: ``m`` nodes
+    hold round ``j``) or the Gaussian mechanism's exact ε(δ) with ℓ2 sensitivity ``sqrt(m) ‖l_j - l'_j‖₂``
+    (:func:`jaxdp.privacy.audit.exact.gaussian_eps`). What remains between that and the exact ε of the actions is
+    post-processing: the draws ``softmax(-η L̂)`` see only the two experts' difference, through a sigmoid.
+    """
+    T = 4
+
+    def slack(wp) -> str:
+        j = wp.round
+        m = sum(1 for t in range(j + 1, T + 1) if t - (t & -t) <= j)     # nodes created at t covering round j+1
+        diff = np.asarray(wp.x0[j]) - np.asarray(wp.x1[j])
+        if noise == "laplace":
+            tree = m * float(np.abs(diff).sum()) / scale
+        else:
+            tree = X.gaussian_eps(float(plan.delta_certified), scale, math.sqrt(m) * float(np.linalg.norm(diff)))
+        cert = float(plan.eps_certified)
+        return (f"the noisy cumulative losses ({m} tree nodes hold the changed round) have exact ε {tree:.3g} on this "
+                f"pair (ledger {cert:.3g}): the tree's ledger carries {(cert - tree) / (cert - wp.eps):.0%} of the "
+                f"slack; the rest is the softmax draws' post-processing (they see only the experts' difference)")
+    return slack
+
+
+def _from_registry(name: str, plan):
+    """``(learner, params)`` of the registered learner ``name`` at ``d = 2`` configured by ``plan``."""
+    from ..registry import get_learner
+
+    return get_learner(name).learner_from_plan(plan, 2)
+
+
+def _tree_ftrl_learner(noise: str, eta: float, scale: float):
+    from .tree_ftrl import TreeFTRLParams, tree_ftrl_experts
+
+    return tree_ftrl_experts(2, 4, noise), TreeFTRLParams(eta=jnp.float32(eta), scale=jnp.float32(scale))
+
+
+def _sketch_learner(eta: float, p: float):
+    from .sketch import private_lazy_sketch, sketch_params
+
+    return private_lazy_sketch(2), sketch_params(eta, p)
+
+
+def _learner_audit_on(build, eps: float, delta: float, n: int = 200_000, batch_experts: bool = False):
+    """ε_lower of a generic learner audit on one pair: the whole action sequence as a cell (unions searched on half
+    the runs, :func:`jaxdp.privacy.audit.learners.learner_mechanism`), ``n`` runs per input, claim ``eps``.
+
+    ``batch_experts``: the audited output is the actions played in the ``T`` rounds (L2P-MW's batch experts, what
+    :func:`jaxdp.privacy.audit.exact.l2p_mw_law` covers), without the action after the last round."""
+    def run(x0, x1):
+        from ..privacy.audit.learners import learner_mechanism
+
+        learner, params = build()
+        T = np.shape(x0)[0]
+        code = action_code(2)
+        out = (lambda a: code(a[:-1])) if batch_experts else code
+        mech = learner_mechanism(learner, params, output=out)
+        pair = {"worst": (jnp.asarray(x0, jnp.float32), jnp.asarray(x1, jnp.float32))}
+        claim = eps if np.isfinite(eps) else 1.0
+        cells = 2 ** (T if batch_experts else T + 1)
+        return audit_mechanism(mech, pair, [SearchEvents(cell=lambda c: c, n_cells=cells)],
+                               claimed_eps=claim, claimed_delta=delta, n=n, key=jax.random.key(0),
+                               name="worst pair").eps_lower
+    return run
+
+
+def _uncovered_experts() -> list:
+    """The private expert learners without an exact law (``UncoveredCase``), at ``T = 4``, ``d = 2``, ``ε = 1``."""
+    from ..privacy.audit.tightness import UncoveredCase
+    from .binary_tree import plan_binary_tree_experts
+    from .sparse_vector import plan_adaptive_sparse_vector_experts
+
+    bt = plan_binary_tree_experts(eps=1.0, T=4, d=2, mode="certified")
+    ad = plan_adaptive_sparse_vector_experts(eps=1.0, T=4, d=2, mode="certified")
+    return [
+        UncoveredCase("binary-tree-experts", f"T=4, d=2, m_set={bt.params['m_set']}, P_max={bt.params['P_max']} "
+                      "(plan eps=1)", 0.0, float(bt.eps_certified),
+                      "discrete output, but a phase restarts when BOTH noisy counters exceed tau (a 2-D integral over "
+                      "each node's two noises, not their difference) and re-selects by Gumbel-top-k: law not written",
+                      "certified only; at d = 2 with no restart the output is the argmin of two Laplace trees, the "
+                      "structure of tree-ftrl's law with indicators for sigmoids", learner="binary_tree"),
+        UncoveredCase("adaptive-sparse-vector-experts", f"T=4, d=2, K={ad.params['K']} (plan eps=1)", 0.0,
+                      float(ad.eps_certified),
+                      "discrete output; the doubling checks (Laplace on cum[x]) restart Alg. 1 phases with new "
+                      "thresholds: law not written",
+                      "certified only; each phase is an Alg. 1 run (the sparse-vector-experts rows), and the doubling "
+                      "checks are Laplace mechanisms on cum[x]",
+                      learner="adaptive_sparse_vector"),
+    ]
 
 
 def _batch_sum_law(law, B: int):
@@ -734,9 +1045,11 @@ def _batch_sum_law(law, B: int):
 
 
 def _l2p_audit_on(s: AuditSetting):
-    """ε_lower of the ``l2p-mw`` audit's method (one event fixed from the exact law, 10⁷ runs) on a pair."""
+    """ε_lower of the ``l2p-mw`` audit's method (one event fixed from the exact law, 10⁷ runs) on a pair, embedded at
+    the audit's size ``s.T`` (a shorter pair is padded with zero losses: same differing round and history)."""
     def run(x0, x1):
         n = 10_000_000
+        x0, x1 = (np.pad(np.asarray(x, np.float64), ((0, s.T - np.shape(x)[0]), (0, 0))) for x in (x0, x1))
         P = X.l2p_mw_law(x0, eta=s.eta, p=s.p, B=s.B)[1]
         Q = X.l2p_mw_law(x1, eta=s.eta, p=s.p, B=s.B)[1]
         thr = X.best_fixed_event(P, Q, n, delta=s.delta + _float_floor(s.eps))[0]

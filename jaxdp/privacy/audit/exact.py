@@ -26,6 +26,12 @@ Mechanisms:
 * :func:`l2p_mw_law`: the law of the batch-expert sequence of L2P-MW (*Private Online Learning via Lazy
   Algorithms*, Alg. 1 with multiplicative weights) by
   enumeration of its lazy-switching Markov chain.
+* :func:`tree_ftrl_law`: the action sequence of binary-tree noisy Hedge (``tree_ftrl_experts``) at ``d = 2``,
+  by nested quadrature over the tree's node noises along the tree of prefix sums (``T <= 8``; fast at ``T <= 4``).
+* :func:`potential_law`: the action sequence of REAL Alg. 5 (``potential_experts``, and its guarded variant) by
+  enumeration of switch paths and quadrature over each AboveThreshold instance's threshold noise.
+* :func:`lazy_sketch_law`: the action sequence of the low-switching template (``private_lazy_sketch``) by
+  enumeration of its Markov chain (no continuous noise: exact up to float rounding).
 * :func:`gaussian_eps`: the exact ε(δ) of the Gaussian mechanism (Balle & Wang, *Improving the Gaussian
   Mechanism for Differential Privacy*, Thm 8).
 * :func:`best_fixed_event`: from an exact law, the one event with the best expected Clopper–Pearson bound
@@ -44,7 +50,8 @@ from ..accounting.zcdp import gaussian_delta, gaussian_eps_exact
 __all__ = ["laplace_cdf", "laplace_quadrature", "shared_svt_common_law", "visible_switch_law", "align",
            "exact_eps", "event_eps", "shared_svt_window_law", "window_class", "window_log_ratio_table",
            "sv_experts_law", "csvt_answer_law", "gaussian_delta", "gaussian_eps", "gaussian_threshold_eps",
-           "gaussian_best_threshold", "l2p_mw_law", "best_fixed_event"]
+           "gaussian_best_threshold", "l2p_mw_law", "best_fixed_event", "noise_difference_quadrature", "tree_ftrl_law",
+           "lazy_sketch_law", "potential_law"]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -596,3 +603,246 @@ def gaussian_best_threshold(sigma: float, delta: float, n: int, *, alpha: float 
     b = np.where(np.isfinite(b), b, -np.inf)
     i = int(np.argmax(b))
     return float(c[i]), float(b[i]), float(np.log((P[i] - delta) / Q[i]))
+
+
+# ----------------------------------------------------------------------------- tree FTRL (d = 2), lazy sketch
+def noise_difference_quadrature(noise: str, scale: float, *, nodes: int = 12,
+                                tail: float = 30.0) -> Tuple[np.ndarray, np.ndarray]:
+    """Quadrature rule for ``E g(Z)`` with ``Z = N_0 - N_1`` the difference of two independent node noises.
+
+    ``noise="laplace"``: ``N_i ~ Lap(b)``, ``Z`` has density ``(1 + |z|/b) e^{-|z|/b} / (4b)`` (kink at 0) and
+    ``P(|Z| > R) = (1 + R/(2b)) e^{-R/b}``; ``"gaussian"``: ``N_i ~ N(0, σ²)``, ``Z ~ N(0, 2σ²)``. Gauss–Legendre with
+    ``nodes`` points on pieces one noise scale long over ``[-R, R]``, ``R = tail`` scales (of ``b``, or of ``Z``'s
+    standard deviation, at most 9): the truncated mass is ``(1 + tail/2) e^{-tail}`` (Laplace: ``1.5e-12`` at the
+    default ``tail = 30``) or ``erfc(9/√2) = 2e-19`` (Gaussian). The weights include the density.
+
+    Args:
+        noise: ``"laplace"`` or ``"gaussian"``.
+        scale: the node noise's Laplace ``b`` or Gaussian ``σ`` (``> 0``).
+        nodes: Gauss–Legendre points per piece.
+        tail: the truncation point in scales.
+
+    Returns:
+        ``(z, w)``: float64 nodes and weights (density included), 1-D.
+
+    Raises:
+        ValueError: ``noise`` is not one of the two, or ``scale`` is not positive.
+    """
+    if noise not in ("laplace", "gaussian"):
+        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    if not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a positive finite number, got {scale!r}")
+    s = float(scale) if noise == "laplace" else math.sqrt(2.0) * float(scale)
+    tail = float(tail) if noise == "laplace" else min(float(tail), 9.0)
+    m = int(math.ceil(tail))
+    edges = np.linspace(-m * s, m * s, 2 * m + 1)
+    u, wu = np.polynomial.legendre.leggauss(nodes)
+    a, b = edges[:-1, None], edges[1:, None]
+    z = (0.5 * (b - a) * u + 0.5 * (a + b)).ravel()
+    wz = (0.5 * (b - a) * wu).ravel()
+    if noise == "laplace":
+        dens = (1.0 + np.abs(z) / s) * np.exp(-np.abs(z) / s) / (4.0 * s)
+    else:
+        dens = np.exp(-0.5 * (z / s) ** 2) / (s * math.sqrt(2.0 * math.pi))
+    return z, wz * dens
+
+
+def tree_ftrl_law(losses, *, eta: float, scale: float, noise: str = "laplace", nodes: int = 12,
+                  tail: float = 30.0) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the actions ``(x_1, ..., x_{T+1})`` of binary-tree noisy Hedge at ``d = 2`` (``tree_ftrl_experts``).
+
+    The learner (*Private Online Learning via Lazy Algorithms*, Sec. 4 baseline; the binary-tree counter of Dwork,
+    Naor, Pitassi, Rothblum, *Differential Privacy Under Continual Observation*, and Chan, Shi, Song): ``x_1`` uniform;
+    after round ``t`` it releases ``x_{t+1} ~ softmax(-η L̂_t)``, ``L̂_t = Σ_{i<=t} l_i + Z_t`` with the tree's noise
+    ``Z_t = Σ`` of the node noises of the dyadic decomposition of ``t``. Round ``t`` creates one node (level
+    ``ctz(t)``), so ``Z_t = n_t + Z_{π(t)}`` with ``π(t) = t - lowbit(t)``, ``Z_0 = 0``: the prefix sums form a tree
+    rooted at 0. At ``d = 2`` the draw depends on ``L̂_t(0) - L̂_t(1) = D_t + z_t`` only (``z_t`` the difference of the
+    two coordinates' noises, :func:`noise_difference_quadrature`), ``P(x_{t+1} = 0) = σ(-η (D_t + z_t))``; given the
+    ``z``'s the draws are independent, so
+
+        ``P(x) = 1/2 · Π_{c child of 0} E_n M_c(n)``,   ``M_t(z) = σ(±η(D_t + z)) Π_{c child of t} E_n M_c(z + n)``,
+
+    evaluated by nested quadrature (the cost is ``Q^depth`` per sequence, depth ``= ⌊log2 T⌋``). Quadrature error:
+    the truncated tails (``<= 1.5e-12`` per node, :func:`noise_difference_quadrature`) plus the Gauss–Legendre
+    error on smooth integrands (the rule with ``nodes = 12``, ``tail = 30`` differs from ``24``, ``40`` by ``< 1e-10``
+    at the sizes tested, ``tests/privacy/test_tightness_laws.py``).
+
+    Args:
+        losses: the ``(T, 2)`` loss array (``T <= 8``).
+        eta: the learning rate ``η``.
+        scale: the node noise's Laplace ``b`` or Gaussian ``σ``.
+        noise: ``"laplace"`` or ``"gaussian"``.
+        nodes: Gauss–Legendre points per quadrature piece.
+        tail: the truncation of the noise difference, in scales.
+
+    Returns:
+        ``(codes, probs)``: ``codes = Σ_t x_t 2^t`` over the ``2^(T+1)`` sequences (int64, ``x_1`` the lowest digit,
+        as ``jaxdp.privacy.audit.learners.action_code``), ``probs`` their probabilities.
+
+    Raises:
+        ValueError: ``losses`` is not ``(T, 2)`` with ``1 <= T <= 8``.
+    """
+    L = np.asarray(losses, np.float64)
+    if L.ndim != 2 or L.shape[1] != 2 or not 1 <= L.shape[0] <= 8:
+        raise ValueError(f"losses must have shape (T, 2) with 1 <= T <= 8, got {L.shape}")
+    T = L.shape[0]
+    D = np.cumsum(L[:, 0] - L[:, 1])                          # D[t-1] = cum_t(0) - cum_t(1)
+    z, w = noise_difference_quadrature(noise, scale, nodes=nodes, tail=tail)
+
+    def children(t):
+        lb = t & -t if t else 1 << T
+        return [t + (1 << j) for j in range(T.bit_length()) if (1 << j) < lb and t + (1 << j) <= T]
+
+    def message(t, zz):
+        """``(ids, M)``: ``M[c]`` = ``M_t(zz)`` for each assignment ``c`` of the actions released at the rounds
+        ``ids`` of ``t``'s subtree (``ids[0]`` the most significant bit of ``c``; bit 1: ``x_{t+1} = 1``)."""
+        u = eta * (D[t - 1] + zz)
+        val = np.stack([1.0 / (1.0 + np.exp(np.clip(u, -700, 700))), 1.0 / (1.0 + np.exp(np.clip(-u, -700, 700)))])
+        ids = [t]
+        for c in children(t):
+            cids, cval = message(c, zz[..., None] + z)
+            e = np.tensordot(cval, w, axes=([-1], [0]))
+            val = (val[:, None] * e[None, :]).reshape((-1,) + zz.shape)
+            ids += cids
+        return ids, val
+
+    ids, val = [], np.ones(1)
+    for c in children(0):
+        cids, cval = message(c, z)
+        val = (val[:, None] * (cval @ w)[None, :]).ravel()
+        ids += cids
+    m = len(ids)
+    combo = np.arange(1 << m)
+    seq_codes = np.zeros(1 << m, np.int64)
+    for j, t in enumerate(ids):
+        seq_codes |= ((combo >> (m - 1 - j)) & 1).astype(np.int64) << t      # x_{t+1}: digit t
+    probs = np.concatenate([0.5 * val, 0.5 * val])            # x_1 = 0, 1
+    codes = np.concatenate([seq_codes, seq_codes | 1])
+    order = np.argsort(codes)
+    return codes[order], probs[order]
+
+
+def lazy_sketch_law(losses, *, eta: float, p: float) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the actions ``(x_1, ..., x_{T+1})`` of the low-switching template (``private_lazy_sketch``).
+
+    *Private Online Learning via Lazy Algorithms*, Sec. 3 (the earlier template, with MW measures
+    ``μ̄_t = softmax(-η cum_t)``): ``x_1`` uniform; after round ``t`` the learner keeps ``x_t`` with probability
+    ``(1 - p) a_t``, ``a_t = min(1, e^{-η l_t(x_t) - (lse(-η cum_t) - lse(-η cum_{t-1})) - η})``, else draws
+    ``x_{t+1} ~ μ̄_t``. The actions form a Markov chain whose transition depends on the losses only, so each
+    sequence's probability is a product of transition probabilities: enumeration of the ``d^(T+1)`` sequences,
+    exact up to float rounding.
+
+    Args:
+        losses: the ``(T, d)`` loss array.
+        eta: the learning rate ``η``.
+        p: the fake-switch probability.
+
+    Returns:
+        ``(codes, probs)``: ``codes = Σ_t x_t d^t`` (int64, ``x_1`` the lowest digit), ``probs`` their probabilities.
+    """
+    L = np.asarray(losses, np.float64)
+    T, d = L.shape
+    probs = np.full(d, 1.0 / d)
+    codes = np.arange(d, dtype=np.int64)
+    last = np.arange(d)
+    cum = np.zeros(d)
+    for t in range(T):
+        new = cum + L[t]
+        lse_old = np.logaddexp.reduce(-eta * cum)
+        lse_new = np.logaddexp.reduce(-eta * new)
+        mu = np.exp(-eta * new - lse_new)
+        log_acc = np.minimum(0.0, -eta * L[t, last] - (lse_new - lse_old) - eta)
+        keep = (1.0 - p) * np.exp(log_acc)                                  # per current sequence
+        trans = (1.0 - keep)[:, None] * mu[None, :] + keep[:, None] * (np.arange(d)[None, :] == last[:, None])
+        probs = (probs[:, None] * trans).ravel()
+        codes = (codes[:, None] + np.arange(d, dtype=np.int64)[None, :] * d ** (t + 1)).ravel()
+        last = np.tile(np.arange(d), last.size)
+        cum = new
+    order = np.argsort(codes)
+    return codes[order], probs[order]
+
+
+def potential_law(losses, *, eps0: float, eta: float, K: int, alpha: float = 1.0, s_phi: float = 2.0,
+                  guard: bool = False, nodes: int = 24) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact law of the actions ``(x_1, ..., x_{T+1})`` of REAL Alg. 5 with uniform ``μ`` (``potential_experts``).
+
+    *Private Online Learning in the Realizable Regime* (Asi, Feldman, Koren, Talwar), Alg. 5: ``x_1`` uniform; in
+    round ``t`` the learner adds ``l_t`` to ``cum``, ``log φ = lse(-η cum) - log d``, and asks AboveThreshold
+    whether ``q_t = (log φ* - log φ) / (s_φ η)`` (with ``guard``: ``max(q_t, acc)``, ``acc`` the played expert's loss
+    since the last resample) plus ``Lap(4/eps0)`` reaches ``τ̂ = 2α/(s_φ η) + Lap(2/eps0)``; on ⊤ (at most ``K``
+    times) it resamples ``x ~ softmax(-η cum)``, sets ``log φ* = log φ`` and starts a fresh instance (a new
+    threshold noise). Every path (per round: no ⊤, or ⊤ and each expert drawn) is enumerated; each instance's
+    answers are Laplace CDFs integrated over its own threshold noise (:func:`laplace_quadrature`, with the kinks at
+    every query value of the paths). ``d^(T+1) (d+1)^T`` paths at most.
+
+    Args:
+        losses: the ``(T, d)`` loss array.
+        eps0: the ε of each AboveThreshold instance.
+        eta: the temperature ``η``.
+        K: the largest number of resamples.
+        alpha: the threshold is ``2α/(s_φ η)``.
+        s_phi: the query's assumed sensitivity in units of ``η``.
+        guard: the own-loss guard of ``guarded_potential_experts``.
+        nodes: Gauss–Legendre points per quadrature piece.
+
+    Returns:
+        ``(codes, probs)``: ``codes = Σ_t x_t d^t`` (sorted int64, ``x_1`` the lowest digit) and their probabilities.
+    """
+    L = np.asarray(losses, np.float64)
+    T, d = L.shape
+    b_thr, b_q = 2.0 / eps0, 4.0 / eps0
+    thr = 2.0 * alpha / (s_phi * eta)
+
+    def logphi(cum):
+        return float(np.logaddexp.reduce(-eta * cum)) - math.log(d)
+
+    def paths(visit):
+        def rec(t, x, k, cum, star, acc, code, em, done, cur):
+            if t == T:
+                visit(None, code, em, done, cur)
+                return
+            c2 = cum + L[t]
+            lp = logphi(c2)
+            q = (star - lp) / (s_phi * eta)
+            a2 = acc + L[t, x]
+            if guard:
+                q = max(q, a2)
+            nxt = lambda y: code + y * d ** (t + 1)      # noqa: E731
+            if k >= K:
+                rec(t + 1, x, k, c2, star, a2, nxt(x), em, done, cur)
+                return
+            p_top = visit(q, None, None, None, None)
+            rec(t + 1, x, k, c2, star, a2, nxt(x), em, done, None if cur is None else cur * (1.0 - p_top))
+            logits = -eta * c2
+            pem = np.exp(logits - np.logaddexp.reduce(logits))
+            top = None if cur is None else cur * p_top
+            done2 = done if top is None else done * float(top @ w_ref[0])
+            fresh = None if cur is None else np.ones_like(cur)
+            for y in range(d):
+                rec(t + 1, y, k + 1, c2, lp, 0.0, nxt(y), em * pem[y], done2, fresh)
+
+        for x0 in range(d):
+            rec(0, x0, 0, np.zeros(d), 0.0, 0.0, x0, 1.0 / d, 1.0, visit.start)
+
+    # pass 1: every query value (the kinks of the integrands); pass 2: the probabilities
+    qs: list = []
+    w_ref: list = [None]
+
+    def collect(q, code, em, done, cur):
+        if q is not None:
+            qs.append(q)
+            return 0.0
+    collect.start = None                                 # type: ignore[attr-defined]
+    paths(collect)
+    tau, w = laplace_quadrature(thr, b_thr, np.asarray(qs + [0.0]), nodes=nodes)
+    w_ref[0] = w
+    out: Dict[int, float] = {}
+
+    def accumulate(q, code, em, done, cur):
+        if q is not None:
+            return 1.0 - laplace_cdf(tau - q, b_q)
+        out[code] = out.get(code, 0.0) + em * done * float(cur @ w)
+    accumulate.start = np.ones(tau.size)                 # type: ignore[attr-defined]
+    paths(accumulate)
+    keys = np.array(sorted(out), np.int64)
+    return keys, np.array([out[k] for k in keys.tolist()])

@@ -26,7 +26,8 @@ import numpy as np
 from ...core.validation import check_delta, check_finite, check_positive_int, check_seed
 from .exact import align, exact_eps
 
-__all__ = ["WorstPair", "TightnessCase", "neighbour_space_size", "pair_eps", "worst_pair", "tightness_row", "describe_pair"]
+__all__ = ["WorstPair", "TightnessCase", "UncoveredCase", "neighbour_space_size", "pair_eps", "worst_pair",
+           "tightness_row", "describe_pair"]
 
 
 class WorstPair(NamedTuple):
@@ -216,8 +217,12 @@ class TightnessCase(NamedTuple):
         certified: the certified ε at this size (planner or ledger).
         audited: today's audited pairs at this size, ``{label: (x0, x1)}``.
         search: keyword arguments of :func:`worst_pair`.
-        slack: where certified/exact > 2, the ledger term recomputed with its exact value (or "not attributed yet").
-        audit: ``audit(x0, x1) -> eps_lower``, the Monte Carlo audit on a pair, or ``None``.
+        slack: where certified/exact > 2, the ledger term recomputed with its exact value (or "not attributed yet");
+            a callable ``slack(pair) -> str`` gets the :class:`WorstPair` found.
+        audit: ``audit(x0, x1) -> eps_lower``, the Monte Carlo audit on a pair (embedded at the audit's full size
+            where that is larger), or ``None``.
+        learner: the registry name (``jaxdp.registry.LEARNERS``) of the learner.
+        audit_size: the size the audit runs at, in words (default: ``size``).
     """
     name: str
     size: str
@@ -228,35 +233,77 @@ class TightnessCase(NamedTuple):
     certified: float
     audited: dict
     search: dict
-    slack: str = "not attributed yet"
+    slack: str | Callable = "not attributed yet"
     audit: Callable | None = None
+    learner: str = ""
+    audit_size: str = ""
 
 
-def tightness_row(case: TightnessCase, *, run_audit: bool = True) -> dict:
+class UncoveredCase(NamedTuple):
+    """A private learner (at one size or planner mode) without an exact law, for :func:`tightness_row`.
+
+    Attributes:
+        name: the learner (its audit's name, or its registry name).
+        size: the instance, in words.
+        delta: the certified δ.
+        certified: the certified ε (``nan``: none).
+        reason: why no exact law is computable (continuous outputs, state too large, ...).
+        bound: what bounds the exact ε instead, in words.
+        bound_eps: its value where one is computed (``nan`` otherwise).
+        learner: the registry name of the learner.
+    """
+    name: str
+    size: str
+    delta: float
+    certified: float
+    reason: str
+    bound: str
+    bound_eps: float = float("nan")
+    learner: str = ""
+
+
+def tightness_row(case, *, run_audit: bool = True) -> dict:
     """Exact ε on today's audited pairs and on the worst pair :func:`worst_pair` finds, and their ratios to the
     certified ε.
 
     Args:
-        case: the learner and size.
+        case: the learner and size (a :class:`TightnessCase`), or a :class:`UncoveredCase` (its row has ``nan`` exact
+            ε and states why, in ``slack``, and what bounds it, in ``bound``).
         run_audit: also run the case's Monte Carlo audit on the best pair found.
 
     Returns:
-        A dict: ``name, size, delta, certified, exact_audited, exact_best, pair`` (compact: the differing round and
-        the two streams), ``examined, exhaustive, ratio_audited, ratio_best, eps_lower, slack, seconds``.
+        A dict: ``name, learner, size, delta, certified, exact_audited, exact_best, pair`` (compact: the differing
+        round and the two streams), ``examined, exhaustive, ratio_audited, ratio_best, eps_lower, slack, bound,
+        covered, seconds, x0, x1`` (``x0, x1``: the worst pair's arrays, ``None`` for an uncovered case).
     """
     import time
 
+    nan = float("nan")
+    if isinstance(case, UncoveredCase):
+        return dict(name=case.name, learner=case.learner, size=case.size, delta=case.delta, certified=case.certified,
+                    exact_audited=nan, exact_best=nan, pair="-", examined=0, exhaustive=False, ratio_audited=nan,
+                    ratio_best=nan, eps_lower=nan, slack=case.reason, bound=case.bound, bound_eps=case.bound_eps,
+                    covered=False, seconds=0.0, x0=None, x1=None, audit_size="")
     t0 = time.time()
     audited = max(pair_eps(case.law, a, b, delta=case.delta) for a, b in case.audited.values())
     starts = [(np.asarray(a, np.float64), np.asarray(b, np.float64)) for a, b in case.audited.values()]
     r = worst_pair(case.law, case.T, case.values, delta=case.delta, starts=starts, **case.search)
     secs = time.time() - t0
-    low = float(case.audit(r.x0, r.x1)) if (run_audit and case.audit is not None) else float("nan")
-    return dict(name=case.name, size=case.size, delta=case.delta, certified=case.certified, exact_audited=audited,
-                exact_best=r.eps, pair=describe_pair(r.x0, r.x1), examined=r.examined, exhaustive=r.exhaustive,
-                ratio_audited=case.certified / audited if audited > 0 else float("inf"),
-                ratio_best=case.certified / r.eps if r.eps > 0 else float("inf"), eps_lower=low,
-                slack=case.slack if case.certified > 2 * r.eps else "-", seconds=secs)
+    low = float(case.audit(r.x0, r.x1)) if (run_audit and case.audit is not None) else nan
+    slack = case.slack(r) if callable(case.slack) else case.slack
+    return dict(name=case.name, learner=case.learner, size=case.size, delta=case.delta, certified=case.certified,
+                exact_audited=audited, exact_best=r.eps, pair=describe_pair(r.x0, r.x1), examined=r.examined,
+                exhaustive=r.exhaustive, ratio_audited=_ratio(case.certified, audited),
+                ratio_best=_ratio(case.certified, r.eps), eps_lower=low,
+                slack=slack if case.certified > 2 * r.eps else "-", bound="", bound_eps=nan, covered=True,
+                seconds=secs, x0=r.x0, x1=r.x1, audit_size=case.audit_size or case.size)
+
+
+def _ratio(a: float, b: float) -> float:
+    """``a / b`` (``inf`` at ``b = 0``, ``nan`` when ``a`` is not finite, e.g. no certificate)."""
+    if not np.isfinite(a):
+        return float("nan")
+    return a / b if b > 0 else float("inf")
 
 
 def describe_pair(x0, x1) -> str:
@@ -266,7 +313,8 @@ def describe_pair(x0, x1) -> str:
         x0, x1: ``(T, d)`` loss arrays differing in one round.
 
     Returns:
-        E.g. ``"l_1: 10 vs 01; else 0"`` or ``"l_3: 00 vs 11; l_1=10, l_2=10, else 0"`` (rounds 1-based).
+        E.g. ``"l_1: 10 vs 01; else 0"`` or ``"l_3: 00 vs 11; l_1=10, l_2=10, else 0"`` (rounds 1-based; three or more
+        consecutive rounds with the same loss read ``l_4..l_9=01``).
     """
     x0, x1 = np.asarray(x0), np.asarray(x1)
     def v(row):
@@ -274,5 +322,15 @@ def describe_pair(x0, x1) -> str:
         return "".join(s) if all(len(a) == 1 for a in s) else "(" + ",".join(s) + ")"
 
     j = int(np.flatnonzero(np.any(x0 != x1, axis=1))[0])
-    rest = [f"l_{t + 1}={v(x0[t])}" for t in range(len(x0)) if t != j and np.any(x0[t] != 0)]
+    ts = [t for t in range(len(x0)) if t != j and np.any(x0[t] != 0)]
+    rest, i = [], 0
+    while i < len(ts):
+        k = i
+        while k + 1 < len(ts) and ts[k + 1] == ts[k] + 1 and np.array_equal(x0[ts[k + 1]], x0[ts[i]]):
+            k += 1
+        if k - i >= 2:
+            rest.append(f"l_{ts[i] + 1}..l_{ts[k] + 1}={v(x0[ts[i]])}")
+        else:
+            rest += [f"l_{ts[m] + 1}={v(x0[ts[m]])}" for m in range(i, k + 1)]
+        i = k + 1
     return f"l_{j + 1}: {v(x0[j])} vs {v(x1[j])}; " + ", ".join(rest + ["else 0"])
