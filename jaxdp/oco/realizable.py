@@ -48,7 +48,7 @@ __all__ = [
     "OCONetParams", "OCONetState", "experts_oco_net", "experts_oco_net_params", "plan_experts_oco_net",
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
     "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
-    "logphi_squared_errors",
+    "logphi_squared_errors", "thm4_dp_ftrl",
 ]
 
 
@@ -588,3 +588,45 @@ def logphi_squared_errors(a: np.ndarray, b: np.ndarray, D: float, d: int, m: int
     mc, se = logphi_mc(np.random.default_rng(0), cum, D, d, n_mc, eta)
     return {"logphi_grid": g, "logphi_grid_4m": g4, "logphi_mc": mc, "mc_se": se, "abs_err_grid_vs_4m": abs(g - g4),
             "abs_err_grid_vs_mc": abs(g - mc)}
+
+
+def thm4_dp_ftrl(instance: str, d: int, T: int, eps: float, delta: float, D: float = 1.0) -> dict:
+    """DP-FTRL at REAL Theorem 4's matched regularization on one smooth realizable instance.
+
+    The plan is :func:`~jaxdp.oco.plan_dp_ftrl` in ``"paper"`` mode (Lipschitz ``2D``, ``beta = 1``); the
+    regularization is Thm 4's balance ``lambda = 32 beta + (beta T E||b||^2 / D^2)^{1/3}`` at the tree noise
+    actually added (:func:`~jaxdp.oco.dp_ftrl_lambda_matched`, ``H = tree_depth(T)``). ``"masked"`` is the masked
+    quadratic instance whose difficulty grows with ``d`` (:mod:`jaxdp.oco.masked_quadratic`, mask probability 1/2);
+    ``"sphere"`` the smooth realizable squared losses with directions uniform on the sphere
+    (:func:`~jaxdp.oco.adv_smooth_realizable`, no label noise).
+
+    Args:
+        instance: ``"masked"`` or ``"sphere"``.
+        d, T: the dimension and the horizon.
+        eps, delta: the privacy target.
+        D: the domain's radius.
+
+    Returns:
+        ``{"learner", "problem", "adversary", "adv_params", "params", "plan", "lam"}``.
+
+    Raises:
+        ValueError: an unknown ``instance``, or what the planner refuses.
+    """
+    from ..privacy.mechanisms import tree_depth
+    from .adversaries import adv_smooth_realizable, smooth_realizable_params
+    from .dp_ftrl import dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, plan_dp_ftrl
+    from .masked_quadratic import adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem
+    from .problems import squared_problem
+
+    if instance not in ("masked", "sphere"):
+        raise ValueError(f"instance must be one of ['masked', 'sphere'], got {instance!r}")
+    D = float(D)
+    plan = plan_dp_ftrl(eps=eps, delta=delta, T=T, d=d, mode="paper", L=2.0 * D, D=D, beta=1.0)
+    lam = dp_ftrl_lambda_matched(T, d, tree_depth(T), plan.params["sigma"], D, 1.0)
+    ap: Any
+    if instance == "masked":
+        prob, adv, ap = masked_quadratic_problem(d, D), adv_masked_quadratic(d), masked_quadratic_params(D, 0.5)
+    else:
+        prob, adv, ap = squared_problem(d, D), adv_smooth_realizable(d), smooth_realizable_params(D, 0.0)
+    return dict(learner=dp_ftrl(prob, T), problem=prob, adversary=adv, adv_params=ap, plan=plan, lam=lam,
+                params=dp_ftrl_params(lam, plan.params["sigma"], plan.params["clip"]))
