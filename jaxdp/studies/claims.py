@@ -51,30 +51,30 @@ class Claim:
 
     Attributes:
         text: what is claimed and where it is stated (a paper and theorem, or a docs page).
-        kind: one of :data:`KINDS` (module docstring).
-        value: the claimed exponent (rates; default 0, "free of" the variable), the claimed ratio's cap 1
-            (``"bound"``) or 0 (``"equality"``).
+        kind: one of :data:`KINDS` (module docstring); default ``"at_most_rate"``, with ``value`` 0: the quantity is
+            claimed free of the fitted variable (it does not grow with it).
+        value: the claimed exponent (rates; default 0), the claimed ratio's cap 1 (``"bound"``) or 0
+            (``"equality"``).
         tolerance: the half-width within which the claim counts as resolved (the same units as ``value``; default
             0.05).
         min_decades: the smallest span, in decades of the fitted variable, over which a slope tests a rate.
         link: where a miss is explained (an anchor of the results page).
         scale: ``[name, expression]``: the claim is an order up to this scale, an expression in the columns of a
             curve's per-point table (:func:`judge_curve` judges the slope of the measurement divided by it).
-        regime: ``[rule, expression]``: the claim is derived for the fitted variable at least this (per point).
-        regime_note: a template (:func:`fill`) appended to the reason of a curve below its regime.
+        regime: ``[rule, expression]`` or ``[rule, expression, note]``: the claim is derived for the fitted variable
+            at least this (per point); the note, a template (:func:`fill`), ends the reason of a curve below it.
         untested: why no grid of the study can test the claim (its curves are not tested, with this reason).
         beyond: a template (:func:`fill`) saying what a slope beyond the claim means, with the curve's numbers.
     """
 
     text: str
-    kind: str
+    kind: str = "at_most_rate"
     value: float = 0.0
     tolerance: float = 0.05
     min_decades: float = 2.0
     link: str = ""
     scale: Sequence[str] = ()
     regime: Sequence[str] = ()
-    regime_note: str = ""
     untested: str = ""
     beyond: str = ""
 
@@ -344,7 +344,7 @@ def _below_regime(claim: Claim, points, x: str) -> str:
         return ""
     end, i = ("ends", -1) if xs[-1] < need[-1] else ("starts", 0)
     return (f"the grid {end} at {x} = {_pow2(xs[i])}, below {claim.regime[0]} = {sci(need[i])} there"
-            + fill(claim.regime_note, points))
+            + fill(claim.regime[2] if len(claim.regime) > 2 else "", points))
 
 
 def judge_curve(claim: Optional[Claim], fit, points, x: str, *, experiment: str, cell: str,
