@@ -124,7 +124,7 @@ def realizable_constants(name: str, plan: Plan) -> dict:
     """
     _check_name(name)
     pr = plan.params
-    if name.startswith("adaptive") or name.startswith("s"):
+    if name.startswith("adaptive") or name in ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar"):
         return dict(threshold0=pr["L_offset"] + pr["Lbar0"] if name.startswith("adaptive") else pr["L"], K=pr["K"],
                     margin=pr.get("margin", float("nan")))
     if name.startswith("potential") or name == "guarded":
