@@ -25,12 +25,13 @@ from .adversaries import (
 from .hedge import hedge, hedge_eta, hedge_params
 from .l2p_mw import l2p_mw, l2p_mw_params, plan_l2p_mw
 from .sketch import private_lazy_sketch, sketch_params
+from .tree_ftrl import tree_ftrl_experts, tree_ftrl_params
 
 __all__ = ["LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
-           "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played"]
+           "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_marginal_checks"]
 
 #: the learners :func:`learner_and_params` knows
-LAZY_LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge")
+LAZY_LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge", "tree")
 #: the adversaries :func:`adversary_and_params` knows
 LAZY_ADVERSARIES = ("paper_epochs", "aligned_epochs", "alternating")
 
@@ -47,15 +48,18 @@ def paper_B(eps: float) -> int:
     return max(1, int(math.floor(1.0 / eps)))
 
 
-def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid=(40, 30, 120)):
+def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid=(40, 30, 120),
+                       T_max: int | None = None):
     """One learner of the lazy studies at one grid point.
 
     Args:
         name: one of :data:`LAZY_LEARNERS`: L2P-MW planned in ``"rate"`` mode (``l2p_paper``) or ``"retuned"``
-            mode (``l2p_retuned``), the sketch at ``η = min(hedge_eta, ε)``, ``p = η/ε``, or Hedge.
+            mode (``l2p_retuned``), the sketch at ``η = min(hedge_eta, ε)``, ``p = η/ε``, Hedge, or the
+            binary-tree FTRL baseline (``tree``, built for ``T_max`` rounds).
         d, T: the number of experts and the horizon.
         eps, delta: the privacy target.
         grid: the planner's ``(n_B, n_c, n_eta)`` resolution.
+        T_max: the largest horizon the tree baseline runs (default ``T``).
 
     Returns:
         ``(learner, params, info)``; ``info`` holds ``eta`` and ``B``, and for L2P the plan's params and
@@ -76,6 +80,9 @@ def learner_and_params(name: str, d: int, T: int, eps: float, delta: float, grid
     if name == "hedge":
         hp = hedge_params(d, T)
         return hedge(d), hp, {"eta": float(hp.eta), "B": 1}
+    if name == "tree":
+        T_max = T if T_max is None else T_max
+        return tree_ftrl_experts(d, T_max), tree_ftrl_params(d, T, eps, delta, T_max=T_max), {"p": 0.0, "B": 1}
     raise ValueError(f"unknown learner {name!r}; known: {LAZY_LEARNERS}")
 
 
@@ -186,6 +193,35 @@ def marginal_check(counts: np.ndarray, nu: np.ndarray, alpha: float = 1e-8) -> d
     bound = noise + math.sqrt(math.log(1.0 / alpha) / (2.0 * n))
     return {"n": n, "tv": tv, "tv_noise": noise, "tv_ratio": tv / noise, "tv_bound": bound,
             "chi2_p": float(stats.chisquare(counts, nu * n).pvalue), "ok": bool(tv <= bound)}
+
+
+def z7_marginal_checks(counts, losses: np.ndarray, eta: float, B: int, alpha: float = 1e-8) -> list:
+    """LAZY Lemma 3.4 (``δ₀ = 0``) at every checked batch: the histogram of the expert played in batch ``s`` against
+    ``ν_s`` (the multiplicative-weights marginal of the first ``(s-1)B`` losses), and the control against ``ν_{s-1}``
+    (one batch late), each by :func:`marginal_check`.
+
+    Args:
+        counts: ``{s: histogram (d,)}`` of the batches checked (``s`` from 1).
+        losses: the replayed losses (:func:`z7_losses`).
+        eta: the step size.
+        B: the batch length.
+        alpha: the probability with which an exact sampler fails one check.
+
+    Returns:
+        One dict per batch, in increasing ``s``: ``s``, ``round`` (its first round), :func:`marginal_check`'s
+        fields against ``ν_s``, and the control's ``tv_vs_prev``, ``chi2_p_vs_prev``, ``prev_rejected`` (NaN, NaN,
+        False at ``s = 1``) and ``tv_nu_prev_nu`` (the TV between the two targets).
+    """
+    rows = []
+    for s in sorted(counts):
+        s = int(s)
+        nu, prev = mw_marginal(losses, eta, (s - 1) * B), mw_marginal(losses, eta, max(s - 2, 0) * B)
+        row = {"s": s, "round": (s - 1) * B + 1, **marginal_check(counts[s], nu, alpha)}
+        w = marginal_check(counts[s], prev, alpha) if s >= 2 else None
+        row.update(tv_vs_prev=w["tv"] if w else np.nan, chi2_p_vs_prev=w["chi2_p"] if w else np.nan,
+                   prev_rejected=not w["ok"] if w else False, tv_nu_prev_nu=0.5 * float(np.abs(nu - prev).sum()))
+        rows.append(row)
+    return rows
 
 
 @functools.lru_cache(maxsize=None)

@@ -48,7 +48,8 @@ __all__ = [
     "OCONetParams", "OCONetState", "experts_oco_net", "experts_oco_net_params", "plan_experts_oco_net",
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
     "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
-    "logphi_squared_errors",
+    "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "NET_LEARNERS", "plan_net_learner",
+    "net_learner_params", "smooth_realizable_logphi_errors",
 ]
 
 
@@ -588,3 +589,149 @@ def logphi_squared_errors(a: np.ndarray, b: np.ndarray, D: float, d: int, m: int
     mc, se = logphi_mc(np.random.default_rng(0), cum, D, d, n_mc, eta)
     return {"logphi_grid": g, "logphi_grid_4m": g4, "logphi_mc": mc, "mc_se": se, "abs_err_grid_vs_4m": abs(g - g4),
             "abs_err_grid_vs_mc": abs(g - mc)}
+
+
+def thm4_dp_ftrl(instance: str, d: int, T: int, eps: float, delta: float, D: float = 1.0) -> dict:
+    """DP-FTRL at REAL Theorem 4's matched regularization on one smooth realizable instance.
+
+    The plan is :func:`~jaxdp.oco.plan_dp_ftrl` in ``"paper"`` mode (Lipschitz ``2D``, ``beta = 1``); the
+    regularization is Thm 4's balance ``lambda = 32 beta + (beta T E||b||^2 / D^2)^{1/3}`` at the tree noise
+    actually added (:func:`~jaxdp.oco.dp_ftrl_lambda_matched`, ``H = tree_depth(T)``). ``"masked"`` is the masked
+    quadratic instance whose difficulty grows with ``d`` (:mod:`jaxdp.oco.masked_quadratic`, mask probability 1/2);
+    ``"sphere"`` the smooth realizable squared losses with directions uniform on the sphere
+    (:func:`~jaxdp.oco.adv_smooth_realizable`, no label noise).
+
+    Args:
+        instance: ``"masked"`` or ``"sphere"``.
+        d, T: the dimension and the horizon.
+        eps, delta: the privacy target.
+        D: the domain's radius.
+
+    Returns:
+        ``{"learner", "problem", "adversary", "adv_params", "params", "plan", "lam"}``.
+
+    Raises:
+        ValueError: an unknown ``instance``, or what the planner refuses.
+    """
+    from ..privacy.mechanisms import tree_depth
+    from .adversaries import adv_smooth_realizable, smooth_realizable_params
+    from .dp_ftrl import dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, plan_dp_ftrl
+    from .masked_quadratic import adv_masked_quadratic, masked_quadratic_params, masked_quadratic_problem
+    from .problems import squared_problem
+
+    if instance not in ("masked", "sphere"):
+        raise ValueError(f"instance must be one of ['masked', 'sphere'], got {instance!r}")
+    D = float(D)
+    plan = plan_dp_ftrl(eps=eps, delta=delta, T=T, d=d, mode="paper", L=2.0 * D, D=D, beta=1.0)
+    lam = dp_ftrl_lambda_matched(T, d, tree_depth(T), plan.params["sigma"], D, 1.0)
+    ap: Any
+    if instance == "masked":
+        prob, adv, ap = masked_quadratic_problem(d, D), adv_masked_quadratic(d), masked_quadratic_params(D, 0.5)
+    else:
+        prob, adv, ap = squared_problem(d, D), adv_smooth_realizable(d), smooth_realizable_params(D, 0.0)
+    return dict(learner=dp_ftrl(prob, T), problem=prob, adversary=adv, adv_params=ap, plan=plan, lam=lam,
+                params=dp_ftrl_params(lam, plan.params["sigma"], plan.params["clip"]))
+
+
+def realizable_dp_ftrl(env: str, *, T: int, d: int, eps: float, delta: float, mode: str, D: float = 1.0,
+                       lam_rule: str = "matched", beta: float = 1.0) -> tuple:
+    """DP-FTRL's settings on REAL's smooth realizable instance (squared losses, ``||a|| = 1``, ``|b| <= D/2``).
+
+    The plan is :func:`~jaxdp.oco.plan_dp_ftrl` at Lipschitz constant ``2D``: REAL Theorem 4's realizable tuning
+    (``env="realizable"``) or the general one (``"noisy"``, the instance with label noise). With
+    ``lam_rule="matched"`` the realizable λ is Thm 4's balance ``lambda = 32 beta + (beta T E||b||^2 / D^2)^{1/3}``
+    at the noise actually added (:func:`~jaxdp.oco.dp_ftrl_lambda_matched`); ``"thm4"`` keeps the printed λ.
+
+    Args:
+        env: ``"realizable"`` or ``"noisy"``.
+        T, d: the horizon and the dimension.
+        eps, delta: the privacy target.
+        mode: the planner's mode.
+        D: the domain's radius.
+        lam_rule: ``"matched"`` or ``"thm4"``.
+        beta: the losses' smoothness.
+
+    Returns:
+        ``(lam, sigma, clip, eps_certified)``.
+
+    Raises:
+        ValueError: what the planner refuses.
+    """
+    from ..privacy.mechanisms import tree_depth
+    from .dp_ftrl import dp_ftrl_lambda_matched, plan_dp_ftrl
+
+    kw: dict = dict(beta=beta) if env == "realizable" else dict(setting="general")
+    plan = plan_dp_ftrl(eps=eps, delta=delta, T=T, d=d, mode=mode, L=2.0 * D, D=D, **kw)
+    lam = plan.params["lam"]
+    if env == "realizable" and lam_rule == "matched":
+        lam = dp_ftrl_lambda_matched(T, d, tree_depth(T), plan.params["sigma"], D, beta)
+    return lam, plan.params["sigma"], plan.params["clip"], plan.eps_certified
+
+
+#: the grid-net learners of REAL Thm 3 and App. C, by name
+NET_LEARNERS = {"experts_oco_net": experts_oco_net, "potential_oco": potential_oco}
+
+
+def plan_net_learner(name: str, *, eps: float, T: int, d: int, mode: str, D: float = 1.0,
+                     m: Optional[int] = None) -> Plan:
+    """The plan of a grid-net learner (:data:`NET_LEARNERS`) on REAL's smooth realizable instance (Lipschitz ``2D``).
+
+    Args:
+        name: ``"experts_oco_net"`` (:func:`plan_experts_oco_net`) or ``"potential_oco"`` (:func:`plan_potential_oco`).
+        eps: the privacy target (pure DP).
+        T, d: the horizon and the dimension.
+        mode: the planner's mode.
+        D: the domain's radius.
+        m: net points per axis (default the planner's).
+
+    Returns:
+        The plan.
+
+    Raises:
+        ValueError: an unknown ``name``, or what the planner refuses.
+    """
+    if name not in NET_LEARNERS:
+        raise ValueError(f"learner must be one of {list(NET_LEARNERS)}, got {name!r}")
+    planner = plan_experts_oco_net if name == "experts_oco_net" else plan_potential_oco
+    return planner(eps=eps, T=T, d=d, mode=mode, D=D, lipschitz=2.0 * D, m=m)
+
+
+def net_learner_params(name: str, plan: Plan):
+    """The params of a grid-net learner from its plan (:func:`plan_net_learner`).
+
+    Args:
+        name: one of :data:`NET_LEARNERS`.
+        plan: its plan.
+
+    Returns:
+        :class:`OCONetParams` or :class:`PotentialOCOParams`.
+    """
+    ctor = experts_oco_net_params if name == "experts_oco_net" else potential_oco_params
+    return ctor(**_without_m(plan))
+
+
+def smooth_realizable_logphi_errors(d: int, D: float, m: int, eta: float, loss_scale: float, *, horizons,
+                                    seed: int = 0, grid_h: float = 0.0) -> list:
+    """The quadrature error of :func:`potential_oco`'s log-partition function on one draw of REAL's smooth
+    realizable instance (:func:`~jaxdp.oco.adv_smooth_realizable`, no label noise): :func:`logphi_squared_errors`
+    after the first ``t`` losses, for each ``t`` of ``horizons``.
+
+    Args:
+        d, D: the dimension and the domain's radius.
+        m, eta, loss_scale: the net's points per axis, the step size and the loss normalization of the plan.
+        horizons: the numbers of losses summed.
+        seed: the adversary's key.
+        grid_h: the net's spacing when ``x*`` is snapped to it (0: not snapped).
+
+    Returns:
+        One dict per horizon: ``t``, ``m``, ``eta`` and :func:`logphi_squared_errors`'s fields.
+    """
+    from .adversaries import adv_smooth_realizable, smooth_realizable_params
+
+    adv = adv_smooth_realizable(int(d))
+    st = adv.init(jax.random.key(seed), smooth_realizable_params(D, 0.0, grid_h))
+    rows = []
+    for t in horizons:
+        ls = jax.jit(jax.vmap(lambda i: adv.loss(st, i)))(jnp.arange(t))
+        rows.append({"t": t, "m": m, "eta": eta, **logphi_squared_errors(ls.a, ls.b, D, int(d), m, eta, loss_scale)})
+    return rows

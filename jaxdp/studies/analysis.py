@@ -16,6 +16,7 @@ Introduction to the Bootstrap*, 1993, ch. 13).
 """
 from __future__ import annotations
 
+import itertools
 import math
 import pathlib
 from typing import Any, Callable, Optional, Sequence
@@ -25,7 +26,8 @@ import numpy as np
 __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table", "slope_verdict",
            "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
            "markdown_table", "fmt_ci_of", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET", "upper_half",
-           "equal_expected_regret", "seeds_to_resolve", "loglog_slope"]
+           "equal_expected_regret", "seeds_to_resolve", "loglog_slope", "fit_spans",
+           "grid_union", "experiment_fits"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
@@ -196,7 +198,7 @@ def joint_slope_boot(Y: np.ndarray, xs, n_boot: int = 500, seed: int = 0, corr=N
 
 
 def ratio_to_base(df, by: Sequence[str], hue: str, base: str, y: str, n_boot: int = 2000, seed: int = 0,
-                  level: float = 0.95):
+                  level: float = 0.95, count_differ: bool = False):
     """``mean(y | hue) / mean(y | hue = base)`` per group of ``by``, with a paired bootstrap CI.
 
     The bootstrap resamples seed indices jointly for the two means (the runs of one seed index share
@@ -211,6 +213,8 @@ def ratio_to_base(df, by: Sequence[str], hue: str, base: str, y: str, n_boot: in
         n_boot: bootstrap replicates.
         seed: seed of the resampling generator.
         level: the interval's coverage.
+        count_differ: add the column ``ndiff``: the shared seed indices at which the two values of ``y`` differ
+            (0: the two are the same runs, seed by seed).
 
     Returns:
         A ``pandas.DataFrame`` with the ``by`` columns, ``hue``, ``ratio``, ``ratio_lo``, ``ratio_hi`` and
@@ -236,7 +240,8 @@ def ratio_to_base(df, by: Sequence[str], hue: str, base: str, y: str, n_boot: in
                 r = pair[:, 1].mean() / pair[:, 0].mean()
             lo, hi = np.nanquantile(boots, [a, 1.0 - a])
             rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), hue: h, "ratio": r,
-                         "ratio_lo": lo, "ratio_hi": hi, "n_seeds": len(pair)})
+                         "ratio_lo": lo, "ratio_hi": hi, "n_seeds": len(pair),
+                         **({"ndiff": int((pair[:, 0] != pair[:, 1]).sum())} if count_differ else {})})
     return pd.DataFrame(rows)
 
 
@@ -374,6 +379,74 @@ def slope_verdict(lo: float, hi: float, claim: float, kind: str = "equals", clai
     if kind == "between":
         return "holds" if (lo <= claim_hi and hi >= claim) else "misses"
     raise ValueError(f"kind must be 'equals', 'at_most' or 'at_least', got {kind!r}")
+
+
+def grid_union(grids: dict, cfg: dict, template: dict, name: str = "exp", select=None) -> list:
+    """The points of a study whose grid is one product per experiment, declared as data.
+
+    Args:
+        grids: ``{experiment: [[point key, values], ...]}`` (outermost first), or a list of such products, one after
+            the other: ``values`` is a configuration key (a list ranges over its entries, a scalar is one value) or
+            a literal list.
+        cfg: the resolved configuration.
+        template: every point's keys in order, with the value of a key its grid leaves out; each value is cast to
+            the type of the template's.
+        name: the point key holding the experiment's name.
+        select: the experiments to include (default all), in any order.
+
+    Returns:
+        ``[point]``: the experiments in the order of ``grids``, each product outermost first.
+    """
+    out = []
+    for exp, grid in grids.items():
+        for product in (grid if isinstance(grid[0][0], list) else [grid]) if select is None or exp in select else ():
+            lists = [v if isinstance(v, list) else cfg[v] if isinstance(cfg[v], (list, tuple)) else [cfg[v]]
+                     for _, v in product]
+            for combo in itertools.product(*lists):
+                pt = {**template, name: exp, **dict(zip([k for k, _ in product], combo))}
+                out.append({k: type(template[k])(v) for k, v in pt.items()})
+    return out
+
+
+def experiment_fits(df, fits: dict, y: str = "regret", n_boot: int = 500, name: str = "exp"):
+    """The slope of every curve of every experiment, seed indices resampled jointly across a curve's points.
+
+    Args:
+        df: the per-seed rows, the experiment in column ``name``.
+        fits: ``{experiment: (x, *curve keys)}``: each experiment's fitted variable and the keys of its curves.
+        y: the fitted metric.
+        n_boot: bootstrap replicates.
+        name: the column naming the experiment.
+
+    Returns:
+        The :func:`fit_slopes` rows over the whole range of each curve, labelled ``fit = "<experiment>: <y> vs
+        <x>"`` (first column), experiments in the order of ``fits``; ``None`` when no experiment has two values
+        of its ``x``.
+    """
+    import pandas as pd
+
+    out = []
+    for exp, (x, *keys) in fits.items():
+        sub = df[df[name] == exp]
+        if len(sub) and sub[x].nunique() > 1:
+            f = fit_slopes(sub, x, y, list(keys), upper_half=False, n_boot=n_boot, resample="joint")
+            f.insert(0, "fit", f"{exp}: {y} vs {x}")
+            out.append(f)
+    return pd.concat(out, ignore_index=True) if out else None
+
+
+def fit_spans(fits, by: str = "fit") -> str:
+    """The span of each fit's variable, in decades, as the verdict blocks list them (``"1.20 (a), 1.81 (b)"``).
+
+    Args:
+        fits: the fits (:func:`fit_slopes` rows with ``x_min`` and ``x_max``), labelled by the column ``by``.
+        by: the column naming each fit.
+
+    Returns:
+        ``log10(max x_max / min x_min)`` of each fit, two decimals, followed by the fit's name, sorted by name.
+    """
+    span = {f: math.log10(g["x_max"].max() / g["x_min"].min()) for f, g in fits.groupby(by)}
+    return ", ".join(f"{span[f]:.2f} ({f})" for f in sorted(span))
 
 
 def seeds_to_resolve(halfwidth: float, n_seeds: int, tolerance: float) -> int:

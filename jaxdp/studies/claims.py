@@ -22,19 +22,24 @@ Each kind of claim has its test:
   range (holds when every ratio's upper end is at most ``1 + tolerance``, misses when one ratio's lower end
   exceeds 1);
 * ``"equality"``: two quantities claimed equal, tested by their difference (claim 0).
+
+A claim may also carry, as data, what a fitted curve needs before its slope can be judged
+(:func:`judge_curve`): the ``scale`` it is stated up to (an order "free of T" up to a T-dependent scale), the
+``regime`` it is derived for (below it, not tested), why the grid cannot test it at all (``untested``), and what
+a slope beyond it means (``beyond``, a template filled with the curve's numbers).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from .analysis import VERDICTS as ALL_VERDICTS, seeds_to_resolve
+from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, seeds_to_resolve
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
-           "verdict_row", "untested_row", "tally"]
+           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "judge_bound", "fill", "sci"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -46,19 +51,32 @@ class Claim:
 
     Attributes:
         text: what is claimed and where it is stated (a paper and theorem, or a docs page).
-        kind: one of :data:`KINDS` (module docstring).
-        value: the claimed exponent (rates), the claimed ratio's cap 1 (``"bound"``) or 0 (``"equality"``).
-        tolerance: the half-width within which the claim counts as resolved (the same units as ``value``).
+        kind: one of :data:`KINDS` (module docstring); default ``"at_most_rate"``, with ``value`` 0: the quantity is
+            claimed free of the fitted variable (it does not grow with it).
+        value: the claimed exponent (rates; default 0), the claimed ratio's cap 1 (``"bound"``) or 0
+            (``"equality"``).
+        tolerance: the half-width within which the claim counts as resolved (the same units as ``value``; default
+            0.05).
         min_decades: the smallest span, in decades of the fitted variable, over which a slope tests a rate.
         link: where a miss is explained (an anchor of the results page).
+        scale: ``[name, expression]``: the claim is an order up to this scale, an expression in the columns of a
+            curve's per-point table (:func:`judge_curve` judges the slope of the measurement divided by it).
+        regime: ``[rule, expression]`` or ``[rule, expression, note]``: the claim is derived for the fitted variable
+            at least this (per point); the note, a template (:func:`fill`), ends the reason of a curve below it.
+        untested: why no grid of the study can test the claim (its curves are not tested, with this reason).
+        beyond: a template (:func:`fill`) saying what a slope beyond the claim means, with the curve's numbers.
     """
 
     text: str
-    kind: str
-    value: float
-    tolerance: float
+    kind: str = "at_most_rate"
+    value: float = 0.0
+    tolerance: float = 0.05
     min_decades: float = 2.0
     link: str = ""
+    scale: Sequence[str] = ()
+    regime: Sequence[str] = ()
+    untested: str = ""
+    beyond: str = ""
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -265,3 +283,153 @@ def tally(verdicts, order: Sequence[str] = ()) -> str:
     """
     counts = verdicts["verdict"].value_counts()
     return ", ".join(f"{int(counts[k])} {k}" for k in (order or ALL_VERDICTS) if k in counts)
+
+
+def sci(v: float) -> str:
+    """``v`` with two significant digits as the pages print a large number (``1.7·10⁵``).
+
+    Args:
+        v: the number.
+
+    Returns:
+        The mantissa, times a power of ten in superscript digits when the exponent is not 0.
+    """
+    m, e = f"{float(v):.1e}".split("e")
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return m if int(e) == 0 else f"{m}·10" + str(int(e)).translate(sup)
+
+
+def fill(template: str, points) -> str:
+    """A claim's template (an f-string) filled with one curve's numbers.
+
+    Args:
+        template: the f-string's text; it sees ``p`` (the per-point table's columns as arrays, ``p.T``),
+            ``first`` and ``last`` (its first and last rows, ``last.regret``) and ``pow2``, ``sci``, ``num``,
+            ``slope`` (:func:`~jaxdp.studies.analysis.loglog_slope`), ``int``, ``float``, ``abs``, ``min``, ``max``.
+        points: the curve's per-point table (a ``pandas.DataFrame`` sorted by the fitted variable).
+
+    Returns:
+        The filled text (``""`` for an empty template).
+
+    Raises:
+        ValueError: a template holding a backslash or three single quotes.
+    """
+    import types
+
+    if not template:
+        return ""
+    if "\\" in template or "'''" in template:
+        raise ValueError(f"template must hold no backslash and no three single quotes, got {template!r}")
+    rows = points.to_dict("records")
+    ns = {"__builtins__": {}, "p": types.SimpleNamespace(**{c: points[c].to_numpy() for c in points}),
+          "first": types.SimpleNamespace(**rows[0]), "last": types.SimpleNamespace(**rows[-1]), "pow2": _pow2,
+          "sci": sci, "num": fmt_num, "slope": loglog_slope, "int": int, "float": float, "abs": abs, "min": min,
+          "max": max}
+    return eval("f'''" + template + "'''", ns)  # strings in its fields may hold either quote
+
+
+def _values(expr: str, points) -> np.ndarray:
+    """A claim's expression (``scale``, ``regime``) evaluated on the columns of a per-point table."""
+    ns = {"__builtins__": {}, "log2": np.log2, "log": np.log, "sqrt": np.sqrt, "abs": np.abs}
+    cols = {c: points[c].to_numpy(float) for c in points if points[c].dtype.kind in "biuf"}
+    return np.asarray(eval(expr, ns, cols), float)
+
+
+def _below_regime(claim: Claim, points, x: str) -> str:
+    """Why the curve's grid does not reach the regime its claim is derived for (``""`` when it does)."""
+    if not claim.regime:
+        return ""
+    xs, need = points[x].to_numpy(float), _values(claim.regime[1], points)
+    if (xs >= need).all():
+        return ""
+    end, i = ("ends", -1) if xs[-1] < need[-1] else ("starts", 0)
+    return (f"the grid {end} at {x} = {_pow2(xs[i])}, below {claim.regime[0]} = {sci(need[i])} there"
+            + fill(claim.regime[2] if len(claim.regime) > 2 else "", points))
+
+
+def judge_curve(claim: Optional[Claim], fit, points, x: str, *, experiment: str, cell: str,
+                no_claim: tuple = ("no claim stated for this curve", "reported for comparison")) -> dict:
+    """The verdict row of one fitted curve against its claim, with everything the claim states as data.
+
+    The measurement is the fit's slope (and interval) less the slope of the claim's ``scale`` over the curve's
+    points (a deterministic function of ``x``, which shifts the slope and both ends of its interval); a curve
+    without a claim, below the claim's ``regime`` or whose claim is ``untested`` is not tested; otherwise
+    :func:`judge` decides. Where a slope that could be judged lies beyond the claim (above an at-most exponent,
+    outside an interval's claim) and the claim says what that means (``beyond``), the reason says it and the row
+    links to the claim's explanation.
+
+    Args:
+        claim: the curve's claim, or ``None``.
+        fit: a row of :func:`~jaxdp.studies.analysis.fit_slopes` (``slope``, ``slope_lo``, ``slope_hi``,
+            ``n_seeds``, ``x_min``, ``x_max``).
+        points: the curve's per-point table over the fitted range, sorted by ``x``.
+        x: the fitted variable's column.
+        experiment, cell: the row's experiment and cell.
+        no_claim: the claim text and reason of a curve without a claim.
+
+    Returns:
+        The row (:func:`verdict_row`, or :func:`untested_row` without a claim).
+    """
+    scale = claim.scale if claim is not None else ()
+    shift = loglog_slope(points[x], _values(scale[1], points)) if scale and len(points) > 1 else 0.0
+    m = Measurement(fit.slope - shift, fit.slope_lo - shift, fit.slope_hi - shift, int(fit.n_seeds),
+                    decades=math.log10(float(fit.x_max) / float(fit.x_min)))
+    if claim is None:
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=m)
+    why = _below_regime(claim, points, x) or claim.untested
+    v, c = (Verdict("not tested", why) if why else judge(claim, m)), claim.value
+    beyond = bool(claim.beyond) and not why and m.hi > m.lo and (
+        m.lo > c if claim.kind == "at_most_rate" else not m.lo <= c <= m.hi)
+    if beyond:
+        sep = ": " if v.verdict == "misses" else "; over it the slope lies beyond the claim: "
+        v = Verdict(v.verdict, v.reason + sep + fill(claim.beyond, points))
+    return verdict_row(claim, m, v, experiment=experiment, cell=cell, link=claim.link if why or beyond else None)
+
+
+def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp"):
+    """One verdict row per fit of :func:`~jaxdp.studies.analysis.experiment_fits`, each by :func:`judge_curve` on
+    its curve's points.
+
+    Args:
+        fits: the fits, labelled ``fit = "<experiment>: ..."``.
+        points: the per-point table of every experiment (the experiment in column ``name``).
+        curves: ``{experiment: (x, *curve keys)}``, as the fits were made.
+        claim: ``claim(fit row, experiment) -> Claim or None``.
+        cell: ``cell(fit row, experiment) -> str``, the row's cell.
+        name: the column naming the experiment.
+
+    Returns:
+        The verdict rows (a ``pandas.DataFrame``).
+    """
+    import pandas as pd
+
+    rows = []
+    for r in fits.itertuples(index=False):
+        exp = r.fit.split(":")[0]
+        (x, *keys), p = curves[exp], points[points[name] == exp]
+        p = p[np.logical_and.reduce([p[k] == getattr(r, k) for k in keys]) & p[x].between(r.x_min, r.x_max)]
+        rows.append(judge_curve(claim(r, exp), r, p.sort_values(x).reset_index(drop=True), x, experiment=r.fit,
+                                cell=cell(r, exp)))
+    return pd.DataFrame(rows)
+
+
+def judge_bound(claim: Claim, points, bound, *, experiment: str, cell: str, stem: str = "regret",
+                exact_where: Optional[str] = None) -> dict:
+    """The verdict row of a ``"bound"`` claim on a curve's points: the ratio measured / bound at every point.
+
+    Args:
+        claim: the claim (kind ``"bound"``).
+        points: the curve's per-point summary (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds``).
+        bound: the bound at each point (an array).
+        experiment, cell: the row's experiment and cell.
+        stem: the measured metric.
+        exact_where: when given, an evaluation without spread over seeds is judged exactly
+            (:func:`judge_exact_bound`, this appended to its reason); otherwise :func:`judge` calls it not tested.
+
+    Returns:
+        The row (:func:`verdict_row`).
+    """
+    mean, lo, hi = (points[f"{stem}_{k}"].to_numpy(float) / np.asarray(bound, float) for k in ("mean", "lo", "hi"))
+    m, ratios = Measurement.of_ratios(mean, lo, hi, int(points["n_seeds"].min())), (mean, lo, hi)
+    v = judge_exact_bound(m, exact_where) if exact_where is not None and m.exact(*ratios) else judge(claim, m)
+    return verdict_row(claim, m, v, experiment=experiment, cell=cell)

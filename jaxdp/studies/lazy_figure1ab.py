@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from .analysis import upper_half
-from .analysis import fmt_ci, fmt_num, verdict_table
+from .analysis import verdict_table
 from .claims import Claim, Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
 from .specs import StudySpec
@@ -299,26 +299,22 @@ def page_blocks(results_dir=None) -> dict:
     lin, ns = _split(df)
     sl, summ = _linear_fit(lin, N_BOOT), summarize(lin, BY + ["T"], ["regret"])
     Tmax, np_same, first_alpha = int(lin["T"].max()), _ftrl_same_runs(lin), float(lin["alpha"].min())
-    rows = []
+    notes = []
     for r in sl.itertuples(index=False):
-        g = summ[(summ["learner"] == r.learner) & (summ["adversary"] == r.adversary) & (summ["panel"] == r.panel)
-                 & (summ["alpha"] == r.alpha)]
-        last, notes = g[g["T"] == Tmax].iloc[0], []
-        zero, n_fit, _ = _fitted(g, {}, r.x_min, r.x_max)
-        if zero:
-            notes.append(f"regret's interval contains 0 at {zero} of {n_fit} fitted T: not a rate")
+        zero, n_fit, _ = _fitted(summ, {k: getattr(r, k) for k in BY}, r.x_min, r.x_max)
+        n = [f"regret's interval contains 0 at {zero} of {n_fit} fitted T: not a rate"] if zero else []
         if r.learner == "nonprivate" and r.adversary == "biased" and np_same and r.alpha != first_alpha:
-            notes.append(f"the runs of α = {first_alpha:g}, seed by seed (FTRL does not depend on ε)")
-        rows.append([r.learner, r.adversary, r.panel, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-                     fmt_num(r.theory_slope), _versus(r.slope_lo, r.slope_hi, r.theory_slope),
-                     fmt_ci(last["regret_mean"], last["regret_lo"], last["regret_hi"], 1), "; ".join(notes) or "—"])
+            n.append(f"the runs of α = {first_alpha:g}, seed by seed (FTRL does not depend on ε)")
+        notes.append("; ".join(n) or "—")
+    rows = sl.merge(summ[summ["T"] == Tmax][BY + ["regret_mean", "regret_lo", "regret_hi"]], on=BY, how="left").assign(
+        note=notes)
     up = upper_half(sorted(lin["T"].unique()))
     nsl, nsumm = _nonsmooth_fit(ns) if len(ns) else (None, None)
     v = verdicts(sl, summ, nsl, nsumm, ftrl_same_runs=np_same)
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=int(df.groupby(BY + ["loss", "T"])["seed"].nunique().min()),
                             T_lo=int(up[0]), T_hi=int(up[-1]), n_boot=N_BOOT, T_max=Tmax,
-                            table=S.table("slopes", rows, T_max=Tmax)),
+                            table=S.table("slopes", rows, T_max=Tmax, versus=_versus)),
         BLOCKS[1]: _nonsmooth_block(nsl, nsumm),
         BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), linear=len(sl), nonsmooth=0 if nsl is None else len(nsl),
                             same_runs=S.render("lazy-figure1ab same runs") if np_same else "", tol=TOL,

@@ -18,9 +18,9 @@ from jaxdp.experts import (
     adversary_and_params, experts_problem, figure1_exponents, learner_and_params,
 )
 from jaxdp.studies.analysis import (
-    _pow2, equal_expected_regret, fmt_ci, fmt_num, loglog_slope, summarize, upper_half, verdict_table,
+    _pow2, equal_expected_regret, fmt_num, loglog_slope, summarize, upper_half, verdict_table,
 )
-from jaxdp.studies.claims import Measurement, judge, tally, untested_row, verdict_row
+from jaxdp.studies.claims import judge_bound, judge_curve, tally
 from jaxdp.studies.framework import Study, fit_slopes, plot_panels
 from jaxdp.studies.specs import StudySpec
 
@@ -123,23 +123,15 @@ def verdicts(slopes, summary, d: int):
     rows = []
     for r in slopes.itertuples(index=False):
         cell, c = f"{r.learner}, {r.adversary}, α = {r.alpha:g}", CLAIMS.get(r.learner)
-        if c is None:
-            rows.append(dict(untested_row("regret vs T, ε = T^−α", cell, "—", NO_CLAIM, r.n_seeds),
-                             slope=r.slope, slope_lo=r.slope_lo, slope_hi=r.slope_hi))
-            continue
-        experiment = "regret vs T, ε = T^−α"
-        if c.kind == "bound":
+        if c is not None and c.kind == "bound":
             p = summary[(summary["learner"] == r.learner) & (summary["adversary"] == r.adversary)
                         & (summary["alpha"] == r.alpha) & summary["T"].between(r.x_min, r.x_max)]
-            b = np.sqrt(p["T"].to_numpy(float) * math.log(d) / 2)
-            mean, lo, hi = (p[k].to_numpy(float) / b for k in ("regret_mean", "regret_lo", "regret_hi"))
-            m = Measurement.of_ratios(mean, lo, hi, int(p["n_seeds"].min()))
-            experiment = "E[regret] / √(T ln d/2), fitted T"
+            rows.append(judge_bound(c, p, np.sqrt(p["T"].to_numpy(float) * math.log(d) / 2), cell=cell,
+                                    experiment="E[regret] / √(T ln d/2), fitted T"))
         else:
-            c = dataclasses.replace(c, value=EXPONENT[r.learner](float(r.alpha)))
-            m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), int(r.n_seeds),
-                            decades=math.log10(float(r.x_max) / float(r.x_min)))
-        rows.append(verdict_row(c, m, judge(c, m), experiment=experiment, cell=cell))
+            c = c and dataclasses.replace(c, value=EXPONENT[r.learner](float(r.alpha)))
+            rows.append(judge_curve(c, r, None, "T", experiment="regret vs T, ε = T^−α", cell=cell,
+                                    no_claim=("—", NO_CLAIM)))
     return pd.DataFrame(rows)
 
 
@@ -166,17 +158,14 @@ def page_blocks(results_dir=None) -> dict:
     S_ = int(df.groupby(by + ["T"])["seed"].nunique().min())
     real = fit_slopes(df, "T", "regret", by=by, n_boot=N_BOOT, resample="joint")
     exp = fit_slopes(df, "T", "expected_regret", by=by, n_boot=N_BOOT, resample="joint")
-    twins, rows = _same_expected_regret(df, "hedge", "sketch"), []
-    for r, e in zip(real.itertuples(index=False), exp.itertuples(index=False)):
-        exact = e.slope_hi - e.slope_lo < 1e-9
-        label, fn = THEORY.get((r.learner, r.adversary), ("", None))
-        notes = ["E[regret] the same for every seed"] if exact else []
-        if r.learner in ("hedge", "sketch") and (r.adversary, r.alpha) in twins:
-            notes.append("sketch's E[regret] is Hedge's, seed by seed (same η, same marginal)")
-        rows.append([r.learner, r.adversary, f"{r.alpha:g}", fmt_ci(r.slope, r.slope_lo, r.slope_hi),
-                     fmt_num(e.slope) if exact else fmt_ci(e.slope, e.slope_lo, e.slope_hi),
-                     fmt_num(float(figure1_exponents(r.alpha, "c")["L2P"])),
-                     f"{label}: {fmt_num(float(fn(r.alpha)))}" if fn is not None else "—", "; ".join(notes) or "—"])
+    twins, exact = _same_expected_regret(df, "hedge", "sketch"), (exp["slope_hi"] - exp["slope_lo"] < 1e-9).to_numpy()
+    notes = [[n for n, on in (("E[regret] the same for every seed", x), (S.data["claims_notes"]["twins"], r.learner in (
+        "hedge", "sketch") and (r.adversary, r.alpha) in twins)) if on] for x, r in zip(exact, real.itertuples())]
+    th = [THEORY.get(k) for k in zip(real["learner"], real["adversary"])]
+    rows = real.assign(exact=exact, **{f"e{k}": exp[f"slope{k}"].to_numpy() for k in ("", "_lo", "_hi")},
+                       claimed_c=figure1_exponents(real["alpha"].to_numpy(), "c")["L2P"],
+                       note=["; ".join(n) or "—" for n in notes],
+                       applies=[f"{t[0]}: {fmt_num(float(t[1](a)))}" if t else "—" for t, a in zip(th, real["alpha"])])
     up = upper_half(sorted(df["T"].unique()))
     T_lo, T_hi = int(up[0]), int(up[-1])
     t = alternating_terms(df, d)

@@ -2,9 +2,8 @@
 algorithms (Z8); Lazy private online learning, docs/algorithms/lazy.md#studies.
 
 Spec: ``specs/lazy-switching.toml``; page prose: ``specs/lazy-switching.md``. Z5 tests the exact expected counts of
-fake switches and shadow resamples; Z8 reports regret / (T^{1/3} ε^{-2/3}) on ``adv_lazy_epochs`` (Thm 4.2) for the
-lazy learners and the binary-tree baseline; Z7 compares the histogram of the expert x_s L2P-MW (block mode) plays in
-batch s on replayed losses with nu_s = softmax(-eta * the first (s-1)B losses) (LAZY Lemma 3.4, delta0 = 0).
+fake switches and shadow resamples; Z8 reports regret / (T^{1/3} ε^{-2/3}) on ``adv_lazy_epochs`` (Thm 4.2); Z7 is
+LAZY Lemma 3.4 (:func:`~jaxdp.experts.lazy_setups.z7_marginal_checks`) on L2P-MW in block mode.
 """
 from __future__ import annotations
 
@@ -18,11 +17,10 @@ from scipy import stats
 
 from ..core import seed_keys, simulate
 from ..experts import (
-    LazyEpochsParams, adv_lazy_epochs, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params,
-    marginal_check, mw_marginal, tree_ftrl_experts, tree_ftrl_params, z7_losses, z7_played,
+    adversary_and_params, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params, z7_losses, z7_played,
 )
+from ..experts.lazy_setups import z7_marginal_checks
 from .framework import Study, plot_curves, summarize
-from .plots import figure_legend
 from .specs import StudySpec
 
 S = StudySpec("lazy-switching", __name__)
@@ -35,60 +33,25 @@ def _z7_config(cfg):
 
 
 def z7_table(df, cfg: dict, alpha: float = 1e-8):
-    """Per checked batch s: :func:`marginal_check` of the pooled histogram of x_s against nu_s, and the control
-    against nu_{s-1} (``tv_vs_prev``, ``chi2_p_vs_prev``, ``prev_rejected``, ``tv_nu_prev_nu``)."""
+    """Per checked batch s: :func:`~jaxdp.experts.lazy_setups.z7_marginal_checks` of the pooled histogram of x_s
+    against nu_s, and the control against nu_{s-1}."""
     import pandas as pd
 
     d, B, nb, eta, _ = _z7_config(cfg)
-    losses, rows = z7_losses(d, B, nb, int(cfg["seed"])), []
-    for s, g in df[df["exp"] == "Z7"].groupby("s", sort=True):
-        s = int(s)
-        counts = g[[f"count_{j}" for j in range(d)]].to_numpy(float).sum(0)
-        nu, prev = mw_marginal(losses, eta, (s - 1) * B), mw_marginal(losses, eta, max(s - 2, 0) * B)
-        row = {"s": s, "round": (s - 1) * B + 1, **marginal_check(counts, nu, alpha)}
-        w = marginal_check(counts, prev, alpha) if s >= 2 else None
-        row.update(tv_vs_prev=w["tv"] if w else np.nan, chi2_p_vs_prev=w["chi2_p"] if w else np.nan,
-                   prev_rejected=not w["ok"] if w else False, tv_nu_prev_nu=0.5 * float(np.abs(nu - prev).sum()))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    counts = {int(s): g[[f"count_{j}" for j in range(d)]].to_numpy(float).sum(0)
+              for s, g in df[df["exp"] == "Z7"].groupby("s", sort=True)}
+    return pd.DataFrame(z7_marginal_checks(counts, z7_losses(d, B, nb, int(cfg["seed"])), eta, B, alpha))
 
 
 def z7_plot(df, cfg: dict, path: pathlib.Path) -> pathlib.Path:
-    """Left: the frequencies of x_s vs nu_s per checked batch; right: TV vs s with the noise level and the bound."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    d, B, nb, eta, p = _z7_config(cfg)
-    losses, t, z = z7_losses(d, B, nb, int(cfg["seed"])), z7_table(df, cfg), df[df["exp"] == "Z7"]
-    fig, (a0, a1) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=110)
-    ss = list(t["s"])
-    width, exact_x, exact_p = 0.8 / max(len(ss), 1), [], []
-    for i, s in enumerate(ss):
-        counts = z[z["s"] == s][[f"count_{j}" for j in range(d)]].to_numpy(float).sum(0)
-        xs = np.arange(d) + (i - (len(ss) - 1) / 2) * width
-        a0.bar(xs, counts / counts.sum(), width=width, alpha=0.6, label=f"x_{s} (empirical)")
-        exact_x.append(xs)
-        exact_p.append(mw_marginal(losses, eta, (s - 1) * B))
-    # the exact marginals of every batch as one marker-only line, so it has one legend entry
-    a0.plot(np.concatenate(exact_x), np.concatenate(exact_p), color="k", marker="_", linestyle="None",
-            ms=max(3.0, 60 * width), mew=2, label="nu_s (exact)")
-    a0.set(xlabel="expert", ylabel="probability")
-    a0.set_title(f"Z7: x_s over {int(t['n'].iloc[0])} runs vs nu_s (d={d}, B={B}, eta={eta}, p={p})", fontsize=9)
-    a1.plot(t["s"], t["tv"], "o-", label="TV(x_s, nu_s)")
-    a1.plot(t["s"], t["tv_noise"], "k--", label="E[TV] of an exact sampler")
-    a1.plot(t["s"], t["tv_bound"], "r:", label="sound bound (alpha=1e-8)")
-    tp = t[t["s"] >= 2]
-    a1.plot(tp["s"], tp["tv_vs_prev"], "x-", label="control: TV(x_s, nu_{s-1})")
-    a1.set(xlabel="batch s", ylabel="total variation")
-    a1.set_title("LAZY Lemma 3.4 (delta0 = 0): TV at Monte-Carlo noise level", fontsize=9)
-    a1.grid(True, alpha=0.3)
-    fig.tight_layout()
-    figure_legend(fig)   # one legend for both panels, below them: it covers no bar and no curve
-    fig.savefig(path, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    """TV(x_s, nu_s) per checked batch beside an exact sampler's noise level, the sound bound and the control."""
+    d, B, _, eta, p = _z7_config(cfg)
+    curves = {"tv": "TV(x_s, nu_s)", "tv_noise": "E[TV] of an exact sampler", "tv_bound": "sound bound (alpha=1e-8)",
+              "tv_vs_prev": "control: TV(x_s, nu_{s-1})"}
+    t = z7_table(df, cfg).melt(id_vars="s", value_vars=list(curves), var_name="curve", value_name="tv_mean").dropna()
+    return plot_curves(t.assign(curve=t["curve"].map(curves)), "s", "tv", path, hue="curve", logx=False,
+                       title=f"Z7, LAZY Lemma 3.4 (delta0 = 0): x_s vs nu_s (d={d}, B={B}, eta={eta}, p={p})",
+                       xlabel="batch s", ylabel="total variation")
 
 
 @S.register
@@ -109,10 +72,7 @@ def build(cfg: dict) -> Study:
         raise ValueError("lazy-switching: empty grid (no learners and z7 = false)")
 
     def learner(pt):
-        T, eps = int(pt["T"]), float(pt["eps"])
-        if pt["learner"] == "tree":
-            return tree_ftrl_experts(d, T_max), tree_ftrl_params(d, T, eps, delta, T_max=T_max), {"p": 0.0, "B": 1}
-        return learner_and_params(pt["learner"], d, T, eps, delta)
+        return learner_and_params(pt["learner"], d, int(pt["T"]), float(pt["eps"]), delta, T_max=T_max)
 
     def run_z7(pts, seeds):
         # replicate r of seed index i: fold_in(seed_keys(seed, i), r); histograms per seed over replicates
@@ -129,9 +89,8 @@ def build(cfg: dict) -> Study:
         keys, out, n = seed_keys(int(cfg["seed"]), seeds), [], len(seeds)
         for pt in pts:
             T, eps = int(pt["T"]), float(pt["eps"])
-            L, params, info = learner(pt)
-            ap = LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=jnp.int32(0))
-            r = simulate(L, adv_lazy_epochs(d), experts_problem(), params, ap, keys, T, T_max=T_max, n_checkpoints=4)
+            (L, params, info), (A, ap) = learner(pt), adversary_and_params("paper_epochs", d, T, eps)
+            r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max, n_checkpoints=4)
             m = {"expected_regret": r["expected_regret"], "switches": r["switches"].astype(float),
                  "lb_ratio": r["expected_regret"] / (T ** (1 / 3) * eps ** (-2 / 3))}
             m.update({k: r[k].astype(float) if k in r else np.zeros(n) for k in COUNTS[3:7]})
@@ -174,8 +133,7 @@ def build(cfg: dict) -> Study:
 
     def check_point(pt):
         if pt["exp"] == "Z5_Z8":
-            learner(pt)
-            LazyEpochsParams(T=jnp.int32(int(pt["T"])), eps=jnp.float32(pt["eps"]), epoch_len=jnp.int32(0))
+            learner(pt), adversary_and_params("paper_epochs", d, int(pt["T"]), float(pt["eps"]))
 
     return S.study(cfg, points=points, run=run, check_point=check_point, analyze=analyze, plot=plot)
 

@@ -16,10 +16,7 @@ import numpy as np
 from ..core import seed_keys, simulate
 from ..experts import ReplayParams, adv_replay, experts_problem, hedge, hedge_params
 from ..experts import l2p_mw, l2p_mw_params, plan_l2p_mw, tree_ftrl_experts, tree_ftrl_params
-from ..experts import (
-    adaptive_sparse_vector_experts, params_from_plan, plan_adaptive_sparse_vector_experts,
-    plan_potential_experts, plan_sparse_vector_experts, potential_experts, sparse_vector_experts,
-)
+from ..experts.realizable_setups import realizable_learner, realizable_plan
 from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
@@ -37,9 +34,9 @@ CLAIMS = {(f["experiment"], ds, float(e)): (f["claim"], f["relation"], f.get("le
           for f in S.data["findings"] for ds, e in f["at"]}
 
 
-
 def _learner(name, d, T, eps, delta):
-    """(learner, params, eps_certified) for one grid point."""
+    """(learner, params, eps_certified) for one grid point: the realizable learners at their ``certified`` plans
+    (:mod:`jaxdp.experts.realizable_setups`; ``adaptive_sv``: Alg. 2 with the flipped test)."""
     if name == "hedge":
         return hedge(d), hedge_params(d, T), math.inf
     if name == "l2p_mw":
@@ -47,12 +44,9 @@ def _learner(name, d, T, eps, delta):
         return l2p_mw(d, None), l2p_mw_params(plan.params["eta"], plan.params["p"], plan.params["B"]), plan.eps_certified
     if name == "tree_ftrl":
         return tree_ftrl_experts(d, T, noise="laplace"), tree_ftrl_params(d, T, eps, 0.0), eps
-    learner, planner, kw = {"sparse_vector": (sparse_vector_experts, plan_sparse_vector_experts, {}),
-                            "adaptive_sv": (adaptive_sparse_vector_experts, plan_adaptive_sparse_vector_experts,
-                                            {"test_sign": "flipped"}),
-                            "potential": (potential_experts, plan_potential_experts, {})}[name]
-    plan = planner(eps=eps, T=T, d=d, mode="certified", **kw)
-    return learner(d), params_from_plan(plan), plan.eps_certified
+    name = "adaptive_flipped" if name == "adaptive_sv" else name
+    plan = realizable_plan(name, eps=eps, T=T, d=d, mode="certified")
+    return (*realizable_learner(name, d, plan), plan.eps_certified)
 
 
 @S.register

@@ -1,31 +1,23 @@
 """``realizable-experts``: REAL (realizable DP experts) claims R1–R6, R9 of docs/algorithms/realizable.md#studies.
 
-Spec and claims: ``specs/realizable-experts.toml``; page prose: ``specs/realizable-experts.md``. Experiments
-(column ``exp``), all at the planners' ``mode``: ``vsT`` (R1, regret vs T on the halving and Bernoulli adversaries),
-``vsd`` (R2, R3, R9: regret and draws vs log d, pure and approximate), ``vseps`` (R4), ``Lstar`` (R5: Alg. 2's
-doubling test as printed and flipped, and the known-L* sparse vector, on ``l_t(x*) ~ Ber(L*/T)``) and ``lb`` (R6:
-regret ε / ln d against Thm 5's 1/32). ``binary_tree`` (REAL Alg. 4, docs/algorithms/realizable.md#binary-tree-experts)
-is planned once for the study's largest horizon and run at every T; table ``binary_tree`` says whether it ever
-started a new phase.
+Spec, grids and claims: ``specs/realizable-experts.toml``; page prose: ``specs/realizable-experts.md``. Experiments
+(column ``exp``), all at the planners' ``mode``: ``vsT`` (R1), ``vsd`` (R2, R3, R9: regret and draws vs log d),
+``vseps`` (R4), ``Lstar`` (R5) and ``lb`` (R6: regret ε / ln d against Thm 5's 1/32); the learners and adversaries
+are :mod:`jaxdp.experts.realizable_setups`. ``binary_tree`` (Alg. 4) is planned once for the study's largest horizon
+and run at every T; table ``binary_tree`` says whether it ever started a new phase.
 """
 from __future__ import annotations
 
 import math
 import pathlib
 
-import jax.numpy as jnp
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ..experts import (
-    HalvingParams, HedgeParams, RealizableBernoulliParams, RealizableLBParams, adaptive_sparse_vector_experts,
-    adv_realizable_bernoulli, adv_realizable_halving, adv_realizable_lb, binary_tree_experts, binary_tree_static,
-    experts_problem, hedge, lower_bound_thm5, params_from_plan, plan_adaptive_sparse_vector_experts,
-    plan_binary_tree_experts, plan_potential_experts, plan_sparse_vector_experts, potential_experts,
-    sparse_vector_experts, thm1_bound, thm2_bound,
-)
-from .analysis import verdict_table
-from .claims import Measurement, judge, tally, untested_row, verdict_row
+from ..experts import experts_problem, lower_bound_thm5, thm1_bound, thm2_bound
+from ..experts.realizable_setups import realizable_adversary, realizable_learner, realizable_plan
+from .analysis import fit_spans, grid_union, verdict_table
+from .claims import Measurement, judge, judge_curve, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
 
@@ -33,76 +25,24 @@ S = StudySpec("realizable-experts", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, LOWER_BOUND = S.doc_page, S.results, S.blocks, S.claims, S.claims["lower_bound"]
 #: (experiment = the fits' ``vs`` variable, learners) that may run the same regret seed by seed: one row where they do
 SAME = (("Lstar", ("adaptive_flipped", "adaptive_printed")), ("lb", ("potential", "sparse_vector")))
-_LEARNERS = {"binary_tree": None, "sparse_vector": sparse_vector_experts, "potential": potential_experts,
-             "sparse_vector_known_Lstar": sparse_vector_experts, "adaptive_printed": adaptive_sparse_vector_experts,
-             "adaptive_flipped": adaptive_sparse_vector_experts, "hedge": hedge}
 
 
-def _plan(p, cfg):
-    """The planner's plan of point ``p`` (``None`` for Hedge); binary_tree is planned for the study's ``_T_max``."""
-    name, d, T, eps, mode, beta = p["learner"], p["d"], p["T"], p["eps"], cfg["mode"], cfg["beta"]
-    if name in ("sparse_vector", "sparse_vector_known_Lstar"):
-        Ls = p["Lstar"] if name == "sparse_vector_known_Lstar" else 0.0
-        return plan_sparse_vector_experts(eps=eps, delta=p["delta"], T=T, d=d, mode=mode, beta=beta, Lstar=Ls)
-    if name == "potential":
-        return plan_potential_experts(eps=min(eps, 0.99) if p["delta"] > 0 else eps, delta=p["delta"], T=T, d=d,
-                                      mode=mode)
-    if name.startswith("adaptive"):
-        sign = "flipped" if name == "adaptive_flipped" else "printed"
-        return plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode=mode, beta=beta, test_sign=sign)
-    if name == "binary_tree":
-        return plan_binary_tree_experts(eps=eps, T=int(cfg["_T_max"]), d=d, mode=mode, beta=beta)
-    return None
-
-
-def _adversary(p, cfg):
-    """The adversary of point ``p`` and its params (halving epochs r = 2L + 1, L the sparse-vector threshold)."""
-    d, T, adv = p["d"], p["T"], p["adversary"]
-    if adv == "halving":
-        L = plan_sparse_vector_experts(eps=p["eps"], T=T, d=d, mode=cfg["mode"], beta=cfg["beta"]).params["L"]
-        return adv_realizable_halving(d), HalvingParams(r=jnp.int32(int(2 * L) + 1))
-    if adv == "lb":
-        return adv_realizable_lb(d), RealizableLBParams(T=jnp.int32(T), eps=jnp.float32(p["eps"]))
-    if p["Lstar"] > T:
+def _setup(p, cfg, T_max):
+    """``(plan, (learner, params), (adversary, params))`` of point ``p``: binary_tree planned for ``T_max``; the
+    halving epochs ``r = 2L + 1``, ``L`` the sparse-vector threshold; near-realizable losses ``Ber(L*/T)``."""
+    d, T, eps, adv, mode, beta = p["d"], p["T"], p["eps"], p["adversary"], cfg["mode"], cfg["beta"]
+    plan = realizable_plan(p["learner"], eps=eps, delta=p["delta"], T=T_max if p["learner"] == "binary_tree" else T,
+                           d=d, mode=mode, beta=beta, Lstar=p["Lstar"])
+    if adv not in ("halving", "lb") and p["Lstar"] > T:
         raise ValueError(f"Lstar={p['Lstar']} must be <= T_fixed={T} (the best expert's loss probability is Lstar/T)")
-    q_star = p["Lstar"] / T if adv == "near_bernoulli" else 0
-    return adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(cfg["q"]), q_star=jnp.float32(q_star))
-
-
-def _check_point(p, cfg):
-    """Every planner and params constructor a point calls, without simulating."""
-    plan = _plan(p, cfg)
-    if plan is not None:
-        params_from_plan(plan)
-    _adversary(p, cfg)
-
-
-def _points(cfg):
-    d0, e0, pts = int(cfg["d0"]), float(cfg["eps0"]), []
-
-    def pt(exp, lrn, adv, d=d0, T=cfg["T_fixed"], eps=e0, delta=0.0, Ls=0.0):
-        return dict(exp=exp, learner=lrn, adversary=adv, d=int(d), T=int(T), eps=float(eps), delta=float(delta),
-                    Lstar=float(Ls))
-
-    pts += [pt("vsT", lrn, adv, T=T) for adv in cfg["vsT_adversaries"]
-            for lrn in ("sparse_vector", "potential", "binary_tree", "hedge") for T in cfg["T"]]
-    pts += [pt("vsd", lrn, "halving", d=d, delta=delta) for lrn, delta in (
-        ("sparse_vector", 0.0), ("sparse_vector", cfg["delta"]), ("potential", 0.0), ("binary_tree", 0.0))
-        for d in cfg["d"]]
-    pts += [pt("vseps", "sparse_vector", "halving", eps=eps) for eps in cfg["eps"]]
-    pts += [pt("Lstar", lrn, "near_bernoulli", Ls=Ls) for lrn in (
-        "adaptive_printed", "adaptive_flipped", "sparse_vector_known_Lstar") for Ls in cfg["Lstar"]]
-    pts += [pt("lb", lrn, "lb", d=d, T=cfg["lb_T"], eps=eps) for lrn in ("sparse_vector", "potential")
-            for d in cfg["lb_d"] for eps in cfg["lb_eps"]]
-    return pts
+    L = realizable_plan("sparse_vector", eps=eps, T=T, d=d, mode=mode, beta=beta).params["L"] if adv == "halving" else 0
+    return plan, realizable_learner(p["learner"], d, plan), realizable_adversary(
+        "bernoulli" if "bernoulli" in adv else adv, d, T=T, eps=eps, r=int(2 * L) + 1, q=cfg["q"],
+        q_star=p["Lstar"] / T if adv == "near_bernoulli" else 0.0)
 
 
 def _run_point(p, cfg, seeds, T_max):
-    name, d, n = p["learner"], p["d"], len(seeds)
-    plan = _plan(p, cfg)
-    params = HedgeParams(eta=jnp.float32(1.0)) if plan is None else params_from_plan(plan)
-    learner = binary_tree_experts(d, **binary_tree_static(plan)) if name == "binary_tree" else _LEARNERS[name](d)
-    adversary, ap = _adversary(p, cfg)
+    (plan, (learner, params), (adversary, ap)), n = _setup(p, cfg, T_max), len(seeds)
     out = simulate(learner, adversary, experts_problem(), params, ap, seed_keys(cfg["seed"], seeds), p["T"],
                    T_max=T_max)
     res = {"regret": out["regret"].astype(float), "best_loss": out["best_loss"].astype(float),
@@ -110,7 +50,7 @@ def _run_point(p, cfg, seeds, T_max):
            "doublings": out.get("doublings", np.zeros(n)).astype(float),
            "eps_certified": np.full(n, plan.eps_certified if plan else np.inf),
            "K": np.full(n, plan.params.get("K", np.nan) if plan else np.nan, dtype=float)}
-    if name == "binary_tree":
+    if p["learner"] == "binary_tree":
         res.update(phases=out["phases"].astype(float), padded=out["padded"].astype(float),
                    **{k: np.full(n, float(plan.params[k])) for k in ("m_set", "P_max", "tau")})
     return res
@@ -166,39 +106,32 @@ def _analyze(df):
 
 
 def _plot(df, outdir: pathlib.Path, cfg):
+    """R1–R6's figures: each experiment's curves beside the theorems' bounds (constants 1)."""
     d0, e0, Tf, beta, mode = cfg["d0"], cfg["eps0"], cfg["T_fixed"], cfg["beta"], cfg["mode"]
-    paths, s = [], summarize(df[df["exp"] == "vsT"], ["learner", "adversary", "T"], ["regret"])
-    for adv, g in s.groupby("adversary"):
-        th = {"Thm 1 (consts 1)": lambda T: thm1_bound(d0, T, e0, beta),
-              "hedge ln d/eta": lambda T: np.full_like(T, math.log(d0))}
-        paths.append(plot_curves(g, "T", "regret", outdir / f"R1_regret_vs_T_{adv}.png", hue="learner", theory=th,
-                                 title=f"R1 regret vs T ({adv}, d={d0}, eps={e0}, mode={mode})"))
-    sub = df[df["exp"] == "vsd"].copy()
-    if len(sub):
-        sub["lab"] = sub["learner"] + np.where(sub["delta"] > 0, " (eps,delta)", " pure")
-        s = summarize(sub, ["lab", "d"], ["regret", "em_draws"])
-        paths.append(plot_curves(s, "d", "regret", outdir / "R2_regret_vs_d.png", hue="lab",
-                                 theory={"Thm 1 pure": lambda d: thm1_bound(d, Tf, e0, beta),
-                                         "Thm 1 approx": lambda d: thm1_bound(d, Tf, e0, beta, cfg["delta"])},
-                                 title=f"R2/R9 regret vs d (T={Tf}, mode={mode})"))
-        paths.append(plot_curves(s, "d", "em_draws", outdir / "R3_switches_vs_d.png", hue="lab",   # log y: the small counts stay apart
-                                 theory={"log2 d": lambda d: np.log2(d)},
-                                 title="R3 exponential-mechanism draws (switches) vs d"))
-    s = summarize(df[df["exp"] == "vseps"], ["learner", "eps"], ["regret"])
-    if len(s):
-        r0 = float(s["regret_mean"].iloc[0]) * float(s["eps"].iloc[0])
-        paths.append(plot_curves(s, "eps", "regret", outdir / "R4_regret_vs_eps.png", hue="learner",
-                                 theory={"c/eps": lambda e: r0 / e}, title="R4 regret vs eps"))
-    sub = df[(df["exp"] == "Lstar") & (df["Lstar"] > 0)]
-    if len(sub):
-        paths.append(plot_curves(summarize(sub, ["learner", "Lstar"], ["regret"]), "Lstar", "regret",
-                                 outdir / "R5_regret_vs_Lstar.png", hue="learner", title="R5 adaptivity to L*",
-                                 theory={"Thm 2 (consts 1)": lambda L: thm2_bound(d0, Tf, e0, beta, L)}))
-    lb = df[df["exp"] == "lb"]
-    if len(lb):
-        paths.append(plot_curves(summarize(lb, ["learner", "eps"], ["regret"]), "eps", "regret",
-                                 outdir / "R6_lower_bound.png", hue="learner", title="R6 Thm 5 instance: regret vs eps",
-                                 theory={"log d/(32 eps)": lambda e: lower_bound_thm5(int(lb["d"].min()), e)}))
+    df = df.assign(lab=df["learner"] + np.where(df["delta"] > 0, " (eps,delta)", " pure"))
+    thm1 = {"Thm 1 (consts 1)": lambda T: thm1_bound(d0, T, e0, beta),
+            "hedge ln d/eta": lambda T: np.full_like(T, math.log(d0))}
+    figures = [(f"R1_regret_vs_T_{a}", "vsT", df["adversary"] == a, "learner", "T", "regret", lambda s: thm1,
+                f"R1 regret vs T ({a}, d={d0}, eps={e0}, mode={mode})")
+               for a in sorted(df.loc[df["exp"] == "vsT", "adversary"].unique())] + [
+        ("R2_regret_vs_d", "vsd", True, "lab", "d", "regret", lambda s: {
+            "Thm 1 pure": lambda d: thm1_bound(d, Tf, e0, beta),
+            "Thm 1 approx": lambda d: thm1_bound(d, Tf, e0, beta, cfg["delta"])},
+         f"R2/R9 regret vs d (T={Tf}, mode={mode})"),
+        ("R3_switches_vs_d", "vsd", True, "lab", "d", "em_draws", lambda s: {"log2 d": np.log2},
+         "R3 exponential-mechanism draws (switches) vs d"),
+        ("R4_regret_vs_eps", "vseps", True, "learner", "eps", "regret", lambda s: {
+            "c/eps": lambda e: float(s["regret_mean"].iloc[0]) * float(s["eps"].iloc[0]) / e}, "R4 regret vs eps"),
+        ("R5_regret_vs_Lstar", "Lstar", df["Lstar"] > 0, "learner", "Lstar", "regret", lambda s: {
+            "Thm 2 (consts 1)": lambda L: thm2_bound(d0, Tf, e0, beta, L)}, "R5 adaptivity to L*"),
+        ("R6_lower_bound", "lb", True, "learner", "eps", "regret", lambda s: {
+            "log d/(32 eps)": lambda e: lower_bound_thm5(int(df.loc[df["exp"] == "lb", "d"].min()), e)},
+         "R6 Thm 5 instance: regret vs eps")]
+    paths = []
+    for name, exp, rows, hue, x, y, theory, title in figures:
+        if len(sub := df[(df["exp"] == exp) & rows]):
+            s = summarize(sub, [hue, x], [y])
+            paths.append(plot_curves(s, x, y, outdir / f"{name}.png", hue=hue, theory=theory(s), title=title))
     return paths
 
 
@@ -206,11 +139,11 @@ def _plot(df, outdir: pathlib.Path, cfg):
 def build(cfg: dict) -> Study:
     """The ``vsT``, ``vsd``, ``vseps``, ``Lstar`` and ``lb`` experiments, every learner compiled once for the
     study's largest horizon. Tables: ``summary``, ``slopes``, ``binary_tree`` and ``lower_bound``."""
-    points = _points(cfg)
+    points = grid_union(S.data["grids"], cfg, dict(exp="", learner="", adversary="", d=int(cfg["d0"]),
+                                                   T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0, Lstar=0.0))
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
-    run_cfg = dict(cfg, _T_max=T_max)     # binary_tree is planned for T_max
-    return S.study(cfg, points=points, run=lambda pts, seeds: [_run_point(p, run_cfg, seeds, T_max) for p in pts],
-                   check_point=lambda p: _check_point(p, run_cfg), analyze=_analyze,
+    return S.study(cfg, points=points, run=lambda pts, seeds: [_run_point(p, cfg, seeds, T_max) for p in pts],
+                   check_point=lambda p: _setup(p, cfg, T_max), analyze=_analyze,
                    plot=lambda df, outdir: _plot(df, outdir, cfg))
 
 
@@ -223,18 +156,14 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
     name = {k: " = ".join(g) for k, g in merged.items()}
     for r in slopes.itertuples(index=False):
         delta, logd, k = float(getattr(r, "delta", np.nan)), r.fit.endswith("log d"), (r.fit.split(" vs ")[1], r.learner)
-        if merged.get(k, (r.learner,))[0] != r.learner:
-            continue
-        m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), int(np.nan_to_num(r.n_seeds)),
-                        decades=math.log10(float(r.x_max) / float(r.x_min)))
         adv = getattr(r, "adversary", None)
-        cell = name.get(k, r.learner) + (f", δ = {delta:g}" if logd else f", {adv}" if isinstance(adv, str) else "")
-        claim = CLAIMS.get(f"{r.fit}/{r.learner}" + (f"/delta={delta:g}" if logd else ""), CLAIMS.get(r.fit))
-        if claim is None:
-            rows.append(untested_row(r.fit, cell, "no exponent stated for this learner",
-                                     "no exponent stated: reported for comparison", m=m))
-        else:
-            rows.append(verdict_row(claim, m, judge(claim, m), experiment=r.fit, cell=cell))
+        if merged.get(k, (r.learner,))[0] == r.learner:
+            rows.append(judge_curve(CLAIMS.get(f"{r.fit}/{r.learner}" + (f"/delta={delta:g}" if logd else ""),
+                                               CLAIMS.get(r.fit)), r, None, k[0], experiment=r.fit,
+                                    cell=name.get(k, r.learner) + (f", δ = {delta:g}" if logd else f", {adv}"
+                                                                    if isinstance(adv, str) else ""),
+                                    no_claim=("no exponent stated for this learner",
+                                              "no exponent stated: reported for comparison")))
     for lrn, lb in ([] if lower_bound is None else lower_bound.groupby("learner", sort=True)):
         if merged.get(("lb", lrn), (lrn,))[0] == lrn:
             inv = lb[["ratio_mean", "ratio_lo", "ratio_hi"]].rdiv(lb["bound_1_over_32"], axis=0)   # hook: a lower bound
@@ -256,14 +185,13 @@ def page_blocks(results_dir=None) -> dict:
         index=["d", "T", "eps", "Lstar", "seed"], columns="learner", values="regret") for e, g in SAME}
     same = tuple((e, g) for e, g in SAME if piv[e].shape[1] == len(g) and (piv[e].nunique(axis=1, dropna=False) == 1).all())
     v = verdicts(slopes, lb, same)
-    span = {f: math.log10(g["x_max"].max() / g["x_min"].min()) for f, g in slopes.groupby("fit")}
     t = s[s["exp"] == "vsT"].sort_values(["learner", "adversary", "T"])
     reg, lbt = S.table("regret", t), S.table("lower_bound", lb)
     head = S.render(BLOCKS[0], rows=len(v), tol=f"{LOWER_BOUND.tolerance:g}", tally=tally(v),
                     table=verdict_table(v, width=120),   # claims and reasons keyed below the table
                     merged="".join(S.render("realizable-experts merged", exp=e, learners=" and ".join(g),
                                             learners_eq=" = ".join(g)) for e, g in same),
-                    spans=", ".join(f"{span[f]:.2f} ({f})" for f in sorted(span)))
+                    spans=fit_spans(slopes))
     return dict(zip(BLOCKS, (head, reg, lbt)))
 
 

@@ -23,13 +23,14 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from ..oco import (
-    adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_params, dp_ftrl_regret_bound, experts_oco_net,
-    experts_oco_net_params, logphi_squared_errors, plan_dp_ftrl, plan_experts_oco_net, plan_potential_oco,
-    net_regret_bound, potential_oco, potential_oco_params, smooth_realizable_params, squared_problem,
+    adv_smooth_realizable, dp_ftrl, dp_ftrl_params, dp_ftrl_regret_bound, net_regret_bound, smooth_realizable_params,
+    squared_problem,
 )
-from ..privacy.mechanisms import tree_depth
+from ..oco.realizable import (
+    NET_LEARNERS, net_learner_params, plan_net_learner, realizable_dp_ftrl, smooth_realizable_logphi_errors,
+)
 from .analysis import markdown_table, verdict_table
-from .claims import Measurement, judge, tally, verdict_row
+from .claims import judge_bound, tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .specs import StudySpec
 
@@ -48,12 +49,8 @@ def _lipschitz(D):
 
 
 def _ftrl_params(cfg, env, T, d, eps):
-    D, kw = cfg["D"], dict(beta=BETA) if env == "realizable" else dict(setting="general")
-    plan = plan_dp_ftrl(eps=eps, delta=cfg["delta"], T=T, d=d, mode=cfg["mode"], L=_lipschitz(D), D=D, **kw)
-    lam = plan.params["lam"]
-    if env == "realizable" and cfg["lam_rule"] == "matched":
-        lam = dp_ftrl_lambda_matched(T, d, tree_depth(T), plan.params["sigma"], D, BETA)
-    return lam, plan.params["sigma"], plan.params["clip"], plan.eps_certified
+    return realizable_dp_ftrl(env, T=T, d=d, eps=eps, delta=cfg["delta"], mode=cfg["mode"], D=cfg["D"],
+                              lam_rule=cfg["lam_rule"], beta=BETA)
 
 
 def _r7_theory(T, d, eps, cfg, env):
@@ -62,18 +59,8 @@ def _r7_theory(T, d, eps, cfg, env):
                                 setting="realizable" if env == "realizable" else "general")
 
 
-_NETS = {"experts_oco_net": (experts_oco_net, experts_oco_net_params), "potential_oco": (potential_oco,
-                                                                                      potential_oco_params)}
-
-
-def _net_kw(plan) -> dict:
-    return {k: v for k, v in plan.params.items() if k != "m"}
-
-
 def _net_plan(name, cfg, T, d):
-    kw = dict(eps=cfg["r8_eps"], T=T, d=d, mode=cfg["r8_mode"], D=cfg["D"], lipschitz=_lipschitz(cfg["D"]),
-              m=cfg["r8_m"])
-    return (plan_experts_oco_net if name == "experts_oco_net" else plan_potential_oco)(**kw)
+    return plan_net_learner(name, eps=cfg["r8_eps"], T=T, d=d, mode=cfg["r8_mode"], D=cfg["D"], m=cfg["r8_m"])
 
 
 @S.register
@@ -96,7 +83,7 @@ def build(cfg: dict) -> Study:
         if p["learner"] == "dp_ftrl":
             _ftrl_params(cfg, p["env"], p["T"], p["d"], p["eps"])
         else:
-            _NETS[p["learner"]][1](**_net_kw(_net_plan(p["learner"], cfg, p["T"], p["d"])))
+            net_learner_params(p["learner"], _net_plan(p["learner"], cfg, p["T"], p["d"]))
 
     def run(pts, seeds):
         name, d, G, D = pts[0]["learner"], pts[0]["d"], len(pts), cfg["D"]
@@ -121,8 +108,8 @@ def build(cfg: dict) -> Study:
             extra = {"lam": [v[0] for v in vals], "eps_certified": [v[3] for v in vals]}
         else:
             plans = [_net_plan(name, cfg, p["T"], d) for p in pts]
-            learner, ctor = _NETS[name][0](prob, plans[0].params["m"]), _NETS[name][1]
-            params = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *[ctor(**_net_kw(pl)) for pl in plans])
+            learner = NET_LEARNERS[name](prob, plans[0].params["m"])
+            params = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *[net_learner_params(name, pl) for pl in plans])
             extra = {"eps_certified": [pl.eps_certified for pl in plans]}
         out = simulate(learner, adv_smooth_realizable(d), prob, params, ap, keys, T, T_max=T_max, grid=True)
         n = len(seeds)
@@ -208,24 +195,17 @@ def _r8_bound(name: str, cfg: dict, T: int, d: int):
 
 
 def _logphi_table(cfg: dict):
-    """Quadrature error of potential_oco's log-partition function on one realizable instance per d."""
+    """Quadrature error of potential_oco's log-partition function on one realizable instance per d
+    (:func:`~jaxdp.oco.realizable.smooth_realizable_logphi_errors`)."""
     import pandas as pd
 
     rows: list = []
-    if "potential_oco" not in cfg["r8_learners"]:
-        return pd.DataFrame(rows)
-    D = cfg["D"]
-    for d in cfg["r8_d"]:
-        T = int(max(cfg["r8_T"]))
-        plan = _net_plan("potential_oco", cfg, T, int(d))
-        eta, scale, m = plan.params["eta"], plan.params["loss_scale"], plan.params["m"]
-        adv = adv_smooth_realizable(int(d))
-        h = 2.0 * D / m if cfg["r8_snap"] else 0.0
-        st = adv.init(jax.random.key(cfg["seed"]), smooth_realizable_params(D, 0.0, h))
-        for Tq in sorted({min(T, 256), T}):
-            ls = jax.jit(jax.vmap(lambda t: adv.loss(st, t)))(jnp.arange(Tq))
-            rows.append({"d": int(d), "t": Tq, "m": m, "eta": eta,
-                         **logphi_squared_errors(ls.a, ls.b, D, int(d), m, eta, scale)})
+    T = int(max(cfg["r8_T"]))
+    for d in cfg["r8_d"] if "potential_oco" in cfg["r8_learners"] else ():
+        pr = _net_plan("potential_oco", cfg, T, int(d)).params
+        rows += [{"d": int(d), **r} for r in smooth_realizable_logphi_errors(
+            int(d), cfg["D"], pr["m"], pr["eta"], pr["loss_scale"], horizons=sorted({min(T, 256), T}), seed=cfg["seed"],
+            grid_h=2.0 * cfg["D"] / pr["m"] if cfg["r8_snap"] else 0.0)]
     return pd.DataFrame(rows)
 
 
@@ -240,12 +220,10 @@ def verdicts(summary, cfg: dict):
     rows = []
     for part, key, x in (("R7-T", "env", "T"), ("R7-eps", "env", "eps"), ("R7-d", "env", "d"), ("R8", "learner", "T")):
         for (setting, *rest), g in b[b["part"] == part].groupby([key] + (["d"] if part == "R8" else [])):
-            mean, lo, hi = (g[c].to_numpy(float) / g["bound"].to_numpy(float)
-                            for c in ("regret_mean", "regret_lo", "regret_hi"))
-            claim, m = CLAIMS[(part, setting)], Measurement.of_ratios(mean, lo, hi, int(g["n_seeds"].min()))
             cell = (f"{setting} d={rest[0]}, T = {g['T'].min()} … {g['T'].max()}" if part == "R8" else
                     f"{setting}, {'ε' if x == 'eps' else x} = {g[x].min():g} … {g[x].max():g}")
-            rows.append(verdict_row(claim, m, judge(claim, m), experiment=f"{part[:2]}: regret / bound", cell=cell))
+            rows.append(judge_bound(CLAIMS[(part, setting)], g, g["bound"], experiment=f"{part[:2]}: regret / bound",
+                                    cell=cell))
     return pd.DataFrame(rows)
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from _helpers import ROOT
-from jaxdp.studies.analysis import fmt_ci, markdown_table, publish_blocks, read_generated, stale_blocks
+from jaxdp.studies.analysis import _pow2, fmt_ci, markdown_table, publish_blocks, read_generated, stale_blocks
 
 
 def _table_rows(block: str, header_start: str) -> list:
@@ -210,7 +210,7 @@ def test_realizable_findings_page_holds_every_cell():
     assert same == ("In paper mode the printed and flipped tests give the same regret at every seed" in adaptive)
     nd = (w["adaptive_printed"] != w["adaptive_flipped"]).groupby(level=[0, 1]).sum()
     for (Ls, T), n in nd.items():
-        assert f"| paper | {Ls:g} | {m._pow2(T)} | {int(n)} |" in adaptive, (Ls, T, n)
+        assert f"| paper | {Ls:g} | {_pow2(T)} | {int(n)} |" in adaptive, (Ls, T, n)
     slopes = read_generated(m.DOC_PAGE, m.BLOCKS[4])
     assert "resampled jointly" in slopes
     n_fits = (df[df["exp"] == "adaptive"][["learner", "mode", "Lstar"]].drop_duplicates().shape[0]

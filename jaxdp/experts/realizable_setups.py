@@ -1,0 +1,162 @@
+"""The experimental setups of *Private Online Optimization in the Realizable Regime* (REAL).
+
+``realizable_plan`` plans one of the realizable-experts learners the studies run (REAL Alg. 1 with and without L*,
+Alg. 2 with its doubling test as printed and flipped, Alg. 4, Alg. 5 and its corrected variants), and
+``realizable_learner`` builds the learner and its params from that plan; ``realizable_adversary`` names the
+adversaries (the halving epochs, near-realizable Bernoulli losses, Thm 5's lower-bound instance).
+docs/papers/realizable.md maps the theorems to these functions.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from ..privacy.accounting.plan import Plan
+from ._common import params_from_plan
+from .adversaries import (
+    HalvingParams, RealizableBernoulliParams, RealizableLBParams, adv_realizable_bernoulli, adv_realizable_halving,
+    adv_realizable_lb,
+)
+from .binary_tree import binary_tree_experts, binary_tree_static, plan_binary_tree_experts
+from .hedge import HedgeParams, hedge
+from .potential import (
+    guarded_potential_experts, plan_guarded_potential_experts, plan_potential_experts, potential_experts,
+)
+from .sparse_vector import (
+    adaptive_sparse_vector_experts, plan_adaptive_sparse_vector_experts, plan_sparse_vector_experts,
+    sparse_vector_experts,
+)
+
+__all__ = ["REALIZABLE_LEARNERS", "REALIZABLE_ADVERSARIES", "realizable_plan", "realizable_learner",
+           "realizable_adversary", "realizable_constants"]
+
+#: the learners :func:`realizable_plan` and :func:`realizable_learner` know
+REALIZABLE_LEARNERS = ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar", "adaptive_printed",
+                       "adaptive_flipped", "potential", "potential_bigK", "guarded", "binary_tree", "hedge")
+#: the adversaries :func:`realizable_adversary` knows
+REALIZABLE_ADVERSARIES = ("halving", "bernoulli", "lb")
+
+
+def _check_name(name: str) -> None:
+    if name not in REALIZABLE_LEARNERS:
+        raise ValueError(f"learner must be one of {list(REALIZABLE_LEARNERS)}, got {name!r}")
+
+
+def realizable_plan(name: str, *, eps: float, T: int, d: int, delta: float = 0.0, mode: str = "rate",
+                    beta: float = 0.1, Lstar: float = 0.0) -> Plan | None:
+    """The planner's plan of one REAL learner.
+
+    ``sparse_vector`` is Alg. 1 (Thm 1) with ``L* = 0``; ``sparse_vector_known_Lstar`` (alias ``sv_known_Lstar``)
+    is Alg. 1 told ``Lstar``; ``adaptive_printed``/``adaptive_flipped`` are Alg. 2 (Thm 2) with the doubling test as
+    printed and with its sign flipped; ``potential`` is Alg. 5 (Thm 6; ``eps`` capped at 0.99 when ``delta > 0``);
+    ``potential_bigK`` and ``guarded`` share the corrected variant's plan (its larger K; ``guarded`` adds the
+    own-loss guard; pure DP, ``mode`` ignored: ``"rate"``); ``binary_tree`` is Alg. 4; ``hedge`` has no plan.
+
+    Args:
+        name: one of :data:`REALIZABLE_LEARNERS`.
+        eps, delta: the privacy target.
+        T, d: the horizon and the number of experts.
+        mode: the planners' mode (``"paper"``, ``"rate"``, ...).
+        beta: the failure probability of the thresholds.
+        Lstar: the best expert's loss told to ``sparse_vector_known_Lstar``.
+
+    Returns:
+        The :class:`~jaxdp.privacy.accounting.plan.Plan`, or ``None`` for ``hedge``.
+
+    Raises:
+        ValueError: an unknown ``name``, or what the planner refuses.
+    """
+    _check_name(name)
+    if name in ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar"):
+        Ls = 0.0 if name == "sparse_vector" else Lstar
+        return plan_sparse_vector_experts(eps=eps, delta=delta, T=T, d=d, mode=mode, beta=beta, Lstar=Ls)
+    if name.startswith("adaptive"):
+        sign = "flipped" if name == "adaptive_flipped" else "printed"
+        return plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode=mode, beta=beta, test_sign=sign)
+    if name == "potential":
+        return plan_potential_experts(eps=min(eps, 0.99) if delta > 0 else eps, delta=delta, T=T, d=d, mode=mode)
+    if name in ("potential_bigK", "guarded"):
+        return plan_guarded_potential_experts(eps=eps, T=T, d=d, mode="rate")
+    if name == "binary_tree":
+        return plan_binary_tree_experts(eps=eps, T=T, d=d, mode=mode, beta=beta)
+    return None
+
+
+def realizable_learner(name: str, d: int, plan: Plan | None):
+    """The learner and its params of one REAL learner from its plan (:func:`realizable_plan`).
+
+    Args:
+        name: one of :data:`REALIZABLE_LEARNERS`.
+        d: the number of experts.
+        plan: its plan (``None`` for ``hedge``, run at ``η = 1``).
+
+    Returns:
+        ``(learner, params)``: ``potential_bigK`` runs Alg. 5 as printed with the corrected variant's params.
+
+    Raises:
+        ValueError: an unknown ``name``.
+    """
+    _check_name(name)
+    if plan is None:
+        return hedge(d), HedgeParams(eta=jnp.float32(1.0))
+    if name in ("potential_bigK", "guarded"):
+        return (guarded_potential_experts(d) if name == "guarded" else potential_experts(d)), plan.to_params()
+    if name == "binary_tree":
+        return binary_tree_experts(d, **binary_tree_static(plan)), params_from_plan(plan)
+    factory = {"potential": potential_experts}.get(name, adaptive_sparse_vector_experts
+                                                   if name.startswith("adaptive") else sparse_vector_experts)
+    return factory(d), params_from_plan(plan)
+
+
+def realizable_constants(name: str, plan: Plan) -> dict:
+    """The constants of one REAL learner's plan that decide its regret's shape (what the studies record).
+
+    Args:
+        name: one of :data:`REALIZABLE_LEARNERS` but ``hedge``.
+        plan: its plan (:func:`realizable_plan`).
+
+    Returns:
+        Alg. 1 and 2: ``threshold0`` (the initial sparse-vector threshold: ``L``, or Alg. 2's ``L_offset + Lbar0``),
+        ``K`` and ``margin`` (Alg. 2's doubling margin; NaN for Alg. 1); Alg. 5: ``K``, ``eta`` and ``threshold``
+        (the phase threshold ``2α/(s_φ η)``); Alg. 4: ``tau``, ``m_set`` and ``P_max``.
+
+    Raises:
+        ValueError: an unknown ``name``, or ``hedge``.
+    """
+    _check_name(name)
+    pr = plan.params
+    if name.startswith("adaptive") or name in ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar"):
+        return dict(threshold0=pr["L_offset"] + pr["Lbar0"] if name.startswith("adaptive") else pr["L"], K=pr["K"],
+                    margin=pr.get("margin", float("nan")))
+    if name.startswith("potential") or name == "guarded":
+        return dict(K=pr["K"], eta=pr["eta"], threshold=2 * pr["alpha"] / (pr["s_phi"] * pr["eta"]))
+    if name == "binary_tree":
+        return dict(tau=pr["tau"], m_set=pr["m_set"], P_max=pr["P_max"])
+    raise ValueError(f"learner {name!r} has no plan")
+
+
+def realizable_adversary(name: str, d: int, *, T: int = 1, eps: float = 1.0, r: int = 1, q: float = 0.5,
+                         q_star: float = 0.0):
+    """One adversary of the REAL studies and its params.
+
+    Args:
+        name: ``"halving"`` (epochs of ``r`` rounds, each eliminating half the experts), ``"bernoulli"`` (losses
+            ``Ber(q)``, the best expert's ``Ber(q_star)``) or ``"lb"`` (Thm 5's lower-bound instance at ``T``,
+            ``eps``).
+        d: the number of experts.
+        T, eps: the lower-bound instance's horizon and ε.
+        r: the halving epoch length.
+        q, q_star: the Bernoulli loss probabilities.
+
+    Returns:
+        ``(adversary, params)``.
+
+    Raises:
+        ValueError: an unknown ``name``.
+    """
+    if name == "halving":
+        return adv_realizable_halving(d), HalvingParams(r=jnp.int32(int(r)))
+    if name == "lb":
+        return adv_realizable_lb(d), RealizableLBParams(T=jnp.int32(T), eps=jnp.float32(eps))
+    if name == "bernoulli":
+        return adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(q), q_star=jnp.float32(q_star))
+    raise ValueError(f"adversary must be one of {list(REALIZABLE_ADVERSARIES)}, got {name!r}")

@@ -1,0 +1,66 @@
+"""The claim fields judge_curve reads as data (scale, regime, untested, beyond), judge_bound and grid_union, on
+small synthetic tables. Pandas only: no JAX compile."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jaxdp.studies.analysis import grid_union, loglog_slope
+from jaxdp.studies.claims import Claim, fill, judge_bound, judge_curve, sci
+
+
+def _fit(slope, lo, hi, x=(1e2, 1e5), n=64):
+    return pd.Series(dict(slope=slope, slope_lo=lo, slope_hi=hi, n_seeds=n, x_min=x[0], x_max=x[1]))
+
+
+def _points(T=(1e2, 1e3, 1e4, 1e5)):
+    T = np.asarray(T)
+    return pd.DataFrame(dict(T=T, regret=3 * np.log(T), L0=np.log(T), name=["a"] * len(T)))
+
+
+def test_scale_shifts_the_slope_and_beyond_explains():
+    p = _points()
+    c = Claim("free of T up to L0", scale=["L0", "L0"], beyond="regret ÷ L0 is {last.regret / last.L0:.1f}")
+    shift = loglog_slope(p["T"], p["L0"])
+    row = judge_curve(c, _fit(shift + 0.2, shift + 0.1, shift + 0.3), p, "T", experiment="e", cell="c")
+    assert math.isclose(row["slope"], 0.2) and row["verdict"] == "misses"
+    assert row["reason"].endswith(": regret ÷ L0 is 3.0")
+    held = judge_curve(c, _fit(shift, shift - 0.01, shift + 0.01), p, "T", experiment="e", cell="c")
+    assert held["verdict"] == "holds" and held["link"] == ""
+
+
+def test_regime_untested_and_no_claim():
+    p = _points()
+    c = Claim("free of T once T ≥ 1e3", regime=["10³", "1e3 + 0 * T", "{\"; first T \" + pow2(first.T)}"],
+              link="#why")
+    row = judge_curve(c, _fit(0.0, -0.1, 0.1), p, "T", experiment="e", cell="c")
+    assert row["verdict"] == "not tested" and row["link"] == "#why"
+    assert row["reason"].startswith("the grid starts at T = ") and "below 10³ = 1.0·10³ there; first T" in row["reason"]
+    u = judge_curve(Claim("x", untested="never on this instance"), _fit(0.0, -0.1, 0.1), p, "T", experiment="e",
+                    cell="c")
+    assert (u["verdict"], u["reason"]) == ("not tested", "never on this instance")
+    n = judge_curve(None, _fit(0.0, -0.1, 0.1), p, "T", experiment="e", cell="c", no_claim=("—", "no claim"))
+    assert (n["verdict"], n["claim"], n["reason"]) == ("not tested", "—", "no claim")
+
+
+def test_judge_bound_and_helpers():
+    p = pd.DataFrame(dict(regret_mean=[1.0, 2.0], regret_lo=[0.9, 1.9], regret_hi=[1.1, 2.1], n_seeds=[8, 8]))
+    c = Claim("≤ bound", kind="bound", value=1.0)
+    assert judge_bound(c, p, [2.0, 4.0], experiment="e", cell="c")["verdict"] == "holds"
+    assert judge_bound(c, p, [0.5, 4.0], experiment="e", cell="c")["verdict"] == "misses"
+    exact = p.assign(regret_lo=p["regret_mean"], regret_hi=p["regret_mean"])
+    assert judge_bound(c, exact, [2.0, 4.0], experiment="e", cell="c", exact_where="")["verdict"] == "holds"
+    assert judge_bound(c, exact, [2.0, 4.0], experiment="e", cell="c")["verdict"] == "not tested"
+    assert sci(170000) == "1.7·10⁵" and sci(3.0) == "3.0"
+    with pytest.raises(ValueError, match="template"):
+        fill("a\\b", _points())
+
+
+def test_grid_union():
+    cfg = dict(Ts=[1, 2], d=3, modes=["x", "y"])
+    grids = {"a": [["mode", "modes"], ["T", "Ts"]], "b": [[["T", [5]]], [["T", [6]], ["d", "d"]]]}
+    pts = grid_union(grids, cfg, dict(exp="", mode="", d=0, T=0.0))
+    assert pts[:2] == [dict(exp="a", mode="x", d=0, T=1.0), dict(exp="a", mode="x", d=0, T=2.0)]
+    assert pts[-2:] == [dict(exp="b", mode="", d=0, T=5.0), dict(exp="b", mode="", d=3, T=6.0)]
+    assert len(grid_union(grids, cfg, dict(exp="", mode="", d=0, T=0.0), select=["b"])) == 2
