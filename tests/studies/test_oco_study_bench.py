@@ -39,16 +39,6 @@ def test_study_tiny(tmp_path):
     assert again.chunks_run == 0
 
 
-@pytest.mark.slow
-def test_study_quick_under_budget(tmp_path):
-    import time
-
-    e, cfg = _cfg()
-    t0 = time.time()
-    run_study(e.fn(cfg), tmp_path, progress=False)
-    assert time.time() - t0 < 120          # < 60 s on an idle 2-core machine
-
-
 def test_bench_oco_tiny():
     mod = load_benchmark("bench_oco")
     rows = mod.run(tiny=True)

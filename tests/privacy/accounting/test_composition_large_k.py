@@ -6,7 +6,6 @@ composed randomized response, and make the accountant and the ``advanced_composi
 ``method="optimal"`` far beyond the old 20000-event limit.
 """
 import math
-import time
 
 import numpy as np
 import pytest
@@ -62,11 +61,9 @@ def test_windowed_sum_is_an_upper_bound_on_the_exact_sum():
         assert got == pytest.approx(float(exact), rel=1e-10)
 
 
-def test_eps_optimal_large_k_is_fast_and_below_kov15():
+def test_eps_optimal_large_k_is_below_kov15():
     k, eps, dt = 10 ** 7, 1e-3, 1e-5
-    t = time.perf_counter()
     opt = A.eps_optimal_homogeneous(eps, 0.0, k, dt)
-    assert time.perf_counter() - t < 5.0           # ~0.1 s unloaded; O(k) would be ~40 x 10^7 terms
     assert A.delta_optimal_homogeneous(eps, k, opt) <= dt
     assert A.delta_optimal_homogeneous(eps, k, opt * (1 - 1e-8)) > dt
     kov = A.eps_kov15_homogeneous(eps, 0.0, k, dt)[0]
