@@ -19,6 +19,7 @@ from ..sco import exact_excess_quadrature, grid_floor, growth_instance, planned_
 from ..sco.prox_path import epoch_prox_path_1d
 from .claims import Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
+from .plots import slope_guides
 from .specs import StudySpec, merged_cell, same_evidence, seed_matrix
 
 S = StudySpec("growth-rates", __name__)
@@ -257,11 +258,14 @@ publish = S.publisher(page_blocks)
 
 
 def plot(df, outdir: pathlib.Path):
-    """``growth_{exp}.png`` per experiment: mean excess against its ``x`` with 95% CIs, one curve per cell."""
+    """``growth_{exp}.png`` per experiment: mean excess against its ``x`` with 95% CIs, one curve per cell, and up
+    to four dashed guides of slope :func:`theory_exponent` through the first points of the first curves
+    (:func:`jaxdp.studies.plots.slope_guides`)."""
     summ, paths = summarize(df, by=KEYS, metrics=[m for m in ("excess", "erm_excess") if m in df], n_boot=200), []
     for exp, g in summ.groupby("exp", sort=False):
-        g = g.assign(curve=[_cell(exp, r) for _, r in g.iterrows()])
-        paths.append(plot_curves(g, x=_x(exp), y="erm_excess" if exp == "G4" else "excess", hue="curve",
+        g, y = g.assign(curve=[_cell(exp, r) for _, r in g.iterrows()]), "erm_excess" if exp == "G4" else "excess"
+        e = {c: theory_exponent(dict(r)) for c, r in g.groupby("curve").first().iterrows()}
+        paths.append(plot_curves(g, x=_x(exp), y=y, hue="curve", theory=slope_guides(e, g, _x(exp), y),
                                  path=pathlib.Path(outdir) / f"growth_{exp}.png", title=f"growth-rates {exp}"))
     return paths
 

@@ -22,6 +22,7 @@ from .analysis import fmt_num, loglog_slope, ratio_to_base, verdict_table
 from .realizable_oco import _lipschitz
 from .claims import tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
+from .plots import theory_columns
 from .specs import StudySpec, judge_curve
 
 S = StudySpec("mf-ftrl", __name__)
@@ -101,13 +102,19 @@ def build(cfg: dict) -> Study:
                 "ratios": ratio_to_base(df, ["part", "env", "T", "eps"], "mechanism", "tree", "regret")}
 
     def plot(df, outdir: pathlib.Path):
-        summ, order = summarize(df, KEYS, ["regret"]), [m for m in cfg["mechanisms"] if m in set(df["mechanism"])]
+        """``regret_vs_T.png`` (a panel per instance) and ``regret_vs_eps.png``: mean regret with 95% CIs per
+        mechanism, and dashed each mechanism's theory bound at every point (:func:`bounds`)."""
+        summ = bounds(summarize(df, KEYS, ["regret"]).merge(df.groupby(KEYS)["lam"].first().reset_index(), on=KEYS),
+                      float(cfg["D"]))
+        order = [m for m in cfg["mechanisms"] if m in set(df["mechanism"])]
         s, e = summ[summ["part"] == "T"], summ[summ["part"] == "eps"]
         return ([plot_panels(s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order,
-                             width=6.4, ylabel="regret (mean, 95% CI)", title=lambda env: f"DP-FTRL, {env}")]
+                             width=6.4, ylabel="regret (mean, 95% CI)", title=lambda env: f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}",
+                             theory=lambda env, sub: theory_columns(sub, "T", "bound", "mechanism", order))]
                 if len(s) else []) + ([pathlib.Path(plot_curves(
                     e, "eps", "regret", hue="mechanism", hue_order=order, path=outdir / "regret_vs_eps.png",
-                    ylabel="regret (mean, 95% CI)", title=f"DP-FTRL realizable, T={int(cfg['T_fixed'])}"))]
+                    ylabel="regret (mean, 95% CI)", title=f"DP-FTRL realizable, T={int(cfg['T_fixed'])}, d={cfg['d']}",
+                    theory=theory_columns(e, "eps", "bound", "mechanism", order)))]
                     if e["eps"].nunique() >= 2 else [])
 
     return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot, seeds_per_chunk=16)

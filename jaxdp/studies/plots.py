@@ -1,5 +1,6 @@
-"""Figures: the curve styles, :func:`plot_curves`, :func:`plot_panels` and :func:`replot_results` (redraws a
-finished results directory's PNGs from its hash-checked ``results.csv``).
+"""Figures: the curve styles, :func:`plot_curves`, :func:`plot_panels`, the theory overlays they draw
+(:func:`slope_guides`, :func:`theory_columns`) and :func:`replot_results` (redraws a finished results directory's PNGs
+from its hash-checked ``results.csv``).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 __all__ = ["plot_curves", "plot_panels", "replot_results", "curve_style", "theory_style", "CURVE_COLORS",
-           "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend"]
+           "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend", "slope_guides", "theory_columns"]
 
 
 # Curve styles: colour, marker and line style all cycle with different periods (10, 9, 3), so no
@@ -166,6 +167,85 @@ def figure_legend(fig, axes=None, *, below: bool = True, fontsize: float = 7.0):
                           ncol=ncol, fontsize=fontsize, frameon=False)
     return fig.legend(list(handles.values()), list(handles), loc="upper left", bbox_to_anchor=(1.0, 1.0),
                       fontsize=fontsize, frameon=False)
+
+
+def _require_columns(data, cols: Sequence[str]) -> None:
+    missing = [c for c in cols if c not in data]
+    if missing:
+        raise ValueError(f"data must have the columns {list(cols)!r}; missing {missing!r}")
+
+
+def slope_guides(claims_by_curve: Mapping[Any, Optional[float]], data, x: str, y: str, hue: str = "curve",
+                 limit: Optional[int] = 4) -> dict:
+    """Dashed guides of the claimed log-log slopes, the ``theory=`` mapping of :func:`plot_curves`.
+
+    For each curve with a claimed exponent ``e`` (a power law ``y ∝ x^e``), the guide
+    ``g(x) = y0 (x / x0)^e`` through the curve's anchor ``(x0, y0)``: its point of smallest ``x``
+    with a finite positive ``x`` and mean (a point a log-log Axes can draw). On log-log axes the
+    guide is a straight line of slope ``e`` through that point, so a curve following its claimed
+    rate runs parallel to its guide.
+
+    Args:
+        claims_by_curve: ``{hue value: e}`` in drawing order; ``None`` or a non-finite ``e`` (no claim) draws no
+            guide, nor does a curve with no drawable point or absent from ``data``.
+        data: a table of :func:`jaxdp.studies.analysis.summarize` with the columns ``x``, ``{y}_mean`` and ``hue``.
+        x: the abscissa column.
+        y: the metric's name (the stem of its summary columns).
+        hue: the column whose values name the curves.
+        limit: at most this many guides (the first curves of ``claims_by_curve``); ``None``: one per curve.
+
+    Returns:
+        ``{"slope {e:.2f} ({curve})": g}``, each ``g`` a callable of an array of ``x`` values.
+
+    Raises:
+        ValueError: ``data`` lacks one of the columns, or ``limit`` is not ``None`` or a non-negative integer.
+    """
+    if limit is not None and (not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0):
+        raise ValueError(f"limit must be None or a non-negative integer (the most guides drawn), got {limit!r}")
+    _require_columns(data, [x, f"{y}_mean", hue])
+    out: dict = {}
+    for curve, e in claims_by_curve.items():
+        if limit is not None and len(out) >= limit:
+            break
+        if e is None or not np.isfinite(float(e)):
+            continue
+        g = data[data[hue] == curve]
+        xs, ys = g[x].to_numpy(float), g[f"{y}_mean"].to_numpy(float)
+        ok = np.isfinite(xs) & np.isfinite(ys) & (xs > 0) & (ys > 0)
+        if not ok.any():
+            continue
+        i = np.flatnonzero(ok)[np.argmin(xs[ok])]
+        out[f"slope {float(e):.2f} ({curve})"] = (
+            lambda v, x0=float(xs[i]), y0=float(ys[i]), e=float(e): y0 * (np.asarray(v, float) / x0) ** e)
+    return out
+
+
+def theory_columns(data, x: str, col: str, hue: str, hue_order: Optional[Sequence] = None) -> dict:
+    """A theory value stored at every point (a bound a study computed per grid point) as the ``theory=``
+    mapping of :func:`plot_curves`: one curve per ``hue`` value through its points, sorted by ``x``.
+
+    Args:
+        data: a table with the columns ``x``, ``col`` and ``hue``.
+        x: the abscissa column.
+        col: the column of theory values.
+        hue: the column whose values are separate curves (the labels).
+        hue_order: the curves' order (as :func:`plot_curves`' ``hue_order``; a value absent from ``data`` is
+            skipped); default: order of first appearance.
+
+    Returns:
+        ``{hue value: (xs, ys)}`` over the points whose ``x`` and ``col`` are finite; a curve with none is left out.
+
+    Raises:
+        ValueError: ``data`` lacks one of the columns.
+    """
+    _require_columns(data, [x, col, hue])
+    out: dict = {}
+    for key in (data[hue].unique() if hue_order is None else hue_order):
+        g = data[(data[hue] == key) & np.isfinite(data[x].astype(float)) & np.isfinite(data[col].astype(float))]
+        if len(g):
+            g = g.sort_values(x)
+            out[key] = (g[x].to_numpy(float), g[col].to_numpy(float))
+    return out
 
 
 def _coincides(a, b, x: str, y: str) -> bool:
