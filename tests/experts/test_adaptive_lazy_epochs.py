@@ -48,10 +48,10 @@ def test_losses_follow_the_oblivious_epochs_with_the_previous_action_set_to_one(
     rng = np.random.default_rng(3)
     acts = rng.integers(0, d, n).astype(np.int32)
     acts[10:20] = 2   # a held run
-    key, ap = jax.random.key(11), _params(n, ep)
-    incurred, out = _per_round(_scripted(acts), adaptive_lazy_epochs(d), ap, key, n)
+    ap = _params(n, ep)
+    incurred, out = _per_round(_scripted(acts), adaptive_lazy_epochs(d), ap, jax.random.key(11), n)
     # the oblivious epochs from the same engine key: the adversary's stream is split(key, 4)[1]
-    _, k_adv, _, _ = jax.random.split(key, 4)
+    _, k_adv, _, _ = jax.random.split(jax.random.key(11), 4)
     obl = adv_lazy_epochs(d)
     s = obl.init(k_adv, ap)
     base = np.stack([np.asarray(obl.loss(s, jnp.int32(t)), np.float64) for t in range(n)])
@@ -67,8 +67,8 @@ def test_a_learner_that_never_switches_has_linear_regret_and_hedge_keeps_its_bou
     d, T, S = 10, 4096, 32
     ap = _params(T, 32)
     stay = simulate(_scripted(np.zeros(4, np.int32)), adaptive_lazy_epochs(d), PROB, None, ap, seed_keys(0, S), T)
-    # it pays T - 1 exactly; the best expert about T/2 + O(sqrt(T * 32)) (one epoch vector every 32 rounds)
-    np.testing.assert_array_equal(stay["loss"], T - 1)
+    # it pays every round after the first (round 0: the epoch's bit); the best expert about T/2 + O(sqrt(32 T))
+    assert set(np.unique(stay["loss"])) <= {T - 1, T}
     assert (stay["regret"] >= 0.35 * T).all()
     hp = hedge_params(d, T)
     fresh = simulate(hedge(d), adaptive_lazy_epochs(d), PROB, hp, ap, seed_keys(0, S), T)
