@@ -138,7 +138,7 @@ def build(cfg: dict) -> Study:
 
     def analyze(df):
         summ = summarize(df, BY + ["T"], ["regret", "ratio", "bound", "best_loss", "switches"])
-        return {"slopes": slopes(df), "summary": summ}
+        return {"slopes": slopes(df, cfg), "summary": summ}
 
     def plot(df, outdir):
         summ = summarize(df, BY + ["T"], ["regret"])
@@ -156,27 +156,42 @@ def build(cfg: dict) -> Study:
                    seeds_per_chunk=int(cfg["seeds_per_chunk"]))
 
 
-def slopes(df):
-    """Per (learner, adversary): the log-log slope of the mean regret in ``T`` over every ``T`` (joint bootstrap
-    over seed indices), and the bound's own slope over the same range (``bound_slope``, NaN without a bound)."""
+def tuned_bound(learner: str, T: int, best_loss: float, cfg: dict) -> float:
+    """The learner's oblivious bound at horizon ``T`` with its parameters tuned (planned) for ``T``, at the best loss
+    ``best_loss`` (NaN where the library has none or it does not apply): the curve whose exponent the slope is
+    tested against."""
+    d = int(cfg["oco_d"] if learner in OCO else cfg["d"])
+    bound = _learner(learner, d, int(T), float(cfg["eps"]), float(cfg["delta"]))[2]
+    return float(bound(int(T), np.asarray([best_loss]))[0]) if bound is not None else math.nan
+
+
+def slopes(df, cfg: dict, bound=tuned_bound):
+    """Per (learner, adversary): the log-log slope of the mean regret in ``T`` over every ``T`` (joint bootstrap over
+    seed indices) and ``bound_slope``, the log-log slope of ``bound(learner, T, L*_T, cfg)`` over the same ``T``
+    (the bound tuned for each horizon, :func:`tuned_bound`; ``L*_T`` scales the run's mean best loss by ``T/T_run``;
+    NaN where the bound is NaN at some ``T``)."""
     sl = fit_slopes(df, "T", "regret", by=BY, upper_half=False, n_boot=N_BOOT, resample="joint")
-    g = df.groupby(BY + ["T"])["bound"].mean().reset_index()
-    bs = []
+    T_run, bs = int(df["T"].max()), []
+    best = df.groupby(BY)["best_loss"].mean()
     for r in sl.itertuples(index=False):
-        b = g[(g["learner"] == r.learner) & (g["adversary"] == r.adversary)].sort_values("T")
-        ok = np.isfinite(b["bound"]) & (b["bound"] > 0)
-        bs.append(float(np.polyfit(np.log(b["T"][ok]), np.log(b["bound"][ok]), 1)[0]) if ok.all() and len(b) > 1
-                  else np.nan)
+        Ts = np.sort(df[(df["learner"] == r.learner) & (df["adversary"] == r.adversary)]["T"].unique())
+        b = np.array([bound(r.learner, int(T), float(best.loc[(r.learner, r.adversary)]) * T / T_run, cfg)
+                      for T in Ts])
+        ok = bool(len(Ts) > 1 and np.all(np.isfinite(b) & (b > 0)))
+        bs.append(float(np.polyfit(np.log(Ts), np.log(b), 1)[0]) if ok else math.nan)
     return sl.assign(bound_slope=bs)
 
 
-def verdicts(df):
-    """Per (learner, adversary) cell: ``regret / bound`` at every ``T`` (claims of kind ``bound``) and the slope
-    against the bound's slope (every learner with a bound); a learner without one gets a ``not tested`` row."""
+def verdicts(df, cfg: dict, bound=tuned_bound):
+    """Per (learner, adversary) cell: ``regret / bound`` at every ``T`` (claims of kind ``bound``; the bound at the
+    run's parameters) and the slope against ``bound_slope``, the exponent of the bound tuned for each horizon (at
+    most); a learner without a bound, or whose bound does not apply, gets a ``not tested`` row."""
+    import dataclasses
+
     import pandas as pd
 
     summ, rows = summarize(df, BY + ["T"], ["ratio"]), []
-    for r in slopes(df).itertuples(index=False):
+    for r in slopes(df, cfg, bound).itertuples(index=False):
         c, cell = CLAIMS.get(r.learner), f"{r.learner}, {r.adversary}"
         n = int(r.n_seeds)
         if c is None or not np.isfinite(r.bound_slope):
@@ -189,18 +204,17 @@ def verdicts(df):
             g = summ[(summ["learner"] == r.learner) & (summ["adversary"] == r.adversary)].sort_values("T")
             m = Measurement.of_ratios(g["ratio_mean"], g["ratio_lo"], g["ratio_hi"], n)
             rows.append(verdict_row(c, m, judge(c, m), experiment="regret / bound", cell=cell))
-        rate = dataclass_replace(c, kind="at_most_rate", value=float(r.bound_slope))
+        rate = dataclasses.replace(c, kind="at_most_rate", value=round(float(r.bound_slope), 3))
         m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), n,
                         decades=math.log10(float(r.x_max) / float(r.x_min)))
         rows.append(verdict_row(rate, m, judge(rate, m), experiment="regret vs T (slope ≤ the bound's)", cell=cell))
     return pd.DataFrame(rows)
 
 
-def dataclass_replace(c, **kw):
-    """``dataclasses.replace`` of a claim (the slope verdict's claim: the bound's own slope, at most)."""
-    import dataclasses
+def _config(results_dir) -> dict:
+    import json
 
-    return dataclasses.replace(c, **kw)
+    return json.loads((pathlib.Path(results_dir) / "manifest.json").read_text())["config"]
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -208,8 +222,9 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
+    cfg = _config(results_dir or RESULTS)
     summ = summarize(df, BY + ["T"], ["regret", "ratio", "best_loss", "switches"])
-    last, sl, rows = summ.sort_values("T").groupby(BY).tail(1).set_index(BY), slopes(df), []
+    last, sl, rows = summ.sort_values("T").groupby(BY).tail(1).set_index(BY), slopes(df, cfg), []
     for r in sl.itertuples(index=False):
         L = last.loc[(r.learner, r.adversary)]
         rows.append([r.learner, r.adversary + (" (adaptive)" if r.adversary in ADAPTIVE else ""),
@@ -221,7 +236,7 @@ def page_blocks(results_dir=None) -> dict:
     xs = sorted(df["T"].unique())
     table = markdown_table(["learner", "adversary", "slope [95% CI]", "bound's slope", f"regret at T = {xs[-1]}",
                             "regret / T", "regret / bound", "L*", "switches"], rows)
-    v = verdicts(df)
+    v = verdicts(df, cfg)
     n = int(df.groupby(BY + ["T"])["seed"].nunique().min())
     return {BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=n, T_lo=int(xs[0]), T_hi=int(xs[-1]), n_boot=N_BOOT,
                                 table=table),

@@ -32,8 +32,10 @@ def test_tiny_study_runs_resumes_and_reads_every_T_from_one_run(tmp_path):
     # Hedge's bound ln d/η + ηt/8 at the horizon's η grows with t
     h = df[(df["learner"] == "hedge") & (df["seed"] == 0) & (df["adversary"] == "epochs")].sort_values("T")
     assert np.all(np.diff(h["bound"].to_numpy()) > 0)
-    v = A.verdicts(df)
+    v = A.verdicts(df, st.config)
     assert set(v["verdict"]) <= set(VERDICTS) and len(v) == 2 * 2 * 2
+    # the exponent tested is that of Hedge's bound tuned for each horizon, sqrt(T ln d / 2)
+    assert A.slopes(df, st.config)["bound_slope"].to_numpy() == pytest.approx(0.5, abs=1e-6)
 
 
 def test_a_T_that_is_not_a_checkpoint_is_refused():
@@ -61,8 +63,12 @@ def _synthetic(S=64, seed=0):
     return pd.DataFrame(rows)
 
 
+def _bound(learner, T, best_loss, cfg):
+    return np.sqrt(T * np.log(10) / 2) if learner in ("hedge", "dartboard") else np.nan
+
+
 def test_verdicts_on_a_synthetic_table():
-    v = A.verdicts(_synthetic()).set_index(["cell", "experiment"])["verdict"]
+    v = A.verdicts(_synthetic(), {}, bound=_bound).set_index(["cell", "experiment"])["verdict"]
     slope = "regret vs T (slope ≤ the bound's)"
     assert v[("hedge, epochs", "regret / bound")] == "holds"
     assert v[("hedge, epochs", slope)] == "holds"
@@ -72,7 +78,7 @@ def test_verdicts_on_a_synthetic_table():
 
 
 def test_the_bound_slope_is_the_bounds_own_log_log_slope():
-    sl = A.slopes(_synthetic(S=8)).set_index(["learner", "adversary"])
+    sl = A.slopes(_synthetic(S=8), {}, bound=_bound).set_index(["learner", "adversary"])
     assert sl.loc[("hedge", "epochs"), "bound_slope"] == pytest.approx(0.5)
     assert np.isnan(sl.loc[("tree_ftrl_gaussian", "punish_last"), "bound_slope"])
     assert sl.loc[("dartboard", "punish_last"), "slope_lo"] > 0.9
