@@ -43,10 +43,10 @@ def _learner(name: str, d: int, T: int, eps: float, delta: float):
         return (X.tree_ftrl_experts(d, T, noise), X.tree_ftrl_params(d, T, eps, delta if noise == "gaussian" else 0.0),
                 None)
     if name == "l2p_mw":
-        L, p, _ = get_learner("l2p_mw").compare.make(d, T, T, eps, delta, None)
+        L, p, _ = _builtin("l2p_mw", d, T, eps, delta, None)
         return L, p, lambda t, Ls: _full(Ls, X.l2p_mw_regret_bound(d, t, float(p.eta), float(p.B)))
     if name in ("sparse_vector", "potential"):
-        L, p, _ = get_learner(name).compare.make(d, T, T, eps, delta, None)
+        L, p, _ = _builtin(name, d, T, eps, delta, None)
         if name == "potential":   # REAL Thms 6-7 hold for L* = 0 only
             return L, p, lambda t, Ls: np.where(np.asarray(Ls) == 0, X.thm6_bound(d, t, eps, delta), np.nan)
         return L, p, lambda t, Ls: X.thm1_bound(d, t, eps, 0.1, delta, np.asarray(Ls, float))
@@ -60,7 +60,7 @@ def _learner(name: str, d: int, T: int, eps: float, delta: float):
         return L, p, None
     prob = _problem(d)
     if name == "dp_ftrl":
-        L, p, _ = get_learner("dp_ftrl").compare.make(d, T, T, eps, delta, prob)
+        L, p, _ = _builtin("dp_ftrl", d, T, eps, delta, prob)
         return L, p, lambda t, Ls: _full(Ls, dp_ftrl_regret_bound(t, d, eps, delta, 1.0, 2.0, 0.0, setting="general"))
     if name == "l2p_rmw":
         plan = plan_l2p_rmw(eps=eps, delta=delta, T=T, d=d, mode="certified", L=1.0, D=2.0)
@@ -69,6 +69,16 @@ def _learner(name: str, d: int, T: int, eps: float, delta: float):
         return L, p, lambda t, Ls: _full(Ls, l2p_rmw_regret_bound(t, d, q["beta"], q["lam"], 1.0, 2.0, q["B"],
                                                                   q["eta_div"]))
     raise ValueError(f"unknown learner {name!r}")
+
+
+def _builtin(name: str, d: int, T: int, eps: float, delta: float, problem) -> tuple:
+    """``(learner, params, eps_certified)`` of a registered learner as ``jaxdp compare`` builds it at horizon ``T``."""
+    from ..registry import get_learner
+
+    how = get_learner(name).compare
+    if how is None:
+        raise ValueError(f"learner {name!r} is no compare built-in")
+    return how.make(d, T, T, eps, delta, problem)
 
 
 def _full(like, value) -> np.ndarray:
