@@ -82,3 +82,21 @@ def test_the_bound_slope_is_the_bounds_own_log_log_slope():
     assert sl.loc[("hedge", "epochs"), "bound_slope"] == pytest.approx(0.5)
     assert np.isnan(sl.loc[("tree_ftrl_gaussian", "punish_last"), "bound_slope"])
     assert sl.loc[("dartboard", "punish_last"), "slope_lo"] > 0.9
+
+
+def test_the_kept_page_is_current_and_shows_a_linear_miss():
+    from _helpers import ROOT
+    from jaxdp.studies.analysis import stale_blocks
+
+    d = ROOT / "results" / "adaptive-regret"
+    if not (d / "results.csv").exists():
+        pytest.skip(f"no kept results in {d}")
+    blocks = A.page_blocks(d)
+    assert set(blocks) == set(A.BLOCKS)
+    assert stale_blocks(A.DOC_PAGE, blocks) == [], "stale generated blocks; rerun jaxdp.studies.adaptive_regret.publish()"
+    v = A.verdicts(pd.read_csv(d / "results.csv"), A._config(d)).set_index(["cell", "experiment"])["verdict"]
+    slope = "regret vs T (slope ≤ the bound's)"
+    # the acceptance of issue 38: an oblivious bound fails under an adaptive adversary, the slope excluding it
+    assert v[("dartboard, adaptive_epochs", slope)] == "misses"
+    assert v[("l2p_mw, adaptive_epochs", slope)] == "misses"
+    assert v[("hedge, adaptive_epochs", "regret / bound")] == "holds"
