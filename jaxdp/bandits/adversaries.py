@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 from jax.extend.random import threefry_2x32
 
-from ..core.types import Adversary, fdt
+from ..core.types import AdaptiveAdversary, Adversary, fdt
 from ..core.validation import check_choice, check_positive_int
 from ._common import checked_params
 from .problem import BanditLoss
@@ -216,7 +216,16 @@ def as_bandit(adversary: Adversary) -> Adversary:
 
     Returns:
         The bandit :class:`jaxdp.Adversary`.
+
+    Raises:
+        TypeError: ``adversary`` is not an oblivious :class:`jaxdp.Adversary` (an adaptive one included: its
+            losses depend on the actions played, so they are no environment fixed in advance, and the
+            pseudo-regret would not equal the realized regret).
     """
+    if isinstance(adversary, AdaptiveAdversary):
+        raise TypeError("as_bandit takes an oblivious experts Adversary, got an AdaptiveAdversary: its losses "
+                        "depend on the actions played, so they are no bandit environment fixed in advance "
+                        "(pass it to simulate with experts_problem() instead)")
     if not isinstance(adversary, Adversary):
         raise TypeError(f"adversary must be a jaxdp Adversary, got {type(adversary).__name__}")
 

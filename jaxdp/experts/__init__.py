@@ -48,7 +48,9 @@ from .binary_tree import (
     plan_binary_tree_experts,
 )
 from ._common import params_from_plan
-from .adaptive import SwitchWatcherParams, punish_last_action, switch_watcher, switch_watcher_params
+from .adaptive import (
+    SwitchWatcherParams, adaptive_lazy_epochs, punish_last_action, switch_watcher, switch_watcher_params,
+)
 from . import audits  # noqa: F401  (registers the audits)
 
 __all__ = [
@@ -75,7 +77,7 @@ __all__ = [
     "plan_binary_tree_experts", "params_from_plan", "binary_tree_static", "sparse_vector_static",
     "sparse_vector_ledger", "potential_ledger", "potential_settings",
     "thm1_bound", "thm2_bound", "thm6_bound", "lower_bound_thm5",
-    "punish_last_action", "SwitchWatcherParams", "switch_watcher_params", "switch_watcher",
+    "punish_last_action", "SwitchWatcherParams", "switch_watcher_params", "switch_watcher", "adaptive_lazy_epochs",
 ]
 
 

@@ -2,9 +2,9 @@
 (docs/guide/concepts.md#adversary; the experts analogues are in :mod:`jaxdp.experts.adaptive`).
 
 The loss of round ``t`` depends on the iterates of rounds ``< t`` only
-(:class:`jaxdp.core.types.AdaptiveAdversary`). "Private Online Learning in the Realizable Setting"
-(Section 2) restricts itself to oblivious adversaries and notes that its algorithms' privacy holds
-against adaptive ones; these adversaries test what happens to their regret.
+(:class:`jaxdp.core.types.AdaptiveAdversary`). "Near-Optimal Algorithms for Private Online Optimization in the
+Realizable Regime" (Section 2) restricts itself to oblivious adversaries and notes that its algorithms' privacy
+holds against adaptive ones; these adversaries test what happens to their regret.
 
 * :func:`toward_last_iterate` — the linear loss ``g_t = L x_{t-1} / ||x_{t-1}||`` pointing at the
   previous iterate (``L e_0`` while that iterate is 0).

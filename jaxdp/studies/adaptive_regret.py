@@ -1,0 +1,256 @@
+"""``adaptive-regret``: every experts and OCO learner against the oblivious instance and the adaptive adversaries.
+
+Spec and claims: ``specs/adaptive-regret.toml``; page prose: ``specs/adaptive-regret.md``. Each (learner, adversary)
+curve runs every ``T`` on the same seed keys (common random numbers, also across learners: an adaptive adversary's
+losses differ between learners only through what it saw). The verdicts (:func:`verdicts`) judge each cell against
+the learner's oblivious bound in the library: regret / bound at every ``T`` where the bound carries its constant,
+and the log-log slope against the bound's own slope over the fitted range.
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import numpy as np
+
+from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
+from .claims import Measurement, judge, tally, untested_row, verdict_row
+from .framework import Study, fit_slopes, plot_panels, summarize
+from .specs import StudySpec
+
+S = StudySpec("adaptive-regret", __name__)
+DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
+BY, N_BOOT, OCO = ["learner", "adversary"], 1000, ("dp_ftrl", "l2p_rmw")
+ADAPTIVE = {"punish_last", "switch_watcher", "adaptive_epochs", "toward_last"}
+
+
+def _learner(name: str, d: int, T: int, eps: float, delta: float):
+    """``(learner, params, bound)`` tuned for horizon ``T``; ``bound(t, best_loss) -> array``: the learner's oblivious
+    bound after ``t <= T`` rounds with these parameters (``None``: the library has none)."""
+    from .. import experts as X
+    from ..oco.dp_ftrl import dp_ftrl_regret_bound
+    from ..oco.l2p_rmw import l2p_rmw_from_plan, l2p_rmw_regret_bound, plan_l2p_rmw
+    from ..registry import get_learner
+
+    if name in ("hedge", "dartboard", "ftpl"):
+        eta = X.ftpl_eta(d, T, "exponential") if name == "ftpl" else X.hedge_eta(d, T)
+        L = {"hedge": X.hedge, "dartboard": X.shrinking_dartboard, "ftpl": X.ftpl}[name](d)
+        if name == "ftpl":   # Kalai & Vempala's (1 + ln d)/η + η t, constants 1
+            return L, X.HedgeParams(eta=np.float32(eta)), lambda t, Ls: _full(Ls, (1 + math.log(d)) / eta + eta * t)
+        return L, X.HedgeParams(eta=np.float32(eta)), lambda t, Ls: _full(Ls, X.hedge_regret_bound(d, t, eta))
+    if name.startswith("tree_ftrl"):
+        noise = name.rsplit("_", 1)[1]
+        return (X.tree_ftrl_experts(d, T, noise), X.tree_ftrl_params(d, T, eps, delta if noise == "gaussian" else 0.0),
+                None)
+    if name == "l2p_mw":
+        L, p, _ = _builtin("l2p_mw", d, T, eps, delta, None)
+        return L, p, lambda t, Ls: _full(Ls, X.l2p_mw_regret_bound(d, t, float(p.eta), float(p.B)))
+    if name in ("sparse_vector", "potential"):
+        L, p, _ = _builtin(name, d, T, eps, delta, None)
+        if name == "potential":   # REAL Thms 6-7 hold for L* = 0 only
+            return L, p, lambda t, Ls: np.where(np.asarray(Ls) == 0, X.thm6_bound(d, t, eps, delta), np.nan)
+        return L, p, lambda t, Ls: X.thm1_bound(d, t, eps, 0.1, delta, np.asarray(Ls, float))
+    if name == "adaptive_sv":
+        plan = X.plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode="certified", test_sign="flipped")
+        return (X.adaptive_sparse_vector_experts(d), X.params_from_plan(plan),
+                lambda t, Ls: X.thm2_bound(d, t, eps, 0.1, np.asarray(Ls, float)))
+    if name == "binary_tree":
+        L, p = get_learner("binary_tree").learner_from_plan(X.plan_binary_tree_experts(eps=eps, T=T, d=d,
+                                                                                        mode="certified"), d)
+        return L, p, None
+    prob = _problem(d)
+    if name == "dp_ftrl":
+        L, p, _ = _builtin("dp_ftrl", d, T, eps, delta, prob)
+        return L, p, lambda t, Ls: _full(Ls, dp_ftrl_regret_bound(t, d, eps, delta, 1.0, 2.0, 0.0, setting="general"))
+    if name == "l2p_rmw":
+        plan = plan_l2p_rmw(eps=eps, delta=delta, T=T, d=d, mode="certified", L=1.0, D=2.0)
+        L, p = l2p_rmw_from_plan(plan, d)
+        q = plan.params
+        return L, p, lambda t, Ls: _full(Ls, l2p_rmw_regret_bound(t, d, q["beta"], q["lam"], 1.0, 2.0, q["B"],
+                                                                  q["eta_div"]))
+    raise ValueError(f"unknown learner {name!r}")
+
+
+def _builtin(name: str, d: int, T: int, eps: float, delta: float, problem) -> tuple:
+    """``(learner, params, eps_certified)`` of a registered learner as ``jaxdp compare`` builds it at horizon ``T``."""
+    from ..registry import get_learner
+
+    how = get_learner(name).compare
+    if how is None:
+        raise ValueError(f"learner {name!r} is no compare built-in")
+    return how.make(d, T, T, eps, delta, problem)
+
+
+def _full(like, value) -> np.ndarray:
+    return np.full(np.shape(like), float(value))
+
+
+def _problem(d: int):
+    from ..oco import linear_problem
+
+    return linear_problem(d, 1.0)
+
+
+def _adversary(name: str, d: int, T: int, cfg: dict):
+    """``(adversary, adv_params, problem)``; the epochs use ``epoch_len`` rounds (LAZY Thm 4.2's construction)."""
+    import jax.numpy as jnp
+
+    from .. import experts as X
+    from ..oco import adaptive as OA, adv_linear_oco, linear_oco_params
+
+    ep = X.LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(1.0), epoch_len=jnp.int32(cfg["epoch_len"]))
+    made = {"epochs": lambda: (X.adv_lazy_epochs(d), ep),
+            "adaptive_epochs": lambda: (X.adaptive_lazy_epochs(d), ep),
+            "punish_last": lambda: (X.punish_last_action(d), None),
+            "switch_watcher": lambda: (X.switch_watcher(d), X.switch_watcher_params(int(cfg["patience"]))),
+            "linear": lambda: (adv_linear_oco(d), linear_oco_params("biased", 1.0, float(cfg["bias"]))),
+            "toward_last": lambda: (OA.toward_last_iterate(d), OA.toward_iterate_params(1.0))}[name]()
+    return made + ((_problem(d) if name in ("linear", "toward_last") else X.experts_problem()),)
+
+
+def points(cfg: dict) -> list:
+    """Experts learners × the experts adversaries, OCO learners × the OCO adversaries, × ``T``."""
+    return [{"learner": ln, "adversary": a, "T": int(T)} for ln in cfg["learners"]
+            for a in (cfg["oco_adversaries"] if ln in OCO else cfg["adversaries"]) for T in cfg["T"]]
+
+
+@S.register
+def build(cfg: dict) -> Study:
+    """Every learner × its class's adversaries × ``T``, one compiled run per point. Tables: ``summary`` (per point:
+    regret, regret / bound, L*, switches) and ``slopes``."""
+    from ..core import seed_keys, simulate
+
+    eps, delta = float(cfg["eps"]), float(cfg["delta"])
+
+    def dim(learner: str) -> int:
+        return int(cfg["oco_d"] if learner in OCO else cfg["d"])
+
+    T_run = max(int(t) for t in cfg["T"])
+    n_ck = T_run.bit_length()   # checkpoint_rounds(T_run, n_ck): every power of two up to T_run
+
+    def run(pts, seeds):
+        # one run of horizon T_run per (learner, adversary); each point reads the regret at its round T
+        pt, keys = pts[0], seed_keys(int(cfg["seed"]), seeds)
+        d = dim(pt["learner"])
+        L, params, bound = _learner(pt["learner"], d, T_run, eps, delta)
+        adv, ap, prob = _adversary(pt["adversary"], d, T_run, cfg)
+        r = simulate(L, adv, prob, params, ap, keys, T_run, n_checkpoints=n_ck)
+        at = {int(t): i for i, t in enumerate(r["checkpoint_rounds"])}
+        best = np.asarray(r["best_loss"], float)
+        sw = np.asarray(r.get("switches", np.zeros(len(seeds))), float)
+        out = []
+        for p in pts:
+            T = int(p["T"])
+            reg = np.asarray(r["regret_ckpt"], float)[:, at[T]]
+            b = bound(T, best * T / T_run) if bound is not None else np.full(len(seeds), np.nan)
+            out.append({"regret": reg, "best_loss": best, "bound": b, "ratio": reg / b, "switches": sw})
+        return out
+
+    def analyze(df):
+        summ = summarize(df, BY + ["T"], ["regret", "ratio", "bound", "best_loss", "switches"])
+        return {"slopes": slopes(df, cfg), "summary": summ}
+
+    def plot(df, outdir):
+        summ = summarize(df, BY + ["T"], ["regret"])
+        summ["regret_mean"] = np.maximum(summ["regret_mean"], 1e-3)
+        return [plot_panels(summ, "learner", "T", "regret", outdir / "regret_vs_T.png", hue="adversary", width=3.6,
+                            title=lambda ln: ln, ylabel="regret; mean, 95% CI")]
+
+    def check_point(p):
+        if int(p["T"]) & (int(p["T"]) - 1):
+            raise ValueError(f"adaptive-regret: every T must be a power of two (a checkpoint), got {p['T']}")
+        _learner(p["learner"], dim(p["learner"]), T_run, eps, delta)
+        _adversary(p["adversary"], dim(p["learner"]), T_run, cfg)
+
+    return S.study(cfg, points=points(cfg), run=run, check_point=check_point, analyze=analyze, plot=plot,
+                   seeds_per_chunk=int(cfg["seeds_per_chunk"]))
+
+
+def tuned_bound(learner: str, T: int, best_loss: float, cfg: dict) -> float:
+    """The learner's oblivious bound at horizon ``T`` with its parameters tuned (planned) for ``T``, at the best loss
+    ``best_loss`` (NaN where the library has none or it does not apply): the curve whose exponent the slope is
+    tested against."""
+    d = int(cfg["oco_d"] if learner in OCO else cfg["d"])
+    bound = _learner(learner, d, int(T), float(cfg["eps"]), float(cfg["delta"]))[2]
+    return float(bound(int(T), np.asarray([best_loss]))[0]) if bound is not None else math.nan
+
+
+def slopes(df, cfg: dict, bound=tuned_bound):
+    """Per (learner, adversary): the log-log slope of the mean regret in ``T`` over every ``T`` (joint bootstrap over
+    seed indices) and ``bound_slope``, the log-log slope of ``bound(learner, T, L*_T, cfg)`` over the same ``T``
+    (the bound tuned for each horizon, :func:`tuned_bound`; ``L*_T`` scales the run's mean best loss by ``T/T_run``;
+    NaN where the bound is NaN at some ``T``)."""
+    sl = fit_slopes(df, "T", "regret", by=BY, upper_half=False, n_boot=N_BOOT, resample="joint")
+    T_run, bs = int(df["T"].max()), []
+    best = df.groupby(BY)["best_loss"].mean()
+    for r in sl.itertuples(index=False):
+        Ts = np.sort(df[(df["learner"] == r.learner) & (df["adversary"] == r.adversary)]["T"].unique())
+        b = np.array([bound(r.learner, int(T), float(best.loc[(r.learner, r.adversary)]) * T / T_run, cfg)
+                      for T in Ts])
+        ok = bool(len(Ts) > 1 and np.all(np.isfinite(b) & (b > 0)))
+        bs.append(float(np.polyfit(np.log(Ts), np.log(b), 1)[0]) if ok else math.nan)
+    return sl.assign(bound_slope=bs)
+
+
+def verdicts(df, cfg: dict, bound=tuned_bound):
+    """Per (learner, adversary) cell: ``regret / bound`` at every ``T`` (claims of kind ``bound``; the bound at the
+    run's parameters) and the slope against ``bound_slope``, the exponent of the bound tuned for each horizon (at
+    most); a learner without a bound, or whose bound does not apply, gets a ``not tested`` row."""
+    import dataclasses
+
+    import pandas as pd
+
+    summ, rows = summarize(df, BY + ["T"], ["ratio"]), []
+    for r in slopes(df, cfg, bound).itertuples(index=False):
+        c, cell = CLAIMS.get(r.learner), f"{r.learner}, {r.adversary}"
+        n = int(r.n_seeds)
+        if c is None or not np.isfinite(r.bound_slope):
+            why = "no regret bound for this learner in the library" if c is None else \
+                "its bound holds for realizable streams (L* = 0) only; here L* > 0"
+            rows.append(untested_row("regret vs T", cell, c.text if c else "no bound stated", why, n,
+                                     m=Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), n)))
+            continue
+        if c.kind == "bound":
+            g = summ[(summ["learner"] == r.learner) & (summ["adversary"] == r.adversary)].sort_values("T")
+            m = Measurement.of_ratios(g["ratio_mean"], g["ratio_lo"], g["ratio_hi"], n)
+            rows.append(verdict_row(c, m, judge(c, m), experiment="regret / bound", cell=cell))
+        rate = dataclasses.replace(c, kind="at_most_rate", value=round(float(r.bound_slope), 3))
+        m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), n,
+                        decades=math.log10(float(r.x_max) / float(r.x_min)))
+        rows.append(verdict_row(rate, m, judge(rate, m), experiment="regret vs T (slope ≤ the bound's)", cell=cell))
+    return pd.DataFrame(rows)
+
+
+def _config(results_dir) -> dict:
+    import json
+
+    return json.loads((pathlib.Path(results_dir) / "manifest.json").read_text())["config"]
+
+
+def page_blocks(results_dir=None) -> dict:
+    """The generated blocks of the results page from a kept run (default ``results/adaptive-regret``)."""
+    import pandas as pd
+
+    df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
+    cfg = _config(results_dir or RESULTS)
+    summ = summarize(df, BY + ["T"], ["regret", "ratio", "best_loss", "switches"])
+    last, sl, rows = summ.sort_values("T").groupby(BY).tail(1).set_index(BY), slopes(df, cfg), []
+    for r in sl.itertuples(index=False):
+        L = last.loc[(r.learner, r.adversary)]
+        rows.append([r.learner, r.adversary + (" (adaptive)" if r.adversary in ADAPTIVE else ""),
+                     fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(r.bound_slope, 2) if np.isfinite(r.bound_slope)
+                     else "—", fmt_ci(L["regret_mean"], L["regret_lo"], L["regret_hi"], 1),
+                     fmt_num(L["regret_mean"] / L["T"], 3), fmt_ci(L["ratio_mean"], L["ratio_lo"], L["ratio_hi"], 2)
+                     if np.isfinite(L["ratio_mean"]) else "—", fmt_num(L["best_loss_mean"], 1),
+                     f"{L['switches_mean']:.0f}"])
+    xs = sorted(df["T"].unique())
+    table = markdown_table(["learner", "adversary", "slope [95% CI]", "bound's slope", f"regret at T = {xs[-1]}",
+                            "regret / T", "regret / bound", "L*", "switches"], rows)
+    v = verdicts(df, cfg)
+    n = int(df.groupby(BY + ["T"])["seed"].nunique().min())
+    return {BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=n, T_lo=int(xs[0]), T_hi=int(xs[-1]), n_boot=N_BOOT,
+                                table=table),
+            BLOCKS[1]: S.render(BLOCKS[1], rows=len(v), tally=tally(v), table=verdict_table(v))}
+
+
+publish = S.publisher(page_blocks)
