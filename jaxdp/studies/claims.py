@@ -32,14 +32,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, seeds_to_resolve
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
-           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "judge_bound", "fill", "sci"]
+           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -347,35 +347,64 @@ def _below_regime(claim: Claim, points, x: str) -> str:
             + fill(claim.regime[2] if len(claim.regime) > 2 else "", points))
 
 
-def judge_curve(claim: Optional[Claim], fit, points, x: str, *, experiment: str, cell: str,
-                no_claim: tuple = ("no claim stated for this curve", "reported for comparison")) -> dict:
-    """The verdict row of one fitted curve against its claim, with everything the claim states as data.
+def _of_fit(fit, shift: float = 0.0) -> Measurement:
+    """The measurement of a fitted slope (:func:`~jaxdp.studies.analysis.fit_slopes` row), less ``shift``."""
+    return Measurement(fit.slope - shift, fit.slope_lo - shift, fit.slope_hi - shift, int(fit.n_seeds),
+                       decades=math.log10(float(fit.x_max) / float(fit.x_min)))
 
-    The measurement is the fit's slope (and interval) less the slope of the claim's ``scale`` over the curve's
-    points (a deterministic function of ``x``, which shifts the slope and both ends of its interval); a curve
-    without a claim, below the claim's ``regime`` or whose claim is ``untested`` is not tested; otherwise
+
+def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: str = "T", *, experiment: str,
+                cell: str, bound: Any = None, stem: str = "regret", exact_where: Optional[str] = None,
+                no_claim: tuple = ("no claim stated for this curve", "reported for comparison")) -> dict:
+    """The verdict row of one curve against its claim, tested as the claim's kind says, with everything the claim
+    states as data.
+
+    A ``"bound"`` is judged point by point on the ratio measured / bound (:meth:`Measurement.of_ratios`); with
+    ``exact_where`` given, a curve without spread over seeds is an exact evaluation (:func:`judge_exact_bound`,
+    ``exact_where`` appended to its reason), else :func:`judge` calls it not tested (a quantity that should vary
+    over seeds). An exponent is judged on the fit's slope (and interval) less the slope of the claim's ``scale``
+    over the curve's points (a deterministic function of ``x``, which shifts the slope and both ends of its
+    interval); a curve below the claim's ``regime`` or whose claim is ``untested`` is not tested; otherwise
     :func:`judge` decides. Where a slope that could be judged lies beyond the claim (above an at-most exponent,
     outside an interval's claim) and the claim says what that means (``beyond``), the reason says it and the row
-    links to the claim's explanation.
+    links to the claim's explanation. A curve without a claim is not tested (its fit shown when given).
 
     Args:
         claim: the curve's claim, or ``None``.
-        fit: a row of :func:`~jaxdp.studies.analysis.fit_slopes` (``slope``, ``slope_lo``, ``slope_hi``,
-            ``n_seeds``, ``x_min``, ``x_max``).
-        points: the curve's per-point table over the fitted range, sorted by ``x``.
+        fit: an exponent's fit, a row of :func:`~jaxdp.studies.analysis.fit_slopes` (``slope``, ``slope_lo``,
+            ``slope_hi``, ``n_seeds``, ``x_min``, ``x_max``); unused by a bound.
+        points: the curve's per-point table over the fitted range, sorted by ``x``: for a bound its summary
+            (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds``); for an exponent the columns its claim's
+            ``scale``, ``regime`` and ``beyond`` read (may be ``None`` when it states none of them).
         x: the fitted variable's column.
         experiment, cell: the row's experiment and cell.
+        bound: a bound's value at each point (default the column ``bound`` of ``points``).
+        stem: a bound's measured metric.
+        exact_where: when given, a bound without spread over seeds is judged exactly, with this in its reason.
         no_claim: the claim text and reason of a curve without a claim.
 
     Returns:
-        The row (:func:`verdict_row`, or :func:`untested_row` without a claim).
+        The row (:func:`verdict_row`, or :func:`untested_row` without a claim or, for a bound, without a point).
+
+    Raises:
+        ValueError: an exponent's claim without a fit.
     """
-    scale = claim.scale if claim is not None else ()
-    shift = loglog_slope(points[x], _values(scale[1], points)) if scale and len(points) > 1 else 0.0
-    m = Measurement(fit.slope - shift, fit.slope_lo - shift, fit.slope_hi - shift, int(fit.n_seeds),
-                    decades=math.log10(float(fit.x_max) / float(fit.x_min)))
+    if claim is not None and claim.kind == "bound":
+        if points is None or not len(points):
+            return untested_row(experiment, cell, claim.text, "no point in the fitted range", kind="at_most",
+                                claimed=1.0)
+        b = np.asarray(points["bound"] if bound is None else bound, float)
+        mean, lo, hi = (points[f"{stem}_{k}"].to_numpy(float) / b for k in ("mean", "lo", "hi"))
+        m = Measurement.of_ratios(mean, lo, hi, int(points["n_seeds"].min()))
+        exact = exact_where is not None and m.exact(mean, lo, hi)
+        return verdict_row(claim, m, judge_exact_bound(m, exact_where or "") if exact else judge(claim, m),
+                           experiment=experiment, cell=cell)
     if claim is None:
-        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=m)
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=None if fit is None else _of_fit(fit))
+    if fit is None:
+        raise ValueError(f"fit must be given to judge a {claim.kind!r} claim, got None")
+    scale = claim.scale
+    m = _of_fit(fit, loglog_slope(points[x], _values(scale[1], points)) if scale and len(points) > 1 else 0.0)
     why = _below_regime(claim, points, x) or claim.untested
     v, c = (Verdict("not tested", why) if why else judge(claim, m)), claim.value
     beyond = bool(claim.beyond) and not why and m.hi > m.lo and (
@@ -411,25 +440,3 @@ def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name
         rows.append(judge_curve(claim(r, exp), r, p.sort_values(x).reset_index(drop=True), x, experiment=r.fit,
                                 cell=cell(r, exp)))
     return pd.DataFrame(rows)
-
-
-def judge_bound(claim: Claim, points, bound, *, experiment: str, cell: str, stem: str = "regret",
-                exact_where: Optional[str] = None) -> dict:
-    """The verdict row of a ``"bound"`` claim on a curve's points: the ratio measured / bound at every point.
-
-    Args:
-        claim: the claim (kind ``"bound"``).
-        points: the curve's per-point summary (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds``).
-        bound: the bound at each point (an array).
-        experiment, cell: the row's experiment and cell.
-        stem: the measured metric.
-        exact_where: when given, an evaluation without spread over seeds is judged exactly
-            (:func:`judge_exact_bound`, this appended to its reason); otherwise :func:`judge` calls it not tested.
-
-    Returns:
-        The row (:func:`verdict_row`).
-    """
-    mean, lo, hi = (points[f"{stem}_{k}"].to_numpy(float) / np.asarray(bound, float) for k in ("mean", "lo", "hi"))
-    m, ratios = Measurement.of_ratios(mean, lo, hi, int(points["n_seeds"].min())), (mean, lo, hi)
-    v = judge_exact_bound(m, exact_where) if exact_where is not None and m.exact(*ratios) else judge(claim, m)
-    return verdict_row(claim, m, v, experiment=experiment, cell=cell)

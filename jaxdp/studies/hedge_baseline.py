@@ -17,9 +17,9 @@ from ..experts import (
     bernoulli_experts, experts_problem, ftpl, ftpl_eta, hedge, hedge_eta, hedge_regret_bound, shrinking_dartboard,
 )
 from .analysis import equal_expected_regret, upper_half, verdict_table
-from .claims import tally
+from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_panels, summarize
-from .specs import StudySpec, judge_curve
+from .specs import StudySpec
 
 S = StudySpec("hedge-baseline", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, MISS_LINK = S.doc_page, S.results, S.blocks, S.claims, "#misses"
@@ -114,15 +114,15 @@ def verdicts(slopes, summary, twins=None):
         if r.learner == "dartboard" and (r.adversary, r.d) in twins:
             continue
         g = summary[(summary["learner"] == r.learner) & (summary["adversary"] == r.adversary) & (summary["d"] == r.d)]
-        n = int(g["n_seeds"].min()) if len(g) else 0
         cell = f"{'hedge = dartboard' if r.learner == 'hedge' and (r.adversary, r.d) in twins else r.learner}, " \
                f"{r.adversary}, d = {int(r.d)}"
         claim = CLAIMS.get(r.learner)
         bounded = claim is not None and claim.kind == "bound"
-        g = g[(g["T"] >= getattr(r, "x_min", -np.inf)) & (g["T"] <= getattr(r, "x_max", np.inf))].sort_values("T")
-        rows.append(judge_curve(claim, experiment="regret / bound" if bounded else "regret vs T", cell=cell, n_seeds=n,
-                                fit=r._asdict(), bound=[_hedge_bound(r.d, T) for T in g["T"]], where=" at every fitted T",
-                                **{k: g[f"fit_regret_{k}"] for k in ("mean", "lo", "hi")}))
+        g = g[g["T"].between(r.x_min, r.x_max)].sort_values("T")
+        rows.append(judge_curve(claim, r, g, experiment="regret / bound" if bounded else "regret vs T", cell=cell,
+                                bound=[_hedge_bound(r.d, T) for T in g["T"]], stem="fit_regret",
+                                exact_where=" at every fitted T",
+                                no_claim=("no bound stated", "our docs state no bound for this learner")))
     return pd.DataFrame(rows)
 
 

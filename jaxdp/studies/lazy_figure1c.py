@@ -20,7 +20,7 @@ from jaxdp.experts import (
 from jaxdp.studies.analysis import (
     _pow2, equal_expected_regret, fmt_num, loglog_slope, summarize, upper_half, verdict_table,
 )
-from jaxdp.studies.claims import judge_bound, judge_curve, tally
+from jaxdp.studies.claims import judge_curve, tally
 from jaxdp.studies.framework import Study, fit_slopes, plot_panels
 from jaxdp.studies.specs import StudySpec
 
@@ -123,15 +123,13 @@ def verdicts(slopes, summary, d: int):
     rows = []
     for r in slopes.itertuples(index=False):
         cell, c = f"{r.learner}, {r.adversary}, α = {r.alpha:g}", CLAIMS.get(r.learner)
-        if c is not None and c.kind == "bound":
-            p = summary[(summary["learner"] == r.learner) & (summary["adversary"] == r.adversary)
-                        & (summary["alpha"] == r.alpha) & summary["T"].between(r.x_min, r.x_max)]
-            rows.append(judge_bound(c, p, np.sqrt(p["T"].to_numpy(float) * math.log(d) / 2), cell=cell,
-                                    experiment="E[regret] / √(T ln d/2), fitted T"))
-        else:
-            c = c and dataclasses.replace(c, value=EXPONENT[r.learner](float(r.alpha)))
-            rows.append(judge_curve(c, r, None, "T", experiment="regret vs T, ε = T^−α", cell=cell,
-                                    no_claim=("—", NO_CLAIM)))
+        bounded = c is not None and c.kind == "bound"
+        p = summary[(summary["learner"] == r.learner) & (summary["adversary"] == r.adversary)
+                    & (summary["alpha"] == r.alpha) & summary["T"].between(r.x_min, r.x_max)]
+        c = c if c is None or bounded else dataclasses.replace(c, value=EXPONENT[r.learner](float(r.alpha)))
+        rows.append(judge_curve(c, r, p, bound=np.sqrt(p["T"].to_numpy(float) * math.log(d) / 2), cell=cell,
+                                experiment="E[regret] / √(T ln d/2), fitted T" if bounded else "regret vs T, ε = T^−α",
+                                no_claim=("—", NO_CLAIM)))
     return pd.DataFrame(rows)
 
 

@@ -20,10 +20,10 @@ from ..oco import (
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
 from .analysis import fmt_num, loglog_slope, ratio_to_base, verdict_table
 from .realizable_oco import _lipschitz
-from .claims import tally
+from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .plots import theory_columns
-from .specs import StudySpec, judge_curve
+from .specs import StudySpec
 
 S = StudySpec("mf-ftrl", __name__)
 DOC_PAGE, RESULTS, BLOCKS = S.doc_page, S.results, S.blocks
@@ -209,10 +209,8 @@ def verdicts(summary, twins=(), D: float = 1.0):
         for mech in [m for m in MECHANISMS if m in set(g["mechanism"]) and (part, env, m) not in alias]:
             same = [m for m in MECHANISMS if m in set(g["mechanism"]) and root(part, env, m) == mech]
             pts = g[g["mechanism"].isin(same) & np.isfinite(g["bound"])]
-            rows.append(judge_curve(CLAIMS[(part, env)], cell=f"{' = '.join(same)}, {env}",
-                                    experiment=f"regret / bound vs {'T' if part == 'T' else 'ε'}",
-                                    n_seeds=int(pts["n_seeds"].min()) if len(pts) else 0, bound=pts["bound"], exact=False,
-                                    **{k: pts[f"regret_{k}"] for k in ("mean", "lo", "hi")}))
+            rows.append(judge_curve(CLAIMS[(part, env)], None, pts, cell=f"{' = '.join(same)}, {env}",
+                                    experiment=f"regret / bound vs {'T' if part == 'T' else 'ε'}"))
     return pd.DataFrame(rows)
 
 

@@ -30,7 +30,7 @@ from ..oco.realizable import (
     NET_LEARNERS, net_learner_params, plan_net_learner, realizable_dp_ftrl, smooth_realizable_logphi_errors,
 )
 from .analysis import markdown_table, verdict_table
-from .claims import judge_bound, tally
+from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .specs import StudySpec
 
@@ -222,7 +222,7 @@ def verdicts(summary, cfg: dict):
         for (setting, *rest), g in b[b["part"] == part].groupby([key] + (["d"] if part == "R8" else [])):
             cell = (f"{setting} d={rest[0]}, T = {g['T'].min()} … {g['T'].max()}" if part == "R8" else
                     f"{setting}, {'ε' if x == 'eps' else x} = {g[x].min():g} … {g[x].max():g}")
-            rows.append(judge_bound(CLAIMS[(part, setting)], g, g["bound"], experiment=f"{part[:2]}: regret / bound",
+            rows.append(judge_curve(CLAIMS[(part, setting)], None, g, experiment=f"{part[:2]}: regret / bound",
                                     cell=cell))
     return pd.DataFrame(rows)
 

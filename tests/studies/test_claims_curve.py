@@ -1,5 +1,5 @@
-"""The claim fields judge_curve reads as data (scale, regime, untested, beyond), judge_bound and grid_union, on
-small synthetic tables. Pandas only: no JAX compile."""
+"""The claim fields judge_curve reads as data (scale, regime, untested, beyond), its point-by-point bound and
+grid_union, on small synthetic tables. Pandas only: no JAX compile."""
 import math
 
 import numpy as np
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from jaxdp.studies.analysis import grid_union, loglog_slope
-from jaxdp.studies.claims import Claim, fill, judge_bound, judge_curve, sci
+from jaxdp.studies.claims import Claim, fill, judge_curve, sci
 
 
 def _fit(slope, lo, hi, x=(1e2, 1e5), n=64):
@@ -44,14 +44,26 @@ def test_regime_untested_and_no_claim():
     assert (n["verdict"], n["claim"], n["reason"]) == ("not tested", "—", "no claim")
 
 
-def test_judge_bound_and_helpers():
+def test_judge_curve_bound_and_helpers():
     p = pd.DataFrame(dict(regret_mean=[1.0, 2.0], regret_lo=[0.9, 1.9], regret_hi=[1.1, 2.1], n_seeds=[8, 8]))
     c = Claim("≤ bound", kind="bound", value=1.0)
-    assert judge_bound(c, p, [2.0, 4.0], experiment="e", cell="c")["verdict"] == "holds"
-    assert judge_bound(c, p, [0.5, 4.0], experiment="e", cell="c")["verdict"] == "misses"
+    row = judge_curve(c, None, p, bound=[2.0, 4.0], experiment="e", cell="c")
+    assert row["verdict"] == "holds" and math.isclose(row["slope_hi"], 0.55) and row["n_seeds"] == 8
+    assert judge_curve(c, None, p, bound=[0.5, 4.0], experiment="e", cell="c")["verdict"] == "misses"
+    # the bound defaults to the points' own column; a fit (an exponent's) does not enter a bound's verdict
+    assert judge_curve(c, _fit(9.0, 8.0, 10.0), p.assign(bound=[0.5, 4.0]), experiment="e",
+                       cell="c")["verdict"] == "misses"
     exact = p.assign(regret_lo=p["regret_mean"], regret_hi=p["regret_mean"])
-    assert judge_bound(c, exact, [2.0, 4.0], experiment="e", cell="c", exact_where="")["verdict"] == "holds"
-    assert judge_bound(c, exact, [2.0, 4.0], experiment="e", cell="c")["verdict"] == "not tested"
+    assert judge_curve(c, None, exact, bound=[2.0, 4.0], experiment="e", cell="c", exact_where="")["verdict"] == "holds"
+    assert judge_curve(c, None, exact, bound=[0.5, 4.0], experiment="e", cell="c", exact_where="")["verdict"] == "misses"
+    assert judge_curve(c, None, exact, bound=[2.0, 4.0], experiment="e", cell="c")["verdict"] == "not tested"
+    f = p.rename(columns=lambda k: k.replace("regret", "fit_regret"))
+    assert judge_curve(c, None, f, bound=[0.5, 4.0], stem="fit_regret", experiment="e", cell="c")["verdict"] == "misses"
+    empty = judge_curve(c, None, p.iloc[:0], bound=[], experiment="e", cell="c")
+    assert (empty["verdict"], empty["reason"], empty["claimed"]) == ("not tested", "no point in the fitted range", 1.0)
+    with pytest.raises(ValueError, match="fit must be given"):
+        judge_curve(Claim("rate"), None, p, experiment="e", cell="c")
+    assert judge_curve(None, None, p, experiment="e", cell="c")["n_seeds"] == 0
     assert sci(170000) == "1.7·10⁵" and sci(3.0) == "3.0"
     with pytest.raises(ValueError, match="template"):
         fill("a\\b", _points())

@@ -60,8 +60,8 @@ def test_verdicts_follow_the_claims():
               ("dartboard", "planted"): (0.53, 0.51, 0.55, np.array([0.9, 0.95, 1.0]) * bound, 0.08 * bound),
               ("ftpl", "alternating"): (0.56, 0.52, 0.60, np.array([1.4, 1.45, 1.5]) * bound, 0.02 * bound),
               ("sketch", "noise"): (0.5, 0.4, 0.6, bound, 0.01 * bound)}
-    slopes = pd.DataFrame([dict(learner=ln, adversary=a, d=10, slope=s, slope_lo=lo, slope_hi=hi, x_min=Ts[0],
-                                x_max=Ts[-1]) for (ln, a), (s, lo, hi, _, _) in curves.items()])
+    slopes = pd.DataFrame([dict(learner=ln, adversary=a, d=10, slope=s, slope_lo=lo, slope_hi=hi, n_seeds=8,
+                                x_min=Ts[0], x_max=Ts[-1]) for (ln, a), (s, lo, hi, _, _) in curves.items()])
     summary = pd.DataFrame([dict(learner=ln, adversary=a, d=10, T=T, n_seeds=8, fit_regret_mean=m,
                                  fit_regret_lo=m - w, fit_regret_hi=m + w)
                             for (ln, a), (*_, means, hw) in curves.items() for T, m, w in zip(Ts, means, hw)])

@@ -36,11 +36,11 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..analysis import _pow2, fmt_ci_of, fmt_num, markdown_table, publish_blocks
-from ..claims import Claim, Measurement, judge, judge_exact_bound, untested_row, verdict_row
+from ..claims import Claim
 from ..config import check_params
 from ..spec import Param, Study, declare_params
 
-__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "judge_curve"]
+__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -198,42 +198,6 @@ class StudySpec:
                            f"(default ``results/{self.name}``); returns the names of those that changed.")
         publish.__module__ = f"jaxdp.studies.{self.module}"
         return publish
-
-
-def judge_curve(claim: Optional[Claim], *, experiment: str, cell: str, n_seeds: int, fit: Any = None, mean: Any = (),
-                lo: Any = (), hi: Any = (), bound: Any = (), where: str = "", exact: bool = True) -> dict:
-    """One verdict row for one fitted curve, tested as its claim's kind says (:mod:`jaxdp.studies.claims`).
-
-    A ``"bound"`` is judged on measured / bound at every point (an exact evaluation, :func:`judge_exact_bound`,
-    when no point has a spread over seeds); an exponent on the curve's slope over its fitted range.
-
-    Args:
-        claim: the claim, or ``None`` when none is stated (a ``not tested`` row).
-        experiment, cell: the row's experiment and cell.
-        n_seeds: the seeds per point.
-        fit: an exponent's fit: a mapping or row with ``slope``, ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max``.
-        mean, lo, hi: a bound's measured per-point means and 95% ends.
-        bound: the bound at those points.
-        where: appended to an exact evaluation's reason (``" at every fitted T"``).
-        exact: whether a bound with no spread over seeds is an exact evaluation (else it is not tested: a quantity
-            that should vary over seeds).
-
-    Returns:
-        The row (:func:`~jaxdp.studies.claims.verdict_row` or :func:`~jaxdp.studies.claims.untested_row`).
-    """
-    if claim is None:
-        return untested_row(experiment, cell, "no bound stated", "our docs state no bound for this learner", n_seeds)
-    if claim.kind != "bound":
-        m = Measurement(float(fit["slope"]), float(fit["slope_lo"]), float(fit["slope_hi"]), int(n_seeds),
-                        decades=math.log10(float(fit["x_max"]) / float(fit["x_min"])))
-        return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell)
-    if not len(bound):
-        return untested_row(experiment, cell, claim.text, "no point in the fitted range", n_seeds, kind="at_most",
-                            claimed=1.0)
-    r, r_lo, r_hi = (np.asarray(v, float) / np.asarray(bound, float) for v in (mean, lo, hi))
-    m = Measurement.of_ratios(r, r_lo, r_hi, n_seeds)
-    v = judge_exact_bound(m, where) if exact and m.exact(r, r_lo, r_hi) else judge(claim, m)
-    return verdict_row(claim, m, v, experiment=experiment, cell=cell)
 
 
 def seed_matrix(g, x: str, y: str):
