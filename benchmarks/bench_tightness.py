@@ -55,7 +55,7 @@ the `T` rounds, without the draw after the last round), whose audits therefore a
 
 def run(quick: bool, audit: bool) -> list:
     from jaxdp.bandits.audits import tightness_cases as bandit_cases
-    from jaxdp.cli import oco_uncovered_cases
+    from jaxdp.oco.audits import tightness_cases as oco_uncovered_cases
     from jaxdp.experts.audits import tightness_cases as expert_cases
     from jaxdp.privacy.audit.tightness import tightness_row
 
