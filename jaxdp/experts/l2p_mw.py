@@ -41,6 +41,10 @@ Modes:
 * ``"retuned"``: the same search with ``log(1/delta1) -> 1`` in Thm 3.2's
   constraints (rate form; asymptotically ``eta ~ (eps^3 ln d / T^2)^{1/5}``,
   ``p ~ eta/eps``, ``B ~ T eta^3/eps^3``, regret ``T^{2/5} eps^{-3/5}``).
+* ``"composed"``: ``"paper"``'s parameters, certified by
+  :func:`jaxdp.privacy.accounting.l2p.l2p_composed_eps` (the ledger's items with each fresh sample as a
+  ``2 eta``-bounded-range mechanism, Rényi composition; never above ``"paper"``'s certificate;
+  docs/algorithms/lazy.md#composed).
 
 ``delta1 = delta / (2T)`` (``delta0 = 0`` for MW, so Thm 3.2's delta is ``2 T delta1``).
 
@@ -61,7 +65,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..privacy.accounting.l2p import calibrate_trusted, l2p_conditions, l2p_delta1, l2p_ledger, mw_regret_proxy, printed_eps
+from ..privacy.accounting.accountant import Certificate
+from ..privacy.accounting.l2p import (
+    calibrate_trusted, l2p_composed_eps, l2p_conditions, l2p_delta1, l2p_ledger, mw_regret_proxy, printed_eps,
+)
 from ..privacy.accounting.plan import Plan, make_plan
 from ..core.random import sample_categorical
 from ..core.types import Learner
@@ -280,7 +287,7 @@ _ENTRY = register_learner(
     compare=CompareBuiltin(_compare, "planner l2p_mw, mode certified (Lazy private online learning, Thm 3.10)"))
 
 
-L2P_MW_MODES = ("paper", "paper_logs", "certified", "rate", "retuned")
+L2P_MW_MODES = ("paper", "paper_logs", "certified", "rate", "retuned", "composed")
 REFERENCE = "Lazy private online learning, Thm 3.10 (+ Thm 3.2); docs/algorithms/lazy.md"
 
 
@@ -308,7 +315,7 @@ def _validate(eps, delta, T, d):
 
 
 @register_planner("l2p_mw", "L2P on multiplicative weights for DP-OPE (LAZY Thm 3.10, Thm 3.2); "
-                            "modes paper, paper_logs, certified, rate, retuned")
+                            "modes paper, paper_logs, certified, rate, retuned, composed")
 def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper", B: Optional[int] = None,
                 grid: Optional[tuple] = None) -> Plan:
     """Plan ``(eta, p, B)`` for :func:`jaxdp.experts.l2p_mw` and report what Thm 3.2 certifies.
@@ -317,8 +324,8 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
       eps, delta: requested privacy (``eps > 0``, ``0 < delta < 1``).
       T: horizon (``T >= B``).
       d: number of experts (``>= 2``).
-      mode: one of ``paper, paper_logs, certified, rate, retuned`` (module docstring).
-      B: override the batch size (``paper``/``rate``/``paper_logs`` only).
+      mode: one of ``paper, paper_logs, certified, rate, retuned, composed`` (module docstring).
+      B: override the batch size (``paper``/``rate``/``paper_logs``/``composed`` only).
       grid: ``(n_B, n_c, n_eta)`` search resolution for ``certified``/``retuned``
         (default ``(120, 80, 400)``).
 
@@ -339,7 +346,7 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
     L1 = math.log(1.0 / delta1)
     eps0 = l2p_mw_eps0(T, d)
     notes = []
-    if mode in ("paper", "rate", "paper_logs"):
+    if mode in ("paper", "rate", "paper_logs", "composed"):
         if mode == "paper_logs":
             B_ = max(1, int(math.floor(1.0 / (2.0 * eps * math.log(1.0 / delta))))) if B is None else B
             eta = min(eps0, eps) ** (2 / 3) / (T ** (1 / 3) * math.log(T / delta))
@@ -348,7 +355,7 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
             B_ = max(1, int(math.floor(1.0 / eps))) if B is None else B
             eta = min(eps0, eps) ** (2 / 3) / T ** (1 / 3)
             # rate: log(1/delta1) -> 1; the certified eps is still reported with the real delta1
-            p = max(eta * (L1 if mode == "paper" else 1.0) / eps, B_ / T)
+            p = max(eta * (L1 if mode in ("paper", "composed") else 1.0) / eps, B_ / T)
         B_ = check_positive_int("B", B_)
         if T < B_:
             raise ValueError(f"T must be >= the batch size B={B_} (mode={mode!r}, eps={eps}); got T={T}")
@@ -360,7 +367,7 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
             notes.append(f"eta={eta:.3g} > 1/10 violates Assumption 3.1's range")
     else:
         if B is not None:
-            raise ValueError(f"B can only be overridden in modes paper, rate, paper_logs; got mode={mode!r}")
+            raise ValueError(f"B can only be overridden in modes paper, rate, paper_logs, composed; got mode={mode!r}")
         n_B, n_c, n_eta = grid if grid is not None else (120, 80, 400)
         eta_max = math.sqrt(8.0 * math.log(d) / T)
         if mode == "certified":
@@ -377,12 +384,20 @@ def plan_l2p_mw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper"
     e_pr = printed_eps(float(eta), float(p), int(B_), T, 0.0, delta1)
     ledger = l2p_ledger(float(eta), float(p), int(B_), T, 0.0, delta1, "mw", outcomes=d)
     notes.append(f"Thm 3.2 as printed: eps={e_pr:.4g}" + ("" if all(thm.values()) else " (its side conditions "
-                 f"{[k for k, v in thm.items() if not v]} fail)") + "; not used: the certificate is the ledger's, "
-                 "which needs none of Thm 3.2's side conditions")
+                 f"{[k for k, v in thm.items() if not v]} fail)") + "; not used: the certificate is the ledger's"
+                 + (" (mode composed: the smaller of its accountant and its Renyi composition)" if mode == "composed"
+                    else "") + ", which needs none of Thm 3.2's side conditions")
     notes.append(f"valid regret bound ln d/eta + eta T B/8 = {math.log(d) / eta + eta * T * B_ / 8:.4g}")
+    cert = None
+    if mode == "composed":
+        e_c, which = l2p_composed_eps(float(eta), float(p), int(B_), T, delta, delta1)
+        if which == "rdp":   # else the ledger's own certificate is smaller: make_plan computes it
+            cert = Certificate(e_c, delta, "rdp", "the ledger's items, fresh samples as 2 eta-bounded-range "
+                               "mechanisms: Renyi composition (Hoeffding's lemma; Mironov Prop. 1; "
+                               "Canonne-Kamath-Steinke Prop. 12), docs/algorithms/lazy.md#composed")
     plan = make_plan(algorithm="l2p_mw", mode=mode, params={"eta": float(eta), "p": float(p), "B": int(B_),
                                                            "delta1": float(delta1)},
-                     eps=eps, delta=delta, ledger=ledger, reference=REFERENCE, notes=notes)
+                     eps=eps, delta=delta, ledger=ledger, reference=REFERENCE, notes=notes, certificate=cert)
     if mode == "certified" and not plan.certified:  # pragma: no cover - calibrate guarantees it
         raise ValueError(f"l2p_mw: the request eps={eps}, delta={delta}, T={T} cannot be certified")
     return plan

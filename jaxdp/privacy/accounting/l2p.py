@@ -47,7 +47,7 @@ from .composition import eps_kov15_homogeneous
 __all__ = ["l2p_privacy", "l2p_privacy_conservative", "l2p_conditions", "l2p_calibrate", "l2p_delta1",
            "mw_regret_proxy", "mw_paper_regret_proxy", "l2p_ledger", "l2p_measure_constants", "L2P_MEASURES",
            "printed_eps", "calibrate_trusted", "l2p_decision_eps", "l2p_fresh_count",
-           "l2p_fresh_probabilities"]
+           "l2p_fresh_probabilities", "l2p_composed_rdp", "l2p_composed_eps", "L2P_RDP_ORDERS"]
 
 
 def _n_batches(T, B):
@@ -548,3 +548,72 @@ def calibrate_trusted(*, T: int, eps: float, delta: float, regret: Callable, del
     e_cons, _ = _conservative(np.float64(eta_c), np.float64(p_c), np.float64(B_c), float(T), delta0, delta1, measure)
     return {"eta": eta_c, "p": p_c, "B": B_c, "delta1": delta1, "regret": r_c, "eps_printed": float(e_pr),
             "eps_conservative": float(e_cons), "delta_certified": float(d_pr)}
+
+
+#: The Rényi orders of :func:`l2p_composed_rdp` (any grid is valid: each order gives a valid ε, the minimum is taken).
+L2P_RDP_ORDERS = tuple(float(a) for a in np.concatenate([1.0 + np.logspace(-3, 0, 60, endpoint=False),
+                                                         np.logspace(math.log10(2.0), 5, 240)]))
+
+
+def l2p_composed_rdp(eta: float, p: float, B: int, T: int, delta1: float, orders=None):
+    """The Rényi-DP curve of L2P-MW's ledger with each fresh sample as a bounded-range mechanism (trusted floats).
+
+    The ledger's items (:func:`l2p_ledger` with ``measure="mw"``): ``k`` fresh Gibbs samples after ``t0`` (the
+    ``1 - delta1`` quantile of their count), the switching decision at ``t0`` (``eps_dec``-DP, two outcomes) and one
+    sample at ``t0`` (``2 eta``-DP). A fresh sample from ``nu_s ∝ exp(-eta cum)`` on neighbouring streams has
+    log-ratio ``-eta (l(x) - l'(x)) + log(Z'/Z)``, in an interval of width ``2 eta`` (``2 eta``-bounded range), so by
+    Hoeffding's lemma ``D_a <= a (2 eta)^2 / 8 = a eta^2 / 2`` for every order ``a > 1``; a pure ``e``-DP item has
+    ``D_a <= min(e, a e^2 / 2)`` (Bun–Steinke, *Concentrated differential privacy*, Prop. 3.3). Rényi divergences
+    add under adaptive composition (Mironov, *Rényi differential privacy*, Prop. 1)::
+
+        R(a) = k min(2 eta, a eta^2 / 2) + min(eps_dec, a eps_dec^2 / 2) + min(2 eta, 2 a eta^2)
+
+    (docs/algorithms/lazy.md#composed).
+
+    Args:
+        eta: the MW step size (Assumption 3.1's η).
+        p: the fake-switch probability.
+        B: the batch size.
+        T: the horizon.
+        delta1: the free parameter δ₁ of Thm 3.2 (the count's failure probability).
+        orders: Rényi orders ``> 1`` (default :data:`L2P_RDP_ORDERS`).
+
+    Returns:
+        ``(orders, rdp, k, eps_dec)``: float64 arrays of the orders and ``R`` at them, the count ``k`` and the
+        decision's ε.
+    """
+    a = np.asarray(L2P_RDP_ORDERS if orders is None else orders, float)
+    n = int(_n_batches(float(T), float(B)))
+    q_x, q_y = l2p_fresh_probabilities(eta, eta, p, B)
+    k = l2p_fresh_count(n, float(q_x), float(q_y), delta1)
+    dec = float(l2p_decision_eps(2.0 * eta, p, B * (eta - 2.0 * eta)))
+    e0 = 2.0 * eta
+    rdp = (k * np.minimum(e0, a * e0 * e0 / 8.0) + np.minimum(dec, a * dec * dec / 2.0)
+           + np.minimum(e0, a * e0 * e0 / 2.0))
+    return a, rdp, int(k), dec
+
+
+def l2p_composed_eps(eta: float, p: float, B: int, T: int, delta: float, delta1: float) -> tuple[float, str]:
+    """L2P-MW's ``composed`` certificate: the smaller of the ledger's and its Rényi bound (docs/algorithms/lazy.md#composed).
+
+    The Rényi curve :func:`l2p_composed_rdp` is converted at ``delta' = delta - 2 delta1`` by
+    ``eps = min_a R(a) + log((a - 1)/a) - (log delta' + log a)/(a - 1)`` (Canonne, Kamath, Steinke, *The discrete
+    Gaussian for differential privacy*, Prop. 12); the failure events ``2 delta1`` are those of
+    :func:`l2p_ledger`. Both bounds are valid for the same mechanism, so their minimum is.
+
+    Args:
+        eta, p, B, T: as in :func:`l2p_privacy` (MW measure, ``delta0 = 0``).
+        delta: the total δ.
+        delta1: the count's failure probability (``<= delta / 2``).
+
+    Returns:
+        ``(eps, which)`` with ``which`` ``"rdp"`` or ``"ledger"``, the bound that gave ``eps``.
+    """
+    led = certify(l2p_ledger(eta, p, B, T, 0.0, delta1, "mw"), delta).eps
+    avail = delta - 2.0 * delta1
+    if not 0.0 < avail < 1.0:
+        return float(led), "ledger"
+    a, rdp, _, _ = l2p_composed_rdp(eta, p, B, T, delta1)
+    vals = rdp + np.log1p(-1.0 / a) - (math.log(avail) + np.log(a)) / (a - 1.0)
+    e_rdp = max(0.0, float(np.min(vals)))
+    return (e_rdp, "rdp") if e_rdp < led else (float(led), "ledger")
