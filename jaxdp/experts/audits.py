@@ -68,6 +68,7 @@ from ..privacy.audit.learned import Histogram, Logistic, audit_learned, trajecto
 from ..privacy.audit.learners import _count, action_code, loss_neighbours
 from ..privacy.audit.catalogue import register_learned_audit
 from ..privacy.audit.pairs import loss_flip_pairs
+from ..privacy.mechanisms.tree import ctz
 from ..core.random import log_uniform, sample_categorical
 from .hedge import hedge, hedge_params
 from ..registry import register_audit
@@ -948,7 +949,7 @@ def _tree_ftrl_slack(plan, noise: str, eta: float, scale: float):
 
     def slack(wp) -> str:
         j = wp.round
-        m = sum(1 for t in range(j + 1, T + 1) if t - (t & -t) <= j)     # nodes created at t covering round j+1
+        m = sum(1 for t in range(j + 1, T + 1) if t - (1 << ctz(t)) <= j)     # nodes created at t covering round j+1
         diff = np.asarray(wp.x0[j]) - np.asarray(wp.x1[j])
         if noise == "laplace":
             tree = m * float(np.abs(diff).sum()) / scale

@@ -46,6 +46,7 @@ from typing import Dict, Tuple
 import numpy as np
 
 from ..accounting.zcdp import gaussian_delta, gaussian_eps_exact
+from ..mechanisms.tree import ctz
 
 __all__ = ["laplace_cdf", "laplace_quadrature", "shared_svt_common_law", "visible_switch_law", "align",
            "exact_eps", "event_eps", "shared_svt_window_law", "window_class", "window_log_ratio_table",
@@ -690,7 +691,7 @@ def tree_ftrl_law(losses, *, eta: float, scale: float, noise: str = "laplace", n
     z, w = noise_difference_quadrature(noise, scale, nodes=nodes, tail=tail)
 
     def children(t):
-        lb = t & -t if t else 1 << T
+        lb = 1 << ctz(t) if t else 1 << T
         return [t + (1 << j) for j in range(T.bit_length()) if (1 << j) < lb and t + (1 << j) <= T]
 
     def message(t, zz):
