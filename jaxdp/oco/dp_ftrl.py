@@ -64,7 +64,7 @@ from .problems import problem_info
 __all__ = [
     "DPFTRLParams", "DPFTRLState", "LeanTree", "MFNoise", "dp_ftrl", "dp_ftrl_params", "plan_dp_ftrl", "dp_ftrl_lambda",
     "dp_ftrl_lambda_matched", "dp_ftrl_regret_bound", "ftrl_reference", "dp_ftrl_noise_energy",
-    "dp_ftrl_noise_bound",
+    "dp_ftrl_noise_bound", "squared_loss_lipschitz", "plan_dp_ftrl_point", "dp_ftrl_bound_of_lambda",
 ]
 
 
@@ -337,6 +337,70 @@ def dp_ftrl_noise_bound(T, Eb2, D, L, beta, realizable):
     """
     return np.where(realizable, beta * D ** 2 + (D ** 2 * np.sqrt(beta * T * Eb2)) ** (2 / 3),
                     2 * D * np.sqrt(T * L * (L + np.sqrt(Eb2))))
+
+
+def squared_loss_lipschitz(D: float) -> float:
+    """The Lipschitz constant of the realizable instances' squared loss on the ball of radius ``D``.
+
+    Squared losses with ``||a|| = 1`` and ``|b| <= D/2`` on the ball of radius ``D``, as the realizable
+    instances of Realizable private online optimization (docs/algorithms/realizable.md#environments).
+
+    Args:
+        D: the radius of the domain.
+
+    Returns:
+        ``L = 2 D``.
+    """
+    return 2.0 * D
+
+
+def plan_dp_ftrl_point(mech, *, eps: float, delta: float, T: int, d: int, D: float, beta: float,
+                       mode: str = "paper", realizable: bool = True) -> tuple:
+    """DP-FTRL's parameters for one continual-counting mechanism at a certified ``(eps, delta)``.
+
+    ``sigma`` and ``clip`` from :func:`plan_dp_ftrl` with ``noise=mech`` and ``L`` =
+    :func:`squared_loss_lipschitz`; realizable: λ balanced at the noise actually added,
+    :func:`dp_ftrl_lambda_matched` with the mechanism's largest prefix variance ``V = max_t ||B_t||^2``
+    (Realizable private online optimization, Thm 4); general: the planner's λ.
+
+    Args:
+        mech: the continual-counting mechanism (a ``ContinualCounter``).
+        eps, delta: the privacy parameters.
+        T: the horizon.
+        d: the dimension.
+        D: the radius of the domain.
+        beta: the smoothness β.
+        mode: the planner's mode.
+        realizable: whether the realizable (``L* = 0``) λ applies.
+
+    Returns:
+        ``(lam, sigma, clip, eps_certified, V, max_error)``.
+    """
+    plan = plan_dp_ftrl(eps=eps, delta=delta, T=T, d=d, mode=mode, L=squared_loss_lipschitz(D), D=D, beta=beta,
+                        setting="realizable" if realizable else "general", noise=mech)
+    sigma, V = plan.params["sigma"], mech.max_row_norm_sq(T)
+    lam = dp_ftrl_lambda_matched(T, d, V, sigma, D, beta) if realizable else plan.params["lam"]
+    return lam, sigma, plan.params["clip"], plan.eps_certified, V, mech.max_error(T)
+
+
+def dp_ftrl_bound_of_lambda(lam_realizable, T, D: float, beta: float, realizable):
+    """DP-FTRL's bound (constants 1) recovered from the realizable λ of :func:`plan_dp_ftrl_point`.
+
+    ``E||b||^2`` by :func:`dp_ftrl_noise_energy` (the inverse of the matched balance), then
+    :func:`dp_ftrl_noise_bound` at ``L`` = :func:`squared_loss_lipschitz`. Works on NumPy arrays.
+
+    Args:
+        lam_realizable: the realizable λ of the same mechanism, ``T`` and ε.
+        T: the horizon.
+        D: the radius of the domain.
+        beta: the smoothness β.
+        realizable: whether the realizable bound applies (a bool or a boolean array).
+
+    Returns:
+        ``(E||b||^2, bound)``.
+    """
+    Eb2 = dp_ftrl_noise_energy(lam_realizable, T, D, beta)
+    return Eb2, dp_ftrl_noise_bound(T, Eb2, D, squared_loss_lipschitz(D), beta, realizable)
 
 
 def dp_ftrl_regret_bound(T, d, eps, delta, L, D, beta, Lstar=0.0, setting: str = "realizable"):

@@ -5,7 +5,6 @@ from ``plan_dp_ftrl(..., noise=mech)``; the claims are judged on regret / :func:
 """
 from __future__ import annotations
 
-import itertools
 import json
 import pathlib
 
@@ -13,23 +12,20 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ..oco import (
-    adv_smooth_realizable, dp_ftrl, dp_ftrl_lambda_matched, dp_ftrl_noise_bound, dp_ftrl_noise_energy, dp_ftrl_params,
-    plan_dp_ftrl, smooth_realizable_params, squared_problem,
-)
+from ..oco import (DPFTRLParams, SmoothRealizableParams, adv_smooth_realizable, dp_ftrl, dp_ftrl_bound_of_lambda,
+                   dp_ftrl_params, plan_dp_ftrl_point, squared_problem)
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
 from .analysis import fmt_num, loglog_slope, ratio_to_base, verdict_table
-from .realizable_oco import _lipschitz
 from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .plots import theory_columns
-from .specs import StudySpec
+from .specs import StudySpec, same_evidence as _same, seed_matrix
 
 S = StudySpec("mf-ftrl", __name__)
 DOC_PAGE, RESULTS, BLOCKS = S.doc_page, S.results, S.blocks
 RATIO_BLOCK, SLOPE_BLOCK, TWIN_BLOCK, VERDICT_BLOCK = BLOCKS
 CLAIMS = {tuple(k.split()): c for k, c in S.claims.items()}     # keyed by (sweep, instance)
-BETA, N_BOOT, KEYS = 1.0, 2000, ["part", "mechanism", "env", "T", "eps"]
+BETA, N_BOOT, KEYS, P = 1.0, 2000, ["part", "mechanism", "env", "T", "eps"], ["part", "env", "T", "eps"]
 #: two mechanisms whose per-seed regrets correlate at least this much at every point of a sweep share one verdict row
 SAME_EVIDENCE = 0.998
 
@@ -43,13 +39,9 @@ def _mechanism(cfg, name, part):
 
 
 def _point_params(cfg, name, part, env, T, eps):
-    """``(lam, sigma, clip, eps_certified, V, max_error)`` of one grid point."""
-    mech, D, d = _mechanism(cfg, name, part), cfg["D"], int(cfg["d"])
-    plan = plan_dp_ftrl(eps=eps, delta=cfg["delta"], T=T, d=d, mode=cfg["mode"], L=_lipschitz(D), D=D, beta=BETA,
-                        setting="realizable" if env == "realizable" else "general", noise=mech)
-    sigma, V = plan.params["sigma"], mech.max_row_norm_sq(T)
-    lam = dp_ftrl_lambda_matched(T, d, V, sigma, D, BETA) if env == "realizable" else plan.params["lam"]
-    return lam, sigma, plan.params["clip"], plan.eps_certified, V, mech.max_error(T)
+    """``(lam, sigma, clip, eps_certified, V, max_error)`` of one grid point (:func:`plan_dp_ftrl_point`)."""
+    return plan_dp_ftrl_point(_mechanism(cfg, name, part), eps=eps, delta=cfg["delta"], T=T, d=int(cfg["d"]),
+                              D=cfg["D"], beta=BETA, mode=cfg["mode"], realizable=env == "realizable")
 
 
 @S.register
@@ -72,34 +64,27 @@ def build(cfg: dict) -> Study:
     def run(pts, seeds):
         name, part, d, D, G = pts[0]["mechanism"], pts[0]["part"], int(cfg["d"]), cfg["D"], len(pts)
         T, T_max = np.asarray([p["T"] for p in pts], np.int32), _horizon(cfg, part)
-        mech, prob = _mechanism(cfg, name, part), squared_problem(d, D)
-        sig_xi = [cfg["sigma_xi"] if p["env"] == "noisy" else 0.0 for p in pts]
-        ap = type(smooth_realizable_params(D, 0.0, 0.0))(
-            D=jnp.full(G, D, jnp.float32), grid_h=jnp.zeros(G, jnp.float32), sigma=jnp.asarray(sig_xi, jnp.float32))
+        mech, prob, f32 = _mechanism(cfg, name, part), squared_problem(d, D), lambda v: jnp.asarray(v, jnp.float32)
+        ap = SmoothRealizableParams(D=f32([D] * G), grid_h=f32([0.0] * G),
+                                    sigma=f32([cfg["sigma_xi"] if p["env"] == "noisy" else 0.0 for p in pts]))
         keys = seed_keys(cfg["seed"], seeds)
         keys = jnp.broadcast_to(keys, (G,) + keys.shape)          # common random numbers across the grid
         vals = [_point_params(cfg, name, part, p["env"], p["T"], p["eps"]) for p in pts]
-        params = type(dp_ftrl_params(1.0, 0.0, 1.0))(lam=jnp.asarray([v[0] for v in vals], jnp.float32),
-                                                      sigma=jnp.asarray([v[1] for v in vals], jnp.float32),
-                                                      clip=jnp.asarray([v[2] for v in vals], jnp.float32))
-        out = simulate(dp_ftrl(prob, T_max, None, mech), adv_smooth_realizable(d), prob, params, ap, keys, T,
-                       T_max=T_max, grid=True)
-        n, carried = len(seeds), float(mech.carried_bytes(T_max, d))
-        return [{"regret": out["regret"][i], "best_loss": out["best_loss"][i], "lam": np.full(n, vals[i][0]),
-                 "sigma": np.full(n, vals[i][1]), "eps_certified": np.full(n, vals[i][3]),
-                 "max_error": np.full(n, vals[i][5]), "carried_bytes": np.full(n, carried)} for i in range(G)]
+        out = simulate(dp_ftrl(prob, T_max, None, mech), adv_smooth_realizable(d), prob,
+                       DPFTRLParams(*(f32([v[k] for v in vals]) for k in range(3))), ap, keys, T, T_max=T_max, grid=True)
+        full, carried = (lambda v: np.full(len(seeds), v)), float(mech.carried_bytes(T_max, d))
+        return [{"regret": out["regret"][i], "best_loss": out["best_loss"][i], "lam": full(v[0]), "sigma": full(v[1]),
+                 "eps_certified": full(v[3]), "max_error": full(v[5]), "carried_bytes": full(carried)}
+                for i, v in enumerate(vals)]
 
     def analyze(df):
         slopes = slope_fits(df)   # every point uses the same seed keys: seed indices resampled jointly
         extra = df.groupby(KEYS)[["lam", "sigma", "eps_certified", "max_error", "carried_bytes"]].first()
         summ = summarize(df, KEYS, ["regret", "best_loss"]).merge(extra.reset_index(), on=KEYS)
-        base = summ[summ["mechanism"] == "tree"][["part", "env", "T", "eps", "regret_mean"]]
-        summ = summ.merge(base.rename(columns={"regret_mean": "tree_regret"}), on=["part", "env", "T", "eps"],
-                          how="left")
-        summ["regret_vs_tree"] = summ["regret_mean"] / summ["tree_regret"]
+        tree = summ[summ["mechanism"] == "tree"].set_index(P)["regret_mean"]
+        summ["regret_vs_tree"] = summ["regret_mean"].to_numpy() / tree.reindex(summ.set_index(P).index).to_numpy()
         # each mechanism against the tree at equal certified (eps, delta), seeds paired
-        return {"slopes": slopes, "summary": summ.drop(columns=["tree_regret"]),
-                "ratios": ratio_to_base(df, ["part", "env", "T", "eps"], "mechanism", "tree", "regret")}
+        return {"slopes": slopes, "summary": summ, "ratios": ratio_to_base(df, P, "mechanism", "tree", "regret")}
 
     def plot(df, outdir: pathlib.Path):
         """``regret_vs_T.png`` (a panel per instance) and ``regret_vs_eps.png``: mean regret with 95% CIs per
@@ -136,18 +121,12 @@ def slope_fits(df):
     seed indices resampled jointly across a curve's points; one row per (sweep, mechanism, instance)."""
     import pandas as pd
 
-    out, order = [], {m: i for i, m in enumerate(MECHANISMS)}
-    for part, envs in (("T", ("realizable", "noisy")), ("eps", ("realizable",))):
-        for env in envs:
-            g = df[(df["part"] == part) & (df["env"] == env)]
-            if len(g) and g[part].nunique() >= 2:
-                f = fit_slopes(g, part, "regret", by=["mechanism"], upper_half=part == "T", n_boot=N_BOOT,
-                               resample="joint").sort_values("mechanism", key=lambda c: c.map(order))
-                f.insert(0, "sweep", part)
-                f.insert(2, "env", env)
-                out.append(f)
-    cols = ["sweep", "mechanism", "env", "slope", "slope_lo", "slope_hi", "n_x", "x_min", "x_max", "n_seeds"]
-    return pd.concat(out, ignore_index=True)[cols]
+    out = [fit_slopes(g, part, "regret", by=["mechanism"], upper_half=part == "T", n_boot=N_BOOT, resample="joint")
+           .sort_values("mechanism", key=lambda c: c.map(MECHANISMS.index)).assign(sweep=part, env=env)
+           for part, env in (("T", "realizable"), ("T", "noisy"), ("eps", "realizable"))
+           if len(g := df[(df["part"] == part) & (df["env"] == env)]) and g[part].nunique() >= 2]
+    return pd.concat(out, ignore_index=True)[["sweep", "mechanism", "env", "slope", "slope_lo", "slope_hi", "n_x",
+                                             "x_min", "x_max", "n_seeds"]]
 
 
 def _slope_table(fits, b) -> str:
@@ -155,40 +134,36 @@ def _slope_table(fits, b) -> str:
 
     rows = []
     for r in fits.itertuples(index=False):
-        g, x = _points_of(b, r.sweep, r.mechanism, r.env, r.x_min, r.x_max)
-        rob = _points_of(b, r.sweep, r.mechanism, r.env, -np.inf, np.inf)[0]["regret_over_bound"]
-        rows.append({**r._asdict(), "sigma_slope": loglog_slope(g[x], g["sigma"]), "rob_lo": rob.min(),
-                     "rob_hi": rob.max(), "bound_slope": loglog_slope(g[x], g["bound"])})
+        x = "T" if r.sweep == "T" else "eps"
+        c = b[(b["part"] == r.sweep) & (b["mechanism"] == r.mechanism) & (b["env"] == r.env)].sort_values(x)
+        g = c[c[x].between(r.x_min, r.x_max)]
+        rows.append({**r._asdict(), "sigma_slope": loglog_slope(g[x], g["sigma"]), "bound_slope":
+                     loglog_slope(g[x], g["bound"]), "rob_lo": c["regret_over_bound"].min(),
+                     "rob_hi": c["regret_over_bound"].max()})
     return S.table("slopes", pd.DataFrame(rows))
 
 
 def bounds(summary, D: float = 1.0):
     """Each mechanism's theory curve at every point of ``summary`` (with ``Eb2``, ``bound``, ``regret_over_bound``),
-    recovered from its planned λ: ``E||b||^2 = D^2 (lambda - 32 beta)^3 / (beta T)`` of the realizable twin."""
+    recovered from its realizable twin's planned λ (:func:`~jaxdp.oco.dp_ftrl_bound_of_lambda`)."""
     lam_r = summary[summary["env"] == "realizable"][["part", "mechanism", "T", "eps", "lam"]]
     b = summary.merge(lam_r.rename(columns={"lam": "lam_realizable"}), on=["part", "mechanism", "T", "eps"], how="left")
-    T = b["T"].astype(float)
-    b["Eb2"] = eb2 = dp_ftrl_noise_energy(b["lam_realizable"], T, D, BETA)
-    b["bound"] = dp_ftrl_noise_bound(T, eb2, D, _lipschitz(D), BETA, b["env"] == "realizable")
+    b["Eb2"], b["bound"] = dp_ftrl_bound_of_lambda(b["lam_realizable"], b["T"].astype(float), D, BETA,
+                                                   b["env"] == "realizable")
     b["regret_over_bound"] = b["regret_mean"] / b["bound"]
     return b
 
 
-def _points_of(b, sweep, mechanism, env, x_min, x_max):
-    x = "T" if sweep == "T" else "eps"
-    g = b[(b["part"] == sweep) & (b["mechanism"] == mechanism) & (b["env"] == env)]
-    return g[(g[x] >= x_min) & (g[x] <= x_max)].sort_values(x), x
-
-
 def same_evidence(df) -> set:
-    """``{(part, env, a, b)}``, ``a`` before ``b`` in ``MECHANISMS``: the pairs whose per-seed regrets correlate at
-    least :data:`SAME_EVIDENCE` at every point of the sweep (one piece of evidence twice)."""
+    """``{(part, env, a, b)}``, ``a`` before ``b`` in ``MECHANISMS``: the mechanisms whose per-seed regrets correlate
+    at least :data:`SAME_EVIDENCE` at every point of a sweep (:func:`~jaxdp.studies.specs.same_evidence`)."""
     out = set()
     for (part, env), g in df.groupby(["part", "env"]):
-        cs = [p.pivot(index="seed", columns="mechanism", values="regret").corr() for _, p in g.groupby(["T", "eps"])]
-        mechs = [m for m in MECHANISMS if m in cs[0].columns]
-        out |= {(part, env, a, b) for a, b in itertools.combinations(mechs, 2)
-                if min(float(c.at[a, b]) for c in cs) >= SAME_EVIDENCE}
+        ms = [m for m in MECHANISMS if m in set(g["mechanism"])]
+        x = "T" if part == "T" else "eps"
+        twins = _same([(m, 0, seed_matrix(g[g["mechanism"] == m], x, "regret")[1]) for m in ms], SAME_EVIDENCE,
+                      float("inf"))
+        out |= {(part, env, a, b) for b, (a, _) in twins.items()}
     return out
 
 
@@ -197,17 +172,11 @@ def verdicts(summary, twins=(), D: float = 1.0):
     :func:`bounds` at every point of the sweep; twins (:func:`same_evidence`) share one row ``a = b``."""
     import pandas as pd
 
-    b = bounds(summary, D)
-    alias = {(p, e, m2): m1 for p, e, m1, m2 in sorted(twins, key=lambda t: -MECHANISMS.index(t[2]))}
-
-    def root(p, e, m):   # the first mechanism of a chain of twins
-        return root(p, e, alias[(p, e, m)]) if (p, e, m) in alias else m
-
-    rows = []
-    sweeps = sorted(b.groupby(["part", "env"]), key=lambda kv: (kv[0][0] != "T", kv[0][1] != "realizable"))
-    for (part, env), g in sweeps:
-        for mech in [m for m in MECHANISMS if m in set(g["mechanism"]) and (part, env, m) not in alias]:
-            same = [m for m in MECHANISMS if m in set(g["mechanism"]) and root(part, env, m) == mech]
+    b, rows = bounds(summary, D), []
+    merged = {(p, e, m2) for p, e, _, m2 in twins}
+    for (part, env), g in sorted(b.groupby(["part", "env"]), key=lambda kv: (kv[0][0] != "T", kv[0][1] != "realizable")):
+        for mech in [m for m in MECHANISMS if m in set(g["mechanism"]) and (part, env, m) not in merged]:
+            same = [mech] + [m for m in MECHANISMS if (part, env, mech, m) in set(twins)]
             pts = g[g["mechanism"].isin(same) & np.isfinite(g["bound"])]
             rows.append(judge_curve(CLAIMS[(part, env)], None, pts, cell=f"{' = '.join(same)}, {env}",
                                     experiment=f"regret / bound vs {'T' if part == 'T' else 'ε'}"))
