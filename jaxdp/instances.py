@@ -31,6 +31,26 @@ Problem classes (:data:`PROBLEM_CLASSES`):
 Instances whose construction depends on the horizon or the privacy level of
 the run (the lower bounds) take ``T`` and ``eps`` in ``build``.
 
+Adaptive instances (``Instance.adaptive``): their adversary is a
+:class:`jaxdp.core.types.AdaptiveAdversary` that watches the actions played (docs/guide/concepts.md#adaptive):
+``experts`` has ``adaptive-lazy-epochs`` (the epochs of ``lazy-lower-bound``, the same draws for the same
+seeds, with loss 1 moved onto the expert played in the previous round: the adaptive version of LAZY Thm 4.2)
+and ``punish-last-action`` (loss 1 on the previous round's expert only); ``oco-ball`` and ``oco-simplex``
+have ``toward-last-iterate`` (a linear loss pointing at the previous iterate). Their losses are pure
+functions of the seed's key and of the actions seen; regret is against the best fixed action on the
+realised sequence, and ``expected_regret`` is NaN there (not unbiased against an adaptive adversary), so
+compare ranks on realised regret (as it does on every instance). ``realizable-experts`` has no adaptive
+instance (no adaptive adversary keeps an expert at zero loss yet) and ``bandits`` none
+(:func:`jaxdp.bandits.as_bandit` refuses an adaptive adversary: one that sees the actions would have to
+be restricted to the pulled arm's loss).
+
+Versions:
+
+* ``"1"`` — the oblivious instances.
+* ``"2"`` — adds the adaptive instances ``adaptive-lazy-epochs``, ``punish-last-action``,
+  ``toward-last-iterate`` and ``toward-last-iterate-simplex`` (and the ``adaptive`` field); every instance
+  of version 1 is unchanged (same parameters, seeds and loss streams; pinned by the tests).
+
 Real data: ``real-phishing``, ``real-digits`` and ``real-diabetes`` (experts) replay
 the prequential losses of a pool of online predictors on bundled public data sets
 (``jaxdp.data``, optional extra ``jaxdp[data]``); they are registered when that
@@ -41,6 +61,7 @@ See docs/guide/compare.md.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 from typing import Any, Callable, Optional
 
@@ -52,7 +73,7 @@ __all__ = [
     "get_instance", "instance_keys",
 ]
 
-VERSION = "1"
+VERSION = "2"
 PROBLEM_CLASSES = ("experts", "realizable-experts", "oco-ball", "oco-simplex", "bandits", "label-dp")
 #: the full-information online classes (a learner sees the whole loss vector)
 ONLINE_CLASSES = ("experts", "realizable-experts", "oco-ball", "oco-simplex")
@@ -85,6 +106,8 @@ class Instance:
         quick: part of ``--quick`` runs (the real-data replays are not: building their streams runs a pool of
             online predictors in Python).
         data: a real-data replay (needs the optional ``jaxdp[data]`` extra).
+        adaptive: the adversary is a :class:`jaxdp.core.types.AdaptiveAdversary` (it watches the actions
+            played; ``expected_regret`` is NaN there and only the realised regret is reported).
     """
 
     name: str
@@ -99,6 +122,7 @@ class Instance:
     params: tuple = ()
     quick: bool = True
     data: bool = False
+    adaptive: bool = False
 
     def keys(self, n: Optional[int] = None) -> jax.Array:
         """Keys of the first ``n`` seeds of the list (all of them by default)."""
@@ -289,6 +313,38 @@ register_instance(Instance(
     reference="Lazy private online learning, Thm 4.2 / App. C; docs/algorithms/lazy.md"))
 
 
+@functools.lru_cache(maxsize=None)
+def _adaptive_adversary(module: str, name: str, d: int):
+    """One adversary object per constructor and ``d`` (the adaptive constructors build new closures on every
+    call; compare needs the same object for every horizon of a sweep, so it compiles once)."""
+    return getattr(importlib.import_module(module, __package__), name)(d)
+
+
+def _adaptive_lazy_epochs(d, T, eps, T_max=None):
+    from .experts import LazyEpochsParams
+
+    return _adaptive_adversary(".experts.adaptive", "adaptive_lazy_epochs", d), LazyEpochsParams(
+        T=jnp.int32(T), eps=jnp.float32(eps), epoch_len=jnp.int32(0))
+
+
+def _punish_last_action(d, T, eps, T_max=None):
+    return _adaptive_adversary(".experts.adaptive", "punish_last_action", d), None
+
+
+register_instance(Instance(
+    "adaptive-lazy-epochs", "experts",
+    "adaptive: the epochs of lazy-lower-bound (the same draws for the same seeds), with loss 1 moved onto the "
+    "expert played in the previous round; a learner that holds its expert pays 1 per round",
+    _adaptive_lazy_epochs, _experts_problem, base_seed=1004, params=(("epoch_len", 0), ("adaptive", True)),
+    reference="Lazy private online learning, Thm 4.2 and footnote 3; docs/guide/concepts.md#adaptive",
+    adaptive=True))
+register_instance(Instance(
+    "punish-last-action", "experts",
+    "adaptive: loss 1 on the expert played in the previous round, 0 elsewhere (deterministic given the actions)",
+    _punish_last_action, _experts_problem, base_seed=1005, params=(("adaptive", True),),
+    reference="docs/guide/concepts.md#adaptive", adaptive=True))
+
+
 # --------------------------------------------------------------------------- realizable experts
 
 
@@ -386,6 +442,22 @@ register_instance(Instance(
     "||x*|| = 1/2 (L* = 0)", _smooth_realizable, _squared_ball_problem, base_seed=3004, min_d=1,
     params=(("D", 1.0), ("sigma", 0.0)),
     reference="Realizable private online optimization, Thm 4; docs/algorithms/realizable.md"))
+
+
+def _toward_last_iterate(d, T, eps, T_max=None):
+    from .oco.adaptive import toward_iterate_params
+
+    return _adaptive_adversary(".oco.adaptive", "toward_last_iterate", d), toward_iterate_params(1.0)
+
+
+for _cls, _prob, _off in (("oco-ball", _ball_problem, 3000), ("oco-simplex", _simplex_problem, 4000)):
+    _sfx = "" if _cls == "oco-ball" else "-simplex"
+    register_instance(Instance(
+        f"toward-last-iterate{_sfx}", _cls, "adaptive: the linear loss g_t = x_{t-1} / ||x_{t-1}|| pointing at the "
+        "previous iterate (e_0 while it is 0): a learner that stays where it was pays ||x|| per round",
+        _toward_last_iterate, _prob, base_seed=_off + 5, min_d=1, params=(("L", 1.0), ("adaptive", True)),
+        reference="Near-optimal algorithms for private online optimization in the realizable regime, Sec. 2; "
+                  "docs/guide/concepts.md#adaptive", adaptive=True))
 
 
 # --------------------------------------------------------------------------- bandits

@@ -41,6 +41,13 @@ Steps (docs/guide/compare.md):
    learners (built-in references, yours with ``claimed_eps = inf``) are references,
    never ranked (:data:`REFERENCE`).
 
+Adaptive instances (``Instance.adaptive``, column ``adaptive``): their adversary watches the actions played
+(:class:`jaxdp.core.types.AdaptiveAdversary`), so each learner meets its own loss sequence, and
+``expected_regret`` is NaN there (not unbiased against an adaptive adversary). The ranking rules are the
+same on every instance: rank by the mean *realised* regret (against the best fixed action on the realised
+sequence) at the largest ``T``, among the ranked learners only; ``expected_regret`` is kept in
+``results.csv`` and never ranked on.
+
 Below: the class settings, built-in learners, statuses and the resume logic; the factories, the audit and
 the runs; the judging of each row, the leaderboard page and the plot.
 """
@@ -780,7 +787,7 @@ def compare(factory: Union[str, Callable, Sequence[Union[str, Callable]], None] 
 
 
 #: the leaderboard's columns as ``leaderboard.json`` types them (its schema: ``docs/guide/compare.schema.json``)
-_JSON_COLUMNS = {"instance": str, "eps": float, "rank": int, "learner": str, "kind": str, "status": str, "ranked": bool,
+_JSON_COLUMNS = {"instance": str, "adaptive": bool, "eps": float, "rank": int, "learner": str, "kind": str, "status": str, "ranked": bool,
                  "T": int, "regret_mean": float, "regret_lo": float, "regret_hi": float, "slope": float,
                  "slope_lo": float, "slope_hi": float, "switches_mean": float, "eps_certified": float,
                  "certified": bool, "audit_eps_lower": float, "audit": str, "why": str, "n_seeds": int}
@@ -979,6 +986,9 @@ def _leaderboard(df, judge: _Judge, T_max):
     lb["certified"] = lb["certified"].fillna(0).astype(bool)
     if lb.loc[lb["certified"], "switches_mean"].isna().any():   # a learner that ran without reporting `switched`:
         lb["switches_mean"] = math.nan                            # switches for every learner or for none
+    from ..instances import get_instance
+
+    lb["adaptive"] = [bool(get_instance(nm).adaptive) for nm in lb["instance"]]
     lb["kind"] = [("yours" if nm in judge.users else ("private" if judge.builtins[nm].private
                                                       else "non-private reference")) for nm in lb["learner"]]
     verdicts = [judge.judge(r["learner"], r["eps"], bool(r["certified"]), float(r["eps_certified"]))
@@ -987,13 +997,13 @@ def _leaderboard(df, judge: _Judge, T_max):
         lb[col] = [v[col] for v in verdicts]
     lb["ranked"] = lb["status"].isin(RANKED)
     lb["rank"] = pd.array([pd.NA] * len(lb), dtype="Int64")
-    if lb["ranked"].any():
+    if lb["ranked"].any():   # the realised regret, on oblivious and adaptive instances alike
         r = lb[lb["ranked"]].groupby(["instance", "eps"])["regret_mean"].rank(method="min")
         lb.loc[r.index, "rank"] = r.fillna(0).astype(int).to_numpy()
     lb["_block"] = [_block(st) for st in lb["status"]]
     lb = lb.sort_values(["instance", "eps", "_block", "rank", "regret_mean", "learner"],
                         na_position="last").reset_index(drop=True)
-    cols = ["instance", "eps", "rank", "learner", "kind", "status", "ranked", "T", "regret_mean", "regret_lo",
+    cols = ["instance", "adaptive", "eps", "rank", "learner", "kind", "status", "ranked", "T", "regret_mean", "regret_lo",
             "regret_hi", "slope", "slope_lo", "slope_hi", "switches_mean", "eps_certified", "certified",
             "audit_eps_lower", "audit", "why", "n_seeds"]
     return pd.DataFrame(lb[cols])
@@ -1062,7 +1072,9 @@ def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = N
              "A learner is **ranked** only when its privacy is certified by a ledger (built-ins) or claimed and "
              "not refuted by the privacy audit (yours). A claim the audit refutes, an unaudited claim and a "
              "claim weaker than the ε compared are listed **not ranked**; non-private learners are "
-             "**references**, never ranked.", "",
+             "**references**, never ranked. The ranking is by the mean realised regret on every instance; on "
+             "an instance marked *adaptive* the adversary watches the actions played, so each learner meets its "
+             "own loss sequence (the expected regret is not defined there: docs/guide/compare.md#adaptive).", "",
              "Resume this run (from the directory it was started in), or reproduce it with another `--out`:", "",
              "```bash", _command(config, run), "```", ""]
     if not all((u.get("spec") for u in config.get("users") or [])):
@@ -1085,7 +1097,8 @@ def leaderboard_markdown(lb, config: dict, audits: dict, run: Optional[dict] = N
     title = {0: "Ranked", 1: "Not ranked", 2: "Non-private references (never ranked)"}
     for inst_name, g in lb.groupby("instance", sort=False):
         inst = get_instance(inst_name)
-        lines += [f"## {inst_name}", "", f"{inst.description}. {inst.reference}.", ""]
+        lines += [f"## {inst_name}" + (" (adaptive)" if inst.adaptive else ""), "",
+                  f"{inst.description}. {inst.reference}.", ""]
         blocks = [_block(st) for st in g["status"]]
         for blk in (0, 1, 2):
             rows = [r for (_, r), b in zip(g.iterrows(), blocks) if b == blk]

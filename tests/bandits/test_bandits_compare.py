@@ -106,7 +106,7 @@ def test_bandit_instances_are_pinned():
     insts = instances("bandits")
     assert [i.name for i in insts] == ["bernoulli-linspace", "bernoulli-gap", "late-arm"]
     assert all(i.quick and i.problem(9) is insts[0].problem(9) for i in insts)
-    assert (VERSION, instance_digest(insts, 9)) == ("1", "2a45980454e61edbb3edd509cdcd9d2561a880a2")
+    assert (VERSION, instance_digest(insts, 9)) == ("2", "2a45980454e61edbb3edd509cdcd9d2561a880a2")
     # linspace(0.1, 0.9, 9): the expected losses of the first round are 1 - means
     adv, ap = insts[0].build(9, 64, 1.0)
     np.testing.assert_allclose(adv.loss(adv.init(insts[0].keys(1)[0], ap), 0).mean, 1 - np.linspace(0.1, 0.9, 9),
