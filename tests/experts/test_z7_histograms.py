@@ -1,0 +1,18 @@
+"""``z7_histograms`` counts, per key and batch, the experts ``z7_played`` plays over the replicates
+``fold_in(key, r)`` (its definition, recounted here one replicate at a time)."""
+import jax
+import numpy as np
+
+from jaxdp.core import seed_keys
+from jaxdp.experts import z7_histograms, z7_losses, z7_played
+
+
+def test_histograms_recount_the_played_experts():
+    d, B, nb, reps = 4, 2, 3, 5
+    losses = z7_losses(d, B, nb, 0)
+    h = z7_histograms(seed_keys(0, np.arange(2)), reps, losses, 0.3, 0.2, B)
+    assert h.shape == (2, nb, d) and (h.sum(-1) == reps).all()
+    for i in range(2):
+        xs = np.stack([z7_played(jax.random.fold_in(seed_keys(0, np.arange(2))[i], r)[None], losses, 0.3, 0.2, B)[0]
+                       for r in range(reps)])
+        assert (h[i] == np.stack([(xs == j).sum(0) for j in range(d)], -1)).all()
