@@ -32,7 +32,7 @@ from .sketch import SketchParams, SketchState, private_lazy_sketch, sketch_param
 from .tree_ftrl import TreeFTRLParams, TreeFTRLState, tree_ftrl_experts, tree_ftrl_params
 from .lazy_setups import (
     LAZY_ADVERSARIES, LAZY_LEARNERS, adversary_and_params, exact_sampler_tv, learner_and_params, marginal_check,
-    mw_marginal, paper_B, z7_histograms, z7_losses, z7_played,
+    mw_marginal, alternating_terms, paper_B, z7_histograms, z7_losses, z7_played,
 )
 from .sparse_vector import (
     AdaptiveSVParams, AdaptiveSVState, SVExpertsParams, SVExpertsState, adaptive_sparse_vector_experts,
@@ -68,7 +68,7 @@ __all__ = [
     "SketchParams", "SketchState", "private_lazy_sketch", "sketch_params",
     "TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params",
     "LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
-    "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_histograms",
+    "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_histograms", "alternating_terms",
     "SVExpertsParams", "SVExpertsState", "sparse_vector_experts", "sparse_vector_params",
     "AdaptiveSVParams", "AdaptiveSVState", "adaptive_sparse_vector_experts", "adaptive_sparse_vector_params",
     "PotentialParams", "PotentialState", "potential_experts", "potential_params",

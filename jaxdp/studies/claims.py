@@ -416,7 +416,7 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
     return verdict_row(claim, m, v, experiment=experiment, cell=cell, link=claim.link if why or beyond else None)
 
 
-def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp"):
+def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp", **judge: Any):
     """One verdict row per fit of :func:`~jaxdp.studies.analysis.experiment_fits`, each by :func:`judge_curve` on
     its curve's points.
 
@@ -427,6 +427,7 @@ def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name
         claim: ``claim(fit row, experiment) -> Claim or None``.
         cell: ``cell(fit row, experiment) -> str``, the row's cell.
         name: the column naming the experiment.
+        **judge: further keywords of :func:`judge_curve` (``no_claim``, ``stem``, ``exact_where``, ...).
 
     Returns:
         The verdict rows (a ``pandas.DataFrame``).
@@ -439,7 +440,7 @@ def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name
         (x, *keys), p = curves[exp], points[points[name] == exp]
         p = p[np.logical_and.reduce([p[k] == getattr(r, k) for k in keys]) & p[x].between(r.x_min, r.x_max)]
         rows.append(judge_curve(claim(r, exp), r, p.sort_values(x).reset_index(drop=True), x, experiment=r.fit,
-                                cell=cell(r, exp)))
+                                cell=cell(r, exp), **judge))
     return pd.DataFrame(rows)
 
 
