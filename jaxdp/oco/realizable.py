@@ -48,7 +48,7 @@ __all__ = [
     "OCONetParams", "OCONetState", "experts_oco_net", "experts_oco_net_params", "plan_experts_oco_net",
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
     "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
-    "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "NET_LEARNERS", "plan_net_learner",
+    "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "realizable_dp_ftrl_bound", "NET_LEARNERS", "plan_net_learner",
     "net_learner_params", "smooth_realizable_logphi_errors",
 ]
 
@@ -666,6 +666,28 @@ def realizable_dp_ftrl(env: str, *, T: int, d: int, eps: float, delta: float, mo
     if env == "realizable" and lam_rule == "matched":
         lam = dp_ftrl_lambda_matched(T, d, tree_depth(T), plan.params["sigma"], D, beta)
     return lam, plan.params["sigma"], plan.params["clip"], plan.eps_certified
+
+
+def realizable_dp_ftrl_bound(env: str, T, d, eps, delta: float, D: float = 1.0, beta: float = 1.0):
+    """DP-FTRL's regret bound (constants 1) on REAL's smooth realizable instance, at the Lipschitz constant ``2D`` of
+    its squared losses (``||a|| = 1``, ``|b| <= D/2`` on the ball of radius ``D``): REAL Theorem 4's realizable rate
+    (``env="realizable"``) or the general rate ``LD (√T + √(T √d/ε))`` (``"noisy"``, the instance with label noise),
+    both :func:`~jaxdp.oco.dp_ftrl_regret_bound`.
+
+    Args:
+        env: ``"realizable"`` or ``"noisy"``.
+        T, d: the horizon and the dimension (arrays broadcast).
+        eps, delta: the privacy target.
+        D: the domain's radius.
+        beta: the losses' smoothness.
+
+    Returns:
+        The bound (an array when ``T`` is one).
+    """
+    from .dp_ftrl import dp_ftrl_regret_bound
+
+    return dp_ftrl_regret_bound(T, d, eps, delta, 2.0 * D, D, beta,
+                                setting="realizable" if env == "realizable" else "general")
 
 
 #: the grid-net learners of REAL Thm 3 and App. C, by name
