@@ -48,7 +48,7 @@ __all__ = [
     "OCONetParams", "OCONetState", "experts_oco_net", "experts_oco_net_params", "plan_experts_oco_net",
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
     "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
-    "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "realizable_dp_ftrl_bound", "NET_LEARNERS", "plan_net_learner",
+    "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "realizable_dp_ftrl_bound", "potential_oco_logphi_errors", "NET_LEARNERS", "plan_net_learner",
     "net_learner_params", "smooth_realizable_logphi_errors",
 ]
 
@@ -757,3 +757,23 @@ def smooth_realizable_logphi_errors(d: int, D: float, m: int, eta: float, loss_s
         ls = jax.jit(jax.vmap(lambda i: adv.loss(st, i)))(jnp.arange(t))
         rows.append({"t": t, "m": m, "eta": eta, **logphi_squared_errors(ls.a, ls.b, D, int(d), m, eta, loss_scale)})
     return rows
+
+
+def potential_oco_logphi_errors(d: int, *, eps: float, T: int, mode: str, D: float = 1.0, m: Optional[int] = None,
+                                seed: int = 0, snap: bool = False) -> list:
+    """:func:`smooth_realizable_logphi_errors` of :func:`potential_oco` at its plan (:func:`plan_net_learner`), after
+    ``min(T, 256)`` and ``T`` losses.
+
+    Args:
+        d: the dimension.
+        eps, T, mode, D, m: the plan's privacy target, horizon, mode, domain radius and net points per axis.
+        seed: the adversary's key.
+        snap: whether ``x*`` is snapped to the net (its spacing ``2D/m``).
+
+    Returns:
+        One dict per horizon: ``d`` and :func:`smooth_realizable_logphi_errors`'s fields.
+    """
+    pr = plan_net_learner("potential_oco", eps=eps, T=T, d=d, mode=mode, D=D, m=m).params
+    return [{"d": int(d), **r} for r in smooth_realizable_logphi_errors(
+        int(d), D, pr["m"], pr["eta"], pr["loss_scale"], horizons=sorted({min(T, 256), T}), seed=seed,
+        grid_h=2.0 * D / pr["m"] if snap else 0.0)]

@@ -27,7 +27,7 @@ from ..oco import (
 )
 from ..oco.realizable import (
     NET_LEARNERS, net_learner_params, plan_net_learner, realizable_dp_ftrl, realizable_dp_ftrl_bound,
-    smooth_realizable_logphi_errors,
+    potential_oco_logphi_errors,
 )
 from .analysis import grid_union, markdown_table, verdict_table
 from .claims import judge_curve, tally
@@ -136,7 +136,10 @@ def build(cfg: dict) -> Study:
                 [dict(learner=n, d=int(dd), T=T8, **dict(zip(("bound", "kind"), _r8_bound(n, cfg, T8, int(dd)))),
                       **{"mean_regret@T_max": float(last[(last["learner"] == n) & (last["d"] == dd)]["regret"].mean())})
                  for n in sorted(r8["learner"].unique()) for dd in sorted(r8["d"].unique())])
-        tables["logphi_error"] = _logphi_table(cfg)
+        tables["logphi_error"] = pd.DataFrame([r for d in cfg["r8_d"] if "potential_oco" in cfg["r8_learners"] for r in
+                                               potential_oco_logphi_errors(int(d), eps=cfg["r8_eps"], T=T8,
+                                               mode=cfg["r8_mode"], D=cfg["D"], m=cfg["r8_m"], seed=cfg["seed"],
+                                               snap=cfg["r8_snap"])])
         return tables
 
     def plot(df, outdir: pathlib.Path):
@@ -176,21 +179,6 @@ def build(cfg: dict) -> Study:
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
     """``net_regret_bound`` of the R8 point's plan."""
     return net_regret_bound(name, _net_plan(name, cfg, T, d).params, cfg["D"], d)
-
-
-def _logphi_table(cfg: dict):
-    """Quadrature error of potential_oco's log-partition function on one realizable instance per d
-    (:func:`~jaxdp.oco.realizable.smooth_realizable_logphi_errors`)."""
-    import pandas as pd
-
-    rows: list = []
-    T = int(max(cfg["r8_T"]))
-    for d in cfg["r8_d"] if "potential_oco" in cfg["r8_learners"] else ():
-        pr = _net_plan("potential_oco", cfg, T, int(d)).params
-        rows += [{"d": int(d), **r} for r in smooth_realizable_logphi_errors(
-            int(d), cfg["D"], pr["m"], pr["eta"], pr["loss_scale"], horizons=sorted({min(T, 256), T}), seed=cfg["seed"],
-            grid_h=2.0 * cfg["D"] / pr["m"] if cfg["r8_snap"] else 0.0)]
-    return pd.DataFrame(rows)
 
 
 def verdicts(summary, cfg: dict):
