@@ -194,4 +194,4 @@ def certified_learner(name: str, d: int, T: int, eps: float, delta: float) -> tu
         return tree_ftrl_experts(d, T, noise="laplace"), tree_ftrl_params(d, T, eps, 0.0), eps
     name = "adaptive_flipped" if name == "adaptive_sv" else name
     plan = realizable_plan(name, eps=eps, T=T, d=d, mode="certified")
-    return (*realizable_learner(name, d, plan), plan.eps_certified)
+    return (*realizable_learner(name, d, plan), plan.eps_certified if plan is not None else math.inf)
