@@ -15,7 +15,7 @@ import math as _math
 from .problem import experts_problem
 from .hedge import HedgeParams, HedgeState, hedge, hedge_eta, hedge_params, hedge_regret_bound
 from .dartboard import DartboardState, shrinking_dartboard
-from .ftpl import FTPLState, ftpl, ftpl_eta
+from .ftpl import FTPLState, ftpl, ftpl_eta, ftpl_regret_bound
 from .adversaries import (
     AdvState, AlternatingParams, BernoulliParams, HalvingParams, LazyEpochsParams, RealizableBernoulliParams,
     RealizableLBParams, ReplayParams, adv_alternating_batches, adv_lazy_epochs, adv_realizable_bernoulli,
@@ -55,7 +55,7 @@ from . import audits  # noqa: F401  (registers the audits)
 
 __all__ = [
     "experts_problem", "HedgeParams", "HedgeState", "hedge", "hedge_eta", "hedge_params", "hedge_regret_bound",
-    "DartboardState", "shrinking_dartboard", "FTPLState", "ftpl", "ftpl_eta",
+    "DartboardState", "shrinking_dartboard", "FTPLState", "ftpl", "ftpl_eta", "ftpl_regret_bound",
     "AdvState", "AlternatingParams", "BernoulliParams", "HalvingParams", "LazyEpochsParams",
     "RealizableBernoulliParams", "RealizableLBParams", "ReplayParams", "adv_alternating_batches",
     "adv_lazy_epochs", "adv_realizable_bernoulli", "adv_realizable_halving", "adv_realizable_lb", "adv_replay",
