@@ -15,7 +15,7 @@ import math as _math
 from .problem import experts_problem
 from .hedge import HedgeParams, HedgeState, hedge, hedge_eta, hedge_params, hedge_regret_bound
 from .dartboard import DartboardState, shrinking_dartboard
-from .ftpl import FTPLState, ftpl, ftpl_eta
+from .ftpl import FTPLState, ftpl, ftpl_eta, ftpl_regret_bound
 from .adversaries import (
     AdvState, AlternatingParams, BernoulliParams, HalvingParams, LazyEpochsParams, RealizableBernoulliParams,
     RealizableLBParams, ReplayParams, adv_alternating_batches, adv_lazy_epochs, adv_realizable_bernoulli,
@@ -32,7 +32,7 @@ from .sketch import SketchParams, SketchState, private_lazy_sketch, sketch_param
 from .tree_ftrl import TreeFTRLParams, TreeFTRLState, tree_ftrl_experts, tree_ftrl_params
 from .lazy_setups import (
     LAZY_ADVERSARIES, LAZY_LEARNERS, adversary_and_params, exact_sampler_tv, learner_and_params, marginal_check,
-    mw_marginal, paper_B, z7_losses, z7_played,
+    mw_marginal, alternating_terms, paper_B, z7_histograms, z7_losses, z7_played,
 )
 from .sparse_vector import (
     AdaptiveSVParams, AdaptiveSVState, SVExpertsParams, SVExpertsState, adaptive_sparse_vector_experts,
@@ -55,7 +55,7 @@ from . import audits  # noqa: F401  (registers the audits)
 
 __all__ = [
     "experts_problem", "HedgeParams", "HedgeState", "hedge", "hedge_eta", "hedge_params", "hedge_regret_bound",
-    "DartboardState", "shrinking_dartboard", "FTPLState", "ftpl", "ftpl_eta",
+    "DartboardState", "shrinking_dartboard", "FTPLState", "ftpl", "ftpl_eta", "ftpl_regret_bound",
     "AdvState", "AlternatingParams", "BernoulliParams", "HalvingParams", "LazyEpochsParams",
     "RealizableBernoulliParams", "RealizableLBParams", "ReplayParams", "adv_alternating_batches",
     "adv_lazy_epochs", "adv_realizable_bernoulli", "adv_realizable_halving", "adv_realizable_lb", "adv_replay",
@@ -68,7 +68,7 @@ __all__ = [
     "SketchParams", "SketchState", "private_lazy_sketch", "sketch_params",
     "TreeFTRLParams", "TreeFTRLState", "tree_ftrl_experts", "tree_ftrl_params",
     "LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
-    "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played",
+    "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_histograms", "alternating_terms",
     "SVExpertsParams", "SVExpertsState", "sparse_vector_experts", "sparse_vector_params",
     "AdaptiveSVParams", "AdaptiveSVState", "adaptive_sparse_vector_experts", "adaptive_sparse_vector_params",
     "PotentialParams", "PotentialState", "potential_experts", "potential_params",

@@ -25,7 +25,7 @@ from ..core.types import Learner
 from ..core.validation import check_choice, check_positive_int
 from .dartboard import _register_hedge_params_learner
 
-__all__ = ["FTPLState", "ftpl", "ftpl_eta"]
+__all__ = ["FTPLState", "ftpl", "ftpl_eta", "ftpl_regret_bound"]
 
 _DRAWS = {"gumbel": jax.random.gumbel, "exponential": jax.random.exponential, "uniform": jax.random.uniform,
           "laplace": jax.random.laplace}
@@ -63,6 +63,21 @@ def ftpl_eta(d: int, T: int, noise: str = "exponential") -> float:
     if noise == "uniform":
         return math.sqrt(1.0 / (d * T))
     return math.sqrt(math.log(d) / T)
+
+
+def ftpl_regret_bound(d: int, T, eta: float):
+    """FTPL's expected-regret bound with exponential perturbations in the form of Kalai & Vempala's analysis
+    (*Efficient algorithms for online decision problems*), constants 1: ``(1 + ln d)/η + η T`` for losses in [0, 1].
+
+    Args:
+        d: the number of experts.
+        T: the rounds (a number or an array).
+        eta: the perturbation's rate η.
+
+    Returns:
+        The bound, in the shape of ``T``.
+    """
+    return (1 + math.log(d)) / eta + eta * T
 
 
 @functools.lru_cache(maxsize=None)

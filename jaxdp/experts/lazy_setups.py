@@ -23,12 +23,13 @@ from .adversaries import (
     load_losses,
 )
 from .hedge import hedge, hedge_eta, hedge_params
-from .l2p_mw import l2p_mw, l2p_mw_params, plan_l2p_mw
+from .l2p_mw import alternating_prediction, alternating_warmup, l2p_mw, l2p_mw_params, plan_l2p_mw
 from .sketch import private_lazy_sketch, sketch_params
 from .tree_ftrl import tree_ftrl_experts, tree_ftrl_params
 
 __all__ = ["LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
-           "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_marginal_checks"]
+           "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_histograms",
+           "z7_marginal_checks", "alternating_terms"]
 
 #: the learners :func:`learner_and_params` knows
 LAZY_LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge", "tree")
@@ -267,3 +268,47 @@ def z7_played(keys, losses: np.ndarray, eta: float, p: float, B: int) -> np.ndar
     if T % B:
         raise ValueError(f"losses must have a multiple of B={B} rows, got {T}")
     return np.asarray(_z7_runner(d, B, T // B)(keys, jnp.asarray(losses), l2p_mw_params(eta, p, B, block_size=B)))
+
+
+def z7_histograms(keys, reps: int, losses: np.ndarray, eta: float, p: float, B: int) -> np.ndarray:
+    """Per run key, the histogram over ``reps`` replicates of the expert L2P-MW (block mode) plays in each batch.
+
+    Replicate ``r`` of key ``k`` runs :func:`z7_played` with ``fold_in(k, r)``.
+
+    Args:
+        keys: one typed key per run ``(n,)``.
+        reps: replicates per key (positive).
+        losses: ``(T, d)`` losses, ``T`` a multiple of ``B``.
+        eta: the step size.
+        p: the fake-switch probability.
+        B: the batch length (and block size).
+
+    Returns:
+        ``(n, T // B, d)`` counts: how often each expert was played in each batch over the replicates of a key.
+    """
+    rep_idx = jnp.arange(check_positive_int("reps", reps), dtype=jnp.uint32)
+    keys = jax.vmap(lambda k: jax.vmap(lambda r: jax.random.fold_in(k, r))(rep_idx))(keys)
+    xs = z7_played(keys.reshape(-1), losses, eta, p, B).reshape(keys.shape[0], reps, -1)
+    return (xs[..., None] == np.arange(np.shape(losses)[1])).sum(1)
+
+
+def alternating_terms(d: int, T, eta, B) -> dict:
+    """The terms of L2P-MW's expected regret on ``adv_alternating_batches`` and the candidate batching terms.
+
+    The model is ``ln(d/2)/η + (T/4) tanh(ηB/2)`` (LAZY Thm 3.2, Prop. 3.3; docs/algorithms/lazy.md#batching-term):
+    :func:`~jaxdp.experts.alternating_warmup` plus :func:`~jaxdp.experts.alternating_prediction`; the candidates are
+    the valid bound's ``ηTB/8`` and the term ``T B² η²`` as Prop. 3.3 prints it.
+
+    Args:
+        d: the number of experts.
+        T: the horizons (arrays broadcast together).
+        eta: the learning rates η.
+        B: the batch lengths.
+
+    Returns:
+        ``{"warmup", "tanh_term", "model", "TBeta_over_8", "claimed_TB2eta2"}``, float64 arrays.
+    """
+    T, eta, B = (np.asarray(v, float) for v in (T, eta, B))
+    warmup, tanh_term = alternating_warmup(d, eta), alternating_prediction(T, eta, B)
+    return {"warmup": warmup, "tanh_term": tanh_term, "model": warmup + tanh_term, "TBeta_over_8": T * B * eta / 8,
+            "claimed_TB2eta2": T * B ** 2 * eta ** 2}

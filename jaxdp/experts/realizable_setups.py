@@ -27,7 +27,8 @@ from .sparse_vector import (
 )
 
 __all__ = ["REALIZABLE_LEARNERS", "REALIZABLE_ADVERSARIES", "realizable_plan", "realizable_learner",
-           "realizable_adversary", "realizable_constants"]
+           "realizable_adversary", "realizable_constants", "certified_learner",
+           "realizable_point"]
 
 #: the learners :func:`realizable_plan` and :func:`realizable_learner` know
 REALIZABLE_LEARNERS = ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar", "adaptive_printed",
@@ -160,3 +161,72 @@ def realizable_adversary(name: str, d: int, *, T: int = 1, eps: float = 1.0, r: 
     if name == "bernoulli":
         return adv_realizable_bernoulli(d), RealizableBernoulliParams(q=jnp.float32(q), q_star=jnp.float32(q_star))
     raise ValueError(f"adversary must be one of {list(REALIZABLE_ADVERSARIES)}, got {name!r}")
+
+
+def realizable_point(learner: str, adversary: str, *, d: int, T: int, eps: float, delta: float, Lstar: float,
+                     mode: str, beta: float, q: float, T_plan: int | None = None) -> tuple:
+    """The plan, learner and adversary of one point of REAL's experts experiments.
+
+    ``binary_tree`` (Alg. 4) is planned for ``T_plan`` (a study's largest horizon); the halving epochs have
+    ``r = 2L + 1`` rounds, ``L`` the sparse-vector threshold at this point; ``"near_bernoulli"`` draws the best
+    expert's losses ``Ber(L*/T)`` (near-realizable), ``"bernoulli"`` never charges it.
+
+    Args:
+        learner: one of :data:`REALIZABLE_LEARNERS`.
+        adversary: ``"halving"``, ``"bernoulli"``, ``"near_bernoulli"`` or ``"lb"``.
+        d, T, eps, delta: the point's experts, horizon and privacy target.
+        Lstar: the best expert's expected loss (``near_bernoulli``; at most ``T`` on a Bernoulli adversary).
+        mode, beta: the planners' mode and failure probability.
+        q: the other experts' Bernoulli loss probability.
+        T_plan: the horizon ``binary_tree`` is planned for (default ``T``).
+
+    Returns:
+        ``(plan, (learner, params), (adversary, params))``.
+
+    Raises:
+        ValueError: ``Lstar > T`` on a Bernoulli adversary, or what the planners refuse.
+    """
+    plan = realizable_plan(learner, eps=eps, delta=delta, T=(T_plan or T) if learner == "binary_tree" else T, d=d,
+                           mode=mode, beta=beta, Lstar=Lstar)
+    if adversary not in ("halving", "lb") and Lstar > T:
+        raise ValueError(f"Lstar={Lstar} must be <= T_fixed={T} (the best expert's loss probability is Lstar/T)")
+    sv = realizable_plan("sparse_vector", eps=eps, T=T, d=d, mode=mode, beta=beta) if adversary == "halving" else None
+    L = sv.params["L"] if sv is not None else 0
+    return plan, realizable_learner(learner, d, plan), realizable_adversary(
+        "bernoulli" if "bernoulli" in adversary else adversary, d, T=T, eps=eps, r=int(2 * L) + 1, q=q,
+        q_star=Lstar / T if adversary == "near_bernoulli" else 0.0)
+
+
+def certified_learner(name: str, d: int, T: int, eps: float, delta: float) -> tuple:
+    """A learner, its params and its certified ε at one point, every private learner at its ``certified`` plan:
+    Hedge (non-private, ``η = √(8 ln d/T)``), L2P-MW (:func:`~jaxdp.experts.plan_l2p_mw`), tree DP-FTRL with Laplace
+    noise (pure ε) and REAL's learners (:func:`realizable_plan`; ``adaptive_sv`` is Alg. 2 with the flipped test).
+
+    Args:
+        name: ``"hedge"``, ``"l2p_mw"``, ``"tree_ftrl"``, ``"adaptive_sv"`` or one of :data:`REALIZABLE_LEARNERS`.
+        d: the number of experts.
+        T: the horizon.
+        eps, delta: the privacy target (``delta`` used by L2P-MW only).
+
+    Returns:
+        ``(learner, params, eps_certified)`` (``inf`` for Hedge).
+
+    Raises:
+        ValueError: an unknown ``name``, or what the planner refuses.
+    """
+    import math
+
+    from .hedge import hedge_params
+    from .l2p_mw import l2p_mw, l2p_mw_params, plan_l2p_mw
+    from .tree_ftrl import tree_ftrl_experts, tree_ftrl_params
+
+    if name == "hedge":
+        return hedge(d), hedge_params(d, T), math.inf
+    if name == "l2p_mw":
+        plan = plan_l2p_mw(eps=eps, delta=delta, T=T, d=d, mode="certified")
+        return l2p_mw(d, None), l2p_mw_params(plan.params["eta"], plan.params["p"], plan.params["B"]), plan.eps_certified
+    if name == "tree_ftrl":
+        return tree_ftrl_experts(d, T, noise="laplace"), tree_ftrl_params(d, T, eps, 0.0), eps
+    name = "adaptive_flipped" if name == "adaptive_sv" else name
+    plan = realizable_plan(name, eps=eps, T=T, d=d, mode="certified")
+    return (*realizable_learner(name, d, plan), plan.eps_certified if plan is not None else math.inf)

@@ -48,7 +48,7 @@ __all__ = [
     "OCONetParams", "OCONetState", "experts_oco_net", "experts_oco_net_params", "plan_experts_oco_net",
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
     "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
-    "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "NET_LEARNERS", "plan_net_learner",
+    "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "realizable_dp_ftrl_bound", "potential_oco_logphi_errors", "NET_LEARNERS", "plan_net_learner",
     "net_learner_params", "smooth_realizable_logphi_errors",
 ]
 
@@ -668,6 +668,28 @@ def realizable_dp_ftrl(env: str, *, T: int, d: int, eps: float, delta: float, mo
     return lam, plan.params["sigma"], plan.params["clip"], plan.eps_certified
 
 
+def realizable_dp_ftrl_bound(env: str, T, d, eps, delta: float, D: float = 1.0, beta: float = 1.0):
+    """DP-FTRL's regret bound (constants 1) on REAL's smooth realizable instance, at the Lipschitz constant ``2D`` of
+    its squared losses (``||a|| = 1``, ``|b| <= D/2`` on the ball of radius ``D``): REAL Theorem 4's realizable rate
+    (``env="realizable"``) or the general rate ``LD (√T + √(T √d/ε))`` (``"noisy"``, the instance with label noise),
+    both :func:`~jaxdp.oco.dp_ftrl_regret_bound`.
+
+    Args:
+        env: ``"realizable"`` or ``"noisy"``.
+        T, d: the horizon and the dimension (arrays broadcast).
+        eps, delta: the privacy target.
+        D: the domain's radius.
+        beta: the losses' smoothness.
+
+    Returns:
+        The bound (an array when ``T`` is one).
+    """
+    from .dp_ftrl import dp_ftrl_regret_bound
+
+    return dp_ftrl_regret_bound(T, d, eps, delta, 2.0 * D, D, beta,
+                                setting="realizable" if env == "realizable" else "general")
+
+
 #: the grid-net learners of REAL Thm 3 and App. C, by name
 NET_LEARNERS = {"experts_oco_net": experts_oco_net, "potential_oco": potential_oco}
 
@@ -735,3 +757,23 @@ def smooth_realizable_logphi_errors(d: int, D: float, m: int, eta: float, loss_s
         ls = jax.jit(jax.vmap(lambda i: adv.loss(st, i)))(jnp.arange(t))
         rows.append({"t": t, "m": m, "eta": eta, **logphi_squared_errors(ls.a, ls.b, D, int(d), m, eta, loss_scale)})
     return rows
+
+
+def potential_oco_logphi_errors(d: int, *, eps: float, T: int, mode: str, D: float = 1.0, m: Optional[int] = None,
+                                seed: int = 0, snap: bool = False) -> list:
+    """:func:`smooth_realizable_logphi_errors` of :func:`potential_oco` at its plan (:func:`plan_net_learner`), after
+    ``min(T, 256)`` and ``T`` losses.
+
+    Args:
+        d: the dimension.
+        eps, T, mode, D, m: the plan's privacy target, horizon, mode, domain radius and net points per axis.
+        seed: the adversary's key.
+        snap: whether ``x*`` is snapped to the net (its spacing ``2D/m``).
+
+    Returns:
+        One dict per horizon: ``d`` and :func:`smooth_realizable_logphi_errors`'s fields.
+    """
+    pr = plan_net_learner("potential_oco", eps=eps, T=T, d=d, mode=mode, D=D, m=m).params
+    return [{"d": int(d), **r} for r in smooth_realizable_logphi_errors(
+        int(d), D, pr["m"], pr["eta"], pr["loss_scale"], horizons=sorted({min(T, 256), T}), seed=seed,
+        grid_h=2.0 * D / pr["m"] if snap else 0.0)]

@@ -35,8 +35,8 @@ def _learner(name: str, d: int, T: int, eps: float, delta: float):
     if name in ("hedge", "dartboard", "ftpl"):
         eta = X.ftpl_eta(d, T, "exponential") if name == "ftpl" else X.hedge_eta(d, T)
         L = {"hedge": X.hedge, "dartboard": X.shrinking_dartboard, "ftpl": X.ftpl}[name](d)
-        if name == "ftpl":   # Kalai & Vempala's (1 + ln d)/η + η t, constants 1
-            return L, X.HedgeParams(eta=np.float32(eta)), lambda t, Ls: _full(Ls, (1 + math.log(d)) / eta + eta * t)
+        if name == "ftpl":
+            return L, X.HedgeParams(eta=np.float32(eta)), lambda t, Ls: _full(Ls, X.ftpl_regret_bound(d, t, eta))
         return L, X.HedgeParams(eta=np.float32(eta)), lambda t, Ls: _full(Ls, X.hedge_regret_bound(d, t, eta))
     if name.startswith("tree_ftrl"):
         noise = name.rsplit("_", 1)[1]

@@ -39,7 +39,8 @@ import numpy as np
 from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, seeds_to_resolve
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
-           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci"]
+           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
+           "zero_mean_checks"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -415,7 +416,7 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
     return verdict_row(claim, m, v, experiment=experiment, cell=cell, link=claim.link if why or beyond else None)
 
 
-def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp"):
+def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp", **judge: Any):
     """One verdict row per fit of :func:`~jaxdp.studies.analysis.experiment_fits`, each by :func:`judge_curve` on
     its curve's points.
 
@@ -426,6 +427,7 @@ def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name
         claim: ``claim(fit row, experiment) -> Claim or None``.
         cell: ``cell(fit row, experiment) -> str``, the row's cell.
         name: the column naming the experiment.
+        **judge: further keywords of :func:`judge_curve` (``no_claim``, ``stem``, ``exact_where``, ...).
 
     Returns:
         The verdict rows (a ``pandas.DataFrame``).
@@ -438,5 +440,35 @@ def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name
         (x, *keys), p = curves[exp], points[points[name] == exp]
         p = p[np.logical_and.reduce([p[k] == getattr(r, k) for k in keys]) & p[x].between(r.x_min, r.x_max)]
         rows.append(judge_curve(claim(r, exp), r, p.sort_values(x).reset_index(drop=True), x, experiment=r.fit,
-                                cell=cell(r, exp)))
+                                cell=cell(r, exp), **judge))
     return pd.DataFrame(rows)
+
+
+def zero_mean_checks(cells, family_alpha: float):
+    """Per check, a z-test that an exact prediction is right: the per-seed residuals measured − predicted have
+    expectation 0, so ``z = mean / (sd/√n)`` is judged against the two-sided normal quantile at ``family_alpha / m``
+    (``m`` checks, Bonferroni).
+
+    Args:
+        cells: ``(fields, measured, predicted)`` per check: the check's columns (a dict) and the per-seed measured
+            and predicted values (equal lengths).
+        family_alpha: the family-wise error rate over all checks, in (0, 1).
+
+    Returns:
+        A ``pandas.DataFrame``, one row per check: its fields, ``n_seeds``, ``measured`` and ``predicted`` (means),
+        ``z`` (0 when the residuals have no spread), ``threshold`` and ``verdict`` ("holds" when ``|z|`` is at most
+        the threshold, else "misses").
+    """
+    import pandas as pd
+    from scipy import stats
+
+    rows = []
+    for fields, meas, pred in cells:
+        r = (np.asarray(meas, float) - np.asarray(pred, float))
+        se = float(r.std(ddof=1) / math.sqrt(len(r)))
+        rows.append(dict(fields, n_seeds=len(r), measured=float(np.mean(meas)), predicted=float(np.mean(pred)),
+                         z=float(r.mean() / se) if se > 0 else 0.0))
+    out = pd.DataFrame(rows)
+    out["threshold"] = float(stats.norm.isf(family_alpha / (2 * max(len(out), 1))))
+    out["verdict"] = np.where(out["z"].abs() <= out["threshold"], "holds", "misses")
+    return out

@@ -15,12 +15,13 @@ import numpy as np
 
 from jaxdp.core import seed_keys, simulate
 from jaxdp.experts import (
-    adversary_and_params, experts_problem, figure1_exponents, learner_and_params,
+    adversary_and_params, alternating_terms, experts_problem, figure1_exponents, l2p_mw_regret_bound,
+    learner_and_params,
 )
 from jaxdp.studies.analysis import (
     _pow2, equal_expected_regret, fmt_num, loglog_slope, summarize, upper_half, verdict_table,
 )
-from jaxdp.studies.claims import judge_curve, tally
+from jaxdp.studies.claims import judge_fits, tally
 from jaxdp.studies.framework import Study, fit_slopes, plot_panels
 from jaxdp.studies.specs import StudySpec
 
@@ -88,61 +89,27 @@ def build(cfg: dict) -> Study:
     return S.study(cfg, points=points, run=run, check_point=setup, analyze=analyze, plot=plot)
 
 
-def _same_expected_regret(df, a: str, b: str):
-    """``{(adversary, alpha)}`` where learners ``a`` and ``b`` have the same expected regret at every seed and T."""
-    return equal_expected_regret(df, b, a, ["adversary", "alpha"], 1e-4)
-
-
 def _per_point(df, learners, by):
     g = df[df["learner"].isin(learners)]
     return g.groupby(by, sort=True).agg(expected_regret=("expected_regret", "mean"), eta=("eta", "first"),
                                         B=("B", "first")).reset_index()
 
 
-def alternating_terms(df, d: int):
-    """L2P-MW (paper settings) on alternating batches per (α, ``T``): ``expected_regret`` beside the model
-    ``ln(d/2)/η + (T/4) tanh(ηB/2)`` (``warmup``, ``tanh_term``, ``model``, ``ratio``) and the candidate batching
-    terms ``TBeta_over_8`` and ``claimed_TB2eta2``."""
-    from jaxdp.experts import alternating_prediction, alternating_warmup
-
-    t = _per_point(df[df["adversary"] == "alternating"], ["l2p_paper"], ["alpha", "T"])
-    t["warmup"] = alternating_warmup(d, t["eta"])
-    t["tanh_term"] = alternating_prediction(t["T"].to_numpy(float), t["eta"].to_numpy(float), t["B"].to_numpy(float))
-    t["model"] = t["warmup"] + t["tanh_term"]
-    t["ratio"] = t["expected_regret"] / t["model"]
-    t["TBeta_over_8"] = t["T"] * t["B"] * t["eta"] / 8
-    t["claimed_TB2eta2"] = t["T"] * t["B"] ** 2 * t["eta"] ** 2
-    return t
-
-
 def verdicts(slopes, summary, d: int):
-    """One verdict per fitted (learner, adversary, α) cell against :data:`CLAIMS`: an exponent by the slope over
-    ``log10(x_max/x_min)`` decades of T, Hedge's bound by mean regret / √(T ln d/2) at every fitted T."""
+    """One verdict per fitted (learner, adversary, α) cell against :data:`CLAIMS` (:func:`judge_fits`): an exponent
+    by the slope over ``log10(x_max/x_min)`` decades of T, Hedge's bound by mean regret / √(T ln d/2) at every
+    fitted T."""
     import pandas as pd
 
-    rows = []
-    for r in slopes.itertuples(index=False):
-        cell, c = f"{r.learner}, {r.adversary}, α = {r.alpha:g}", CLAIMS.get(r.learner)
-        bounded = c is not None and c.kind == "bound"
-        p = summary[(summary["learner"] == r.learner) & (summary["adversary"] == r.adversary)
-                    & (summary["alpha"] == r.alpha) & summary["T"].between(r.x_min, r.x_max)]
-        c = c if c is None or bounded else dataclasses.replace(c, value=EXPONENT[r.learner](float(r.alpha)))
-        rows.append(judge_curve(c, r, p, bound=np.sqrt(p["T"].to_numpy(float) * math.log(d) / 2), cell=cell,
-                                experiment="E[regret] / √(T ln d/2), fitted T" if bounded else "regret vs T, ε = T^−α",
-                                no_claim=("—", NO_CLAIM)))
-    return pd.DataFrame(rows)
-
-
-def bound_ratios(df, d: int):
-    """L2P-MW (both settings) against its valid bound ``ln d/η + ηTB/8`` at every (learner, adversary, α, ``T``) of
-    the upper half of the grid: ``B``, ``expected_regret`` (mean over seeds), ``bound`` and ``ratio``."""
-    from jaxdp.experts import l2p_mw_regret_bound
-
-    t = _per_point(df, ["l2p_paper", "l2p_retuned"], ["learner", "adversary", "alpha", "T"])
-    t = t[t["T"].isin(upper_half(sorted(df["T"].unique())))].copy()
-    t["bound"] = l2p_mw_regret_bound(d, t["T"].to_numpy(float), t["eta"].to_numpy(float), t["B"].to_numpy(float))
-    t["ratio"] = t["expected_regret"] / t["bound"]
-    return t
+    exps = dict(zip(("bound", "rate"), S.data["claims_notes"]["experiments"]))
+    fits = slopes.assign(fit=[exps["bound" if ln in CLAIMS and CLAIMS[ln].kind == "bound" else "rate"]
+                              for ln in slopes["learner"]])
+    pts = pd.concat([summary.assign(exp=e, bound=np.sqrt(summary["T"].to_numpy(float) * math.log(d) / 2))
+                     for e in exps.values()])
+    return judge_fits(fits, pts, dict.fromkeys(exps.values(), ("T", "learner", "adversary", "alpha")),
+                      lambda r, e: CLAIMS.get(r.learner) if e == exps["bound"] or r.learner not in CLAIMS else
+                      dataclasses.replace(CLAIMS[r.learner], value=EXPONENT[r.learner](float(r.alpha))),
+                      lambda r, e: f"{r.learner}, {r.adversary}, α = {r.alpha:g}", no_claim=("—", NO_CLAIM))
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -156,7 +123,8 @@ def page_blocks(results_dir=None) -> dict:
     S_ = int(df.groupby(by + ["T"])["seed"].nunique().min())
     real = fit_slopes(df, "T", "regret", by=by, n_boot=N_BOOT, resample="joint")
     exp = fit_slopes(df, "T", "expected_regret", by=by, n_boot=N_BOOT, resample="joint")
-    twins, exact = _same_expected_regret(df, "hedge", "sketch"), (exp["slope_hi"] - exp["slope_lo"] < 1e-9).to_numpy()
+    twins = equal_expected_regret(df, "sketch", "hedge", ["adversary", "alpha"], 1e-4)
+    exact = (exp["slope_hi"] - exp["slope_lo"] < 1e-9).to_numpy()
     notes = [[n for n, on in (("E[regret] the same for every seed", x), (S.data["claims_notes"]["twins"], r.learner in (
         "hedge", "sketch") and (r.adversary, r.alpha) in twins)) if on] for x, r in zip(exact, real.itertuples())]
     th = [THEORY.get(k) for k in zip(real["learner"], real["adversary"])]
@@ -166,16 +134,24 @@ def page_blocks(results_dir=None) -> dict:
                        applies=[f"{t[0]}: {fmt_num(float(t[1](a)))}" if t else "—" for t, a in zip(th, real["alpha"])])
     up = upper_half(sorted(df["T"].unique()))
     T_lo, T_hi = int(up[0]), int(up[-1])
-    t = alternating_terms(df, d)
+    # L2P-MW (paper settings) on alternating batches: E[regret] beside the model's terms (alternating_terms)
+    t = _per_point(df[df["adversary"] == "alternating"], ["l2p_paper"], ["alpha", "T"])
+    t = t.assign(**alternating_terms(d, t["T"], t["eta"], t["B"]))
+    t["ratio"] = t["expected_regret"] / t["model"]
     dev = t.groupby("alpha")["ratio"].apply(lambda v: float(np.max(np.abs(v - 1)))).to_dict()
     mrows = [[f"{a:g}", *(fmt_num(loglog_slope(g[g["T"].isin(up)]["T"], g[g["T"].isin(up)][c]))
                           for c in ("expected_regret", "model", "warmup", "tanh_term")),
               fmt_num(2 / 3 + a / 3), fmt_num(1 / 3 + 2 * a / 3)] for a, g in t.groupby("alpha", sort=True)]
     v = verdicts(real.assign(n_seeds=S_), summarize(df, by + ["T"], ["regret"], n_boot=N_BOOT), d)
+    # L2P-MW (both settings) against its valid bound ln d/η + ηTB/8 on the upper half of the grid
+    b = _per_point(df, ["l2p_paper", "l2p_retuned"], by + ["T"])
+    b = b[b["T"].isin(up)].copy()
+    b["bound"] = l2p_mw_regret_bound(d, b["T"].to_numpy(float), b["eta"].to_numpy(float), b["B"].to_numpy(float))
+    b["ratio"] = b["expected_regret"] / b["bound"]
     brows = [[ln, adv, f"{a:g}", ", ".join(f"{x:.3f}" for x in g["ratio"]), ", ".join(str(int(b)) for b in g["B"]),
               fmt_num(loglog_slope(g["T"], g["bound"])), fmt_num(loglog_slope(g["T"], g["expected_regret"])),
               fmt_num(EXPONENT[ln](float(a)))]
-             for (ln, adv, a), g in bound_ratios(df, d).groupby(["learner", "adversary", "alpha"], sort=True)]
+             for (ln, adv, a), g in b.groupby(["learner", "adversary", "alpha"], sort=True)]
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=S_, T_lo=T_lo, T_hi=T_hi, n_boot=N_BOOT,
                             table=S.table("exponents", rows)),

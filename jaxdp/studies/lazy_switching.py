@@ -7,24 +7,23 @@ LAZY Lemma 3.4 (:func:`~jaxdp.experts.lazy_setups.z7_marginal_checks`) on L2P-MW
 """
 from __future__ import annotations
 
-import math
 import pathlib
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from scipy import stats
 
 from ..core import seed_keys, simulate
 from ..experts import (
-    adversary_and_params, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params, z7_losses, z7_played,
+    adversary_and_params, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params, z7_histograms, z7_losses,
 )
 from ..experts.lazy_setups import z7_marginal_checks
+from .claims import zero_mean_checks
 from .framework import Study, plot_curves, summarize
 from .specs import StudySpec
 
 S = StudySpec("lazy-switching", __name__)
 DOC_PAGE, RESULTS, BLOCKS, FAMILY_ALPHA = S.doc_page, S.results, S.blocks, S.data["family_alpha"]
+Z7_CURVES = {"tv": "TV(x_s, nu_s)", "tv_noise": "E[TV] of an exact sampler", "tv_bound": "sound bound (alpha=1e-8)",
+             "tv_vs_prev": "control: TV(x_s, nu_{s-1})"}
 COUNTS = ["expected_regret", "lb_ratio", "switches", "n_real", "n_fake", "n_yres", "n_batches", "p"]
 
 
@@ -41,17 +40,6 @@ def z7_table(df, cfg: dict, alpha: float = 1e-8):
     counts = {int(s): g[[f"count_{j}" for j in range(d)]].to_numpy(float).sum(0)
               for s, g in df[df["exp"] == "Z7"].groupby("s", sort=True)}
     return pd.DataFrame(z7_marginal_checks(counts, z7_losses(d, B, nb, int(cfg["seed"])), eta, B, alpha))
-
-
-def z7_plot(df, cfg: dict, path: pathlib.Path) -> pathlib.Path:
-    """TV(x_s, nu_s) per checked batch beside an exact sampler's noise level, the sound bound and the control."""
-    d, B, _, eta, p = _z7_config(cfg)
-    curves = {"tv": "TV(x_s, nu_s)", "tv_noise": "E[TV] of an exact sampler", "tv_bound": "sound bound (alpha=1e-8)",
-              "tv_vs_prev": "control: TV(x_s, nu_{s-1})"}
-    t = z7_table(df, cfg).melt(id_vars="s", value_vars=list(curves), var_name="curve", value_name="tv_mean").dropna()
-    return plot_curves(t.assign(curve=t["curve"].map(curves)), "s", "tv", path, hue="curve", logx=False,
-                       title=f"Z7, LAZY Lemma 3.4 (delta0 = 0): x_s vs nu_s (d={d}, B={B}, eta={eta}, p={p})",
-                       xlabel="batch s", ylabel="total variation")
 
 
 @S.register
@@ -74,18 +62,10 @@ def build(cfg: dict) -> Study:
     def learner(pt):
         return learner_and_params(pt["learner"], d, int(pt["T"]), float(pt["eps"]), delta, T_max=T_max)
 
-    def run_z7(pts, seeds):
-        # replicate r of seed index i: fold_in(seed_keys(seed, i), r); histograms per seed over replicates
-        reps = int(cfg["z7_reps"])
-        rep_idx, keys = jnp.arange(reps, dtype=jnp.uint32), seed_keys(int(cfg["seed"]), seeds)
-        keys = jax.vmap(lambda k: jax.vmap(lambda r: jax.random.fold_in(k, r))(rep_idx))(keys)
-        xs = z7_played(keys.reshape(-1), z_losses, zeta, zp, zB).reshape(len(seeds), reps, znb)
-        return [{f"count_{j}": (xs[:, :, int(pt["s"]) - 1] == j).sum(1).astype(float) for j in range(zd)}
-                for pt in pts]
-
     def run(pts, seeds):
-        if pts[0]["exp"] == "Z7":
-            return run_z7(pts, seeds)
+        if pts[0]["exp"] == "Z7":   # per seed, the histograms over z7_reps replicates (z7_histograms)
+            h = z7_histograms(seed_keys(int(cfg["seed"]), seeds), int(cfg["z7_reps"]), z_losses, zeta, zp, zB)
+            return [{f"count_{j}": h[:, int(pt["s"]) - 1, j].astype(float) for j in range(zd)} for pt in pts]
         keys, out, n = seed_keys(int(cfg["seed"]), seeds), [], len(seeds)
         for pt in pts:
             T, eps = int(pt["T"]), float(pt["eps"])
@@ -104,19 +84,13 @@ def build(cfg: dict) -> Study:
             return None
         s = summarize(df, by=["learner", "eps", "T"], metrics=COUNTS)
         fake, s["n_yres_pred"] = l2p_expected_counts(s["n_batches_mean"], s["n_real_mean"], s["p_mean"])
-        s["n_fake_pred"] = fake
-        return s
+        return s.assign(n_fake_pred=fake)
 
     def analyze(df):
-        s, tables = switching_summary(df), {}
-        if s is not None:
-            tables["switching"] = s[["learner", "eps", "T", "expected_regret_mean", "lb_ratio_mean", "switches_mean",
-                                     "n_real_mean", "n_fake_mean", "n_fake_pred", "n_yres_mean", "n_yres_pred"]]
-        if (df["exp"] == "Z7").any():
-            tables["marginals"] = z7_table(df, cfg)
-        if s is not None:
-            tables["summary"] = s
-        return tables
+        s = switching_summary(df)
+        tables = {} if s is None else {"switching": s[S.data["switching_columns"]]}
+        tables.update({"marginals": z7_table(df, cfg)} if (df["exp"] == "Z7").any() else {})
+        return tables if s is None else {**tables, "summary": s}
 
     def plot(df, outdir: pathlib.Path):
         paths, s = [], switching_summary(df)
@@ -127,8 +101,13 @@ def build(cfg: dict) -> Study:
             if len(sl := s[s["learner"] != "tree"]):
                 paths.append(plot_curves(sl, x="T", y="switches", hue="curve", path=outdir / "lazy_switches.png",
                                          title="L2P model changes vs T"))
-        if (df["exp"] == "Z7").any():
-            paths.append(z7_plot(df, cfg, outdir / "lazy_z7_marginals.png"))
+        if (df["exp"] == "Z7").any():   # TV(x_s, nu_s) beside an exact sampler's noise, the sound bound, the control
+            t = z7_table(df, cfg).melt(id_vars="s", value_vars=list(Z7_CURVES), var_name="curve",
+                                       value_name="tv_mean").dropna()
+            paths.append(plot_curves(t.assign(curve=t["curve"].map(Z7_CURVES)), "s", "tv",
+                                     outdir / "lazy_z7_marginals.png", hue="curve", logx=False, xlabel="batch s",
+                                     title=f"Z7, LAZY Lemma 3.4 (delta0 = 0): x_s vs nu_s (d={zd}, B={zB}, "
+                                           f"eta={zeta}, p={zp})", ylabel="total variation"))
         return paths
 
     def check_point(pt):
@@ -139,25 +118,15 @@ def build(cfg: dict) -> Study:
 
 
 def prediction_checks(df):
-    """Per L2P cell and count (fake switches, shadow resamples), the per-seed residual of its exact prediction
-    (``p (n_batches - n_real)``, ``p n_batches``: expectation 0) tested by its z-score against the two-sided normal
-    quantile at ``FAMILY_ALPHA / m`` (``m`` checks): "holds" when ``|z|`` is below it, else "misses"."""
-    import pandas as pd
-
+    """Per L2P cell and count (fake switches, shadow resamples), :func:`~jaxdp.studies.claims.zero_mean_checks` of
+    its exact prediction (``p (n_batches - n_real)``, ``p n_batches``) at family-wise error ``FAMILY_ALPHA``."""
     d = df[(df["exp"] == "Z5_Z8") & df["learner"].astype(str).str.startswith("l2p") & (df["p"] > 0)]
-    rows = []
+    cells = []
     for (learner, eps, T), g in d.groupby(["learner", "eps", "T"], sort=True):
         fake, yres = l2p_expected_counts(g["n_batches"], g["n_real"], float(g["p"].iloc[0]))
-        for count, meas, pred in (("fake switches", g["n_fake"], fake), ("shadow resamples", g["n_yres"], yres)):
-            r = (meas - pred).to_numpy(float)
-            se = float(r.std(ddof=1) / math.sqrt(len(r)))
-            rows.append(dict(learner=learner, eps=float(eps), T=int(T), count=count, n_seeds=len(r),
-                             measured=float(meas.mean()), predicted=float(pred.mean()),
-                             z=float(r.mean() / se) if se > 0 else 0.0))
-    out = pd.DataFrame(rows)
-    out["threshold"] = float(stats.norm.isf(FAMILY_ALPHA / (2 * max(len(out), 1))))
-    out["verdict"] = np.where(out["z"].abs() <= out["threshold"], "holds", "misses")
-    return out
+        cells += [(dict(learner=learner, eps=float(eps), T=int(T), count=count), meas, pred)
+                  for count, meas, pred in (("fake switches", g["n_fake"], fake), ("shadow resamples", g["n_yres"], yres))]
+    return zero_mean_checks(cells, FAMILY_ALPHA)
 
 
 def page_blocks(results_dir=None) -> dict:

@@ -6,7 +6,6 @@ learners at one point are compared seed by seed; each private learner's ε is ce
 """
 from __future__ import annotations
 
-import math
 import pathlib
 
 import jax
@@ -14,9 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ..experts import ReplayParams, adv_replay, experts_problem, hedge, hedge_params
-from ..experts import l2p_mw, l2p_mw_params, plan_l2p_mw, tree_ftrl_experts, tree_ftrl_params
-from ..experts.realizable_setups import realizable_learner, realizable_plan
+from ..experts import ReplayParams, adv_replay, experts_problem
+from ..experts.realizable_setups import certified_learner
 from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
@@ -32,21 +30,6 @@ BEST, TREE, HEDGE_SV, L2P_SV = ("best private vs runner-up", "tree DP-FTRL vs L2
 #: claimed best, or ``None``); a comparison not listed is reported only ("not tested")
 CLAIMS = {(f["experiment"], ds, float(e)): (f["claim"], f["relation"], f.get("learner"))
           for f in S.data["findings"] for ds, e in f["at"]}
-
-
-def _learner(name, d, T, eps, delta):
-    """(learner, params, eps_certified) for one grid point: the realizable learners at their ``certified`` plans
-    (:mod:`jaxdp.experts.realizable_setups`; ``adaptive_sv``: Alg. 2 with the flipped test)."""
-    if name == "hedge":
-        return hedge(d), hedge_params(d, T), math.inf
-    if name == "l2p_mw":
-        plan = plan_l2p_mw(eps=eps, delta=delta, T=T, d=d, mode="certified")
-        return l2p_mw(d, None), l2p_mw_params(plan.params["eta"], plan.params["p"], plan.params["B"]), plan.eps_certified
-    if name == "tree_ftrl":
-        return tree_ftrl_experts(d, T, noise="laplace"), tree_ftrl_params(d, T, eps, 0.0), eps
-    name = "adaptive_flipped" if name == "adaptive_sv" else name
-    plan = realizable_plan(name, eps=eps, T=T, d=d, mode="certified")
-    return (*realizable_learner(name, d, plan), plan.eps_certified)
 
 
 @S.register
@@ -65,7 +48,7 @@ def build(cfg: dict) -> Study:
         keys = seed_keys(int(cfg["seed"]), seeds)[:, None]        # (G, 1): one algorithm key per order
         best, out = losses.sum(axis=1).min(axis=1), []
         for pt in pts:
-            L, params, e_cert = _learner(pt["learner"], d, T, pt["eps"], float(cfg["delta"]))
+            L, params, e_cert = certified_learner(pt["learner"], d, T, pt["eps"], float(cfg["delta"]))
             params = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(jnp.asarray(v), (G,) + jnp.shape(v)), params)
             r = simulate(L, adv_replay(d), experts_problem(), params, ap, keys, jnp.full((G,), T, jnp.int32), T_max=T,
                          grid=True, n_checkpoints=4)

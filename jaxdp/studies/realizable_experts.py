@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from ..experts import experts_problem, lower_bound_thm5, thm1_bound, thm2_bound
-from ..experts.realizable_setups import realizable_adversary, realizable_learner, realizable_plan
+from ..experts.realizable_setups import realizable_point
 from .analysis import fit_spans, grid_union, verdict_table
 from .claims import Measurement, judge, judge_curve, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
@@ -28,17 +28,9 @@ SAME = (("Lstar", ("adaptive_flipped", "adaptive_printed")), ("lb", ("potential"
 
 
 def _setup(p, cfg, T_max):
-    """``(plan, (learner, params), (adversary, params))`` of point ``p``: binary_tree planned for ``T_max``; the
-    halving epochs ``r = 2L + 1``, ``L`` the sparse-vector threshold; near-realizable losses ``Ber(L*/T)``."""
-    d, T, eps, adv, mode, beta = p["d"], p["T"], p["eps"], p["adversary"], cfg["mode"], cfg["beta"]
-    plan = realizable_plan(p["learner"], eps=eps, delta=p["delta"], T=T_max if p["learner"] == "binary_tree" else T,
-                           d=d, mode=mode, beta=beta, Lstar=p["Lstar"])
-    if adv not in ("halving", "lb") and p["Lstar"] > T:
-        raise ValueError(f"Lstar={p['Lstar']} must be <= T_fixed={T} (the best expert's loss probability is Lstar/T)")
-    L = realizable_plan("sparse_vector", eps=eps, T=T, d=d, mode=mode, beta=beta).params["L"] if adv == "halving" else 0
-    return plan, realizable_learner(p["learner"], d, plan), realizable_adversary(
-        "bernoulli" if "bernoulli" in adv else adv, d, T=T, eps=eps, r=int(2 * L) + 1, q=cfg["q"],
-        q_star=p["Lstar"] / T if adv == "near_bernoulli" else 0.0)
+    """:func:`~jaxdp.experts.realizable_setups.realizable_point` of point ``p`` (binary_tree planned for ``T_max``)."""
+    return realizable_point(p["learner"], p["adversary"], d=p["d"], T=p["T"], eps=p["eps"], delta=p["delta"],
+                            Lstar=p["Lstar"], mode=cfg["mode"], beta=cfg["beta"], q=cfg["q"], T_plan=T_max)
 
 
 def _run_point(p, cfg, seeds, T_max):

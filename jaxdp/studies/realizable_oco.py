@@ -23,13 +23,13 @@ import numpy as np
 
 from ..core import seed_keys, simulate
 from ..oco import (
-    adv_smooth_realizable, dp_ftrl, dp_ftrl_params, dp_ftrl_regret_bound, net_regret_bound, smooth_realizable_params,
-    squared_problem,
+    adv_smooth_realizable, dp_ftrl, dp_ftrl_params, net_regret_bound, smooth_realizable_params, squared_problem,
 )
 from ..oco.realizable import (
-    NET_LEARNERS, net_learner_params, plan_net_learner, realizable_dp_ftrl, smooth_realizable_logphi_errors,
+    NET_LEARNERS, net_learner_params, plan_net_learner, realizable_dp_ftrl, realizable_dp_ftrl_bound,
+    potential_oco_logphi_errors,
 )
-from .analysis import markdown_table, verdict_table
+from .analysis import grid_union, markdown_table, verdict_table
 from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .specs import StudySpec
@@ -44,19 +44,18 @@ BETA = 1.0
 LOG_FACTOR = {"realizable": lambda T: np.log(T) ** (2 / 3), "noisy": lambda T: np.log2(T) ** 1.5}
 
 
-def _lipschitz(D):
-    return 2.0 * D          # squared loss, ||a|| = 1, |b| <= D/2 on the ball of radius D (realizable.md#environments)
-
-
 def _ftrl_params(cfg, env, T, d, eps):
     return realizable_dp_ftrl(env, T=T, d=d, eps=eps, delta=cfg["delta"], mode=cfg["mode"], D=cfg["D"],
                               lam_rule=cfg["lam_rule"], beta=BETA)
 
 
+def _lipschitz(D):   # kept for jaxdp.studies.mf_ftrl, which imports it
+    return 2.0 * D          # squared loss, ||a|| = 1, |b| <= D/2 on the ball of radius D (realizable.md#environments)
+
+
 def _r7_theory(T, d, eps, cfg, env):
-    """``dp_ftrl_regret_bound`` (constants 1): REAL Thm 4 (realizable) or the general rate (noisy twin)."""
-    return dp_ftrl_regret_bound(T, d, eps, cfg["delta"], _lipschitz(cfg["D"]), cfg["D"], BETA,
-                                setting="realizable" if env == "realizable" else "general")
+    """:func:`~jaxdp.oco.realizable.realizable_dp_ftrl_bound` at the run's δ, ``D`` and :data:`BETA`."""
+    return realizable_dp_ftrl_bound(env, T, d, eps, cfg["delta"], cfg["D"], BETA)
 
 
 def _net_plan(name, cfg, T, d):
@@ -68,16 +67,8 @@ def build(cfg: dict) -> Study:
     """The R7 sweeps of DP-FTRL (``T`` on both instances, ε and ``d`` on the realizable one) and the R8 points of
     the grid-net learners. Tables: ``slopes``, ``summary``, ``r8_d_ratio``, ``r8_bounds``, ``logphi_error``."""
     S.validate(cfg)  # build may be called without run_study
-    d0, e0, Tf = int(cfg["r7_d"]), float(cfg["r7_eps"]), int(cfg["r7_T_fixed"])
-
-    def pt(part, learner, env, d, T, eps):
-        return {"part": part, "learner": learner, "env": env, "d": int(d), "T": int(T), "eps": float(eps)}
-
-    points = [pt("R7-T", "dp_ftrl", env, d0, T, e0) for env in ("realizable", "noisy") for T in cfg["r7_T"]]
-    points += [pt("R7-eps", "dp_ftrl", "realizable", d0, Tf, eps) for eps in cfg["r7_eps_sweep"]]
-    points += [pt("R7-d", "dp_ftrl", "realizable", d, Tf, e0) for d in cfg["r7_d_sweep"]]
-    points += [pt("R8", name, "realizable", d, T, cfg["r8_eps"]) for name in cfg["r8_learners"] for d in cfg["r8_d"]
-               for T in cfg["r8_T"]]
+    points = grid_union(S.data["grids"], cfg, dict(part="", learner="dp_ftrl", env="realizable", d=int(cfg["r7_d"]),
+                                                   T=int(cfg["r7_T_fixed"]), eps=float(cfg["r7_eps"])), name="part")
 
     def check_point(p):
         if p["learner"] == "dp_ftrl":
@@ -101,16 +92,13 @@ def build(cfg: dict) -> Study:
         keys = jnp.broadcast_to(keys, (G,) + keys.shape)      # common random numbers across the grid
         if name == "dp_ftrl":
             vals = [_ftrl_params(cfg, p["env"], p["T"], d, p["eps"]) for p in pts]
-            params = type(dp_ftrl_params(1.0, 0.0, 1.0))(lam=jnp.asarray([v[0] for v in vals], jnp.float32),
-                                                          sigma=jnp.asarray([v[1] for v in vals], jnp.float32),
-                                                          clip=jnp.asarray([v[2] for v in vals], jnp.float32))
-            learner = dp_ftrl(prob, T_max)
+            learner, each = dp_ftrl(prob, T_max), [dp_ftrl_params(*v[:3]) for v in vals]
             extra = {"lam": [v[0] for v in vals], "eps_certified": [v[3] for v in vals]}
         else:
             plans = [_net_plan(name, cfg, p["T"], d) for p in pts]
-            learner = NET_LEARNERS[name](prob, plans[0].params["m"])
-            params = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *[net_learner_params(name, pl) for pl in plans])
+            learner, each = NET_LEARNERS[name](prob, plans[0].params["m"]), [net_learner_params(name, pl) for pl in plans]
             extra = {"eps_certified": [pl.eps_certified for pl in plans]}
+        params = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *each)   # one params row per grid point
         out = simulate(learner, adv_smooth_realizable(d), prob, params, ap, keys, T, T_max=T_max, grid=True)
         n = len(seeds)
         return [{"regret": out["regret"][i], "best_loss": out["best_loss"][i],
@@ -152,7 +140,10 @@ def build(cfg: dict) -> Study:
                 [dict(learner=n, d=int(dd), T=T8, **dict(zip(("bound", "kind"), _r8_bound(n, cfg, T8, int(dd)))),
                       **{"mean_regret@T_max": float(last[(last["learner"] == n) & (last["d"] == dd)]["regret"].mean())})
                  for n in sorted(r8["learner"].unique()) for dd in sorted(r8["d"].unique())])
-        tables["logphi_error"] = _logphi_table(cfg)
+        tables["logphi_error"] = pd.DataFrame([r for d in cfg["r8_d"] if "potential_oco" in cfg["r8_learners"] for r in
+                                               potential_oco_logphi_errors(int(d), eps=cfg["r8_eps"], T=T8,
+                                               mode=cfg["r8_mode"], D=cfg["D"], m=cfg["r8_m"], seed=cfg["seed"],
+                                               snap=cfg["r8_snap"])])
         return tables
 
     def plot(df, outdir: pathlib.Path):
@@ -192,21 +183,6 @@ def build(cfg: dict) -> Study:
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
     """``net_regret_bound`` of the R8 point's plan."""
     return net_regret_bound(name, _net_plan(name, cfg, T, d).params, cfg["D"], d)
-
-
-def _logphi_table(cfg: dict):
-    """Quadrature error of potential_oco's log-partition function on one realizable instance per d
-    (:func:`~jaxdp.oco.realizable.smooth_realizable_logphi_errors`)."""
-    import pandas as pd
-
-    rows: list = []
-    T = int(max(cfg["r8_T"]))
-    for d in cfg["r8_d"] if "potential_oco" in cfg["r8_learners"] else ():
-        pr = _net_plan("potential_oco", cfg, T, int(d)).params
-        rows += [{"d": int(d), **r} for r in smooth_realizable_logphi_errors(
-            int(d), cfg["D"], pr["m"], pr["eta"], pr["loss_scale"], horizons=sorted({min(T, 256), T}), seed=cfg["seed"],
-            grid_h=2.0 * cfg["D"] / pr["m"] if cfg["r8_snap"] else 0.0)]
-    return pd.DataFrame(rows)
 
 
 def verdicts(summary, cfg: dict):
