@@ -49,10 +49,6 @@ def _ftrl_params(cfg, env, T, d, eps):
                               lam_rule=cfg["lam_rule"], beta=BETA)
 
 
-def _lipschitz(D):   # kept for jaxdp.studies.mf_ftrl, which imports it
-    return 2.0 * D          # squared loss, ||a|| = 1, |b| <= D/2 on the ball of radius D (realizable.md#environments)
-
-
 def _r7_theory(T, d, eps, cfg, env):
     """:func:`~jaxdp.oco.realizable.realizable_dp_ftrl_bound` at the run's δ, ``D`` and :data:`BETA`."""
     return realizable_dp_ftrl_bound(env, T, d, eps, cfg["delta"], cfg["D"], BETA)
