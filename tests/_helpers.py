@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxdp.experts import BernoulliParams, bernoulli_experts, experts_problem
 from jaxdp.studies.analysis import stale_blocks
@@ -127,3 +128,16 @@ class P(NamedTuple):
 
 
 PARAMS = [P(eta=jnp.float32(0.3)), P(eta=jnp.float32(0.1))]
+
+
+def chi2_p(counts, probs, min_expected: float = 20.0) -> float:
+    """Goodness-of-fit p-value of ``counts`` against ``probs``; cells with small expectation are pooled."""
+    from scipy import stats
+
+    counts, probs = np.asarray(counts, float), np.asarray(probs, float)
+    n = counts.sum()
+    big = probs * n >= min_expected
+    obs = np.append(counts[big], counts[~big].sum())
+    exp = np.append(probs[big] * n, probs[~big].sum() * n)
+    keep = exp > 0
+    return stats.chisquare(obs[keep], exp[keep] * obs[keep].sum() / exp[keep].sum()).pvalue

@@ -13,25 +13,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from scipy import stats
 
 from jaxdp.experts.sketch import private_lazy_sketch, sketch_params
 from jaxdp.experts.tree_ftrl import TreeFTRLParams, tree_ftrl_experts
 from jaxdp.privacy.audit import exact as X
+from _helpers import chi2_p
 from jaxdp.privacy.audit.learners import action_code, learner_mechanism
 
 P_ACCEPT = 1e-6
-
-
-def _chi2_p(counts, probs, min_expected=20.0):
-    """Goodness-of-fit p-value of ``counts`` against ``probs``; cells with small expectation are pooled."""
-    counts, probs = np.asarray(counts, float), np.asarray(probs, float)
-    n = counts.sum()
-    big = probs * n >= min_expected
-    obs = np.append(counts[big], counts[~big].sum())
-    exp = np.append(probs[big] * n, probs[~big].sum() * n)
-    keep = exp > 0
-    return stats.chisquare(obs[keep], exp[keep] * obs[keep].sum() / exp[keep].sum()).pvalue
 
 
 def _mc_codes(learner, params, losses, n, seed):
@@ -52,7 +41,7 @@ def test_tree_ftrl_law_matches_the_learner(noise, scale, eta):
                     LOSSES, 300_000, 7)
     counts = np.array([(got == c).sum() for c in codes])
     assert counts.sum() == got.size
-    assert _chi2_p(counts, probs) > P_ACCEPT
+    assert chi2_p(counts, probs) > P_ACCEPT
 
 
 def _lap_diff_density(b, grid):
@@ -103,7 +92,7 @@ def test_sketch_law_matches_the_learner():
     got = _mc_codes(private_lazy_sketch(2), sketch_params(eta, p), L, 300_000, 3)
     counts = np.array([(got == c).sum() for c in codes])
     assert counts.sum() == got.size
-    assert _chi2_p(counts, probs) > P_ACCEPT
+    assert chi2_p(counts, probs) > P_ACCEPT
 
 
 def test_sketch_law_matches_coin_enumeration():
@@ -152,7 +141,7 @@ def test_potential_law_matches_the_learner(guard):
     got = _mc_codes(learner, potential_params(**kw), LOSSES, 300_000, 11 + guard)
     counts = np.array([(got == c).sum() for c in codes])
     assert counts.sum() == got.size                      # no action sequence outside the enumerated ones
-    assert _chi2_p(counts, probs) > P_ACCEPT
+    assert chi2_p(counts, probs) > P_ACCEPT
 
 
 def test_potential_law_matches_a_grid_enumeration():

@@ -11,19 +11,9 @@ import pytest
 from scipy import stats
 
 from jaxdp.privacy.audit import exact as X
+from _helpers import chi2_p
 
 P_ACCEPT = 1e-7
-
-
-def _chi2_p(counts, probs, min_expected=20.0):
-    """Goodness-of-fit p-value of ``counts`` against ``probs``; cells with small expectation are pooled."""
-    counts, probs = np.asarray(counts, float), np.asarray(probs, float)
-    n = counts.sum()
-    big = probs * n >= min_expected
-    obs = np.append(counts[big], counts[~big].sum())
-    exp = np.append(probs[big] * n, probs[~big].sum() * n)
-    keep = exp > 0
-    return stats.chisquare(obs[keep], exp[keep] * obs[keep].sum() / exp[keep].sum()).pvalue
 
 
 # ----------------------------------------------------------------------------- shared-threshold sparse vector
@@ -59,7 +49,7 @@ def test_shared_common_law_matches_simulation(K, b_q):
     got = (flags * (1 << np.arange(losses.size))).sum(1)
     counts = np.array([(got == c).sum() for c in codes])
     assert counts.sum() == got.size                     # no pattern outside the enumerated ones
-    assert _chi2_p(counts, probs) > P_ACCEPT
+    assert chi2_p(counts, probs) > P_ACCEPT
 
 
 def test_visible_law_thins_switches():
@@ -102,7 +92,7 @@ def test_window_law_matches_simulation():
         flags = _sim_shared(rng, 400_000, losses, L, b_thr, b_q, K)
         c, b, e, r = X.window_class(flags, j, K)
         idx = np.array([index[k] for k in zip(c.tolist(), b.tolist(), e.tolist(), r.tolist())])
-        assert _chi2_p(np.bincount(idx, minlength=len(cls)), law) > P_ACCEPT
+        assert chi2_p(np.bincount(idx, minlength=len(cls)), law) > P_ACCEPT
 
 
 def test_window_class_jax_equals_numpy():
@@ -153,7 +143,7 @@ def test_window_law_matches_the_learner():
         flags = np.asarray(f(jax.random.split(jax.random.key(3 + i), 1 << 17), x))
         c, b, e, r = X.window_class(flags, A.UNSCALED_J, A.UNSCALED_K)
         idx = np.array([index[k] for k in zip(c.tolist(), b.tolist(), e.tolist(), r.tolist())])
-        assert _chi2_p(np.bincount(idx, minlength=len(cls)), law) > P_ACCEPT
+        assert chi2_p(np.bincount(idx, minlength=len(cls)), law) > P_ACCEPT
 
 
 # ----------------------------------------------------------------------------- REAL Alg. 1, whole action sequence
@@ -194,7 +184,7 @@ def test_sv_experts_law_matches_simulation(mode, K, eta):
     assert probs.sum() == pytest.approx(1.0, abs=1e-10)
     got = _sim_sv_experts(np.random.default_rng(len(mode) + K), 400_000, losses, mode=mode, **kw)
     counts = np.array([(got == c).sum() for c in codes])
-    assert counts.sum() == got.size and _chi2_p(counts, probs) > P_ACCEPT
+    assert counts.sum() == got.size and chi2_p(counts, probs) > P_ACCEPT
 
 
 def test_sv_experts_law_matches_the_audited_learner():
@@ -206,7 +196,7 @@ def test_sv_experts_law_matches_the_audited_learner():
     got = np.asarray(f(jax.random.split(jax.random.key(1), 1 << 18), a))
     codes, probs = X.sv_experts_law(np.asarray(a), eps_svt=1.0, eta=1.0, K=1, L=0.5)
     counts = np.array([(got == c).sum() for c in codes])
-    assert counts.sum() == got.size and _chi2_p(counts, probs) > P_ACCEPT
+    assert counts.sum() == got.size and chi2_p(counts, probs) > P_ACCEPT
 
 
 def test_sv_experts_exact_ceilings():
@@ -238,7 +228,7 @@ def test_csvt_answer_law_matches_simulation():
     ans = above & (np.cumsum(above, 1) <= c)
     got = (ans * (1 << np.arange(q.size))).sum(1)
     counts = np.array([(got == k).sum() for k in codes])
-    assert counts.sum() == n and _chi2_p(counts, probs) > P_ACCEPT
+    assert counts.sum() == n and chi2_p(counts, probs) > P_ACCEPT
 
 
 def test_csvt_audit_event_from_exact_law():
@@ -291,7 +281,7 @@ def test_l2p_mw_law_matches_simulation_and_learner():
     codes, probs = X.l2p_mw_law(losses, eta=eta, p=s.p, B=s.B)
     assert probs.sum() == pytest.approx(1.0, abs=1e-12)
     got = _sim_l2p(np.random.default_rng(2), 400_000, losses, eta, s.p, s.B)
-    assert _chi2_p(np.bincount(got, minlength=2 ** 8)[codes], probs) > P_ACCEPT
+    assert chi2_p(np.bincount(got, minlength=2 ** 8)[codes], probs) > P_ACCEPT
     # the audited learner at the audited parameters, on the audited pair
     from jaxdp.privacy.audit.learners import action_code, loss_neighbours
 
@@ -299,7 +289,7 @@ def test_l2p_mw_law_matches_simulation_and_learner():
     f = jax.jit(jax.vmap(lambda k: action_code(s.d)(LA._l2p_mech(k, a))))
     got = np.asarray(f(jax.random.split(jax.random.key(4), 1 << 18)))
     P, _ = LA.l2p_exact()
-    assert _chi2_p(np.bincount(got, minlength=2 ** 8), P) > P_ACCEPT
+    assert chi2_p(np.bincount(got, minlength=2 ** 8), P) > P_ACCEPT
 
 
 def test_l2p_mw_exact_loss_far_below_its_claim():
