@@ -673,7 +673,9 @@ def _a_sv_bad(*, quick, key, name, eps):
 def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
     """The expert learners with an exact law, at small sizes, for :func:`jaxdp.privacy.audit.tightness.tightness_row`.
 
-    L2P-MW at ``T = 8``, ``B = 2`` (certified by LAZY Thm 3.2 at the same ``p``, ``δ₁`` and largest ``η``;
+    L2P-MW at ``T = 8``, ``B = 2`` (the parameters of LAZY Thm 3.2 at the same ``p``, ``δ₁`` and largest ``η``,
+    certified by their ledger, :func:`jaxdp.privacy.accounting.l2p.l2p_ledger`, what ``plan_l2p_mw`` reports; the
+    printed theorem's ε and the ``composed`` certificate shown beside it;
     exhaustive over ``{0,1}^2`` losses), at ``T = 16``, ``B = 4`` and at the audited size ``T = 64``, ``B = 8``
     (coordinate search from the audited pair), and at ``T = 4`` in each mode of its planner (``plan_l2p_mw`` at
     ``ε = 1``, ``δ = 1e-6``, certified by the plan's ledger); REAL Alg. 1 with fresh threshold noise at ``T = 4`` (the
@@ -697,6 +699,7 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
     """
     from ..privacy.accounting import certify
     from ..privacy.audit.tightness import TightnessCase
+    from ..privacy.accounting.l2p import l2p_composed_eps, l2p_ledger
     from .l2p_mw import L2P_MW_MODES, plan_l2p_mw
     from .sparse_vector import plan_sparse_vector_experts, sparse_vector_ledger
     from .tree_ftrl import plan_tree_ftrl_experts
@@ -710,11 +713,16 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
             continue
         s = audit_setting(T=T, B=B)
         law = _batch_sum_law(functools.partial(X.l2p_mw_law, eta=s.eta, p=s.p, B=s.B), B)
+        ledger = l2p_ledger(s.eta, s.p, s.B, s.T, 0.0, s.delta1, "mw", outcomes=s.d)
+        led = float(certify(ledger, s.delta).eps)
+        comp = float(l2p_composed_eps(s.eta, s.p, s.B, s.T, s.delta, s.delta1)[0])
         cases.append(TightnessCase(
-            "l2p-mw", f"T={T}, d=2, B={B}, p={s.p:g}, eta={s.eta:.4g}", law, T, bits, s.delta, s.eps,
-            {L2P_PAIR: loss_neighbours(T, s.d)[L2P_PAIR]}, search, slack=l2p_slack(s),
+            "l2p-mw", f"T={T}, d=2, B={B}, p={s.p:g}, eta={s.eta:.4g}", law, T, bits, s.delta, led,
+            {L2P_PAIR: loss_neighbours(T, s.d)[L2P_PAIR]}, search, slack=_l2p_both_slack(s, ledger, led),
             audit=_l2p_audit_on(full), learner="l2p_mw",
-            audit_size=f"T={full.T}, B={full.B}, eta={full.eta:.4g} (the audit's; pair padded with zero losses)"))
+            audit_size=f"T={full.T}, B={full.B}, eta={full.eta:.4g} (the audit's; pair padded with zero losses)",
+            certified_by="ledger (l2p_ledger, what plan_l2p_mw certifies)",
+            others=(("LAZY Thm 3.2 as printed", s.eps), ("composed", comp))))
     if not quick:
         for mode in L2P_MW_MODES:
             plan = plan_l2p_mw(eps=1.0, delta=1e-6, T=4, d=2, mode=mode)
@@ -728,6 +736,9 @@ def tightness_cases(quick: bool = False, *, uncovered: bool = False) -> list:
                 + ("" if plan.certified else "; not certified at eps=1") + ")", law, 4, bits,
                 float(plan.delta_certified), float(plan.eps_certified), {L2P_PAIR: loss_neighbours(4, 2)[L2P_PAIR]},
                 {}, slack=l2p_slack(s, printed=False, plan=plan), learner="l2p_mw",
+                certified_by=f"plan_l2p_mw (mode {mode}; bound: {str(plan.bound).split(':')[0]})",
+                others=((("ledger", float(certify(plan.ledger, float(plan.delta)).eps)),)
+                        if mode == "composed" else ()),
                 audit=_learner_audit_on(functools.partial(_from_registry, "l2p_mw", plan), float(plan.eps_certified),
                                         float(plan.delta_certified), batch_experts=True)))
     for name, eta, K, thr, fam, sizes in (
@@ -897,6 +908,19 @@ def l2p_slack(s: "AuditSetting", *, printed: bool = True, plan=None):
                 f"fresh x, y samples: {comp:.3g}): recomputed {base + comp:.3g} (decision and t0 sample: {base:.3g}) "
                 f"vs certified {s.eps:.4g}: the fresh-sample composition carries "
                 f"{(s.eps - base - comp) / max(s.eps - wp.eps, 1e-300):.0%} of the slack")
+    return slack
+
+
+def _l2p_both_slack(s: "AuditSetting", ledger, led: float):
+    """The slack attribution of an L2P-MW row certified by its ledger (``led``), also shown for LAZY Thm 3.2 as
+    printed (``s.eps``): both texts of :func:`l2p_slack`."""
+    from types import SimpleNamespace
+
+    f_led = l2p_slack(s._replace(eps=led), printed=False, plan=SimpleNamespace(ledger=ledger))
+    f_thm = l2p_slack(s)
+
+    def slack(wp) -> str:
+        return f"ledger: {f_led(wp)}. LAZY Thm 3.2 as printed: {f_thm(wp)}"
     return slack
 
 

@@ -223,6 +223,9 @@ class TightnessCase(NamedTuple):
             where that is larger), or ``None``.
         learner: the registry name (``jaxdp.registry.LEARNERS``) of the learner.
         audit_size: the size the audit runs at, in words (default: ``size``).
+        certified_by: what gives ``certified``, in words (e.g. the planner's ledger).
+        others: other certificates of the same parameters, ``((label, eps), ...)`` at the same δ (e.g. the printed
+            theorem, a tighter composition); each must also be at least every exact ε.
     """
     name: str
     size: str
@@ -237,6 +240,8 @@ class TightnessCase(NamedTuple):
     audit: Callable | None = None
     learner: str = ""
     audit_size: str = ""
+    certified_by: str = ""
+    others: tuple = ()
 
 
 class UncoveredCase(NamedTuple):
@@ -274,7 +279,9 @@ def tightness_row(case, *, run_audit: bool = True) -> dict:
     Returns:
         A dict: ``name, learner, size, delta, certified, exact_audited, exact_best, pair`` (compact: the differing
         round and the two streams), ``examined, exhaustive, ratio_audited, ratio_best, eps_lower, slack, bound,
-        covered, seconds, x0, x1`` (``x0, x1``: the worst pair's arrays, ``None`` for an uncovered case).
+        covered, seconds, x0, x1`` (``x0, x1``: the worst pair's arrays, ``None`` for an uncovered case),
+        ``certified_by`` and ``others``: ``[(label, eps, eps / exact_best), ...]``, the case's other certificates with
+        their ratios to the worst pair's exact ε (empty for an uncovered case).
     """
     import time
 
@@ -283,7 +290,7 @@ def tightness_row(case, *, run_audit: bool = True) -> dict:
         return dict(name=case.name, learner=case.learner, size=case.size, delta=case.delta, certified=case.certified,
                     exact_audited=nan, exact_best=nan, pair="-", examined=0, exhaustive=False, ratio_audited=nan,
                     ratio_best=nan, eps_lower=nan, slack=case.reason, bound=case.bound, bound_eps=case.bound_eps,
-                    covered=False, seconds=0.0, x0=None, x1=None, audit_size="")
+                    covered=False, seconds=0.0, x0=None, x1=None, audit_size="", certified_by="", others=[])
     t0 = time.time()
     audited = max(pair_eps(case.law, a, b, delta=case.delta) for a, b in case.audited.values())
     starts = [(np.asarray(a, np.float64), np.asarray(b, np.float64)) for a, b in case.audited.values()]
@@ -296,7 +303,9 @@ def tightness_row(case, *, run_audit: bool = True) -> dict:
                 exhaustive=r.exhaustive, ratio_audited=_ratio(case.certified, audited),
                 ratio_best=_ratio(case.certified, r.eps), eps_lower=low,
                 slack=slack if case.certified > 2 * r.eps else "-", bound="", bound_eps=nan, covered=True,
-                seconds=secs, x0=r.x0, x1=r.x1, audit_size=case.audit_size or case.size)
+                seconds=secs, x0=r.x0, x1=r.x1, audit_size=case.audit_size or case.size,
+                certified_by=case.certified_by,
+                others=[(str(lab), float(e), _ratio(float(e), r.eps)) for lab, e in case.others])
 
 
 def _ratio(a: float, b: float) -> float:
