@@ -15,9 +15,10 @@ from ..core import seed_keys, simulate
 from ..experts import (
     adversary_and_params, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params, z7_histograms, z7_losses,
 )
-from ..experts.lazy_setups import z7_marginal_checks
+from ..experts.lazy_setups import mw_marginal, z7_marginal_checks
 from .claims import zero_mean_checks
 from .framework import Study, plot_curves, summarize
+from .plots import plot_bars_beside_curves
 from .specs import StudySpec
 
 S = StudySpec("lazy-switching", __name__)
@@ -37,8 +38,7 @@ def z7_table(df, cfg: dict, alpha: float = 1e-8):
     import pandas as pd
 
     d, B, nb, eta, _ = _z7_config(cfg)
-    counts = {int(s): g[[f"count_{j}" for j in range(d)]].to_numpy(float).sum(0)
-              for s, g in df[df["exp"] == "Z7"].groupby("s", sort=True)}
+    counts = {int(s): g.filter(like="count_").to_numpy(float).sum(0) for s, g in df[df["exp"] == "Z7"].groupby("s")}
     return pd.DataFrame(z7_marginal_checks(counts, z7_losses(d, B, nb, int(cfg["seed"])), eta, B, alpha))
 
 
@@ -101,13 +101,17 @@ def build(cfg: dict) -> Study:
             if len(sl := s[s["learner"] != "tree"]):
                 paths.append(plot_curves(sl, x="T", y="switches", hue="curve", path=outdir / "lazy_switches.png",
                                          title="L2P model changes vs T"))
-        if (df["exp"] == "Z7").any():   # TV(x_s, nu_s) beside an exact sampler's noise, the sound bound, the control
-            t = z7_table(df, cfg).melt(id_vars="s", value_vars=list(Z7_CURVES), var_name="curve",
-                                       value_name="tv_mean").dropna()
-            paths.append(plot_curves(t.assign(curve=t["curve"].map(Z7_CURVES)), "s", "tv",
-                                     outdir / "lazy_z7_marginals.png", hue="curve", logx=False, xlabel="batch s",
-                                     title=f"Z7, LAZY Lemma 3.4 (delta0 = 0): x_s vs nu_s (d={zd}, B={zB}, "
-                                           f"eta={zeta}, p={zp})", ylabel="total variation"))
+        if (df["exp"] == "Z7").any():   # x_s's histogram vs nu_s; TV beside an exact sampler's noise, bound, control
+            t, z = z7_table(df, cfg), df[df["exp"] == "Z7"]
+            h = {int(s): g.filter(like="count_").to_numpy(float).sum(0) for s, g in z.groupby("s")}
+            c = t.melt(id_vars="s", value_vars=list(Z7_CURVES), var_name="curve", value_name="tv_mean").dropna()
+            paths.append(plot_bars_beside_curves(
+                {f"x_{s} (empirical)": v / v.sum() for s, v in h.items()}, [mw_marginal(z_losses, zeta, (s - 1) * zB)
+                for s in h], c, "s", "tv", outdir / "lazy_z7_marginals.png", mark_label="nu_s (exact)",
+                bar_title=f"Z7: x_s over {int(t['n'].iloc[0])} runs vs nu_s (d={zd}, B={zB}, eta={zeta}, p={zp})",
+                bar_xlabel="expert", bar_ylabel="probability", hue="curve", hue_order=list(Z7_CURVES),
+                hue_labels=Z7_CURVES, logx=False, logy=False, xlabel="batch s", ylabel="total variation",
+                title="LAZY Lemma 3.4 (delta0 = 0): TV at Monte-Carlo noise level"))
         return paths
 
     def check_point(pt):

@@ -14,7 +14,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 __all__ = ["plot_curves", "plot_panels", "replot_results", "curve_style", "theory_style", "CURVE_COLORS",
-           "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend", "slope_guides", "theory_columns"]
+           "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend", "slope_guides", "theory_columns",
+           "plot_bars_beside_curves"]
 
 
 # Curve styles: colour, marker and line style all cycle with different periods (10, 9, 3), so no
@@ -424,6 +425,57 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
                 line.set_label(f"theory [{'; '.join(panels)}]: {base.removeprefix('theory: ')}")
             elif same and len(same) < len(panels):
                 line.set_label(f"{base} (= {next(iter(same.values()))}: same values in {'; '.join(same)})")
+    fig.tight_layout()
+    figure_legend(fig, below=True)
+    path = pathlib.Path(path)
+    fig.savefig(path, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def plot_bars_beside_curves(bars: Mapping[str, Any], marks: Optional[Sequence[Any]], summary, x: str, y: str,
+                            path: os.PathLike | str, *, mark_label: str = "exact", bar_title: str = "",
+                            bar_xlabel: str = "", bar_ylabel: str = "", **kw) -> pathlib.Path:
+    """Grouped bars (e.g. a histogram per group against its exact distribution) beside a :func:`plot_curves` panel.
+
+    Left: ``bars`` as one bar per group at each category ``0..k-1``, side by side; ``marks[i]`` (same length) is
+    drawn as a black tick over group ``i``'s bars, all marks as one legend entry ``mark_label``. Right: the curves
+    of ``summary``. The figure has one legend, below both panels (:func:`figure_legend`).
+
+    Args:
+        bars: ``{legend label: k heights}``, in drawing order.
+        marks: per group (same order as ``bars``) ``k`` values marked over its bars, or ``None``.
+        summary: the right panel's table (as in :func:`plot_curves`).
+        x: the right panel's abscissa column.
+        y: the right panel's metric (the stem of its summary columns).
+        path: the PNG written.
+        mark_label: the legend entry of the marks.
+        bar_title: the left panel's title.
+        bar_xlabel: the left panel's x-axis label.
+        bar_ylabel: the left panel's y-axis label.
+        **kw: further arguments of :func:`plot_curves` (``hue``, ``title``, ``xlabel``, ``ylabel``, ``logx``,
+            ``logy``, ...).
+
+    Returns:
+        ``path`` as a :class:`pathlib.Path`.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a0, a1) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=110)
+    width, mark_x = 0.8 / max(len(bars), 1), []
+    for i, (label, h) in enumerate(bars.items()):
+        xs = np.arange(len(h)) + (i - (len(bars) - 1) / 2) * width
+        a0.bar(xs, h, width=width, alpha=0.6, label=label)
+        mark_x.append(xs)
+    if marks is not None and len(mark_x):   # one marker-only line, so one legend entry
+        a0.plot(np.concatenate(mark_x), np.concatenate([np.asarray(m, float) for m in marks]), color="k", marker="_",
+                linestyle="None", ms=max(3.0, 60 * width), mew=2, label=mark_label)
+    a0.set(xlabel=bar_xlabel, ylabel=bar_ylabel)
+    a0.set_title(bar_title, fontsize=9)
+    plot_curves(summary, x, y, path=path, ax=a1, legend=False, **kw)
     fig.tight_layout()
     figure_legend(fig, below=True)
     path = pathlib.Path(path)

@@ -146,6 +146,28 @@ def test_plot_panels_same_style_per_hue_in_every_panel(tmp_path, captured):
     assert figure_problems(fig) == []
 
 
+def test_plot_bars_beside_curves_draws_every_bar_and_mark(tmp_path, captured):
+    """The bar panel has one bar per group and category at the given heights, the marks over each group's bars
+    as one legend entry, and the curve panel the curves; one legend for the figure."""
+    from jaxdp.studies.plots import plot_bars_beside_curves
+
+    bars = {"g1": np.array([0.2, 0.3, 0.5]), "g2": np.array([0.6, 0.1, 0.3])}
+    marks = [np.array([0.25, 0.25, 0.5]), np.array([0.5, 0.2, 0.3])]
+    rows = pd.DataFrame([{"h": h, "x": x, "y_mean": x * (1 + "uv".index(h))} for h in "uv" for x in (1.0, 2.0)])
+    plot_bars_beside_curves(bars, marks, rows, "x", "y", tmp_path / "b.png", mark_label="exact", hue="h",
+                            bar_xlabel="k", bar_ylabel="p", logx=False, logy=False)
+    (_, fig), = captured
+    a0, a1 = fig.axes
+    assert sorted(round(p.get_height(), 6) for p in a0.patches) == sorted(np.concatenate(list(bars.values())))
+    (m,) = a0.lines
+    assert m.get_label() == "exact" and np.allclose(m.get_ydata(), np.concatenate(marks))
+    # each mark sits over its own group's bar: same x as the bar's centre
+    centres = sorted(p.get_x() + p.get_width() / 2 for p in a0.patches)
+    assert np.allclose(sorted(m.get_xdata()), centres)
+    assert {ln.get_label() for ln in a1.lines} == {"h=u", "h=v"}
+    assert figure_problems(fig) == []
+
+
 def _labelled_ticks(axis) -> list:
     """The tick labels with text that lie within the axis' view."""
     lo, hi = sorted(axis.get_view_interval())
