@@ -23,7 +23,7 @@ from .ucb import DPUCBParams, LDPUCBParams, UCB1Params, dp_ucb_tree, ldp_ucb, uc
 from ..privacy.mechanisms.tree import tree_depth
 
 __all__ = ["instance_means", "switch_params", "instance_adversary", "plan_for", "learner_setup", "stack_params",
-           "theory_value", "trivial_caps", "ADVERSARIAL"]
+           "theory_value", "trivial_caps", "is_trivial_cap", "ADVERSARIAL"]
 
 #: the learners whose bound holds on an oblivious sequence (the others' bounds are for stochastic arms)
 ADVERSARIAL = ("exp3", "exp3_ix", "dp_exp3", "dp_exp3_batched")
@@ -213,3 +213,19 @@ def trivial_caps(instance: str, K: int, T: int, gap: float = 0.2) -> list:
         return [float(T)]
     mu = instance_means(instance, K, gap)
     return [float(T), float(T) * float((mu.max() - mu).max())]
+
+
+def is_trivial_cap(bound: float, instance: str, K: int, T: int, gap: float = 0.2) -> bool:
+    """Whether ``bound`` is one of :func:`trivial_caps` (to relative precision ``1e-9``): a bound that tests nothing.
+
+    Args:
+        bound: the value of a regret bound at one point.
+        instance: the instance (as in :func:`trivial_caps`).
+        K: the number of arms.
+        T: the horizon.
+        gap: the ``gap`` instance's gap.
+
+    Returns:
+        ``True`` when ``bound`` equals ``T`` or (stochastic instances) ``T·max Δ``.
+    """
+    return any(bool(np.isclose(bound, c, rtol=1e-9, atol=0.0)) for c in trivial_caps(instance, K, T, gap))

@@ -19,12 +19,10 @@ import numpy as np
 
 from .. import bandits as BD
 from ..bandits.instances import (
-    instance_adversary, instance_means, learner_setup, stack_params, theory_value, trivial_caps,
+    instance_adversary, instance_means, is_trivial_cap, learner_setup, stack_params, theory_value,
 )
 from ..core import seed_keys, simulate
-from .analysis import loglog_slope, upper_half
-from .specs import ROOT as ROOT
-from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, verdict_table
+from .analysis import _pow2, fmt_ci, fmt_num, loglog_slope, markdown_table, upper_half, verdict_table
 from .claims import Measurement, Verdict, judge, judge_exact_bound, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
 from .specs import StudySpec
@@ -52,11 +50,6 @@ def _points(cfg: dict) -> list:
                for ln in cfg["learners"] if ln in PRIVATE for x in cfg["eps_sweep"]]
             + [{"sweep": "K", "learner": ln, "instance": "gap", "K": int(k), "T": int(cfg["K_T"]), "eps": e[ln]}
                for ln in fixed for k in cfg["K_sweep"]])
-
-
-def _theory(df, gap: float) -> list:
-    return [theory_value(ln, i, int(k), int(t), e, gap)
-            for ln, i, k, t, e in zip(df["learner"], df["instance"], df["K"], df["T"], df["eps"])]
 
 
 def _fits(df, summ, n_boot: int = 500):
@@ -110,7 +103,8 @@ def build(cfg: dict) -> Study:
     def analyze(df):
         df = df.assign(eps=df["eps"].astype(float))
         summ = summarize(df, KEYS, ["regret", "switches"])
-        summ["theory"] = _theory(summ, gap)
+        summ["theory"] = [theory_value(ln, i, int(k), int(t), e, gap) for ln, i, k, t, e in
+                          summ[["learner", "instance", "K", "T", "eps"]].itertuples(index=False)]
         summ["regret/theory"] = summ["regret_mean"] / summ["theory"]
         return {"slopes": _fits(df, summ), "summary": summ}
 
@@ -129,18 +123,12 @@ def _x_label(sweep: str, v) -> str:
     return {"T": lambda: f"T = {_pow2(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
 
 
-def _trivial_cap(pts, gap: float) -> np.ndarray:
-    """Which points' bound is a trivial cap, ``T·max Δ`` or ``T``, which pseudo-regret never exceeds."""
-    out = [any(np.isclose(p.theory, c, rtol=1e-9, atol=0.0) for c in trivial_caps(p.instance, int(p.K), p.T, gap))
-           for p in pts.itertuples(index=False)]
-    return np.asarray(out, bool)
-
-
 def _bound_verdict(claim, pts, n: int, x: str, gap: float, repeated) -> tuple:
     """``(Verdict, Measurement or None)`` of a bound on one cell's points but the trivial caps and the ``repeated``
     (another learner's runs); an exact evaluation (no spread over seeds) is judged by its value."""
     own = pts[~pts[x].isin(list(repeated))]
-    capped = _trivial_cap(own, gap)
+    capped = np.array([is_trivial_cap(p.theory, p.instance, int(p.K), p.T, gap) for p in own.itertuples(index=False)],
+                      bool)
     tested = own[~capped]
     notes = [f"the bound is the trivial cap (T·max Δ or T) at {', '.join(_x_label(x, v) for v in own[x][capped])}, "
              f"tested at the other {len(tested)}"] if capped.any() else []
@@ -221,14 +209,14 @@ def _t_row(r, summ, flat) -> list:
             fmt_num(last["theory"], 0), fmt_num(last["regret_mean"] / last["theory"], 2), "; ".join(notes) or "—"]
 
 
-def _sweep_table(sl, summ, x: str, column, note) -> str:
+def _sweep_table(sl, summ, x: str, note) -> str:
     """The ``x`` sweep's table: every learner's mean regret at each ``x``, its slope, the bound's and a note."""
     xs, rows = sorted(summ.loc[summ["sweep"] == x, x].unique()), []
     for r in _by_rank(sl, "learner").itertuples(index=False):
         g = summ[(summ["sweep"] == x) & (summ["learner"] == r.learner)].set_index(x)
         rows.append([LABELS[r.learner], *[f"{g.at[v, 'regret_mean']:,.0f}" if v in g.index else "—" for v in xs],
                      fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(r.theory_slope), note(r.learner)])
-    return markdown_table(["learner", *[column(v) for v in xs], "slope [95% CI]", "slope of the bound", "note"], rows)
+    return markdown_table(["learner", *[_x_label(x, v) for v in xs], "slope [95% CI]", "slope of the bound", "note"], rows)
 
 
 def _bounds_values(summ) -> dict:
@@ -281,20 +269,15 @@ def page_blocks(results_dir=None) -> dict:
                       for (x, ln), xs in repeats.items() if xs)
     batched = f"the per-round DP-EXP3's runs, seed by seed, at ε = {', '.join(f'{x:g}' for x in sorted(same))} " \
               "(blocks of one round)"
-
-    def eps_note(ln):
-        return batched if ln == "dp_exp3_batched" and same else "—"
-
-    def K_note(ln):
-        Ks = sorted(k[3] for k in flat if k[0] == "K" and k[1] == ln)
-        return f"no spread over seeds at K = {', '.join(str(int(k)) for k in Ks)}" if Ks else "—"
-
+    flat_K = {ln: ", ".join(str(int(k)) for k in sorted(k[3] for k in flat if k[:2] == ("K", ln))) for ln in LEARNERS}
     Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
     t_fits = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner")
     t_rows = [_t_row(r, summ, flat) for r in t_fits.itertuples(index=False)]
     t_table = S.table("T_sweep", t_rows, T_max=int(Ts[-1]))
-    eps_table = _sweep_table(fits[fits["sweep"] == "eps"], summ, "eps", lambda x: f"ε = {x:g}", eps_note)
-    K_table = _sweep_table(fits[fits["sweep"] == "K"], summ, "K", lambda x: f"K = {int(x)}", K_note)
+    eps_table = _sweep_table(fits[fits["sweep"] == "eps"], summ, "eps",
+                             lambda ln: batched if ln == "dp_exp3_batched" and same else "—")
+    K_table = _sweep_table(fits[fits["sweep"] == "K"], summ, "K",
+                           lambda ln: f"no spread over seeds at K = {flat_K[ln]}" if flat_K.get(ln) else "—")
     T_at = {x: int(df.loc[df["sweep"] == x, "T"].iloc[0]) for x in ("eps", "K")}
     gen = S.generated("results/bandits/results.csv", "summary.csv")
     return {
