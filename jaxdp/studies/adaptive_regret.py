@@ -13,7 +13,7 @@ import pathlib
 
 import numpy as np
 
-from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
+from .analysis import verdict_table
 from .claims import Measurement, judge, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
 from .specs import StudySpec
@@ -220,18 +220,10 @@ def page_blocks(results_dir=None) -> dict:
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
     cfg = _config(results_dir or RESULTS)
     summ = summarize(df, BY + ["T"], ["regret", "ratio", "best_loss", "switches"])
-    last, sl, rows = summ.sort_values("T").groupby(BY).tail(1).set_index(BY), slopes(df, cfg), []
-    for r in sl.itertuples(index=False):
-        L = last.loc[(r.learner, r.adversary)]
-        rows.append([r.learner, r.adversary + (" (adaptive)" if r.adversary in ADAPTIVE else ""),
-                     fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(r.bound_slope, 2) if np.isfinite(r.bound_slope)
-                     else "—", fmt_ci(L["regret_mean"], L["regret_lo"], L["regret_hi"], 1),
-                     fmt_num(L["regret_mean"] / L["T"], 3), fmt_ci(L["ratio_mean"], L["ratio_lo"], L["ratio_hi"], 2)
-                     if np.isfinite(L["ratio_mean"]) else "—", fmt_num(L["best_loss_mean"], 1),
-                     f"{L['switches_mean']:.0f}"])
+    last = summ.sort_values("T").groupby(BY).tail(1)
+    rows = slopes(df, cfg).merge(last, on=BY, how="left")
     xs = sorted(df["T"].unique())
-    table = markdown_table(["learner", "adversary", "slope [95% CI]", "bound's slope", f"regret at T = {xs[-1]}",
-                            "regret / T", "regret / bound", "L*", "switches"], rows)
+    table = S.table("slopes", rows, adaptive=sorted(ADAPTIVE), T_hi=xs[-1])
     v = verdicts(df, cfg)
     n = int(df.groupby(BY + ["T"])["seed"].nunique().min())
     return {BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=n, T_lo=int(xs[0]), T_hi=int(xs[-1]), n_boot=N_BOOT,
