@@ -41,7 +41,10 @@ def _learner(name: str, d: int, T: int, eps: float, delta: float):
     if name == "tree_ftrl_laplace":
         delta = 0.0
     if name in BUILTIN:
-        L, p, _ = get_learner(BUILTIN[name]).compare.make(d, T, T, eps, delta, _problem(d) if name == "dp_ftrl" else None)
+        how = get_learner(BUILTIN[name]).compare
+        if how is None:
+            raise ValueError(f"learner {BUILTIN[name]!r} is no compare built-in")
+        L, p, _ = how.make(d, T, T, eps, delta, _problem(d) if name == "dp_ftrl" else None)
     elif name in ("dartboard", "ftpl"):
         eta = X.ftpl_eta(d, T, "exponential") if name == "ftpl" else X.hedge_eta(d, T)
         L, p = (X.ftpl if name == "ftpl" else X.shrinking_dartboard)(d), X.HedgeParams(eta=np.float32(eta))
