@@ -13,7 +13,7 @@ import pathlib
 
 import numpy as np
 
-from .analysis import fmt_ci, fmt_num, markdown_table, verdict_table
+from .analysis import verdict_table
 from .claims import Measurement, judge, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
 from .specs import StudySpec
@@ -24,65 +24,54 @@ BY, N_BOOT, OCO = ["learner", "adversary"], 1000, ("dp_ftrl", "l2p_rmw")
 ADAPTIVE = {"punish_last", "switch_watcher", "adaptive_epochs", "toward_last"}
 
 
+# study learner -> registry name whose ``compare`` built-in it runs (at T_max = T; tree_ftrl's noise follows delta)
+BUILTIN = {"hedge": "hedge", "l2p_mw": "l2p_mw", "sparse_vector": "sparse_vector", "potential": "potential",
+           "dp_ftrl": "dp_ftrl", "tree_ftrl_laplace": "tree_ftrl", "tree_ftrl_gaussian": "tree_ftrl"}
+
+
 def _learner(name: str, d: int, T: int, eps: float, delta: float):
-    """``(learner, params, bound)`` tuned for horizon ``T``; ``bound(t, best_loss) -> array``: the learner's oblivious
-    bound after ``t <= T`` rounds with these parameters (``None``: the library has none)."""
+    """``(learner, params, bound)`` tuned for horizon ``T``: the registry's ``jaxdp compare`` built-in where there is
+    one, else the learner's planner; ``bound(t, best_loss) -> array``: the library's oblivious bound after ``t <= T``
+    rounds with these parameters (``None``: the library has none)."""
     from .. import experts as X
     from ..oco.dp_ftrl import dp_ftrl_regret_bound
     from ..oco.l2p_rmw import l2p_rmw_from_plan, l2p_rmw_regret_bound, plan_l2p_rmw
     from ..registry import get_learner
 
-    if name in ("hedge", "dartboard", "ftpl"):
+    if name == "tree_ftrl_laplace":
+        delta = 0.0
+    if name in BUILTIN:
+        how = get_learner(BUILTIN[name]).compare
+        if how is None:
+            raise ValueError(f"learner {BUILTIN[name]!r} is no compare built-in")
+        L, p, _ = how.make(d, T, T, eps, delta, _problem(d) if name == "dp_ftrl" else None)
+    elif name in ("dartboard", "ftpl"):
         eta = X.ftpl_eta(d, T, "exponential") if name == "ftpl" else X.hedge_eta(d, T)
-        L = {"hedge": X.hedge, "dartboard": X.shrinking_dartboard, "ftpl": X.ftpl}[name](d)
-        if name == "ftpl":
-            return L, X.HedgeParams(eta=np.float32(eta)), lambda t, Ls: _full(Ls, X.ftpl_regret_bound(d, t, eta))
-        return L, X.HedgeParams(eta=np.float32(eta)), lambda t, Ls: _full(Ls, X.hedge_regret_bound(d, t, eta))
-    if name.startswith("tree_ftrl"):
-        noise = name.rsplit("_", 1)[1]
-        return (X.tree_ftrl_experts(d, T, noise), X.tree_ftrl_params(d, T, eps, delta if noise == "gaussian" else 0.0),
-                None)
-    if name == "l2p_mw":
-        L, p, _ = _builtin("l2p_mw", d, T, eps, delta, None)
-        return L, p, lambda t, Ls: _full(Ls, X.l2p_mw_regret_bound(d, t, float(p.eta), float(p.B)))
-    if name in ("sparse_vector", "potential"):
-        L, p, _ = _builtin(name, d, T, eps, delta, None)
-        if name == "potential":   # REAL Thms 6-7 hold for L* = 0 only
-            return L, p, lambda t, Ls: np.where(np.asarray(Ls) == 0, X.thm6_bound(d, t, eps, delta), np.nan)
-        return L, p, lambda t, Ls: X.thm1_bound(d, t, eps, 0.1, delta, np.asarray(Ls, float))
-    if name == "adaptive_sv":
+        L, p = (X.ftpl if name == "ftpl" else X.shrinking_dartboard)(d), X.HedgeParams(eta=np.float32(eta))
+    elif name == "adaptive_sv":
         plan = X.plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode="certified", test_sign="flipped")
-        return (X.adaptive_sparse_vector_experts(d), X.params_from_plan(plan),
-                lambda t, Ls: X.thm2_bound(d, t, eps, 0.1, np.asarray(Ls, float)))
-    if name == "binary_tree":
-        L, p = get_learner("binary_tree").learner_from_plan(X.plan_binary_tree_experts(eps=eps, T=T, d=d,
-                                                                                        mode="certified"), d)
-        return L, p, None
-    prob = _problem(d)
-    if name == "dp_ftrl":
-        L, p, _ = _builtin("dp_ftrl", d, T, eps, delta, prob)
-        return L, p, lambda t, Ls: _full(Ls, dp_ftrl_regret_bound(t, d, eps, delta, 1.0, 2.0, 0.0, setting="general"))
-    if name == "l2p_rmw":
+        L, p = X.adaptive_sparse_vector_experts(d), X.params_from_plan(plan)
+    elif name == "binary_tree":
+        L, p = get_learner("binary_tree").learner_from_plan(
+            X.plan_binary_tree_experts(eps=eps, T=T, d=d, mode="certified"), d)
+    elif name == "l2p_rmw":
         plan = plan_l2p_rmw(eps=eps, delta=delta, T=T, d=d, mode="certified", L=1.0, D=2.0)
-        L, p = l2p_rmw_from_plan(plan, d)
-        q = plan.params
-        return L, p, lambda t, Ls: _full(Ls, l2p_rmw_regret_bound(t, d, q["beta"], q["lam"], 1.0, 2.0, q["B"],
-                                                                  q["eta_div"]))
-    raise ValueError(f"unknown learner {name!r}")
-
-
-def _builtin(name: str, d: int, T: int, eps: float, delta: float, problem) -> tuple:
-    """``(learner, params, eps_certified)`` of a registered learner as ``jaxdp compare`` builds it at horizon ``T``."""
-    from ..registry import get_learner
-
-    how = get_learner(name).compare
-    if how is None:
-        raise ValueError(f"learner {name!r} is no compare built-in")
-    return how.make(d, T, T, eps, delta, problem)
-
-
-def _full(like, value) -> np.ndarray:
-    return np.full(np.shape(like), float(value))
+        (L, p), q = l2p_rmw_from_plan(plan, d), plan.params
+    else:
+        raise ValueError(f"unknown learner {name!r}")
+    one = {"hedge": lambda t: X.hedge_regret_bound(d, t, X.hedge_eta(d, T)),
+           "dartboard": lambda t: X.hedge_regret_bound(d, t, X.hedge_eta(d, T)),
+           "ftpl": lambda t: X.ftpl_regret_bound(d, t, X.ftpl_eta(d, T, "exponential")),
+           "l2p_mw": lambda t: X.l2p_mw_regret_bound(d, t, float(p.eta), float(p.B)),
+           "dp_ftrl": lambda t: dp_ftrl_regret_bound(t, d, eps, delta, 1.0, 2.0, 0.0, setting="general"),
+           "l2p_rmw": lambda t: l2p_rmw_regret_bound(t, d, q["beta"], q["lam"], 1.0, 2.0, q["B"], q["eta_div"])}
+    by_L = {"sparse_vector": lambda t, Ls: X.thm1_bound(d, t, eps, 0.1, delta, np.asarray(Ls, float)),
+            "adaptive_sv": lambda t, Ls: X.thm2_bound(d, t, eps, 0.1, np.asarray(Ls, float)),
+            # REAL Thms 6-7 hold for L* = 0 only
+            "potential": lambda t, Ls: np.where(np.asarray(Ls) == 0, X.thm6_bound(d, t, eps, delta), np.nan)}
+    if name in one:
+        return L, p, lambda t, Ls: np.full(np.shape(Ls), float(one[name](t)))
+    return L, p, by_L.get(name)
 
 
 def _problem(d: int):
@@ -234,18 +223,10 @@ def page_blocks(results_dir=None) -> dict:
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
     cfg = _config(results_dir or RESULTS)
     summ = summarize(df, BY + ["T"], ["regret", "ratio", "best_loss", "switches"])
-    last, sl, rows = summ.sort_values("T").groupby(BY).tail(1).set_index(BY), slopes(df, cfg), []
-    for r in sl.itertuples(index=False):
-        L = last.loc[(r.learner, r.adversary)]
-        rows.append([r.learner, r.adversary + (" (adaptive)" if r.adversary in ADAPTIVE else ""),
-                     fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(r.bound_slope, 2) if np.isfinite(r.bound_slope)
-                     else "—", fmt_ci(L["regret_mean"], L["regret_lo"], L["regret_hi"], 1),
-                     fmt_num(L["regret_mean"] / L["T"], 3), fmt_ci(L["ratio_mean"], L["ratio_lo"], L["ratio_hi"], 2)
-                     if np.isfinite(L["ratio_mean"]) else "—", fmt_num(L["best_loss_mean"], 1),
-                     f"{L['switches_mean']:.0f}"])
+    last = summ.sort_values("T").groupby(BY).tail(1)
+    rows = slopes(df, cfg).merge(last, on=BY, how="left")
     xs = sorted(df["T"].unique())
-    table = markdown_table(["learner", "adversary", "slope [95% CI]", "bound's slope", f"regret at T = {xs[-1]}",
-                            "regret / T", "regret / bound", "L*", "switches"], rows)
+    table = S.table("slopes", rows, adaptive=sorted(ADAPTIVE), T_hi=xs[-1])
     v = verdicts(df, cfg)
     n = int(df.groupby(BY + ["T"])["seed"].nunique().min())
     return {BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=n, T_lo=int(xs[0]), T_hi=int(xs[-1]), n_boot=N_BOOT,

@@ -14,13 +14,9 @@ import pathlib
 import numpy as np
 
 from jaxdp.core import seed_keys, simulate
-from jaxdp.experts import (
-    adversary_and_params, alternating_terms, experts_problem, figure1_exponents, l2p_mw_regret_bound,
-    learner_and_params,
-)
-from jaxdp.studies.analysis import (
-    _pow2, equal_expected_regret, fmt_num, loglog_slope, summarize, upper_half, verdict_table,
-)
+from jaxdp.experts import adversary_and_params, alternating_terms, experts_problem, figure1_exponents
+from jaxdp.experts import l2p_mw_regret_bound, learner_and_params
+from jaxdp.studies.analysis import _pow2, equal_expected_regret, loglog_slope, summarize, upper_half, verdict_table
 from jaxdp.studies.claims import judge_fits, tally
 from jaxdp.studies.framework import Study, fit_slopes, plot_panels
 from jaxdp.studies.specs import StudySpec
@@ -28,6 +24,8 @@ from jaxdp.studies.specs import StudySpec
 S = StudySpec("lazy-figure1c", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
 N_BOOT, TOL, NO_CLAIM = 2000, 0.05, S.data["claims_notes"]["no_claim"]
+#: per point: the mean expected regret and the plan's η and B
+PER_POINT = dict(expected_regret=("expected_regret", "mean"), eta=("eta", "first"), B=("B", "first"))
 
 
 def _curve(panel: str, curve: str):
@@ -89,12 +87,6 @@ def build(cfg: dict) -> Study:
     return S.study(cfg, points=points, run=run, check_point=setup, analyze=analyze, plot=plot)
 
 
-def _per_point(df, learners, by):
-    g = df[df["learner"].isin(learners)]
-    return g.groupby(by, sort=True).agg(expected_regret=("expected_regret", "mean"), eta=("eta", "first"),
-                                        B=("B", "first")).reset_index()
-
-
 def verdicts(slopes, summary, d: int):
     """One verdict per fitted (learner, adversary, α) cell against :data:`CLAIMS` (:func:`judge_fits`): an exponent
     by the slope over ``log10(x_max/x_min)`` decades of T, Hedge's bound by mean regret / √(T ln d/2) at every
@@ -124,37 +116,28 @@ def page_blocks(results_dir=None) -> dict:
     real = fit_slopes(df, "T", "regret", by=by, n_boot=N_BOOT, resample="joint")
     exp = fit_slopes(df, "T", "expected_regret", by=by, n_boot=N_BOOT, resample="joint")
     twins = equal_expected_regret(df, "sketch", "hedge", ["adversary", "alpha"], 1e-4)
-    exact = (exp["slope_hi"] - exp["slope_lo"] < 1e-9).to_numpy()
-    notes = [[n for n, on in (("E[regret] the same for every seed", x), (S.data["claims_notes"]["twins"], r.learner in (
-        "hedge", "sketch") and (r.adversary, r.alpha) in twins)) if on] for x, r in zip(exact, real.itertuples())]
-    th = [THEORY.get(k) for k in zip(real["learner"], real["adversary"])]
-    rows = real.assign(exact=exact, **{f"e{k}": exp[f"slope{k}"].to_numpy() for k in ("", "_lo", "_hi")},
-                       claimed_c=figure1_exponents(real["alpha"].to_numpy(), "c")["L2P"],
-                       note=["; ".join(n) or "—" for n in notes],
-                       applies=[f"{t[0]}: {fmt_num(float(t[1](a)))}" if t else "—" for t, a in zip(th, real["alpha"])])
+    rows = real.assign(**{f"e{k}": exp[f"slope{k}"].to_numpy() for k in ("", "_lo", "_hi")})
     up = upper_half(sorted(df["T"].unique()))
     T_lo, T_hi = int(up[0]), int(up[-1])
     # L2P-MW (paper settings) on alternating batches: E[regret] beside the model's terms (alternating_terms)
-    t = _per_point(df[df["adversary"] == "alternating"], ["l2p_paper"], ["alpha", "T"])
+    t = df[(df["adversary"] == "alternating") & (df["learner"] == "l2p_paper")].groupby(["alpha", "T"])
+    t = t.agg(**PER_POINT).reset_index()
     t = t.assign(**alternating_terms(d, t["T"], t["eta"], t["B"]))
-    t["ratio"] = t["expected_regret"] / t["model"]
-    dev = t.groupby("alpha")["ratio"].apply(lambda v: float(np.max(np.abs(v - 1)))).to_dict()
-    mrows = [[f"{a:g}", *(fmt_num(loglog_slope(g[g["T"].isin(up)]["T"], g[g["T"].isin(up)][c]))
-                          for c in ("expected_regret", "model", "warmup", "tanh_term")),
-              fmt_num(2 / 3 + a / 3), fmt_num(1 / 3 + 2 * a / 3)] for a, g in t.groupby("alpha", sort=True)]
+    dev = (t["expected_regret"] / t["model"] - 1).abs().groupby(t["alpha"]).max().to_dict()
+    mrows = pd.DataFrame([{"alpha": a, **{c: loglog_slope(g["T"], g[c]) for c in ("expected_regret", "model", "warmup",
+                          "tanh_term")}} for a, g in t[t["T"].isin(up)].groupby("alpha", sort=True)])
     v = verdicts(real.assign(n_seeds=S_), summarize(df, by + ["T"], ["regret"], n_boot=N_BOOT), d)
     # L2P-MW (both settings) against its valid bound ln d/η + ηTB/8 on the upper half of the grid
-    b = _per_point(df, ["l2p_paper", "l2p_retuned"], by + ["T"])
-    b = b[b["T"].isin(up)].copy()
+    b = df[df["T"].isin(up) & df["learner"].isin(["l2p_paper", "l2p_retuned"])].groupby(by + ["T"]).agg(**PER_POINT)
+    b = b.reset_index()
     b["bound"] = l2p_mw_regret_bound(d, b["T"].to_numpy(float), b["eta"].to_numpy(float), b["B"].to_numpy(float))
-    b["ratio"] = b["expected_regret"] / b["bound"]
-    brows = [[ln, adv, f"{a:g}", ", ".join(f"{x:.3f}" for x in g["ratio"]), ", ".join(str(int(b)) for b in g["B"]),
-              fmt_num(loglog_slope(g["T"], g["bound"])), fmt_num(loglog_slope(g["T"], g["expected_regret"])),
-              fmt_num(EXPONENT[ln](float(a)))]
-             for (ln, adv, a), g in b.groupby(["learner", "adversary", "alpha"], sort=True)]
+    brows = pd.DataFrame([{"learner": ln, "adversary": adv, "alpha": a, "ratios": list(g["expected_regret"] / g["bound"]),
+                           "Bs": list(g["B"]), "claimed": EXPONENT[ln](float(a)), "sb": loglog_slope(g["T"], g["bound"]),
+                           "se": loglog_slope(g["T"], g["expected_regret"])} for (ln, adv, a), g in b.groupby(by)])
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=S_, T_lo=T_lo, T_hi=T_hi, n_boot=N_BOOT,
-                            table=S.table("exponents", rows)),
+                            table=S.table("exponents", rows, twins=twins, theory=THEORY, claimed_c=_curve("c", "L2P"),
+                                          twins_note=S.data["claims_notes"]["twins"])),
         BLOCKS[1]: S.render(BLOCKS[1], d=d, table=S.table("terms", t),
                             deviations=", ".join(f"{100 * v:.1f}% at α = {a:g}" for a, v in sorted(dev.items()))),
         BLOCKS[2]: S.render(BLOCKS[2], T_lo=T_lo, T_hi=T_hi, table=S.table("model", mrows)),
