@@ -425,12 +425,7 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
                 line.set_label(f"theory [{'; '.join(panels)}]: {base.removeprefix('theory: ')}")
             elif same and len(same) < len(panels):
                 line.set_label(f"{base} (= {next(iter(same.values()))}: same values in {'; '.join(same)})")
-    fig.tight_layout()
-    figure_legend(fig, below=True)
-    path = pathlib.Path(path)
-    fig.savefig(path, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save_with_legend(fig, path)
 
 
 def plot_bars_beside_curves(bars: Mapping[str, Any], marks: Optional[Sequence[Any]], summary, x: str, y: str,
@@ -476,6 +471,13 @@ def plot_bars_beside_curves(bars: Mapping[str, Any], marks: Optional[Sequence[An
     a0.set(xlabel=bar_xlabel, ylabel=bar_ylabel)
     a0.set_title(bar_title, fontsize=9)
     plot_curves(summary, x, y, path=path, ax=a1, legend=False, **kw)
+    return _save_with_legend(fig, path)
+
+
+def _save_with_legend(fig, path: os.PathLike | str) -> pathlib.Path:
+    """Lay out ``fig``, put its one legend below the panels, write it to ``path`` and close it."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     figure_legend(fig, below=True)
     path = pathlib.Path(path)
