@@ -40,7 +40,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from .accumulate import kahan_add
-from .types import AdaptiveAdversary, Adversary, Learner, Problem, tree_where
+from .types import AdaptiveAdversary, Adversary, Learner, Problem, released, tree_where
 from .validation import SEED_LIMIT, check_adversary_params, check_positive_int, check_seed, describe_value
 
 __all__ = [
@@ -421,7 +421,8 @@ def _rollout_impl(learner: Learner, adversary: Adversary, problem: Problem, T_ma
         incurred = jnp.asarray(problem.value(loss_t, ls.x), fdt)
         ls_new, info = learner.step(jax.random.fold_in(k_learn, t), ls, loss_t, params)
         if adaptive:   # it sees x_t (ls.x, played this round) only after loss_t is fixed
-            m = dict(m, adv=adversary.observe(a_t, t, ls.x, info if adversary.sees_outputs else {}))
+            m = dict(m, adv=adversary.observe(a_t, t, ls.x, released(learner, ls_new, info, params)
+                                                                 if adversary.sees_outputs else {}))
         active = t < T
         if n_act is not None:
             # an index outside [0, d): loss[x] would be clamped to a finite value; make it NaN instead

@@ -47,17 +47,41 @@ class Learner(NamedTuple):
     ``lax.cond`` runs both branches, so this is how a fresh sample is paid
     once per batch and not once per round.
 
+    A learner whose privacy game releases more than its actions (noisy counts,
+    flags) sets ``release(state, params) -> outputs``: a pytree of arrays read
+    from the state after ``step``. That is what the stronger adaptive model sees
+    (:class:`AdaptiveAdversary` with ``sees_outputs``, the adaptive privacy game
+    of :mod:`jaxdp.privacy.audit.adaptive`); without it the outputs are ``info``.
+
     Attributes:
         init: ``init(key, params) -> state``; ``state.x`` is the first action.
         step: ``step(key, state, loss, params) -> (state, info)``: absorb this round's loss, choose the next action.
         block_size: static int >= 1 for lazy learners with an ``end_block`` (default 1: no blocks).
         end_block: ``end_block(key, state, params) -> (state, info)``, called once after every block, or ``None``.
+        release: ``release(state, params) -> outputs``, the outputs released after a round beyond the action (a
+            pytree of arrays), or ``None``: the released outputs are ``info``.
     """
 
     init: Callable[[PRNGKey, Params], State]
     step: Callable[[PRNGKey, State, Loss, Params], tuple[State, Info]]
     block_size: int = 1
     end_block: Optional[Callable[[PRNGKey, State, Params], tuple[State, Info]]] = None
+    release: Optional[Callable[[State, Params], Any]] = None
+
+
+def released(learner: Learner, state: State, info: Info, params: Params) -> Any:
+    """The outputs ``learner`` releases after a round: ``learner.release(state, params)``, else ``info``.
+
+    Args:
+        learner: the learner.
+        state: its state after ``step``.
+        info: what ``step`` returned beside the state.
+        params: its hyperparameters.
+
+    Returns:
+        The released outputs (a pytree of arrays).
+    """
+    return info if learner.release is None else learner.release(state, params)
 
 
 class Adversary(NamedTuple):
@@ -91,9 +115,9 @@ class AdaptiveAdversary(NamedTuple):
     before ``loss_t`` is known and never visible to it (the adaptive adversary of online learning, e.g.
     "Private Online Prediction from Experts: Separations and Faster Rates", Asi, Feldman, Koren, Talwar).
     ``outputs`` is ``{}`` unless ``sees_outputs``: the stronger model, where the adversary also sees the
-    learner's released outputs of round ``t`` (its ``info`` dict, e.g. noisy counts or ``switched``,
-    computed once the next action is drawn; the privacy game of "Differentially Private Online Learning"
-    style adaptive definitions, Jain et al. 2021).
+    learner's released outputs of round ``t`` (``Learner.release``, else its ``info`` dict: e.g. noisy
+    counts or ``switched``, computed once the next action is drawn; the privacy game of "Differentially
+    Private Online Learning" style adaptive definitions, Jain et al. 2021).
 
     The key lives in ``adv_state``, so every learner facing the same strategy with the same seed gets
     the same adversary randomness (common random numbers); the losses differ between learners only
@@ -107,7 +131,7 @@ class AdaptiveAdversary(NamedTuple):
         init: ``init(key, adv_params) -> adv_state``; the adversary's key lives in its state.
         loss: ``loss(adv_state, t) -> loss_t`` for the 0-indexed round ``t``.
         observe: ``observe(adv_state, t, action, outputs) -> adv_state``, after round ``t``.
-        sees_outputs: static; pass the learner's ``info`` of round ``t`` as ``outputs`` (default ``False``).
+        sees_outputs: static; pass the learner's released outputs of round ``t`` as ``outputs`` (default ``False``).
     """
 
     init: Callable[[PRNGKey, Any], Any]

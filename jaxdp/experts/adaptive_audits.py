@@ -289,7 +289,7 @@ def prefetch_noise_experts(d: int) -> Learner:
     Round ``t`` (0-indexed) adds ``y_t = l_t + m_t Z_t`` to its noisy cumulative losses ``S_t`` and plays
     ``x_{t+1} = argmin_j S_t[j]``, with ``Z_t ~ Lap(b)^d`` (``b = params.scale``) and ``m_t = 0`` when the noise of
     round ``t`` is *missing*: the noise of round ``t + 1`` is prefetched in round ``t`` and is missing with probability
-    ``q`` (``m_0 = 1``), independently of everything else. It releases, in round ``t``'s ``info``, ``S_t``
+    ``q`` (``m_0 = 1``), independently of everything else. It releases after round ``t`` (``Learner.release``) ``S_t``
     (``"noisy_cum"``, a noisy counter) and ``M_{t+1} = 1 - m_{t+1}`` (``"prefetch_missing"``): the flag announcing
     that the next round's loss goes in without noise.
 
@@ -324,9 +324,12 @@ def prefetch_noise_experts(d: int) -> Learner:
         S = state.S + jnp.asarray(loss, jnp.float32) + jnp.where(state.missing, 0.0, z)
         missing = jax.random.uniform(k_m) < params.q
         x = jnp.argmin(S).astype(jnp.int32)
-        return PrefetchState(x=x, S=S, missing=missing), {"noisy_cum": S, "prefetch_missing": missing}
+        return PrefetchState(x=x, S=S, missing=missing), {"switched": x != state.x}
 
-    return Learner(init=init, step=step)
+    def release(state, params):
+        return {"noisy_cum": state.S, "prefetch_missing": state.missing}
+
+    return Learner(init=init, step=step, release=release)
 
 
 def announced_exact_strategy(T: int, d: int) -> NeighbourStrategy:

@@ -159,3 +159,36 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="claimed_eps"):
         audit_learner_adaptive(SV, SV_PARAMS, [s], T=4, d=2, claimed_eps=-1.0, n=100, key=jax.random.key(0))
     assert isinstance(s, NeighbourStrategy)
+
+
+def test_prefetch_twin_passes_the_shared_conformance_check():
+    """The broken twin is a conforming learner: scalar ``info`` (``switched``), its noisy counts and flags are
+    released through ``Learner.release``, not ``info``."""
+    from _helpers import ADV, AP, PROB
+    from jaxdp.testing import check_learner
+
+    out = check_learner(EA.prefetch_noise_experts(4), ADV, PROB,
+                        [EA.prefetch_noise_params(4, 1.0, 0.1), EA.prefetch_noise_params(4, 2.0, 0.3)], AP,
+                        T=32, seeds=4)
+    assert np.isfinite(out["regret"]).all()
+
+
+def test_an_adaptive_adversary_that_sees_outputs_gets_the_released_counts():
+    """``simulate`` hands ``Learner.release`` (not ``info``) to an adversary with ``sees_outputs``: an adversary that
+    puts loss 1 on the expert with the smallest released noisy count, checked against the count it was handed."""
+    from jaxdp import seed_keys, simulate
+    from jaxdp.core.types import AdaptiveAdversary
+    from jaxdp.experts import experts_problem
+
+    d, T = 3, 24
+
+    def observe(s, t, action, outputs):
+        return s._replace(x=jnp.argmin(outputs["noisy_cum"]).astype(jnp.int32))
+
+    adv = AdaptiveAdversary(
+        init=lambda key, p: EA.PrefetchState(x=jnp.int32(0), S=jnp.zeros((d,), jnp.float32), missing=jnp.bool_(False)),
+        loss=lambda s, t: jax.nn.one_hot(s.x, d, dtype=jnp.float32), observe=observe, sees_outputs=True)
+    par = EA.prefetch_noise_params(d, 4.0, 0.0)
+    out = simulate(EA.prefetch_noise_experts(d), adv, experts_problem(), par, None, seed_keys(0, 8), T)
+    # round 0 both start at expert 0; later the learner plays the argmin of the counts the adversary was handed
+    assert np.allclose(np.asarray(out["loss"]), T)

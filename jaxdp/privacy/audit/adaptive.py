@@ -15,8 +15,8 @@ has a learner that is private in one game and not in the other).
 
 **What the adversary sees.** Before it writes ``l_t`` (0-indexed round ``t``) the strategy sees
 :class:`GameView`: the actions ``x_0, ..., x_t`` (``x_t`` is released at the start of round ``t``, before ``l_t``,
-and does not depend on it), and, with ``sees_outputs=True``, the learner's released outputs (its ``info`` dict) of
-the rounds ``< t``, e.g. noisy counts; plus whether the challenge round has passed. It also has its own key,
+and does not depend on it), and, with ``sees_outputs=True``, the learner's released outputs (``Learner.release``,
+else its ``info`` dict) of the rounds ``< t``, e.g. noisy counts; plus whether the challenge round has passed. It also has its own key,
 ``fold_in(fold_in(key, ADV_SALT), t)``, the same in both worlds. The learner's keys are those of
 :func:`jaxdp.privacy.audit.learners.learner_mechanism` (``init``, ``fold_in(k_step, t)``, ``fold_in(k_block, j)``),
 the same in both worlds: the two worlds differ only through the losses. The audited output is the whole view:
@@ -41,6 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...core.types import released
 from ...core.validation import check_positive_int
 from .auditor import DEFAULT_ALPHA, AuditReport, SearchEvents, audit_mechanism
 from .learners import _count, _last_coord, _mean_coord, action_code
@@ -61,9 +62,9 @@ class GameView(NamedTuple):
     Attributes:
         t: the 0-indexed round (int32 scalar).
         actions: ``(T + 1, ...)``: the actions ``x_0 .. x_t`` (released before ``l_t``); later entries are 0.
-        outputs: the learner's ``info`` of the rounds ``< t`` (what ``step`` returns; a block-mode learner's
-            ``end_block`` info is not part of the view), each entry stacked to ``(T, ...)`` (later rows 0), or ``{}``
-            when the strategy does not see outputs.
+        outputs: the learner's released outputs of the rounds ``< t`` (``Learner.release``, else the ``info`` that
+            ``step`` returns; a block-mode learner's ``end_block`` info is not part of the view), each entry stacked
+            to ``(T, ...)`` (later rows 0), or ``{}`` when the strategy does not see outputs.
         challenged: bool scalar: the challenge round has passed (the two worlds' losses differed in a round ``< t``).
     """
 
@@ -190,7 +191,11 @@ def _game(learner, params, strategies: list, T: int, sees_outputs: bool, record:
         return jax.ShapeDtypeStruct((int(d),), jnp.float32)
 
     l_spec = probe_loss()
-    info_spec = jax.eval_shape(lambda k, s, l: learner.step(k, s, l, params)[1], jax.random.key(0), s0,
+    def out_of_step(k, s, l):
+        s, info = learner.step(k, s, l, params)
+        return released(learner, s, info, params)
+
+    info_spec = jax.eval_shape(out_of_step, jax.random.key(0), s0,
                                jax.ShapeDtypeStruct(l_spec.shape, l_spec.dtype)) if sees_outputs else {}
 
     def mech(key, x):
@@ -221,7 +226,7 @@ def _game(learner, params, strategies: list, T: int, sees_outputs: bool, record:
             fire = jnp.any(l0 != l1)
             st, info = learner.step(jax.random.fold_in(k_step, t), st, jnp.where(world == 1, l1, l0), params)
             if sees_outputs:
-                outs = jax.tree.map(lambda o, a: o.at[t].set(a), outs, {k: info[k] for k in info_spec})
+                outs = jax.tree.map(lambda o, a: o.at[t].set(a), outs, released(learner, st, info, params))
             return (st, acts, outs, ch | fire), ((l0, l1) if record else None)
 
         carry = (st, acts, outs, jnp.bool_(False))
