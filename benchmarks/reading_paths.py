@@ -412,12 +412,12 @@ def _label(rev: Optional[str]) -> str:
 
 
 def describe(root: pathlib.Path, rev: Optional[str], package: str = "jaxdp") -> str:
-    """A column label: the revision as given, or the working tree with the commit it sits on."""
+    """A column label: the revision as given, or the working tree with the last commit that changed the package."""
     if rev is not None:
         return rev
     try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], check=True,
-                              capture_output=True, text=True).stdout.strip()
+        head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h", "--", package], check=True,
+                              capture_output=True, text=True).stdout.strip()   # the package's last commit
         dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", package], check=True,
                                capture_output=True, text=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
