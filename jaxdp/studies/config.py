@@ -30,12 +30,9 @@ def check_params(study: str, cfg: Mapping[str, Any], spec: Optional[Mapping[str,
     if spec is None:
         spec = PARAM_SPECS.get(study)
     if spec is None:
-        try:
-            from .. import registry
+        from .. import registry
 
-            entry = registry.STUDIES.get(study)
-        except Exception:  # pragma: no cover
-            entry = None
+        entry = registry.STUDIES.get(study)
         spec = inferred_params(entry.extra["defaults"]) if entry is not None else {}
     for key, p in spec.items():
         if key in cfg:

@@ -70,8 +70,6 @@ class Study:
     points_per_chunk: int = 64
     description: str = ""
     check_point: Optional[Callable[[dict], Any]] = None
-    # optional: export_fn(point) -> (jitted_fn, example_args), the compiled function of one grid point
-    # for jax.export (tests/test_export.py); without it, benchmarks/harness/export.py finds it by running the point
     export_fn: Optional[Callable[[dict], tuple]] = None
 
     def __post_init__(self):
@@ -217,8 +215,8 @@ class Param:
             if why is None and self.check is not None:
                 why = self.check(v)
             if why is not None:
-                shown = v if not self.many else f"{v!r} (in {key}={value!r})"
-                raise ValueError(f"{study}: parameter {key}={shown if self.many else repr(v)} is invalid ({why}): "
+                shown = f"{v!r} (in {key}={value!r})" if self.many else repr(v)
+                raise ValueError(f"{study}: parameter {key}={shown} is invalid ({why}): "
                                  f"{key} must be {self.describe()}")
 
 
