@@ -196,14 +196,12 @@ class Param:
     def validate(self, study: str, key: str, value: Any) -> None:
         vals = value
         if self.many:
-            if isinstance(value, str):
-                vals = [t.strip() for t in value.replace(";", ",").split(",") if t.strip()]
-                if self.kind != "str":
-                    try:
-                        vals = [_parse_value(t, 0 if self.kind == "int" else 0.0) for t in vals]
-                    except ValueError:
-                        raise ValueError(f"{study}: parameter {key}={value!r} is invalid: must be {self.describe()}") \
-                            from None
+            if isinstance(value, str):   # a comma-separated list, parsed as --set parses one
+                try:
+                    vals = _parse_value(value, [{"int": 0, "float": 0.0, "bool": False}.get(self.kind, "")])
+                except ValueError:
+                    raise ValueError(f"{study}: parameter {key}={value!r} is invalid: must be {self.describe()}") \
+                        from None
             elif not isinstance(value, (list, tuple)):
                 vals = [value]
             if not vals and not self.allow_empty:
