@@ -99,7 +99,7 @@ def validate_study(study: Study) -> None:
     for p in study.points:
         try:
             study.check_point(p)
-        except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError) as e:
+        except (ValueError, TypeError, ArithmeticError) as e:
             msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ValueError(f"{study.name}: grid point {json.dumps(_jsonable(p), default=str)} cannot run: {msg}") \
                 from None
