@@ -30,12 +30,9 @@ def check_params(study: str, cfg: Mapping[str, Any], spec: Optional[Mapping[str,
     if spec is None:
         spec = PARAM_SPECS.get(study)
     if spec is None:
-        try:
-            from .. import registry
+        from .. import registry
 
-            entry = registry.STUDIES.get(study)
-        except Exception:  # pragma: no cover
-            entry = None
+        entry = registry.STUDIES.get(study)
         spec = inferred_params(entry.extra["defaults"]) if entry is not None else {}
     for key, p in spec.items():
         if key in cfg:
@@ -102,7 +99,7 @@ def validate_study(study: Study) -> None:
     for p in study.points:
         try:
             study.check_point(p)
-        except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError) as e:
+        except (ValueError, TypeError, ArithmeticError) as e:
             msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ValueError(f"{study.name}: grid point {json.dumps(_jsonable(p), default=str)} cannot run: {msg}") \
                 from None

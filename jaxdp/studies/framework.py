@@ -8,13 +8,14 @@ returns per-seed metrics. ``run_study``:
    parameters of the study, see :class:`Param`, and every grid point's
    ``check_point``, which makes every planner call a run will make), before
    any directory is created or anything is compiled;
-2. creates ``manifest.json`` with ``O_EXCL`` (one config per results
-   directory: a second run with another config is refused; a second run with
-   the same config joins and takes other chunks);
+2. creates ``manifest.json`` exclusively (written whole beside it, then
+   hard-linked: one config per results directory: a second run with another
+   config is refused; a second run with the same config joins and takes other
+   chunks);
 3. splits the grid into chunks (points sharing ``group_by`` values, up to
    ``points_per_chunk`` of them, × blocks of ``seeds_per_chunk`` seeds); a
    process computes a chunk only after creating its claim file
-   ``claims/<chunk>`` with ``O_EXCL`` (a claim whose owner pid is dead on this
+   ``claims/<chunk>`` the same way (a claim whose owner pid is dead on this
    host, or older than ``claim_timeout`` seconds, is taken over), so N processes
    sharing the directory compute every chunk exactly once;
 4. writes each finished chunk atomically (temporary file, ``fsync``,
@@ -55,29 +56,23 @@ Modules (this one re-exports the public names of each):
 * :mod:`~jaxdp.studies.store`: the results directory (chunks, claims, manifest, hashes),
   ``load_results``, ``verify_study``, ``VerifyReport``;
 * :mod:`~jaxdp.studies.runner`: ``run_study``, the chunk loop, ``process_identity``, Ctrl-C;
-* :mod:`~jaxdp.studies.analysis`: ``bootstrap_mean_ci``, ``summarize``, ``fit_slopes``, ``joint_slope_boot``,
-  ``format_table``, and the docs' verdict tables (``verdict_table``, ``write_generated``, ``read_generated``);
-* :mod:`~jaxdp.studies.plots`: ``plot_curves``, ``plot_panels``, ``replot_results``, the curve styles.
+* :mod:`~jaxdp.studies.analysis`: ``summarize``, ``fit_slopes``, ``joint_slope_boot``, ``format_table``,
+  ``verdict_table`` (the module has the rest: bootstrap intervals, the docs' generated blocks);
+* :mod:`~jaxdp.studies.plots`: ``plot_curves``, ``plot_panels``, ``replot_results``, ``curve_style``,
+  ``theory_style``.
 """
 from __future__ import annotations
 
-from .analysis import (
-    VERDICTS, bootstrap_mean_ci, fit_slopes, format_table, joint_slope_boot, read_generated, slope_verdict, summarize,
-    verdict_table, write_generated,
-)
+from .analysis import fit_slopes, format_table, joint_slope_boot, summarize, verdict_table
 from .config import check_params, resolve_config, validate_study
-from .plots import (
-    CURVE_COLORS, CURVE_LINESTYLES, CURVE_MARKERS, curve_style, plot_curves, plot_panels, replot_results, theory_style,
-)
+from .plots import curve_style, plot_curves, plot_panels, replot_results, theory_style
 from .runner import process_identity, run_study
 from .spec import PARAM_SPECS, Param, RunFn, Study, StudyInterrupted, StudyResult, declare_params, inferred_params
 from .store import VerifyReport, load_results, verify_study
 
 __all__ = [
-    "Study", "run_study", "load_results", "summarize", "fit_slopes", "bootstrap_mean_ci", "plot_curves",
+    "Study", "run_study", "load_results", "summarize", "fit_slopes", "plot_curves",
     "StudyResult", "resolve_config", "format_table", "plot_panels", "Param", "declare_params", "check_params",
     "validate_study", "verify_study", "VerifyReport", "StudyInterrupted", "process_identity", "PARAM_SPECS",
-    "joint_slope_boot", "slope_verdict", "verdict_table", "write_generated", "read_generated", "VERDICTS",
-    "RunFn", "inferred_params", "curve_style", "theory_style", "replot_results", "CURVE_COLORS", "CURVE_LINESTYLES",
-    "CURVE_MARKERS",
+    "joint_slope_boot", "verdict_table", "RunFn", "inferred_params", "curve_style", "theory_style", "replot_results",
 ]

@@ -3,10 +3,7 @@
 """
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import hashlib
-import io
 import json
 import os
 import pathlib
@@ -18,9 +15,10 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ..core import process_local
+from ..core.io import atomic_write
 from .config import _jsonable, validate_study
 from .spec import Study, StudyInterrupted, StudyResult
-from ..core.io import atomic_write
 from .store import (
     _check_chunk,
     _chunk_id,
@@ -30,11 +28,12 @@ from .store import (
     _open_manifest,
     _release,
     _rows,
+    _table,
     _versions,
     _write_chunk,
 )
 
-__all__ = ["run_study", "process_identity", "RunContext", "ChunkPlan"]
+__all__ = ["run_study", "process_identity"]
 
 
 def _distributed_client_active() -> bool:
@@ -75,18 +74,6 @@ def process_identity() -> tuple[int, int, str]:
                 raise ValueError(f"{pid_var}={r} must be in [0, {n_var}={n})")
             return r, n, pid_var.split("_")[0]
     return 0, 1, "single"
-
-
-def _local_context():
-    """Chunks are computed with this process's devices only (``jaxdp.core.simulate.process_local``)."""
-    if _distributed_client_active():
-        import importlib
-
-        # the module, not the ``simulate`` function that ``jaxdp.core`` re-exports under the same name
-        pl = getattr(importlib.import_module("jaxdp.core.simulate"), "process_local", None)
-        if pl is not None:
-            return pl()
-    return contextlib.nullcontext()
 
 
 class _SigintFlag:
@@ -193,183 +180,82 @@ def run_study(study: Study, out_dir: os.PathLike | str, *, progress: bool = True
     """
     log = log or (lambda s: print(s, file=sys.stderr, flush=True))
     validate_study(study)           # before anything is created or compiled
-    if process is None:
-        rank, nproc, source = process_identity()
-    else:
-        (rank, nproc), source = process, "argument"
+    rank, nproc, source = process_identity() if process is None else (*process, "argument")
     if claim_timeout is None:
         claim_timeout = float(os.environ.get("JAXDP_CLAIM_TIMEOUT", 6 * 3600))
+    out = pathlib.Path(out_dir)
+    chunks_dir, claims_dir = out / "chunks", out / "claims"
     # from here on a Ctrl-C only sets a flag (checked before each chunk and at the end), so it never
     # lands between creating a file and writing it
-    sig = _SigintFlag().__enter__()
-    try:
+    with _SigintFlag() as sig:
         if sig.hit:
             raise StudyInterrupted()
-        ctx = RunContext(study=study, out=pathlib.Path(out_dir), sig=sig, rank=rank, nproc=nproc, source=source,
-                         progress=progress, analyze=analyze, plot=plot, merge=merge, max_chunks=max_chunks,
-                         claim_timeout=claim_timeout, log=log)
-        res = _prepare_run_and_merge(ctx=ctx)
-        if sig.hit:   # a Ctrl-C during the merge: the results are complete, the run still says so
+        created_dir = not out.exists()
+        out.mkdir(parents=True, exist_ok=True)
+        manifest = {"study": study.name, "description": study.description, "config": _jsonable(study.config),
+                    "n_points": len(study.points), "seeds": int(study.seeds), "versions": _versions(),
+                    "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        fresh = _open_manifest(out, manifest)
+        chunks_dir.mkdir(exist_ok=True)
+        claims_dir.mkdir(exist_ok=True)
+        chunks = _chunks(study)
+        cids = [_chunk_id(study, *c) for c in chunks]
+        status = {cid: _check_chunk(chunks_dir, cid)[0] for cid in cids}
+        damaged = [cid for cid in cids if status[cid].startswith("damaged")]
+        for cid in damaged:
+            log(f"jaxdp: chunk chunks/{cid}.csv is {status[cid]}; recomputing it")
+        skipped = sum(s == "ok" for s in status.values())
+        if sig.hit:
             raise StudyInterrupted()
-        return res
-    finally:
-        sig.__exit__(None, None, None)
-
-
-# --------------------------------------------------------------------------- one run
-
-
-@dataclasses.dataclass(frozen=True)
-class RunContext:
-    """The settings of one :func:`run_study` call, fixed once the run starts.
-
-    Attributes:
-        study: the study run.
-        out: the results directory.
-        sig: the SIGINT flag (its ``hit`` is checked before each chunk).
-        rank, nproc: this process's index and the number of processes sharing the directory.
-        source: where ``rank`` and ``nproc`` came from (:func:`process_identity`, or ``"argument"``).
-        progress, analyze, plot, merge, max_chunks, claim_timeout: as passed to :func:`run_study`.
-        log: where warnings about damaged chunks go.
-    """
-
-    study: Study
-    out: pathlib.Path
-    sig: Any
-    rank: int
-    nproc: int
-    source: str
-    progress: bool
-    analyze: bool
-    plot: bool
-    merge: bool
-    max_chunks: Optional[int]
-    claim_timeout: float
-    log: Callable[[str], None]
-
-
-@dataclasses.dataclass(frozen=True)
-class ChunkPlan:
-    """The chunks of a run and their state when it started.
-
-    Attributes:
-        manifest: the manifest dict, completed and written when the results are merged.
-        chunks: ``(point indices, seed indices)`` per chunk.
-        cids: the chunks' names, in the order of ``chunks``.
-        status: chunk name -> ``"ok"``, ``"missing"`` or ``"damaged: ..."``; updated as this process
-            finishes chunks.
-        damaged: the names of the chunks found damaged (they are recomputed).
-        skipped: the number of chunks already done when the run started.
-    """
-
-    manifest: dict
-    chunks: list
-    cids: list
-    status: dict
-    damaged: list
-    skipped: int
-
-
-def _prepare_run_and_merge(*, ctx: RunContext) -> StudyResult:
-    """Open (or join) the results directory and find which chunks are already done."""
-    study, out = ctx.study, ctx.out
-    created_dir = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
-    manifest = {"study": study.name, "description": study.description, "config": _jsonable(study.config),
-                "n_points": len(study.points), "seeds": int(study.seeds), "versions": _versions(),
-                "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    fresh = _open_manifest(out, manifest)
-    chunks_dir, claims_dir = out / "chunks", out / "claims"
-    chunks_dir.mkdir(exist_ok=True)
-    claims_dir.mkdir(exist_ok=True)
-
-    chunks = _chunks(study)
-    cids = [_chunk_id(study, *c) for c in chunks]
-    status = {cid: _check_chunk(chunks_dir, cid)[0] for cid in cids}
-    damaged = []
-    for cid in cids:
-        if status[cid].startswith("damaged"):
-            damaged.append(cid)
-            ctx.log(f"jaxdp: chunk chunks/{cid}.csv is {status[cid]}; recomputing it")
-    skipped = sum(s == "ok" for s in status.values())
-    if ctx.sig.hit:
-        raise StudyInterrupted()
-    plan = ChunkPlan(manifest=manifest, chunks=chunks, cids=cids, status=status, damaged=damaged, skipped=skipped)
-    try:
-        return _run_and_merge(ctx=ctx, plan=plan)
-    except Exception:
-        if fresh and ctx.nproc == 1:   # failed before any chunk finished: leave nothing that blocks a rerun
-            _discard_fresh(out, created_dir)
-        raise
-
-
-def _run_and_merge(*, ctx: RunContext, plan: ChunkPlan) -> StudyResult:
-    """Compute this process's share of the missing chunks, then merge if every chunk is there."""
-    study, out, sig = ctx.study, ctx.out, ctx.sig
-    rank, nproc, source = ctx.rank, ctx.nproc, ctx.source
-    manifest, chunks, cids, status = plan.manifest, plan.chunks, plan.cids, plan.status
-    desc = study.name if nproc == 1 else f"{study.name} [{rank}/{nproc}]"
-    bar = _progress_bar(len(chunks), plan.skipped, ctx.progress, desc)
-    t_run = time.time()
-    chunks_dir, claims_dir = out / "chunks", out / "claims"
-    ran = 0
-    try:
-        with _local_context():
-            for j in _order(len(chunks), rank, nproc):
-                cid = cids[j]
-                if status[cid] == "ok":
-                    continue
-                if ctx.max_chunks is not None and ran >= ctx.max_chunks:
-                    break
-                if sig.hit:
-                    raise StudyInterrupted()
-                claim = claims_dir / cid
-                if not _claim(claim, ctx.claim_timeout):
-                    continue
-                try:
-                    st = _check_chunk(chunks_dir, cid)[0]   # another process may have finished it meanwhile
-                    if st == "ok":
-                        status[cid] = "ok"
+        desc = study.name if nproc == 1 else f"{study.name} [{rank}/{nproc}]"
+        bar = _progress_bar(len(chunks), skipped, progress, desc)
+        t_run, ran = time.time(), 0
+        try:
+            with process_local():   # chunks are computed with this process's devices only
+                for j in _order(len(chunks), rank, nproc):
+                    cid = cids[j]
+                    if status[cid] == "ok":
                         continue
-                    data = _chunk_frame(study, *chunks[j])
-                    pi, seeds = chunks[j]
-                    _write_chunk(chunks_dir, cid, data, {"study": study.name, "points": [int(i) for i in pi],
-                                                         "seeds": [int(seeds[0]), int(seeds[-1])]})
-                    status[cid] = "ok"
-                finally:
-                    _release(claim)
-                ran += 1
-                if bar is not None:
-                    bar.update(1)
-            if sig.hit:
-                raise StudyInterrupted()
-    finally:
-        if bar is not None:
-            bar.close()
-    elapsed = time.time() - t_run
-
-    if sig.hit:
-        raise StudyInterrupted()
-    final = {cid: _check_chunk(chunks_dir, cid) for cid in cids}
-    complete = all(s == "ok" for s, _ in final.values())
-    tables, plots, merged = {}, [], False
-    import pandas as pd   # here, not before the chunks: the first chunk starts computing without it
-
-    frames = [pd.read_csv(io.BytesIO(d or b"")) for s, d in final.values() if s == "ok"]
-    df = (pd.concat(frames, ignore_index=True).sort_values(["point", "seed"]).reset_index(drop=True)
-          if frames else pd.DataFrame())
-    if complete and ctx.merge:
-        lock = out / "claims" / "merge"
-        merged = _claim(lock, ctx.claim_timeout)
-        if merged:
+                    if max_chunks is not None and ran >= max_chunks:
+                        break
+                    if sig.hit:
+                        raise StudyInterrupted()
+                    if not _claim(claims_dir / cid, claim_timeout):
+                        continue
+                    try:
+                        if _check_chunk(chunks_dir, cid)[0] != "ok":   # another process may have finished it
+                            pi, seeds = chunks[j]
+                            _write_chunk(chunks_dir, cid, _chunk_frame(study, pi, seeds),
+                                         {"study": study.name, "points": [int(i) for i in pi],
+                                          "seeds": [int(seeds[0]), int(seeds[-1])]})
+                            ran += 1
+                            if bar is not None:
+                                bar.update(1)
+                        status[cid] = "ok"
+                    finally:
+                        _release(claims_dir / cid)
+        except Exception:
+            if fresh and nproc == 1:   # failed before any chunk finished: leave nothing that blocks a rerun
+                _discard_fresh(out, created_dir)
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+        if sig.hit:
+            raise StudyInterrupted()
+        elapsed = time.time() - t_run
+        df, complete = _table(chunks_dir, cids)   # pandas only now: the first chunk starts computing without it
+        tables, plots, merged = {}, [], False
+        if complete and merge and _claim(claims_dir / "merge", claim_timeout):
+            merged = True
             try:
                 data = df.to_csv(index=False).encode()
                 atomic_write(out / "results.csv", data)
-                if ctx.analyze and study.analyze is not None:
+                if analyze and study.analyze is not None:
                     tables = study.analyze(df) or {}
                     for name, t in tables.items():
                         atomic_write(out / f"{name}.csv", t.to_csv(index=False))
-                if ctx.plot and study.plot is not None:
+                if plot and study.plot is not None:
                     try:
                         import matplotlib
 
@@ -385,6 +271,8 @@ def _run_and_merge(*, ctx: RunContext, plan: ChunkPlan) -> StudyResult:
                                              "rows": _rows(data)}})
                 atomic_write(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
             finally:
-                _release(lock)
-    return StudyResult(df=df, tables=tables, plots=plots, out_dir=out, chunks_run=ran, chunks_skipped=plan.skipped,
-                       complete=complete, merged=merged, damaged=plan.damaged, process=(rank, nproc, source))
+                _release(claims_dir / "merge")
+        if sig.hit:   # a Ctrl-C during the merge: the results are complete, the run still says so
+            raise StudyInterrupted()
+    return StudyResult(df=df, tables=tables, plots=plots, out_dir=out, chunks_run=ran, chunks_skipped=skipped,
+                       complete=complete, merged=merged, damaged=damaged, process=(rank, nproc, source))

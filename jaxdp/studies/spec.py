@@ -70,8 +70,6 @@ class Study:
     points_per_chunk: int = 64
     description: str = ""
     check_point: Optional[Callable[[dict], Any]] = None
-    # optional: export_fn(point) -> (jitted_fn, example_args), the compiled function of one grid point
-    # for jax.export (tests/test_export.py); without it, benchmarks/harness/export.py finds it by running the point
     export_fn: Optional[Callable[[dict], tuple]] = None
 
     def __post_init__(self):
@@ -198,14 +196,12 @@ class Param:
     def validate(self, study: str, key: str, value: Any) -> None:
         vals = value
         if self.many:
-            if isinstance(value, str):
-                vals = [t.strip() for t in value.replace(";", ",").split(",") if t.strip()]
-                if self.kind != "str":
-                    try:
-                        vals = [_parse_value(t, 0 if self.kind == "int" else 0.0) for t in vals]
-                    except ValueError:
-                        raise ValueError(f"{study}: parameter {key}={value!r} is invalid: must be {self.describe()}") \
-                            from None
+            if isinstance(value, str):   # a comma-separated list, parsed as --set parses one
+                try:
+                    vals = _parse_value(value, [{"int": 0, "float": 0.0, "bool": False}.get(self.kind, "")])
+                except ValueError:
+                    raise ValueError(f"{study}: parameter {key}={value!r} is invalid: must be {self.describe()}") \
+                        from None
             elif not isinstance(value, (list, tuple)):
                 vals = [value]
             if not vals and not self.allow_empty:
@@ -217,8 +213,8 @@ class Param:
             if why is None and self.check is not None:
                 why = self.check(v)
             if why is not None:
-                shown = v if not self.many else f"{v!r} (in {key}={value!r})"
-                raise ValueError(f"{study}: parameter {key}={shown if self.many else repr(v)} is invalid ({why}): "
+                shown = f"{v!r} (in {key}={value!r})" if self.many else repr(v)
+                raise ValueError(f"{study}: parameter {key}={shown} is invalid ({why}): "
                                  f"{key} must be {self.describe()}")
 
 

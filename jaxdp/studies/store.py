@@ -14,7 +14,7 @@ import platform
 import socket
 import sys
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -80,7 +80,43 @@ def _check_chunk(chunks_dir: pathlib.Path, cid: str) -> tuple[str, Optional[byte
     return "ok", data
 
 
+def _table(chunks_dir: pathlib.Path, cids: list, log: Optional[Callable[[str], None]] = None) -> tuple:
+    """``(df, complete)``: the tidy table of the verified chunks among ``cids`` (sorted by point and seed; the
+    columns in the order the chunks first show them) and whether every one of them is verified. A damaged chunk
+    is left out and named to ``log``."""
+    import pandas as pd
+
+    frames = []
+    for cid in cids:
+        st, data = _check_chunk(chunks_dir, cid)
+        if st == "ok":
+            frames.append(pd.read_csv(io.BytesIO(data or b"")))
+        elif log is not None and st != "missing":
+            log(f"jaxdp: chunk chunks/{cid}.csv is {st}; left out")
+    df = (pd.concat(frames, ignore_index=True).sort_values(["point", "seed"]).reset_index(drop=True)
+          if frames else pd.DataFrame())
+    return df, len(frames) == len(cids)
+
+
 _HOST = socket.gethostname()
+
+
+def _create(path: pathlib.Path, text: str) -> bool:
+    """Create ``path`` holding ``text`` unless it exists; ``True`` if this call created it.
+
+    The text is written in full beside ``path`` (:func:`~jaxdp.core.io.atomic_write`) and hard-linked to it;
+    ``os.link`` fails if ``path`` exists, so of several processes (on one host, or on several sharing the folder)
+    exactly one creates it, and no reader ever sees a partial file.
+    """
+    tmp = path.with_name(f".{path.name}.new-{_HOST}-{os.getpid()}")
+    atomic_write(tmp, text)
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -102,40 +138,28 @@ def _pid_alive(pid: int) -> bool:
 
 def _claim_stale(path: pathlib.Path, timeout: float) -> bool:
     try:
-        st = path.stat()
-        text = path.read_text()
-    except FileNotFoundError:
-        return True
-    age = time.time() - st.st_mtime
-    try:
-        c = json.loads(text)
+        age = time.time() - path.stat().st_mtime
+        c = json.loads(path.read_text())
         host, pid = c["host"], int(c["pid"])
-    except (ValueError, KeyError, TypeError):
-        return age > 10.0  # being written, or garbage
+    except (FileNotFoundError, ValueError, KeyError, TypeError):   # gone, or garbage: a claim is written whole
+        return True
     if host == _HOST:
         return pid == os.getpid() or not _pid_alive(pid)
     return age > timeout
 
 
 def _claim(path: pathlib.Path, timeout: float) -> bool:
-    """Create the claim file with ``O_EXCL``; take over a stale claim. True if this process holds it."""
-    for attempt in range(2):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            if attempt == 0 and _claim_stale(path, timeout):
-                aside = path.with_name(f".{path.name}.stale-{_HOST}-{os.getpid()}")
-                try:
-                    os.rename(path, aside)
-                    os.unlink(aside)
-                except FileNotFoundError:
-                    pass
-                continue
-            return False
-        with os.fdopen(fd, "w") as f:
-            json.dump({"host": _HOST, "pid": os.getpid(), "time": time.time()}, f)
+    """Create the claim file (:func:`_create`); take over a stale claim. True if this process holds it."""
+    claim = json.dumps({"host": _HOST, "pid": os.getpid(), "time": time.time()})
+    if _create(path, claim):
         return True
-    return False
+    if not _claim_stale(path, timeout):
+        return False
+    aside = path.with_name(f".{path.name}.stale-{_HOST}-{os.getpid()}")
+    with contextlib.suppress(FileNotFoundError):
+        os.rename(path, aside)
+        os.unlink(aside)
+    return _create(path, claim)
 
 
 def _release(path: pathlib.Path) -> None:
@@ -143,39 +167,31 @@ def _release(path: pathlib.Path) -> None:
         os.unlink(path)
 
 
-def _read_json_retry(path: pathlib.Path, wait: float = 5.0) -> dict:
-    deadline = time.time() + wait
-    while True:
-        try:
-            return json.loads(path.read_text())
-        except (ValueError, FileNotFoundError):
-            if time.time() > deadline:
-                raise ValueError(f"{str(path)!r} is damaged (not JSON); it is not a results directory this version "
-                                 f"can resume: use another --out or delete it") from None
-            time.sleep(0.05)
+def _read_manifest(out: pathlib.Path) -> dict:
+    """The ``manifest.json`` of a results directory (always written whole: :func:`_create`, ``atomic_write``)."""
+    try:
+        return json.loads((out / "manifest.json").read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{str(out)!r} is not a study results directory (no manifest.json)") from None
+    except ValueError:
+        raise ValueError(f"{str(out / 'manifest.json')!r} is damaged (not JSON); it is not a results directory this "
+                         f"version can resume: use another --out or delete it") from None
 
 
 def _open_manifest(out: pathlib.Path, manifest: dict) -> bool:
-    """Create ``manifest.json`` with ``O_EXCL`` (returns ``True``), or check that the existing one has this study
-    and config (returns ``False``)."""
-    path = out / "manifest.json"
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except FileExistsError:
-        old = _read_json_retry(path)
-        if old.get("study") != manifest["study"] or _normalized(old.get("config")) != _normalized(manifest["config"]):
-            diff = sorted(k for k in set(old.get("config") or {}) | set(manifest["config"])
-                          if _normalized((old.get("config") or {}).get(k)) != _normalized(manifest["config"].get(k)))
-            raise ValueError(
-                f"results directory {str(out)!r} holds a different study/config (study {old.get('study')!r}"
-                + (f", differing in {', '.join(diff[:6])}" if diff and old.get("study") == manifest["study"] else "")
-                + "); use another --out or delete it")
-        return False
-    with os.fdopen(fd, "w") as f:
-        f.write(json.dumps(manifest, indent=2, default=str))
-        f.flush()
-        os.fsync(f.fileno())
-    return True
+    """Create ``manifest.json`` (returns ``True``), or check that the existing one has this study and config
+    (returns ``False``)."""
+    if _create(out / "manifest.json", json.dumps(manifest, indent=2, default=str)):
+        return True
+    old = _read_manifest(out)
+    if old.get("study") != manifest["study"] or _normalized(old.get("config")) != _normalized(manifest["config"]):
+        diff = sorted(k for k in set(old.get("config") or {}) | set(manifest["config"])
+                      if _normalized((old.get("config") or {}).get(k)) != _normalized(manifest["config"].get(k)))
+        raise ValueError(
+            f"results directory {str(out)!r} holds a different study/config (study {old.get('study')!r}"
+            + (f", differing in {', '.join(diff[:6])}" if diff and old.get("study") == manifest["study"] else "")
+            + "); use another --out or delete it")
+    return False
 
 
 def _discard_fresh(out: pathlib.Path, created_dir: bool) -> None:
@@ -220,25 +236,12 @@ def load_results(out_dir: os.PathLike | str, study: Optional[Study] = None):
         A ``pandas.DataFrame``: one row per point and seed (the point's keys, ``point``, ``seed`` and
         the metrics); empty when no chunk is finished.
     """
-    import pandas as pd
-
     out = pathlib.Path(out_dir)
-    chunks_dir = out / "chunks"
-    names = sorted(f.stem for f in chunks_dir.glob("*.csv"))
+    names = sorted(f.stem for f in (out / "chunks").glob("*.csv"))
     if study is not None:
         wanted = {_chunk_id(study, *c) for c in _chunks(study)}
         names = [n for n in names if n in wanted]
-    frames = []
-    for n in names:
-        st, data = _check_chunk(chunks_dir, n)
-        if st != "ok":
-            print(f"jaxdp: chunk chunks/{n}.csv is {st}; left out", file=sys.stderr)
-            continue
-        frames.append(pd.read_csv(io.BytesIO(data or b"")))
-    if not frames:
-        return pd.DataFrame()
-    df = pd.concat(frames, ignore_index=True)
-    return df.sort_values(["point", "seed"]).reset_index(drop=True)
+    return _table(out / "chunks", names, log=lambda s: print(s, file=sys.stderr))[0]
 
 
 @dataclasses.dataclass
@@ -312,25 +315,17 @@ def verify_study(out_dir: os.PathLike | str, study: Optional[Study] = None) -> V
         ValueError: the directory has no ``manifest.json``.
     """
     out = pathlib.Path(out_dir)
-    mpath = out / "manifest.json"
-    if not mpath.exists():
-        raise ValueError(f"{str(out)!r} is not a study results directory (no manifest.json)")
-    m = _read_json_retry(mpath, wait=0.5)
+    m = _read_manifest(out)
     if study is None:
         from .. import registry
 
         study = registry.get_study(m["study"]).fn(dict(m["config"]))
     chunks_dir = out / "chunks"
     cids = [_chunk_id(study, *c) for c in _chunks(study)]
-    ok, missing, damaged = [], [], {}
-    for cid in cids:
-        st, _ = _check_chunk(chunks_dir, cid)
-        if st == "ok":
-            ok.append(cid)
-        elif st == "missing":
-            missing.append(cid)
-        else:
-            damaged[cid] = st
+    states = {cid: _check_chunk(chunks_dir, cid)[0] for cid in cids}
+    ok = [cid for cid in cids if states[cid] == "ok"]
+    missing = [cid for cid in cids if states[cid] == "missing"]
+    damaged = {cid: st for cid, st in states.items() if st.startswith("damaged")}
     stray = sorted(set(f.stem for f in chunks_dir.glob("*.csv")) - set(cids))
     claimed = sorted(f.name for f in (out / "claims").glob("*") if f.is_file() and not f.name.startswith("."))
     rpath = out / "results.csv"

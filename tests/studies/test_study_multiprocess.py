@@ -234,6 +234,24 @@ def test_stale_claims_are_taken_over_live_ones_are_not(tmp_path):
     assert _claim(other, timeout=3600)
 
 
+def test_files_are_created_whole_and_once(tmp_path):
+    """A manifest or claim appears with its full text or not at all (written beside it, then hard-linked), a second
+    creation of the same name fails, no temporary file is left, and a claim that is not JSON is garbage (never a
+    claim being written) and is taken over at once."""
+    import json as _json
+
+    from jaxdp.studies.store import _claim, _create
+
+    f = tmp_path / "manifest.json"
+    assert _create(f, '{"study": "a"}') and not _create(f, '{"study": "b"}')
+    assert _json.loads(f.read_text()) == {"study": "a"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"]
+    garbage = tmp_path / "garbage"
+    garbage.write_text("{not json")
+    assert _claim(garbage, timeout=3600) and _json.loads(garbage.read_text())["pid"] == os.getpid()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["garbage", "manifest.json"]
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc to see a zombie")
 def test_a_zombie_owner_is_dead():
     """A killed process whose parent has not reaped it yet (a zombie) holds no claim."""
