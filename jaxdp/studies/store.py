@@ -106,7 +106,8 @@ def _create(path: pathlib.Path, text: str) -> bool:
 
     The text is written in full beside ``path`` (:func:`~jaxdp.core.io.atomic_write`) and hard-linked to it;
     ``os.link`` fails if ``path`` exists, so of several processes (on one host, or on several sharing the folder)
-    exactly one creates it, and no reader ever sees a partial file.
+    exactly one creates it, and no reader ever sees a partial file. On a file system without hard links (some FUSE
+    mounts) it falls back to ``O_CREAT | O_EXCL`` and one ``write``: still exclusive, whole once written.
     """
     tmp = path.with_name(f".{path.name}.new-{_HOST}-{os.getpid()}")
     atomic_write(tmp, text)
@@ -115,6 +116,14 @@ def _create(path: pathlib.Path, text: str) -> bool:
         return True
     except FileExistsError:
         return False
+    except OSError:
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return True
     finally:
         tmp.unlink(missing_ok=True)
 

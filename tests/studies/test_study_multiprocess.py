@@ -252,6 +252,23 @@ def test_files_are_created_whole_and_once(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["garbage", "manifest.json"]
 
 
+def test_files_are_created_once_without_hard_links(tmp_path, monkeypatch):
+    """On a file system without hard links (``os.link`` raises ``PermissionError``, as on some FUSE mounts) the
+    creation falls back to ``O_EXCL``: still exactly one creator, the text whole, no temporary file left."""
+    import json as _json
+
+    from jaxdp.studies import store
+
+    def no_links(src, dst):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(store.os, "link", no_links)
+    f = tmp_path / "manifest.json"
+    assert store._create(f, '{"study": "a"}') and not store._create(f, '{"study": "b"}')
+    assert _json.loads(f.read_text()) == {"study": "a"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json"]
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc to see a zombie")
 def test_a_zombie_owner_is_dead():
     """A killed process whose parent has not reaped it yet (a zombie) holds no claim."""
