@@ -61,10 +61,15 @@ def _points(cfg: dict) -> list:
           for t, ms in S.data["l7_methods"].items() if t == "bump_cls" or g == 1.0 for m in ms]
     l9 = [m.strip() for m in str(cfg["l9_methods"]).split(",") if m.strip()]
     pts = grid_union(dict(S.data["grids"], L7=l7), dict(cfg, l9_methods=l9), POINT, "experiment", exps)
-    pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else p if p["experiment"] != "L9" else
-           dict(p, task=(t := L9_TASK[p["method"]]), knob=L9_KNOBS[p["method"]], p=p["p"] if t == "heavy" else 0.0)
-           for p in pts]
+    pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else _l9(p) if p["experiment"] == "L9"
+           else p for p in pts]
     return list({(tuple(p.items()) if p["eps"] == math.inf else i): p for i, p in enumerate(pts)}.values())
+
+
+def _l9(p: dict) -> dict:
+    """An L9 point on its method's task, with the constant its rule exposes (the moment order: heavy only)."""
+    task = L9_TASK[p["method"]]
+    return dict(p, task=task, knob=L9_KNOBS[p["method"]], p=p["p"] if task == "heavy" else 0.0)
 
 
 def _slope_rows(df, by):
@@ -97,7 +102,8 @@ def build(cfg: dict) -> Study:
     def analyze(df):
         tables, by, ex = {}, ["experiment", "task", "method", "eps", "p"], df.experiment
         main, l7, l5 = df[ex.isin(["L1", "L2", "L3"])], df[ex == "L7"], df[(ex == "L5") & (df.eps <= 1.0)]
-        parts = [_slope_rows(main, by)] * bool(len(main)) + [_slope_rows(l7, by + ["beta", "gamma"])] * bool(len(l7))
+        parts = ([_slope_rows(main, by)] if len(main) else []) + ([_slope_rows(l7, by + ["beta", "gamma"])]
+                                                                  if len(l7) else [])
         if parts:
             tables["slopes"] = pd.concat(parts, ignore_index=True)
         if len(main):
