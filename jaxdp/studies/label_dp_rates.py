@@ -14,11 +14,12 @@ import pathlib
 import numpy as np
 
 from ..core import seed_keys
-from ..label_dp import central_crossovers, minimax_cells, run_planned, setting_of, slope_theory
+from ..label_dp import bump_slope, central_crossovers, label_rates, minimax_cells, run_planned, setting_of, slope_theory
 from ..label_dp.planners import plan_for_task
 from .analysis import grid_union, oracle_ratio_slope, oracle_ratios, verdict_table
 from .claims import VERDICTS, Claim, Measurement, Verdict, judge, judge_curve, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
+from .plots import slope_guides
 from .specs import ROOT, StudySpec
 
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
@@ -124,20 +125,39 @@ def build(cfg: dict) -> Study:
         return plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in ("N", "eps", "p", "K", "beta", "knob", "c")})
 
     return S.study(cfg, points=_points(cfg), run=run, check_point=check, analyze=analyze, description="",
-                   plot=lambda df, outdir: _plot(df, pathlib.Path(outdir)), seeds_per_chunk=SEEDS_PER_CHUNK)
+                   plot=lambda df, outdir: _plot(df, pathlib.Path(outdir), cfg), seeds_per_chunk=SEEDS_PER_CHUNK)
 
 
-def _plot(df, outdir: pathlib.Path) -> list:
-    """One figure per experiment run (L1–L3 and L7 per task vs N, L6 vs K, L9 vs c): mean excess with 95% CIs."""
+def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:
+    """One figure per experiment run, mean excess with 95% CIs: L1–L3 vs N with LABEL Table 1's local and central
+    rates (constants 1), L6 vs K, L7 per bump task vs N with each curve's forced slope through its first point, L9
+    vs c relative to c = 1."""
     figs = [(e, e, "N", f"{e}_excess_vs_N") for e in ("L1", "L2", "L3")] + [("L6", "L6", "K", "L6_K_dependence")]
     figs += [("L7", t, "N", f"L7_minimax_{t}") for t in ("bump_cls", "bump_reg")] + [("L9", "L9", "c", "L9_tuning")]
     paths = []
     for exp, sel, x, name in figs:
         sub = df[(df.experiment == exp) & ((df.task == sel) | (exp == sel))]
-        if len(sub):
-            sub = sub.assign(curve=[_lbl_cell(r) + (f", N = {r['N']}" if x != "N" else "") for _, r in sub.iterrows()])
-            paths.append(plot_curves(summarize(sub, ["curve", x], ["excess"]), x, "excess", outdir / f"{name}.png",
-                                     hue="curve", title=f"{exp}: {sel} (rate-mode parameters)"))
+        if not len(sub):
+            continue
+        sub = sub.assign(curve=[_lbl_cell(r) + (f", N = {r['N']}" if x != "N" else "") + (
+            f", (β, γ) = ({r['beta']:g}, {r['gamma']:g})" if exp == "L7" else "") for _, r in sub.iterrows()])
+        s, theory, task = summarize(sub, ["curve", x], ["excess"]), None, sub.task.iloc[0]
+        title, ylabel = {"L6": ("L6: vector RR vs K-ary RR", None), "L9": (
+            "L9: theory rule (c = 1) vs constant c × theory", "excess / excess at the theory constant (c = 1)"),
+            "L7": (f"L7: minimax-hard {sel}, h0 = lower-bound bandwidth (ε local {cfg['l7_eps_local']:g}, central "
+                   f"{cfg['l7_eps_central']:g})", None)}.get(exp, (f"{exp}: {task} (rate-mode parameters)", None))
+        if exp in ("L1", "L2", "L3"):
+            Ns, p = np.asarray(sorted(sub.N.unique()), float), float(sub.p.max()) if task == "heavy" else 2.0
+            theory = {f"{st} theory, ε = {e:g}": (Ns, label_rates(task, st, Ns, e, p=p))
+                      for e in sorted(set(sub.eps[np.isfinite(sub.eps)])) for st in ("local", "central")}
+        elif exp == "L7":
+            theory = slope_guides({c: bump_slope(sel, setting_of(r.method), r.beta, r.gamma)
+                                   for c, r in sub.groupby("curve").first().iterrows()}, s, "N", "excess", limit=None)
+        elif exp == "L9":   # each curve relative to its point at c = 1
+            ref = s.curve.map(s[np.isclose(s.c, 1.0)].set_index("curve").excess_mean).to_numpy()
+            s = s.assign(**{k: s[k] / ref for k in ("excess_mean", "excess_lo", "excess_hi")})
+        paths.append(plot_curves(s, x, "excess", outdir / f"{name}.png", hue="curve", theory=theory, title=title,
+                                 ylabel=ylabel))
     return paths
 
 
