@@ -88,8 +88,8 @@ def build(cfg: dict) -> Study:
     import pandas as pd
 
     N_max, N7 = int(max([max(cfg["N"]), cfg["N_fixed"]] + list(cfg["l9_N"]))), int(max(cfg["l7_N"]))
-    m0 = minimax_cells(N7, {s: cfg[f"l7_eps_{s}"] for s in ("local", "central")}, [b for b, _ in
-                                                                                      _pairs(cfg["l7_pairs"])])
+    betas = [b for b, _ in _pairs(cfg["l7_pairs"])]   # the bumps' cells per axis (and the quadrature's bins)
+    m0 = minimax_cells(N7, {s: cfg[f"l7_eps_{s}"] for s in ("local", "central")}, betas)
 
     def run(points, seeds):   # the same draws however seeds are batched (one key per seed index)
         p0 = points[0]
@@ -103,8 +103,7 @@ def build(cfg: dict) -> Study:
     def analyze(df):
         tables, by, ex = {}, ["experiment", "task", "method", "eps", "p"], df.experiment
         main, l7, l5 = df[ex.isin(["L1", "L2", "L3"])], df[ex == "L7"], df[(ex == "L5") & (df.eps <= 1.0)]
-        parts = ([_slope_rows(main, by)] if len(main) else []) + ([_slope_rows(l7, by + ["beta", "gamma"])]
-                                                                  if len(l7) else [])
+        parts = [_slope_rows(d, by + extra) for d, extra in ((main, []), (l7, ["beta", "gamma"])) if len(d)]
         if parts:
             tables["slopes"] = pd.concat(parts, ignore_index=True)
         if len(main):

@@ -150,3 +150,23 @@ def test_benchmark_tiny():
     mod = load_benchmark("bench_label_dp")
     rows = mod.run(tiny=True)
     assert len(rows) == 4 and all(r["jax_fits_per_s"] > 0 and np.isfinite(r["jax_mean_excess"]) for r in rows)
+
+
+@pytest.mark.parametrize("name", ["label-dp-rates", "label-dp-rates-heavy"])
+def test_grid_reproduces_the_kept_runs_points(name):
+    """The grid built from the spec's grids (with L7's pairs, L9's methods and the non-private learners once at
+    ε = ∞) is the kept run's, point for point and in order (``point`` indexes the kept ``results.csv``)."""
+    import json
+
+    import pandas as pd
+
+    from _helpers import ROOT
+
+    d = ROOT / "results" / name
+    e = get_study("label-dp-rates")
+    over = {k: v for k, v in json.loads((d / "manifest.json").read_text())["config"].items() if k in e.extra["defaults"]}
+    pts = e.fn(resolve_config("label-dp-rates", e.extra["defaults"], e.extra["quick"], False, over)).points
+    kept = pd.read_csv(d / "results.csv").drop_duplicates("point").sort_values("point")
+    assert len(pts) == len(kept) == json.loads((d / "manifest.json").read_text())["n_points"]
+    for p, (_, r) in zip(pts, kept.iterrows()):
+        assert all(r[k] == v or (isinstance(v, float) and np.isclose(r[k], v)) for k, v in p.items()), (p, dict(r))
