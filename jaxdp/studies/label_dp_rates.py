@@ -228,10 +228,10 @@ def page_blocks(results_dir=None) -> dict:
             raise ValueError(f"{d}: not a kept label-dp-rates results directory ({', '.join(KEPT)})")
         tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples") if (d / f"{t}.csv").exists()}
         v, manifest = verdicts(pd.read_csv(d / "results.csv"), tables), json.loads((d / "manifest.json").read_text())
-        out[KEPT[name]] = S.render("verdicts", generated=S.generated(*[f"results/{name}/{f}.csv" for f in ("results",
-                                                                                                           *tables)]),
-                                   seeds=int(manifest["seeds"]), n_points=int(manifest["n_points"]), rows=len(v),
-                                   tally=tally(v), tol=f"{TOL:g}", n_boot=N_BOOT, table=verdict_table(v))
+        files = [f"results/{name}/{f}.csv" for f in ("results", *tables)]
+        out[KEPT[name]] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
+                                   n_points=int(manifest["n_points"]), rows=len(v), tally=tally(v), tol=f"{TOL:g}",
+                                   n_boot=N_BOOT, table=verdict_table(v))
     return out
 
 
