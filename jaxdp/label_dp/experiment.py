@@ -104,7 +104,7 @@ def run_grid(fn, keys: jax.Array, N, params: LabelParams, h0=None) -> dict[str, 
 
 def run_planned(task: str, method: str, keys: jax.Array, N, eps, c=None, *, p: float = 0.0, K: int = 2,
                 beta: float = 1.0, gamma: float = 1.0, knob: str = "none", N_max: int, M: int = 1000,
-                bins_max: int = 256, C_M: float = 2.0, m0_max: int = 4096) -> np.ndarray:
+                bins_max: int = 256, C_M: float = 2.0, m0_max: int = 4096, seed_batch: int = 0) -> np.ndarray:
     """The excess risk of one learner on one task at several grid points, each at its rate-mode planner's
     hyperparameters (:func:`~jaxdp.label_dp.planners.plan_for_task`, "Label differential privacy: theoretical limits"
     Table 1's rules). On a minimax-hard bump task (``"bump_cls"``, ``"bump_reg"``) each point draws its instance at
@@ -120,6 +120,8 @@ def run_planned(task: str, method: str, keys: jax.Array, N, eps, c=None, *, p: f
         knob: the planner constant ``c`` scales (``"c_h"``, ``"c_k"``, ``"c_T"``, or ``"none"``).
         N_max, M, bins_max: :func:`make_estimator`'s largest sample, quadrature points and bins per axis.
         C_M, m0_max: the bump construction's cell constant and its cap on cells per axis.
+        seed_batch: evaluate the seeds this many at a time (bounds memory; the result does not depend on it);
+            0: all at once.
 
     Returns:
         ``(points, seeds)`` excess risks.
@@ -133,7 +135,9 @@ def run_planned(task: str, method: str, keys: jax.Array, N, eps, c=None, *, p: f
     h0 = [float(minimax_h0(setting_of(method), int(n), float(e), beta)) if task.startswith("bump") else 1.0
           for n, e in zip(N, eps)]
     prm = LabelParams(*[np.asarray([pl[f] for pl in plans]) for f in ("eps", "bins", "k", "clip")])
-    return run_grid(fn, keys, N, prm._replace(eps=eps), np.asarray(h0))["excess"]
+    B = (check_positive_int("seed_batch", seed_batch) if seed_batch else 0) or len(keys)
+    return np.concatenate([run_grid(fn, keys[i:i + B], N, prm._replace(eps=eps), np.asarray(h0))["excess"]
+                           for i in range(0, len(keys), B)], axis=-1)
 
 
 def public_features(X: np.ndarray, q: int = 2) -> np.ndarray:

@@ -8,12 +8,14 @@ settings: ``"local"``, ``"central"``, ``"nonprivate"``, ``"local_full"`` (prior 
 """
 from __future__ import annotations
 
+from typing import Mapping, Sequence
+
 import numpy as np
 
 from ..core.validation import check_choice, check_positive, check_positive_int
 
 __all__ = ["label_rate_exponent", "label_rates", "minimax_h0", "bump_slope", "setting_of", "central_crossover", "TASKS",
-           "SETTINGS"]
+           "SETTINGS", "minimax_cells", "slope_theory", "central_crossovers"]
 
 TASKS = ("classification", "regression", "heavy")
 SETTINGS = ("local", "central", "nonprivate", "local_full")
@@ -105,6 +107,46 @@ def minimax_h0(setting: str, N, eps: float, beta: float, d: int = 1):
     return (eps * N) ** (-1.0 / (beta + d))
 
 
+def minimax_cells(N, eps: Mapping[str, float], betas: Sequence[float], d: int = 1) -> int:
+    """Cells per axis that the narrowest minimax-hard bump of a grid needs: ``⌈1 / min h0⌉ + 1`` over the settings'
+    lower-bound bandwidths :func:`minimax_h0` (LABEL App. B, F), at least 2.
+
+    Args:
+        N: the largest sample size of the grid (the narrowest bandwidth).
+        eps: ``{setting: ε}``, the privacy level each setting runs at.
+        betas: the smoothness values β of the grid.
+        d: the feature dimension.
+
+    Returns:
+        The number of cells (and the quadrature's bins) per axis.
+    """
+    h0 = [float(minimax_h0(s, N, float(e), float(b), d)) for s, e in eps.items() for b in betas]
+    return max(int(np.ceil(1.0 / min(h0 or [1.0]))) + 1, 2)
+
+
+def slope_theory(task: str, method: str, p: float = 2.0, beta: float = 1.0, gamma: float = 1.0) -> dict:
+    """The exponents LABEL Table 1 gives the slope in ``N`` of one learner's excess risk, as negative numbers.
+
+    Args:
+        task: ``"classification"``, ``"regression"``, ``"heavy"`` (β = γ = 1) or a minimax-hard bump task
+            (``"bump_cls"``, ``"bump_reg"``; γ plays no role in regression).
+        method: the learner (its setting: :func:`setting_of`).
+        p: the heavy tail's moment order (``"heavy"`` only).
+        beta, gamma: the bumps' smoothness and margin exponent.
+
+    Returns:
+        ``{"theory_stat": -a, "theory_priv": -b}`` (:func:`label_rate_exponent`); a smooth task adds ``beta`` and
+        ``gamma`` (both 1), a bump task ``theory``, the slope its construction forces (:func:`bump_slope`).
+    """
+    s = setting_of(method)
+    if task.startswith("bump"):
+        e = label_rate_exponent("classification" if task == "bump_cls" else "regression", s, beta=beta,
+                                gamma=gamma if task == "bump_cls" else 1.0)
+        return {"theory_stat": -e["stat"], "theory_priv": -e["priv"], "theory": bump_slope(task, s, beta, gamma)}
+    e = label_rate_exponent(task, s, p=p if task == "heavy" else 2.0)
+    return {"beta": 1.0, "gamma": 1.0, "theory_stat": -e["stat"], "theory_priv": -e["priv"]}
+
+
 def bump_slope(task: str, setting: str, beta: float, gamma: float, d: int = 1) -> float:
     """Slope in N of the minimax-hard excess at the bandwidth :func:`minimax_h0`: ``h0^{β(γ+1)}`` for
     ``task == "bump_cls"`` (classification), ``h0^{2β}`` for ``"bump_reg"`` (regression, γ plays no role).
@@ -152,3 +194,18 @@ def central_crossover(task: str, eps: float, p: float = 2.0) -> dict:
     e = label_rate_exponent(task, "central", p=p)
     a, b = e["stat"], e["priv"]
     return dict(a=a, b=b, N_crossover=eps ** (-b / (b - a)) if b > a else float("nan"))
+
+
+def central_crossovers(eps: Sequence[float], heavy_p: Sequence[float]) -> list[dict]:
+    """:func:`central_crossover` of every task at every ε: classification and regression, then the heavy tail at
+    each moment order.
+
+    Args:
+        eps: the privacy levels.
+        heavy_p: the heavy tail's moment orders (the other tasks' rows carry ``p = 2``).
+
+    Returns:
+        One dict per (task, p, ε): ``task``, ``p``, ``eps``, ``a``, ``b``, ``N_crossover``.
+    """
+    return [dict(task=task, p=p, eps=e, **central_crossover(task, e, p))
+            for task in TASKS for p in (heavy_p if task == "heavy" else [2.0]) for e in eps]

@@ -751,3 +751,91 @@ def stale_blocks(path, blocks: dict) -> list:
         except ValueError:
             out.append(name)
     return out
+
+
+# --------------------------------------------------------------------------- a knob's default against an oracle
+
+
+def _ratio_to_best(means: np.ndarray, i: int) -> float:
+    """``means[i] / min(means)``; 0/0 (the default is the best and its mean is 0) counts as ratio 1."""
+    return 1.0 if means[i] == means.min() else (means[i] / means.min() if means.min() > 0 else np.inf)
+
+
+def oracle_ratios(df, by: Sequence[str], knob: str, y: str, default: float = 1.0, n_boot: int = 1000,
+                  seed: int = 0, name: str = "default"):
+    """A tuning knob's default value against the oracle value of its grid: per group of ``by``, the knob value with
+    the least mean ``y`` and ``mean y(default) / min_knob mean y``, with a 95% bootstrap interval over seed indices
+    resampled jointly across the knob's values (the runs of one seed index share their draws).
+
+    Args:
+        df: the per-seed rows (columns ``seed``, ``knob``, ``y`` and ``by``).
+        by: the grouping columns.
+        knob: the column of the knob's value.
+        y: the measured column (smaller is better).
+        default: the knob's default value; groups whose grid lacks it are skipped.
+        n_boot: bootstrap replicates.
+        seed: seed of the one generator the groups draw from, in order.
+        name: the default's name in the column of its mean, ``<y>_<name>``.
+
+    Returns:
+        A ``pandas.DataFrame``, one row per group: the ``by`` columns, ``n_seeds`` (seeds with every knob value),
+        ``<y>_<name>``, ``<knob>_oracle``, ``<y>_oracle``, ``ratio``, ``ratio_lo``, ``ratio_hi`` (inverted-CDF
+        percentiles; a 0/0 ratio counts as 1) and ``<knob>_grid`` (the values, comma-separated).
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        tab = g.pivot_table(index="seed", columns=knob, values=y, aggfunc="mean").dropna()
+        ks = tab.columns.to_numpy(float)
+        if not np.any(np.isclose(ks, default)) or tab.empty:
+            continue
+        i, vals = int(np.argmin(np.abs(ks - default))), tab.to_numpy(float)
+        means = vals.mean(axis=0)
+        boots = np.array([_ratio_to_best(vals[rng.integers(0, len(vals), len(vals))].mean(axis=0), i)
+                          for _ in range(n_boot)])
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "n_seeds": len(vals),
+                     f"{y}_{name}": means[i], f"{knob}_oracle": ks[int(np.argmin(means))], f"{y}_oracle": means.min(),
+                     "ratio": _ratio_to_best(means, i),
+                     "ratio_lo": float(np.quantile(boots, 0.025, method="inverted_cdf")),
+                     "ratio_hi": float(np.quantile(boots, 0.975, method="inverted_cdf")),
+                     f"{knob}_grid": ",".join(f"{k:g}" for k in ks)})
+    return pd.DataFrame(rows)
+
+
+def oracle_ratio_slope(g, x: str, knob: str, y: str, default: float = 1.0, n_boot: int = 1000, rng=None) -> tuple:
+    """Whether a knob's default falls behind the oracle as ``x`` grows: the least-squares slope in ``log x`` of
+    ``log(mean y(default) / min_knob mean y)``, with a 95% percentile bootstrap over seed indices resampled jointly
+    across every ``(x, knob)`` point.
+
+    Args:
+        g: one curve's per-seed rows (columns ``seed``, ``x``, ``knob`` and ``y``); seeds missing a point are dropped.
+        x: the fitted variable (e.g. the sample size).
+        knob: the column of the knob's value.
+        y: the measured column.
+        default: the knob's default value (the grid's nearest is used).
+        n_boot: bootstrap replicates.
+        rng: a ``numpy.random.Generator`` (to share one stream between curves); default a new one seeded 0.
+
+    Returns:
+        ``(slope, lo, hi, n_seeds, xs)``: the slope, its interval (``nanquantile``), the seeds and the sorted
+        values of ``x``.
+    """
+    rng = np.random.default_rng(0) if rng is None else rng
+    tab = g.pivot_table(index="seed", columns=[x, knob], values=y, aggfunc="mean").dropna()
+    xs, ks = sorted(g[x].unique()), np.asarray(sorted(g[knob].unique()), float)
+    i, lx = int(np.argmin(np.abs(ks - default))), np.log(np.asarray(xs, float))
+    lx = lx - lx.mean()
+    vals = tab.to_numpy(float).reshape(len(tab), len(xs), len(ks))
+
+    def slope(v):                  # v: (..., seed, x, knob)
+        mm = v.mean(axis=-3)
+        lr = np.log(mm[..., i] / mm.min(axis=-1))
+        return (lr - lr.mean(axis=-1, keepdims=True)) @ lx / (lx @ lx)
+
+    lo, hi = np.nanquantile(slope(vals[rng.integers(0, len(vals), size=(n_boot, len(vals)))]), [0.025, 0.975])
+    return float(slope(vals)), float(lo), float(hi), len(vals), xs
+
+
+__all__ += ["oracle_ratios", "oracle_ratio_slope"]
