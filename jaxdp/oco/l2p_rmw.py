@@ -56,7 +56,8 @@ from ..registry import ConformanceCase, register_learner, register_planner
 from .rmw import RMW_BUFFER_LOSSES, RMW_LOSSES, rmw_measure, rmw_params
 
 __all__ = ["l2p_rmw", "l2p_rmw_params", "plan_l2p_rmw", "L2P_RMW_MODES", "l2p_rmw_paper_settings",
-           "l2p_rmw_regret_bound", "rmw_alternating_lag", "l2p_rmw_from_plan"]
+           "l2p_rmw_regret_bound", "rmw_alternating_lag", "l2p_rmw_from_plan", "FIGURE1_OCO_LEARNERS",
+           "figure1_dimension", "figure1_oco_exponent", "figure1_oco_setup", "figure1_oco_point"]
 
 L2P_RMW_MODES = ("paper", "certified", "rate", "retuned")
 REFERENCE = "Lazy private online learning, Thm 3.12 (+ Thm 3.2, Lemma 3.11)"
@@ -391,6 +392,140 @@ def plan_l2p_rmw(*, eps: float, delta: float, T: int, d: int, mode: str = "paper
         raise ValueError(f"l2p_rmw: the request eps={eps}, delta={delta}, T={T} cannot be certified "
                          f"(sampler={sampler!r}, loss={loss!r}); {fix}")
     return plan
+
+
+# --------------------------------------------------------------------------- LAZY Figure 1(a),(b): the DP-OCO setups
+
+#: the learners of :func:`figure1_oco_setup`: L2P-RMW, tree-aggregated DP-FTRL and non-private FTRL
+FIGURE1_OCO_LEARNERS = ("l2p_rmw", "dp_ftrl", "nonprivate")
+_FIGURE1_CURVE = {"l2p_rmw": "L2P", "dp_ftrl": "KMS+21 (DP-FTRL)", "nonprivate": "non-private"}
+
+
+def figure1_dimension(panel: str, T: int) -> int:
+    """The dimension of a DP-OCO panel of LAZY Figure 1 at horizon ``T`` (*Lazy private online learning*, Fig. 1).
+
+    Args:
+        panel: ``"a"`` (``d = ⌈ln T⌉``) or ``"b"`` (``d = ⌈T^{1/3}⌉``).
+        T: the horizon.
+
+    Returns:
+        The dimension, at least 2.
+    """
+    check_choice("panel", panel, ("a", "b"))
+    return max(2, int(math.ceil(math.log(T)))) if panel == "a" else max(2, int(math.ceil(T ** (1 / 3))))
+
+
+def figure1_oco_exponent(learner: str, panel: str, alpha: float) -> float:
+    """A learner's regret exponent in LAZY Figure 1(a),(b) (logs and constants ignored): regret ``≲ T^e`` at
+    ``ε = T^{-α}`` (:func:`jaxdp.experts.figure1_exponents`; L2P-RMW: Thm 3.12).
+
+    Args:
+        learner: one of :data:`FIGURE1_OCO_LEARNERS`.
+        panel: ``"a"`` or ``"b"``.
+        alpha: the privacy exponent α.
+
+    Returns:
+        The exponent ``e``.
+    """
+    from ..experts.l2p_mw import figure1_exponents
+
+    check_choice("learner", learner, FIGURE1_OCO_LEARNERS)
+    check_choice("panel", panel, ("a", "b"))
+    return float(figure1_exponents(alpha, panel)[_FIGURE1_CURVE[learner]])
+
+
+def figure1_oco_setup(learner: str, T: int, d: int, alpha: float, *, adversary: str = "biased",
+                      loss: str = "linear", mode: str = "rate", radius: float = 0.5, delta: float = 1e-6,
+                      noise: float = 0.1, mala_tol: float = 1e-2) -> dict:
+    """One point of LAZY Figure 1(a),(b) for DP-OCO (*Lazy private online learning*, Fig. 1, Thm 3.12): the
+    learner, problem and adversary at ``ε = T^{-α}`` on the ball of radius ``radius`` (diameter ``D = 2 radius``,
+    ``L = 1``), ready for :func:`jaxdp.core.simulate`.
+
+    Linear losses (``loss="linear"``): L2P-RMW planned in ``mode`` with the exact sampler, DP-FTRL planned
+    (``setting="general"``) or non-private FTRL (``λ = √T/radius``, ``σ = 0``) against ``adv_linear_oco`` in
+    ``adversary`` mode (bias 0.2, batch ``B`` of the L2P-RMW plan); ``lag_prediction`` is the extra regret of a lazy
+    learner on alternating signs, :func:`rmw_alternating_lag`. Absolute or logistic losses: L2P-RMW with MALA
+    (rate mode, :func:`~jaxdp.oco.rmw.rmw_mala_schedule` at ``mala_tol``) against ``adv_nonsmooth`` with label noise
+    ``noise`` (docs/algorithms/lazy.md#rmw-nonsmooth).
+
+    Args:
+        learner: one of :data:`FIGURE1_OCO_LEARNERS` (only ``"l2p_rmw"`` for a non-linear loss).
+        T: the horizon.
+        d: the dimension (:func:`figure1_dimension`).
+        alpha: the privacy exponent: ``ε = T^{-α}``.
+        adversary: ``"biased"`` or ``"alternating"`` (linear losses).
+        loss: ``"linear"``, ``"absolute"`` or ``"logistic"``.
+        mode: the L2P-RMW planner's mode on linear losses.
+        radius, delta, noise, mala_tol: the ball's radius, δ, the non-smooth labels' noise and MALA's tolerance.
+
+    Returns:
+        ``{"learner", "params", "problem", "adversary", "adversary_params", "extras", "diagnostics"}``: ``extras``
+        the per-point values ``B``, ``lag_prediction``, ``mala_steps``, ``mala_step_size`` (NaN where they do not
+        apply); ``diagnostics`` :func:`~jaxdp.oco.rmw.rmw_mala_diagnostics` for MALA, else ``None``.
+    """
+    from .adversaries import adv_linear_oco, adv_nonsmooth, linear_oco_params, smooth_realizable_params
+    from .dp_ftrl import dp_ftrl, dp_ftrl_params, plan_dp_ftrl
+    from .problems import absolute_problem, linear_problem, logistic_problem
+    from .rmw import rmw_mala_diagnostics, rmw_mala_schedule
+
+    check_choice("loss", loss, ("linear", "absolute", "logistic"))
+    check_choice("learner", learner, FIGURE1_OCO_LEARNERS if loss == "linear" else ("l2p_rmw",))
+    eps, nan = float(T) ** -alpha, math.nan
+    params: Any
+    if loss != "linear":
+        plan = plan_l2p_rmw(eps=eps, delta=delta, T=T, d=d, mode="rate", L=1.0, D=2 * radius, sampler="mala",
+                            loss=loss)
+        h, steps = rmw_mala_schedule(plan.params["beta"], plan.params["lam"], T, d, loss, radius, tol=mala_tol)
+        L, params = l2p_rmw_from_plan(plan, d, capacity=T, mala_steps=steps)
+        return {"learner": L, "params": params,
+                "problem": (absolute_problem if loss == "absolute" else logistic_problem)(d, radius, n_buffer=T),
+                "adversary": adv_nonsmooth(d, loss),
+                "adversary_params": smooth_realizable_params(radius if loss == "absolute" else 2 * radius,
+                                                             sigma=noise),
+                "extras": {"B": float(plan.params["B"]), "lag_prediction": nan, "mala_steps": float(steps),
+                           "mala_step_size": h},
+                "diagnostics": rmw_mala_diagnostics(d, loss, T, steps)}
+    plan = plan_l2p_rmw(eps=eps, delta=delta, T=T, d=d, mode=mode, L=1.0, D=2 * radius)
+    B, prob = int(plan.params["B"]), linear_problem(d, radius)
+    if learner == "l2p_rmw":
+        L, params = l2p_rmw_from_plan(plan, d)
+    else:
+        L = dp_ftrl(prob, T)
+        params = (dp_ftrl_params(**plan_dp_ftrl(eps=eps, delta=delta, T=T, d=d, L=1.0, D=radius,
+                                                setting="general").params) if learner == "dp_ftrl" else
+                  dp_ftrl_params(lam=math.sqrt(T) / radius, sigma=0.0))
+    return {"learner": L, "params": params, "problem": prob, "adversary": adv_linear_oco(d),
+            "adversary_params": linear_oco_params(adversary, L=1.0, bias=0.2, B=B),
+            "extras": {"B": float(B), "lag_prediction": float(rmw_alternating_lag(T, B, plan.params["lam"], 1.0)),
+                       "mala_steps": nan, "mala_step_size": nan},
+            "diagnostics": None}
+
+
+
+def figure1_oco_point(keys, learner: str, T: int, d: int, alpha: float, **setup: Any) -> dict:
+    """Run one point of LAZY Figure 1(a),(b) (:func:`figure1_oco_setup`) on the seed keys ``keys``.
+
+    Args:
+        keys: the seed keys, one run each (:func:`jaxdp.core.seed_keys`).
+        learner, T, d, alpha: the point (:func:`figure1_oco_setup`).
+        **setup: further keywords of :func:`figure1_oco_setup` (``adversary``, ``loss``, ``mode``, ...).
+
+    Returns:
+        Per-seed arrays: ``regret``, ``B``, ``lag_prediction``, ``switches`` and, for MALA (NaN otherwise),
+        ``mala_acceptance`` and ``mala_outside`` (on each seed's own measure after all ``T`` losses,
+        :func:`~jaxdp.oco.rmw.rmw_mala_diagnostics`), ``mala_steps`` and ``mala_step_size``.
+    """
+    from ..core import simulate
+
+    s = figure1_oco_setup(learner, T, d, alpha, **setup)
+    out, n, ex = simulate(s["learner"], s["adversary"], s["problem"], s["params"], s["adversary_params"], keys,
+                          T), len(keys), s["extras"]
+    acc, outside = ((np.full(n, np.nan),) * 2 if s["diagnostics"] is None else
+                    s["diagnostics"](keys, s["params"].measure, s["adversary_params"]))
+    return {"regret": out["regret"], "B": np.full(n, ex["B"]), "lag_prediction": np.full(n, ex["lag_prediction"]),
+            "switches": np.asarray(out.get("switches", np.zeros(n))).astype(float),
+            "mala_acceptance": np.asarray(acc, float), "mala_outside": np.asarray(outside, float),
+            "mala_steps": np.full(n, ex["mala_steps"]), "mala_step_size": np.full(n, ex["mala_step_size"])}
 
 
 # --------------------------------------------------------------------------- registry

@@ -17,7 +17,7 @@ from ..core import seed_keys, simulate
 from ..experts import AlternatingParams, adv_alternating_batches, experts_problem, hedge, hedge_params
 from ..experts import alternating_prediction, l2p_mw, l2p_mw_params, l2p_mw_regret_bound, plan_l2p_mw
 from .analysis import _pow2, loglog_slope, verdict_table
-from .claims import Measurement, judge, tally, verdict_row
+from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
 
@@ -97,15 +97,14 @@ def slope_fits(df, n_boot: int = N_BOOT):
 
 
 def verdicts(slopes):
-    """One verdict row per fitted learner of the slopes table (the claimed exponent: its ``claimed_column``)."""
+    """One verdict row per fitted learner of the slopes table (:func:`~jaxdp.studies.claims.judge_curve`; the
+    claimed exponent: its ``claimed_column``)."""
     import pandas as pd
 
     rows = []
     for r in slopes.itertuples(index=False):
         c = dataclasses.replace(CLAIMS[r.learner], value=float(getattr(r, S.data["claimed_column"][r.learner])))
-        m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), int(r.n_seeds),
-                        decades=math.log10(float(r.x_max) / float(r.x_min)))
-        rows.append(verdict_row(c, m, judge(c, m), experiment="regret vs T", cell=str(r.learner)))
+        rows.append(judge_curve(c, r, experiment="regret vs T", cell=str(r.learner)))
     return pd.DataFrame(rows)
 
 
@@ -119,7 +118,8 @@ def page_blocks(results_dir=None) -> dict:
     for c in TERMS[:3]:
         s[c] = first[c].to_numpy()
     sl = slope_fits(df)
-    sl["slope_expected"] = fit_slopes(df, x="T", y="expected_regret", by=["learner"], upper_half=False, n_boot=10)["slope"]
+    sl["slope_expected"] = fit_slopes(df, x="T", y="expected_regret", by=["learner"], upper_half=False,
+                                      n_boot=10)["slope"]
     v = verdicts(sl)
     lo, hi = float(sl["x_min"].min()), float(sl["x_max"].max())
     return {BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["learner", "T"])["seed"].nunique().min()),

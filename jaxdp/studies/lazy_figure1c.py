@@ -131,9 +131,9 @@ def page_blocks(results_dir=None) -> dict:
     b = df[df["T"].isin(up) & df["learner"].isin(["l2p_paper", "l2p_retuned"])].groupby(by + ["T"]).agg(**PER_POINT)
     b = b.reset_index()
     b["bound"] = l2p_mw_regret_bound(d, b["T"].to_numpy(float), b["eta"].to_numpy(float), b["B"].to_numpy(float))
-    brows = pd.DataFrame([{"learner": ln, "adversary": adv, "alpha": a, "ratios": list(g["expected_regret"] / g["bound"]),
-                           "Bs": list(g["B"]), "claimed": EXPONENT[ln](float(a)), "sb": loglog_slope(g["T"], g["bound"]),
-                           "se": loglog_slope(g["T"], g["expected_regret"])} for (ln, adv, a), g in b.groupby(by)])
+    brows = pd.DataFrame([dict(learner=ln, adversary=adv, alpha=a, ratios=list(g["expected_regret"] / g["bound"]),
+                               Bs=list(g["B"]), claimed=EXPONENT[ln](float(a)), sb=loglog_slope(g["T"], g["bound"]),
+                               se=loglog_slope(g["T"], g["expected_regret"])) for (ln, adv, a), g in b.groupby(by)])
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=S_, T_lo=T_lo, T_hi=T_hi, n_boot=N_BOOT,
                             table=S.table("exponents", rows, twins=twins, theory=THEORY, claimed_c=_curve("c", "L2P"),

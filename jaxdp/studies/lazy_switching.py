@@ -12,10 +12,8 @@ import pathlib
 import numpy as np
 
 from ..core import seed_keys, simulate
-from ..experts import (
-    adversary_and_params, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params, z7_histograms, z7_losses,
-)
-from ..experts.lazy_setups import mw_marginal, z7_marginal_checks
+from ..experts import adversary_and_params, experts_problem, l2p_expected_counts, l2p_mw_params, learner_and_params
+from ..experts.lazy_setups import mw_marginal, z7_histograms, z7_losses, z7_marginal_checks
 from .claims import zero_mean_checks
 from .framework import Study, plot_curves, summarize
 from .plots import plot_bars_beside_curves
@@ -128,8 +126,8 @@ def prediction_checks(df):
     cells = []
     for (learner, eps, T), g in d.groupby(["learner", "eps", "T"], sort=True):
         fake, yres = l2p_expected_counts(g["n_batches"], g["n_real"], float(g["p"].iloc[0]))
-        cells += [(dict(learner=learner, eps=float(eps), T=int(T), count=count), meas, pred)
-                  for count, meas, pred in (("fake switches", g["n_fake"], fake), ("shadow resamples", g["n_yres"], yres))]
+        cells += [(dict(learner=learner, eps=float(eps), T=int(T), count=count), meas, pred) for count, meas, pred in
+                  (("fake switches", g["n_fake"], fake), ("shadow resamples", g["n_yres"], yres))]
     return zero_mean_checks(cells, FAMILY_ALPHA)
 
 
@@ -143,7 +141,8 @@ def page_blocks(results_dir=None) -> dict:
     n_miss = int((c["verdict"] == "misses").sum())
     return {BLOCKS[0]: S.render(BLOCKS[0], S=int(s["n_seeds"].min()), table=S.table("regret", s)),
             BLOCKS[1]: S.render(BLOCKS[1], checks=len(c), alpha=f"{FAMILY_ALPHA:g}", n_hold=len(c) - n_miss,
-                                crit=f"{float(c['threshold'].iloc[0]):.2f}", n_miss=n_miss, table=S.table("predictions", c)),
+                                crit=f"{float(c['threshold'].iloc[0]):.2f}", n_miss=n_miss,
+                                table=S.table("predictions", c)),
             BLOCKS[2]: S.render(BLOCKS[2], table=S.table("marginals", pd.read_csv(d / "marginals.csv")))}
 
 

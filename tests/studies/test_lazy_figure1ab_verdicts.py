@@ -57,9 +57,12 @@ def test_one_row_per_fitted_cell_and_the_same_runs_share_one(kept):
     rows = verdict_rows(block)
     # non-private FTRL on the biased adversary: one run at every α (seed by seed), so one row per panel
     df = pd.read_csv(m.RESULTS / "results.csv")
-    assert m._ftrl_same_runs(df[df["loss"] == "linear"])
-    same = (slopes["learner"] == "nonprivate") & (slopes["adversary"] == "biased")
+    ftrl = df[(df["loss"] == "linear") & (df["learner"] == "nonprivate") & (df["adversary"] == "biased")]
+    by_alpha = ftrl.pivot_table(index=["panel", "T", "seed"], columns="alpha", values="regret")
     alphas = sorted(slopes["alpha"].unique())
+    assert by_alpha.shape[1] == len(alphas) > 1
+    assert (by_alpha.max(axis=1) == by_alpha.min(axis=1)).all()     # FTRL does not depend on ε: the same runs
+    same = (slopes["learner"] == "nonprivate") & (slopes["adversary"] == "biased")
     assert len(rows) == int((~same).sum()) + slopes[same]["panel"].nunique() + len(ns)
     for r in slopes[~same].itertuples(index=False):
         the_row(rows, f"| linear, {r.adversary}, panel ({r.panel}) | {r.learner}, α = {r.alpha:g} |")
@@ -102,9 +105,12 @@ def test_every_miss_links_to_an_existing_anchor(kept):
 def test_claims_are_data():
     assert {c.kind for c in m.CLAIMS.values()} == {"at_most_rate"}
     assert all(c.tolerance == m.TOL == 0.05 and c.min_decades == 2.0 for c in m.CLAIMS.values())
-    assert m.claim("dp_ftrl", "b", 0.3).value == pytest.approx(7 / 12 + 0.15)
-    assert m.claim("l2p_rmw", "nonsmooth", 0.5).value == pytest.approx(2 / 3)
-    assert "any convex Lipschitz loss" in m.claim("l2p_rmw", "nonsmooth", 0.5).text
+    # each cell's claimed exponent is Figure 1's at its alpha (the library's, tested in tests/oco)
+    assert set(m.CLAIMS) == {f"{l}_{p}" for l in ("l2p_rmw", "dp_ftrl", "nonprivate") for p in "ab"} | {
+        "l2p_rmw_nonsmooth"}
+    assert m.theory_slope("dp_ftrl", "b", 0.3) == pytest.approx(7 / 12 + 0.15)
+    assert m.theory_slope("l2p_rmw", "a", 0.5) == pytest.approx(2 / 3)
+    assert "any convex Lipschitz loss" in m.CLAIMS["l2p_rmw_nonsmooth"].text
 
 
 def test_verdicts_follow_the_claims():
@@ -112,7 +118,7 @@ def test_verdicts_follow_the_claims():
 
     def cell(learner, adversary, alpha, lo, hi, x_min=Ts[1]):
         return dict(learner=learner, adversary=adversary, panel="a", alpha=alpha, slope=(lo + hi) / 2, slope_lo=lo,
-                    slope_hi=hi, x_min=x_min, x_max=Ts[-1])
+                    slope_hi=hi, x_min=x_min, x_max=Ts[-1], theory_slope=m.theory_slope(learner, "a", alpha))
 
     slopes = pd.DataFrame([cell("l2p_rmw", "biased", 0.5, 0.95, 1.02),         # above 2/3: misses
                            cell("nonprivate", "biased", 0.1, 0.44, 0.45),      # below 1/2: holds
@@ -131,9 +137,14 @@ def test_verdicts_follow_the_claims():
                              regret_lo=-1.0 if zero else 1.0, regret_hi=2.0))
     summ = pd.DataFrame(summ)
     ns = pd.DataFrame([dict(loss="absolute", alpha=0.5, slope=0.96, slope_lo=0.94, slope_hi=0.98, x_min=Ts[1],
-                            x_max=Ts[-1])])
+                            x_max=Ts[-1], theory_slope=2 / 3)])
     nsumm = pd.DataFrame([dict(loss="absolute", alpha=0.5, T=T, n_seeds=8, regret_lo=1.0, regret_hi=2.0) for T in Ts])
-    v = m.verdicts(slopes, summ, ns, nsumm, ftrl_same_runs=True)
+    fitted = m.fitted(slopes, summ, m.BY)
+    assert fitted.set_index(["learner", "adversary", "alpha"])[["n_fit", "zero"]].to_dict("index")[
+        ("dp_ftrl", "alternating", 0.1)] == {"n_fit": 3, "zero": 1}
+    # a 0 inside the regret interval below the fitted range does not count
+    assert fitted.set_index(["learner", "adversary", "alpha"]).loc[("l2p_rmw", "biased", 0.5), "zero"] == 0
+    v = m.verdicts(fitted, m.fitted(ns, nsumm, m.NBY), ftrl_same_runs=True)
     assert len(v) == len(slopes) + len(ns) - 1                  # the two FTRL rows share one
     by_cell = v.set_index(v["experiment"] + " / " + v["cell"])
     got = by_cell["verdict"].to_dict()
@@ -155,7 +166,7 @@ def test_verdicts_follow_the_claims():
     assert "no spread" in by_cell.loc["linear, alternating, panel (a) / nonprivate, α = 0.1", "reason"]
     assert (v.loc[v["verdict"] != "misses", "link"] == "").all()
     # without the same runs, every α of non-private FTRL is its own row
-    apart = m.verdicts(slopes, summ)
+    apart = m.verdicts(fitted)
     assert len(apart) == len(slopes) and not apart["cell"].str.contains("one run").any()
     # biased adversary first, the non-smooth cells last; every row has the fewest seeds of its fitted points
     assert v.iloc[0]["experiment"].startswith("linear, biased")
