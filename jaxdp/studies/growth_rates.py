@@ -15,12 +15,12 @@ import pathlib
 import numpy as np
 
 from ..core.simulate import seed_keys
-from ..sco import exact_excess_quadrature, grid_floor, growth_instance, planned_estimator, run_sco_cpu
+from ..sco import exact_law_reference, grid_floor, growth_instance, planned_estimator, run_sco_cpu
 from ..sco.prox_path import epoch_prox_path_1d
 from .claims import Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
 from .plots import slope_guides
-from .specs import StudySpec, merged_cell, same_evidence, seed_matrix
+from .specs import StudySpec, fstring, kept_manifest, merged_cell, same_evidence, seed_matrix
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
@@ -92,15 +92,8 @@ def _x(exp: str) -> str:
 
 
 def _cell(exp, r) -> str:
-    k = f"κ = {r['kappa']:g}"
-    if exp == "G3":
-        return "pure (δ = 0)" if r["delta"] == 0 else f"approximate (δ = {r['delta']:g})"
-    if exp == "G4":
-        smp = "continuous (exact)" if r["sampler"] == "exact" else f"grid M = {int(r['M'])}"
-        return f"{r['inst']}, {k}, {smp}, ρ {r['rho_rule']}"
-    if exp == "Geps":
-        return f"regression, {k}, n = {int(r['n_samples'])}"
-    return f"regression, {k}, κ_low = {r['kappa_low']:g}" if exp == "G6" else f"{r['inst']}, {k}"
+    """A curve's cell: its experiment's f-string of ``[cells]`` (``specs/growth-rates.toml``) on its row."""
+    return fstring(S.data["cells"].get(exp, S.data["cells"]["other"]), r)
 
 
 def _curve(df, exp, r):
@@ -228,9 +221,8 @@ def analyze(df):
             "accepted"].mean().reset_index()
     ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")].copy()
     if len(ex):
-        ex["rho"] = [float(_estimator(dict(r, M=2, n_samples=int(r["n_samples"])))[2]["rho"]) for _, r in ex.iterrows()]
-        ex["exact_mean"] = [exact_excess_quadrature(r["kappa"], int(r["n_samples"]), r["eps"], r["rho"])
-                            for _, r in ex.iterrows()]
+        ex[["rho", "exact_mean"]] = [exact_law_reference(r["kappa"], int(r["n_samples"]), r["eps"], r["rho_rule"])
+                                     for _, r in ex.iterrows()]
         q = ex.rename(columns={f"erm_excess_{k}": f"measured_{k}" for k in ("mean", "lo", "hi")})
         t["G4_quadrature"] = q[["kappa", "rho_rule", "n_samples", "rho", "exact_mean", "measured_mean", "measured_lo",
                                 "measured_hi"]].assign(ratio=q["measured_mean"] / q["exact_mean"], inside=(
@@ -241,15 +233,11 @@ def analyze(df):
 
 def page_blocks(results_dir=None) -> dict:
     """The verdict block of :data:`DOC_PAGES` from a kept run (default ``results/growth-rates``)."""
-    import json
-
     import pandas as pd
 
     d = pathlib.Path(results_dir or RESULTS)
-    v, mf = verdicts(pd.read_csv(d / "results.csv"), pd.read_csv(d / "slopes.csv")), json.loads(
-        (d / "manifest.json").read_text())
-    return {BLOCK: S.render(BLOCK, generated=S.generated(f"results/{S.name}/slopes.csv", f"results/{S.name}/results.csv"),
-                            S=int(mf.get("seeds", v["n_seeds"].max())), n_points=int(mf.get("n_points", 0)),
+    v, mf = verdicts(pd.read_csv(d / "results.csv"), pd.read_csv(d / "slopes.csv")), kept_manifest(d)
+    return {BLOCK: S.render(BLOCK, S=int(mf.get("seeds", v["n_seeds"].max())), n_points=int(mf.get("n_points", 0)),
                             rows=len(v), tally=tally(v), twin_corr=TWIN_CORR, twin_rel=TWIN_REL, n_boot=N_BOOT,
                             tol=CLAIMS["G1"].tolerance, tol_ratio=CLAIMS["G3 ratio"].tolerance, table=verdict_table(v))}
 

@@ -41,7 +41,7 @@ from ..config import check_params
 from ..spec import Param, Study, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
-           "judge_curves", "kept_manifest"]
+           "judge_curves", "kept_manifest", "fstring"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -199,6 +199,22 @@ class StudySpec:
                            f"(default ``results/{self.name}``); returns the names of those that changed.")
         publish.__module__ = f"jaxdp.studies.{self.module}"
         return publish
+
+
+def fstring(template: str, row, **values: Any) -> str:
+    """A page's f-string (a TOML cell, as in :meth:`StudySpec.table`) evaluated on one row.
+
+    Args:
+        template: the f-string's text; it sees the row's columns, ``values`` and the page's formats ``num``,
+            ``ci``, ``pow2`` (:meth:`StudySpec.table`).
+        row: a mapping (a dict or a ``pandas.Series``) of column names to values.
+        **values: further names the template sees.
+
+    Returns:
+        The filled text.
+    """
+    r = dict(row)
+    return eval("f" + repr(template), {**_CELLS, **values, **r, "row": r, "ci": functools.partial(fmt_ci_of, r)})
 
 
 def kept_manifest(results_dir) -> dict:
