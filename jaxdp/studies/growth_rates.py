@@ -20,7 +20,7 @@ from ..sco.prox_path import epoch_prox_path_1d
 from .claims import Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
 from .plots import slope_guides
-from .specs import StudySpec, fstring, kept_manifest, merged_cell, same_evidence, seed_matrix
+from .specs import StudySpec, fstring, grid_points, kept_manifest, merged_cell, same_evidence, seed_matrix
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
@@ -39,36 +39,11 @@ def theory_exponent(p: dict) -> float:
 
 
 def build_points(cfg: dict) -> list:
-    """The grid points of the selected experiments (``specs/growth-rates.toml``), one dict per point."""
-    v = {k: [float(x) for x in str(cfg[k]).split(",") if x.strip()] for k in ("n", "n_inv", "kappas", "d_list",
-                                                                              "eps_list", "kappa_lows")}
-    exps, ks, kl, ns = str(cfg["experiments"]).replace(" ", "").split(","), v["kappas"], cfg["kappa_low"], v["n"]
-    names = [s.strip() for s in str(cfg["g1_insts"]).split(",")]
-    g1 = ([("regression", k) for k in ks if "regression" in names] + [("atom", k) for k in ks if k <= 2 and "atom" in
-          names] + [("linear", k) for k in ks if k >= 2 and "linear" in names])
-    pt = lambda exp, algo, inst, k, d, n, eps, dl, klow, rule="none", smp="none", M=0: dict(zip(KEYS, (  # noqa: E731
-        exp, algo, inst, float(k), int(d), int(n), float(eps), float(dl), float(klow), rule, smp, int(M))))
-    pts, e_stat, e_priv = [], cfg["eps_stat"], cfg["eps_priv"]
-    if "G4" in exps:   # the grid law: theorem ρ only (both rules are one law when both windows are below one cell)
-        var = [("theorem", "exact", 0), ("agnostic", "exact", 0), ("theorem", "grid", int(cfg["M"]))]
-        var += [("theorem", "grid", int(cfg["M_fine"]))] if int(cfg["M_fine"]) > 0 else []
-        pts += [pt("G4", "grad_inv", i, k, 1, n, e_priv, 0.0, kl, *w) for i, k in [("twopoint", 1.5)] +
-                [("regression", k) for k in ks if k >= 2] for w in var for n in v["n_inv"]]
-    if "G1" in exps or "G5" in exps:
-        pts += [pt("G1", "epoch", i, k, 1, n, e_stat, 0.0, kl) for i, k in g1 for n in ns]
-    if "G2" in exps:
-        hard = [("linear_hard", k) for k in ks if k >= 2] + [("twopoint_hard", k) for k in ks if k <= 2]
-        pts += [pt("G2", "epoch", i, k, 1, n, e_stat, 0.0, kl) for i, k in hard for n in ns]
-    if "G3" in exps:
-        pts += [pt("G3", "epoch", "regression", 2.0, d, cfg["n_fixed"], e_priv, dl, kl)
-                for d in v["d_list"] for dl in (0.0, float(cfg["delta"]))]
-    if "Geps" in exps:
-        pts += [pt("Geps", "epoch", "regression", k, 1, cfg["n_fixed"], e, 0.0, kl) for k in ks for e in v["eps_list"]]
-    if "G6" in exps:
-        pts += [pt("G6", "epoch", "regression", 3.0, 1, n, e_stat, 0.0, klow) for klow in v["kappa_lows"] for n in ns]
-    if "G7" in exps:
-        pts += [pt("G7", "localization", i, k, 1, n, e_stat, 0.0, kl) for i, k in g1 for n in ns]
-    return pts
+    """The grid points of the selected experiments (``[grids]`` of ``specs/growth-rates.toml``; G5 is computed from
+    G1's points), one dict per point."""
+    exps = str(cfg["experiments"]).replace(" ", "").split(",")
+    return grid_points(S.data["grids"], cfg, dict(zip(KEYS, ("", "", "", 0.0, 1, 0, 0.0, 0.0, 0.0, "none", "none", 0))),
+                       select=exps + ["G1"] * ("G5" in exps))
 
 
 def _estimator(p: dict, n_iter: int = 100) -> tuple:

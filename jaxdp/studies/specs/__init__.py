@@ -41,7 +41,7 @@ from ..config import check_params
 from ..spec import Param, Study, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
-           "judge_curves", "kept_manifest", "fstring"]
+           "judge_curves", "kept_manifest", "fstring", "grid_points"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -199,6 +199,50 @@ class StudySpec:
                            f"(default ``results/{self.name}``); returns the names of those that changed.")
         publish.__module__ = f"jaxdp.studies.{self.module}"
         return publish
+
+
+def grid_points(grids: Mapping, cfg: Mapping, template: dict, name: str = "exp", select=None) -> list:
+    """The points of a grid declared as data: per experiment, products one after the other, each filtered.
+
+    Unlike :func:`~jaxdp.studies.analysis.grid_union`, an entry may set several keys at once and a product may carry
+    a condition, so a grid whose axes depend on each other (an instance defined only for some κ) is data too.
+
+    Args:
+        grids: ``{experiment: [product, ...]}``. A product is a list of entries ``[keys, values]``, outermost first:
+            ``keys`` one point key or several joined by commas; ``values`` ``"$key"`` (the configuration's list,
+            comma-separated string or scalar) or a literal list (of values, or of lists of values for several keys;
+            a ``"$key"`` inside is the configuration's scalar). An entry ``["where", condition]`` keeps the points
+            where the Python condition holds on the configuration's values (as lists) and the point's (which win).
+        cfg: the resolved configuration.
+        template: every point's keys in order with their defaults; each value is cast to its default's type.
+        name: the point key holding the experiment's name.
+        select: the experiments to include (default all).
+
+    Returns:
+        ``[point]``: the experiments in the order of ``grids``, each product outermost first.
+    """
+    def listed(v):
+        if isinstance(v, str):
+            return [x.strip() for x in v.split(",") if x.strip()]
+        return list(v) if isinstance(v, (list, tuple)) else [v]
+
+    def cast(k, v):
+        v = cfg[v[1:]] if isinstance(v, str) and v.startswith("$") else v
+        return int(float(v)) if type(template[k]) is int else type(template[k])(v)
+
+    env, out = {k: listed(v) for k, v in cfg.items()}, []
+    for exp, products in grids.items():
+        for product in products if select is None or exp in select else ():
+            where = [v for k, v in product if k == "where"]
+            axes = [(k.split(","), [x if isinstance(x, list) else [x] for x in
+                                    (listed(cfg[v[1:]]) if isinstance(v, str) else v)])
+                    for k, v in product if k != "where"]
+            for combo in itertools.product(*[vals for _, vals in axes]):
+                pt = dict(template, **{name: exp})
+                pt.update({k: cast(k, x) for (keys, _), vals in zip(axes, combo) for k, x in zip(keys, vals)})
+                if all(eval(w, {"__builtins__": {}}, {**env, **pt}) for w in where):
+                    out.append(pt)
+    return out
 
 
 def fstring(template: str, row, **values: Any) -> str:
