@@ -79,16 +79,16 @@ def build(cfg: dict) -> Study:
         mechanism, and dashed each mechanism's theory bound at every point (:func:`bounds`)."""
         summ = bounds(summarize(df, KEYS, ["regret"]).merge(df.groupby(KEYS)["lam"].first().reset_index(), on=KEYS),
                       float(cfg["D"]))
-        order, kw = [m for m in cfg["mechanisms"] if m in set(df["mechanism"])], dict(ylabel="regret (mean, 95% CI)")
+        order, ylabel = [m for m in cfg["mechanisms"] if m in set(df["mechanism"])], "regret (mean, 95% CI)"
         s, e = summ[summ["part"] == "T"], summ[summ["part"] == "eps"]
         return ([plot_panels(s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order,
                              width=6.4, title=lambda env: f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}",
-                             theory=lambda env, sub: theory_columns(sub, "T", "bound", "mechanism", order), **kw)]
-                if len(s) else []) + ([plot_curves(e, "eps", "regret", hue="mechanism", hue_order=order,
-                                                   path=outdir / "regret_vs_eps.png", **kw,
-                                                   title=f"DP-FTRL realizable, T={int(cfg['T_fixed'])}, d={cfg['d']}",
-                                                   theory=theory_columns(e, "eps", "bound", "mechanism", order))]
-                                      if e["eps"].nunique() >= 2 else [])
+                             theory=lambda env, sub: theory_columns(sub, "T", "bound", "mechanism", order),
+                             ylabel=ylabel)] if len(s) else []) + (
+            [plot_curves(e, "eps", "regret", hue="mechanism", hue_order=order, path=outdir / "regret_vs_eps.png",
+                         ylabel=ylabel, title=f"DP-FTRL realizable, T={int(cfg['T_fixed'])}, d={cfg['d']}",
+                         theory=theory_columns(e, "eps", "bound", "mechanism", order))]
+            if e["eps"].nunique() >= 2 else [])
 
     return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot, seeds_per_chunk=16)
 

@@ -356,7 +356,7 @@ def curve_slopes(fits, points, x, columns: Mapping[str, str], keys: Sequence[str
     """
     from ..analysis import loglog_slope
 
-    out = {c: [] for c in columns}
+    out: dict = {c: [] for c in columns}
     for r in fits.to_dict("records"):
         xc = x(r) if callable(x) else x
         g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])]
