@@ -21,10 +21,10 @@ from ..bandits.instances import (
     instance_adversary, instance_means, is_trivial_cap, learner_setup, stack_params, theory_value,
 )
 from ..core import seed_keys, simulate
-from .analysis import _pow2, fmt_ci, fmt_num, grid_union, markdown_table, upper_half, verdict_table
+from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, upper_half, verdict_table
 from .claims import Measurement, judge, judge_curve, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
-from .specs import StudySpec, curve_slopes, kept_manifest
+from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
 
 S = StudySpec("bandits", __name__)
 DOC_PAGE, RESULTS, BLOCKS, DEFAULTS, QUICK, PARAMS = S.doc_page, S.results, S.blocks, S.defaults, S.quick, S.params
@@ -39,12 +39,10 @@ _RANK, _X = {n: i for i, n in enumerate(LEARNERS)}, {"T": "T", "eps": "ε", "K":
 
 
 def _points(cfg: dict) -> list:
-    """The three sweeps (``[grids]``): only the private learners sweep ε, a non-private learner has no ε, and at
-    ``eps >= 1`` the batched DP-EXP3 (blocks of one round) is DP-EXP3: not run twice in the T and K sweeps."""
-    one = math.ceil(1.0 / float(cfg["eps"]) - 1e-12) <= 1
-    pts = grid_union(S.data["grids"], cfg, dict(sweep="", learner="", instance="", K=0, T=0, eps=0.0), "sweep")
-    return [dict(p, eps=p["eps"] if p["learner"] in PRIVATE else None) for p in pts
-            if (p["learner"] in PRIVATE if p["sweep"] == "eps" else not (p["learner"] == "dp_exp3_batched" and one))]
+    """The three sweeps (``[grids]``); a non-private learner has no ε."""
+    pts = grid_points(S.data["grids"], cfg, dict(sweep="", learner="", instance="", K=0, T=0, eps=0.0), "sweep",
+                      private=PRIVATE)
+    return [dict(p, eps=p["eps"] if p["learner"] in PRIVATE else None) for p in pts]
 
 
 def _fits(df, summ, n_boot: int = 500):

@@ -201,7 +201,7 @@ class StudySpec:
         return publish
 
 
-def grid_points(grids: Mapping, cfg: Mapping, template: dict, name: str = "exp", select=None) -> list:
+def grid_points(grids: Mapping, cfg: Mapping, template: dict, name: str = "exp", select=None, **names: Any) -> list:
     """The points of a grid declared as data: per experiment, products one after the other, each filtered.
 
     Unlike :func:`~jaxdp.studies.analysis.grid_union`, an entry may set several keys at once and a product may carry
@@ -212,11 +212,13 @@ def grid_points(grids: Mapping, cfg: Mapping, template: dict, name: str = "exp",
             ``keys`` one point key or several joined by commas; ``values`` ``"$key"`` (the configuration's list,
             comma-separated string or scalar) or a literal list (of values, or of lists of values for several keys;
             a ``"$key"`` inside is the configuration's scalar). An entry ``["where", condition]`` keeps the points
-            where the Python condition holds on the configuration's values (as lists) and the point's (which win).
+            where the Python condition holds on the configuration's values (as lists), ``names`` and the point's
+            values (which win).
         cfg: the resolved configuration.
         template: every point's keys in order with their defaults; each value is cast to its default's type.
         name: the point key holding the experiment's name.
         select: the experiments to include (default all).
+        **names: further names the conditions see.
 
     Returns:
         ``[point]``: the experiments in the order of ``grids``, each product outermost first.
@@ -230,7 +232,7 @@ def grid_points(grids: Mapping, cfg: Mapping, template: dict, name: str = "exp",
         v = cfg[v[1:]] if isinstance(v, str) and v.startswith("$") else v
         return int(float(v)) if type(template[k]) is int else type(template[k])(v)
 
-    env, out = {k: listed(v) for k, v in cfg.items()}, []
+    env, out = {**{k: listed(v) for k, v in cfg.items()}, **names}, []
     for exp, products in grids.items():
         for product in products if select is None or exp in select else ():
             where = [v for k, v in product if k == "where"]
