@@ -10,6 +10,7 @@ bounds of :mod:`jaxdp.bandits.theory`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import pathlib
 
@@ -36,6 +37,9 @@ CLAIMS = S.claims
 CLAIMS.update({f"{ln} switch": None for ln in S.data["unclaimed_on_switch"]})
 MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K", "T", "eps"]
 _RANK, _X = {n: i for i, n in enumerate(LEARNERS)}, {"T": "T", "eps": "ε", "K": "K"}
+#: the notes of the page's tables and verdict block (``specs/bandits.md``, ``bandits note <key>``), by key
+NOTES = {k: functools.partial(S.render, f"bandits note {k}")
+         for k in ("no_slope", "partial", "no_bound", "flat", "flat_K", "batched", "twins")}
 
 
 def _points(cfg: dict) -> list:
@@ -177,7 +181,7 @@ def _by_rank(sl, *cols):
 def _t_table(fits, summ, flat, T_max: int) -> tuple:
     """The T sweep's table (``[columns].T_sweep``) and its number of curves: each (learner, instance) curve's slope,
     the bound's, its regret and bound at the largest horizon and a note (``[notes]``) on what its slope cannot show."""
-    t, st, N = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner"), summ[summ["sweep"] == "T"], S.data["notes"]
+    t, st, N = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner"), summ[summ["sweep"] == "T"], NOTES
     last = st.sort_values("T").groupby(["learner", "instance"]).tail(1)
     t = t.drop(columns="theory").merge(last[["learner", "instance", "regret_mean", "regret_lo", "regret_hi", "theory"]],
                                        on=["learner", "instance"], how="left")
@@ -187,9 +191,9 @@ def _t_table(fits, summ, flat, T_max: int) -> tuple:
         fitted, k = g[g["T"].between(r.x_min, r.x_max)], sum(f[:3] == ("T", r.learner, r.instance) for f in flat)
         pos = int((fitted["regret_mean"] > 0).sum())
         notes.append("; ".join(n for n in [
-            N["no_slope"].format(neg=len(fitted) - pos, n=len(fitted)) if not np.isfinite(r.slope) else
-            N["partial"].format(pos=pos, n=len(fitted)) if pos < len(fitted) else "",
-            "" if np.isfinite(r.theory) else N["no_bound"], N["flat"].format(k=k) if k else ""] if n) or "—")
+            N["no_slope"](neg=len(fitted) - pos, n=len(fitted)) if not np.isfinite(r.slope) else
+            N["partial"](pos=pos, n=len(fitted)) if pos < len(fitted) else "",
+            "" if np.isfinite(r.theory) else N["no_bound"](), N["flat"](k=k) if k else ""] if n) or "—")
     return S.table("T_sweep", t.assign(learner=t["learner"].map(LABELS), note=notes), T_max=T_max), len(t)
 
 
@@ -243,15 +247,15 @@ def page_blocks(results_dir=None) -> dict:
     df = df.assign(eps=df["eps"].astype(float))
     summ = summarize(df, KEYS, ["regret"]).merge(pd.read_csv(d / "summary.csv")[KEYS + ["theory"]], on=KEYS, how="left")
     n_seeds = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min())
-    flat, fits, same, N = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df), S.data["notes"]
+    flat, fits, same, N = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df), NOTES
     repeats = {("eps", "dp_exp3_batched"): same}
     v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ, kept_manifest(d)["config"]["gap"], repeats)
-    twins = "; ".join(N["twins"].format(ln=LABELS[ln], at=", ".join(_x_label(x, e) for e in sorted(xs)),
+    twins = "; ".join(N["twins"](ln=LABELS[ln], at=", ".join(_x_label(x, e) for e in sorted(xs)),
                                         of=LABELS[TWIN_OF[ln]]) for (x, ln), xs in repeats.items() if xs)
     flat_K = {ln: ", ".join(str(int(k)) for k in sorted(k[3] for k in flat if k[:2] == ("K", ln))) for ln in LEARNERS}
-    note = {"eps": lambda ln: N["batched"].format(eps=", ".join(f"{x:g}" for x in sorted(same)))
+    note = {"eps": lambda ln: N["batched"](eps=", ".join(f"{x:g}" for x in sorted(same)))
             if ln == "dp_exp3_batched" and same else "—",
-            "K": lambda ln: N["flat_K"].format(K=flat_K[ln]) if flat_K.get(ln) else "—"}
+            "K": lambda ln: N["flat_K"](K=flat_K[ln]) if flat_K.get(ln) else "—"}
     Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
     t_table, curves = _t_table(fits, summ, flat, int(Ts[-1]))
     return {BLOCKS[0]: S.render(BLOCKS[0], curves=curves, S=n_seeds, T_lo=int(upper_half(Ts)[0]),

@@ -9,6 +9,7 @@ G5's quantile ratios are measured from the per-seed results, and two curves that
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import pathlib
 
@@ -24,7 +25,10 @@ from .specs import StudySpec, fstring, grid_points, kept_manifest, merged_cell, 
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
-EXPERIMENTS, R = S.params["experiments"].choices, S.data["reasons"]
+EXPERIMENTS = S.params["experiments"].choices
+#: the reasons the study's hooks give (``specs/growth-rates.md``, ``growth-rates reason <key>``), by key
+R = {k: functools.partial(S.render, f"growth-rates reason {k}")
+     for k in ("geps_untested", "geps_note", "grid_floor", "float", "twins")}
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
 N_BOOT, GEPS_FLOOR_SHARE = 1000, 0.1    # Geps fits only the ε whose mean excess is at least 10x the noiseless path's
 TWIN_CORR, TWIN_REL = 0.999, 0.01       # one piece of evidence: per-seed correlation and relative mean difference
@@ -85,7 +89,7 @@ def _geps(r, g):
     sm = g.groupby("eps")["excess"].mean()
     keep, top = sorted(e for e in sm.index if floor <= GEPS_FLOOR_SHARE * sm.loc[e]), sm.index.max()
     if len(keep) < 3:
-        return r, Verdict("not tested", R["geps_untested"].format(floor=floor, share=floor / sm.loc[top], eps=top,
+        return r, Verdict("not tested", R["geps_untested"](floor=floor, share=floor / sm.loc[top], eps=top,
                                                                   kept=len(keep), cap=GEPS_FLOOR_SHARE)), "", WHY["geps-floor"]
     if len(keep) == len(sm):
         return r, None, "", ""
@@ -93,7 +97,7 @@ def _geps(r, g):
     fit = r.copy()
     fit[cols] = fit_slopes(g[g["eps"].isin(keep)], x="eps", y="excess", upper_half=False, n_boot=N_BOOT,
                            resample="joint").iloc[0][cols]
-    return fit, None, R["geps_note"].format(eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
+    return fit, None, R["geps_note"](eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
 
 
 def _miss_why(exp, r, g) -> tuple:
@@ -102,9 +106,9 @@ def _miss_why(exp, r, g) -> tuple:
         mean, n = float(g.groupby("n_samples")["erm_excess"].mean().iloc[-1]), int(r["x_max"])
         floor = grid_floor(r["inst"], r["kappa"], int(r["M"])) if r["sampler"] == "grid" else 0.0
         if mean <= 10 * floor:
-            return R["grid_floor"].format(n=n, mean=mean, ratio=mean / floor, floor=floor), WHY["grid-floor"]
+            return R["grid_floor"](n=n, mean=mean, ratio=mean / floor, floor=floor), WHY["grid-floor"]
         if mean < 1e-13:
-            return R["float"].format(n=n, mean=mean), WHY["float"]
+            return R["float"](n=n, mean=mean), WHY["float"]
     return "", WHY["other"]
 
 
@@ -154,7 +158,7 @@ def verdicts(df, slopes):
         for k, (i, c) in twins.items():
             if i == j:
                 e = slopes.loc[k, "exp"]
-                cell, same = merged_cell(cell, _cell(e, slopes.loc[k]), exp, e), R["twins"].format(c=c)
+                cell, same = merged_cell(cell, _cell(e, slopes.loc[k]), exp, e), R["twins"](c=c)
         claim, g = dataclasses.replace(CLAIMS[exp], value=float(r["theory"])), _curve(df, exp, r)
         fit, v, note, link = _geps(r, g) if exp == "Geps" else (r, None, "", "")
         m = Measurement(float(fit["slope"]), float(fit["slope_lo"]), float(fit["slope_hi"]), int(fit["n_seeds"]),
