@@ -180,7 +180,8 @@ def _by_rank(sl, *cols):
 
 def _t_table(fits, summ, flat, T_max: int) -> tuple:
     """The T sweep's table (``[columns].T_sweep``) and its number of curves: each (learner, instance) curve's slope,
-    the bound's, its regret and bound at the largest horizon and a note (``[notes]``) on what its slope cannot show."""
+    the bound's, its regret and bound at the largest horizon, and a note (:data:`NOTES`): what its slope cannot
+    show."""
     t, st, N = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner"), summ[summ["sweep"] == "T"], NOTES
     last = st.sort_values("T").groupby(["learner", "instance"]).tail(1)
     t = t.drop(columns="theory").merge(last[["learner", "instance", "regret_mean", "regret_lo", "regret_hi", "theory"]],

@@ -46,8 +46,8 @@ def build_points(cfg: dict) -> list:
     """The grid points of the selected experiments (``[grids]`` of ``specs/growth-rates.toml``; G5 is computed from
     G1's points), one dict per point."""
     exps = str(cfg["experiments"]).replace(" ", "").split(",")
-    return grid_points(S.data["grids"], cfg, dict(zip(KEYS, ("", "", "", 0.0, 1, 0, 0.0, 0.0, 0.0, "none", "none", 0))),
-                       select=exps + ["G1"] * ("G5" in exps))
+    template = dict(zip(KEYS, ("", "", "", 0.0, 1, 0, 0.0, 0.0, 0.0, "none", "none", 0)))   # the keys' defaults
+    return grid_points(S.data["grids"], cfg, template, select=exps + ["G1"] * ("G5" in exps))
 
 
 def _estimator(p: dict, n_iter: int = 100) -> tuple:
