@@ -383,6 +383,29 @@ def plan_dp_ftrl_point(mech, *, eps: float, delta: float, T: int, d: int, D: flo
     return lam, sigma, plan.params["clip"], plan.eps_certified, V, mech.max_error(T)
 
 
+def plan_dp_ftrl_certified(mech, *, eps: float, delta: float, T: int, d: int, D: float, beta: float,
+                           mode: str = "paper", realizable: bool = True) -> tuple:
+    """:func:`plan_dp_ftrl_point`, refusing a plan whose certified ε exceeds the ``eps`` asked for.
+
+    Comparing mechanisms at equal privacy needs every plan to certify the same ``(eps, delta)``: the planner's
+    ``sigma`` must bring the mechanism's accounted ε (Gaussian mechanism on its sensitivity) within ``eps``.
+
+    Args:
+        mech, eps, delta, T, d, D, beta, mode, realizable: as in :func:`plan_dp_ftrl_point`.
+
+    Returns:
+        ``(lam, sigma, clip, eps_certified, V, max_error)``.
+
+    Raises:
+        ValueError: the certified ε exceeds ``eps`` by more than ``1e-9`` relative.
+    """
+    plan = plan_dp_ftrl_point(mech, eps=eps, delta=delta, T=T, d=d, D=D, beta=beta, mode=mode, realizable=realizable)
+    if not plan[3] <= eps * (1 + 1e-9):
+        raise ValueError(f"eps={eps} is not certified by the plan of T={T}, d={d} with this mechanism "
+                         f"(certified {plan[3]}); allowed: a plan certifying at most eps")
+    return plan
+
+
 def dp_ftrl_bound_of_lambda(lam_realizable, T, D: float, beta: float, realizable):
     """DP-FTRL's bound (constants 1) recovered from the realizable λ of :func:`plan_dp_ftrl_point`.
 

@@ -16,13 +16,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core.simulate import monte_carlo
-from .instances import SCOInstance, empirical_value
-from .inverse_sensitivity import exact_grad_inv_estimator, grad_inverse_sensitivity
+from .instances import SCOInstance, empirical_value, growth_instance
+from .inverse_sensitivity import exact_excess_quadrature, exact_grad_inv_estimator, grad_inverse_sensitivity
 from .localization import EpochParams, LocalizationParams, epoch_growth_sco, localization_sco
 from .planners import plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_localization_sco
 
 __all__ = ["epoch_estimator", "localization_estimator", "grad_inv_estimator", "run_sco", "run_sco_cpu",
-           "planned_estimator"]
+           "planned_estimator", "exact_law_reference"]
 
 
 def _x64_args(args):
@@ -222,3 +222,27 @@ def planned_estimator(algo: str, inst: SCOInstance, n: int, *, eps: float, delta
     else:
         raise ValueError(f"algo must be 'epoch', 'localization' or 'grad_inv', got {algo!r}")
     return fn, P(*(float(pl[k]) for k in (lr, "eps", "delta", "gauss_mult", "phase_offset"))), pl
+
+
+def exact_law_reference(kappa: float, n: int, eps: float, rho_rule: str = "theorem") -> tuple:
+    """The exact reference of the continuous ρ-smooth gradient inverse-sensitivity mechanism on the 1-D noiseless
+    κ-regression instance: its planned ρ and the mean ERM excess its law gives there.
+
+    ρ is :func:`planned_estimator`'s (``"grad_inv"``: :func:`~jaxdp.sco.plan_grad_inverse_sensitivity` under the
+    ``rho_rule``) on ``growth_instance("regression", kappa, 1, n)``; the mean is
+    :func:`~jaxdp.sco.inverse_sensitivity.exact_excess_quadrature` at that ρ (Asi, Levy & Duchi 2021, "Adapting to
+    Function Difficulty and Growth Conditions in Private Optimization", Theorem 1), the value an exact sampler's
+    mean ERM excess must match.
+
+    Args:
+        kappa: the growth exponent κ (> 1).
+        n: the sample size.
+        eps: the privacy budget.
+        rho_rule: ``"theorem"`` or ``"agnostic"``.
+
+    Returns:
+        ``(rho, exact_mean)``.
+    """
+    inst = growth_instance("regression", kappa, 1, n)
+    rho = float(planned_estimator("grad_inv", inst, n, eps=eps, rho_rule=rho_rule, M=2)[2]["rho"])
+    return rho, exact_excess_quadrature(kappa, n, eps, rho)

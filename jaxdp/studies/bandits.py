@@ -10,7 +10,7 @@ bounds of :mod:`jaxdp.bandits.theory`.
 from __future__ import annotations
 
 import dataclasses
-import json
+import functools
 import math
 import pathlib
 
@@ -22,10 +22,10 @@ from ..bandits.instances import (
     instance_adversary, instance_means, is_trivial_cap, learner_setup, stack_params, theory_value,
 )
 from ..core import seed_keys, simulate
-from .analysis import _pow2, fmt_ci, fmt_num, loglog_slope, markdown_table, upper_half, verdict_table
-from .claims import Measurement, Verdict, judge, judge_exact_bound, tally, untested_row, verdict_row
+from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, upper_half, verdict_table
+from .claims import Measurement, judge, judge_curve, tally, untested_row, verdict_row
 from .framework import Study, fit_slopes, plot_panels, summarize
-from .specs import StudySpec
+from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
 
 S = StudySpec("bandits", __name__)
 DOC_PAGE, RESULTS, BLOCKS, DEFAULTS, QUICK, PARAMS = S.doc_page, S.results, S.blocks, S.defaults, S.quick, S.params
@@ -37,19 +37,16 @@ CLAIMS = S.claims
 CLAIMS.update({f"{ln} switch": None for ln in S.data["unclaimed_on_switch"]})
 MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K", "T", "eps"]
 _RANK, _X = {n: i for i, n in enumerate(LEARNERS)}, {"T": "T", "eps": "ε", "K": "K"}
+#: the notes of the page's tables and verdict block (``specs/bandits.md``, ``bandits note <key>``), by key
+NOTES = {k: functools.partial(S.render, f"bandits note {k}")
+         for k in ("no_slope", "partial", "no_bound", "flat", "flat_K", "batched", "twins")}
 
 
 def _points(cfg: dict) -> list:
-    """The three sweeps; at ``eps >= 1`` the batched DP-EXP3 (blocks of one round) is DP-EXP3: not run twice."""
-    eps1, K = float(cfg["eps"]), int(cfg["K"])
-    fixed = [ln for ln in cfg["learners"] if not (ln == "dp_exp3_batched" and math.ceil(1.0 / eps1 - 1e-12) <= 1)]
-    e = {ln: (eps1 if ln in PRIVATE else None) for ln in cfg["learners"]}
-    return ([{"sweep": "T", "learner": ln, "instance": i, "K": K, "T": int(T), "eps": e[ln]}
-             for i in cfg["instances"] for ln in fixed for T in cfg["T"]]
-            + [{"sweep": "eps", "learner": ln, "instance": "linspace", "K": K, "T": int(cfg["eps_T"]), "eps": float(x)}
-               for ln in cfg["learners"] if ln in PRIVATE for x in cfg["eps_sweep"]]
-            + [{"sweep": "K", "learner": ln, "instance": "gap", "K": int(k), "T": int(cfg["K_T"]), "eps": e[ln]}
-               for ln in fixed for k in cfg["K_sweep"]])
+    """The three sweeps (``[grids]``); a non-private learner has no ε."""
+    pts = grid_points(S.data["grids"], cfg, dict(sweep="", learner="", instance="", K=0, T=0, eps=0.0), "sweep",
+                      private=PRIVATE)
+    return [dict(p, eps=p["eps"] if p["learner"] in PRIVATE else None) for p in pts]
 
 
 def _fits(df, summ, n_boot: int = 500):
@@ -57,23 +54,19 @@ def _fits(df, summ, n_boot: int = 500):
     learner over the whole grid, seed indices resampled jointly, with the bound's slope over the fitted range."""
     import pandas as pd
 
-    rows = []
+    out = []
     for x, by in (("T", ["learner", "instance"]), ("eps", ["learner"]), ("K", ["learner"])):
-        sub = df[df["sweep"] == x]
-        if not len(sub) or sub[x].nunique() < 2:
-            continue
-        sl = fit_slopes(sub, x, "regret", by=by, upper_half=x == "T", n_boot=n_boot, resample="joint")
-        for r in sl.to_dict("records"):
-            g = summ[(summ["sweep"] == x) & (summ["learner"] == r["learner"])]
-            g = g[g["instance"] == r["instance"]] if "instance" in by else g
-            g = g[(g[x] >= r["x_min"]) & (g[x] <= r["x_max"])].sort_values(x)
-            th, xs = g["theory"].to_numpy(float), g[x].to_numpy(float)
-            th_slope = loglog_slope(xs, th)
-            rows.append({"sweep": x, "learner": r["learner"], "instance": r.get("instance", g["instance"].iloc[0]),
-                         **{k: r[k] for k in ("x_min", "x_max", "slope", "slope_lo", "slope_hi")},
-                         "theory_slope": th_slope, "regret@x_max": float(g["regret_mean"].iloc[-1]),
-                         "theory@x_max": float(th[-1]), "theory": THEORY_NAMES[r["learner"]]})
-    return pd.DataFrame(rows)
+        sub, pts = df[df["sweep"] == x], summ[summ["sweep"] == x]
+        if len(sub) and sub[x].nunique() >= 2:
+            sl = fit_slopes(sub, x, "regret", by=by, upper_half=x == "T", n_boot=n_boot, resample="joint")
+            sl = curve_slopes(sl.assign(sweep=x, instance=sl.get("instance", pts["instance"].iloc[0])), pts, x,
+                              {"theory_slope": "theory"}, ["learner", "instance"])
+            last = pts.set_index(["learner", "instance", x]).loc[list(zip(sl["learner"], sl["instance"], sl["x_max"]))]
+            out.append(sl.assign(**{"regret@x_max": last["regret_mean"].to_numpy(float),
+                                    "theory@x_max": last["theory"].to_numpy(float)}))
+    cols = ["sweep", "learner", "instance", "x_min", "x_max", "slope", "slope_lo", "slope_hi", "theory_slope",
+            "regret@x_max", "theory@x_max"]
+    return pd.concat(out, ignore_index=True)[cols].assign(theory=lambda f: f["learner"].map(THEORY_NAMES))
 
 
 @S.register
@@ -123,9 +116,9 @@ def _x_label(sweep: str, v) -> str:
     return {"T": lambda: f"T = {_pow2(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
 
 
-def _bound_verdict(claim, pts, n: int, x: str, gap: float, repeated) -> tuple:
-    """``(Verdict, Measurement or None)`` of a bound on one cell's points but the trivial caps and the ``repeated``
-    (another learner's runs); an exact evaluation (no spread over seeds) is judged by its value."""
+def _bound_row(claim, pts, n: int, x: str, gap: float, repeated, experiment: str, cell: str) -> dict:
+    """The row of a bound on one cell's points but the trivial caps and the ``repeated`` (another learner's runs):
+    :func:`~jaxdp.studies.claims.judge_curve` on regret/bound, an exact evaluation where no seed differs."""
     own = pts[~pts[x].isin(list(repeated))]
     capped = np.array([is_trivial_cap(p.theory, p.instance, int(p.K), p.T, gap) for p in own.itertuples(index=False)],
                       bool)
@@ -136,15 +129,13 @@ def _bound_verdict(claim, pts, n: int, x: str, gap: float, repeated) -> tuple:
         notes.append(f"at {', '.join(_x_label(x, v) for v in sorted(repeated))} its runs are "
                      f"{LABELS[TWIN_OF[pts['learner'].iloc[0]]]}'s, seed by seed, and counted in that row")
     if not len(tested):
-        return Verdict("not tested", "the bound is the trivial cap (T·max Δ or T) at every fitted point"), None
-    b = tested["theory"].to_numpy(float)
-    mean, lo, hi = (tested[c].to_numpy(float) / b for c in ("regret_mean", "regret_lo", "regret_hi"))
-    ratios = (mean, lo, hi)
-    m = Measurement.of_ratios(mean, lo, hi, n)
-    v = judge_exact_bound(m) if m.exact(*ratios) else judge(claim, m)
-    if m.estimate <= 0:
+        return untested_row(experiment, cell, claim.text, "the bound is the trivial cap (T·max Δ or T) at every "
+                            "fitted point", n, kind="at_most", claimed=1.0)
+    row = judge_curve(claim, None, tested.assign(bound=tested["theory"], n_seeds=n), experiment=experiment,
+                      cell=cell, exact_where="")
+    if row["slope"] <= 0:
         notes.append("pseudo-regret ≤ 0 at every tested point (below the best fixed arm)")
-    return Verdict(v.verdict, "; ".join([v.reason, *notes] if v.reason else notes)), m
+    return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
 
 
 def verdicts(slopes, summary, gap=None, repeats=None):
@@ -164,10 +155,8 @@ def verdicts(slopes, summary, gap=None, repeats=None):
             rows.append(untested_row(f"regret vs {_X[x]}", cell, "no bound applies", "the learner's bound is for "
                                      "stationary stochastic arms, not the oblivious switching instance", n))
         elif claim.kind == "bound":
-            v, m = _bound_verdict(claim, pts, n, x, gap, repeats.get((x, r.learner), ()))
-            experiment = f"regret / bound over {_X[x]}"
-            rows.append(verdict_row(claim, m, v, experiment=experiment, cell=cell) if m else
-                        untested_row(experiment, cell, claim.text, v.reason, n, kind="at_most", claimed=1.0))
+            rows.append(_bound_row(claim, pts, n, x, gap, repeats.get((x, r.learner), ()),
+                                   f"regret / bound over {_X[x]}", cell))
         else:
             claim = dataclasses.replace(claim, value=float(r.theory_slope)) if math.isnan(claim.value) else claim
             fin = np.isfinite(r.slope)   # no point estimate: the bootstrap's interval is not shown either
@@ -189,24 +178,24 @@ def _by_rank(sl, *cols):
     return sl.sort_values(list(cols), key=lambda c: c.map(order[c.name]) if c.name in order else c)
 
 
-def _t_row(r, summ, flat) -> list:
-    """The T sweep's row of one (learner, instance) curve, its notes saying what its slope cannot show."""
-    g = summ[(summ["sweep"] == "T") & (summ["learner"] == r.learner) & (summ["instance"] == r.instance)]
-    last, fitted, notes = g.sort_values("T").iloc[-1], g[(g["T"] >= r.x_min) & (g["T"] <= r.x_max)], []
-    n_pos = int((fitted["regret_mean"] > 0).sum())
-    if not np.isfinite(r.slope):
-        notes.append(f"pseudo-regret ≤ 0 at {len(fitted) - n_pos} of the {len(fitted)} fitted horizons "
-                     "(below the best fixed arm): no log-log slope")
-    elif n_pos < len(fitted):
-        notes.append(f"fitted on the {n_pos} of {len(fitted)} horizons with a positive mean; "
-                     "the others are below the best fixed arm")
-    if not np.isfinite(last["theory"]):
-        notes.append("no bound applies (a stochastic bound on the oblivious switching instance)")
-    if nflat := sum(k[:3] == ("T", r.learner, r.instance) for k in flat):
-        notes.append(f"no spread over seeds at {nflat} horizon(s)")
-    return [LABELS[r.learner], r.instance, fmt_ci(r.slope, r.slope_lo, r.slope_hi) if np.isfinite(r.slope) else "—",
-            fmt_num(r.theory_slope), fmt_ci(last["regret_mean"], last["regret_lo"], last["regret_hi"], 0),
-            fmt_num(last["theory"], 0), fmt_num(last["regret_mean"] / last["theory"], 2), "; ".join(notes) or "—"]
+def _t_table(fits, summ, flat, T_max: int) -> tuple:
+    """The T sweep's table (``[columns].T_sweep``) and its number of curves: each (learner, instance) curve's slope,
+    the bound's, its regret and bound at the largest horizon, and a note (:data:`NOTES`): what its slope cannot
+    show."""
+    t, st, N = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner"), summ[summ["sweep"] == "T"], NOTES
+    last = st.sort_values("T").groupby(["learner", "instance"]).tail(1)
+    t = t.drop(columns="theory").merge(last[["learner", "instance", "regret_mean", "regret_lo", "regret_hi", "theory"]],
+                                       on=["learner", "instance"], how="left")
+    notes = []
+    for r in t.itertuples(index=False):
+        g = st[(st["learner"] == r.learner) & (st["instance"] == r.instance)]
+        fitted, k = g[g["T"].between(r.x_min, r.x_max)], sum(f[:3] == ("T", r.learner, r.instance) for f in flat)
+        pos = int((fitted["regret_mean"] > 0).sum())
+        notes.append("; ".join(n for n in [
+            N["no_slope"](neg=len(fitted) - pos, n=len(fitted)) if not np.isfinite(r.slope) else
+            N["partial"](pos=pos, n=len(fitted)) if pos < len(fitted) else "",
+            "" if np.isfinite(r.theory) else N["no_bound"](), N["flat"](k=k) if k else ""] if n) or "—")
+    return S.table("T_sweep", t.assign(learner=t["learner"].map(LABELS), note=notes), T_max=T_max), len(t)
 
 
 def _sweep_table(sl, summ, x: str, note) -> str:
@@ -257,38 +246,27 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir or RESULTS)
     df = pd.read_csv(d / "results.csv")
     df = df.assign(eps=df["eps"].astype(float))
-    theory = pd.read_csv(d / "summary.csv")[KEYS + ["theory"]]
-    summ = summarize(df, KEYS, ["regret"]).merge(theory, on=KEYS, how="left")
+    summ = summarize(df, KEYS, ["regret"]).merge(pd.read_csv(d / "summary.csv")[KEYS + ["theory"]], on=KEYS, how="left")
     n_seeds = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min())
-    flat, fits, same = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df)
+    flat, fits, same, N = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df), NOTES
     repeats = {("eps", "dp_exp3_batched"): same}
-    gap = json.loads((d / "manifest.json").read_text())["config"]["gap"]
-    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ, gap, repeats)
-    twins = "; ".join(f"{LABELS[ln]}'s points at {', '.join(_x_label(x, e) for e in sorted(xs))} are "
-                      f"{LABELS[TWIN_OF[ln]]}'s runs, seed by seed, and counted once, in {LABELS[TWIN_OF[ln]]}'s row"
-                      for (x, ln), xs in repeats.items() if xs)
-    batched = f"the per-round DP-EXP3's runs, seed by seed, at ε = {', '.join(f'{x:g}' for x in sorted(same))} " \
-              "(blocks of one round)"
+    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ, kept_manifest(d)["config"]["gap"], repeats)
+    twins = "; ".join(N["twins"](ln=LABELS[ln], at=", ".join(_x_label(x, e) for e in sorted(xs)),
+                                        of=LABELS[TWIN_OF[ln]]) for (x, ln), xs in repeats.items() if xs)
     flat_K = {ln: ", ".join(str(int(k)) for k in sorted(k[3] for k in flat if k[:2] == ("K", ln))) for ln in LEARNERS}
+    note = {"eps": lambda ln: N["batched"](eps=", ".join(f"{x:g}" for x in sorted(same)))
+            if ln == "dp_exp3_batched" and same else "—",
+            "K": lambda ln: N["flat_K"](K=flat_K[ln]) if flat_K.get(ln) else "—"}
     Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
-    t_fits = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner")
-    t_rows = [_t_row(r, summ, flat) for r in t_fits.itertuples(index=False)]
-    t_table = S.table("T_sweep", t_rows, T_max=int(Ts[-1]))
-    eps_table = _sweep_table(fits[fits["sweep"] == "eps"], summ, "eps",
-                             lambda ln: batched if ln == "dp_exp3_batched" and same else "—")
-    K_table = _sweep_table(fits[fits["sweep"] == "K"], summ, "K",
-                           lambda ln: f"no spread over seeds at K = {flat_K[ln]}" if flat_K.get(ln) else "—")
-    T_at = {x: int(df.loc[df["sweep"] == x, "T"].iloc[0]) for x in ("eps", "K")}
-    gen = S.generated("results/bandits/results.csv", "summary.csv")
-    return {
-        BLOCKS[0]: S.render(BLOCKS[0], generated=gen, curves=len(t_rows), S=n_seeds, T_lo=int(upper_half(Ts)[0]),
-                            T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]), table=t_table),
-        BLOCKS[1]: S.render(BLOCKS[1], T=T_at["eps"], S=n_seeds, table=eps_table),
-        BLOCKS[2]: S.render(BLOCKS[2], T=T_at["K"], S=n_seeds, table=K_table),
-        BLOCKS[3]: S.render(BLOCKS[3], **_bounds_values(summ)),
-        BLOCKS[4]: S.render(BLOCKS[4], generated=gen, rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",
-                            n_boot=N_BOOT, table=verdict_table(v)),
-    }
+    t_table, curves = _t_table(fits, summ, flat, int(Ts[-1]))
+    return {BLOCKS[0]: S.render(BLOCKS[0], curves=curves, S=n_seeds, T_lo=int(upper_half(Ts)[0]),
+                                T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]), table=t_table),
+            **{BLOCKS[i]: S.render(BLOCKS[i], T=int(df.loc[df["sweep"] == x, "T"].iloc[0]), S=n_seeds,
+                                   table=_sweep_table(fits[fits["sweep"] == x], summ, x, note[x]))
+               for i, x in ((1, "eps"), (2, "K"))},
+            BLOCKS[3]: S.render(BLOCKS[3], **_bounds_values(summ)),
+            BLOCKS[4]: S.render(BLOCKS[4], rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",
+                                n_boot=N_BOOT, table=verdict_table(v))}
 
 
 publish = S.publisher(page_blocks)

@@ -9,22 +9,26 @@ G5's quantile ratios are measured from the per-seed results, and two curves that
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import pathlib
 
 import numpy as np
 
 from ..core.simulate import seed_keys
-from ..sco import exact_excess_quadrature, grid_floor, growth_instance, planned_estimator, run_sco_cpu
+from ..sco import exact_law_reference, grid_floor, growth_instance, planned_estimator, run_sco_cpu
 from ..sco.prox_path import epoch_prox_path_1d
 from .claims import Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
 from .plots import slope_guides
-from .specs import StudySpec, merged_cell, same_evidence, seed_matrix
+from .specs import StudySpec, fstring, grid_points, kept_manifest, merged_cell, same_evidence, seed_matrix
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
-EXPERIMENTS, R = S.params["experiments"].choices, S.data["reasons"]
+EXPERIMENTS = S.params["experiments"].choices
+#: the reasons the study's hooks give (``specs/growth-rates.md``, ``growth-rates reason <key>``), by key
+R = {k: functools.partial(S.render, f"growth-rates reason {k}")
+     for k in ("geps_untested", "geps_note", "grid_floor", "float", "twins")}
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
 N_BOOT, GEPS_FLOOR_SHARE = 1000, 0.1    # Geps fits only the ε whose mean excess is at least 10x the noiseless path's
 TWIN_CORR, TWIN_REL = 0.999, 0.01       # one piece of evidence: per-seed correlation and relative mean difference
@@ -39,36 +43,11 @@ def theory_exponent(p: dict) -> float:
 
 
 def build_points(cfg: dict) -> list:
-    """The grid points of the selected experiments (``specs/growth-rates.toml``), one dict per point."""
-    v = {k: [float(x) for x in str(cfg[k]).split(",") if x.strip()] for k in ("n", "n_inv", "kappas", "d_list",
-                                                                              "eps_list", "kappa_lows")}
-    exps, ks, kl, ns = str(cfg["experiments"]).replace(" ", "").split(","), v["kappas"], cfg["kappa_low"], v["n"]
-    names = [s.strip() for s in str(cfg["g1_insts"]).split(",")]
-    g1 = ([("regression", k) for k in ks if "regression" in names] + [("atom", k) for k in ks if k <= 2 and "atom" in
-          names] + [("linear", k) for k in ks if k >= 2 and "linear" in names])
-    pt = lambda exp, algo, inst, k, d, n, eps, dl, klow, rule="none", smp="none", M=0: dict(zip(KEYS, (  # noqa: E731
-        exp, algo, inst, float(k), int(d), int(n), float(eps), float(dl), float(klow), rule, smp, int(M))))
-    pts, e_stat, e_priv = [], cfg["eps_stat"], cfg["eps_priv"]
-    if "G4" in exps:   # the grid law: theorem ρ only (both rules are one law when both windows are below one cell)
-        var = [("theorem", "exact", 0), ("agnostic", "exact", 0), ("theorem", "grid", int(cfg["M"]))]
-        var += [("theorem", "grid", int(cfg["M_fine"]))] if int(cfg["M_fine"]) > 0 else []
-        pts += [pt("G4", "grad_inv", i, k, 1, n, e_priv, 0.0, kl, *w) for i, k in [("twopoint", 1.5)] +
-                [("regression", k) for k in ks if k >= 2] for w in var for n in v["n_inv"]]
-    if "G1" in exps or "G5" in exps:
-        pts += [pt("G1", "epoch", i, k, 1, n, e_stat, 0.0, kl) for i, k in g1 for n in ns]
-    if "G2" in exps:
-        hard = [("linear_hard", k) for k in ks if k >= 2] + [("twopoint_hard", k) for k in ks if k <= 2]
-        pts += [pt("G2", "epoch", i, k, 1, n, e_stat, 0.0, kl) for i, k in hard for n in ns]
-    if "G3" in exps:
-        pts += [pt("G3", "epoch", "regression", 2.0, d, cfg["n_fixed"], e_priv, dl, kl)
-                for d in v["d_list"] for dl in (0.0, float(cfg["delta"]))]
-    if "Geps" in exps:
-        pts += [pt("Geps", "epoch", "regression", k, 1, cfg["n_fixed"], e, 0.0, kl) for k in ks for e in v["eps_list"]]
-    if "G6" in exps:
-        pts += [pt("G6", "epoch", "regression", 3.0, 1, n, e_stat, 0.0, klow) for klow in v["kappa_lows"] for n in ns]
-    if "G7" in exps:
-        pts += [pt("G7", "localization", i, k, 1, n, e_stat, 0.0, kl) for i, k in g1 for n in ns]
-    return pts
+    """The grid points of the selected experiments (``[grids]`` of ``specs/growth-rates.toml``; G5 is computed from
+    G1's points), one dict per point."""
+    exps = str(cfg["experiments"]).replace(" ", "").split(",")
+    template = dict(zip(KEYS, ("", "", "", 0.0, 1, 0, 0.0, 0.0, 0.0, "none", "none", 0)))   # the keys' defaults
+    return grid_points(S.data["grids"], cfg, template, select=exps + ["G1"] * ("G5" in exps))
 
 
 def _estimator(p: dict, n_iter: int = 100) -> tuple:
@@ -92,15 +71,8 @@ def _x(exp: str) -> str:
 
 
 def _cell(exp, r) -> str:
-    k = f"κ = {r['kappa']:g}"
-    if exp == "G3":
-        return "pure (δ = 0)" if r["delta"] == 0 else f"approximate (δ = {r['delta']:g})"
-    if exp == "G4":
-        smp = "continuous (exact)" if r["sampler"] == "exact" else f"grid M = {int(r['M'])}"
-        return f"{r['inst']}, {k}, {smp}, ρ {r['rho_rule']}"
-    if exp == "Geps":
-        return f"regression, {k}, n = {int(r['n_samples'])}"
-    return f"regression, {k}, κ_low = {r['kappa_low']:g}" if exp == "G6" else f"{r['inst']}, {k}"
+    """A curve's cell: its experiment's f-string of ``[cells]`` (``specs/growth-rates.toml``) on its row."""
+    return fstring(S.data["cells"].get(exp, S.data["cells"]["other"]), r)
 
 
 def _curve(df, exp, r):
@@ -117,7 +89,7 @@ def _geps(r, g):
     sm = g.groupby("eps")["excess"].mean()
     keep, top = sorted(e for e in sm.index if floor <= GEPS_FLOOR_SHARE * sm.loc[e]), sm.index.max()
     if len(keep) < 3:
-        return r, Verdict("not tested", R["geps_untested"].format(floor=floor, share=floor / sm.loc[top], eps=top,
+        return r, Verdict("not tested", R["geps_untested"](floor=floor, share=floor / sm.loc[top], eps=top,
                                                                   kept=len(keep), cap=GEPS_FLOOR_SHARE)), "", WHY["geps-floor"]
     if len(keep) == len(sm):
         return r, None, "", ""
@@ -125,7 +97,7 @@ def _geps(r, g):
     fit = r.copy()
     fit[cols] = fit_slopes(g[g["eps"].isin(keep)], x="eps", y="excess", upper_half=False, n_boot=N_BOOT,
                            resample="joint").iloc[0][cols]
-    return fit, None, R["geps_note"].format(eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
+    return fit, None, R["geps_note"](eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
 
 
 def _miss_why(exp, r, g) -> tuple:
@@ -134,9 +106,9 @@ def _miss_why(exp, r, g) -> tuple:
         mean, n = float(g.groupby("n_samples")["erm_excess"].mean().iloc[-1]), int(r["x_max"])
         floor = grid_floor(r["inst"], r["kappa"], int(r["M"])) if r["sampler"] == "grid" else 0.0
         if mean <= 10 * floor:
-            return R["grid_floor"].format(n=n, mean=mean, ratio=mean / floor, floor=floor), WHY["grid-floor"]
+            return R["grid_floor"](n=n, mean=mean, ratio=mean / floor, floor=floor), WHY["grid-floor"]
         if mean < 1e-13:
-            return R["float"].format(n=n, mean=mean), WHY["float"]
+            return R["float"](n=n, mean=mean), WHY["float"]
     return "", WHY["other"]
 
 
@@ -186,7 +158,7 @@ def verdicts(df, slopes):
         for k, (i, c) in twins.items():
             if i == j:
                 e = slopes.loc[k, "exp"]
-                cell, same = merged_cell(cell, _cell(e, slopes.loc[k]), exp, e), R["twins"].format(c=c)
+                cell, same = merged_cell(cell, _cell(e, slopes.loc[k]), exp, e), R["twins"](c=c)
         claim, g = dataclasses.replace(CLAIMS[exp], value=float(r["theory"])), _curve(df, exp, r)
         fit, v, note, link = _geps(r, g) if exp == "Geps" else (r, None, "", "")
         m = Measurement(float(fit["slope"]), float(fit["slope_lo"]), float(fit["slope_hi"]), int(fit["n_seeds"]),
@@ -228,9 +200,8 @@ def analyze(df):
             "accepted"].mean().reset_index()
     ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")].copy()
     if len(ex):
-        ex["rho"] = [float(_estimator(dict(r, M=2, n_samples=int(r["n_samples"])))[2]["rho"]) for _, r in ex.iterrows()]
-        ex["exact_mean"] = [exact_excess_quadrature(r["kappa"], int(r["n_samples"]), r["eps"], r["rho"])
-                            for _, r in ex.iterrows()]
+        ex[["rho", "exact_mean"]] = [exact_law_reference(r["kappa"], int(r["n_samples"]), r["eps"], r["rho_rule"])
+                                     for _, r in ex.iterrows()]
         q = ex.rename(columns={f"erm_excess_{k}": f"measured_{k}" for k in ("mean", "lo", "hi")})
         t["G4_quadrature"] = q[["kappa", "rho_rule", "n_samples", "rho", "exact_mean", "measured_mean", "measured_lo",
                                 "measured_hi"]].assign(ratio=q["measured_mean"] / q["exact_mean"], inside=(
@@ -241,15 +212,11 @@ def analyze(df):
 
 def page_blocks(results_dir=None) -> dict:
     """The verdict block of :data:`DOC_PAGES` from a kept run (default ``results/growth-rates``)."""
-    import json
-
     import pandas as pd
 
     d = pathlib.Path(results_dir or RESULTS)
-    v, mf = verdicts(pd.read_csv(d / "results.csv"), pd.read_csv(d / "slopes.csv")), json.loads(
-        (d / "manifest.json").read_text())
-    return {BLOCK: S.render(BLOCK, generated=S.generated(f"results/{S.name}/slopes.csv", f"results/{S.name}/results.csv"),
-                            S=int(mf.get("seeds", v["n_seeds"].max())), n_points=int(mf.get("n_points", 0)),
+    v, mf = verdicts(pd.read_csv(d / "results.csv"), pd.read_csv(d / "slopes.csv")), kept_manifest(d)
+    return {BLOCK: S.render(BLOCK, S=int(mf.get("seeds", v["n_seeds"].max())), n_points=int(mf.get("n_points", 0)),
                             rows=len(v), tally=tally(v), twin_corr=TWIN_CORR, twin_rel=TWIN_REL, n_boot=N_BOOT,
                             tol=CLAIMS["G1"].tolerance, tol_ratio=CLAIMS["G3 ratio"].tolerance, table=verdict_table(v))}
 

@@ -26,7 +26,7 @@ import math
 import pathlib
 import re
 import sys
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -40,7 +40,8 @@ from ..claims import Claim
 from ..config import check_params
 from ..spec import Param, Study, declare_params
 
-__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell"]
+__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
+           "judge_curves", "kept_manifest", "fstring", "grid_points"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -200,6 +201,83 @@ class StudySpec:
         return publish
 
 
+def grid_points(grids: Mapping, cfg: Mapping, template: dict, name: str = "exp", select=None, **names: Any) -> list:
+    """The points of a grid declared as data: per experiment, products one after the other, each filtered.
+
+    Unlike :func:`~jaxdp.studies.analysis.grid_union`, an entry may set several keys at once and a product may carry
+    a condition, so a grid whose axes depend on each other (an instance defined only for some κ) is data too.
+
+    Args:
+        grids: ``{experiment: [product, ...]}``. A product is a list of entries ``[keys, values]``, outermost first:
+            ``keys`` one point key or several joined by commas; ``values`` ``"$key"`` (the configuration's list,
+            comma-separated string or scalar) or a literal list (of values, or of lists of values for several keys;
+            a ``"$key"`` inside is the configuration's scalar). An entry ``["where", condition]`` keeps the points
+            where the Python condition holds on the configuration's values (as lists), ``names`` and the point's
+            values (which win).
+        cfg: the resolved configuration.
+        template: every point's keys in order with their defaults; each value is cast to its default's type.
+        name: the point key holding the experiment's name.
+        select: the experiments to include (default all).
+        **names: further names the conditions see.
+
+    Returns:
+        ``[point]``: the experiments in the order of ``grids``, each product outermost first.
+    """
+    def listed(v):
+        if isinstance(v, str):
+            return [x.strip() for x in v.split(",") if x.strip()]
+        return list(v) if isinstance(v, (list, tuple)) else [v]
+
+    def cast(k, v):
+        v = cfg[v[1:]] if isinstance(v, str) and v.startswith("$") else v
+        return int(float(v)) if type(template[k]) is int else type(template[k])(v)
+
+    env, out = {**{k: listed(v) for k, v in cfg.items()}, **names}, []
+    for exp, products in grids.items():
+        for product in products if select is None or exp in select else ():
+            where = [v for k, v in product if k == "where"]
+            axes = [(k.split(","), [x if isinstance(x, list) else [x] for x in
+                                    (listed(cfg[v[1:]]) if isinstance(v, str) else v)])
+                    for k, v in product if k != "where"]
+            for combo in itertools.product(*[vals for _, vals in axes]):
+                pt = dict(template, **{name: exp})
+                pt.update({k: cast(k, x) for (keys, _), vals in zip(axes, combo) for k, x in zip(keys, vals)})
+                if all(eval(w, {"__builtins__": {}}, {**env, **pt}) for w in where):
+                    out.append(pt)
+    return out
+
+
+def fstring(template: str, row, **values: Any) -> str:
+    """A page's f-string (a TOML cell, as in :meth:`StudySpec.table`) evaluated on one row.
+
+    Args:
+        template: the f-string's text; it sees the row's columns, ``values`` and the page's formats ``num``,
+            ``ci``, ``pow2`` (:meth:`StudySpec.table`).
+        row: a mapping (a dict or a ``pandas.Series``) of column names to values.
+        **values: further names the template sees.
+
+    Returns:
+        The filled text.
+    """
+    r = dict(row)
+    return eval("f" + repr(template), {**_CELLS, **values, **r, "row": r, "ci": functools.partial(fmt_ci_of, r)})
+
+
+def kept_manifest(results_dir) -> dict:
+    """A kept run's ``manifest.json`` (its ``config``, ``seeds``, ``n_points``, ...), or ``{}`` where it has none.
+
+    Args:
+        results_dir: the run's directory.
+
+    Returns:
+        The parsed manifest.
+    """
+    import json
+
+    path = pathlib.Path(results_dir) / "manifest.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 def seed_matrix(g, x: str, y: str):
     """A curve's per-seed values: its abscissae and the ``(seeds, points)`` table of ``y``.
 
@@ -261,6 +339,93 @@ def merged_cell(a: str, b: str, group_a: str = "", group_b: str = "") -> str:
     pa, pb = a.split(", "), b.split(", ")
     k = next((i for i, (u, w) in enumerate(zip(pa, pb)) if u != w), len(pa))
     return ", ".join(pa[:k] + [f"{', '.join(pa[k:])} = {', '.join(pb[k:])}"])
+
+
+def curve_slopes(fits, points, x, columns: Mapping[str, str], keys: Sequence[str]):
+    """Beside each fit, the log-log slopes of deterministic columns (a bound, a planned σ) over the fit's points.
+
+    Args:
+        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
+        points: the per-point table holding ``keys``, the abscissa and the ``columns``.
+        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits.
+        columns: ``{new column: column of points}``.
+        keys: the columns that select a fit's curve among ``points``.
+
+    Returns:
+        A copy of ``fits`` with one column per entry of ``columns``: the least-squares slope of the log column on the
+        log abscissa over the curve's points with ``x_min <= x <= x_max``
+        (:func:`~jaxdp.studies.analysis.loglog_slope`).
+    """
+    from ..analysis import loglog_slope
+
+    out: dict = {c: [] for c in columns}
+    for r in fits.to_dict("records"):
+        xc = x(r) if callable(x) else x
+        g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])]
+        g = g[g[xc].between(r["x_min"], r["x_max"])].sort_values(xc)
+        for c, col in columns.items():
+            out[c].append(loglog_slope(g[xc], g[col]))
+    return fits.assign(**out)
+
+
+def twin_curves(df, by: Sequence[str], hue: str, order: Sequence, x, y: str, corr: float,
+                rel: float = math.inf) -> set:
+    """Within each group of ``by``, the curves of ``hue`` that are one piece of evidence (:func:`same_evidence`).
+
+    Args:
+        df: the per-seed rows (``seed``, ``by``, ``hue``, the abscissa, ``y``).
+        by: the columns of a group (a sweep): only curves of one group are compared.
+        hue: the column naming a curve.
+        order: the values of ``hue`` in the order compared (a later curve repeats an earlier one).
+        x: the abscissa's column, or ``x(group key tuple) -> column``.
+        y: the measured column.
+        corr, rel: :func:`same_evidence`'s smallest per-seed correlation and largest relative difference of means.
+
+    Returns:
+        ``{(*group key, a, b)}``: curve ``b`` of the group repeats the earlier curve ``a``.
+    """
+    out = set()
+    for key, g in df.groupby(list(by)):
+        key = key if isinstance(key, tuple) else (key,)
+        xc = x(key) if callable(x) else x
+        curves = [(h, 0, seed_matrix(g[g[hue] == h], xc, y)[1]) for h in order if h in set(g[hue])]
+        out |= {(*key, a, b) for b, (a, _) in same_evidence(curves, corr, rel).items()}
+    return out
+
+
+def judge_curves(points, by: Sequence[str], hue: str, order: Sequence, claim: Callable, experiment: Callable,
+                 cell: Callable, twins=(), group_order: Optional[Callable] = None, **judge: Any):
+    """One verdict row per curve (a value of ``hue`` within a group of ``by``) by
+    :func:`~jaxdp.studies.claims.judge_curve` on all its points (a ``"bound"`` claim needs no fit); curves that are
+    one piece of evidence (:func:`twin_curves`) share the first one's row, judged on all their points.
+
+    Args:
+        points: the per-point table (the columns a bound is judged on: ``bound``, ``<stem>_mean``, ...).
+        by: the columns of a group (a sweep).
+        hue: the column naming a curve.
+        order: the values of ``hue`` in row order.
+        claim, experiment: ``f(group key tuple)``: the group's claim and the rows' experiment.
+        cell: ``cell(group key tuple, [curves])``: the row's cell, given the curves it stands for.
+        twins: ``{(*group key, a, b)}``: curve ``b`` repeats curve ``a`` of the group.
+        group_order: a sort key of the group key tuples (default their order).
+        **judge: further keywords of :func:`~jaxdp.studies.claims.judge_curve`.
+
+    Returns:
+        The verdict rows (a ``pandas.DataFrame``), groups in order, curves in ``order`` within each.
+    """
+    import pandas as pd
+
+    from ..claims import judge_curve
+
+    rows, twins = [], set(twins)
+    groups = [((k if isinstance(k, tuple) else (k,)), g) for k, g in points.groupby(list(by))]
+    for key, g in sorted(groups, key=lambda kv: group_order(kv[0]) if group_order else kv[0]):
+        merged = {t[-1] for t in twins if tuple(t[:-2]) == key}
+        for h in [h for h in order if h in set(g[hue]) and h not in merged]:
+            same = [h] + [b for b in order if (*key, h, b) in twins]
+            rows.append(judge_curve(claim(key), None, g[g[hue].isin(same)], experiment=experiment(key),
+                                    cell=cell(key, same), **judge))
+    return pd.DataFrame(rows)
 
 
 class _Claims(dict):
