@@ -33,7 +33,7 @@ from ..core.validation import check_choice, check_in_range, check_positive, chec
 __all__ = [
     "SCOInstance", "inst_kappa_linear", "inst_kappa_1d_twopoint", "inst_kappa_regression", "inst_kappa_atom",
     "inst_sign_cube", "regression_constant", "growth_holds", "empirical_value", "empirical_grad", "growth_instance",
-    "grid_floor", "GROWTH_INSTANCES",
+    "grid_floor", "GROWTH_INSTANCES", "check_sco_data",
 ]
 
 
@@ -546,3 +546,33 @@ def grid_floor(name: str, kappa: float, M: int) -> float:
     ins = growth_instance(name, kappa, 1, 2)
     h = 2.0 * ins.R / M
     return h ** kappa / (kappa + 1.0) if name == "regression" else 0.5 * h * (1.0 + dict(ins.info)["tau"]) / 2.0
+
+
+def check_sco_data(inst: SCOInstance, data, x0, *, min_rows: int = 1, what: str = "") -> None:
+    """Host checks: ``data`` is ``(n, inst.m)`` with ``n >= min_rows``; ``x0`` is ``(d,)`` inside X.
+
+    Args:
+        inst: the instance (:class:`SCOInstance`).
+        data: the ``(n, m)`` dataset (one sample per row).
+        x0: the starting point.
+        min_rows: the fewest rows allowed.
+        what: text added to the error message.
+
+    Raises:
+        TypeError: ``inst`` is not an :class:`SCOInstance`.
+        ValueError: wrong shapes, too few rows, or ``x0`` outside ``X``.
+    """
+    if not isinstance(inst, SCOInstance):
+        raise TypeError(f"inst must be an SCOInstance (jaxdp.sco.inst_*), got {type(inst).__name__}")
+    s = np.shape(data)
+    if len(s) != 2 or s[1] != inst.m:
+        raise ValueError(f"data must have shape (n, {inst.m}) for {inst.name}, got {s}")
+    if s[0] < min_rows:
+        raise ValueError(f"n={s[0]} samples is fewer than the number of phases {min_rows}{what}; "
+                         "need at least one sample per phase")
+    if np.shape(x0) != (inst.d,):
+        raise ValueError(f"x0 must have shape ({inst.d},), got {np.shape(x0)}")
+    if not isinstance(x0, jax.core.Tracer):
+        xn = float(np.linalg.norm(np.asarray(x0, dtype=np.float64)))
+        if not math.isfinite(xn) or xn > inst.R * (1 + 1e-9):
+            raise ValueError(f"x0 must lie in X = B(0, {inst.R}), got ||x0|| = {xn}")

@@ -71,8 +71,7 @@ import numpy as np
 from ..core.random import sample_categorical
 from ..core.validation import check_epsilon, check_positive, check_positive_int, is_concrete
 from ..samplers import ball, mala
-from .instances import SCOInstance, _pow_norm_grad, empirical_value
-from .localization import check_sco_data
+from .instances import SCOInstance, _pow_norm_grad, check_sco_data, empirical_value
 
 __all__ = ['GridInfo', 'grad_inverse_sensitivity', 'inverse_sensitivity', 'grid_points', 'growth_reduction_erm', 'subgrad_dist', 'ExactISInfo', 'grad_inverse_sensitivity_exact', 'window_inf', 'exact_grad_inv_estimator', 'MALAISInfo', 'grad_inverse_sensitivity_mala', 'mala_is_logdensity', 'mala_is_step', 'exact_excess_quadrature']
 

@@ -53,11 +53,11 @@ import numpy as np
 from ..core.validation import check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int
 from ..privacy.mechanisms import gaussian_mech, laplace_mech
 from .erm import project_balls, solve_prox_erm
-from .instances import SCOInstance
+from .instances import SCOInstance, check_sco_data
 
 __all__ = [
     "LocalizationParams", "EpochParams", "localization_sco", "epoch_growth_sco", "localization_phases",
-    "growth_epochs", "check_sco_data", "accuracy_floor",
+    "growth_epochs", "accuracy_floor",
 ]
 
 
@@ -130,36 +130,6 @@ def growth_epochs(n: int, kappa_low: float, mode: str = "paper") -> int:
         raise ValueError(f"kappa_low must be a finite number > 1 (a lower bound on the growth exponent), got {kappa_low!r}")
     c = 1.0 if mode == "rate" else 2.0
     return max(1, math.ceil(c * math.log(n) / (kappa_low - 1.0)))
-
-
-def check_sco_data(inst: SCOInstance, data, x0, *, min_rows: int = 1, what: str = "") -> None:
-    """Host checks: ``data`` is ``(n, inst.m)`` with ``n >= min_rows``; ``x0`` is ``(d,)`` inside X.
-
-    Args:
-        inst: the instance (:class:`SCOInstance`).
-        data: the ``(n, m)`` dataset (one sample per row).
-        x0: the starting point.
-        min_rows: the fewest rows allowed.
-        what: text added to the error message.
-
-    Raises:
-        TypeError: ``inst`` is not an :class:`SCOInstance`.
-        ValueError: wrong shapes, too few rows, or ``x0`` outside ``X``.
-    """
-    if not isinstance(inst, SCOInstance):
-        raise TypeError(f"inst must be an SCOInstance (jaxdp.sco.inst_*), got {type(inst).__name__}")
-    s = np.shape(data)
-    if len(s) != 2 or s[1] != inst.m:
-        raise ValueError(f"data must have shape (n, {inst.m}) for {inst.name}, got {s}")
-    if s[0] < min_rows:
-        raise ValueError(f"n={s[0]} samples is fewer than the number of phases {min_rows}{what}; "
-                         "need at least one sample per phase")
-    if np.shape(x0) != (inst.d,):
-        raise ValueError(f"x0 must have shape ({inst.d},), got {np.shape(x0)}")
-    if not isinstance(x0, jax.core.Tracer):
-        xn = float(np.linalg.norm(np.asarray(x0, dtype=np.float64)))
-        if not math.isfinite(xn) or xn > inst.R * (1 + 1e-9):
-            raise ValueError(f"x0 must lie in X = B(0, {inst.R}), got ||x0|| = {xn}")
 
 
 def _check_noise_params(params, eta_name):
