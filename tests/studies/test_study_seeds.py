@@ -17,7 +17,7 @@ OTHER_KEPT = {
     "adaptive-regret": 256, "bandits": 256, "hedge-baseline": 64, "lazy-batching": 1024, "lazy-figure1ab": 256, "lazy-figure1c": 256,
     "lazy-figure1c-large": 256, "lazy-switching": 256, "mf-ftrl": 256, "real-experts": 256, "real-label-dp": 256,
     "realizable-experts": 256, "realizable-findings": 256, "realizable-oco": 256,
-    "leaderboard-experts": 64,   # a `jaxdp compare` run (docs/results/leaderboard.md), not a study
+    "compare-experts": 64, "compare-oco-ball": 64,   # `jaxdp compare` runs (docs/results/leaderboard*.md), not studies
 }
 # A verdict's ``n_seeds`` counts the seeds with a finite result at every point of its curve. Runs that refuse
 # (growth-rates: a phase the solver could not certify returns NaN; docs/algorithms/growth.md) are dropped, and
