@@ -28,7 +28,7 @@ from .sparse_vector import (
 
 __all__ = ["REALIZABLE_LEARNERS", "REALIZABLE_ADVERSARIES", "realizable_plan", "realizable_learner",
            "realizable_adversary", "realizable_constants", "certified_learner",
-           "realizable_point"]
+           "realizable_point", "run_realizable_point"]
 
 #: the learners :func:`realizable_plan` and :func:`realizable_learner` know
 REALIZABLE_LEARNERS = ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar", "adaptive_printed",
@@ -195,6 +195,46 @@ def realizable_point(learner: str, adversary: str, *, d: int, T: int, eps: float
     return plan, realizable_learner(learner, d, plan), realizable_adversary(
         "bernoulli" if "bernoulli" in adversary else adversary, d, T=T, eps=eps, r=int(2 * L) + 1, q=q,
         q_star=Lstar / T if adversary == "near_bernoulli" else 0.0)
+
+
+def run_realizable_point(learner: str, adversary: str, keys, *, d: int, T: int, eps: float, delta: float,
+                         Lstar: float, mode: str, beta: float, q: float, T_plan: int | None = None) -> dict:
+    """One point of REAL's experts experiments (:func:`realizable_point`) simulated at every seed key.
+
+    The learner runs its plan against the adversary for ``T`` rounds, compiled for the horizon ``T_plan`` (the one
+    ``binary_tree``, Alg. 4, is planned for), so every horizon of a study up to it shares one compilation.
+
+    Args:
+        learner, adversary: as in :func:`realizable_point`.
+        keys: the seeds' PRNG keys, shape ``(n, 2)``.
+        d, T, eps, delta, Lstar, mode, beta, q, T_plan: as in :func:`realizable_point`.
+
+    Returns:
+        ``{metric: float array (n,)}``: ``regret``, ``best_loss``, ``switches``, ``em_draws`` (the
+        exponential-mechanism draws; the switches where the learner reports none), ``doublings`` (0 where none),
+        ``eps_certified`` (``inf`` for a learner without a plan) and ``K`` (the plan's ``K``, NaN where none); for
+        ``binary_tree`` also ``phases``, ``padded`` and the plan's ``m_set``, ``P_max`` and ``tau``.
+
+    Raises:
+        ValueError: what :func:`realizable_point` refuses.
+    """
+    import numpy as np
+
+    from ..core import simulate
+    from .problem import experts_problem
+
+    plan, (lrn, params), (adv, ap) = realizable_point(learner, adversary, d=d, T=T, eps=eps, delta=delta, Lstar=Lstar,
+                                                      mode=mode, beta=beta, q=q, T_plan=T_plan)
+    out, n = simulate(lrn, adv, experts_problem(), params, ap, keys, T, T_max=T_plan or T), len(keys)
+    res = {"regret": out["regret"].astype(float), "best_loss": out["best_loss"].astype(float),
+           "switches": out["switches"].astype(float), "em_draws": out.get("em_draws", out["switches"]).astype(float),
+           "doublings": out.get("doublings", np.zeros(n)).astype(float),
+           "eps_certified": np.full(n, plan.eps_certified if plan else np.inf),
+           "K": np.full(n, plan.params.get("K", np.nan) if plan else np.nan, dtype=float)}
+    if learner == "binary_tree":
+        res.update(phases=out["phases"].astype(float), padded=out["padded"].astype(float),
+                   **{k: np.full(n, float(plan.params[k])) for k in ("m_set", "P_max", "tau")})
+    return res
 
 
 def certified_learner(name: str, d: int, T: int, eps: float, delta: float) -> tuple:

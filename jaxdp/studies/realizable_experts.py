@@ -13,11 +13,11 @@ import pathlib
 
 import numpy as np
 
-from ..core import seed_keys, simulate
-from ..experts import experts_problem, lower_bound_thm5, thm1_bound, thm2_bound
-from ..experts.realizable_setups import realizable_point
+from ..core import seed_keys
+from ..experts import lower_bound_thm5, thm1_bound, thm2_bound
+from ..experts.realizable_setups import realizable_point, run_realizable_point
 from .analysis import fit_spans, grid_union, verdict_table
-from .claims import Measurement, judge, judge_curve, tally, verdict_row
+from .claims import judge_curve, judge_lower_bound, tally
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
 
@@ -27,25 +27,10 @@ DOC_PAGE, RESULTS, BLOCKS, CLAIMS, LOWER_BOUND = S.doc_page, S.results, S.blocks
 SAME = (("Lstar", ("adaptive_flipped", "adaptive_printed")), ("lb", ("potential", "sparse_vector")))
 
 
-def _setup(p, cfg, T_max):
-    """:func:`~jaxdp.experts.realizable_setups.realizable_point` of point ``p`` (binary_tree planned for ``T_max``)."""
-    return realizable_point(p["learner"], p["adversary"], d=p["d"], T=p["T"], eps=p["eps"], delta=p["delta"],
-                            Lstar=p["Lstar"], mode=cfg["mode"], beta=cfg["beta"], q=cfg["q"], T_plan=T_max)
-
-
-def _run_point(p, cfg, seeds, T_max):
-    (plan, (learner, params), (adversary, ap)), n = _setup(p, cfg, T_max), len(seeds)
-    out = simulate(learner, adversary, experts_problem(), params, ap, seed_keys(cfg["seed"], seeds), p["T"],
-                   T_max=T_max)
-    res = {"regret": out["regret"].astype(float), "best_loss": out["best_loss"].astype(float),
-           "switches": out["switches"].astype(float), "em_draws": out.get("em_draws", out["switches"]).astype(float),
-           "doublings": out.get("doublings", np.zeros(n)).astype(float),
-           "eps_certified": np.full(n, plan.eps_certified if plan else np.inf),
-           "K": np.full(n, plan.params.get("K", np.nan) if plan else np.nan, dtype=float)}
-    if p["learner"] == "binary_tree":
-        res.update(phases=out["phases"].astype(float), padded=out["padded"].astype(float),
-                   **{k: np.full(n, float(plan.params[k])) for k in ("m_set", "P_max", "tau")})
-    return res
+def _point(p, cfg, T_max) -> dict:
+    """The keywords of point ``p`` for :mod:`jaxdp.experts.realizable_setups` (binary_tree planned for ``T_max``)."""
+    return dict(d=p["d"], T=p["T"], eps=p["eps"], delta=p["delta"], Lstar=p["Lstar"], mode=cfg["mode"],
+                beta=cfg["beta"], q=cfg["q"], T_plan=T_max)
 
 
 def binary_tree_table(df):
@@ -134,13 +119,18 @@ def build(cfg: dict) -> Study:
     points = grid_union(S.data["grids"], cfg, dict(exp="", learner="", adversary="", d=int(cfg["d0"]),
                                                    T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0, Lstar=0.0))
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
-    return S.study(cfg, points=points, run=lambda pts, seeds: [_run_point(p, cfg, seeds, T_max) for p in pts],
-                   check_point=lambda p: _setup(p, cfg, T_max), analyze=_analyze,
+
+    def run(pts, seeds):
+        return [run_realizable_point(p["learner"], p["adversary"], seed_keys(cfg["seed"], seeds),
+                                     **_point(p, cfg, T_max)) for p in pts]
+
+    return S.study(cfg, points=points, run=run, analyze=_analyze,
+                   check_point=lambda p: realizable_point(p["learner"], p["adversary"], **_point(p, cfg, T_max)),
                    plot=lambda df, outdir: _plot(df, outdir, cfg))
 
 
 def verdicts(slopes, lower_bound=None, same: tuple = ()):
-    """The verdict of every fitted cell (:data:`CLAIMS`) and of Thm 5 (:data:`LOWER_BOUND`), by :func:`judge`;
+    """The verdict of every fitted cell (:data:`CLAIMS`) and of Thm 5's lower bound (:data:`LOWER_BOUND`);
     ``same``: ``(exp, learners)`` whose runs on ``exp`` are one piece of evidence (:data:`SAME`), shown as one row."""
     import pandas as pd
 
@@ -158,11 +148,8 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
                                               "no exponent stated: reported for comparison")))
     for lrn, lb in ([] if lower_bound is None else lower_bound.groupby("learner", sort=True)):
         if merged.get(("lb", lrn), (lrn,))[0] == lrn:
-            inv = lb[["ratio_mean", "ratio_lo", "ratio_hi"]].rdiv(lb["bound_1_over_32"], axis=0)   # hook: a lower bound
-            m = Measurement(float(inv["ratio_mean"].max()), float(inv["ratio_hi"].min()), float(inv["ratio_lo"].max()),
-                            int(lb["n_seeds"].min()), ratios_lo=list(inv["ratio_hi"]))
-            rows.append(verdict_row(LOWER_BOUND, m, judge(LOWER_BOUND, m), cell=name.get(("lb", lrn), lrn),
-                                    experiment="Thm 5 bound / regret"))
+            rows.append(judge_lower_bound(LOWER_BOUND, lb, bound=lb["bound_1_over_32"], cell=name.get(("lb", lrn), lrn),
+                                          experiment="Thm 5 bound / regret"))
     return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "claimed", "kind", "slope", "slope_lo",
                                        "slope_hi", "n_seeds", "verdict", "reason", "link"])
 
