@@ -16,12 +16,13 @@ from ..core import seed_keys, simulate
 from ..experts import ReplayParams, adv_replay, experts_problem
 from ..experts.realizable_setups import certified_learner
 from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
+from .claims import ORDERS, judge_order, tally
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
 
 S = StudySpec("real-experts", __name__)
 DOC_PAGE, RESULTS, BLOCKS, DEFAULTS, QUICK = S.doc_page, S.results, S.blocks, S.defaults, S.quick
-LEARNERS, RELATIONS, EPS_TOP, N_BOOT = tuple(S.params["learners"].choices or ()), S.data["relations"], S.data["eps_top"], 2000
+LEARNERS, EPS_TOP, N_BOOT = tuple(S.params["learners"].choices or ()), S.data["eps_top"], 2000
 PRIVATE = tuple(x for x in LEARNERS if x != "hedge")
 #: the experiments of the comparisons, in the verdict table's order
 BEST, TREE, HEDGE_SV, L2P_SV = ("best private vs runner-up", "tree DP-FTRL vs L2P-MW", "sparse vector vs Hedge",
@@ -122,58 +123,30 @@ def comparisons(df):
 
 
 def verdicts(comp):
-    """One verdict row per comparison against :data:`CLAIMS`: ``above`` holds when the ratio's 95% interval lies
-    above 1, ``below`` below 1, ``level`` when it contains 1; a claim naming the best learner also needs it in the
-    denominator; a comparison with no claim is "not tested". Rows in experiment, dataset, ε order."""
+    """One verdict row per comparison against :data:`CLAIMS`, a paired order (:func:`~jaxdp.studies.claims.judge_order`:
+    ``above`` holds when the ratio's 95% interval lies above 1, ``below`` below 1, ``level`` when it contains 1; a
+    claim naming the best learner also needs it in the denominator); a comparison with no claim is "not tested".
+    Rows in experiment, dataset, ε order."""
     import pandas as pd
 
     rows = []
     for r in comp.itertuples(index=False):
-        row = dict(experiment=r.experiment, cell=f"{r.dataset}, ε = {r.eps:g}: {r.other_label} / {r.base_label}",
-                   ratio=r.ratio, ratio_lo=r.ratio_lo, ratio_hi=r.ratio_hi, n_seeds=int(r.n_seeds), reason="", link="")
-        if (r.experiment, r.dataset, float(r.eps)) not in CLAIMS:
-            rows.append(dict(row, claim="no claim", relation="", verdict="not tested",
-                             reason="reported only, no order claimed"))
-            continue
-        text, rel, learner = CLAIMS[(r.experiment, r.dataset, float(r.eps))]
-        lo, hi = float(r.ratio_lo), float(r.ratio_hi)
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            rows.append(dict(row, claim=text, relation=rel, verdict="not tested", reason="no paired interval"))
-            continue
-        ok, reason = {"above": lo > 1.0, "below": hi < 1.0, "level": lo <= 1.0 <= hi}[rel], ""
-        if learner is not None and r.base != learner:
-            ok, reason = False, f"the best by mean is {r.base_label}, not {learner}"
-        elif not ok:
-            reason = "the interval excludes 1" if rel == "level" else f"the interval does not lie {rel} 1"
-        rows.append(dict(row, claim=f"{text} ({RELATIONS[rel]})", relation=rel,
-                         verdict="holds" if ok else "misses", reason=reason, link="" if ok else "#comparisons"))
+        text, rel, learner = CLAIMS.get((r.experiment, r.dataset, float(r.eps)), ("no claim", "", None))
+        v = judge_order(rel, float(r.ratio_lo), float(r.ratio_hi), best=r.base, claimed_best=learner,
+                        label=r.base_label)
+        rows.append(dict(experiment=r.experiment, cell=f"{r.dataset}, ε = {r.eps:g}: {r.other_label} / {r.base_label}",
+                         ratio=r.ratio, ratio_lo=r.ratio_lo, ratio_hi=r.ratio_hi, n_seeds=int(r.n_seeds),
+                         claim=f"{text} ({ORDERS[rel]})" if rel else text, relation=rel, verdict=v.verdict,
+                         reason=v.reason, link="#comparisons" if v.verdict == "misses" else ""))
     order = {x: i for i, x in enumerate((BEST, TREE, HEDGE_SV, L2P_SV))}
     keys = [(order.get(r.experiment, len(order)), str(r.experiment), r.dataset, float(r.eps))
             for r in comp.itertuples(index=False)]
     return pd.DataFrame([rows[i] for i in sorted(range(len(rows)), key=keys.__getitem__)])
 
 
-def _verdict_cells(v) -> list:
-    """The rows of the comparison-verdict table (a verdict other than holds needs a reason, a miss a link)."""
-    from .analysis import VERDICTS
-
-    rows = []
-    for r in v.itertuples(index=False):
-        if r.verdict not in VERDICTS or (r.verdict != "holds" and not r.reason) or (r.verdict == "misses"
-                                                                                    and not r.link):
-            raise ValueError(f"{r.experiment} {r.cell}: verdict {r.verdict!r} not one of {VERDICTS}, or without the "
-                             "reason (all but holds) or link (misses) it needs")
-        cell = ("**misses**" if r.verdict == "misses" else r.verdict) + (f": {r.reason}" if r.reason else "")
-        rows.append([r.experiment, r.cell, r.claim, fmt_ci(r.ratio, r.ratio_lo, r.ratio_hi, 3), int(r.n_seeds),
-                     cell + (f" ([why]({r.link}))" if r.link else "")])
-    return rows
-
-
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of the results page from a kept run (default ``results/real-experts``)."""
     import pandas as pd
-
-    from .analysis import VERDICTS
 
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
     s = summarize(df, ["dataset", "learner", "eps"], ["regret_per_round"])
@@ -199,15 +172,11 @@ def page_blocks(results_dir=None) -> dict:
                    for e in eps]] for ds in dss]
     trow = [[ds, *[ci(TREE, ds, e) for e in eps]] for ds in dss]
     v = verdicts(comp)
-    counts = v["verdict"].value_counts()
-    # the classes of the earlier rubric, and "consistent, unresolved" where present (this study keeps that rubric)
-    tally = ", ".join(f"{int(counts.get(k, 0))} {k}" for k in VERDICTS if k != "consistent, unresolved" or counts.get(k))
-    table = markdown_table(["experiment", "cell", "claim", "measured [95% CI]", "seeds", "verdict"], _verdict_cells(v))
     return {BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["dataset", "learner", "eps"])["seed"].nunique().min()),
                                 tables="\n\n".join(parts)),
             BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, best=markdown_table(["dataset", *cols], brow),
                                 tree=markdown_table(["dataset", *cols], trow)),
-            BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally, n_boot=N_BOOT, table=table)}
+            BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, table=S.table("verdicts", v))}
 
 
 publish = S.publisher(page_blocks)
