@@ -49,7 +49,8 @@ __all__ = [
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
     "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
     "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "realizable_dp_ftrl_bound", "potential_oco_logphi_errors", "NET_LEARNERS", "plan_net_learner",
-    "net_learner_params", "smooth_realizable_logphi_errors",
+    "net_learner_params", "smooth_realizable_logphi_errors", "realizable_oco_point",
+    "planned_net_bound",
 ]
 
 
@@ -718,6 +719,22 @@ def plan_net_learner(name: str, *, eps: float, T: int, d: int, mode: str, D: flo
     return planner(eps=eps, T=T, d=d, mode=mode, D=D, lipschitz=2.0 * D, m=m)
 
 
+def planned_net_bound(name: str, *, eps: float, T: int, d: int, mode: str, D: float = 1.0,
+                      m: Optional[int] = None) -> tuple[float, str]:
+    """A grid-net learner's regret bound (:func:`net_regret_bound`: REAL Thm 3 or Lemma C.3) at its plan
+    (:func:`plan_net_learner`) on REAL's smooth realizable instance.
+
+    Args:
+        name: one of :data:`NET_LEARNERS`.
+        eps, T, d, mode, D, m: the plan's privacy target, horizon, dimension, mode, domain radius and net points per
+            axis.
+
+    Returns:
+        ``(bound, kind)`` as :func:`net_regret_bound` gives them.
+    """
+    return net_regret_bound(name, plan_net_learner(name, eps=eps, T=T, d=d, mode=mode, D=D, m=m).params, D, d)
+
+
 def net_learner_params(name: str, plan: Plan):
     """The params of a grid-net learner from its plan (:func:`plan_net_learner`).
 
@@ -730,6 +747,51 @@ def net_learner_params(name: str, plan: Plan):
     """
     ctor = experts_oco_net_params if name == "experts_oco_net" else potential_oco_params
     return ctor(**_without_m(plan))
+
+
+def realizable_oco_point(learner: str, env: str, *, T: int, d: int, eps: float, delta: float, T_max: int,
+                         D: float = 1.0, mode: str = "paper", lam_rule: str = "matched", beta: float = 1.0,
+                         sigma_xi: float = 0.0, m: Optional[int] = None, snap: bool = False) -> dict:
+    """One point of REAL's DP-OCO experiments on its smooth realizable instance (squared losses, Lipschitz ``2D``):
+    DP-FTRL at :func:`realizable_dp_ftrl` (REAL Thm 4) or a grid-net learner at :func:`plan_net_learner` (REAL Thm 3,
+    App. C), with the instance's params.
+
+    Args:
+        learner: ``"dp_ftrl"`` or one of :data:`NET_LEARNERS`.
+        env: ``"realizable"`` (``b_t = <a_t, x*>``) or ``"noisy"`` (``b_t = <a_t, x*> + sigma_xi xi_t``; DP-FTRL's
+            general tuning).
+        T, d: the horizon and the dimension.
+        eps, delta: the privacy target (``delta`` used by DP-FTRL only).
+        T_max: the horizon the learner is compiled for (DP-FTRL's tree).
+        D: the domain's radius.
+        mode: the planner's mode.
+        lam_rule, beta: DP-FTRL's λ rule and the losses' smoothness (:func:`realizable_dp_ftrl`).
+        sigma_xi: the label noise of the ``"noisy"`` instance.
+        m: a grid-net learner's points per axis (default its planner's).
+        snap: snap ``x*`` to the grid net (spacing ``2D/m``), so the instance is realizable on the net.
+
+    Returns:
+        ``{"learner", "params", "adv_params", "eps_certified"}`` and, for DP-FTRL, ``"lam"``.
+
+    Raises:
+        ValueError: an unknown learner, or what the planners refuse.
+    """
+    from .adversaries import smooth_realizable_params
+    from .dp_ftrl import dp_ftrl, dp_ftrl_params
+    from .problems import squared_problem
+
+    prob = squared_problem(d, D)
+    if learner == "dp_ftrl":
+        lam, sigma, clip, e = realizable_dp_ftrl(env, T=T, d=d, eps=eps, delta=delta, mode=mode, D=D,
+                                                 lam_rule=lam_rule, beta=beta)
+        out, h = dict(learner=dp_ftrl(prob, T_max), params=dp_ftrl_params(lam, sigma, clip), lam=lam,
+                      eps_certified=e), 0.0
+    else:
+        plan = plan_net_learner(learner, eps=eps, T=T, d=d, mode=mode, D=D, m=m)
+        out = dict(learner=NET_LEARNERS[learner](prob, plan.params["m"]), params=net_learner_params(learner, plan),
+                   eps_certified=plan.eps_certified)
+        h = 2.0 * D / (m or plan.params["m"]) if snap else 0.0
+    return dict(out, adv_params=smooth_realizable_params(D, sigma_xi if env == "noisy" else 0.0, h))
 
 
 def smooth_realizable_logphi_errors(d: int, D: float, m: int, eta: float, loss_scale: float, *, horizons,
