@@ -44,7 +44,7 @@ from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, se
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
            "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
-           "zero_mean_checks", "judge_lower_bound", "ORDERS", "judge_order"]
+           "zero_mean_checks", "judge_lower_bound", "ORDERS", "judge_order", "theory_curves"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -338,6 +338,28 @@ def _values(expr: str, points) -> np.ndarray:
     ns = {"__builtins__": {}, "log2": np.log2, "log": np.log, "sqrt": np.sqrt, "abs": np.abs}
     cols = {c: points[c].to_numpy(float) for c in points if points[c].dtype.kind in "biuf"}
     return np.asarray(eval(expr, ns, cols), float)
+
+
+def theory_curves(exprs, names) -> dict:
+    """A claim's theory curves declared as data, as the ``theory=`` mapping of
+    :func:`~jaxdp.studies.plots.plot_curves`: each an expression in ``x`` (the abscissae, an array) and ``names``.
+
+    Args:
+        exprs: ``{label: expression}``, in the legend's order; an expression sees ``x``, ``names``, ``np``, ``math``,
+            ``int``, ``float``, ``min`` and ``max``.
+        names: what the expressions read besides ``x`` (a run's configuration, the library's bounds, a summary).
+
+    Returns:
+        ``{label: x -> values}``.
+
+    Raises:
+        ValueError: an expression holding a double underscore.
+    """
+    bad = [e for e in exprs.values() if "__" in e]
+    if bad:
+        raise ValueError(f"exprs must hold no double underscore, got {bad[0]!r}")
+    ns = {"__builtins__": {}, "np": np, "math": math, "int": int, "float": float, "min": min, "max": max, **names}
+    return {label: (lambda x, e=e: eval(e, ns, {"x": x})) for label, e in exprs.items()}
 
 
 def _below_regime(claim: Claim, points, x: str) -> str:

@@ -8,7 +8,6 @@ and run at every T; table ``binary_tree`` says whether it ever started a new pha
 """
 from __future__ import annotations
 
-import math
 import pathlib
 
 import numpy as np
@@ -17,12 +16,13 @@ from ..core import seed_keys
 from ..experts import lower_bound_thm5, thm1_bound, thm2_bound
 from ..experts.realizable_setups import realizable_point, run_realizable_point
 from .analysis import fit_spans, grid_union, verdict_table
-from .claims import judge_curve, judge_lower_bound, tally
+from .claims import judge_curve, judge_lower_bound, tally, theory_curves
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
 
 S = StudySpec("realizable-experts", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, LOWER_BOUND = S.doc_page, S.results, S.blocks, S.claims, S.claims["lower_bound"]
+BT_KEYS = ["exp", "adversary", "d", "T", "eps"]
 #: (experiment = the fits' ``vs`` variable, learners) that may run the same regret seed by seed: one row where they do
 SAME = (("Lstar", ("adaptive_flipped", "adaptive_printed")), ("lb", ("potential", "sparse_vector")))
 
@@ -34,20 +34,12 @@ def _point(p, cfg, T_max) -> dict:
 
 
 def binary_tree_table(df):
-    """Per binary-tree grid point: the share of seeds that ever start a new phase, the phases, the model changes and
-    the padded selections, with the plan's ``m_set``, ``P_max`` and ``tau``."""
-    import pandas as pd
-
-    rows = []
-    for key, g in df.groupby(["exp", "adversary", "d", "T", "eps"], sort=True):
-        ph = g["phases"].to_numpy(float)
-        rows.append(dict(zip(["exp", "adversary", "d", "T", "eps"], key), n_seeds=len(g),
-                         m_set=int(g["m_set"].iloc[0]), P_max=int(g["P_max"].iloc[0]), tau=float(g["tau"].iloc[0]),
-                         regret_mean=float(g["regret"].mean()), best_loss_mean=float(g["best_loss"].mean()),
-                         switches_mean=float(g["switches"].mean()), phases_mean=float(ph.mean()),
-                         phases_max=int(ph.max()), new_phase_frac=float((ph > 0).mean()),
-                         ever_new_phase=bool((ph > 0).any()), padded_frac=float((g["padded"] > 0).mean())))
-    return pd.DataFrame(rows)
+    """Per binary-tree grid point, the aggregations ``binary_tree`` of its TOML over its seeds: the share that ever start a
+    new phase, the phases, the model changes and the padded selections, with the plan's ``m_set``, ``P_max`` and
+    ``tau``."""
+    g = df.assign(new_phase=df["phases"] > 0, padded_any=df["padded"] > 0).groupby(BT_KEYS, sort=True)
+    t = g.agg(**{c: (col, how) for c, col, how in S.data["binary_tree"]}).reset_index()
+    return t.astype({"m_set": int, "P_max": int, "phases_max": int})
 
 
 def _analyze(df):
@@ -63,16 +55,11 @@ def _analyze(df):
     tables, sl, bt = {"summary": summ}, [], df[df["learner"] == "binary_tree"]
     if len(bt):
         tables["binary_tree"] = binary_tree_table(bt)
-    for exp, x, grp in (("vsT", "T", ["learner", "adversary"]), ("vseps", "eps", ["learner"]),
-                        ("Lstar", "Lstar", ["learner"])):
-        sub = df[(df["exp"] == exp) & ((df[x] > 0) if x == "Lstar" else True)]
-        if len(sub):
-            sl.append(fit_slopes(sub, x, "regret", grp, resample="joint"))   # every point uses the same seed keys
-            sl[-1].insert(0, "fit", f"regret vs {x}")
-    sub = df[df["exp"] == "vsd"].assign(log_d=lambda t: np.log(t["d"].astype(float)))
-    for y in ("regret", "em_draws") if len(sub) else ():
-        sl.append(fit_slopes(sub, "log_d", y, ["learner", "delta"], upper_half=False, resample="joint"))
-        sl[-1].insert(0, "fit", f"{y} vs log d")
+    for exp, x, y, keys, half, keep in S.data["fits"]:   # every point of a curve uses the same seed keys
+        sub = df[df["exp"] == exp].assign(log_d=lambda t: np.log(t["d"].astype(float)))
+        if len(sub := sub.query(keep) if keep else sub):
+            sl.append(fit_slopes(sub, x, y, keys, upper_half=half, resample="joint"))
+            sl[-1].insert(0, "fit", f"{y} vs {x.replace('_', ' ')}")
     if sl:
         tables["slopes"] = pd.concat(sl, ignore_index=True)
     lb = df[df["exp"] == "lb"].copy()
@@ -83,32 +70,17 @@ def _analyze(df):
 
 
 def _plot(df, outdir: pathlib.Path, cfg):
-    """R1–R6's figures: each experiment's curves beside the theorems' bounds (constants 1)."""
-    d0, e0, Tf, beta, mode = cfg["d0"], cfg["eps0"], cfg["T_fixed"], cfg["beta"], cfg["mode"]
-    df = df.assign(lab=df["learner"] + np.where(df["delta"] > 0, " (eps,delta)", " pure"))
-    thm1 = {"Thm 1 (consts 1)": lambda T: thm1_bound(d0, T, e0, beta),
-            "hedge ln d/eta": lambda T: np.full_like(T, math.log(d0))}
-    figures = [(f"R1_regret_vs_T_{a}", "vsT", df["adversary"] == a, "learner", "T", "regret", lambda s: thm1,
-                f"R1 regret vs T ({a}, d={d0}, eps={e0}, mode={mode})")
-               for a in sorted(df.loc[df["exp"] == "vsT", "adversary"].unique())] + [
-        ("R2_regret_vs_d", "vsd", True, "lab", "d", "regret", lambda s: {
-            "Thm 1 pure": lambda d: thm1_bound(d, Tf, e0, beta),
-            "Thm 1 approx": lambda d: thm1_bound(d, Tf, e0, beta, cfg["delta"])},
-         f"R2/R9 regret vs d (T={Tf}, mode={mode})"),
-        ("R3_switches_vs_d", "vsd", True, "lab", "d", "em_draws", lambda s: {"log2 d": np.log2},
-         "R3 exponential-mechanism draws (switches) vs d"),
-        ("R4_regret_vs_eps", "vseps", True, "learner", "eps", "regret", lambda s: {
-            "c/eps": lambda e: float(s["regret_mean"].iloc[0]) * float(s["eps"].iloc[0]) / e}, "R4 regret vs eps"),
-        ("R5_regret_vs_Lstar", "Lstar", df["Lstar"] > 0, "learner", "Lstar", "regret", lambda s: {
-            "Thm 2 (consts 1)": lambda L: thm2_bound(d0, Tf, e0, beta, L)}, "R5 adaptivity to L*"),
-        ("R6_lower_bound", "lb", True, "learner", "eps", "regret", lambda s: {
-            "log d/(32 eps)": lambda e: lower_bound_thm5(int(df.loc[df["exp"] == "lb", "d"].min()), e)},
-         "R6 Thm 5 instance: regret vs eps")]
-    paths = []
-    for name, exp, rows, hue, x, y, theory, title in figures:
-        if len(sub := df[(df["exp"] == exp) & rows]):
-            s = summarize(sub, [hue, x], [y])
-            paths.append(plot_curves(s, x, y, outdir / f"{name}.png", hue=hue, theory=theory(s), title=title))
+    """R1–R6's figures (``figures`` of the TOML): each experiment's curves beside the theorems' bounds (constants 1)."""
+    df, paths = df.assign(lab=df["learner"] + np.where(df["delta"] > 0, " (eps,delta)", " pure")), []
+    names = dict(cfg, thm1_bound=thm1_bound, thm2_bound=thm2_bound, lower_bound_thm5=lower_bound_thm5)
+    for f in S.data["figures"]:
+        for a in sorted(df.loc[df["exp"] == "vsT", "adversary"].unique()) if "{adversary}" in f["name"] else [""]:
+            sub = df[df["exp"] == f["exp"]]
+            if len(sub := sub.query(f["rows"].format(adversary=a)) if f.get("rows") else sub):
+                s = summarize(sub, [f["hue"], f["x"]], [f["y"]])
+                paths.append(plot_curves(s, f["x"], f["y"], outdir / f"{f['name'].format(adversary=a)}.png", hue=f["hue"],
+                                         theory=theory_curves(f["theory"], dict(names, s=s)),
+                                         title=f["title"].format(adversary=a, **cfg)))
     return paths
 
 
