@@ -28,7 +28,7 @@ from .sparse_vector import (
 
 __all__ = ["REALIZABLE_LEARNERS", "REALIZABLE_ADVERSARIES", "realizable_plan", "realizable_learner",
            "realizable_adversary", "realizable_constants", "certified_learner",
-           "realizable_point", "run_realizable_point"]
+           "realizable_point", "run_realizable_point", "replay_certified"]
 
 #: the learners :func:`realizable_plan` and :func:`realizable_learner` know
 REALIZABLE_LEARNERS = ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar", "adaptive_printed",
@@ -270,3 +270,36 @@ def certified_learner(name: str, d: int, T: int, eps: float, delta: float) -> tu
     name = "adaptive_flipped" if name == "adaptive_sv" else name
     plan = realizable_plan(name, eps=eps, T=T, d=d, mode="certified")
     return (*realizable_learner(name, d, plan), plan.eps_certified if plan is not None else math.inf)
+
+
+def replay_certified(name: str, losses, keys, *, eps: float, delta: float) -> dict:
+    """:func:`certified_learner` replaying fixed loss streams (:func:`~jaxdp.experts.adv_replay`), stream ``i`` with
+    algorithm key ``i``, every stream a row of one grid call.
+
+    Args:
+        name: as in :func:`certified_learner`.
+        losses: the streams, shape ``(n, T, d)`` (a JAX array, so that several learners share one copy).
+        keys: one PRNG key per stream, shape ``(n, 2)``.
+        eps, delta: the privacy target.
+
+    Returns:
+        ``{"regret", "switches", "eps_certified"}``, float arrays ``(n,)`` (the regret against the stream's best expert
+        in hindsight).
+
+    Raises:
+        ValueError: what :func:`certified_learner` refuses.
+    """
+    import jax
+    import numpy as np
+
+    from ..core import simulate
+    from .adversaries import ReplayParams, adv_replay
+    from .problem import experts_problem
+
+    n, T, d = losses.shape
+    learner, params, e_cert = certified_learner(name, d, T, eps, delta)
+    params = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(jnp.asarray(v), (n,) + jnp.shape(v)), params)
+    r = simulate(learner, adv_replay(d), experts_problem(), params, ReplayParams(losses=losses), keys[:, None],
+                 jnp.full((n,), T, jnp.int32), T_max=T, grid=True, n_checkpoints=4)
+    return {"regret": np.asarray(r["regret"], float)[:, 0], "switches": np.asarray(r["switches"], float)[:, 0],
+            "eps_certified": np.full(n, e_cert, float)}

@@ -44,7 +44,7 @@ from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, se
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
            "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
-           "zero_mean_checks", "judge_lower_bound", "ORDERS", "judge_order", "theory_curves"]
+           "zero_mean_checks", "judge_lower_bound", "ORDERS", "judge_order", "order_row", "theory_curves"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -500,6 +500,30 @@ def judge_order(relation: str, lo: float, hi: float, *, best: str = "", claimed_
         return Verdict("holds")
     return Verdict("misses", "the interval excludes 1" if relation == "level" else f"the interval does not lie "
                                                                                   f"{relation} 1")
+
+
+def order_row(claim: str, relation: str, ratio: float, lo: float, hi: float, n_seeds: int, *, experiment: str,
+              cell: str, best: str = "", claimed_best: Optional[str] = None, label: str = "",
+              link: str = "") -> dict:
+    """One verdict row of a paired order claim (:func:`judge_order`).
+
+    Args:
+        claim: what is claimed (its relation's words, :data:`ORDERS`, are appended), or the text of a comparison
+            without a claim.
+        relation: the claimed relation, ``""`` for none.
+        ratio, lo, hi, n_seeds: the seed-paired ratio, its 95% interval and the seeds behind it.
+        experiment, cell: the row's experiment and cell.
+        best, claimed_best, label: as in :func:`judge_order`.
+        link: where a miss is explained.
+
+    Returns:
+        The row: ``experiment``, ``cell``, ``ratio``, ``ratio_lo``, ``ratio_hi``, ``n_seeds``, ``claim``,
+        ``relation``, ``verdict``, ``reason`` and ``link`` (on a miss only).
+    """
+    v = judge_order(relation, float(lo), float(hi), best=best, claimed_best=claimed_best, label=label)
+    return dict(experiment=experiment, cell=cell, ratio=ratio, ratio_lo=lo, ratio_hi=hi, n_seeds=int(n_seeds),
+                claim=f"{claim} ({ORDERS[relation]})" if relation else claim, relation=relation, verdict=v.verdict,
+                reason=v.reason, link=link if v.verdict == "misses" else "")
 
 
 def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp", **judge: Any):

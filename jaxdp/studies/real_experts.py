@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import pathlib
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core import seed_keys, simulate
-from ..experts import ReplayParams, adv_replay, experts_problem
-from ..experts.realizable_setups import certified_learner
+from ..core import seed_keys
+from ..experts.realizable_setups import replay_certified
 from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
-from .claims import ORDERS, judge_order, tally
+from .claims import order_row, tally
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
 
@@ -44,18 +42,12 @@ def build(cfg: dict) -> Study:
     def run(pts, seeds):
         losses = np.stack([expert_pool_losses(pts[0]["dataset"], T, d, order_seed=int(cfg["seed"]) * 100003 + int(s),
                                               pool_seed=int(cfg["pool_seed"])) for s in seeds])
-        G = len(seeds)
-        ap = ReplayParams(losses=jnp.asarray(losses))            # one stream order per seed (grid axis)
-        keys = seed_keys(int(cfg["seed"]), seeds)[:, None]        # (G, 1): one algorithm key per order
-        best, out = losses.sum(axis=1).min(axis=1), []
-        for pt in pts:
-            L, params, e_cert = certified_learner(pt["learner"], d, T, pt["eps"], float(cfg["delta"]))
-            params = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(jnp.asarray(v), (G,) + jnp.shape(v)), params)
-            r = simulate(L, adv_replay(d), experts_problem(), params, ap, keys, jnp.full((G,), T, jnp.int32), T_max=T,
-                         grid=True, n_checkpoints=4)
-            reg = np.asarray(r["regret"], float)[:, 0]
-            out.append({"regret": reg, "regret_per_round": reg / T, "best_loss": best.astype(float),
-                        "switches": np.asarray(r["switches"], float)[:, 0], "eps_certified": np.full(G, e_cert, float)})
+        best, stream, out = losses.sum(axis=1).min(axis=1).astype(float), jnp.asarray(losses), []
+        for pt in pts:     # seed i: stream order i with algorithm key i (one grid row per seed)
+            r = replay_certified(pt["learner"], stream, seed_keys(int(cfg["seed"]), seeds), eps=pt["eps"],
+                                 delta=float(cfg["delta"]))
+            out.append({"regret": r["regret"], "regret_per_round": r["regret"] / T, "best_loss": best,
+                        "switches": r["switches"], "eps_certified": r["eps_certified"]})
         return out
 
     def analyze(df):
@@ -82,7 +74,8 @@ def _paired(sub, base: str, other: str) -> tuple:
 def comparisons(df):
     """The seed-paired ratios ``other``/``base`` of mean regret: at every (dataset, ε) the best private learner against
     the next best (learners that never switched: one entry, ``initial expert (...) †``) and tree DP-FTRL against
-    L2P-MW; at ε = :data:`EPS_TOP` the sparse vector against Hedge and L2P-MW against the sparse vector."""
+    L2P-MW; at ε = :data:`EPS_TOP` the sparse vector against Hedge and L2P-MW against the sparse vector. Rows in
+    experiment (in that order), dataset, ε order."""
     import pandas as pd
 
     s = summarize(df, ["dataset", "learner", "eps"], ["regret_per_round"])
@@ -119,29 +112,23 @@ def comparisons(df):
                     two(ds, e, "hedge", "sparse_vector"))
                 add(L2P_SV, ds, e, "sparse_vector", "l2p_mw", "sparse_vector", "l2p_mw",
                     two(ds, e, "sparse_vector", "l2p_mw"))
-    return pd.DataFrame(rows)
+    out, order = pd.DataFrame(rows), {x: i for i, x in enumerate((BEST, TREE, HEDGE_SV, L2P_SV))}
+    return out.iloc[np.lexsort((out["eps"], out["dataset"], out["experiment"].map(order)))].reset_index(drop=True)
 
 
 def verdicts(comp):
-    """One verdict row per comparison against :data:`CLAIMS`, a paired order (:func:`~jaxdp.studies.claims.judge_order`:
+    """One verdict row per comparison against :data:`CLAIMS`, a paired order (:func:`~jaxdp.studies.claims.order_row`:
     ``above`` holds when the ratio's 95% interval lies above 1, ``below`` below 1, ``level`` when it contains 1; a
-    claim naming the best learner also needs it in the denominator); a comparison with no claim is "not tested".
-    Rows in experiment, dataset, ε order."""
+    claim naming the best learner also needs it in the denominator); a comparison with no claim is "not tested"."""
     import pandas as pd
 
     rows = []
     for r in comp.itertuples(index=False):
         text, rel, learner = CLAIMS.get((r.experiment, r.dataset, float(r.eps)), ("no claim", "", None))
-        v = judge_order(rel, float(r.ratio_lo), float(r.ratio_hi), best=r.base, claimed_best=learner,
-                        label=r.base_label)
-        rows.append(dict(experiment=r.experiment, cell=f"{r.dataset}, ε = {r.eps:g}: {r.other_label} / {r.base_label}",
-                         ratio=r.ratio, ratio_lo=r.ratio_lo, ratio_hi=r.ratio_hi, n_seeds=int(r.n_seeds),
-                         claim=f"{text} ({ORDERS[rel]})" if rel else text, relation=rel, verdict=v.verdict,
-                         reason=v.reason, link="#comparisons" if v.verdict == "misses" else ""))
-    order = {x: i for i, x in enumerate((BEST, TREE, HEDGE_SV, L2P_SV))}
-    keys = [(order.get(r.experiment, len(order)), str(r.experiment), r.dataset, float(r.eps))
-            for r in comp.itertuples(index=False)]
-    return pd.DataFrame([rows[i] for i in sorted(range(len(rows)), key=keys.__getitem__)])
+        rows.append(order_row(text, rel, r.ratio, r.ratio_lo, r.ratio_hi, r.n_seeds, experiment=r.experiment,
+                              cell=f"{r.dataset}, ε = {r.eps:g}: {r.other_label} / {r.base_label}", best=r.base,
+                              claimed_best=learner, label=r.base_label, link="#comparisons"))
+    return pd.DataFrame(rows)
 
 
 def page_blocks(results_dir=None) -> dict:
