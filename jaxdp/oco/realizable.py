@@ -50,7 +50,7 @@ __all__ = [
     "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
     "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "realizable_dp_ftrl_bound", "potential_oco_logphi_errors", "NET_LEARNERS", "plan_net_learner",
     "net_learner_params", "smooth_realizable_logphi_errors", "realizable_oco_point",
-    "planned_net_bound",
+    "planned_net_bound", "run_realizable_oco",
 ]
 
 
@@ -792,6 +792,38 @@ def realizable_oco_point(learner: str, env: str, *, T: int, d: int, eps: float, 
                    eps_certified=plan.eps_certified)
         h = 2.0 * D / (m or plan.params["m"]) if snap else 0.0
     return dict(out, adv_params=smooth_realizable_params(D, sigma_xi if env == "noisy" else 0.0, h))
+
+
+def run_realizable_oco(points, keys, T_max: int) -> list:
+    """Points of one learner and dimension of REAL's DP-OCO experiments (:func:`realizable_oco_point`) simulated in one
+    grid call, every point at the same seed keys (common random numbers across the points).
+
+    Args:
+        points: the keywords of :func:`realizable_oco_point` for each point (one ``learner`` and ``d``; without
+            ``T_max``).
+        keys: the seeds' PRNG keys.
+        T_max: the horizon every point is compiled for (at least each point's ``T``).
+
+    Returns:
+        Per point, float arrays over the seeds: ``regret``, ``best_loss``, ``switches`` (NaN where the learner
+        reports none), ``lam`` (DP-FTRL only) and ``eps_certified``.
+
+    Raises:
+        ValueError: what :func:`realizable_oco_point` refuses.
+    """
+    from ..core import simulate
+    from .adversaries import adv_smooth_realizable
+    from .problems import squared_problem
+
+    each, n, d = [realizable_oco_point(**p, T_max=T_max) for p in points], len(keys), points[0]["d"]
+    params, ap = (jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *[e[k] for e in each])   # one row per point
+                  for k in ("params", "adv_params"))
+    out = simulate(each[0]["learner"], adv_smooth_realizable(d), squared_problem(d, points[0].get("D", 1.0)), params,
+                   ap, jnp.broadcast_to(keys, (len(points),) + keys.shape), np.asarray([p["T"] for p in points], np.int32),
+                   T_max=T_max, grid=True)
+    return [{"regret": out["regret"][i], "best_loss": out["best_loss"][i],
+             "switches": out["switches"][i] if "switches" in out else np.full(n, np.nan),
+             **{k: np.full(n, e[k], float) for k in ("lam", "eps_certified") if k in e}} for i, e in enumerate(each)]
 
 
 def smooth_realizable_logphi_errors(d: int, D: float, m: int, eta: float, loss_scale: float, *, horizons,

@@ -10,17 +10,15 @@ import functools
 import json
 import pathlib
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
-from ..core import seed_keys, simulate
-from ..oco import adv_smooth_realizable, squared_problem
+from ..core import seed_keys
 from ..oco.realizable import (
     planned_net_bound, potential_oco_logphi_errors, realizable_dp_ftrl, realizable_dp_ftrl_bound, realizable_oco_point,
+    run_realizable_oco,
 )
 from .analysis import grid_union, verdict_table
-from .claims import judge_curve, tally
+from .claims import judge_curve, tally, theory_curves
 from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .specs import StudySpec
 
@@ -29,9 +27,8 @@ DEFAULTS, QUICK, PARAMS, DOC_PAGE, RESULTS, BLOCKS = S.defaults, S.quick, S.para
 BLOCK, BOUNDS_BLOCK = BLOCKS
 CLAIMS = {tuple(k.split()): c for k, c in S.claims.items()}     # keyed by (part, setting)
 BETA = 1.0
-#: the known log factor of each R7 rate, divided out before the "log-corrected" fit: Thm 4's realizable rate
-#: ``T^{1/3} log^{2/3} T`` and the general tuning's ``sqrt(T) H^{3/2}`` with ``H = log2 T`` tree levels
-LOG_FACTOR = {"realizable": lambda T: np.log(T) ** (2 / 3), "noisy": lambda T: np.log2(T) ** 1.5}
+#: the known log factor of each R7 rate, divided out before the "log-corrected" fit (the TOML's ``log_factor``)
+LOG_FACTOR = theory_curves(S.data["log_factor"], {})
 
 
 def _ftrl_params(cfg, env, T, d, eps):
@@ -52,30 +49,19 @@ def build(cfg: dict) -> Study:
     points = grid_union(S.data["grids"], cfg, dict(part="", learner="dp_ftrl", env="realizable", d=int(cfg["r7_d"]),
                                                    T=int(cfg["r7_T_fixed"]), eps=float(cfg["r7_eps"])), name="part")
 
-    def point(p, T_max: int = 0):
-        """:func:`~jaxdp.oco.realizable.realizable_oco_point` of point ``p`` (R8: the ``r8_*`` plan, ``x*`` snapped
-        to the net with ``r8_snap``)."""
+    def point(p) -> dict:
+        """The keywords of :func:`~jaxdp.oco.realizable.realizable_oco_point` for point ``p`` (R8: the ``r8_*`` plan,
+        ``x*`` snapped to the net with ``r8_snap``)."""
         net = p["learner"] != "dp_ftrl"
-        return realizable_oco_point(p["learner"], p["env"], T=p["T"], d=p["d"], eps=p["eps"], delta=cfg["delta"],
-                                    T_max=T_max or p["T"], D=cfg["D"], mode=cfg["r8_mode" if net else "mode"],
-                                    lam_rule=cfg["lam_rule"], beta=BETA, sigma_xi=cfg["sigma_xi"], m=cfg["r8_m"],
-                                    snap=net and cfg["r8_snap"])
+        return dict(learner=p["learner"], env=p["env"], T=p["T"], d=p["d"], eps=p["eps"], delta=cfg["delta"],
+                    D=cfg["D"], mode=cfg["r8_mode" if net else "mode"], lam_rule=cfg["lam_rule"], beta=BETA,
+                    sigma_xi=cfg["sigma_xi"], m=cfg["r8_m"], snap=net and cfg["r8_snap"])
 
     def run(pts, seeds):
-        T, n, d = np.asarray([p["T"] for p in pts], np.int32), len(seeds), pts[0]["d"]
         # one static horizon per part family, so every R7 (resp. R8) chunk of a given d reuses one compilation
         T_max = max(max(cfg["r7_T"]), cfg["r7_T_fixed"]) if pts[0]["learner"] == "dp_ftrl" else max(cfg["r8_T"])
-        T_max = int(max(T_max, T.max()))
-        each = [point(p, T_max) for p in pts]
-        params, ap = (jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *[e[k] for e in each])   # one row per point
-                      for k in ("params", "adv_params"))
-        keys = seed_keys(cfg["seed"], seeds)
-        keys = jnp.broadcast_to(keys, (len(pts),) + keys.shape)      # common random numbers across the grid
-        out = simulate(each[0]["learner"], adv_smooth_realizable(d), squared_problem(d, cfg["D"]), params, ap, keys, T,
-                       T_max=T_max, grid=True)
-        return [{"regret": out["regret"][i], "best_loss": out["best_loss"][i],
-                 "switches": out["switches"][i] if "switches" in out else np.full(n, np.nan),
-                 **{k: np.full(n, e[k], float) for k in ("lam", "eps_certified") if k in e}} for i, e in enumerate(each)]
+        return run_realizable_oco([point(p) for p in pts], seed_keys(cfg["seed"], seeds),
+                                  int(max(T_max, max(p["T"] for p in pts))))
 
     def analyze(df):
         import pandas as pd
@@ -145,7 +131,7 @@ def build(cfg: dict) -> Study:
                 title=f"R8 realizable DP-OCO over a grid net (eps={float(cfg['r8_eps'])}, {cfg['r8_mode']} mode)")))
         return paths
 
-    return S.study(cfg, check_point=point, points=points, run=run, analyze=analyze, plot=plot)
+    return S.study(cfg, check_point=lambda p: realizable_oco_point(**point(p), T_max=p["T"]), points=points, run=run, analyze=analyze, plot=plot)
 
 
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
