@@ -26,7 +26,7 @@ S = StudySpec("realizable-oco", __name__)
 DEFAULTS, QUICK, PARAMS, DOC_PAGE, RESULTS, BLOCKS = S.defaults, S.quick, S.params, S.doc_page, S.results, S.blocks
 BLOCK, BOUNDS_BLOCK = BLOCKS
 CLAIMS = {tuple(k.split()): c for k, c in S.claims.items()}     # keyed by (part, setting)
-BETA = 1.0
+BETA, YLABEL = 1.0, "regret (mean, 95% CI)"
 #: the known log factor of each R7 rate, divided out before the "log-corrected" fit (the TOML's ``log_factor``)
 LOG_FACTOR = theory_curves(S.data["log_factor"], {})
 
@@ -90,10 +90,10 @@ def build(cfg: dict) -> Study:
                 d_pair=f"{d2}/{d1}", **{"theory_thm3_d^1.5": (d2 / d1) ** 1.5, "theory_appC_pure_d^2": (d2 / d1) ** 2})
         if len(r8):
             last = r8[r8["T"] == r8["T"].max()]
-            tables["r8_bounds"] = pd.DataFrame(
-                [dict(learner=n, d=int(dd), T=T8, **dict(zip(("bound", "kind"), _r8_bound(n, cfg, T8, int(dd)))),
-                      **{"mean_regret@T_max": float(last[(last["learner"] == n) & (last["d"] == dd)]["regret"].mean())})
-                 for n in sorted(r8["learner"].unique()) for dd in sorted(r8["d"].unique())])
+            tables["r8_bounds"] = pd.DataFrame([
+                dict(learner=n, d=dd, T=T8, bound=b, kind=kind,
+                     **{"mean_regret@T_max": float(last[(last["learner"] == n) & (last["d"] == dd)]["regret"].mean())})
+                for n, dd, b, kind in _r8_bounds(cfg, r8)])
         tables["logphi_error"] = pd.DataFrame([r for d in cfg["r8_d"] if "potential_oco" in cfg["r8_learners"] for r in
                                                potential_oco_logphi_errors(int(d), eps=cfg["r8_eps"], T=T8,
                                                mode=cfg["r8_mode"], D=cfg["D"], m=cfg["r8_m"], seed=cfg["seed"],
@@ -101,30 +101,22 @@ def build(cfg: dict) -> Study:
         return tables
 
     def plot(df, outdir: pathlib.Path):
-        paths, summ = [], summarize(df, ["part", "learner", "env", "d", "eps", "T"], ["regret"])
-        d0, e0, Tf, T8, ylabel = int(cfg["r7_d"]), float(cfg["r7_eps"]), int(cfg["r7_T_fixed"]), max(cfg["r8_T"]), \
-            "regret (mean, 95% CI)"
-        s = summ[summ["part"] == "R7-T"]
-        if len(s):
-            paths.append(plot_panels(
-                s, "env", "T", "regret", outdir / "r7_regret_vs_T.png", width=5.0, ylabel=ylabel,
-                theory=lambda env, sub: {("Thm 4: T^{1/3} polylog" if env == "realizable" else
-                                          "LD (sqrt(T) + sqrt(T sqrt(d)/eps))"): lambda T: _r7_theory(T, d0, e0, cfg, env)},
-                title=lambda env: f"R7 dp_ftrl, {env}, d={d0}, eps={e0}"))
-        for x, fn in (("eps", lambda e: _r7_theory(Tf, d0, e, cfg, "realizable")),
-                      ("d", lambda dd: _r7_theory(Tf, dd, e0, cfg, "realizable"))):
-            se = summ[summ["part"] == f"R7-{x}"]
-            if se[x].nunique() >= 2:
-                paths.append(pathlib.Path(plot_curves(se, x, "regret", path=outdir / f"r7_regret_vs_{x}.png",
-                                                      theory={"Thm 4": fn}, title=f"R7 dp_ftrl realizable, T={Tf}",
-                                                      ylabel=ylabel)))
+        paths, summ, ylabel = [], summarize(df, ["part", "learner", "env", "d", "eps", "T"], ["regret"]), YLABEL
+        names = dict(cfg, bound=lambda env, T, d, e: _r7_theory(T, d, e, cfg, env))
+        for part, f in S.data["figures"].items():      # R7: DP-FTRL's bound beside each sweep
+            s, path = summ[summ["part"] == part], outdir / f"r7_regret_vs_{f['x']}.png"
+            if part == "R7-T" and len(s):               # one panel per instance
+                paths.append(plot_panels(s, "env", "T", "regret", path, width=5.0, ylabel=ylabel,
+                                         theory=lambda env, sub: theory_curves(f["theory"][env], names),
+                                         title=lambda env: f["title"].format(env=env, **cfg)))
+            elif part != "R7-T" and s[f["x"]].nunique() >= 2:
+                paths.append(pathlib.Path(plot_curves(s, f["x"], "regret", path=path, ylabel=ylabel,
+                                                      theory=theory_curves(f["theory"], names),
+                                                      title=f["title"].format(**cfg))))
         se = summ[summ["part"] == "R8"]
         if len(se):
-            th8: dict = {}
-            for name in sorted(se["learner"].unique()):
-                for dd in sorted(se["d"].unique()):
-                    b, kind = _r8_bound(name, cfg, int(T8), int(dd))
-                    th8[f"{name} d={dd}: {kind}"] = lambda T, b=b: np.full_like(np.asarray(T, float), b)
+            th8 = {f"{n} d={dd}: {kind}": (lambda T, b=b: np.full_like(np.asarray(T, float), b))
+                   for n, dd, b, kind in _r8_bounds(cfg, se)}
             paths.append(pathlib.Path(plot_curves(
                 se.assign(algo=se["learner"] + " d=" + se["d"].astype(str)), "T", "regret", hue="algo", theory=th8,
                 path=outdir / "r8_regret_vs_T.png", ylabel=ylabel,
@@ -137,6 +129,12 @@ def build(cfg: dict) -> Study:
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
     """:func:`~jaxdp.oco.realizable.planned_net_bound` at the run's ``r8_*`` plan: ``(bound, kind)``."""
     return planned_net_bound(name, eps=cfg["r8_eps"], T=T, d=d, mode=cfg["r8_mode"], D=cfg["D"], m=cfg["r8_m"])
+
+
+def _r8_bounds(cfg: dict, r8) -> list:
+    """``(learner, d, bound, kind)`` of every R8 learner and ``d`` of the rows ``r8`` at the largest ``r8_T``."""
+    return [(n, int(dd), *_r8_bound(n, cfg, int(max(cfg["r8_T"])), int(dd)))
+            for n in sorted(r8["learner"].unique()) for dd in sorted(r8["d"].unique())]
 
 
 def verdicts(summary, cfg: dict):
