@@ -131,6 +131,12 @@ def verdicts(comp):
     return pd.DataFrame(rows)
 
 
+def _by_eps(t, index: str, cell) -> str:
+    """A Markdown table of the rows ``t`` (one per ``index`` value and ε), one column per ε, the cells ``cell(row)``."""
+    w = t.assign(cell=[cell(r) for r in t.to_dict("records")]).pivot(index=index, columns="eps", values="cell")
+    return markdown_table([index, *[f"ε = {e:g}" for e in w.columns]], [[k, *v] for k, v in zip(w.index, w.values)])
+
+
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of the results page from a kept run (default ``results/real-experts``)."""
     import pandas as pd
@@ -139,30 +145,24 @@ def page_blocks(results_dir=None) -> dict:
     s = summarize(df, ["dataset", "learner", "eps"], ["regret_per_round"])
     still = df.groupby(["dataset", "learner", "eps"])["switches"].max() == 0
     T = float((df["regret"] / df["regret_per_round"]).dropna().median())
-    best, eps, parts = df.groupby("dataset")["best_loss"].mean().to_dict(), sorted(df["eps"].unique()), []
-    cols = [f"ε = {e:g}" for e in eps]
-    for ds in sorted(df["dataset"].unique()):
-        g = s[s["dataset"] == ds].set_index(["learner", "eps"])
-        rows = [[ln, *[fmt_ci_of(g.loc[(ln, e)], "regret_per_round", 4)
-                       + (" †" if ln != "hedge" and bool(still.loc[(ds, ln, e)]) else "") for e in eps]]
-                for ln in sorted(df[df["dataset"] == ds]["learner"].unique())]
-        parts.append(f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n"
-                     + markdown_table(["learner", *cols], rows))
+    best = df.groupby("dataset")["best_loss"].mean().to_dict()
+
+    def regret(r):   # † marks a private learner that switched at no seed
+        frozen = r["learner"] != "hedge" and bool(still.loc[(r["dataset"], r["learner"], r["eps"])])
+        return fmt_ci_of(r, "regret_per_round", 4) + (" †" if frozen else "")
+
+    def ratio(r):
+        return fmt_ci(r["ratio"], r["ratio_lo"], r["ratio_hi"], 2)
+
     comp = comparisons(df)
-    tab = {x: comp[comp["experiment"] == x].set_index(["dataset", "eps"]) for x in (BEST, TREE)}
-    dss = sorted(comp["dataset"].unique())
-
-    def ci(x, ds, e):
-        return fmt_ci(tab[x].at[(ds, e), "ratio"], tab[x].at[(ds, e), "ratio_lo"], tab[x].at[(ds, e), "ratio_hi"], 2)
-
-    brow = [[ds, *[f"{tab[BEST].at[(ds, e), 'base_label']}; {tab[BEST].at[(ds, e), 'other_label']} " + ci(BEST, ds, e)
-                   for e in eps]] for ds in dss]
-    trow = [[ds, *[ci(TREE, ds, e) for e in eps]] for ds in dss]
-    v = verdicts(comp)
+    v, by = verdicts(comp), {x: comp[comp["experiment"] == x] for x in (BEST, TREE)}
+    tables = [f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n" + _by_eps(g, "learner", regret)
+              for ds, g in s.groupby("dataset")]
     return {BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["dataset", "learner", "eps"])["seed"].nunique().min()),
-                                tables="\n\n".join(parts)),
-            BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, best=markdown_table(["dataset", *cols], brow),
-                                tree=markdown_table(["dataset", *cols], trow)),
+                                tables="\n\n".join(tables)),
+            BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, tree=_by_eps(by[TREE], "dataset", ratio),
+                                best=_by_eps(by[BEST], "dataset",
+                                             lambda r: f"{r['base_label']}; {r['other_label']} " + ratio(r))),
             BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, table=S.table("verdicts", v))}
 
 
