@@ -23,9 +23,8 @@ from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
 from .specs import StudySpec
 
 S = StudySpec("realizable-oco", __name__)
-DEFAULTS, QUICK, PARAMS, DOC_PAGE, RESULTS, BLOCKS = S.defaults, S.quick, S.params, S.doc_page, S.results, S.blocks
+DEFAULTS, DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.defaults, S.doc_page, S.results, S.blocks, S.claims   # (part, setting)
 BLOCK, BOUNDS_BLOCK = BLOCKS
-CLAIMS = {tuple(k.split()): c for k, c in S.claims.items()}     # keyed by (part, setting)
 BETA, YLABEL = 1.0, "regret (mean, 95% CI)"
 #: the known log factor of each R7 rate, divided out before the "log-corrected" fit (the TOML's ``log_factor``)
 LOG_FACTOR = theory_curves(S.data["log_factor"], {})
@@ -146,11 +145,11 @@ def verdicts(summary, cfg: dict):
     b["bound"] = [_r7_theory(r.T, r.d, r.eps, cfg, r.env) if r.learner == "dp_ftrl" else
                   _r8_bound(r.learner, cfg, int(r.T), int(r.d))[0] for r in b.itertuples(index=False)]
     rows = []
-    for part, key, x in (("R7-T", "env", "T"), ("R7-eps", "env", "eps"), ("R7-d", "env", "d"), ("R8", "learner", "T")):
-        for (setting, *rest), g in b[b["part"] == part].groupby([key] + (["d"] if part == "R8" else [])):
-            cell = (f"{setting} d={rest[0]}, T = {g['T'].min()} … {g['T'].max()}" if part == "R8" else
-                    f"{setting}, {'ε' if x == 'eps' else x} = {g[x].min():g} … {g[x].max():g}")
-            rows.append(judge_curve(CLAIMS[(part, setting)], None, g, experiment=f"{part[:2]}: regret / bound",
+    for part, f in S.data["fits"].items():         # the sweeps: one per curve of the slope fits
+        for key, g in b[b["part"] == part].groupby(f["by"]):
+            x = f["x"]
+            cell = f"{' d='.join(map(str, key))}, {f.get('symbol', x)} = {g[x].min():g} … {g[x].max():g}"
+            rows.append(judge_curve(CLAIMS[(part, key[0])], None, g, experiment=f"{part[:2]}: regret / bound",
                                     cell=cell))
     return pd.DataFrame(rows)
 
