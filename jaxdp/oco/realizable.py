@@ -818,9 +818,9 @@ def run_realizable_oco(points, keys, T_max: int) -> list:
     each, n, d = [realizable_oco_point(**p, T_max=T_max) for p in points], len(keys), points[0]["d"]
     params, ap = (jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *[e[k] for e in each])   # one row per point
                   for k in ("params", "adv_params"))
+    keys = jnp.broadcast_to(keys, (len(points),) + keys.shape)
     out = simulate(each[0]["learner"], adv_smooth_realizable(d), squared_problem(d, points[0].get("D", 1.0)), params,
-                   ap, jnp.broadcast_to(keys, (len(points),) + keys.shape), np.asarray([p["T"] for p in points], np.int32),
-                   T_max=T_max, grid=True)
+                   ap, keys, np.asarray([p["T"] for p in points], np.int32), T_max=T_max, grid=True)
     return [{"regret": out["regret"][i], "best_loss": out["best_loss"][i],
              "switches": out["switches"][i] if "switches" in out else np.full(n, np.nan),
              **{k: np.full(n, e[k], float) for k in ("lam", "eps_certified") if k in e}} for i, e in enumerate(each)]

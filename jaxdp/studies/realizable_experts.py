@@ -34,9 +34,9 @@ def _point(p, cfg, T_max) -> dict:
 
 
 def binary_tree_table(df):
-    """Per binary-tree grid point, the aggregations ``binary_tree`` of its TOML over its seeds: the share that ever start a
-    new phase, the phases, the model changes and the padded selections, with the plan's ``m_set``, ``P_max`` and
-    ``tau``."""
+    """Per binary-tree grid point, the aggregations ``binary_tree`` of its TOML over its seeds: the share that ever
+    start a new phase, the phases, the model changes and the padded selections, with the plan's ``m_set``, ``P_max``
+    and ``tau``."""
     g = df.assign(new_phase=df["phases"] > 0, padded_any=df["padded"] > 0).groupby(BT_KEYS, sort=True)
     t = g.agg(**{c: (col, how) for c, col, how in S.data["binary_tree"]}).reset_index()
     return t.astype({"m_set": int, "P_max": int, "phases_max": int})
@@ -78,8 +78,8 @@ def _plot(df, outdir: pathlib.Path, cfg):
             sub = df[df["exp"] == f["exp"]]
             if len(sub := sub.query(f["rows"].format(adversary=a)) if f.get("rows") else sub):
                 s = summarize(sub, [f["hue"], f["x"]], [f["y"]])
-                paths.append(plot_curves(s, f["x"], f["y"], outdir / f"{f['name'].format(adversary=a)}.png", hue=f["hue"],
-                                         theory=theory_curves(f["theory"], dict(names, s=s)),
+                paths.append(plot_curves(s, f["x"], f["y"], outdir / f"{f['name'].format(adversary=a)}.png",
+                                         hue=f["hue"], theory=theory_curves(f["theory"], dict(names, s=s)),
                                          title=f["title"].format(adversary=a, **cfg)))
     return paths
 

@@ -69,7 +69,8 @@ def build(cfg: dict) -> Study:
         for part, f in S.data["fits"].items():
             for key, g in df[df["part"] == part].groupby(f["by"]):
                 if g[f["x"]].nunique() >= 2:
-                    fit = functools.partial(fit_slopes, g, f["x"], "regret", upper_half=f["upper_half"], resample="joint")
+                    fit = functools.partial(fit_slopes, g, f["x"], "regret", upper_half=f["upper_half"],
+                                            resample="joint")
                     setting = " d=".join(map(str, key))       # the env (R7), "<learner> d=<d>" (R8)
                     rows.append(fit().assign(sweep=f["x"], setting=setting, theory_slope=f["theory"].get(setting, 0.0)))
                     if part == "R7-T":                       # also with the rate's known log factor divided out
@@ -122,7 +123,8 @@ def build(cfg: dict) -> Study:
                 title=f"R8 realizable DP-OCO over a grid net (eps={float(cfg['r8_eps'])}, {cfg['r8_mode']} mode)")))
         return paths
 
-    return S.study(cfg, check_point=lambda p: realizable_oco_point(**point(p), T_max=p["T"]), points=points, run=run, analyze=analyze, plot=plot)
+    return S.study(cfg, check_point=lambda p: realizable_oco_point(**point(p), T_max=p["T"]), points=points, run=run,
+                   analyze=analyze, plot=plot)
 
 
 def _r8_bound(name: str, cfg: dict, T: int, d: int):
