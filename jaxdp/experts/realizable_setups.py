@@ -28,7 +28,7 @@ from .sparse_vector import (
 
 __all__ = ["REALIZABLE_LEARNERS", "REALIZABLE_ADVERSARIES", "realizable_plan", "realizable_learner",
            "realizable_adversary", "realizable_constants", "certified_learner",
-           "realizable_point"]
+           "realizable_point", "run_realizable_point", "replay_certified"]
 
 #: the learners :func:`realizable_plan` and :func:`realizable_learner` know
 REALIZABLE_LEARNERS = ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar", "adaptive_printed",
@@ -197,6 +197,46 @@ def realizable_point(learner: str, adversary: str, *, d: int, T: int, eps: float
         q_star=Lstar / T if adversary == "near_bernoulli" else 0.0)
 
 
+def run_realizable_point(learner: str, adversary: str, keys, *, d: int, T: int, eps: float, delta: float,
+                         Lstar: float, mode: str, beta: float, q: float, T_plan: int | None = None) -> dict:
+    """One point of REAL's experts experiments (:func:`realizable_point`) simulated at every seed key.
+
+    The learner runs its plan against the adversary for ``T`` rounds, compiled for the horizon ``T_plan`` (the one
+    ``binary_tree``, Alg. 4, is planned for), so every horizon of a study up to it shares one compilation.
+
+    Args:
+        learner, adversary: as in :func:`realizable_point`.
+        keys: the seeds' PRNG keys, shape ``(n, 2)``.
+        d, T, eps, delta, Lstar, mode, beta, q, T_plan: as in :func:`realizable_point`.
+
+    Returns:
+        ``{metric: float array (n,)}``: ``regret``, ``best_loss``, ``switches``, ``em_draws`` (the
+        exponential-mechanism draws; the switches where the learner reports none), ``doublings`` (0 where none),
+        ``eps_certified`` (``inf`` for a learner without a plan) and ``K`` (the plan's ``K``, NaN where none); for
+        ``binary_tree`` also ``phases``, ``padded`` and the plan's ``m_set``, ``P_max`` and ``tau``.
+
+    Raises:
+        ValueError: what :func:`realizable_point` refuses.
+    """
+    import numpy as np
+
+    from ..core import simulate
+    from .problem import experts_problem
+
+    plan, (lrn, params), (adv, ap) = realizable_point(learner, adversary, d=d, T=T, eps=eps, delta=delta, Lstar=Lstar,
+                                                      mode=mode, beta=beta, q=q, T_plan=T_plan)
+    out, n = simulate(lrn, adv, experts_problem(), params, ap, keys, T, T_max=T_plan or T), len(keys)
+    res = {"regret": out["regret"].astype(float), "best_loss": out["best_loss"].astype(float),
+           "switches": out["switches"].astype(float), "em_draws": out.get("em_draws", out["switches"]).astype(float),
+           "doublings": out.get("doublings", np.zeros(n)).astype(float),
+           "eps_certified": np.full(n, plan.eps_certified if plan else np.inf),
+           "K": np.full(n, plan.params.get("K", np.nan) if plan else np.nan, dtype=float)}
+    if learner == "binary_tree":
+        res.update(phases=out["phases"].astype(float), padded=out["padded"].astype(float),
+                   **{k: np.full(n, float(plan.params[k])) for k in ("m_set", "P_max", "tau")})
+    return res
+
+
 def certified_learner(name: str, d: int, T: int, eps: float, delta: float) -> tuple:
     """A learner, its params and its certified ε at one point, every private learner at its ``certified`` plan:
     Hedge (non-private, ``η = √(8 ln d/T)``), L2P-MW (:func:`~jaxdp.experts.plan_l2p_mw`), tree DP-FTRL with Laplace
@@ -230,3 +270,36 @@ def certified_learner(name: str, d: int, T: int, eps: float, delta: float) -> tu
     name = "adaptive_flipped" if name == "adaptive_sv" else name
     plan = realizable_plan(name, eps=eps, T=T, d=d, mode="certified")
     return (*realizable_learner(name, d, plan), plan.eps_certified if plan is not None else math.inf)
+
+
+def replay_certified(name: str, losses, keys, *, eps: float, delta: float) -> dict:
+    """:func:`certified_learner` replaying fixed loss streams (:func:`~jaxdp.experts.adv_replay`), stream ``i`` with
+    algorithm key ``i``, every stream a row of one grid call.
+
+    Args:
+        name: as in :func:`certified_learner`.
+        losses: the streams, shape ``(n, T, d)`` (a JAX array, so that several learners share one copy).
+        keys: one PRNG key per stream, shape ``(n, 2)``.
+        eps, delta: the privacy target.
+
+    Returns:
+        ``{"regret", "switches", "eps_certified"}``, float arrays ``(n,)`` (the regret against the stream's best expert
+        in hindsight).
+
+    Raises:
+        ValueError: what :func:`certified_learner` refuses.
+    """
+    import jax
+    import numpy as np
+
+    from ..core import simulate
+    from .adversaries import ReplayParams, adv_replay
+    from .problem import experts_problem
+
+    n, T, d = losses.shape
+    learner, params, e_cert = certified_learner(name, d, T, eps, delta)
+    params = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(jnp.asarray(v), (n,) + jnp.shape(v)), params)
+    r = simulate(learner, adv_replay(d), experts_problem(), params, ReplayParams(losses=losses), keys[:, None],
+                 jnp.full((n,), T, jnp.int32), T_max=T, grid=True, n_checkpoints=4)
+    return {"regret": np.asarray(r["regret"], float)[:, 0], "switches": np.asarray(r["switches"], float)[:, 0],
+            "eps_certified": np.full(n, e_cert, float)}

@@ -49,7 +49,8 @@ __all__ = [
     "PotentialOCOParams", "PotentialOCOState", "potential_oco", "potential_oco_params", "plan_potential_oco",
     "oco_net", "logphi_grid", "logphi_mc", "net_regret_bound",
     "logphi_squared_errors", "thm4_dp_ftrl", "realizable_dp_ftrl", "realizable_dp_ftrl_bound", "potential_oco_logphi_errors", "NET_LEARNERS", "plan_net_learner",
-    "net_learner_params", "smooth_realizable_logphi_errors",
+    "net_learner_params", "smooth_realizable_logphi_errors", "realizable_oco_point",
+    "planned_net_bound", "run_realizable_oco",
 ]
 
 
@@ -718,6 +719,22 @@ def plan_net_learner(name: str, *, eps: float, T: int, d: int, mode: str, D: flo
     return planner(eps=eps, T=T, d=d, mode=mode, D=D, lipschitz=2.0 * D, m=m)
 
 
+def planned_net_bound(name: str, *, eps: float, T: int, d: int, mode: str, D: float = 1.0,
+                      m: Optional[int] = None) -> tuple[float, str]:
+    """A grid-net learner's regret bound (:func:`net_regret_bound`: REAL Thm 3 or Lemma C.3) at its plan
+    (:func:`plan_net_learner`) on REAL's smooth realizable instance.
+
+    Args:
+        name: one of :data:`NET_LEARNERS`.
+        eps, T, d, mode, D, m: the plan's privacy target, horizon, dimension, mode, domain radius and net points per
+            axis.
+
+    Returns:
+        ``(bound, kind)`` as :func:`net_regret_bound` gives them.
+    """
+    return net_regret_bound(name, plan_net_learner(name, eps=eps, T=T, d=d, mode=mode, D=D, m=m).params, D, d)
+
+
 def net_learner_params(name: str, plan: Plan):
     """The params of a grid-net learner from its plan (:func:`plan_net_learner`).
 
@@ -730,6 +747,83 @@ def net_learner_params(name: str, plan: Plan):
     """
     ctor = experts_oco_net_params if name == "experts_oco_net" else potential_oco_params
     return ctor(**_without_m(plan))
+
+
+def realizable_oco_point(learner: str, env: str, *, T: int, d: int, eps: float, delta: float, T_max: int,
+                         D: float = 1.0, mode: str = "paper", lam_rule: str = "matched", beta: float = 1.0,
+                         sigma_xi: float = 0.0, m: Optional[int] = None, snap: bool = False) -> dict:
+    """One point of REAL's DP-OCO experiments on its smooth realizable instance (squared losses, Lipschitz ``2D``):
+    DP-FTRL at :func:`realizable_dp_ftrl` (REAL Thm 4) or a grid-net learner at :func:`plan_net_learner` (REAL Thm 3,
+    App. C), with the instance's params.
+
+    Args:
+        learner: ``"dp_ftrl"`` or one of :data:`NET_LEARNERS`.
+        env: ``"realizable"`` (``b_t = <a_t, x*>``) or ``"noisy"`` (``b_t = <a_t, x*> + sigma_xi xi_t``; DP-FTRL's
+            general tuning).
+        T, d: the horizon and the dimension.
+        eps, delta: the privacy target (``delta`` used by DP-FTRL only).
+        T_max: the horizon the learner is compiled for (DP-FTRL's tree).
+        D: the domain's radius.
+        mode: the planner's mode.
+        lam_rule, beta: DP-FTRL's λ rule and the losses' smoothness (:func:`realizable_dp_ftrl`).
+        sigma_xi: the label noise of the ``"noisy"`` instance.
+        m: a grid-net learner's points per axis (default its planner's).
+        snap: snap ``x*`` to the grid net (spacing ``2D/m``), so the instance is realizable on the net.
+
+    Returns:
+        ``{"learner", "params", "adv_params", "eps_certified"}`` and, for DP-FTRL, ``"lam"``.
+
+    Raises:
+        ValueError: an unknown learner, or what the planners refuse.
+    """
+    from .adversaries import smooth_realizable_params
+    from .dp_ftrl import dp_ftrl, dp_ftrl_params
+    from .problems import squared_problem
+
+    prob = squared_problem(d, D)
+    if learner == "dp_ftrl":
+        lam, sigma, clip, e = realizable_dp_ftrl(env, T=T, d=d, eps=eps, delta=delta, mode=mode, D=D,
+                                                 lam_rule=lam_rule, beta=beta)
+        out, h = dict(learner=dp_ftrl(prob, T_max), params=dp_ftrl_params(lam, sigma, clip), lam=lam,
+                      eps_certified=e), 0.0
+    else:
+        plan = plan_net_learner(learner, eps=eps, T=T, d=d, mode=mode, D=D, m=m)
+        out = dict(learner=NET_LEARNERS[learner](prob, plan.params["m"]), params=net_learner_params(learner, plan),
+                   eps_certified=plan.eps_certified)
+        h = 2.0 * D / (m or plan.params["m"]) if snap else 0.0
+    return dict(out, adv_params=smooth_realizable_params(D, sigma_xi if env == "noisy" else 0.0, h))
+
+
+def run_realizable_oco(points, keys, T_max: int) -> list:
+    """Points of one learner and dimension of REAL's DP-OCO experiments (:func:`realizable_oco_point`) simulated in one
+    grid call, every point at the same seed keys (common random numbers across the points).
+
+    Args:
+        points: the keywords of :func:`realizable_oco_point` for each point (one ``learner`` and ``d``; without
+            ``T_max``).
+        keys: the seeds' PRNG keys.
+        T_max: the horizon every point is compiled for (at least each point's ``T``).
+
+    Returns:
+        Per point, float arrays over the seeds: ``regret``, ``best_loss``, ``switches`` (NaN where the learner
+        reports none), ``lam`` (DP-FTRL only) and ``eps_certified``.
+
+    Raises:
+        ValueError: what :func:`realizable_oco_point` refuses.
+    """
+    from ..core import simulate
+    from .adversaries import adv_smooth_realizable
+    from .problems import squared_problem
+
+    each, n, d = [realizable_oco_point(**p, T_max=T_max) for p in points], len(keys), points[0]["d"]
+    params, ap = (jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *[e[k] for e in each])   # one row per point
+                  for k in ("params", "adv_params"))
+    keys = jnp.broadcast_to(keys, (len(points),) + keys.shape)
+    out = simulate(each[0]["learner"], adv_smooth_realizable(d), squared_problem(d, points[0].get("D", 1.0)), params,
+                   ap, keys, np.asarray([p["T"] for p in points], np.int32), T_max=T_max, grid=True)
+    return [{"regret": out["regret"][i], "best_loss": out["best_loss"][i],
+             "switches": out["switches"][i] if "switches" in out else np.full(n, np.nan),
+             **{k: np.full(n, e[k], float) for k in ("lam", "eps_certified") if k in e}} for i, e in enumerate(each)]
 
 
 def smooth_realizable_logphi_errors(d: int, D: float, m: int, eta: float, loss_scale: float, *, horizons,

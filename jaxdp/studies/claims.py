@@ -21,7 +21,11 @@ Each kind of claim has its test:
 * ``"bound"``: an upper bound with its constant, tested by the ratio measured / bound at every point of the
   range (holds when every ratio's upper end is at most ``1 + tolerance``, misses when one ratio's lower end
   exceeds 1);
-* ``"equality"``: two quantities claimed equal, tested by their difference (claim 0).
+* ``"equality"``: two quantities claimed equal, tested by their difference (claim 0);
+* a lower bound with its constant (measured ≥ bound) is a ``"bound"`` on the inverse ratio bound / measured
+  (:func:`judge_lower_bound`);
+* a paired order (one learner ahead of another, or the two level) is tested on the seed-paired ratio of their
+  means by where its interval lies against 1 (:func:`judge_order`).
 
 A claim may also carry, as data, what a fitted curve needs before its slope can be judged
 (:func:`judge_curve`): the ``scale`` it is stated up to (an order "free of T" up to a T-dependent scale), the
@@ -40,7 +44,7 @@ from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, se
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
            "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
-           "zero_mean_checks"]
+           "zero_mean_checks", "judge_lower_bound", "ORDERS", "judge_order", "order_row", "theory_curves"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -336,6 +340,28 @@ def _values(expr: str, points) -> np.ndarray:
     return np.asarray(eval(expr, ns, cols), float)
 
 
+def theory_curves(exprs, names) -> dict:
+    """A claim's theory curves declared as data, as the ``theory=`` mapping of
+    :func:`~jaxdp.studies.plots.plot_curves`: each an expression in ``x`` (the abscissae, an array) and ``names``.
+
+    Args:
+        exprs: ``{label: expression}``, in the legend's order; an expression sees ``x``, ``names``, ``np``, ``math``,
+            ``int``, ``float``, ``min`` and ``max``.
+        names: what the expressions read besides ``x`` (a run's configuration, the library's bounds, a summary).
+
+    Returns:
+        ``{label: x -> values}``.
+
+    Raises:
+        ValueError: an expression holding a double underscore.
+    """
+    bad = [e for e in exprs.values() if "__" in e]
+    if bad:
+        raise ValueError(f"exprs must hold no double underscore, got {bad[0]!r}")
+    ns = {"__builtins__": {}, "np": np, "math": math, "int": int, "float": float, "min": min, "max": max, **names}
+    return {label: (lambda x, e=e: eval(e, ns, {"x": x})) for label, e in exprs.items()}
+
+
 def _below_regime(claim: Claim, points, x: str) -> str:
     """Why the curve's grid does not reach the regime its claim is derived for (``""`` when it does)."""
     if not claim.regime:
@@ -414,6 +440,90 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
         sep = ": " if v.verdict == "misses" else "; over it the slope lies beyond the claim: "
         v = Verdict(v.verdict, v.reason + sep + fill(claim.beyond, points))
     return verdict_row(claim, m, v, experiment=experiment, cell=cell, link=claim.link if why or beyond else None)
+
+
+def judge_lower_bound(claim: Claim, points, *, experiment: str, cell: str, stem: str = "ratio",
+                      bound: Any = None) -> dict:
+    """The verdict row of a lower bound with its constant (measured ≥ bound at every point), tested as the
+    ``"bound"`` claim bound / measured ≤ 1 at every point: each point's interval is inverted (its ends swap).
+
+    Args:
+        claim: the claim (kind ``"bound"``, as its inverse ratio states it).
+        points: the per-point table (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds``).
+        experiment, cell: the row's experiment and cell.
+        stem: the measured metric.
+        bound: the lower bound at each point (default the column ``bound`` of ``points``).
+
+    Returns:
+        The row (:func:`verdict_row`): the largest inverse ratio, shown with the range of the per-point intervals
+        (from the smallest lower end to the largest upper end), judged by :func:`judge` on every point's lower end.
+    """
+    b = np.asarray(points["bound"] if bound is None else bound, float)
+    mean, lo, hi = (b / points[f"{stem}_{k}"].to_numpy(float) for k in ("mean", "hi", "lo"))
+    m = Measurement(float(mean.max()), float(lo.min()), float(hi.max()), int(points["n_seeds"].min()),
+                    ratios_lo=list(lo))
+    return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell)
+
+
+#: what each paired order claims of the ratio (numerator's mean over denominator's): ``above`` 1, the denominator
+#: is ahead; ``below`` 1, the numerator is ahead; ``level``, the interval contains 1
+ORDERS = {"above": "interval above 1", "below": "interval below 1", "level": "interval contains 1"}
+
+
+def judge_order(relation: str, lo: float, hi: float, *, best: str = "", claimed_best: Optional[str] = None,
+                label: str = "") -> Verdict:
+    """The verdict of a paired order claim on a seed-paired ratio's 95% interval (:data:`ORDERS`).
+
+    Args:
+        relation: ``"above"``, ``"below"``, ``"level"``, or ``""`` when no order is claimed (not tested).
+        lo, hi: the ratio's 95% interval.
+        best: the learner in the denominator (the best by mean, where the claim names one).
+        claimed_best: the learner the claim names best (``None``: the claim names none).
+        label: how the reason names ``best`` (default ``best``).
+
+    Returns:
+        ``holds`` when the interval lies where the relation says (and the claimed best is the denominator), else
+        ``misses`` with why; ``not tested`` without a claim or a finite interval.
+
+    Raises:
+        ValueError: an unknown relation.
+    """
+    if relation and relation not in ORDERS:
+        raise ValueError(f"relation must be one of {sorted(ORDERS)} or '', got {relation!r}")
+    if not relation:
+        return Verdict("not tested", "reported only, no order claimed")
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return Verdict("not tested", "no paired interval")
+    if claimed_best is not None and best != claimed_best:
+        return Verdict("misses", f"the best by mean is {label or best}, not {claimed_best}")
+    if {"above": lo > 1.0, "below": hi < 1.0, "level": lo <= 1.0 <= hi}[relation]:
+        return Verdict("holds")
+    return Verdict("misses", "the interval excludes 1" if relation == "level" else f"the interval does not lie "
+                                                                                  f"{relation} 1")
+
+
+def order_row(claim: str, relation: str, ratio: float, lo: float, hi: float, n_seeds: int, *, experiment: str,
+              cell: str, best: str = "", claimed_best: Optional[str] = None, label: str = "",
+              link: str = "") -> dict:
+    """One verdict row of a paired order claim (:func:`judge_order`).
+
+    Args:
+        claim: what is claimed (its relation's words, :data:`ORDERS`, are appended), or the text of a comparison
+            without a claim.
+        relation: the claimed relation, ``""`` for none.
+        ratio, lo, hi, n_seeds: the seed-paired ratio, its 95% interval and the seeds behind it.
+        experiment, cell: the row's experiment and cell.
+        best, claimed_best, label: as in :func:`judge_order`.
+        link: where a miss is explained.
+
+    Returns:
+        The row: ``experiment``, ``cell``, ``ratio``, ``ratio_lo``, ``ratio_hi``, ``n_seeds``, ``claim``,
+        ``relation``, ``verdict``, ``reason`` and ``link`` (on a miss only).
+    """
+    v = judge_order(relation, float(lo), float(hi), best=best, claimed_best=claimed_best, label=label)
+    return dict(experiment=experiment, cell=cell, ratio=ratio, ratio_lo=lo, ratio_hi=hi, n_seeds=int(n_seeds),
+                claim=f"{claim} ({ORDERS[relation]})" if relation else claim, relation=relation, verdict=v.verdict,
+                reason=v.reason, link=link if v.verdict == "misses" else "")
 
 
 def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp", **judge: Any):

@@ -8,20 +8,19 @@ from __future__ import annotations
 
 import pathlib
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core import seed_keys, simulate
-from ..experts import ReplayParams, adv_replay, experts_problem
-from ..experts.realizable_setups import certified_learner
+from ..core import seed_keys
+from ..experts.realizable_setups import replay_certified
 from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
+from .claims import order_row, tally
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
 
 S = StudySpec("real-experts", __name__)
 DOC_PAGE, RESULTS, BLOCKS, DEFAULTS, QUICK = S.doc_page, S.results, S.blocks, S.defaults, S.quick
-LEARNERS, RELATIONS, EPS_TOP, N_BOOT = tuple(S.params["learners"].choices or ()), S.data["relations"], S.data["eps_top"], 2000
+LEARNERS, EPS_TOP, N_BOOT = tuple(S.params["learners"].choices or ()), S.data["eps_top"], 2000
 PRIVATE = tuple(x for x in LEARNERS if x != "hedge")
 #: the experiments of the comparisons, in the verdict table's order
 BEST, TREE, HEDGE_SV, L2P_SV = ("best private vs runner-up", "tree DP-FTRL vs L2P-MW", "sparse vector vs Hedge",
@@ -43,18 +42,12 @@ def build(cfg: dict) -> Study:
     def run(pts, seeds):
         losses = np.stack([expert_pool_losses(pts[0]["dataset"], T, d, order_seed=int(cfg["seed"]) * 100003 + int(s),
                                               pool_seed=int(cfg["pool_seed"])) for s in seeds])
-        G = len(seeds)
-        ap = ReplayParams(losses=jnp.asarray(losses))            # one stream order per seed (grid axis)
-        keys = seed_keys(int(cfg["seed"]), seeds)[:, None]        # (G, 1): one algorithm key per order
-        best, out = losses.sum(axis=1).min(axis=1), []
-        for pt in pts:
-            L, params, e_cert = certified_learner(pt["learner"], d, T, pt["eps"], float(cfg["delta"]))
-            params = jax.tree_util.tree_map(lambda v: jnp.broadcast_to(jnp.asarray(v), (G,) + jnp.shape(v)), params)
-            r = simulate(L, adv_replay(d), experts_problem(), params, ap, keys, jnp.full((G,), T, jnp.int32), T_max=T,
-                         grid=True, n_checkpoints=4)
-            reg = np.asarray(r["regret"], float)[:, 0]
-            out.append({"regret": reg, "regret_per_round": reg / T, "best_loss": best.astype(float),
-                        "switches": np.asarray(r["switches"], float)[:, 0], "eps_certified": np.full(G, e_cert, float)})
+        best, stream, out = losses.sum(axis=1).min(axis=1).astype(float), jnp.asarray(losses), []
+        for pt in pts:     # seed i: stream order i with algorithm key i (one grid row per seed)
+            r = replay_certified(pt["learner"], stream, seed_keys(int(cfg["seed"]), seeds), eps=pt["eps"],
+                                 delta=float(cfg["delta"]))
+            out.append({"regret": r["regret"], "regret_per_round": r["regret"] / T, "best_loss": best,
+                        "switches": r["switches"], "eps_certified": r["eps_certified"]})
         return out
 
     def analyze(df):
@@ -81,7 +74,8 @@ def _paired(sub, base: str, other: str) -> tuple:
 def comparisons(df):
     """The seed-paired ratios ``other``/``base`` of mean regret: at every (dataset, ε) the best private learner against
     the next best (learners that never switched: one entry, ``initial expert (...) †``) and tree DP-FTRL against
-    L2P-MW; at ε = :data:`EPS_TOP` the sparse vector against Hedge and L2P-MW against the sparse vector."""
+    L2P-MW; at ε = :data:`EPS_TOP` the sparse vector against Hedge and L2P-MW against the sparse vector. Rows in
+    experiment (in that order), dataset, ε order."""
     import pandas as pd
 
     s = summarize(df, ["dataset", "learner", "eps"], ["regret_per_round"])
@@ -118,96 +112,58 @@ def comparisons(df):
                     two(ds, e, "hedge", "sparse_vector"))
                 add(L2P_SV, ds, e, "sparse_vector", "l2p_mw", "sparse_vector", "l2p_mw",
                     two(ds, e, "sparse_vector", "l2p_mw"))
-    return pd.DataFrame(rows)
+    out, order = pd.DataFrame(rows), {x: i for i, x in enumerate((BEST, TREE, HEDGE_SV, L2P_SV))}
+    return out.iloc[np.lexsort((out["eps"], out["dataset"], out["experiment"].map(order)))].reset_index(drop=True)
 
 
 def verdicts(comp):
-    """One verdict row per comparison against :data:`CLAIMS`: ``above`` holds when the ratio's 95% interval lies
-    above 1, ``below`` below 1, ``level`` when it contains 1; a claim naming the best learner also needs it in the
-    denominator; a comparison with no claim is "not tested". Rows in experiment, dataset, ε order."""
+    """One verdict row per comparison against :data:`CLAIMS`, a paired order (:func:`~jaxdp.studies.claims.order_row`:
+    ``above`` holds when the ratio's 95% interval lies above 1, ``below`` below 1, ``level`` when it contains 1; a
+    claim naming the best learner also needs it in the denominator); a comparison with no claim is "not tested"."""
     import pandas as pd
 
     rows = []
     for r in comp.itertuples(index=False):
-        row = dict(experiment=r.experiment, cell=f"{r.dataset}, ε = {r.eps:g}: {r.other_label} / {r.base_label}",
-                   ratio=r.ratio, ratio_lo=r.ratio_lo, ratio_hi=r.ratio_hi, n_seeds=int(r.n_seeds), reason="", link="")
-        if (r.experiment, r.dataset, float(r.eps)) not in CLAIMS:
-            rows.append(dict(row, claim="no claim", relation="", verdict="not tested",
-                             reason="reported only, no order claimed"))
-            continue
-        text, rel, learner = CLAIMS[(r.experiment, r.dataset, float(r.eps))]
-        lo, hi = float(r.ratio_lo), float(r.ratio_hi)
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            rows.append(dict(row, claim=text, relation=rel, verdict="not tested", reason="no paired interval"))
-            continue
-        ok, reason = {"above": lo > 1.0, "below": hi < 1.0, "level": lo <= 1.0 <= hi}[rel], ""
-        if learner is not None and r.base != learner:
-            ok, reason = False, f"the best by mean is {r.base_label}, not {learner}"
-        elif not ok:
-            reason = "the interval excludes 1" if rel == "level" else f"the interval does not lie {rel} 1"
-        rows.append(dict(row, claim=f"{text} ({RELATIONS[rel]})", relation=rel,
-                         verdict="holds" if ok else "misses", reason=reason, link="" if ok else "#comparisons"))
-    order = {x: i for i, x in enumerate((BEST, TREE, HEDGE_SV, L2P_SV))}
-    keys = [(order.get(r.experiment, len(order)), str(r.experiment), r.dataset, float(r.eps))
-            for r in comp.itertuples(index=False)]
-    return pd.DataFrame([rows[i] for i in sorted(range(len(rows)), key=keys.__getitem__)])
+        text, rel, learner = CLAIMS.get((r.experiment, r.dataset, float(r.eps)), ("no claim", "", None))
+        rows.append(order_row(text, rel, r.ratio, r.ratio_lo, r.ratio_hi, r.n_seeds, experiment=r.experiment,
+                              cell=f"{r.dataset}, ε = {r.eps:g}: {r.other_label} / {r.base_label}", best=r.base,
+                              claimed_best=learner, label=r.base_label, link="#comparisons"))
+    return pd.DataFrame(rows)
 
 
-def _verdict_cells(v) -> list:
-    """The rows of the comparison-verdict table (a verdict other than holds needs a reason, a miss a link)."""
-    from .analysis import VERDICTS
-
-    rows = []
-    for r in v.itertuples(index=False):
-        if r.verdict not in VERDICTS or (r.verdict != "holds" and not r.reason) or (r.verdict == "misses"
-                                                                                    and not r.link):
-            raise ValueError(f"{r.experiment} {r.cell}: verdict {r.verdict!r} not one of {VERDICTS}, or without the "
-                             "reason (all but holds) or link (misses) it needs")
-        cell = ("**misses**" if r.verdict == "misses" else r.verdict) + (f": {r.reason}" if r.reason else "")
-        rows.append([r.experiment, r.cell, r.claim, fmt_ci(r.ratio, r.ratio_lo, r.ratio_hi, 3), int(r.n_seeds),
-                     cell + (f" ([why]({r.link}))" if r.link else "")])
-    return rows
+def _by_eps(t, index: str, cell) -> str:
+    """A Markdown table of the rows ``t`` (one per ``index`` value and ε), one column per ε, the cells ``cell(row)``."""
+    w = t.assign(cell=[cell(r) for r in t.to_dict("records")]).pivot(index=index, columns="eps", values="cell")
+    return markdown_table([index, *[f"ε = {e:g}" for e in w.columns]], [[k, *v] for k, v in zip(w.index, w.values)])
 
 
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of the results page from a kept run (default ``results/real-experts``)."""
     import pandas as pd
 
-    from .analysis import VERDICTS
-
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
     s = summarize(df, ["dataset", "learner", "eps"], ["regret_per_round"])
     still = df.groupby(["dataset", "learner", "eps"])["switches"].max() == 0
     T = float((df["regret"] / df["regret_per_round"]).dropna().median())
-    best, eps, parts = df.groupby("dataset")["best_loss"].mean().to_dict(), sorted(df["eps"].unique()), []
-    cols = [f"ε = {e:g}" for e in eps]
-    for ds in sorted(df["dataset"].unique()):
-        g = s[s["dataset"] == ds].set_index(["learner", "eps"])
-        rows = [[ln, *[fmt_ci_of(g.loc[(ln, e)], "regret_per_round", 4)
-                       + (" †" if ln != "hedge" and bool(still.loc[(ds, ln, e)]) else "") for e in eps]]
-                for ln in sorted(df[df["dataset"] == ds]["learner"].unique())]
-        parts.append(f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n"
-                     + markdown_table(["learner", *cols], rows))
+    best = df.groupby("dataset")["best_loss"].mean().to_dict()
+
+    def regret(r):   # † marks a private learner that switched at no seed
+        frozen = r["learner"] != "hedge" and bool(still.loc[(r["dataset"], r["learner"], r["eps"])])
+        return fmt_ci_of(r, "regret_per_round", 4) + (" †" if frozen else "")
+
+    def ratio(r):
+        return fmt_ci(r["ratio"], r["ratio_lo"], r["ratio_hi"], 2)
+
     comp = comparisons(df)
-    tab = {x: comp[comp["experiment"] == x].set_index(["dataset", "eps"]) for x in (BEST, TREE)}
-    dss = sorted(comp["dataset"].unique())
-
-    def ci(x, ds, e):
-        return fmt_ci(tab[x].at[(ds, e), "ratio"], tab[x].at[(ds, e), "ratio_lo"], tab[x].at[(ds, e), "ratio_hi"], 2)
-
-    brow = [[ds, *[f"{tab[BEST].at[(ds, e), 'base_label']}; {tab[BEST].at[(ds, e), 'other_label']} " + ci(BEST, ds, e)
-                   for e in eps]] for ds in dss]
-    trow = [[ds, *[ci(TREE, ds, e) for e in eps]] for ds in dss]
-    v = verdicts(comp)
-    counts = v["verdict"].value_counts()
-    # the classes of the earlier rubric, and "consistent, unresolved" where present (this study keeps that rubric)
-    tally = ", ".join(f"{int(counts.get(k, 0))} {k}" for k in VERDICTS if k != "consistent, unresolved" or counts.get(k))
-    table = markdown_table(["experiment", "cell", "claim", "measured [95% CI]", "seeds", "verdict"], _verdict_cells(v))
+    v, by = verdicts(comp), {x: comp[comp["experiment"] == x] for x in (BEST, TREE)}
+    tables = [f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n" + _by_eps(g, "learner", regret)
+              for ds, g in s.groupby("dataset")]
     return {BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["dataset", "learner", "eps"])["seed"].nunique().min()),
-                                tables="\n\n".join(parts)),
-            BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, best=markdown_table(["dataset", *cols], brow),
-                                tree=markdown_table(["dataset", *cols], trow)),
-            BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally, n_boot=N_BOOT, table=table)}
+                                tables="\n\n".join(tables)),
+            BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, tree=_by_eps(by[TREE], "dataset", ratio),
+                                best=_by_eps(by[BEST], "dataset",
+                                             lambda r: f"{r['base_label']}; {r['other_label']} " + ratio(r))),
+            BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, table=S.table("verdicts", v))}
 
 
 publish = S.publisher(page_blocks)

@@ -8,61 +8,38 @@ and run at every T; table ``binary_tree`` says whether it ever started a new pha
 """
 from __future__ import annotations
 
-import math
 import pathlib
 
 import numpy as np
 
-from ..core import seed_keys, simulate
-from ..experts import experts_problem, lower_bound_thm5, thm1_bound, thm2_bound
-from ..experts.realizable_setups import realizable_point
+from ..core import seed_keys
+from ..experts import lower_bound_thm5, thm1_bound, thm2_bound
+from ..experts.realizable_setups import realizable_point, run_realizable_point
 from .analysis import fit_spans, grid_union, verdict_table
-from .claims import Measurement, judge, judge_curve, tally, verdict_row
+from .claims import judge_curve, judge_lower_bound, tally, theory_curves
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .specs import StudySpec
 
 S = StudySpec("realizable-experts", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, LOWER_BOUND = S.doc_page, S.results, S.blocks, S.claims, S.claims["lower_bound"]
+BT_KEYS = ["exp", "adversary", "d", "T", "eps"]
 #: (experiment = the fits' ``vs`` variable, learners) that may run the same regret seed by seed: one row where they do
 SAME = (("Lstar", ("adaptive_flipped", "adaptive_printed")), ("lb", ("potential", "sparse_vector")))
 
 
-def _setup(p, cfg, T_max):
-    """:func:`~jaxdp.experts.realizable_setups.realizable_point` of point ``p`` (binary_tree planned for ``T_max``)."""
-    return realizable_point(p["learner"], p["adversary"], d=p["d"], T=p["T"], eps=p["eps"], delta=p["delta"],
-                            Lstar=p["Lstar"], mode=cfg["mode"], beta=cfg["beta"], q=cfg["q"], T_plan=T_max)
-
-
-def _run_point(p, cfg, seeds, T_max):
-    (plan, (learner, params), (adversary, ap)), n = _setup(p, cfg, T_max), len(seeds)
-    out = simulate(learner, adversary, experts_problem(), params, ap, seed_keys(cfg["seed"], seeds), p["T"],
-                   T_max=T_max)
-    res = {"regret": out["regret"].astype(float), "best_loss": out["best_loss"].astype(float),
-           "switches": out["switches"].astype(float), "em_draws": out.get("em_draws", out["switches"]).astype(float),
-           "doublings": out.get("doublings", np.zeros(n)).astype(float),
-           "eps_certified": np.full(n, plan.eps_certified if plan else np.inf),
-           "K": np.full(n, plan.params.get("K", np.nan) if plan else np.nan, dtype=float)}
-    if p["learner"] == "binary_tree":
-        res.update(phases=out["phases"].astype(float), padded=out["padded"].astype(float),
-                   **{k: np.full(n, float(plan.params[k])) for k in ("m_set", "P_max", "tau")})
-    return res
+def _point(p, cfg, T_max) -> dict:
+    """The keywords of point ``p`` for :mod:`jaxdp.experts.realizable_setups` (binary_tree planned for ``T_max``)."""
+    return dict(d=p["d"], T=p["T"], eps=p["eps"], delta=p["delta"], Lstar=p["Lstar"], mode=cfg["mode"],
+                beta=cfg["beta"], q=cfg["q"], T_plan=T_max)
 
 
 def binary_tree_table(df):
-    """Per binary-tree grid point: the share of seeds that ever start a new phase, the phases, the model changes and
-    the padded selections, with the plan's ``m_set``, ``P_max`` and ``tau``."""
-    import pandas as pd
-
-    rows = []
-    for key, g in df.groupby(["exp", "adversary", "d", "T", "eps"], sort=True):
-        ph = g["phases"].to_numpy(float)
-        rows.append(dict(zip(["exp", "adversary", "d", "T", "eps"], key), n_seeds=len(g),
-                         m_set=int(g["m_set"].iloc[0]), P_max=int(g["P_max"].iloc[0]), tau=float(g["tau"].iloc[0]),
-                         regret_mean=float(g["regret"].mean()), best_loss_mean=float(g["best_loss"].mean()),
-                         switches_mean=float(g["switches"].mean()), phases_mean=float(ph.mean()),
-                         phases_max=int(ph.max()), new_phase_frac=float((ph > 0).mean()),
-                         ever_new_phase=bool((ph > 0).any()), padded_frac=float((g["padded"] > 0).mean())))
-    return pd.DataFrame(rows)
+    """Per binary-tree grid point, the aggregations ``binary_tree`` of its TOML over its seeds: the share that ever
+    start a new phase, the phases, the model changes and the padded selections, with the plan's ``m_set``, ``P_max``
+    and ``tau``."""
+    g = df.assign(new_phase=df["phases"] > 0, padded_any=df["padded"] > 0).groupby(BT_KEYS, sort=True)
+    t = g.agg(**{c: (col, how) for c, col, how in S.data["binary_tree"]}).reset_index()
+    return t.astype({"m_set": int, "P_max": int, "phases_max": int})
 
 
 def _analyze(df):
@@ -78,16 +55,11 @@ def _analyze(df):
     tables, sl, bt = {"summary": summ}, [], df[df["learner"] == "binary_tree"]
     if len(bt):
         tables["binary_tree"] = binary_tree_table(bt)
-    for exp, x, grp in (("vsT", "T", ["learner", "adversary"]), ("vseps", "eps", ["learner"]),
-                        ("Lstar", "Lstar", ["learner"])):
-        sub = df[(df["exp"] == exp) & ((df[x] > 0) if x == "Lstar" else True)]
-        if len(sub):
-            sl.append(fit_slopes(sub, x, "regret", grp, resample="joint"))   # every point uses the same seed keys
-            sl[-1].insert(0, "fit", f"regret vs {x}")
-    sub = df[df["exp"] == "vsd"].assign(log_d=lambda t: np.log(t["d"].astype(float)))
-    for y in ("regret", "em_draws") if len(sub) else ():
-        sl.append(fit_slopes(sub, "log_d", y, ["learner", "delta"], upper_half=False, resample="joint"))
-        sl[-1].insert(0, "fit", f"{y} vs log d")
+    for exp, x, y, keys, half, keep in S.data["fits"]:   # every point of a curve uses the same seed keys
+        sub = df[df["exp"] == exp].assign(log_d=lambda t: np.log(t["d"].astype(float)))
+        if len(sub := sub.query(keep) if keep else sub):
+            sl.append(fit_slopes(sub, x, y, keys, upper_half=half, resample="joint"))
+            sl[-1].insert(0, "fit", f"{y} vs {x.replace('_', ' ')}")
     if sl:
         tables["slopes"] = pd.concat(sl, ignore_index=True)
     lb = df[df["exp"] == "lb"].copy()
@@ -98,32 +70,17 @@ def _analyze(df):
 
 
 def _plot(df, outdir: pathlib.Path, cfg):
-    """R1–R6's figures: each experiment's curves beside the theorems' bounds (constants 1)."""
-    d0, e0, Tf, beta, mode = cfg["d0"], cfg["eps0"], cfg["T_fixed"], cfg["beta"], cfg["mode"]
-    df = df.assign(lab=df["learner"] + np.where(df["delta"] > 0, " (eps,delta)", " pure"))
-    thm1 = {"Thm 1 (consts 1)": lambda T: thm1_bound(d0, T, e0, beta),
-            "hedge ln d/eta": lambda T: np.full_like(T, math.log(d0))}
-    figures = [(f"R1_regret_vs_T_{a}", "vsT", df["adversary"] == a, "learner", "T", "regret", lambda s: thm1,
-                f"R1 regret vs T ({a}, d={d0}, eps={e0}, mode={mode})")
-               for a in sorted(df.loc[df["exp"] == "vsT", "adversary"].unique())] + [
-        ("R2_regret_vs_d", "vsd", True, "lab", "d", "regret", lambda s: {
-            "Thm 1 pure": lambda d: thm1_bound(d, Tf, e0, beta),
-            "Thm 1 approx": lambda d: thm1_bound(d, Tf, e0, beta, cfg["delta"])},
-         f"R2/R9 regret vs d (T={Tf}, mode={mode})"),
-        ("R3_switches_vs_d", "vsd", True, "lab", "d", "em_draws", lambda s: {"log2 d": np.log2},
-         "R3 exponential-mechanism draws (switches) vs d"),
-        ("R4_regret_vs_eps", "vseps", True, "learner", "eps", "regret", lambda s: {
-            "c/eps": lambda e: float(s["regret_mean"].iloc[0]) * float(s["eps"].iloc[0]) / e}, "R4 regret vs eps"),
-        ("R5_regret_vs_Lstar", "Lstar", df["Lstar"] > 0, "learner", "Lstar", "regret", lambda s: {
-            "Thm 2 (consts 1)": lambda L: thm2_bound(d0, Tf, e0, beta, L)}, "R5 adaptivity to L*"),
-        ("R6_lower_bound", "lb", True, "learner", "eps", "regret", lambda s: {
-            "log d/(32 eps)": lambda e: lower_bound_thm5(int(df.loc[df["exp"] == "lb", "d"].min()), e)},
-         "R6 Thm 5 instance: regret vs eps")]
-    paths = []
-    for name, exp, rows, hue, x, y, theory, title in figures:
-        if len(sub := df[(df["exp"] == exp) & rows]):
-            s = summarize(sub, [hue, x], [y])
-            paths.append(plot_curves(s, x, y, outdir / f"{name}.png", hue=hue, theory=theory(s), title=title))
+    """R1–R6's figures (``figures`` of the TOML): each experiment's curves beside the theorems' bounds (constants 1)."""
+    df, paths = df.assign(lab=df["learner"] + np.where(df["delta"] > 0, " (eps,delta)", " pure")), []
+    names = dict(cfg, thm1_bound=thm1_bound, thm2_bound=thm2_bound, lower_bound_thm5=lower_bound_thm5)
+    for f in S.data["figures"]:
+        for a in sorted(df.loc[df["exp"] == "vsT", "adversary"].unique()) if "{adversary}" in f["name"] else [""]:
+            sub = df[df["exp"] == f["exp"]]
+            if len(sub := sub.query(f["rows"].format(adversary=a)) if f.get("rows") else sub):
+                s = summarize(sub, [f["hue"], f["x"]], [f["y"]])
+                paths.append(plot_curves(s, f["x"], f["y"], outdir / f"{f['name'].format(adversary=a)}.png",
+                                         hue=f["hue"], theory=theory_curves(f["theory"], dict(names, s=s)),
+                                         title=f["title"].format(adversary=a, **cfg)))
     return paths
 
 
@@ -134,13 +91,18 @@ def build(cfg: dict) -> Study:
     points = grid_union(S.data["grids"], cfg, dict(exp="", learner="", adversary="", d=int(cfg["d0"]),
                                                    T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0, Lstar=0.0))
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
-    return S.study(cfg, points=points, run=lambda pts, seeds: [_run_point(p, cfg, seeds, T_max) for p in pts],
-                   check_point=lambda p: _setup(p, cfg, T_max), analyze=_analyze,
+
+    def run(pts, seeds):
+        return [run_realizable_point(p["learner"], p["adversary"], seed_keys(cfg["seed"], seeds),
+                                     **_point(p, cfg, T_max)) for p in pts]
+
+    return S.study(cfg, points=points, run=run, analyze=_analyze,
+                   check_point=lambda p: realizable_point(p["learner"], p["adversary"], **_point(p, cfg, T_max)),
                    plot=lambda df, outdir: _plot(df, outdir, cfg))
 
 
 def verdicts(slopes, lower_bound=None, same: tuple = ()):
-    """The verdict of every fitted cell (:data:`CLAIMS`) and of Thm 5 (:data:`LOWER_BOUND`), by :func:`judge`;
+    """The verdict of every fitted cell (:data:`CLAIMS`) and of Thm 5's lower bound (:data:`LOWER_BOUND`);
     ``same``: ``(exp, learners)`` whose runs on ``exp`` are one piece of evidence (:data:`SAME`), shown as one row."""
     import pandas as pd
 
@@ -158,11 +120,8 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
                                               "no exponent stated: reported for comparison")))
     for lrn, lb in ([] if lower_bound is None else lower_bound.groupby("learner", sort=True)):
         if merged.get(("lb", lrn), (lrn,))[0] == lrn:
-            inv = lb[["ratio_mean", "ratio_lo", "ratio_hi"]].rdiv(lb["bound_1_over_32"], axis=0)   # hook: a lower bound
-            m = Measurement(float(inv["ratio_mean"].max()), float(inv["ratio_hi"].min()), float(inv["ratio_lo"].max()),
-                            int(lb["n_seeds"].min()), ratios_lo=list(inv["ratio_hi"]))
-            rows.append(verdict_row(LOWER_BOUND, m, judge(LOWER_BOUND, m), cell=name.get(("lb", lrn), lrn),
-                                    experiment="Thm 5 bound / regret"))
+            rows.append(judge_lower_bound(LOWER_BOUND, lb, bound=lb["bound_1_over_32"], cell=name.get(("lb", lrn), lrn),
+                                          experiment="Thm 5 bound / regret"))
     return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "claimed", "kind", "slope", "slope_lo",
                                        "slope_hi", "n_seeds", "verdict", "reason", "link"])
 

@@ -63,3 +63,23 @@ def test_verdicts_follow_the_claims():
     assert "not sparse_vector" in v.loc["digits, ε = 3: sparse_vector / tree_ftrl", "reason"]
     assert (v[v["verdict"] == "misses"]["link"] == "#comparisons").all()
     assert v.loc["phishing, ε = 0.3: sparse_vector / l2p_mw", "reason"]
+
+
+def test_judge_order_is_the_paired_order_rubric():
+    import math
+
+    import pytest
+
+    from jaxdp.studies.claims import judge_order
+
+    assert judge_order("above", 1.01, 1.2).verdict == "holds"
+    assert judge_order("above", 0.99, 1.2).reason == "the interval does not lie above 1"
+    assert judge_order("below", 0.8, 0.99).verdict == "holds"
+    assert judge_order("level", 0.9, 1.1).verdict == "holds"
+    assert judge_order("level", 1.01, 1.1).reason == "the interval excludes 1"
+    assert judge_order("", 1.5, 2.0).verdict == "not tested"
+    assert judge_order("above", math.nan, 2.0).reason == "no paired interval"
+    v = judge_order("above", 1.5, 2.0, best="a", claimed_best="b", label="a †")
+    assert (v.verdict, v.reason) == ("misses", "the best by mean is a †, not b")
+    with pytest.raises(ValueError, match="relation"):
+        judge_order("ahead", 1.5, 2.0)
