@@ -14,7 +14,7 @@ import pathlib
 import numpy as np
 
 from .analysis import verdict_table
-from .claims import Measurement, judge, tally, untested_row, verdict_row
+from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_panels, summarize
 from .specs import StudySpec
 
@@ -192,21 +192,18 @@ def verdicts(df, cfg: dict, bound=tuned_bound):
     summ, rows = summarize(df, BY + ["T"], ["ratio"]), []
     for r in slopes(df, cfg, bound).itertuples(index=False):
         c, cell = CLAIMS.get(r.learner), f"{r.learner}, {r.adversary}"
-        n = int(r.n_seeds)
         if c is None or not np.isfinite(r.bound_slope):
             why = "no regret bound for this learner in the library" if c is None else \
                 "its bound holds for realizable streams (L* = 0) only; here L* > 0"
-            rows.append(untested_row("regret vs T", cell, c.text if c else "no bound stated", why, n,
-                                     m=Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), n)))
+            rows.append(judge_curve(None, r, experiment="regret vs T", cell=cell,
+                                    no_claim=(c.text if c else "no bound stated", why)))
             continue
         if c.kind == "bound":
             g = summ[(summ["learner"] == r.learner) & (summ["adversary"] == r.adversary)].sort_values("T")
-            m = Measurement.of_ratios(g["ratio_mean"], g["ratio_lo"], g["ratio_hi"], n)
-            rows.append(verdict_row(c, m, judge(c, m), experiment="regret / bound", cell=cell))
+            rows.append(judge_curve(c, points=g, bound=np.ones(len(g)), stem="ratio", experiment="regret / bound",
+                                    cell=cell))
         rate = dataclasses.replace(c, kind="at_most_rate", value=round(float(r.bound_slope), 3))
-        m = Measurement(float(r.slope), float(r.slope_lo), float(r.slope_hi), n,
-                        decades=math.log10(float(r.x_max) / float(r.x_min)))
-        rows.append(verdict_row(rate, m, judge(rate, m), experiment="regret vs T (slope ≤ the bound's)", cell=cell))
+        rows.append(judge_curve(rate, r, experiment="regret vs T (slope ≤ the bound's)", cell=cell))
     return pd.DataFrame(rows)
 
 

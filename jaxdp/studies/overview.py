@@ -84,6 +84,8 @@ def overview_table(root=None) -> str:
     root = pathlib.Path(root) if root is not None else ROOT
     rows, elsewhere = [], []
     for d in sorted(p for p in (root / "results").iterdir() if (p / "manifest.json").exists()):
+        if json.loads((d / "manifest.json").read_text())["study"] == "compare":
+            continue   # a kept `jaxdp compare` run: its page is a leaderboard, not a study's
         page = root / "docs" / "results" / f"{d.name}.md"
         if not page.exists():
             elsewhere.append(f"`{d.name}`")
