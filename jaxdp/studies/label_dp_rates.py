@@ -171,7 +171,8 @@ def _claim(key: str, value: float, link: str | None = None, **more: float) -> Cl
 
 def verdicts(df, tables):
     """One verdict per fitted curve of ``tables`` (and of ``df``'s L6/L9 rows) against :data:`CLAIMS`: L1–L3/L8 the
-    slope in N (central: between −b and −a, a ``between_rate`` claim), L5 the slope in Nε², L7 the bumps', L6 not tested, L9 the log ratio's."""
+    slope in N (central: a ``between_rate`` claim, −b to −a), L5 the slope in Nε², L7 the bumps', L6 not tested,
+    L9 the log ratio's."""
     import pandas as pd
 
     rows, sl, eff = [], tables.get("slopes"), tables.get("eps_effective_samples")
