@@ -118,6 +118,22 @@ class Measurement:
     ratios_lo: Sequence[float] = ()
 
     @classmethod
+    def of_fit(cls, fit, shift: float = 0.0) -> "Measurement":
+        """The measurement of a fitted slope, less ``shift`` (a deterministic slope taken off the estimate and both
+        ends of its interval).
+
+        Args:
+            fit: a row of :func:`~jaxdp.studies.analysis.fit_slopes` (``slope``, ``slope_lo``, ``slope_hi``,
+                ``n_seeds``, ``x_min``, ``x_max``).
+            shift: the slope subtracted.
+
+        Returns:
+            The slope and its interval over ``log10(x_max / x_min)`` decades.
+        """
+        return cls(float(fit.slope) - shift, float(fit.slope_lo) - shift, float(fit.slope_hi) - shift,
+                   int(fit.n_seeds), decades=math.log10(float(fit.x_max) / float(fit.x_min)))
+
+    @classmethod
     def of_ratios(cls, mean, lo, hi, n_seeds: int) -> "Measurement":
         """The measurement of a ``"bound"`` claim from the per-point ratios measured / bound and their 95% ends.
 
@@ -391,12 +407,6 @@ def _below_regime(claim: Claim, points, x: str) -> str:
             + fill(claim.regime[2] if len(claim.regime) > 2 else "", points))
 
 
-def _of_fit(fit, shift: float = 0.0) -> Measurement:
-    """The measurement of a fitted slope (:func:`~jaxdp.studies.analysis.fit_slopes` row), less ``shift``."""
-    return Measurement(fit.slope - shift, fit.slope_lo - shift, fit.slope_hi - shift, int(fit.n_seeds),
-                       decades=math.log10(float(fit.x_max) / float(fit.x_min)))
-
-
 def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: str = "T", *, experiment: str,
                 cell: str, bound: Any = None, stem: str = "regret", exact_where: Optional[str] = None,
                 no_claim: tuple = ("no claim stated for this curve", "reported for comparison")) -> dict:
@@ -444,11 +454,13 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
         return verdict_row(claim, m, judge_exact_bound(m, exact_where or "") if exact else judge(claim, m),
                            experiment=experiment, cell=cell)
     if claim is None:
-        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=None if fit is None else _of_fit(fit))
+        m = None if fit is None else Measurement.of_fit(fit)
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=m)
     if fit is None:
         raise ValueError(f"fit must be given to judge a {claim.kind!r} claim, got None")
     scale = claim.scale
-    m = _of_fit(fit, loglog_slope(points[x], _values(scale[1], points)) if scale and len(points) > 1 else 0.0)
+    shift = loglog_slope(points[x], _values(scale[1], points)) if scale and len(points) > 1 else 0.0
+    m = Measurement.of_fit(fit, shift)
     why = _below_regime(claim, points, x) or claim.untested
     v, c = (Verdict("not tested", why) if why else judge(claim, m)), claim.value
     beyond = bool(claim.beyond) and not why and m.hi > m.lo and (

@@ -159,8 +159,7 @@ def verdicts(df, slopes):
                 cell, same = merged_cell(cell, _cell(e, slopes.loc[k]), exp, e), R["twins"](c=c)
         claim, g = dataclasses.replace(CLAIMS[exp], value=float(r["theory"])), _curve(df, exp, r)
         fit, v, note, link = _geps(r, g) if exp == "Geps" else (r, None, "", "")
-        m = Measurement(float(fit["slope"]), float(fit["slope_lo"]), float(fit["slope_hi"]), int(fit["n_seeds"]),
-                        decades=math.log10(float(fit["x_max"]) / float(fit["x_min"])))
+        m = Measurement.of_fit(fit)
         v = v or judge(claim, m)
         if v.verdict == "misses":
             why, link = _miss_why(exp, r, g)
