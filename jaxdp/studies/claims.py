@@ -454,8 +454,8 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
         return verdict_row(claim, m, judge_exact_bound(m, exact_where or "") if exact else judge(claim, m),
                            experiment=experiment, cell=cell)
     if claim is None:
-        m = None if fit is None else Measurement.of_fit(fit)
-        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=m)
+        shown = None if fit is None else Measurement.of_fit(fit)
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=shown)
     if fit is None:
         raise ValueError(f"fit must be given to judge a {claim.kind!r} claim, got None")
     scale = claim.scale
