@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table", "slope_verdict",
+__all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table",
            "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
            "markdown_table", "fmt_ci_of", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET", "upper_half",
            "equal_expected_regret", "seeds_to_resolve", "loglog_slope", "fit_spans",
@@ -347,40 +347,6 @@ VERDICTS = ("holds", "holds by construction", "consistent, unresolved", "misses"
 HW_TARGET = 0.05
 
 
-def slope_verdict(lo: float, hi: float, claim: float, kind: str = "equals", claim_hi: float = math.nan) -> str:
-    """``"holds"`` or ``"misses"`` for a claimed exponent against a measured 95% interval ``[lo, hi]``.
-
-    ``kind``: ``"equals"`` (the exponent is the rate: holds when the interval contains it), ``"at_most"``
-    (an upper bound on the excess, so the slope may be steeper: holds unless the whole interval lies above
-    the claim, ``lo > claim``), ``"at_least"`` (the mirror image), ``"between"`` (the slope lies between
-    two exponents ``claim <= claim_hi``, e.g. a sum of two power laws: holds when the interval meets
-    ``[claim, claim_hi]``). A NaN interval is ``"not tested"``.
-
-    Args:
-        lo, hi: the measured slope's 95% interval.
-        claim: the claimed exponent (the lower one for ``"between"``).
-        kind: ``"equals"``, ``"at_most"``, ``"at_least"`` or ``"between"`` (above).
-        claim_hi: the upper exponent for ``"between"``.
-
-    Returns:
-        ``"holds"``, ``"misses"`` or ``"not tested"``.
-
-    Raises:
-        ValueError: an unknown ``kind``.
-    """
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return "not tested"
-    if kind == "equals":
-        return "holds" if lo <= claim <= hi else "misses"
-    if kind == "at_most":
-        return "holds" if lo <= claim else "misses"
-    if kind == "at_least":
-        return "holds" if hi >= claim else "misses"
-    if kind == "between":
-        return "holds" if (lo <= claim_hi and hi >= claim) else "misses"
-    raise ValueError(f"kind must be 'equals', 'at_most' or 'at_least', got {kind!r}")
-
-
 def grid_union(grids: dict, cfg: dict, template: dict, name: str = "exp", select=None) -> list:
     """The points of a study whose grid is one product per experiment, declared as data.
 
@@ -670,25 +636,6 @@ def fmt_ci_of(row, stem: str, digits: int = 3) -> str:
         The text of :func:`fmt_ci`.
     """
     return fmt_ci(row.get(stem, row.get(f"{stem}_mean")), row[f"{stem}_lo"], row[f"{stem}_hi"], digits)
-
-
-def _record_slope_ci(out, manifest: dict, v, tested: tuple, n_boot: int) -> None:
-    """Record the slope intervals' summary as ``manifest["ci"]`` and rewrite ``out/manifest.json``.
-
-    ``v`` is the verdicts table (``experiment``, ``cell``, ``verdict``, ``slope_lo``, ``slope_hi``); the widest
-    interval is sought among the rows whose verdict is in ``tested``; ``n_boot`` is the bootstrap's replicates.
-    """
-    import json
-
-    rows = v[v["verdict"].isin(list(tested))]
-    hw = (rows["slope_hi"] - rows["slope_lo"]) / 2
-    i = hw.idxmax()
-    manifest["ci"] = {"level": 0.95, "bootstrap": "percentile, seed indices resampled jointly across a curve",
-                      "replicates": n_boot, "seeds_per_point": int(manifest["seeds"]),
-                      "max_halfwidth": round(float(hw[i]), 4),
-                      "max_halfwidth_cell": f"{rows.loc[i, 'experiment']}: {rows.loc[i, 'cell']}",
-                      "verdicts": {k: int(c) for k, c in v["verdict"].value_counts().items()}}
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
 
 
 def _pow2(T) -> str:

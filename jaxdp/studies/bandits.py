@@ -23,7 +23,7 @@ from ..bandits.instances import (
 )
 from ..core import seed_keys, simulate
 from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, upper_half, verdict_table
-from .claims import Measurement, judge, judge_curve, tally, untested_row, verdict_row
+from .claims import judge_curve, tally, untested_row
 from .framework import Study, fit_slopes, plot_panels, summarize
 from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
 
@@ -159,10 +159,8 @@ def verdicts(slopes, summary, gap=None, repeats=None):
                                    f"regret / bound over {_X[x]}", cell))
         else:
             claim = dataclasses.replace(claim, value=float(r.theory_slope)) if math.isnan(claim.value) else claim
-            fin = np.isfinite(r.slope)   # no point estimate: the bootstrap's interval is not shown either
-            m = Measurement(float(r.slope), float(r.slope_lo) if fin else math.nan,
-                            float(r.slope_hi) if fin else math.nan, n, decades=math.log10(r.x_max / r.x_min))
-            rows.append(verdict_row(claim, m, judge(claim, m), experiment=f"regret vs {_X[x]}", cell=cell))
+            rows.append(judge_curve(claim, pd.Series(dict(r._asdict(), n_seeds=n)), None, x,
+                                    experiment=f"regret vs {_X[x]}", cell=cell))
     return pd.DataFrame(rows)
 
 

@@ -18,6 +18,9 @@ Each kind of claim has its test:
   decades of its variable (a slope over a factor of 4 is not a rate);
 * ``"at_most_rate"`` / ``"at_least_rate"``: an exponent without a constant that bounds the growth from one side
   (misses only when the whole interval lies beyond it);
+* ``"between_rate"``: an exponent between two, ``value`` and ``value_hi`` (a sum of two power laws, whose slope
+  moves from one to the other over the range): the two one-sided tests at once (misses when the whole interval
+  lies beyond either end, holds when it lies within the range widened by the tolerance at both ends);
 * ``"bound"``: an upper bound with its constant, tested by the ratio measured / bound at every point of the
   range (holds when every ratio's upper end is at most ``1 + tolerance``, misses when one ratio's lower end
   exceeds 1);
@@ -46,7 +49,7 @@ __all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KIN
            "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
            "zero_mean_checks", "judge_lower_bound", "ORDERS", "judge_order", "order_row", "theory_curves"]
 
-KINDS = ("rate", "at_most_rate", "at_least_rate", "bound", "equality")
+KINDS = ("rate", "at_most_rate", "at_least_rate", "between_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
 
 
@@ -58,8 +61,8 @@ class Claim:
         text: what is claimed and where it is stated (a paper and theorem, or a docs page).
         kind: one of :data:`KINDS` (module docstring); default ``"at_most_rate"``, with ``value`` 0: the quantity is
             claimed free of the fitted variable (it does not grow with it).
-        value: the claimed exponent (rates; default 0), the claimed ratio's cap 1 (``"bound"``) or 0
-            (``"equality"``).
+        value: the claimed exponent (rates; default 0; the lower end for ``"between_rate"``), the claimed ratio's
+            cap 1 (``"bound"``) or 0 (``"equality"``).
         tolerance: the half-width within which the claim counts as resolved (the same units as ``value``; default
             0.05).
         min_decades: the smallest span, in decades of the fitted variable, over which a slope tests a rate.
@@ -70,6 +73,7 @@ class Claim:
             at least this (per point); the note, a template (:func:`fill`), ends the reason of a curve below it.
         untested: why no grid of the study can test the claim (its curves are not tested, with this reason).
         beyond: a template (:func:`fill`) saying what a slope beyond the claim means, with the curve's numbers.
+        value_hi: the upper end of a ``"between_rate"`` claim (at least ``value``; unused by the other kinds).
     """
 
     text: str
@@ -82,12 +86,15 @@ class Claim:
     regime: Sequence[str] = ()
     untested: str = ""
     beyond: str = ""
+    value_hi: float = math.nan
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         if not (math.isfinite(self.tolerance) and self.tolerance > 0):
             raise ValueError(f"tolerance must be positive and finite, got {self.tolerance!r}")
+        if self.kind == "between_rate" and self.value_hi < self.value:
+            raise ValueError(f"value_hi must be at least value ({self.value!r}), got {self.value_hi!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,6 +116,22 @@ class Measurement:
     n_seeds: int
     decades: float = math.nan
     ratios_lo: Sequence[float] = ()
+
+    @classmethod
+    def of_fit(cls, fit, shift: float = 0.0) -> "Measurement":
+        """The measurement of a fitted slope, less ``shift`` (a deterministic slope taken off the estimate and both
+        ends of its interval).
+
+        Args:
+            fit: a row of :func:`~jaxdp.studies.analysis.fit_slopes` (``slope``, ``slope_lo``, ``slope_hi``,
+                ``n_seeds``, ``x_min``, ``x_max``).
+            shift: the slope subtracted.
+
+        Returns:
+            The slope and its interval over ``log10(x_max / x_min)`` decades.
+        """
+        return cls(float(fit.slope) - shift, float(fit.slope_lo) - shift, float(fit.slope_hi) - shift,
+                   int(fit.n_seeds), decades=math.log10(float(fit.x_max) / float(fit.x_min)))
 
     @classmethod
     def of_ratios(cls, mean, lo, hi, n_seeds: int) -> "Measurement":
@@ -207,10 +230,18 @@ def judge(claim: Claim, m: Measurement) -> Verdict:
         if m.hi <= 1.0 + claim.tolerance:
             return Verdict("holds", f"at most {m.hi:.2f} of the bound at every point of the range")
         return _unresolved(m, claim, (-math.inf, 1.0 + claim.tolerance), (-math.inf, 1.0))
-    if claim.kind in ("rate", "at_most_rate", "at_least_rate") and not m.decades >= claim.min_decades - 1e-9:
+    rates = ("rate", "at_most_rate", "at_least_rate", "between_rate")
+    if claim.kind in rates and not m.decades >= claim.min_decades - 1e-9:
         return Verdict("not tested", f"the fitted range spans {m.decades:.2f} decades; a rate needs "
                                      f"{claim.min_decades:g}")
     c, tol = claim.value, claim.tolerance
+    if claim.kind == "between_rate":
+        c_hi = claim.value_hi
+        if m.hi < c or m.lo > c_hi:
+            return Verdict("misses", f"the whole interval lies {'below' if m.hi < c else 'above'} the claimed exponent")
+        if m.lo >= c - tol and m.hi <= c_hi + tol:
+            return Verdict("holds")
+        return _unresolved(m, claim, (c - tol, c_hi + tol), (c, c_hi))
     if claim.kind == "at_most_rate":
         if m.lo > c:
             return Verdict("misses", "the whole interval lies above the claimed exponent")
@@ -239,15 +270,17 @@ def verdict_row(claim: Claim, m: Measurement, v: Verdict, *, experiment: str, ce
             the claim's kind (a bound's ratio and an at-most rate ``at_most``, an at-least rate ``at_least``).
         claimed: the value shown as claimed (default the claim's value).
         link: the row's link whatever its verdict (default the claim's link on a miss only).
-        claimed_hi: the upper end of a claimed range (``kind="between"``); adds the column ``claimed_hi``.
+        claimed_hi: the upper end of a claimed range (``kind="between"``; default a ``"between_rate"`` claim's
+            ``value_hi``); adds the column ``claimed_hi``.
 
     Returns:
         The row: ``experiment``, ``cell``, ``claim``, ``claimed``, ``kind``, ``slope``/``slope_lo``/``slope_hi`` (the
         measurement and its interval), ``n_seeds``, ``verdict``, ``reason`` and ``link`` (and ``claimed_hi`` when
         given).
     """
-    kind = kind or {"bound": "at_most", "at_most_rate": "at_most", "at_least_rate": "at_least"}.get(claim.kind,
-                                                                                                   "equals")
+    kind = kind or {"bound": "at_most", "at_most_rate": "at_most", "at_least_rate": "at_least",
+                    "between_rate": "between"}.get(claim.kind, "equals")
+    claimed_hi = claim.value_hi if claimed_hi is None and claim.kind == "between_rate" else claimed_hi
     return dict(experiment=experiment, cell=cell, claim=claim.text,
                 claimed=claim.value if math.isnan(claimed) else claimed, kind=kind, slope=m.estimate,
                 slope_lo=m.lo, slope_hi=m.hi, n_seeds=int(m.n_seeds), verdict=v.verdict, reason=v.reason,
@@ -374,12 +407,6 @@ def _below_regime(claim: Claim, points, x: str) -> str:
             + fill(claim.regime[2] if len(claim.regime) > 2 else "", points))
 
 
-def _of_fit(fit, shift: float = 0.0) -> Measurement:
-    """The measurement of a fitted slope (:func:`~jaxdp.studies.analysis.fit_slopes` row), less ``shift``."""
-    return Measurement(fit.slope - shift, fit.slope_lo - shift, fit.slope_hi - shift, int(fit.n_seeds),
-                       decades=math.log10(float(fit.x_max) / float(fit.x_min)))
-
-
 def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: str = "T", *, experiment: str,
                 cell: str, bound: Any = None, stem: str = "regret", exact_where: Optional[str] = None,
                 no_claim: tuple = ("no claim stated for this curve", "reported for comparison")) -> dict:
@@ -427,15 +454,18 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
         return verdict_row(claim, m, judge_exact_bound(m, exact_where or "") if exact else judge(claim, m),
                            experiment=experiment, cell=cell)
     if claim is None:
-        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=None if fit is None else _of_fit(fit))
+        shown = None if fit is None else Measurement.of_fit(fit)
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=shown)
     if fit is None:
         raise ValueError(f"fit must be given to judge a {claim.kind!r} claim, got None")
     scale = claim.scale
-    m = _of_fit(fit, loglog_slope(points[x], _values(scale[1], points)) if scale and len(points) > 1 else 0.0)
+    shift = loglog_slope(points[x], _values(scale[1], points)) if scale and len(points) > 1 else 0.0
+    m = Measurement.of_fit(fit, shift)
     why = _below_regime(claim, points, x) or claim.untested
     v, c = (Verdict("not tested", why) if why else judge(claim, m)), claim.value
     beyond = bool(claim.beyond) and not why and m.hi > m.lo and (
-        m.lo > c if claim.kind == "at_most_rate" else not m.lo <= c <= m.hi)
+        m.lo > c if claim.kind == "at_most_rate" else (m.hi < c or m.lo > claim.value_hi)
+        if claim.kind == "between_rate" else not m.lo <= c <= m.hi)
     if beyond:
         sep = ": " if v.verdict == "misses" else "; over it the slope lies beyond the claim: "
         v = Verdict(v.verdict, v.reason + sep + fill(claim.beyond, points))

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.simulate import seed_keys
 from ..sco import exact_law_reference, grid_floor, growth_instance, planned_estimator, run_sco_cpu
 from ..sco.prox_path import epoch_prox_path_1d
+from .analysis import _slopes_rows
 from .claims import Measurement, Verdict, judge, tally, verdict_row
 from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
 from .plots import slope_guides
@@ -115,10 +116,6 @@ def _miss_why(exp, r, g) -> tuple:
 def _ratio_rows(df, rng) -> list:
     """G3's ratio of the pure and approximate exponents (both curves resampled jointly) and G5's q99/mean against n
     for every G1 curve, from the per-seed results."""
-    def slope(xs, ly):   # least-squares slope of log y on log x, along the last axis
-        xc = np.log(np.asarray(xs, float)) - np.log(np.asarray(xs, float)).mean()
-        return (ly - ly.mean(axis=-1, keepdims=True)) @ xc / (xc @ xc)
-
     def row(exp, cell, c, xs, est, boots, n):
         m = Measurement(float(est), *map(float, np.nanquantile(boots, [0.025, 0.975])), n,
                         decades=math.log10(max(xs) / min(xs)))
@@ -130,13 +127,14 @@ def _ratio_rows(df, rng) -> list:
         P, A = tp.to_numpy(float), seed_matrix(g3[g3["delta"] > 0], "d", "excess")[1].reindex(tp.index).to_numpy(float)
         sp, sa = joint_slope_boot(P, xs, 0, rng=rng)[0], joint_slope_boot(A, xs, 0, rng=rng)[0]
         idx = rng.integers(0, len(P), size=(N_BOOT, len(P)))
-        boots = slope(xs, np.log(np.nanmean(P[idx], axis=1))) / slope(xs, np.log(np.nanmean(A[idx], axis=1)))
+        lx = np.log(np.asarray(xs, float))
+        boots = _slopes_rows(lx, np.nanmean(P[idx], axis=1)) / _slopes_rows(lx, np.nanmean(A[idx], axis=1))
         rows.append(row("G3", "exponent ratio pure / approximate", CLAIMS["G3 ratio"], xs, sp / sa, boots, len(P)))
     for (inst, kappa), g in df[df["exp"] == "G1"].groupby(["inst", "kappa"], sort=True):
         xs, tab = seed_matrix(g, "n_samples", "excess")
-        Y = tab.to_numpy(float)
-        q = lambda Yb: slope(xs, np.log(np.nanquantile(Yb, 0.99, axis=-2) / np.nanmean(Yb, axis=-2)))  # noqa: E731
-        rows.append(row("G5", f"q99/mean vs n, {inst}, κ = {kappa:g}", CLAIMS["G5"], xs, q(Y),
+        Y, lx = tab.to_numpy(float), np.log(np.asarray(xs, float))
+        q = lambda Yb: _slopes_rows(lx, np.nanquantile(Yb, 0.99, axis=-2) / np.nanmean(Yb, axis=-2))  # noqa: E731
+        rows.append(row("G5", f"q99/mean vs n, {inst}, κ = {kappa:g}", CLAIMS["G5"], xs, q(Y)[0],
                         q(Y[rng.integers(0, len(Y), size=(200, len(Y)))]), len(Y)))
     return rows
 
@@ -161,8 +159,7 @@ def verdicts(df, slopes):
                 cell, same = merged_cell(cell, _cell(e, slopes.loc[k]), exp, e), R["twins"](c=c)
         claim, g = dataclasses.replace(CLAIMS[exp], value=float(r["theory"])), _curve(df, exp, r)
         fit, v, note, link = _geps(r, g) if exp == "Geps" else (r, None, "", "")
-        m = Measurement(float(fit["slope"]), float(fit["slope_lo"]), float(fit["slope_hi"]), int(fit["n_seeds"]),
-                        decades=math.log10(float(fit["x_max"]) / float(fit["x_min"])))
+        m = Measurement.of_fit(fit)
         v = v or judge(claim, m)
         if v.verdict == "misses":
             why, link = _miss_why(exp, r, g)

@@ -16,11 +16,11 @@ import numpy as np
 from ..core import seed_keys
 from ..label_dp import bump_slope, central_crossovers, label_rates, minimax_cells, run_planned, setting_of, slope_theory
 from ..label_dp.planners import plan_for_task
-from .analysis import grid_union, oracle_ratio_slope, oracle_ratios, verdict_table
-from .claims import VERDICTS, Claim, Measurement, Verdict, judge, judge_curve, tally, verdict_row
+from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
+from .claims import Claim, Measurement, Verdict, judge, judge_curve, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .plots import slope_guides
-from .specs import ROOT, StudySpec
+from .specs import ROOT, StudySpec, grid_points, kept_manifest
 
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
 
@@ -45,7 +45,7 @@ CLAIMS, BLOCKS, DOC_PAGES, WHY, TOL = S.claims, S.blocks, S.pages, S.data["why"]
 KEPT = dict(zip(("label-dp-rates", "label-dp-rates-heavy"), BLOCKS))   # kept run -> its block (on every page)
 DOC_PAGE = ROOT / DOC_PAGES[0]
 #: each L9 method's task (the first of L1–L3 whose grid lists it) and the planner constant it exposes
-L9_TASK = {m: dict(g)["task"][0] for e in ("L3", "L2", "L1") for g in [S.data["grids"][e]] for m in dict(g)["method"]}
+L9_TASK = {m: dict(g)["task"][0] for e in ("L3", "L2", "L1") for g in S.data["grids"][e] for m in dict(g)["method"]}
 L9_KNOBS = S.data["l9_knobs"]
 N_BOOT, SEED_BATCH, SEEDS_PER_CHUNK = 1000, 4, 64   # seeds per compiled batch and per chunk: memory, resumption
 L7_C_M = 2.0   # bumps: m = min(G, ⌊C_M h0^{γβ-d}⌋)
@@ -57,11 +57,10 @@ def _points(cfg: dict) -> list:
     L7's for each (β, γ) (γ plays no role in regression); a non-private learner once per curve, at ε = ∞."""
     exps = {e.strip().upper() for e in str(cfg["experiments"]).split(",") if e.strip()}
     exps |= ({"L1", "L2", "L3"} if "L4" in exps else set()) | ({"L3"} if "L8" in exps else set())
-    l7 = [[["beta", [b]], ["gamma", [g]], ["task", [t]], ["method", [m]], ["eps", f"l7_eps_{setting_of(m)}"], *tail]
-          for tail in [S.data["grids"]["L7"]] for b, g in _pairs(cfg["l7_pairs"])
+    l7 = [[["beta", [b]], ["gamma", [g]], ["task", [t]], ["method", [m]], ["eps", f"$l7_eps_{setting_of(m)}"], *tail]
+          for tail in S.data["grids"]["L7"] for b, g in _pairs(cfg["l7_pairs"])
           for t, ms in S.data["l7_methods"].items() if t == "bump_cls" or g == 1.0 for m in ms]
-    l9 = [m.strip() for m in str(cfg["l9_methods"]).split(",") if m.strip()]
-    pts = grid_union(dict(S.data["grids"], L7=l7), dict(cfg, l9_methods=l9), POINT, "experiment", exps)
+    pts = grid_points(dict(S.data["grids"], L7=l7), cfg, POINT, "experiment", exps)
     pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else _l9(p) if p["experiment"] == "L9"
            else p for p in pts]
     return list({(tuple(p.items()) if p["eps"] == math.inf else i): p for i, p in enumerate(pts)}.values())
@@ -165,32 +164,26 @@ def _lbl_cell(r) -> str:
     return f"{r['task']}, {r['method']}" + (f", p = {r['p']:g}" if r["task"] == "heavy" else "") + eps
 
 
-def _claim(key: str, value: float, link: str | None = None) -> Claim:
-    """``CLAIMS[key]`` with the cell's exponent (and the section that explains a miss of this cell)."""
-    return dataclasses.replace(CLAIMS[key], value=float(value), **({} if link is None else {"link": link}))
+def _claim(key: str, value: float, link: str | None = None, **more: float) -> Claim:
+    """``CLAIMS[key]`` with the cell's exponent (and the section that explains a miss of this cell, any more)."""
+    return dataclasses.replace(CLAIMS[key], value=float(value), **({} if link is None else {"link": link}), **more)
 
 
 def verdicts(df, tables):
     """One verdict per fitted curve of ``tables`` (and of ``df``'s L6/L9 rows) against :data:`CLAIMS`: L1–L3/L8 the
-    slope in N (central: between −b and −a), L5 the slope in Nε², L7 the bumps', L6 not tested, L9 the log ratio's."""
+    slope in N (central: a ``between_rate`` claim, −b to −a), L5 the slope in Nε², L7 the bumps', L6 not tested,
+    L9 the log ratio's."""
     import pandas as pd
 
     rows, sl, eff = [], tables.get("slopes"), tables.get("eps_effective_samples")
     for _, r in (sl.iterrows() if sl is not None else ()):
         setting, a, b = setting_of(r["method"]), float(r["theory_stat"]), float(r["theory_priv"])  # negative
         exp = "L8" if (r["task"] == "heavy" and setting == "nonprivate") else r["experiment"]
-        if setting == "central" and exp != "L7":   # N^{-a} + (εN)^{-b}: two one-sided claims, the worse verdict
-            lo_c, hi_c = _claim("central ≥", min(a, b)), _claim("central ≤", max(a, b))
-            m = Measurement(r.slope, r.slope_lo, r.slope_hi, int(r.n_seeds), math.log10(r.x_max / r.x_min))
-            vs = [judge(lo_c, m), judge(hi_c, m)]
-            v = next((v for k in VERDICTS[::-1] for v in vs if v.verdict == k and k != "holds"), Verdict("holds"))
-            rows.append(verdict_row(lo_c, m, v, experiment=exp, cell=_lbl_cell(r), kind="between",
-                                    claimed=min(a, b), claimed_hi=max(a, b)))
-            continue
         small = r["eps"] ** 2 * r["x_max"] <= 1e4
         link = WHY["small_neps"] if small else WHY["clip_bias"] if r["task"] == "heavy" else WHY["other"]
         c = (_claim("L7 " + r["task"], r["theory"]) if exp == "L7" else _claim("nonprivate", a)
-             if setting == "nonprivate" else _claim("local heavy" if r["task"] == "heavy" else "local", b, link))
+             if setting == "nonprivate" else _claim("central", min(a, b), value_hi=max(a, b))
+             if setting == "central" else _claim("local heavy" if r["task"] == "heavy" else "local", b, link))
         cell = (f"{r['task']}, {setting} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})" if exp == "L7"
                 else _lbl_cell(r))
         rows.append(judge_curve(c, r, None, "N", experiment=exp, cell=cell))
@@ -218,8 +211,6 @@ def verdicts(df, tables):
 
 def page_blocks(results_dir=None) -> dict:
     """``{block name: Markdown}``: the verdict block of one kept run (a key of :data:`KEPT`), default of each."""
-    import json
-
     import pandas as pd
 
     out = {}
@@ -227,7 +218,7 @@ def page_blocks(results_dir=None) -> dict:
         if (name := d.resolve().name) not in KEPT:
             raise ValueError(f"{d}: not a kept label-dp-rates results directory ({', '.join(KEPT)})")
         tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples") if (d / f"{t}.csv").exists()}
-        v, manifest = verdicts(pd.read_csv(d / "results.csv"), tables), json.loads((d / "manifest.json").read_text())
+        v, manifest = verdicts(pd.read_csv(d / "results.csv"), tables), kept_manifest(d)
         files = [f"results/{name}/{f}.csv" for f in ("results", *tables)]
         out[KEPT[name]] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
                                    n_points=int(manifest["n_points"]), rows=len(v), tally=tally(v), tol=f"{TOL:g}",

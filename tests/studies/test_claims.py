@@ -43,6 +43,26 @@ def test_one_sided_rates():
     assert judge(down, Measurement(0.1, 0.05, 0.15, 64, decades=2)).verdict == "misses"
 
 
+def test_a_rate_between_two_exponents():
+    """A sum N^{-1} + N^{-2/3}: its slope lies between -1 and -2/3 (the two one-sided tests at once)."""
+    from jaxdp.studies.claims import Verdict, verdict_row
+
+    c = Claim("N^-a + N^-b", "between_rate", -1.0, value_hi=-2 / 3)
+    assert judge(c, Measurement(-0.85, -0.9, -0.8, 64, decades=2)).verdict == "holds"
+    assert judge(c, Measurement(-1.02, -1.04, -1.0, 64, decades=2)).verdict == "holds"   # within the tolerance
+    below, above = (judge(c, Measurement(e, e - 0.05, e + 0.05, 64, decades=2)) for e in (-1.1, -0.55))
+    assert (below.verdict, above.verdict) == ("misses", "misses")
+    assert "below" in below.reason and "above" in above.reason
+    # [-1.1, -0.8] reaches 0.05 past -1.05; the estimate -0.95 is 0.10 from that edge: 64 (0.15 / 0.10)^2 = 144
+    v = judge(c, Measurement(-0.95, -1.1, -0.8, 64, decades=2))
+    assert v.verdict == "consistent, unresolved" and "about 150 seeds" in v.reason
+    assert judge(c, Measurement(-0.85, -0.9, -0.8, 64, decades=1.5)).verdict == "not tested"
+    row = verdict_row(c, Measurement(-0.85, -0.9, -0.8, 64, decades=2), Verdict("holds"), experiment="e", cell="c")
+    assert (row["kind"], row["claimed"], row["claimed_hi"]) == ("between", -1.0, -2 / 3)
+    with pytest.raises(ValueError, match="value_hi"):
+        Claim("x", "between_rate", -0.5, value_hi=-1.0)
+
+
 def test_bound_with_its_constant_is_tested_by_the_ratio():
     b = Claim("E[regret] <= sqrt(T ln d / 2)", "bound", 1.0, 0.05)
     assert judge(b, Measurement(0.7, 0.68, 0.72, 64)).verdict == "holds"

@@ -10,7 +10,7 @@ import pytest
 from _helpers import ROOT
 from jaxdp.studies import framework
 from jaxdp.studies.analysis import (
-    fit_slopes, joint_slope_boot, read_generated, slope_verdict, verdict_table, write_generated,
+    fit_slopes, joint_slope_boot, read_generated, verdict_table, write_generated,
 )
 
 
@@ -52,20 +52,6 @@ def test_joint_slope_boot_handles_missing_seeds():
     Y = np.array([[1.0, 0.1], [2.0, np.nan], [3.0, 0.3]])
     s, boots = joint_slope_boot(Y, [1.0, 10.0], n_boot=50)
     assert abs(s - np.log10(0.2 / 2.0)) < 1e-12 and boots.shape == (50,)
-
-
-@pytest.mark.parametrize("lo,hi,claim,kind,want", [
-    (-1.1, -0.9, -1.0, "equals", "holds"), (-0.8, -0.7, -1.0, "equals", "misses"),
-    (-1.3, -1.2, -1.0, "at_most", "holds"), (-0.8, -0.7, -1.0, "at_most", "misses"),
-    (-0.9, -0.8, -1.0, "at_least", "holds"), (np.nan, 1.0, 0.0, "equals", "not tested"),
-])
-def test_slope_verdict(lo, hi, claim, kind, want):
-    assert slope_verdict(lo, hi, claim, kind) == want
-
-
-def test_slope_verdict_between():
-    assert slope_verdict(-0.9, -0.8, -1.0, "between", -2 / 3) == "holds"
-    assert slope_verdict(-0.6, -0.5, -1.0, "between", -2 / 3) == "misses"
 
 
 def _row(**k):
