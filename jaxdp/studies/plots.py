@@ -4,9 +4,6 @@ from its hash-checked ``results.csv``).
 """
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import os
 import pathlib
 from typing import Any, Callable, Mapping, Optional, Sequence
@@ -507,22 +504,21 @@ def replot_results(out_dir: os.PathLike | str) -> list[pathlib.Path]:
     import pandas as pd
 
     from .. import registry
+    from .store import _read_manifest, verify_study
 
     out = pathlib.Path(out_dir)
-    mpath, rpath = out / "manifest.json", out / "results.csv"
-    if not mpath.exists() or not rpath.exists():
+    if not (out / "manifest.json").exists() or not (out / "results.csv").exists():
         raise ValueError(f"out_dir {str(out)!r} is not a finished study results directory "
                          f"(needs manifest.json and results.csv)")
-    manifest = json.loads(mpath.read_text())
-    data = rpath.read_bytes()
-    want = (manifest.get("results") or {}).get("sha256")
-    if want is not None and hashlib.sha256(data).hexdigest() != want:
-        raise ValueError(f"out_dir {str(out)!r}: results.csv does not match the SHA-256 in manifest.json")
+    manifest = _read_manifest(out)
     registry.load_all()
     study = registry.get_study(manifest["study"]).fn(dict(manifest["config"]))
+    if verify_study(out, study).results.startswith("damaged"):
+        raise ValueError(f"out_dir {str(out)!r}: results.csv does not match the SHA-256 in manifest.json")
     if study.plot is None:
         raise ValueError(f"study {study.name!r} has no plots")
     import matplotlib
 
     matplotlib.use("Agg")
-    return [pathlib.Path(p) for p in (study.plot(pd.read_csv(io.BytesIO(data)), out) or [])]
+    data = pd.read_csv(out / "results.csv")
+    return [pathlib.Path(p) for p in (study.plot(data, out) or [])]
