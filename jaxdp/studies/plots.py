@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["plot_curves", "plot_panels", "replot_results", "curve_style", "theory_style", "CURVE_COLORS",
            "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend", "slope_guides", "theory_columns",
-           "plot_bars_beside_curves"]
+           "plot_bars_beside_curves", "plot_figures"]
 
 
 # Curve styles: colour, marker and line style all cycle with different periods (10, 9, 3), so no
@@ -522,3 +522,49 @@ def replot_results(out_dir: os.PathLike | str) -> list[pathlib.Path]:
     matplotlib.use("Agg")
     data = pd.read_csv(out / "results.csv")
     return [pathlib.Path(p) for p in (study.plot(data, out) or [])]
+
+
+def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, Any]],
+                 names: Mapping[str, Any]) -> list[pathlib.Path]:
+    """The figures a study declares as data (``[[figures]]`` of its TOML): per figure, the mean of one column
+    against another per curve, beside theory curves (:func:`~jaxdp.studies.claims.theory_curves`).
+
+    A figure is a mapping with ``name`` (the PNG's stem), ``x``, ``y`` and optionally ``rows`` (a pandas query
+    selecting its rows), ``each`` (a column: one figure per sorted value among the rows, ``{<column>}`` in
+    ``name`` and ``title``), ``hue``, ``panel`` (a column: one panel per value, :func:`plot_panels`),
+    ``title`` (an f-string-like template of ``names`` and ``{panel column}``), ``ylabel``, ``width`` (a panel's),
+    ``min_x`` (draw only with at least this many distinct ``x``, default 1) and ``theory`` (``{label: expression}``
+    in ``x``, ``names`` and ``s`` the figure's summary; with ``panel`` ``{panel value: {label: expression}}``).
+
+    Args:
+        df: the per-seed rows.
+        outdir: where the PNGs go.
+        figures: the declared figures, in drawing order.
+        names: what the titles, queries and theory expressions read (the configuration, library bounds).
+
+    Returns:
+        The PNGs written, in order.
+    """
+    from .analysis import summarize
+    from .claims import theory_curves
+
+    paths = []
+    for f in figures:
+        sel = df.query(f["rows"]) if f.get("rows") else df
+        for v in sorted(sel[f["each"]].unique()) if "each" in f else [None]:
+            at = {**names, f["each"]: v} if "each" in f else dict(names)
+            sub = sel[sel[f["each"]] == v] if "each" in f else sel
+            keys = [k for k in (f.get("panel"), f.get("hue")) if k] + [f["x"]]
+            if not len(sub) or sub[f["x"]].nunique() < int(f.get("min_x", 1)):
+                continue
+            s = summarize(sub, keys, [f["y"]])
+            path, th = pathlib.Path(outdir) / f"{f['name'].format(**at)}.png", f.get("theory", {})
+            kw = {k: f[k] for k in ("hue", "ylabel") if k in f}
+            if f.get("panel"):
+                paths.append(plot_panels(s, f["panel"], f["x"], f["y"], path, width=float(f.get("width", 4.3)),
+                                         theory=lambda p, sub: theory_curves(th[p], dict(at, s=sub)),
+                                         title=lambda p: f["title"].format(**{**at, f["panel"]: p}), **kw))
+            else:
+                paths.append(plot_curves(s, f["x"], f["y"], path, theory=theory_curves(th, dict(at, s=s)),
+                                         title=f.get("title", "").format(**at), **kw))
+    return paths

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core import seed_keys
 from ..experts.realizable_setups import replay_certified
-from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
+from .analysis import ratio_to_base
 from .claims import order_row, tally
 from .framework import Study, plot_panels, summarize
 from .specs import StudySpec
@@ -131,12 +131,6 @@ def verdicts(comp):
     return pd.DataFrame(rows)
 
 
-def _by_eps(t, index: str, cell) -> str:
-    """A Markdown table of the rows ``t`` (one per ``index`` value and ε), one column per ε, the cells ``cell(row)``."""
-    w = t.assign(cell=[cell(r) for r in t.to_dict("records")]).pivot(index=index, columns="eps", values="cell")
-    return markdown_table([index, *[f"ε = {e:g}" for e in w.columns]], [[k, *v] for k, v in zip(w.index, w.values)])
-
-
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of the results page from a kept run (default ``results/real-experts``)."""
     import pandas as pd
@@ -147,22 +141,15 @@ def page_blocks(results_dir=None) -> dict:
     T = float((df["regret"] / df["regret_per_round"]).dropna().median())
     best = df.groupby("dataset")["best_loss"].mean().to_dict()
 
-    def regret(r):   # † marks a private learner that switched at no seed
-        frozen = r["learner"] != "hedge" and bool(still.loc[(r["dataset"], r["learner"], r["eps"])])
-        return fmt_ci_of(r, "regret_per_round", 4) + (" †" if frozen else "")
-
-    def ratio(r):
-        return fmt_ci(r["ratio"], r["ratio_lo"], r["ratio_hi"], 2)
-
+    # † marks a private learner that switched at no seed
+    s["frozen"] = [x != "hedge" and bool(still.loc[(ds, x, e)]) for ds, x, e in zip(s["dataset"], s["learner"], s["eps"])]
     comp = comparisons(df)
     v, by = verdicts(comp), {x: comp[comp["experiment"] == x] for x in (BEST, TREE)}
-    tables = [f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n" + _by_eps(g, "learner", regret)
+    tables = [f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n" + S.table("regret", g)
               for ds, g in s.groupby("dataset")]
     return {BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["dataset", "learner", "eps"])["seed"].nunique().min()),
                                 tables="\n\n".join(tables)),
-            BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, tree=_by_eps(by[TREE], "dataset", ratio),
-                                best=_by_eps(by[BEST], "dataset",
-                                             lambda r: f"{r['base_label']}; {r['other_label']} " + ratio(r))),
+            BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, tree=S.table("tree", by[TREE]), best=S.table("best", by[BEST])),
             BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, table=S.table("verdicts", v))}
 
 

@@ -19,7 +19,8 @@ from ..oco.realizable import (
 )
 from .analysis import grid_union, verdict_table
 from .claims import judge_curve, tally, theory_curves
-from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
+from .framework import Study, fit_slopes, plot_curves, summarize
+from .plots import plot_figures
 from .specs import StudySpec
 
 S = StudySpec("realizable-oco", __name__)
@@ -101,25 +102,15 @@ def build(cfg: dict) -> Study:
         return tables
 
     def plot(df, outdir: pathlib.Path):
-        paths, summ, ylabel = [], summarize(df, ["part", "learner", "env", "d", "eps", "T"], ["regret"]), YLABEL
         names = dict(cfg, bound=lambda env, T, d, e: _r7_theory(T, d, e, cfg, env))
-        for part, f in S.data["figures"].items():      # R7: DP-FTRL's bound beside each sweep
-            s, path = summ[summ["part"] == part], outdir / f"r7_regret_vs_{f['x']}.png"
-            if part == "R7-T" and len(s):               # one panel per instance
-                paths.append(plot_panels(s, "env", "T", "regret", path, width=5.0, ylabel=ylabel,
-                                         theory=lambda env, sub: theory_curves(f["theory"][env], names),
-                                         title=lambda env: f["title"].format(env=env, **cfg)))
-            elif part != "R7-T" and s[f["x"]].nunique() >= 2:
-                paths.append(pathlib.Path(plot_curves(s, f["x"], "regret", path=path, ylabel=ylabel,
-                                                      theory=theory_curves(f["theory"], names),
-                                                      title=f["title"].format(**cfg))))
-        se = summ[summ["part"] == "R8"]
-        if len(se):
+        paths = plot_figures(df, outdir, S.data["figures"], names)      # R7: DP-FTRL's bound beside each sweep
+        if (df["part"] == "R8").any():
+            se = summarize(df[df["part"] == "R8"], ["part", "learner", "env", "d", "eps", "T"], ["regret"])
             th8 = {f"{n} d={dd}: {kind}": (lambda T, b=b: np.full_like(np.asarray(T, float), b))
                    for n, dd, b, kind in _r8_bounds(cfg, se)}
             paths.append(pathlib.Path(plot_curves(
                 se.assign(algo=se["learner"] + " d=" + se["d"].astype(str)), "T", "regret", hue="algo", theory=th8,
-                path=outdir / "r8_regret_vs_T.png", ylabel=ylabel,
+                path=outdir / "r8_regret_vs_T.png", ylabel=YLABEL,
                 title=f"R8 realizable DP-OCO over a grid net (eps={float(cfg['r8_eps'])}, {cfg['r8_mode']} mode)")))
         return paths
 
