@@ -524,23 +524,29 @@ def replot_results(out_dir: os.PathLike | str) -> list[pathlib.Path]:
     return [pathlib.Path(p) for p in (study.plot(data, out) or [])]
 
 
-def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, Any]],
-                 names: Mapping[str, Any]) -> list[pathlib.Path]:
+def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, Any]], names: Mapping[str, Any],
+                 summary: Optional[Callable[..., Any]] = None, **kw: Any) -> list[pathlib.Path]:
     """The figures a study declares as data (``[[figures]]`` of its TOML): per figure, the mean of one column
-    against another per curve, beside theory curves (:func:`~jaxdp.studies.claims.theory_curves`).
+    against another per curve, beside theory curves.
 
     A figure is a mapping with ``name`` (the PNG's stem), ``x``, ``y`` and optionally ``rows`` (a pandas query
     selecting its rows), ``each`` (a column: one figure per sorted value among the rows, ``{<column>}`` in
     ``name`` and ``title``), ``hue``, ``panel`` (a column: one panel per value, :func:`plot_panels`),
-    ``title`` (an f-string-like template of ``names`` and ``{panel column}``), ``ylabel``, ``width`` (a panel's),
-    ``min_x`` (draw only with at least this many distinct ``x``, default 1) and ``theory`` (``{label: expression}``
-    in ``x``, ``names`` and ``s`` the figure's summary; with ``panel`` ``{panel value: {label: expression}}``).
+    ``title`` (a ``str.format`` template of ``names`` and ``{panel column}``), ``ylabel``, ``logx``, ``logy``,
+    ``width`` (a panel's),
+    ``min_x`` (draw only with at least this many distinct ``x``, default 1), ``theory`` (``{label: expression}``
+    in ``x``, ``names`` and ``s`` the figure's summary, :func:`~jaxdp.studies.claims.theory_curves`; with ``panel``
+    ``{panel value: {label: expression}}``) and ``theory_column`` (a column of the summary holding a theory value
+    at every point: one curve per ``hue`` value, :func:`theory_columns`).
 
     Args:
         df: the per-seed rows.
         outdir: where the PNGs go.
         figures: the declared figures, in drawing order.
-        names: what the titles, queries and theory expressions read (the configuration, library bounds).
+        names: what the titles and theory expressions read (the configuration, library bounds).
+        summary: ``summary(rows, keys, [y])``, the table a figure draws (default
+            :func:`~jaxdp.studies.analysis.summarize`; ``keys`` are the panel, hue and ``x`` columns).
+        **kw: further arguments of :func:`plot_curves` for every figure (``hue_order``, ...).
 
     Returns:
         The PNGs written, in order.
@@ -557,14 +563,20 @@ def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, A
             keys = [k for k in (f.get("panel"), f.get("hue")) if k] + [f["x"]]
             if not len(sub) or sub[f["x"]].nunique() < int(f.get("min_x", 1)):
                 continue
-            s = summarize(sub, keys, [f["y"]])
-            path, th = pathlib.Path(outdir) / f"{f['name'].format(**at)}.png", f.get("theory", {})
-            kw = {k: f[k] for k in ("hue", "ylabel") if k in f}
+            s = (summary or summarize)(sub, keys, [f["y"]])
+            path, th, args = pathlib.Path(outdir) / f"{f['name'].format(**at)}.png", f.get("theory", {}), dict(kw)
+            args.update({k: f[k] for k in ("hue", "ylabel", "logx", "logy") if k in f})
+
+            def theory(t, sub):
+                if "theory_column" in f:
+                    return theory_columns(sub, f["x"], f["theory_column"], f["hue"], kw.get("hue_order"))
+                return theory_curves(t, dict(at, s=sub))
+
             if f.get("panel"):
                 paths.append(plot_panels(s, f["panel"], f["x"], f["y"], path, width=float(f.get("width", 4.3)),
-                                         theory=lambda p, sub: theory_curves(th[p], dict(at, s=sub)),
-                                         title=lambda p: f["title"].format(**{**at, f["panel"]: p}), **kw))
+                                         theory=lambda p, sub: theory(th.get(p, {}), sub),
+                                         title=lambda p: f["title"].format(**{**at, f["panel"]: p}), **args))
             else:
-                paths.append(plot_curves(s, f["x"], f["y"], path, theory=theory_curves(th, dict(at, s=s)),
-                                         title=f.get("title", "").format(**at), **kw))
+                paths.append(plot_curves(s, f["x"], f["y"], path, theory=theory(th, s),
+                                         title=f.get("title", "").format(**at), **args))
     return paths

@@ -163,10 +163,11 @@ class StudySpec:
         Each column is a header, or a pair ``[header, cell]`` whose cell is an f-string evaluated on each row of a
         data frame: the row's columns (``row["..."]`` for a name that is no identifier), ``values`` and the page's
         formats ``num(v, digits=3)``, ``ci(stem, digits=3)`` (``stem`` or ``stem_mean`` with ``stem_lo`` and
-        ``stem_hi``), ``pow2(T)``. A column ``{per = <column>, header = ..., cell = ...}`` is one column per sorted
-        value ``v`` of the data frame's ``<column>`` (its header sees ``<column> = v``): the table's rows are then
-        the distinct tuples of the other columns' cells, in order of first appearance, and a cell with no row of
-        its value is empty (one column per ε of a run, whatever the run's ε).
+        ``stem_hi``), ``pow2(T)``. One column ``{per = <column>, header = ..., cell = ...}`` is one column per sorted
+        value ``v`` of the data frame's ``<column>`` (its header sees ``<column> = v``), or per value of ``values``
+        (a list, in its order) headed by ``headers`` (a list as long): the table's rows are then the distinct tuples
+        of the other columns' cells, in order of first appearance, and a cell with no row of its value reads
+        ``empty`` (default nothing). So a table has one column per ε of a run, whatever the run's ε.
 
         Args:
             name: the key of the columns under ``[columns]``.
@@ -181,22 +182,23 @@ class StudySpec:
         if isinstance(rows, (list, tuple)):
             return markdown_table([head(h) for h, _ in cols], rows)
         recs = rows.to_dict("records")
-        per = next((c["per"] for c in cols if isinstance(c, dict)), None)
-        if per is None:
+        spread = next((c for c in cols if isinstance(c, dict)), None)
+        if spread is None:
             return markdown_table([head(h) for h, _ in cols],
                                   [[fstring(cell, r, **values) for _, cell in cols] for r in recs])
-        vals, out = sorted({r[per] for r in recs}), {}   # {the other columns' cells: {(column, value): cell}}
+        per, empty = spread["per"], spread.get("empty", "")
+        vals = list(spread.get("values") or sorted({r[per] for r in recs}))
+        heads = spread.get("headers") or [head(spread["header"], **{per: v}) for v in vals]
+        out: dict = {}   # {the other columns' cells: {value: cell}}
         for r in recs:
             key = tuple(fstring(c[1], r, **values) for c in cols if isinstance(c, list))
-            out.setdefault(key, {}).update({(i, r[per]): fstring(c["cell"], r, **values)
-                                            for i, c in enumerate(cols) if isinstance(c, dict)})
+            out.setdefault(key, {})[r[per]] = fstring(spread["cell"], r, **values)
         table = []
         for key, got in out.items():
             fixed = iter(key)
-            table.append([x for i, c in enumerate(cols)
-                          for x in ([got.get((i, v), "") for v in vals] if isinstance(c, dict) else [next(fixed)])])
-        return markdown_table([x for c in cols for x in ([head(c["header"], **{per: v}) for v in vals]
-                                                         if isinstance(c, dict) else [head(c[0])])], table)
+            table.append([x for c in cols
+                          for x in ([got.get(v, empty) for v in vals] if c is spread else [next(fixed)])])
+        return markdown_table([x for c in cols for x in (heads if c is spread else [head(c[0])])], table)
 
     def publish(self, blocks: Mapping[str, str]) -> list:
         """Write the generated blocks into every page of :attr:`pages`; returns the names of those that changed."""
