@@ -193,6 +193,7 @@ def test_composed_gaussian_and_tree_sigma_single_source():
 # ------------------------------------------------------------------------------- the studies' theory curves
 def test_realizable_oco_theory_is_the_library_bound():
     from jaxdp.oco import dp_ftrl_regret_bound
+    from jaxdp.oco.realizable import realizable_dp_ftrl_bound
     from jaxdp.studies import realizable_oco as R
 
     cfg = dict(R.DEFAULTS)
@@ -201,24 +202,26 @@ def test_realizable_oco_theory_is_the_library_bound():
     for d, eps in [(1, 1.0), (4, 4.0), (32, 16.0)]:
         for env, setting in (("realizable", "realizable"), ("noisy", "general")):
             want = dp_ftrl_regret_bound(T, d, eps, cfg["delta"], L, D, R.BETA, setting=setting)
-            np.testing.assert_array_equal(R._r7_theory(T, d, eps, cfg, env), want)
+            np.testing.assert_array_equal(realizable_dp_ftrl_bound(env, T, d, eps, cfg["delta"], D, R.BETA), want)
         # the general (noisy) curve: LD (sqrt(T) + sqrt(T sqrt(d)/eps)) (units of L D in both terms)
-        np.testing.assert_allclose(R._r7_theory(T, d, eps, cfg, "noisy"),
+        np.testing.assert_allclose(realizable_dp_ftrl_bound("noisy", T, d, eps, cfg["delta"], D, R.BETA),
                                    L * D * (np.sqrt(T) + np.sqrt(T * np.sqrt(d) / eps)), rtol=1e-14)
 
 
 def test_realizable_studies_use_the_library_matched_lambda():
     from jaxdp.privacy.mechanisms import tree_depth
     from jaxdp.oco import dp_ftrl_lambda, dp_ftrl_lambda_matched, plan_dp_ftrl
+    from jaxdp.oco.realizable import realizable_dp_ftrl
     from jaxdp.studies import realizable_oco as R
 
     cfg = dict(R.DEFAULTS)
     D = cfg["D"]
     for T, d, eps in [(1024, 4, 4.0), (8192, 16, 1.0)]:
-        lam, sigma, _, _ = R._ftrl_params(cfg, "realizable", T, d, eps)
+        kw = dict(T=T, d=d, eps=eps, delta=cfg["delta"], mode=cfg["mode"], D=D, beta=R.BETA)
+        lam, sigma, _, _ = realizable_dp_ftrl("realizable", lam_rule=cfg["lam_rule"], **kw)
         assert lam == dp_ftrl_lambda_matched(T, d, tree_depth(T), sigma, D, R.BETA)
         assert lam == 32.0 * R.BETA + (R.BETA * T * d * tree_depth(T) * sigma ** 2 / D ** 2) ** (1 / 3)
-        lam4, _, _, _ = R._ftrl_params({**cfg, "lam_rule": "thm4"}, "realizable", T, d, eps)
+        lam4, _, _, _ = realizable_dp_ftrl("realizable", lam_rule="thm4", **kw)
         plan = plan_dp_ftrl(eps=eps, delta=cfg["delta"], T=T, d=d, mode=cfg["mode"], L=2.0 * D, D=D,
                             beta=R.BETA)
         assert lam4 == plan.params["lam"] == dp_ftrl_lambda(T, d, eps, cfg["delta"], 2.0 * D, D, R.BETA)
@@ -227,17 +230,18 @@ def test_realizable_studies_use_the_library_matched_lambda():
 def test_lazy_and_hedge_study_curves_are_the_library_ones():
     from jaxdp.experts import hedge_eta, hedge_regret_bound
     from jaxdp.experts import alternating_prediction, figure1_exponents, l2p_mw_regret_bound
-    from jaxdp.studies import hedge_baseline, lazy_batching, lazy_figure1ab
+    from jaxdp.oco import figure1_oco_exponent
+    from jaxdp.studies import hedge_baseline, lazy_batching
 
     for panel, alpha in itertools.product("ab", [0.0, 0.1, 0.3, 0.5, 0.9, 1.5]):
         ex = figure1_exponents(alpha, panel)
-        assert lazy_figure1ab.theory_slope("l2p_rmw", panel, alpha) == float(ex["L2P"])
-        assert lazy_figure1ab.theory_slope("dp_ftrl", panel, alpha) == float(ex["KMS+21 (DP-FTRL)"])
-        assert lazy_figure1ab.theory_slope("nonprivate", panel, alpha) == 0.5
+        assert figure1_oco_exponent("l2p_rmw", panel, alpha) == float(ex["L2P"])
+        assert figure1_oco_exponent("dp_ftrl", panel, alpha) == float(ex["KMS+21 (DP-FTRL)"])
+        assert figure1_oco_exponent("nonprivate", panel, alpha) == 0.5
     # the old closed forms of the study
-    assert lazy_figure1ab.theory_slope("l2p_rmw", "a", 0.1) == 0.5
-    assert lazy_figure1ab.theory_slope("l2p_rmw", "b", 0.3) == pytest.approx(0.5 + 0.2)
-    assert lazy_figure1ab.theory_slope("dp_ftrl", "b", 0.9) == 1.0
+    assert figure1_oco_exponent("l2p_rmw", "a", 0.1) == 0.5
+    assert figure1_oco_exponent("l2p_rmw", "b", 0.3) == pytest.approx(0.5 + 0.2)
+    assert figure1_oco_exponent("dp_ftrl", "b", 0.9) == 1.0
 
     for T, B, eta, d in [(2 ** 14, 50, 1e-3, 2), (2 ** 20, 3, 0.02, 10)]:
         t = lazy_batching.batching_terms(T, B, eta, d)

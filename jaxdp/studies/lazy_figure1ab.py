@@ -14,7 +14,7 @@ import pathlib
 import numpy as np
 
 from ..core import seed_keys
-from ..oco import figure1_dimension, figure1_oco_exponent as theory_slope, figure1_oco_point, figure1_oco_setup
+from ..oco import figure1_dimension, figure1_oco_exponent, figure1_oco_point, figure1_oco_setup
 from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_panels, summarize, verdict_table
 from .plots import slope_guides
@@ -37,8 +37,8 @@ def _tables(df, n_boot=None) -> dict:
             "mala_acceptance", "mala_outside", "mala_steps"])):
         if len(sub):
             sl = fit_slopes(sub, "T", "regret_pos", by=by, **({} if n_boot is None else {"n_boot": n_boot}))
-            sl["theory_slope"] = [theory_slope(getattr(r, "learner", "l2p_rmw"), getattr(r, "panel", "a"), r.alpha)
-                                  for r in sl.itertuples()]
+            sl["theory_slope"] = [figure1_oco_exponent(getattr(r, "learner", "l2p_rmw"), getattr(r, "panel", "a"),
+                                                       r.alpha) for r in sl.itertuples()]
             out[pre + "slopes"], out[pre + "summary"] = sl, summarize(
                 sub, by + ["T"] + (["d", "B"] if pre else []), ["regret", "switches"] + per_point)
     return out
@@ -66,8 +66,8 @@ def build(cfg: dict) -> Study:
             paths.append(plot_panels(
                 s, "adversary", "T", "regret", outdir / (f"figure1{panel}_alpha{alpha}.png", "nonsmooth.png")[mala],
                 hue="learner", ylabel="regret (mean, 95% CI)", width=4.4,
-                theory=lambda a, s: slope_guides({l: theory_slope(l.split()[0], panel, alpha) for l in sorted(
-                    s["learner"].unique())}, s, "T", "regret", hue="learner"),
+                theory=lambda a, s: slope_guides({l: figure1_oco_exponent(l.split()[0], panel, alpha) for l in
+                                                  sorted(s["learner"].unique())}, s, "T", "regret", hue="learner"),
                 title=lambda a: f"L2P-RMW + MALA, {a} loss, panel (a) d, alpha={alpha}" if mala else
                 f"panel ({panel}), alpha={alpha}, {a}"))
         return paths

@@ -16,10 +16,10 @@ from ..oco import (DPFTRLParams, SmoothRealizableParams, adv_smooth_realizable, 
                    dp_ftrl_params, squared_problem)
 from ..oco.dp_ftrl import plan_dp_ftrl_certified
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
-from .analysis import fmt_ci_of, fmt_num, grid_union, ratio_to_base, verdict_table
+from .analysis import fmt_num, grid_union, ratio_to_base, verdict_table
 from .claims import tally
-from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
-from .plots import theory_columns
+from .framework import Study, fit_slopes, summarize
+from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, judge_curves, kept_manifest, twin_curves
 
 S = StudySpec("mf-ftrl", __name__)
@@ -45,9 +45,6 @@ def build(cfg: dict) -> Study:
     (ε, δ). Tables: ``slopes``, ``summary`` (with each mechanism's regret relative to the tree), ``ratios``."""
     points = [p for m in cfg["mechanisms"]     # per mechanism, its T sweep, then its ε sweep
               for p in grid_union(S.data["grids"], cfg, dict(part="", mechanism=m, env="", T=0, eps=0.0), "part")]
-
-    def check_point(p):   # every point certifies its ε (plan_dp_ftrl_certified refuses one that does not)
-        dp_ftrl_params(*_plan(cfg, p)[2][:3])
 
     def run(pts, seeds):
         (mech, T_max, _), d, D, G = _plan(cfg, pts[0]), int(cfg["d"]), cfg["D"], len(pts)
@@ -75,31 +72,13 @@ def build(cfg: dict) -> Study:
         return {"slopes": slopes, "summary": summ, "ratios": ratio_to_base(df, P, "mechanism", "tree", "regret")}
 
     def plot(df, outdir: pathlib.Path):
-        """``regret_vs_T.png`` (a panel per instance) and ``regret_vs_eps.png``: mean regret with 95% CIs per
-        mechanism, and dashed each mechanism's theory bound at every point (:func:`bounds`)."""
-        summ = bounds(summarize(df, KEYS, ["regret"]).merge(df.groupby(KEYS)["lam"].first().reset_index(), on=KEYS),
-                      float(cfg["D"]))
-        order, ylabel = [m for m in cfg["mechanisms"] if m in set(df["mechanism"])], "regret (mean, 95% CI)"
-        s, e = summ[summ["part"] == "T"], summ[summ["part"] == "eps"]
-        return ([plot_panels(s, "env", "T", "regret", outdir / "regret_vs_T.png", hue="mechanism", hue_order=order,
-                             width=6.4, title=lambda env: f"DP-FTRL, {env}, d={cfg['d']}, eps={cfg['eps']}",
-                             theory=lambda env, sub: theory_columns(sub, "T", "bound", "mechanism", order),
-                             ylabel=ylabel)] if len(s) else []) + (
-            [plot_curves(e, "eps", "regret", hue="mechanism", hue_order=order, path=outdir / "regret_vs_eps.png",
-                         ylabel=ylabel, title=f"DP-FTRL realizable, T={int(cfg['T_fixed'])}, d={cfg['d']}",
-                         theory=theory_columns(e, "eps", "bound", "mechanism", order))]
-            if e["eps"].nunique() >= 2 else [])
+        """The TOML's ``figures``: mean regret (95% CI) per mechanism, dashed its bound per point (:func:`bounds`)."""
+        order, lam = [m for m in cfg["mechanisms"] if m in set(df["mechanism"])], df.groupby(KEYS)["lam"].first()
+        return plot_figures(df, outdir, S.data["figures"], cfg, hue_order=order,
+                            summary=lambda rows, _, y: bounds(summarize(rows, KEYS, y).join(lam, on=KEYS), cfg["D"]))
 
-    return S.study(cfg, check_point=check_point, points=points, run=run, analyze=analyze, plot=plot, seeds_per_chunk=16)
-
-
-def ratio_table(ratios) -> str:
-    """The Markdown table of each mechanism's regret over the tree's (seed-paired 95% intervals), from
-    ``ratios.csv``: one row per point, T sweep first."""
-    keys, r = ["part", "env", "T", "eps"], ratios.assign(cell=[fmt_ci_of(r, "ratio", 2) for _, r in ratios.iterrows()])
-    t = r.pivot_table(index=keys, columns="mechanism", values="cell", aggfunc="first")   # "T" sorts before "eps"
-    return S.table("ratios", t.reindex(columns=MECHANISMS[1:]).fillna("-").join(r.groupby(keys)["n_seeds"].min())
-                   .reset_index())
+    return S.study(cfg, points=points, run=run, analyze=analyze, plot=plot, seeds_per_chunk=16,
+                   check_point=lambda p: dp_ftrl_params(*_plan(cfg, p)[2][:3]))   # plan_dp_ftrl_certified refuses an ε
 
 
 def slope_fits(df):
@@ -150,14 +129,15 @@ def page_blocks(results_dir=None) -> dict:
     df, summary = pd.read_csv(d / "results.csv"), pd.read_csv(d / "summary.csv")
     D = float(kept_manifest(d).get("config", S.defaults)["D"])
     v, b, fits = verdicts(summary, same_evidence(df), D), bounds(summary, D), slope_fits(df)
-    fits["part"] = fits["sweep"]
-    rob = b.groupby(["part", "mechanism", "env"])["regret_over_bound"].agg(rob_lo="min", rob_hi="max").reset_index()
-    sl = curve_slopes(fits, b, lambda r: r["part"], {"sigma_slope": "sigma", "bound_slope": "bound"},
-                      ["part", "mechanism", "env"]).merge(rob, on=["part", "mechanism", "env"])
+    rob = b.groupby(KEYS[:3])["regret_over_bound"].agg(rob_lo="min", rob_hi="max").reset_index()
+    sl = curve_slopes(fits.assign(part=fits["sweep"]), b, lambda r: r["part"],
+                      {"sigma_slope": "sigma", "bound_slope": "bound"}, KEYS[:3]).merge(rob, on=KEYS[:3])
     t, e = summary[summary["part"] == "T"], summary[summary["part"] == "eps"]
     r = ratio_to_base(df[df["mechanism"].isin(["sqrt_toeplitz", "blt"])], ["part", "env", "T", "eps"], "mechanism",
                       "sqrt_toeplitz", "regret", n_boot=N_BOOT)
-    return {RATIO_BLOCK: S.render(RATIO_BLOCK, table=ratio_table(pd.read_csv(d / "ratios.csv"))),
+    ratios = pd.read_csv(d / "ratios.csv").sort_values(P, kind="stable")   # one row per point, T sweep first
+    ratios["n_seeds"] = ratios.groupby(P)["n_seeds"].transform("min")
+    return {RATIO_BLOCK: S.render(RATIO_BLOCK, table=S.table("ratios", ratios)),
             SLOPE_BLOCK: S.render(SLOPE_BLOCK, n_boot=N_BOOT, table=S.table("slopes", sl)),
             TWIN_BLOCK: S.render(TWIN_BLOCK, n_boot=N_BOOT, n=len(r), lo=fmt_num(r["ratio"].min()),
                                  hi=fmt_num(r["ratio"].max()), dev=100 * float((r["ratio"] - 1).abs().max()),

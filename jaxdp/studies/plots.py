@@ -4,9 +4,6 @@ from its hash-checked ``results.csv``).
 """
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import os
 import pathlib
 from typing import Any, Callable, Mapping, Optional, Sequence
@@ -15,7 +12,7 @@ import numpy as np
 
 __all__ = ["plot_curves", "plot_panels", "replot_results", "curve_style", "theory_style", "CURVE_COLORS",
            "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend", "slope_guides", "theory_columns",
-           "plot_bars_beside_curves"]
+           "plot_bars_beside_curves", "plot_figures"]
 
 
 # Curve styles: colour, marker and line style all cycle with different periods (10, 9, 3), so no
@@ -507,22 +504,79 @@ def replot_results(out_dir: os.PathLike | str) -> list[pathlib.Path]:
     import pandas as pd
 
     from .. import registry
+    from .store import _read_manifest, verify_study
 
     out = pathlib.Path(out_dir)
-    mpath, rpath = out / "manifest.json", out / "results.csv"
-    if not mpath.exists() or not rpath.exists():
+    if not (out / "manifest.json").exists() or not (out / "results.csv").exists():
         raise ValueError(f"out_dir {str(out)!r} is not a finished study results directory "
                          f"(needs manifest.json and results.csv)")
-    manifest = json.loads(mpath.read_text())
-    data = rpath.read_bytes()
-    want = (manifest.get("results") or {}).get("sha256")
-    if want is not None and hashlib.sha256(data).hexdigest() != want:
-        raise ValueError(f"out_dir {str(out)!r}: results.csv does not match the SHA-256 in manifest.json")
+    manifest = _read_manifest(out)
     registry.load_all()
     study = registry.get_study(manifest["study"]).fn(dict(manifest["config"]))
+    if verify_study(out, study).results.startswith("damaged"):
+        raise ValueError(f"out_dir {str(out)!r}: results.csv does not match the SHA-256 in manifest.json")
     if study.plot is None:
         raise ValueError(f"study {study.name!r} has no plots")
     import matplotlib
 
     matplotlib.use("Agg")
-    return [pathlib.Path(p) for p in (study.plot(pd.read_csv(io.BytesIO(data)), out) or [])]
+    data = pd.read_csv(out / "results.csv")
+    return [pathlib.Path(p) for p in (study.plot(data, out) or [])]
+
+
+def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, Any]], names: Mapping[str, Any],
+                 summary: Optional[Callable[..., Any]] = None, **kw: Any) -> list[pathlib.Path]:
+    """The figures a study declares as data (``[[figures]]`` of its TOML): per figure, the mean of one column
+    against another per curve, beside theory curves.
+
+    A figure is a mapping with ``name`` (the PNG's stem), ``x``, ``y`` and optionally ``rows`` (a pandas query
+    selecting its rows), ``each`` (a column: one figure per sorted value among the rows, ``{<column>}`` in
+    ``name`` and ``title``), ``hue``, ``panel`` (a column: one panel per value, :func:`plot_panels`),
+    ``title`` (a ``str.format`` template of ``names`` and ``{panel column}``), ``ylabel``, ``logx``, ``logy``,
+    ``width`` (a panel's),
+    ``min_x`` (draw only with at least this many distinct ``x``, default 1), ``theory`` (``{label: expression}``
+    in ``x``, ``names`` and ``s`` the figure's summary, :func:`~jaxdp.studies.claims.theory_curves`; with ``panel``
+    ``{panel value: {label: expression}}``) and ``theory_column`` (a column of the summary holding a theory value
+    at every point: one curve per ``hue`` value, :func:`theory_columns`).
+
+    Args:
+        df: the per-seed rows.
+        outdir: where the PNGs go.
+        figures: the declared figures, in drawing order.
+        names: what the titles and theory expressions read (the configuration, library bounds).
+        summary: ``summary(rows, keys, [y])``, the table a figure draws (default
+            :func:`~jaxdp.studies.analysis.summarize`; ``keys`` are the panel, hue and ``x`` columns).
+        **kw: further arguments of :func:`plot_curves` for every figure (``hue_order``, ...).
+
+    Returns:
+        The PNGs written, in order.
+    """
+    from .analysis import summarize
+    from .claims import theory_curves
+
+    paths = []
+    for f in figures:
+        sel = df.query(f["rows"]) if f.get("rows") else df
+        for v in sorted(sel[f["each"]].unique()) if "each" in f else [None]:
+            at = {**names, f["each"]: v} if "each" in f else dict(names)
+            sub = sel[sel[f["each"]] == v] if "each" in f else sel
+            keys = [k for k in (f.get("panel"), f.get("hue")) if k] + [f["x"]]
+            if not len(sub) or sub[f["x"]].nunique() < int(f.get("min_x", 1)):
+                continue
+            s = (summary or summarize)(sub, keys, [f["y"]])
+            path, th, args = pathlib.Path(outdir) / f"{f['name'].format(**at)}.png", f.get("theory", {}), dict(kw)
+            args.update({k: f[k] for k in ("hue", "ylabel", "logx", "logy") if k in f})
+
+            def theory(t, sub):
+                if "theory_column" in f:
+                    return theory_columns(sub, f["x"], f["theory_column"], f["hue"], kw.get("hue_order"))
+                return theory_curves(t, dict(at, s=sub))
+
+            if f.get("panel"):
+                paths.append(plot_panels(s, f["panel"], f["x"], f["y"], path, width=float(f.get("width", 4.3)),
+                                         theory=lambda p, sub: theory(th.get(p, {}), sub),
+                                         title=lambda p: f["title"].format(**{**at, f["panel"]: p}), **args))
+            else:
+                paths.append(plot_curves(s, f["x"], f["y"], path, theory=theory(th, s),
+                                         title=f.get("title", "").format(**at), **args))
+    return paths

@@ -13,9 +13,10 @@ import numpy as np
 
 from ..core import seed_keys
 from ..experts.realizable_setups import replay_certified
-from .analysis import fmt_ci, fmt_ci_of, markdown_table, ratio_to_base
+from .analysis import ratio_to_base
 from .claims import order_row, tally
-from .framework import Study, plot_panels, summarize
+from .framework import Study, summarize
+from .plots import plot_figures
 from .specs import StudySpec
 
 S = StudySpec("real-experts", __name__)
@@ -57,18 +58,14 @@ def build(cfg: dict) -> Study:
         s["best_loss_per_round"] = (g["best_loss"].mean() / T).to_numpy()
         return {"summary": s}
 
-    def plot(df, outdir: pathlib.Path):
-        return [plot_panels(analyze(df)["summary"], "dataset", "eps", "regret_per_round", outdir / "real_experts.png",
-                            hue="learner", ylabel="regret / T", title=lambda v: f"{v} (T={T}, {d} experts)", logy=False)]
-
     return S.study(cfg, points=[{**p, "eps": float(p["eps"])} for p in S.points(cfg)], run=run, analyze=analyze,
-                   plot=plot)
+                   plot=lambda df, outdir: plot_figures(df, outdir, S.data["figures"], cfg))   # the TOML's figure
 
 
-def _paired(sub, base: str, other: str) -> tuple:
-    """``(ratio, lo, hi, n_seeds)``: ``other``'s mean regret over ``base``'s, seed-paired (``ratio_to_base``)."""
-    x = ratio_to_base(sub, ["dataset"], "learner", base, "regret", n_boot=N_BOOT).set_index("learner").loc[other]
-    return float(x["ratio"]), float(x["ratio_lo"]), float(x["ratio_hi"]), int(x["n_seeds"])
+def _paired(sub, base: str, other: str):
+    """``other``'s mean regret over ``base``'s, seed-paired: its row of ``ratio_to_base`` (``ratio``, ``ratio_lo``,
+    ``ratio_hi``, ``n_seeds``)."""
+    return ratio_to_base(sub, ["dataset"], "learner", base, "regret", n_boot=N_BOOT).set_index("learner").loc[other]
 
 
 def comparisons(df):
@@ -82,10 +79,10 @@ def comparisons(df):
     still = df.groupby(["dataset", "learner", "eps"])["switches"].max() == 0
     priv, means, rows = df[df["learner"].isin(PRIVATE)], s[s["learner"].isin(PRIVATE)], []
 
-    def add(exp, ds, e, base, other, base_label, other_label, paired):
-        r, lo, hi, n = paired
-        rows.append(dict(experiment=exp, dataset=ds, eps=float(e), base=base, other=other, base_label=base_label,
-                         other_label=other_label, ratio=r, ratio_lo=lo, ratio_hi=hi, n_seeds=n))
+    def add(exp, ds, e, base, other, r, base_label=None, other_label=None):   # r: a row of ratio_to_base
+        rows.append(dict(experiment=exp, dataset=ds, eps=float(e), base=base, other=other,
+                         base_label=base_label or base, other_label=other_label or other, ratio=float(r["ratio"]),
+                         ratio_lo=float(r["ratio_lo"]), ratio_hi=float(r["ratio_hi"]), n_seeds=int(r["n_seeds"])))
 
     def two(ds, e, a, b):
         return _paired(df[(df["dataset"] == ds) & (df["eps"] == e) & df["learner"].isin([a, b])], a, b)
@@ -101,17 +98,13 @@ def comparisons(df):
                        for x in m["learner"] if x not in frozen[1:]]
             (first, name1), (second, name2) = entries[0], entries[1]
             sub = priv[(priv["dataset"] == ds) & (priv["eps"] == e) & priv["learner"].isin([first, second])]
-            add(BEST, ds, e, first, second, name1, name2, _paired(sub, first, second))
+            add(BEST, ds, e, first, second, _paired(sub, first, second), name1, name2)
             if (ds, e) in tl.index:
-                t = tl.loc[(ds, e)]
-                add(TREE, ds, e, "l2p_mw", "tree_ftrl", "l2p_mw", "tree_ftrl",
-                    (float(t["ratio"]), float(t["ratio_lo"]), float(t["ratio_hi"]), int(t["n_seeds"])))
+                add(TREE, ds, e, "l2p_mw", "tree_ftrl", tl.loc[(ds, e)])
             if e == EPS_TOP and {"hedge", "sparse_vector", "l2p_mw"} <= set(df[(df["dataset"] == ds)
                                                                                & (df["eps"] == e)]["learner"]):
-                add(HEDGE_SV, ds, e, "hedge", "sparse_vector", "hedge", "sparse_vector",
-                    two(ds, e, "hedge", "sparse_vector"))
-                add(L2P_SV, ds, e, "sparse_vector", "l2p_mw", "sparse_vector", "l2p_mw",
-                    two(ds, e, "sparse_vector", "l2p_mw"))
+                add(HEDGE_SV, ds, e, "hedge", "sparse_vector", two(ds, e, "hedge", "sparse_vector"))
+                add(L2P_SV, ds, e, "sparse_vector", "l2p_mw", two(ds, e, "sparse_vector", "l2p_mw"))
     out, order = pd.DataFrame(rows), {x: i for i, x in enumerate((BEST, TREE, HEDGE_SV, L2P_SV))}
     return out.iloc[np.lexsort((out["eps"], out["dataset"], out["experiment"].map(order)))].reset_index(drop=True)
 
@@ -131,12 +124,6 @@ def verdicts(comp):
     return pd.DataFrame(rows)
 
 
-def _by_eps(t, index: str, cell) -> str:
-    """A Markdown table of the rows ``t`` (one per ``index`` value and ε), one column per ε, the cells ``cell(row)``."""
-    w = t.assign(cell=[cell(r) for r in t.to_dict("records")]).pivot(index=index, columns="eps", values="cell")
-    return markdown_table([index, *[f"ε = {e:g}" for e in w.columns]], [[k, *v] for k, v in zip(w.index, w.values)])
-
-
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of the results page from a kept run (default ``results/real-experts``)."""
     import pandas as pd
@@ -146,23 +133,14 @@ def page_blocks(results_dir=None) -> dict:
     still = df.groupby(["dataset", "learner", "eps"])["switches"].max() == 0
     T = float((df["regret"] / df["regret_per_round"]).dropna().median())
     best = df.groupby("dataset")["best_loss"].mean().to_dict()
-
-    def regret(r):   # † marks a private learner that switched at no seed
-        frozen = r["learner"] != "hedge" and bool(still.loc[(r["dataset"], r["learner"], r["eps"])])
-        return fmt_ci_of(r, "regret_per_round", 4) + (" †" if frozen else "")
-
-    def ratio(r):
-        return fmt_ci(r["ratio"], r["ratio_lo"], r["ratio_hi"], 2)
-
+    s = s.join(still.rename("frozen"), on=["dataset", "learner", "eps"])   # the [columns] mark a private one †
     comp = comparisons(df)
-    v, by = verdicts(comp), {x: comp[comp["experiment"] == x] for x in (BEST, TREE)}
-    tables = [f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n" + _by_eps(g, "learner", regret)
+    v, by = verdicts(comp), {k: S.table(k, comp[comp["experiment"] == x]) for k, x in (("tree", TREE), ("best", BEST))}
+    tables = [f"### {ds} (best expert's loss per round {best[ds] / T:.3f})\n\n" + S.table("regret", g)
               for ds, g in s.groupby("dataset")]
     return {BLOCKS[0]: S.render(BLOCKS[0], S=int(df.groupby(["dataset", "learner", "eps"])["seed"].nunique().min()),
                                 tables="\n\n".join(tables)),
-            BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, tree=_by_eps(by[TREE], "dataset", ratio),
-                                best=_by_eps(by[BEST], "dataset",
-                                             lambda r: f"{r['base_label']}; {r['other_label']} " + ratio(r))),
+            BLOCKS[1]: S.render(BLOCKS[1], n_boot=N_BOOT, **by),
             BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), tally=tally(v), n_boot=N_BOOT, table=S.table("verdicts", v))}
 
 

@@ -16,8 +16,9 @@ from ..core import seed_keys
 from ..experts import lower_bound_thm5, thm1_bound, thm2_bound
 from ..experts.realizable_setups import realizable_point, run_realizable_point
 from .analysis import fit_spans, grid_union, verdict_table
-from .claims import judge_curve, judge_lower_bound, tally, theory_curves
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .claims import judge_curve, judge_lower_bound, tally
+from .framework import Study, fit_slopes, summarize
+from .plots import plot_figures
 from .specs import StudySpec
 
 S = StudySpec("realizable-experts", __name__)
@@ -71,17 +72,9 @@ def _analyze(df):
 
 def _plot(df, outdir: pathlib.Path, cfg):
     """R1–R6's figures (``figures`` of the TOML): each experiment's curves beside the theorems' bounds (constants 1)."""
-    df, paths = df.assign(lab=df["learner"] + np.where(df["delta"] > 0, " (eps,delta)", " pure")), []
     names = dict(cfg, thm1_bound=thm1_bound, thm2_bound=thm2_bound, lower_bound_thm5=lower_bound_thm5)
-    for f in S.data["figures"]:
-        for a in sorted(df.loc[df["exp"] == "vsT", "adversary"].unique()) if "{adversary}" in f["name"] else [""]:
-            sub = df[df["exp"] == f["exp"]]
-            if len(sub := sub.query(f["rows"].format(adversary=a)) if f.get("rows") else sub):
-                s = summarize(sub, [f["hue"], f["x"]], [f["y"]])
-                paths.append(plot_curves(s, f["x"], f["y"], outdir / f"{f['name'].format(adversary=a)}.png",
-                                         hue=f["hue"], theory=theory_curves(f["theory"], dict(names, s=s)),
-                                         title=f["title"].format(adversary=a, **cfg)))
-    return paths
+    return plot_figures(df.assign(lab=df["learner"] + np.where(df["delta"] > 0, " (eps,delta)", " pure")), outdir,
+                        S.data["figures"], names)
 
 
 @S.register

@@ -16,7 +16,8 @@ from ..experts.realizable_setups import realizable_adversary, realizable_constan
 from ..oco.realizable import thm4_dp_ftrl
 from .analysis import experiment_fits, fit_spans, grid_union, ratio_to_base, verdict_table
 from .claims import judge_fits, tally
-from .framework import Study, fit_slopes, plot_curves, summarize
+from .framework import Study, fit_slopes, summarize
+from .plots import plot_figures
 from .specs import StudySpec
 
 S = StudySpec("realizable-findings", __name__)
@@ -54,16 +55,9 @@ def _fit_table(df, n_boot: int = 500):
 
 
 def _plot(df, outdir: pathlib.Path):
-    paths, df = [], df.assign(curve=df["learner"] + " / " + df["mode"] + " / L*=" + df["Lstar"].map("{:g}".format))
-    half = {"T/2 (linear; never switches)": lambda T: T / 2.0}
-    for exp, x, hue in (("potential", "T", "learner"), ("binary_tree", "T", "mode"), ("oco", "d", "learner"),
-                        ("adaptive", "T", "curve")):
-        if len(sub := df[df["exp"] == exp]):
-            s = summarize(sub, [hue, x], ["regret"])
-            d13 = {"d^(1/3)": lambda d: float(s["regret_mean"].min()) * (d / float(s["d"].min())) ** (1 / 3)}
-            paths.append(plot_curves(s, x, "regret", outdir / f"{exp}.png", hue=hue, title=f"REAL findings: {exp}",
-                                     theory={"oco": d13, "potential": half, "adaptive": half}.get(exp)))
-    return paths
+    """The TOML's ``figures``: each experiment's mean regret per curve, beside its theory curve."""
+    df = df.assign(curve=df["learner"] + " / " + df["mode"] + " / L*=" + df["Lstar"].map("{:g}".format))
+    return plot_figures(df, outdir, S.data["figures"], {})
 
 
 @S.register

@@ -7,37 +7,24 @@ Spec, grids and claims (R7: DP-FTRL, REAL Thm 4; R8: the grid-net learners, REAL
 from __future__ import annotations
 
 import functools
-import json
 import pathlib
 
 import numpy as np
 
 from ..core import seed_keys
 from ..oco.realizable import (
-    planned_net_bound, potential_oco_logphi_errors, realizable_dp_ftrl, realizable_dp_ftrl_bound, realizable_oco_point,
-    run_realizable_oco,
+    planned_net_bound, potential_oco_logphi_errors, realizable_dp_ftrl_bound, realizable_oco_point, run_realizable_oco,
 )
 from .analysis import grid_union, verdict_table
 from .claims import judge_curve, tally, theory_curves
-from .framework import Study, fit_slopes, plot_curves, plot_panels, summarize
-from .specs import StudySpec
+from .framework import Study, fit_slopes, plot_curves, summarize
+from .plots import plot_figures
+from .specs import StudySpec, kept_manifest
 
 S = StudySpec("realizable-oco", __name__)
 DEFAULTS, DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.defaults, S.doc_page, S.results, S.blocks, S.claims   # (part, setting)
 BLOCK, BOUNDS_BLOCK = BLOCKS
 BETA, YLABEL = 1.0, "regret (mean, 95% CI)"
-#: the known log factor of each R7 rate, divided out before the "log-corrected" fit (the TOML's ``log_factor``)
-LOG_FACTOR = theory_curves(S.data["log_factor"], {})
-
-
-def _ftrl_params(cfg, env, T, d, eps):
-    return realizable_dp_ftrl(env, T=T, d=d, eps=eps, delta=cfg["delta"], mode=cfg["mode"], D=cfg["D"],
-                              lam_rule=cfg["lam_rule"], beta=BETA)
-
-
-def _r7_theory(T, d, eps, cfg, env):
-    """:func:`~jaxdp.oco.realizable.realizable_dp_ftrl_bound` at the run's δ, ``D`` and :data:`BETA`."""
-    return realizable_dp_ftrl_bound(env, T, d, eps, cfg["delta"], cfg["D"], BETA)
 
 
 @S.register
@@ -73,8 +60,8 @@ def build(cfg: dict) -> Study:
                                             resample="joint")
                     setting = " d=".join(map(str, key))       # the env (R7), "<learner> d=<d>" (R8)
                     rows.append(fit().assign(sweep=f["x"], setting=setting, theory_slope=f["theory"].get(setting, 0.0)))
-                    if part == "R7-T":                       # also with the rate's known log factor divided out
-                        lc = fit(log_correction=LOG_FACTOR[setting])
+                    if part == "R7-T":      # also with the rate's known log factor (the TOML's log_factor) divided out
+                        lc = fit(log_correction=theory_curves(S.data["log_factor"], {})[setting])
                         rows[-1] = rows[-1].assign(slope_log_corrected=lc["slope"], slope_lc_lo=lc["slope_lo"],
                                                    slope_lc_hi=lc["slope_hi"])
         cols = ["sweep", "setting", "slope", "slope_lo", "slope_hi", "theory_slope", "slope_log_corrected",
@@ -101,25 +88,15 @@ def build(cfg: dict) -> Study:
         return tables
 
     def plot(df, outdir: pathlib.Path):
-        paths, summ, ylabel = [], summarize(df, ["part", "learner", "env", "d", "eps", "T"], ["regret"]), YLABEL
-        names = dict(cfg, bound=lambda env, T, d, e: _r7_theory(T, d, e, cfg, env))
-        for part, f in S.data["figures"].items():      # R7: DP-FTRL's bound beside each sweep
-            s, path = summ[summ["part"] == part], outdir / f"r7_regret_vs_{f['x']}.png"
-            if part == "R7-T" and len(s):               # one panel per instance
-                paths.append(plot_panels(s, "env", "T", "regret", path, width=5.0, ylabel=ylabel,
-                                         theory=lambda env, sub: theory_curves(f["theory"][env], names),
-                                         title=lambda env: f["title"].format(env=env, **cfg)))
-            elif part != "R7-T" and s[f["x"]].nunique() >= 2:
-                paths.append(pathlib.Path(plot_curves(s, f["x"], "regret", path=path, ylabel=ylabel,
-                                                      theory=theory_curves(f["theory"], names),
-                                                      title=f["title"].format(**cfg))))
-        se = summ[summ["part"] == "R8"]
-        if len(se):
+        names = dict(cfg, beta=BETA, bound=realizable_dp_ftrl_bound)
+        paths = plot_figures(df, outdir, S.data["figures"], names)      # R7: DP-FTRL's bound beside each sweep
+        if (df["part"] == "R8").any():
+            se = summarize(df[df["part"] == "R8"], ["part", "learner", "env", "d", "eps", "T"], ["regret"])
             th8 = {f"{n} d={dd}: {kind}": (lambda T, b=b: np.full_like(np.asarray(T, float), b))
                    for n, dd, b, kind in _r8_bounds(cfg, se)}
             paths.append(pathlib.Path(plot_curves(
                 se.assign(algo=se["learner"] + " d=" + se["d"].astype(str)), "T", "regret", hue="algo", theory=th8,
-                path=outdir / "r8_regret_vs_T.png", ylabel=ylabel,
+                path=outdir / "r8_regret_vs_T.png", ylabel=YLABEL,
                 title=f"R8 realizable DP-OCO over a grid net (eps={float(cfg['r8_eps'])}, {cfg['r8_mode']} mode)")))
         return paths
 
@@ -144,8 +121,9 @@ def verdicts(summary, cfg: dict):
     import pandas as pd
 
     b = summary.copy()
-    b["bound"] = [_r7_theory(r.T, r.d, r.eps, cfg, r.env) if r.learner == "dp_ftrl" else
-                  _r8_bound(r.learner, cfg, int(r.T), int(r.d))[0] for r in b.itertuples(index=False)]
+    b["bound"] = [realizable_dp_ftrl_bound(r.env, r.T, r.d, r.eps, cfg["delta"], cfg["D"], BETA)
+                  if r.learner == "dp_ftrl" else _r8_bound(r.learner, cfg, int(r.T), int(r.d))[0]
+                  for r in b.itertuples(index=False)]
     rows = []
     for part, f in S.data["fits"].items():         # the sweeps: one per curve of the slope fits
         for key, g in b[b["part"] == part].groupby(f["by"]):
@@ -161,7 +139,7 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     d = pathlib.Path(results_dir) if results_dir is not None else RESULTS
-    cfg = {**DEFAULTS, **json.loads((d / "manifest.json").read_text())["config"]}
+    cfg = {**DEFAULTS, **kept_manifest(d)["config"]}
     v = verdicts(pd.read_csv(d / "summary.csv"), cfg)
     tol = max(c.tolerance for c in CLAIMS.values())
     return {BLOCK: S.render(BLOCK, generated=S.generated("results/realizable-oco/summary.csv"), rows=len(v),

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from _helpers import anchor_exists, assert_page_current, miss_links_resolve, the_row, verdict_rows
+from jaxdp.oco import figure1_oco_exponent
 from jaxdp.studies import lazy_figure1ab as m
 from jaxdp.studies.analysis import read_generated
 from jaxdp.studies.claims import VERDICTS
@@ -108,8 +109,8 @@ def test_claims_are_data():
     # each cell's claimed exponent is Figure 1's at its alpha (the library's, tested in tests/oco)
     assert set(m.CLAIMS) == {f"{l}_{p}" for l in ("l2p_rmw", "dp_ftrl", "nonprivate") for p in "ab"} | {
         "l2p_rmw_nonsmooth"}
-    assert m.theory_slope("dp_ftrl", "b", 0.3) == pytest.approx(7 / 12 + 0.15)
-    assert m.theory_slope("l2p_rmw", "a", 0.5) == pytest.approx(2 / 3)
+    assert figure1_oco_exponent("dp_ftrl", "b", 0.3) == pytest.approx(7 / 12 + 0.15)
+    assert figure1_oco_exponent("l2p_rmw", "a", 0.5) == pytest.approx(2 / 3)
     assert "any convex Lipschitz loss" in m.CLAIMS["l2p_rmw_nonsmooth"].text
 
 
@@ -118,7 +119,7 @@ def test_verdicts_follow_the_claims():
 
     def cell(learner, adversary, alpha, lo, hi, x_min=Ts[1]):
         return dict(learner=learner, adversary=adversary, panel="a", alpha=alpha, slope=(lo + hi) / 2, slope_lo=lo,
-                    slope_hi=hi, x_min=x_min, x_max=Ts[-1], theory_slope=m.theory_slope(learner, "a", alpha))
+                    slope_hi=hi, x_min=x_min, x_max=Ts[-1], theory_slope=figure1_oco_exponent(learner, "a", alpha))
 
     slopes = pd.DataFrame([cell("l2p_rmw", "biased", 0.5, 0.95, 1.02),         # above 2/3: misses
                            cell("nonprivate", "biased", 0.1, 0.44, 0.45),      # below 1/2: holds

@@ -146,6 +146,35 @@ def test_plot_panels_same_style_per_hue_in_every_panel(tmp_path, captured):
     assert figure_problems(fig) == []
 
 
+def test_plot_figures_draws_each_declared_figure(tmp_path, captured):
+    """A figure declared as data: one per ``each`` value (its rows only, its name and title filled), a panel per
+    ``panel`` value with that panel's theory, and none where fewer than ``min_x`` abscissae; the theory curves are
+    the declared expressions in ``x`` and the names."""
+    from jaxdp.studies.plots import plot_figures
+
+    df = pd.DataFrame([{"exp": e, "adv": a, "h": h, "x": x, "y": c * x, "seed": s}
+                       for e, c in (("A", 1.0), ("B", 2.0)) for a in ("p", "q") for h in ("u", "v")
+                       for x in (1.0, 2.0, 4.0) for s in (0, 1)])
+    figures = [{"name": "A_{adv}", "rows": "exp == 'A'", "each": "adv", "hue": "h", "x": "x", "y": "y",
+                "title": "A {adv} c={c}", "theory": {"c x": "c * x"}},
+               {"name": "B", "rows": "exp == 'B'", "panel": "adv", "x": "x", "y": "y", "title": "B {adv}",
+                "theory": {"p": {"2x": "2 * x"}, "q": {"3x": "3 * x"}}},
+               {"name": "none", "rows": "x > 3", "min_x": 2, "x": "x", "y": "y"}]
+    paths = plot_figures(df, tmp_path, figures, {"c": 1.0})
+    assert [p.name for p in paths] == ["A_p.png", "A_q.png", "B.png"] and len(captured) == 3
+    fig = captured[0][1]
+    (ax,) = fig.axes
+    assert ax.get_title() == "A p c=1.0"
+    th = [ln for ln in ax.lines if ln.get_label() == "theory: c x"]
+    assert len(th) == 1 and np.allclose(th[0].get_ydata(), th[0].get_xdata())
+    assert [ax.get_title() for ax in captured[2][1].axes] == ["B p", "B q"]
+    for ax, c in zip(captured[2][1].axes, (2.0, 3.0)):
+        (t,) = [ln for ln in ax.lines if "theory" in ln.get_label()]
+        assert np.allclose(t.get_ydata(), c * np.asarray(t.get_xdata()))
+        assert np.allclose(ax.lines[0].get_ydata(), 2.0 * np.asarray(ax.lines[0].get_xdata()))
+    assert all(figure_problems(f) == [] for _, f in captured)
+
+
 def test_plot_bars_beside_curves_draws_every_bar_and_mark(tmp_path, captured):
     """The bar panel has one bar per group and category at the given heights, the marks over each group's bars
     as one legend entry, and the curve panel the curves; one legend for the figure."""

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from _helpers import assert_page_current, miss_links_resolve, the_row, verdict_rows
+from jaxdp.oco.realizable import realizable_dp_ftrl_bound
 from jaxdp.studies import realizable_oco as R
 from jaxdp.studies.analysis import read_generated
 from jaxdp.studies.claims import VERDICTS
@@ -63,7 +64,8 @@ def _synthetic(ratio: dict, halfwidth: float = 0.01) -> pd.DataFrame:
     """A summary with the kept run's points whose mean regret is ``ratio[(part, setting)]`` times its bound."""
     cfg = {**R.DEFAULTS, **json.loads((R.RESULTS / "manifest.json").read_text())["config"]}
     s = pd.read_csv(R.RESULTS / "summary.csv")
-    s["bound"] = [R._r7_theory(r.T, r.d, r.eps, cfg, r.env) if r.learner == "dp_ftrl" else
+    s["bound"] = [realizable_dp_ftrl_bound(r.env, r.T, r.d, r.eps, cfg["delta"], cfg["D"], R.BETA)
+                  if r.learner == "dp_ftrl" else
                   R._r8_bound(r.learner, cfg, int(r.T), int(r.d))[0] for r in s.itertuples(index=False)]
     k = np.array([ratio.get((p, e if p != "R8" else f"{ln} d={d}"), 0.5)
                   for p, e, ln, d in zip(s["part"], s["env"], s["learner"], s["d"])])

@@ -18,6 +18,18 @@ def test_table_cells_are_f_strings_on_the_rows():
     assert S.table("h", [["a"]], T=4) == "| T = 4 |\n|---|\n| a |"
 
 
+def test_table_column_per_value():
+    """A ``per`` column is one column per sorted value of its data column; rows are the other columns' distinct
+    cells in order of first appearance, a missing cell is empty; without ``per`` no rows merge."""
+    S = StudySpec("lazy-batching", "jaxdp.studies.lazy_batching")
+    S.data["columns"]["p"] = [["name", "{k}"], {"per": "eps", "header": "ε = {eps:g}", "cell": "{num(v, 2)}"}]
+    df = pd.DataFrame({"k": ["b", "b", "a", "a", "b"], "eps": [3.0, 0.5, 0.5, 3.0, 10.0], "v": [1, 2, 3, 4, 5]})
+    assert S.table("p", df) == ("| name | ε = 0.5 | ε = 3 | ε = 10 |\n|---|---|---|---|\n"
+                                "| b | 2.00 | 1.00 | 5.00 |\n| a | 3.00 | 4.00 |  |")
+    S.data["columns"]["q"] = [["name", "{k}"]]
+    assert S.table("q", df).count("| b |") == 3
+
+
 def test_study_takes_the_declarations_of_its_spec():
     from jaxdp.studies import hedge_baseline as H
     from jaxdp.studies.config import resolve_config

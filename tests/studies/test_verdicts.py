@@ -90,7 +90,7 @@ def test_mf_ftrl_ratio_block_is_generated_from_kept_run():
     from jaxdp.studies import mf_ftrl
 
     ratios = pd.read_csv(ROOT / "results" / "mf-ftrl" / "ratios.csv")
-    assert read_generated(mf_ftrl.DOC_PAGE, mf_ftrl.RATIO_BLOCK) == mf_ftrl.ratio_table(ratios)
+    assert read_generated(mf_ftrl.DOC_PAGE, mf_ftrl.RATIO_BLOCK) == mf_ftrl.page_blocks()[mf_ftrl.RATIO_BLOCK]
     assert ((ratios["ratio_lo"] <= ratios["ratio"]) & (ratios["ratio"] <= ratios["ratio_hi"])).all()
 
 

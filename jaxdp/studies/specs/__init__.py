@@ -163,18 +163,42 @@ class StudySpec:
         Each column is a header, or a pair ``[header, cell]`` whose cell is an f-string evaluated on each row of a
         data frame: the row's columns (``row["..."]`` for a name that is no identifier), ``values`` and the page's
         formats ``num(v, digits=3)``, ``ci(stem, digits=3)`` (``stem`` or ``stem_mean`` with ``stem_lo`` and
-        ``stem_hi``), ``pow2(T)``.
+        ``stem_hi``), ``pow2(T)``. One column ``{per = <column>, header = ..., cell = ...}`` is one column per sorted
+        value ``v`` of the data frame's ``<column>`` (its header sees ``<column> = v``), or per value of ``values``
+        (a list, in its order) headed by ``headers`` (a list as long): the table's rows are then the distinct tuples
+        of the other columns' cells, in order of first appearance, and a cell with no row of its value reads
+        ``empty`` (default nothing). So a table has one column per ε of a run, whatever the run's ε.
 
         Args:
             name: the key of the columns under ``[columns]``.
             rows: the rows, one list of cell strings each, or the data frame the cells are evaluated on.
             **values: the ``{fields}`` of the headers, also seen by the cells.
         """
-        cols = [c if isinstance(c, list) else [c, None] for c in self.data["columns"][name]]
-        if not isinstance(rows, (list, tuple)):
-            rows = [[eval("f" + repr(cell), {**_CELLS, **values, **r, "row": r, "ci": functools.partial(fmt_ci_of, r)})
-                     for _, cell in cols] for r in rows.to_dict("records")]
-        return markdown_table([h.format_map(values) if values else h for h, _ in cols], rows)
+        cols = [c if isinstance(c, (list, dict)) else [c, None] for c in self.data["columns"][name]]
+
+        def head(h: str, **at: Any) -> str:
+            return h.format_map({**values, **at}) if values or at else h
+
+        if isinstance(rows, (list, tuple)):
+            return markdown_table([head(h) for h, _ in cols], rows)
+        recs = rows.to_dict("records")
+        spread = next((c for c in cols if isinstance(c, dict)), None)
+        if spread is None:
+            return markdown_table([head(h) for h, _ in cols],
+                                  [[fstring(cell, r, **values) for _, cell in cols] for r in recs])
+        per, empty = spread["per"], spread.get("empty", "")
+        vals = list(spread.get("values") or sorted({r[per] for r in recs}))
+        heads = spread.get("headers") or [head(spread["header"], **{per: v}) for v in vals]
+        out: dict = {}   # {the other columns' cells: {value: cell}}
+        for r in recs:
+            key = tuple(fstring(c[1], r, **values) for c in cols if isinstance(c, list))
+            out.setdefault(key, {})[r[per]] = fstring(spread["cell"], r, **values)
+        table = []
+        for key, got in out.items():
+            fixed = iter(key)
+            table.append([x for c in cols
+                          for x in ([got.get(v, empty) for v in vals] if c is spread else [next(fixed)])])
+        return markdown_table([x for c in cols for x in (heads if c is spread else [head(c[0])])], table)
 
     def publish(self, blocks: Mapping[str, str]) -> list:
         """Write the generated blocks into every page of :attr:`pages`; returns the names of those that changed."""
