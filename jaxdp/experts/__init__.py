@@ -51,6 +51,9 @@ from ._common import params_from_plan
 from .adaptive import (
     SwitchWatcherParams, adaptive_lazy_epochs, punish_last_action, switch_watcher, switch_watcher_params,
 )
+from .adaptive_setups import (
+    ADAPTIVE_EXPERTS_ADVERSARIES, ADAPTIVE_EXPERTS_LEARNERS, adaptive_experts_adversary, adaptive_experts_learner,
+)
 from . import audits  # noqa: F401  (registers the audits)
 
 __all__ = [
@@ -78,6 +81,7 @@ __all__ = [
     "sparse_vector_ledger", "potential_ledger", "potential_settings",
     "thm1_bound", "thm2_bound", "thm6_bound", "lower_bound_thm5",
     "punish_last_action", "SwitchWatcherParams", "switch_watcher_params", "switch_watcher", "adaptive_lazy_epochs",
+    "ADAPTIVE_EXPERTS_LEARNERS", "ADAPTIVE_EXPERTS_ADVERSARIES", "adaptive_experts_learner", "adaptive_experts_adversary",
 ]
 
 

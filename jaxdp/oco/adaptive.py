@@ -15,11 +15,13 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..core.types import AdaptiveAdversary, fdt
 from ..core.validation import check_positive, check_positive_int, params_type_check
 
-__all__ = ["TowardIterateParams", "toward_iterate_params", "toward_last_iterate"]
+__all__ = ["TowardIterateParams", "toward_iterate_params", "toward_last_iterate", "ADAPTIVE_OCO_LEARNERS",
+           "ADAPTIVE_OCO_ADVERSARIES", "adaptive_oco_learner", "adaptive_oco_adversary"]
 
 
 class TowardIterateParams(NamedTuple):
@@ -82,3 +84,75 @@ def toward_last_iterate(d: int) -> AdaptiveAdversary:
     loss.host_check = params_type_check(  # type: ignore[attr-defined]
         "toward_last_iterate", TowardIterateParams, "toward_iterate_params(L)")
     return AdaptiveAdversary(init=init, loss=loss, observe=observe)
+
+
+ADAPTIVE_OCO_LEARNERS = ("dp_ftrl", "l2p_rmw")
+ADAPTIVE_OCO_ADVERSARIES = ("linear", "toward_last")
+
+
+def adaptive_oco_learner(name: str, d: int, T: int, eps: float, delta: float) -> tuple:
+    """An OCO learner on the unit ball with linear losses, tuned for horizon ``T``, and its oblivious regret bound
+    (the ``adaptive-regret`` study's OCO rows; the experts rows: :func:`jaxdp.experts.adaptive_experts_learner`).
+
+    ``dp_ftrl``: the registry's ``jaxdp compare`` built-in (DP-FTRL, general setting) with the bound
+    ``dp_ftrl_regret_bound(t, d, ε, δ, 1, 2, 0, "general")``; ``l2p_rmw``: the certified plan of LAZY's DP-OCO
+    (``L = 1``, ``D = 2``) with ``l2p_rmw_regret_bound`` at its parameters. Each bound is an order with constants 1
+    and does not depend on ``L*``.
+
+    Args:
+        name: one of :data:`ADAPTIVE_OCO_LEARNERS`.
+        d: the dimension.
+        T: the horizon the learner is tuned for.
+        eps, delta: the privacy target.
+
+    Returns:
+        ``(learner, params, bound)`` with ``bound(t, L*) -> array`` (one value per entry of ``L*``).
+
+    Raises:
+        ValueError: an unknown ``name``, or a missing built-in.
+    """
+    from ..registry import get_learner
+    from .dp_ftrl import dp_ftrl_regret_bound
+    from .l2p_rmw import l2p_rmw_from_plan, l2p_rmw_regret_bound, plan_l2p_rmw
+    from .problems import linear_problem
+
+    if name not in ADAPTIVE_OCO_LEARNERS:
+        raise ValueError(f"name must be one of {', '.join(ADAPTIVE_OCO_LEARNERS)}, got {name!r}")
+    if name == "dp_ftrl":
+        how = get_learner("dp_ftrl").compare
+        if how is None:
+            raise ValueError("learner 'dp_ftrl' is no compare built-in")
+        L, p, _ = how.make(d, T, T, eps, delta, linear_problem(d, 1.0))
+        return L, p, lambda t, Ls: np.full(np.shape(Ls), float(
+            dp_ftrl_regret_bound(t, d, eps, delta, 1.0, 2.0, 0.0, setting="general")))
+    plan = plan_l2p_rmw(eps=eps, delta=delta, T=T, d=d, mode="certified", L=1.0, D=2.0)
+    (L, p), q = l2p_rmw_from_plan(plan, d), plan.params
+    return L, p, lambda t, Ls: np.full(np.shape(Ls), float(
+        l2p_rmw_regret_bound(t, d, q["beta"], q["lam"], 1.0, 2.0, q["B"], q["eta_div"])))
+
+
+def adaptive_oco_adversary(name: str, d: int, bias: float = 0.2) -> tuple:
+    """An OCO adversary of the ``adaptive-regret`` study by name, with its parameters and problem.
+
+    ``linear``: oblivious biased linear losses (:func:`jaxdp.oco.adv_linear_oco`, ``"biased"``, scale 1, ``bias``);
+    ``toward_last``: :func:`toward_last_iterate` (scale 1). Both on the unit ball's linear problem.
+
+    Args:
+        name: one of :data:`ADAPTIVE_OCO_ADVERSARIES`.
+        d: the dimension.
+        bias: the oblivious losses' bias.
+
+    Returns:
+        ``(adversary, adv_params, problem)``.
+
+    Raises:
+        ValueError: an unknown ``name``.
+    """
+    from .adversaries import adv_linear_oco, linear_oco_params
+    from .problems import linear_problem
+
+    if name not in ADAPTIVE_OCO_ADVERSARIES:
+        raise ValueError(f"name must be one of {', '.join(ADAPTIVE_OCO_ADVERSARIES)}, got {name!r}")
+    adv = (adv_linear_oco(d), linear_oco_params("biased", 1.0, float(bias))) if name == "linear" else \
+        (toward_last_iterate(d), toward_iterate_params(1.0))
+    return adv + (linear_problem(d, 1.0),)

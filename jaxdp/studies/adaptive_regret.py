@@ -24,77 +24,24 @@ BY, N_BOOT, OCO = ["learner", "adversary"], 1000, ("dp_ftrl", "l2p_rmw")
 ADAPTIVE = {"punish_last", "switch_watcher", "adaptive_epochs", "toward_last"}
 
 
-# study learner -> registry name whose ``compare`` built-in it runs (at T_max = T; tree_ftrl's noise follows delta)
-BUILTIN = {"hedge": "hedge", "l2p_mw": "l2p_mw", "sparse_vector": "sparse_vector", "potential": "potential",
-           "dp_ftrl": "dp_ftrl", "tree_ftrl_laplace": "tree_ftrl", "tree_ftrl_gaussian": "tree_ftrl"}
-
-
 def _learner(name: str, d: int, T: int, eps: float, delta: float):
-    """``(learner, params, bound)`` tuned for horizon ``T``: the registry's ``jaxdp compare`` built-in where there is
-    one, else the learner's planner; ``bound(t, best_loss) -> array``: the library's oblivious bound after ``t <= T``
-    rounds with these parameters (``None``: the library has none)."""
-    from .. import experts as X
-    from ..oco.dp_ftrl import dp_ftrl_regret_bound
-    from ..oco.l2p_rmw import l2p_rmw_from_plan, l2p_rmw_regret_bound, plan_l2p_rmw
-    from ..registry import get_learner
+    """``(learner, params, bound)`` tuned for horizon ``T``, with the library's oblivious bound
+    (:func:`jaxdp.experts.adaptive_experts_learner`, :func:`jaxdp.oco.adaptive.adaptive_oco_learner`)."""
+    from ..experts.adaptive_setups import adaptive_experts_learner
+    from ..oco.adaptive import adaptive_oco_learner
 
-    if name == "tree_ftrl_laplace":
-        delta = 0.0
-    if name in BUILTIN:
-        how = get_learner(BUILTIN[name]).compare
-        if how is None:
-            raise ValueError(f"learner {BUILTIN[name]!r} is no compare built-in")
-        L, p, _ = how.make(d, T, T, eps, delta, _problem(d) if name == "dp_ftrl" else None)
-    elif name in ("dartboard", "ftpl"):
-        eta = X.ftpl_eta(d, T, "exponential") if name == "ftpl" else X.hedge_eta(d, T)
-        L, p = (X.ftpl if name == "ftpl" else X.shrinking_dartboard)(d), X.HedgeParams(eta=np.float32(eta))
-    elif name == "adaptive_sv":
-        plan = X.plan_adaptive_sparse_vector_experts(eps=eps, T=T, d=d, mode="certified", test_sign="flipped")
-        L, p = X.adaptive_sparse_vector_experts(d), X.params_from_plan(plan)
-    elif name == "binary_tree":
-        L, p = get_learner("binary_tree").learner_from_plan(
-            X.plan_binary_tree_experts(eps=eps, T=T, d=d, mode="certified"), d)
-    elif name == "l2p_rmw":
-        plan = plan_l2p_rmw(eps=eps, delta=delta, T=T, d=d, mode="certified", L=1.0, D=2.0)
-        (L, p), q = l2p_rmw_from_plan(plan, d), plan.params
-    else:
-        raise ValueError(f"unknown learner {name!r}")
-    one = {"hedge": lambda t: X.hedge_regret_bound(d, t, X.hedge_eta(d, T)),
-           "dartboard": lambda t: X.hedge_regret_bound(d, t, X.hedge_eta(d, T)),
-           "ftpl": lambda t: X.ftpl_regret_bound(d, t, X.ftpl_eta(d, T, "exponential")),
-           "l2p_mw": lambda t: X.l2p_mw_regret_bound(d, t, float(p.eta), float(p.B)),
-           "dp_ftrl": lambda t: dp_ftrl_regret_bound(t, d, eps, delta, 1.0, 2.0, 0.0, setting="general"),
-           "l2p_rmw": lambda t: l2p_rmw_regret_bound(t, d, q["beta"], q["lam"], 1.0, 2.0, q["B"], q["eta_div"])}
-    by_L = {"sparse_vector": lambda t, Ls: X.thm1_bound(d, t, eps, 0.1, delta, np.asarray(Ls, float)),
-            "adaptive_sv": lambda t, Ls: X.thm2_bound(d, t, eps, 0.1, np.asarray(Ls, float)),
-            # REAL Thms 6-7 hold for L* = 0 only
-            "potential": lambda t, Ls: np.where(np.asarray(Ls) == 0, X.thm6_bound(d, t, eps, delta), np.nan)}
-    if name in one:
-        return L, p, lambda t, Ls: np.full(np.shape(Ls), float(one[name](t)))
-    return L, p, by_L.get(name)
-
-
-def _problem(d: int):
-    from ..oco import linear_problem
-
-    return linear_problem(d, 1.0)
+    return (adaptive_oco_learner if name in OCO else adaptive_experts_learner)(name, d, T, eps, delta)
 
 
 def _adversary(name: str, d: int, T: int, cfg: dict):
-    """``(adversary, adv_params, problem)``; the epochs use ``epoch_len`` rounds (LAZY Thm 4.2's construction)."""
-    import jax.numpy as jnp
+    """``(adversary, adv_params, problem)`` by name (the library's setups)."""
+    from ..experts import experts_problem
+    from ..experts.adaptive_setups import adaptive_experts_adversary
+    from ..oco.adaptive import ADAPTIVE_OCO_ADVERSARIES, adaptive_oco_adversary
 
-    from .. import experts as X
-    from ..oco import adaptive as OA, adv_linear_oco, linear_oco_params
-
-    ep = X.LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(1.0), epoch_len=jnp.int32(cfg["epoch_len"]))
-    made = {"epochs": lambda: (X.adv_lazy_epochs(d), ep),
-            "adaptive_epochs": lambda: (X.adaptive_lazy_epochs(d), ep),
-            "punish_last": lambda: (X.punish_last_action(d), None),
-            "switch_watcher": lambda: (X.switch_watcher(d), X.switch_watcher_params(int(cfg["patience"]))),
-            "linear": lambda: (adv_linear_oco(d), linear_oco_params("biased", 1.0, float(cfg["bias"]))),
-            "toward_last": lambda: (OA.toward_last_iterate(d), OA.toward_iterate_params(1.0))}[name]()
-    return made + ((_problem(d) if name in ("linear", "toward_last") else X.experts_problem()),)
+    if name in ADAPTIVE_OCO_ADVERSARIES:
+        return adaptive_oco_adversary(name, d, float(cfg["bias"]))
+    return adaptive_experts_adversary(name, d, T, int(cfg["epoch_len"]), int(cfg["patience"])) + (experts_problem(),)
 
 
 def points(cfg: dict) -> list:
