@@ -22,9 +22,10 @@ from ..bandits.instances import (
     instance_adversary, instance_means, is_trivial_cap, learner_setup, stack_params, theory_value,
 )
 from ..core import seed_keys, simulate
-from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, upper_half, verdict_table
+from .analysis import _pow2, upper_half, verdict_table
 from .claims import judge_curve, tally, untested_row
-from .framework import Study, fit_slopes, plot_panels, summarize
+from .framework import Study, fit_slopes, summarize
+from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
 
 S = StudySpec("bandits", __name__)
@@ -101,12 +102,9 @@ def build(cfg: dict) -> Study:
         summ["regret/theory"] = summ["regret_mean"] / summ["theory"]
         return {"slopes": _fits(df, summ), "summary": summ}
 
-    def plot(df, outdir: pathlib.Path):   # one panel per learner; regret can be negative on `switch`: linear y
-        summ = summarize(df.assign(eps=df["eps"].astype(float)), KEYS, ["regret"], n_boot=200)
-        return [plot_panels(s.assign(learner=s["learner"].map(LABELS)), "learner", x, "regret",
-                            outdir / f"regret_vs_{x}{'_' + i if x == 'T' else ''}.png", width=3.4, logy=i != "switch",
-                            ylabel="pseudo-regret (mean, 95% CI)", title=lambda v, i=i, x=x: f"{v} ({i}), {x} sweep")
-                for (x, i), s in summ.groupby(["sweep", "instance"], sort=False)]
+    def plot(df, outdir: pathlib.Path):   # the TOML's figures: one panel per learner
+        return plot_figures(df, outdir, S.data["figures"], cfg, summary=lambda d, keys, y: summarize(
+            d.assign(learner=d["learner"].map(LABELS)), keys, y, n_boot=200))
 
     return S.study(cfg, points=_points(cfg), run=run, check_point=check_point, analyze=analyze, plot=plot,
                    description=__doc__.strip().splitlines()[0])
@@ -196,14 +194,11 @@ def _t_table(fits, summ, flat, T_max: int) -> tuple:
     return S.table("T_sweep", t.assign(learner=t["learner"].map(LABELS), note=notes), T_max=T_max), len(t)
 
 
-def _sweep_table(sl, summ, x: str, note) -> str:
-    """The ``x`` sweep's table: every learner's mean regret at each ``x``, its slope, the bound's and a note."""
-    xs, rows = sorted(summ.loc[summ["sweep"] == x, x].unique()), []
-    for r in _by_rank(sl, "learner").itertuples(index=False):
-        g = summ[(summ["sweep"] == x) & (summ["learner"] == r.learner)].set_index(x)
-        rows.append([LABELS[r.learner], *[f"{g.at[v, 'regret_mean']:,.0f}" if v in g.index else "—" for v in xs],
-                     fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(r.theory_slope), note(r.learner)])
-    return markdown_table(["learner", *[_x_label(x, v) for v in xs], "slope [95% CI]", "slope of the bound", "note"], rows)
+def _sweep_table(fits, summ, x: str, note) -> str:
+    """The ``x`` sweep's table (``[columns].<x>_sweep``): every learner's mean regret at each ``x``, its slope, the
+    bound's and a note."""
+    t = _by_rank(fits[fits["sweep"] == x], "learner").merge(summ.loc[summ["sweep"] == x, ["learner", x, "regret_mean"]])
+    return S.table(f"{x}_sweep", t.assign(note=t["learner"].map(note), learner=t["learner"].map(LABELS)))
 
 
 def _bounds_values(summ) -> dict:
@@ -260,7 +255,7 @@ def page_blocks(results_dir=None) -> dict:
     return {BLOCKS[0]: S.render(BLOCKS[0], curves=curves, S=n_seeds, T_lo=int(upper_half(Ts)[0]),
                                 T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]), table=t_table),
             **{BLOCKS[i]: S.render(BLOCKS[i], T=int(df.loc[df["sweep"] == x, "T"].iloc[0]), S=n_seeds,
-                                   table=_sweep_table(fits[fits["sweep"] == x], summ, x, note[x]))
+                                   table=_sweep_table(fits, summ, x, note[x]))
                for i, x in ((1, "eps"), (2, "K"))},
             BLOCKS[3]: S.render(BLOCKS[3], **_bounds_values(summ)),
             BLOCKS[4]: S.render(BLOCKS[4], rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",
