@@ -14,14 +14,11 @@ import functools
 import math
 import pathlib
 
-import jax.numpy as jnp
 import numpy as np
 
-from .. import bandits as BD
-from ..bandits.instances import (
-    instance_adversary, instance_means, is_trivial_cap, learner_setup, stack_params, theory_value,
-)
-from ..core import seed_keys, simulate
+from ..bandits.instances import check_point as check_setup
+from ..bandits.instances import is_trivial_cap, simulate_budgets, theory_value
+from ..core import seed_keys
 from .analysis import _pow2, upper_half, verdict_table
 from .claims import judge_curve, tally, untested_row
 from .framework import Study, fit_slopes, summarize
@@ -78,21 +75,12 @@ def build(cfg: dict) -> Study:
 
     def run(pts, seeds):
         name, inst, K, T = (pts[0][k] for k in ("learner", "instance", "K", "T"))
-        setups = [learner_setup(name, K, T, p["eps"]) for p in pts]
-        learner, params = setups[0][0], stack_params(setups[0][1], [s[2] for s in setups])
-        Ts = np.full(len(pts), T, np.int32)
-        adversary, ap = instance_adversary(inst, K, Ts, gap)
-        keys = seed_keys(cfg["seed"], seeds)
-        keys = jnp.broadcast_to(keys, (len(pts),) + keys.shape)   # common random numbers across the points
-        out = simulate(learner, adversary, BD.bandit_problem("pseudo"), params, ap, keys, Ts, grid=True,
-                       n_checkpoints=2)
+        out = simulate_budgets(name, inst, K, T, [p["eps"] for p in pts], gap, seed_keys(cfg["seed"], seeds))
         return [{"regret": out["regret"][i], "switches": out["switches"][i].astype(float) if "switches" in out
                  else np.full(len(seeds), np.nan)} for i in range(len(pts))]
 
     def check_point(p):
-        learner_setup(p["learner"], p["K"], p["T"], p["eps"])
-        if p["instance"] != "switch":
-            instance_means(p["instance"], p["K"], gap)
+        check_setup(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap)
 
     def analyze(df):
         df = df.assign(eps=df["eps"].astype(float))
