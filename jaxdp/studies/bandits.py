@@ -26,9 +26,8 @@ from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
 
 S = StudySpec("bandits", __name__)
-DOC_PAGE, RESULTS, BLOCKS, DEFAULTS, QUICK, PARAMS = S.doc_page, S.results, S.blocks, S.defaults, S.quick, S.params
-NONPRIVATE, PRIVATE = tuple(S.data["nonprivate"]), tuple(S.data["private"])
-LEARNERS, INSTANCES = NONPRIVATE + PRIVATE, tuple(PARAMS["instances"].choices or ())
+DOC_PAGE, RESULTS, BLOCKS, DEFAULTS = S.doc_page, S.results, S.blocks, S.defaults
+PRIVATE, LEARNERS = tuple(S.data["private"]), tuple(S.data["nonprivate"] + S.data["private"])
 LABELS, THEORY_NAMES, TWIN_OF = S.data["labels"], S.data["theory_names"], S.data["twin_of"]
 #: ``{learner or (learner, instance): Claim or None}``; ``None``: no claim applies there
 CLAIMS = S.claims
@@ -79,9 +78,6 @@ def build(cfg: dict) -> Study:
         return [{"regret": out["regret"][i], "switches": out["switches"][i].astype(float) if "switches" in out
                  else np.full(len(seeds), np.nan)} for i in range(len(pts))]
 
-    def check_point(p):
-        check_setup(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap)
-
     def analyze(df):
         df = df.assign(eps=df["eps"].astype(float))
         summ = summarize(df, KEYS, ["regret", "switches"])
@@ -94,12 +90,14 @@ def build(cfg: dict) -> Study:
         return plot_figures(df, outdir, S.data["figures"], cfg, summary=lambda d, keys, y: summarize(
             d.assign(learner=d["learner"].map(LABELS)), keys, y, n_boot=200))
 
-    return S.study(cfg, points=_points(cfg), run=run, check_point=check_point, analyze=analyze, plot=plot,
+    return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, plot=plot,
+                   check_point=lambda p: check_setup(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap),
                    description=__doc__.strip().splitlines()[0])
 
 
-def _x_label(sweep: str, v) -> str:
-    return {"T": lambda: f"T = {_pow2(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
+def _x_label(sweep: str, v, horizon=_pow2) -> str:
+    """``<swept variable> = <v>`` as the page prints it (a horizon by ``horizon``, default ``2^k``)."""
+    return {"T": lambda: f"T = {horizon(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
 
 
 def _bound_row(claim, pts, n: int, x: str, gap: float, repeated, experiment: str, cell: str) -> dict:
@@ -138,8 +136,7 @@ def verdicts(slopes, summary, gap=None, repeats=None):
         n, cell = int(pts["n_seeds"].min()) if len(pts) else 0, f"{LABELS[r.learner]}, {r.instance}"
         claim = CLAIMS[(r.learner, r.instance)] if (r.learner, r.instance) in CLAIMS else CLAIMS.get(r.learner)
         if claim is None:
-            rows.append(untested_row(f"regret vs {_X[x]}", cell, "no bound applies", "the learner's bound is for "
-                                     "stationary stochastic arms, not the oblivious switching instance", n))
+            rows.append(untested_row(f"regret vs {_X[x]}", cell, *S.data["no_claim"], n))
         elif claim.kind == "bound":
             rows.append(_bound_row(claim, pts, n, x, gap, repeats.get((x, r.learner), ()),
                                    f"regret / bound over {_X[x]}", cell))
@@ -198,8 +195,7 @@ def _bounds_values(summ) -> dict:
     none = summ[~summ.index.isin(b.index)]
 
     def where(r):
-        x = {"T": f"T = {int(r['T'])}", "eps": f"ε = {r['eps']:g}", "K": f"K = {int(r['K'])}"}[r["sweep"]]
-        return f"{LABELS[r['learner']]} on `{r['instance']}`, {x}"
+        return f"{LABELS[r['learner']]} on `{r['instance']}`, {_x_label(r['sweep'], r[r['sweep']], int)}"
 
     pairs = ", ".join(f"{LABELS[ln]} on `{i}`" for ln, i in
                       none[["learner", "instance"]].drop_duplicates().itertuples(index=False))
@@ -227,7 +223,7 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir or RESULTS)
     df = pd.read_csv(d / "results.csv")
     df = df.assign(eps=df["eps"].astype(float))
-    summ = summarize(df, KEYS, ["regret"]).merge(pd.read_csv(d / "summary.csv")[KEYS + ["theory"]], on=KEYS, how="left")
+    summ = pd.read_csv(d / "summary.csv")
     n_seeds = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min())
     flat, fits, same, N = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df), NOTES
     repeats = {("eps", "dp_exp3_batched"): same}
