@@ -36,7 +36,8 @@ MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K",
 _RANK, _X = {n: i for i, n in enumerate(LEARNERS)}, {"T": "T", "eps": "ε", "K": "K"}
 #: the notes of the page's tables and verdict block (``specs/bandits.md``, ``bandits note <key>``), by key
 NOTES = {k: functools.partial(S.render, f"bandits note {k}")
-         for k in ("no_slope", "partial", "no_bound", "flat", "flat_K", "batched", "twins")}
+         for k in ("no_slope", "partial", "no_bound", "flat", "flat_K", "batched", "twins", "cap", "cap_all",
+                   "repeated", "below")}
 
 
 def _points(cfg: dict) -> list:
@@ -106,19 +107,17 @@ def _bound_row(claim, pts, n: int, x: str, gap: float, repeated, experiment: str
     own = pts[~pts[x].isin(list(repeated))]
     capped = np.array([is_trivial_cap(p.theory, p.instance, int(p.K), p.T, gap) for p in own.itertuples(index=False)],
                       bool)
-    tested = own[~capped]
-    notes = [f"the bound is the trivial cap (T·max Δ or T) at {', '.join(_x_label(x, v) for v in own[x][capped])}, "
-             f"tested at the other {len(tested)}"] if capped.any() else []
+    tested, N = own[~capped], NOTES
+    notes = [N["cap"](at=", ".join(_x_label(x, v) for v in own[x][capped]), n=len(tested))] if capped.any() else []
     if len(own) < len(pts):
-        notes.append(f"at {', '.join(_x_label(x, v) for v in sorted(repeated))} its runs are "
-                     f"{LABELS[TWIN_OF[pts['learner'].iloc[0]]]}'s, seed by seed, and counted in that row")
+        notes.append(N["repeated"](at=", ".join(_x_label(x, v) for v in sorted(repeated)),
+                                   of=LABELS[TWIN_OF[pts["learner"].iloc[0]]]))
     if not len(tested):
-        return untested_row(experiment, cell, claim.text, "the bound is the trivial cap (T·max Δ or T) at every "
-                            "fitted point", n, kind="at_most", claimed=1.0)
+        return untested_row(experiment, cell, claim.text, N["cap_all"](), n, kind="at_most", claimed=1.0)
     row = judge_curve(claim, None, tested.assign(bound=tested["theory"], n_seeds=n), experiment=experiment,
                       cell=cell, exact_where="")
     if row["slope"] <= 0:
-        notes.append("pseudo-regret ≤ 0 at every tested point (below the best fixed arm)")
+        notes.append(N["below"]())
     return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
 
 
