@@ -229,3 +229,58 @@ def is_trivial_cap(bound: float, instance: str, K: int, T: int, gap: float = 0.2
         ``True`` when ``bound`` equals ``T`` or (stochastic instances) ``T·max Δ``.
     """
     return any(bool(np.isclose(bound, c, rtol=1e-9, atol=0.0)) for c in trivial_caps(instance, K, T, gap))
+
+
+def check_point(learner: str, instance: str, K: int, T: int, eps, gap: float = 0.2) -> None:
+    """Check that a learner can run on an instance at one point, before anything is compiled.
+
+    Args:
+        learner: the learner's name (as in :func:`learner_setup`).
+        instance: ``"linspace"``, ``"gap"`` or ``"switch"``.
+        K: the number of arms.
+        T: the horizon.
+        eps: the privacy budget (private learners; ``None`` for the others).
+        gap: the ``gap`` instance's gap.
+
+    Raises:
+        ValueError: a private learner's plan is not certified at the point, or the instance is none of the three
+            (:func:`instance_means`).
+    """
+    learner_setup(learner, K, T, eps)
+    if instance != "switch":
+        instance_means(instance, K, gap)
+
+
+def simulate_budgets(learner: str, instance: str, K: int, T: int, eps, gap: float, keys) -> dict:
+    """One learner on one instance at one horizon, once per privacy budget, every budget on the same seed keys
+    (common random numbers: differences between budgets are the budgets', not the seeds').
+
+    Each budget runs with its own setup (:func:`learner_setup`: fixed parameters, the horizon's tuning or the
+    certified plan at that ε) under :func:`jaxdp.bandits.bandit_problem` ``("pseudo")``: the pseudo-regret
+    ``Σ_t (μ* − μ_{A_t})`` of the stochastic bandit protocol (Lattimore & Szepesvári, *Bandit Algorithms*, Ch. 4).
+
+    Args:
+        learner: the learner's name (as in :func:`learner_setup`).
+        instance: the instance (as in :func:`instance_adversary`).
+        K: the number of arms.
+        T: the horizon.
+        eps: the privacy budgets, one run per entry (``None`` entries for a non-private learner).
+        gap: the ``gap`` instance's gap.
+        keys: the seed keys, shape ``(n_seeds, 2)`` (:func:`jaxdp.core.seed_keys`).
+
+    Returns:
+        :func:`jaxdp.core.simulate`'s output, leading axes ``(len(eps), n_seeds)``: ``"regret"`` at ``T`` and, for a
+        learner that counts them, ``"switches"``.
+
+    Raises:
+        ValueError: a private learner's plan is not certified at one of the budgets.
+    """
+    from ..core import simulate
+    from .problem import bandit_problem
+
+    setups = [learner_setup(learner, K, T, e) for e in eps]
+    L, params = setups[0][0], stack_params(setups[0][1], [s[2] for s in setups])
+    Ts = np.full(len(setups), T, np.int32)
+    adversary, ap = instance_adversary(instance, K, Ts, gap)
+    keys = jnp.broadcast_to(keys, (len(setups),) + tuple(keys.shape))
+    return simulate(L, adversary, bandit_problem("pseudo"), params, ap, keys, Ts, grid=True, n_checkpoints=2)

@@ -14,23 +14,20 @@ import functools
 import math
 import pathlib
 
-import jax.numpy as jnp
 import numpy as np
 
-from .. import bandits as BD
-from ..bandits.instances import (
-    instance_adversary, instance_means, is_trivial_cap, learner_setup, stack_params, theory_value,
-)
-from ..core import seed_keys, simulate
-from .analysis import _pow2, fmt_ci, fmt_num, markdown_table, upper_half, verdict_table
+from ..bandits.instances import check_point as check_setup
+from ..bandits.instances import is_trivial_cap, simulate_budgets, theory_value
+from ..core import seed_keys
+from .analysis import _pow2, upper_half, verdict_table
 from .claims import judge_curve, tally, untested_row
-from .framework import Study, fit_slopes, plot_panels, summarize
+from .framework import Study, fit_slopes, summarize
+from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
 
 S = StudySpec("bandits", __name__)
-DOC_PAGE, RESULTS, BLOCKS, DEFAULTS, QUICK, PARAMS = S.doc_page, S.results, S.blocks, S.defaults, S.quick, S.params
-NONPRIVATE, PRIVATE = tuple(S.data["nonprivate"]), tuple(S.data["private"])
-LEARNERS, INSTANCES = NONPRIVATE + PRIVATE, tuple(PARAMS["instances"].choices or ())
+DOC_PAGE, RESULTS, BLOCKS, DEFAULTS = S.doc_page, S.results, S.blocks, S.defaults
+PRIVATE, LEARNERS = tuple(S.data["private"]), tuple(S.data["nonprivate"] + S.data["private"])
 LABELS, THEORY_NAMES, TWIN_OF = S.data["labels"], S.data["theory_names"], S.data["twin_of"]
 #: ``{learner or (learner, instance): Claim or None}``; ``None``: no claim applies there
 CLAIMS = S.claims
@@ -39,7 +36,8 @@ MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K",
 _RANK, _X = {n: i for i, n in enumerate(LEARNERS)}, {"T": "T", "eps": "ε", "K": "K"}
 #: the notes of the page's tables and verdict block (``specs/bandits.md``, ``bandits note <key>``), by key
 NOTES = {k: functools.partial(S.render, f"bandits note {k}")
-         for k in ("no_slope", "partial", "no_bound", "flat", "flat_K", "batched", "twins")}
+         for k in ("no_slope", "partial", "no_bound", "flat", "flat_K", "batched", "twins", "cap", "cap_all",
+                   "repeated", "below")}
 
 
 def _points(cfg: dict) -> list:
@@ -77,21 +75,9 @@ def build(cfg: dict) -> Study:
 
     def run(pts, seeds):
         name, inst, K, T = (pts[0][k] for k in ("learner", "instance", "K", "T"))
-        setups = [learner_setup(name, K, T, p["eps"]) for p in pts]
-        learner, params = setups[0][0], stack_params(setups[0][1], [s[2] for s in setups])
-        Ts = np.full(len(pts), T, np.int32)
-        adversary, ap = instance_adversary(inst, K, Ts, gap)
-        keys = seed_keys(cfg["seed"], seeds)
-        keys = jnp.broadcast_to(keys, (len(pts),) + keys.shape)   # common random numbers across the points
-        out = simulate(learner, adversary, BD.bandit_problem("pseudo"), params, ap, keys, Ts, grid=True,
-                       n_checkpoints=2)
+        out = simulate_budgets(name, inst, K, T, [p["eps"] for p in pts], gap, seed_keys(cfg["seed"], seeds))
         return [{"regret": out["regret"][i], "switches": out["switches"][i].astype(float) if "switches" in out
                  else np.full(len(seeds), np.nan)} for i in range(len(pts))]
-
-    def check_point(p):
-        learner_setup(p["learner"], p["K"], p["T"], p["eps"])
-        if p["instance"] != "switch":
-            instance_means(p["instance"], p["K"], gap)
 
     def analyze(df):
         df = df.assign(eps=df["eps"].astype(float))
@@ -101,19 +87,18 @@ def build(cfg: dict) -> Study:
         summ["regret/theory"] = summ["regret_mean"] / summ["theory"]
         return {"slopes": _fits(df, summ), "summary": summ}
 
-    def plot(df, outdir: pathlib.Path):   # one panel per learner; regret can be negative on `switch`: linear y
-        summ = summarize(df.assign(eps=df["eps"].astype(float)), KEYS, ["regret"], n_boot=200)
-        return [plot_panels(s.assign(learner=s["learner"].map(LABELS)), "learner", x, "regret",
-                            outdir / f"regret_vs_{x}{'_' + i if x == 'T' else ''}.png", width=3.4, logy=i != "switch",
-                            ylabel="pseudo-regret (mean, 95% CI)", title=lambda v, i=i, x=x: f"{v} ({i}), {x} sweep")
-                for (x, i), s in summ.groupby(["sweep", "instance"], sort=False)]
+    def plot(df, outdir: pathlib.Path):   # the TOML's figures: one panel per learner
+        return plot_figures(df, outdir, S.data["figures"], cfg, summary=lambda d, keys, y: summarize(
+            d.assign(learner=d["learner"].map(LABELS)), keys, y, n_boot=200))
 
-    return S.study(cfg, points=_points(cfg), run=run, check_point=check_point, analyze=analyze, plot=plot,
+    return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, plot=plot,
+                   check_point=lambda p: check_setup(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap),
                    description=__doc__.strip().splitlines()[0])
 
 
-def _x_label(sweep: str, v) -> str:
-    return {"T": lambda: f"T = {_pow2(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
+def _x_label(sweep: str, v, horizon=_pow2) -> str:
+    """``<swept variable> = <v>`` as the page prints it (a horizon by ``horizon``, default ``2^k``)."""
+    return {"T": lambda: f"T = {horizon(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
 
 
 def _bound_row(claim, pts, n: int, x: str, gap: float, repeated, experiment: str, cell: str) -> dict:
@@ -122,19 +107,17 @@ def _bound_row(claim, pts, n: int, x: str, gap: float, repeated, experiment: str
     own = pts[~pts[x].isin(list(repeated))]
     capped = np.array([is_trivial_cap(p.theory, p.instance, int(p.K), p.T, gap) for p in own.itertuples(index=False)],
                       bool)
-    tested = own[~capped]
-    notes = [f"the bound is the trivial cap (T·max Δ or T) at {', '.join(_x_label(x, v) for v in own[x][capped])}, "
-             f"tested at the other {len(tested)}"] if capped.any() else []
+    tested, N = own[~capped], NOTES
+    notes = [N["cap"](at=", ".join(_x_label(x, v) for v in own[x][capped]), n=len(tested))] if capped.any() else []
     if len(own) < len(pts):
-        notes.append(f"at {', '.join(_x_label(x, v) for v in sorted(repeated))} its runs are "
-                     f"{LABELS[TWIN_OF[pts['learner'].iloc[0]]]}'s, seed by seed, and counted in that row")
+        notes.append(N["repeated"](at=", ".join(_x_label(x, v) for v in sorted(repeated)),
+                                   of=LABELS[TWIN_OF[pts["learner"].iloc[0]]]))
     if not len(tested):
-        return untested_row(experiment, cell, claim.text, "the bound is the trivial cap (T·max Δ or T) at every "
-                            "fitted point", n, kind="at_most", claimed=1.0)
+        return untested_row(experiment, cell, claim.text, N["cap_all"](), n, kind="at_most", claimed=1.0)
     row = judge_curve(claim, None, tested.assign(bound=tested["theory"], n_seeds=n), experiment=experiment,
                       cell=cell, exact_where="")
     if row["slope"] <= 0:
-        notes.append("pseudo-regret ≤ 0 at every tested point (below the best fixed arm)")
+        notes.append(N["below"]())
     return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
 
 
@@ -152,8 +135,7 @@ def verdicts(slopes, summary, gap=None, repeats=None):
         n, cell = int(pts["n_seeds"].min()) if len(pts) else 0, f"{LABELS[r.learner]}, {r.instance}"
         claim = CLAIMS[(r.learner, r.instance)] if (r.learner, r.instance) in CLAIMS else CLAIMS.get(r.learner)
         if claim is None:
-            rows.append(untested_row(f"regret vs {_X[x]}", cell, "no bound applies", "the learner's bound is for "
-                                     "stationary stochastic arms, not the oblivious switching instance", n))
+            rows.append(untested_row(f"regret vs {_X[x]}", cell, *S.data["no_claim"], n))
         elif claim.kind == "bound":
             rows.append(_bound_row(claim, pts, n, x, gap, repeats.get((x, r.learner), ()),
                                    f"regret / bound over {_X[x]}", cell))
@@ -196,14 +178,11 @@ def _t_table(fits, summ, flat, T_max: int) -> tuple:
     return S.table("T_sweep", t.assign(learner=t["learner"].map(LABELS), note=notes), T_max=T_max), len(t)
 
 
-def _sweep_table(sl, summ, x: str, note) -> str:
-    """The ``x`` sweep's table: every learner's mean regret at each ``x``, its slope, the bound's and a note."""
-    xs, rows = sorted(summ.loc[summ["sweep"] == x, x].unique()), []
-    for r in _by_rank(sl, "learner").itertuples(index=False):
-        g = summ[(summ["sweep"] == x) & (summ["learner"] == r.learner)].set_index(x)
-        rows.append([LABELS[r.learner], *[f"{g.at[v, 'regret_mean']:,.0f}" if v in g.index else "—" for v in xs],
-                     fmt_ci(r.slope, r.slope_lo, r.slope_hi), fmt_num(r.theory_slope), note(r.learner)])
-    return markdown_table(["learner", *[_x_label(x, v) for v in xs], "slope [95% CI]", "slope of the bound", "note"], rows)
+def _sweep_table(fits, summ, x: str, note) -> str:
+    """The ``x`` sweep's table (``[columns].<x>_sweep``): every learner's mean regret at each ``x``, its slope, the
+    bound's and a note."""
+    t = _by_rank(fits[fits["sweep"] == x], "learner").merge(summ.loc[summ["sweep"] == x, ["learner", x, "regret_mean"]])
+    return S.table(f"{x}_sweep", t.assign(note=t["learner"].map(note), learner=t["learner"].map(LABELS)))
 
 
 def _bounds_values(summ) -> dict:
@@ -215,8 +194,7 @@ def _bounds_values(summ) -> dict:
     none = summ[~summ.index.isin(b.index)]
 
     def where(r):
-        x = {"T": f"T = {int(r['T'])}", "eps": f"ε = {r['eps']:g}", "K": f"K = {int(r['K'])}"}[r["sweep"]]
-        return f"{LABELS[r['learner']]} on `{r['instance']}`, {x}"
+        return f"{LABELS[r['learner']]} on `{r['instance']}`, {_x_label(r['sweep'], r[r['sweep']], int)}"
 
     pairs = ", ".join(f"{LABELS[ln]} on `{i}`" for ln, i in
                       none[["learner", "instance"]].drop_duplicates().itertuples(index=False))
@@ -244,7 +222,7 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir or RESULTS)
     df = pd.read_csv(d / "results.csv")
     df = df.assign(eps=df["eps"].astype(float))
-    summ = summarize(df, KEYS, ["regret"]).merge(pd.read_csv(d / "summary.csv")[KEYS + ["theory"]], on=KEYS, how="left")
+    summ = pd.read_csv(d / "summary.csv")
     n_seeds = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min())
     flat, fits, same, N = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df), NOTES
     repeats = {("eps", "dp_exp3_batched"): same}
@@ -260,7 +238,7 @@ def page_blocks(results_dir=None) -> dict:
     return {BLOCKS[0]: S.render(BLOCKS[0], curves=curves, S=n_seeds, T_lo=int(upper_half(Ts)[0]),
                                 T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]), table=t_table),
             **{BLOCKS[i]: S.render(BLOCKS[i], T=int(df.loc[df["sweep"] == x, "T"].iloc[0]), S=n_seeds,
-                                   table=_sweep_table(fits[fits["sweep"] == x], summ, x, note[x]))
+                                   table=_sweep_table(fits, summ, x, note[x]))
                for i, x in ((1, "eps"), (2, "K"))},
             BLOCKS[3]: S.render(BLOCKS[3], **_bounds_values(summ)),
             BLOCKS[4]: S.render(BLOCKS[4], rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",

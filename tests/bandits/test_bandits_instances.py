@@ -10,3 +10,34 @@ def test_is_trivial_cap_matches_T_and_T_max_gap():
     assert not is_trivial_cap(799.0, "linspace", 9, 1000)
     # the switching instance has only the cap T
     assert is_trivial_cap(300.0, "switch", 4, 300) and not is_trivial_cap(240.0, "switch", 4, 300)
+
+
+def test_check_point_names_the_instance_before_compiling():
+    import pytest
+
+    from jaxdp.bandits.instances import check_point
+
+    check_point("ucb1", "switch", 4, 64, None)
+    check_point("dp_exp3", "gap", 2, 64, 1.0)
+    with pytest.raises(ValueError, match="'nope'"):
+        check_point("ucb1", "nope", 4, 64, None)
+
+
+def test_simulate_budgets_pseudo_regret_and_common_keys():
+    """On ``gap`` with K = 2 the pseudo-regret is gap × (pulls of the worse arm): a multiple of the gap in [0, gap T].
+    Each budget's runs are its own run's on the same keys (one budget at a time gives the same numbers), and the
+    same budget twice gives the same runs seed by seed (common random numbers)."""
+    import numpy as np
+
+    from jaxdp.bandits.instances import simulate_budgets
+    from jaxdp.core import seed_keys
+
+    keys, gap, T = seed_keys(0, np.arange(8)), 0.25, 64
+    out = simulate_budgets("dp_exp3", "gap", 2, T, [0.5, 2.0, 0.5], gap, keys)
+    r = np.asarray(out["regret"], float)
+    assert r.shape == (3, 8)
+    pulls = r / gap
+    assert np.allclose(pulls, np.round(pulls), atol=1e-3) and (pulls >= -1e-3).all() and (pulls <= T + 1e-3).all()
+    assert np.array_equal(r[0], r[2]) and not np.array_equal(r[0], r[1])
+    one = np.asarray(simulate_budgets("dp_exp3", "gap", 2, T, [2.0], gap, keys)["regret"], float)
+    assert np.allclose(one[0], r[1], rtol=1e-6, atol=1e-4)
