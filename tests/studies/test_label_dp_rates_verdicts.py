@@ -37,7 +37,8 @@ def _prefixes(d) -> list:
         if r["experiment"] == "L7":
             cell = f"{r['task']}, {setting_of(r['method'])} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})"
         else:
-            cell = L._lbl_cell(r)
+            cell = (f"{r['task']}, {r['method']}" + (f", p = {r['p']:g}" if r["task"] == "heavy" else "")
+                    + (f", ε = {r['eps']:g}" if np.isfinite(r["eps"]) else ""))
         exp = "L8" if r["task"] == "heavy" and setting_of(r["method"]) == "nonprivate" else r["experiment"]
         out.append((f"| {exp} | {cell} |", int(r["n_seeds"])))
     if (d / "eps_effective_samples.csv").exists():
