@@ -212,12 +212,12 @@ def central_crossovers(eps: Sequence[float], heavy_p: Sequence[float]) -> list[d
             for task in TASKS for p in (heavy_p if task == "heavy" else [2.0]) for e in eps]
 
 
-def smoothness_pairs(spec: str) -> list[tuple[float, float]]:
+def smoothness_pairs(pairs: str) -> list[tuple[float, float]]:
     """The minimax-hard bumps' (β, γ) pairs written ``"BETA:GAMMA,..."`` (``;`` also separates): each pair one
     instance of LABEL App. B (classification, smoothness β and margin exponent γ) and App. F (regression, β only).
 
     Args:
-        spec: the pairs, e.g. ``"1:1,1:0.5,0.5:1"``.
+        pairs: the pairs, e.g. ``"1:1,1:0.5,0.5:1"``.
 
     Returns:
         ``[(β, γ)]`` in the order written.
@@ -226,12 +226,12 @@ def smoothness_pairs(spec: str) -> list[tuple[float, float]]:
         ValueError: a part that is not ``BETA:GAMMA``, or a β or γ that is not finite and > 0.
     """
     out = []
-    for part in (x for x in str(spec).replace(";", ",").split(",") if x.strip()):
+    for part in (x for x in str(pairs).replace(";", ",").split(",") if x.strip()):
         try:
             b, g = (float(v) for v in part.split(":"))
         except ValueError:
-            raise ValueError(f"spec must be BETA:GAMMA pairs, got {part!r}: not BETA:GAMMA") from None
+            raise ValueError(f"pairs must be BETA:GAMMA, got {part!r}: not BETA:GAMMA") from None
         if not (np.isfinite(b) and np.isfinite(g) and b > 0 and g > 0):
-            raise ValueError(f"spec must be BETA:GAMMA pairs, got {part!r}: BETA and GAMMA must be finite and > 0")
+            raise ValueError(f"pairs must be BETA:GAMMA, got {part!r}: BETA and GAMMA must be finite and > 0")
         out.append((b, g))
     return out

@@ -21,7 +21,7 @@ from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
 from .claims import Claim, Measurement, Verdict, judge, judge_curve, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .plots import slope_guides
-from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest
+from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_runs
 
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
 
@@ -40,9 +40,6 @@ CLAIMS, BLOCKS, DOC_PAGES, WHY, TOL = S.claims, S.blocks, S.pages, S.data["why"]
 CELLS = S.data["cells"]   # each verdict row's cell and each figure's curve, f-strings on a row
 KEPT = dict(zip(("label-dp-rates", "label-dp-rates-heavy"), BLOCKS))   # kept run -> its block (on every page)
 DOC_PAGE = ROOT / DOC_PAGES[0]
-#: each L9 method's task (the first of L1–L3 whose grid lists it) and the planner constant it exposes
-L9_TASK = {m: dict(g)["task"][0] for e in ("L3", "L2", "L1") for g in S.data["grids"][e] for m in dict(g)["method"]}
-L9_KNOBS = S.data["l9_knobs"]
 N_BOOT, SEED_BATCH, SEEDS_PER_CHUNK = 1000, 4, 64   # seeds per compiled batch and per chunk: memory, resumption
 L7_C_M = 2.0   # bumps: m = min(G, ⌊C_M h0^{γβ-d}⌋)
 POINT = dict(experiment="", task="", method="", N=0, eps=0.0, p=0.0, K=2, beta=1.0, gamma=1.0, c=1.0, knob="none")
@@ -57,15 +54,8 @@ def _points(cfg: dict) -> list:
           for tail in S.data["grids"]["L7"] for b, g in smoothness_pairs(cfg["l7_pairs"])
           for t, ms in S.data["l7_methods"].items() if t == "bump_cls" or g == 1.0 for m in ms]
     pts = grid_points(dict(S.data["grids"], L7=l7), cfg, POINT, "experiment", exps)
-    pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else _l9(p) if p["experiment"] == "L9"
-           else p for p in pts]
+    pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else p for p in pts]
     return list({(tuple(p.items()) if p["eps"] == math.inf else i): p for i, p in enumerate(pts)}.values())
-
-
-def _l9(p: dict) -> dict:
-    """An L9 point on its method's task, with the constant its rule exposes (the moment order: heavy only)."""
-    task = L9_TASK[p["method"]]
-    return dict(p, task=task, knob=L9_KNOBS[p["method"]], p=p["p"] if task == "heavy" else 0.0)
 
 
 def _slope_rows(df, by):
@@ -188,7 +178,7 @@ def verdicts(df, tables):
         m = Measurement(s, lo, hi, n, decades=math.log10(Ns[-1] / Ns[0]))
         v = judge(CLAIMS["L9"], m) if m.hi > m.lo else Verdict("not tested", "c = 1 is the oracle's constant at "
                                                                 "every N in every resample: no sampling interval")
-        cell = fstring(CELLS["L9"], g.iloc[0], task=L9_TASK[mth], Ns=Ns)
+        cell = fstring(CELLS["L9"], g.iloc[0], Ns=Ns)
         rows.append(verdict_row(CLAIMS["L9"], m, v, experiment="L9", cell=cell))
     return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "kind", "claimed_hi", "claimed", "slope",
                                        "slope_lo", "slope_hi", "n_seeds", "verdict", "reason", "link"])
@@ -199,13 +189,11 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     out = {}
-    for d in ([pathlib.Path(results_dir)] if results_dir is not None else [ROOT / "results" / n for n in KEPT]):
-        if (name := d.resolve().name) not in KEPT:
-            raise ValueError(f"{d}: not a kept label-dp-rates results directory ({', '.join(KEPT)})")
+    for d, name, block in kept_runs(KEPT, results_dir):
         tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples") if (d / f"{t}.csv").exists()}
         v, manifest = verdicts(pd.read_csv(d / "results.csv"), tables), kept_manifest(d)
         files = [f"results/{name}/{f}.csv" for f in ("results", *tables)]
-        out[KEPT[name]] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
+        out[block] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
                                    n_points=int(manifest["n_points"]), rows=len(v), tally=tally(v), tol=f"{TOL:g}",
                                    n_boot=N_BOOT, table=verdict_table(v))
     return out
