@@ -15,7 +15,8 @@ import numpy as np
 from ..core.validation import check_choice, check_positive, check_positive_int
 
 __all__ = ["label_rate_exponent", "label_rates", "minimax_h0", "bump_slope", "setting_of", "central_crossover", "TASKS",
-           "SETTINGS", "minimax_cells", "slope_theory", "central_crossovers"]
+           "SETTINGS", "minimax_cells", "slope_theory", "central_crossovers",
+           "smoothness_pairs"]
 
 TASKS = ("classification", "regression", "heavy")
 SETTINGS = ("local", "central", "nonprivate", "local_full")
@@ -209,3 +210,28 @@ def central_crossovers(eps: Sequence[float], heavy_p: Sequence[float]) -> list[d
     """
     return [dict(task=task, p=p, eps=e, **central_crossover(task, e, p))
             for task in TASKS for p in (heavy_p if task == "heavy" else [2.0]) for e in eps]
+
+
+def smoothness_pairs(pairs: str) -> list[tuple[float, float]]:
+    """The minimax-hard bumps' (β, γ) pairs written ``"BETA:GAMMA,..."`` (``;`` also separates): each pair one
+    instance of LABEL App. B (classification, smoothness β and margin exponent γ) and App. F (regression, β only).
+
+    Args:
+        pairs: the pairs, e.g. ``"1:1,1:0.5,0.5:1"``.
+
+    Returns:
+        ``[(β, γ)]`` in the order written.
+
+    Raises:
+        ValueError: a part that is not ``BETA:GAMMA``, or a β or γ that is not finite and > 0.
+    """
+    out = []
+    for part in (x for x in str(pairs).replace(";", ",").split(",") if x.strip()):
+        try:
+            b, g = (float(v) for v in part.split(":"))
+        except ValueError:
+            raise ValueError(f"pairs must be BETA:GAMMA, got {part!r}: not BETA:GAMMA") from None
+        if not (np.isfinite(b) and np.isfinite(g) and b > 0 and g > 0):
+            raise ValueError(f"pairs must be BETA:GAMMA, got {part!r}: BETA and GAMMA must be finite and > 0")
+        out.append((b, g))
+    return out

@@ -14,39 +14,32 @@ import pathlib
 import numpy as np
 
 from ..core import seed_keys
-from ..label_dp import bump_slope, central_crossovers, label_rates, minimax_cells, run_planned, setting_of, slope_theory
+from ..label_dp import (bump_slope, central_crossovers, label_rates, minimax_cells, run_planned, setting_of,
+                        slope_theory, smoothness_pairs)
 from ..label_dp.planners import plan_for_task
 from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
 from .claims import Claim, Measurement, Verdict, judge, judge_curve, tally, verdict_row
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .plots import slope_guides
-from .specs import ROOT, StudySpec, grid_points, kept_manifest
+from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_runs
 
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
 
 
-def _pairs(s) -> list:
-    """``"BETA:GAMMA,..."`` (``;`` also separates) as ``[(β, γ)]``."""
-    return [tuple(float(v) for v in part.split(":")) for part in str(s).replace(";", ",").split(",") if part.strip()]
-
-
 def _check_pair(s):
     try:
-        b, g = (float(v) for v in s.split(":"))
-    except ValueError:
-        return "not BETA:GAMMA"
-    return None if (np.isfinite(b) and np.isfinite(g) and b > 0 and g > 0) else "BETA and GAMMA must be finite and > 0"
+        smoothness_pairs(s)
+    except ValueError as e:
+        return str(e)
 
 
 S = StudySpec("label-dp-rates", __name__, checks={
     "experiments": lambda e: None if e.strip().upper() in EXPERIMENTS else f"unknown experiment {e!r}",
     "l7_pairs": _check_pair})
 CLAIMS, BLOCKS, DOC_PAGES, WHY, TOL = S.claims, S.blocks, S.pages, S.data["why"], S.claims["local"].tolerance
+CELLS = S.data["cells"]   # each verdict row's cell and each figure's curve, f-strings on a row
 KEPT = dict(zip(("label-dp-rates", "label-dp-rates-heavy"), BLOCKS))   # kept run -> its block (on every page)
 DOC_PAGE = ROOT / DOC_PAGES[0]
-#: each L9 method's task (the first of L1–L3 whose grid lists it) and the planner constant it exposes
-L9_TASK = {m: dict(g)["task"][0] for e in ("L3", "L2", "L1") for g in S.data["grids"][e] for m in dict(g)["method"]}
-L9_KNOBS = S.data["l9_knobs"]
 N_BOOT, SEED_BATCH, SEEDS_PER_CHUNK = 1000, 4, 64   # seeds per compiled batch and per chunk: memory, resumption
 L7_C_M = 2.0   # bumps: m = min(G, ⌊C_M h0^{γβ-d}⌋)
 POINT = dict(experiment="", task="", method="", N=0, eps=0.0, p=0.0, K=2, beta=1.0, gamma=1.0, c=1.0, knob="none")
@@ -58,18 +51,11 @@ def _points(cfg: dict) -> list:
     exps = {e.strip().upper() for e in str(cfg["experiments"]).split(",") if e.strip()}
     exps |= ({"L1", "L2", "L3"} if "L4" in exps else set()) | ({"L3"} if "L8" in exps else set())
     l7 = [[["beta", [b]], ["gamma", [g]], ["task", [t]], ["method", [m]], ["eps", f"$l7_eps_{setting_of(m)}"], *tail]
-          for tail in S.data["grids"]["L7"] for b, g in _pairs(cfg["l7_pairs"])
+          for tail in S.data["grids"]["L7"] for b, g in smoothness_pairs(cfg["l7_pairs"])
           for t, ms in S.data["l7_methods"].items() if t == "bump_cls" or g == 1.0 for m in ms]
     pts = grid_points(dict(S.data["grids"], L7=l7), cfg, POINT, "experiment", exps)
-    pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else _l9(p) if p["experiment"] == "L9"
-           else p for p in pts]
+    pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else p for p in pts]
     return list({(tuple(p.items()) if p["eps"] == math.inf else i): p for i, p in enumerate(pts)}.values())
-
-
-def _l9(p: dict) -> dict:
-    """An L9 point on its method's task, with the constant its rule exposes (the moment order: heavy only)."""
-    task = L9_TASK[p["method"]]
-    return dict(p, task=task, knob=L9_KNOBS[p["method"]], p=p["p"] if task == "heavy" else 0.0)
 
 
 def _slope_rows(df, by):
@@ -87,7 +73,7 @@ def build(cfg: dict) -> Study:
     import pandas as pd
 
     N_max, N7 = int(max([max(cfg["N"]), cfg["N_fixed"]] + list(cfg["l9_N"]))), int(max(cfg["l7_N"]))
-    betas = [b for b, _ in _pairs(cfg["l7_pairs"])]   # the bumps' cells per axis (and the quadrature's bins)
+    betas = [b for b, _ in smoothness_pairs(cfg["l7_pairs"])]   # the bumps' cells per axis (and the quadrature's bins)
     m0 = minimax_cells(N7, {s: cfg[f"l7_eps_{s}"] for s in ("local", "central")}, betas)
 
     def run(points, seeds):   # the same draws however seeds are batched (one key per seed index)
@@ -127,41 +113,32 @@ def build(cfg: dict) -> Study:
 
 
 def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:
-    """One figure per experiment run, mean excess with 95% CIs: L1–L3 vs N with LABEL Table 1's local and central
-    rates (constants 1), L6 vs K, L7 per bump task vs N with each curve's forced slope through its first point, L9
-    vs c relative to c = 1."""
-    figs = [(e, e, "N", f"{e}_excess_vs_N") for e in ("L1", "L2", "L3")] + [("L6", "L6", "K", "L6_K_dependence")]
-    figs += [("L7", t, "N", f"L7_minimax_{t}") for t in ("bump_cls", "bump_reg")] + [("L9", "L9", "c", "L9_tuning")]
+    """One figure per experiment run (``figures`` of the TOML), mean excess with 95% CIs: L1–L3 vs N with LABEL
+    Table 1's local and central rates (constants 1), L6 vs K, L7 per bump task vs N with each curve's forced slope
+    through its first point, L9 vs c relative to c = 1."""
     paths = []
-    for exp, sel, x, name in figs:
-        sub = df[(df.experiment == exp) & ((df.task == sel) | (exp == sel))]
+    for f in S.data["figures"]:
+        exp, x = f["experiment"], f["x"]
+        sub = df[(df.experiment == exp) & ((df.task == f["task"]) if "task" in f else True)]
         if not len(sub):
             continue
-        sub = sub.assign(curve=[_lbl_cell(r) + (f", N = {r['N']}" if x != "N" else "") + (
-            f", (β, γ) = ({r['beta']:g}, {r['gamma']:g})" if exp == "L7" else "") for _, r in sub.iterrows()])
+        sub = sub.assign(curve=[fstring(CELLS["curve"], r, x=x, cell=fstring(CELLS["main"], r))
+                                for _, r in sub.iterrows()])
         s, theory, task = summarize(sub, ["curve", x], ["excess"]), None, sub.task.iloc[0]
-        title, ylabel = {"L6": ("L6: vector RR vs K-ary RR", None), "L9": (
-            "L9: theory rule (c = 1) vs constant c × theory", "excess / excess at the theory constant (c = 1)"),
-            "L7": (f"L7: minimax-hard {sel}, h0 = lower-bound bandwidth (ε local {cfg['l7_eps_local']:g}, central "
-                   f"{cfg['l7_eps_central']:g})", None)}.get(exp, (f"{exp}: {task} (rate-mode parameters)", None))
         if exp in ("L1", "L2", "L3"):
             Ns, p = np.asarray(sorted(sub.N.unique()), float), float(sub.p.max()) if task == "heavy" else 2.0
             theory = {f"{st} theory, ε = {e:g}": (Ns, label_rates(task, st, Ns, e, p=p))
                       for e in sorted(set(sub.eps[np.isfinite(sub.eps)])) for st in ("local", "central")}
         elif exp == "L7":
-            theory = slope_guides({c: bump_slope(sel, setting_of(r.method), r.beta, r.gamma)
+            theory = slope_guides({c: bump_slope(task, setting_of(r.method), r.beta, r.gamma)
                                    for c, r in sub.groupby("curve").first().iterrows()}, s, "N", "excess", limit=None)
         elif exp == "L9":   # each curve relative to its point at c = 1
             ref = s.curve.map(s[np.isclose(s.c, 1.0)].set_index("curve").excess_mean).to_numpy()
             s = s.assign(**{k: s[k] / ref for k in ("excess_mean", "excess_lo", "excess_hi")})
-        paths.append(plot_curves(s, x, "excess", outdir / f"{name}.png", hue="curve", theory=theory, title=title,
-                                 ylabel=ylabel))
+        paths.append(plot_curves(s, x, "excess", outdir / f"{f['name']}.png", hue="curve", theory=theory,
+                                 title=f.get("title", "{experiment}: {task} (rate-mode parameters)").format(
+                                     experiment=exp, task=task, **cfg), ylabel=f.get("ylabel")))
     return paths
-
-
-def _lbl_cell(r) -> str:
-    eps = "" if not np.isfinite(r["eps"]) else f", ε = {r['eps']:g}"
-    return f"{r['task']}, {r['method']}" + (f", p = {r['p']:g}" if r["task"] == "heavy" else "") + eps
 
 
 def _claim(key: str, value: float, link: str | None = None, **more: float) -> Claim:
@@ -179,31 +156,29 @@ def verdicts(df, tables):
     for _, r in (sl.iterrows() if sl is not None else ()):
         setting, a, b = setting_of(r["method"]), float(r["theory_stat"]), float(r["theory_priv"])  # negative
         exp = "L8" if (r["task"] == "heavy" and setting == "nonprivate") else r["experiment"]
-        small = r["eps"] ** 2 * r["x_max"] <= 1e4
-        link = WHY["small_neps"] if small else WHY["clip_bias"] if r["task"] == "heavy" else WHY["other"]
+        link = WHY["small_neps"] if r["eps"] ** 2 * r["x_max"] <= 1e4 else None   # else the claim's (TOML)
         c = (_claim("L7 " + r["task"], r["theory"]) if exp == "L7" else _claim("nonprivate", a)
              if setting == "nonprivate" else _claim("central", min(a, b), value_hi=max(a, b))
              if setting == "central" else _claim("local heavy" if r["task"] == "heavy" else "local", b, link))
-        cell = (f"{r['task']}, {setting} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})" if exp == "L7"
-                else _lbl_cell(r))
+        cell = fstring(CELLS["L7" if exp == "L7" else "main"], r, setting=setting)
         rows.append(judge_curve(c, r, None, "N", experiment=exp, cell=cell))
-    for _, r in (eff.iterrows() if eff is not None else ()):   # Nε² spans the square of ε's range
-        m = Measurement(r.slope / 2, r.slope_lo / 2, r.slope_hi / 2, int(r.n_seeds),
-                        decades=math.log10((r["x_max"] / r["x_min"]) ** 2))
-        nf, c = int(df[(df.experiment == "L5") & (df.method == r["method"])].N.iloc[0]), _claim("L5", r.theory / 2)
-        rows.append(verdict_row(c, m, judge(c, m), experiment="L5",
-                                cell=f"{r['task']}, {r['method']}, excess vs ε ≤ 1 at N = {nf}"))
+    for _, r in (eff.iterrows() if eff is not None else ()):   # Nε² spans the square of ε's range: half the slope
+        fit = dict(r, **{k: r[k] / 2 for k in ("slope", "slope_lo", "slope_hi")}, x_min=r.x_min ** 2,
+                   x_max=r.x_max ** 2)
+        N = int(df[(df.experiment == "L5") & (df.method == r["method"])].N.iloc[0])
+        rows.append(judge_curve(_claim("L5", r.theory / 2), pd.Series(fit), None, "eps", experiment="L5",
+                                cell=fstring(CELLS["L5"], r, N=N)))
     for mth, g in df[df.experiment == "L6"].groupby("method"):
         fit = fit_slopes(g, "K", "excess", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
         rows.append(judge_curve(CLAIMS["L6"], fit, None, "K", experiment="L6",
-                                cell=f"{mth}, excess vs K at N = {int(g.N.iloc[0])}, ε = {g.eps.iloc[0]:g}"))
+                                cell=fstring(CELLS["L6"], g.iloc[0])))
     l9, rng = df[df.experiment == "L9"], np.random.default_rng(2)
     for (mth, eps, p), g in (l9.groupby(["method", "eps", "p"]) if l9.N.nunique() >= 2 else ()):
         s, lo, hi, n, Ns = oracle_ratio_slope(g, "N", "c", "excess", n_boot=N_BOOT, rng=rng)
         m = Measurement(s, lo, hi, n, decades=math.log10(Ns[-1] / Ns[0]))
         v = judge(CLAIMS["L9"], m) if m.hi > m.lo else Verdict("not tested", "c = 1 is the oracle's constant at "
                                                                 "every N in every resample: no sampling interval")
-        cell = f"{mth}, ε = {eps:g}" + (f", p = {p:g}" if L9_TASK[mth] == "heavy" else "") + f", N = {Ns[0]}…{Ns[-1]}"
+        cell = fstring(CELLS["L9"], g.iloc[0], Ns=Ns)
         rows.append(verdict_row(CLAIMS["L9"], m, v, experiment="L9", cell=cell))
     return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "kind", "claimed_hi", "claimed", "slope",
                                        "slope_lo", "slope_hi", "n_seeds", "verdict", "reason", "link"])
@@ -214,13 +189,11 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     out = {}
-    for d in ([pathlib.Path(results_dir)] if results_dir is not None else [ROOT / "results" / n for n in KEPT]):
-        if (name := d.resolve().name) not in KEPT:
-            raise ValueError(f"{d}: not a kept label-dp-rates results directory ({', '.join(KEPT)})")
+    for d, name, block in kept_runs(KEPT, results_dir):
         tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples") if (d / f"{t}.csv").exists()}
         v, manifest = verdicts(pd.read_csv(d / "results.csv"), tables), kept_manifest(d)
         files = [f"results/{name}/{f}.csv" for f in ("results", *tables)]
-        out[KEPT[name]] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
+        out[block] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
                                    n_points=int(manifest["n_points"]), rows=len(v), tally=tally(v), tol=f"{TOL:g}",
                                    n_boot=N_BOOT, table=verdict_table(v))
     return out

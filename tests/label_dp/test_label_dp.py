@@ -273,3 +273,14 @@ def test_planners_and_rates():
     assert label_rate_exponent("heavy", "central", p=4)["priv"] == pytest.approx(6 / 7)
     assert label_rate_exponent("classification", "central")["priv"] == pytest.approx(1.0)
     assert label_rates("regression", "central", 1000, 0.1) == pytest.approx(1000 ** (-2 / 3) + 100.0 ** -1)
+
+
+def test_smoothness_pairs():
+    """The L7 (β, γ) pairs as written, ``;`` or ``,`` between them; a malformed or non-positive pair is refused."""
+    from jaxdp.label_dp import smoothness_pairs
+
+    assert smoothness_pairs("1:1,1:0.5; 0.5:1") == [(1.0, 1.0), (1.0, 0.5), (0.5, 1.0)]
+    for bad, why in (("1:x", "not BETA:GAMMA"), ("1:2:3", "not BETA:GAMMA"), ("0:1", "finite and > 0"),
+                     ("1:inf", "finite and > 0")):
+        with pytest.raises(ValueError, match=why):
+            smoothness_pairs(bad)

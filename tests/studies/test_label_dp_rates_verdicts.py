@@ -37,7 +37,8 @@ def _prefixes(d) -> list:
         if r["experiment"] == "L7":
             cell = f"{r['task']}, {setting_of(r['method'])} ({r['method']}), (β, γ) = ({r['beta']:g}, {r['gamma']:g})"
         else:
-            cell = L._lbl_cell(r)
+            cell = (f"{r['task']}, {r['method']}" + (f", p = {r['p']:g}" if r["task"] == "heavy" else "")
+                    + (f", ε = {r['eps']:g}" if np.isfinite(r["eps"]) else ""))
         exp = "L8" if r["task"] == "heavy" and setting_of(r["method"]) == "nonprivate" else r["experiment"]
         out.append((f"| {exp} | {cell} |", int(r["n_seeds"])))
     if (d / "eps_effective_samples.csv").exists():
@@ -145,3 +146,15 @@ def test_verdicts_follow_the_claims():
     assert "1.05 decades" in v["reason"][11]
     assert "states no K-exponent" in v["reason"][12] and v["cell"][15].endswith("N = 3000…30000")
     assert "decades" in v["reason"][15] and v["slope"][14] < 0
+
+
+def test_kept_runs(tmp_path):
+    """:func:`jaxdp.studies.specs.kept_runs`: every kept run by default, one when named, a run not kept refused."""
+    from jaxdp.studies.specs import kept_runs
+
+    runs = kept_runs(L.KEPT)
+    assert [(d, n, b) for d, n, b in runs] == [(ROOT / "results" / n, n, b) for n, b in L.KEPT.items()]
+    assert kept_runs(L.KEPT, ROOT / "results" / "label-dp-rates-heavy")[0][1:] == (
+        "label-dp-rates-heavy", L.KEPT["label-dp-rates-heavy"])
+    with pytest.raises(ValueError, match="results_dir must be the directory of a kept run"):
+        L.page_blocks(tmp_path)

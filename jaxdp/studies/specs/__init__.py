@@ -478,3 +478,23 @@ def _scalar(v):
 def _templates(text: str) -> dict:
     parts = _BLOCK.split(text)
     return {parts[i]: parts[i + 1].strip("\n") for i in range(1, len(parts), 2)}
+
+
+def kept_runs(kept: Mapping[str, Any], results_dir=None) -> list:
+    """The kept runs a study's page blocks are made from: ``results_dir`` alone (one of them), default every one.
+
+    Args:
+        kept: ``{run name: what the page makes of it (a block's name)}``, each run kept under ``results/<name>``.
+        results_dir: one run's directory, or ``None`` for every run of ``kept``.
+
+    Returns:
+        ``[(directory, run name, kept[run name])]``, in the order of ``kept`` by default.
+
+    Raises:
+        ValueError: ``results_dir`` is not the directory of a run of ``kept``.
+    """
+    dirs = [pathlib.Path(results_dir)] if results_dir is not None else [ROOT / "results" / n for n in kept]
+    bad = [str(d) for d in dirs if d.resolve().name not in kept]
+    if bad:
+        raise ValueError(f"results_dir must be the directory of a kept run ({', '.join(kept)}), got {bad[0]!r}")
+    return [(d, d.resolve().name, kept[d.resolve().name]) for d in dirs]
