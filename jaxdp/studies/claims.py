@@ -612,3 +612,108 @@ def zero_mean_checks(cells, family_alpha: float):
     out["threshold"] = float(stats.norm.isf(family_alpha / (2 * max(len(out), 1))))
     out["verdict"] = np.where(out["z"].abs() <= out["threshold"], "holds", "misses")
     return out
+
+
+def slope_ratio_boot(num, den, xs, n_boot: int, rng) -> tuple:
+    """The ratio of two curves' log-log slopes, both curves resampled jointly (the same seed indices per replicate).
+
+    Args:
+        num, den: ``(seeds, points)`` per-seed values of the two curves at ``xs`` (rows: the same seed indices).
+        xs: the positive abscissae.
+        n_boot: bootstrap replicates.
+        rng: the ``numpy.random.Generator`` drawn from.
+
+    Returns:
+        ``(ratio, boots)``: slope(num) / slope(den) of the seed means and the ``(n_boot,)`` bootstrap ratios.
+    """
+    from .analysis import _slopes_rows, joint_slope_boot
+
+    num, den, lx = np.asarray(num, float), np.asarray(den, float), np.log(np.asarray(xs, float))
+    est = joint_slope_boot(num, xs, 0, rng=rng)[0] / joint_slope_boot(den, xs, 0, rng=rng)[0]
+    idx = rng.integers(0, len(num), size=(n_boot, len(num)))
+    return est, _slopes_rows(lx, np.nanmean(num[idx], axis=1)) / _slopes_rows(lx, np.nanmean(den[idx], axis=1))
+
+
+def quantile_ratio_slope_boot(Y, xs, q: float, n_boot: int, rng) -> tuple:
+    """The log-log slope of a curve's ``q``-quantile over its mean (bounded in ``x`` when the tail is
+    ``log(1/β)`` times the mean), seed indices resampled jointly.
+
+    Args:
+        Y: ``(seeds, points)`` per-seed values at ``xs``.
+        xs: the positive abscissae.
+        q: the quantile, in (0, 1).
+        n_boot: bootstrap replicates.
+        rng: the ``numpy.random.Generator`` drawn from.
+
+    Returns:
+        ``(slope, boots)``: the slope of ``log(quantile / mean)`` on ``log x`` and its ``(n_boot,)`` bootstraps.
+    """
+    from .analysis import _slopes_rows
+
+    Y, lx = np.asarray(Y, float), np.log(np.asarray(xs, float))
+
+    def slopes(Yb):
+        return _slopes_rows(lx, np.nanquantile(Yb, q, axis=-2) / np.nanmean(Yb, axis=-2))
+
+    return slopes(Y)[0], slopes(Y[rng.integers(0, len(Y), size=(n_boot, len(Y)))])
+
+
+def judge_boot(claim: Claim, est: float, boots, n_seeds: int, xs, *, experiment: str, cell: str) -> dict:
+    """The verdict row of a bootstrapped exponent (:func:`judge` on its 95% percentile interval over the span of
+    ``xs``), linked to the claim's explanation.
+
+    Args:
+        claim: the claim.
+        est: the measured exponent.
+        boots: its bootstrap replicates (NaN ignored).
+        n_seeds: the seeds measured.
+        xs: the abscissae fitted (their span, in decades, decides whether a rate is tested).
+        experiment, cell: the row's experiment and cell.
+
+    Returns:
+        The row (:func:`verdict_row`).
+    """
+    m = Measurement(float(est), *map(float, np.nanquantile(boots, [0.025, 0.975])), n_seeds,
+                    decades=math.log10(max(xs) / min(xs)))
+    return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell, link=claim.link)
+
+
+def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *, twins: Optional[dict] = None,
+                     same: Optional[Callable] = None, hook: Optional[Callable] = None,
+                     miss: Optional[Callable] = None, name: str = "exp") -> list:
+    """One verdict row per fitted curve by :func:`judge` on its slope, with a study's hooks; a curve that is one
+    piece of evidence with an earlier one (``twins``) shares that curve's row.
+
+    Args:
+        slopes: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows), indexed by curve.
+        claim: ``claim(fit row) -> Claim or None``: the curve's claim (with its value filled in); ``None``: no row.
+        cell: ``cell(j, fit row) -> str``: the row's cell (naming the curves it stands for).
+        curve: ``curve(fit row)``: the curve's per-seed rows, handed to ``hook`` and ``miss``.
+        twins: ``{j: (i, c)}``: curve ``j`` repeats curve ``i`` with per-seed correlation ``c``
+            (:func:`~jaxdp.studies.specs.same_evidence`); ``j`` gets no row.
+        same: ``same(c) -> str``: the reason appended to the row of a curve that stands for a repeat.
+        hook: ``hook(fit row, curve rows) -> (fit, Verdict or None, cell note, link)``: the fit judged (a refit), a
+            verdict that replaces :func:`judge`'s, a note after the cell and the row's link.
+        miss: ``miss(fit row, curve rows) -> (why, link)``: on a miss, what the reason adds and the row's link.
+        name: the column of ``slopes`` naming the experiment.
+
+    Returns:
+        The verdict rows (:func:`verdict_row`), in the order of ``slopes``.
+    """
+    rows, twins = [], twins or {}
+    for j, r in slopes.iterrows():
+        c = claim(r)
+        if c is None or j in twins:
+            continue
+        g = curve(r)
+        fit, v, note, link = hook(r, g) if hook else (r, None, "", None)
+        m = Measurement.of_fit(fit)
+        v = v or judge(c, m)
+        if v.verdict == "misses" and miss:
+            why, link = miss(r, g)
+            v = Verdict(v.verdict, f"{v.reason}; {why}" if why else v.reason)
+        also = [same(t) for i, t in twins.values() if i == j and same]
+        v = Verdict(v.verdict, "; ".join(s for s in (v.reason, *also[-1:]) if s))
+        rows.append(verdict_row(c, m, v, experiment=str(r[name]), cell=cell(j, r) + note,
+                                link=link))
+    return rows
