@@ -717,3 +717,27 @@ def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *
         rows.append(verdict_row(c, m, v, experiment=str(r[name]), cell=cell(j, r) + note,
                                 link=link))
     return rows
+
+
+def against_reference(summary, reference: Callable, names: Sequence[str], stem: str, keys: Sequence[str]):
+    """Measured means beside an exact reference: the ratio and whether the reference lies in the 95% interval.
+
+    Args:
+        summary: per-point rows of :func:`~jaxdp.studies.analysis.summarize` (``<stem>_mean``, ``<stem>_lo``,
+            ``<stem>_hi``).
+        reference: ``reference(row) -> tuple`` of the reference's values, named by ``names``; the last is the
+            reference mean (for example an exact quadrature of the expected value).
+        names: the names of the reference's values.
+        stem: the measured metric.
+        keys: the columns that identify a point, shown first.
+
+    Returns:
+        A data frame: ``keys``, ``names``, ``measured_mean``, ``measured_lo``, ``measured_hi``, ``ratio`` (measured
+        mean / reference mean) and ``inside`` (``measured_lo <= reference <= measured_hi``).
+    """
+    q = summary.copy()
+    q[list(names)] = [reference(r) for _, r in q.iterrows()]
+    q = q.rename(columns={f"{stem}_{k}": f"measured_{k}" for k in ("mean", "lo", "hi")})
+    ref = q[names[-1]]
+    return q[[*keys, *names, "measured_mean", "measured_lo", "measured_hi"]].assign(
+        ratio=q["measured_mean"] / ref, inside=(q["measured_lo"] <= ref) & (ref <= q["measured_hi"]))

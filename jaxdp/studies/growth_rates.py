@@ -17,7 +17,7 @@ import numpy as np
 from ..core.simulate import seed_keys
 from ..sco import exact_law_reference, grid_floor, growth_instance, planned_estimator, run_sco_cpu
 from ..sco.prox_path import epoch_prox_path_1d
-from .claims import Verdict, judge_boot, judge_slope_fits, quantile_ratio_slope_boot, slope_ratio_boot, tally
+from .claims import Verdict, against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot, slope_ratio_boot, tally
 from .framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from .plots import slope_guides
 from .specs import StudySpec, fstring, grid_points, kept_manifest, merged_cell, same_evidence, seed_matrix
@@ -94,11 +94,8 @@ def _geps(r, g):
                                                                   kept=len(keep), cap=GEPS_FLOOR_SHARE)), "", WHY["geps-floor"]
     if len(keep) == len(sm):
         return r, None, "", ""
-    cols = ["slope", "slope_lo", "slope_hi", "n_seeds", "x_min", "x_max"]
-    fit = r.copy()
-    fit[cols] = fit_slopes(g[g["eps"].isin(keep)], x="eps", y="excess", upper_half=False, n_boot=N_BOOT,
-                           resample="joint").iloc[0][cols]
-    return fit, None, R["geps_note"](eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
+    fit = fit_slopes(g[g["eps"].isin(keep)], x="eps", y="excess", upper_half=False, n_boot=N_BOOT, resample="joint")
+    return fit.iloc[0], None, R["geps_note"](eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
 
 
 def _miss_why(r, g) -> tuple:
@@ -177,14 +174,11 @@ def analyze(df):
     if "accepted" in df and (df["exp"] == "G4").any():
         t["sampler"] = df[df["exp"] == "G4"].groupby(["inst", "kappa", "sampler", "M", "rho_rule"])[
             "accepted"].mean().reset_index()
-    ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")].copy()
+    ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")]
     if len(ex):
-        ex[["rho", "exact_mean"]] = [exact_law_reference(r["kappa"], int(r["n_samples"]), r["eps"], r["rho_rule"])
-                                     for _, r in ex.iterrows()]
-        q = ex.rename(columns={f"erm_excess_{k}": f"measured_{k}" for k in ("mean", "lo", "hi")})
-        t["G4_quadrature"] = q[["kappa", "rho_rule", "n_samples", "rho", "exact_mean", "measured_mean", "measured_lo",
-                                "measured_hi"]].assign(ratio=q["measured_mean"] / q["exact_mean"], inside=(
-                                    q["measured_lo"] <= q["exact_mean"]) & (q["exact_mean"] <= q["measured_hi"]))
+        t["G4_quadrature"] = against_reference(ex, lambda r: exact_law_reference(
+            r["kappa"], int(r["n_samples"]), r["eps"], r["rho_rule"]), ["rho", "exact_mean"], "erm_excess",
+            keys=["kappa", "rho_rule", "n_samples"])
     t["verdicts"] = verdicts(df, t["slopes"])
     return t
 

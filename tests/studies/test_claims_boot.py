@@ -57,3 +57,12 @@ def test_judge_slope_fits_merges_twins_and_applies_hooks():
     assert rows[1]["verdict"] == "misses" and rows[1]["reason"].endswith("; why c") and rows[1]["link"] == "#miss"
     assert (rows[2]["verdict"], rows[2]["reason"], rows[2]["link"]) == ("not tested", "hooked", "#hook")
     assert [r["experiment"] for r in rows] == ["A", "B", "C"]
+
+
+def test_against_reference_ratio_and_inside():
+    from jaxdp.studies.claims import against_reference
+
+    summ = pd.DataFrame(dict(k=[1, 2], y_mean=[2.0, 3.0], y_lo=[1.5, 2.9], y_hi=[2.5, 3.1]))
+    t = against_reference(summ, lambda r: (r["k"] * 10, 2.0 * r["k"]), ["rho", "exact"], "y", ["k"])
+    assert list(t.columns) == ["k", "rho", "exact", "measured_mean", "measured_lo", "measured_hi", "ratio", "inside"]
+    assert list(t["rho"]) == [10, 20] and list(t["ratio"]) == [1.0, 0.75] and list(t["inside"]) == [True, False]
