@@ -14,10 +14,10 @@ import pathlib
 
 import numpy as np
 
-from ..core.simulate import seed_keys
-from ..sco import exact_law_reference, grid_floor, growth_instance, planned_estimator, run_sco_cpu
+from ..sco import exact_law_reference, grid_floor, growth_point, run_growth_point
 from ..sco.prox_path import epoch_prox_path_1d
-from .claims import Verdict, against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot, slope_ratio_boot, tally
+from .claims import (Verdict, against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot,
+                     slope_ratio_boot, tally)
 from .framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from .plots import slope_guides
 from .specs import StudySpec, fstring, grid_points, kept_manifest, merged_cell, same_evidence, seed_matrix
@@ -47,22 +47,6 @@ def build_points(cfg: dict) -> list:
     exps = str(cfg["experiments"]).replace(" ", "").split(",")
     template = dict(zip(KEYS, ("", "", "", 0.0, 1, 0, 0.0, 0.0, 0.0, "none", "none", 0)))   # the keys' defaults
     return grid_points(S.data["grids"], cfg, template, select=exps + ["G1"] * ("G5" in exps))
-
-
-def _estimator(p: dict, n_iter: int = 100) -> tuple:
-    inst = growth_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
-    return planned_estimator(p["algo"], inst, p["n_samples"], eps=p["eps"], delta=p["delta"], kappa_low=p["kappa_low"],
-                             rho_rule=p["rho_rule"], M=p["M"], n_iter=n_iter)
-
-
-def run_point(p: dict, keys, cfg: dict) -> dict:
-    """One grid point, one float64 run per key (vmapped, :func:`jaxdp.sco.planned_estimator`): ``(S,)`` arrays
-    ``excess`` with ``dist`` and ``gap_ok`` (EPOCH-GROWTH, localization) or with ``erm_excess`` and ``accepted`` (the
-    exact inverse-sensitivity law, G4)."""
-    fn, args, _ = _estimator(p, int(cfg["n_iter"]))
-    out = run_sco_cpu(fn, keys, args)
-    return {k: np.asarray(out[k], float) for k in (("excess", "erm_excess", "accepted") if p["algo"] == "grad_inv"
-                                                   else ("excess", "dist", "gap_ok"))}
 
 
 def _x(exp: str) -> str:
@@ -212,11 +196,10 @@ def plot(df, outdir: pathlib.Path):
 
 @S.register
 def build(cfg: dict) -> Study:
-    """The points of :func:`build_points`, run by :func:`run_point` in seed batches of ``SEED_BATCH``."""
+    """The points of :func:`build_points`, run by :func:`jaxdp.sco.run_growth_point` in seed batches of
+    ``SEED_BATCH``."""
     def run(pts, seeds):   # a chunk's seeds in batches: the same draws (one key per seed index), less memory
-        parts = [[run_point(p, seed_keys(int(cfg["seed"]), np.asarray(seeds)[i:i + SEED_BATCH]), cfg)
-                  for i in range(0, len(seeds), SEED_BATCH)] for p in pts]
-        return [{k: np.concatenate([q[k] for q in ps]) for k in ps[0]} for ps in parts]
+        return [run_growth_point(p, int(cfg["seed"]), seeds, int(cfg["n_iter"]), SEED_BATCH) for p in pts]
 
-    return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=_estimator,
+    return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=growth_point,
                    analyze=analyze, plot=plot)
