@@ -679,7 +679,7 @@ def judge_boot(claim: Claim, est: float, boots, n_seeds: int, xs, *, experiment:
 
 
 def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *, twins: Optional[dict] = None,
-                     same: Optional[Callable] = None, hook: Optional[Callable] = None,
+                     merge: Optional[Callable] = None, same: Optional[Callable] = None, hook: Optional[Callable] = None,
                      miss: Optional[Callable] = None, name: str = "exp") -> list:
     """One verdict row per fitted curve by :func:`judge` on its slope, with a study's hooks; a curve that is one
     piece of evidence with an earlier one (``twins``) shares that curve's row.
@@ -687,10 +687,12 @@ def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *
     Args:
         slopes: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows), indexed by curve.
         claim: ``claim(fit row) -> Claim or None``: the curve's claim (with its value filled in); ``None``: no row.
-        cell: ``cell(j, fit row) -> str``: the row's cell (naming the curves it stands for).
+        cell: ``cell(fit row) -> str``: a curve's cell.
         curve: ``curve(fit row)``: the curve's per-seed rows, handed to ``hook`` and ``miss``.
         twins: ``{j: (i, c)}``: curve ``j`` repeats curve ``i`` with per-seed correlation ``c``
             (:func:`~jaxdp.studies.specs.same_evidence`); ``j`` gets no row.
+        merge: ``merge(cell, repeat's cell, fit row, repeat's fit row) -> str``: the cell of a row that stands for a
+            repeat too (:func:`~jaxdp.studies.specs.merged_cell`; default the first curve's cell).
         same: ``same(c) -> str``: the reason appended to the row of a curve that stands for a repeat.
         hook: ``hook(fit row, curve rows) -> (fit, Verdict or None, cell note, link)``: the fit judged (a refit), a
             verdict that replaces :func:`judge`'s, a note after the cell and the row's link.
@@ -712,10 +714,11 @@ def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *
         if v.verdict == "misses" and miss:
             why, link = miss(r, g)
             v = Verdict(v.verdict, f"{v.reason}; {why}" if why else v.reason)
-        also = [same(t) for i, t in twins.values() if i == j and same]
+        text, also = cell(r), [same(t) for i, t in twins.values() if i == j and same]
+        for k in (k for k, (i, _) in twins.items() if i == j and merge):
+            text = merge(text, cell(slopes.loc[k]), r, slopes.loc[k])
         v = Verdict(v.verdict, "; ".join(s for s in (v.reason, *also[-1:]) if s))
-        rows.append(verdict_row(c, m, v, experiment=str(r[name]), cell=cell(j, r) + note,
-                                link=link))
+        rows.append(verdict_row(c, m, v, experiment=str(r[name]), cell=text + note, link=link))
     return rows
 
 

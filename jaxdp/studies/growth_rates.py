@@ -120,15 +120,10 @@ def verdicts(df, slopes):
     twins = same_evidence([(j, (_x(r["exp"]), r["exp"] == "G4", float(r["theory"]), tuple(mats[j][0])), mats[j][1])
                            for j, r in slopes.iterrows()], TWIN_CORR, TWIN_REL)
 
-    def cell(j, r):
-        c = _cell(r["exp"], r)
-        for k in (k for k, (i, _) in twins.items() if i == j):
-            c = merged_cell(c, _cell(slopes.loc[k, "exp"], slopes.loc[k]), r["exp"], slopes.loc[k, "exp"])
-        return c
-
     rows = judge_slope_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))
-                            if r["exp"] in CLAIMS else None, cell, lambda r: _curve(df, r["exp"], r), twins=twins,
-                            same=lambda c: R["twins"](c=c), hook=_geps, miss=_miss_why)
+                            if r["exp"] in CLAIMS else None, lambda r: _cell(r["exp"], r),
+                            lambda r: _curve(df, r["exp"], r), twins=twins, same=lambda c: R["twins"](c=c),
+                            merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]), hook=_geps, miss=_miss_why)
     order = {e: i for i, e in enumerate(EXPERIMENTS)}
     return pd.DataFrame(rows + _ratio_rows(df, np.random.default_rng(1))).sort_values(
         "experiment", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)

@@ -49,10 +49,11 @@ def test_judge_slope_fits_merges_twins_and_applies_hooks():
     claims = {e: Claim(f"claim {e}", "rate", -1.0, 0.05, link=f"#{e}") for e in "ABC"}
     hook = lambda r, g: ((r, Verdict("not tested", "hooked"), " (note)", "#hook") if r["exp"] == "C"
                          else (r, None, "", ""))
-    rows = judge_slope_fits(slopes, lambda r: claims.get(r["exp"]), lambda j, r: r["name"] + "+b" * (j == 0),
-                            lambda r: r["name"], twins={1: (0, 0.9995)}, same=lambda c: f"same {c:.4f}", hook=hook,
+    rows = judge_slope_fits(slopes, lambda r: claims.get(r["exp"]), lambda r: r["name"], lambda r: r["name"],
+                            twins={1: (0, 0.9995)}, same=lambda c: f"same {c:.4f}", hook=hook,
+                            merge=lambda a, b, r, t: f"{a}+{b}/{r['exp']}{t['exp']}",
                             miss=lambda r, g: (f"why {g}", "#miss"))
-    assert [r["cell"] for r in rows] == ["a+b", "c", "d (note)"]               # b shares a's row; Z has no claim
+    assert [r["cell"] for r in rows] == ["a+b/AA", "c", "d (note)"]            # b shares a's row; Z has no claim
     assert rows[0]["verdict"] == "holds" and rows[0]["reason"].endswith("same 0.9995") and rows[0]["link"] == ""
     assert rows[1]["verdict"] == "misses" and rows[1]["reason"].endswith("; why c") and rows[1]["link"] == "#miss"
     assert (rows[2]["verdict"], rows[2]["reason"], rows[2]["link"]) == ("not tested", "hooked", "#hook")
