@@ -44,7 +44,8 @@ def test_judge_boot_uses_the_percentile_interval_and_the_span():
 def test_judge_slope_fits_merges_twins_and_applies_hooks():
     fit = dict(slope_lo=-1.02, slope_hi=-0.98, n_seeds=64, x_min=1.0, x_max=1000.0)
     slopes = pd.DataFrame([dict(exp="A", name="a", slope=-1.0, **fit), dict(exp="A", name="b", slope=-1.0, **fit),
-                           dict(fit, exp="B", name="c", slope=-1.5, slope_lo=-1.52, slope_hi=-1.48), dict(exp="Z", name="z", slope=0.0, **fit),
+                           dict(fit, exp="B", name="c", slope=-1.5, slope_lo=-1.52, slope_hi=-1.48),
+                           dict(exp="Z", name="z", slope=0.0, **fit),
                            dict(exp="C", name="d", slope=-1.0, **fit)])
     claims = {e: Claim(f"claim {e}", "rate", -1.0, 0.05, link=f"#{e}") for e in "ABC"}
     hook = lambda r, g: ((r, Verdict("not tested", "hooked"), " (note)", "#hook") if r["exp"] == "C"
