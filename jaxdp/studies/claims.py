@@ -614,7 +614,7 @@ def zero_mean_checks(cells, family_alpha: float):
     return out
 
 
-def slope_ratio_boot(num, den, xs, n_boot: int, rng) -> tuple:
+def slope_ratio_boot(num, den, xs, n_boot: int, rng) -> tuple[float, np.ndarray]:
     """The ratio of two curves' log-log slopes, both curves resampled jointly (the same seed indices per replicate).
 
     Args:
@@ -634,7 +634,7 @@ def slope_ratio_boot(num, den, xs, n_boot: int, rng) -> tuple:
     return est, _slopes_rows(lx, np.nanmean(num[idx], axis=1)) / _slopes_rows(lx, np.nanmean(den[idx], axis=1))
 
 
-def quantile_ratio_slope_boot(Y, xs, q: float, n_boot: int, rng) -> tuple:
+def quantile_ratio_slope_boot(Y, xs, q: float, n_boot: int, rng) -> tuple[float, np.ndarray]:
     """The log-log slope of a curve's ``q``-quantile over its mean (bounded in ``x`` when the tail is
     ``log(1/β)`` times the mean), seed indices resampled jointly.
 
@@ -673,8 +673,8 @@ def judge_boot(claim: Claim, est: float, boots, n_seeds: int, xs, *, experiment:
     Returns:
         The row (:func:`verdict_row`).
     """
-    m = Measurement(float(est), *map(float, np.nanquantile(boots, [0.025, 0.975])), n_seeds,
-                    decades=math.log10(max(xs) / min(xs)))
+    lo, hi = (float(v) for v in np.nanquantile(boots, [0.025, 0.975]))
+    m = Measurement(float(est), lo, hi, n_seeds, decades=math.log10(max(xs) / min(xs)))
     return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell, link=claim.link)
 
 
@@ -715,8 +715,8 @@ def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *
             why, link = miss(r, g)
             v = Verdict(v.verdict, f"{v.reason}; {why}" if why else v.reason)
         text, also = cell(r), [same(t) for i, t in twins.values() if i == j and same]
-        for k in (k for k, (i, _) in twins.items() if i == j and merge):
-            text = merge(text, cell(slopes.loc[k]), r, slopes.loc[k])
+        for k in (k for k, (i, _) in twins.items() if i == j):
+            text = merge(text, cell(slopes.loc[k]), r, slopes.loc[k]) if merge is not None else text
         v = Verdict(v.verdict, "; ".join(s for s in (v.reason, *also[-1:]) if s))
         rows.append(verdict_row(c, m, v, experiment=str(r[name]), cell=text + note, link=link))
     return rows
