@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any
+from typing import Any, Mapping
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.simulate import monte_carlo
+from ..core.simulate import monte_carlo, seed_keys
 from .instances import SCOInstance, empirical_value, growth_instance
 from .inverse_sensitivity import exact_excess_quadrature, exact_grad_inv_estimator, grad_inverse_sensitivity
 from .localization import EpochParams, LocalizationParams, epoch_growth_sco, localization_sco
 from .planners import plan_epoch_growth_sco, plan_grad_inverse_sensitivity, plan_localization_sco
 
 __all__ = ["epoch_estimator", "localization_estimator", "grad_inv_estimator", "run_sco", "run_sco_cpu",
-           "planned_estimator", "exact_law_reference"]
+           "planned_estimator", "exact_law_reference", "growth_point", "run_growth_point"]
 
 
 def _x64_args(args):
@@ -246,3 +246,48 @@ def exact_law_reference(kappa: float, n: int, eps: float, rho_rule: str = "theor
     inst = growth_instance("regression", kappa, 1, n)
     rho = float(planned_estimator("grad_inv", inst, n, eps=eps, rho_rule=rho_rule, M=2)[2]["rho"])
     return rho, exact_excess_quadrature(kappa, n, eps, rho)
+
+
+def growth_point(point: Mapping[str, Any], n_iter: int = 100) -> tuple:
+    """:func:`planned_estimator` on :func:`~jaxdp.sco.growth_instance` at one point of a κ-growth sweep (Asi, Levy &
+    Duchi 2021, "Adapting to Function Difficulty and Growth Conditions in Private Optimization", Theorems 1–3 and
+    Proposition 2).
+
+    Args:
+        point: ``algo``, ``inst``, ``kappa``, ``d``, ``n_samples``, ``eps``, ``delta``, ``kappa_low``, ``rho_rule``
+            and ``M`` (the arguments of :func:`~jaxdp.sco.growth_instance` and :func:`planned_estimator`).
+        n_iter: the solver iterations per phase (EPOCH-GROWTH, localization).
+
+    Returns:
+        ``(fn, args, plan)`` of :func:`planned_estimator`.
+    """
+    inst = growth_instance(point["inst"], point["kappa"], point["d"], point["n_samples"])
+    return planned_estimator(point["algo"], inst, point["n_samples"], eps=point["eps"], delta=point["delta"],
+                             kappa_low=point["kappa_low"], rho_rule=point["rho_rule"], M=point["M"], n_iter=n_iter)
+
+
+def run_growth_point(point: Mapping[str, Any], seed: int, seeds, n_iter: int = 100, batch: int = 16) -> dict:
+    """One float64 run of :func:`growth_point`'s estimator per seed index (:func:`run_sco_cpu`), ``batch`` seeds per
+    vmapped call (memory only: seed index ``i`` always runs with key ``seed_keys(seed, [i])``).
+
+    Args:
+        point: the point (:func:`growth_point`).
+        seed: the base seed of the keys (:func:`~jaxdp.core.simulate.seed_keys`).
+        seeds: the seed indices.
+        n_iter: the solver iterations per phase.
+        batch: the seeds per vmapped call (positive).
+
+    Returns:
+        ``(len(seeds),)`` float arrays: ``excess``, ``erm_excess`` and ``accepted`` for ``algo = "grad_inv"`` (the
+        exact inverse-sensitivity law), else ``excess``, ``dist`` and ``gap_ok``.
+
+    Raises:
+        ValueError: ``batch`` not positive.
+    """
+    if int(batch) < 1:
+        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    fn, args, _ = growth_point(point, n_iter)
+    names = ("excess", "erm_excess", "accepted") if point["algo"] == "grad_inv" else ("excess", "dist", "gap_ok")
+    seeds = np.asarray(seeds)
+    parts = [run_sco_cpu(fn, seed_keys(int(seed), seeds[i:i + batch]), args) for i in range(0, len(seeds), batch)]
+    return {k: np.concatenate([np.asarray(q[k], float) for q in parts]) for k in names}

@@ -612,3 +612,135 @@ def zero_mean_checks(cells, family_alpha: float):
     out["threshold"] = float(stats.norm.isf(family_alpha / (2 * max(len(out), 1))))
     out["verdict"] = np.where(out["z"].abs() <= out["threshold"], "holds", "misses")
     return out
+
+
+def slope_ratio_boot(num, den, xs, n_boot: int, rng) -> tuple[float, np.ndarray]:
+    """The ratio of two curves' log-log slopes, both curves resampled jointly (the same seed indices per replicate).
+
+    Args:
+        num, den: ``(seeds, points)`` per-seed values of the two curves at ``xs`` (rows: the same seed indices).
+        xs: the positive abscissae.
+        n_boot: bootstrap replicates.
+        rng: the ``numpy.random.Generator`` drawn from.
+
+    Returns:
+        ``(ratio, boots)``: slope(num) / slope(den) of the seed means and the ``(n_boot,)`` bootstrap ratios.
+    """
+    from .analysis import _slopes_rows, joint_slope_boot
+
+    num, den, lx = np.asarray(num, float), np.asarray(den, float), np.log(np.asarray(xs, float))
+    est = joint_slope_boot(num, xs, 0, rng=rng)[0] / joint_slope_boot(den, xs, 0, rng=rng)[0]
+    idx = rng.integers(0, len(num), size=(n_boot, len(num)))
+    return est, _slopes_rows(lx, np.nanmean(num[idx], axis=1)) / _slopes_rows(lx, np.nanmean(den[idx], axis=1))
+
+
+def quantile_ratio_slope_boot(Y, xs, q: float, n_boot: int, rng) -> tuple[float, np.ndarray]:
+    """The log-log slope of a curve's ``q``-quantile over its mean (bounded in ``x`` when the tail is
+    ``log(1/β)`` times the mean), seed indices resampled jointly.
+
+    Args:
+        Y: ``(seeds, points)`` per-seed values at ``xs``.
+        xs: the positive abscissae.
+        q: the quantile, in (0, 1).
+        n_boot: bootstrap replicates.
+        rng: the ``numpy.random.Generator`` drawn from.
+
+    Returns:
+        ``(slope, boots)``: the slope of ``log(quantile / mean)`` on ``log x`` and its ``(n_boot,)`` bootstraps.
+    """
+    from .analysis import _slopes_rows
+
+    Y, lx = np.asarray(Y, float), np.log(np.asarray(xs, float))
+
+    def slopes(Yb):
+        return _slopes_rows(lx, np.nanquantile(Yb, q, axis=-2) / np.nanmean(Yb, axis=-2))
+
+    return slopes(Y)[0], slopes(Y[rng.integers(0, len(Y), size=(n_boot, len(Y)))])
+
+
+def judge_boot(claim: Claim, est: float, boots, n_seeds: int, xs, *, experiment: str, cell: str) -> dict:
+    """The verdict row of a bootstrapped exponent (:func:`judge` on its 95% percentile interval over the span of
+    ``xs``), linked to the claim's explanation.
+
+    Args:
+        claim: the claim.
+        est: the measured exponent.
+        boots: its bootstrap replicates (NaN ignored).
+        n_seeds: the seeds measured.
+        xs: the abscissae fitted (their span, in decades, decides whether a rate is tested).
+        experiment, cell: the row's experiment and cell.
+
+    Returns:
+        The row (:func:`verdict_row`).
+    """
+    lo, hi = (float(v) for v in np.nanquantile(boots, [0.025, 0.975]))
+    m = Measurement(float(est), lo, hi, n_seeds, decades=math.log10(max(xs) / min(xs)))
+    return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell, link=claim.link)
+
+
+def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *, twins: Optional[dict] = None,
+                     merge: Optional[Callable] = None, same: Optional[Callable] = None, hook: Optional[Callable] = None,
+                     miss: Optional[Callable] = None, name: str = "exp") -> list:
+    """One verdict row per fitted curve by :func:`judge` on its slope, with a study's hooks; a curve that is one
+    piece of evidence with an earlier one (``twins``) shares that curve's row.
+
+    Args:
+        slopes: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows), indexed by curve.
+        claim: ``claim(fit row) -> Claim or None``: the curve's claim (with its value filled in); ``None``: no row.
+        cell: ``cell(fit row) -> str``: a curve's cell.
+        curve: ``curve(fit row)``: the curve's per-seed rows, handed to ``hook`` and ``miss``.
+        twins: ``{j: (i, c)}``: curve ``j`` repeats curve ``i`` with per-seed correlation ``c``
+            (:func:`~jaxdp.studies.specs.same_evidence`); ``j`` gets no row.
+        merge: ``merge(cell, repeat's cell, fit row, repeat's fit row) -> str``: the cell of a row that stands for a
+            repeat too (:func:`~jaxdp.studies.specs.merged_cell`; default the first curve's cell).
+        same: ``same(c) -> str``: the reason appended to the row of a curve that stands for a repeat.
+        hook: ``hook(fit row, curve rows) -> (fit, Verdict or None, cell note, link)``: the fit judged (a refit), a
+            verdict that replaces :func:`judge`'s, a note after the cell and the row's link.
+        miss: ``miss(fit row, curve rows) -> (why, link)``: on a miss, what the reason adds and the row's link.
+        name: the column of ``slopes`` naming the experiment.
+
+    Returns:
+        The verdict rows (:func:`verdict_row`), in the order of ``slopes``.
+    """
+    rows, twins = [], twins or {}
+    for j, r in slopes.iterrows():
+        c = claim(r)
+        if c is None or j in twins:
+            continue
+        g = curve(r)
+        fit, v, note, link = hook(r, g) if hook else (r, None, "", None)
+        m = Measurement.of_fit(fit)
+        v = v or judge(c, m)
+        if v.verdict == "misses" and miss:
+            why, link = miss(r, g)
+            v = Verdict(v.verdict, f"{v.reason}; {why}" if why else v.reason)
+        text, also = cell(r), [same(t) for i, t in twins.values() if i == j and same]
+        for k in (k for k, (i, _) in twins.items() if i == j):
+            text = merge(text, cell(slopes.loc[k]), r, slopes.loc[k]) if merge is not None else text
+        v = Verdict(v.verdict, "; ".join(s for s in (v.reason, *also[-1:]) if s))
+        rows.append(verdict_row(c, m, v, experiment=str(r[name]), cell=text + note, link=link))
+    return rows
+
+
+def against_reference(summary, reference: Callable, names: Sequence[str], stem: str, keys: Sequence[str]):
+    """Measured means beside an exact reference: the ratio and whether the reference lies in the 95% interval.
+
+    Args:
+        summary: per-point rows of :func:`~jaxdp.studies.analysis.summarize` (``<stem>_mean``, ``<stem>_lo``,
+            ``<stem>_hi``).
+        reference: ``reference(row) -> tuple`` of the reference's values, named by ``names``; the last is the
+            reference mean (for example an exact quadrature of the expected value).
+        names: the names of the reference's values.
+        stem: the measured metric.
+        keys: the columns that identify a point, shown first.
+
+    Returns:
+        A data frame: ``keys``, ``names``, ``measured_mean``, ``measured_lo``, ``measured_hi``, ``ratio`` (measured
+        mean / reference mean) and ``inside`` (``measured_lo <= reference <= measured_hi``).
+    """
+    q = summary.copy()
+    q[list(names)] = [reference(r) for _, r in q.iterrows()]
+    q = q.rename(columns={f"{stem}_{k}": f"measured_{k}" for k in ("mean", "lo", "hi")})
+    ref = q[names[-1]]
+    return q[[*keys, *names, "measured_mean", "measured_lo", "measured_hi"]].assign(
+        ratio=q["measured_mean"] / ref, inside=(q["measured_lo"] <= ref) & (ref <= q["measured_hi"]))

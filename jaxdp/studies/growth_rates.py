@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 import pathlib
 
 import numpy as np
 
-from ..core.simulate import seed_keys
-from ..sco import exact_law_reference, grid_floor, growth_instance, planned_estimator, run_sco_cpu
+from ..sco import exact_law_reference, grid_floor, growth_point, run_growth_point
 from ..sco.prox_path import epoch_prox_path_1d
-from .analysis import _slopes_rows
-from .claims import Measurement, Verdict, judge, tally, verdict_row
-from .framework import Study, fit_slopes, joint_slope_boot, plot_curves, summarize, verdict_table
+from .claims import (Verdict, against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot,
+                     slope_ratio_boot, tally)
+from .framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from .plots import slope_guides
 from .specs import StudySpec, fstring, grid_points, kept_manifest, merged_cell, same_evidence, seed_matrix
 
@@ -51,22 +49,6 @@ def build_points(cfg: dict) -> list:
     return grid_points(S.data["grids"], cfg, template, select=exps + ["G1"] * ("G5" in exps))
 
 
-def _estimator(p: dict, n_iter: int = 100) -> tuple:
-    inst = growth_instance(p["inst"], p["kappa"], p["d"], p["n_samples"])
-    return planned_estimator(p["algo"], inst, p["n_samples"], eps=p["eps"], delta=p["delta"], kappa_low=p["kappa_low"],
-                             rho_rule=p["rho_rule"], M=p["M"], n_iter=n_iter)
-
-
-def run_point(p: dict, keys, cfg: dict) -> dict:
-    """One grid point, one float64 run per key (vmapped, :func:`jaxdp.sco.planned_estimator`): ``(S,)`` arrays
-    ``excess`` with ``dist`` and ``gap_ok`` (EPOCH-GROWTH, localization) or with ``erm_excess`` and ``accepted`` (the
-    exact inverse-sensitivity law, G4)."""
-    fn, args, _ = _estimator(p, int(cfg["n_iter"]))
-    out = run_sco_cpu(fn, keys, args)
-    return {k: np.asarray(out[k], float) for k in (("excess", "erm_excess", "accepted") if p["algo"] == "grad_inv"
-                                                   else ("excess", "dist", "gap_ok"))}
-
-
 def _x(exp: str) -> str:
     return {"G3": "d", "Geps": "eps"}.get(exp, "n_samples")
 
@@ -85,7 +67,9 @@ def _curve(df, exp, r):
 
 def _geps(r, g):
     """Geps's hook, ``(fit, verdict or None, cell note, link)``: fitted only over the ε whose noiseless path's excess
-    is at most ``GEPS_FLOOR_SHARE`` of the mean excess; not tested below 3 such ε."""
+    is at most ``GEPS_FLOOR_SHARE`` of the mean excess; not tested below 3 such ε (other experiments: as fitted)."""
+    if r["exp"] != "Geps":
+        return r, None, "", ""
     floor = float(epoch_prox_path_1d(int(r["n_samples"]), r["kappa"], kappa_low=r["kappa_low"])["excess"])
     sm = g.groupby("eps")["excess"].mean()
     keep, top = sorted(e for e in sm.index if floor <= GEPS_FLOOR_SHARE * sm.loc[e]), sm.index.max()
@@ -94,16 +78,13 @@ def _geps(r, g):
                                                                   kept=len(keep), cap=GEPS_FLOOR_SHARE)), "", WHY["geps-floor"]
     if len(keep) == len(sm):
         return r, None, "", ""
-    cols = ["slope", "slope_lo", "slope_hi", "n_seeds", "x_min", "x_max"]
-    fit = r.copy()
-    fit[cols] = fit_slopes(g[g["eps"].isin(keep)], x="eps", y="excess", upper_half=False, n_boot=N_BOOT,
-                           resample="joint").iloc[0][cols]
-    return fit, None, R["geps_note"](eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
+    fit = fit_slopes(g[g["eps"].isin(keep)], x="eps", y="excess", upper_half=False, n_boot=N_BOOT, resample="joint")
+    return fit.iloc[0], None, R["geps_note"](eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
 
 
-def _miss_why(exp, r, g) -> tuple:
+def _miss_why(r, g) -> tuple:
     """G4's hook: ``(note, link)`` of a miss at the grid's resolution floor or at float64 resolution."""
-    if exp == "G4":
+    if r["exp"] == "G4":
         mean, n = float(g.groupby("n_samples")["erm_excess"].mean().iloc[-1]), int(r["x_max"])
         floor = grid_floor(r["inst"], r["kappa"], int(r["M"])) if r["sampler"] == "grid" else 0.0
         if mean <= 10 * floor:
@@ -116,26 +97,16 @@ def _miss_why(exp, r, g) -> tuple:
 def _ratio_rows(df, rng) -> list:
     """G3's ratio of the pure and approximate exponents (both curves resampled jointly) and G5's q99/mean against n
     for every G1 curve, from the per-seed results."""
-    def row(exp, cell, c, xs, est, boots, n):
-        m = Measurement(float(est), *map(float, np.nanquantile(boots, [0.025, 0.975])), n,
-                        decades=math.log10(max(xs) / min(xs)))
-        return verdict_row(c, m, judge(c, m), experiment=exp, cell=cell, link=c.link)
-
     rows, g3 = [], df[df["exp"] == "G3"]
     if len(g3) and g3["delta"].nunique() == 2:
         xs, tp = seed_matrix(g3[g3["delta"] == 0], "d", "excess")
-        P, A = tp.to_numpy(float), seed_matrix(g3[g3["delta"] > 0], "d", "excess")[1].reindex(tp.index).to_numpy(float)
-        sp, sa = joint_slope_boot(P, xs, 0, rng=rng)[0], joint_slope_boot(A, xs, 0, rng=rng)[0]
-        idx = rng.integers(0, len(P), size=(N_BOOT, len(P)))
-        lx = np.log(np.asarray(xs, float))
-        boots = _slopes_rows(lx, np.nanmean(P[idx], axis=1)) / _slopes_rows(lx, np.nanmean(A[idx], axis=1))
-        rows.append(row("G3", "exponent ratio pure / approximate", CLAIMS["G3 ratio"], xs, sp / sa, boots, len(P)))
+        A = seed_matrix(g3[g3["delta"] > 0], "d", "excess")[1].reindex(tp.index).to_numpy(float)
+        rows.append(judge_boot(CLAIMS["G3 ratio"], *slope_ratio_boot(tp.to_numpy(float), A, xs, N_BOOT, rng),
+                               len(tp), xs, experiment="G3", cell="exponent ratio pure / approximate"))
     for (inst, kappa), g in df[df["exp"] == "G1"].groupby(["inst", "kappa"], sort=True):
         xs, tab = seed_matrix(g, "n_samples", "excess")
-        Y, lx = tab.to_numpy(float), np.log(np.asarray(xs, float))
-        q = lambda Yb: _slopes_rows(lx, np.nanquantile(Yb, 0.99, axis=-2) / np.nanmean(Yb, axis=-2))  # noqa: E731
-        rows.append(row("G5", f"q99/mean vs n, {inst}, κ = {kappa:g}", CLAIMS["G5"], xs, q(Y)[0],
-                        q(Y[rng.integers(0, len(Y), size=(200, len(Y)))]), len(Y)))
+        rows.append(judge_boot(CLAIMS["G5"], *quantile_ratio_slope_boot(tab.to_numpy(float), xs, 0.99, 200, rng),
+                               len(tab), xs, experiment="G5", cell=f"q99/mean vs n, {inst}, κ = {kappa:g}"))
     return rows
 
 
@@ -148,24 +119,11 @@ def verdicts(df, slopes):
             for j, r in slopes.iterrows()}
     twins = same_evidence([(j, (_x(r["exp"]), r["exp"] == "G4", float(r["theory"]), tuple(mats[j][0])), mats[j][1])
                            for j, r in slopes.iterrows()], TWIN_CORR, TWIN_REL)
-    rows = []
-    for j, r in slopes.iterrows():
-        exp, cell, same = r["exp"], _cell(r["exp"], r), ""
-        if exp not in CLAIMS or j in twins:
-            continue
-        for k, (i, c) in twins.items():
-            if i == j:
-                e = slopes.loc[k, "exp"]
-                cell, same = merged_cell(cell, _cell(e, slopes.loc[k]), exp, e), R["twins"](c=c)
-        claim, g = dataclasses.replace(CLAIMS[exp], value=float(r["theory"])), _curve(df, exp, r)
-        fit, v, note, link = _geps(r, g) if exp == "Geps" else (r, None, "", "")
-        m = Measurement.of_fit(fit)
-        v = v or judge(claim, m)
-        if v.verdict == "misses":
-            why, link = _miss_why(exp, r, g)
-            v = Verdict(v.verdict, f"{v.reason}; {why}" if why else v.reason)
-        v = Verdict(v.verdict, "; ".join(s for s in (v.reason, same) if s))
-        rows.append(verdict_row(claim, m, v, experiment=exp, cell=cell + note, link=link))
+
+    rows = judge_slope_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))
+                            if r["exp"] in CLAIMS else None, lambda r: _cell(r["exp"], r),
+                            lambda r: _curve(df, r["exp"], r), twins=twins, same=lambda c: R["twins"](c=c),
+                            merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]), hook=_geps, miss=_miss_why)
     order = {e: i for i, e in enumerate(EXPERIMENTS)}
     return pd.DataFrame(rows + _ratio_rows(df, np.random.default_rng(1))).sort_values(
         "experiment", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
@@ -195,14 +153,11 @@ def analyze(df):
     if "accepted" in df and (df["exp"] == "G4").any():
         t["sampler"] = df[df["exp"] == "G4"].groupby(["inst", "kappa", "sampler", "M", "rho_rule"])[
             "accepted"].mean().reset_index()
-    ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")].copy()
+    ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")]
     if len(ex):
-        ex[["rho", "exact_mean"]] = [exact_law_reference(r["kappa"], int(r["n_samples"]), r["eps"], r["rho_rule"])
-                                     for _, r in ex.iterrows()]
-        q = ex.rename(columns={f"erm_excess_{k}": f"measured_{k}" for k in ("mean", "lo", "hi")})
-        t["G4_quadrature"] = q[["kappa", "rho_rule", "n_samples", "rho", "exact_mean", "measured_mean", "measured_lo",
-                                "measured_hi"]].assign(ratio=q["measured_mean"] / q["exact_mean"], inside=(
-                                    q["measured_lo"] <= q["exact_mean"]) & (q["exact_mean"] <= q["measured_hi"]))
+        t["G4_quadrature"] = against_reference(ex, lambda r: exact_law_reference(
+            r["kappa"], int(r["n_samples"]), r["eps"], r["rho_rule"]), ["rho", "exact_mean"], "erm_excess",
+            keys=["kappa", "rho_rule", "n_samples"])
     t["verdicts"] = verdicts(df, t["slopes"])
     return t
 
@@ -236,11 +191,10 @@ def plot(df, outdir: pathlib.Path):
 
 @S.register
 def build(cfg: dict) -> Study:
-    """The points of :func:`build_points`, run by :func:`run_point` in seed batches of ``SEED_BATCH``."""
+    """The points of :func:`build_points`, run by :func:`jaxdp.sco.run_growth_point` in seed batches of
+    ``SEED_BATCH``."""
     def run(pts, seeds):   # a chunk's seeds in batches: the same draws (one key per seed index), less memory
-        parts = [[run_point(p, seed_keys(int(cfg["seed"]), np.asarray(seeds)[i:i + SEED_BATCH]), cfg)
-                  for i in range(0, len(seeds), SEED_BATCH)] for p in pts]
-        return [{k: np.concatenate([q[k] for q in ps]) for k in ps[0]} for ps in parts]
+        return [run_growth_point(p, int(cfg["seed"]), seeds, int(cfg["n_iter"]), SEED_BATCH) for p in pts]
 
-    return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=_estimator,
+    return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=growth_point,
                    analyze=analyze, plot=plot)
