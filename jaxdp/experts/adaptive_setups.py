@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 import jax.numpy as jnp
 import numpy as np
 
+from ..core.validation import check_positive_int
 from ._common import params_from_plan
 from .adaptive import adaptive_lazy_epochs, punish_last_action, switch_watcher, switch_watcher_params
 from .adversaries import LazyEpochsParams, adv_lazy_epochs
@@ -114,10 +115,11 @@ def adaptive_experts_adversary(name: str, d: int, T: int, epoch_len: int = 32, p
         ``(adversary, adv_params)``.
 
     Raises:
-        ValueError: an unknown ``name``.
+        ValueError: an unknown ``name``, ``T`` or ``epoch_len`` below 1, ``patience`` below 1, ``d`` below 2.
     """
     if name not in ADAPTIVE_EXPERTS_ADVERSARIES:
         raise ValueError(f"name must be one of {', '.join(ADAPTIVE_EXPERTS_ADVERSARIES)}, got {name!r}")
+    T, epoch_len = check_positive_int("T", T), check_positive_int("epoch_len", epoch_len)
     ep = LazyEpochsParams(T=jnp.int32(T), eps=jnp.float32(1.0), epoch_len=jnp.int32(epoch_len))
     made: dict[str, Callable[[], tuple]] = {
         "epochs": lambda: (adv_lazy_epochs(d), ep), "adaptive_epochs": lambda: (adaptive_lazy_epochs(d), ep),

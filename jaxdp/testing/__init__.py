@@ -212,6 +212,17 @@ def _check_static(learner, adversary, problem, params, adv_params, d: Optional[i
             if tuple(leaf.shape) != ():
                 _fail("shapes", f"info[{k!r}] must be a scalar (the simulator sums it over rounds), "
                                 f"got shape {list(leaf.shape)}")
+    if learner.release is not None:
+        try:
+            out0, out1 = (jax.eval_shape(learner.release, st, params) for st in (state, new))
+        except Exception as e:
+            _fail("shapes", f"learner.release(state, params) failed to trace: {type(e).__name__}: "
+                            f"{str(e).splitlines()[0] if str(e) else ''}")
+        diff = _describe_diff(out0, out1)
+        if diff or not all(hasattr(leaf, "shape") for leaf in jax.tree_util.tree_leaves(out0)):
+            _fail("shapes", f"learner.release must return a pytree of arrays with the same structure, shapes and "
+                            f"dtypes after init and after step (the adaptive game stacks it per round): "
+                            f"{diff or 'a leaf is not an array'}")
     if learner.end_block is not None:
         try:
             new_b, binfo = jax.eval_shape(learner.end_block, key, state, params)

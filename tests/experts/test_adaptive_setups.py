@@ -67,6 +67,8 @@ def test_every_oco_learner_runs_against_every_adversary(name):
     (lambda: adaptive_experts_adversary("linear", D, T), "name must be one of .*got 'linear'"),
     (lambda: adaptive_oco_learner("hedge", 2, T, 1.0, 1e-6), "name must be one of .*got 'hedge'"),
     (lambda: adaptive_oco_adversary("epochs", 2), "name must be one of .*got 'epochs'"),
+    (lambda: adaptive_experts_adversary("epochs", D, T, epoch_len=0), "epoch_len must be an integer >= 1, got 0"),
+    (lambda: adaptive_experts_adversary("switch_watcher", D, T, patience=0), "patience must be an integer >= 1"),
 ])
 def test_unknown_names_are_refused(call, match):
     with pytest.raises(ValueError, match=match):

@@ -173,6 +173,19 @@ def test_prefetch_twin_passes_the_shared_conformance_check():
     assert np.isfinite(out["regret"]).all()
 
 
+def test_a_broken_release_fails_conformance_before_anything_runs():
+    """``check_learner`` traces ``release`` on the state after ``init`` and after ``step``: one that reads a field
+    the state lacks fails ``[shapes]``, naming ``learner.release``."""
+    from _helpers import ADV, AP, PROB
+    from jaxdp.testing import ConformanceError, check_learner
+
+    twin = EA.prefetch_noise_experts(4)
+    pars = [EA.prefetch_noise_params(4, 1.0, 0.1), EA.prefetch_noise_params(4, 2.0, 0.3)]
+    bad = twin._replace(release=lambda st, p: {"noisy_cum": st.counts})
+    with pytest.raises(ConformanceError, match=r"\[shapes\] learner\.release\(state, params\) failed to trace"):
+        check_learner(bad, ADV, PROB, pars, AP, T=8, seeds=2)
+
+
 def test_an_adaptive_adversary_that_sees_outputs_gets_the_released_counts():
     """``simulate`` hands ``Learner.release`` (not ``info``) to an adversary with ``sees_outputs``: an adversary that
     puts loss 1 on the expert with the smallest released noisy count, checked against the count it was handed."""
