@@ -213,26 +213,13 @@ def _param_kind(p) -> str:
 
 
 def _param_range(p) -> str:
-    from ..studies.spec import _num
-
     if p.choices is not None:
         what = "one of " + ", ".join(map(str, p.choices))
     elif p.kind in ("int", "float"):
-        if p.lo is not None and p.hi is not None:
-            what = f"in {'(' if p.lo_open else '['}{_num(p.lo)}, {_num(p.hi)}{')' if p.hi_open else ']'}"
-        elif p.lo is not None:
-            what = f"{'>' if p.lo_open else '>='} {_num(p.lo)}"
-        elif p.hi is not None:
-            what = f"{'<' if p.hi_open else '<='} {_num(p.hi)}"
-        else:
-            what = "any finite number" if p.kind == "float" and not p.allow_inf else "any number"
-    elif p.kind == "bool":
-        what = "true or false"
+        what = p.bounds() or ("any finite number" if p.kind == "float" and not p.allow_inf else "any number")
     else:
-        what = "any string"
-    if p.many:
-        what += "; may be empty" if p.allow_empty else ""
-    return what
+        what = "true or false" if p.kind == "bool" else "any string"
+    return what + ("; may be empty" if p.many and p.allow_empty else "")
 
 
 def _study_show(args) -> int:

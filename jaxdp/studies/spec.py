@@ -152,17 +152,22 @@ class Param:
     check: Optional[Callable[[Any], Optional[str]]] = None
     help: str = ""
 
+    def bounds(self) -> str:
+        """The bounds of a number as text (``"in [0, 1)"``, ``">= 1"``), or ``""`` where it has none."""
+        if self.lo is not None and self.hi is not None:
+            return f"in {'(' if self.lo_open else '['}{_num(self.lo)}, {_num(self.hi)}{')' if self.hi_open else ']'}"
+        if self.lo is not None:
+            return f"{'>' if self.lo_open else '>='} {_num(self.lo)}"
+        return f"{'<' if self.hi_open else '<='} {_num(self.hi)}" if self.hi is not None else ""
+
     def describe(self) -> str:
+        """What the parameter allows, in the words of an error message."""
         what = {"int": "an integer", "float": "a finite number" if not self.allow_inf else "a number",
                 "str": "a string", "bool": "true or false"}[self.kind]
         if self.choices is not None:
             what = f"one of {', '.join(map(str, self.choices))}"
-        if self.lo is not None and self.hi is not None:
-            what += f" in {'(' if self.lo_open else '['}{_num(self.lo)}, {_num(self.hi)}{')' if self.hi_open else ']'}"
-        elif self.lo is not None:
-            what += f" {'>' if self.lo_open else '>='} {_num(self.lo)}"
-        elif self.hi is not None:
-            what += f" {'<' if self.hi_open else '<='} {_num(self.hi)}"
+        if self.bounds():
+            what += f" {self.bounds()}"
         if self.help:
             what += f" ({self.help})"
         if self.many:
