@@ -156,3 +156,76 @@ def adaptive_oco_adversary(name: str, d: int, bias: float = 0.2) -> tuple:
     adv = (adv_linear_oco(d), linear_oco_params("biased", 1.0, float(bias))) if name == "linear" else \
         (toward_last_iterate(d), toward_iterate_params(1.0))
     return adv + (linear_problem(d, 1.0),)
+
+
+__all__ += ["adaptive_learner", "adaptive_adversary", "tuned_oblivious_bound"]
+
+
+def adaptive_learner(name: str, d: int, T: int, eps: float, delta: float) -> tuple:
+    """Any learner of the ``adaptive-regret`` study by name, tuned for horizon ``T``, with its oblivious bound:
+    :func:`adaptive_oco_learner` for :data:`ADAPTIVE_OCO_LEARNERS`, :func:`jaxdp.experts.adaptive_experts_learner`
+    for the experts learners.
+
+    Args:
+        name: one of :data:`ADAPTIVE_OCO_LEARNERS` or :data:`jaxdp.experts.ADAPTIVE_EXPERTS_LEARNERS`.
+        d: the dimension (the number of experts for an experts learner).
+        T: the horizon the learner is tuned for.
+        eps, delta: the privacy target.
+
+    Returns:
+        ``(learner, params, bound)`` with ``bound(t, L*) -> array`` or ``None`` (no bound in the library).
+
+    Raises:
+        ValueError: an unknown ``name``.
+    """
+    from ..experts.adaptive_setups import adaptive_experts_learner
+
+    make = adaptive_oco_learner if name in ADAPTIVE_OCO_LEARNERS else adaptive_experts_learner
+    return make(name, d, T, eps, delta)
+
+
+def adaptive_adversary(name: str, d: int, T: int, epoch_len: int = 32, patience: int = 2, bias: float = 0.2) -> tuple:
+    """Any adversary of the ``adaptive-regret`` study by name, with its parameters and problem:
+    :func:`adaptive_oco_adversary` for :data:`ADAPTIVE_OCO_ADVERSARIES`,
+    :func:`jaxdp.experts.adaptive_experts_adversary` on the experts problem otherwise.
+
+    Args:
+        name: one of :data:`ADAPTIVE_OCO_ADVERSARIES` or :data:`jaxdp.experts.ADAPTIVE_EXPERTS_ADVERSARIES`.
+        d: the dimension (the number of experts for an experts adversary).
+        T: the horizon (the epochs' layout; unused by the OCO adversaries).
+        epoch_len, patience: the experts adversaries' epoch length and switch watcher's patience.
+        bias: the oblivious linear OCO losses' bias.
+
+    Returns:
+        ``(adversary, adv_params, problem)``.
+
+    Raises:
+        ValueError: an unknown ``name`` or a parameter out of range.
+    """
+    from ..experts import experts_problem
+    from ..experts.adaptive_setups import adaptive_experts_adversary
+
+    if name in ADAPTIVE_OCO_ADVERSARIES:
+        return adaptive_oco_adversary(name, d, float(bias))
+    return adaptive_experts_adversary(name, d, T, int(epoch_len), int(patience)) + (experts_problem(),)
+
+
+def tuned_oblivious_bound(name: str, d: int, T: int, eps: float, delta: float, best_loss: float) -> float:
+    """The learner's oblivious regret bound after ``T`` rounds with its parameters tuned for horizon ``T``.
+
+    The bound of :func:`adaptive_learner` (the papers' oblivious bounds: Hedge's ``√(T ln d/2)``, LAZY Thm 3.2 and
+    Thm 3.12, REAL Thms 1, 2 and 6–7, DP-FTRL's general setting) evaluated at its own horizon, so that its values
+    over several ``T`` trace the exponent in ``T`` the learner's guarantee has when tuned for each horizon.
+
+    Args:
+        name: the learner (:func:`adaptive_learner`).
+        d: the dimension.
+        T: the horizon, tuned for and evaluated at.
+        eps, delta: the privacy target.
+        best_loss: the best expert's (or point's) loss ``L*`` after ``T`` rounds.
+
+    Returns:
+        The bound, NaN where the library states none or where it does not apply (REAL Thms 6–7 at ``L* > 0``).
+    """
+    bound = adaptive_learner(name, d, int(T), eps, delta)[2]
+    return float(bound(int(T), np.asarray([best_loss]))[0]) if bound is not None else float(np.nan)

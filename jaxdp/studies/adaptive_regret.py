@@ -8,40 +8,26 @@ and the log-log slope against the bound's own slope over the fitted range.
 """
 from __future__ import annotations
 
-import math
+import functools
 import pathlib
 
 import numpy as np
 
+from ..oco.adaptive import ADAPTIVE_OCO_LEARNERS, adaptive_adversary, adaptive_learner, tuned_oblivious_bound
 from .analysis import verdict_table
 from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_panels, summarize
-from .specs import StudySpec
+from .specs import StudySpec, curve_slopes, kept_manifest
 
 S = StudySpec("adaptive-regret", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
-BY, N_BOOT, OCO = ["learner", "adversary"], 1000, ("dp_ftrl", "l2p_rmw")
+BY, N_BOOT, OCO = ["learner", "adversary"], 1000, ADAPTIVE_OCO_LEARNERS
 ADAPTIVE = {"punish_last", "switch_watcher", "adaptive_epochs", "toward_last"}
 
 
-def _learner(name: str, d: int, T: int, eps: float, delta: float):
-    """``(learner, params, bound)`` tuned for horizon ``T``, with the library's oblivious bound
-    (:func:`jaxdp.experts.adaptive_experts_learner`, :func:`jaxdp.oco.adaptive.adaptive_oco_learner`)."""
-    from ..experts.adaptive_setups import adaptive_experts_learner
-    from ..oco.adaptive import adaptive_oco_learner
-
-    return (adaptive_oco_learner if name in OCO else adaptive_experts_learner)(name, d, T, eps, delta)
-
-
-def _adversary(name: str, d: int, T: int, cfg: dict):
-    """``(adversary, adv_params, problem)`` by name (the library's setups)."""
-    from ..experts import experts_problem
-    from ..experts.adaptive_setups import adaptive_experts_adversary
-    from ..oco.adaptive import ADAPTIVE_OCO_ADVERSARIES, adaptive_oco_adversary
-
-    if name in ADAPTIVE_OCO_ADVERSARIES:
-        return adaptive_oco_adversary(name, d, float(cfg["bias"]))
-    return adaptive_experts_adversary(name, d, T, int(cfg["epoch_len"]), int(cfg["patience"])) + (experts_problem(),)
+def dim(cfg: dict, learner: str) -> int:
+    """The dimension of ``learner``'s class: ``oco_d`` for the OCO learners, the number of experts ``d`` otherwise."""
+    return int(cfg["oco_d"] if learner in OCO else cfg["d"])
 
 
 def points(cfg: dict) -> list:
@@ -57,19 +43,17 @@ def build(cfg: dict) -> Study:
     from ..core import seed_keys, simulate
 
     eps, delta = float(cfg["eps"]), float(cfg["delta"])
-
-    def dim(learner: str) -> int:
-        return int(cfg["oco_d"] if learner in OCO else cfg["d"])
-
+    adversary = functools.partial(adaptive_adversary, epoch_len=cfg["epoch_len"], patience=cfg["patience"],
+                                  bias=cfg["bias"])
     T_run = max(int(t) for t in cfg["T"])
     n_ck = T_run.bit_length()   # checkpoint_rounds(T_run, n_ck): every power of two up to T_run
 
     def run(pts, seeds):
         # one run of horizon T_run per (learner, adversary); each point reads the regret at its round T
         pt, keys = pts[0], seed_keys(int(cfg["seed"]), seeds)
-        d = dim(pt["learner"])
-        L, params, bound = _learner(pt["learner"], d, T_run, eps, delta)
-        adv, ap, prob = _adversary(pt["adversary"], d, T_run, cfg)
+        d = dim(cfg, pt["learner"])
+        L, params, bound = adaptive_learner(pt["learner"], d, T_run, eps, delta)
+        adv, ap, prob = adversary(pt["adversary"], d, T_run)
         r = simulate(L, adv, prob, params, ap, keys, T_run, n_checkpoints=n_ck)
         at = {int(t): i for i, t in enumerate(r["checkpoint_rounds"])}
         best = np.asarray(r["best_loss"], float)
@@ -95,40 +79,28 @@ def build(cfg: dict) -> Study:
     def check_point(p):
         if int(p["T"]) & (int(p["T"]) - 1):
             raise ValueError(f"adaptive-regret: every T must be a power of two (a checkpoint), got {p['T']}")
-        _learner(p["learner"], dim(p["learner"]), T_run, eps, delta)
-        _adversary(p["adversary"], dim(p["learner"]), T_run, cfg)
+        adaptive_learner(p["learner"], dim(cfg, p["learner"]), T_run, eps, delta)
+        adversary(p["adversary"], dim(cfg, p["learner"]), T_run)
 
     return S.study(cfg, points=points(cfg), run=run, check_point=check_point, analyze=analyze, plot=plot,
                    seeds_per_chunk=int(cfg["seeds_per_chunk"]))
 
 
-def tuned_bound(learner: str, T: int, best_loss: float, cfg: dict) -> float:
-    """The learner's oblivious bound at horizon ``T`` with its parameters tuned (planned) for ``T``, at the best loss
-    ``best_loss`` (NaN where the library has none or it does not apply): the curve whose exponent the slope is
-    tested against."""
-    d = int(cfg["oco_d"] if learner in OCO else cfg["d"])
-    bound = _learner(learner, d, int(T), float(cfg["eps"]), float(cfg["delta"]))[2]
-    return float(bound(int(T), np.asarray([best_loss]))[0]) if bound is not None else math.nan
-
-
-def slopes(df, cfg: dict, bound=tuned_bound):
+def slopes(df, cfg: dict, bound=None):
     """Per (learner, adversary): the log-log slope of the mean regret in ``T`` over every ``T`` (joint bootstrap over
-    seed indices) and ``bound_slope``, the log-log slope of ``bound(learner, T, L*_T, cfg)`` over the same ``T``
-    (the bound tuned for each horizon, :func:`tuned_bound`; ``L*_T`` scales the run's mean best loss by ``T/T_run``;
-    NaN where the bound is NaN at some ``T``)."""
+    seed indices) and ``bound_slope``, the log-log slope over the same ``T`` of ``bound(learner, T, L*_T)``, default
+    the learner's oblivious bound tuned for each horizon (:func:`jaxdp.oco.adaptive.tuned_oblivious_bound`; ``L*_T``
+    scales the run's mean best loss by ``T/T_run``; NaN where the bound is NaN)."""
     sl = fit_slopes(df, "T", "regret", by=BY, upper_half=False, n_boot=N_BOOT, resample="joint")
-    T_run, bs = int(df["T"].max()), []
-    best = df.groupby(BY)["best_loss"].mean()
-    for r in sl.itertuples(index=False):
-        Ts = np.sort(df[(df["learner"] == r.learner) & (df["adversary"] == r.adversary)]["T"].unique())
-        b = np.array([bound(r.learner, int(T), float(best.loc[(r.learner, r.adversary)]) * T / T_run, cfg)
-                      for T in Ts])
-        ok = bool(len(Ts) > 1 and np.all(np.isfinite(b) & (b > 0)))
-        bs.append(float(np.polyfit(np.log(Ts), np.log(b), 1)[0]) if ok else math.nan)
-    return sl.assign(bound_slope=bs)
+    pts = df[BY + ["T"]].drop_duplicates().merge(df.groupby(BY, as_index=False)["best_loss"].mean(), on=BY)
+    bound = bound or (lambda ln, T, L: tuned_oblivious_bound(ln, dim(cfg, ln), T, float(cfg["eps"]),
+                                                             float(cfg["delta"]), L))
+    pts["tuned"] = [bound(r.learner, int(r.T), float(r.best_loss) * int(r.T) / int(df["T"].max()))
+                    for r in pts.itertuples(index=False)]
+    return curve_slopes(sl, pts, "T", {"bound_slope": "tuned"}, BY)
 
 
-def verdicts(df, cfg: dict, bound=tuned_bound):
+def verdicts(df, cfg: dict, bound=None):
     """Per (learner, adversary) cell: ``regret / bound`` at every ``T`` (claims of kind ``bound``; the bound at the
     run's parameters) and the slope against ``bound_slope``, the exponent of the bound tuned for each horizon (at
     most); a learner without a bound, or whose bound does not apply, gets a ``not tested`` row."""
@@ -154,18 +126,12 @@ def verdicts(df, cfg: dict, bound=tuned_bound):
     return pd.DataFrame(rows)
 
 
-def _config(results_dir) -> dict:
-    import json
-
-    return json.loads((pathlib.Path(results_dir) / "manifest.json").read_text())["config"]
-
-
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of the results page from a kept run (default ``results/adaptive-regret``)."""
     import pandas as pd
 
     df = pd.read_csv(pathlib.Path(results_dir or RESULTS) / "results.csv")
-    cfg = _config(results_dir or RESULTS)
+    cfg = kept_manifest(results_dir or RESULTS)["config"]
     summ = summarize(df, BY + ["T"], ["regret", "ratio", "best_loss", "switches"])
     last = summ.sort_values("T").groupby(BY).tail(1)
     rows = slopes(df, cfg).merge(last, on=BY, how="left")

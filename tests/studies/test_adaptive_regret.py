@@ -63,7 +63,7 @@ def _synthetic(S=64, seed=0):
     return pd.DataFrame(rows)
 
 
-def _bound(learner, T, best_loss, cfg):
+def _bound(learner, T, best_loss):
     return np.sqrt(T * np.log(10) / 2) if learner in ("hedge", "dartboard") else np.nan
 
 
@@ -87,6 +87,7 @@ def test_the_bound_slope_is_the_bounds_own_log_log_slope():
 def test_the_kept_page_is_current_and_shows_a_linear_miss():
     from _helpers import ROOT
     from jaxdp.studies.analysis import stale_blocks
+    from jaxdp.studies.specs import kept_manifest
 
     d = ROOT / "results" / "adaptive-regret"
     if not (d / "results.csv").exists():
@@ -94,7 +95,7 @@ def test_the_kept_page_is_current_and_shows_a_linear_miss():
     blocks = A.page_blocks(d)
     assert set(blocks) == set(A.BLOCKS)
     assert stale_blocks(A.DOC_PAGE, blocks) == [], "stale generated blocks; rerun jaxdp.studies.adaptive_regret.publish()"
-    v = A.verdicts(pd.read_csv(d / "results.csv"), A._config(d)).set_index(["cell", "experiment"])["verdict"]
+    v = A.verdicts(pd.read_csv(d / "results.csv"), kept_manifest(d)["config"]).set_index(["cell", "experiment"])["verdict"]
     slope = "regret vs T (slope ≤ the bound's)"
     # the acceptance of issue 38: an oblivious bound fails under an adaptive adversary, the slope excluding it
     assert v[("dartboard, adaptive_epochs", slope)] == "misses"
