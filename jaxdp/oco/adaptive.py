@@ -21,7 +21,8 @@ from ..core.types import AdaptiveAdversary, fdt
 from ..core.validation import check_positive, check_positive_int, params_type_check
 
 __all__ = ["TowardIterateParams", "toward_iterate_params", "toward_last_iterate", "ADAPTIVE_OCO_LEARNERS",
-           "ADAPTIVE_OCO_ADVERSARIES", "adaptive_oco_learner", "adaptive_oco_adversary"]
+           "ADAPTIVE_OCO_ADVERSARIES", "adaptive_oco_learner", "adaptive_oco_adversary", "adaptive_learner",
+           "adaptive_adversary", "tuned_oblivious_bound"]
 
 
 class TowardIterateParams(NamedTuple):
@@ -156,9 +157,6 @@ def adaptive_oco_adversary(name: str, d: int, bias: float = 0.2) -> tuple:
     adv = (adv_linear_oco(d), linear_oco_params("biased", 1.0, float(bias))) if name == "linear" else \
         (toward_last_iterate(d), toward_iterate_params(1.0))
     return adv + (linear_problem(d, 1.0),)
-
-
-__all__ += ["adaptive_learner", "adaptive_adversary", "tuned_oblivious_bound"]
 
 
 def adaptive_learner(name: str, d: int, T: int, eps: float, delta: float) -> tuple:
