@@ -20,7 +20,7 @@ from ..bandits.instances import check_point as check_setup
 from ..bandits.instances import is_trivial_cap, simulate_budgets, theory_value
 from ..core import seed_keys
 from .analysis import _pow2, upper_half, verdict_table
-from .claims import judge_curve, tally, untested_row
+from .claims import judge_bound_except, judge_curve, tally, untested_row
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
@@ -101,44 +101,31 @@ def _x_label(sweep: str, v, horizon=_pow2) -> str:
     return {"T": lambda: f"T = {horizon(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
 
 
-def _bound_row(claim, pts, n: int, x: str, gap: float, repeated, experiment: str, cell: str) -> dict:
-    """The row of a bound on one cell's points but the trivial caps and the ``repeated`` (another learner's runs):
-    :func:`~jaxdp.studies.claims.judge_curve` on regret/bound, an exact evaluation where no seed differs."""
-    own = pts[~pts[x].isin(list(repeated))]
-    capped = np.array([is_trivial_cap(p.theory, p.instance, int(p.K), p.T, gap) for p in own.itertuples(index=False)],
-                      bool)
-    tested, N = own[~capped], NOTES
-    notes = [N["cap"](at=", ".join(_x_label(x, v) for v in own[x][capped]), n=len(tested))] if capped.any() else []
-    if len(own) < len(pts):
-        notes.append(N["repeated"](at=", ".join(_x_label(x, v) for v in sorted(repeated)),
-                                   of=LABELS[TWIN_OF[pts["learner"].iloc[0]]]))
-    if not len(tested):
-        return untested_row(experiment, cell, claim.text, N["cap_all"](), n, kind="at_most", claimed=1.0)
-    row = judge_curve(claim, None, tested.assign(bound=tested["theory"], n_seeds=n), experiment=experiment,
-                      cell=cell, exact_where="")
-    if row["slope"] <= 0:
-        notes.append(N["below"]())
-    return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
-
-
 def verdicts(slopes, summary, gap=None, repeats=None):
     """One verdict row per fitted cell of ``slopes`` against :data:`CLAIMS`: a bound by regret/bound at every
-    fitted point (trivial caps left out), a rate by the slope over the fitted range. ``repeats``:
-    ``{(sweep, learner): swept values}`` where the learner's runs are :data:`TWIN_OF`'s, left out of its row."""
+    fitted point but the trivial caps and the repeats (:func:`~jaxdp.studies.claims.judge_bound_except`), a rate by
+    the slope over the fitted range. ``repeats``: ``{(sweep, learner): swept values}`` where the learner's runs are
+    :data:`TWIN_OF`'s, left out of its row."""
     import pandas as pd
 
-    gap, repeats, rows = float(DEFAULTS["gap"] if gap is None else gap), repeats or {}, []
+    gap, repeats, rows, N = float(DEFAULTS["gap"] if gap is None else gap), repeats or {}, [], NOTES
+    summary = summary.assign(bound=summary["theory"], capped=[
+        is_trivial_cap(b, i, int(k), t, gap) for b, i, k, t in summary[["theory", "instance", "K", "T"]].to_numpy()],
+        repeated=[getattr(p, p.sweep) in repeats.get((p.sweep, p.learner), ()) for p in summary.itertuples()])
     for r in slopes.itertuples(index=False):
         x = r.sweep
         pts = summary[(summary["sweep"] == x) & (summary["learner"] == r.learner) & (summary["instance"] == r.instance)]
         pts = pts[(pts[x] >= r.x_min) & (pts[x] <= r.x_max)].sort_values(x)
         n, cell = int(pts["n_seeds"].min()) if len(pts) else 0, f"{LABELS[r.learner]}, {r.instance}"
-        claim = CLAIMS[(r.learner, r.instance)] if (r.learner, r.instance) in CLAIMS else CLAIMS.get(r.learner)
+        claim = CLAIMS.get((r.learner, r.instance), CLAIMS.get(r.learner))
         if claim is None:
             rows.append(untested_row(f"regret vs {_X[x]}", cell, *S.data["no_claim"], n))
         elif claim.kind == "bound":
-            rows.append(_bound_row(claim, pts, n, x, gap, repeats.get((x, r.learner), ()),
-                                   f"regret / bound over {_X[x]}", cell))
+            skip = [("capped", N["cap"]), ("repeated", functools.partial(N["repeated"], of=LABELS[TWIN_OF.get(
+                r.learner, r.learner)]))]
+            rows.append(judge_bound_except(claim, pts, x, skip, experiment=f"regret / bound over {_X[x]}", cell=cell,
+                                           label=functools.partial(_x_label, x), none_left=N["cap_all"](),
+                                           below=N["below"]()))
         else:
             claim = dataclasses.replace(claim, value=float(r.theory_slope)) if math.isnan(claim.value) else claim
             rows.append(judge_curve(claim, pd.Series(dict(r._asdict(), n_seeds=n)), None, x,
