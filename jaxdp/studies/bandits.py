@@ -17,7 +17,7 @@ import pathlib
 import numpy as np
 
 from ..bandits.instances import check_point as check_setup
-from ..bandits.instances import is_trivial_cap, simulate_budgets, theory_value
+from ..bandits.instances import is_trivial_cap, simulate_budgets, theory_value, twin_learner
 from ..core import seed_keys
 from .analysis import _pow2, upper_half, verdict_table
 from .claims import judge_bound_except, judge_curve, tally, untested_row
@@ -101,17 +101,24 @@ def _x_label(sweep: str, v, horizon=_pow2) -> str:
     return {"T": lambda: f"T = {horizon(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
 
 
-def verdicts(slopes, summary, gap=None, repeats=None):
-    """One verdict row per fitted cell of ``slopes`` against :data:`CLAIMS`: a bound by regret/bound at every
-    fitted point but the trivial caps and the repeats (:func:`~jaxdp.studies.claims.judge_bound_except`), a rate by
-    the slope over the fitted range. ``repeats``: ``{(sweep, learner): swept values}`` where the learner's runs are
-    :data:`TWIN_OF`'s, left out of its row."""
+def flagged(summary, gap=None):
+    """``summary`` (``summary.csv``) with what the page reads of each point: ``bound`` (its ``theory``), ``capped``
+    (the bound is a trivial cap, :func:`~jaxdp.bandits.instances.is_trivial_cap`), ``repeated`` (its runs are
+    another learner's, :func:`~jaxdp.bandits.instances.twin_learner`) and ``flat`` (no spread over seeds)."""
+    gap = float(DEFAULTS["gap"] if gap is None else gap)
+    rows = summary[["learner", "instance", "K", "T", "eps", "theory"]].to_numpy()
+    return summary.assign(bound=summary["theory"], flat=summary["regret_lo"] == summary["regret_hi"],
+                          capped=[is_trivial_cap(b, i, int(k), int(t), gap) for _, i, k, t, _, b in rows],
+                          repeated=[twin_learner(ln, int(k), int(t), e) != ln for ln, _, k, t, e, _ in rows])
+
+
+def verdicts(slopes, summary):
+    """One verdict row per fitted cell of ``slopes`` against :data:`CLAIMS` on the points of :func:`flagged`: a bound
+    by regret/bound at every fitted point but the ``capped`` and ``repeated``
+    (:func:`~jaxdp.studies.claims.judge_bound_except`), a rate by the slope over the fitted range."""
     import pandas as pd
 
-    gap, repeats, rows, N = float(DEFAULTS["gap"] if gap is None else gap), repeats or {}, [], NOTES
-    summary = summary.assign(bound=summary["theory"], capped=[
-        is_trivial_cap(b, i, int(k), t, gap) for b, i, k, t in summary[["theory", "instance", "K", "T"]].to_numpy()],
-        repeated=[getattr(p, p.sweep) in repeats.get((p.sweep, p.learner), ()) for p in summary.itertuples()])
+    rows, N = [], NOTES
     for r in slopes.itertuples(index=False):
         x = r.sweep
         pts = summary[(summary["sweep"] == x) & (summary["learner"] == r.learner) & (summary["instance"] == r.instance)]
@@ -133,19 +140,13 @@ def verdicts(slopes, summary, gap=None, repeats=None):
     return pd.DataFrame(rows)
 
 
-def _spread_free(df) -> set:
-    """The points (tuples of :data:`KEYS`) where every seed has the same pseudo-regret."""
-    g = df.groupby(KEYS, dropna=False)["regret"].agg(lambda v: float(v.max() - v.min()))
-    return {k for k, v in g.items() if v == 0.0}
-
-
 def _by_rank(sl, *cols):
     """``sl`` sorted by ``cols``: learners in :data:`LEARNERS` order, sweeps T, ε, K, anything else by value."""
     order = {"learner": _RANK, "sweep": {"T": 0, "eps": 1, "K": 2}}
     return sl.sort_values(list(cols), key=lambda c: c.map(order[c.name]) if c.name in order else c)
 
 
-def _t_table(fits, summ, flat, T_max: int) -> tuple:
+def _t_table(fits, summ, T_max: int) -> tuple:
     """The T sweep's table (``[columns].T_sweep``) and its number of curves: each (learner, instance) curve's slope,
     the bound's, its regret and bound at the largest horizon, and a note (:data:`NOTES`): what its slope cannot
     show."""
@@ -156,7 +157,7 @@ def _t_table(fits, summ, flat, T_max: int) -> tuple:
     notes = []
     for r in t.itertuples(index=False):
         g = st[(st["learner"] == r.learner) & (st["instance"] == r.instance)]
-        fitted, k = g[g["T"].between(r.x_min, r.x_max)], sum(f[:3] == ("T", r.learner, r.instance) for f in flat)
+        fitted, k = g[g["T"].between(r.x_min, r.x_max)], int(g["flat"].sum())
         pos = int((fitted["regret_mean"] > 0).sum())
         notes.append("; ".join(n for n in [
             N["no_slope"](neg=len(fitted) - pos, n=len(fitted)) if not np.isfinite(r.slope) else
@@ -192,15 +193,6 @@ def _bounds_values(summ) -> dict:
                 n_over=len(over), over=f": {over_list}" if over_list else "")
 
 
-def _batched_repeats(df) -> set:
-    """The ε of the ε sweep where the batched DP-EXP3's runs are the per-round one's, seed by seed."""
-    e = df[df["sweep"] == "eps"]
-    if not {"dp_exp3", "dp_exp3_batched"} <= set(e["learner"]):
-        return set()
-    a, b = (e[e["learner"] == ln].set_index(["eps", "seed"])["regret"] for ln in ("dp_exp3", "dp_exp3_batched"))
-    return {float(k) for k, v in (a - b).abs().groupby(level=0).max().items() if v == 0.0}
-
-
 def page_blocks(results_dir=None) -> dict:
     """The generated blocks of ``docs/results/bandits.md`` from a kept run's ``results.csv`` and ``summary.csv``
     (the bound of each point: its ``theory`` column)."""
@@ -209,23 +201,26 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir or RESULTS)
     df = pd.read_csv(d / "results.csv")
     df = df.assign(eps=df["eps"].astype(float))
-    summ = pd.read_csv(d / "summary.csv")
-    n_seeds = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min())
-    flat, fits, same, N = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df), NOTES
-    repeats = {("eps", "dp_exp3_batched"): same}
-    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ, kept_manifest(d)["config"]["gap"], repeats)
-    twins = "; ".join(N["twins"](ln=LABELS[ln], at=", ".join(_x_label(x, e) for e in sorted(xs)),
-                                        of=LABELS[TWIN_OF[ln]]) for (x, ln), xs in repeats.items() if xs)
-    flat_K = {ln: ", ".join(str(int(k)) for k in sorted(k[3] for k in flat if k[:2] == ("K", ln))) for ln in LEARNERS}
-    note = {"eps": lambda ln: N["batched"](eps=", ".join(f"{x:g}" for x in sorted(same)))
-            if ln == "dp_exp3_batched" and same else "—",
-            "K": lambda ln: N["flat_K"](K=flat_K[ln]) if flat_K.get(ln) else "—"}
+    summ = flagged(pd.read_csv(d / "summary.csv"), kept_manifest(d)["config"]["gap"])
+    n_seeds, fits, N = int(summ["n_seeds"].min()), _fits(df, summ, N_BOOT), NOTES
+    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ)
+    twins = "; ".join(N["twins"](ln=LABELS[ln], at=", ".join(_x_label(x, e) for e in sorted(g[x])),
+                                 of=LABELS[TWIN_OF[ln]])
+                      for (x, ln), g in summ[summ["repeated"]].groupby(["sweep", "learner"]))
+
+    def note(x, ln):   # the ε and K tables' notes: the points that are another learner's runs, or without spread
+        rep, flat = (sorted(summ.loc[(summ["sweep"] == x) & (summ["learner"] == ln) & summ[c], x])
+                     for c in ("repeated", "flat"))
+        if rep:
+            return N["batched"](eps=", ".join(f"{e:g}" for e in rep))
+        return N["flat_K"](K=", ".join(str(int(k)) for k in flat)) if x == "K" and flat else "—"
+
     Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
-    t_table, curves = _t_table(fits, summ, flat, int(Ts[-1]))
+    t_table, curves = _t_table(fits, summ, int(Ts[-1]))
     return {BLOCKS[0]: S.render(BLOCKS[0], curves=curves, S=n_seeds, T_lo=int(upper_half(Ts)[0]),
                                 T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]), table=t_table),
             **{BLOCKS[i]: S.render(BLOCKS[i], T=int(df.loc[df["sweep"] == x, "T"].iloc[0]), S=n_seeds,
-                                   table=_sweep_table(fits, summ, x, note[x]))
+                                   table=_sweep_table(fits, summ, x, functools.partial(note, x)))
                for i, x in ((1, "eps"), (2, "K"))},
             BLOCKS[3]: S.render(BLOCKS[3], **_bounds_values(summ)),
             BLOCKS[4]: S.render(BLOCKS[4], rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",
