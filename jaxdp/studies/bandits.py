@@ -175,19 +175,17 @@ def _sweep_table(fits, summ, x: str, note) -> str:
 
 def _bounds_values(summ) -> dict:
     """The values of the bounds block: which points have a bound, and which reach above it."""
-    b = summ[np.isfinite(summ["theory"]) & (summ["theory"] > 0)].copy()
-    b["ratio"] = b["regret_mean"] / b["theory"]
+    has = np.isfinite(summ["theory"]) & (summ["theory"] > 0)
+    b, none = summ[has].assign(ratio=summ["regret_mean"] / summ["theory"]), summ[~has]
     top = b.sort_values("ratio", ascending=False).iloc[0]
     above, over = b[b["regret_mean"] > b["theory"]], b[b["regret_hi"] > b["theory"]]
-    none = summ[~summ.index.isin(b.index)]
 
-    def where(r):
-        return f"{LABELS[r['learner']]} on `{r['instance']}`, {_x_label(r['sweep'], r[r['sweep']], int)}"
+    def where(r, more=""):
+        return f"{LABELS[r['learner']]} on `{r['instance']}`, {_x_label(r['sweep'], r[r['sweep']], int)}{more}"
 
-    pairs = ", ".join(f"{LABELS[ln]} on `{i}`" for ln, i in
-                      none[["learner", "instance"]].drop_duplicates().itertuples(index=False))
+    pairs = ", ".join(f"{LABELS[ln]} on `{i}`" for ln, i in none[["learner", "instance"]].drop_duplicates().to_numpy())
     above_list = "; ".join(where(r) for _, r in above.iterrows())
-    over_list = "; ".join(f"{where(r)} (mean {r['ratio']:.2f} of the bound)" for _, r in over.iterrows())
+    over_list = "; ".join(where(r, f" (mean {r['ratio']:.2f} of the bound)") for _, r in over.iterrows())
     return dict(n_bound=len(b), n_points=len(summ), n_none=len(none), none=pairs or "none", n_above=len(above),
                 above=f" ({above_list})" if above_list else "", top=top["ratio"], top_where=where(top),
                 n_over=len(over), over=f": {over_list}" if over_list else "")
