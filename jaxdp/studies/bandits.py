@@ -16,8 +16,7 @@ import pathlib
 
 import numpy as np
 
-from ..bandits.instances import check_point as check_setup
-from ..bandits.instances import is_trivial_cap, simulate_budgets, theory_value, twin_learner
+from ..bandits.instances import check_point, is_trivial_cap, simulate_budgets, theory_value, twin_learner
 from ..core import seed_keys
 from .analysis import _pow2, upper_half, verdict_table
 from .claims import judge_bound_except, judge_curve, tally, untested_row
@@ -92,7 +91,7 @@ def build(cfg: dict) -> Study:
             d.assign(learner=d["learner"].map(LABELS)), keys, y, n_boot=200))
 
     return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, plot=plot,
-                   check_point=lambda p: check_setup(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap),
+                   check_point=lambda p: check_point(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap),
                    description=__doc__.strip().splitlines()[0])
 
 
@@ -198,7 +197,6 @@ def page_blocks(results_dir=None) -> dict:
 
     d = pathlib.Path(results_dir or RESULTS)
     df = pd.read_csv(d / "results.csv")
-    df = df.assign(eps=df["eps"].astype(float))
     summ = flagged(pd.read_csv(d / "summary.csv"), kept_manifest(d)["config"]["gap"])
     n_seeds, fits, N = int(summ["n_seeds"].min()), _fits(df, summ, N_BOOT), NOTES
     v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ)
