@@ -100,14 +100,14 @@ def _x_label(sweep: str, v, horizon=_pow2) -> str:
     return {"T": lambda: f"T = {horizon(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
 
 
-def flagged(summary, gap=None):
+def flagged(summary, gap: float):
     """``summary`` (``summary.csv``) with what the page reads of each point: ``bound`` (its ``theory``), ``capped``
     (the bound is a trivial cap, :func:`~jaxdp.bandits.instances.is_trivial_cap`), ``repeated`` (its runs are
-    another learner's, :func:`~jaxdp.bandits.instances.twin_learner`) and ``flat`` (no spread over seeds)."""
-    gap = float(DEFAULTS["gap"] if gap is None else gap)
+    another learner's, :func:`~jaxdp.bandits.instances.twin_learner`) and ``flat`` (no spread over seeds); ``gap``:
+    the run's."""
     rows = summary[["learner", "instance", "K", "T", "eps", "theory"]].to_numpy()
     return summary.assign(bound=summary["theory"], flat=summary["regret_lo"] == summary["regret_hi"],
-                          capped=[is_trivial_cap(b, i, int(k), int(t), gap) for _, i, k, t, _, b in rows],
+                          capped=[is_trivial_cap(b, i, int(k), int(t), float(gap)) for _, i, k, t, _, b in rows],
                           repeated=[twin_learner(ln, int(k), int(t), e) != ln for ln, _, k, t, e, _ in rows])
 
 
