@@ -23,7 +23,7 @@ from .ucb import DPUCBParams, LDPUCBParams, UCB1Params, dp_ucb_tree, ldp_ucb, uc
 from ..privacy.mechanisms.tree import tree_depth
 
 __all__ = ["instance_means", "switch_params", "instance_adversary", "plan_for", "learner_setup", "stack_params",
-           "theory_value", "trivial_caps", "is_trivial_cap", "ADVERSARIAL"]
+           "theory_value", "trivial_caps", "is_trivial_cap", "ADVERSARIAL", "twin_learner"]
 
 #: the learners whose bound holds on an oblivious sequence (the others' bounds are for stochastic arms)
 ADVERSARIAL = ("exp3", "exp3_ix", "dp_exp3", "dp_exp3_batched")
@@ -284,3 +284,22 @@ def simulate_budgets(learner: str, instance: str, K: int, T: int, eps, gap: floa
     adversary, ap = instance_adversary(instance, K, Ts, gap)
     keys = jnp.broadcast_to(keys, (len(setups),) + tuple(keys.shape))
     return simulate(L, adversary, bandit_problem("pseudo"), params, ap, keys, Ts, grid=True, n_checkpoints=2)
+
+
+def twin_learner(learner: str, K: int, T: int, eps) -> str:
+    """The learner whose runs ``learner``'s are, seed by seed, at one point: ``dp_exp3`` for ``dp_exp3_batched`` where
+    its block length ``τ = ⌈1/ε⌉`` is one round (ε ≥ 1: the batched conversion of Asi, Raman & Talwar 2025 is then
+    DP-EXP3-Lap of Tossou & Dimitrakakis 2017, the same plan run on the same seed keys), else ``learner`` itself.
+
+    Args:
+        learner: the learner's name (as in :func:`plan_for`).
+        K: the number of arms.
+        T: the horizon.
+        eps: the privacy budget (unused by a non-private learner).
+
+    Returns:
+        The twin's name, or ``learner``.
+    """
+    if learner == "dp_exp3_batched" and plan_for(learner, K, T, eps).params["tau"] == 1:
+        return "dp_exp3"
+    return learner

@@ -16,11 +16,10 @@ import pathlib
 
 import numpy as np
 
-from ..bandits.instances import check_point as check_setup
-from ..bandits.instances import is_trivial_cap, simulate_budgets, theory_value
+from ..bandits.instances import check_point, is_trivial_cap, simulate_budgets, theory_value, twin_learner
 from ..core import seed_keys
 from .analysis import _pow2, upper_half, verdict_table
-from .claims import judge_curve, tally, untested_row
+from .claims import judge_bound_except, judge_curve, tally, untested_row
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
@@ -92,7 +91,7 @@ def build(cfg: dict) -> Study:
             d.assign(learner=d["learner"].map(LABELS)), keys, y, n_boot=200))
 
     return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, plot=plot,
-                   check_point=lambda p: check_setup(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap),
+                   check_point=lambda p: check_point(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap),
                    description=__doc__.strip().splitlines()[0])
 
 
@@ -101,55 +100,43 @@ def _x_label(sweep: str, v, horizon=_pow2) -> str:
     return {"T": lambda: f"T = {horizon(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
 
 
-def _bound_row(claim, pts, n: int, x: str, gap: float, repeated, experiment: str, cell: str) -> dict:
-    """The row of a bound on one cell's points but the trivial caps and the ``repeated`` (another learner's runs):
-    :func:`~jaxdp.studies.claims.judge_curve` on regret/bound, an exact evaluation where no seed differs."""
-    own = pts[~pts[x].isin(list(repeated))]
-    capped = np.array([is_trivial_cap(p.theory, p.instance, int(p.K), p.T, gap) for p in own.itertuples(index=False)],
-                      bool)
-    tested, N = own[~capped], NOTES
-    notes = [N["cap"](at=", ".join(_x_label(x, v) for v in own[x][capped]), n=len(tested))] if capped.any() else []
-    if len(own) < len(pts):
-        notes.append(N["repeated"](at=", ".join(_x_label(x, v) for v in sorted(repeated)),
-                                   of=LABELS[TWIN_OF[pts["learner"].iloc[0]]]))
-    if not len(tested):
-        return untested_row(experiment, cell, claim.text, N["cap_all"](), n, kind="at_most", claimed=1.0)
-    row = judge_curve(claim, None, tested.assign(bound=tested["theory"], n_seeds=n), experiment=experiment,
-                      cell=cell, exact_where="")
-    if row["slope"] <= 0:
-        notes.append(N["below"]())
-    return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
+def flagged(summary, gap: float):
+    """``summary`` (``summary.csv``) with what the page reads of each point: ``bound`` (its ``theory``), ``capped``
+    (the bound is a trivial cap, :func:`~jaxdp.bandits.instances.is_trivial_cap`), ``repeated`` (its runs are
+    another learner's, :func:`~jaxdp.bandits.instances.twin_learner`) and ``flat`` (no spread over seeds); ``gap``:
+    the run's."""
+    rows = summary[["learner", "instance", "K", "T", "eps", "theory"]].to_numpy()
+    return summary.assign(bound=summary["theory"], flat=summary["regret_lo"] == summary["regret_hi"],
+                          capped=[is_trivial_cap(b, i, int(k), int(t), float(gap)) for _, i, k, t, _, b in rows],
+                          repeated=[twin_learner(ln, int(k), int(t), e) != ln for ln, _, k, t, e, _ in rows])
 
 
-def verdicts(slopes, summary, gap=None, repeats=None):
-    """One verdict row per fitted cell of ``slopes`` against :data:`CLAIMS`: a bound by regret/bound at every
-    fitted point (trivial caps left out), a rate by the slope over the fitted range. ``repeats``:
-    ``{(sweep, learner): swept values}`` where the learner's runs are :data:`TWIN_OF`'s, left out of its row."""
+def verdicts(slopes, summary):
+    """One verdict row per fitted cell of ``slopes`` against :data:`CLAIMS` on the points of :func:`flagged`: a bound
+    by regret/bound at every fitted point but the ``capped`` and ``repeated``
+    (:func:`~jaxdp.studies.claims.judge_bound_except`), a rate by the slope over the fitted range."""
     import pandas as pd
 
-    gap, repeats, rows = float(DEFAULTS["gap"] if gap is None else gap), repeats or {}, []
+    rows, N = [], NOTES
     for r in slopes.itertuples(index=False):
         x = r.sweep
         pts = summary[(summary["sweep"] == x) & (summary["learner"] == r.learner) & (summary["instance"] == r.instance)]
         pts = pts[(pts[x] >= r.x_min) & (pts[x] <= r.x_max)].sort_values(x)
         n, cell = int(pts["n_seeds"].min()) if len(pts) else 0, f"{LABELS[r.learner]}, {r.instance}"
-        claim = CLAIMS[(r.learner, r.instance)] if (r.learner, r.instance) in CLAIMS else CLAIMS.get(r.learner)
+        claim = CLAIMS.get((r.learner, r.instance), CLAIMS.get(r.learner))
         if claim is None:
             rows.append(untested_row(f"regret vs {_X[x]}", cell, *S.data["no_claim"], n))
         elif claim.kind == "bound":
-            rows.append(_bound_row(claim, pts, n, x, gap, repeats.get((x, r.learner), ()),
-                                   f"regret / bound over {_X[x]}", cell))
+            skip = [("capped", N["cap"]), ("repeated", functools.partial(N["repeated"], of=LABELS[TWIN_OF.get(
+                r.learner, r.learner)]))]
+            rows.append(judge_bound_except(claim, pts, x, skip, experiment=f"regret / bound over {_X[x]}", cell=cell,
+                                           label=functools.partial(_x_label, x), none_left=N["cap_all"](),
+                                           below=N["below"]()))
         else:
             claim = dataclasses.replace(claim, value=float(r.theory_slope)) if math.isnan(claim.value) else claim
             rows.append(judge_curve(claim, pd.Series(dict(r._asdict(), n_seeds=n)), None, x,
                                     experiment=f"regret vs {_X[x]}", cell=cell))
     return pd.DataFrame(rows)
-
-
-def _spread_free(df) -> set:
-    """The points (tuples of :data:`KEYS`) where every seed has the same pseudo-regret."""
-    g = df.groupby(KEYS, dropna=False)["regret"].agg(lambda v: float(v.max() - v.min()))
-    return {k for k, v in g.items() if v == 0.0}
 
 
 def _by_rank(sl, *cols):
@@ -158,7 +145,7 @@ def _by_rank(sl, *cols):
     return sl.sort_values(list(cols), key=lambda c: c.map(order[c.name]) if c.name in order else c)
 
 
-def _t_table(fits, summ, flat, T_max: int) -> tuple:
+def _t_table(fits, summ, T_max: int) -> tuple:
     """The T sweep's table (``[columns].T_sweep``) and its number of curves: each (learner, instance) curve's slope,
     the bound's, its regret and bound at the largest horizon, and a note (:data:`NOTES`): what its slope cannot
     show."""
@@ -169,7 +156,7 @@ def _t_table(fits, summ, flat, T_max: int) -> tuple:
     notes = []
     for r in t.itertuples(index=False):
         g = st[(st["learner"] == r.learner) & (st["instance"] == r.instance)]
-        fitted, k = g[g["T"].between(r.x_min, r.x_max)], sum(f[:3] == ("T", r.learner, r.instance) for f in flat)
+        fitted, k = g[g["T"].between(r.x_min, r.x_max)], int(g["flat"].sum())
         pos = int((fitted["regret_mean"] > 0).sum())
         notes.append("; ".join(n for n in [
             N["no_slope"](neg=len(fitted) - pos, n=len(fitted)) if not np.isfinite(r.slope) else
@@ -187,31 +174,20 @@ def _sweep_table(fits, summ, x: str, note) -> str:
 
 def _bounds_values(summ) -> dict:
     """The values of the bounds block: which points have a bound, and which reach above it."""
-    b = summ[np.isfinite(summ["theory"]) & (summ["theory"] > 0)].copy()
-    b["ratio"] = b["regret_mean"] / b["theory"]
+    has = np.isfinite(summ["theory"]) & (summ["theory"] > 0)
+    b, none = summ[has].assign(ratio=summ["regret_mean"] / summ["theory"]), summ[~has]
     top = b.sort_values("ratio", ascending=False).iloc[0]
     above, over = b[b["regret_mean"] > b["theory"]], b[b["regret_hi"] > b["theory"]]
-    none = summ[~summ.index.isin(b.index)]
 
-    def where(r):
-        return f"{LABELS[r['learner']]} on `{r['instance']}`, {_x_label(r['sweep'], r[r['sweep']], int)}"
+    def where(r, more=""):
+        return f"{LABELS[r['learner']]} on `{r['instance']}`, {_x_label(r['sweep'], r[r['sweep']], int)}{more}"
 
-    pairs = ", ".join(f"{LABELS[ln]} on `{i}`" for ln, i in
-                      none[["learner", "instance"]].drop_duplicates().itertuples(index=False))
+    pairs = ", ".join(f"{LABELS[ln]} on `{i}`" for ln, i in none[["learner", "instance"]].drop_duplicates().to_numpy())
     above_list = "; ".join(where(r) for _, r in above.iterrows())
-    over_list = "; ".join(f"{where(r)} (mean {r['ratio']:.2f} of the bound)" for _, r in over.iterrows())
+    over_list = "; ".join(where(r, f" (mean {r['ratio']:.2f} of the bound)") for _, r in over.iterrows())
     return dict(n_bound=len(b), n_points=len(summ), n_none=len(none), none=pairs or "none", n_above=len(above),
                 above=f" ({above_list})" if above_list else "", top=top["ratio"], top_where=where(top),
                 n_over=len(over), over=f": {over_list}" if over_list else "")
-
-
-def _batched_repeats(df) -> set:
-    """The ε of the ε sweep where the batched DP-EXP3's runs are the per-round one's, seed by seed."""
-    e = df[df["sweep"] == "eps"]
-    if not {"dp_exp3", "dp_exp3_batched"} <= set(e["learner"]):
-        return set()
-    a, b = (e[e["learner"] == ln].set_index(["eps", "seed"])["regret"] for ln in ("dp_exp3", "dp_exp3_batched"))
-    return {float(k) for k, v in (a - b).abs().groupby(level=0).max().items() if v == 0.0}
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -221,24 +197,26 @@ def page_blocks(results_dir=None) -> dict:
 
     d = pathlib.Path(results_dir or RESULTS)
     df = pd.read_csv(d / "results.csv")
-    df = df.assign(eps=df["eps"].astype(float))
-    summ = pd.read_csv(d / "summary.csv")
-    n_seeds = int(df.groupby(KEYS, dropna=False)["seed"].nunique().min())
-    flat, fits, same, N = _spread_free(df), _fits(df, summ, N_BOOT), _batched_repeats(df), NOTES
-    repeats = {("eps", "dp_exp3_batched"): same}
-    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ, kept_manifest(d)["config"]["gap"], repeats)
-    twins = "; ".join(N["twins"](ln=LABELS[ln], at=", ".join(_x_label(x, e) for e in sorted(xs)),
-                                        of=LABELS[TWIN_OF[ln]]) for (x, ln), xs in repeats.items() if xs)
-    flat_K = {ln: ", ".join(str(int(k)) for k in sorted(k[3] for k in flat if k[:2] == ("K", ln))) for ln in LEARNERS}
-    note = {"eps": lambda ln: N["batched"](eps=", ".join(f"{x:g}" for x in sorted(same)))
-            if ln == "dp_exp3_batched" and same else "—",
-            "K": lambda ln: N["flat_K"](K=flat_K[ln]) if flat_K.get(ln) else "—"}
+    summ = flagged(pd.read_csv(d / "summary.csv"), kept_manifest(d)["config"]["gap"])
+    n_seeds, fits, N = int(summ["n_seeds"].min()), _fits(df, summ, N_BOOT), NOTES
+    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ)
+    twins = "; ".join(N["twins"](ln=LABELS[ln], at=", ".join(_x_label(x, e) for e in sorted(g[x])),
+                                 of=LABELS[TWIN_OF[ln]])
+                      for (x, ln), g in summ[summ["repeated"]].groupby(["sweep", "learner"]))
+
+    def note(x, ln):   # the ε and K tables' notes: the points that are another learner's runs, or without spread
+        rep, flat = (sorted(summ.loc[(summ["sweep"] == x) & (summ["learner"] == ln) & summ[c], x])
+                     for c in ("repeated", "flat"))
+        if rep:
+            return N["batched"](eps=", ".join(f"{e:g}" for e in rep))
+        return N["flat_K"](K=", ".join(str(int(k)) for k in flat)) if x == "K" and flat else "—"
+
     Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
-    t_table, curves = _t_table(fits, summ, flat, int(Ts[-1]))
+    t_table, curves = _t_table(fits, summ, int(Ts[-1]))
     return {BLOCKS[0]: S.render(BLOCKS[0], curves=curves, S=n_seeds, T_lo=int(upper_half(Ts)[0]),
                                 T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]), table=t_table),
             **{BLOCKS[i]: S.render(BLOCKS[i], T=int(df.loc[df["sweep"] == x, "T"].iloc[0]), S=n_seeds,
-                                   table=_sweep_table(fits, summ, x, note[x]))
+                                   table=_sweep_table(fits, summ, x, functools.partial(note, x)))
                for i, x in ((1, "eps"), (2, "K"))},
             BLOCKS[3]: S.render(BLOCKS[3], **_bounds_values(summ)),
             BLOCKS[4]: S.render(BLOCKS[4], rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",

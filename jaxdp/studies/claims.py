@@ -744,3 +744,40 @@ def against_reference(summary, reference: Callable, names: Sequence[str], stem: 
     ref = q[names[-1]]
     return q[[*keys, *names, "measured_mean", "measured_lo", "measured_hi"]].assign(
         ratio=q["measured_mean"] / ref, inside=(q["measured_lo"] <= ref) & (ref <= q["measured_hi"]))
+
+
+def judge_bound_except(claim: Claim, points, x: str, skip: Sequence[tuple], *, experiment: str, cell: str,
+                       label: Callable[[Any], str], none_left: str, below: str = "", exact_where: str = "") -> dict:
+    """The row of a ``"bound"`` claim (:func:`judge_curve`) on a curve's points less those that test nothing (a bound
+    that is a trivial cap the measurement can never exceed, another curve's runs repeated), each left-out kind named
+    in the reason with where it applies.
+
+    Args:
+        claim: the curve's claim (kind ``"bound"``).
+        points: the curve's per-point table over the fitted range, sorted by ``x``: ``bound``, ``<stem>_mean``,
+            ``<stem>_lo``, ``<stem>_hi``, ``n_seeds`` and the boolean columns of ``skip``.
+        x: the swept variable's column.
+        skip: ``[(column, note)]``: the points where ``column`` is true are left out; ``note(at=..., n=...)`` (a
+            template's render) says where (``at``: the ``label`` of each such point, comma-separated) and how many
+            points are tested (``n``); the notes end the reason in this order.
+        experiment, cell: the row's experiment and cell.
+        label: ``label(x value) -> str``, how a note names a point (``"T = 2^14"``).
+        none_left: the reason of a curve with no point left (not tested).
+        below: a note ending the reason when the largest ratio is at most 0 (the measurement never positive).
+        exact_where: as in :func:`judge_curve` (a curve without spread over seeds judged exactly).
+
+    Returns:
+        The row (:func:`verdict_row`, or :func:`untested_row` when every point is left out), its seeds the fewest
+        of any point of ``points``.
+    """
+    n = int(points["n_seeds"].min()) if len(points) else 0
+    out = np.logical_or.reduce([points[c].to_numpy(bool) for c, _ in skip]) if skip else np.zeros(len(points), bool)
+    tested = points[~out]
+    notes = [note(at=", ".join(label(v) for v in points.loc[points[c].to_numpy(bool), x]), n=len(tested))
+             for c, note in skip if points[c].any()]
+    if not len(tested):
+        return untested_row(experiment, cell, claim.text, none_left, n, kind="at_most", claimed=1.0)
+    row = judge_curve(claim, None, tested.assign(n_seeds=n), x, experiment=experiment, cell=cell,
+                      exact_where=exact_where)
+    notes += [below] if below and row["slope"] <= 0 else []
+    return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))

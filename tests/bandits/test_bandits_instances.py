@@ -1,5 +1,6 @@
-"""The trivial caps of pseudo-regret: ``T`` and, on a stochastic instance, ``T·max Δ``."""
-from jaxdp.bandits.instances import is_trivial_cap
+"""The trivial caps of pseudo-regret: ``T`` and, on a stochastic instance, ``T·max Δ``; a point's setups and runs; the
+learner whose runs a learner's are (the batched DP-EXP3 at one round per block)."""
+from jaxdp.bandits.instances import is_trivial_cap, twin_learner
 
 
 def test_is_trivial_cap_matches_T_and_T_max_gap():
@@ -41,3 +42,10 @@ def test_simulate_budgets_pseudo_regret_and_common_keys():
     assert np.array_equal(r[0], r[2]) and not np.array_equal(r[0], r[1])
     one = np.asarray(simulate_budgets("dp_exp3", "gap", 2, T, [2.0], gap, keys)["regret"], float)
     assert np.allclose(one[0], r[1], rtol=1e-6, atol=1e-4)
+
+
+def test_twin_learner_is_the_per_round_dp_exp3_where_blocks_are_one_round():
+    # τ = ⌈1/ε⌉ rounds per block: one round (the per-round DP-EXP3) exactly where ε ≥ 1
+    assert [twin_learner("dp_exp3_batched", 9, 4096, e) for e in (0.1, 0.5, 0.99, 1.0, 3.0, 10.0)] == \
+        ["dp_exp3_batched"] * 3 + ["dp_exp3"] * 3
+    assert twin_learner("dp_exp3", 9, 4096, 0.1) == "dp_exp3" and twin_learner("ucb1", 9, 4096, None) == "ucb1"

@@ -36,7 +36,7 @@ def test_bandits_study_runs_and_resumes(tmp_path):
     assert np.all(lin["theory"] > 0) and np.all(lin["regret_mean"] <= lin["theory"])
     assert any(pathlib.Path(p).name == "regret_vs_eps.png" for p in res.plots)
     # the run's own tables are what the verdicts read: one row per fitted curve, each a verdict of the rubric
-    v = B.verdicts(slopes, summ, gap=float(st.config["gap"]))
+    v = B.verdicts(slopes, B.flagged(summ, float(st.config["gap"])))
     assert len(v) == len(slopes) and set(v["verdict"]) <= set(VERDICTS)
     lin = v[v["cell"] == "UCB1, linspace"]
     assert list(lin["experiment"]) == ["regret / bound over T"] and list(lin["verdict"]) == ["holds"]

@@ -120,8 +120,9 @@ def test_verdicts_follow_the_claims():
                            _slope("T", "thompson", "linspace", Ts, 0.2, 0.18, 0.22, 0.09),
                            _slope("K", "dp_se", "gap", Ks), _slope("K", "ldp_ucb", "gap", Ks),
                            _slope("eps", "dp_exp3_batched", "linspace", eps)])
-    repeats = {("eps", "dp_exp3_batched"): {1.0, 10.0}}
-    v = B.verdicts(slopes, summary, gap=0.2, repeats=repeats)
+    flagged = B.flagged(summary, 0.2)                        # the batched DP-EXP3 at ε = 1, 10: DP-EXP3's runs
+    assert flagged.loc[flagged["learner"] == "dp_exp3_batched", "repeated"].tolist() == [False, True, True]
+    v = B.verdicts(slopes, flagged)
     assert list(v["verdict"]) == ["holds", "misses", "consistent, unresolved", "holds", "not tested", "not tested",
                                   "holds", "not tested", "holds"]
     assert (v["n_seeds"] == 8).all()
@@ -137,13 +138,13 @@ def test_verdicts_follow_the_claims():
     assert "ε = 1, ε = 10" in v["reason"][8] and "DP-EXP3's" in v["reason"][8]
     assert set(v.loc[v["verdict"] != "misses", "link"]) == {""}
     # the repeated points are DP-EXP3's evidence: counted here, they would put the batched learner above its bound
-    alone = B.verdicts(slopes, summary, gap=0.2)
+    alone = B.verdicts(slopes, flagged.assign(repeated=False))
     assert alone["verdict"][8] == "misses" and alone["verdict"][:8].tolist() == v["verdict"][:8].tolist()
     # an exact evaluation above its bound misses
     over = summary.assign(regret_mean=np.where(summary["learner"] == "dp_se", 9000.0, summary["regret_mean"]))
     over = over.assign(regret_lo=over["regret_mean"] - (summary["regret_mean"] - summary["regret_lo"]),
                        regret_hi=over["regret_mean"] + (summary["regret_hi"] - summary["regret_mean"]))
-    ex = B.verdicts(slopes, over, gap=0.2, repeats=repeats)
+    ex = B.verdicts(slopes, B.flagged(over, 0.2))
     assert ex["verdict"][6] == "misses" and "exact evaluation above" in ex["reason"][6]
 
 
@@ -155,7 +156,7 @@ def test_a_rate_over_two_decades_is_judged_by_its_slope():
              ("thompson", "linspace", 0.10, 0.0, 0.20), ("dp_se", "switch", 0.976, 0.975, 0.977),
              ("dp_se", "switch", 0.99, 0.98, 1.01)]
     slopes = pd.DataFrame([_slope("T", ln, inst, Ts, s, lo, hi, 0.1) for ln, inst, s, lo, hi in cells])
-    v = B.verdicts(slopes, summary, gap=0.2)
+    v = B.verdicts(slopes, B.flagged(summary, 0.2))
     assert list(v["verdict"]) == ["holds", "misses", "consistent, unresolved", "misses", "holds"]
     assert list(v["claimed"]) == [0.1, 0.1, 0.1, 1.0, 1.0]
     assert list(v["link"]) == ["", B.MISS_LINK, "", B.MISS_LINK, ""]
