@@ -329,6 +329,9 @@ def get_audit(name: str) -> Entry:
 LEARNER_PROBLEMS = ("experts", "realizable-experts", "oco", "bandits")
 
 
+_BUILD_REF = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+
+
 @dataclasses.dataclass(frozen=True)
 class ConformanceCase:
     """A quick conformance case of a registered learner: a small problem on which the learner passes
@@ -338,26 +341,73 @@ class ConformanceCase:
       build: ``build(d, T) -> (learner, adversary, problem, params_list, adv_params)``: the learner
         for ``d`` experts (or dimensions) sized for horizons up to ``T``, at least two parameter
         settings of one pytree structure (grid points: the check runs them with one compilation),
-        and an adversary of the learner's problem class with its parameters.
+        and an adversary of the learner's problem class with its parameters. Either the function, or a
+        reference ``"module:function"`` to it, imported on first use (:meth:`builder`): jaxdp's learners name
+        a builder in their problem class's ``conformance`` module (``"jaxdp.experts.conformance:l2p_mw_case"``),
+        so an algorithm module imports no adversary only for its test problem.
       d, T, seeds: the case's size (small: the check compiles one engine run per case).
       check: further keyword arguments of ``check_learner``: ``deterministic=True`` for a learner
         that ignores its key, ``loss_range`` for losses outside ``[0, 1]``, ...
     """
 
-    build: Callable[[int, int], tuple]
+    build: Callable[[int, int], tuple] | str
     d: int = 4
     T: int = 16
     seeds: int = 2
     check: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
+    def __post_init__(self):
+        if isinstance(self.build, str):
+            if not _BUILD_REF.match(self.build):
+                raise ValueError(f"conformance case build={self.build!r}: a reference must be 'module:function' "
+                                 "(a dotted module path, a colon, a function name)")
+        elif not callable(self.build):
+            raise TypeError(f"conformance case build must be a callable build(d, T) or a 'module:function' "
+                            f"string, got {type(self.build).__name__}")
+
+    def builder(self) -> Callable[[int, int], tuple]:
+        """The ``build`` function; a ``"module:function"`` reference is imported here (``importlib``), on first
+        use, like the registry's other lazy loads.
+
+        Returns:
+            The callable ``build(d, T)``.
+
+        Raises:
+            ValueError: the reference does not resolve (its module cannot be imported, or has no such
+                function); the message names the case's reference.
+        """
+        if not isinstance(self.build, str):
+            return self.build
+        module, _, attr = self.build.partition(":")
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as e:
+            raise ValueError(f"conformance case build={self.build!r}: cannot import module {module!r} "
+                             f"({type(e).__name__}: {e})") from e
+        fn = getattr(mod, attr, None)
+        if not callable(fn):
+            raise ValueError(f"conformance case build={self.build!r}: module {module!r} has no function "
+                             f"{attr!r}" + ("" if fn is None else f" (it is a {type(fn).__name__})"))
+        return fn
+
     def parts(self, d: Optional[int] = None, T: Optional[int] = None) -> tuple:
-        """``(learner, adversary, problem, params_list, adv_params)`` at ``d``, ``T`` (default: the case's)."""
-        parts = tuple(self.build(int(d or self.d), int(T or self.T)))
+        """``(learner, adversary, problem, params_list, adv_params)`` at ``d``, ``T`` (default: the case's).
+
+        Args:
+            d: the number of experts, dimensions or arms (default: the case's ``d``).
+            T: the horizon (default: the case's ``T``).
+
+        Returns:
+            The five values ``build(d, T)`` returns.
+
+        Raises:
+            ValueError: ``build`` is a reference that does not resolve, or returns another number of values.
+        """
+        parts = tuple(self.builder()(int(d or self.d), int(T or self.T)))
         if len(parts) != 5:
             raise ValueError("a conformance case's build(d, T) must return (learner, adversary, problem, "
                              f"params_list, adv_params), got {len(parts)} values")
         return parts
-
 
 
 @dataclasses.dataclass(frozen=True)

@@ -92,6 +92,37 @@ def test_a_learner_without_a_conformance_case_fails():
         _conformance(entry)
 
 
+def test_conformance_case_by_reference():
+    """A case's ``build`` may be a ``"module:function"`` reference, imported on first use: it builds what the
+    function builds; one that does not resolve is a ValueError naming the reference, raised when the case is
+    built (registration imports nothing), and a malformed reference or a non-callable is refused at once."""
+    from jaxdp.experts.conformance import hedge_case
+
+    case = registry.ConformanceCase("jaxdp.experts.conformance:hedge_case")
+    assert case.builder() is hedge_case
+    learner, adversary, problem, params_list, adv_params = case.parts()
+    want = hedge_case(4, 16)
+    assert (learner, adversary, problem) == want[:3]
+    assert [float(p.eta) for p in params_list] == [float(p.eta) for p in want[3]]
+    assert float(adv_params.gap) == float(want[4].gap)
+
+    missing_module = registry.ConformanceCase("jaxdp.no_such_module:some_case")   # nothing imported yet
+    with pytest.raises(ValueError, match=r"build='jaxdp.no_such_module:some_case': cannot import module "
+                                         r"'jaxdp.no_such_module'"):
+        missing_module.parts()
+    with pytest.raises(ValueError, match=r"build='jaxdp.experts.conformance:no_such_case': module "
+                                         r"'jaxdp.experts.conformance' has no function 'no_such_case'"):
+        registry.ConformanceCase("jaxdp.experts.conformance:no_such_case").parts()
+    with pytest.raises(ValueError, match=r"has no function '__all__' \(it is a list\)"):
+        registry.ConformanceCase("jaxdp.experts.conformance:__all__").builder()
+    for bad in ("jaxdp.experts.conformance.hedge_case", "jaxdp.experts.conformance:", ":hedge_case",
+                "jaxdp.experts.conformance:hedge_case:x", "jaxdp experts:hedge_case"):
+        with pytest.raises(ValueError, match=r"a reference must be 'module:function'"):
+            registry.ConformanceCase(bad)
+    with pytest.raises(TypeError, match="a callable build\\(d, T\\) or a 'module:function' string, got int"):
+        registry.ConformanceCase(3)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_entry(name):
     """A complete entry: its problem class, a params NamedTuple its case uses, a registered planner."""

@@ -1,7 +1,7 @@
 """The bandit learners in the learner registry (``jaxdp.registry.register_learner``, problem class ``bandits``).
 
 Each entry has a quick conformance case (Bernoulli arms with means ``linspace(0.2, 0.8, K)``,
-the pseudo-regret problem); the private ones are configured by their planners (``Plan.to_params``).
+the pseudo-regret problem), built in ``jaxdp.bandits.conformance``; the private ones are configured by their planners (``Plan.to_params``).
 Every one is a ``jaxdp compare --problem bandits`` built-in (``compare=``): the non-private ones as
 references tuned for the horizon (UCB1 with ``c = 2``, Thompson with the uniform prior, EXP3 by
 Auer et al.'s Cor. 3.2, EXP3-IX by Neu 2015), the private ones by their planners in ``certified``
@@ -13,29 +13,17 @@ from __future__ import annotations
 import math
 
 import jax.numpy as jnp
-import numpy as np
 
 from ..registry import CompareBuiltin, ConformanceCase, get_learner, register_learner
 from . import theory as TH
-from .adversaries import BernoulliArmsParams, bernoulli_arms
 from .elimination import DPSEParams, dp_se
 from .exp3 import DPExp3Params, Exp3IXParams, Exp3Params, dp_exp3, exp3, exp3_ix
-from .problem import bandit_problem
 from .thompson import ThompsonParams, thompson
 from .ucb import DPUCBParams, LDPUCBParams, UCB1Params, dp_ucb_tree, ldp_ucb, ucb1
 
 __all__: list = []
 
 f32 = jnp.float32
-
-
-def _case(make_learner, params_list):
-    def build(d, T):
-        adv = bernoulli_arms(d)
-        ap = BernoulliArmsParams(jnp.asarray(np.linspace(0.2, 0.8, d), f32))
-        return make_learner(d, T), adv, bandit_problem("pseudo"), list(params_list(d, T)), ap
-
-    return build
 
 
 def _f(*vals):
@@ -73,7 +61,7 @@ def _planned(name):
 
 register_learner(
     "ucb1", factory=ucb1, params_type=UCB1Params, problem="bandits", private=False,
-    conformance=ConformanceCase(_case(lambda d, T: ucb1(d), lambda d, T: [UCB1Params(f32(2.0)), UCB1Params(f32(1.0))])),
+    conformance=ConformanceCase("jaxdp.bandits.conformance:ucb1_case"),
     description="UCB1: play argmax S/N + sqrt(c ln n / N) (c = 2); pseudo-regret <= sum 8 ln T/gap + O(K)",
     reference="Auer, Cesa-Bianchi, Fischer 2002, Finite-time analysis of the multiarmed bandit problem, Thm 1",
     compare=CompareBuiltin(_reference(ucb1, lambda d, T: UCB1Params(f32(2.0))),
@@ -81,8 +69,7 @@ register_learner(
 
 register_learner(
     "thompson", factory=thompson, params_type=ThompsonParams, problem="bandits", private=False,
-    conformance=ConformanceCase(_case(lambda d, T: thompson(d),
-                                      lambda d, T: [ThompsonParams(*_f(1, 1)), ThompsonParams(*_f(0.5, 2))])),
+    conformance=ConformanceCase("jaxdp.bandits.conformance:thompson_case"),
     description="Beta-Bernoulli Thompson sampling (exact Marsaglia-Tsang Gamma draws)",
     reference="Agrawal, Goyal 2012, Analysis of Thompson sampling for the multi-armed bandit problem",
     compare=CompareBuiltin(_reference(thompson, lambda d, T: ThompsonParams(*_f(1, 1))),
@@ -90,8 +77,7 @@ register_learner(
 
 register_learner(
     "exp3", factory=exp3, params_type=Exp3Params, problem="bandits", private=False,
-    conformance=ConformanceCase(_case(lambda d, T: exp3(d), lambda d, T: [Exp3Params(*_f(0.1, 0.03, 1)),
-                                                                           Exp3Params(*_f(0.2, 0.05, 0))])),
+    conformance=ConformanceCase("jaxdp.bandits.conformance:exp3_case"),
     description="EXP3 with uniform mixing gamma and unbiased gain estimates (SMPyBandits' Exp3(gamma))",
     reference="Auer, Cesa-Bianchi, Freund, Schapire 2002, The nonstochastic multiarmed bandit problem, Cor. 3.2",
     compare=CompareBuiltin(_reference(exp3, lambda d, T: Exp3Params(*_f(*TH.exp3_tuning(d, T), 0))),
@@ -99,8 +85,7 @@ register_learner(
 
 register_learner(
     "exp3_ix", factory=exp3_ix, params_type=Exp3IXParams, problem="bandits", private=False,
-    conformance=ConformanceCase(_case(lambda d, T: exp3_ix(d), lambda d, T: [Exp3IXParams(*_f(0.1, 0.05)),
-                                                                              Exp3IXParams(*_f(0.2, 0.0))])),
+    conformance=ConformanceCase("jaxdp.bandits.conformance:exp3_ix_case"),
     description="EXP3-IX: exponential weights on implicit-exploration loss estimates",
     reference="Neu 2015, Explore no more: improved high-probability regret bounds for non-stochastic bandits",
     compare=CompareBuiltin(_reference(exp3_ix, lambda d, T: Exp3IXParams(*_f(*TH.exp3_ix_tuning(d, T)))),
@@ -108,8 +93,7 @@ register_learner(
 
 register_learner(
     "dp_ucb_tree", factory=dp_ucb_tree, params_type=DPUCBParams, problem="bandits", private=True,
-    conformance=ConformanceCase(_case(lambda d, T: dp_ucb_tree(d, T),
-                                      lambda d, T: [DPUCBParams(f32(7.0)), DPUCBParams(f32(0.0))])),
+    conformance=ConformanceCase("jaxdp.bandits.conformance:dp_ucb_tree_case"),
     description="DP-UCB: UCB on per-arm binary-tree Laplace sums, index bonus for the tree noise",
     reference="Tossou, Dimitrakakis 2016, Algorithms for differentially private multi-armed bandits",
     planner="dp-ucb-tree", from_plan=lambda plan: DPUCBParams(f32(plan.params["b"])),
@@ -119,8 +103,7 @@ register_learner(
 register_learner(
     "dp_se", factory=dp_se, params_type=DPSEParams, problem="bandits", private=True,
     # T = 18 and 14 end inside a round robin of the first epoch: the random order (its key) shows in the regret
-    conformance=ConformanceCase(_case(lambda d, T: dp_se(d), lambda d, T: [DPSEParams(*_f(50.0, 0.9)),
-                                                                            DPSEParams(*_f(5.0, 0.9))]), T=18),
+    conformance=ConformanceCase("jaxdp.bandits.conformance:dp_se_case", T=18),
     description="DP-SE: successive elimination on fresh epoch means released with Lap(1/(eps R_e))",
     reference="Sajed, Sheffet 2019, An optimal private stochastic-MAB algorithm based on an optimal private "
               "stopping rule", planner="dp-se",
@@ -129,8 +112,7 @@ register_learner(
 
 register_learner(
     "dp_exp3", factory=dp_exp3, params_type=DPExp3Params, problem="bandits", private=True,
-    conformance=ConformanceCase(_case(lambda d, T: dp_exp3(d), lambda d, T: [
-        DPExp3Params(*_f(0.1, 0.2, 1.0, 3.0), jnp.int32(1)), DPExp3Params(*_f(0.2, 0.3, 0.5, 2.0), jnp.int32(3))])),  # type: ignore[call-arg]
+    conformance=ConformanceCase("jaxdp.bandits.conformance:dp_exp3_case"),
     description="DP-EXP3: EXP3 on Laplace-noised, clipped block-average losses (blocks of tau rounds)",
     reference="Tossou, Dimitrakakis 2017, Achieving privacy in the adversarial multi-armed bandit; Asi, Raman, "
               "Talwar 2025, Faster rates for private adversarial bandits", planner="dp-exp3",
@@ -140,8 +122,7 @@ register_learner(
 
 register_learner(
     "ldp_ucb", factory=ldp_ucb, params_type=LDPUCBParams, problem="bandits", private=True,
-    conformance=ConformanceCase(_case(lambda d, T: ldp_ucb(d),
-                                      lambda d, T: [LDPUCBParams(f32(1.0)), LDPUCBParams(f32(0.0))])),
+    conformance=ConformanceCase("jaxdp.bandits.conformance:ldp_ucb_case"),
     description="LDP-UCB: UCB on rewards privatised locally with Lap(1/eps), Laplace-sum confidence radius",
     reference="Ren, Zhou, Lui, Zhang 2020, Multi-armed bandits with local differential privacy",
     planner="ldp-ucb", from_plan=lambda plan: LDPUCBParams(f32(plan.params["b"])),

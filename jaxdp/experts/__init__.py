@@ -94,6 +94,6 @@ _register_hedge_params_learner(
     "hedge", hedge,
     "Hedge / multiplicative weights: x_t ~ p_t ∝ exp(-η L_{t-1}), E[Reg_T] <= ln(d)/η + ηT/8",
     "Arora, Hazan, Kale 2012, The multiplicative weights update method; Lazy private online learning, eq. (2)",
-    params=lambda d, T: [hedge_params(d, T), hedge_params(d, T, eta=0.5)],
+    conformance="jaxdp.experts.conformance:hedge_case",
     compare=_CompareBuiltin(lambda d, T, T_max, eps, delta, problem: (hedge(d), hedge_params(d, T), _math.inf),
                             "non-private reference, eta = sqrt(8 ln d / T)"))

@@ -171,20 +171,12 @@ def binary_tree_experts(d: int, m_set: int, P_max: int, T_max: int, noise=None) 
 _STATIC = ("m_set", "P_max", "T_max")   # plan parameters that are constructor arguments
 
 
-def _conformance(d, T):
-    from .conformance import experts_case
-
-    plans = [plan_binary_tree_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 4.0)]
-    learner, _ = _ENTRY.learner_from_plan(plans[0], d)
-    return experts_case(learner, d, [_ENTRY.params_from_plan(p) for p in plans], realizable=True)
-
-
 _ENTRY = register_learner(
     "binary_tree", factory=binary_tree_experts, params_type=BinaryTreeParams, problem="realizable-experts",
     private=True, planner="binary_tree_experts",
     from_plan=lambda plan: binary_tree_params(**{k: v for k, v in plan.params.items() if k not in _STATIC}),
     static=lambda plan: {k: int(plan.params[k]) for k in _STATIC},
-    conformance=ConformanceCase(_conformance),
+    conformance=ConformanceCase("jaxdp.experts.conformance:binary_tree_case"),
     description="binary-tree experts: per phase, m_set experts chosen by the exponential mechanism, each with a "
                 "tree counter of its losses; a phase ends when every noisy count leaves tau (pure DP)",
     reference="Realizable private online optimization, Alg. 4 (concretized; docs/algorithms/realizable.md)")

@@ -82,18 +82,11 @@ def shrinking_dartboard(d: int, variant: str = "exp") -> Learner:
     return Learner(init=init, step=step)
 
 
-def _register_hedge_params_learner(name: str, factory, description: str, reference: str, params=None,
+def _register_hedge_params_learner(name: str, factory, description: str, reference: str, conformance: str,
                                    compare=None) -> None:
-    """Register a non-private experts learner ``factory(d)`` that takes :class:`HedgeParams`; its conformance
-    case runs ``params(d, T)`` (default ``eta = 0.1`` and ``0.3``; also used by :mod:`jaxdp.experts.ftpl` and for
-    ``hedge``)."""
-
-    def conformance(d, T):
-        from .conformance import experts_case
-
-        return experts_case(factory(d), d, params(d, T) if params is not None else
-                            [HedgeParams(eta=jnp.float32(0.1)), HedgeParams(eta=jnp.float32(0.3))])
-
+    """Register a non-private experts learner ``factory(d)`` that takes :class:`HedgeParams`, with the
+    conformance case built by the function ``conformance`` names (``"module:function"``; also used by
+    :mod:`jaxdp.experts.ftpl` and for ``hedge``)."""
     register_learner(name, factory=factory, params_type=HedgeParams, problem="experts", private=False,
                      conformance=ConformanceCase(conformance), description=description, reference=reference,
                      compare=compare)
@@ -104,4 +97,5 @@ _register_hedge_params_learner(
     "lazy multiplicative weights: keep x with probability w_{t+1}(x)/w_t(x), else redraw from p_{t+1} "
     "(marginal p_t exactly; variant='geulen': weights (1-η)^L)",
     "Geulen, Vöcking, Winkler 2010, Regret minimization for online buffering problems using the "
-    "weighted majority algorithm")
+    "weighted majority algorithm",
+    conformance="jaxdp.experts.conformance:shrinking_dartboard_case")

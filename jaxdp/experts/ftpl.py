@@ -114,4 +114,5 @@ _register_hedge_params_learner(
     "ftpl", ftpl,
     "follow the perturbed leader: x_t = argmax_i(-η L_{t-1}(i) + Z_i), fresh Z each round "
     "(noise='gumbel' is Hedge; 'exponential', 'uniform', 'laplace')",
-    "Kalai, Vempala 2005, Efficient algorithms for online decision problems; Abernethy et al. 2014")
+    "Kalai, Vempala 2005, Efficient algorithms for online decision problems; Abernethy et al. 2014",
+    conformance="jaxdp.experts.conformance:ftpl_case")

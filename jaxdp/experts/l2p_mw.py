@@ -266,12 +266,6 @@ def _from_plan(plan) -> L2PParams:
     return l2p_mw_params(P["eta"], P["p"], int(P["B"]))
 
 
-def _conformance(d, T):
-    from .conformance import experts_case
-
-    return experts_case(l2p_mw(d), d, [l2p_mw_params(0.05, 0.2, 4), l2p_mw_params(0.1, 0.5, 4)])
-
-
 def _compare(d, T, T_max, eps, delta, problem):
     plan = _ENTRY.certified_plan(eps=eps, delta=delta, T=T, d=d)
     # traced batch size: one compilation for every (T, eps) of the sweep
@@ -280,7 +274,7 @@ def _compare(d, T, T_max, eps, delta, problem):
 
 _ENTRY = register_learner(
     "l2p_mw", factory=l2p_mw, params_type=L2PParams, problem="experts", private=True, planner="l2p_mw",
-    from_plan=_from_plan, conformance=ConformanceCase(_conformance),
+    from_plan=_from_plan, conformance=ConformanceCase("jaxdp.experts.conformance:l2p_mw_case"),
     description="L2P on multiplicative weights (DP-OPE): a shadow MW sample per batch of B rounds, switches "
                 "by a private coupling; E[Reg_T] <= ln(d)/η + ηTB/8",
     reference="Lazy private online learning, Alg. 1, Thm 3.10 (+ Thm 3.2)",

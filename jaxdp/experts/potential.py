@@ -284,16 +284,6 @@ def _from_plan(plan) -> PotentialParams:
     return potential_params(**plan.params)
 
 
-def _conformance(learner):
-    def build(d, T):
-        from .conformance import experts_case
-
-        return experts_case(learner(d), d, [potential_params(0.5, 0.1, 4), potential_params(1.0, 0.3, 2, s_phi=1.0)],
-                            realizable=True)
-
-    return ConformanceCase(build)
-
-
 def _compare(d, T, T_max, eps, delta, problem):
     plan = _POTENTIAL.certified_plan(eps=eps, delta=delta if eps < 1 else 0.0, T=T, d=d)
     return potential_experts(d), _POTENTIAL.params_from_plan(plan), float(plan.eps_certified)
@@ -301,7 +291,8 @@ def _compare(d, T, T_max, eps, delta, problem):
 
 _POTENTIAL = register_learner(
     "potential", factory=potential_experts, params_type=PotentialParams, problem="realizable-experts",
-    private=True, planner="potential_experts", from_plan=_from_plan, conformance=_conformance(potential_experts),
+    private=True, planner="potential_experts", from_plan=_from_plan,
+    conformance=ConformanceCase("jaxdp.experts.conformance:potential_case"),
     description="potential-based experts: resample x from the MW measure when AboveThreshold reports a drop "
                 "of log φ by 2α since the last resample; at most K resamples",
     reference="Realizable private online optimization, Alg. 5, Thms 6-7",
@@ -311,7 +302,7 @@ _POTENTIAL = register_learner(
 register_learner(
     "guarded_potential", factory=guarded_potential_experts, params_type=PotentialParams,
     problem="realizable-experts", private=True, plans=("guarded_potential_experts",), from_plan=_from_plan,
-    conformance=_conformance(guarded_potential_experts),
+    conformance=ConformanceCase("jaxdp.experts.conformance:guarded_potential_case"),
     description="Alg. 5 with an own-loss guard: also resample when the played expert's own loss crosses a "
                 "private threshold (plan_guarded_potential_experts; utility measured, not proved)",
     reference="Realizable private online optimization, Alg. 5 + own-loss guard; "

@@ -104,15 +104,9 @@ def private_lazy_sketch(d: int) -> Learner:
     return Learner(init=init, step=step)
 
 
-def _conformance(d, T):
-    from .conformance import experts_case
-
-    return experts_case(private_lazy_sketch(d), d, [sketch_params(0.1, 0.1), sketch_params(0.3, 0.0)])
-
-
 register_learner(
     "private_lazy_sketch", factory=private_lazy_sketch, params_type=SketchParams, problem="experts", private=True,
-    conformance=ConformanceCase(_conformance),
+    conformance=ConformanceCase("jaxdp.experts.conformance:private_lazy_sketch_case"),
     description="the prior low-switching template: keep x_{t-1} w.p. (1-p) C μ̄_t(x)/μ̄_{t-1}(x), else redraw "
                 "from μ̄_t (baseline; its privacy is not certified: no planner, p = 0 is the audits' broken L2P)",
     reference="Lazy private online learning, Sec. 3 (the earlier template)")

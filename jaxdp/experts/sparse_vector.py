@@ -433,13 +433,6 @@ def _sv_static(plan) -> dict:
     return {k: plan.params[k] for k in _STATIC if k in plan.params}
 
 
-def _sv_conformance(d, T):
-    from .conformance import experts_case
-
-    return experts_case(sparse_vector_experts(d), d, [sparse_vector_params(0.5, 0.05, 5, 6.0),
-                                                      sparse_vector_params(1.0, 0.2, 3, 10.0)], realizable=True)
-
-
 def _sv_compare(d, T, T_max, eps, delta, problem):
     plan = _SV.certified_plan(eps=eps, delta=delta, T=T, d=d)
     return sparse_vector_experts(d), _SV.params_from_plan(plan), float(plan.eps_certified)
@@ -448,7 +441,7 @@ def _sv_compare(d, T, T_max, eps, delta, problem):
 _SV = register_learner(
     "sparse_vector", factory=sparse_vector_experts, params_type=SVExpertsParams, problem="realizable-experts",
     private=True, planner="sparse_vector_experts", from_plan=_sv_from_plan, static=_sv_static,
-    conformance=ConformanceCase(_sv_conformance),
+    conformance=ConformanceCase("jaxdp.experts.conformance:sparse_vector_case"),
     description="sparse-vector experts, known L*: play x until AboveThreshold reports its loss since the last "
                 "switch above L, then redraw x ∝ exp(-η max(L_t, L*)/2); at most K switches "
                 "(threshold='shared': one threshold noise for all K instances, Lyu et al. Alg. 1)",
@@ -457,19 +450,11 @@ _SV = register_learner(
                                         "optimization, Thm 1)"))
 
 
-def _adaptive_conformance(d, T):
-    from .conformance import experts_case
-
-    plans = [plan_adaptive_sparse_vector_experts(eps=e, T=T, d=d, mode="rate") for e in (1.0, 2.0)]
-    return experts_case(adaptive_sparse_vector_experts(d), d, [_ADAPTIVE.params_from_plan(p) for p in plans],
-                        realizable=True)
-
-
 _ADAPTIVE = register_learner(
     "adaptive_sparse_vector", factory=adaptive_sparse_vector_experts, params_type=AdaptiveSVParams,
     problem="realizable-experts", private=True, planner="adaptive_sparse_vector_experts",
     from_plan=lambda plan: adaptive_sparse_vector_params(**plan.params),
-    conformance=ConformanceCase(_adaptive_conformance),
+    conformance=ConformanceCase("jaxdp.experts.conformance:adaptive_sparse_vector_case"),
     description="sparse-vector experts with unknown L*: phases of Alg. 1 with a private doubling of the "
                 "estimate of L*",
     reference="Realizable private online optimization, Alg. 2, Thm 2")

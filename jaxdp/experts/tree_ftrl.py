@@ -226,13 +226,6 @@ def _from_plan(plan: Plan) -> TreeFTRLParams:
     return TreeFTRLParams(eta=jnp.asarray(eta, fdt), scale=jnp.asarray(scale, fdt))
 
 
-def _conformance(d, T):
-    from .conformance import experts_case
-
-    return experts_case(tree_ftrl_experts(d, T), d, [tree_ftrl_params(d, T, 1.0, 1e-5),
-                                                    tree_ftrl_params(d, T, 0.5, 1e-5)])
-
-
 def _compare(d, T, T_max, eps, delta, problem):
     noise = "gaussian" if delta > 0 else "laplace"
     # the tree is sized (and its noise calibrated) for T_max >= T: certified for every T <= T_max
@@ -241,7 +234,8 @@ def _compare(d, T, T_max, eps, delta, problem):
 
 register_learner(
     "tree_ftrl", factory=tree_ftrl_experts, params_type=TreeFTRLParams, problem="experts", private=True,
-    planner="tree_ftrl_experts", from_plan=_from_plan, conformance=ConformanceCase(_conformance),
+    planner="tree_ftrl_experts", from_plan=_from_plan,
+    conformance=ConformanceCase("jaxdp.experts.conformance:tree_ftrl_case"),
     description="binary-tree noisy Hedge: x_{t+1} ~ softmax(-η L̂_t), L̂ the tree-aggregated noisy cumulative "
                 "losses (Laplace dH/ε per node, or Gaussian for (ε, δ); noise= any continual-counting "
                 "mechanism); calibrated by tree_ftrl_params or its planner",

@@ -590,15 +590,6 @@ def ftrl_reference(grads_fn, x0, T: int, lam: float, noise=None, project=None):
 # --------------------------------------------------------------------------- registry
 
 
-def _linear_case(learner_params, d, T):
-    from .adversaries import adv_linear_oco, linear_oco_params
-    from .problems import linear_problem
-
-    prob = linear_problem(d, 1.0)
-    return (dp_ftrl(prob, T), adv_linear_oco(d), prob, learner_params,
-            linear_oco_params("biased", L=1.0, bias=0.3))
-
-
 def _ftrl_compare(d, T, T_max, eps, delta, problem):
     lam = math.sqrt(T)   # lambda D^2 + T L^2 / lambda with D = L = 1
     return dp_ftrl(problem, T_max), dp_ftrl_params(lam, 0.0, 1.0), math.inf
@@ -606,9 +597,7 @@ def _ftrl_compare(d, T, T_max, eps, delta, problem):
 
 register_learner(
     "ftrl", factory=dp_ftrl, params_type=DPFTRLParams, problem="oco", private=False,
-    conformance=ConformanceCase(lambda d, T: _linear_case([dp_ftrl_params(4.0, 0.0, 1.0),
-                                                           dp_ftrl_params(2.0, 0.0, 1.0)], d, T),
-                                d=3, check={"deterministic": True}),
+    conformance=ConformanceCase("jaxdp.oco.conformance:ftrl_case", d=3, check={"deterministic": True}),
     description="follow the regularized leader, x_{t+1} = Proj(-g_{1:t}/λ): dp_ftrl without noise (sigma = 0)",
     reference="Shalev-Shwartz 2012, Online learning and online convex optimization, Sec. 2.3",
     compare=CompareBuiltin(_ftrl_compare, "non-private reference: FTRL with lambda = sqrt(T)"))
@@ -625,8 +614,7 @@ def _dp_ftrl_compare(d, T, T_max, eps, delta, problem):
 _DP_FTRL = register_learner(
     "dp_ftrl", factory=dp_ftrl, params_type=DPFTRLParams, problem="oco", private=True, planner="dp_ftrl",
     from_plan=lambda plan: dp_ftrl_params(**plan.params),
-    conformance=ConformanceCase(lambda d, T: _linear_case([dp_ftrl_params(5.0, 0.5, 2.0),
-                                                           dp_ftrl_params(20.0, 2.0, 1.0)], d, T), d=3),
+    conformance=ConformanceCase("jaxdp.oco.conformance:dp_ftrl_case", d=3),
     description="DP-FTRL: FTRL on the tree-aggregated noisy sum of clipped gradients (Gaussian node noise)",
     reference="Realizable private online optimization, Alg. 3, Thm 4; Kairouz et al. 2021, Practical and "
               "private (deep) learning without sampling or shuffling",

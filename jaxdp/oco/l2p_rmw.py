@@ -543,22 +543,10 @@ def _static(plan: Plan) -> dict:
     return {"B": int(P["B"]), "loss": P.get("loss", "linear"), "sampler": P.get("sampler", "exact")}
 
 
-def _conformance(d, T):
-    """Linear losses on the ball of radius 1/2, batch 4, the exact sampler (the quick case runs d = 1, whose
-    sampler is a truncated normal; tests/oco/test_l2p_rmw.py checks d = 3 and MALA)."""
-    from .adversaries import adv_linear_oco, linear_oco_params
-    from .problems import linear_problem
-
-    B = 4
-    params = [l2p_rmw_params(beta=2.0, lam=4.0, radius=0.5, eta=0.1, p=0.3, B=B),
-              l2p_rmw_params(beta=5.0, lam=2.0, radius=0.5, eta=0.2, p=0.1, B=B)]
-    return (l2p_rmw(d, B), adv_linear_oco(d), linear_problem(d, 0.5), params,
-            linear_oco_params("biased", L=1.0, bias=0.3))
-
-
 _ENTRY = register_learner(
     "l2p_rmw", factory=l2p_rmw, params_type=L2PParams, problem="oco", private=True, planner="l2p_rmw",
-    from_plan=_from_plan, static=_static, conformance=ConformanceCase(_conformance, d=1),
+    from_plan=_from_plan, static=_static,
+    conformance=ConformanceCase("jaxdp.oco.conformance:l2p_rmw_case", d=1),
     description="L2P on regularized multiplicative weights (DP-OCO): a fresh sample of μ_t ∝ exp(-η(<g_{1:t}, x> "
                 "+ λ||x||²/2)) per batch of B rounds, switches by a private coupling (exact or MALA sampler)",
     reference="Lazy private online learning, Thm 3.12 (+ Thm 3.2, Lemma 3.11)")

@@ -471,38 +471,27 @@ def _without_m(plan: Plan) -> dict:
     return {k: v for k, v in plan.params.items() if k != "m"}
 
 
-def _register_grid_learner(name: str, *, factory, params_type, plan_fn, params_fn, other: dict, description: str,
+def _register_grid_learner(name: str, *, factory, params_type, params_fn, conformance: str, description: str,
                            reference: str):
-    """Register a grid learner configured by the planner ``name``; its conformance case adds the grid point
-    ``params_fn(**plan params, **other)``."""
-    def conformance(d, T):   # the smooth realizable case, the planned parameters and ``other``
-        from .adversaries import adv_smooth_realizable, smooth_realizable_params
-        from .problems import squared_problem
-
-        prob = squared_problem(d, 1.0)
-        plan = plan_fn(eps=4.0, T=T, d=d, mode="rate", lipschitz=2.0, m=6)
-        learner, p0 = entry.learner_from_plan(plan, prob)
-        return (learner, adv_smooth_realizable(d), prob, [p0, params_fn(**dict(_without_m(plan), **other))],
-                smooth_realizable_params(1.0, 0.0))
-
-    entry = register_learner(
+    """Register a grid learner configured by the planner ``name``, with the conformance case (``d = 1``, losses
+    up to 4.5) built by the function ``conformance`` names (``"module:function"``)."""
+    return register_learner(
         name, factory=factory, params_type=params_type, problem="oco", private=True, planner=name,
         from_plan=lambda plan: params_fn(**_without_m(plan)), static=_net_static,
         conformance=ConformanceCase(conformance, d=1, check={"loss_range": 4.5}), description=description,
         reference=reference)
-    return entry
 
 
 _register_grid_learner(
-    "experts_oco_net", factory=experts_oco_net, params_type=OCONetParams, plan_fn=plan_experts_oco_net,
-    params_fn=experts_oco_net_params, other={"L": 3.0, "eta": 0.5},
+    "experts_oco_net", factory=experts_oco_net, params_type=OCONetParams, params_fn=experts_oco_net_params,
+    conformance="jaxdp.oco.conformance:experts_oco_net_case",
     description="DP-OCO over an m-per-axis grid net of the ball: sparse-vector experts over the net points, "
                 "losses normalized to [0, 1] (adaptive=True: the doubling Alg. 2 the proof invokes)",
     reference="Realizable private online optimization, Thm 3 (via Alg. 1 / Thm 1)")
 
 _register_grid_learner(
-    "potential_oco", factory=potential_oco, params_type=PotentialOCOParams, plan_fn=plan_potential_oco,
-    params_fn=potential_oco_params, other={"eta": 0.3, "K": 3},
+    "potential_oco", factory=potential_oco, params_type=PotentialOCOParams, params_fn=potential_oco_params,
+    conformance="jaxdp.oco.conformance:potential_oco_case",
     description="potential-based experts (Alg. 5) over a grid quadrature of the ball with the uniform measure",
     reference="Realizable private online optimization, Alg. 5, App. C, Thms 6-7")
 
