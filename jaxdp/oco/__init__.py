@@ -3,7 +3,8 @@
 Domains: ``Ball``, ``Box``, ``Simplex`` (``jaxdp.core.domains``, the one family the samplers use too). Modules:
 ``problems``, ``adversaries``, ``dp_ftrl`` (REAL Alg. 3), ``realizable`` (``experts_oco_net``, ``potential_oco``;
 REAL Thm 3, Alg. 5) and, from LAZY, ``rmw`` (the RMW measure) and ``l2p_rmw`` (its L2P transformation),
-``adaptive`` (adversaries that watch the iterate), each module's ``__all__`` re-exported here.
+``adaptive`` (adversaries that watch the iterate), each module's ``__all__`` re-exported here; ``conformance``
+(the registered learners' test problems, loaded by reference) is not.
 """
 import importlib
 
