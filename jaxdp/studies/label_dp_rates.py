@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import pathlib
 
 import numpy as np
 
@@ -19,8 +18,8 @@ from ..label_dp import (bump_slope, central_crossovers, label_rates, minimax_cel
 from ..label_dp.planners import plan_for_task
 from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
 from .claims import Claim, Measurement, Verdict, judge, judge_curve, tally, verdict_row
-from .framework import Study, fit_slopes, plot_curves, summarize
-from .plots import slope_guides
+from .framework import Study, fit_slopes, summarize
+from .plots import plot_figures_derived
 from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_runs
 
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
@@ -37,7 +36,7 @@ S = StudySpec("label-dp-rates", __name__, checks={
     "experiments": lambda e: None if e.strip().upper() in EXPERIMENTS else f"unknown experiment {e!r}",
     "l7_pairs": _check_pair})
 CLAIMS, BLOCKS, DOC_PAGES, WHY, TOL = S.claims, S.blocks, S.pages, S.data["why"], S.claims["local"].tolerance
-CELLS = S.data["cells"]   # each verdict row's cell and each figure's curve, f-strings on a row
+CELLS = S.data["cells"]   # each verdict row's cell, f-strings on a row
 KEPT = dict(zip(("label-dp-rates", "label-dp-rates-heavy"), BLOCKS))   # kept run -> its block (on every page)
 DOC_PAGE = ROOT / DOC_PAGES[0]
 N_BOOT, SEED_BATCH, SEEDS_PER_CHUNK = 1000, 4, 64   # seeds per compiled batch and per chunk: memory, resumption
@@ -109,36 +108,9 @@ def build(cfg: dict) -> Study:
         return plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in ("N", "eps", "p", "K", "beta", "knob", "c")})
 
     return S.study(cfg, points=_points(cfg), run=run, check_point=check, analyze=analyze, description="",
-                   plot=lambda df, outdir: _plot(df, pathlib.Path(outdir), cfg), seeds_per_chunk=SEEDS_PER_CHUNK)
-
-
-def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:
-    """One figure per experiment run (``figures`` of the TOML), mean excess with 95% CIs: L1–L3 vs N with LABEL
-    Table 1's local and central rates (constants 1), L6 vs K, L7 per bump task vs N with each curve's forced slope
-    through its first point, L9 vs c relative to c = 1."""
-    paths = []
-    for f in S.data["figures"]:
-        exp, x = f["experiment"], f["x"]
-        sub = df[(df.experiment == exp) & ((df.task == f["task"]) if "task" in f else True)]
-        if not len(sub):
-            continue
-        sub = sub.assign(curve=[fstring(CELLS["curve"], r, x=x, cell=fstring(CELLS["main"], r))
-                                for _, r in sub.iterrows()])
-        s, theory, task = summarize(sub, ["curve", x], ["excess"]), None, sub.task.iloc[0]
-        if exp in ("L1", "L2", "L3"):
-            Ns, p = np.asarray(sorted(sub.N.unique()), float), float(sub.p.max()) if task == "heavy" else 2.0
-            theory = {f"{st} theory, ε = {e:g}": (Ns, label_rates(task, st, Ns, e, p=p))
-                      for e in sorted(set(sub.eps[np.isfinite(sub.eps)])) for st in ("local", "central")}
-        elif exp == "L7":
-            theory = slope_guides({c: bump_slope(task, setting_of(r.method), r.beta, r.gamma)
-                                   for c, r in sub.groupby("curve").first().iterrows()}, s, "N", "excess", limit=None)
-        elif exp == "L9":   # each curve relative to its point at c = 1
-            ref = s.curve.map(s[np.isclose(s.c, 1.0)].set_index("curve").excess_mean).to_numpy()
-            s = s.assign(**{k: s[k] / ref for k in ("excess_mean", "excess_lo", "excess_hi")})
-        paths.append(plot_curves(s, x, "excess", outdir / f"{f['name']}.png", hue="curve", theory=theory,
-                                 title=f.get("title", "{experiment}: {task} (rate-mode parameters)").format(
-                                     experiment=exp, task=task, **cfg), ylabel=f.get("ylabel")))
-    return paths
+                   plot=lambda df, outdir: plot_figures_derived(df, outdir, S.data["figures"], dict(
+                       cfg, label_rates=label_rates, bump_slope=bump_slope, setting_of=setting_of),
+                       S.data["figure_defaults"]), seeds_per_chunk=SEEDS_PER_CHUNK)
 
 
 def _claim(key: str, value: float, link: str | None = None, **more: float) -> Claim:
