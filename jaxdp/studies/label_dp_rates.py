@@ -13,11 +13,11 @@ import math
 import numpy as np
 
 from ..core import seed_keys
-from ..label_dp import (bump_slope, central_crossovers, label_rates, minimax_cells, run_planned, setting_of,
-                        slope_theory, smoothness_pairs)
+from ..label_dp import (bump_slope, central_crossovers, claimed_slope, label_rates, minimax_cells, run_planned,
+                        setting_of, slope_theory, smoothness_pairs, smoothness_pairs_error)
 from ..label_dp.planners import plan_for_task
 from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
-from .claims import Claim, Measurement, Verdict, judge, judge_curve, tally, verdict_row
+from .claims import Measurement, Verdict, judge, judge_curve, tally, verdict_row
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures_derived
 from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_runs
@@ -25,16 +25,9 @@ from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_ru
 EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
 
 
-def _check_pair(s):
-    try:
-        smoothness_pairs(s)
-    except ValueError as e:
-        return str(e)
-
-
 S = StudySpec("label-dp-rates", __name__, checks={
     "experiments": lambda e: None if e.strip().upper() in EXPERIMENTS else f"unknown experiment {e!r}",
-    "l7_pairs": _check_pair})
+    "l7_pairs": smoothness_pairs_error})
 CLAIMS, BLOCKS, DOC_PAGES, WHY, TOL = S.claims, S.blocks, S.pages, S.data["why"], S.claims["local"].tolerance
 CELLS = S.data["cells"]   # each verdict row's cell, f-strings on a row
 KEPT = dict(zip(("label-dp-rates", "label-dp-rates-heavy"), BLOCKS))   # kept run -> its block (on every page)
@@ -113,11 +106,6 @@ def build(cfg: dict) -> Study:
                        S.data["figure_defaults"]), seeds_per_chunk=SEEDS_PER_CHUNK)
 
 
-def _claim(key: str, value: float, link: str | None = None, **more: float) -> Claim:
-    """``CLAIMS[key]`` with the cell's exponent (and the section that explains a miss of this cell, any more)."""
-    return dataclasses.replace(CLAIMS[key], value=float(value), **({} if link is None else {"link": link}), **more)
-
-
 def verdicts(df, tables):
     """One verdict per fitted curve of ``tables`` (and of ``df``'s L6/L9 rows) against :data:`CLAIMS`: L1–L3/L8 the
     slope in N (central: a ``between_rate`` claim, −b to −a), L5 the slope in Nε², L7 the bumps', L6 not tested,
@@ -125,20 +113,20 @@ def verdicts(df, tables):
     import pandas as pd
 
     rows, sl, eff = [], tables.get("slopes"), tables.get("eps_effective_samples")
-    for _, r in (sl.iterrows() if sl is not None else ()):
-        setting, a, b = setting_of(r["method"]), float(r["theory_stat"]), float(r["theory_priv"])  # negative
-        exp = "L8" if (r["task"] == "heavy" and setting == "nonprivate") else r["experiment"]
-        link = WHY["small_neps"] if r["eps"] ** 2 * r["x_max"] <= 1e4 else None   # else the claim's (TOML)
-        c = (_claim("L7 " + r["task"], r["theory"]) if exp == "L7" else _claim("nonprivate", a)
-             if setting == "nonprivate" else _claim("central", min(a, b), value_hi=max(a, b))
-             if setting == "central" else _claim("local heavy" if r["task"] == "heavy" else "local", b, link))
-        cell = fstring(CELLS["L7" if exp == "L7" else "main"], r, setting=setting)
-        rows.append(judge_curve(c, r, None, "N", experiment=exp, cell=cell))
+    for _, r in (sl.iterrows() if sl is not None else ()):   # the claim's key and the row's experiment: cells
+        at = dict(setting=setting_of(r["method"]))
+        lo, hi = claimed_slope(r["task"], at["setting"], r["theory_stat"], r["theory_priv"], r.get("theory", math.nan))
+        small = at["setting"] == "local" and r["eps"] ** 2 * r["x_max"] <= 1e4   # else the claim's link (TOML)
+        c = dataclasses.replace(CLAIMS[fstring(CELLS["claim"], r, **at)], value=lo, value_hi=hi,
+                                **({"link": WHY["small_neps"]} if small else {}))
+        rows.append(judge_curve(c, r, None, "N", experiment=fstring(CELLS["experiment"], r, **at),
+                                cell=fstring(CELLS["L7" if r["experiment"] == "L7" else "main"], r, **at)))
     for _, r in (eff.iterrows() if eff is not None else ()):   # Nε² spans the square of ε's range: half the slope
         fit = dict(r, **{k: r[k] / 2 for k in ("slope", "slope_lo", "slope_hi")}, x_min=r.x_min ** 2,
                    x_max=r.x_max ** 2)
         N = int(df[(df.experiment == "L5") & (df.method == r["method"])].N.iloc[0])
-        rows.append(judge_curve(_claim("L5", r.theory / 2), pd.Series(fit), None, "eps", experiment="L5",
+        rows.append(judge_curve(dataclasses.replace(CLAIMS["L5"], value=r.theory / 2), pd.Series(fit), None, "eps",
+                                experiment="L5",
                                 cell=fstring(CELLS["L5"], r, N=N)))
     for mth, g in df[df.experiment == "L6"].groupby("method"):
         fit = fit_slopes(g, "K", "excess", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
