@@ -17,7 +17,8 @@ from ..core.validation import check_choice, check_positive, check_positive_int
 
 __all__ = ["label_rate_exponent", "label_rates", "minimax_h0", "bump_slope", "setting_of", "central_crossover", "TASKS",
            "SETTINGS", "minimax_cells", "slope_theory", "central_crossovers",
-           "smoothness_pairs", "smoothness_pairs_error", "claimed_slope"]
+           "smoothness_pairs", "smoothness_pairs_error", "claimed_slope",
+           "effective_sample_fit"]
 
 TASKS = ("classification", "regression", "heavy")
 SETTINGS = ("local", "central", "nonprivate", "local_full")
@@ -276,3 +277,21 @@ def claimed_slope(task: str, setting: str, stat: float, priv: float, forced: flo
         return float(forced), float(forced)
     one = {"nonprivate": stat, "local": priv}.get(setting)
     return (float(one), float(one)) if one is not None else (float(min(stat, priv)), float(max(stat, priv)))
+
+
+def effective_sample_fit(fit: Mapping) -> dict:
+    """A fitted slope of the log excess in ε at a fixed ``N``, read as the slope in the effective sample size ``Nε²``
+    (LABEL Table 1, local setting: the rate ``(Nε²)^{−a}`` depends on ``N`` and ε ≤ 1 only through ``Nε²``, Thms 2, 6).
+
+    Since ``log(Nε²) = log N + 2 log ε``, the slope in ``Nε²`` is half the slope in ε, over the square of ε's range
+    (twice its decades).
+
+    Args:
+        fit: a fit row with ``slope``, ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max`` (ε's range) and optionally
+            ``theory`` (the claimed slope in ε); other fields are kept.
+
+    Returns:
+        The fit in ``Nε²``: the slopes (and ``theory``) halved, ``x_min`` and ``x_max`` squared.
+    """
+    half = ("slope", "slope_lo", "slope_hi") + (("theory",) if "theory" in fit else ())
+    return dict(fit, **{k: fit[k] / 2 for k in half}, x_min=fit["x_min"] ** 2, x_max=fit["x_max"] ** 2)

@@ -13,11 +13,11 @@ import math
 import numpy as np
 
 from ..core import seed_keys
-from ..label_dp import (bump_slope, central_crossovers, claimed_slope, label_rates, minimax_cells, run_planned,
+from ..label_dp import (bump_slope, central_crossovers, claimed_slope, effective_sample_fit, label_rates, minimax_cells, run_planned,
                         setting_of, slope_theory, smoothness_pairs, smoothness_pairs_error)
 from ..label_dp.planners import plan_for_task
 from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
-from .claims import Measurement, Verdict, judge, judge_curve, tally, verdict_row
+from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures_derived
 from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_runs
@@ -97,10 +97,9 @@ def build(cfg: dict) -> Study:
                                              "excess", n_boot=N_BOOT, name="theory")
         return {**tables, "verdicts": verdicts(df, tables)}
 
-    def check(pt):   # the planner call of one grid point (host side)
-        return plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in ("N", "eps", "p", "K", "beta", "knob", "c")})
-
-    return S.study(cfg, points=_points(cfg), run=run, check_point=check, analyze=analyze, description="",
+    return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, description="",   # check: a point's planner call
+                   check_point=lambda pt: plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in (
+                       "N", "eps", "p", "K", "beta", "knob", "c")}),
                    plot=lambda df, outdir: plot_figures_derived(df, outdir, S.data["figures"], dict(
                        cfg, label_rates=label_rates, bump_slope=bump_slope, setting_of=setting_of),
                        S.data["figure_defaults"]), seeds_per_chunk=SEEDS_PER_CHUNK)
@@ -121,25 +120,20 @@ def verdicts(df, tables):
                                 **({"link": WHY["small_neps"]} if small else {}))
         rows.append(judge_curve(c, r, None, "N", experiment=fstring(CELLS["experiment"], r, **at),
                                 cell=fstring(CELLS["L7" if r["experiment"] == "L7" else "main"], r, **at)))
-    for _, r in (eff.iterrows() if eff is not None else ()):   # Nε² spans the square of ε's range: half the slope
-        fit = dict(r, **{k: r[k] / 2 for k in ("slope", "slope_lo", "slope_hi")}, x_min=r.x_min ** 2,
-                   x_max=r.x_max ** 2)
+    for _, r in (eff.iterrows() if eff is not None else ()):   # judged in Nε²: half the slope in ε
+        fit = pd.Series(effective_sample_fit(r))
         N = int(df[(df.experiment == "L5") & (df.method == r["method"])].N.iloc[0])
-        rows.append(judge_curve(dataclasses.replace(CLAIMS["L5"], value=r.theory / 2), pd.Series(fit), None, "eps",
-                                experiment="L5",
-                                cell=fstring(CELLS["L5"], r, N=N)))
+        rows.append(judge_curve(dataclasses.replace(CLAIMS["L5"], value=fit.theory), fit, None, "eps",
+                                experiment="L5", cell=fstring(CELLS["L5"], r, N=N)))
     for mth, g in df[df.experiment == "L6"].groupby("method"):
         fit = fit_slopes(g, "K", "excess", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
-        rows.append(judge_curve(CLAIMS["L6"], fit, None, "K", experiment="L6",
-                                cell=fstring(CELLS["L6"], g.iloc[0])))
+        rows.append(judge_curve(CLAIMS["L6"], fit, None, "K", experiment="L6", cell=fstring(CELLS["L6"], g.iloc[0])))
     l9, rng = df[df.experiment == "L9"], np.random.default_rng(2)
     for (mth, eps, p), g in (l9.groupby(["method", "eps", "p"]) if l9.N.nunique() >= 2 else ()):
         s, lo, hi, n, Ns = oracle_ratio_slope(g, "N", "c", "excess", n_boot=N_BOOT, rng=rng)
-        m = Measurement(s, lo, hi, n, decades=math.log10(Ns[-1] / Ns[0]))
-        v = judge(CLAIMS["L9"], m) if m.hi > m.lo else Verdict("not tested", "c = 1 is the oracle's constant at "
-                                                                "every N in every resample: no sampling interval")
-        cell = fstring(CELLS["L9"], g.iloc[0], Ns=Ns)
-        rows.append(verdict_row(CLAIMS["L9"], m, v, experiment="L9", cell=cell))
+        fit = pd.Series(dict(slope=s, slope_lo=lo, slope_hi=hi, n_seeds=n, x_min=Ns[0], x_max=Ns[-1]))
+        c = CLAIMS["L9"] if hi > lo else dataclasses.replace(CLAIMS["L9"], untested=S.data["no_interval"], link="")
+        rows.append(judge_curve(c, fit, None, "N", experiment="L9", cell=fstring(CELLS["L9"], g.iloc[0], Ns=Ns)))
     return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "kind", "claimed_hi", "claimed", "slope",
                                        "slope_lo", "slope_hi", "n_seeds", "verdict", "reason", "link"])
 
@@ -151,11 +145,10 @@ def page_blocks(results_dir=None) -> dict:
     out = {}
     for d, name, block in kept_runs(KEPT, results_dir):
         tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples") if (d / f"{t}.csv").exists()}
-        v, manifest = verdicts(pd.read_csv(d / "results.csv"), tables), kept_manifest(d)
+        v = verdicts(pd.read_csv(d / "results.csv"), tables)
         files = [f"results/{name}/{f}.csv" for f in ("results", *tables)]
-        out[block] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
-                                   n_points=int(manifest["n_points"]), rows=len(v), tally=tally(v), tol=f"{TOL:g}",
-                                   n_boot=N_BOOT, table=verdict_table(v))
+        out[block] = S.render("verdicts", **kept_manifest(d), generated=S.generated(*files), rows=len(v), tally=tally(v),
+                              tol=f"{TOL:g}", n_boot=N_BOOT, table=verdict_table(v))
     return out
 
 

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from jaxdp.label_dp import claimed_slope, label_rates, smoothness_pairs_error
+from jaxdp.label_dp import claimed_slope, effective_sample_fit, label_rates, smoothness_pairs_error
 
 
 def test_claimed_slope_per_setting():
@@ -29,3 +29,17 @@ def test_smoothness_pairs_error():
     assert smoothness_pairs_error("1:1,0.5:1") is None
     assert "BETA:GAMMA" in smoothness_pairs_error("1:x") and "'1:x'" in smoothness_pairs_error("1:x")
     assert "finite and > 0" in smoothness_pairs_error("1:0")
+
+
+def test_effective_sample_fit_is_the_slope_in_n_eps2():
+    """At fixed N the local rate (Nε²)^{-a} has slope -2a in ε: read in Nε² it is -a, over the squared ε range."""
+    a, N, eps = 2 / 3, 1e4, np.array([0.05, 0.1, 0.25, 0.5, 1.0])
+    y = (N * eps ** 2) ** -a
+    s = np.polyfit(np.log(eps), np.log(y), 1)[0]
+    f = effective_sample_fit(dict(slope=s, slope_lo=s - 0.1, slope_hi=s + 0.1, x_min=0.05, x_max=1.0, theory=-2 * a,
+                                  n_seeds=7))
+    assert math.isclose(f["slope"], -a) and math.isclose(f["theory"], -a) and f["n_seeds"] == 7
+    assert (f["slope_lo"], f["slope_hi"]) == ((s - 0.1) / 2, (s + 0.1) / 2)
+    assert math.isclose(f["x_min"], 0.0025) and f["x_max"] == 1.0
+    assert np.isclose(np.polyfit(np.log(N * eps ** 2), np.log(y), 1)[0], f["slope"])
+    assert "theory" not in effective_sample_fit(dict(slope=s, slope_lo=s, slope_hi=s, x_min=0.1, x_max=1.0))
