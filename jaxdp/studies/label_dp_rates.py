@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from ..core import seed_keys
-from ..label_dp import (bump_slope, central_crossovers, claimed_slope, effective_sample_fit, label_rates, minimax_cells, run_planned,
-                        setting_of, slope_theory, smoothness_pairs, smoothness_pairs_error)
+from ..label_dp import (bump_slope, central_crossovers, claimed_slope, effective_sample_fit, label_rates,
+                        minimax_cells, run_planned, setting_of, slope_theory, smoothness_pairs, smoothness_pairs_error)
 from ..label_dp.planners import plan_for_task
 from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
 from .claims import judge_curve, tally
@@ -22,11 +22,8 @@ from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures_derived
 from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_runs
 
-EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
-
-
-S = StudySpec("label-dp-rates", __name__, checks={
-    "experiments": lambda e: None if e.strip().upper() in EXPERIMENTS else f"unknown experiment {e!r}",
+S: StudySpec = StudySpec("label-dp-rates", __name__, checks={
+    "experiments": lambda e: None if e.strip().upper() in S.data["experiments"] else f"unknown experiment {e!r}",
     "l7_pairs": smoothness_pairs_error})
 CLAIMS, BLOCKS, DOC_PAGES, WHY, TOL = S.claims, S.blocks, S.pages, S.data["why"], S.claims["local"].tolerance
 CELLS = S.data["cells"]   # each verdict row's cell, f-strings on a row
@@ -42,10 +39,8 @@ def _points(cfg: dict) -> list:
     L7's for each (β, γ) (γ plays no role in regression); a non-private learner once per curve, at ε = ∞."""
     exps = {e.strip().upper() for e in str(cfg["experiments"]).split(",") if e.strip()}
     exps |= ({"L1", "L2", "L3"} if "L4" in exps else set()) | ({"L3"} if "L8" in exps else set())
-    l7 = [[["beta", [b]], ["gamma", [g]], ["task", [t]], ["method", [m]], ["eps", f"$l7_eps_{setting_of(m)}"], *tail]
-          for tail in S.data["grids"]["L7"] for b, g in smoothness_pairs(cfg["l7_pairs"])
-          for t, ms in S.data["l7_methods"].items() if t == "bump_cls" or g == 1.0 for m in ms]
-    pts = grid_points(dict(S.data["grids"], L7=l7), cfg, POINT, "experiment", exps)
+    pairs = [list(bg) for bg in smoothness_pairs(cfg["l7_pairs"])]   # L7's (β, γ), the grid's "$l7_pairs"
+    pts = grid_points(S.data["grids"], dict(cfg, l7_pairs=pairs), POINT, "experiment", exps)
     pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else p for p in pts]
     return list({(tuple(p.items()) if p["eps"] == math.inf else i): p for i, p in enumerate(pts)}.values())
 
