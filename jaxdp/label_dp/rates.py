@@ -8,7 +8,8 @@ settings: ``"local"``, ``"central"``, ``"nonprivate"``, ``"local_full"`` (prior 
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+import math
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -16,7 +17,8 @@ from ..core.validation import check_choice, check_positive, check_positive_int
 
 __all__ = ["label_rate_exponent", "label_rates", "minimax_h0", "bump_slope", "setting_of", "central_crossover", "TASKS",
            "SETTINGS", "minimax_cells", "slope_theory", "central_crossovers",
-           "smoothness_pairs"]
+           "smoothness_pairs", "smoothness_pairs_error", "claimed_slope",
+           "effective_sample_fit"]
 
 TASKS = ("classification", "regression", "heavy")
 SETTINGS = ("local", "central", "nonprivate", "local_full")
@@ -235,3 +237,61 @@ def smoothness_pairs(pairs: str) -> list[tuple[float, float]]:
             raise ValueError(f"pairs must be BETA:GAMMA, got {part!r}: BETA and GAMMA must be finite and > 0")
         out.append((b, g))
     return out
+
+
+def smoothness_pairs_error(pairs: str) -> Optional[str]:
+    """Why :func:`smoothness_pairs` refuses ``pairs`` (a configuration check that names the problem).
+
+    Args:
+        pairs: the pairs as written, e.g. ``"1:1,1:0.5"``.
+
+    Returns:
+        The refusal's text, or ``None`` where every pair is a ``BETA:GAMMA`` of finite positive numbers.
+    """
+    try:
+        smoothness_pairs(pairs)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def claimed_slope(task: str, setting: str, stat: float, priv: float, forced: float = math.nan) -> tuple[float, float]:
+    """The slope in ``N`` that LABEL Table 1 claims for a learner's log excess risk, as an interval ``(lo, hi)``.
+
+    Non-private: ``N^{−a}``, the slope ``−a``. Local: ``(N(ε²∧1))^{−b}`` at fixed ε (Thms 2, 6; heavy tails
+    ``(Nε²)^{−b}``, Thm 10), the slope ``−b``. Central: ``N^{−a} + (εN)^{−b}`` (Thms 4, 8, 12), whose log-log slope
+    over any range of ``N`` lies between ``−max(a, b)`` and ``−min(a, b)`` (``−b`` below the crossover
+    :func:`central_crossover`, ``−a`` above it). A minimax-hard bump task (LABEL App. B, F): the slope its
+    construction at the lower-bound bandwidth forces (:func:`bump_slope`).
+
+    Args:
+        task: a task of :data:`TASKS` or a bump task (``"bump_cls"``, ``"bump_reg"``).
+        setting: ``"local"``, ``"central"`` or ``"nonprivate"`` (:func:`setting_of`).
+        stat, priv: ``−a`` and ``−b``, the statistical and private exponents as slopes (:func:`slope_theory`).
+        forced: a bump task's forced slope (:func:`slope_theory`'s ``theory``).
+
+    Returns:
+        ``(lo, hi)``: equal ends except for a central learner.
+    """
+    if task.startswith("bump"):
+        return float(forced), float(forced)
+    one = {"nonprivate": stat, "local": priv}.get(setting)
+    return (float(one), float(one)) if one is not None else (float(min(stat, priv)), float(max(stat, priv)))
+
+
+def effective_sample_fit(fit: Mapping) -> dict:
+    """A fitted slope of the log excess in ε at a fixed ``N``, read as the slope in the effective sample size ``Nε²``
+    (LABEL Table 1, local setting: the rate ``(Nε²)^{−a}`` depends on ``N`` and ε ≤ 1 only through ``Nε²``, Thms 2, 6).
+
+    Since ``log(Nε²) = log N + 2 log ε``, the slope in ``Nε²`` is half the slope in ε, over the square of ε's range
+    (twice its decades).
+
+    Args:
+        fit: a fit row with ``slope``, ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max`` (ε's range) and optionally
+            ``theory`` (the claimed slope in ε); other fields are kept.
+
+    Returns:
+        The fit in ``Nε²``: the slopes (and ``theory``) halved, ``x_min`` and ``x_max`` squared.
+    """
+    half = ("slope", "slope_lo", "slope_hi") + (("theory",) if "theory" in fit else ())
+    return dict(fit, **{k: fit[k] / 2 for k in half}, x_min=fit["x_min"] ** 2, x_max=fit["x_max"] ** 2)

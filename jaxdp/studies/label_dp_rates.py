@@ -9,35 +9,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import pathlib
 
 import numpy as np
 
 from ..core import seed_keys
-from ..label_dp import (bump_slope, central_crossovers, label_rates, minimax_cells, run_planned, setting_of,
-                        slope_theory, smoothness_pairs)
+from ..label_dp import (bump_slope, central_crossovers, claimed_slope, effective_sample_fit, label_rates,
+                        minimax_cells, run_planned, setting_of, slope_theory, smoothness_pairs, smoothness_pairs_error)
 from ..label_dp.planners import plan_for_task
 from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
-from .claims import Claim, Measurement, Verdict, judge, judge_curve, tally, verdict_row
-from .framework import Study, fit_slopes, plot_curves, summarize
-from .plots import slope_guides
+from .claims import judge_curve, tally
+from .framework import Study, fit_slopes, summarize
+from .plots import plot_figures_derived
 from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_runs
 
-EXPERIMENTS = ("L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9")
-
-
-def _check_pair(s):
-    try:
-        smoothness_pairs(s)
-    except ValueError as e:
-        return str(e)
-
-
-S = StudySpec("label-dp-rates", __name__, checks={
-    "experiments": lambda e: None if e.strip().upper() in EXPERIMENTS else f"unknown experiment {e!r}",
-    "l7_pairs": _check_pair})
+S: StudySpec = StudySpec("label-dp-rates", __name__, checks={
+    "experiments": lambda e: None if e.strip().upper() in S.data["experiments"] else f"unknown experiment {e!r}",
+    "l7_pairs": smoothness_pairs_error})
 CLAIMS, BLOCKS, DOC_PAGES, WHY, TOL = S.claims, S.blocks, S.pages, S.data["why"], S.claims["local"].tolerance
-CELLS = S.data["cells"]   # each verdict row's cell and each figure's curve, f-strings on a row
+CELLS = S.data["cells"]   # each verdict row's cell, f-strings on a row
 KEPT = dict(zip(("label-dp-rates", "label-dp-rates-heavy"), BLOCKS))   # kept run -> its block (on every page)
 DOC_PAGE = ROOT / DOC_PAGES[0]
 N_BOOT, SEED_BATCH, SEEDS_PER_CHUNK = 1000, 4, 64   # seeds per compiled batch and per chunk: memory, resumption
@@ -50,10 +39,8 @@ def _points(cfg: dict) -> list:
     L7's for each (β, γ) (γ plays no role in regression); a non-private learner once per curve, at ε = ∞."""
     exps = {e.strip().upper() for e in str(cfg["experiments"]).split(",") if e.strip()}
     exps |= ({"L1", "L2", "L3"} if "L4" in exps else set()) | ({"L3"} if "L8" in exps else set())
-    l7 = [[["beta", [b]], ["gamma", [g]], ["task", [t]], ["method", [m]], ["eps", f"$l7_eps_{setting_of(m)}"], *tail]
-          for tail in S.data["grids"]["L7"] for b, g in smoothness_pairs(cfg["l7_pairs"])
-          for t, ms in S.data["l7_methods"].items() if t == "bump_cls" or g == 1.0 for m in ms]
-    pts = grid_points(dict(S.data["grids"], L7=l7), cfg, POINT, "experiment", exps)
+    pairs = [list(bg) for bg in smoothness_pairs(cfg["l7_pairs"])]   # L7's (β, γ), the grid's "$l7_pairs"
+    pts = grid_points(S.data["grids"], dict(cfg, l7_pairs=pairs), POINT, "experiment", exps)
     pts = [dict(p, eps=math.inf) if setting_of(p["method"]) == "nonprivate" else p for p in pts]
     return list({(tuple(p.items()) if p["eps"] == math.inf else i): p for i, p in enumerate(pts)}.values())
 
@@ -105,45 +92,12 @@ def build(cfg: dict) -> Study:
                                              "excess", n_boot=N_BOOT, name="theory")
         return {**tables, "verdicts": verdicts(df, tables)}
 
-    def check(pt):   # the planner call of one grid point (host side)
-        return plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in ("N", "eps", "p", "K", "beta", "knob", "c")})
-
-    return S.study(cfg, points=_points(cfg), run=run, check_point=check, analyze=analyze, description="",
-                   plot=lambda df, outdir: _plot(df, pathlib.Path(outdir), cfg), seeds_per_chunk=SEEDS_PER_CHUNK)
-
-
-def _plot(df, outdir: pathlib.Path, cfg: dict) -> list:
-    """One figure per experiment run (``figures`` of the TOML), mean excess with 95% CIs: L1–L3 vs N with LABEL
-    Table 1's local and central rates (constants 1), L6 vs K, L7 per bump task vs N with each curve's forced slope
-    through its first point, L9 vs c relative to c = 1."""
-    paths = []
-    for f in S.data["figures"]:
-        exp, x = f["experiment"], f["x"]
-        sub = df[(df.experiment == exp) & ((df.task == f["task"]) if "task" in f else True)]
-        if not len(sub):
-            continue
-        sub = sub.assign(curve=[fstring(CELLS["curve"], r, x=x, cell=fstring(CELLS["main"], r))
-                                for _, r in sub.iterrows()])
-        s, theory, task = summarize(sub, ["curve", x], ["excess"]), None, sub.task.iloc[0]
-        if exp in ("L1", "L2", "L3"):
-            Ns, p = np.asarray(sorted(sub.N.unique()), float), float(sub.p.max()) if task == "heavy" else 2.0
-            theory = {f"{st} theory, ε = {e:g}": (Ns, label_rates(task, st, Ns, e, p=p))
-                      for e in sorted(set(sub.eps[np.isfinite(sub.eps)])) for st in ("local", "central")}
-        elif exp == "L7":
-            theory = slope_guides({c: bump_slope(task, setting_of(r.method), r.beta, r.gamma)
-                                   for c, r in sub.groupby("curve").first().iterrows()}, s, "N", "excess", limit=None)
-        elif exp == "L9":   # each curve relative to its point at c = 1
-            ref = s.curve.map(s[np.isclose(s.c, 1.0)].set_index("curve").excess_mean).to_numpy()
-            s = s.assign(**{k: s[k] / ref for k in ("excess_mean", "excess_lo", "excess_hi")})
-        paths.append(plot_curves(s, x, "excess", outdir / f"{f['name']}.png", hue="curve", theory=theory,
-                                 title=f.get("title", "{experiment}: {task} (rate-mode parameters)").format(
-                                     experiment=exp, task=task, **cfg), ylabel=f.get("ylabel")))
-    return paths
-
-
-def _claim(key: str, value: float, link: str | None = None, **more: float) -> Claim:
-    """``CLAIMS[key]`` with the cell's exponent (and the section that explains a miss of this cell, any more)."""
-    return dataclasses.replace(CLAIMS[key], value=float(value), **({} if link is None else {"link": link}), **more)
+    return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, description="",   # check: a point's planner call
+                   check_point=lambda pt: plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in (
+                       "N", "eps", "p", "K", "beta", "knob", "c")}),
+                   plot=lambda df, outdir: plot_figures_derived(df, outdir, S.data["figures"], dict(
+                       cfg, label_rates=label_rates, bump_slope=bump_slope, setting_of=setting_of),
+                       S.data["figure_defaults"]), seeds_per_chunk=SEEDS_PER_CHUNK)
 
 
 def verdicts(df, tables):
@@ -153,33 +107,28 @@ def verdicts(df, tables):
     import pandas as pd
 
     rows, sl, eff = [], tables.get("slopes"), tables.get("eps_effective_samples")
-    for _, r in (sl.iterrows() if sl is not None else ()):
-        setting, a, b = setting_of(r["method"]), float(r["theory_stat"]), float(r["theory_priv"])  # negative
-        exp = "L8" if (r["task"] == "heavy" and setting == "nonprivate") else r["experiment"]
-        link = WHY["small_neps"] if r["eps"] ** 2 * r["x_max"] <= 1e4 else None   # else the claim's (TOML)
-        c = (_claim("L7 " + r["task"], r["theory"]) if exp == "L7" else _claim("nonprivate", a)
-             if setting == "nonprivate" else _claim("central", min(a, b), value_hi=max(a, b))
-             if setting == "central" else _claim("local heavy" if r["task"] == "heavy" else "local", b, link))
-        cell = fstring(CELLS["L7" if exp == "L7" else "main"], r, setting=setting)
-        rows.append(judge_curve(c, r, None, "N", experiment=exp, cell=cell))
-    for _, r in (eff.iterrows() if eff is not None else ()):   # Nε² spans the square of ε's range: half the slope
-        fit = dict(r, **{k: r[k] / 2 for k in ("slope", "slope_lo", "slope_hi")}, x_min=r.x_min ** 2,
-                   x_max=r.x_max ** 2)
+    for _, r in (sl.iterrows() if sl is not None else ()):   # the claim's key and the row's experiment: cells
+        at = dict(setting=setting_of(r["method"]))
+        lo, hi = claimed_slope(r["task"], at["setting"], r["theory_stat"], r["theory_priv"], r.get("theory", math.nan))
+        small = at["setting"] == "local" and r["eps"] ** 2 * r["x_max"] <= 1e4   # else the claim's link (TOML)
+        c = dataclasses.replace(CLAIMS[fstring(CELLS["claim"], r, **at)], value=lo, value_hi=hi,
+                                **({"link": WHY["small_neps"]} if small else {}))
+        rows.append(judge_curve(c, r, None, "N", experiment=fstring(CELLS["experiment"], r, **at),
+                                cell=fstring(CELLS["L7" if r["experiment"] == "L7" else "main"], r, **at)))
+    for _, r in (eff.iterrows() if eff is not None else ()):   # judged in Nε²: half the slope in ε
+        fit = pd.Series(effective_sample_fit(r))
         N = int(df[(df.experiment == "L5") & (df.method == r["method"])].N.iloc[0])
-        rows.append(judge_curve(_claim("L5", r.theory / 2), pd.Series(fit), None, "eps", experiment="L5",
-                                cell=fstring(CELLS["L5"], r, N=N)))
+        rows.append(judge_curve(dataclasses.replace(CLAIMS["L5"], value=fit.theory), fit, None, "eps",
+                                experiment="L5", cell=fstring(CELLS["L5"], r, N=N)))
     for mth, g in df[df.experiment == "L6"].groupby("method"):
         fit = fit_slopes(g, "K", "excess", upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0]
-        rows.append(judge_curve(CLAIMS["L6"], fit, None, "K", experiment="L6",
-                                cell=fstring(CELLS["L6"], g.iloc[0])))
+        rows.append(judge_curve(CLAIMS["L6"], fit, None, "K", experiment="L6", cell=fstring(CELLS["L6"], g.iloc[0])))
     l9, rng = df[df.experiment == "L9"], np.random.default_rng(2)
     for (mth, eps, p), g in (l9.groupby(["method", "eps", "p"]) if l9.N.nunique() >= 2 else ()):
         s, lo, hi, n, Ns = oracle_ratio_slope(g, "N", "c", "excess", n_boot=N_BOOT, rng=rng)
-        m = Measurement(s, lo, hi, n, decades=math.log10(Ns[-1] / Ns[0]))
-        v = judge(CLAIMS["L9"], m) if m.hi > m.lo else Verdict("not tested", "c = 1 is the oracle's constant at "
-                                                                "every N in every resample: no sampling interval")
-        cell = fstring(CELLS["L9"], g.iloc[0], Ns=Ns)
-        rows.append(verdict_row(CLAIMS["L9"], m, v, experiment="L9", cell=cell))
+        fit = pd.Series(dict(slope=s, slope_lo=lo, slope_hi=hi, n_seeds=n, x_min=Ns[0], x_max=Ns[-1]))
+        c = CLAIMS["L9"] if hi > lo else dataclasses.replace(CLAIMS["L9"], untested=S.data["no_interval"], link="")
+        rows.append(judge_curve(c, fit, None, "N", experiment="L9", cell=fstring(CELLS["L9"], g.iloc[0], Ns=Ns)))
     return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "kind", "claimed_hi", "claimed", "slope",
                                        "slope_lo", "slope_hi", "n_seeds", "verdict", "reason", "link"])
 
@@ -191,11 +140,10 @@ def page_blocks(results_dir=None) -> dict:
     out = {}
     for d, name, block in kept_runs(KEPT, results_dir):
         tables = {t: pd.read_csv(d / f"{t}.csv") for t in ("slopes", "eps_effective_samples") if (d / f"{t}.csv").exists()}
-        v, manifest = verdicts(pd.read_csv(d / "results.csv"), tables), kept_manifest(d)
+        v = verdicts(pd.read_csv(d / "results.csv"), tables)
         files = [f"results/{name}/{f}.csv" for f in ("results", *tables)]
-        out[block] = S.render("verdicts", generated=S.generated(*files), seeds=int(manifest["seeds"]),
-                                   n_points=int(manifest["n_points"]), rows=len(v), tally=tally(v), tol=f"{TOL:g}",
-                                   n_boot=N_BOOT, table=verdict_table(v))
+        out[block] = S.render("verdicts", **kept_manifest(d), generated=S.generated(*files), rows=len(v), tally=tally(v),
+                              tol=f"{TOL:g}", n_boot=N_BOOT, table=verdict_table(v))
     return out
 
 

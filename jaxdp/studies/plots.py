@@ -580,3 +580,69 @@ def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, A
                 paths.append(plot_curves(s, f["x"], f["y"], path, theory=theory(th, s),
                                          title=f.get("title", "").format(**at), **args))
     return paths
+
+
+def plot_figures_derived(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, Any]],
+                         names: Mapping[str, Any], defaults: Optional[Mapping[str, Any]] = None,
+                         summary: Optional[Callable[..., Any]] = None, **kw: Any) -> list[pathlib.Path]:
+    """:func:`plot_figures` with four more keys of a figure, for curves and theory that follow from a run's rows
+    (what a study would otherwise draw by hand): every figure's keys default to ``defaults`` (a study's
+    ``[figure_defaults]``).
+
+    * ``curve``: an f-string of a row (:func:`~jaxdp.studies.specs.fstring`, which also sees ``x``, the figure's
+      abscissa) naming its curve: the ``hue`` column ``curve``.
+    * ``theory_for``: ``{column: {label: expression}}``, both ``str.format`` templates of ``{column}``: one theory
+      curve per label and sorted finite value of the column among the figure's rows (a rate per ε of the run),
+      after the figure's ``theory``.
+    * ``guides``: an expression of a curve's first row (its columns and ``names``): the curve's claimed log-log
+      slope, drawn as a guide through its first drawable point (:func:`slope_guides`, one per curve), last.
+    * ``relative_to``: each curve's mean and interval divided by its mean at ``x`` equal to this value (a knob
+      relative to its default).
+
+    Args:
+        df: the per-seed rows.
+        outdir: where the PNGs go.
+        figures: the declared figures (:func:`plot_figures`), in drawing order.
+        names: what titles and expressions read (the configuration, library rates).
+        defaults: keys every figure has unless it states its own.
+        summary: as :func:`plot_figures`' (default :func:`~jaxdp.studies.analysis.summarize`).
+        **kw: further arguments of :func:`plot_curves` for every figure.
+
+    Returns:
+        The PNGs written, in order.
+    """
+    from .analysis import summarize
+    from .specs import fstring
+
+    paths: list = []
+    for f in ({**(defaults or {}), **g} for g in figures):
+        sel = df.query(f["rows"]) if f.get("rows") else df
+        if not len(sel):
+            continue
+        if "curve" in f:
+            sel = sel.assign(curve=[fstring(f["curve"], r, x=f["x"]) for r in sel.to_dict("records")])
+        theory, hue, at = dict(f.get("theory", {})), f.get("hue", "curve" if "curve" in f else None), dict(names)
+        for col, exprs in f.get("theory_for", {}).items():
+            for v in sorted(set(sel[col][np.isfinite(sel[col].astype(float))])):
+                theory.update({lb.format(**{col: v}): e.format(**{col: v}) for lb, e in exprs.items()})
+        if "guides" in f:
+            ns = {"__builtins__": {}, "min": min, "max": max, **names}
+            for c, r in sel.groupby(hue).first().iterrows():
+                e = float(eval(f["guides"], ns, dict(r)))
+                if np.isfinite(e):
+                    theory[f"slope {e:.2f} ({c})"] = f"guide({c!r}, {e!r}, x, s)"
+            at["guide"] = lambda c, e, xx, s, f=f, hue=hue: next(iter(slope_guides(
+                {c: e}, s, f["x"], f["y"], hue, None).values()), lambda v: np.full(np.shape(v), np.nan))(xx)
+
+        def summ(rows, keys, ys, f=f):
+            s = (summary or summarize)(rows, keys, ys)
+            if "relative_to" not in f:
+                return s
+            at_ref = s[np.isclose(s[f["x"]], float(f["relative_to"]))].set_index(hue)[f"{ys[0]}_mean"]
+            ref = s[hue].map(at_ref).to_numpy()
+            return s.assign(**{f"{ys[0]}_{k}": s[f"{ys[0]}_{k}"] / ref for k in ("mean", "lo", "hi")})
+
+        keep = {k: v for k, v in f.items() if k not in ("rows", "curve", "theory_for", "guides", "relative_to")}
+        paths += plot_figures(sel, outdir, [dict(keep, theory=theory, **({"hue": hue} if hue else {}))], at,
+                              summary=summ, **kw)
+    return paths
