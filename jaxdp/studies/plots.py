@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["plot_curves", "plot_panels", "replot_results", "curve_style", "theory_style", "CURVE_COLORS",
            "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend", "slope_guides", "theory_columns",
-           "plot_bars_beside_curves", "plot_figures"]
+           "plot_bars_beside_curves", "plot_figures", "plot_figures_derived"]
 
 
 # Curve styles: colour, marker and line style all cycle with different periods (10, 9, 3), so no
