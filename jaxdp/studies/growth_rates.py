@@ -2,9 +2,9 @@
 
 Spec, experiments, claimed exponents and claims: ``specs/growth-rates.toml``; page prose: ``specs/growth-rates.md``.
 Every fitted slope is judged by :func:`jaxdp.studies.claims.judge`; the study's hooks: Geps fits only the ε where the
-privacy term dominates, G4's misses name the grid's resolution floor or float64 resolution, G3's exponent ratio and
-G5's quantile ratios are measured from the per-seed results, and two curves that are one piece of evidence
-(:func:`~jaxdp.studies.specs.same_evidence`) share a row.
+privacy term dominates, G4's misses name the grid's resolution floor or float64 resolution (``[[misses]]``), G3's
+exponent ratio and G5's quantile ratios are measured from the per-seed results, and two curves that are one piece of
+evidence (:func:`~jaxdp.studies.specs.same_evidence`) share a row.
 """
 from __future__ import annotations
 
@@ -20,15 +20,15 @@ from .claims import (Verdict, against_reference, judge_boot, judge_slope_fits, q
                      slope_ratio_boot, tally)
 from .framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from .plots import slope_guides
-from .specs import (StudySpec, derived_tables, fstring, grid_points, kept_manifest, merged_cell, same_evidence,
-                    seed_matrix)
+from .specs import (StudySpec, derived_tables, fstring, grid_points, kept_manifest, merged_cell, miss_notes,
+                    same_evidence, seed_matrix)
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
 EXPERIMENTS = S.params["experiments"].choices
 #: the reasons the study's hooks give (``specs/growth-rates.md``, ``growth-rates reason <key>``), by key
 R = {k: functools.partial(S.render, f"growth-rates reason {k}")
-     for k in ("geps_untested", "geps_note", "grid_floor", "float", "twins")}
+     for k in ("geps_untested", "geps_note", "twins")}
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
 N_BOOT, GEPS_FLOOR_SHARE = 1000, 0.1    # Geps fits only the ε whose mean excess is at least 10x the noiseless path's
 TWIN_CORR, TWIN_REL = 0.999, 0.01       # one piece of evidence: per-seed correlation and relative mean difference
@@ -83,18 +83,6 @@ def _geps(r, g):
     return fit.iloc[0], None, R["geps_note"](eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
 
 
-def _miss_why(r, g) -> tuple:
-    """G4's hook: ``(note, link)`` of a miss at the grid's resolution floor or at float64 resolution."""
-    if r["exp"] == "G4":
-        mean, n = float(g.groupby("n_samples")["erm_excess"].mean().iloc[-1]), int(r["x_max"])
-        floor = grid_floor(r["inst"], r["kappa"], int(r["M"])) if r["sampler"] == "grid" else 0.0
-        if mean <= 10 * floor:
-            return R["grid_floor"](n=n, mean=mean, ratio=mean / floor, floor=floor), WHY["grid-floor"]
-        if mean < 1e-13:
-            return R["float"](n=n, mean=mean), WHY["float"]
-    return "", WHY["other"]
-
-
 def _ratio_rows(df, rng) -> list:
     """G3's ratio of the pure and approximate exponents (both curves resampled jointly) and G5's q99/mean against n
     for every G1 curve, from the per-seed results."""
@@ -124,7 +112,8 @@ def verdicts(df, slopes):
     rows = judge_slope_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))
                             if r["exp"] in CLAIMS else None, lambda r: _cell(r["exp"], r),
                             lambda r: _curve(df, r["exp"], r), twins=twins, same=lambda c: R["twins"](c=c),
-                            merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]), hook=_geps, miss=_miss_why)
+                            merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]), hook=_geps,
+                            miss=miss_notes(S.data["misses"], S.render, WHY["other"], grid_floor=grid_floor))
     order = {e: i for i, e in enumerate(EXPERIMENTS)}
     return pd.DataFrame(rows + _ratio_rows(df, np.random.default_rng(1))).sort_values(
         "experiment", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)

@@ -166,3 +166,17 @@ def test_derived_tables_as_data():
     assert list(out) == ["mean_ok", "g4"]                             # no table without its columns or rows
     assert out["mean_ok"].to_dict("list") == {"exp": ["G1", "G4"], "ok": [0.5, 1.0]}
     assert out["g4"].to_dict("list") == {"a": [5.0, 9.0], "b": [2.5, 4.5], "c": [7.5, 13.5]}
+
+
+def test_miss_notes_as_data():
+    from jaxdp.studies.specs import miss_notes
+
+    notes = [{"exp": "A", "x": "n", "y": "v", "values": {"twice": "2 * mean"}, "when": "twice > cap",
+              "reason": "r1", "link": "#one"},
+             {"exp": "A", "x": "n", "y": "v", "when": "mean < 1", "reason": "r2", "link": "#two"}]
+    miss = miss_notes(notes, lambda name, **v: f"{name}: {v['mean']:g}", "#other", cap=5.0)
+    rows = pd.DataFrame(dict(n=[1, 1, 10, 10], v=[100.0, 100.0, 2.0, 4.0]))  # the last point's mean is 3
+    assert miss({"exp": "A"}, rows) == ("r1: 3", "#one")                   # 2 · 3 > 5: the first note
+    assert miss({"exp": "A"}, rows.assign(v=rows["v"] / 10)) == ("r2: 0.3", "#two")
+    assert miss({"exp": "A"}, rows.assign(v=rows["v"] / 2)) == ("", "#other")   # mean 1.5: neither note
+    assert miss({"exp": "B"}, rows) == ("", "#other")                      # no note of its experiment

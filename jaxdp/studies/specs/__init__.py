@@ -41,7 +41,7 @@ from ..config import check_params
 from ..spec import Param, Study, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
-           "judge_curves", "kept_manifest", "fstring", "grid_points", "derived_tables"]
+           "judge_curves", "kept_manifest", "fstring", "grid_points", "derived_tables", "miss_notes"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -531,3 +531,39 @@ def derived_tables(tables: Mapping[str, Mapping[str, Any]], frames: Mapping[str,
             d = d.assign(**{c: d.eval(expr)})
         out[name] = d
     return out
+
+
+def miss_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], default: str = "", name: str = "exp",
+               **names: Any) -> Callable:
+    """The ``miss`` hook of :func:`~jaxdp.studies.claims.judge_slope_fits` from data (``[[misses]]`` of a study's
+    TOML): what explains a missed slope, read off the curve's last point, and where the page explains it.
+
+    Each note names its experiment (column ``name`` of the fit row), ``x`` and ``y`` (the curve's abscissa and
+    measured columns), optionally ``values`` (``{name: expression}``, evaluated in order), a condition ``when``,
+    ``reason`` (the name of a page template, filled by ``render`` with the values) and ``link``. The expressions
+    see the fit row's columns, ``mean`` (the mean of ``y`` at the curve's largest ``x``), the earlier values,
+    ``names`` and the page's formats (:func:`fstring`).
+
+    Args:
+        notes: the notes, in the order they are tried.
+        render: ``render(template name, **values) -> str`` (:meth:`StudySpec.render`).
+        default: the link of a miss no note explains.
+        name: the fit row's column naming the experiment.
+        **names: further names the expressions see (library floors, constants).
+
+    Returns:
+        ``miss(fit row, curve rows) -> (reason, link)``: the first note of the row's experiment whose condition
+        holds, else ``("", default)``.
+    """
+    env = {**_CELLS, **names}
+
+    def miss(fit, rows) -> tuple:
+        for note in (n for n in notes if n[name] == fit[name]):
+            scope = {**dict(fit), "mean": float(rows.groupby(note["x"])[note["y"]].mean().iloc[-1])}
+            for k, expr in note.get("values", {}).items():
+                scope[k] = eval(expr, env, scope)
+            if eval(note["when"], env, scope):
+                return render(note["reason"], **scope), note["link"]
+        return "", default
+
+    return miss
