@@ -154,15 +154,30 @@ def test_verdicts_follow_the_rubric():
     assert len(G.verdicts(df2, slopes)) == len(v) + 1
 
 
-def test_miss_notes_as_data():
-    from jaxdp.studies.specs import miss_notes
+
+def test_curve_notes_as_data():
+    from jaxdp.studies.claims import Verdict
+    from jaxdp.studies.specs import curve_notes
 
     notes = [{"exp": "A", "x": "n", "y": "v", "values": {"twice": "2 * mean"}, "when": "twice > cap",
               "reason": "r1", "link": "#one"},
-             {"exp": "A", "x": "n", "y": "v", "when": "mean < 1", "reason": "r2", "link": "#two"}]
-    miss = miss_notes(notes, lambda name, **v: f"{name}: {v['mean']:g}", "#other", cap=5.0)
+             {"exp": "A", "x": "n", "y": "v", "when": "mean < 1", "reason": "r2", "link": "#two"},
+             {"exp": "B", "x": "n", "y": "v", "values": {"floor": "cap"}, "keep": "mean >= floor", "min_keep": 2,
+              "show": {"k": "len(kept)", "xs": "', '.join(str(x) for x in kept)"}, "untested": "u", "note": "k",
+              "link": "#floor"}]
+    fits = []
+    hook, miss = curve_notes(notes, lambda name, **v: f"{name}: {v.get('xs', format(v['mean'], 'g'))}", "#other", cap=5.0,
+                             refit=lambda x, y, rows: fits.append((x, y, sorted(rows[x]))) or "refit")
     rows = pd.DataFrame(dict(n=[1, 1, 10, 10], v=[100.0, 100.0, 2.0, 4.0]))  # the last point's mean is 3
-    assert miss({"exp": "A"}, rows) == ("r1: 3", "#one")                   # 2 · 3 > 5: the first note
+    assert miss({"exp": "A"}, rows) == ("r1: 3", "#one")                 # 2 · 3 > 5: the first note
     assert miss({"exp": "A"}, rows.assign(v=rows["v"] / 10)) == ("r2: 0.3", "#two")
     assert miss({"exp": "A"}, rows.assign(v=rows["v"] / 2)) == ("", "#other")   # mean 1.5: neither note
-    assert miss({"exp": "B"}, rows) == ("", "#other")                      # no note of its experiment
+    assert miss({"exp": "C"}, rows) == ("", "#other")                      # no note of its experiment
+    assert hook({"exp": "A"}, rows) == ({"exp": "A"}, None, "", "")        # no kept note: as fitted
+    # B keeps the points whose mean is at least 5: all three, then two (refitted), then one (not tested)
+    three = pd.DataFrame(dict(n=[1, 2, 3], v=[9.0, 8.0, 7.0]))
+    assert hook({"exp": "B"}, three) == ({"exp": "B"}, None, "", "")
+    assert hook({"exp": "B"}, three.assign(v=[9.0, 8.0, 1.0])) == ("refit", None, "k: 1, 2", "")
+    assert fits == [("n", "v", [1, 2])]
+    assert hook({"exp": "B"}, three.assign(v=[9.0, 1.0, 1.0])) == ({"exp": "B"}, Verdict("not tested", "u: 1"),
+                                                                     "", "#floor")
