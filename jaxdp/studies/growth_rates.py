@@ -28,7 +28,6 @@ EXPERIMENTS = S.params["experiments"].choices
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
 N_BOOT = 1000                           # bootstrap replicates of a slope
 TWIN_CORR, TWIN_REL = 0.999, 0.01       # one piece of evidence: per-seed correlation and relative mean difference
-WHY = {k: f"../results/growth-rates.md#why-{k}" for k in ("grid-floor", "geps-floor", "float", "other")}
 KEYS = ["exp", "algo", "inst", "kappa", "d", "n_samples", "eps", "delta", "kappa_low", "rho_rule", "sampler", "M"]
 
 
@@ -88,7 +87,7 @@ def verdicts(df, slopes):
     twins = same_evidence([(j, (_x(r["exp"]), r["exp"] == "G4", float(r["theory"]), tuple(mats[j][0])), mats[j][1])
                            for j, r in slopes.iterrows()], TWIN_CORR, TWIN_REL)
 
-    hook, miss = curve_notes(S.data["notes"], S.render, WHY["other"], refit=lambda x, y, g: fit_slopes(
+    hook, miss = curve_notes(S.data["notes"], S.render, refit=lambda x, y, g: fit_slopes(
         g, x=x, y=y, upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0], epoch_prox_path_1d=epoch_prox_path_1d,
         grid_floor=grid_floor)
     rows = judge_slope_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))

@@ -17,6 +17,8 @@ from jaxdp.studies.analysis import read_generated
 from jaxdp.studies.claims import VERDICTS
 from jaxdp.studies.specs import same_evidence, seed_matrix
 
+WHY = "../results/growth-rates.md#why-"                             # the page's sections explaining a miss
+
 
 def _verdict(ln: str) -> str:
     cell = ln.split(" | ")[7].strip("* ")
@@ -131,7 +133,7 @@ def test_verdicts_follow_the_rubric():
     assert by[merged][0] == "holds" and "one row for both curves" in by[merged][1]
     assert "regression, κ = 2, continuous (exact), ρ theorem" not in by and len(v) == len(slopes) - 1 + 2
     grid = by["regression, κ = 2, grid M = 2048, ρ theorem"]
-    assert grid[0] == "misses" and "grid resolution floor" in grid[1] and grid[2] == G.WHY["grid-floor"]
+    assert grid[0] == "misses" and "grid resolution floor" in grid[1] and grid[2] == WHY + "grid-floor"
     # wider than the tolerance: unresolved, with the seeds that would resolve it (64 · (0.1/0.05)² = 256)
     wide = by["regression, κ = 3, continuous (exact), ρ theorem"]
     assert wide[0] == "consistent, unresolved" and "about 260 seeds would resolve it" in wide[1]
@@ -139,9 +141,10 @@ def test_verdicts_follow_the_rubric():
     off = by["regression, κ = 4, continuous (exact), ρ theorem"]
     assert off[0] == "consistent, unresolved" and "reaches beyond its tolerance ±0.05" in off[1]
     fl = by["twopoint, κ = 1.5, continuous (exact), ρ theorem"]
-    assert fl[0] == "misses" and "float64 resolution" in fl[1] and fl[2] == G.WHY["float"]
+    assert fl[0] == "misses" and "float64 resolution" in fl[1] and fl[2] == WHY + "float"
     other = by["regression, κ = 3, grid M = 2048, ρ theorem"]
-    assert other[0] == "misses" and other[1] == "the interval excludes the claim" and other[2] == G.WHY["other"]
+    assert other[0] == "misses" and other[1] == "the interval excludes the claim"
+    assert other[2] == G.CLAIMS["G4"].link == WHY + "other"                # no note explains it: the claim's link
     # G5: the quantile ratio of each G1 curve, over the same 1.48 decades
     g5 = v[v["experiment"] == "G5"]
     assert (g5["verdict"] == "not tested").all() and g5["reason"].str.contains("1.48 decades").all()
@@ -166,8 +169,8 @@ def test_curve_notes_as_data():
               "show": {"k": "len(kept)", "xs": "', '.join(str(x) for x in kept)"}, "untested": "u", "note": "k",
               "link": "#floor"}]
     fits = []
-    hook, miss = curve_notes(notes, lambda name, **v: f"{name}: {v.get('xs', format(v['mean'], 'g'))}", "#other", cap=5.0,
-                             refit=lambda x, y, rows: fits.append((x, y, sorted(rows[x]))) or "refit")
+    hook, miss = curve_notes(notes, lambda name, **v: f"{name}: {v.get('xs', format(v['mean'], 'g'))}", "#other",
+                             cap=5.0, refit=lambda x, y, rows: fits.append((x, y, sorted(rows[x]))) or "refit")
     rows = pd.DataFrame(dict(n=[1, 1, 10, 10], v=[100.0, 100.0, 2.0, 4.0]))  # the last point's mean is 3
     assert miss({"exp": "A"}, rows) == ("r1: 3", "#one")                 # 2 · 3 > 5: the first note
     assert miss({"exp": "A"}, rows.assign(v=rows["v"] / 10)) == ("r2: 0.3", "#two")

@@ -501,8 +501,8 @@ def kept_runs(kept: Mapping[str, Any], results_dir=None) -> list:
 
 
 
-def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], default: str = "", name: str = "exp",
-                refit: Optional[Callable] = None, **names: Any) -> tuple[Callable, Callable]:
+def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], default: Optional[str] = None,
+                name: str = "exp", refit: Optional[Callable] = None, **names: Any) -> tuple[Callable, Callable]:
     """The ``hook`` and ``miss`` of :func:`~jaxdp.studies.claims.judge_slope_fits` from data (``[[notes]]`` of a
     study's TOML): which points of a curve its slope is fitted over, and what explains a missed slope.
 
@@ -519,7 +519,8 @@ def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], 
     Args:
         notes: the notes, in the order they are tried.
         render: ``render(template name, **values) -> str`` (:meth:`StudySpec.render`).
-        default: the link of a miss no note explains.
+        default: the link of a miss no note explains (``None``: the claim's link,
+            :func:`~jaxdp.studies.claims.verdict_row`).
         name: the fit row's column naming the experiment.
         refit: ``refit(x, y, rows) -> fit row`` over the kept points (needed by a note with ``keep``).
         **names: further names the expressions see (library floors, constants).
