@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from _helpers import ROOT, anchor_exists, assert_page_current, miss_links_resolve, the_row, verdict_rows
 from jaxdp.sco import grid_floor
@@ -184,3 +185,5 @@ def test_curve_notes_as_data():
     assert fits == [("n", "v", [1, 2])]
     assert hook({"exp": "B"}, three.assign(v=[9.0, 1.0, 1.0])) == ({"exp": "B"}, Verdict("not tested", "u: 1"),
                                                                      "", "#floor")
+    with pytest.raises(ValueError, match="refit must be given"):
+        curve_notes(notes, str)

@@ -500,7 +500,6 @@ def kept_runs(kept: Mapping[str, Any], results_dir=None) -> list:
     return [(d, d.resolve().name, kept[d.resolve().name]) for d in dirs]
 
 
-
 def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], default: Optional[str] = None,
                 name: str = "exp", refit: Optional[Callable] = None, **names: Any) -> tuple[Callable, Callable]:
     """The ``hook`` and ``miss`` of :func:`~jaxdp.studies.claims.judge_slope_fits` from data (``[[notes]]`` of a
@@ -529,9 +528,14 @@ def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], 
         ``(hook, miss)``: ``hook(fit row, curve rows) -> (fit, Verdict or None, cell note, link)`` and
         ``miss(fit row, curve rows) -> (reason, link)``, each by the first note of the row's experiment that
         applies (else ``(fit row, None, "", "")`` and ``("", default)``).
+
+    Raises:
+        ValueError: a note with ``keep`` and no ``refit``.
     """
     from ..claims import Verdict
 
+    if refit is None and any("keep" in n for n in notes):
+        raise ValueError("refit must be given when a note keeps points (refit(x, y, rows) -> fit row), got None")
     env = {**_CELLS, **names}
 
     def scope(note, fit, rows) -> dict:
