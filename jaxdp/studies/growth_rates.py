@@ -2,36 +2,32 @@
 
 Spec, experiments, claimed exponents and claims: ``specs/growth-rates.toml``; page prose: ``specs/growth-rates.md``.
 Every fitted slope is judged by :func:`jaxdp.studies.claims.judge`; the study's hooks: Geps fits only the ε where the
-privacy term dominates, G4's misses name the grid's resolution floor or float64 resolution, G3's exponent ratio and
-G5's quantile ratios are measured from the per-seed results, and two curves that are one piece of evidence
-(:func:`~jaxdp.studies.specs.same_evidence`) share a row.
+privacy term dominates and G4's misses name the grid's resolution floor or float64 resolution (``[[notes]]``, by
+:func:`~jaxdp.studies.specs.curve_notes`), G3's exponent ratio and G5's quantile ratios are measured from the per-seed
+results, and two curves that are one piece of evidence (:func:`~jaxdp.studies.specs.same_evidence`) share a row.
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
 import pathlib
 
 import numpy as np
 
 from ..sco import exact_law_reference, grid_floor, growth_point, run_growth_point
 from ..sco.prox_path import epoch_prox_path_1d
-from .claims import (Verdict, against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot,
+from .claims import (against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot,
                      slope_ratio_boot, tally)
 from .framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from .plots import slope_guides
-from .specs import StudySpec, fstring, grid_points, kept_manifest, merged_cell, same_evidence, seed_matrix
+from .specs import (StudySpec, curve_notes, fstring, grid_points, kept_manifest, merged_cell, same_evidence,
+                    seed_matrix)
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
 EXPERIMENTS = S.params["experiments"].choices
-#: the reasons the study's hooks give (``specs/growth-rates.md``, ``growth-rates reason <key>``), by key
-R = {k: functools.partial(S.render, f"growth-rates reason {k}")
-     for k in ("geps_untested", "geps_note", "grid_floor", "float", "twins")}
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
-N_BOOT, GEPS_FLOOR_SHARE = 1000, 0.1    # Geps fits only the ε whose mean excess is at least 10x the noiseless path's
+N_BOOT = 1000                           # bootstrap replicates of a slope
 TWIN_CORR, TWIN_REL = 0.999, 0.01       # one piece of evidence: per-seed correlation and relative mean difference
-WHY = {k: f"../results/growth-rates.md#why-{k}" for k in ("grid-floor", "geps-floor", "float", "other")}
 KEYS = ["exp", "algo", "inst", "kappa", "d", "n_samples", "eps", "delta", "kappa_low", "rho_rule", "sampler", "M"]
 
 
@@ -65,35 +61,6 @@ def _curve(df, exp, r):
     return df[sel]
 
 
-def _geps(r, g):
-    """Geps's hook, ``(fit, verdict or None, cell note, link)``: fitted only over the ε whose noiseless path's excess
-    is at most ``GEPS_FLOOR_SHARE`` of the mean excess; not tested below 3 such ε (other experiments: as fitted)."""
-    if r["exp"] != "Geps":
-        return r, None, "", ""
-    floor = float(epoch_prox_path_1d(int(r["n_samples"]), r["kappa"], kappa_low=r["kappa_low"])["excess"])
-    sm = g.groupby("eps")["excess"].mean()
-    keep, top = sorted(e for e in sm.index if floor <= GEPS_FLOOR_SHARE * sm.loc[e]), sm.index.max()
-    if len(keep) < 3:
-        return r, Verdict("not tested", R["geps_untested"](floor=floor, share=floor / sm.loc[top], eps=top,
-                                                                  kept=len(keep), cap=GEPS_FLOOR_SHARE)), "", WHY["geps-floor"]
-    if len(keep) == len(sm):
-        return r, None, "", ""
-    fit = fit_slopes(g[g["eps"].isin(keep)], x="eps", y="excess", upper_half=False, n_boot=N_BOOT, resample="joint")
-    return fit.iloc[0], None, R["geps_note"](eps=", ".join(f"{e:g}" for e in keep), cap=GEPS_FLOOR_SHARE), ""
-
-
-def _miss_why(r, g) -> tuple:
-    """G4's hook: ``(note, link)`` of a miss at the grid's resolution floor or at float64 resolution."""
-    if r["exp"] == "G4":
-        mean, n = float(g.groupby("n_samples")["erm_excess"].mean().iloc[-1]), int(r["x_max"])
-        floor = grid_floor(r["inst"], r["kappa"], int(r["M"])) if r["sampler"] == "grid" else 0.0
-        if mean <= 10 * floor:
-            return R["grid_floor"](n=n, mean=mean, ratio=mean / floor, floor=floor), WHY["grid-floor"]
-        if mean < 1e-13:
-            return R["float"](n=n, mean=mean), WHY["float"]
-    return "", WHY["other"]
-
-
 def _ratio_rows(df, rng) -> list:
     """G3's ratio of the pure and approximate exponents (both curves resampled jointly) and G5's q99/mean against n
     for every G1 curve, from the per-seed results."""
@@ -120,10 +87,14 @@ def verdicts(df, slopes):
     twins = same_evidence([(j, (_x(r["exp"]), r["exp"] == "G4", float(r["theory"]), tuple(mats[j][0])), mats[j][1])
                            for j, r in slopes.iterrows()], TWIN_CORR, TWIN_REL)
 
+    hook, miss = curve_notes(S.data["notes"], S.render, refit=lambda x, y, g: fit_slopes(
+        g, x=x, y=y, upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0], epoch_prox_path_1d=epoch_prox_path_1d,
+        grid_floor=grid_floor)
     rows = judge_slope_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))
                             if r["exp"] in CLAIMS else None, lambda r: _cell(r["exp"], r),
-                            lambda r: _curve(df, r["exp"], r), twins=twins, same=lambda c: R["twins"](c=c),
-                            merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]), hook=_geps, miss=_miss_why)
+                            lambda r: _curve(df, r["exp"], r), twins=twins,
+                            same=lambda c: S.render("growth-rates reason twins", c=c), hook=hook, miss=miss,
+                            merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]))
     order = {e: i for i, e in enumerate(EXPERIMENTS)}
     return pd.DataFrame(rows + _ratio_rows(df, np.random.default_rng(1))).sort_values(
         "experiment", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)

@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from _helpers import ROOT, anchor_exists, assert_page_current, miss_links_resolve, the_row, verdict_rows
 from jaxdp.sco import grid_floor
@@ -16,6 +17,8 @@ from jaxdp.studies import growth_rates as G
 from jaxdp.studies.analysis import read_generated
 from jaxdp.studies.claims import VERDICTS
 from jaxdp.studies.specs import same_evidence, seed_matrix
+
+WHY = "../results/growth-rates.md#why-"                             # the page's sections explaining a miss
 
 
 def _verdict(ln: str) -> str:
@@ -131,7 +134,7 @@ def test_verdicts_follow_the_rubric():
     assert by[merged][0] == "holds" and "one row for both curves" in by[merged][1]
     assert "regression, κ = 2, continuous (exact), ρ theorem" not in by and len(v) == len(slopes) - 1 + 2
     grid = by["regression, κ = 2, grid M = 2048, ρ theorem"]
-    assert grid[0] == "misses" and "grid resolution floor" in grid[1] and grid[2] == G.WHY["grid-floor"]
+    assert grid[0] == "misses" and "grid resolution floor" in grid[1] and grid[2] == WHY + "grid-floor"
     # wider than the tolerance: unresolved, with the seeds that would resolve it (64 · (0.1/0.05)² = 256)
     wide = by["regression, κ = 3, continuous (exact), ρ theorem"]
     assert wide[0] == "consistent, unresolved" and "about 260 seeds would resolve it" in wide[1]
@@ -139,9 +142,10 @@ def test_verdicts_follow_the_rubric():
     off = by["regression, κ = 4, continuous (exact), ρ theorem"]
     assert off[0] == "consistent, unresolved" and "reaches beyond its tolerance ±0.05" in off[1]
     fl = by["twopoint, κ = 1.5, continuous (exact), ρ theorem"]
-    assert fl[0] == "misses" and "float64 resolution" in fl[1] and fl[2] == G.WHY["float"]
+    assert fl[0] == "misses" and "float64 resolution" in fl[1] and fl[2] == WHY + "float"
     other = by["regression, κ = 3, grid M = 2048, ρ theorem"]
-    assert other[0] == "misses" and other[1] == "the interval excludes the claim" and other[2] == G.WHY["other"]
+    assert other[0] == "misses" and other[1] == "the interval excludes the claim"
+    assert other[2] == G.CLAIMS["G4"].link == WHY + "other"                # no note explains it: the claim's link
     # G5: the quantile ratio of each G1 curve, over the same 1.48 decades
     g5 = v[v["experiment"] == "G5"]
     assert (g5["verdict"] == "not tested").all() and g5["reason"].str.contains("1.48 decades").all()
@@ -152,3 +156,34 @@ def test_verdicts_follow_the_rubric():
     sel = (df2["rho_rule"] == "agnostic")
     df2.loc[sel, "erm_excess"] = df2.loc[sel, "erm_excess"].to_numpy()[::-1]
     assert len(G.verdicts(df2, slopes)) == len(v) + 1
+
+
+
+def test_curve_notes_as_data():
+    from jaxdp.studies.claims import Verdict
+    from jaxdp.studies.specs import curve_notes
+
+    notes = [{"exp": "A", "x": "n", "y": "v", "values": {"twice": "2 * mean"}, "when": "twice > cap",
+              "reason": "r1", "link": "#one"},
+             {"exp": "A", "x": "n", "y": "v", "when": "mean < 1", "reason": "r2", "link": "#two"},
+             {"exp": "B", "x": "n", "y": "v", "values": {"floor": "cap"}, "keep": "mean >= floor", "min_keep": 2,
+              "show": {"k": "len(kept)", "xs": "', '.join(str(x) for x in kept)"}, "untested": "u", "note": "k",
+              "link": "#floor"}]
+    fits = []
+    hook, miss = curve_notes(notes, lambda name, **v: f"{name}: {v.get('xs', format(v['mean'], 'g'))}", "#other",
+                             cap=5.0, refit=lambda x, y, rows: fits.append((x, y, sorted(rows[x]))) or "refit")
+    rows = pd.DataFrame(dict(n=[1, 1, 10, 10], v=[100.0, 100.0, 2.0, 4.0]))  # the last point's mean is 3
+    assert miss({"exp": "A"}, rows) == ("r1: 3", "#one")                 # 2 · 3 > 5: the first note
+    assert miss({"exp": "A"}, rows.assign(v=rows["v"] / 10)) == ("r2: 0.3", "#two")
+    assert miss({"exp": "A"}, rows.assign(v=rows["v"] / 2)) == ("", "#other")   # mean 1.5: neither note
+    assert miss({"exp": "C"}, rows) == ("", "#other")                      # no note of its experiment
+    assert hook({"exp": "A"}, rows) == ({"exp": "A"}, None, "", "")        # no kept note: as fitted
+    # B keeps the points whose mean is at least 5: all three, then two (refitted), then one (not tested)
+    three = pd.DataFrame(dict(n=[1, 2, 3], v=[9.0, 8.0, 7.0]))
+    assert hook({"exp": "B"}, three) == ({"exp": "B"}, None, "", "")
+    assert hook({"exp": "B"}, three.assign(v=[9.0, 8.0, 1.0])) == ("refit", None, "k: 1, 2", "")
+    assert fits == [("n", "v", [1, 2])]
+    assert hook({"exp": "B"}, three.assign(v=[9.0, 1.0, 1.0])) == ({"exp": "B"}, Verdict("not tested", "u: 1"),
+                                                                     "", "#floor")
+    with pytest.raises(ValueError, match="refit must be given"):
+        curve_notes(notes, str)

@@ -41,7 +41,7 @@ from ..config import check_params
 from ..spec import Param, Study, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
-           "judge_curves", "kept_manifest", "fstring", "grid_points"]
+           "judge_curves", "kept_manifest", "fstring", "grid_points", "curve_notes"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -498,3 +498,71 @@ def kept_runs(kept: Mapping[str, Any], results_dir=None) -> list:
     if bad:
         raise ValueError(f"results_dir must be the directory of a kept run ({', '.join(kept)}), got {bad[0]!r}")
     return [(d, d.resolve().name, kept[d.resolve().name]) for d in dirs]
+
+
+def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], default: Optional[str] = None,
+                name: str = "exp", refit: Optional[Callable] = None, **names: Any) -> tuple[Callable, Callable]:
+    """The ``hook`` and ``miss`` of :func:`~jaxdp.studies.claims.judge_slope_fits` from data (``[[notes]]`` of a
+    study's TOML): which points of a curve its slope is fitted over, and what explains a missed slope.
+
+    Each note names its experiment (column ``name`` of the fit row), ``x`` and ``y`` (the curve's abscissa and
+    measured columns) and optionally ``values`` (``{name: expression}``, evaluated in order). A note with ``keep``
+    (a condition on one point, ``at`` its abscissa and ``mean`` its mean) fits the slope only over the points kept
+    (``kept``, their abscissae): with fewer than ``min_keep`` the curve is not tested, the reason the template
+    ``untested`` and the link ``link``; with fewer than all it is refitted, the template ``note`` after its cell.
+    Any other note explains a miss where its condition ``when`` holds, ``mean`` the mean at the curve's largest
+    ``x``: the reason the template ``reason``, the link ``link``. The expressions see the fit row's columns,
+    ``means`` (the mean of ``y`` per ``x``, sorted), ``mean``, the earlier values, ``names`` and the page's formats
+    (:func:`fstring`); ``show`` (``{name: expression}``) adds what a kept note's templates show, seeing ``kept``.
+
+    Args:
+        notes: the notes, in the order they are tried.
+        render: ``render(template name, **values) -> str`` (:meth:`StudySpec.render`).
+        default: the link of a miss no note explains (``None``: the claim's link,
+            :func:`~jaxdp.studies.claims.verdict_row`).
+        name: the fit row's column naming the experiment.
+        refit: ``refit(x, y, rows) -> fit row`` over the kept points (needed by a note with ``keep``).
+        **names: further names the expressions see (library floors, constants).
+
+    Returns:
+        ``(hook, miss)``: ``hook(fit row, curve rows) -> (fit, Verdict or None, cell note, link)`` and
+        ``miss(fit row, curve rows) -> (reason, link)``, each by the first note of the row's experiment that
+        applies (else ``(fit row, None, "", "")`` and ``("", default)``).
+
+    Raises:
+        ValueError: a note with ``keep`` and no ``refit``.
+    """
+    from ..claims import Verdict
+
+    if refit is None and any("keep" in n for n in notes):
+        raise ValueError("refit must be given when a note keeps points (refit(x, y, rows) -> fit row), got None")
+    env = {**_CELLS, **names}
+
+    def scope(note, fit, rows) -> dict:
+        means = rows.groupby(note["x"])[note["y"]].mean()
+        out = {**dict(fit), "means": means, "mean": float(means.iloc[-1])}
+        for k, expr in note.get("values", {}).items():
+            out[k] = eval(expr, env, out)
+        return out
+
+    def hook(fit, rows) -> tuple:
+        for note in (n for n in notes if n[name] == fit[name] and "keep" in n):
+            at = scope(note, fit, rows)
+            at["kept"] = [x for x, m in at["means"].items() if eval(note["keep"], env, {**at, "at": x, "mean": m})]
+            for k, expr in note.get("show", {}).items():
+                at[k] = eval(expr, env, at)
+            if len(at["kept"]) < int(note["min_keep"]):
+                return fit, Verdict("not tested", render(note["untested"], **at)), "", note["link"]
+            if len(at["kept"]) < len(at["means"]):
+                refitted = refit(note["x"], note["y"], rows[rows[note["x"]].isin(at["kept"])])   # type: ignore[misc]
+                return refitted, None, render(note["note"], **at), ""
+        return fit, None, "", ""
+
+    def miss(fit, rows) -> tuple:
+        for note in (n for n in notes if n[name] == fit[name] and "keep" not in n):
+            at = scope(note, fit, rows)
+            if eval(note["when"], env, at):
+                return render(note["reason"], **at), note["link"]
+        return "", default
+
+    return hook, miss
