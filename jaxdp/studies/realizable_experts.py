@@ -15,11 +15,11 @@ import numpy as np
 from ..core import seed_keys
 from ..experts import lower_bound_thm5, thm1_bound, thm2_bound
 from ..experts.realizable_setups import realizable_point, run_realizable_point
-from .analysis import fit_spans, grid_union, verdict_table
+from .analysis import fit_spans, verdict_table
 from .claims import judge_curve, judge_lower_bound, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
-from .specs import StudySpec
+from .specs import StudySpec, grid_points
 
 S = StudySpec("realizable-experts", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, LOWER_BOUND = S.doc_page, S.results, S.blocks, S.claims, S.claims["lower_bound"]
@@ -81,8 +81,8 @@ def _plot(df, outdir: pathlib.Path, cfg):
 def build(cfg: dict) -> Study:
     """The ``vsT``, ``vsd``, ``vseps``, ``Lstar`` and ``lb`` experiments, every learner compiled once for the
     study's largest horizon. Tables: ``summary``, ``slopes``, ``binary_tree`` and ``lower_bound``."""
-    points = grid_union(S.data["grids"], cfg, dict(exp="", learner="", adversary="", d=int(cfg["d0"]),
-                                                   T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0, Lstar=0.0))
+    points = grid_points(S.data["grids"], cfg, dict(exp="", learner="", adversary="", d=int(cfg["d0"]),
+                                                    T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0, Lstar=0.0))
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
 
     def run(pts, seeds):

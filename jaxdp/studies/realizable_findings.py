@@ -14,11 +14,11 @@ from ..core import seed_keys, simulate
 from ..experts import experts_problem
 from ..experts.realizable_setups import realizable_adversary, realizable_constants, realizable_learner, realizable_plan
 from ..oco.realizable import thm4_dp_ftrl
-from .analysis import experiment_fits, fit_spans, grid_union, ratio_to_base, verdict_table
+from .analysis import experiment_fits, fit_spans, ratio_to_base, verdict_table
 from .claims import judge_fits, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
-from .specs import StudySpec
+from .specs import StudySpec, grid_points
 
 S = StudySpec("realizable-findings", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, N_BOOT = S.doc_page, S.results, S.blocks, S.claims, 2000
@@ -70,8 +70,8 @@ def build(cfg: dict) -> Study:
         fits = _fit_table(df)
         return tables if fits is None else {**tables, "slopes": fits}
 
-    points = grid_union(S.data["grids"], cfg, dict(exp="", learner="", mode="", d=0, T=0, eps=0.0, Lstar=0.0),
-                        select=[e.strip() for e in str(cfg["experiments"]).split(",")])
+    points = grid_points(S.data["grids"], cfg, dict(exp="", learner="", mode="", d=0, T=0, eps=0.0, Lstar=0.0),
+                         select=[e.strip() for e in str(cfg["experiments"]).split(",")])
     return S.study(cfg, points=points, analyze=analyze, plot=_plot, seeds_per_chunk=None, points_per_chunk=16,
                    run=lambda pts, seeds: [_run(p, cfg, seed_keys(int(cfg["seed"]), seeds), len(seeds)) for p in pts])
 
