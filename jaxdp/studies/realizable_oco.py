@@ -64,9 +64,7 @@ def build(cfg: dict) -> Study:
                         lc = fit(log_correction=theory_curves(S.data["log_factor"], {})[setting])
                         rows[-1] = rows[-1].assign(slope_log_corrected=lc["slope"], slope_lc_lo=lc["slope_lo"],
                                                    slope_lc_hi=lc["slope_hi"])
-        cols = ["sweep", "setting", "slope", "slope_lo", "slope_hi", "theory_slope", "slope_log_corrected",
-                "slope_lc_lo", "slope_lc_hi", "n_x", "x_min", "x_max", "n_seeds", "resample"]
-        tables = {"slopes": pd.concat(rows, ignore_index=True)[cols],
+        tables = {"slopes": pd.concat(rows, ignore_index=True)[S.data["slope_columns"]],
                   "summary": summarize(df, ["part", "learner", "env", "d", "eps", "T"],
                                        ["regret", "best_loss", "switches"])}
         r8, T8 = df[df["part"] == "R8"], int(max(cfg["r8_T"]))
