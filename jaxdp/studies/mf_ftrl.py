@@ -90,8 +90,7 @@ def slope_fits(df):
            .sort_values("mechanism", key=lambda c: c.map(MECHANISMS.index)).assign(sweep=part, env=env)
            for part, env in (("T", "realizable"), ("T", "noisy"), ("eps", "realizable"))
            if len(g := df[(df["part"] == part) & (df["env"] == env)]) and g[part].nunique() >= 2]
-    return pd.concat(out, ignore_index=True)[["sweep", "mechanism", "env", "slope", "slope_lo", "slope_hi", "n_x",
-                                             "x_min", "x_max", "n_seeds"]]
+    return pd.concat(out, ignore_index=True)[S.data["slope_columns"]]
 
 
 def bounds(summary, D: float = 1.0):
