@@ -102,7 +102,7 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
     merged, rows = {(e, lrn): g for e, g in same for lrn in g}, []
     name = {k: " = ".join(g) for k, g in merged.items()}
     for r in slopes.itertuples(index=False):
-        k, at = (r.fit.split(" vs ")[1], r.learner), r._asdict()   # its claim key and cell: the TOML's [claim_keys], [cells]
+        k, at = (r.fit.split(" vs ")[1], r.learner), r._asdict()   # its claim key and cell: TOML f-strings
         if merged.get(k, (r.learner,))[0] == r.learner:
             c = CLAIMS.get(fstring(S.data["claim_keys"].get(r.fit, "{fit}/{learner}"), at), CLAIMS.get(r.fit))
             rows.append(judge_curve(c, r, None, k[0], experiment=r.fit, no_claim=tuple(S.data["no_claim"]),
