@@ -82,7 +82,8 @@ def build(cfg: dict) -> Study:
     """The ``vsT``, ``vsd``, ``vseps``, ``Lstar`` and ``lb`` experiments, every learner compiled once for the
     study's largest horizon. Tables: ``summary``, ``slopes``, ``binary_tree`` and ``lower_bound``."""
     points = grid_points(S.data["grids"], cfg, dict(exp="", learner="", adversary="", d=int(cfg["d0"]),
-                                                    T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0, Lstar=0.0))
+                                                    T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0,
+                                                    Lstar=0.0))
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
 
     def run(pts, seeds):
