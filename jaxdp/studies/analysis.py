@@ -16,7 +16,6 @@ Introduction to the Bootstrap*, 1993, ch. 13).
 """
 from __future__ import annotations
 
-import itertools
 import math
 import pathlib
 from typing import Any, Callable, Optional, Sequence
@@ -27,7 +26,7 @@ __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "
            "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
            "markdown_table", "fmt_ci_of", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET", "upper_half",
            "equal_expected_regret", "seeds_to_resolve", "loglog_slope", "fit_spans",
-           "grid_union", "experiment_fits"]
+           "experiment_fits"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
@@ -345,33 +344,6 @@ def format_table(df, max_rows: int = 40, floatfmt: str = "{:.4g}") -> str:
 VERDICTS = ("holds", "holds by construction", "consistent, unresolved", "misses", "not tested")
 #: a headline slope's 95% half-width should be at most this; a wider tested cell says why (:func:`width_note`)
 HW_TARGET = 0.05
-
-
-def grid_union(grids: dict, cfg: dict, template: dict, name: str = "exp", select=None) -> list:
-    """The points of a study whose grid is one product per experiment, declared as data.
-
-    Args:
-        grids: ``{experiment: [[point key, values], ...]}`` (outermost first), or a list of such products, one after
-            the other: ``values`` is a configuration key (a list ranges over its entries, a scalar is one value) or
-            a literal list.
-        cfg: the resolved configuration.
-        template: every point's keys in order, with the value of a key its grid leaves out; each value is cast to
-            the type of the template's.
-        name: the point key holding the experiment's name.
-        select: the experiments to include (default all), in any order.
-
-    Returns:
-        ``[point]``: the experiments in the order of ``grids``, each product outermost first.
-    """
-    out = []
-    for exp, grid in grids.items():
-        for product in (grid if isinstance(grid[0][0], list) else [grid]) if select is None or exp in select else ():
-            lists = [v if isinstance(v, list) else cfg[v] if isinstance(cfg[v], (list, tuple)) else [cfg[v]]
-                     for _, v in product]
-            for combo in itertools.product(*lists):
-                pt = {**template, name: exp, **dict(zip([k for k, _ in product], combo))}
-                out.append({k: type(template[k])(v) for k, v in pt.items()})
-    return out
 
 
 def experiment_fits(df, fits: dict, y: str = "regret", n_boot: int = 500, name: str = "exp"):

@@ -16,11 +16,11 @@ from ..oco import (DPFTRLParams, SmoothRealizableParams, adv_smooth_realizable, 
                    dp_ftrl_params, squared_problem)
 from ..oco.dp_ftrl import plan_dp_ftrl_certified
 from ..privacy.mechanisms.matrix_factorization import MECHANISMS, get_mechanism
-from .analysis import fmt_num, grid_union, ratio_to_base, verdict_table
+from .analysis import fmt_num, ratio_to_base, verdict_table
 from .claims import tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
-from .specs import StudySpec, curve_slopes, judge_curves, kept_manifest, twin_curves
+from .specs import StudySpec, curve_slopes, grid_points, judge_curves, kept_manifest, twin_curves
 
 S = StudySpec("mf-ftrl", __name__)
 DOC_PAGE, RESULTS, BLOCKS = S.doc_page, S.results, S.blocks
@@ -44,7 +44,7 @@ def build(cfg: dict) -> Study:
     """Per mechanism, the T sweep on each instance and the ε sweep on the realizable one, all at the same certified
     (ε, δ). Tables: ``slopes``, ``summary`` (with each mechanism's regret relative to the tree), ``ratios``."""
     points = [p for m in cfg["mechanisms"]     # per mechanism, its T sweep, then its ε sweep
-              for p in grid_union(S.data["grids"], cfg, dict(part="", mechanism=m, env="", T=0, eps=0.0), "part")]
+              for p in grid_points(S.data["grids"], cfg, dict(part="", mechanism=m, env="", T=0, eps=0.0), "part")]
 
     def run(pts, seeds):
         (mech, T_max, _), d, D, G = _plan(cfg, pts[0]), int(cfg["d"]), cfg["D"], len(pts)
@@ -90,8 +90,7 @@ def slope_fits(df):
            .sort_values("mechanism", key=lambda c: c.map(MECHANISMS.index)).assign(sweep=part, env=env)
            for part, env in (("T", "realizable"), ("T", "noisy"), ("eps", "realizable"))
            if len(g := df[(df["part"] == part) & (df["env"] == env)]) and g[part].nunique() >= 2]
-    return pd.concat(out, ignore_index=True)[["sweep", "mechanism", "env", "slope", "slope_lo", "slope_hi", "n_x",
-                                             "x_min", "x_max", "n_seeds"]]
+    return pd.concat(out, ignore_index=True)[S.data["slope_columns"]]
 
 
 def bounds(summary, D: float = 1.0):

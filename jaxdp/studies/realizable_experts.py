@@ -15,11 +15,11 @@ import numpy as np
 from ..core import seed_keys
 from ..experts import lower_bound_thm5, thm1_bound, thm2_bound
 from ..experts.realizable_setups import realizable_point, run_realizable_point
-from .analysis import fit_spans, grid_union, verdict_table
+from .analysis import fit_spans, verdict_table
 from .claims import judge_curve, judge_lower_bound, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
-from .specs import StudySpec
+from .specs import StudySpec, fstring, grid_points
 
 S = StudySpec("realizable-experts", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, LOWER_BOUND = S.doc_page, S.results, S.blocks, S.claims, S.claims["lower_bound"]
@@ -81,8 +81,9 @@ def _plot(df, outdir: pathlib.Path, cfg):
 def build(cfg: dict) -> Study:
     """The ``vsT``, ``vsd``, ``vseps``, ``Lstar`` and ``lb`` experiments, every learner compiled once for the
     study's largest horizon. Tables: ``summary``, ``slopes``, ``binary_tree`` and ``lower_bound``."""
-    points = grid_union(S.data["grids"], cfg, dict(exp="", learner="", adversary="", d=int(cfg["d0"]),
-                                                   T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0, Lstar=0.0))
+    points = grid_points(S.data["grids"], cfg, dict(exp="", learner="", adversary="", d=int(cfg["d0"]),
+                                                    T=int(cfg["T_fixed"]), eps=float(cfg["eps0"]), delta=0.0,
+                                                    Lstar=0.0))
     T_max = max(p["T"] for p in points)   # one compilation per (learner, adversary, d) for the whole study
 
     def run(pts, seeds):
@@ -102,15 +103,11 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
     merged, rows = {(e, lrn): g for e, g in same for lrn in g}, []
     name = {k: " = ".join(g) for k, g in merged.items()}
     for r in slopes.itertuples(index=False):
-        delta, logd, k = float(getattr(r, "delta", np.nan)), r.fit.endswith("log d"), (r.fit.split(" vs ")[1], r.learner)
-        adv = getattr(r, "adversary", None)
+        k, at = (r.fit.split(" vs ")[1], r.learner), r._asdict()   # its claim key and cell: TOML f-strings
         if merged.get(k, (r.learner,))[0] == r.learner:
-            rows.append(judge_curve(CLAIMS.get(f"{r.fit}/{r.learner}" + (f"/delta={delta:g}" if logd else ""),
-                                               CLAIMS.get(r.fit)), r, None, k[0], experiment=r.fit,
-                                    cell=name.get(k, r.learner) + (f", δ = {delta:g}" if logd else f", {adv}"
-                                                                    if isinstance(adv, str) else ""),
-                                    no_claim=("no exponent stated for this learner",
-                                              "no exponent stated: reported for comparison")))
+            c = CLAIMS.get(fstring(S.data["claim_keys"].get(r.fit, "{fit}/{learner}"), at), CLAIMS.get(r.fit))
+            rows.append(judge_curve(c, r, None, k[0], experiment=r.fit, no_claim=tuple(S.data["no_claim"]),
+                                    cell=name.get(k, r.learner) + fstring(S.data["cells"].get(r.fit, ""), at)))
     for lrn, lb in ([] if lower_bound is None else lower_bound.groupby("learner", sort=True)):
         if merged.get(("lb", lrn), (lrn,))[0] == lrn:
             rows.append(judge_lower_bound(LOWER_BOUND, lb, bound=lb["bound_1_over_32"], cell=name.get(("lb", lrn), lrn),

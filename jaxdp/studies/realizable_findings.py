@@ -14,17 +14,14 @@ from ..core import seed_keys, simulate
 from ..experts import experts_problem
 from ..experts.realizable_setups import realizable_adversary, realizable_constants, realizable_learner, realizable_plan
 from ..oco.realizable import thm4_dp_ftrl
-from .analysis import experiment_fits, fit_spans, grid_union, ratio_to_base, verdict_table
+from .analysis import experiment_fits, fit_spans, ratio_to_base, verdict_table
 from .claims import judge_fits, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
-from .specs import StudySpec
+from .specs import StudySpec, fstring, grid_points
 
 S = StudySpec("realizable-findings", __name__)
-DOC_PAGE, RESULTS, BLOCKS, CLAIMS, N_BOOT = S.doc_page, S.results, S.blocks, S.claims, 2000
-#: each experiment's fitted variable and the keys of its curves (one slope per curve)
-FITS = {"adaptive": ("T", "learner", "mode", "Lstar"), "potential": ("T", "learner"), "binary_tree": ("T", "mode"),
-        "oco": ("d", "learner")}
+DOC_PAGE, RESULTS, BLOCKS, CLAIMS, FITS, N_BOOT = S.doc_page, S.results, S.blocks, S.claims, S.data["fits"], 2000
 
 
 def _run(p, cfg, keys, n):
@@ -70,15 +67,9 @@ def build(cfg: dict) -> Study:
         fits = _fit_table(df)
         return tables if fits is None else {**tables, "slopes": fits}
 
-    points = grid_union(S.data["grids"], cfg, dict(exp="", learner="", mode="", d=0, T=0, eps=0.0, Lstar=0.0),
-                        select=[e.strip() for e in str(cfg["experiments"]).split(",")])
+    points = grid_points(S.data["grids"], cfg, dict(exp="", learner="", mode="", d=0, T=0, eps=0.0, Lstar=0.0))
     return S.study(cfg, points=points, analyze=analyze, plot=_plot, seeds_per_chunk=None, points_per_chunk=16,
                    run=lambda pts, seeds: [_run(p, cfg, seed_keys(int(cfg["seed"]), seeds), len(seeds)) for p in pts])
-
-
-def _cell_name(r, exp) -> str:
-    return (f"{r.learner}, {r.mode}, L* = {r.Lstar:g}" if exp == "adaptive" else f"{r.mode} τ"
-            if exp == "binary_tree" else str(r.learner).replace("dp_ftrl_", ""))
 
 
 def verdicts(slopes, results):
@@ -89,8 +80,8 @@ def verdicts(slopes, results):
         ["exp", "learner", "mode", "d", "T", "Lstar"], sort=True, dropna=False)
     const = [c for c in ("threshold0", "margin", "eta", "tau", "m_set", "P_max", "lam") if c in results]
     pts = g[["regret", "em_draws", "phases", "stuck"]].mean().join(g[const].first()).reset_index()
-    return judge_fits(slopes, pts, FITS, cell=_cell_name, claim=lambda r, exp: CLAIMS.get(
-        f"{exp}/{r.mode if exp == 'binary_tree' else r.learner}"))
+    return judge_fits(slopes, pts, FITS, cell=lambda r, exp: fstring(S.data["cells"][exp], r._asdict()),
+                      claim=lambda r, exp: CLAIMS.get(f"{exp}/{r.mode if exp == 'binary_tree' else r.learner}"))
 
 
 def _summary(g, by, extra=()):

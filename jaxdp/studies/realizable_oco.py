@@ -15,11 +15,11 @@ from ..core import seed_keys
 from ..oco.realizable import (
     planned_net_bound, potential_oco_logphi_errors, realizable_dp_ftrl_bound, realizable_oco_point, run_realizable_oco,
 )
-from .analysis import grid_union, verdict_table
+from .analysis import verdict_table
 from .claims import judge_curve, tally, theory_curves
 from .framework import Study, fit_slopes, plot_curves, summarize
 from .plots import plot_figures
-from .specs import StudySpec, kept_manifest
+from .specs import StudySpec, grid_points, kept_manifest
 
 S = StudySpec("realizable-oco", __name__)
 DEFAULTS, DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.defaults, S.doc_page, S.results, S.blocks, S.claims   # (part, setting)
@@ -32,8 +32,8 @@ def build(cfg: dict) -> Study:
     """The R7 sweeps of DP-FTRL (``T`` on both instances, ε and ``d`` on the realizable one) and the R8 points of
     the grid-net learners. Tables: ``slopes``, ``summary``, ``r8_d_ratio``, ``r8_bounds``, ``logphi_error``."""
     S.validate(cfg)  # build may be called without run_study
-    points = grid_union(S.data["grids"], cfg, dict(part="", learner="dp_ftrl", env="realizable", d=int(cfg["r7_d"]),
-                                                   T=int(cfg["r7_T_fixed"]), eps=float(cfg["r7_eps"])), name="part")
+    points = grid_points(S.data["grids"], cfg, dict(part="", learner="dp_ftrl", env="realizable", d=int(cfg["r7_d"]),
+                                                    T=int(cfg["r7_T_fixed"]), eps=float(cfg["r7_eps"])), name="part")
 
     def point(p) -> dict:
         """The keywords of :func:`~jaxdp.oco.realizable.realizable_oco_point` for point ``p`` (R8: the ``r8_*`` plan,
@@ -64,9 +64,7 @@ def build(cfg: dict) -> Study:
                         lc = fit(log_correction=theory_curves(S.data["log_factor"], {})[setting])
                         rows[-1] = rows[-1].assign(slope_log_corrected=lc["slope"], slope_lc_lo=lc["slope_lo"],
                                                    slope_lc_hi=lc["slope_hi"])
-        cols = ["sweep", "setting", "slope", "slope_lo", "slope_hi", "theory_slope", "slope_log_corrected",
-                "slope_lc_lo", "slope_lc_hi", "n_x", "x_min", "x_max", "n_seeds", "resample"]
-        tables = {"slopes": pd.concat(rows, ignore_index=True)[cols],
+        tables = {"slopes": pd.concat(rows, ignore_index=True)[S.data["slope_columns"]],
                   "summary": summarize(df, ["part", "learner", "env", "d", "eps", "T"],
                                        ["regret", "best_loss", "switches"])}
         r8, T8 = df[df["part"] == "R8"], int(max(cfg["r8_T"]))

@@ -1,13 +1,15 @@
 """The claim fields judge_curve reads as data (scale, regime, untested, beyond), its point-by-point bound and
-grid_union, on small synthetic tables. Pandas only: no JAX compile."""
+the grid of a study's experiments (specs.grid_points: products one after the other, scalar references), on small
+synthetic tables. Pandas only: no JAX compile."""
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from jaxdp.studies.analysis import grid_union, loglog_slope
+from jaxdp.studies.analysis import loglog_slope
 from jaxdp.studies.claims import Claim, fill, judge_curve, sci
+from jaxdp.studies.specs import grid_points
 
 
 def _fit(slope, lo, hi, x=(1e2, 1e5), n=64):
@@ -69,10 +71,14 @@ def test_judge_curve_bound_and_helpers():
         fill("a\\b", _points())
 
 
-def test_grid_union():
+def test_grid_points_products_one_after_the_other():
     cfg = dict(Ts=[1, 2], d=3, modes=["x", "y"])
-    grids = {"a": [["mode", "modes"], ["T", "Ts"]], "b": [[["T", [5]]], [["T", [6]], ["d", "d"]]]}
-    pts = grid_union(grids, cfg, dict(exp="", mode="", d=0, T=0.0))
+    grids = {"a": [[["mode", "$modes"], ["T", "$Ts"]]], "b": [[["T", [5]]], [["T", [6]], ["d", "$d"]]]}
+    pts = grid_points(grids, cfg, dict(exp="", mode="", d=0, T=0.0))
+    # outermost first; a key the product leaves out keeps the template's value; values cast to the template's types
+    assert [(p["mode"], p["T"]) for p in pts[:4]] == [("x", 1.0), ("x", 2.0), ("y", 1.0), ("y", 2.0)]
     assert pts[:2] == [dict(exp="a", mode="x", d=0, T=1.0), dict(exp="a", mode="x", d=0, T=2.0)]
+    assert all(isinstance(p["T"], float) for p in pts)
+    # an experiment's products one after the other; a scalar configuration value is one value
     assert pts[-2:] == [dict(exp="b", mode="", d=0, T=5.0), dict(exp="b", mode="", d=3, T=6.0)]
-    assert len(grid_union(grids, cfg, dict(exp="", mode="", d=0, T=0.0), select=["b"])) == 2
+    assert len(grid_points(grids, cfg, dict(exp="", mode="", d=0, T=0.0), select=["b"])) == 2

@@ -11,6 +11,7 @@ from _helpers import ROOT, assert_page_current, miss_links_resolve, verdict_rows
 from jaxdp.studies import realizable_findings as R
 from jaxdp.studies.analysis import read_generated
 from jaxdp.studies.claims import VERDICTS
+from jaxdp.studies.specs import fstring
 
 BLOCK = "realizable-findings verdicts"
 TS = (2 ** 16, 2 ** 19, 2 ** 23)   # Alg. 2's synthetic horizons: 2.1 decades, all above 10 L₀
@@ -29,7 +30,8 @@ def test_one_row_per_fitted_cell():
     assert len(rows) == len(slopes)
     # the same cells, fit by fit: the experiment column and the curve of each row
     got = sorted((ln.split(" | ")[0][2:], ln.split(" | ")[1]) for ln in rows)
-    want = sorted((r.fit, R._cell_name(r, r.fit.split(":")[0])) for r in slopes.itertuples(index=False))
+    want = sorted((r.fit, fstring(R.S.data["cells"][r.fit.split(":")[0]], r._asdict()))
+                  for r in slopes.itertuples(index=False))
     assert got == want
     # the counts line (the rubric's tally) agrees with the rows
     m = re.search(r"\*\*(\d+) fitted cells: (.*)\.\*\*", block)

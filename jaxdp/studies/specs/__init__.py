@@ -228,8 +228,8 @@ class StudySpec:
 def grid_points(grids: Mapping, cfg: Mapping, template: dict, name: str = "exp", select=None, **names: Any) -> list:
     """The points of a grid declared as data: per experiment, products one after the other, each filtered.
 
-    Unlike :func:`~jaxdp.studies.analysis.grid_union`, an entry may set several keys at once and a product may carry
-    a condition, so a grid whose axes depend on each other (an instance defined only for some κ) is data too.
+    An entry may set several keys at once and a product may carry a condition, so a grid whose axes depend on each
+    other (an instance defined only for some κ) is data too.
 
     Args:
         grids: ``{experiment: [product, ...]}``. A product is a list of entries ``[keys, values]``, outermost first:
