@@ -29,7 +29,8 @@ from .sparse_vector import (
 __all__ = ["REALIZABLE_LEARNERS", "REALIZABLE_ADVERSARIES", "realizable_plan", "realizable_learner",
            "realizable_adversary", "realizable_constants", "certified_learner",
            "realizable_point", "run_realizable_point", "replay_certified", "BASELINE_LEARNERS",
-           "BASELINE_ADVERSARIES", "baseline_setup", "run_baseline_curve"]
+           "BASELINE_ADVERSARIES", "baseline_setup", "run_baseline_curve",
+           "replay_expert_pool"]
 
 #: the learners :func:`realizable_plan` and :func:`realizable_learner` know
 REALIZABLE_LEARNERS = ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar", "adaptive_printed",
@@ -390,3 +391,40 @@ def run_baseline_curve(learner: str, adversary: str, keys, *, d: int, T, gap: fl
                    grid=True)
     return [{"regret": out["regret"][i], "switches": out["switches"][i],
              "expected_regret": out["expected_regret"][i] if "expected_regret" in out else nan} for i in range(len(T))]
+
+
+def replay_expert_pool(dataset: str, points, seed: int, seeds, *, T: int, n_experts: int, pool_seed: int,
+                       delta: float) -> list:
+    """Certified learners (:func:`replay_certified`) on the loss streams of a pool of online predictors trained on a
+    real dataset (:func:`jaxdp.data.expert_pool_losses`; needs ``jaxdp[data]``), seed ``i`` replaying stream order
+    ``seed * 100003 + i`` with algorithm key ``i``, so that two learners are compared seed by seed.
+
+    Args:
+        dataset: the dataset's name.
+        points: ``[(learner, eps)]``: a learner of :func:`certified_learner` and its ε.
+        seed: the base seed.
+        seeds: the seed indices.
+        T, n_experts: the streams' rounds and experts.
+        pool_seed: the seed of the expert pool (the same pool for every stream).
+        delta: the δ of the learners planned for (ε, δ).
+
+    Returns:
+        One dict per point of float arrays over the seeds: ``regret``, ``regret_per_round`` (over ``T``),
+        ``best_loss`` (the best expert's cumulative loss), ``switches``, ``eps_certified``.
+
+    Raises:
+        ValueError: what :func:`certified_learner` or the streams refuse.
+    """
+    import numpy as np
+
+    from ..core import seed_keys
+    from ..data import expert_pool_losses
+
+    losses = np.stack([expert_pool_losses(dataset, T, n_experts, order_seed=int(seed) * 100003 + int(s),
+                                          pool_seed=int(pool_seed)) for s in seeds])
+    best, stream, out = losses.sum(axis=1).min(axis=1).astype(float), jnp.asarray(losses), []
+    for learner, eps in points:     # seed i: stream order i with algorithm key i (one grid row per seed)
+        r = replay_certified(learner, stream, seed_keys(int(seed), seeds), eps=eps, delta=float(delta))
+        out.append({"regret": r["regret"], "regret_per_round": r["regret"] / T, "best_loss": best,
+                    "switches": r["switches"], "eps_certified": r["eps_certified"]})
+    return out
