@@ -231,7 +231,8 @@ def test_lazy_and_hedge_study_curves_are_the_library_ones():
     from jaxdp.experts import hedge_eta, hedge_regret_bound
     from jaxdp.experts import alternating_prediction, figure1_exponents, l2p_mw_regret_bound
     from jaxdp.oco import figure1_oco_exponent
-    from jaxdp.studies import hedge_baseline, lazy_batching
+    from jaxdp.experts.hedge import hedge_tuned_regret_bound
+    from jaxdp.studies import lazy_batching
 
     for panel, alpha in itertools.product("ab", [0.0, 0.1, 0.3, 0.5, 0.9, 1.5]):
         ex = figure1_exponents(alpha, panel)
@@ -251,7 +252,7 @@ def test_lazy_and_hedge_study_curves_are_the_library_ones():
         assert t["tanh_exact"] == pytest.approx(T / 4 * math.tanh(eta * B / 2), rel=1e-14)
 
     for d, T in [(2, 1), (10, 256), (100, 8192)]:
-        b = hedge_baseline._hedge_bound(d, T)
+        b = hedge_tuned_regret_bound(d, T)
         assert b == hedge_regret_bound(d, T, hedge_eta(d, T))
         assert b == pytest.approx(math.sqrt(T * math.log(d) / 2), rel=1e-14)
 

@@ -38,7 +38,8 @@ from ..core.random import sample_categorical, sample_from_weights
 from ..core.types import Learner
 from ..core.validation import check_field, check_positive, check_positive_int
 
-__all__ = ["HedgeState", "HedgeParams", "hedge", "hedge_eta", "hedge_params", "hedge_regret_bound"]
+__all__ = ["HedgeState", "HedgeParams", "hedge", "hedge_eta", "hedge_params", "hedge_regret_bound",
+           "hedge_tuned_regret_bound"]
 
 
 class HedgeState(NamedTuple):
@@ -179,3 +180,19 @@ def hedge(d: int) -> Learner:
         return new, {"expected_loss": expected, "switched": x != state.x}
 
     return Learner(init=init, step=step)
+
+
+def hedge_tuned_regret_bound(d: int, T: int) -> float:
+    """Hedge's expected-regret bound at its standard tuning: ``ln d/η + ηT/8`` at ``η = √(8 ln d/T)``
+    (:func:`hedge_eta`), which is ``√(T ln d/2)`` for losses in [0, 1] (LAZY eq. (2); Cesa-Bianchi & Lugosi,
+    *Prediction, Learning, and Games*, Thm 2.2).
+
+    Args:
+        d: the number of experts (>= 2).
+        T: the horizon (>= 1).
+
+    Returns:
+        The bound, a float.
+    """
+    d, T = int(d), int(T)
+    return float(hedge_regret_bound(d, T, hedge_eta(d, T)))

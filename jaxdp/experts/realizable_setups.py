@@ -28,7 +28,9 @@ from .sparse_vector import (
 
 __all__ = ["REALIZABLE_LEARNERS", "REALIZABLE_ADVERSARIES", "realizable_plan", "realizable_learner",
            "realizable_adversary", "realizable_constants", "certified_learner",
-           "realizable_point", "run_realizable_point", "replay_certified"]
+           "realizable_point", "run_realizable_point", "replay_certified", "BASELINE_LEARNERS",
+           "BASELINE_ADVERSARIES", "baseline_setup", "run_baseline_curve",
+           "replay_expert_pool"]
 
 #: the learners :func:`realizable_plan` and :func:`realizable_learner` know
 REALIZABLE_LEARNERS = ("sparse_vector", "sparse_vector_known_Lstar", "sv_known_Lstar", "adaptive_printed",
@@ -303,3 +305,126 @@ def replay_certified(name: str, losses, keys, *, eps: float, delta: float) -> di
                  jnp.full((n,), T, jnp.int32), T_max=T, grid=True, n_checkpoints=4)
     return {"regret": np.asarray(r["regret"], float)[:, 0], "switches": np.asarray(r["switches"], float)[:, 0],
             "eps_certified": np.full(n, e_cert, float)}
+
+
+#: the learners and adversaries of :func:`baseline_setup`
+BASELINE_LEARNERS = ("hedge", "dartboard", "ftpl")
+BASELINE_ADVERSARIES = ("noise", "planted", "alternating", "epochs")
+
+
+def baseline_setup(learner: str, adversary: str, d: int, T, *, gap: float = 0.1, epoch_len: int = 0) -> tuple:
+    """A non-private learner at its standard tuning against a built-in adversary, over a grid of horizons.
+
+    ``hedge`` and ``dartboard`` (the shrinking dartboard, Geulen, Vöcking & Winkler, *Regret Minimization for Online
+    Buffering Problems Using the Weighted Majority Algorithm*: Hedge's marginals) run at ``η = √(8 ln d/T)``
+    (:func:`~jaxdp.experts.hedge_eta`), ``ftpl`` with exponential perturbations at ``η = √(ln d/T)`` (Kalai &
+    Vempala, *Efficient Algorithms for Online Decision Problems*; :func:`~jaxdp.experts.ftpl_eta`). The adversaries:
+    ``noise`` (i.i.d. ``Ber(1/2)`` losses), ``planted`` (one expert's ``Ber(1/2 - gap)``), ``alternating`` (batches
+    of one round) and ``epochs`` (LAZY Thm 4.2's epochs at ε = 1, of ``epoch_len`` rounds; 0: the paper's length).
+
+    Args:
+        learner: one of :data:`BASELINE_LEARNERS`.
+        adversary: one of :data:`BASELINE_ADVERSARIES`.
+        d: the number of experts.
+        T: the horizons, a sequence of ints (one grid row each).
+        gap: the planted expert's gap.
+        epoch_len: the epochs' length.
+
+    Returns:
+        ``(learner, params, adversary, adversary params)``, the params with one grid row per horizon.
+
+    Raises:
+        ValueError: an unknown ``learner`` or ``adversary``, or a ``d`` or horizon the tunings refuse.
+    """
+    import numpy as np
+
+    from .adversaries import (
+        AlternatingParams, BernoulliParams, LazyEpochsParams, adv_alternating_batches, adv_lazy_epochs,
+        bernoulli_experts,
+    )
+    from .dartboard import shrinking_dartboard
+    from .ftpl import ftpl, ftpl_eta
+    from .hedge import hedge_eta
+
+    if learner not in BASELINE_LEARNERS:
+        raise ValueError(f"learner must be one of {list(BASELINE_LEARNERS)}, got {learner!r}")
+    if adversary not in BASELINE_ADVERSARIES:
+        raise ValueError(f"adversary must be one of {list(BASELINE_ADVERSARIES)}, got {adversary!r}")
+    T = np.asarray(T, np.int32)
+    G = len(T)
+    eta = jnp.asarray([(ftpl_eta(d, int(t), "exponential") if learner == "ftpl" else hedge_eta(d, int(t)))
+                       for t in T], jnp.float32)
+    adv = {"noise": lambda: (bernoulli_experts(d), BernoulliParams(gap=jnp.zeros(G, jnp.float32))),
+           "planted": lambda: (bernoulli_experts(d), BernoulliParams(gap=jnp.full(G, gap, jnp.float32))),
+           "alternating": lambda: (adv_alternating_batches(d), AlternatingParams(B=jnp.ones(G, jnp.int32))),
+           "epochs": lambda: (adv_lazy_epochs(d), LazyEpochsParams(
+               T=jnp.asarray(T, jnp.int32), eps=jnp.ones(G, jnp.float32),
+               epoch_len=jnp.full(G, epoch_len, jnp.int32)))}[adversary]()
+    lrn = {"hedge": hedge, "dartboard": shrinking_dartboard, "ftpl": ftpl}[learner](d)
+    return lrn, HedgeParams(eta=eta), *adv
+
+
+def run_baseline_curve(learner: str, adversary: str, keys, *, d: int, T, gap: float = 0.1,
+                       epoch_len: int = 0) -> list:
+    """:func:`baseline_setup` simulated at every horizon of ``T`` in one grid call, every horizon with the same seed
+    keys (common random numbers: the horizons of a curve are compared seed by seed).
+
+    Args:
+        learner, adversary, d, T, gap, epoch_len: as in :func:`baseline_setup`.
+        keys: one PRNG key per seed (:func:`~jaxdp.core.seed_keys`), the same at every horizon.
+
+    Returns:
+        One dict per horizon: ``regret``, ``switches`` and ``expected_regret`` (arrays ``(n,)``; NaN where the learner
+        reports no expected regret, FTPL).
+
+    Raises:
+        ValueError: what :func:`baseline_setup` refuses.
+    """
+    import numpy as np
+
+    from ..core import simulate
+    from .problem import experts_problem
+
+    lrn, params, adv, ap = baseline_setup(learner, adversary, d, T, gap=gap, epoch_len=epoch_len)
+    T, nan = np.asarray(T, np.int32), np.full(len(keys), np.nan)
+    out = simulate(lrn, adv, experts_problem(), params, ap, jnp.broadcast_to(keys, (len(T),) + keys.shape), T,
+                   grid=True)
+    return [{"regret": out["regret"][i], "switches": out["switches"][i],
+             "expected_regret": out["expected_regret"][i] if "expected_regret" in out else nan} for i in range(len(T))]
+
+
+def replay_expert_pool(dataset: str, points, seed: int, seeds, *, T: int, n_experts: int, pool_seed: int,
+                       delta: float) -> list:
+    """Certified learners (:func:`replay_certified`) on the loss streams of a pool of online predictors trained on a
+    real dataset (:func:`jaxdp.data.expert_pool_losses`; needs ``jaxdp[data]``), seed ``i`` replaying stream order
+    ``seed * 100003 + i`` with algorithm key ``i``, so that two learners are compared seed by seed.
+
+    Args:
+        dataset: the dataset's name.
+        points: ``[(learner, eps)]``: a learner of :func:`certified_learner` and its ε.
+        seed: the base seed.
+        seeds: the seed indices.
+        T, n_experts: the streams' rounds and experts.
+        pool_seed: the seed of the expert pool (the same pool for every stream).
+        delta: the δ of the learners planned for (ε, δ).
+
+    Returns:
+        One dict per point of float arrays over the seeds: ``regret``, ``regret_per_round`` (over ``T``),
+        ``best_loss`` (the best expert's cumulative loss), ``switches``, ``eps_certified``.
+
+    Raises:
+        ValueError: what :func:`certified_learner` or the streams refuse.
+    """
+    import numpy as np
+
+    from ..core import seed_keys
+    from ..data import expert_pool_losses
+
+    losses = np.stack([expert_pool_losses(dataset, T, n_experts, order_seed=int(seed) * 100003 + int(s),
+                                          pool_seed=int(pool_seed)) for s in seeds])
+    best, stream, out = losses.sum(axis=1).min(axis=1).astype(float), jnp.asarray(losses), []
+    for learner, eps in points:     # seed i: stream order i with algorithm key i (one grid row per seed)
+        r = replay_certified(learner, stream, seed_keys(int(seed), seeds), eps=eps, delta=float(delta))
+        out.append({"regret": r["regret"], "regret_per_round": r["regret"] / T, "best_loss": best,
+                    "switches": r["switches"], "eps_certified": r["eps_certified"]})
+    return out

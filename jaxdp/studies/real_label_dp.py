@@ -1,13 +1,10 @@
 """``real-label-dp``: label-DP learners on real data, beside randomized response with a prior.
 
 Spec and claims: ``specs/real-label-dp.toml``; page prose: ``specs/real-label-dp.md``. Needs ``jaxdp[data]``.
-Features are public under label DP: each dataset's are reduced to ``q = 2`` principal components rank-transformed to
-``[0, 1]^2``; the labels are private. Seed ``i`` draws a 70/30 train/test split (the same for every method) and the
-mechanisms' randomness. Classification (test accuracy): ``nonprivate_bins_cls``, ``local_rr_kary``,
-``local_rr_vector``, ``central_exp_bins`` and ``rr_prior`` (two-stage RRWithPrior, Ghazi et al. 2021: K-ary RR on
-the first half of the labels gives the per-bin prior of the second half). Regression (test MSE of standardized
-labels): ``nonprivate_knn``, ``local_laplace_knn_clipped``, ``central_bins_laplace_clipped``,
-``nonprivate_bins_reg``. Bin counts and kNN ``k`` from the LABEL planners (rate mode, d = 2).
+Seed ``i`` draws one train/test split for every method and the mechanisms' randomness
+(:func:`jaxdp.label_dp.real_setups.real_data_scores`: public features, private labels). Classification (test
+accuracy) and regression (test MSE of standardized labels) methods per task are the TOML's ``[methods]``; each
+task's claim compares its ``[pairs]`` seed-paired at ``small_eps``.
 """
 from __future__ import annotations
 
@@ -15,11 +12,11 @@ import pathlib
 
 import numpy as np
 
-from ..core import seed_keys
-from ..label_dp import plan_fit_predict, public_features
-from .analysis import bootstrap_mean_ci, fmt_ci, markdown_table
+from ..label_dp.real_setups import real_data_scores
+from .analysis import bootstrap_mean_ci
 from .claims import Measurement, judge
-from .framework import Study, plot_panels, summarize
+from .framework import Study, summarize
+from .plots import plot_figures
 from .specs import StudySpec
 
 S = StudySpec("real-label-dp", __name__)
@@ -28,53 +25,32 @@ CLAIMS, DOC_PAGE, RESULTS, BLOCKS = S.claims, S.doc_page, S.results, S.blocks
 METHODS, PAIRS, SMALL_EPS, N_BOOT = S.data["methods"], S.data["pairs"], S.data["small_eps"], 4000
 
 
+def _flat(rows, keys, ys):
+    """The figures' summary: a non-private method (ε = ∞) drawn as a flat line across the finite ε."""
+    import pandas as pd
+
+    s = summarize(rows, keys, ys)
+    fin = np.isfinite(s["eps"])
+    return pd.concat([s[fin]] + [s[~fin].assign(eps=e) for e in sorted(s[fin]["eps"].unique())], ignore_index=True)
+
+
 @S.register
 def build(cfg: dict) -> Study:
     """Every dataset × method of its task × ε (non-private once, at ε = ∞); each seed draws its own split."""
     from ..data import DATASETS, load_dataset
 
-    tf = float(cfg["train_frac"])
     points = [{"dataset": ds, "task": DATASETS[ds][2], "method": m, "eps": float(e)} for ds in cfg["datasets"]
               for m in METHODS[DATASETS[ds][2]]
               for e in ([float("inf")] if m.startswith("nonprivate") else cfg["eps"])]
 
     def run(pts, seeds):
-        data = load_dataset(pts[0]["dataset"])
-        Z = public_features(data.X)
-        n = Z.shape[0]
-        ntr = int(round(tf * n))
-        cls, K = data.task == "classification", data.n_classes
-        y = data.y if cls else (data.y - data.y.mean()) / data.y.std()
-        out = []
-        for pt in pts:
-            vals = []
-            for s, key in zip(seeds, seed_keys(int(cfg["seed"]), seeds)):
-                perm = np.random.default_rng([int(cfg["seed"]), int(s), 7]).permutation(n)
-                tr, te = perm[:ntr], perm[ntr:]
-                pred = plan_fit_predict(pt["method"], key, Z[tr], y[tr], Z[te], pt["eps"], K)
-                vals.append(float(np.mean(pred == y[te])) if cls else float(np.mean((pred - y[te]) ** 2)))
-            out.append({"accuracy" if cls else "mse": np.asarray(vals),
-                        "mse" if cls else "accuracy": np.full(len(seeds), np.nan)})
-        return out
+        return real_data_scores(load_dataset(pts[0]["dataset"]), [(p["method"], p["eps"]) for p in pts],
+                                seed=int(cfg["seed"]), seeds=seeds, train_frac=float(cfg["train_frac"]))
 
-    def analyze(df):
-        return {"summary": summarize(df, ["dataset", "task", "method", "eps"], ["accuracy", "mse"])}
-
-    def plot(df, outdir: pathlib.Path):
-        import pandas as pd
-
-        s, paths = analyze(df)["summary"], []
-        eps_f = sorted(e for e in s["eps"].unique() if np.isfinite(e))
-        for task, y in (("classification", "accuracy"), ("regression", "mse")):
-            sub = s[s["task"] == task]
-            if len(sub):   # non-private methods: a flat line across the eps grid
-                npv = sub[~np.isfinite(sub["eps"])]
-                sub = pd.concat([sub[np.isfinite(sub["eps"])]] + [npv.assign(eps=e) for e in eps_f], ignore_index=True)
-                paths.append(plot_panels(sub, "dataset", "eps", y, outdir / f"real_label_dp_{task}.png", hue="method",
-                                         ylabel=y, logy=(y == "mse")))
-        return paths
-
-    return S.study(cfg, points=points, run=run, analyze=analyze, plot=plot, description="label DP on real data")
+    return S.study(cfg, points=points, run=run, description="label DP on real data",
+                   analyze=lambda df: {"summary": summarize(df, ["dataset", "task", "method", "eps"],
+                                                            ["accuracy", "mse"])},
+                   plot=lambda df, outdir: plot_figures(df, outdir, S.data["figures"], cfg, summary=_flat))
 
 
 def paired_difference(df, dataset: str, metric: str, a: str, b: str, eps: float, n_boot: int = N_BOOT,
@@ -101,14 +77,9 @@ def claims(df):
             continue
         mean, lo, hi, n = paired_difference(df, dataset, metric, a, b, SMALL_EPS)
         v = judge(CLAIMS[task], Measurement(mean, lo, hi, n, decades=0.0))
-        rows.append(dict(dataset=dataset, task=task, difference=f"{metric}: {a} − {b}", mean=mean, lo=lo, hi=hi,
-                         n_seeds=n, verdict=v.verdict, reason=v.reason))
+        rows.append(dict(dataset=dataset, task=task, difference=f"{metric}: {a} − {b}", mean=mean, mean_lo=lo,
+                         mean_hi=hi, n_seeds=n, verdict=v.verdict, reason=v.reason))
     return pd.DataFrame(rows)
-
-
-def _ci(g, e, metric: str) -> str:
-    return fmt_ci(g.loc[e, f"{metric}_mean"], g.loc[e, f"{metric}_lo"], g.loc[e, f"{metric}_hi"], 3) \
-        if e in g.index else ""
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -117,30 +88,22 @@ def page_blocks(results_dir=None) -> dict:
 
     d = pathlib.Path(results_dir or RESULTS)
     df, s = pd.read_csv(d / "results.csv"), pd.read_csv(d / "summary.csv")
-    c = claims(df)
-    table = S.table("claims", c.rename(columns={"lo": "mean_lo", "hi": "mean_hi"}))
-    eps_all, prow = sorted(e for e in df["eps"].unique() if np.isfinite(e)), []
-    for dataset in sorted(df[df["method"] == "rr_prior"]["dataset"].unique()):
-        cells = []
-        for e in eps_all:
-            m, lo, hi, _ = paired_difference(df, dataset, "accuracy", "rr_prior", "local_rr_kary", e)
-            cells.append(f"{fmt_ci(m, lo, hi, 3)} ({'better' if lo > 0 else 'worse' if hi < 0 else 'no difference shown'})")
-        prow.append([dataset] + cells)
+    eps = sorted(e for e in df["eps"].unique() if np.isfinite(e))
+    prior = pd.DataFrame([(ds, e, *paired_difference(df, ds, "accuracy", "rr_prior", "local_rr_kary", e)[:3])
+                          for ds in sorted(df[df["method"] == "rr_prior"]["dataset"].unique()) for e in eps],
+                         columns=["dataset", "eps", "mean", "mean_lo", "mean_hi"])
     parts = []
     for task, metric in (("classification", "accuracy"), ("regression", "mse")):
-        st = s[s["task"] == task]
+        st = s[s["task"] == task].assign(private=lambda t: np.isfinite(t["eps"]))
         if len(st):
-            parts.append(f"### {task}: test {metric}, mean [95% CI] over {int(st['n_seeds'].min())} splits")
-        for dataset in sorted(st["dataset"].unique()):
-            g = st[st["dataset"] == dataset]
-            eps = sorted(e for e in g["eps"].unique() if np.isfinite(e))
-            rows = [[method] + [_ci(gm, e, metric) for e in eps] + [_ci(gm, np.inf, metric)]
-                    for method, gm in ((m, g[g["method"] == m].set_index("eps")) for m in sorted(g["method"].unique()))]
-            parts.append(f"**{dataset}**\n\n" + markdown_table(["method"] + [f"ε = {e:g}" for e in eps]
-                                                               + ["non-private"], rows))
-    tol = f"{CLAIMS['classification'].tolerance:g}"
-    return {BLOCKS[0]: S.render(BLOCKS[0], eps=f"{SMALL_EPS:g}", S=int(s["n_seeds"].min()), tol=tol, table=table),
-            BLOCKS[1]: S.render(BLOCKS[1], table=markdown_table(["dataset"] + [f"ε = {e:g}" for e in eps_all], prow)),
+            parts.append(S.render("real-label-dp task", task=task, metric=metric, S=int(st["n_seeds"].min())))
+        for dataset, g in st.groupby("dataset"):   # a non-private row at a finite ε: no column of its own
+            g = g.assign(eps=g["eps"].where(g["private"], g[g["private"]]["eps"].min()))
+            parts.append(S.render("real-label-dp dataset", dataset=dataset,
+                                  table=S.table("methods", g, metric=metric)))
+    return {BLOCKS[0]: S.render(BLOCKS[0], eps=f"{SMALL_EPS:g}", S=int(s["n_seeds"].min()),
+                                tol=f"{CLAIMS['classification'].tolerance:g}", table=S.table("claims", claims(df))),
+            BLOCKS[1]: S.render(BLOCKS[1], table=S.table("prior", prior)),
             BLOCKS[2]: S.render(BLOCKS[2], tables="\n\n".join(parts))}
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from _helpers import assert_page_current, miss_links_resolve, one_row_each, verdict_rows
+from jaxdp.experts.hedge import hedge_tuned_regret_bound
 from jaxdp.studies import hedge_baseline as H
 from jaxdp.studies.analysis import VERDICTS, equal_expected_regret, read_generated
 
@@ -52,7 +53,7 @@ def test_every_miss_links_an_existing_anchor():
 
 def test_verdicts_follow_the_claims():
     Ts = [1024, 2048, 4096]
-    bound = np.array([H._hedge_bound(10, T) for T in Ts])
+    bound = np.array([hedge_tuned_regret_bound(10, T) for T in Ts])
     # (learner, adversary): slope, its interval, the per-point means, their half-width
     curves = {("hedge", "noise"): (0.49, 0.47, 0.51, 0.7 * bound, 0.01 * bound),          # well below: holds
               ("hedge", "epochs"): (0.53, 0.51, 0.55, np.array([0.55, 0.57, 1.2]) * bound, 0.02 * bound),  # above
@@ -63,8 +64,9 @@ def test_verdicts_follow_the_claims():
     slopes = pd.DataFrame([dict(learner=ln, adversary=a, d=10, slope=s, slope_lo=lo, slope_hi=hi, n_seeds=8,
                                 x_min=Ts[0], x_max=Ts[-1]) for (ln, a), (s, lo, hi, _, _) in curves.items()])
     summary = pd.DataFrame([dict(learner=ln, adversary=a, d=10, T=T, n_seeds=8, fit_regret_mean=m,
-                                 fit_regret_lo=m - w, fit_regret_hi=m + w)
-                            for (ln, a), (*_, means, hw) in curves.items() for T, m, w in zip(Ts, means, hw)])
+                                 fit_regret_lo=m - w, fit_regret_hi=m + w, bound=b)
+                            for (ln, a), (*_, means, hw) in curves.items()
+                            for T, m, w, b in zip(Ts, means, hw, bound)])
     v = H.verdicts(slopes, summary)
     assert list(v["verdict"]) == ["holds", "misses", "holds", "consistent, unresolved", "not tested", "not tested"]
     assert (v["n_seeds"] == 8).all()
@@ -79,3 +81,20 @@ def test_verdicts_follow_the_claims():
     both = H.verdicts(pd.concat([slopes, slopes.assign(learner="hedge")[3:4]]), pd.concat([summary, hedge_planted]),
                       twins={("planted", 10)})
     assert "hedge = dartboard, planted, d = 10" in list(both["cell"])
+
+
+def test_baseline_setup_tunes_per_horizon_and_refuses_unknown_names():
+    import math
+
+    import pytest
+
+    from jaxdp.experts.realizable_setups import baseline_setup
+
+    _, params, _, ap = baseline_setup("ftpl", "planted", 10, [64, 256], gap=0.2)
+    assert np.allclose(params.eta, [math.sqrt(math.log(10) / T) for T in (64, 256)], rtol=1e-6)   # Kalai-Vempala's
+    assert np.allclose(ap.gap, 0.2)
+    _, params, _, _ = baseline_setup("hedge", "noise", 10, [64])
+    assert np.allclose(params.eta, math.sqrt(8 * math.log(10) / 64), rtol=1e-6)
+    for kw in ({"learner": "sketch"}, {"adversary": "lb"}):
+        with pytest.raises(ValueError, match=next(iter(kw))):
+            baseline_setup(**{"learner": "hedge", "adversary": "noise", **kw}, d=10, T=[64])

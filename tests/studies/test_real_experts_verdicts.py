@@ -22,7 +22,7 @@ def test_verdict_block_is_current_and_has_one_row_per_comparison():
         n = sum(ln.split(" | ")[1].startswith(f"{r.dataset}, ε = {r.eps:g}:") for ln in rows)
         assert n == (4 if r.eps == R.EPS_TOP else 2), (r.dataset, r.eps)
     # every claim of the findings meets a comparison of the kept run (none silently untested)
-    comp = R.comparisons(df)
+    comp = R.comparisons(df, pd.read_csv(ROOT / "results" / "real-experts" / "summary.csv"))
     have = set(zip(comp["experiment"], comp["dataset"], comp["eps"].astype(float)))
     assert set(R.CLAIMS) <= have
     # the tally in the block's head counts the rows
@@ -34,7 +34,8 @@ def test_verdict_block_is_current_and_has_one_row_per_comparison():
 
 
 def test_every_miss_links_to_an_existing_anchor():
-    v = R.verdicts(R.comparisons(pd.read_csv(ROOT / "results" / "real-experts" / "results.csv")))
+    d = ROOT / "results" / "real-experts"
+    v = R.verdicts(R.comparisons(pd.read_csv(d / "results.csv"), pd.read_csv(d / "summary.csv")))
     assert set(v["verdict"]) <= {"holds", "holds by construction", "misses", "not tested"}
     for r in v[v["verdict"] != "holds"].itertuples(index=False):
         assert r.reason, r.cell
@@ -83,3 +84,24 @@ def test_judge_order_is_the_paired_order_rubric():
     assert (v.verdict, v.reason) == ("misses", "the best by mean is a †, not b")
     with pytest.raises(ValueError, match="relation"):
         judge_order("ahead", 1.5, 2.0)
+
+
+def test_replay_expert_pool_pairs_stream_order_and_key_by_seed():
+    """Seed i replays stream order ``seed * 100003 + i`` with algorithm key i, whatever the other seeds of the chunk:
+    the same as replaying that one stream alone."""
+    import numpy as np
+    import pytest
+
+    pytest.importorskip("sklearn")
+    import jax.numpy as jnp
+
+    from jaxdp.core import seed_keys
+    from jaxdp.data import expert_pool_losses
+    from jaxdp.experts.realizable_setups import replay_certified, replay_expert_pool
+
+    kw = dict(T=64, n_experts=4, pool_seed=0, delta=1e-6)
+    out = replay_expert_pool("wine", [("sparse_vector", 1.0), ("hedge", 1.0)], 2, np.arange(3), **kw)
+    losses = expert_pool_losses("wine", 64, 4, order_seed=2 * 100003 + 2, pool_seed=0)
+    alone = replay_certified("sparse_vector", jnp.asarray(losses[None]), seed_keys(2, np.array([2])), eps=1.0, delta=1e-6)
+    assert out[0]["regret"][2] == alone["regret"][0] and out[0]["regret_per_round"][2] == alone["regret"][0] / 64
+    assert out[1]["best_loss"][2] == losses.sum(axis=0).min() and np.isinf(out[1]["eps_certified"]).all()
