@@ -847,6 +847,8 @@ def _misfit_names_its_cause():
     """A shape or type error raised while tracing (before anything is compiled) says what does not fit."""
     try:
         yield
+    except jax.errors.KeyReuseError:
+        raise
     except (TypeError, ValueError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ValueError(

@@ -267,8 +267,16 @@ def l2p(measure: LazyMeasure, block_size: Optional[int] = None, loss_example: An
                 _, binfo = jax.eval_shape(lambda: boundary(k, s, params, B))
                 return s, jax.tree_util.tree_map(lambda v: jnp.zeros(v.shape, v.dtype), binfo)
 
-            state, binfo = jax.lax.cond(at_boundary, lambda k, s: boundary(k, s, params, B), no_boundary,
-                                        key, state)
+            # the key crosses the cond as its bits: under vmap both branches run, and jax_debug_key_reuse would
+            # count a typed key once per branch (the draws are the key's either way)
+            typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
+            impl = jax.random.key_impl(key) if typed else None
+
+            def keyed(branch):
+                return lambda kd, s: branch(jax.random.wrap_key_data(kd, impl=impl) if typed else kd, s)
+
+            state, binfo = jax.lax.cond(at_boundary, keyed(lambda k, s: boundary(k, s, params, B)),
+                                        keyed(no_boundary), jax.random.key_data(key) if typed else key, state)
             info.update(binfo)
             return state, info
 

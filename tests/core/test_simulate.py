@@ -152,3 +152,17 @@ def test_memory_does_not_grow_with_horizon():
                             (l2p_mw(50, 8), l2p_mw_params(0.01, 0.1, 8, block_size=8))]:
         small, big = _temp_bytes(learner, params, 10**3), _temp_bytes(learner, params, 10**6)
         assert big <= small * 1.05 + 4096, (small, big)
+
+
+def test_a_reused_key_is_reported_as_key_reuse_not_as_a_misfit():
+    """A learner that draws twice from one key fails with JAX's ``KeyReuseError`` (the suite runs with
+    ``jax_debug_key_reuse``), not with the engine's "do not fit together" message meant for shape errors."""
+    def init(key, params):
+        return H.init(key, params)
+
+    def step(key, state, loss, params):
+        state, info = H.step(key, state, loss, params)
+        return state._replace(x=jax.random.randint(key, (), 0, D)), info
+
+    with pytest.raises(jax.errors.KeyReuseError):
+        simulate(Learner(init, step), ADV, PROB, HedgeParams(jnp.float32(0.3)), AP, seed_keys(0, 2), 8)

@@ -17,3 +17,22 @@ def test_certified_eps_is_within_the_target(name):
 def test_unknown_name_is_refused():
     with pytest.raises(ValueError, match="nope"):
         certified_learner("nope", 8, 1024, 1.0, 1e-6)
+
+
+@pytest.mark.parametrize("name", ["l2p_mw", "tree_ftrl", "sparse_vector"])
+def test_replay_runs_under_the_key_reuse_check_and_each_stream_is_its_own(name):
+    """Every stream of one grid call is the run of that stream alone (its key, its draws). The suite runs with
+    ``jax_debug_key_reuse``: L2P-MW's boundary ``cond`` becomes a select under ``vmap`` and used to be counted as
+    using its key twice."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jaxdp.core import seed_keys
+    from jaxdp.experts.realizable_setups import replay_certified
+
+    losses = (np.random.default_rng(3).random((3, 128, 4)) < 0.5).astype(np.float32)
+    keys = seed_keys(5, np.arange(3))
+    together = replay_certified(name, jnp.asarray(losses), keys, eps=1.0, delta=1e-6)
+    for i in range(3):
+        alone = replay_certified(name, jnp.asarray(losses[i:i + 1]), keys[i:i + 1], eps=1.0, delta=1e-6)
+        assert alone["regret"][0] == together["regret"][i] and alone["switches"][0] == together["switches"][i]
