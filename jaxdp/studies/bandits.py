@@ -19,7 +19,7 @@ import numpy as np
 from ..bandits.instances import check_point, is_trivial_cap, simulate_budgets, theory_value, twin_learner
 from ..core import seed_keys
 from .analysis import _pow2, upper_half, verdict_table
-from .claims import judge_bound_except, judge_curve, tally, untested_row
+from .claims import judge_bound_except, judge_curve, points_against_bounds, tally, untested_row
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
@@ -32,11 +32,12 @@ LABELS, THEORY_NAMES, TWIN_OF = S.data["labels"], S.data["theory_names"], S.data
 CLAIMS = S.claims
 CLAIMS.update({f"{ln} switch": None for ln in S.data["unclaimed_on_switch"]})
 MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K", "T", "eps"]
-_RANK, _X = {n: i for i, n in enumerate(LEARNERS)}, {"T": "T", "eps": "ε", "K": "K"}
-#: the notes of the page's tables and verdict block (``specs/bandits.md``, ``bandits note <key>``), by key
-NOTES = {k: functools.partial(S.render, f"bandits note {k}")
-         for k in ("no_slope", "partial", "no_bound", "flat", "flat_K", "batched", "twins", "cap", "cap_all",
-                   "repeated", "below")}
+_X = {"T": "T", "eps": "ε", "K": "K"}
+
+
+def note(key: str, **values) -> str:
+    """The page's note ``key`` (``specs/bandits.md``, block ``bandits note <key>``) filled with ``values``."""
+    return S.render(f"bandits note {key}", **values)
 
 
 def _points(cfg: dict) -> list:
@@ -47,8 +48,9 @@ def _points(cfg: dict) -> list:
 
 
 def _fits(df, summ, n_boot: int = 500):
-    """Every fitted curve (``slopes.csv``): T per (learner, instance) over the upper half of the grid, ε and K per
-    learner over the whole grid, seed indices resampled jointly, with the bound's slope over the fitted range."""
+    """Every fitted curve (``slopes.csv``), sweeps T, ε, K, each by instance and learner (:data:`LEARNERS` order): T
+    per (learner, instance) over the upper half of the grid, ε and K per learner over the whole grid, seed indices
+    resampled jointly, with the bound's slope over the fitted range."""
     import pandas as pd
 
     out = []
@@ -56,16 +58,15 @@ def _fits(df, summ, n_boot: int = 500):
         sub, pts = df[df["sweep"] == x], summ[summ["sweep"] == x]
         if len(sub) and sub[x].nunique() >= 2:
             sl = fit_slopes(sub, x, "regret", by=by, upper_half=x == "T", n_boot=n_boot, resample="joint")
-            sl = curve_slopes(sl.assign(sweep=x, instance=sl.get("instance", pts["instance"].iloc[0])), pts, x,
-                              {"theory_slope": "theory"}, ["learner", "instance"])
+            sl = curve_slopes(sl.assign(sweep=x, instance=sl.get("instance", pts["instance"].iloc[0]),
+                                        rank=sl["learner"].map(LEARNERS.index)), pts, x,
+                              {"theory_slope": "theory"}, ["learner", "instance"]).sort_values(["instance", "rank"])
             last = pts.set_index(["learner", "instance", x]).loc[list(zip(sl["learner"], sl["instance"], sl["x_max"]))]
             out.append(sl.assign(**{"regret@x_max": last["regret_mean"].to_numpy(float),
                                     "theory@x_max": last["theory"].to_numpy(float)}))
     cols = ["sweep", "learner", "instance", "x_min", "x_max", "slope", "slope_lo", "slope_hi", "theory_slope",
             "regret@x_max", "theory@x_max"]
     return pd.concat(out, ignore_index=True)[cols].assign(theory=lambda f: f["learner"].map(THEORY_NAMES))
-
-
 @S.register
 def build(cfg: dict) -> Study:
     """The three sweeps, each point with common random numbers. Tables: ``summary`` (mean pseudo-regret with 95% CIs
@@ -117,7 +118,7 @@ def verdicts(slopes, summary):
     (:func:`~jaxdp.studies.claims.judge_bound_except`), a rate by the slope over the fitted range."""
     import pandas as pd
 
-    rows, N = [], NOTES
+    rows = []
     for r in slopes.itertuples(index=False):
         x = r.sweep
         pts = summary[(summary["sweep"] == x) & (summary["learner"] == r.learner) & (summary["instance"] == r.instance)]
@@ -127,11 +128,11 @@ def verdicts(slopes, summary):
         if claim is None:
             rows.append(untested_row(f"regret vs {_X[x]}", cell, *S.data["no_claim"], n))
         elif claim.kind == "bound":
-            skip = [("capped", N["cap"]), ("repeated", functools.partial(N["repeated"], of=LABELS[TWIN_OF.get(
-                r.learner, r.learner)]))]
+            skip = [("capped", functools.partial(note, "cap")),
+                    ("repeated", functools.partial(note, "repeated", of=LABELS[TWIN_OF.get(r.learner, r.learner)]))]
             rows.append(judge_bound_except(claim, pts, x, skip, experiment=f"regret / bound over {_X[x]}", cell=cell,
-                                           label=functools.partial(_x_label, x), none_left=N["cap_all"](),
-                                           below=N["below"]()))
+                                           label=functools.partial(_x_label, x), none_left=note("cap_all"),
+                                           below=note("below")))
         else:
             claim = dataclasses.replace(claim, value=float(r.theory_slope)) if math.isnan(claim.value) else claim
             rows.append(judge_curve(claim, pd.Series(dict(r._asdict(), n_seeds=n)), None, x,
@@ -139,55 +140,21 @@ def verdicts(slopes, summary):
     return pd.DataFrame(rows)
 
 
-def _by_rank(sl, *cols):
-    """``sl`` sorted by ``cols``: learners in :data:`LEARNERS` order, sweeps T, ε, K, anything else by value."""
-    order = {"learner": _RANK, "sweep": {"T": 0, "eps": 1, "K": 2}}
-    return sl.sort_values(list(cols), key=lambda c: c.map(order[c.name]) if c.name in order else c)
+def _curves(fits, summ):
+    """``fits`` with what each curve's points (``summ``, :func:`flagged`) say of it: ``n_fit`` and ``n_pos`` (its
+    fitted points, those with a positive mean), ``rep`` and ``flat`` (the swept values of its ``repeated`` and
+    ``flat`` points) and its last point's ``regret_mean``, ``regret_lo``, ``regret_hi`` and bound (``theory``)."""
+    import pandas as pd
 
-
-def _t_table(fits, summ, T_max: int) -> tuple:
-    """The T sweep's table (``[columns].T_sweep``) and its number of curves: each (learner, instance) curve's slope,
-    the bound's, its regret and bound at the largest horizon, and a note (:data:`NOTES`): what its slope cannot
-    show."""
-    t, st, N = _by_rank(fits[fits["sweep"] == "T"], "instance", "learner"), summ[summ["sweep"] == "T"], NOTES
-    last = st.sort_values("T").groupby(["learner", "instance"]).tail(1)
-    t = t.drop(columns="theory").merge(last[["learner", "instance", "regret_mean", "regret_lo", "regret_hi", "theory"]],
-                                       on=["learner", "instance"], how="left")
-    notes = []
-    for r in t.itertuples(index=False):
-        g = st[(st["learner"] == r.learner) & (st["instance"] == r.instance)]
-        fitted, k = g[g["T"].between(r.x_min, r.x_max)], int(g["flat"].sum())
-        pos = int((fitted["regret_mean"] > 0).sum())
-        notes.append("; ".join(n for n in [
-            N["no_slope"](neg=len(fitted) - pos, n=len(fitted)) if not np.isfinite(r.slope) else
-            N["partial"](pos=pos, n=len(fitted)) if pos < len(fitted) else "",
-            "" if np.isfinite(r.theory) else N["no_bound"](), N["flat"](k=k) if k else ""] if n) or "—")
-    return S.table("T_sweep", t.assign(learner=t["learner"].map(LABELS), note=notes), T_max=T_max), len(t)
-
-
-def _sweep_table(fits, summ, x: str, note) -> str:
-    """The ``x`` sweep's table (``[columns].<x>_sweep``): every learner's mean regret at each ``x``, its slope, the
-    bound's and a note."""
-    t = _by_rank(fits[fits["sweep"] == x], "learner").merge(summ.loc[summ["sweep"] == x, ["learner", x, "regret_mean"]])
-    return S.table(f"{x}_sweep", t.assign(note=t["learner"].map(note), learner=t["learner"].map(LABELS)))
-
-
-def _bounds_values(summ) -> dict:
-    """The values of the bounds block: which points have a bound, and which reach above it."""
-    has = np.isfinite(summ["theory"]) & (summ["theory"] > 0)
-    b, none = summ[has].assign(ratio=summ["regret_mean"] / summ["theory"]), summ[~has]
-    top = b.sort_values("ratio", ascending=False).iloc[0]
-    above, over = b[b["regret_mean"] > b["theory"]], b[b["regret_hi"] > b["theory"]]
-
-    def where(r, more=""):
-        return f"{LABELS[r['learner']]} on `{r['instance']}`, {_x_label(r['sweep'], r[r['sweep']], int)}{more}"
-
-    pairs = ", ".join(f"{LABELS[ln]} on `{i}`" for ln, i in none[["learner", "instance"]].drop_duplicates().to_numpy())
-    above_list = "; ".join(where(r) for _, r in above.iterrows())
-    over_list = "; ".join(where(r, f" (mean {r['ratio']:.2f} of the bound)") for _, r in over.iterrows())
-    return dict(n_bound=len(b), n_points=len(summ), n_none=len(none), none=pairs or "none", n_above=len(above),
-                above=f" ({above_list})" if above_list else "", top=top["ratio"], top_where=where(top),
-                n_over=len(over), over=f": {over_list}" if over_list else "")
+    rows = []
+    for r in fits.drop(columns="theory").to_dict("records"):
+        x = r["sweep"]
+        g = summ[(summ["sweep"] == x) & (summ["learner"] == r["learner"]) & (summ["instance"] == r["instance"])]
+        g, fit = g.sort_values(x), g[g[x].between(r["x_min"], r["x_max"])]
+        rows.append(dict(r, n_fit=len(fit), n_pos=int((fit["regret_mean"] > 0).sum()),
+                         rep=list(g.loc[g["repeated"], x]), flat=list(g.loc[g["flat"], x]),
+                         **g.iloc[-1][["regret_mean", "regret_lo", "regret_hi", "theory"]]))
+    return pd.DataFrame(rows)
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -198,27 +165,24 @@ def page_blocks(results_dir=None) -> dict:
     d = pathlib.Path(results_dir or RESULTS)
     df = pd.read_csv(d / "results.csv")
     summ = flagged(pd.read_csv(d / "summary.csv"), kept_manifest(d)["config"]["gap"])
-    n_seeds, fits, N = int(summ["n_seeds"].min()), _fits(df, summ, N_BOOT), NOTES
-    v = verdicts(_by_rank(fits, "sweep", "instance", "learner"), summ)
-    twins = "; ".join(N["twins"](ln=LABELS[ln], at=", ".join(_x_label(x, e) for e in sorted(g[x])),
-                                 of=LABELS[TWIN_OF[ln]])
-                      for (x, ln), g in summ[summ["repeated"]].groupby(["sweep", "learner"]))
+    n_seeds, fits = int(summ["n_seeds"].min()), _fits(df, summ, N_BOOT)
+    cur, v, Ts = _curves(fits, summ), verdicts(fits, summ), sorted(df.loc[df["sweep"] == "T", "T"].unique())
+    twins = "; ".join(note("twins", ln=LABELS[r.learner], at=", ".join(_x_label(r.sweep, e) for e in r.rep),
+                           of=LABELS[TWIN_OF[r.learner]]) for r in cur[cur["rep"].map(len) > 0].itertuples())
+    t, cells = cur[cur["sweep"] == "T"], dict(note=note, labels=LABELS, T_max=int(Ts[-1]))
 
-    def note(x, ln):   # the ε and K tables' notes: the points that are another learner's runs, or without spread
-        rep, flat = (sorted(summ.loc[(summ["sweep"] == x) & (summ["learner"] == ln) & summ[c], x])
-                     for c in ("repeated", "flat"))
-        if rep:
-            return N["batched"](eps=", ".join(f"{e:g}" for e in rep))
-        return N["flat_K"](K=", ".join(str(int(k)) for k in flat)) if x == "K" and flat else "—"
+    def on(r, at=True):   # how the bounds block names a curve, or one of its points
+        return f"{LABELS[r['learner']]} on `{r['instance']}`" + (
+            f", {_x_label(r['sweep'], r[r['sweep']], int)}" if at else "")
 
-    Ts = sorted(df.loc[df["sweep"] == "T", "T"].unique())
-    t_table, curves = _t_table(fits, summ, int(Ts[-1]))
-    return {BLOCKS[0]: S.render(BLOCKS[0], curves=curves, S=n_seeds, T_lo=int(upper_half(Ts)[0]),
-                                T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]), table=t_table),
+    return {BLOCKS[0]: S.render(BLOCKS[0], curves=len(t), S=n_seeds, T_lo=int(upper_half(Ts)[0]),
+                                T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]),
+                                table=S.table("T_sweep", t, **cells)),
             **{BLOCKS[i]: S.render(BLOCKS[i], T=int(df.loc[df["sweep"] == x, "T"].iloc[0]), S=n_seeds,
-                                   table=_sweep_table(fits, summ, x, functools.partial(note, x)))
+                                   table=S.table(f"{x}_sweep", cur[cur["sweep"] == x].drop(columns="regret_mean").merge(
+                                       summ.loc[summ["sweep"] == x, ["learner", x, "regret_mean"]]), **cells))
                for i, x in ((1, "eps"), (2, "K"))},
-            BLOCKS[3]: S.render(BLOCKS[3], **_bounds_values(summ)),
+            BLOCKS[3]: S.render(BLOCKS[3], **points_against_bounds(summ, on, functools.partial(on, at=False))),
             BLOCKS[4]: S.render(BLOCKS[4], rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",
                                 n_boot=N_BOOT, table=verdict_table(v))}
 

@@ -781,3 +781,34 @@ def judge_bound_except(claim: Claim, points, x: str, skip: Sequence[tuple], *, e
                       exact_where=exact_where)
     notes += [below] if below and row["slope"] <= 0 else []
     return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
+
+
+def points_against_bounds(points, where: Callable[[Any], str], group: Callable[[Any], str], stem: str = "regret",
+                          bound: str = "bound") -> dict:
+    """What a page says of every point of a study against its own bound: which points have one, which lie above
+    it, and the largest ratio measured / bound.
+
+    Args:
+        points: the per-point table (``<stem>_mean``, ``<stem>_hi`` and the column ``bound``).
+        where: ``where(row) -> str``, how the page names a point.
+        group: ``group(row) -> str``, how it names a curve (the points without a bound are listed by curve).
+        stem: the measured metric.
+        bound: the column of each point's bound (a point has one where it is finite and positive).
+
+    Returns:
+        The values of a template: ``n_bound`` (points with a bound), ``n_points``, ``n_none`` (points without),
+        ``none`` (the curves of those, comma-separated, in order of first appearance, or ``"none"``), ``n_above``
+        and ``above`` (the points whose mean exceeds their bound, ``" (where; ...)"`` or ``""``), ``top`` and
+        ``top_where`` (the largest mean / bound and its point), ``n_over`` and ``over`` (the points whose 95%
+        interval reaches above their bound, ``": where (mean r of the bound); ..."`` or ``""``).
+    """
+    has = np.isfinite(points[bound]) & (points[bound] > 0)
+    b, none = points[has].assign(ratio=points[f"{stem}_mean"] / points[bound]), points[~has]
+    top = b.sort_values("ratio", ascending=False).iloc[0]
+    above, over = b[b[f"{stem}_mean"] > b[bound]], b[b[f"{stem}_hi"] > b[bound]]
+    groups = ", ".join(dict.fromkeys(group(r) for _, r in none.iterrows()))
+    above_list = "; ".join(where(r) for _, r in above.iterrows())
+    over_list = "; ".join(f"{where(r)} (mean {r['ratio']:.2f} of the bound)" for _, r in over.iterrows())
+    return dict(n_bound=len(b), n_points=len(points), n_none=len(none), none=groups or "none", n_above=len(above),
+                above=f" ({above_list})" if above_list else "", top=top["ratio"], top_where=where(top),
+                n_over=len(over), over=f": {over_list}" if over_list else "")
