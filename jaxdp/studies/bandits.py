@@ -9,9 +9,7 @@ bounds of :mod:`jaxdp.bandits.theory`.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
-import math
 import pathlib
 
 import numpy as np
@@ -19,7 +17,7 @@ import numpy as np
 from ..bandits.instances import check_point, is_trivial_cap, simulate_budgets, theory_value, twin_learner
 from ..core import seed_keys
 from .analysis import _pow2, upper_half, verdict_table
-from .claims import judge_bound_except, judge_curve, points_against_bounds, tally, untested_row
+from .claims import fitted_curves, judge_fit_except, points_against_bounds, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
@@ -67,6 +65,8 @@ def _fits(df, summ, n_boot: int = 500):
     cols = ["sweep", "learner", "instance", "x_min", "x_max", "slope", "slope_lo", "slope_hi", "theory_slope",
             "regret@x_max", "theory@x_max"]
     return pd.concat(out, ignore_index=True)[cols].assign(theory=lambda f: f["learner"].map(THEORY_NAMES))
+
+
 @S.register
 def build(cfg: dict) -> Study:
     """The three sweeps, each point with common random numbers. Tables: ``summary`` (mean pseudo-regret with 95% CIs
@@ -113,30 +113,21 @@ def flagged(summary, gap: float):
 
 
 def verdicts(slopes, summary):
-    """One verdict row per fitted cell of ``slopes`` against :data:`CLAIMS` on the points of :func:`flagged`: a bound
-    by regret/bound at every fitted point but the ``capped`` and ``repeated``
-    (:func:`~jaxdp.studies.claims.judge_bound_except`), a rate by the slope over the fitted range."""
+    """One verdict row per fitted cell of ``slopes`` against :data:`CLAIMS` on the points of :func:`flagged`
+    (:func:`~jaxdp.studies.claims.judge_fit_except`): a bound by regret/bound at every fitted point but the
+    ``capped`` and ``repeated``, a rate by the slope over the fitted range."""
     import pandas as pd
 
     rows = []
-    for r in slopes.itertuples(index=False):
-        x = r.sweep
-        pts = summary[(summary["sweep"] == x) & (summary["learner"] == r.learner) & (summary["instance"] == r.instance)]
-        pts = pts[(pts[x] >= r.x_min) & (pts[x] <= r.x_max)].sort_values(x)
-        n, cell = int(pts["n_seeds"].min()) if len(pts) else 0, f"{LABELS[r.learner]}, {r.instance}"
-        claim = CLAIMS.get((r.learner, r.instance), CLAIMS.get(r.learner))
-        if claim is None:
-            rows.append(untested_row(f"regret vs {_X[x]}", cell, *S.data["no_claim"], n))
-        elif claim.kind == "bound":
-            skip = [("capped", functools.partial(note, "cap")),
-                    ("repeated", functools.partial(note, "repeated", of=LABELS[TWIN_OF.get(r.learner, r.learner)]))]
-            rows.append(judge_bound_except(claim, pts, x, skip, experiment=f"regret / bound over {_X[x]}", cell=cell,
-                                           label=functools.partial(_x_label, x), none_left=note("cap_all"),
-                                           below=note("below")))
-        else:
-            claim = dataclasses.replace(claim, value=float(r.theory_slope)) if math.isnan(claim.value) else claim
-            rows.append(judge_curve(claim, pd.Series(dict(r._asdict(), n_seeds=n)), None, x,
-                                    experiment=f"regret vs {_X[x]}", cell=cell))
+    for r, _, pts in fitted_curves(slopes, summary, ["sweep", "learner", "instance"], lambda r: r["sweep"]):
+        x, ln, inst = r["sweep"], r["learner"], r["instance"]
+        skip = [("capped", functools.partial(note, "cap")),
+                ("repeated", functools.partial(note, "repeated", of=LABELS[TWIN_OF.get(ln, ln)]))]
+        rows.append(judge_fit_except(CLAIMS.get((ln, inst), CLAIMS.get(ln)), r, pts, x, skip,
+                                     experiment=f"regret vs {_X[x]}", bound_experiment=f"regret / bound over {_X[x]}",
+                                     cell=f"{LABELS[ln]}, {inst}", label=functools.partial(_x_label, x),
+                                     none_left=note("cap_all"), below=note("below"), no_claim=S.data["no_claim"],
+                                     claimed_column="theory_slope"))
     return pd.DataFrame(rows)
 
 
@@ -146,15 +137,11 @@ def _curves(fits, summ):
     ``flat`` points) and its last point's ``regret_mean``, ``regret_lo``, ``regret_hi`` and bound (``theory``)."""
     import pandas as pd
 
-    rows = []
-    for r in fits.drop(columns="theory").to_dict("records"):
-        x = r["sweep"]
-        g = summ[(summ["sweep"] == x) & (summ["learner"] == r["learner"]) & (summ["instance"] == r["instance"])]
-        g, fit = g.sort_values(x), g[g[x].between(r["x_min"], r["x_max"])]
-        rows.append(dict(r, n_fit=len(fit), n_pos=int((fit["regret_mean"] > 0).sum()),
-                         rep=list(g.loc[g["repeated"], x]), flat=list(g.loc[g["flat"], x]),
-                         **g.iloc[-1][["regret_mean", "regret_lo", "regret_hi", "theory"]]))
-    return pd.DataFrame(rows)
+    return pd.DataFrame([dict(r, n_fit=len(fit), n_pos=int((fit["regret_mean"] > 0).sum()),
+                              rep=list(g.loc[g["repeated"], r["sweep"]]), flat=list(g.loc[g["flat"], r["sweep"]]),
+                              **g.iloc[-1][["regret_mean", "regret_lo", "regret_hi", "theory"]])
+                         for r, g, fit in fitted_curves(fits.drop(columns="theory"), summ,
+                                                        ["sweep", "learner", "instance"], lambda r: r["sweep"])])
 
 
 def page_blocks(results_dir=None) -> dict:

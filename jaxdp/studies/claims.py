@@ -812,3 +812,62 @@ def points_against_bounds(points, where: Callable[[Any], str], group: Callable[[
     return dict(n_bound=len(b), n_points=len(points), n_none=len(none), none=groups or "none", n_above=len(above),
                 above=f" ({above_list})" if above_list else "", top=top["ratio"], top_where=where(top),
                 n_over=len(over), over=f": {over_list}" if over_list else "")
+
+
+def fitted_curves(fits, points, keys: Sequence[str], x) -> list:
+    """Each fit with its curve's points: all of them and those of the fitted range.
+
+    Args:
+        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
+        points: the per-point table holding ``keys`` and the abscissa.
+        keys: the columns that select a fit's curve among ``points``.
+        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits.
+
+    Returns:
+        ``[(fit row, curve, fitted)]`` in the order of ``fits``: the fit row as a dict, the curve's points sorted by
+        the abscissa, and those with ``x_min <= x <= x_max``.
+    """
+    out = []
+    for r in fits.to_dict("records"):
+        xc = x(r) if callable(x) else x
+        g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])].sort_values(xc)
+        out.append((r, g, g[g[xc].between(r["x_min"], r["x_max"])]))
+    return out
+
+
+def judge_fit_except(claim: Optional[Claim], fit: Any, points, x: str, skip: Sequence[tuple] = (), *,
+                     experiment: str, bound_experiment: str, cell: str, label: Callable[[Any], str], none_left: str,
+                     below: str = "", no_claim: Sequence[str] = ("no claim stated for this curve",
+                                                                 "reported for comparison"),
+                     claimed_column: str = "") -> dict:
+    """The row of one fitted curve against its claim, whatever its kind: a ``"bound"`` on the curve's points less
+    those that test nothing (:func:`judge_bound_except`), an exponent on the fit's slope (:func:`judge_curve`), and
+    a curve without a claim not tested, with no measurement shown.
+
+    Args:
+        claim: the curve's claim, or ``None``.
+        fit: the fit (a mapping with ``slope``, ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max``).
+        points: the curve's per-point table over the fitted range, sorted by ``x`` (as :func:`judge_bound_except`
+            reads it); its fewest ``n_seeds`` are the row's seeds.
+        x: the swept variable's column.
+        skip, label, none_left, below: a bound's points left out and its notes (:func:`judge_bound_except`).
+        experiment, bound_experiment: the row's experiment for an exponent or no claim, and for a bound.
+        cell: the row's cell.
+        no_claim: the claim text and reason of a curve without a claim.
+        claimed_column: a column of ``fit`` holding the claimed exponent where the claim's ``value`` is NaN (a rate
+            whose value is the theory's slope over the fitted range); default none.
+
+    Returns:
+        The row (:func:`verdict_row` or :func:`untested_row`).
+    """
+    import pandas as pd
+
+    n = int(points["n_seeds"].min()) if len(points) else 0
+    if claim is None:
+        return untested_row(experiment, cell, *no_claim, n)
+    if claim.kind == "bound":
+        return judge_bound_except(claim, points, x, skip, experiment=bound_experiment, cell=cell, label=label,
+                                  none_left=none_left, below=below)
+    if claimed_column and math.isnan(claim.value):
+        claim = dataclasses.replace(claim, value=float(fit[claimed_column]))
+    return judge_curve(claim, pd.Series(dict(fit, n_seeds=n)), None, x, experiment=experiment, cell=cell)
