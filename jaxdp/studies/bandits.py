@@ -20,22 +20,16 @@ from .analysis import _pow2, upper_half, verdict_table
 from .claims import fitted_curves, judge_fit_except, points_against_bounds, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
-from .specs import StudySpec, curve_slopes, grid_points, kept_manifest
+from .specs import StudySpec, curve_slopes, fstring, grid_points, kept_manifest
 
 S = StudySpec("bandits", __name__)
 DOC_PAGE, RESULTS, BLOCKS, DEFAULTS = S.doc_page, S.results, S.blocks, S.defaults
 PRIVATE, LEARNERS = tuple(S.data["private"]), tuple(S.data["nonprivate"] + S.data["private"])
-LABELS, THEORY_NAMES, TWIN_OF = S.data["labels"], S.data["theory_names"], S.data["twin_of"]
+LABELS, THEORY_NAMES, TWIN_OF, X_NAMES = (S.data[k] for k in ("labels", "theory_names", "twin_of", "x_names"))
 #: ``{learner or (learner, instance): Claim or None}``; ``None``: no claim applies there
 CLAIMS = S.claims
 CLAIMS.update({f"{ln} switch": None for ln in S.data["unclaimed_on_switch"]})
 MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K", "T", "eps"]
-_X = {"T": "T", "eps": "ε", "K": "K"}
-
-
-def note(key: str, **values) -> str:
-    """The page's note ``key`` (``specs/bandits.md``, block ``bandits note <key>``) filled with ``values``."""
-    return S.render(f"bandits note {key}", **values)
 
 
 def _points(cfg: dict) -> list:
@@ -46,22 +40,20 @@ def _points(cfg: dict) -> list:
 
 
 def _fits(df, summ, n_boot: int = 500):
-    """Every fitted curve (``slopes.csv``), sweeps T, ε, K, each by instance and learner (:data:`LEARNERS` order): T
-    per (learner, instance) over the upper half of the grid, ε and K per learner over the whole grid, seed indices
-    resampled jointly, with the bound's slope over the fitted range."""
+    """Every fitted curve (``slopes.csv``), per (learner, instance) of each sweep: sweeps T, ε, K, each by instance and
+    learner (:data:`LEARNERS` order), T over the upper half of the grid, ε and K over the whole grid, seed indices
+    resampled jointly, with the bound's slope over the fitted range and the last point's regret and bound."""
     import pandas as pd
 
-    out = []
-    for x, by in (("T", ["learner", "instance"]), ("eps", ["learner"]), ("K", ["learner"])):
+    out, key = [], ["learner", "instance"]
+    for x in ("T", "eps", "K"):
         sub, pts = df[df["sweep"] == x], summ[summ["sweep"] == x]
         if len(sub) and sub[x].nunique() >= 2:
-            sl = fit_slopes(sub, x, "regret", by=by, upper_half=x == "T", n_boot=n_boot, resample="joint")
-            sl = curve_slopes(sl.assign(sweep=x, instance=sl.get("instance", pts["instance"].iloc[0]),
-                                        rank=sl["learner"].map(LEARNERS.index)), pts, x,
-                              {"theory_slope": "theory"}, ["learner", "instance"]).sort_values(["instance", "rank"])
-            last = pts.set_index(["learner", "instance", x]).loc[list(zip(sl["learner"], sl["instance"], sl["x_max"]))]
-            out.append(sl.assign(**{"regret@x_max": last["regret_mean"].to_numpy(float),
-                                    "theory@x_max": last["theory"].to_numpy(float)}))
+            sl = fit_slopes(sub, x, "regret", by=key, upper_half=x == "T", n_boot=n_boot, resample="joint")
+            sl = curve_slopes(sl.assign(sweep=x, rank=sl["learner"].map(LEARNERS.index)), pts, x,
+                              {"theory_slope": "theory"}, key)
+            last = pts.rename(columns={x: "x_max", "regret_mean": "regret@x_max", "theory": "theory@x_max"})
+            out.append(sl.merge(last[[*key, "x_max", "regret@x_max", "theory@x_max"]]).sort_values(["instance", "rank"]))
     cols = ["sweep", "learner", "instance", "x_min", "x_max", "slope", "slope_lo", "slope_hi", "theory_slope",
             "regret@x_max", "theory@x_max"]
     return pd.concat(out, ignore_index=True)[cols].assign(theory=lambda f: f["learner"].map(THEORY_NAMES))
@@ -121,12 +113,12 @@ def verdicts(slopes, summary):
     rows = []
     for r, _, pts in fitted_curves(slopes, summary, ["sweep", "learner", "instance"], lambda r: r["sweep"]):
         x, ln, inst = r["sweep"], r["learner"], r["instance"]
-        skip = [("capped", functools.partial(note, "cap")),
-                ("repeated", functools.partial(note, "repeated", of=LABELS[TWIN_OF.get(ln, ln)]))]
+        skip = [("capped", functools.partial(S.render, "note cap")),
+                ("repeated", functools.partial(S.render, "note repeated", of=LABELS[TWIN_OF.get(ln, ln)]))]
         rows.append(judge_fit_except(CLAIMS.get((ln, inst), CLAIMS.get(ln)), r, pts, x, skip,
-                                     experiment=f"regret vs {_X[x]}", bound_experiment=f"regret / bound over {_X[x]}",
+                                     experiment=f"regret vs {X_NAMES[x]}", bound_experiment=f"regret / bound over {X_NAMES[x]}",
                                      cell=f"{LABELS[ln]}, {inst}", label=functools.partial(_x_label, x),
-                                     none_left=note("cap_all"), below=note("below"), no_claim=S.data["no_claim"],
+                                     none_left=S.render("note cap_all"), below=S.render("note below"), no_claim=S.data["no_claim"],
                                      claimed_column="theory_slope"))
     return pd.DataFrame(rows)
 
@@ -154,14 +146,11 @@ def page_blocks(results_dir=None) -> dict:
     summ = flagged(pd.read_csv(d / "summary.csv"), kept_manifest(d)["config"]["gap"])
     n_seeds, fits = int(summ["n_seeds"].min()), _fits(df, summ, N_BOOT)
     cur, v, Ts = _curves(fits, summ), verdicts(fits, summ), sorted(df.loc[df["sweep"] == "T", "T"].unique())
-    twins = "; ".join(note("twins", ln=LABELS[r.learner], at=", ".join(_x_label(r.sweep, e) for e in r.rep),
+    twins = "; ".join(S.render("note twins", ln=LABELS[r.learner], at=", ".join(_x_label(r.sweep, e) for e in r.rep),
                            of=LABELS[TWIN_OF[r.learner]]) for r in cur[cur["rep"].map(len) > 0].itertuples())
-    t, cells = cur[cur["sweep"] == "T"], dict(note=note, labels=LABELS, T_max=int(Ts[-1]))
+    t, cells = cur[cur["sweep"] == "T"], dict(note=S.render, labels=LABELS, T_max=int(Ts[-1]))
 
-    def on(r, at=True):   # how the bounds block names a curve, or one of its points
-        return f"{LABELS[r['learner']]} on `{r['instance']}`" + (
-            f", {_x_label(r['sweep'], r[r['sweep']], int)}" if at else "")
-
+    name = {k: functools.partial(fstring, v, labels=LABELS, x_names=X_NAMES) for k, v in S.data["names"].items()}
     return {BLOCKS[0]: S.render(BLOCKS[0], curves=len(t), S=n_seeds, T_lo=int(upper_half(Ts)[0]),
                                 T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]),
                                 table=S.table("T_sweep", t, **cells)),
@@ -169,7 +158,7 @@ def page_blocks(results_dir=None) -> dict:
                                    table=S.table(f"{x}_sweep", cur[cur["sweep"] == x].drop(columns="regret_mean").merge(
                                        summ.loc[summ["sweep"] == x, ["learner", x, "regret_mean"]]), **cells))
                for i, x in ((1, "eps"), (2, "K"))},
-            BLOCKS[3]: S.render(BLOCKS[3], **points_against_bounds(summ, on, functools.partial(on, at=False))),
+            BLOCKS[3]: S.render(BLOCKS[3], **points_against_bounds(summ, name["point"], name["curve"])),
             BLOCKS[4]: S.render(BLOCKS[4], rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",
                                 n_boot=N_BOOT, table=verdict_table(v))}
 
