@@ -16,8 +16,8 @@ import numpy as np
 
 from ..bandits.instances import check_point, is_trivial_cap, simulate_budgets, theory_value, twin_learner
 from ..core import seed_keys
-from .analysis import _pow2, upper_half, verdict_table
-from .claims import fitted_curves, judge_fit_except, points_against_bounds, tally
+from .analysis import verdict_table
+from .claims import curve_flags, fitted_curves, judge_fit_except, points_against_bounds, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, fstring, grid_points, kept_manifest
@@ -30,13 +30,8 @@ LABELS, THEORY_NAMES, TWIN_OF, X_NAMES = (S.data[k] for k in ("labels", "theory_
 CLAIMS = S.claims
 CLAIMS.update({f"{ln} switch": None for ln in S.data["unclaimed_on_switch"]})
 MISS_LINK, N_BOOT, KEYS = "#misses", 2000, ["sweep", "learner", "instance", "K", "T", "eps"]
-
-
-def _points(cfg: dict) -> list:
-    """The three sweeps (``[grids]``); a non-private learner has no ε."""
-    pts = grid_points(S.data["grids"], cfg, dict(sweep="", learner="", instance="", K=0, T=0, eps=0.0), "sweep",
-                      private=PRIVATE)
-    return [dict(p, eps=p["eps"] if p["learner"] in PRIVATE else None) for p in pts]
+#: how the page names a curve, a point and a swept value (``[names]``: f-strings of a row)
+NAME = {k: functools.partial(fstring, f, labels=LABELS, x_names=X_NAMES) for k, f in S.data["names"].items()}
 
 
 def _fits(df, summ, n_boot: int = 500):
@@ -53,7 +48,8 @@ def _fits(df, summ, n_boot: int = 500):
             sl = curve_slopes(sl.assign(sweep=x, rank=sl["learner"].map(LEARNERS.index)), pts, x,
                               {"theory_slope": "theory"}, key)
             last = pts.rename(columns={x: "x_max", "regret_mean": "regret@x_max", "theory": "theory@x_max"})
-            out.append(sl.merge(last[[*key, "x_max", "regret@x_max", "theory@x_max"]]).sort_values(["instance", "rank"]))
+            last = last[[*key, "x_max", "regret@x_max", "theory@x_max"]]
+            out.append(sl.merge(last).sort_values(["instance", "rank"]))
     cols = ["sweep", "learner", "instance", "x_min", "x_max", "slope", "slope_lo", "slope_hi", "theory_slope",
             "regret@x_max", "theory@x_max"]
     return pd.concat(out, ignore_index=True)[cols].assign(theory=lambda f: f["learner"].map(THEORY_NAMES))
@@ -83,23 +79,21 @@ def build(cfg: dict) -> Study:
         return plot_figures(df, outdir, S.data["figures"], cfg, summary=lambda d, keys, y: summarize(
             d.assign(learner=d["learner"].map(LABELS)), keys, y, n_boot=200))
 
-    return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, plot=plot,
-                   check_point=lambda p: check_point(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap),
-                   description=__doc__.strip().splitlines()[0])
-
-
-def _x_label(sweep: str, v, horizon=_pow2) -> str:
-    """``<swept variable> = <v>`` as the page prints it (a horizon by ``horizon``, default ``2^k``)."""
-    return {"T": lambda: f"T = {horizon(v)}", "eps": lambda: f"ε = {float(v):g}", "K": lambda: f"K = {int(v)}"}[sweep]()
+    pts = grid_points(S.data["grids"], cfg, dict(sweep="", learner="", instance="", K=0, T=0, eps=0.0), "sweep",
+                      private=PRIVATE)   # the three sweeps ([grids]); a non-private learner has no ε
+    return S.study(cfg, points=[dict(p, eps=p["eps"] if p["learner"] in PRIVATE else None) for p in pts], run=run,
+                   analyze=analyze, plot=plot, description=__doc__.strip().splitlines()[0],
+                   check_point=lambda p: check_point(p["learner"], p["instance"], p["K"], p["T"], p["eps"], gap))
 
 
 def flagged(summary, gap: float):
     """``summary`` (``summary.csv``) with what the page reads of each point: ``bound`` (its ``theory``), ``capped``
     (the bound is a trivial cap, :func:`~jaxdp.bandits.instances.is_trivial_cap`), ``repeated`` (its runs are
-    another learner's, :func:`~jaxdp.bandits.instances.twin_learner`) and ``flat`` (no spread over seeds); ``gap``:
-    the run's."""
+    another learner's, :func:`~jaxdp.bandits.instances.twin_learner`), ``flat`` (no spread over seeds) and
+    ``positive`` (a positive mean); ``gap``: the run's."""
     rows = summary[["learner", "instance", "K", "T", "eps", "theory"]].to_numpy()
     return summary.assign(bound=summary["theory"], flat=summary["regret_lo"] == summary["regret_hi"],
+                          positive=summary["regret_mean"] > 0,
                           capped=[is_trivial_cap(b, i, int(k), int(t), float(gap)) for _, i, k, t, _, b in rows],
                           repeated=[twin_learner(ln, int(k), int(t), e) != ln for ln, _, k, t, e, _ in rows])
 
@@ -113,27 +107,15 @@ def verdicts(slopes, summary):
     rows = []
     for r, _, pts in fitted_curves(slopes, summary, ["sweep", "learner", "instance"], lambda r: r["sweep"]):
         x, ln, inst = r["sweep"], r["learner"], r["instance"]
-        skip = [("capped", functools.partial(S.render, "note cap")),
-                ("repeated", functools.partial(S.render, "note repeated", of=LABELS[TWIN_OF.get(ln, ln)]))]
+        skip = [(c, functools.partial(S.render, f"note {c}", of=LABELS[TWIN_OF.get(ln, ln)]))
+                for c in ("capped", "repeated")]
         rows.append(judge_fit_except(CLAIMS.get((ln, inst), CLAIMS.get(ln)), r, pts, x, skip,
-                                     experiment=f"regret vs {X_NAMES[x]}", bound_experiment=f"regret / bound over {X_NAMES[x]}",
-                                     cell=f"{LABELS[ln]}, {inst}", label=functools.partial(_x_label, x),
-                                     none_left=S.render("note cap_all"), below=S.render("note below"), no_claim=S.data["no_claim"],
+                                     cell=f"{LABELS[ln]}, {inst}", experiment=f"regret vs {X_NAMES[x]}",
+                                     bound_experiment=f"regret / bound over {X_NAMES[x]}",
+                                     label=lambda v: NAME["x"](dict(sweep=x, v=v)), none_left=S.render("note cap_all"),
+                                     below=S.render("note below"), no_claim=S.data["no_claim"],
                                      claimed_column="theory_slope"))
     return pd.DataFrame(rows)
-
-
-def _curves(fits, summ):
-    """``fits`` with what each curve's points (``summ``, :func:`flagged`) say of it: ``n_fit`` and ``n_pos`` (its
-    fitted points, those with a positive mean), ``rep`` and ``flat`` (the swept values of its ``repeated`` and
-    ``flat`` points) and its last point's ``regret_mean``, ``regret_lo``, ``regret_hi`` and bound (``theory``)."""
-    import pandas as pd
-
-    return pd.DataFrame([dict(r, n_fit=len(fit), n_pos=int((fit["regret_mean"] > 0).sum()),
-                              rep=list(g.loc[g["repeated"], r["sweep"]]), flat=list(g.loc[g["flat"], r["sweep"]]),
-                              **g.iloc[-1][["regret_mean", "regret_lo", "regret_hi", "theory"]])
-                         for r, g, fit in fitted_curves(fits.drop(columns="theory"), summ,
-                                                        ["sweep", "learner", "instance"], lambda r: r["sweep"])])
 
 
 def page_blocks(results_dir=None) -> dict:
@@ -142,25 +124,24 @@ def page_blocks(results_dir=None) -> dict:
     import pandas as pd
 
     d = pathlib.Path(results_dir or RESULTS)
-    df = pd.read_csv(d / "results.csv")
     summ = flagged(pd.read_csv(d / "summary.csv"), kept_manifest(d)["config"]["gap"])
-    n_seeds, fits = int(summ["n_seeds"].min()), _fits(df, summ, N_BOOT)
-    cur, v, Ts = _curves(fits, summ), verdicts(fits, summ), sorted(df.loc[df["sweep"] == "T", "T"].unique())
-    twins = "; ".join(S.render("note twins", ln=LABELS[r.learner], at=", ".join(_x_label(r.sweep, e) for e in r.rep),
-                           of=LABELS[TWIN_OF[r.learner]]) for r in cur[cur["rep"].map(len) > 0].itertuples())
-    t, cells = cur[cur["sweep"] == "T"], dict(note=S.render, labels=LABELS, T_max=int(Ts[-1]))
-
-    name = {k: functools.partial(fstring, v, labels=LABELS, x_names=X_NAMES) for k, v in S.data["names"].items()}
-    return {BLOCKS[0]: S.render(BLOCKS[0], curves=len(t), S=n_seeds, T_lo=int(upper_half(Ts)[0]),
-                                T_hi=int(upper_half(Ts)[-1]), n_boot=N_BOOT, T_max=int(Ts[-1]),
-                                table=S.table("T_sweep", t, **cells)),
-            **{BLOCKS[i]: S.render(BLOCKS[i], T=int(df.loc[df["sweep"] == x, "T"].iloc[0]), S=n_seeds,
+    fits = _fits(pd.read_csv(d / "results.csv"), summ, N_BOOT)
+    cur = curve_flags(fits.drop(columns="theory"), summ, ["sweep", "learner", "instance"], lambda r: r["sweep"],
+                      ["repeated", "flat", "positive"], ["regret_mean", "regret_lo", "regret_hi", "theory"])
+    t, v = cur[cur["sweep"] == "T"], verdicts(fits, summ)
+    twins = "; ".join(S.render("note twins", ln=LABELS[r.learner], of=LABELS[TWIN_OF[r.learner]],
+                               at=", ".join(NAME["x"](dict(sweep=r.sweep, v=e)) for e in r.repeated))
+                      for r in cur[cur["repeated"].map(len) > 0].itertuples())
+    at = dict(S=int(summ["n_seeds"].min()), n_boot=N_BOOT, note=S.render, labels=LABELS, T_max=int(t["x_max"].max()))
+    return {BLOCKS[0]: S.render(BLOCKS[0], curves=len(t), T_lo=int(t["x_min"].min()), **at,
+                                table=S.table("T_sweep", t, **at)),
+            **{BLOCKS[i]: S.render(BLOCKS[i], T=int(summ.loc[summ["sweep"] == x, "T"].iloc[0]), **at,
                                    table=S.table(f"{x}_sweep", cur[cur["sweep"] == x].drop(columns="regret_mean").merge(
-                                       summ.loc[summ["sweep"] == x, ["learner", x, "regret_mean"]]), **cells))
+                                       summ.loc[summ["sweep"] == x, ["learner", x, "regret_mean"]]), **at))
                for i, x in ((1, "eps"), (2, "K"))},
-            BLOCKS[3]: S.render(BLOCKS[3], **points_against_bounds(summ, name["point"], name["curve"])),
+            BLOCKS[3]: S.render(BLOCKS[3], **points_against_bounds(summ, NAME["point"], NAME["curve"])),
             BLOCKS[4]: S.render(BLOCKS[4], rows=len(v), tally=tally(v), twins=f" ({twins})" if twins else "",
-                                n_boot=N_BOOT, table=verdict_table(v))}
+                                table=verdict_table(v), **at)}
 
 
 publish = S.publisher(page_blocks)

@@ -864,10 +864,37 @@ def judge_fit_except(claim: Optional[Claim], fit: Any, points, x: str, skip: Seq
 
     n = int(points["n_seeds"].min()) if len(points) else 0
     if claim is None:
-        return untested_row(experiment, cell, *no_claim, n)
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], n)
     if claim.kind == "bound":
         return judge_bound_except(claim, points, x, skip, experiment=bound_experiment, cell=cell, label=label,
                                   none_left=none_left, below=below)
     if claimed_column and math.isnan(claim.value):
         claim = dataclasses.replace(claim, value=float(fit[claimed_column]))
     return judge_curve(claim, pd.Series(dict(fit, n_seeds=n)), None, x, experiment=experiment, cell=cell)
+
+
+def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last: Sequence[str] = ()):
+    """Beside each fit, where its curve's points carry each flag (a point that tests nothing, or that a note names):
+    what a page says of the curve beside its slope.
+
+    Args:
+        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
+        points: the per-point table holding ``keys``, the abscissa and the boolean columns ``flags``.
+        keys: the columns that select a fit's curve among ``points``.
+        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits (:func:`fitted_curves`).
+        flags: the boolean columns of ``points``.
+        last: columns of the curve's last point to copy beside the fit.
+
+    Returns:
+        A copy of ``fits`` (a ``pandas.DataFrame``) with ``n_fit`` (the curve's points in the fitted range), per flag
+        ``f`` a column ``f`` (the sorted abscissae of the curve's points where it holds, a list) and ``n_<f>`` (how
+        many of the fitted points carry it), and the ``last`` columns.
+    """
+    import pandas as pd
+
+    rows = []
+    for r, g, fit in fitted_curves(fits, points, keys, x):
+        xc = x(r) if callable(x) else x
+        rows.append(dict(r, n_fit=len(fit), **{f: list(g.loc[g[f].to_numpy(bool), xc]) for f in flags},
+                         **{f"n_{f}": int(fit[f].sum()) for f in flags}, **g.iloc[-1][list(last)]))
+    return pd.DataFrame(rows)

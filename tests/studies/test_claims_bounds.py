@@ -1,6 +1,7 @@
 """The generic pieces of claims.py a study with per-point bounds uses, on small tables checked by hand:
 ``points_against_bounds`` (every point against its own bound, counted and named), ``fitted_curves`` (each fit's
-points) and ``judge_fit_except`` (a fitted curve's row by its claim's kind). Pandas only: no JAX compile."""
+points), ``judge_fit_except`` (a fitted curve's row by its claim's kind) and ``curve_flags`` (where each flag holds
+on each fitted curve). Pandas only: no JAX compile."""
 import math
 
 import pandas as pd
@@ -62,3 +63,17 @@ def test_judge_fit_except_by_kind():
     b = judge_fit_except(Claim("b", kind="bound", value=1.0), fit, pts, "T", skip, **kw)
     assert (b["verdict"], b["experiment"], b["slope"]) == ("holds", "over T", 0.2)
     assert b["reason"].endswith("capped at T = 1000, 2 left")
+
+
+def test_curve_flags_list_where_each_flag_holds():
+    from jaxdp.studies.claims import curve_flags
+
+    pts = pd.DataFrame(dict(c=["a"] * 4 + ["b"] * 2, T=[8, 1, 2, 4, 1, 2], y=[4.0, 1.0, 2.0, 3.0, 5.0, 6.0],
+                            flat=[True, True, False, False, False, False], neg=[False, False, True, True, False, True]))
+    fits = pd.DataFrame(dict(c=["a", "b"], x_min=[2, 1], x_max=[8, 2], slope=[0.5, 0.1]))
+    out = curve_flags(fits, pts, ["c"], "T", ["flat", "neg"], last=["y"])
+    a, b = out.to_dict("records")
+    # a: all four points for the lists, its fitted range T = 2 … 8 for the counts; the last point is T = 8
+    assert (a["n_fit"], a["flat"], a["n_flat"], a["neg"], a["n_neg"], a["y"]) == (3, [1, 8], 1, [2, 4], 2, 4.0)
+    assert (b["n_fit"], b["flat"], b["n_flat"], b["neg"], b["n_neg"], b["y"]) == (2, [], 0, [2], 1, 6.0)
+    assert list(out["slope"]) == [0.5, 0.1]
