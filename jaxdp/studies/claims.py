@@ -789,7 +789,8 @@ def points_against_bounds(points, where: Callable[[Any], str], group: Callable[[
     it, and the largest ratio measured / bound.
 
     Args:
-        points: the per-point table (``<stem>_mean``, ``<stem>_hi`` and the column ``bound``).
+        points: the per-point table (``<stem>_mean``, ``<stem>_hi`` and the column ``bound``), at least one point
+            with a bound.
         where: ``where(row) -> str``, how the page names a point.
         group: ``group(row) -> str``, how it names a curve (the points without a bound are listed by curve).
         stem: the measured metric.
@@ -837,9 +838,8 @@ def fitted_curves(fits, points, keys: Sequence[str], x) -> list:
 
 def judge_fit_except(claim: Optional[Claim], fit: Any, points, x: str, skip: Sequence[tuple] = (), *,
                      experiment: str, bound_experiment: str, cell: str, label: Callable[[Any], str], none_left: str,
-                     below: str = "", no_claim: Sequence[str] = ("no claim stated for this curve",
-                                                                 "reported for comparison"),
-                     claimed_column: str = "") -> dict:
+                     below: str = "", claimed_column: str = "",
+                     no_claim: Sequence[str] = ("no claim stated for this curve", "reported for comparison")) -> dict:
     """The row of one fitted curve against its claim, whatever its kind: a ``"bound"`` on the curve's points less
     those that test nothing (:func:`judge_bound_except`), an exponent on the fit's slope (:func:`judge_curve`), and
     a curve without a claim not tested, with no measurement shown.
