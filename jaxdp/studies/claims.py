@@ -781,3 +781,120 @@ def judge_bound_except(claim: Claim, points, x: str, skip: Sequence[tuple], *, e
                       exact_where=exact_where)
     notes += [below] if below and row["slope"] <= 0 else []
     return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
+
+
+def points_against_bounds(points, where: Callable[[Any], str], group: Callable[[Any], str], stem: str = "regret",
+                          bound: str = "bound") -> dict:
+    """What a page says of every point of a study against its own bound: which points have one, which lie above
+    it, and the largest ratio measured / bound.
+
+    Args:
+        points: the per-point table (``<stem>_mean``, ``<stem>_hi`` and the column ``bound``), at least one point
+            with a bound.
+        where: ``where(row) -> str``, how the page names a point.
+        group: ``group(row) -> str``, how it names a curve (the points without a bound are listed by curve).
+        stem: the measured metric.
+        bound: the column of each point's bound (a point has one where it is finite and positive).
+
+    Returns:
+        The values of a template: ``n_bound`` (points with a bound), ``n_points``, ``n_none`` (points without),
+        ``none`` (the curves of those, comma-separated, in order of first appearance, or ``"none"``), ``n_above``
+        and ``above`` (the points whose mean exceeds their bound, ``" (where; ...)"`` or ``""``), ``top`` and
+        ``top_where`` (the largest mean / bound and its point), ``n_over`` and ``over`` (the points whose 95%
+        interval reaches above their bound, ``": where (mean r of the bound); ..."`` or ``""``).
+    """
+    has = np.isfinite(points[bound]) & (points[bound] > 0)
+    b, none = points[has].assign(ratio=points[f"{stem}_mean"] / points[bound]), points[~has]
+    top = b.sort_values("ratio", ascending=False).iloc[0]
+    above, over = b[b[f"{stem}_mean"] > b[bound]], b[b[f"{stem}_hi"] > b[bound]]
+    groups = ", ".join(dict.fromkeys(group(r) for _, r in none.iterrows()))
+    above_list = "; ".join(where(r) for _, r in above.iterrows())
+    over_list = "; ".join(f"{where(r)} (mean {r['ratio']:.2f} of the bound)" for _, r in over.iterrows())
+    return dict(n_bound=len(b), n_points=len(points), n_none=len(none), none=groups or "none", n_above=len(above),
+                above=f" ({above_list})" if above_list else "", top=top["ratio"], top_where=where(top),
+                n_over=len(over), over=f": {over_list}" if over_list else "")
+
+
+def fitted_curves(fits, points, keys: Sequence[str], x) -> list:
+    """Each fit with its curve's points: all of them and those of the fitted range.
+
+    Args:
+        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
+        points: the per-point table holding ``keys`` and the abscissa.
+        keys: the columns that select a fit's curve among ``points``.
+        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits.
+
+    Returns:
+        ``[(fit row, curve, fitted)]`` in the order of ``fits``: the fit row as a dict, the curve's points sorted by
+        the abscissa, and those with ``x_min <= x <= x_max``.
+    """
+    out = []
+    for r in fits.to_dict("records"):
+        xc = x(r) if callable(x) else x
+        g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])].sort_values(xc)
+        out.append((r, g, g[g[xc].between(r["x_min"], r["x_max"])]))
+    return out
+
+
+def judge_fit_except(claim: Optional[Claim], fit: Any, points, x: str, skip: Sequence[tuple] = (), *,
+                     experiment: str, bound_experiment: str, cell: str, label: Callable[[Any], str], none_left: str,
+                     below: str = "", claimed_column: str = "",
+                     no_claim: Sequence[str] = ("no claim stated for this curve", "reported for comparison")) -> dict:
+    """The row of one fitted curve against its claim, whatever its kind: a ``"bound"`` on the curve's points less
+    those that test nothing (:func:`judge_bound_except`), an exponent on the fit's slope (:func:`judge_curve`), and
+    a curve without a claim not tested, with no measurement shown.
+
+    Args:
+        claim: the curve's claim, or ``None``.
+        fit: the fit (a mapping with ``slope``, ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max``).
+        points: the curve's per-point table over the fitted range, sorted by ``x`` (as :func:`judge_bound_except`
+            reads it); its fewest ``n_seeds`` are the row's seeds.
+        x: the swept variable's column.
+        skip, label, none_left, below: a bound's points left out and its notes (:func:`judge_bound_except`).
+        experiment, bound_experiment: the row's experiment for an exponent or no claim, and for a bound.
+        cell: the row's cell.
+        no_claim: the claim text and reason of a curve without a claim.
+        claimed_column: a column of ``fit`` holding the claimed exponent where the claim's ``value`` is NaN (a rate
+            whose value is the theory's slope over the fitted range); default none.
+
+    Returns:
+        The row (:func:`verdict_row` or :func:`untested_row`).
+    """
+    import pandas as pd
+
+    n = int(points["n_seeds"].min()) if len(points) else 0
+    if claim is None:
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], n)
+    if claim.kind == "bound":
+        return judge_bound_except(claim, points, x, skip, experiment=bound_experiment, cell=cell, label=label,
+                                  none_left=none_left, below=below)
+    if claimed_column and math.isnan(claim.value):
+        claim = dataclasses.replace(claim, value=float(fit[claimed_column]))
+    return judge_curve(claim, pd.Series(dict(fit, n_seeds=n)), None, x, experiment=experiment, cell=cell)
+
+
+def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last: Sequence[str] = ()):
+    """Beside each fit, where its curve's points carry each flag (a point that tests nothing, or that a note names):
+    what a page says of the curve beside its slope.
+
+    Args:
+        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
+        points: the per-point table holding ``keys``, the abscissa and the boolean columns ``flags``.
+        keys: the columns that select a fit's curve among ``points``.
+        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits (:func:`fitted_curves`).
+        flags: the boolean columns of ``points``.
+        last: columns of the curve's last point to copy beside the fit.
+
+    Returns:
+        A copy of ``fits`` (a ``pandas.DataFrame``) with ``n_fit`` (the curve's points in the fitted range), per flag
+        ``f`` a column ``f`` (the sorted abscissae of the curve's points where it holds, a list) and ``n_<f>`` (how
+        many of the fitted points carry it), and the ``last`` columns.
+    """
+    import pandas as pd
+
+    rows = []
+    for r, g, fit in fitted_curves(fits, points, keys, x):
+        xc = x(r) if callable(x) else x
+        rows.append(dict(r, n_fit=len(fit), **{f: list(g.loc[g[f].to_numpy(bool), xc]) for f in flags},
+                         **{f"n_{f}": int(fit[f].sum()) for f in flags}, **g.iloc[-1][list(last)]))
+    return pd.DataFrame(rows)
