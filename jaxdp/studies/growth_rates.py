@@ -19,8 +19,8 @@ from .claims import (against_reference, judge_boot, judge_slope_fits, quantile_r
                      slope_ratio_boot, tally)
 from .framework import Study, fit_slopes, plot_curves, summarize, verdict_table
 from .plots import slope_guides
-from .specs import (StudySpec, curve_notes, fstring, grid_points, kept_manifest, merged_cell, same_evidence,
-                    seed_matrix)
+from .specs import (StudySpec, curve_notes, derived_tables, fstring, grid_points, kept_manifest, merged_cell,
+                    same_evidence, seed_matrix)
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
@@ -115,15 +115,8 @@ def analyze(df):
         fits.append(s)
     summ = summarize(df, by=KEYS, metrics=[m for m in ("excess", "erm_excess") if m in df], n_boot=200,
                      quantiles=(0.99,))
-    t = {"slopes": pd.concat(fits, ignore_index=True), "summary": summ}
-    q = summ[summ["exp"] == "G1"][["inst", "kappa", "n_samples", "excess_mean", "excess_q0.99"]].copy()
-    if len(q):
-        t["G5_high_probability"] = q.assign(q99_over_mean=q["excess_q0.99"] / q["excess_mean"])
-    if "gap_ok" in df:
-        t["solver"] = df.groupby("exp")["gap_ok"].mean().reset_index()
-    if "accepted" in df and (df["exp"] == "G4").any():
-        t["sampler"] = df[df["exp"] == "G4"].groupby(["inst", "kappa", "sampler", "M", "rho_rule"])[
-            "accepted"].mean().reset_index()
+    t = {"slopes": pd.concat(fits, ignore_index=True), "summary": summ,
+         **derived_tables(S.data["tables"], {"results": df, "summary": summ})}
     ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")]
     if len(ex):
         t["G4_quadrature"] = against_reference(ex, lambda r: exact_law_reference(

@@ -187,3 +187,17 @@ def test_curve_notes_as_data():
                                                                      "", "#floor")
     with pytest.raises(ValueError, match="refit must be given"):
         curve_notes(notes, str)
+
+
+def test_derived_tables_as_data():
+    from jaxdp.studies.specs import derived_tables
+
+    res = pd.DataFrame(dict(exp=["G1", "G1", "G4", "G4"], a=[1.0, 3.0, 5.0, 9.0], ok=[1.0, 0.0, 1.0, 1.0]))
+    decl = {"mean_ok": {"from": "r", "needs": ["ok"], "by": ["exp"], "mean": "ok"},
+            "absent": {"from": "r", "needs": ["nope"], "by": ["exp"], "mean": "ok"},
+            "empty": {"from": "r", "rows": "exp == 'G9'"},
+            "g4": {"from": "r", "rows": "exp == 'G4'", "columns": ["a"], "assign": {"b": "a / 2", "c": "b + a"}}}
+    out = derived_tables(decl, {"r": res})
+    assert list(out) == ["mean_ok", "g4"]                             # no table without its columns or rows
+    assert out["mean_ok"].to_dict("list") == {"exp": ["G1", "G4"], "ok": [0.5, 1.0]}
+    assert out["g4"].to_dict("list") == {"a": [5.0, 9.0], "b": [2.5, 4.5], "c": [7.5, 13.5]}

@@ -41,7 +41,7 @@ from ..config import check_params
 from ..spec import Param, Study, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
-           "judge_curves", "kept_manifest", "fstring", "grid_points", "curve_notes"]
+           "judge_curves", "kept_manifest", "fstring", "grid_points", "curve_notes", "derived_tables"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -566,3 +566,36 @@ def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], 
         return "", default
 
     return hook, miss
+
+
+def derived_tables(tables: Mapping[str, Mapping[str, Any]], frames: Mapping[str, Any]) -> dict:
+    """A study's small derived tables as data (``[tables.<name>]`` of its TOML): rows of one of its frames, grouped
+    means, kept columns and computed ones, so a table an ``analyze`` writes beside its fits needs no code.
+
+    Each table reads ``from`` (the name of a frame of ``frames``) and optionally ``needs`` (columns the frame must
+    hold, else the table is not made), ``rows`` (a :meth:`pandas.DataFrame.query` selecting rows; no table when
+    none is left), ``by`` with ``mean`` (the mean of column ``mean`` per group of the ``by`` columns, sorted, as
+    columns), ``columns`` (the columns kept, in order) and ``assign`` (``{column: expression}`` evaluated by
+    :meth:`pandas.DataFrame.eval`, in order; a column name that is no identifier in backticks).
+
+    Args:
+        tables: ``{name: declaration}``, in the order the tables are made.
+        frames: ``{name: pandas.DataFrame}`` the declarations read (``"results"``, ``"summary"``, ...).
+
+    Returns:
+        ``{name: pandas.DataFrame}`` of the tables made, in the order of ``tables``.
+    """
+    out = {}
+    for name, t in tables.items():
+        d = frames[t["from"]]
+        if not set(t.get("needs", ())) <= set(d.columns):
+            continue
+        d = d.query(t["rows"]) if "rows" in t else d
+        if not len(d):
+            continue
+        d = d.groupby(list(t["by"]))[t["mean"]].mean().reset_index() if "by" in t else d
+        d = d[list(t["columns"])].copy() if "columns" in t else d
+        for c, expr in t.get("assign", {}).items():
+            d = d.assign(**{c: d.eval(expr)})
+        out[name] = d
+    return out
