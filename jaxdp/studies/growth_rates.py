@@ -9,6 +9,7 @@ results, and two curves that are one piece of evidence (:func:`~jaxdp.studies.sp
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pathlib
 
 import numpy as np
@@ -17,8 +18,8 @@ from ..sco import exact_law_reference, grid_floor, growth_point, run_growth_poin
 from ..sco.prox_path import epoch_prox_path_1d
 from .claims import (against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot,
                      slope_ratio_boot, tally)
-from .framework import Study, fit_slopes, plot_curves, summarize, verdict_table
-from .plots import slope_guides
+from .framework import Study, fit_slopes, summarize, verdict_table
+from .plots import plot_figures_derived
 from .specs import (StudySpec, curve_notes, derived_tables, fstring, grid_points, kept_manifest, merged_cell,
                     same_evidence, seed_matrix)
 
@@ -28,13 +29,13 @@ EXPERIMENTS = S.params["experiments"].choices
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
 N_BOOT = 1000                           # bootstrap replicates of a slope
 TWIN_CORR, TWIN_REL = 0.999, 0.01       # one piece of evidence: per-seed correlation and relative mean difference
+FIG = {e: {**S.data["figure_defaults"], **f} for e, f in S.data["figures"].items()}   # each experiment's x, y, curve
 KEYS = ["exp", "algo", "inst", "kappa", "d", "n_samples", "eps", "delta", "kappa_low", "rho_rule", "sampler", "M"]
 
 
 def theory_exponent(p: dict) -> float:
-    """The claimed log-log slope of a point's experiment: ``[exponents]`` of ``specs/growth-rates.toml`` at ``r = κ/(κ-1)``."""
-    return float(eval(S.data["exponents"][p["exp"]], {"__builtins__": {"min": min}},
-                      {"r": p["kappa"] / (p["kappa"] - 1.0), "delta": p.get("delta"), "rho_rule": p.get("rho_rule")}))
+    """The claimed log-log slope of a point's experiment: its figure's ``guides`` (``specs/growth-rates.toml``)."""
+    return float(eval(FIG[p["exp"]]["guides"], {"__builtins__": {"min": min}}, dict(p)))
 
 
 def build_points(cfg: dict) -> list:
@@ -45,18 +46,9 @@ def build_points(cfg: dict) -> list:
     return grid_points(S.data["grids"], cfg, template, select=exps + ["G1"] * ("G5" in exps))
 
 
-def _x(exp: str) -> str:
-    return {"G3": "d", "Geps": "eps"}.get(exp, "n_samples")
-
-
-def _cell(exp, r) -> str:
-    """A curve's cell: its experiment's f-string of ``[cells]`` (``specs/growth-rates.toml``) on its row."""
-    return fstring(S.data["cells"].get(exp, S.data["cells"]["other"]), r)
-
-
 def _curve(df, exp, r):
-    sel = df["exp"] == exp
-    for c in ("inst", "kappa", "delta", "kappa_low", "rho_rule", "sampler", "M", "d" if _x(exp) != "d" else None):
+    sel, x = df["exp"] == exp, FIG[exp]["x"]
+    for c in ("inst", "kappa", "delta", "kappa_low", "rho_rule", "sampler", "M", "d" if x != "d" else None):
         sel &= (df[c] == r[c]) if c in r and c in df else True
     return df[sel]
 
@@ -82,16 +74,16 @@ def verdicts(df, slopes):
     an earlier one shares its row), with G3's exponent ratio and G5's quantile ratios; ordered by experiment."""
     import pandas as pd
 
-    mats = {j: seed_matrix(_curve(df, r["exp"], r), _x(r["exp"]), "erm_excess" if r["exp"] == "G4" else "excess")
-            for j, r in slopes.iterrows()}
-    twins = same_evidence([(j, (_x(r["exp"]), r["exp"] == "G4", float(r["theory"]), tuple(mats[j][0])), mats[j][1])
+    xy = {j: (FIG[r["exp"]]["x"], FIG[r["exp"]]["y"]) for j, r in slopes.iterrows()}   # a curve's abscissa, measure
+    mats = {j: seed_matrix(_curve(df, r["exp"], r), *xy[j]) for j, r in slopes.iterrows()}
+    twins = same_evidence([(j, (*xy[j], float(r["theory"]), tuple(mats[j][0])), mats[j][1])
                            for j, r in slopes.iterrows()], TWIN_CORR, TWIN_REL)
 
     hook, miss = curve_notes(S.data["notes"], S.render, refit=lambda x, y, g: fit_slopes(
         g, x=x, y=y, upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0], epoch_prox_path_1d=epoch_prox_path_1d,
         grid_floor=grid_floor)
     rows = judge_slope_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))
-                            if r["exp"] in CLAIMS else None, lambda r: _cell(r["exp"], r),
+                            if r["exp"] in CLAIMS else None, lambda r: fstring(FIG[r["exp"]]["curve"], r),
                             lambda r: _curve(df, r["exp"], r), twins=twins,
                             same=lambda c: S.render("growth-rates reason twins", c=c), hook=hook, miss=miss,
                             merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]))
@@ -108,8 +100,9 @@ def analyze(df):
 
     fits = []
     for exp, g in df.groupby("exp", sort=False):
-        s = fit_slopes(g, x=_x(exp), y="erm_excess" if exp == "G4" else "excess", upper_half=False, n_boot=N_BOOT,
-                       by=[c for c in KEYS[1:5] + KEYS[6:] + ["n_samples", "d", "eps"] if c != _x(exp)], resample="joint")
+        x = FIG[exp]["x"]
+        s = fit_slopes(g, x=x, y=FIG[exp]["y"], upper_half=False, n_boot=N_BOOT,
+                       by=[c for c in KEYS[1:5] + KEYS[6:] + ["n_samples", "d", "eps"] if c != x], resample="joint")
         s.insert(0, "exp", exp)
         s["theory"] = [theory_exponent(dict(r, exp=exp)) for _, r in s.iterrows()]
         fits.append(s)
@@ -140,19 +133,6 @@ def page_blocks(results_dir=None) -> dict:
 publish = S.publisher(page_blocks)
 
 
-def plot(df, outdir: pathlib.Path):
-    """``growth_{exp}.png`` per experiment: mean excess against its ``x`` with 95% CIs, one curve per cell, and up
-    to four dashed guides of slope :func:`theory_exponent` through the first points of the first curves
-    (:func:`jaxdp.studies.plots.slope_guides`)."""
-    summ, paths = summarize(df, by=KEYS, metrics=[m for m in ("excess", "erm_excess") if m in df], n_boot=200), []
-    for exp, g in summ.groupby("exp", sort=False):
-        g, y = g.assign(curve=[_cell(exp, r) for _, r in g.iterrows()]), "erm_excess" if exp == "G4" else "excess"
-        e = {c: theory_exponent(dict(r)) for c, r in g.groupby("curve").first().iterrows()}
-        paths.append(plot_curves(g, x=_x(exp), y=y, hue="curve", theory=slope_guides(e, g, _x(exp), y),
-                                 path=pathlib.Path(outdir) / f"growth_{exp}.png", title=f"growth-rates {exp}"))
-    return paths
-
-
 @S.register
 def build(cfg: dict) -> Study:
     """The points of :func:`build_points`, run by :func:`jaxdp.sco.run_growth_point` in seed batches of
@@ -161,4 +141,5 @@ def build(cfg: dict) -> Study:
         return [run_growth_point(p, int(cfg["seed"]), seeds, int(cfg["n_iter"]), SEED_BATCH) for p in pts]
 
     return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=growth_point,
-                   analyze=analyze, plot=plot)
+                   analyze=analyze, plot=lambda df, outdir: plot_figures_derived(
+                       df, outdir, list(FIG.values()), cfg, summary=functools.partial(summarize, n_boot=200)))

@@ -16,7 +16,7 @@ from jaxdp.sco import grid_floor
 from jaxdp.studies import growth_rates as G
 from jaxdp.studies.analysis import read_generated
 from jaxdp.studies.claims import VERDICTS
-from jaxdp.studies.specs import same_evidence, seed_matrix
+from jaxdp.studies.specs import fstring, same_evidence, seed_matrix
 
 WHY = "../results/growth-rates.md#why-"                             # the page's sections explaining a miss
 
@@ -42,11 +42,11 @@ def test_one_row_per_cell_with_the_same_evidence_merged():
     slopes = pd.read_csv(G.RESULTS / "slopes.csv")
     df = pd.read_csv(G.RESULTS / "results.csv")
     rows = verdict_rows(_block())
-    mats = {j: seed_matrix(G._curve(df, r["exp"], r), G._x(r["exp"]), "erm_excess" if r["exp"] == "G4" else "excess")
+    mats = {j: seed_matrix(G._curve(df, r["exp"], r), G.FIG[r["exp"]]["x"], G.FIG[r["exp"]]["y"])
             for j, r in slopes.iterrows()}
-    twins = same_evidence([(j, (G._x(r["exp"]), float(r["theory"]), tuple(mats[j][0])), mats[j][1])
+    twins = same_evidence([(j, (G.FIG[r["exp"]]["x"], float(r["theory"]), tuple(mats[j][0])), mats[j][1])
                            for j, r in slopes.iterrows()], G.TWIN_CORR, G.TWIN_REL)
-    cell = {j: f"{r['exp']} | {G._cell(r['exp'], r)}" for j, r in slopes.iterrows()}
+    cell = {j: f"{r['exp']} | {fstring(G.FIG[r['exp']]['curve'], r)}" for j, r in slopes.iterrows()}
     # the pieces of evidence measured twice: the two ρ rules of the continuous mechanism at κ ≥ 2, and G6 at
     # κ_low = 1.5, which runs G1's regression points at κ = 3 with the same seed keys
     assert {(cell[i], cell[j]) for j, (i, _) in twins.items()} == {
