@@ -30,7 +30,7 @@ SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (mem
 N_BOOT = 1000                           # bootstrap replicates of a slope
 TWIN_CORR, TWIN_REL = 0.999, 0.01       # one piece of evidence: per-seed correlation and relative mean difference
 FIG = {e: {**S.data["figure_defaults"], **f} for e, f in S.data["figures"].items()}   # each experiment's x, y, curve
-KEYS = ["exp", "algo", "inst", "kappa", "d", "n_samples", "eps", "delta", "kappa_low", "rho_rule", "sampler", "M"]
+KEYS = list(S.data["point"])   # a grid point's keys, in order ([point]: their defaults)
 
 
 def theory_exponent(p: dict) -> float:
@@ -42,8 +42,7 @@ def build_points(cfg: dict) -> list:
     """The grid points of the selected experiments (``[grids]`` of ``specs/growth-rates.toml``; G5 is computed from
     G1's points), one dict per point."""
     exps = str(cfg["experiments"]).replace(" ", "").split(",")
-    template = dict(zip(KEYS, ("", "", "", 0.0, 1, 0, 0.0, 0.0, 0.0, "none", "none", 0)))   # the keys' defaults
-    return grid_points(S.data["grids"], cfg, template, select=exps + ["G1"] * ("G5" in exps))
+    return grid_points(S.data["grids"], cfg, S.data["point"], select=exps + ["G1"] * ("G5" in exps))
 
 
 def _curve(df, exp, r):
