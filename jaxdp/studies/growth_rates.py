@@ -1,10 +1,12 @@
 """``growth-rates``: GROWTH adaptivity to κ (docs/algorithms/growth.md#studies), experiments G1-G7.
 
-Spec, experiments, claimed exponents and claims: ``specs/growth-rates.toml``; page prose: ``specs/growth-rates.md``.
-Every fitted slope is judged by :func:`jaxdp.studies.claims.judge`; the study's hooks: Geps fits only the ε where the
-privacy term dominates and G4's misses name the grid's resolution floor or float64 resolution (``[[notes]]``, by
-:func:`~jaxdp.studies.specs.curve_notes`), G3's exponent ratio and G5's quantile ratios are measured from the per-seed
-results, and two curves that are one piece of evidence (:func:`~jaxdp.studies.specs.same_evidence`) share a row.
+Spec, experiments, claims, figures (each experiment's abscissa, measure, cells and claimed exponent) and tables:
+``specs/growth-rates.toml``; page prose: ``specs/growth-rates.md``. Every fitted slope is judged by
+:func:`jaxdp.studies.claims.judge`; Geps fits only the ε where the privacy term dominates and G4's misses name the
+grid's resolution floor or float64 resolution (``[[notes]]``, by :func:`~jaxdp.studies.specs.curve_notes`), G3's
+exponent ratio and G5's quantile ratios are bootstrapped from the per-seed results (``[[boot_claims]]``, by
+:func:`~jaxdp.studies.specs.boot_claims`), and two curves that are one piece of evidence
+(:func:`~jaxdp.studies.specs.same_evidence`) share a row.
 """
 from __future__ import annotations
 
@@ -16,12 +18,11 @@ import numpy as np
 
 from ..sco import exact_law_reference, grid_floor, growth_point, run_growth_point
 from ..sco.prox_path import epoch_prox_path_1d
-from .claims import (against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot,
-                     slope_ratio_boot, tally)
+from .claims import against_reference, judge_slope_fits, tally
 from .framework import Study, fit_slopes, summarize, verdict_table
 from .plots import plot_figures_derived
-from .specs import (StudySpec, curve_notes, derived_tables, fstring, grid_points, kept_manifest, merged_cell,
-                    same_evidence, seed_matrix)
+from .specs import (StudySpec, boot_claims, curve_notes, derived_tables, fstring, grid_points, kept_manifest,
+                    merged_cell, same_evidence, seed_matrix)
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
@@ -52,22 +53,6 @@ def _curve(df, exp, r):
     return df[sel]
 
 
-def _ratio_rows(df, rng) -> list:
-    """G3's ratio of the pure and approximate exponents (both curves resampled jointly) and G5's q99/mean against n
-    for every G1 curve, from the per-seed results."""
-    rows, g3 = [], df[df["exp"] == "G3"]
-    if len(g3) and g3["delta"].nunique() == 2:
-        xs, tp = seed_matrix(g3[g3["delta"] == 0], "d", "excess")
-        A = seed_matrix(g3[g3["delta"] > 0], "d", "excess")[1].reindex(tp.index).to_numpy(float)
-        rows.append(judge_boot(CLAIMS["G3 ratio"], *slope_ratio_boot(tp.to_numpy(float), A, xs, N_BOOT, rng),
-                               len(tp), xs, experiment="G3", cell="exponent ratio pure / approximate"))
-    for (inst, kappa), g in df[df["exp"] == "G1"].groupby(["inst", "kappa"], sort=True):
-        xs, tab = seed_matrix(g, "n_samples", "excess")
-        rows.append(judge_boot(CLAIMS["G5"], *quantile_ratio_slope_boot(tab.to_numpy(float), xs, 0.99, 200, rng),
-                               len(tab), xs, experiment="G5", cell=f"q99/mean vs n, {inst}, κ = {kappa:g}"))
-    return rows
-
-
 def verdicts(df, slopes):
     """One verdict per (experiment, cell) of ``slopes`` against :data:`CLAIMS` (a curve that is the same evidence as
     an earlier one shares its row), with G3's exponent ratio and G5's quantile ratios; ordered by experiment."""
@@ -87,7 +72,8 @@ def verdicts(df, slopes):
                             same=lambda c: S.render("growth-rates reason twins", c=c), hook=hook, miss=miss,
                             merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]))
     order = {e: i for i, e in enumerate(EXPERIMENTS)}
-    return pd.DataFrame(rows + _ratio_rows(df, np.random.default_rng(1))).sort_values(
+    rows += boot_claims(df, S.data["boot_claims"], CLAIMS, np.random.default_rng(1))   # G3's ratio, G5's quantiles
+    return pd.DataFrame(rows).sort_values(
         "experiment", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
 
 

@@ -201,3 +201,29 @@ def test_derived_tables_as_data():
     assert list(out) == ["mean_ok", "g4"]                             # no table without its columns or rows
     assert out["mean_ok"].to_dict("list") == {"exp": ["G1", "G4"], "ok": [0.5, 1.0]}
     assert out["g4"].to_dict("list") == {"a": [5.0, 9.0], "b": [2.5, 4.5], "c": [7.5, 13.5]}
+
+
+def test_boot_claims_as_data():
+    """A slope ratio and a quantile-over-mean slope from per-seed rows: on exact power laws sharing each seed's draw
+    every bootstrap replicate is the law's own ratio (2) and flat quantile ratio (0), whatever seeds it resamples."""
+    from jaxdp.studies.claims import Claim
+    from jaxdp.studies.specs import boot_claims
+
+    u = np.random.default_rng(5).exponential(size=32)                 # one draw per seed, shared by every curve
+    xs = [1.0, 10.0, 100.0, 1000.0]
+    df = pd.DataFrame([dict(e=e, g=g, x=x, seed=s, y=(x ** -(2.0 if e == "pure" else 1.0)) * u[s] * (1 + g))
+                       for e in ("pure", "approx") for g in (1, 0) for x in xs for s in range(32)])
+    claims = {"ratio": Claim("ratio 2", kind="rate", value=2.0, tolerance=0.1), "flat": Claim("flat")}
+    decls = [{"claim": "ratio", "experiment": "R", "rows": "g == 0", "num": "e == 'pure'", "den": "e == 'approx'",
+              "x": "x", "y": "y", "n_boot": 50, "cell": "pure / approx"},
+             {"claim": "ratio", "experiment": "R", "rows": "g == 0", "num": "e == 'pure'", "den": "e == 'none'",
+              "x": "x", "y": "y", "n_boot": 50, "cell": "no second curve: no row"},
+             {"claim": "flat", "experiment": "Q", "rows": "e == 'approx'", "by": ["g"], "quantile": 0.9, "x": "x",
+              "y": "y", "n_boot": 50, "cell": "q90/mean, g = {g}"}]
+    rows = boot_claims(df, decls, claims, np.random.default_rng(0))
+    assert [(r["experiment"], r["cell"], r["n_seeds"]) for r in rows] == [
+        ("R", "pure / approx", 32), ("Q", "q90/mean, g = 0", 32), ("Q", "q90/mean, g = 1", 32)]
+    np.testing.assert_allclose([rows[0][k] for k in ("slope", "slope_lo", "slope_hi")], 2.0, rtol=1e-9)
+    assert rows[0]["verdict"] == "not tested" and "no spread" in rows[0]["reason"]   # judged: [2, 2] is exact
+    for r in rows[1:]:
+        np.testing.assert_allclose([r[k] for k in ("slope", "slope_lo", "slope_hi")], 0.0, atol=1e-9)
