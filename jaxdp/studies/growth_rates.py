@@ -1,26 +1,28 @@
 """``growth-rates``: GROWTH adaptivity to κ (docs/algorithms/growth.md#studies), experiments G1-G7.
 
-Spec, experiments, claimed exponents and claims: ``specs/growth-rates.toml``; page prose: ``specs/growth-rates.md``.
-Every fitted slope is judged by :func:`jaxdp.studies.claims.judge`; the study's hooks: Geps fits only the ε where the
-privacy term dominates and G4's misses name the grid's resolution floor or float64 resolution (``[[notes]]``, by
-:func:`~jaxdp.studies.specs.curve_notes`), G3's exponent ratio and G5's quantile ratios are measured from the per-seed
-results, and two curves that are one piece of evidence (:func:`~jaxdp.studies.specs.same_evidence`) share a row.
+Spec, experiments, claims, figures (each experiment's abscissa, measure, cells and claimed exponent) and tables:
+``specs/growth-rates.toml``; page prose: ``specs/growth-rates.md``. Every fitted slope is judged by
+:func:`jaxdp.studies.claims.judge`; Geps fits only the ε where the privacy term dominates and G4's misses name the
+grid's resolution floor or float64 resolution (``[[notes]]``, by :func:`~jaxdp.studies.specs.curve_notes`), G3's
+exponent ratio and G5's quantile ratios are bootstrapped from the per-seed results (``[[boot_claims]]``, by
+:func:`~jaxdp.studies.specs.boot_claims`), and two curves that are one piece of evidence
+(:func:`~jaxdp.studies.specs.same_evidence`) share a row.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pathlib
 
 import numpy as np
 
 from ..sco import exact_law_reference, grid_floor, growth_point, run_growth_point
 from ..sco.prox_path import epoch_prox_path_1d
-from .claims import (against_reference, judge_boot, judge_slope_fits, quantile_ratio_slope_boot,
-                     slope_ratio_boot, tally)
-from .framework import Study, fit_slopes, plot_curves, summarize, verdict_table
-from .plots import slope_guides
-from .specs import (StudySpec, curve_notes, fstring, grid_points, kept_manifest, merged_cell, same_evidence,
-                    seed_matrix)
+from .claims import against_reference, judge_slope_fits, tally
+from .framework import Study, fit_slopes, summarize, verdict_table
+from .plots import plot_figures_derived
+from .specs import (StudySpec, boot_claims, curve_notes, derived_tables, fstring, grid_points, kept_manifest,
+                    merged_cell, same_evidence, seed_matrix)
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
@@ -28,53 +30,27 @@ EXPERIMENTS = S.params["experiments"].choices
 SEED_BATCH, SEEDS_PER_CHUNK = 16, 128   # seeds per vmapped call, per chunk (memory; the results do not depend on it)
 N_BOOT = 1000                           # bootstrap replicates of a slope
 TWIN_CORR, TWIN_REL = 0.999, 0.01       # one piece of evidence: per-seed correlation and relative mean difference
-KEYS = ["exp", "algo", "inst", "kappa", "d", "n_samples", "eps", "delta", "kappa_low", "rho_rule", "sampler", "M"]
+FIG = {e: {**S.data["figure_defaults"], **f} for e, f in S.data["figures"].items()}   # each experiment's x, y, curve
+KEYS = list(S.data["point"])   # a grid point's keys, in order ([point]: their defaults)
 
 
 def theory_exponent(p: dict) -> float:
-    """The claimed log-log slope of a point's experiment: ``[exponents]`` of ``specs/growth-rates.toml`` at ``r = κ/(κ-1)``."""
-    return float(eval(S.data["exponents"][p["exp"]], {"__builtins__": {"min": min}},
-                      {"r": p["kappa"] / (p["kappa"] - 1.0), "delta": p.get("delta"), "rho_rule": p.get("rho_rule")}))
+    """The claimed log-log slope of a point's experiment: its figure's ``guides`` (``specs/growth-rates.toml``)."""
+    return float(eval(FIG[p["exp"]]["guides"], {"__builtins__": {"min": min}}, dict(p)))
 
 
 def build_points(cfg: dict) -> list:
     """The grid points of the selected experiments (``[grids]`` of ``specs/growth-rates.toml``; G5 is computed from
     G1's points), one dict per point."""
     exps = str(cfg["experiments"]).replace(" ", "").split(",")
-    template = dict(zip(KEYS, ("", "", "", 0.0, 1, 0, 0.0, 0.0, 0.0, "none", "none", 0)))   # the keys' defaults
-    return grid_points(S.data["grids"], cfg, template, select=exps + ["G1"] * ("G5" in exps))
-
-
-def _x(exp: str) -> str:
-    return {"G3": "d", "Geps": "eps"}.get(exp, "n_samples")
-
-
-def _cell(exp, r) -> str:
-    """A curve's cell: its experiment's f-string of ``[cells]`` (``specs/growth-rates.toml``) on its row."""
-    return fstring(S.data["cells"].get(exp, S.data["cells"]["other"]), r)
+    return grid_points(S.data["grids"], cfg, S.data["point"], select=exps + ["G1"] * ("G5" in exps))
 
 
 def _curve(df, exp, r):
-    sel = df["exp"] == exp
-    for c in ("inst", "kappa", "delta", "kappa_low", "rho_rule", "sampler", "M", "d" if _x(exp) != "d" else None):
+    sel, x = df["exp"] == exp, FIG[exp]["x"]
+    for c in ("inst", "kappa", "delta", "kappa_low", "rho_rule", "sampler", "M", "d" if x != "d" else None):
         sel &= (df[c] == r[c]) if c in r and c in df else True
     return df[sel]
-
-
-def _ratio_rows(df, rng) -> list:
-    """G3's ratio of the pure and approximate exponents (both curves resampled jointly) and G5's q99/mean against n
-    for every G1 curve, from the per-seed results."""
-    rows, g3 = [], df[df["exp"] == "G3"]
-    if len(g3) and g3["delta"].nunique() == 2:
-        xs, tp = seed_matrix(g3[g3["delta"] == 0], "d", "excess")
-        A = seed_matrix(g3[g3["delta"] > 0], "d", "excess")[1].reindex(tp.index).to_numpy(float)
-        rows.append(judge_boot(CLAIMS["G3 ratio"], *slope_ratio_boot(tp.to_numpy(float), A, xs, N_BOOT, rng),
-                               len(tp), xs, experiment="G3", cell="exponent ratio pure / approximate"))
-    for (inst, kappa), g in df[df["exp"] == "G1"].groupby(["inst", "kappa"], sort=True):
-        xs, tab = seed_matrix(g, "n_samples", "excess")
-        rows.append(judge_boot(CLAIMS["G5"], *quantile_ratio_slope_boot(tab.to_numpy(float), xs, 0.99, 200, rng),
-                               len(tab), xs, experiment="G5", cell=f"q99/mean vs n, {inst}, κ = {kappa:g}"))
-    return rows
 
 
 def verdicts(df, slopes):
@@ -82,21 +58,22 @@ def verdicts(df, slopes):
     an earlier one shares its row), with G3's exponent ratio and G5's quantile ratios; ordered by experiment."""
     import pandas as pd
 
-    mats = {j: seed_matrix(_curve(df, r["exp"], r), _x(r["exp"]), "erm_excess" if r["exp"] == "G4" else "excess")
-            for j, r in slopes.iterrows()}
-    twins = same_evidence([(j, (_x(r["exp"]), r["exp"] == "G4", float(r["theory"]), tuple(mats[j][0])), mats[j][1])
+    xy = {j: (FIG[r["exp"]]["x"], FIG[r["exp"]]["y"]) for j, r in slopes.iterrows()}   # a curve's abscissa, measure
+    mats = {j: seed_matrix(_curve(df, r["exp"], r), *xy[j]) for j, r in slopes.iterrows()}
+    twins = same_evidence([(j, (*xy[j], float(r["theory"]), tuple(mats[j][0])), mats[j][1])
                            for j, r in slopes.iterrows()], TWIN_CORR, TWIN_REL)
 
     hook, miss = curve_notes(S.data["notes"], S.render, refit=lambda x, y, g: fit_slopes(
         g, x=x, y=y, upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0], epoch_prox_path_1d=epoch_prox_path_1d,
         grid_floor=grid_floor)
     rows = judge_slope_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))
-                            if r["exp"] in CLAIMS else None, lambda r: _cell(r["exp"], r),
+                            if r["exp"] in CLAIMS else None, lambda r: fstring(FIG[r["exp"]]["curve"], r),
                             lambda r: _curve(df, r["exp"], r), twins=twins,
                             same=lambda c: S.render("growth-rates reason twins", c=c), hook=hook, miss=miss,
                             merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]))
     order = {e: i for i, e in enumerate(EXPERIMENTS)}
-    return pd.DataFrame(rows + _ratio_rows(df, np.random.default_rng(1))).sort_values(
+    rows += boot_claims(df, S.data["boot_claims"], CLAIMS, np.random.default_rng(1))   # G3's ratio, G5's quantiles
+    return pd.DataFrame(rows).sort_values(
         "experiment", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
 
 
@@ -108,22 +85,16 @@ def analyze(df):
 
     fits = []
     for exp, g in df.groupby("exp", sort=False):
-        s = fit_slopes(g, x=_x(exp), y="erm_excess" if exp == "G4" else "excess", upper_half=False, n_boot=N_BOOT,
-                       by=[c for c in KEYS[1:5] + KEYS[6:] + ["n_samples", "d", "eps"] if c != _x(exp)], resample="joint")
+        x = FIG[exp]["x"]
+        s = fit_slopes(g, x=x, y=FIG[exp]["y"], upper_half=False, n_boot=N_BOOT,
+                       by=[c for c in KEYS[1:5] + KEYS[6:] + ["n_samples", "d", "eps"] if c != x], resample="joint")
         s.insert(0, "exp", exp)
         s["theory"] = [theory_exponent(dict(r, exp=exp)) for _, r in s.iterrows()]
         fits.append(s)
     summ = summarize(df, by=KEYS, metrics=[m for m in ("excess", "erm_excess") if m in df], n_boot=200,
                      quantiles=(0.99,))
-    t = {"slopes": pd.concat(fits, ignore_index=True), "summary": summ}
-    q = summ[summ["exp"] == "G1"][["inst", "kappa", "n_samples", "excess_mean", "excess_q0.99"]].copy()
-    if len(q):
-        t["G5_high_probability"] = q.assign(q99_over_mean=q["excess_q0.99"] / q["excess_mean"])
-    if "gap_ok" in df:
-        t["solver"] = df.groupby("exp")["gap_ok"].mean().reset_index()
-    if "accepted" in df and (df["exp"] == "G4").any():
-        t["sampler"] = df[df["exp"] == "G4"].groupby(["inst", "kappa", "sampler", "M", "rho_rule"])[
-            "accepted"].mean().reset_index()
+    t = {"slopes": pd.concat(fits, ignore_index=True), "summary": summ,
+         **derived_tables(S.data["tables"], {"results": df, "summary": summ})}
     ex = summ[(summ["exp"] == "G4") & (summ["sampler"] == "exact") & (summ["inst"] == "regression")]
     if len(ex):
         t["G4_quadrature"] = against_reference(ex, lambda r: exact_law_reference(
@@ -147,19 +118,6 @@ def page_blocks(results_dir=None) -> dict:
 publish = S.publisher(page_blocks)
 
 
-def plot(df, outdir: pathlib.Path):
-    """``growth_{exp}.png`` per experiment: mean excess against its ``x`` with 95% CIs, one curve per cell, and up
-    to four dashed guides of slope :func:`theory_exponent` through the first points of the first curves
-    (:func:`jaxdp.studies.plots.slope_guides`)."""
-    summ, paths = summarize(df, by=KEYS, metrics=[m for m in ("excess", "erm_excess") if m in df], n_boot=200), []
-    for exp, g in summ.groupby("exp", sort=False):
-        g, y = g.assign(curve=[_cell(exp, r) for _, r in g.iterrows()]), "erm_excess" if exp == "G4" else "excess"
-        e = {c: theory_exponent(dict(r)) for c, r in g.groupby("curve").first().iterrows()}
-        paths.append(plot_curves(g, x=_x(exp), y=y, hue="curve", theory=slope_guides(e, g, _x(exp), y),
-                                 path=pathlib.Path(outdir) / f"growth_{exp}.png", title=f"growth-rates {exp}"))
-    return paths
-
-
 @S.register
 def build(cfg: dict) -> Study:
     """The points of :func:`build_points`, run by :func:`jaxdp.sco.run_growth_point` in seed batches of
@@ -168,4 +126,5 @@ def build(cfg: dict) -> Study:
         return [run_growth_point(p, int(cfg["seed"]), seeds, int(cfg["n_iter"]), SEED_BATCH) for p in pts]
 
     return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=growth_point,
-                   analyze=analyze, plot=plot)
+                   analyze=analyze, plot=lambda df, outdir: plot_figures_derived(
+                       df, outdir, list(FIG.values()), cfg, summary=functools.partial(summarize, n_boot=200)))

@@ -16,7 +16,7 @@ from jaxdp.sco import grid_floor
 from jaxdp.studies import growth_rates as G
 from jaxdp.studies.analysis import read_generated
 from jaxdp.studies.claims import VERDICTS
-from jaxdp.studies.specs import same_evidence, seed_matrix
+from jaxdp.studies.specs import fstring, same_evidence, seed_matrix
 
 WHY = "../results/growth-rates.md#why-"                             # the page's sections explaining a miss
 
@@ -42,11 +42,11 @@ def test_one_row_per_cell_with_the_same_evidence_merged():
     slopes = pd.read_csv(G.RESULTS / "slopes.csv")
     df = pd.read_csv(G.RESULTS / "results.csv")
     rows = verdict_rows(_block())
-    mats = {j: seed_matrix(G._curve(df, r["exp"], r), G._x(r["exp"]), "erm_excess" if r["exp"] == "G4" else "excess")
+    mats = {j: seed_matrix(G._curve(df, r["exp"], r), G.FIG[r["exp"]]["x"], G.FIG[r["exp"]]["y"])
             for j, r in slopes.iterrows()}
-    twins = same_evidence([(j, (G._x(r["exp"]), float(r["theory"]), tuple(mats[j][0])), mats[j][1])
+    twins = same_evidence([(j, (G.FIG[r["exp"]]["x"], float(r["theory"]), tuple(mats[j][0])), mats[j][1])
                            for j, r in slopes.iterrows()], G.TWIN_CORR, G.TWIN_REL)
-    cell = {j: f"{r['exp']} | {G._cell(r['exp'], r)}" for j, r in slopes.iterrows()}
+    cell = {j: f"{r['exp']} | {fstring(G.FIG[r['exp']]['curve'], r)}" for j, r in slopes.iterrows()}
     # the pieces of evidence measured twice: the two ρ rules of the continuous mechanism at κ ≥ 2, and G6 at
     # κ_low = 1.5, which runs G1's regression points at κ = 3 with the same seed keys
     assert {(cell[i], cell[j]) for j, (i, _) in twins.items()} == {
@@ -187,3 +187,43 @@ def test_curve_notes_as_data():
                                                                      "", "#floor")
     with pytest.raises(ValueError, match="refit must be given"):
         curve_notes(notes, str)
+
+
+def test_derived_tables_as_data():
+    from jaxdp.studies.specs import derived_tables
+
+    res = pd.DataFrame(dict(exp=["G1", "G1", "G4", "G4"], a=[1.0, 3.0, 5.0, 9.0], ok=[1.0, 0.0, 1.0, 1.0]))
+    decl = {"mean_ok": {"from": "r", "needs": ["ok"], "by": ["exp"], "mean": "ok"},
+            "absent": {"from": "r", "needs": ["nope"], "by": ["exp"], "mean": "ok"},
+            "empty": {"from": "r", "rows": "exp == 'G9'"},
+            "g4": {"from": "r", "rows": "exp == 'G4'", "columns": ["a"], "assign": {"b": "a / 2", "c": "b + a"}}}
+    out = derived_tables(decl, {"r": res})
+    assert list(out) == ["mean_ok", "g4"]                             # no table without its columns or rows
+    assert out["mean_ok"].to_dict("list") == {"exp": ["G1", "G4"], "ok": [0.5, 1.0]}
+    assert out["g4"].to_dict("list") == {"a": [5.0, 9.0], "b": [2.5, 4.5], "c": [7.5, 13.5]}
+
+
+def test_boot_claims_as_data():
+    """A slope ratio and a quantile-over-mean slope from per-seed rows: on exact power laws sharing each seed's draw
+    every bootstrap replicate is the law's own ratio (2) and flat quantile ratio (0), whatever seeds it resamples."""
+    from jaxdp.studies.claims import Claim
+    from jaxdp.studies.specs import boot_claims
+
+    u = np.random.default_rng(5).exponential(size=32)                 # one draw per seed, shared by every curve
+    xs = [1.0, 10.0, 100.0, 1000.0]
+    df = pd.DataFrame([dict(e=e, g=g, x=x, seed=s, y=(x ** -(2.0 if e == "pure" else 1.0)) * u[s] * (1 + g))
+                       for e in ("pure", "approx") for g in (1, 0) for x in xs for s in range(32)])
+    claims = {"ratio": Claim("ratio 2", kind="rate", value=2.0, tolerance=0.1), "flat": Claim("flat")}
+    decls = [{"claim": "ratio", "experiment": "R", "rows": "g == 0", "num": "e == 'pure'", "den": "e == 'approx'",
+              "x": "x", "y": "y", "n_boot": 50, "cell": "pure / approx"},
+             {"claim": "ratio", "experiment": "R", "rows": "g == 0", "num": "e == 'pure'", "den": "e == 'none'",
+              "x": "x", "y": "y", "n_boot": 50, "cell": "no second curve: no row"},
+             {"claim": "flat", "experiment": "Q", "rows": "e == 'approx'", "by": ["g"], "quantile": 0.9, "x": "x",
+              "y": "y", "n_boot": 50, "cell": "q90/mean, g = {g}"}]
+    rows = boot_claims(df, decls, claims, np.random.default_rng(0))
+    assert [(r["experiment"], r["cell"], r["n_seeds"]) for r in rows] == [
+        ("R", "pure / approx", 32), ("Q", "q90/mean, g = 0", 32), ("Q", "q90/mean, g = 1", 32)]
+    np.testing.assert_allclose([rows[0][k] for k in ("slope", "slope_lo", "slope_hi")], 2.0, rtol=1e-9)
+    assert rows[0]["verdict"] == "not tested" and "no spread" in rows[0]["reason"]   # judged: [2, 2] is exact
+    for r in rows[1:]:
+        np.testing.assert_allclose([r[k] for k in ("slope", "slope_lo", "slope_hi")], 0.0, atol=1e-9)

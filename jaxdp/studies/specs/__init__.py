@@ -41,7 +41,8 @@ from ..config import check_params
 from ..spec import Param, Study, declare_params
 
 __all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
-           "judge_curves", "kept_manifest", "fstring", "grid_points", "curve_notes"]
+           "judge_curves", "kept_manifest", "fstring", "grid_points", "curve_notes", "derived_tables",
+           "boot_claims"]
 
 #: where the specs and page templates live
 SPEC_DIR = pathlib.Path(__file__).resolve().parent
@@ -566,3 +567,87 @@ def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], 
         return "", default
 
     return hook, miss
+
+
+def derived_tables(tables: Mapping[str, Mapping[str, Any]], frames: Mapping[str, Any]) -> dict:
+    """A study's small derived tables as data (``[tables.<name>]`` of its TOML): rows of one of its frames, grouped
+    means, kept columns and computed ones, so a table an ``analyze`` writes beside its fits needs no code.
+
+    Each table reads ``from`` (the name of a frame of ``frames``) and optionally ``needs`` (columns the frame must
+    hold, else the table is not made), ``rows`` (a :meth:`pandas.DataFrame.query` selecting rows; no table when
+    none is left), ``by`` with ``mean`` (the mean of column ``mean`` per group of the ``by`` columns, sorted, as
+    columns), ``columns`` (the columns kept, in order) and ``assign`` (``{column: expression}`` evaluated by
+    :meth:`pandas.DataFrame.eval`, in order; a column name that is no identifier in backticks).
+
+    Args:
+        tables: ``{name: declaration}``, in the order the tables are made.
+        frames: ``{name: pandas.DataFrame}`` the declarations read (``"results"``, ``"summary"``, ...).
+
+    Returns:
+        ``{name: pandas.DataFrame}`` of the tables made, in the order of ``tables``.
+    """
+    out = {}
+    for name, t in tables.items():
+        d = frames[t["from"]]
+        if not set(t.get("needs", ())) <= set(d.columns):
+            continue
+        d = d.query(t["rows"]) if "rows" in t else d
+        if not len(d):
+            continue
+        d = d.groupby(list(t["by"]))[t["mean"]].mean().reset_index() if "by" in t else d
+        d = d[list(t["columns"])].copy() if "columns" in t else d
+        for c, expr in t.get("assign", {}).items():
+            d = d.assign(**{c: d.eval(expr)})
+        out[name] = d
+    return out
+
+
+def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any], rng) -> list:
+    """The verdict rows of exponents measured by a bootstrap over seeds, declared as data (``[[boot_claims]]`` of a
+    study's TOML): claims about a curve that its own fitted slope does not state, each judged by
+    :func:`~jaxdp.studies.claims.judge_boot` on its 95% percentile interval.
+
+    Each declaration names its ``claim`` (a key of ``claims``), the row's ``experiment``, ``rows`` (a
+    :meth:`pandas.DataFrame.query` selecting per-seed rows), ``x`` and ``y`` (the abscissa and the measured column),
+    ``n_boot``, ``cell`` (an f-string of the group's ``by`` values, :func:`fstring`) and one measurement:
+
+    * ``num`` and ``den`` (queries among the rows): the ratio of the two curves' log-log slopes, seed indices
+      resampled jointly (:func:`~jaxdp.studies.claims.slope_ratio_boot`; a pure-DP exponent over an approximate-DP
+      one); no row unless both curves have rows;
+    * ``quantile`` (a level in (0, 1)) and optionally ``by`` (columns): per group, sorted, the log-log slope of the
+      curve's quantile over its mean (:func:`~jaxdp.studies.claims.quantile_ratio_slope_boot`; bounded in ``x`` when
+      the tail is a constant times the mean).
+
+    Args:
+        df: the per-seed rows (``seed`` and the columns the declarations name).
+        decls: the declarations, in row order.
+        claims: ``{key: Claim}`` (:attr:`StudySpec.claims`).
+        rng: the ``numpy.random.Generator`` every bootstrap draws from, in row order.
+
+    Returns:
+        The verdict rows (:func:`~jaxdp.studies.claims.verdict_row`), declarations in order, groups sorted.
+    """
+    from ..claims import judge_boot, quantile_ratio_slope_boot, slope_ratio_boot
+
+    rows = []
+    for b in decls:
+        d, n_boot, xy = df.query(b["rows"]), int(b["n_boot"]), (b["x"], b["y"])
+        if "num" in b:
+            num, den = d.query(b["num"]), d.query(b["den"])
+            if not (len(num) and len(den)):
+                continue
+            xs, tab = seed_matrix(num, *xy)
+            other = seed_matrix(den, *xy)[1].reindex(tab.index).to_numpy(float)
+            measured: list = [({}, len(tab), xs, slope_ratio_boot(tab.to_numpy(float), other, xs, n_boot, rng))]
+        else:
+            by = list(b.get("by", ()))
+            groups = d.groupby(by, sort=True) if by else [((), d)]
+            measured = []
+            for key, g in groups:
+                xs, tab = seed_matrix(g, *xy)
+                at = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+                measured.append((at, len(tab), xs, quantile_ratio_slope_boot(tab.to_numpy(float), xs,
+                                                                             float(b["quantile"]), n_boot, rng)))
+        rows += [judge_boot(claims[b["claim"]], est, boots, n, xs, experiment=b["experiment"],
+                            cell=fstring(b["cell"], at)) for at, n, xs, (est, boots) in measured]
+    return rows
