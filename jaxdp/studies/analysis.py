@@ -786,3 +786,52 @@ def oracle_ratio_slope(g, x: str, knob: str, y: str, default: float = 1.0, n_boo
 
 
 __all__ += ["oracle_ratios", "oracle_ratio_slope"]
+
+
+def summarize_points(df, by: Sequence[str], metrics: Sequence[str], constants: Sequence[str] = (),
+                     n_boot: int = 1000):
+    """:func:`summarize` with, per point, the value of each column of ``constants`` (a plan's η, a theory term: the
+    same at every seed of a point).
+
+    Args:
+        df: the per-seed results.
+        by: the columns of a point (groups sorted).
+        metrics: the columns summarized.
+        constants: the columns copied, each point's first value.
+        n_boot: bootstrap replicates per interval.
+
+    Returns:
+        The summary with one more column per entry of ``constants``.
+    """
+    s = summarize(df, by, metrics, n_boot=n_boot)
+    first = df.groupby(list(by), sort=True).first().reset_index()
+    return s.assign(**{c: first[c].to_numpy() for c in constants})
+
+
+def local_slopes(df, x: str, y: str, by: Sequence[str] = (), n_boot: int = 500, seed: int = 0):
+    """The slope of ``log mean(y)`` on ``log x`` between every two consecutive values of ``x`` of each group, seed
+    indices resampled jointly across the two (:func:`fit_slopes` with ``resample="joint"``, one fit per pair): how a
+    curve's exponent moves along its range.
+
+    Args:
+        df: the per-seed results (with a ``seed`` column); the points of a group share seed keys.
+        x: the abscissa column (positive).
+        y: the metric column.
+        by: the columns of a group (one curve each); empty: one curve over ``df``.
+        n_boot: bootstrap replicates per fit.
+        seed: seed of each fit's resampling generator.
+
+    Returns:
+        The :func:`fit_slopes` rows, groups in sorted order and, within a group, pairs in the order of ``x``.
+    """
+    import pandas as pd
+
+    rows = []
+    for _, g in df.groupby(list(by), sort=True) if by else [((), df)]:
+        xs = np.sort(g[x].unique())
+        rows += [fit_slopes(g[g[x].isin([lo, hi])], x, y, by, upper_half=False, n_boot=n_boot, seed=seed,
+                            resample="joint") for lo, hi in zip(xs[:-1], xs[1:])]
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+__all__ += ["summarize_points", "local_slopes"]
