@@ -34,7 +34,7 @@ from .tree_ftrl import tree_ftrl_experts, tree_ftrl_params
 __all__ = ["LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
            "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_histograms",
            "z7_marginal_checks", "alternating_terms", "batching_terms",
-           "alternating_batches_run"]
+           "alternating_batches_run", "lower_bound_run"]
 
 #: the learners :func:`learner_and_params` knows
 LAZY_LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge", "tree")
@@ -372,3 +372,32 @@ def alternating_batches_run(keys, d: int, T: int, eps: float, delta: float, lear
     out = {k: np.asarray(r[k]) for k in ("expected_regret", "regret", "switches")}
     return {**out, "eta": eta, "p": pr["p"], "B": float(B), "warmup_lnd2_over_eta": alternating_warmup(d, eta),
             **batching_terms(T, B, eta, d)}
+
+
+def lower_bound_run(keys, learner: str, d: int, T: int, eps: float, delta: float, T_max: int | None = None) -> dict:
+    """One point of the lower-bound experiment (LAZY Thm 4.2: a lazy algorithm pays ``Ω(T^{1/3} ε^{-2/3})``): the
+    learner ``learner`` (:func:`learner_and_params`) against the paper's lower-bound epochs
+    (:func:`adversary_and_params` ``"paper_epochs"``) for ``T`` rounds, with L2P's switch counts.
+
+    Args:
+        keys: the seeds' PRNG keys (``(n, 2)``).
+        learner: one of :data:`LAZY_LEARNERS`.
+        d: the number of experts.
+        T: the horizon.
+        eps, delta: the privacy parameters.
+        T_max: the largest horizon of the sweep (the plan's, :func:`learner_and_params`).
+
+    Returns:
+        Per seed (arrays of length ``n``): ``expected_regret``, ``switches``, ``lb_ratio`` (the expected regret over
+        Thm 4.2's scale ``T^{1/3} ε^{-2/3}``), L2P's ``n_real``, ``n_fake``, ``n_yres`` and ``n_batches`` (real and
+        fake switches, shadow resamples, batches; zeros for a learner without them) and ``p`` (the learner's
+        resample probability, 0 without).
+    """
+    L, params, info = learner_and_params(learner, d, T, eps, delta, T_max=T_max)
+    A, ap = adversary_and_params("paper_epochs", d, T, eps)
+    r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max, n_checkpoints=4)
+    n = len(keys)
+    m = {"expected_regret": r["expected_regret"], "switches": r["switches"].astype(float),
+         "lb_ratio": r["expected_regret"] / (T ** (1 / 3) * eps ** (-2 / 3))}
+    m.update({k: r[k].astype(float) if k in r else np.zeros(n) for k in ("n_real", "n_fake", "n_yres", "n_batches")})
+    return {**m, "p": np.full(n, float(info.get("p", 0.0)))}
