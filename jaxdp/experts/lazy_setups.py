@@ -34,7 +34,7 @@ from .tree_ftrl import tree_ftrl_experts, tree_ftrl_params
 __all__ = ["LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
            "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_histograms",
            "z7_marginal_checks", "alternating_terms", "batching_terms",
-           "alternating_batches_run", "lower_bound_run"]
+           "alternating_batches_run", "lazy_run", "lower_bound_run"]
 
 #: the learners :func:`learner_and_params` knows
 LAZY_LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge", "tree")
@@ -374,10 +374,33 @@ def alternating_batches_run(keys, d: int, T: int, eps: float, delta: float, lear
             **batching_terms(T, B, eta, d)}
 
 
+def lazy_run(keys, learner: str, adversary: str, d: int, T: int, eps: float, delta: float,
+             T_max: int | None = None) -> tuple:
+    """One point of the lazy studies: ``learner`` (:func:`learner_and_params`) against ``adversary``
+    (:func:`adversary_and_params`) for ``T`` rounds at ``ε``.
+
+    Args:
+        keys: the seeds' PRNG keys (``(n, 2)``).
+        learner: one of :data:`LAZY_LEARNERS`.
+        adversary: one of :data:`LAZY_ADVERSARIES`.
+        d: the number of experts.
+        T: the horizon.
+        eps, delta: the privacy parameters.
+        T_max: the largest horizon of the sweep (the plan's and the engine's; default ``T``).
+
+    Returns:
+        ``(outputs, info)``: :func:`jaxdp.core.simulate`'s per-seed outputs (``expected_regret``, ``regret``,
+        ``switches`` and L2P's counts) and the learner's ``info`` (:func:`learner_and_params`).
+    """
+    L, params, info = learner_and_params(learner, d, T, eps, delta, T_max=T_max)
+    A, ap = adversary_and_params(adversary, d, T, eps)
+    return simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max or T, n_checkpoints=4), info
+
+
 def lower_bound_run(keys, learner: str, d: int, T: int, eps: float, delta: float, T_max: int | None = None) -> dict:
     """One point of the lower-bound experiment (LAZY Thm 4.2: a lazy algorithm pays ``Ω(T^{1/3} ε^{-2/3})``): the
-    learner ``learner`` (:func:`learner_and_params`) against the paper's lower-bound epochs
-    (:func:`adversary_and_params` ``"paper_epochs"``) for ``T`` rounds, with L2P's switch counts.
+    learner ``learner`` against the paper's lower-bound epochs (:func:`lazy_run` on ``"paper_epochs"``) for ``T``
+    rounds, with L2P's switch counts.
 
     Args:
         keys: the seeds' PRNG keys (``(n, 2)``).
@@ -393,9 +416,7 @@ def lower_bound_run(keys, learner: str, d: int, T: int, eps: float, delta: float
         fake switches, shadow resamples, batches; zeros for a learner without them) and ``p`` (the learner's
         resample probability, 0 without).
     """
-    L, params, info = learner_and_params(learner, d, T, eps, delta, T_max=T_max)
-    A, ap = adversary_and_params("paper_epochs", d, T, eps)
-    r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max, n_checkpoints=4)
+    r, info = lazy_run(keys, learner, "paper_epochs", d, T, eps, delta, T_max=T_max)
     n = len(keys)
     m = {"expected_regret": r["expected_regret"], "switches": r["switches"].astype(float),
          "lb_ratio": r["expected_regret"] / (T ** (1 / 3) * eps ** (-2 / 3))}

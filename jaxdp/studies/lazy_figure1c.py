@@ -12,9 +12,10 @@ import pathlib
 
 import numpy as np
 
-from jaxdp.core import seed_keys, simulate
-from jaxdp.experts import adversary_and_params, alternating_terms, experts_problem, figure1_exponents
-from jaxdp.experts import l2p_mw_regret_bound, learner_and_params
+from jaxdp.core import seed_keys
+from jaxdp.experts import adversary_and_params, alternating_terms, figure1_exponents, l2p_mw_regret_bound
+from jaxdp.experts import learner_and_params
+from jaxdp.experts.lazy_setups import lazy_run
 from jaxdp.studies.analysis import _pow2, equal_expected_regret, summarize, upper_half, verdict_table
 from jaxdp.studies.claims import judge_fits, tally
 from jaxdp.studies.framework import Study, fit_slopes
@@ -48,22 +49,18 @@ def build(cfg: dict) -> Study:
     adversary, α) with the curve that applies (``beta_theory``) and the claimed panel (c) value."""
     d = int(cfg["d"])
 
-    def setup(pt):
-        """``(T, learner, params, info, adversary, adversary params)`` of a point (the planner's checks)."""
-        T = int(pt["T"])
-        eps = T ** -pt["alpha"]
-        return (T, *learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"])),
-                *adversary_and_params(pt["adversary"], d, T, eps))
-
-    def run(pts, seeds):
-        keys, out = seed_keys(int(cfg["seed"]), seeds), []
+    def run(pts, seeds):   # each horizon costs T rounds, not max(T) (one compilation per horizon)
+        keys, out, n = seed_keys(int(cfg["seed"]), seeds), [], len(seeds)
         for pt in pts:
-            T, L, params, info, A, ap = setup(pt)
-            # T_max = T: each horizon costs T rounds, not max(T) (one compilation per horizon)
-            r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T, n_checkpoints=4)
+            r, info = lazy_run(keys, pt["learner"], pt["adversary"], d, int(pt["T"]), int(pt["T"]) ** -pt["alpha"],
+                               float(cfg["delta"]))
             out.append({"expected_regret": r["expected_regret"], "regret": r["regret"], "switches": r["switches"],
-                        "eta": np.full(len(seeds), info["eta"]), "B": np.full(len(seeds), float(info["B"]))})
+                        "eta": np.full(n, info["eta"]), "B": np.full(n, float(info["B"]))})
         return out
+
+    def check_point(pt):   # the planner's and the adversary's checks
+        T, eps = int(pt["T"]), int(pt["T"]) ** -pt["alpha"]
+        learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"])), adversary_and_params(pt["adversary"], d, T, eps)
 
     def analyze(df):
         # every T uses the same seed keys: resample seed indices jointly across the T grid
@@ -79,7 +76,7 @@ def build(cfg: dict) -> Study:
                             xlabel=S.data["figures"][0]["xlabel"])
 
     points = S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]})   # α a float even if given as 0
-    return S.study(cfg, points=points, run=run, check_point=setup, analyze=analyze, plot=plot)
+    return S.study(cfg, points=points, run=run, check_point=check_point, analyze=analyze, plot=plot)
 
 
 def verdicts(slopes, summary, d: int):
