@@ -83,11 +83,11 @@ def verdicts(fits):
     rows = []
     for r in fits.itertuples(index=False):
         c = dataclasses.replace(CLAIMS["l2p_mw"], value=float(_exp(float(r.alpha), "claimed")))
-        v = judge_curve(c, r, experiment=NOTES["experiment"], cell=f"α = {r.alpha:g}, T = {_pow2(r.x_min)}–"
-                                                                  f"{_pow2(r.x_max)}")
+        cell = f"α = {r.alpha:g}, T = {_pow2(r.x_min)}–{_pow2(r.x_max)}"
+        v = judge_curve(c, r, experiment=NOTES["experiment"], cell=cell)
+        model = NOTES["model"].format(fmt_num(r.model_slope)) if np.isfinite(r.model_slope) else ""
         notes = [v["reason"], NOTES["miss_reason"] if v["verdict"] == "misses" else "",
-                 NOTES["model"].format(fmt_num(r.model_slope)) if np.isfinite(r.model_slope) and v["verdict"] !=
-                 "holds" else ""]
+                 "" if v["verdict"] == "holds" else model]
         rows.append({**v, "reason": "; ".join(filter(None, notes))})
     return pd.DataFrame(rows)
 
