@@ -375,7 +375,7 @@ def alternating_batches_run(keys, d: int, T: int, eps: float, delta: float, lear
 
 
 def lazy_run(keys, learner: str, adversary: str, d: int, T: int, eps: float, delta: float,
-             T_max: int | None = None) -> tuple:
+             T_max: int | None = None) -> dict:
     """One point of the lazy studies: ``learner`` (:func:`learner_and_params`) against ``adversary``
     (:func:`adversary_and_params`) for ``T`` rounds at ``ε``.
 
@@ -389,12 +389,14 @@ def lazy_run(keys, learner: str, adversary: str, d: int, T: int, eps: float, del
         T_max: the largest horizon of the sweep (the plan's and the engine's; default ``T``).
 
     Returns:
-        ``(outputs, info)``: :func:`jaxdp.core.simulate`'s per-seed outputs (``expected_regret``, ``regret``,
-        ``switches`` and L2P's counts) and the learner's ``info`` (:func:`learner_and_params`).
+        :func:`jaxdp.core.simulate`'s per-seed outputs (``expected_regret``, ``regret``, ``switches`` and L2P's
+        counts) with the learner's ``eta`` and ``B`` (a float; NaN for a learner without them) and ``p`` (its
+        resample probability, 0 without), as :func:`learner_and_params` plans them.
     """
     L, params, info = learner_and_params(learner, d, T, eps, delta, T_max=T_max)
     A, ap = adversary_and_params(adversary, d, T, eps)
-    return simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max or T, n_checkpoints=4), info
+    r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max or T, n_checkpoints=4)
+    return {**r, "eta": info.get("eta", math.nan), "B": float(info.get("B", math.nan)), "p": float(info.get("p", 0.0))}
 
 
 def lower_bound_run(keys, learner: str, d: int, T: int, eps: float, delta: float, T_max: int | None = None) -> dict:
@@ -416,9 +418,9 @@ def lower_bound_run(keys, learner: str, d: int, T: int, eps: float, delta: float
         fake switches, shadow resamples, batches; zeros for a learner without them) and ``p`` (the learner's
         resample probability, 0 without).
     """
-    r, info = lazy_run(keys, learner, "paper_epochs", d, T, eps, delta, T_max=T_max)
+    r = lazy_run(keys, learner, "paper_epochs", d, T, eps, delta, T_max=T_max)
     n = len(keys)
     m = {"expected_regret": r["expected_regret"], "switches": r["switches"].astype(float),
          "lb_ratio": r["expected_regret"] / (T ** (1 / 3) * eps ** (-2 / 3))}
     m.update({k: r[k].astype(float) if k in r else np.zeros(n) for k in ("n_real", "n_fake", "n_yres", "n_batches")})
-    return {**m, "p": np.full(n, float(info.get("p", 0.0)))}
+    return {**m, "p": np.full(n, r["p"])}

@@ -49,14 +49,11 @@ def build(cfg: dict) -> Study:
     adversary, α) with the curve that applies (``beta_theory``) and the claimed panel (c) value."""
     d = int(cfg["d"])
 
-    def run(pts, seeds):   # each horizon costs T rounds, not max(T) (one compilation per horizon)
-        keys, out, n = seed_keys(int(cfg["seed"]), seeds), [], len(seeds)
-        for pt in pts:
-            r, info = lazy_run(keys, pt["learner"], pt["adversary"], d, int(pt["T"]), int(pt["T"]) ** -pt["alpha"],
-                               float(cfg["delta"]))
-            out.append({"expected_regret": r["expected_regret"], "regret": r["regret"], "switches": r["switches"],
-                        "eta": np.full(n, info["eta"]), "B": np.full(n, float(info["B"]))})
-        return out
+    def run(pts, seeds):   # each horizon costs T rounds, not max(T) (one compilation per horizon); run_columns
+        keys, Ts = seed_keys(int(cfg["seed"]), seeds), [int(pt["T"]) for pt in pts]
+        runs = [lazy_run(keys, pt["learner"], pt["adversary"], d, T, T ** -pt["alpha"], float(cfg["delta"]))
+                for pt, T in zip(pts, Ts)]
+        return [{k: np.broadcast_to(r[k], len(seeds)) for k in S.data["run_columns"]} for r in runs]
 
     def check_point(pt):   # the planner's and the adversary's checks
         T, eps = int(pt["T"]), int(pt["T"]) ** -pt["alpha"]
