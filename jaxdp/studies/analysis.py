@@ -808,30 +808,4 @@ def summarize_points(df, by: Sequence[str], metrics: Sequence[str], constants: S
     return s.assign(**{c: first[c].to_numpy() for c in constants})
 
 
-def local_slopes(df, x: str, y: str, by: Sequence[str] = (), n_boot: int = 500, seed: int = 0):
-    """The slope of ``log mean(y)`` on ``log x`` between every two consecutive values of ``x`` of each group, seed
-    indices resampled jointly across the two (:func:`fit_slopes` with ``resample="joint"``, one fit per pair): how a
-    curve's exponent moves along its range.
-
-    Args:
-        df: the per-seed results (with a ``seed`` column); the points of a group share seed keys.
-        x: the abscissa column (positive).
-        y: the metric column.
-        by: the columns of a group (one curve each); empty: one curve over ``df``.
-        n_boot: bootstrap replicates per fit.
-        seed: seed of each fit's resampling generator.
-
-    Returns:
-        The :func:`fit_slopes` rows, groups in sorted order and, within a group, pairs in the order of ``x``.
-    """
-    import pandas as pd
-
-    rows = []
-    for _, g in df.groupby(list(by), sort=True) if by else [((), df)]:
-        xs = np.sort(g[x].unique())
-        rows += [fit_slopes(g[g[x].isin([lo, hi])], x, y, by, upper_half=False, n_boot=n_boot, seed=seed,
-                            resample="joint") for lo, hi in zip(xs[:-1], xs[1:])]
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
-
-
-__all__ += ["summarize_points", "local_slopes"]
+__all__ += ["summarize_points"]

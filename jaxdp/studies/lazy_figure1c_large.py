@@ -15,9 +15,9 @@ import numpy as np
 from jaxdp.core import seed_keys
 from jaxdp.experts import figure1_exponents
 from jaxdp.experts.lazy_setups import alternating_batches_run
-from jaxdp.studies.analysis import _pow2, fmt_num, local_slopes, summarize_points, verdict_table
+from jaxdp.studies.analysis import _pow2, fmt_num, summarize_points, verdict_table
 from jaxdp.studies.claims import judge_curve, tally
-from jaxdp.studies.framework import Study, plot_curves
+from jaxdp.studies.framework import Study, fit_slopes, plot_curves
 from jaxdp.studies.specs import StudySpec, curve_slopes
 
 S = StudySpec("lazy-figure1c-large", __name__)
@@ -44,8 +44,12 @@ def local_fits(df, n_boot: int = N_BOOT):
     """Per α, the realized regret's local slopes between consecutive horizons (both use the same seed keys: seed
     indices resampled jointly), with the model's local slope ``model_slope`` and Figure 1(c)'s ``beta_claimed`` and
     ``beta_corrected`` exponents at α."""
-    f = local_slopes(df, "T", "regret", ["alpha"], n_boot=n_boot)
-    f = curve_slopes(f, summary(df), "T", {"model_slope": "predicted"}, ["alpha"])
+    import pandas as pd
+
+    Ts = sorted(df["T"].unique())
+    f = pd.concat([fit_slopes(g[g["T"].isin([lo, hi])], "T", "regret", ["alpha"], upper_half=False, n_boot=n_boot,
+                              resample="joint") for _, g in df.groupby("alpha") for lo, hi in zip(Ts[:-1], Ts[1:])])
+    f = curve_slopes(f.reset_index(drop=True), summary(df), "T", {"model_slope": "predicted"}, ["alpha"])
     return f.assign(beta_claimed=_exp(f["alpha"].to_numpy(), "claimed"),
                     beta_corrected=_exp(f["alpha"].to_numpy(), "corrected"))
 
