@@ -17,19 +17,24 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..core import simulate
 from ..core.validation import check_positive_int
 from .adversaries import (
     AlternatingParams, LazyEpochsParams, ReplayParams, adv_alternating_batches, adv_lazy_epochs, adv_replay,
     load_losses,
 )
 from .hedge import hedge, hedge_eta, hedge_params
-from .l2p_mw import alternating_prediction, alternating_warmup, l2p_mw, l2p_mw_params, plan_l2p_mw
+from .l2p_mw import (
+    alternating_prediction, alternating_warmup, l2p_mw, l2p_mw_params, l2p_mw_regret_bound, plan_l2p_mw,
+)
+from .problem import experts_problem
 from .sketch import private_lazy_sketch, sketch_params
 from .tree_ftrl import tree_ftrl_experts, tree_ftrl_params
 
 __all__ = ["LAZY_LEARNERS", "LAZY_ADVERSARIES", "paper_B", "learner_and_params", "adversary_and_params",
            "z7_losses", "mw_marginal", "exact_sampler_tv", "marginal_check", "z7_played", "z7_histograms",
-           "z7_marginal_checks", "alternating_terms"]
+           "z7_marginal_checks", "alternating_terms", "batching_terms",
+           "alternating_batches_run", "lazy_run", "lower_bound_run"]
 
 #: the learners :func:`learner_and_params` knows
 LAZY_LEARNERS = ("l2p_paper", "l2p_retuned", "sketch", "hedge", "tree")
@@ -312,3 +317,110 @@ def alternating_terms(d: int, T, eta, B) -> dict:
     warmup, tanh_term = alternating_warmup(d, eta), alternating_prediction(T, eta, B)
     return {"warmup": warmup, "tanh_term": tanh_term, "model": warmup + tanh_term, "TBeta_over_8": T * B * eta / 8,
             "claimed_TB2eta2": T * B ** 2 * eta ** 2}
+
+
+
+def batching_terms(T, B, eta, d: int) -> dict:
+    """The candidate batching terms of L2P-MW on alternating batches (LAZY Prop. 3.3,
+    docs/algorithms/lazy.md#batching-term) at one configuration.
+
+    Args:
+        T: the horizon.
+        B: the batch length.
+        eta: the learning rate η.
+        d: the number of experts.
+
+    Returns:
+        ``TBeta_over_8`` (``T B η / 8``), ``tanh_exact`` (``(T/4) tanh(η B / 2)``,
+        :func:`~jaxdp.experts.alternating_prediction`), ``claimed_TB2eta2`` (``T B² η²``, Prop. 3.3 as printed) and
+        ``valid_bound`` (``ln d / η + T B η / 8``, :func:`~jaxdp.experts.l2p_mw_regret_bound`), as floats.
+    """
+    T, B, eta = float(T), float(B), float(eta)
+    return {"TBeta_over_8": T * B * eta / 8, "tanh_exact": float(alternating_prediction(T, eta, B)),
+            "claimed_TB2eta2": T * B * B * eta * eta, "valid_bound": float(l2p_mw_regret_bound(d, T, eta, B))}
+
+
+def alternating_batches_run(keys, d: int, T: int, eps: float, delta: float, learner: str = "l2p_paper") -> dict:
+    """One point of the batching-term experiment (LAZY Prop. 3.3, docs/algorithms/lazy.md#batching-term): L2P-MW at
+    its rate-mode plan (:func:`~jaxdp.experts.plan_l2p_mw`, ``mode="rate"``: η, ``B``, ``p``), or per-round
+    multiplicative weights (Hedge) at the plan's η (``learner="mw_same_eta"``: no batching), against alternating
+    batches of the plan's length ``B`` for ``T`` rounds, with the terms its expected regret is compared with.
+
+    Args:
+        keys: the seeds' PRNG keys (``(n, 2)``).
+        d: the number of experts.
+        T: the horizon.
+        eps, delta: the privacy parameters the plan is made for.
+        learner: ``"l2p_paper"`` or ``"mw_same_eta"``.
+
+    Returns:
+        Per seed (arrays of length ``n``): ``expected_regret``, ``regret``, ``switches``; and as floats the plan's
+        ``eta``, ``p``, ``B``, the warm-up term ``warmup_lnd2_over_eta`` (``ln(d/2)/η``,
+        :func:`~jaxdp.experts.alternating_warmup`) and the terms of :func:`batching_terms`.
+
+    Raises:
+        ValueError: an unknown ``learner``.
+    """
+    if learner not in ("l2p_paper", "mw_same_eta"):
+        raise ValueError(f"learner must be 'l2p_paper' or 'mw_same_eta', got {learner!r}")
+    pr = plan_l2p_mw(eps=eps, delta=delta, T=T, d=d, mode="rate").params
+    B, eta = int(pr["B"]), pr["eta"]
+    L, params = ((l2p_mw(d, B), l2p_mw_params(eta, pr["p"], B)) if learner == "l2p_paper" else
+                 (hedge(d), hedge_params(d, T)._replace(eta=jnp.float32(eta))))
+    r = simulate(L, adv_alternating_batches(d), experts_problem(), params, AlternatingParams(B=jnp.int32(B)), keys,
+                 T, T_max=T, n_checkpoints=4)
+    out = {k: np.asarray(r[k]) for k in ("expected_regret", "regret", "switches")}
+    return {**out, "eta": eta, "p": pr["p"], "B": float(B), "warmup_lnd2_over_eta": alternating_warmup(d, eta),
+            **batching_terms(T, B, eta, d)}
+
+
+def lazy_run(keys, learner: str, adversary: str, d: int, T: int, eps: float, delta: float,
+             T_max: int | None = None) -> dict:
+    """One point of the lazy studies: ``learner`` (:func:`learner_and_params`) against ``adversary``
+    (:func:`adversary_and_params`) for ``T`` rounds at ``ε``.
+
+    Args:
+        keys: the seeds' PRNG keys (``(n, 2)``).
+        learner: one of :data:`LAZY_LEARNERS`.
+        adversary: one of :data:`LAZY_ADVERSARIES`.
+        d: the number of experts.
+        T: the horizon.
+        eps, delta: the privacy parameters.
+        T_max: the largest horizon of the sweep (the plan's and the engine's; default ``T``).
+
+    Returns:
+        :func:`jaxdp.core.simulate`'s per-seed outputs (``expected_regret``, ``regret``, ``switches`` and L2P's
+        counts) with the learner's ``eta`` and ``B`` (a float; NaN for a learner without them) and ``p`` (its
+        resample probability, 0 without), as :func:`learner_and_params` plans them.
+    """
+    L, params, info = learner_and_params(learner, d, T, eps, delta, T_max=T_max)
+    A, ap = adversary_and_params(adversary, d, T, eps)
+    r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T_max or T, n_checkpoints=4)
+    return {**r, "eta": info.get("eta", math.nan), "B": float(info.get("B", math.nan)), "p": float(info.get("p", 0.0))}
+
+
+def lower_bound_run(keys, learner: str, d: int, T: int, eps: float, delta: float, T_max: int | None = None) -> dict:
+    """One point of the lower-bound experiment (LAZY Thm 4.2: a lazy algorithm pays ``Ω(T^{1/3} ε^{-2/3})``): the
+    learner ``learner`` against the paper's lower-bound epochs (:func:`lazy_run` on ``"paper_epochs"``) for ``T``
+    rounds, with L2P's switch counts.
+
+    Args:
+        keys: the seeds' PRNG keys (``(n, 2)``).
+        learner: one of :data:`LAZY_LEARNERS`.
+        d: the number of experts.
+        T: the horizon.
+        eps, delta: the privacy parameters.
+        T_max: the largest horizon of the sweep (the plan's, :func:`learner_and_params`).
+
+    Returns:
+        Per seed (arrays of length ``n``): ``expected_regret``, ``switches``, ``lb_ratio`` (the expected regret over
+        Thm 4.2's scale ``T^{1/3} ε^{-2/3}``), L2P's ``n_real``, ``n_fake``, ``n_yres`` and ``n_batches`` (real and
+        fake switches, shadow resamples, batches; zeros for a learner without them) and ``p`` (the learner's
+        resample probability, 0 without).
+    """
+    r = lazy_run(keys, learner, "paper_epochs", d, T, eps, delta, T_max=T_max)
+    n = len(keys)
+    m = {"expected_regret": r["expected_regret"], "switches": r["switches"].astype(float),
+         "lb_ratio": r["expected_regret"] / (T ** (1 / 3) * eps ** (-2 / 3))}
+    m.update({k: r[k].astype(float) if k in r else np.zeros(n) for k in ("n_real", "n_fake", "n_yres", "n_batches")})
+    return {**m, "p": np.full(n, r["p"])}

@@ -758,3 +758,26 @@ def oracle_ratio_slope(g, x: str, knob: str, y: str, default: float = 1.0, n_boo
 
 
 __all__ += ["oracle_ratios", "oracle_ratio_slope"]
+
+
+def summarize_points(df, by: Sequence[str], metrics: Sequence[str], constants: Sequence[str] = (),
+                     n_boot: int = 1000):
+    """:func:`summarize` with, per point, the value of each column of ``constants`` (a plan's η, a theory term: the
+    same at every seed of a point).
+
+    Args:
+        df: the per-seed results.
+        by: the columns of a point (groups sorted).
+        metrics: the columns summarized.
+        constants: the columns copied, each point's first value.
+        n_boot: bootstrap replicates per interval.
+
+    Returns:
+        The summary with one more column per entry of ``constants``.
+    """
+    s = summarize(df, by, metrics, n_boot=n_boot)
+    first = df.groupby(list(by), sort=True).first().reset_index()
+    return s.assign(**{c: first[c].to_numpy() for c in constants})
+
+
+__all__ += ["summarize_points"]

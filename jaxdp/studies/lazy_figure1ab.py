@@ -128,16 +128,13 @@ def page_blocks(results_dir=None) -> dict:
     runs = lin[(lin["learner"] == "nonprivate") & (lin["adversary"] == "biased")].pivot_table(
         index=["panel", "T", "seed"], columns="alpha", values="regret").to_numpy()   # FTRL does not depend on ε
     same, a0, Tmax = bool(runs.size) and not np.ptp(runs, axis=1).any(), float(lin["alpha"].min()), int(lin["T"].max())
-    sl["note"] = ["; ".join([f"regret's interval contains 0 at {r.zero} of {r.n_fit} fitted T: not a rate"] * bool(
-        r.zero) + [f"the runs of α = {a0:g}, seed by seed (FTRL does not depend on ε)"] * (
-        same and r.learner == "nonprivate" and r.adversary == "biased" and r.alpha != a0)) or "—"
-        for r in sl.itertuples()]
     last = t["summary"][t["summary"]["T"] == Tmax][BY + ["regret_mean", "regret_lo", "regret_hi"]]
     v, lo, hi = verdicts(sl, nsl, ftrl_same_runs=same), int(sl["x_min"].min()), int(sl["x_max"].max())
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(sl), S=int(df.groupby(BY + ["loss", "T"])["seed"].nunique().min()),
                             T_lo=lo, T_hi=hi, n_boot=N_BOOT, T_max=Tmax,
-                            table=S.table("slopes", sl.merge(last, on=BY, how="left"), T_max=Tmax)),
+                            table=S.table("slopes", sl.merge(last, on=BY, how="left"), T_max=Tmax, same=same, a0=a0,
+                                          **S.data["notes"])),
         BLOCKS[1]: S.render("lazy-figure1ab no nonsmooth") if nsl is None else S.render(BLOCKS[1], points=S.table(
             "nonsmooth_points", t["nonsmooth_summary"]), slopes=S.table("nonsmooth_slopes", nsl)),
         BLOCKS[2]: S.render(BLOCKS[2], rows=len(v), linear=len(sl), nonsmooth=0 if nsl is None else len(nsl),

@@ -7,19 +7,20 @@ alternating batches; the slope of log E[regret] on log T against ``figure1_expon
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import pathlib
 
 import numpy as np
 
-from jaxdp.core import seed_keys, simulate
-from jaxdp.experts import adversary_and_params, alternating_terms, experts_problem, figure1_exponents
-from jaxdp.experts import l2p_mw_regret_bound, learner_and_params
-from jaxdp.studies.analysis import _pow2, equal_expected_regret, loglog_slope, summarize, upper_half, verdict_table
+from jaxdp.core import seed_keys
+from jaxdp.experts import adversary_and_params, alternating_terms, figure1_exponents, l2p_mw_regret_bound
+from jaxdp.experts import learner_and_params
+from jaxdp.experts.lazy_setups import lazy_run
+from jaxdp.studies.analysis import _pow2, equal_expected_regret, summarize, upper_half, verdict_table
 from jaxdp.studies.claims import judge_fits, tally
-from jaxdp.studies.framework import Study, fit_slopes, plot_panels
-from jaxdp.studies.specs import StudySpec
+from jaxdp.studies.framework import Study, fit_slopes
+from jaxdp.studies.plots import plot_figures
+from jaxdp.studies.specs import StudySpec, curve_slopes, kept_manifest
 
 S = StudySpec("lazy-figure1c", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS = S.doc_page, S.results, S.blocks, S.claims
@@ -33,6 +34,8 @@ def _curve(panel: str, curve: str):
     return lambda a: figure1_exponents(a, panel)[curve]
 
 
+#: the exponents table's columns as the figure draws them
+BETA = dict(slope="beta_mean", slope_lo="beta_lo", slope_hi="beta_hi")
 #: (learner, adversary) -> (label, the exponent curve of α that applies to the pair)
 THEORY = {(ln, adv): (label, _curve(*pc)) for ln, advs in S.data["theory"].items()
           for adv, (label, *pc) in advs.items()}
@@ -46,22 +49,15 @@ def build(cfg: dict) -> Study:
     adversary, α) with the curve that applies (``beta_theory``) and the claimed panel (c) value."""
     d = int(cfg["d"])
 
-    def setup(pt):
-        """``(T, learner, params, info, adversary, adversary params)`` of a point (the planner's checks)."""
-        T = int(pt["T"])
-        eps = T ** -pt["alpha"]
-        return (T, *learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"])),
-                *adversary_and_params(pt["adversary"], d, T, eps))
+    def run(pts, seeds):   # each horizon costs T rounds, not max(T) (one compilation per horizon); run_columns
+        keys, Ts = seed_keys(int(cfg["seed"]), seeds), [int(pt["T"]) for pt in pts]
+        runs = [lazy_run(keys, pt["learner"], pt["adversary"], d, T, T ** -pt["alpha"], float(cfg["delta"]))
+                for pt, T in zip(pts, Ts)]
+        return [{k: np.broadcast_to(r[k], len(seeds)) for k in S.data["run_columns"]} for r in runs]
 
-    def run(pts, seeds):
-        keys, out = seed_keys(int(cfg["seed"]), seeds), []
-        for pt in pts:
-            T, L, params, info, A, ap = setup(pt)
-            # T_max = T: each horizon costs T rounds, not max(T) (one compilation per horizon)
-            r = simulate(L, A, experts_problem(), params, ap, keys, T, T_max=T, n_checkpoints=4)
-            out.append({"expected_regret": r["expected_regret"], "regret": r["regret"], "switches": r["switches"],
-                        "eta": np.full(len(seeds), info["eta"]), "B": np.full(len(seeds), float(info["B"]))})
-        return out
+    def check_point(pt):   # the planner's and the adversary's checks
+        T, eps = int(pt["T"]), int(pt["T"]) ** -pt["alpha"]
+        learner_and_params(pt["learner"], d, T, eps, float(cfg["delta"])), adversary_and_params(pt["adversary"], d, T, eps)
 
     def analyze(df):
         # every T uses the same seed keys: resample seed indices jointly across the T grid
@@ -71,20 +67,13 @@ def build(cfg: dict) -> Study:
         sl["beta_claimed_c"] = figure1_exponents(sl["alpha"].to_numpy(), "c")["L2P"]
         return {"exponents": sl}
 
-    def plot(df, outdir: pathlib.Path):
-        # one panel per adversary (four learners each), with the exponent curves that apply to it
-        sl = analyze(df)["exponents"].rename(columns=dict(slope="beta_mean", slope_lo="beta_lo", slope_hi="beta_hi"))
-        claimed = {k: _curve(*pc) for k, pc in S.data["plot"]["claimed"].items()}
-        corrected = {adv: {k: _curve(*pc) for k, pc in curves.items()}
-                     for adv, curves in S.data["plot"]["corrected"].items()}
-        return [plot_panels(sl, "adversary", "alpha", "beta", outdir / "lazy_figure1c.png", hue="learner",
-                            theory=lambda adv, sub: {**claimed, **corrected.get(adv, {})},
-                            title=lambda adv: f"LAZY Figure 1(c), adversary {adv}", logx=False, logy=False,
-                            xlabel="alpha (eps = T^-alpha)", ylabel="beta (expected regret ~ T^beta), 95% CI",
-                            width=4.6)]
+    def plot(df, outdir: pathlib.Path):   # [[figures]]: one panel per adversary with the exponent curves of α
+        return plot_figures(df, outdir, S.data["figures"], {"fig1": figure1_exponents},
+                            summary=lambda rows, *_: analyze(rows)["exponents"].rename(columns=BETA),
+                            xlabel=S.data["figures"][0]["xlabel"])
 
     points = S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]})   # α a float even if given as 0
-    return S.study(cfg, points=points, run=run, check_point=setup, analyze=analyze, plot=plot)
+    return S.study(cfg, points=points, run=run, check_point=check_point, analyze=analyze, plot=plot)
 
 
 def verdicts(slopes, summary, d: int):
@@ -105,45 +94,42 @@ def verdicts(slopes, summary, d: int):
 
 
 def page_blocks(results_dir=None) -> dict:
-    """The generated blocks of the results page from a kept run (default ``results/lazy-figure1c``)."""
+    """The generated blocks of the results page from a kept run (default ``results/lazy-figure1c``): the exponents,
+    L2P-MW's expected regret on alternating batches beside the model's terms (``alternating_terms``) and their
+    slopes, the verdicts, and L2P-MW's expected regret over its valid bound ``ln d/η + ηTB/8``."""
     import pandas as pd
 
-    dd = pathlib.Path(results_dir or RESULTS)
-    df = pd.read_csv(dd / "results.csv")
-    d = int(json.loads((dd / "manifest.json").read_text())["config"]["d"])
-    by = ["learner", "adversary", "alpha"]
+    dd, by = pathlib.Path(results_dir or RESULTS), ["learner", "adversary", "alpha"]
+    df, d = pd.read_csv(dd / "results.csv"), int(kept_manifest(dd)["config"]["d"])
     S_ = int(df.groupby(by + ["T"])["seed"].nunique().min())
-    real = fit_slopes(df, "T", "regret", by=by, n_boot=N_BOOT, resample="joint")
-    exp = fit_slopes(df, "T", "expected_regret", by=by, n_boot=N_BOOT, resample="joint")
-    twins = equal_expected_regret(df, "sketch", "hedge", ["adversary", "alpha"], 1e-4)
+    real, exp = (fit_slopes(df, "T", y, by=by, n_boot=N_BOOT, resample="joint") for y in ("regret", "expected_regret"))
     rows = real.assign(**{f"e{k}": exp[f"slope{k}"].to_numpy() for k in ("", "_lo", "_hi")})
     up = upper_half(sorted(df["T"].unique()))
     T_lo, T_hi = int(up[0]), int(up[-1])
-    # L2P-MW (paper settings) on alternating batches: E[regret] beside the model's terms (alternating_terms)
-    t = df[(df["adversary"] == "alternating") & (df["learner"] == "l2p_paper")].groupby(["alpha", "T"])
-    t = t.agg(**PER_POINT).reset_index()
-    t = t.assign(**alternating_terms(d, t["T"], t["eta"], t["B"]))
+    p = df.groupby(by + ["T"]).agg(**PER_POINT).reset_index()
+    p = p.assign(**alternating_terms(d, p["T"], p["eta"], p["B"]), bound=l2p_mw_regret_bound(
+        d, p["T"].to_numpy(float), p["eta"].to_numpy(float), p["B"].to_numpy(float)))
+    p["ratio"] = p["expected_regret"] / p["bound"]
+    alt, l2p = (p["learner"] == "l2p_paper") & (p["adversary"] == "alternating"), real["learner"].isin(list(EXPONENT))
+    t = p[alt]   # L2P-MW (paper settings) on alternating batches: E[regret] beside the model's terms
     dev = (t["expected_regret"] / t["model"] - 1).abs().groupby(t["alpha"]).max().to_dict()
-    mrows = pd.DataFrame([{"alpha": a, **{c: loglog_slope(g["T"], g[c]) for c in ("expected_regret", "model", "warmup",
-                          "tanh_term")}} for a, g in t[t["T"].isin(up)].groupby("alpha", sort=True)])
+    mrows = curve_slopes(real[(real["adversary"] == "alternating") & (real["learner"] == "l2p_paper")], t, "T",
+                         {c: c for c in ("expected_regret", "model", "warmup", "tanh_term")}, ["alpha"])
     v = verdicts(real.assign(n_seeds=S_), summarize(df, by + ["T"], ["regret"], n_boot=N_BOOT), d)
-    # L2P-MW (both settings) against its valid bound ln d/η + ηTB/8 on the upper half of the grid
-    b = df[df["T"].isin(up) & df["learner"].isin(["l2p_paper", "l2p_retuned"])].groupby(by + ["T"]).agg(**PER_POINT)
-    b = b.reset_index()
-    b["bound"] = l2p_mw_regret_bound(d, b["T"].to_numpy(float), b["eta"].to_numpy(float), b["B"].to_numpy(float))
-    brows = pd.DataFrame([dict(learner=ln, adversary=adv, alpha=a, ratios=list(g["expected_regret"] / g["bound"]),
-                               Bs=list(g["B"]), claimed=EXPONENT[ln](float(a)), sb=loglog_slope(g["T"], g["bound"]),
-                               se=loglog_slope(g["T"], g["expected_regret"])) for (ln, adv, a), g in b.groupby(by)])
+    lists = p[p["T"].isin(up)].groupby(by).agg(ratios=("ratio", list), Bs=("B", list)).reset_index()
+    brows = curve_slopes(real[l2p], p, "T", {"sb": "bound", "se": "expected_regret"}, by).merge(lists, on=by)
     return {
         BLOCKS[0]: S.render(BLOCKS[0], cells=len(rows), S=S_, T_lo=T_lo, T_hi=T_hi, n_boot=N_BOOT,
-                            table=S.table("exponents", rows, twins=twins, theory=THEORY, claimed_c=_curve("c", "L2P"),
-                                          twins_note=S.data["claims_notes"]["twins"])),
+                            table=S.table("exponents", rows, twins=equal_expected_regret(
+                                df, "sketch", "hedge", ["adversary", "alpha"], 1e-4), theory=THEORY,
+                                claimed_c=_curve("c", "L2P"), twins_note=S.data["claims_notes"]["twins"])),
         BLOCKS[1]: S.render(BLOCKS[1], d=d, table=S.table("terms", t),
                             deviations=", ".join(f"{100 * v:.1f}% at α = {a:g}" for a, v in sorted(dev.items()))),
         BLOCKS[2]: S.render(BLOCKS[2], T_lo=T_lo, T_hi=T_hi, table=S.table("model", mrows)),
         BLOCKS[3]: S.render(BLOCKS[3], rows=len(v), tol=TOL, decades=math.log10(up[-1] / up[0]), T_lo=T_lo,
                             T_hi=T_hi, n_boot=N_BOOT, tally=tally(v), table=verdict_table(v)),
-        BLOCKS[4]: S.render(BLOCKS[4], d=d, T_lo=_pow2(up[0]), T_hi=_pow2(up[-1]), table=S.table("bound", brows)),
+        BLOCKS[4]: S.render(BLOCKS[4], d=d, T_lo=_pow2(up[0]), T_hi=_pow2(up[-1]),
+                            table=S.table("bound", brows, exponent=EXPONENT)),
     }
 
 
