@@ -232,7 +232,7 @@ def test_lazy_and_hedge_study_curves_are_the_library_ones():
     from jaxdp.experts import alternating_prediction, figure1_exponents, l2p_mw_regret_bound
     from jaxdp.oco import figure1_oco_exponent
     from jaxdp.experts.hedge import hedge_tuned_regret_bound
-    from jaxdp.studies import lazy_batching
+    from jaxdp.experts.lazy_setups import batching_terms
 
     for panel, alpha in itertools.product("ab", [0.0, 0.1, 0.3, 0.5, 0.9, 1.5]):
         ex = figure1_exponents(alpha, panel)
@@ -245,7 +245,7 @@ def test_lazy_and_hedge_study_curves_are_the_library_ones():
     assert figure1_oco_exponent("dp_ftrl", "b", 0.9) == 1.0
 
     for T, B, eta, d in [(2 ** 14, 50, 1e-3, 2), (2 ** 20, 3, 0.02, 10)]:
-        t = lazy_batching.batching_terms(T, B, eta, d)
+        t = batching_terms(T, B, eta, d)
         assert t["valid_bound"] == float(l2p_mw_regret_bound(d, T, eta, B))
         assert t["valid_bound"] == pytest.approx(math.log(d) / eta + T * B * eta / 8, rel=1e-14)
         assert t["tanh_exact"] == float(alternating_prediction(T, eta, B))

@@ -13,7 +13,7 @@ import pathlib
 import numpy as np
 
 from ..core import seed_keys
-from ..experts.lazy_setups import alternating_batches_run, batching_terms  # noqa: F401 (the terms, by their old name)
+from ..experts.lazy_setups import alternating_batches_run
 from .analysis import _pow2, summarize_points, verdict_table
 from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_curves
