@@ -42,7 +42,7 @@ __all__ = [
     "check_delta_open", "check_sensitivity", "check_scale", "check_finite", "check_noise_kind",
     # float64 host values of the accountant
     "as_f64", "pos", "nonneg", "eps_arg", "delta_arg", "delta_open", "prob_open", "count_arg",
-    "eps_delta_lists", "mode_arg", "out", "coerce_number", "is_int",
+    "eps_delta_lists", "mode_arg", "out", "coerce_number", "is_int", "planner_args", "optional_dim",
 ]
 
 
@@ -890,3 +890,54 @@ def is_int(x: Any) -> bool:
         ``True`` for an ``int`` or ``numpy.integer`` that is not a bool.
     """
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def planner_args(eps: Any, delta: Any, T: Any, mode: Any, modes: tuple[str, ...], *,
+                 delta_positive: bool) -> tuple[float, float, int, str]:
+    """The request every privacy-primitive planner checks first.
+
+    Args:
+        eps: ε, finite and ``> 0``.
+        delta: δ; ``None`` means 0 where ``delta_positive`` is false.
+        T: the horizon, a single integer ``>= 1``.
+        mode: the planner mode, one of ``modes``.
+        modes: the modes the planner offers.
+        delta_positive: δ must lie in ``(0, 1)`` (else ``[0, 1)``).
+
+    Returns:
+        ``(eps, delta, T, mode)`` as ``float``, ``float``, ``int``, ``str``.
+
+    Raises:
+        ValueError, TypeError: an argument outside its range, naming it.
+    """
+    mode = mode_arg(mode, modes)
+    e = float(eps_arg(eps))
+    if delta is None:
+        if delta_positive:
+            raise ValueError("delta is required for this planner: a number in (0, 1)")
+        delta = 0.0
+    d = float(delta_open(delta) if delta_positive else delta_arg(delta))
+    T = count_arg(T, "T")
+    if not is_int(T):
+        raise TypeError(f"T must be a single integer >= 1, got {T!r}")
+    return e, d, int(T), mode
+
+
+def optional_dim(d: Any) -> int | None:
+    """An optional dimension ``d``: ``None``, or a single integer ``>= 1``.
+
+    Args:
+        d: the dimension or ``None``.
+
+    Returns:
+        ``int(d)``, or ``None``.
+
+    Raises:
+        ValueError, TypeError: ``d`` below 1 or not a single integer.
+    """
+    if d is None:
+        return None
+    d = count_arg(d, "d")
+    if not is_int(d):
+        raise TypeError(f"d must be a single integer >= 1, got {d!r}")
+    return int(d)

@@ -36,29 +36,6 @@ __all__ = [
 ]
 
 
-def _common(eps, delta, T, mode, modes, *, delta_positive: bool):
-    mode = C.mode_arg(mode, modes)
-    e = float(C.eps_arg(eps))
-    if delta is None:
-        if delta_positive:
-            raise ValueError("delta is required for this planner: a number in (0, 1)")
-        delta = 0.0
-    d = float(C.delta_open(delta) if delta_positive else C.delta_arg(delta))
-    T = C.count_arg(T, "T")
-    if not C.is_int(T):
-        raise TypeError(f"T must be a single integer >= 1, got {T!r}")
-    return e, d, int(T), mode
-
-
-def _dim(d) -> int | None:
-    if d is None:
-        return None
-    d = C.count_arg(d, "d")
-    if not C.is_int(d):
-        raise TypeError(f"d must be a single integer >= 1, got {d!r}")
-    return int(d)
-
-
 def _num(name: str, x: Any, *, positive: bool = True) -> float:
     x = C.coerce_number(name, x)
     v = C.pos(name, x) if positive else C.nonneg(name, x)
@@ -94,8 +71,8 @@ def plan_laplace(*, eps: float, delta: float | None = 0.0, T: int = 1, d: int | 
     Raises:
         ValueError: invalid privacy parameters, horizon, mode or norm, or ``norm="l2"`` without ``d``.
     """
-    e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=False)
-    dim = _dim(d)
+    e, dl, T, mode = C.planner_args(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=False)
+    dim = C.optional_dim(d)
     s = _num("sensitivity", sensitivity)
     norm = C.check_choice("norm", norm, ("l1", "l2"))
     if norm == "l2" and dim is None:
@@ -153,8 +130,8 @@ def plan_gaussian(*, eps: float, delta: float, T: int = 1, d: int | None = 1, mo
     Raises:
         ValueError: invalid privacy parameters, horizon, mode or method.
     """
-    e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
-    dim = _dim(d)
+    e, dl, T, mode = C.planner_args(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
+    dim = C.optional_dim(d)
     D = _num("sensitivity", sensitivity)
     method = C.check_choice("method", method, ("best", "zcdp", "dr", "accountant"))
     conditions: dict[str, bool] = {}
@@ -248,8 +225,8 @@ def plan_tree_aggregation(*, eps: float, delta: float, T: int, d: int | None = 1
     Raises:
         ValueError: invalid privacy parameters, horizon, mode or adjacency.
     """
-    e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
-    dim = _dim(d)
+    e, dl, T, mode = C.planner_args(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
+    dim = C.optional_dim(d)
     L = _num("L", L)
     adjacency = C.check_choice("adjacency", adjacency, ("replace_one", "add_remove"))
     H = tree_levels(T)
@@ -292,8 +269,8 @@ def plan_above_threshold(*, eps: float, delta: float | None = 0.0, T: int, d: in
     Raises:
         ValueError: invalid privacy parameters, horizon, mode or β.
     """
-    e, dl, T, mode = _common(eps, delta, T, mode, ("paper", "certified"), delta_positive=False)
-    _dim(d)
+    e, dl, T, mode = C.planner_args(eps, delta, T, mode, ("paper", "certified"), delta_positive=False)
+    C.optional_dim(d)
     b = float(C.prob_open(C.coerce_number("beta", beta), "beta"))
     D = _num("sensitivity", sensitivity)
     params = {"threshold_scale": 2.0 * D / e, "query_scale": 4.0 * D / e,
@@ -356,8 +333,8 @@ def plan_advanced_composition(*, eps: float, delta: float, T: int, d: int | None
     Raises:
         ValueError: the accountant cannot certify the request, or ``"optimal"`` with ``k > OPTIMAL_AUTO_MAX_K``.
     """
-    e, dl, k, mode = _common(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
-    _dim(d)
+    e, dl, k, mode = C.planner_args(eps, delta, T, mode, ("paper", "certified", "rate"), delta_positive=True)
+    C.optional_dim(d)
     split = float(C.prob_open(C.coerce_number("delta_split", delta_split), "delta_split"))
     method = C.check_choice("method", method, _COMPOSITION_METHODS)
     d_slack = split * dl

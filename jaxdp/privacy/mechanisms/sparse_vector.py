@@ -60,9 +60,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ...core.validation import check_epsilon, check_finite, check_scale, check_sensitivity
+from ...core.validation import check_epsilon, check_finite, check_scale, check_sensitivity, optional_dim, planner_args
 from ..accounting.plan import Plan
-from ..accounting.planners import _common as _planner_common, _dim as _planner_dim
 from ...core.validation import check_positive_int, check_probability, is_concrete
 from ...registry import register_planner
 
@@ -602,7 +601,7 @@ def plan_sparse_vector_shared(*, eps: float, delta: float | None = 0.0, T: int, 
     Raises:
         ValueError: invalid privacy parameters, mode, ``c``, ``ratio`` or ``T``.
     """
-    e, _dl, T, mode = _planner_common(eps, delta, T, mode, ("paper", "certified"), delta_positive=False)
-    _planner_dim(d)
+    e, _dl, T, mode = planner_args(eps, delta, T, mode, ("paper", "certified"), delta_positive=False)
+    optional_dim(d)
     plan = plan_sparse_vector(eps=e, c=c, sensitivity=sensitivity, ratio=ratio, monotone=monotone, k=T, beta=beta)
     return plan if mode == plan.mode else dataclasses.replace(plan, mode=mode)
