@@ -75,9 +75,16 @@ def build(cfg: dict) -> Study:
         summ["regret/theory"] = summ["regret_mean"] / summ["theory"]
         return {"slopes": _fits(df, summ), "summary": summ}
 
-    def plot(df, outdir: pathlib.Path):   # the TOML's figures: one panel per learner
-        return plot_figures(df, outdir, S.data["figures"], cfg, summary=lambda d, keys, y: summarize(
-            d.assign(learner=d["learner"].map(LABELS)), keys, y, n_boot=200))
+    def plot(df, outdir: pathlib.Path):   # the TOML's figures: one panel per learner, dashed its bound per point
+        def points(d, keys, y):   # each point's mean with its bound (`theory`) and the bound's name
+            s = summarize(d.assign(eps=d["eps"].astype(float)), list(dict.fromkeys([*keys, *KEYS])), y, n_boot=200)
+            s["theory"] = [theory_value(ln, i, int(k), int(t), e, gap) for ln, i, k, t, e in
+                           s[["learner", "instance", "K", "T", "eps"]].itertuples(index=False)]
+            return s.assign(theory_name=s["learner"].map(THEORY_NAMES), learner=s["learner"].map(LABELS))
+
+        figures = [{**S.data["figure_defaults"], **f} for f in S.data["figures"]]
+        return plot_figures(df, outdir, figures, {**cfg, "private": list(PRIVATE), "nonprivate": S.data["nonprivate"]},
+                            summary=points)
 
     pts = grid_points(S.data["grids"], cfg, dict(sweep="", learner="", instance="", K=0, T=0, eps=0.0), "sweep",
                       private=PRIVATE)   # the three sweeps ([grids]); a non-private learner has no ε

@@ -537,7 +537,9 @@ def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, A
     ``min_x`` (draw only with at least this many distinct ``x``, default 1), ``theory`` (``{label: expression}``
     in ``x``, ``names`` and ``s`` the figure's summary, :func:`~jaxdp.studies.claims.theory_curves`; with ``panel``
     ``{panel value: {label: expression}}``) and ``theory_column`` (a column of the summary holding a theory value
-    at every point: one curve per ``hue`` value, :func:`theory_columns`).
+    at every point: one curve per ``hue`` value, :func:`theory_columns`; with ``theory_by``, a column of the summary:
+    one curve per value of that column instead, the value its label, e.g. a bound's name in a figure without ``hue``).
+    ``rows`` reads ``names`` as ``@name`` (``"learner in @private"``).
 
     Args:
         df: the per-seed rows.
@@ -556,7 +558,7 @@ def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, A
 
     paths = []
     for f in figures:
-        sel = df.query(f["rows"]) if f.get("rows") else df
+        sel = df.query(f["rows"], local_dict=dict(names)) if f.get("rows") else df
         for v in sorted(sel[f["each"]].unique()) if "each" in f else [None]:
             at = {**names, f["each"]: v} if "each" in f else dict(names)
             sub = sel[sel[f["each"]] == v] if "each" in f else sel
@@ -569,7 +571,9 @@ def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, A
 
             def theory(t, sub):
                 if "theory_column" in f:
-                    return theory_columns(sub, f["x"], f["theory_column"], f["hue"], kw.get("hue_order"))
+                    by = f.get("theory_by", f.get("hue"))
+                    return theory_columns(sub, f["x"], f["theory_column"], by,
+                                          kw.get("hue_order") if by == f.get("hue") else None)
                 return theory_curves(t, dict(at, s=sub))
 
             if f.get("panel"):
@@ -616,7 +620,7 @@ def plot_figures_derived(df, outdir: os.PathLike | str, figures: Sequence[Mappin
 
     paths: list = []
     for f in ({**(defaults or {}), **g} for g in figures):
-        sel = df.query(f["rows"]) if f.get("rows") else df
+        sel = df.query(f["rows"], local_dict=dict(names)) if f.get("rows") else df
         if not len(sel):
             continue
         if "curve" in f:

@@ -1,6 +1,7 @@
 """Theory overlays of the figures: :func:`jaxdp.studies.plots.slope_guides` (a dashed line of the claimed log-log
 slope through each curve's first point) and :func:`jaxdp.studies.plots.theory_columns` (a theory value stored per
-point), and the studies that draw them: growth-rates (slope guides) and mf-ftrl (each mechanism's regret bound).
+point), and the studies that draw them: growth-rates (slope guides), mf-ftrl (each mechanism's regret bound) and
+bandits (each learner's bound, the private and non-private learners in separate figures).
 
 References are computed here from the definitions: a guide of exponent ``e`` through ``(x0, y0)`` is ``y0 (x/x0)^e``,
 so on a power law ``c x^e`` it is the curve itself; the mf-ftrl bound is DP-FTRL's bound (Realizable private online
@@ -10,6 +11,7 @@ largest prefix variance ``V``, recomputed from the mechanism rather than from th
 from __future__ import annotations
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -177,3 +179,64 @@ def test_mf_ftrl_figures_draw_each_mechanisms_bound_at_its_noise_energy(captured
                 np.testing.assert_allclose(ln.get_ydata(), want, rtol=1e-6)
                 checked += 1
     assert checked == len(cfg["mechanisms"]) * (len(cfg["envs"]) + 1)
+
+
+def test_plot_figures_theory_by_names_each_bound_and_rows_read_names(captured, tmp_path):
+    from jaxdp.studies.plots import plot_figures
+
+    df = pd.DataFrame([{"learner": ln, "T": T, "seed": s, "regret": (1 + "abc".index(ln)) * T ** 0.5 + s}
+                       for ln in "abc" for T in (16, 64, 256) for s in range(3)])
+
+    def summary(rows, keys, ys):   # the bound c·√T of each point, named after its learner
+        s = analysis.summarize(rows, keys, ys, n_boot=16)
+        return s.assign(bound=2.0 * np.sqrt(s["T"].astype(float)) * s["learner"].map({"a": 1.0, "b": 3.0}),
+                        bound_name=s["learner"].map({"a": "Thm A", "b": "Thm B"}))
+
+    fig = {"name": "f_{tag}", "rows": "learner in @keep", "panel": "learner", "x": "T", "y": "regret",
+           "title": "{learner}", "theory_column": "bound", "theory_by": "bound_name"}
+    paths = plot_figures(df, tmp_path, [fig], {"keep": ["a", "b"], "tag": "ab"}, summary=summary)
+    assert [p.name for p in paths] == ["f_ab.png"]
+    (_, f), = captured
+    assert [ax.get_title() for ax in f.axes] == ["a", "b"]          # the rows of @keep only, one panel each
+    for ax, c, name in zip(f.axes, (1.0, 3.0), ("Thm A", "Thm B")):
+        th, = [ln for ln in ax.lines if "theory" in ln.get_label()]
+        assert th.get_label() == f"theory [{ax.get_title()}]: {name}"   # named by theory_by, in its panel only
+        np.testing.assert_array_equal(th.get_xdata(), [16.0, 64.0, 256.0])
+        np.testing.assert_allclose(th.get_ydata(), 2.0 * c * np.sqrt([16.0, 64.0, 256.0]), rtol=1e-12)
+
+
+def test_bandits_figures_split_private_from_nonprivate_and_draw_each_bound(captured, tmp_path):
+    """The kept figure names, one panel per learner of the file's family, and EXP3's bound 2√(e−1)·√(TK ln K)
+    (Auer, Cesa-Bianchi, Freund & Schapire 2002, Cor. 3.2) at every point of its T and K sweeps."""
+    import math
+
+    from jaxdp import registry
+
+    df, cfg = _kept("bandits")
+    registry.load_all()
+    registry.get_study("bandits").fn(dict(cfg)).plot(df, tmp_path)
+    kept = sorted(p.name for p in (RESULTS / "bandits").glob("*.png"))
+    assert sorted(p.name for p, _ in captured) == kept
+    from jaxdp.studies import bandits
+
+    fam = {bandits.LABELS[ln]: "private" if ln in bandits.PRIVATE else "nonprivate" for ln in bandits.LEARNERS}
+    exp3_checked = 0
+    for path, fig in captured:
+        stem = pathlib.Path(path).stem
+        for ax in fig.axes:
+            t = ax.get_title()   # "<learner> (<instance>)" in the T sweep, "<learner>, T=<T>" in the others
+            learner = t.split(", T=")[0] if ", T=" in t else t.rsplit(" (", 1)[0]
+            if stem.endswith("private"):
+                assert stem.endswith(fam[learner]), (stem, learner)
+            theory = [ln for ln in ax.lines if "theory" in ln.get_label()]
+            stochastic_on_switch = "switch" in stem and learner not in ("EXP3", "EXP3-IX", "DP-EXP3")
+            assert len(theory) == (0 if stochastic_on_switch else 1), (stem, learner)
+            if learner == "EXP3":
+                x = "K" if "_K_" in stem else "T"
+                xs = np.asarray(theory[0].get_xdata(), float)
+                T, K = (xs, float(cfg["K"])) if x == "T" else (float(cfg["K_T"]), xs)
+                np.testing.assert_allclose(theory[0].get_ydata(),
+                                           2 * math.sqrt(math.e - 1) * np.sqrt(T * K * np.log(K)), rtol=1e-9)
+                assert theory[0].get_label() == "theory [EXP3]: Auer et al. Cor 3.2"
+                exp3_checked += 1
+    assert exp3_checked == 3   # T sweep on linspace and switch, K sweep
