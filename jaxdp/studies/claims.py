@@ -26,7 +26,7 @@ Each kind of claim has its test:
   exceeds 1);
 * ``"equality"``: two quantities claimed equal, tested by their difference (claim 0);
 * a lower bound with its constant (measured ≥ bound) is a ``"bound"`` on the inverse ratio bound / measured
-  (:func:`judge_lower_bound`);
+  (:func:`judge_curve` with ``lower``);
 * a paired order (one learner ahead of another, or the two level) is tested on the seed-paired ratio of their
   means by where its interval lies against 1 (:func:`judge_order`).
 
@@ -45,9 +45,9 @@ import numpy as np
 
 from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, seeds_to_resolve
 
-__all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
+__all__ = ["Claim", "Measurement", "Verdict", "judge", "KINDS", "VERDICTS", "seeds_to_resolve",
            "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
-           "zero_mean_checks", "judge_lower_bound", "ORDERS", "judge_order", "order_row", "theory_curves"]
+           "zero_mean_checks", "ORDERS", "judge_order", "order_row", "theory_curves"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "between_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -133,32 +133,6 @@ class Measurement:
         return cls(float(fit.slope) - shift, float(fit.slope_lo) - shift, float(fit.slope_hi) - shift,
                    int(fit.n_seeds), decades=math.log10(float(fit.x_max) / float(fit.x_min)))
 
-    @classmethod
-    def of_ratios(cls, mean, lo, hi, n_seeds: int) -> "Measurement":
-        """The measurement of a ``"bound"`` claim from the per-point ratios measured / bound and their 95% ends.
-
-        Args:
-            mean, lo, hi: arrays over the points of the range.
-            n_seeds: the seeds per point.
-
-        Returns:
-            The largest ratio, the largest lower and upper ends, and every lower end in ``ratios_lo``.
-        """
-        mean, lo, hi = (np.asarray(v, float) for v in (mean, lo, hi))
-        return cls(float(mean.max()), float(lo.max()), float(hi.max()), int(n_seeds), ratios_lo=tuple(lo))
-
-    def exact(self, mean, lo, hi) -> bool:
-        """Whether the per-point intervals ``[lo, hi]`` have no spread (the same value for every seed).
-
-        Args:
-            mean, lo, hi: arrays over the points of the range.
-
-        Returns:
-            ``True`` when every interval's width is at most ``1e-9`` relative.
-        """
-        mean, lo, hi = (np.asarray(v, float) for v in (mean, lo, hi))
-        return bool(len(mean)) and bool(np.all(hi - lo <= 1e-9 * np.maximum(1.0, np.abs(mean))))
-
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
@@ -191,22 +165,6 @@ def _unresolved(m: Measurement, claim: Claim, hold: tuple, claimed: tuple) -> Ve
         return Verdict("consistent, unresolved", where + "; its estimate lies on the tolerance's edge")
     need = seeds_to_resolve(hw, m.n_seeds, target)
     return Verdict("consistent, unresolved", where + f"; about {need} seeds would resolve it if the estimate stays")
-
-
-def judge_exact_bound(m: Measurement, where: str = "") -> Verdict:
-    """The verdict of a ``"bound"`` claim on an exact evaluation (no spread over seeds): its value decides.
-
-    Args:
-        m: the measurement (:meth:`Measurement.of_ratios`) of a range where :meth:`Measurement.exact` holds.
-        where: appended to the ``holds`` reason (e.g. ``" at every fitted T"``).
-
-    Returns:
-        ``holds`` when the largest ratio is at most 1, else ``misses``.
-    """
-    if m.estimate <= 1.0:
-        return Verdict("holds", f"an exact evaluation (the same for every seed): at most {m.estimate:.2f} of the "
-                                f"bound{where}")
-    return Verdict("misses", f"an exact evaluation above the bound ({m.estimate:.2f} of it)")
 
 
 def judge(claim: Claim, m: Measurement) -> Verdict:
@@ -407,34 +365,48 @@ def _below_regime(claim: Claim, points, x: str) -> str:
             + fill(claim.regime[2] if len(claim.regime) > 2 else "", points))
 
 
-def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: str = "T", *, experiment: str,
-                cell: str, bound: Any = None, stem: str = "regret", exact_where: Optional[str] = None,
+def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: str = "T", skip: Sequence[tuple] = (),
+                *, experiment: str, cell: str, bound: Any = None, stem: str = "regret", lower: bool = False,
+                exact_where: Optional[str] = None, label: Callable[[Any], str] = str,
+                none_left: str = "no point in the fitted range", below: str = "",
                 no_claim: tuple = ("no claim stated for this curve", "reported for comparison")) -> dict:
     """The verdict row of one curve against its claim, tested as the claim's kind says, with everything the claim
     states as data.
 
-    A ``"bound"`` is judged point by point on the ratio measured / bound (:meth:`Measurement.of_ratios`); with
-    ``exact_where`` given, a curve without spread over seeds is an exact evaluation (:func:`judge_exact_bound`,
-    ``exact_where`` appended to its reason), else :func:`judge` calls it not tested (a quantity that should vary
-    over seeds). An exponent is judged on the fit's slope (and interval) less the slope of the claim's ``scale``
-    over the curve's points (a deterministic function of ``x``, which shifts the slope and both ends of its
-    interval); a curve below the claim's ``regime`` or whose claim is ``untested`` is not tested; otherwise
-    :func:`judge` decides. Where a slope that could be judged lies beyond the claim (above an at-most exponent,
-    outside an interval's claim) and the claim says what that means (``beyond``), the reason says it and the row
-    links to the claim's explanation. A curve without a claim is not tested (its fit shown when given).
+    A ``"bound"`` is judged point by point on the ratio measured / bound (``lower``: a lower bound with its constant,
+    measured ≥ bound, on the inverse ratio bound / measured, each point's interval inverted so its ends swap, shown
+    from the smallest lower end to the largest upper end); the points of ``skip`` test nothing (a bound that is a
+    trivial cap the measurement can never exceed, another curve's runs repeated) and are left out, each left-out
+    kind named in the reason with where it applies. With ``exact_where`` given, a curve without spread over seeds
+    is an exact evaluation (``holds`` when its largest ratio is at most 1, ``exact_where`` appended to the reason,
+    else ``misses``), else :func:`judge` calls it not tested (a quantity that should vary over seeds). An exponent
+    is judged on the fit's slope (and interval) less the slope of the claim's ``scale`` over the curve's points (a
+    deterministic function of ``x``, which shifts the slope and both ends of its interval); a curve below the
+    claim's ``regime`` or whose claim is ``untested`` is not tested; otherwise :func:`judge` decides. Where a slope
+    that could be judged lies beyond the claim (above an at-most exponent, outside an interval's claim) and the
+    claim says what that means (``beyond``), the reason says it and the row links to the claim's explanation. A
+    curve without a claim is not tested (its fit shown when given, else the fewest seeds of its points).
 
     Args:
         claim: the curve's claim, or ``None``.
         fit: an exponent's fit, a row of :func:`~jaxdp.studies.analysis.fit_slopes` (``slope``, ``slope_lo``,
             ``slope_hi``, ``n_seeds``, ``x_min``, ``x_max``); unused by a bound.
         points: the curve's per-point table over the fitted range, sorted by ``x``: for a bound its summary
-            (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds``); for an exponent the columns its claim's
-            ``scale``, ``regime`` and ``beyond`` read (may be ``None`` when it states none of them).
+            (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds`` and the boolean columns of ``skip``); for an
+            exponent the columns its claim's ``scale``, ``regime`` and ``beyond`` read (may be ``None`` when it
+            states none of them).
         x: the fitted variable's column.
+        skip: a bound's ``[(column, note)]``: the points where ``column`` is true are left out; ``note(at=...,
+            n=...)`` (a template's render) says where (``at``: the ``label`` of each such point, comma-separated)
+            and how many points are tested (``n``); the notes end the reason in this order.
         experiment, cell: the row's experiment and cell.
         bound: a bound's value at each point (default the column ``bound`` of ``points``).
         stem: a bound's measured metric.
+        lower: the bound is a lower bound (measured ≥ bound), judged on bound / measured.
         exact_where: when given, a bound without spread over seeds is judged exactly, with this in its reason.
+        label: ``label(x value) -> str``, how a note of ``skip`` names a point (``"T = 2^14"``).
+        none_left: the reason of a bound with no point left (not tested; its seeds the fewest of ``points``).
+        below: a note ending a bound's reason when the largest ratio is at most 0 (the measurement never positive).
         no_claim: the claim text and reason of a curve without a claim.
 
     Returns:
@@ -445,17 +417,33 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
     """
     if claim is not None and claim.kind == "bound":
         if points is None or not len(points):
-            return untested_row(experiment, cell, claim.text, "no point in the fitted range", kind="at_most",
-                                claimed=1.0)
+            return untested_row(experiment, cell, claim.text, none_left, kind="at_most", claimed=1.0)
+        n = int(points["n_seeds"].min())
         b = np.asarray(points["bound"] if bound is None else bound, float)
-        mean, lo, hi = (points[f"{stem}_{k}"].to_numpy(float) / b for k in ("mean", "lo", "hi"))
-        m = Measurement.of_ratios(mean, lo, hi, int(points["n_seeds"].min()))
-        exact = exact_where is not None and m.exact(mean, lo, hi)
-        return verdict_row(claim, m, judge_exact_bound(m, exact_where or "") if exact else judge(claim, m),
-                           experiment=experiment, cell=cell)
+        out = np.logical_or.reduce([points[c].to_numpy(bool) for c, _ in skip]) if skip else np.zeros(len(b), bool)
+        notes = [note(at=", ".join(label(v) for v in points.loc[points[c].to_numpy(bool), x]), n=int((~out).sum()))
+                 for c, note in skip if points[c].any()]
+        if not (~out).sum():
+            return untested_row(experiment, cell, claim.text, none_left, n, kind="at_most", claimed=1.0)
+        cols = [points.loc[~out, f"{stem}_{k}"].to_numpy(float) for k in (("mean", "hi", "lo") if lower else
+                                                                           ("mean", "lo", "hi"))]
+        mean, lo, hi = (b[~out] / v for v in cols) if lower else (v / b[~out] for v in cols)
+        m = Measurement(float(mean.max()), float(lo.min() if lower else lo.max()), float(hi.max()), n,
+                        ratios_lo=tuple(lo))
+        if exact_where is None or not np.all(hi - lo <= 1e-9 * np.maximum(1.0, np.abs(mean))):
+            v = judge(claim, m)
+        elif m.estimate <= 1.0:
+            v = Verdict("holds", f"an exact evaluation (the same for every seed): at most {m.estimate:.2f} of the "
+                                 f"bound{exact_where}")
+        else:
+            v = Verdict("misses", f"an exact evaluation above the bound ({m.estimate:.2f} of it)")
+        notes += [below] if below and m.estimate <= 0 else []
+        v = Verdict(v.verdict, "; ".join([v.reason, *notes] if v.reason else notes))
+        return verdict_row(claim, m, v, experiment=experiment, cell=cell)
     if claim is None:
         shown = None if fit is None else Measurement.of_fit(fit)
-        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=shown)
+        n = 0 if shown or points is None or not len(points) else int(points["n_seeds"].min())
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], n, m=shown)
     if fit is None:
         raise ValueError(f"fit must be given to judge a {claim.kind!r} claim, got None")
     scale = claim.scale
@@ -470,29 +458,6 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
         sep = ": " if v.verdict == "misses" else "; over it the slope lies beyond the claim: "
         v = Verdict(v.verdict, v.reason + sep + fill(claim.beyond, points))
     return verdict_row(claim, m, v, experiment=experiment, cell=cell, link=claim.link if why or beyond else None)
-
-
-def judge_lower_bound(claim: Claim, points, *, experiment: str, cell: str, stem: str = "ratio",
-                      bound: Any = None) -> dict:
-    """The verdict row of a lower bound with its constant (measured ≥ bound at every point), tested as the
-    ``"bound"`` claim bound / measured ≤ 1 at every point: each point's interval is inverted (its ends swap).
-
-    Args:
-        claim: the claim (kind ``"bound"``, as its inverse ratio states it).
-        points: the per-point table (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds``).
-        experiment, cell: the row's experiment and cell.
-        stem: the measured metric.
-        bound: the lower bound at each point (default the column ``bound`` of ``points``).
-
-    Returns:
-        The row (:func:`verdict_row`): the largest inverse ratio, shown with the range of the per-point intervals
-        (from the smallest lower end to the largest upper end), judged by :func:`judge` on every point's lower end.
-    """
-    b = np.asarray(points["bound"] if bound is None else bound, float)
-    mean, lo, hi = (b / points[f"{stem}_{k}"].to_numpy(float) for k in ("mean", "hi", "lo"))
-    m = Measurement(float(mean.max()), float(lo.min()), float(hi.max()), int(points["n_seeds"].min()),
-                    ratios_lo=list(lo))
-    return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell)
 
 
 #: what each paired order claims of the ratio (numerator's mean over denominator's): ``above`` 1, the denominator
@@ -746,43 +711,6 @@ def against_reference(summary, reference: Callable, names: Sequence[str], stem: 
         ratio=q["measured_mean"] / ref, inside=(q["measured_lo"] <= ref) & (ref <= q["measured_hi"]))
 
 
-def judge_bound_except(claim: Claim, points, x: str, skip: Sequence[tuple], *, experiment: str, cell: str,
-                       label: Callable[[Any], str], none_left: str, below: str = "", exact_where: str = "") -> dict:
-    """The row of a ``"bound"`` claim (:func:`judge_curve`) on a curve's points less those that test nothing (a bound
-    that is a trivial cap the measurement can never exceed, another curve's runs repeated), each left-out kind named
-    in the reason with where it applies.
-
-    Args:
-        claim: the curve's claim (kind ``"bound"``).
-        points: the curve's per-point table over the fitted range, sorted by ``x``: ``bound``, ``<stem>_mean``,
-            ``<stem>_lo``, ``<stem>_hi``, ``n_seeds`` and the boolean columns of ``skip``.
-        x: the swept variable's column.
-        skip: ``[(column, note)]``: the points where ``column`` is true are left out; ``note(at=..., n=...)`` (a
-            template's render) says where (``at``: the ``label`` of each such point, comma-separated) and how many
-            points are tested (``n``); the notes end the reason in this order.
-        experiment, cell: the row's experiment and cell.
-        label: ``label(x value) -> str``, how a note names a point (``"T = 2^14"``).
-        none_left: the reason of a curve with no point left (not tested).
-        below: a note ending the reason when the largest ratio is at most 0 (the measurement never positive).
-        exact_where: as in :func:`judge_curve` (a curve without spread over seeds judged exactly).
-
-    Returns:
-        The row (:func:`verdict_row`, or :func:`untested_row` when every point is left out), its seeds the fewest
-        of any point of ``points``.
-    """
-    n = int(points["n_seeds"].min()) if len(points) else 0
-    out = np.logical_or.reduce([points[c].to_numpy(bool) for c, _ in skip]) if skip else np.zeros(len(points), bool)
-    tested = points[~out]
-    notes = [note(at=", ".join(label(v) for v in points.loc[points[c].to_numpy(bool), x]), n=len(tested))
-             for c, note in skip if points[c].any()]
-    if not len(tested):
-        return untested_row(experiment, cell, claim.text, none_left, n, kind="at_most", claimed=1.0)
-    row = judge_curve(claim, None, tested.assign(n_seeds=n), x, experiment=experiment, cell=cell,
-                      exact_where=exact_where)
-    notes += [below] if below and row["slope"] <= 0 else []
-    return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
-
-
 def points_against_bounds(points, where: Callable[[Any], str], group: Callable[[Any], str], stem: str = "regret",
                           bound: str = "bound") -> dict:
     """What a page says of every point of a study against its own bound: which points have one, which lie above
@@ -834,43 +762,6 @@ def fitted_curves(fits, points, keys: Sequence[str], x) -> list:
         g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])].sort_values(xc)
         out.append((r, g, g[g[xc].between(r["x_min"], r["x_max"])]))
     return out
-
-
-def judge_fit_except(claim: Optional[Claim], fit: Any, points, x: str, skip: Sequence[tuple] = (), *,
-                     experiment: str, bound_experiment: str, cell: str, label: Callable[[Any], str], none_left: str,
-                     below: str = "", claimed_column: str = "",
-                     no_claim: Sequence[str] = ("no claim stated for this curve", "reported for comparison")) -> dict:
-    """The row of one fitted curve against its claim, whatever its kind: a ``"bound"`` on the curve's points less
-    those that test nothing (:func:`judge_bound_except`), an exponent on the fit's slope (:func:`judge_curve`), and
-    a curve without a claim not tested, with no measurement shown.
-
-    Args:
-        claim: the curve's claim, or ``None``.
-        fit: the fit (a mapping with ``slope``, ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max``).
-        points: the curve's per-point table over the fitted range, sorted by ``x`` (as :func:`judge_bound_except`
-            reads it); its fewest ``n_seeds`` are the row's seeds.
-        x: the swept variable's column.
-        skip, label, none_left, below: a bound's points left out and its notes (:func:`judge_bound_except`).
-        experiment, bound_experiment: the row's experiment for an exponent or no claim, and for a bound.
-        cell: the row's cell.
-        no_claim: the claim text and reason of a curve without a claim.
-        claimed_column: a column of ``fit`` holding the claimed exponent where the claim's ``value`` is NaN (a rate
-            whose value is the theory's slope over the fitted range); default none.
-
-    Returns:
-        The row (:func:`verdict_row` or :func:`untested_row`).
-    """
-    import pandas as pd
-
-    n = int(points["n_seeds"].min()) if len(points) else 0
-    if claim is None:
-        return untested_row(experiment, cell, no_claim[0], no_claim[1], n)
-    if claim.kind == "bound":
-        return judge_bound_except(claim, points, x, skip, experiment=bound_experiment, cell=cell, label=label,
-                                  none_left=none_left, below=below)
-    if claimed_column and math.isnan(claim.value):
-        claim = dataclasses.replace(claim, value=float(fit[claimed_column]))
-    return judge_curve(claim, pd.Series(dict(fit, n_seeds=n)), None, x, experiment=experiment, cell=cell)
 
 
 def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last: Sequence[str] = ()):

@@ -1,6 +1,6 @@
 """The generic pieces of claims.py a study with per-point bounds uses, on small tables checked by hand:
 ``points_against_bounds`` (every point against its own bound, counted and named), ``fitted_curves`` (each fit's
-points), ``judge_fit_except`` (a fitted curve's row by its claim's kind) and ``curve_flags`` (where each flag holds
+points), ``judge_curve`` (a fitted curve's row by its claim's kind, less the points that test nothing) and ``curve_flags`` (where each flag holds
 on each fitted curve). Pandas only: no JAX compile."""
 import math
 
@@ -41,28 +41,32 @@ def test_fitted_curves_select_each_fit_s_points():
     assert ra["c"] == "a" and list(ga["T"]) == [1, 2, 4] and list(fa["T"]) == [2, 4]     # sorted, then the range
 
 
-def test_judge_fit_except_by_kind():
+def test_judge_curve_by_kind_leaves_out_the_points_of_skip():
     import functools
 
-    from jaxdp.studies.claims import Claim, judge_fit_except
+    from jaxdp.studies.claims import Claim, judge_curve
 
     fit = dict(slope=0.5, slope_lo=0.48, slope_hi=0.52, x_min=1.0, x_max=1e3)
     pts = pd.DataFrame(dict(T=[10, 100, 1000], n_seeds=[8, 6, 8], regret_mean=[1.0, 2.0, 50.0],
                             regret_lo=[0.9, 1.9, 49.0], regret_hi=[1.1, 2.1, 51.0], bound=[10.0, 10.0, 50.0],
                             capped=[False, False, True]))
-    kw = dict(experiment="vs T", bound_experiment="over T", cell="c", label=lambda v: f"T = {v}",
-              none_left="all capped")
-    none = judge_fit_except(None, fit, pts, "T", no_claim=("none", "why"), **kw)
+    kw = dict(experiment="vs T", cell="c", label=lambda v: f"T = {v}", none_left="all capped")
+    none = judge_curve(None, None, pts, "T", no_claim=("none", "why"), **kw)   # no fit shown: the points' seeds
     assert (none["verdict"], none["claim"], none["reason"], none["n_seeds"]) == ("not tested", "none", "why", 6)
     assert math.isnan(none["slope"]) and none["experiment"] == "vs T"
-    rate = judge_fit_except(Claim("r", kind="rate", value=math.nan), dict(fit, th=0.5), pts, "T",
-                            claimed_column="th", **kw)
+    rate = judge_curve(Claim("r", kind="rate", value=0.5), pd.Series(dict(fit, n_seeds=6)), pts, "T", **kw)
     assert (rate["verdict"], rate["claimed"], rate["slope"], rate["n_seeds"]) == ("holds", 0.5, 0.5, 6)
     # the capped point (mean 50/50 = 1, above 1.05 at its upper end) is left out: the others hold
     skip = [("capped", functools.partial("capped at {at}, {n} left".format))]
-    b = judge_fit_except(Claim("b", kind="bound", value=1.0), fit, pts, "T", skip, **kw)
-    assert (b["verdict"], b["experiment"], b["slope"]) == ("holds", "over T", 0.2)
+    b = judge_curve(Claim("b", kind="bound", value=1.0), None, pts, "T", skip, **kw)
+    assert (b["verdict"], b["slope"], b["n_seeds"]) == ("holds", 0.2, 6)
     assert b["reason"].endswith("capped at T = 1000, 2 left")
+    every = judge_curve(Claim("b", kind="bound", value=1.0), None, pts.assign(capped=True), "T", skip, **kw)
+    assert (every["verdict"], every["reason"], every["n_seeds"]) == ("not tested", "all capped", 6)
+    # a measurement never positive: the note ``below`` ends the reason
+    neg = pts.assign(regret_mean=[-1.0, -2.0, 50.0], regret_lo=[-1.5, -2.5, 49.0], regret_hi=[-0.5, -1.0, 51.0])
+    assert judge_curve(Claim("b", kind="bound"), None, neg, "T", skip, below="never positive",
+                       **kw)["reason"].endswith("2 left; never positive")
 
 
 def test_curve_flags_list_where_each_flag_holds():
