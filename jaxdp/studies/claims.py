@@ -47,7 +47,7 @@ from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, se
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "KINDS", "VERDICTS", "seeds_to_resolve",
            "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
-           "zero_mean_checks", "ORDERS", "judge_order", "order_row", "theory_curves"]
+           "zero_mean_checks", "ORDERS", "judge_order", "theory_curves"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "between_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -465,20 +465,26 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
 ORDERS = {"above": "interval above 1", "below": "interval below 1", "level": "interval contains 1"}
 
 
-def judge_order(relation: str, lo: float, hi: float, *, best: str = "", claimed_best: Optional[str] = None,
-                label: str = "") -> Verdict:
-    """The verdict of a paired order claim on a seed-paired ratio's 95% interval (:data:`ORDERS`).
+def judge_order(claim: str, relation: str, ratio: float, lo: float, hi: float, n_seeds: int, *, experiment: str,
+                cell: str, best: str = "", claimed_best: Optional[str] = None, label: str = "", link: str = "") -> dict:
+    """The verdict row of a paired order claim on a seed-paired ratio's 95% interval (:data:`ORDERS`): ``holds``
+    when the interval lies where the relation says (and the claimed best is the denominator), else ``misses`` with
+    why; ``not tested`` without a claimed relation or a finite interval.
 
     Args:
+        claim: what is claimed (its relation's words, :data:`ORDERS`, are appended), or the text of a comparison
+            without a claim.
         relation: ``"above"``, ``"below"``, ``"level"``, or ``""`` when no order is claimed (not tested).
-        lo, hi: the ratio's 95% interval.
+        ratio, lo, hi, n_seeds: the seed-paired ratio, its 95% interval and the seeds behind it.
+        experiment, cell: the row's experiment and cell.
         best: the learner in the denominator (the best by mean, where the claim names one).
         claimed_best: the learner the claim names best (``None``: the claim names none).
         label: how the reason names ``best`` (default ``best``).
+        link: where a miss is explained.
 
     Returns:
-        ``holds`` when the interval lies where the relation says (and the claimed best is the denominator), else
-        ``misses`` with why; ``not tested`` without a claim or a finite interval.
+        The row: ``experiment``, ``cell``, ``ratio``, ``ratio_lo``, ``ratio_hi``, ``n_seeds``, ``claim``,
+        ``relation``, ``verdict``, ``reason`` and ``link`` (on a miss only).
 
     Raises:
         ValueError: an unknown relation.
@@ -486,36 +492,16 @@ def judge_order(relation: str, lo: float, hi: float, *, best: str = "", claimed_
     if relation and relation not in ORDERS:
         raise ValueError(f"relation must be one of {sorted(ORDERS)} or '', got {relation!r}")
     if not relation:
-        return Verdict("not tested", "reported only, no order claimed")
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return Verdict("not tested", "no paired interval")
-    if claimed_best is not None and best != claimed_best:
-        return Verdict("misses", f"the best by mean is {label or best}, not {claimed_best}")
-    if {"above": lo > 1.0, "below": hi < 1.0, "level": lo <= 1.0 <= hi}[relation]:
-        return Verdict("holds")
-    return Verdict("misses", "the interval excludes 1" if relation == "level" else f"the interval does not lie "
-                                                                                  f"{relation} 1")
-
-
-def order_row(claim: str, relation: str, ratio: float, lo: float, hi: float, n_seeds: int, *, experiment: str,
-              cell: str, best: str = "", claimed_best: Optional[str] = None, label: str = "",
-              link: str = "") -> dict:
-    """One verdict row of a paired order claim (:func:`judge_order`).
-
-    Args:
-        claim: what is claimed (its relation's words, :data:`ORDERS`, are appended), or the text of a comparison
-            without a claim.
-        relation: the claimed relation, ``""`` for none.
-        ratio, lo, hi, n_seeds: the seed-paired ratio, its 95% interval and the seeds behind it.
-        experiment, cell: the row's experiment and cell.
-        best, claimed_best, label: as in :func:`judge_order`.
-        link: where a miss is explained.
-
-    Returns:
-        The row: ``experiment``, ``cell``, ``ratio``, ``ratio_lo``, ``ratio_hi``, ``n_seeds``, ``claim``,
-        ``relation``, ``verdict``, ``reason`` and ``link`` (on a miss only).
-    """
-    v = judge_order(relation, float(lo), float(hi), best=best, claimed_best=claimed_best, label=label)
+        v = Verdict("not tested", "reported only, no order claimed")
+    elif not (np.isfinite(lo) and np.isfinite(hi)):
+        v = Verdict("not tested", "no paired interval")
+    elif claimed_best is not None and best != claimed_best:
+        v = Verdict("misses", f"the best by mean is {label or best}, not {claimed_best}")
+    elif {"above": lo > 1.0, "below": hi < 1.0, "level": lo <= 1.0 <= hi}[relation]:
+        v = Verdict("holds")
+    else:
+        v = Verdict("misses", "the interval excludes 1" if relation == "level" else f"the interval does not lie "
+                                                                                   f"{relation} 1")
     return dict(experiment=experiment, cell=cell, ratio=ratio, ratio_lo=lo, ratio_hi=hi, n_seeds=int(n_seeds),
                 claim=f"{claim} ({ORDERS[relation]})" if relation else claim, relation=relation, verdict=v.verdict,
                 reason=v.reason, link=link if v.verdict == "misses" else "")
@@ -621,26 +607,6 @@ def quantile_ratio_slope_boot(Y, xs, q: float, n_boot: int, rng) -> tuple[float,
         return _slopes_rows(lx, np.nanquantile(Yb, q, axis=-2) / np.nanmean(Yb, axis=-2))
 
     return slopes(Y)[0], slopes(Y[rng.integers(0, len(Y), size=(n_boot, len(Y)))])
-
-
-def judge_boot(claim: Claim, est: float, boots, n_seeds: int, xs, *, experiment: str, cell: str) -> dict:
-    """The verdict row of a bootstrapped exponent (:func:`judge` on its 95% percentile interval over the span of
-    ``xs``), linked to the claim's explanation.
-
-    Args:
-        claim: the claim.
-        est: the measured exponent.
-        boots: its bootstrap replicates (NaN ignored).
-        n_seeds: the seeds measured.
-        xs: the abscissae fitted (their span, in decades, decides whether a rate is tested).
-        experiment, cell: the row's experiment and cell.
-
-    Returns:
-        The row (:func:`verdict_row`).
-    """
-    lo, hi = (float(v) for v in np.nanquantile(boots, [0.025, 0.975]))
-    m = Measurement(float(est), lo, hi, n_seeds, decades=math.log10(max(xs) / min(xs)))
-    return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell, link=claim.link)
 
 
 def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *, twins: Optional[dict] = None,

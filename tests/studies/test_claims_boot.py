@@ -1,11 +1,11 @@
 """The bootstrapped exponents and the slope-fit verdicts of jaxdp.studies.claims (slope_ratio_boot,
-quantile_ratio_slope_boot, judge_boot, judge_slope_fits), against curves whose slopes are known in closed form and
+quantile_ratio_slope_boot, judge_slope_fits) and their rows by jaxdp.studies.specs.boot_claims, against curves whose slopes are known in closed form and
 least-squares fits by numpy.polyfit. Pandas and NumPy only: no JAX compile."""
 import numpy as np
 import pandas as pd
 
-from jaxdp.studies.claims import (Claim, Verdict, judge_boot, judge_slope_fits, quantile_ratio_slope_boot,
-                                  slope_ratio_boot)
+from jaxdp.studies.claims import Claim, Verdict, judge_slope_fits, quantile_ratio_slope_boot, slope_ratio_boot
+from jaxdp.studies.specs import boot_claims
 
 XS = np.array([1.0, 10.0, 100.0, 1000.0])
 
@@ -32,13 +32,25 @@ def test_quantile_over_mean_of_a_scaled_law_has_slope_zero():
     assert abs(quantile_ratio_slope_boot(Y, XS, 0.99, 10, np.random.default_rng(1))[0] - ref) < 1e-9 and ref > 0
 
 
-def test_judge_boot_uses_the_percentile_interval_and_the_span():
-    c = Claim("ratio 2", "rate", 2.0, 0.1, link="x.md#why")
-    row = judge_boot(c, 2.01, np.linspace(1.98, 2.04, 1001), 64, XS, experiment="E", cell="c")
-    assert row["verdict"] == "holds" and abs(row["slope_lo"] - 1.9815) < 1e-9 and row["link"] == "x.md#why"
-    short = judge_boot(c, 2.01, np.linspace(1.98, 2.04, 11), 64, XS[:2], experiment="E", cell="c")
+def test_boot_claims_judge_the_percentile_interval_over_the_span():
+    rng = np.random.default_rng(0)
+    u, v = rng.exponential(size=(50, 1)), rng.exponential(size=(50, 1))
+    num, den = u * XS ** -1.5 * rng.exponential(size=(50, 4)), v * XS ** -0.5 * rng.exponential(size=(50, 4))
+    df = pd.concat([pd.DataFrame(dict(seed=np.repeat(np.arange(50), 4), x=np.tile(XS, 50), y=Y.ravel(), pure=p))
+                    for Y, p in ((num, True), (den, False))])
+    decl = dict(claim="r", experiment="E", rows="x > 0", num="pure", den="not pure", x="x", y="y", n_boot=200,
+                cell="ratio")
+    est, boots = slope_ratio_boot(num, den, XS, 200, np.random.default_rng(2))
+    lo, hi = np.nanquantile(boots, [0.025, 0.975])
+    wide = {"r": Claim("ratio", "rate", est, hi - lo, link="x.md#why")}        # the interval within its tolerance
+    row, = boot_claims(df, [decl], wide, np.random.default_rng(2))
+    assert (row["verdict"], row["slope"], row["slope_lo"], row["slope_hi"], row["n_seeds"], row["link"]) == (
+        "holds", est, lo, hi, 50, "x.md#why")
+    far = {"r": Claim("ratio", "rate", est + 10 * (hi - lo), link="x.md#why")}
+    assert boot_claims(df, [decl], far, np.random.default_rng(2))[0]["verdict"] == "misses"
+    short = boot_claims(df, [dict(decl, rows="x < 50")], wide, np.random.default_rng(2))[0]   # 1 decade: no rate
     assert short["verdict"] == "not tested" and "1.00 decades" in short["reason"]
-    assert judge_boot(c, 3.0, np.linspace(2.9, 3.1, 11), 64, XS, experiment="E", cell="c")["verdict"] == "misses"
+    assert boot_claims(df, [dict(decl, num="x < 0")], wide, np.random.default_rng(2)) == []   # a curve without rows
 
 
 def test_judge_slope_fits_merges_twins_and_applies_hooks():

@@ -605,7 +605,8 @@ def derived_tables(tables: Mapping[str, Mapping[str, Any]], frames: Mapping[str,
 def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any], rng) -> list:
     """The verdict rows of exponents measured by a bootstrap over seeds, declared as data (``[[boot_claims]]`` of a
     study's TOML): claims about a curve that its own fitted slope does not state, each judged by
-    :func:`~jaxdp.studies.claims.judge_boot` on its 95% percentile interval.
+    :func:`~jaxdp.studies.claims.judge` on its 95% percentile interval over the span of its abscissae (in decades,
+    as a rate needs), the row linked to the claim's explanation.
 
     Each declaration names its ``claim`` (a key of ``claims``), the row's ``experiment``, ``rows`` (a
     :meth:`pandas.DataFrame.query` selecting per-seed rows), ``x`` and ``y`` (the abscissa and the measured column),
@@ -627,7 +628,7 @@ def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any
     Returns:
         The verdict rows (:func:`~jaxdp.studies.claims.verdict_row`), declarations in order, groups sorted.
     """
-    from ..claims import judge_boot, quantile_ratio_slope_boot, slope_ratio_boot
+    from ..claims import Measurement, judge, quantile_ratio_slope_boot, slope_ratio_boot, verdict_row
 
     rows = []
     for b in decls:
@@ -648,6 +649,9 @@ def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any
                 at = dict(zip(by, key if isinstance(key, tuple) else (key,)))
                 measured.append((at, len(tab), xs, quantile_ratio_slope_boot(tab.to_numpy(float), xs,
                                                                              float(b["quantile"]), n_boot, rng)))
-        rows += [judge_boot(claims[b["claim"]], est, boots, n, xs, experiment=b["experiment"],
-                            cell=fstring(b["cell"], at)) for at, n, xs, (est, boots) in measured]
+        for at, n, xs, (est, boots) in measured:
+            c, (lo, hi) = claims[b["claim"]], (float(v) for v in np.nanquantile(boots, [0.025, 0.975]))
+            m = Measurement(float(est), lo, hi, n, decades=math.log10(max(xs) / min(xs)))
+            rows.append(verdict_row(c, m, judge(c, m), experiment=b["experiment"], cell=fstring(b["cell"], at),
+                                    link=c.link))
     return rows
