@@ -46,7 +46,7 @@ import numpy as np
 from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, seeds_to_resolve
 
 __all__ = ["Claim", "Measurement", "Verdict", "judge", "KINDS", "VERDICTS", "seeds_to_resolve",
-           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
+           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fit_points", "fill", "sci",
            "zero_mean_checks", "ORDERS", "judge_order", "theory_curves"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "between_rate", "bound", "equality")
@@ -507,34 +507,6 @@ def judge_order(claim: str, relation: str, ratio: float, lo: float, hi: float, n
                 reason=v.reason, link=link if v.verdict == "misses" else "")
 
 
-def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp", **judge: Any):
-    """One verdict row per fit of :func:`~jaxdp.studies.analysis.experiment_fits`, each by :func:`judge_curve` on
-    its curve's points.
-
-    Args:
-        fits: the fits, labelled ``fit = "<experiment>: ..."``.
-        points: the per-point table of every experiment (the experiment in column ``name``).
-        curves: ``{experiment: (x, *curve keys)}``, as the fits were made.
-        claim: ``claim(fit row, experiment) -> Claim or None``.
-        cell: ``cell(fit row, experiment) -> str``, the row's cell.
-        name: the column naming the experiment.
-        **judge: further keywords of :func:`judge_curve` (``no_claim``, ``stem``, ``exact_where``, ...).
-
-    Returns:
-        The verdict rows (a ``pandas.DataFrame``).
-    """
-    import pandas as pd
-
-    rows = []
-    for r in fits.itertuples(index=False):
-        exp = r.fit.split(":")[0]
-        (x, *keys), p = curves[exp], points[points[name] == exp]
-        p = p[np.logical_and.reduce([p[k] == getattr(r, k) for k in keys]) & p[x].between(r.x_min, r.x_max)]
-        rows.append(judge_curve(claim(r, exp), r, p.sort_values(x).reset_index(drop=True), x, experiment=r.fit,
-                                cell=cell(r, exp), **judge))
-    return pd.DataFrame(rows)
-
-
 def zero_mean_checks(cells, family_alpha: float):
     """Per check, a z-test that an exact prediction is right: the per-seed residuals measured − predicted have
     expectation 0, so ``z = mean / (sd/√n)`` is judged against the two-sided normal quantile at ``family_alpha / m``
@@ -609,47 +581,71 @@ def quantile_ratio_slope_boot(Y, xs, q: float, n_boot: int, rng) -> tuple[float,
     return slopes(Y)[0], slopes(Y[rng.integers(0, len(Y), size=(n_boot, len(Y)))])
 
 
-def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *, twins: Optional[dict] = None,
-                     merge: Optional[Callable] = None, same: Optional[Callable] = None, hook: Optional[Callable] = None,
-                     miss: Optional[Callable] = None, name: str = "exp") -> list:
-    """One verdict row per fitted curve by :func:`judge` on its slope, with a study's hooks; a curve that is one
-    piece of evidence with an earlier one (``twins``) shares that curve's row.
+def fit_points(points, fit, keys: Sequence[str], x: str):
+    """One fit's curve among ``points`` over its fitted range, as :func:`judge_fits` hands it to :func:`judge_curve`.
 
     Args:
-        slopes: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows), indexed by curve.
-        claim: ``claim(fit row) -> Claim or None``: the curve's claim (with its value filled in); ``None``: no row.
+        points: the per-point table holding ``keys`` and ``x``.
+        fit: the fit row (a mapping with ``keys``, ``x_min`` and ``x_max``).
+        keys: the columns that select the fit's curve among ``points``.
+        x: the abscissa's column.
+
+    Returns:
+        The rows whose ``keys`` equal the fit's with ``x_min <= x <= x_max``, sorted by ``x``, indexed from 0.
+    """
+    g = points[np.logical_and.reduce([points[k] == fit[k] for k in keys])]
+    return g[g[x].between(fit["x_min"], fit["x_max"])].sort_values(x).reset_index(drop=True)
+
+
+def judge_fits(fits, claim: Callable, cell: Callable, curve: Callable, *, x: Any = "T", experiment: str = "fit",
+               twins: Optional[dict] = None, merge: Optional[Callable] = None, same: Optional[Callable] = None,
+               hook: Optional[Callable] = None, miss: Optional[Callable] = None,
+               no_claim: Optional[tuple] = ("no claim stated for this curve", "reported for comparison"),
+               **judge: Any) -> list:
+    """One verdict row per fitted curve by :func:`judge_curve` on its fit and its points, with a study's hooks; a
+    curve that is one piece of evidence with an earlier one (``twins``) shares that curve's row.
+
+    Args:
+        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows), indexed by curve.
+        claim: ``claim(fit row) -> Claim or None``: the curve's claim (with its value filled in).
         cell: ``cell(fit row) -> str``: a curve's cell.
-        curve: ``curve(fit row)``: the curve's per-seed rows, handed to ``hook`` and ``miss``.
+        curve: ``curve(fit row)``: the curve's points (:func:`fit_points`, or its per-seed rows), handed to
+            :func:`judge_curve` (what a bound and a claim's ``scale``, ``regime`` and ``beyond`` read), ``hook`` and
+            ``miss``.
+        x: the fitted variable's column, or ``x(fit row) -> column``.
+        experiment: the column of ``fits`` naming the row's experiment.
         twins: ``{j: (i, c)}``: curve ``j`` repeats curve ``i`` with per-seed correlation ``c``
             (:func:`~jaxdp.studies.specs.same_evidence`); ``j`` gets no row.
         merge: ``merge(cell, repeat's cell, fit row, repeat's fit row) -> str``: the cell of a row that stands for a
             repeat too (:func:`~jaxdp.studies.specs.merged_cell`; default the first curve's cell).
         same: ``same(c) -> str``: the reason appended to the row of a curve that stands for a repeat.
-        hook: ``hook(fit row, curve rows) -> (fit, Verdict or None, cell note, link)``: the fit judged (a refit), a
-            verdict that replaces :func:`judge`'s, a note after the cell and the row's link.
-        miss: ``miss(fit row, curve rows) -> (why, link)``: on a miss, what the reason adds and the row's link.
-        name: the column of ``slopes`` naming the experiment.
+        hook: ``hook(fit row, curve) -> (fit, Verdict or None, cell note, link)``: the fit judged (a refit), a
+            verdict that replaces :func:`judge_curve`'s (with this link), a note after the cell.
+        miss: ``miss(fit row, curve) -> (why, link)``: on a miss, what the reason adds and the row's link (``None``:
+            the claim's).
+        no_claim: the claim text and reason of a curve without a claim (:func:`judge_curve`); ``None``: no row.
+        **judge: further keywords of :func:`judge_curve` (``stem``, ``exact_where``, ...).
 
     Returns:
-        The verdict rows (:func:`verdict_row`), in the order of ``slopes``.
+        The verdict rows (:func:`verdict_row`), in the order of ``fits``.
     """
     rows, twins = [], twins or {}
-    for j, r in slopes.iterrows():
+    for j, r in fits.iterrows():
         c = claim(r)
-        if c is None or j in twins:
+        if (c is None and no_claim is None) or j in twins:
             continue
         g = curve(r)
         fit, v, note, link = hook(r, g) if hook else (r, None, "", None)
-        m = Measurement.of_fit(fit)
-        v = v or judge(c, m)
-        if v.verdict == "misses" and miss:
+        row = (judge_curve(c, fit, g, x(r) if callable(x) else x, experiment=str(r[experiment]), cell="",
+                           no_claim=no_claim or (), **judge) if v is None else
+               verdict_row(c, Measurement.of_fit(fit), v, experiment=str(r[experiment]), cell="", link=link))
+        if row["verdict"] == "misses" and miss:
             why, link = miss(r, g)
-            v = Verdict(v.verdict, f"{v.reason}; {why}" if why else v.reason)
+            row.update(reason=f"{row['reason']}; {why}" if why else row["reason"], link=c.link if link is None else link)
         text, also = cell(r), [same(t) for i, t in twins.values() if i == j and same]
         for k in (k for k, (i, _) in twins.items() if i == j):
-            text = merge(text, cell(slopes.loc[k]), r, slopes.loc[k]) if merge is not None else text
-        v = Verdict(v.verdict, "; ".join(s for s in (v.reason, *also[-1:]) if s))
-        rows.append(verdict_row(c, m, v, experiment=str(r[name]), cell=text + note, link=link))
+            text = merge(text, cell(fits.loc[k]), r, fits.loc[k]) if merge is not None else text
+        rows.append(dict(row, cell=text + note, reason="; ".join(s for s in (row["reason"], *also[-1:]) if s)))
     return rows
 
 

@@ -1,10 +1,10 @@
 """The bootstrapped exponents and the slope-fit verdicts of jaxdp.studies.claims (slope_ratio_boot,
-quantile_ratio_slope_boot, judge_slope_fits) and their rows by jaxdp.studies.specs.boot_claims, against curves whose slopes are known in closed form and
-least-squares fits by numpy.polyfit. Pandas and NumPy only: no JAX compile."""
+quantile_ratio_slope_boot, judge_fits) and their rows by jaxdp.studies.specs.boot_claims, against curves whose
+slopes are known in closed form and least-squares fits by numpy.polyfit. Pandas and NumPy only: no JAX compile."""
 import numpy as np
 import pandas as pd
 
-from jaxdp.studies.claims import Claim, Verdict, judge_slope_fits, quantile_ratio_slope_boot, slope_ratio_boot
+from jaxdp.studies.claims import Claim, Verdict, judge_fits, quantile_ratio_slope_boot, slope_ratio_boot
 from jaxdp.studies.specs import boot_claims
 
 XS = np.array([1.0, 10.0, 100.0, 1000.0])
@@ -53,7 +53,7 @@ def test_boot_claims_judge_the_percentile_interval_over_the_span():
     assert boot_claims(df, [dict(decl, num="x < 0")], wide, np.random.default_rng(2)) == []   # a curve without rows
 
 
-def test_judge_slope_fits_merges_twins_and_applies_hooks():
+def test_judge_fits_merges_twins_and_applies_hooks():
     fit = dict(slope_lo=-1.02, slope_hi=-0.98, n_seeds=64, x_min=1.0, x_max=1000.0)
     slopes = pd.DataFrame([dict(exp="A", name="a", slope=-1.0, **fit), dict(exp="A", name="b", slope=-1.0, **fit),
                            dict(fit, exp="B", name="c", slope=-1.5, slope_lo=-1.52, slope_hi=-1.48),
@@ -62,15 +62,21 @@ def test_judge_slope_fits_merges_twins_and_applies_hooks():
     claims = {e: Claim(f"claim {e}", "rate", -1.0, 0.05, link=f"#{e}") for e in "ABC"}
     hook = lambda r, g: ((r, Verdict("not tested", "hooked"), " (note)", "#hook") if r["exp"] == "C"
                          else (r, None, "", ""))
-    rows = judge_slope_fits(slopes, lambda r: claims.get(r["exp"]), lambda r: r["name"], lambda r: r["name"],
-                            twins={1: (0, 0.9995)}, same=lambda c: f"same {c:.4f}", hook=hook,
-                            merge=lambda a, b, r, t: f"{a}+{b}/{r['exp']}{t['exp']}",
-                            miss=lambda r, g: (f"why {g}", "#miss"))
+    rows = judge_fits(slopes, lambda r: claims.get(r["exp"]), lambda r: r["name"], lambda r: r["name"],
+                      experiment="exp", twins={1: (0, 0.9995)}, same=lambda c: f"same {c:.4f}", hook=hook,
+                      merge=lambda a, b, r, t: f"{a}+{b}/{r['exp']}{t['exp']}", no_claim=None,
+                      miss=lambda r, g: (f"why {g}", "#miss"))
     assert [r["cell"] for r in rows] == ["a+b/AA", "c", "d (note)"]            # b shares a's row; Z has no claim
     assert rows[0]["verdict"] == "holds" and rows[0]["reason"].endswith("same 0.9995") and rows[0]["link"] == ""
     assert rows[1]["verdict"] == "misses" and rows[1]["reason"].endswith("; why c") and rows[1]["link"] == "#miss"
     assert (rows[2]["verdict"], rows[2]["reason"], rows[2]["link"]) == ("not tested", "hooked", "#hook")
     assert [r["experiment"] for r in rows] == ["A", "B", "C"]
+    miss = judge_fits(slopes.iloc[2:3], lambda r: claims["B"], str, lambda r: None, experiment="exp",
+                      miss=lambda r, g: ("", None))[0]   # no reason added, the claim's link
+    assert miss["verdict"] == "misses" and miss["link"] == "#B" and not miss["reason"].endswith("; ")
+    # without no_claim=None a curve without a claim is a "not tested" row showing its fit
+    z = judge_fits(slopes.iloc[3:4], lambda r: None, lambda r: r["name"], lambda r: None, experiment="exp")[0]
+    assert (z["verdict"], z["cell"], z["slope"]) == ("not tested", "z", 0.0)
 
 
 def test_against_reference_ratio_and_inside():

@@ -32,13 +32,15 @@ def test_no_point_above_reads_none():
 
 
 def test_fitted_curves_select_each_fit_s_points():
-    from jaxdp.studies.claims import fitted_curves
+    from jaxdp.studies.claims import fit_points, fitted_curves
 
     pts = pd.DataFrame(dict(c=["a", "a", "a", "b", "b"], T=[4, 1, 2, 1, 2], y=[3, 1, 2, 5, 6]))
     fits = pd.DataFrame(dict(c=["b", "a"], x_min=[1, 2], x_max=[2, 4]))
     (rb, gb, fb), (ra, ga, fa) = fitted_curves(fits, pts, ["c"], lambda r: "T")
     assert rb["c"] == "b" and list(gb["y"]) == [5, 6] and list(fb["y"]) == [5, 6]
     assert ra["c"] == "a" and list(ga["T"]) == [1, 2, 4] and list(fa["T"]) == [2, 4]     # sorted, then the range
+    got = fit_points(pts, dict(c="a", x_min=2, x_max=4), ["c"], "T")                     # one fit, indexed from 0
+    assert list(got["T"]) == [2, 4] and list(got.index) == [0, 1]
 
 
 def test_judge_curve_by_kind_leaves_out_the_points_of_skip():
