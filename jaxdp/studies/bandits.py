@@ -19,7 +19,7 @@ import numpy as np
 from ..bandits.instances import check_point, is_trivial_cap, simulate_budgets, theory_value, twin_learner
 from ..core import seed_keys
 from .analysis import verdict_table
-from .claims import curve_flags, fitted_curves, judge_curve, points_against_bounds, tally
+from .claims import curve_flags, fit_points, judge_curve, points_against_bounds, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, fstring, grid_points, kept_manifest
@@ -107,8 +107,9 @@ def verdicts(slopes, summary):
     import pandas as pd
 
     rows = []
-    for r, _, pts in fitted_curves(slopes, summary, ["sweep", "learner", "instance"], lambda r: r["sweep"]):
+    for r in slopes.to_dict("records"):
         x, ln, c = r["sweep"], r["learner"], CLAIMS.get((r["learner"], r["instance"]), CLAIMS.get(r["learner"]))
+        pts = fit_points(summary, r, ["sweep", "learner", "instance"], x)
         c = dataclasses.replace(c, value=float(r["theory_slope"])) if c and math.isnan(c.value) else c
         skip = [(k, functools.partial(S.render, f"note {k}", of=LABELS[TWIN_OF.get(ln, ln)]))
                 for k in ("capped", "repeated")]

@@ -705,27 +705,6 @@ def points_against_bounds(points, where: Callable[[Any], str], group: Callable[[
                 n_over=len(over), over=f": {over_list}" if over_list else "")
 
 
-def fitted_curves(fits, points, keys: Sequence[str], x) -> list:
-    """Each fit with its curve's points: all of them and those of the fitted range.
-
-    Args:
-        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
-        points: the per-point table holding ``keys`` and the abscissa.
-        keys: the columns that select a fit's curve among ``points``.
-        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits.
-
-    Returns:
-        ``[(fit row, curve, fitted)]`` in the order of ``fits``: the fit row as a dict, the curve's points sorted by
-        the abscissa, and those with ``x_min <= x <= x_max``.
-    """
-    out = []
-    for r in fits.to_dict("records"):
-        xc = x(r) if callable(x) else x
-        g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])].sort_values(xc)
-        out.append((r, g, g[g[xc].between(r["x_min"], r["x_max"])]))
-    return out
-
-
 def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last: Sequence[str] = ()):
     """Beside each fit, where its curve's points carry each flag (a point that tests nothing, or that a note names):
     what a page says of the curve beside its slope.
@@ -734,7 +713,7 @@ def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last
         fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
         points: the per-point table holding ``keys``, the abscissa and the boolean columns ``flags``.
         keys: the columns that select a fit's curve among ``points``.
-        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits (:func:`fitted_curves`).
+        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits.
         flags: the boolean columns of ``points``.
         last: columns of the curve's last point to copy beside the fit.
 
@@ -746,8 +725,10 @@ def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last
     import pandas as pd
 
     rows = []
-    for r, g, fit in fitted_curves(fits, points, keys, x):
+    for r in fits.to_dict("records"):
         xc = x(r) if callable(x) else x
+        g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])].sort_values(xc)
+        fit = fit_points(points, r, keys, xc)
         rows.append(dict(r, n_fit=len(fit), **{f: list(g.loc[g[f].to_numpy(bool), xc]) for f in flags},
                          **{f"n_{f}": int(fit[f].sum()) for f in flags}, **g.iloc[-1][list(last)]))
     return pd.DataFrame(rows)

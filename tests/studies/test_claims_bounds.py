@@ -1,7 +1,7 @@
 """The generic pieces of claims.py a study with per-point bounds uses, on small tables checked by hand:
-``points_against_bounds`` (every point against its own bound, counted and named), ``fitted_curves`` (each fit's
-points), ``judge_curve`` (a fitted curve's row by its claim's kind, less the points that test nothing) and ``curve_flags`` (where each flag holds
-on each fitted curve). Pandas only: no JAX compile."""
+``points_against_bounds`` (every point against its own bound, counted and named), ``fit_points`` (each fit's
+points), ``judge_curve`` (a fitted curve's row by its claim's kind, less the points that test nothing) and
+``curve_flags`` (where each flag holds on each fitted curve). Pandas only: no JAX compile."""
 import math
 
 import pandas as pd
@@ -31,16 +31,13 @@ def test_no_point_above_reads_none():
     assert (out["n_over"], out["over"]) == (1, ": b at 1 (mean 0.90 of the bound)")
 
 
-def test_fitted_curves_select_each_fit_s_points():
-    from jaxdp.studies.claims import fit_points, fitted_curves
+def test_fit_points_select_a_fit_s_points_in_its_range():
+    from jaxdp.studies.claims import fit_points
 
     pts = pd.DataFrame(dict(c=["a", "a", "a", "b", "b"], T=[4, 1, 2, 1, 2], y=[3, 1, 2, 5, 6]))
-    fits = pd.DataFrame(dict(c=["b", "a"], x_min=[1, 2], x_max=[2, 4]))
-    (rb, gb, fb), (ra, ga, fa) = fitted_curves(fits, pts, ["c"], lambda r: "T")
-    assert rb["c"] == "b" and list(gb["y"]) == [5, 6] and list(fb["y"]) == [5, 6]
-    assert ra["c"] == "a" and list(ga["T"]) == [1, 2, 4] and list(fa["T"]) == [2, 4]     # sorted, then the range
-    got = fit_points(pts, dict(c="a", x_min=2, x_max=4), ["c"], "T")                     # one fit, indexed from 0
-    assert list(got["T"]) == [2, 4] and list(got.index) == [0, 1]
+    assert list(fit_points(pts, dict(c="b", x_min=1, x_max=2), ["c"], "T")["y"]) == [5, 6]
+    got = fit_points(pts, dict(c="a", x_min=2, x_max=4), ["c"], "T")                     # sorted, then the range
+    assert list(got["T"]) == [2, 4] and list(got.index) == [0, 1]                          # indexed from 0
 
 
 def test_judge_curve_by_kind_leaves_out_the_points_of_skip():
