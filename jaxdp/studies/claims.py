@@ -537,50 +537,6 @@ def zero_mean_checks(cells, family_alpha: float):
     return out
 
 
-def slope_ratio_boot(num, den, xs, n_boot: int, rng) -> tuple[float, np.ndarray]:
-    """The ratio of two curves' log-log slopes, both curves resampled jointly (the same seed indices per replicate).
-
-    Args:
-        num, den: ``(seeds, points)`` per-seed values of the two curves at ``xs`` (rows: the same seed indices).
-        xs: the positive abscissae.
-        n_boot: bootstrap replicates.
-        rng: the ``numpy.random.Generator`` drawn from.
-
-    Returns:
-        ``(ratio, boots)``: slope(num) / slope(den) of the seed means and the ``(n_boot,)`` bootstrap ratios.
-    """
-    from .analysis import _slopes_rows, joint_slope_boot
-
-    num, den, lx = np.asarray(num, float), np.asarray(den, float), np.log(np.asarray(xs, float))
-    est = joint_slope_boot(num, xs, 0, rng=rng)[0] / joint_slope_boot(den, xs, 0, rng=rng)[0]
-    idx = rng.integers(0, len(num), size=(n_boot, len(num)))
-    return est, _slopes_rows(lx, np.nanmean(num[idx], axis=1)) / _slopes_rows(lx, np.nanmean(den[idx], axis=1))
-
-
-def quantile_ratio_slope_boot(Y, xs, q: float, n_boot: int, rng) -> tuple[float, np.ndarray]:
-    """The log-log slope of a curve's ``q``-quantile over its mean (bounded in ``x`` when the tail is
-    ``log(1/β)`` times the mean), seed indices resampled jointly.
-
-    Args:
-        Y: ``(seeds, points)`` per-seed values at ``xs``.
-        xs: the positive abscissae.
-        q: the quantile, in (0, 1).
-        n_boot: bootstrap replicates.
-        rng: the ``numpy.random.Generator`` drawn from.
-
-    Returns:
-        ``(slope, boots)``: the slope of ``log(quantile / mean)`` on ``log x`` and its ``(n_boot,)`` bootstraps.
-    """
-    from .analysis import _slopes_rows
-
-    Y, lx = np.asarray(Y, float), np.log(np.asarray(xs, float))
-
-    def slopes(Yb):
-        return _slopes_rows(lx, np.nanquantile(Yb, q, axis=-2) / np.nanmean(Yb, axis=-2))
-
-    return slopes(Y)[0], slopes(Y[rng.integers(0, len(Y), size=(n_boot, len(Y)))])
-
-
 def fit_points(points, fit, keys: Sequence[str], x: str):
     """One fit's curve among ``points`` over its fitted range, as :func:`judge_fits` hands it to :func:`judge_curve`.
 

@@ -610,14 +610,14 @@ def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any
 
     Each declaration names its ``claim`` (a key of ``claims``), the row's ``experiment``, ``rows`` (a
     :meth:`pandas.DataFrame.query` selecting per-seed rows), ``x`` and ``y`` (the abscissa and the measured column),
-    ``n_boot``, ``cell`` (an f-string of the group's ``by`` values, :func:`fstring`) and one measurement:
+    ``n_boot``, ``cell`` (an f-string of the group's ``by`` values, :func:`fstring`) and one measurement, its
+    bootstrap replicates resampling seed indices jointly across the curve's points (:func:`seed_matrix`):
 
-    * ``num`` and ``den`` (queries among the rows): the ratio of the two curves' log-log slopes, seed indices
-      resampled jointly (:func:`~jaxdp.studies.claims.slope_ratio_boot`; a pure-DP exponent over an approximate-DP
-      one); no row unless both curves have rows;
+    * ``num`` and ``den`` (queries among the rows): the ratio of the two curves' log-log slopes of the seed means,
+      both curves resampled with the same seed indices (a pure-DP exponent over an approximate-DP one); no row
+      unless both curves have rows;
     * ``quantile`` (a level in (0, 1)) and optionally ``by`` (columns): per group, sorted, the log-log slope of the
-      curve's quantile over its mean (:func:`~jaxdp.studies.claims.quantile_ratio_slope_boot`; bounded in ``x`` when
-      the tail is a constant times the mean).
+      curve's quantile over its mean (bounded in ``x`` when the tail is a constant times the mean).
 
     Args:
         df: the per-seed rows (``seed`` and the columns the declarations name).
@@ -628,7 +628,11 @@ def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any
     Returns:
         The verdict rows (:func:`~jaxdp.studies.claims.verdict_row`), declarations in order, groups sorted.
     """
-    from ..claims import Measurement, judge, quantile_ratio_slope_boot, slope_ratio_boot, verdict_row
+    from ..analysis import _slopes_rows, joint_slope_boot
+    from ..claims import Measurement, judge, verdict_row
+
+    def quantile_slopes(Y, lx, q: float):   # the slope of log(q-quantile / mean) per (..., seeds, points) stack
+        return _slopes_rows(lx, np.nanquantile(Y, q, axis=-2) / np.nanmean(Y, axis=-2))
 
     rows = []
     for b in decls:
@@ -638,18 +642,20 @@ def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any
             if not (len(num) and len(den)):
                 continue
             xs, tab = seed_matrix(num, *xy)
-            other = seed_matrix(den, *xy)[1].reindex(tab.index).to_numpy(float)
-            measured: list = [({}, len(tab), xs, slope_ratio_boot(tab.to_numpy(float), other, xs, n_boot, rng))]
+            Y, other, lx = tab.to_numpy(float), seed_matrix(den, *xy)[1].reindex(tab.index).to_numpy(float), np.log(xs)
+            est = joint_slope_boot(Y, xs, 0, rng=rng)[0] / joint_slope_boot(other, xs, 0, rng=rng)[0]
+            idx = rng.integers(0, len(Y), size=(n_boot, len(Y)))
+            boots = _slopes_rows(lx, np.nanmean(Y[idx], axis=1)) / _slopes_rows(lx, np.nanmean(other[idx], axis=1))
+            measured: list = [({}, len(tab), xs, est, boots)]
         else:
-            by = list(b.get("by", ()))
-            groups = d.groupby(by, sort=True) if by else [((), d)]
-            measured = []
-            for key, g in groups:
+            by, q, measured = list(b.get("by", ())), float(b["quantile"]), []
+            for key, g in (d.groupby(by, sort=True) if by else [((), d)]):
                 xs, tab = seed_matrix(g, *xy)
-                at = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-                measured.append((at, len(tab), xs, quantile_ratio_slope_boot(tab.to_numpy(float), xs,
-                                                                             float(b["quantile"]), n_boot, rng)))
-        for at, n, xs, (est, boots) in measured:
+                Y, lx = tab.to_numpy(float), np.log(np.asarray(xs, float))
+                boots = quantile_slopes(Y[rng.integers(0, len(Y), size=(n_boot, len(Y)))], lx, q)
+                measured.append((dict(zip(by, key if isinstance(key, tuple) else (key,))), len(tab), xs,
+                                 quantile_slopes(Y, lx, q)[0], boots))
+        for at, n, xs, est, boots in measured:
             c, (lo, hi) = claims[b["claim"]], (float(v) for v in np.nanquantile(boots, [0.025, 0.975]))
             m = Measurement(float(est), lo, hi, n, decades=math.log10(max(xs) / min(xs)))
             rows.append(verdict_row(c, m, judge(c, m), experiment=b["experiment"], cell=fstring(b["cell"], at),
