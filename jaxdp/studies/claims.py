@@ -554,12 +554,14 @@ def fit_points(points, fit, keys: Sequence[str], x: str):
 
 
 def judge_fits(fits, claim: Callable, cell: Callable, curve: Callable, *, x: Any = "T", experiment: str = "fit",
-               twins: Optional[dict] = None, merge: Optional[Callable] = None, same: Optional[Callable] = None,
-               hook: Optional[Callable] = None, miss: Optional[Callable] = None,
+               twins: Optional[dict] = None, same: Optional[Callable] = None, hook: Optional[Callable] = None,
+               miss: Optional[Callable] = None,
                no_claim: Optional[tuple] = ("no claim stated for this curve", "reported for comparison"),
                **judge: Any) -> list:
     """One verdict row per fitted curve by :func:`judge_curve` on its fit and its points, with a study's hooks; a
-    curve that is one piece of evidence with an earlier one (``twins``) shares that curve's row.
+    curve that is one piece of evidence with an earlier one (``twins``) shares that curve's row, whose cell names
+    both: ``a (= experiment b: b)`` across experiments, else their common leading comma-separated parts once and
+    the rest as ``rest of a = rest of b`` (``"…, ρ agnostic = ρ theorem"``).
 
     Args:
         fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows), indexed by curve.
@@ -572,8 +574,6 @@ def judge_fits(fits, claim: Callable, cell: Callable, curve: Callable, *, x: Any
         experiment: the column of ``fits`` naming the row's experiment.
         twins: ``{j: (i, c)}``: curve ``j`` repeats curve ``i`` with per-seed correlation ``c``
             (:func:`~jaxdp.studies.specs.same_evidence`); ``j`` gets no row.
-        merge: ``merge(cell, repeat's cell, fit row, repeat's fit row) -> str``: the cell of a row that stands for a
-            repeat too (:func:`~jaxdp.studies.specs.merged_cell`; default the first curve's cell).
         same: ``same(c) -> str``: the reason appended to the row of a curve that stands for a repeat.
         hook: ``hook(fit row, curve) -> (fit, Verdict or None, cell note, link)``: the fit judged (a refit), a
             verdict that replaces :func:`judge_curve`'s (with this link), a note after the cell.
@@ -600,7 +600,13 @@ def judge_fits(fits, claim: Callable, cell: Callable, curve: Callable, *, x: Any
             row.update(reason=f"{row['reason']}; {why}" if why else row["reason"], link=c.link if link is None else link)
         text, also = cell(r), [same(t) for i, t in twins.values() if i == j and same]
         for k in (k for k, (i, _) in twins.items() if i == j):
-            text = merge(text, cell(fits.loc[k]), r, fits.loc[k]) if merge is not None else text
+            other, at = cell(fits.loc[k]), str(fits.loc[k][experiment])
+            if at != str(r[experiment]):
+                text = f"{text} (= {at}: {other})"
+            else:
+                a, b = text.split(", "), other.split(", ")
+                n = next((i for i, (u, w) in enumerate(zip(a, b)) if u != w), len(a))
+                text = ", ".join(a[:n] + [f"{', '.join(a[n:])} = {', '.join(b[n:])}"])
         rows.append(dict(row, cell=text + note, reason="; ".join(s for s in (row["reason"], *also[-1:]) if s)))
     return rows
 

@@ -75,13 +75,19 @@ def test_judge_fits_merges_twins_and_applies_hooks():
                          else (r, None, "", ""))
     rows = judge_fits(slopes, lambda r: claims.get(r["exp"]), lambda r: r["name"], lambda r: r["name"],
                       experiment="exp", twins={1: (0, 0.9995)}, same=lambda c: f"same {c:.4f}", hook=hook,
-                      merge=lambda a, b, r, t: f"{a}+{b}/{r['exp']}{t['exp']}", no_claim=None,
+                      no_claim=None,
                       miss=lambda r, g: (f"why {g}", "#miss"))
-    assert [r["cell"] for r in rows] == ["a+b/AA", "c", "d (note)"]            # b shares a's row; Z has no claim
+    assert [r["cell"] for r in rows] == ["a = b", "c", "d (note)"]             # b shares a's row; Z has no claim
     assert rows[0]["verdict"] == "holds" and rows[0]["reason"].endswith("same 0.9995") and rows[0]["link"] == ""
     assert rows[1]["verdict"] == "misses" and rows[1]["reason"].endswith("; why c") and rows[1]["link"] == "#miss"
     assert (rows[2]["verdict"], rows[2]["reason"], rows[2]["link"]) == ("not tested", "hooked", "#hook")
     assert [r["experiment"] for r in rows] == ["A", "B", "C"]
+    # a row standing for repeats: common leading parts once, then a repeat of another experiment in parentheses
+    rep = pd.DataFrame([dict(exp="A", name="k, ρ agnostic", slope=-1.0, **fit),
+                        dict(exp="A", name="k, ρ theorem", slope=-1.0, **fit), dict(exp="C", name="m", slope=-1.0, **fit)])
+    row, = judge_fits(rep, lambda r: claims[r["exp"]], lambda r: r["name"], lambda r: None, experiment="exp",
+                      twins={1: (0, 1.0), 2: (0, 1.0)})
+    assert row["cell"] == "k, ρ agnostic = ρ theorem (= C: m)"
     miss = judge_fits(slopes.iloc[2:3], lambda r: claims["B"], str, lambda r: None, experiment="exp",
                       miss=lambda r, g: ("", None))[0]   # no reason added, the claim's link
     assert miss["verdict"] == "misses" and miss["link"] == "#B" and not miss["reason"].endswith("; ")

@@ -40,7 +40,7 @@ from ..claims import Claim
 from ..config import check_params
 from ..spec import Param, Study, declare_params
 
-__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
+__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "curve_slopes", "twin_curves",
            "judge_curves", "kept_manifest", "fstring", "grid_points", "curve_notes", "derived_tables",
            "boot_claims"]
 
@@ -346,24 +346,6 @@ def same_evidence(curves, corr: float, rel: float) -> dict:
         else:
             seen.setdefault(key, []).append((j, b))
     return out
-
-
-def merged_cell(a: str, b: str, group_a: str = "", group_b: str = "") -> str:
-    """The cell of one verdict row for two cells that are one piece of evidence.
-
-    Args:
-        a, b: the two cells (comma-separated parts).
-        group_a, group_b: their experiments; when they differ the row reads ``a (= group_b: b)``.
-
-    Returns:
-        ``a (= group_b: b)`` across experiments, else the common leading parts once and the rest as
-        ``rest of a = rest of b`` (``"…, ρ agnostic = ρ theorem"``).
-    """
-    if group_a != group_b:
-        return f"{a} (= {group_b}: {b})"
-    pa, pb = a.split(", "), b.split(", ")
-    k = next((i for i, (u, w) in enumerate(zip(pa, pb)) if u != w), len(pa))
-    return ", ".join(pa[:k] + [f"{', '.join(pa[k:])} = {', '.join(pb[k:])}"])
 
 
 def curve_slopes(fits, points, x, columns: Mapping[str, str], keys: Sequence[str]):
