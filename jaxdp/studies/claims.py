@@ -30,10 +30,12 @@ Each kind of claim has its test:
 * a paired order (one learner ahead of another, or the two level) is tested on the seed-paired ratio of their
   means by where its interval lies against 1 (:func:`judge_order`).
 
-A claim may also carry, as data, what a fitted curve needs before its slope can be judged
-(:func:`judge_curve`): the ``scale`` it is stated up to (an order "free of T" up to a T-dependent scale), the
-``regime`` it is derived for (below it, not tested), why the grid cannot test it at all (``untested``), and what
-a slope beyond it means (``beyond``, a template filled with the curve's numbers).
+One curve's row is :func:`judge_curve` (whatever its claim's kind); a table of fits is :func:`judge_fits` (one
+:func:`judge_curve` per fit, curves that are one piece of evidence sharing a row). A claim may also carry, as data,
+what a fitted curve needs before its slope can be judged (:func:`judge_curve`): the ``scale`` it is stated up to
+(an order "free of T" up to a T-dependent scale), the ``regime`` it is derived for (below it, not tested), why the
+grid cannot test it at all (``untested``), and what a slope beyond it means (``beyond``, a template filled with the
+curve's numbers).
 """
 from __future__ import annotations
 

@@ -485,7 +485,7 @@ def kept_runs(kept: Mapping[str, Any], results_dir=None) -> list:
 
 def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], default: Optional[str] = None,
                 name: str = "exp", refit: Optional[Callable] = None, **names: Any) -> tuple[Callable, Callable]:
-    """The ``hook`` and ``miss`` of :func:`~jaxdp.studies.claims.judge_slope_fits` from data (``[[notes]]`` of a
+    """The ``hook`` and ``miss`` of :func:`~jaxdp.studies.claims.judge_fits` from data (``[[notes]]`` of a
     study's TOML): which points of a curve its slope is fitted over, and what explains a missed slope.
 
     Each note names its experiment (column ``name`` of the fit row), ``x`` and ``y`` (the curve's abscissa and
