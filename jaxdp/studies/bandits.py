@@ -9,7 +9,9 @@ bounds of :mod:`jaxdp.bandits.theory`.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 import pathlib
 
 import numpy as np
@@ -17,7 +19,7 @@ import numpy as np
 from ..bandits.instances import check_point, is_trivial_cap, simulate_budgets, theory_value, twin_learner
 from ..core import seed_keys
 from .analysis import verdict_table
-from .claims import curve_flags, fitted_curves, judge_fit_except, points_against_bounds, tally
+from .claims import curve_flags, fit_points, judge_curve, points_against_bounds, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, fstring, grid_points, kept_manifest
@@ -107,21 +109,22 @@ def flagged(summary, gap: float):
 
 def verdicts(slopes, summary):
     """One verdict row per fitted cell of ``slopes`` against :data:`CLAIMS` on the points of :func:`flagged`
-    (:func:`~jaxdp.studies.claims.judge_fit_except`): a bound by regret/bound at every fitted point but the
-    ``capped`` and ``repeated``, a rate by the slope over the fitted range."""
+    (:func:`~jaxdp.studies.claims.judge_curve`): a bound by regret/bound at every fitted point but the ``capped``
+    and ``repeated``, a rate (its value NaN: the bound's ``theory_slope``) by the slope over the fitted range."""
     import pandas as pd
 
     rows = []
-    for r, _, pts in fitted_curves(slopes, summary, ["sweep", "learner", "instance"], lambda r: r["sweep"]):
-        x, ln, inst = r["sweep"], r["learner"], r["instance"]
-        skip = [(c, functools.partial(S.render, f"note {c}", of=LABELS[TWIN_OF.get(ln, ln)]))
-                for c in ("capped", "repeated")]
-        rows.append(judge_fit_except(CLAIMS.get((ln, inst), CLAIMS.get(ln)), r, pts, x, skip,
-                                     cell=f"{LABELS[ln]}, {inst}", experiment=f"regret vs {X_NAMES[x]}",
-                                     bound_experiment=f"regret / bound over {X_NAMES[x]}",
-                                     label=lambda v: NAME["x"](dict(sweep=x, v=v)), none_left=S.render("note cap_all"),
-                                     below=S.render("note below"), no_claim=S.data["no_claim"],
-                                     claimed_column="theory_slope"))
+    for r in slopes.to_dict("records"):
+        x, ln, c = r["sweep"], r["learner"], CLAIMS.get((r["learner"], r["instance"]), CLAIMS.get(r["learner"]))
+        pts = fit_points(summary, r, ["sweep", "learner", "instance"], x)
+        c = dataclasses.replace(c, value=float(r["theory_slope"])) if c and math.isnan(c.value) else c
+        skip = [(k, functools.partial(S.render, f"note {k}", of=LABELS[TWIN_OF.get(ln, ln)]))
+                for k in ("capped", "repeated")]
+        rows.append(judge_curve(c, None if c is None else pd.Series(dict(r, n_seeds=pts["n_seeds"].min())), pts, x,
+                                skip, cell=f"{LABELS[ln]}, {r['instance']}",
+                                experiment=f"regret {'/ bound over' if c and c.kind == 'bound' else 'vs'} {X_NAMES[x]}",
+                                label=lambda v: NAME["x"](dict(sweep=x, v=v)), none_left=S.render("note cap_all"),
+                                below=S.render("note below"), no_claim=S.data["no_claim"], exact_where=""))
     return pd.DataFrame(rows)
 
 

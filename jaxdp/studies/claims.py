@@ -26,14 +26,16 @@ Each kind of claim has its test:
   exceeds 1);
 * ``"equality"``: two quantities claimed equal, tested by their difference (claim 0);
 * a lower bound with its constant (measured ≥ bound) is a ``"bound"`` on the inverse ratio bound / measured
-  (:func:`judge_lower_bound`);
+  (:func:`judge_curve` with ``lower``);
 * a paired order (one learner ahead of another, or the two level) is tested on the seed-paired ratio of their
   means by where its interval lies against 1 (:func:`judge_order`).
 
-A claim may also carry, as data, what a fitted curve needs before its slope can be judged
-(:func:`judge_curve`): the ``scale`` it is stated up to (an order "free of T" up to a T-dependent scale), the
-``regime`` it is derived for (below it, not tested), why the grid cannot test it at all (``untested``), and what
-a slope beyond it means (``beyond``, a template filled with the curve's numbers).
+One curve's row is :func:`judge_curve` (whatever its claim's kind); a table of fits is :func:`judge_fits` (one
+:func:`judge_curve` per fit, curves that are one piece of evidence sharing a row). A claim may also carry, as data,
+what a fitted curve needs before its slope can be judged (:func:`judge_curve`): the ``scale`` it is stated up to
+(an order "free of T" up to a T-dependent scale), the ``regime`` it is derived for (below it, not tested), why the
+grid cannot test it at all (``untested``), and what a slope beyond it means (``beyond``, a template filled with the
+curve's numbers).
 """
 from __future__ import annotations
 
@@ -45,9 +47,9 @@ import numpy as np
 
 from .analysis import VERDICTS as ALL_VERDICTS, _pow2, fmt_num, loglog_slope, seeds_to_resolve
 
-__all__ = ["Claim", "Measurement", "Verdict", "judge", "judge_exact_bound", "KINDS", "VERDICTS", "seeds_to_resolve",
-           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fill", "sci",
-           "zero_mean_checks", "judge_lower_bound", "ORDERS", "judge_order", "order_row", "theory_curves"]
+__all__ = ["Claim", "Measurement", "Verdict", "judge", "KINDS", "VERDICTS", "seeds_to_resolve",
+           "verdict_row", "untested_row", "tally", "judge_curve", "judge_fits", "fit_points", "fill", "sci",
+           "zero_mean_checks", "ORDERS", "judge_order", "theory_curves"]
 
 KINDS = ("rate", "at_most_rate", "at_least_rate", "between_rate", "bound", "equality")
 VERDICTS = ("holds", "consistent, unresolved", "misses", "not tested")
@@ -133,32 +135,6 @@ class Measurement:
         return cls(float(fit.slope) - shift, float(fit.slope_lo) - shift, float(fit.slope_hi) - shift,
                    int(fit.n_seeds), decades=math.log10(float(fit.x_max) / float(fit.x_min)))
 
-    @classmethod
-    def of_ratios(cls, mean, lo, hi, n_seeds: int) -> "Measurement":
-        """The measurement of a ``"bound"`` claim from the per-point ratios measured / bound and their 95% ends.
-
-        Args:
-            mean, lo, hi: arrays over the points of the range.
-            n_seeds: the seeds per point.
-
-        Returns:
-            The largest ratio, the largest lower and upper ends, and every lower end in ``ratios_lo``.
-        """
-        mean, lo, hi = (np.asarray(v, float) for v in (mean, lo, hi))
-        return cls(float(mean.max()), float(lo.max()), float(hi.max()), int(n_seeds), ratios_lo=tuple(lo))
-
-    def exact(self, mean, lo, hi) -> bool:
-        """Whether the per-point intervals ``[lo, hi]`` have no spread (the same value for every seed).
-
-        Args:
-            mean, lo, hi: arrays over the points of the range.
-
-        Returns:
-            ``True`` when every interval's width is at most ``1e-9`` relative.
-        """
-        mean, lo, hi = (np.asarray(v, float) for v in (mean, lo, hi))
-        return bool(len(mean)) and bool(np.all(hi - lo <= 1e-9 * np.maximum(1.0, np.abs(mean))))
-
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
@@ -191,22 +167,6 @@ def _unresolved(m: Measurement, claim: Claim, hold: tuple, claimed: tuple) -> Ve
         return Verdict("consistent, unresolved", where + "; its estimate lies on the tolerance's edge")
     need = seeds_to_resolve(hw, m.n_seeds, target)
     return Verdict("consistent, unresolved", where + f"; about {need} seeds would resolve it if the estimate stays")
-
-
-def judge_exact_bound(m: Measurement, where: str = "") -> Verdict:
-    """The verdict of a ``"bound"`` claim on an exact evaluation (no spread over seeds): its value decides.
-
-    Args:
-        m: the measurement (:meth:`Measurement.of_ratios`) of a range where :meth:`Measurement.exact` holds.
-        where: appended to the ``holds`` reason (e.g. ``" at every fitted T"``).
-
-    Returns:
-        ``holds`` when the largest ratio is at most 1, else ``misses``.
-    """
-    if m.estimate <= 1.0:
-        return Verdict("holds", f"an exact evaluation (the same for every seed): at most {m.estimate:.2f} of the "
-                                f"bound{where}")
-    return Verdict("misses", f"an exact evaluation above the bound ({m.estimate:.2f} of it)")
 
 
 def judge(claim: Claim, m: Measurement) -> Verdict:
@@ -407,34 +367,48 @@ def _below_regime(claim: Claim, points, x: str) -> str:
             + fill(claim.regime[2] if len(claim.regime) > 2 else "", points))
 
 
-def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: str = "T", *, experiment: str,
-                cell: str, bound: Any = None, stem: str = "regret", exact_where: Optional[str] = None,
+def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: str = "T", skip: Sequence[tuple] = (),
+                *, experiment: str, cell: str, bound: Any = None, stem: str = "regret", lower: bool = False,
+                exact_where: Optional[str] = None, label: Callable[[Any], str] = str,
+                none_left: str = "no point in the fitted range", below: str = "",
                 no_claim: tuple = ("no claim stated for this curve", "reported for comparison")) -> dict:
     """The verdict row of one curve against its claim, tested as the claim's kind says, with everything the claim
     states as data.
 
-    A ``"bound"`` is judged point by point on the ratio measured / bound (:meth:`Measurement.of_ratios`); with
-    ``exact_where`` given, a curve without spread over seeds is an exact evaluation (:func:`judge_exact_bound`,
-    ``exact_where`` appended to its reason), else :func:`judge` calls it not tested (a quantity that should vary
-    over seeds). An exponent is judged on the fit's slope (and interval) less the slope of the claim's ``scale``
-    over the curve's points (a deterministic function of ``x``, which shifts the slope and both ends of its
-    interval); a curve below the claim's ``regime`` or whose claim is ``untested`` is not tested; otherwise
-    :func:`judge` decides. Where a slope that could be judged lies beyond the claim (above an at-most exponent,
-    outside an interval's claim) and the claim says what that means (``beyond``), the reason says it and the row
-    links to the claim's explanation. A curve without a claim is not tested (its fit shown when given).
+    A ``"bound"`` is judged point by point on the ratio measured / bound (``lower``: a lower bound with its constant,
+    measured ≥ bound, on the inverse ratio bound / measured, each point's interval inverted so its ends swap, shown
+    from the smallest lower end to the largest upper end); the points of ``skip`` test nothing (a bound that is a
+    trivial cap the measurement can never exceed, another curve's runs repeated) and are left out, each left-out
+    kind named in the reason with where it applies. With ``exact_where`` given, a curve without spread over seeds
+    is an exact evaluation (``holds`` when its largest ratio is at most 1, ``exact_where`` appended to the reason,
+    else ``misses``), else :func:`judge` calls it not tested (a quantity that should vary over seeds). An exponent
+    is judged on the fit's slope (and interval) less the slope of the claim's ``scale`` over the curve's points (a
+    deterministic function of ``x``, which shifts the slope and both ends of its interval); a curve below the
+    claim's ``regime`` or whose claim is ``untested`` is not tested; otherwise :func:`judge` decides. Where a slope
+    that could be judged lies beyond the claim (above an at-most exponent, outside an interval's claim) and the
+    claim says what that means (``beyond``), the reason says it and the row links to the claim's explanation. A
+    curve without a claim is not tested (its fit shown when given, else the fewest seeds of its points).
 
     Args:
         claim: the curve's claim, or ``None``.
         fit: an exponent's fit, a row of :func:`~jaxdp.studies.analysis.fit_slopes` (``slope``, ``slope_lo``,
             ``slope_hi``, ``n_seeds``, ``x_min``, ``x_max``); unused by a bound.
         points: the curve's per-point table over the fitted range, sorted by ``x``: for a bound its summary
-            (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds``); for an exponent the columns its claim's
-            ``scale``, ``regime`` and ``beyond`` read (may be ``None`` when it states none of them).
+            (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds`` and the boolean columns of ``skip``); for an
+            exponent the columns its claim's ``scale``, ``regime`` and ``beyond`` read (may be ``None`` when it
+            states none of them).
         x: the fitted variable's column.
+        skip: a bound's ``[(column, note)]``: the points where ``column`` is true are left out; ``note(at=...,
+            n=...)`` (a template's render) says where (``at``: the ``label`` of each such point, comma-separated)
+            and how many points are tested (``n``); the notes end the reason in this order.
         experiment, cell: the row's experiment and cell.
         bound: a bound's value at each point (default the column ``bound`` of ``points``).
         stem: a bound's measured metric.
+        lower: the bound is a lower bound (measured ≥ bound), judged on bound / measured.
         exact_where: when given, a bound without spread over seeds is judged exactly, with this in its reason.
+        label: ``label(x value) -> str``, how a note of ``skip`` names a point (``"T = 2^14"``).
+        none_left: the reason of a bound with no point left (not tested; its seeds the fewest of ``points``).
+        below: a note ending a bound's reason when the largest ratio is at most 0 (the measurement never positive).
         no_claim: the claim text and reason of a curve without a claim.
 
     Returns:
@@ -445,17 +419,33 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
     """
     if claim is not None and claim.kind == "bound":
         if points is None or not len(points):
-            return untested_row(experiment, cell, claim.text, "no point in the fitted range", kind="at_most",
-                                claimed=1.0)
+            return untested_row(experiment, cell, claim.text, none_left, kind="at_most", claimed=1.0)
+        n = int(points["n_seeds"].min())
         b = np.asarray(points["bound"] if bound is None else bound, float)
-        mean, lo, hi = (points[f"{stem}_{k}"].to_numpy(float) / b for k in ("mean", "lo", "hi"))
-        m = Measurement.of_ratios(mean, lo, hi, int(points["n_seeds"].min()))
-        exact = exact_where is not None and m.exact(mean, lo, hi)
-        return verdict_row(claim, m, judge_exact_bound(m, exact_where or "") if exact else judge(claim, m),
-                           experiment=experiment, cell=cell)
+        out = np.logical_or.reduce([points[c].to_numpy(bool) for c, _ in skip]) if skip else np.zeros(len(b), bool)
+        notes = [note(at=", ".join(label(v) for v in points.loc[points[c].to_numpy(bool), x]), n=int((~out).sum()))
+                 for c, note in skip if points[c].any()]
+        if not (~out).sum():
+            return untested_row(experiment, cell, claim.text, none_left, n, kind="at_most", claimed=1.0)
+        cols = [points.loc[~out, f"{stem}_{k}"].to_numpy(float) for k in (("mean", "hi", "lo") if lower else
+                                                                           ("mean", "lo", "hi"))]
+        mean, lo, hi = (b[~out] / v for v in cols) if lower else (v / b[~out] for v in cols)
+        m = Measurement(float(mean.max()), float(lo.min() if lower else lo.max()), float(hi.max()), n,
+                        ratios_lo=tuple(lo))
+        if exact_where is None or not np.all(hi - lo <= 1e-9 * np.maximum(1.0, np.abs(mean))):
+            v = judge(claim, m)
+        elif m.estimate <= 1.0:
+            v = Verdict("holds", f"an exact evaluation (the same for every seed): at most {m.estimate:.2f} of the "
+                                 f"bound{exact_where}")
+        else:
+            v = Verdict("misses", f"an exact evaluation above the bound ({m.estimate:.2f} of it)")
+        notes += [below] if below and m.estimate <= 0 else []
+        v = Verdict(v.verdict, "; ".join([v.reason, *notes] if v.reason else notes))
+        return verdict_row(claim, m, v, experiment=experiment, cell=cell)
     if claim is None:
         shown = None if fit is None else Measurement.of_fit(fit)
-        return untested_row(experiment, cell, no_claim[0], no_claim[1], m=shown)
+        n = 0 if shown or points is None or not len(points) else int(points["n_seeds"].min())
+        return untested_row(experiment, cell, no_claim[0], no_claim[1], n, m=shown)
     if fit is None:
         raise ValueError(f"fit must be given to judge a {claim.kind!r} claim, got None")
     scale = claim.scale
@@ -472,48 +462,31 @@ def judge_curve(claim: Optional[Claim], fit: Any = None, points: Any = None, x: 
     return verdict_row(claim, m, v, experiment=experiment, cell=cell, link=claim.link if why or beyond else None)
 
 
-def judge_lower_bound(claim: Claim, points, *, experiment: str, cell: str, stem: str = "ratio",
-                      bound: Any = None) -> dict:
-    """The verdict row of a lower bound with its constant (measured ≥ bound at every point), tested as the
-    ``"bound"`` claim bound / measured ≤ 1 at every point: each point's interval is inverted (its ends swap).
-
-    Args:
-        claim: the claim (kind ``"bound"``, as its inverse ratio states it).
-        points: the per-point table (``<stem>_mean``, ``<stem>_lo``, ``<stem>_hi``, ``n_seeds``).
-        experiment, cell: the row's experiment and cell.
-        stem: the measured metric.
-        bound: the lower bound at each point (default the column ``bound`` of ``points``).
-
-    Returns:
-        The row (:func:`verdict_row`): the largest inverse ratio, shown with the range of the per-point intervals
-        (from the smallest lower end to the largest upper end), judged by :func:`judge` on every point's lower end.
-    """
-    b = np.asarray(points["bound"] if bound is None else bound, float)
-    mean, lo, hi = (b / points[f"{stem}_{k}"].to_numpy(float) for k in ("mean", "hi", "lo"))
-    m = Measurement(float(mean.max()), float(lo.min()), float(hi.max()), int(points["n_seeds"].min()),
-                    ratios_lo=list(lo))
-    return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell)
-
-
 #: what each paired order claims of the ratio (numerator's mean over denominator's): ``above`` 1, the denominator
 #: is ahead; ``below`` 1, the numerator is ahead; ``level``, the interval contains 1
 ORDERS = {"above": "interval above 1", "below": "interval below 1", "level": "interval contains 1"}
 
 
-def judge_order(relation: str, lo: float, hi: float, *, best: str = "", claimed_best: Optional[str] = None,
-                label: str = "") -> Verdict:
-    """The verdict of a paired order claim on a seed-paired ratio's 95% interval (:data:`ORDERS`).
+def judge_order(claim: str, relation: str, ratio: float, lo: float, hi: float, n_seeds: int, *, experiment: str,
+                cell: str, best: str = "", claimed_best: Optional[str] = None, label: str = "", link: str = "") -> dict:
+    """The verdict row of a paired order claim on a seed-paired ratio's 95% interval (:data:`ORDERS`): ``holds``
+    when the interval lies where the relation says (and the claimed best is the denominator), else ``misses`` with
+    why; ``not tested`` without a claimed relation or a finite interval.
 
     Args:
+        claim: what is claimed (its relation's words, :data:`ORDERS`, are appended), or the text of a comparison
+            without a claim.
         relation: ``"above"``, ``"below"``, ``"level"``, or ``""`` when no order is claimed (not tested).
-        lo, hi: the ratio's 95% interval.
+        ratio, lo, hi, n_seeds: the seed-paired ratio, its 95% interval and the seeds behind it.
+        experiment, cell: the row's experiment and cell.
         best: the learner in the denominator (the best by mean, where the claim names one).
         claimed_best: the learner the claim names best (``None``: the claim names none).
         label: how the reason names ``best`` (default ``best``).
+        link: where a miss is explained.
 
     Returns:
-        ``holds`` when the interval lies where the relation says (and the claimed best is the denominator), else
-        ``misses`` with why; ``not tested`` without a claim or a finite interval.
+        The row: ``experiment``, ``cell``, ``ratio``, ``ratio_lo``, ``ratio_hi``, ``n_seeds``, ``claim``,
+        ``relation``, ``verdict``, ``reason`` and ``link`` (on a miss only).
 
     Raises:
         ValueError: an unknown relation.
@@ -521,67 +494,19 @@ def judge_order(relation: str, lo: float, hi: float, *, best: str = "", claimed_
     if relation and relation not in ORDERS:
         raise ValueError(f"relation must be one of {sorted(ORDERS)} or '', got {relation!r}")
     if not relation:
-        return Verdict("not tested", "reported only, no order claimed")
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return Verdict("not tested", "no paired interval")
-    if claimed_best is not None and best != claimed_best:
-        return Verdict("misses", f"the best by mean is {label or best}, not {claimed_best}")
-    if {"above": lo > 1.0, "below": hi < 1.0, "level": lo <= 1.0 <= hi}[relation]:
-        return Verdict("holds")
-    return Verdict("misses", "the interval excludes 1" if relation == "level" else f"the interval does not lie "
-                                                                                  f"{relation} 1")
-
-
-def order_row(claim: str, relation: str, ratio: float, lo: float, hi: float, n_seeds: int, *, experiment: str,
-              cell: str, best: str = "", claimed_best: Optional[str] = None, label: str = "",
-              link: str = "") -> dict:
-    """One verdict row of a paired order claim (:func:`judge_order`).
-
-    Args:
-        claim: what is claimed (its relation's words, :data:`ORDERS`, are appended), or the text of a comparison
-            without a claim.
-        relation: the claimed relation, ``""`` for none.
-        ratio, lo, hi, n_seeds: the seed-paired ratio, its 95% interval and the seeds behind it.
-        experiment, cell: the row's experiment and cell.
-        best, claimed_best, label: as in :func:`judge_order`.
-        link: where a miss is explained.
-
-    Returns:
-        The row: ``experiment``, ``cell``, ``ratio``, ``ratio_lo``, ``ratio_hi``, ``n_seeds``, ``claim``,
-        ``relation``, ``verdict``, ``reason`` and ``link`` (on a miss only).
-    """
-    v = judge_order(relation, float(lo), float(hi), best=best, claimed_best=claimed_best, label=label)
+        v = Verdict("not tested", "reported only, no order claimed")
+    elif not (np.isfinite(lo) and np.isfinite(hi)):
+        v = Verdict("not tested", "no paired interval")
+    elif claimed_best is not None and best != claimed_best:
+        v = Verdict("misses", f"the best by mean is {label or best}, not {claimed_best}")
+    elif {"above": lo > 1.0, "below": hi < 1.0, "level": lo <= 1.0 <= hi}[relation]:
+        v = Verdict("holds")
+    else:
+        v = Verdict("misses", "the interval excludes 1" if relation == "level" else f"the interval does not lie "
+                                                                                   f"{relation} 1")
     return dict(experiment=experiment, cell=cell, ratio=ratio, ratio_lo=lo, ratio_hi=hi, n_seeds=int(n_seeds),
                 claim=f"{claim} ({ORDERS[relation]})" if relation else claim, relation=relation, verdict=v.verdict,
                 reason=v.reason, link=link if v.verdict == "misses" else "")
-
-
-def judge_fits(fits, points, curves: dict, claim: Callable, cell: Callable, name: str = "exp", **judge: Any):
-    """One verdict row per fit of :func:`~jaxdp.studies.analysis.experiment_fits`, each by :func:`judge_curve` on
-    its curve's points.
-
-    Args:
-        fits: the fits, labelled ``fit = "<experiment>: ..."``.
-        points: the per-point table of every experiment (the experiment in column ``name``).
-        curves: ``{experiment: (x, *curve keys)}``, as the fits were made.
-        claim: ``claim(fit row, experiment) -> Claim or None``.
-        cell: ``cell(fit row, experiment) -> str``, the row's cell.
-        name: the column naming the experiment.
-        **judge: further keywords of :func:`judge_curve` (``no_claim``, ``stem``, ``exact_where``, ...).
-
-    Returns:
-        The verdict rows (a ``pandas.DataFrame``).
-    """
-    import pandas as pd
-
-    rows = []
-    for r in fits.itertuples(index=False):
-        exp = r.fit.split(":")[0]
-        (x, *keys), p = curves[exp], points[points[name] == exp]
-        p = p[np.logical_and.reduce([p[k] == getattr(r, k) for k in keys]) & p[x].between(r.x_min, r.x_max)]
-        rows.append(judge_curve(claim(r, exp), r, p.sort_values(x).reset_index(drop=True), x, experiment=r.fit,
-                                cell=cell(r, exp), **judge))
-    return pd.DataFrame(rows)
 
 
 def zero_mean_checks(cells, family_alpha: float):
@@ -614,111 +539,77 @@ def zero_mean_checks(cells, family_alpha: float):
     return out
 
 
-def slope_ratio_boot(num, den, xs, n_boot: int, rng) -> tuple[float, np.ndarray]:
-    """The ratio of two curves' log-log slopes, both curves resampled jointly (the same seed indices per replicate).
+def fit_points(points, fit, keys: Sequence[str], x: str):
+    """One fit's curve among ``points`` over its fitted range, as :func:`judge_fits` hands it to :func:`judge_curve`.
 
     Args:
-        num, den: ``(seeds, points)`` per-seed values of the two curves at ``xs`` (rows: the same seed indices).
-        xs: the positive abscissae.
-        n_boot: bootstrap replicates.
-        rng: the ``numpy.random.Generator`` drawn from.
+        points: the per-point table holding ``keys`` and ``x``.
+        fit: the fit row (a mapping with ``keys``, ``x_min`` and ``x_max``).
+        keys: the columns that select the fit's curve among ``points``.
+        x: the abscissa's column.
 
     Returns:
-        ``(ratio, boots)``: slope(num) / slope(den) of the seed means and the ``(n_boot,)`` bootstrap ratios.
+        The rows whose ``keys`` equal the fit's with ``x_min <= x <= x_max``, sorted by ``x``, indexed from 0.
     """
-    from .analysis import _slopes_rows, joint_slope_boot
-
-    num, den, lx = np.asarray(num, float), np.asarray(den, float), np.log(np.asarray(xs, float))
-    est = joint_slope_boot(num, xs, 0, rng=rng)[0] / joint_slope_boot(den, xs, 0, rng=rng)[0]
-    idx = rng.integers(0, len(num), size=(n_boot, len(num)))
-    return est, _slopes_rows(lx, np.nanmean(num[idx], axis=1)) / _slopes_rows(lx, np.nanmean(den[idx], axis=1))
+    g = points[np.logical_and.reduce([points[k] == fit[k] for k in keys])]
+    return g[g[x].between(fit["x_min"], fit["x_max"])].sort_values(x).reset_index(drop=True)
 
 
-def quantile_ratio_slope_boot(Y, xs, q: float, n_boot: int, rng) -> tuple[float, np.ndarray]:
-    """The log-log slope of a curve's ``q``-quantile over its mean (bounded in ``x`` when the tail is
-    ``log(1/β)`` times the mean), seed indices resampled jointly.
+def judge_fits(fits, claim: Callable, cell: Callable, curve: Callable, *, x: Any = "T", experiment: str = "fit",
+               twins: Optional[dict] = None, same: Optional[Callable] = None, hook: Optional[Callable] = None,
+               miss: Optional[Callable] = None,
+               no_claim: Optional[tuple] = ("no claim stated for this curve", "reported for comparison"),
+               **judge: Any) -> list:
+    """One verdict row per fitted curve by :func:`judge_curve` on its fit and its points, with a study's hooks; a
+    curve that is one piece of evidence with an earlier one (``twins``) shares that curve's row, whose cell names
+    both: ``a (= experiment b: b)`` across experiments, else their common leading comma-separated parts once and
+    the rest as ``rest of a = rest of b`` (``"…, ρ agnostic = ρ theorem"``).
 
     Args:
-        Y: ``(seeds, points)`` per-seed values at ``xs``.
-        xs: the positive abscissae.
-        q: the quantile, in (0, 1).
-        n_boot: bootstrap replicates.
-        rng: the ``numpy.random.Generator`` drawn from.
-
-    Returns:
-        ``(slope, boots)``: the slope of ``log(quantile / mean)`` on ``log x`` and its ``(n_boot,)`` bootstraps.
-    """
-    from .analysis import _slopes_rows
-
-    Y, lx = np.asarray(Y, float), np.log(np.asarray(xs, float))
-
-    def slopes(Yb):
-        return _slopes_rows(lx, np.nanquantile(Yb, q, axis=-2) / np.nanmean(Yb, axis=-2))
-
-    return slopes(Y)[0], slopes(Y[rng.integers(0, len(Y), size=(n_boot, len(Y)))])
-
-
-def judge_boot(claim: Claim, est: float, boots, n_seeds: int, xs, *, experiment: str, cell: str) -> dict:
-    """The verdict row of a bootstrapped exponent (:func:`judge` on its 95% percentile interval over the span of
-    ``xs``), linked to the claim's explanation.
-
-    Args:
-        claim: the claim.
-        est: the measured exponent.
-        boots: its bootstrap replicates (NaN ignored).
-        n_seeds: the seeds measured.
-        xs: the abscissae fitted (their span, in decades, decides whether a rate is tested).
-        experiment, cell: the row's experiment and cell.
-
-    Returns:
-        The row (:func:`verdict_row`).
-    """
-    lo, hi = (float(v) for v in np.nanquantile(boots, [0.025, 0.975]))
-    m = Measurement(float(est), lo, hi, n_seeds, decades=math.log10(max(xs) / min(xs)))
-    return verdict_row(claim, m, judge(claim, m), experiment=experiment, cell=cell, link=claim.link)
-
-
-def judge_slope_fits(slopes, claim: Callable, cell: Callable, curve: Callable, *, twins: Optional[dict] = None,
-                     merge: Optional[Callable] = None, same: Optional[Callable] = None, hook: Optional[Callable] = None,
-                     miss: Optional[Callable] = None, name: str = "exp") -> list:
-    """One verdict row per fitted curve by :func:`judge` on its slope, with a study's hooks; a curve that is one
-    piece of evidence with an earlier one (``twins``) shares that curve's row.
-
-    Args:
-        slopes: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows), indexed by curve.
-        claim: ``claim(fit row) -> Claim or None``: the curve's claim (with its value filled in); ``None``: no row.
+        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows), indexed by curve.
+        claim: ``claim(fit row) -> Claim or None``: the curve's claim (with its value filled in).
         cell: ``cell(fit row) -> str``: a curve's cell.
-        curve: ``curve(fit row)``: the curve's per-seed rows, handed to ``hook`` and ``miss``.
+        curve: ``curve(fit row)``: the curve's points (:func:`fit_points`, or its per-seed rows), handed to
+            :func:`judge_curve` (what a bound and a claim's ``scale``, ``regime`` and ``beyond`` read), ``hook`` and
+            ``miss``.
+        x: the fitted variable's column, or ``x(fit row) -> column``.
+        experiment: the column of ``fits`` naming the row's experiment.
         twins: ``{j: (i, c)}``: curve ``j`` repeats curve ``i`` with per-seed correlation ``c``
             (:func:`~jaxdp.studies.specs.same_evidence`); ``j`` gets no row.
-        merge: ``merge(cell, repeat's cell, fit row, repeat's fit row) -> str``: the cell of a row that stands for a
-            repeat too (:func:`~jaxdp.studies.specs.merged_cell`; default the first curve's cell).
         same: ``same(c) -> str``: the reason appended to the row of a curve that stands for a repeat.
-        hook: ``hook(fit row, curve rows) -> (fit, Verdict or None, cell note, link)``: the fit judged (a refit), a
-            verdict that replaces :func:`judge`'s, a note after the cell and the row's link.
-        miss: ``miss(fit row, curve rows) -> (why, link)``: on a miss, what the reason adds and the row's link.
-        name: the column of ``slopes`` naming the experiment.
+        hook: ``hook(fit row, curve) -> (fit, Verdict or None, cell note, link)``: the fit judged (a refit), a
+            verdict that replaces :func:`judge_curve`'s (with this link), a note after the cell.
+        miss: ``miss(fit row, curve) -> (why, link)``: on a miss, what the reason adds and the row's link (``None``:
+            the claim's).
+        no_claim: the claim text and reason of a curve without a claim (:func:`judge_curve`); ``None``: no row.
+        **judge: further keywords of :func:`judge_curve` (``stem``, ``exact_where``, ...).
 
     Returns:
-        The verdict rows (:func:`verdict_row`), in the order of ``slopes``.
+        The verdict rows (:func:`verdict_row`), in the order of ``fits``.
     """
     rows, twins = [], twins or {}
-    for j, r in slopes.iterrows():
+    for j, r in fits.iterrows():
         c = claim(r)
-        if c is None or j in twins:
+        if (c is None and no_claim is None) or j in twins:
             continue
         g = curve(r)
         fit, v, note, link = hook(r, g) if hook else (r, None, "", None)
-        m = Measurement.of_fit(fit)
-        v = v or judge(c, m)
-        if v.verdict == "misses" and miss:
+        row = (judge_curve(c, fit, g, x(r) if callable(x) else x, experiment=str(r[experiment]), cell="",
+                           no_claim=no_claim or (), **judge) if v is None else
+               verdict_row(c, Measurement.of_fit(fit), v, experiment=str(r[experiment]), cell="", link=link))
+        if row["verdict"] == "misses" and miss:
             why, link = miss(r, g)
-            v = Verdict(v.verdict, f"{v.reason}; {why}" if why else v.reason)
+            row.update(reason=f"{row['reason']}; {why}" if why else row["reason"], link=c.link if link is None else link)
         text, also = cell(r), [same(t) for i, t in twins.values() if i == j and same]
         for k in (k for k, (i, _) in twins.items() if i == j):
-            text = merge(text, cell(slopes.loc[k]), r, slopes.loc[k]) if merge is not None else text
-        v = Verdict(v.verdict, "; ".join(s for s in (v.reason, *also[-1:]) if s))
-        rows.append(verdict_row(c, m, v, experiment=str(r[name]), cell=text + note, link=link))
+            other, at = cell(fits.loc[k]), str(fits.loc[k][experiment])
+            if at != str(r[experiment]):
+                text = f"{text} (= {at}: {other})"
+            else:
+                a, b = text.split(", "), other.split(", ")
+                n = next((i for i, (u, w) in enumerate(zip(a, b)) if u != w), len(a))
+                text = ", ".join(a[:n] + [f"{', '.join(a[n:])} = {', '.join(b[n:])}"])
+        rows.append(dict(row, cell=text + note, reason="; ".join(s for s in (row["reason"], *also[-1:]) if s)))
     return rows
 
 
@@ -744,43 +635,6 @@ def against_reference(summary, reference: Callable, names: Sequence[str], stem: 
     ref = q[names[-1]]
     return q[[*keys, *names, "measured_mean", "measured_lo", "measured_hi"]].assign(
         ratio=q["measured_mean"] / ref, inside=(q["measured_lo"] <= ref) & (ref <= q["measured_hi"]))
-
-
-def judge_bound_except(claim: Claim, points, x: str, skip: Sequence[tuple], *, experiment: str, cell: str,
-                       label: Callable[[Any], str], none_left: str, below: str = "", exact_where: str = "") -> dict:
-    """The row of a ``"bound"`` claim (:func:`judge_curve`) on a curve's points less those that test nothing (a bound
-    that is a trivial cap the measurement can never exceed, another curve's runs repeated), each left-out kind named
-    in the reason with where it applies.
-
-    Args:
-        claim: the curve's claim (kind ``"bound"``).
-        points: the curve's per-point table over the fitted range, sorted by ``x``: ``bound``, ``<stem>_mean``,
-            ``<stem>_lo``, ``<stem>_hi``, ``n_seeds`` and the boolean columns of ``skip``.
-        x: the swept variable's column.
-        skip: ``[(column, note)]``: the points where ``column`` is true are left out; ``note(at=..., n=...)`` (a
-            template's render) says where (``at``: the ``label`` of each such point, comma-separated) and how many
-            points are tested (``n``); the notes end the reason in this order.
-        experiment, cell: the row's experiment and cell.
-        label: ``label(x value) -> str``, how a note names a point (``"T = 2^14"``).
-        none_left: the reason of a curve with no point left (not tested).
-        below: a note ending the reason when the largest ratio is at most 0 (the measurement never positive).
-        exact_where: as in :func:`judge_curve` (a curve without spread over seeds judged exactly).
-
-    Returns:
-        The row (:func:`verdict_row`, or :func:`untested_row` when every point is left out), its seeds the fewest
-        of any point of ``points``.
-    """
-    n = int(points["n_seeds"].min()) if len(points) else 0
-    out = np.logical_or.reduce([points[c].to_numpy(bool) for c, _ in skip]) if skip else np.zeros(len(points), bool)
-    tested = points[~out]
-    notes = [note(at=", ".join(label(v) for v in points.loc[points[c].to_numpy(bool), x]), n=len(tested))
-             for c, note in skip if points[c].any()]
-    if not len(tested):
-        return untested_row(experiment, cell, claim.text, none_left, n, kind="at_most", claimed=1.0)
-    row = judge_curve(claim, None, tested.assign(n_seeds=n), x, experiment=experiment, cell=cell,
-                      exact_where=exact_where)
-    notes += [below] if below and row["slope"] <= 0 else []
-    return dict(row, reason="; ".join([row["reason"], *notes] if row["reason"] else notes))
 
 
 def points_against_bounds(points, where: Callable[[Any], str], group: Callable[[Any], str], stem: str = "regret",
@@ -815,64 +669,6 @@ def points_against_bounds(points, where: Callable[[Any], str], group: Callable[[
                 n_over=len(over), over=f": {over_list}" if over_list else "")
 
 
-def fitted_curves(fits, points, keys: Sequence[str], x) -> list:
-    """Each fit with its curve's points: all of them and those of the fitted range.
-
-    Args:
-        fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
-        points: the per-point table holding ``keys`` and the abscissa.
-        keys: the columns that select a fit's curve among ``points``.
-        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits.
-
-    Returns:
-        ``[(fit row, curve, fitted)]`` in the order of ``fits``: the fit row as a dict, the curve's points sorted by
-        the abscissa, and those with ``x_min <= x <= x_max``.
-    """
-    out = []
-    for r in fits.to_dict("records"):
-        xc = x(r) if callable(x) else x
-        g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])].sort_values(xc)
-        out.append((r, g, g[g[xc].between(r["x_min"], r["x_max"])]))
-    return out
-
-
-def judge_fit_except(claim: Optional[Claim], fit: Any, points, x: str, skip: Sequence[tuple] = (), *,
-                     experiment: str, bound_experiment: str, cell: str, label: Callable[[Any], str], none_left: str,
-                     below: str = "", claimed_column: str = "",
-                     no_claim: Sequence[str] = ("no claim stated for this curve", "reported for comparison")) -> dict:
-    """The row of one fitted curve against its claim, whatever its kind: a ``"bound"`` on the curve's points less
-    those that test nothing (:func:`judge_bound_except`), an exponent on the fit's slope (:func:`judge_curve`), and
-    a curve without a claim not tested, with no measurement shown.
-
-    Args:
-        claim: the curve's claim, or ``None``.
-        fit: the fit (a mapping with ``slope``, ``slope_lo``, ``slope_hi``, ``x_min``, ``x_max``).
-        points: the curve's per-point table over the fitted range, sorted by ``x`` (as :func:`judge_bound_except`
-            reads it); its fewest ``n_seeds`` are the row's seeds.
-        x: the swept variable's column.
-        skip, label, none_left, below: a bound's points left out and its notes (:func:`judge_bound_except`).
-        experiment, bound_experiment: the row's experiment for an exponent or no claim, and for a bound.
-        cell: the row's cell.
-        no_claim: the claim text and reason of a curve without a claim.
-        claimed_column: a column of ``fit`` holding the claimed exponent where the claim's ``value`` is NaN (a rate
-            whose value is the theory's slope over the fitted range); default none.
-
-    Returns:
-        The row (:func:`verdict_row` or :func:`untested_row`).
-    """
-    import pandas as pd
-
-    n = int(points["n_seeds"].min()) if len(points) else 0
-    if claim is None:
-        return untested_row(experiment, cell, no_claim[0], no_claim[1], n)
-    if claim.kind == "bound":
-        return judge_bound_except(claim, points, x, skip, experiment=bound_experiment, cell=cell, label=label,
-                                  none_left=none_left, below=below)
-    if claimed_column and math.isnan(claim.value):
-        claim = dataclasses.replace(claim, value=float(fit[claimed_column]))
-    return judge_curve(claim, pd.Series(dict(fit, n_seeds=n)), None, x, experiment=experiment, cell=cell)
-
-
 def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last: Sequence[str] = ()):
     """Beside each fit, where its curve's points carry each flag (a point that tests nothing, or that a note names):
     what a page says of the curve beside its slope.
@@ -881,7 +677,7 @@ def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last
         fits: the fits (:func:`~jaxdp.studies.analysis.fit_slopes` rows with ``x_min``, ``x_max`` and ``keys``).
         points: the per-point table holding ``keys``, the abscissa and the boolean columns ``flags``.
         keys: the columns that select a fit's curve among ``points``.
-        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits (:func:`fitted_curves`).
+        x: the abscissa's column, or ``x(fit row) -> column`` when it differs between fits.
         flags: the boolean columns of ``points``.
         last: columns of the curve's last point to copy beside the fit.
 
@@ -893,8 +689,10 @@ def curve_flags(fits, points, keys: Sequence[str], x, flags: Sequence[str], last
     import pandas as pd
 
     rows = []
-    for r, g, fit in fitted_curves(fits, points, keys, x):
+    for r in fits.to_dict("records"):
         xc = x(r) if callable(x) else x
+        g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])].sort_values(xc)
+        fit = fit_points(points, r, keys, xc)
         rows.append(dict(r, n_fit=len(fit), **{f: list(g.loc[g[f].to_numpy(bool), xc]) for f in flags},
                          **{f"n_{f}": int(fit[f].sum()) for f in flags}, **g.iloc[-1][list(last)]))
     return pd.DataFrame(rows)

@@ -18,11 +18,11 @@ import numpy as np
 
 from ..sco import exact_law_reference, grid_floor, growth_point, run_growth_point
 from ..sco.prox_path import epoch_prox_path_1d
-from .claims import against_reference, judge_slope_fits, tally
+from .claims import against_reference, judge_fits, tally
 from .framework import Study, fit_slopes, summarize, verdict_table
 from .plots import plot_figures_derived
 from .specs import (StudySpec, boot_claims, curve_notes, derived_tables, fstring, grid_points, kept_manifest,
-                    merged_cell, same_evidence, seed_matrix)
+                    same_evidence, seed_matrix)
 
 S = StudySpec("growth-rates", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, DOC_PAGES, BLOCK = S.doc_page, S.results, S.blocks, S.claims, S.pages, S.blocks[0]
@@ -66,11 +66,10 @@ def verdicts(df, slopes):
     hook, miss = curve_notes(S.data["notes"], S.render, refit=lambda x, y, g: fit_slopes(
         g, x=x, y=y, upper_half=False, n_boot=N_BOOT, resample="joint").iloc[0], epoch_prox_path_1d=epoch_prox_path_1d,
         grid_floor=grid_floor)
-    rows = judge_slope_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))
-                            if r["exp"] in CLAIMS else None, lambda r: fstring(FIG[r["exp"]]["curve"], r),
-                            lambda r: _curve(df, r["exp"], r), twins=twins,
-                            same=lambda c: S.render("growth-rates reason twins", c=c), hook=hook, miss=miss,
-                            merge=lambda a, b, r, t: merged_cell(a, b, r["exp"], t["exp"]))
+    rows = judge_fits(slopes, lambda r: dataclasses.replace(CLAIMS[r["exp"]], value=float(r["theory"]))
+                      if r["exp"] in CLAIMS else None, lambda r: fstring(FIG[r["exp"]]["curve"], r),
+                      lambda r: _curve(df, r["exp"], r), experiment="exp", twins=twins, no_claim=None,
+                      same=lambda c: S.render("growth-rates reason twins", c=c), hook=hook, miss=miss)
     order = {e: i for i, e in enumerate(EXPERIMENTS)}
     rows += boot_claims(df, S.data["boot_claims"], CLAIMS, np.random.default_rng(1))   # G3's ratio, G5's quantiles
     return pd.DataFrame(rows).sort_values(

@@ -14,7 +14,7 @@ from ..core import seed_keys
 from ..experts.hedge import hedge_tuned_regret_bound
 from ..experts.realizable_setups import baseline_setup, run_baseline_curve
 from .analysis import equal_expected_regret, upper_half, verdict_table
-from .claims import judge_fits, tally
+from .claims import fit_points, judge_fits, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec
@@ -72,13 +72,15 @@ def verdicts(slopes, summary, twins=()):
     row."""
     exp = {ln: "regret / bound" if ln in CLAIMS and CLAIMS[ln].kind == "bound" else "regret vs T"
            for ln in set(slopes["learner"]) | set(summary["learner"])}
+    import pandas as pd
+
     fits = slopes[[not (ln == "dartboard" and (a, d) in twins) for ln, a, d in zip(*(slopes[k] for k in BY))]]
-    return judge_fits(fits.assign(fit=fits["learner"].map(exp)), summary.assign(exp=summary["learner"].map(exp)),
-                      {e: ("T", *BY) for e in exp.values()}, lambda r, e: CLAIMS.get(r.learner),
-                      lambda r, e: ", ".join(["hedge = dartboard" if r.learner == "hedge" and (r.adversary, r.d)
-                                              in twins else r.learner, r.adversary, f"d = {int(r.d)}"]),
-                      stem="fit_regret", exact_where=" at every fitted T",
-                      no_claim=("no bound stated", "our docs state no bound for this learner"))
+    return pd.DataFrame(judge_fits(fits.assign(fit=fits["learner"].map(exp)), lambda r: CLAIMS.get(r.learner),
+                                   lambda r: ", ".join(["hedge = dartboard" if r.learner == "hedge" and (r.adversary, r.d)
+                                                        in twins else r.learner, r.adversary, f"d = {int(r.d)}"]),
+                                   lambda r: fit_points(summary, r, BY, "T"), stem="fit_regret",
+                                   exact_where=" at every fitted T",
+                                   no_claim=("no bound stated", "our docs state no bound for this learner")))
 
 
 def page_blocks(results_dir=None) -> dict:

@@ -17,7 +17,7 @@ from jaxdp.experts import adversary_and_params, alternating_terms, figure1_expon
 from jaxdp.experts import learner_and_params
 from jaxdp.experts.lazy_setups import lazy_run
 from jaxdp.studies.analysis import _pow2, equal_expected_regret, summarize, upper_half, verdict_table
-from jaxdp.studies.claims import judge_fits, tally
+from jaxdp.studies.claims import fit_points, judge_fits, tally
 from jaxdp.studies.framework import Study, fit_slopes
 from jaxdp.studies.plots import plot_figures
 from jaxdp.studies.specs import StudySpec, curve_slopes, kept_manifest
@@ -85,12 +85,13 @@ def verdicts(slopes, summary, d: int):
     exps = dict(zip(("bound", "rate"), S.data["claims_notes"]["experiments"]))
     fits = slopes.assign(fit=[exps["bound" if ln in CLAIMS and CLAIMS[ln].kind == "bound" else "rate"]
                               for ln in slopes["learner"]])
-    pts = pd.concat([summary.assign(exp=e, bound=np.sqrt(summary["T"].to_numpy(float) * math.log(d) / 2))
-                     for e in exps.values()])
-    return judge_fits(fits, pts, dict.fromkeys(exps.values(), ("T", "learner", "adversary", "alpha")),
-                      lambda r, e: CLAIMS.get(r.learner) if e == exps["bound"] or r.learner not in CLAIMS else
-                      dataclasses.replace(CLAIMS[r.learner], value=EXPONENT[r.learner](float(r.alpha))),
-                      lambda r, e: f"{r.learner}, {r.adversary}, α = {r.alpha:g}", no_claim=("—", NO_CLAIM))
+    pts = summary.assign(bound=np.sqrt(summary["T"].to_numpy(float) * math.log(d) / 2))
+    return pd.DataFrame(judge_fits(fits, lambda r: CLAIMS.get(r.learner) if r.fit == exps["bound"] or r.learner
+                                   not in CLAIMS else dataclasses.replace(CLAIMS[r.learner],
+                                                                          value=EXPONENT[r.learner](float(r.alpha))),
+                                   lambda r: f"{r.learner}, {r.adversary}, α = {r.alpha:g}",
+                                   lambda r: fit_points(pts, r, ["learner", "adversary", "alpha"], "T"),
+                                   no_claim=("—", NO_CLAIM)))
 
 
 def page_blocks(results_dir=None) -> dict:

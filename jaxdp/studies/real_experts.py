@@ -12,7 +12,7 @@ import numpy as np
 
 from ..experts.realizable_setups import replay_expert_pool
 from .analysis import ratio_to_base
-from .claims import order_row, tally
+from .claims import judge_order, tally
 from .framework import Study, summarize
 from .plots import plot_figures
 from .specs import StudySpec
@@ -88,7 +88,7 @@ def comparisons(df, summary):
 
 
 def verdicts(comp):
-    """One verdict row per comparison against :data:`CLAIMS`, a paired order (:func:`~jaxdp.studies.claims.order_row`:
+    """One verdict row per comparison against :data:`CLAIMS`, a paired order (:func:`~jaxdp.studies.claims.judge_order`:
     ``above`` holds when the ratio's 95% interval lies above 1, ``below`` below 1, ``level`` when it contains 1; a
     claim naming the best learner also needs it in the denominator); a comparison with no claim is "not tested"."""
     import pandas as pd
@@ -96,9 +96,9 @@ def verdicts(comp):
     rows = []
     for r in comp.itertuples(index=False):
         text, rel, learner = CLAIMS.get((r.experiment, r.dataset, float(r.eps)), ("no claim", "", None))
-        rows.append(order_row(text, rel, r.ratio, r.ratio_lo, r.ratio_hi, r.n_seeds, experiment=r.experiment,
-                              cell=f"{r.dataset}, ε = {r.eps:g}: {r.other_label} / {r.base_label}", best=r.base,
-                              claimed_best=learner, label=r.base_label, link="#comparisons"))
+        rows.append(judge_order(text, rel, r.ratio, r.ratio_lo, r.ratio_hi, r.n_seeds, experiment=r.experiment,
+                                cell=f"{r.dataset}, ε = {r.eps:g}: {r.other_label} / {r.base_label}", best=r.base,
+                                claimed_best=learner, label=r.base_label, link="#comparisons"))
     return pd.DataFrame(rows)
 
 

@@ -16,7 +16,7 @@ from ..core import seed_keys
 from ..experts import lower_bound_thm5, thm1_bound, thm2_bound
 from ..experts.realizable_setups import realizable_point, run_realizable_point
 from .analysis import fit_spans, verdict_table
-from .claims import judge_curve, judge_lower_bound, tally
+from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, fstring, grid_points
@@ -110,8 +110,8 @@ def verdicts(slopes, lower_bound=None, same: tuple = ()):
                                     cell=name.get(k, r.learner) + fstring(S.data["cells"].get(r.fit, ""), at)))
     for lrn, lb in ([] if lower_bound is None else lower_bound.groupby("learner", sort=True)):
         if merged.get(("lb", lrn), (lrn,))[0] == lrn:
-            rows.append(judge_lower_bound(LOWER_BOUND, lb, bound=lb["bound_1_over_32"], cell=name.get(("lb", lrn), lrn),
-                                          experiment="Thm 5 bound / regret"))
+            rows.append(judge_curve(LOWER_BOUND, None, lb, bound=lb["bound_1_over_32"], stem="ratio", lower=True,
+                                    cell=name.get(("lb", lrn), lrn), experiment="Thm 5 bound / regret"))
     return pd.DataFrame(rows, columns=["experiment", "cell", "claim", "claimed", "kind", "slope", "slope_lo",
                                        "slope_hi", "n_seeds", "verdict", "reason", "link"])
 

@@ -15,7 +15,7 @@ from ..experts import experts_problem
 from ..experts.realizable_setups import realizable_adversary, realizable_constants, realizable_learner, realizable_plan
 from ..oco.realizable import thm4_dp_ftrl
 from .analysis import experiment_fits, fit_spans, ratio_to_base, verdict_table
-from .claims import judge_fits, tally
+from .claims import fit_points, judge_fits, tally
 from .framework import Study, fit_slopes, summarize
 from .plots import plot_figures
 from .specs import StudySpec, fstring, grid_points
@@ -80,8 +80,13 @@ def verdicts(slopes, results):
         ["exp", "learner", "mode", "d", "T", "Lstar"], sort=True, dropna=False)
     const = [c for c in ("threshold0", "margin", "eta", "tau", "m_set", "P_max", "lam") if c in results]
     pts = g[["regret", "em_draws", "phases", "stuck"]].mean().join(g[const].first()).reset_index()
-    return judge_fits(slopes, pts, FITS, cell=lambda r, exp: fstring(S.data["cells"][exp], r._asdict()),
-                      claim=lambda r, exp: CLAIMS.get(f"{exp}/{r.mode if exp == 'binary_tree' else r.learner}"))
+    import pandas as pd
+
+    exp = lambda r: r.fit.split(":")[0]   # noqa: E731
+    return pd.DataFrame(judge_fits(
+        slopes, lambda r: CLAIMS.get(f"{exp(r)}/{r['mode'] if exp(r) == 'binary_tree' else r.learner}"),
+        lambda r: fstring(S.data["cells"][exp(r)], dict(r)), x=lambda r: FITS[exp(r)][0],
+        curve=lambda r: fit_points(pts[pts["exp"] == exp(r)], r, FITS[exp(r)][1:], FITS[exp(r)][0])))
 
 
 def _summary(g, by, extra=()):

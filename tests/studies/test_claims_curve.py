@@ -65,7 +65,7 @@ def test_judge_curve_bound_and_helpers():
     assert (empty["verdict"], empty["reason"], empty["claimed"]) == ("not tested", "no point in the fitted range", 1.0)
     with pytest.raises(ValueError, match="fit must be given"):
         judge_curve(Claim("rate"), None, p, experiment="e", cell="c")
-    assert judge_curve(None, None, p, experiment="e", cell="c")["n_seeds"] == 0
+    assert judge_curve(None, None, p, experiment="e", cell="c")["n_seeds"] == int(p["n_seeds"].min())   # no fit: its points
     assert sci(170000) == "1.7·10⁵" and sci(3.0) == "3.0"
     with pytest.raises(ValueError, match="template"):
         fill("a\\b", _points())

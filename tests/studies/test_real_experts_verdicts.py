@@ -71,7 +71,12 @@ def test_judge_order_is_the_paired_order_rubric():
 
     import pytest
 
-    from jaxdp.studies.claims import judge_order
+    from jaxdp.studies.claims import Verdict, judge_order as _order
+
+    def judge_order(relation, lo, hi, **kw):   # the row's verdict and reason
+        row = _order("c", relation, 1.1, lo, hi, 8, experiment="e", cell="x", link="#l", **kw)
+        assert row["link"] == ("#l" if row["verdict"] == "misses" else "") and row["n_seeds"] == 8
+        return Verdict(row["verdict"], row["reason"])
 
     assert judge_order("above", 1.01, 1.2).verdict == "holds"
     assert judge_order("above", 0.99, 1.2).reason == "the interval does not lie above 1"

@@ -78,21 +78,21 @@ def test_verdicts_follow_the_rubric():
 
 
 def test_lower_bound_and_theory_curves_are_generic():
-    """``judge_lower_bound`` inverts each point's interval (its ends swap) and judges bound / measured ≤ 1 at every
+    """``judge_curve`` with ``lower`` inverts each point's interval (its ends swap) and judges bound / measured ≤ 1 at every
     point; ``theory_curves`` evaluates a spec's expressions in ``x`` and refuses dunder access."""
     import numpy as np
     import pytest
 
-    from jaxdp.studies.claims import Claim, judge_lower_bound, theory_curves
+    from jaxdp.studies.claims import Claim, judge_curve, theory_curves
 
     c = Claim("regret ≥ 1 at every point", kind="bound", value=1.0)
     pts = pd.DataFrame(dict(ratio_mean=[4.0, 2.0], ratio_lo=[3.0, 1.6], ratio_hi=[5.0, 2.5], n_seeds=[9, 8],
                             bound=[1.0, 1.0]))
-    r = judge_lower_bound(c, pts, experiment="e", cell="c")
+    r = judge_curve(c, None, pts, stem="ratio", lower=True, experiment="e", cell="c")
     assert (r["slope"], r["slope_lo"], r["slope_hi"], r["n_seeds"]) == (0.5, 0.2, 1 / 1.6, 8)
     assert r["verdict"] == "holds"
     low = pts.assign(ratio_mean=[4.0, 0.5], ratio_lo=[3.0, 0.4], ratio_hi=[5.0, 0.6])   # one point under its bound
-    assert judge_lower_bound(c, low, experiment="e", cell="c")["verdict"] == "misses"
+    assert judge_curve(c, None, low, stem="ratio", lower=True, experiment="e", cell="c")["verdict"] == "misses"
     th = theory_curves({"a": "k * np.sqrt(x)", "b": "np.full_like(x, math.log(k))"}, {"k": 4.0})
     np.testing.assert_array_equal(th["a"](np.array([1.0, 4.0])), [4.0, 8.0])
     assert list(th) == ["a", "b"] and th["b"](np.zeros(2))[0] == np.log(4.0)

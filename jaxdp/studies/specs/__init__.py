@@ -40,7 +40,7 @@ from ..claims import Claim
 from ..config import check_params
 from ..spec import Param, Study, declare_params
 
-__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "merged_cell", "curve_slopes", "twin_curves",
+__all__ = ["StudySpec", "SPEC_DIR", "seed_matrix", "same_evidence", "curve_slopes", "twin_curves",
            "judge_curves", "kept_manifest", "fstring", "grid_points", "curve_notes", "derived_tables",
            "boot_claims"]
 
@@ -348,24 +348,6 @@ def same_evidence(curves, corr: float, rel: float) -> dict:
     return out
 
 
-def merged_cell(a: str, b: str, group_a: str = "", group_b: str = "") -> str:
-    """The cell of one verdict row for two cells that are one piece of evidence.
-
-    Args:
-        a, b: the two cells (comma-separated parts).
-        group_a, group_b: their experiments; when they differ the row reads ``a (= group_b: b)``.
-
-    Returns:
-        ``a (= group_b: b)`` across experiments, else the common leading parts once and the rest as
-        ``rest of a = rest of b`` (``"…, ρ agnostic = ρ theorem"``).
-    """
-    if group_a != group_b:
-        return f"{a} (= {group_b}: {b})"
-    pa, pb = a.split(", "), b.split(", ")
-    k = next((i for i, (u, w) in enumerate(zip(pa, pb)) if u != w), len(pa))
-    return ", ".join(pa[:k] + [f"{', '.join(pa[k:])} = {', '.join(pb[k:])}"])
-
-
 def curve_slopes(fits, points, x, columns: Mapping[str, str], keys: Sequence[str]):
     """Beside each fit, the log-log slopes of deterministic columns (a bound, a planned σ) over the fit's points.
 
@@ -503,7 +485,7 @@ def kept_runs(kept: Mapping[str, Any], results_dir=None) -> list:
 
 def curve_notes(notes: Sequence[Mapping[str, Any]], render: Callable[..., str], default: Optional[str] = None,
                 name: str = "exp", refit: Optional[Callable] = None, **names: Any) -> tuple[Callable, Callable]:
-    """The ``hook`` and ``miss`` of :func:`~jaxdp.studies.claims.judge_slope_fits` from data (``[[notes]]`` of a
+    """The ``hook`` and ``miss`` of :func:`~jaxdp.studies.claims.judge_fits` from data (``[[notes]]`` of a
     study's TOML): which points of a curve its slope is fitted over, and what explains a missed slope.
 
     Each note names its experiment (column ``name`` of the fit row), ``x`` and ``y`` (the curve's abscissa and
@@ -605,18 +587,19 @@ def derived_tables(tables: Mapping[str, Mapping[str, Any]], frames: Mapping[str,
 def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any], rng) -> list:
     """The verdict rows of exponents measured by a bootstrap over seeds, declared as data (``[[boot_claims]]`` of a
     study's TOML): claims about a curve that its own fitted slope does not state, each judged by
-    :func:`~jaxdp.studies.claims.judge_boot` on its 95% percentile interval.
+    :func:`~jaxdp.studies.claims.judge` on its 95% percentile interval over the span of its abscissae (in decades,
+    as a rate needs), the row linked to the claim's explanation.
 
     Each declaration names its ``claim`` (a key of ``claims``), the row's ``experiment``, ``rows`` (a
     :meth:`pandas.DataFrame.query` selecting per-seed rows), ``x`` and ``y`` (the abscissa and the measured column),
-    ``n_boot``, ``cell`` (an f-string of the group's ``by`` values, :func:`fstring`) and one measurement:
+    ``n_boot``, ``cell`` (an f-string of the group's ``by`` values, :func:`fstring`) and one measurement, its
+    bootstrap replicates resampling seed indices jointly across the curve's points (:func:`seed_matrix`):
 
-    * ``num`` and ``den`` (queries among the rows): the ratio of the two curves' log-log slopes, seed indices
-      resampled jointly (:func:`~jaxdp.studies.claims.slope_ratio_boot`; a pure-DP exponent over an approximate-DP
-      one); no row unless both curves have rows;
+    * ``num`` and ``den`` (queries among the rows): the ratio of the two curves' log-log slopes of the seed means,
+      both curves resampled with the same seed indices (a pure-DP exponent over an approximate-DP one); no row
+      unless both curves have rows;
     * ``quantile`` (a level in (0, 1)) and optionally ``by`` (columns): per group, sorted, the log-log slope of the
-      curve's quantile over its mean (:func:`~jaxdp.studies.claims.quantile_ratio_slope_boot`; bounded in ``x`` when
-      the tail is a constant times the mean).
+      curve's quantile over its mean (bounded in ``x`` when the tail is a constant times the mean).
 
     Args:
         df: the per-seed rows (``seed`` and the columns the declarations name).
@@ -627,7 +610,11 @@ def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any
     Returns:
         The verdict rows (:func:`~jaxdp.studies.claims.verdict_row`), declarations in order, groups sorted.
     """
-    from ..claims import judge_boot, quantile_ratio_slope_boot, slope_ratio_boot
+    from ..analysis import _slopes_rows, joint_slope_boot
+    from ..claims import Measurement, judge, verdict_row
+
+    def quantile_slopes(Y, lx, q: float):   # the slope of log(q-quantile / mean) per (..., seeds, points) stack
+        return _slopes_rows(lx, np.nanquantile(Y, q, axis=-2) / np.nanmean(Y, axis=-2))
 
     rows = []
     for b in decls:
@@ -637,17 +624,22 @@ def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any
             if not (len(num) and len(den)):
                 continue
             xs, tab = seed_matrix(num, *xy)
-            other = seed_matrix(den, *xy)[1].reindex(tab.index).to_numpy(float)
-            measured: list = [({}, len(tab), xs, slope_ratio_boot(tab.to_numpy(float), other, xs, n_boot, rng))]
+            Y, other, lx = tab.to_numpy(float), seed_matrix(den, *xy)[1].reindex(tab.index).to_numpy(float), np.log(xs)
+            est = joint_slope_boot(Y, xs, 0, rng=rng)[0] / joint_slope_boot(other, xs, 0, rng=rng)[0]
+            idx = rng.integers(0, len(Y), size=(n_boot, len(Y)))
+            boots = _slopes_rows(lx, np.nanmean(Y[idx], axis=1)) / _slopes_rows(lx, np.nanmean(other[idx], axis=1))
+            measured: list = [({}, len(tab), xs, est, boots)]
         else:
-            by = list(b.get("by", ()))
-            groups = d.groupby(by, sort=True) if by else [((), d)]
-            measured = []
-            for key, g in groups:
+            by, q, measured = list(b.get("by", ())), float(b["quantile"]), []
+            for key, g in (d.groupby(by, sort=True) if by else [((), d)]):
                 xs, tab = seed_matrix(g, *xy)
-                at = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-                measured.append((at, len(tab), xs, quantile_ratio_slope_boot(tab.to_numpy(float), xs,
-                                                                             float(b["quantile"]), n_boot, rng)))
-        rows += [judge_boot(claims[b["claim"]], est, boots, n, xs, experiment=b["experiment"],
-                            cell=fstring(b["cell"], at)) for at, n, xs, (est, boots) in measured]
+                Y, lx = tab.to_numpy(float), np.log(np.asarray(xs, float))
+                boots = quantile_slopes(Y[rng.integers(0, len(Y), size=(n_boot, len(Y)))], lx, q)
+                measured.append((dict(zip(by, key if isinstance(key, tuple) else (key,))), len(tab), xs,
+                                 quantile_slopes(Y, lx, q)[0], boots))
+        for at, n, xs, est, boots in measured:
+            c, (lo, hi) = claims[b["claim"]], (float(v) for v in np.nanquantile(boots, [0.025, 0.975]))
+            m = Measurement(float(est), lo, hi, n, decades=math.log10(max(xs) / min(xs)))
+            rows.append(verdict_row(c, m, judge(c, m), experiment=b["experiment"], cell=fstring(b["cell"], at),
+                                    link=c.link))
     return rows
