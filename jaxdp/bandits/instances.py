@@ -23,7 +23,8 @@ from .ucb import DPUCBParams, LDPUCBParams, UCB1Params, dp_ucb_tree, ldp_ucb, uc
 from ..privacy.mechanisms.tree import tree_depth
 
 __all__ = ["instance_means", "switch_params", "instance_adversary", "plan_for", "learner_setup", "stack_params",
-           "theory_value", "trivial_caps", "is_trivial_cap", "ADVERSARIAL", "twin_learner"]
+           "theory_value", "trivial_caps", "is_trivial_cap", "ADVERSARIAL", "twin_learner", "point_bounds",
+           "point_flags"]
 
 #: the learners whose bound holds on an oblivious sequence (the others' bounds are for stochastic arms)
 ADVERSARIAL = ("exp3", "exp3_ix", "dp_exp3", "dp_exp3_batched")
@@ -303,3 +304,36 @@ def twin_learner(learner: str, K: int, T: int, eps) -> str:
     if learner == "dp_exp3_batched" and plan_for(learner, K, T, eps).params["tau"] == 1:
         return "dp_exp3"
     return learner
+
+
+_POINT = ["learner", "instance", "K", "T", "eps"]
+
+
+def point_bounds(points, gap: float = 0.2) -> list:
+    """:func:`theory_value` of every row of a table of points.
+
+    Args:
+        points: a ``pandas.DataFrame`` with columns ``learner``, ``instance``, ``K``, ``T`` and ``eps``.
+        gap: the ``gap`` instance's gap.
+
+    Returns:
+        The bound of each row, in order (NaN where none applies).
+    """
+    return [theory_value(ln, i, int(k), int(t), e, gap) for ln, i, k, t, e in points[_POINT].itertuples(index=False)]
+
+
+def point_flags(points, gap: float = 0.2) -> dict:
+    """What a point's bound and runs are worth to a verdict, for every row of a table of points.
+
+    Args:
+        points: a ``pandas.DataFrame`` with columns ``learner``, ``instance``, ``K``, ``T``, ``eps`` and ``theory``
+            (the point's bound, :func:`point_bounds`).
+        gap: the ``gap`` instance's gap.
+
+    Returns:
+        ``{"capped": [...], "repeated": [...]}``, one bool per row: the bound is a trivial cap
+        (:func:`is_trivial_cap`); the runs are another learner's (:func:`twin_learner`).
+    """
+    rows = points[[*_POINT, "theory"]].to_numpy()
+    return {"capped": [is_trivial_cap(b, i, int(k), int(t), float(gap)) for _, i, k, t, _, b in rows],
+            "repeated": [twin_learner(ln, int(k), int(t), e) != ln for ln, _, k, t, e, _ in rows]}

@@ -16,7 +16,7 @@ import pathlib
 
 import numpy as np
 
-from ..bandits.instances import check_point, is_trivial_cap, simulate_budgets, theory_value, twin_learner
+from ..bandits.instances import check_point, point_bounds, point_flags, simulate_budgets
 from ..core import seed_keys
 from .analysis import verdict_table
 from .claims import curve_flags, fit_points, judge_curve, points_against_bounds, tally
@@ -52,9 +52,8 @@ def _fits(df, summ, n_boot: int = 500):
             last = pts.rename(columns={x: "x_max", "regret_mean": "regret@x_max", "theory": "theory@x_max"})
             last = last[[*key, "x_max", "regret@x_max", "theory@x_max"]]
             out.append(sl.merge(last).sort_values(["instance", "rank"]))
-    cols = ["sweep", "learner", "instance", "x_min", "x_max", "slope", "slope_lo", "slope_hi", "theory_slope",
-            "regret@x_max", "theory@x_max"]
-    return pd.concat(out, ignore_index=True)[cols].assign(theory=lambda f: f["learner"].map(THEORY_NAMES))
+    return pd.concat(out, ignore_index=True)[S.data["slope_columns"]].assign(theory=lambda f: f["learner"].map(
+        THEORY_NAMES))
 
 
 @S.register
@@ -72,16 +71,14 @@ def build(cfg: dict) -> Study:
     def analyze(df):
         df = df.assign(eps=df["eps"].astype(float))
         summ = summarize(df, KEYS, ["regret", "switches"])
-        summ["theory"] = [theory_value(ln, i, int(k), int(t), e, gap) for ln, i, k, t, e in
-                          summ[["learner", "instance", "K", "T", "eps"]].itertuples(index=False)]
+        summ["theory"] = point_bounds(summ, gap)
         summ["regret/theory"] = summ["regret_mean"] / summ["theory"]
         return {"slopes": _fits(df, summ), "summary": summ}
 
     def plot(df, outdir: pathlib.Path):   # the TOML's figures: one panel per learner, dashed its bound per point
         def points(d, keys, y):   # each point's mean with its bound (`theory`) and the bound's name
             s = summarize(d.assign(eps=d["eps"].astype(float)), list(dict.fromkeys([*keys, *KEYS])), y, n_boot=200)
-            s["theory"] = [theory_value(ln, i, int(k), int(t), e, gap) for ln, i, k, t, e in
-                           s[["learner", "instance", "K", "T", "eps"]].itertuples(index=False)]
+            s["theory"] = point_bounds(s, gap)
             return s.assign(theory_name=s["learner"].map(THEORY_NAMES), learner=s["learner"].map(LABELS))
 
         figures = [{**S.data["figure_defaults"], **f} for f in S.data["figures"]]
@@ -97,14 +94,10 @@ def build(cfg: dict) -> Study:
 
 def flagged(summary, gap: float):
     """``summary`` (``summary.csv``) with what the page reads of each point: ``bound`` (its ``theory``), ``capped``
-    (the bound is a trivial cap, :func:`~jaxdp.bandits.instances.is_trivial_cap`), ``repeated`` (its runs are
-    another learner's, :func:`~jaxdp.bandits.instances.twin_learner`), ``flat`` (no spread over seeds) and
+    and ``repeated`` (:func:`~jaxdp.bandits.instances.point_flags`), ``flat`` (no spread over seeds) and
     ``positive`` (a positive mean); ``gap``: the run's."""
-    rows = summary[["learner", "instance", "K", "T", "eps", "theory"]].to_numpy()
     return summary.assign(bound=summary["theory"], flat=summary["regret_lo"] == summary["regret_hi"],
-                          positive=summary["regret_mean"] > 0,
-                          capped=[is_trivial_cap(b, i, int(k), int(t), float(gap)) for _, i, k, t, _, b in rows],
-                          repeated=[twin_learner(ln, int(k), int(t), e) != ln for ln, _, k, t, e, _ in rows])
+                          positive=summary["regret_mean"] > 0, **point_flags(summary, gap))
 
 
 def verdicts(slopes, summary):

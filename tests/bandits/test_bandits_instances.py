@@ -49,3 +49,22 @@ def test_twin_learner_is_the_per_round_dp_exp3_where_blocks_are_one_round():
     assert [twin_learner("dp_exp3_batched", 9, 4096, e) for e in (0.1, 0.5, 0.99, 1.0, 3.0, 10.0)] == \
         ["dp_exp3_batched"] * 3 + ["dp_exp3"] * 3
     assert twin_learner("dp_exp3", 9, 4096, 0.1) == "dp_exp3" and twin_learner("ucb1", 9, 4096, None) == "ucb1"
+
+
+def test_point_bounds_and_flags_are_the_per_point_functions_row_by_row():
+    import numpy as np
+    import pandas as pd
+
+    from jaxdp.bandits.instances import is_trivial_cap, point_bounds, point_flags, theory_value, twin_learner
+
+    pts = pd.DataFrame({"learner": ["exp3", "dp_exp3_batched", "dp_exp3_batched", "ucb1"],
+                        "instance": ["linspace", "linspace", "linspace", "switch"], "K": [4, 4, 4, 4],
+                        "T": [1024, 4096, 4096, 1024], "eps": [None, 2.0, 0.1, None]})
+    pts["theory"] = point_bounds(pts, 0.2)
+    for r, b in zip(pts.itertuples(), pts["theory"]):
+        want = theory_value(r.learner, r.instance, r.K, r.T, r.eps, 0.2)
+        assert b == want or (np.isnan(b) and np.isnan(want))
+    f = point_flags(pts, 0.2)
+    assert f["repeated"] == [twin_learner(r.learner, r.K, r.T, r.eps) != r.learner for r in pts.itertuples()]
+    assert f["repeated"] == [False, True, False, False]          # τ = ⌈1/ε⌉ = 1 only at ε = 2
+    assert f["capped"] == [is_trivial_cap(r.theory, r.instance, r.K, r.T, 0.2) for r in pts.itertuples()]
