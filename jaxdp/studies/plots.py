@@ -67,6 +67,16 @@ def theory_style(j: int, offset: int = 0) -> dict:
             "lw": 1.3, "zorder": 1.8}
 
 
+def _pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (writes files, needs no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def _tick_text(v: float, _pos=None, plain: bool = True) -> str:
     """A log-axis tick label: plain digits from 0.001 to 999999 (with ``plain``), ``m×10^e`` otherwise."""
     if not np.isfinite(v) or v <= 0:
@@ -177,19 +187,10 @@ def slope_guides(claims_by_curve: Mapping[Any, Optional[float]], data, x: str, y
     return out
 
 
-def _coincides(a, b, x: str, y: str) -> bool:
-    """Whether two curves' ``(x, {y}_mean)`` points are the same (to 1e-9 relative)."""
-    if len(a) != len(b) or not np.array_equal(a[x].to_numpy(float), b[x].to_numpy(float)):
-        return False
-    return bool(np.allclose(a[f"{y}_mean"].to_numpy(float), b[f"{y}_mean"].to_numpy(float), rtol=1e-9, atol=0,
-                            equal_nan=True))
-
-
 def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[str] = None,
                 theory: Optional[Mapping[str, Any]] = None, title: str = "", xlabel: Optional[str] = None,
                 ylabel: Optional[str] = None, logx: bool = True, logy: bool = True, ax=None,
-                hue_order: Optional[Sequence] = None, hue_labels: Optional[Mapping[Any, str]] = None,
-                legend: bool = True):
+                hue_order: Optional[Sequence] = None, hue_labels: Optional[Mapping[Any, str]] = None):
     """Empirical means (``{y}_mean`` with ``{y}_lo``/``{y}_hi`` error bands) per ``hue`` group,
     with theory curves overlaid as dashed lines. ``theory`` maps a label to a
     callable of the x values or to ``(xs, ys)``. Every curve, theory included, is in the legend,
@@ -197,8 +198,8 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
     fixes which style each ``hue`` value gets (:func:`plot_panels` passes every panel the same
     order). A curve whose points are an earlier curve's says so in its legend entry (``(= ...)``),
     since it is drawn over it. Log axes label enough ticks to read values (:func:`label_log_ticks`).
-    With ``ax`` the curves are drawn there and nothing is saved; otherwise writes a PNG whose
-    legend is below the Axes, never over a curve (:func:`_save_with_legend`).
+    With ``ax`` the curves are drawn there, nothing is saved and the caller draws the legend (one per figure);
+    otherwise writes a PNG whose legend is below the Axes, never over a curve (:func:`_save_with_legend`).
 
     Args:
         summary: a table of :func:`jaxdp.studies.analysis.summarize` (columns ``x``, ``{y}_mean`` and
@@ -215,8 +216,6 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         ax: a Matplotlib Axes to draw on; the figure is then neither laid out nor saved.
         hue_order: the ``hue`` values in style order; must contain every value present.
         hue_labels: ``{hue value: legend label}`` replacing ``"{hue}={value}"``.
-        legend: name the curves (with ``ax``: a legend on ``ax``; otherwise one below it); ``False``
-            leaves the legend to the caller (:func:`plot_panels` draws one per figure).
 
     Returns:
         ``path`` as a :class:`pathlib.Path`.
@@ -224,11 +223,7 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
     Raises:
         ValueError: ``hue_order`` misses a value of ``hue``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
@@ -248,8 +243,10 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         g = g.sort_values(x)
         st = curve_style(start + i)
         label = (hue_labels or {}).get(key, f"{hue}={key}") if hue else y
-        same = [lb for lb, prev in drawn if _coincides(prev, g, x, y)]
-        drawn.append((label, g))
+        xs, ys = g[x].to_numpy(float), g[f"{y}_mean"].to_numpy(float)   # the same points (to 1e-9) as an earlier curve
+        same = [lb for lb, px, py in drawn if np.array_equal(px, xs) and np.allclose(py, ys, rtol=1e-9, atol=0,
+                                                                                        equal_nan=True)]
+        drawn.append((label, xs, ys))
         if same:   # drawn exactly over an earlier curve: say so, or the reader looks for a missing line
             label += f" (= {same[0].split(' (')[0]}: same values)"
         ax.plot(g[x], g[f"{y}_mean"], label=label, **st)
@@ -274,9 +271,7 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     label_log_ticks(ax)
-    if legend and not own:
-        ax.legend(fontsize=7)
-    return _save_with_legend(fig, path, legend) if own else pathlib.Path(path)
+    return _save_with_legend(fig, path) if own else pathlib.Path(path)
 
 
 def _distinct_parts(titles: Sequence[str]) -> dict:
@@ -316,11 +311,7 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     Returns:
         ``path`` as a :class:`pathlib.Path`.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     values = sorted(summary[panel].unique())
     if hue and "hue_order" not in kw:
         kw["hue_order"] = sorted(summary[hue].unique())
@@ -328,7 +319,7 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     for ax, v in zip(axes[0], values):
         sub = summary[summary[panel] == v]
         plot_curves(sub, x, y, path=path, hue=hue, ax=ax, theory=theory(v, sub) if theory else None,
-                    title=title(v) if title else f"{panel}={v}", ylabel=ylabel, legend=False, **kw)
+                    title=title(v) if title else f"{panel}={v}", ylabel=ylabel, **kw)
     # a theory curve drawn in some panels only (styles repeat across panels) and a curve that coincides with
     # another in some panels only: the entry names those panels (by what tells their titles apart)
     short = _distinct_parts([ax.get_title() for ax in axes[0]])
@@ -375,11 +366,7 @@ def plot_bars_beside_curves(bars: Mapping[str, Any], marks: Optional[Sequence[An
     Returns:
         ``path`` as a :class:`pathlib.Path`.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=110)
     width, mark_x = 0.8 / max(len(bars), 1), []
     for i, (label, h) in enumerate(bars.items()):
@@ -391,23 +378,20 @@ def plot_bars_beside_curves(bars: Mapping[str, Any], marks: Optional[Sequence[An
                 linestyle="None", ms=max(3.0, 60 * width), mew=2, label=mark_label)
     a0.set(xlabel=bar_xlabel, ylabel=bar_ylabel)
     a0.set_title(bar_title, fontsize=9)
-    plot_curves(summary, x, y, path=path, ax=a1, legend=False, **kw)
+    plot_curves(summary, x, y, path=path, ax=a1, **kw)
     return _save_with_legend(fig, path)
 
 
-def _save_with_legend(fig, path: os.PathLike | str, legend: bool = True) -> pathlib.Path:
-    """Lay out ``fig``, put its one legend below the panels (unless ``legend`` is false), write it to ``path`` and
-    close it.
+def _save_with_legend(fig, path: os.PathLike | str) -> pathlib.Path:
+    """Lay out ``fig``, put its one legend below the panels, write it to ``path`` and close it.
 
     The legend is outside every Axes, so it never covers a curve, and ``bbox_inches="tight"`` keeps it inside the
     image: the entries of every Axes merged by label in order of first appearance, none for a line with no finite
     point (nothing drawn), in as many columns as fit the figure's width; any per-Axes legend is removed.
     """
-    import matplotlib.pyplot as plt
-
     fig.tight_layout()
     handles: dict = {}
-    for ax in (fig.axes if legend else ()):
+    for ax in fig.axes:
         for h, label in zip(*ax.get_legend_handles_labels()):
             data = h.get_ydata() if hasattr(h, "get_ydata") else None
             if data is not None and not np.isfinite(np.asarray(data, dtype=float)).any():
@@ -422,7 +406,7 @@ def _save_with_legend(fig, path: os.PathLike | str, legend: bool = True) -> path
                    frameon=False)
     path = pathlib.Path(path)
     fig.savefig(path, bbox_inches="tight")
-    plt.close(fig)
+    _pyplot().close(fig)
     return path
 
 
@@ -460,9 +444,6 @@ def replot_results(out_dir: os.PathLike | str) -> list[pathlib.Path]:
         raise ValueError(f"out_dir {str(out)!r}: results.csv does not match the SHA-256 in manifest.json")
     if study.plot is None:
         raise ValueError(f"study {study.name!r} has no plots")
-    import matplotlib
-
-    matplotlib.use("Agg")
     data = pd.read_csv(out / "results.csv")
     return [pathlib.Path(p) for p in (study.plot(data, out) or [])]
 
