@@ -462,8 +462,9 @@ def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, A
       (:func:`~jaxdp.studies.specs.fstring`, which also sees ``x``, the figure's abscissa) naming its curve: the
       ``hue`` column ``curve``.
     * ``panel``: a column: one panel per value (:func:`plot_panels`), ``width`` a panel's.
-    * ``title`` (a ``str.format`` template of ``names`` and ``{panel column}``), ``ylabel``, ``logx``, ``logy``;
-      ``min_x``: draw only with at least this many distinct ``x`` (default 1).
+    * ``title`` (a ``str.format`` template of ``names`` and ``{panel column}``), ``xlabel``, ``ylabel``, ``logx``,
+      ``logy``, ``hue_labels`` (as :func:`plot_curves`'); ``min_x``: draw only with at least this many distinct
+      ``x`` (default 1).
     * ``theory``: ``{label: expression}`` in ``x``, ``names`` and ``s`` the figure's summary
       (:func:`~jaxdp.studies.claims.theory_curves`); with ``panel`` ``{panel value: {label: expression}}``.
     * ``theory_for``: ``{column: {label: expression}}``, both ``str.format`` templates of ``{column}``: one theory
@@ -529,7 +530,7 @@ def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, A
                 continue
             s = summ(sub, keys, [f["y"]])
             path, args = pathlib.Path(outdir) / f"{f['name'].format(**at)}.png", dict(kw)
-            args.update({k: f[k] for k in ("ylabel", "logx", "logy") if k in f}, **({"hue": hue} if hue else {}))
+            args.update({k: f[k] for k in ("xlabel", "ylabel", "logx", "logy", "hue_labels") if k in f}, **({"hue": hue} if hue else {}))
 
             def theory(t, sub, f=f, at=at, hue=hue):   # the declared expressions, or a column's value at every point
                 if "theory_column" not in f:
