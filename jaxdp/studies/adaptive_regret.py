@@ -16,7 +16,8 @@ import numpy as np
 from ..oco.adaptive import ADAPTIVE_OCO_LEARNERS, adaptive_adversary, adaptive_learner, tuned_oblivious_bound
 from .analysis import verdict_table
 from .claims import judge_curve, tally
-from .framework import Study, fit_slopes, plot_panels, summarize
+from .framework import Study, fit_slopes, summarize
+from .plots import plot_figures
 from .specs import StudySpec, curve_slopes, kept_manifest
 
 S = StudySpec("adaptive-regret", __name__)
@@ -70,11 +71,9 @@ def build(cfg: dict) -> Study:
         summ = summarize(df, BY + ["T"], ["regret", "ratio", "bound", "best_loss", "switches"])
         return {"slopes": slopes(df, cfg), "summary": summ}
 
-    def plot(df, outdir):
-        summ = summarize(df, BY + ["T"], ["regret"])
-        summ["regret_mean"] = np.maximum(summ["regret_mean"], 1e-3)
-        return [plot_panels(summ, "learner", "T", "regret", outdir / "regret_vs_T.png", hue="adversary", width=3.6,
-                            title=lambda ln: ln, ylabel="regret; mean, 95% CI")]
+    def plot(df, outdir):   # [[figures]]; a mean regret below 1e-3 is drawn at 1e-3 (a log axis)
+        return plot_figures(df, outdir, S.data["figures"], {}, summary=lambda rows, keys, ys: summarize(
+            rows, keys, ys).pipe(lambda s: s.assign(regret_mean=np.maximum(s["regret_mean"], 1e-3))))
 
     def check_point(p):
         if int(p["T"]) & (int(p["T"]) - 1):

@@ -81,9 +81,8 @@ def build(cfg: dict) -> Study:
             s["theory"] = point_bounds(s, gap)
             return s.assign(theory_name=s["learner"].map(THEORY_NAMES), learner=s["learner"].map(LABELS))
 
-        figures = [{**S.data["figure_defaults"], **f} for f in S.data["figures"]]
-        return plot_figures(df, outdir, figures, {**cfg, "private": list(PRIVATE), "nonprivate": S.data["nonprivate"]},
-                            summary=points)
+        return plot_figures(df, outdir, S.data["figures"], {**cfg, "private": list(PRIVATE),
+                            "nonprivate": S.data["nonprivate"]}, S.data["figure_defaults"], summary=points)
 
     pts = grid_points(S.data["grids"], cfg, dict(sweep="", learner="", instance="", K=0, T=0, eps=0.0), "sweep",
                       private=PRIVATE)   # the three sweeps ([grids]); a non-private learner has no ε

@@ -20,7 +20,7 @@ from ..sco import exact_law_reference, grid_floor, growth_point, run_growth_poin
 from ..sco.prox_path import epoch_prox_path_1d
 from .claims import against_reference, judge_fits, tally
 from .framework import Study, fit_slopes, summarize, verdict_table
-from .plots import plot_figures_derived
+from .plots import plot_figures
 from .specs import (StudySpec, boot_claims, curve_notes, derived_tables, fstring, grid_points, kept_manifest,
                     same_evidence, seed_matrix)
 
@@ -125,5 +125,5 @@ def build(cfg: dict) -> Study:
         return [run_growth_point(p, int(cfg["seed"]), seeds, int(cfg["n_iter"]), SEED_BATCH) for p in pts]
 
     return S.study(cfg, points=build_points(cfg), run=run, seeds_per_chunk=SEEDS_PER_CHUNK, check_point=growth_point,
-                   analyze=analyze, plot=lambda df, outdir: plot_figures_derived(
+                   analyze=analyze, plot=lambda df, outdir: plot_figures(
                        df, outdir, list(FIG.values()), cfg, summary=functools.partial(summarize, n_boot=200)))

@@ -61,7 +61,7 @@ def build(cfg: dict) -> Study:
         baseline_setup(p["learner"], p["adversary"], p["d"], [p["T"]], gap=cfg["gap"], epoch_len=cfg["epoch_len"])
 
     return S.study(cfg, run=run, check_point=check_point, analyze=analyze, plot=lambda df, outdir: plot_figures(
-        _tables(df)[0], outdir, S.data["figures"], cfg, hue_labels=S.data["hue_labels"]))
+        _tables(df)[0], outdir, S.data["figures"], cfg))
 
 
 def verdicts(slopes, summary, twins=()):

@@ -19,7 +19,7 @@ from ..label_dp.planners import plan_for_task
 from .analysis import oracle_ratio_slope, oracle_ratios, verdict_table
 from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, summarize
-from .plots import plot_figures_derived
+from .plots import plot_figures
 from .specs import ROOT, StudySpec, fstring, grid_points, kept_manifest, kept_runs
 
 S: StudySpec = StudySpec("label-dp-rates", __name__, checks={
@@ -95,7 +95,7 @@ def build(cfg: dict) -> Study:
     return S.study(cfg, points=_points(cfg), run=run, analyze=analyze, description="",   # check: a point's planner call
                    check_point=lambda pt: plan_for_task(pt["method"], pt["task"], **{k: pt[k] for k in (
                        "N", "eps", "p", "K", "beta", "knob", "c")}),
-                   plot=lambda df, outdir: plot_figures_derived(df, outdir, S.data["figures"], dict(
+                   plot=lambda df, outdir: plot_figures(df, outdir, S.data["figures"], dict(
                        cfg, label_rates=label_rates, bump_slope=bump_slope, setting_of=setting_of),
                        S.data["figure_defaults"]), seeds_per_chunk=SEEDS_PER_CHUNK)
 

@@ -69,8 +69,7 @@ def build(cfg: dict) -> Study:
 
     def plot(df, outdir: pathlib.Path):   # [[figures]]: one panel per adversary with the exponent curves of α
         return plot_figures(df, outdir, S.data["figures"], {"fig1": figure1_exponents},
-                            summary=lambda rows, *_: analyze(rows)["exponents"].rename(columns=BETA),
-                            xlabel=S.data["figures"][0]["xlabel"])
+                            summary=lambda rows, *_: analyze(rows)["exponents"].rename(columns=BETA))
 
     points = S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]})   # α a float even if given as 0
     return S.study(cfg, points=points, run=run, check_point=check_point, analyze=analyze, plot=plot)

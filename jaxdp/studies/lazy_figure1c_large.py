@@ -17,12 +17,14 @@ from jaxdp.experts import figure1_exponents
 from jaxdp.experts.lazy_setups import alternating_batches_run
 from jaxdp.studies.analysis import _pow2, fmt_num, summarize_points, verdict_table
 from jaxdp.studies.claims import judge_curve, tally
-from jaxdp.studies.framework import Study, fit_slopes, plot_curves
+from jaxdp.studies.framework import Study, fit_slopes
+from jaxdp.studies.plots import plot_figures
 from jaxdp.studies.specs import StudySpec, curve_slopes
 
 S = StudySpec("lazy-figure1c-large", __name__)
 DOC_PAGE, RESULTS, BLOCKS, CLAIMS, NOTES = S.doc_page, S.results, S.blocks, S.claims, S.data["claims_notes"]
 N_BOOT, MODEL_COLS = 2000, ("warmup_lnd2_over_eta", "tanh_term", "claimed_TB2eta2")
+BETA = {"slope": "beta_mean", "slope_lo": "beta_lo", "slope_hi": "beta_hi"}   # a local slope as the figure's mean, CI
 
 
 def _exp(a, which: str):
@@ -64,14 +66,9 @@ def build(cfg: dict) -> Study:
         runs = [alternating_batches_run(keys, d, pt["T"], pt["T"] ** -pt["alpha"], delta) for pt in pts]
         return [{c: np.broadcast_to(r[k], len(seeds)) for c, k in cols.items()} for r in runs]
 
-    def plot(df, outdir: pathlib.Path):
-        sl = local_fits(df, 500).rename(columns=dict(slope="beta_mean", slope_lo="beta_lo", slope_hi="beta_hi"))
-        sl["T"] = np.sqrt(sl["x_min"] * sl["x_max"])
-        th = {f"{w}, alpha={a:g}": (lambda T, a=a, w=w: 0 * T + _exp(a, w))
-              for a in sorted(sl["alpha"].unique()) for w in ("claimed", "corrected")}
-        return [plot_curves(sl, "T", "beta", outdir / "local_exponents.png", hue="alpha", theory=th, logy=False,
-                            title="L2P-MW on alternating batches: local regret exponent vs T",
-                            ylabel="local slope of log E[regret]")]
+    def plot(df, outdir: pathlib.Path):   # [[figures]]: the local exponents, each at its horizons' geometric mean
+        return plot_figures(df, outdir, S.data["figures"], {"exponent": _exp}, summary=lambda rows, *_: local_fits(
+            rows, 500).rename(columns=BETA).assign(T=lambda s: np.sqrt(s["x_min"] * s["x_max"])))
 
     return S.study(cfg, points=S.points({**cfg, "alpha": [float(a) for a in cfg["alpha"]]}), run=run, plot=plot,
                    analyze=lambda df: {"summary": summary(df), "local_slopes": local_fits(df, 500)},

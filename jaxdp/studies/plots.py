@@ -1,6 +1,6 @@
-"""Figures: the curve styles, :func:`plot_curves`, :func:`plot_panels`, the theory overlays they draw
-(:func:`slope_guides`, :func:`theory_columns`) and :func:`replot_results` (redraws a finished results directory's PNGs
-from its hash-checked ``results.csv``).
+"""Figures: the curve styles, :func:`plot_curves`, :func:`plot_panels`, the slope guides they draw
+(:func:`slope_guides`), :func:`plot_figures` (the figures a study declares as data) and :func:`replot_results` (redraws
+a finished results directory's PNGs from its hash-checked ``results.csv``).
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 __all__ = ["plot_curves", "plot_panels", "replot_results", "curve_style", "theory_style", "CURVE_COLORS",
-           "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "figure_legend", "slope_guides", "theory_columns",
-           "plot_bars_beside_curves", "plot_figures", "plot_figures_derived"]
+           "CURVE_MARKERS", "CURVE_LINESTYLES", "label_log_ticks", "slope_guides", "plot_bars_beside_curves",
+           "plot_figures"]
 
 
 # Curve styles: colour, marker and line style all cycle with different periods (10, 9, 3), so no
@@ -65,6 +65,16 @@ def theory_style(j: int, offset: int = 0) -> dict:
             raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
     return {"color": CURVE_COLORS[(offset + j) % 10], "marker": "None", "linestyle": ("--", ":")[(j // 10) % 2],
             "lw": 1.3, "zorder": 1.8}
+
+
+def _pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (writes files, needs no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _tick_text(v: float, _pos=None, plain: bool = True) -> str:
@@ -130,49 +140,6 @@ def label_log_ticks(ax) -> None:
         axis.set_minor_formatter(NullFormatter())
 
 
-def figure_legend(fig, axes=None, *, below: bool = True, fontsize: float = 7.0):
-    """One legend for the whole figure, outside every Axes, so it never covers a curve.
-
-    The entries of ``axes`` (default every Axes of ``fig``) are merged by label, in order of first
-    appearance; a line with no finite point (nothing drawn) gets no entry. Any per-Axes legend is
-    removed. Save the figure with ``bbox_inches="tight"`` so the legend is inside the image.
-
-    Args:
-        fig: the Matplotlib figure.
-        axes: the Axes whose curves are named (default ``fig.axes``).
-        below: the legend goes below the Axes (several columns); ``False``: to their right (one column).
-        fontsize: the legend's font size.
-
-    Returns:
-        The figure's :class:`matplotlib.legend.Legend`, or ``None`` when no curve has a label.
-    """
-    handles: dict = {}
-    for ax in (fig.axes if axes is None else axes):
-        for h, label in zip(*ax.get_legend_handles_labels()):
-            data = h.get_ydata() if hasattr(h, "get_ydata") else None
-            if data is not None and not np.isfinite(np.asarray(data, dtype=float)).any():
-                continue
-            handles.setdefault(label, h)
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
-    if not handles:
-        return None
-    width = fig.get_size_inches()[0] * 72.0   # points
-    per = max(len(lb) for lb in handles) * fontsize * 0.55 + 3.5 * fontsize + 10
-    ncol = max(1, min(len(handles), int(width // per))) if below else 1
-    if below:
-        return fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                          ncol=ncol, fontsize=fontsize, frameon=False)
-    return fig.legend(list(handles.values()), list(handles), loc="upper left", bbox_to_anchor=(1.0, 1.0),
-                      fontsize=fontsize, frameon=False)
-
-
-def _require_columns(data, cols: Sequence[str]) -> None:
-    missing = [c for c in cols if c not in data]
-    if missing:
-        raise ValueError(f"data must have the columns {list(cols)!r}; missing {missing!r}")
-
-
 def slope_guides(claims_by_curve: Mapping[Any, Optional[float]], data, x: str, y: str, hue: str = "curve",
                  limit: Optional[int] = 4) -> dict:
     """Dashed guides of the claimed log-log slopes, the ``theory=`` mapping of :func:`plot_curves`.
@@ -200,7 +167,9 @@ def slope_guides(claims_by_curve: Mapping[Any, Optional[float]], data, x: str, y
     """
     if limit is not None and (not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0):
         raise ValueError(f"limit must be None or a non-negative integer (the most guides drawn), got {limit!r}")
-    _require_columns(data, [x, f"{y}_mean", hue])
+    missing = [c for c in (x, f"{y}_mean", hue) if c not in data]
+    if missing:
+        raise ValueError(f"data must have the columns {[x, f'{y}_mean', hue]!r}; missing {missing!r}")
     out: dict = {}
     for curve, e in claims_by_curve.items():
         if limit is not None and len(out) >= limit:
@@ -218,47 +187,10 @@ def slope_guides(claims_by_curve: Mapping[Any, Optional[float]], data, x: str, y
     return out
 
 
-def theory_columns(data, x: str, col: str, hue: str, hue_order: Optional[Sequence] = None) -> dict:
-    """A theory value stored at every point (a bound a study computed per grid point) as the ``theory=``
-    mapping of :func:`plot_curves`: one curve per ``hue`` value through its points, sorted by ``x``.
-
-    Args:
-        data: a table with the columns ``x``, ``col`` and ``hue``.
-        x: the abscissa column.
-        col: the column of theory values.
-        hue: the column whose values are separate curves (the labels).
-        hue_order: the curves' order (as :func:`plot_curves`' ``hue_order``; a value absent from ``data`` is
-            skipped); default: order of first appearance.
-
-    Returns:
-        ``{hue value: (xs, ys)}`` over the points whose ``x`` and ``col`` are finite; a curve with none is left out.
-
-    Raises:
-        ValueError: ``data`` lacks one of the columns.
-    """
-    _require_columns(data, [x, col, hue])
-    out: dict = {}
-    for key in (data[hue].unique() if hue_order is None else hue_order):
-        g = data[(data[hue] == key) & np.isfinite(data[x].astype(float)) & np.isfinite(data[col].astype(float))]
-        if len(g):
-            g = g.sort_values(x)
-            out[key] = (g[x].to_numpy(float), g[col].to_numpy(float))
-    return out
-
-
-def _coincides(a, b, x: str, y: str) -> bool:
-    """Whether two curves' ``(x, {y}_mean)`` points are the same (to 1e-9 relative)."""
-    if len(a) != len(b) or not np.array_equal(a[x].to_numpy(float), b[x].to_numpy(float)):
-        return False
-    return bool(np.allclose(a[f"{y}_mean"].to_numpy(float), b[f"{y}_mean"].to_numpy(float), rtol=1e-9, atol=0,
-                            equal_nan=True))
-
-
 def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[str] = None,
                 theory: Optional[Mapping[str, Any]] = None, title: str = "", xlabel: Optional[str] = None,
                 ylabel: Optional[str] = None, logx: bool = True, logy: bool = True, ax=None,
-                hue_order: Optional[Sequence] = None, hue_labels: Optional[Mapping[Any, str]] = None,
-                legend: bool = True):
+                hue_order: Optional[Sequence] = None, hue_labels: Optional[Mapping[Any, str]] = None):
     """Empirical means (``{y}_mean`` with ``{y}_lo``/``{y}_hi`` error bands) per ``hue`` group,
     with theory curves overlaid as dashed lines. ``theory`` maps a label to a
     callable of the x values or to ``(xs, ys)``. Every curve, theory included, is in the legend,
@@ -266,8 +198,8 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
     fixes which style each ``hue`` value gets (:func:`plot_panels` passes every panel the same
     order). A curve whose points are an earlier curve's says so in its legend entry (``(= ...)``),
     since it is drawn over it. Log axes label enough ticks to read values (:func:`label_log_ticks`).
-    With ``ax`` the curves are drawn there and nothing is saved; otherwise writes a PNG whose
-    legend is below the Axes, never over a curve (:func:`figure_legend`).
+    With ``ax`` the curves are drawn there, nothing is saved and the caller draws the legend (one per figure);
+    otherwise writes a PNG whose legend is below the Axes, never over a curve (:func:`_save_with_legend`).
 
     Args:
         summary: a table of :func:`jaxdp.studies.analysis.summarize` (columns ``x``, ``{y}_mean`` and
@@ -284,8 +216,6 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         ax: a Matplotlib Axes to draw on; the figure is then neither laid out nor saved.
         hue_order: the ``hue`` values in style order; must contain every value present.
         hue_labels: ``{hue value: legend label}`` replacing ``"{hue}={value}"``.
-        legend: name the curves (with ``ax``: a legend on ``ax``; otherwise one below it); ``False``
-            leaves the legend to the caller (:func:`plot_panels` draws one per figure).
 
     Returns:
         ``path`` as a :class:`pathlib.Path`.
@@ -293,11 +223,7 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
     Raises:
         ValueError: ``hue_order`` misses a value of ``hue``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
@@ -317,8 +243,10 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         g = g.sort_values(x)
         st = curve_style(start + i)
         label = (hue_labels or {}).get(key, f"{hue}={key}") if hue else y
-        same = [lb for lb, prev in drawn if _coincides(prev, g, x, y)]
-        drawn.append((label, g))
+        xs, ys = g[x].to_numpy(float), g[f"{y}_mean"].to_numpy(float)   # the same points (to 1e-9) as an earlier curve
+        same = [lb for lb, px, py in drawn if np.array_equal(px, xs) and np.allclose(py, ys, rtol=1e-9, atol=0,
+                                                                                        equal_nan=True)]
+        drawn.append((label, xs, ys))
         if same:   # drawn exactly over an earlier curve: say so, or the reader looks for a missing line
             label += f" (= {same[0].split(' (')[0]}: same values)"
         ax.plot(g[x], g[f"{y}_mean"], label=label, **st)
@@ -343,16 +271,7 @@ def plot_curves(summary, x: str, y: str, path: os.PathLike | str, hue: Optional[
         ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     label_log_ticks(ax)
-    if legend and not own:
-        ax.legend(fontsize=7)
-    path = pathlib.Path(path)
-    if own:
-        fig.tight_layout()
-        if legend:
-            figure_legend(fig, below=True)
-        fig.savefig(path, bbox_inches="tight")
-        plt.close(fig)
-    return path
+    return _save_with_legend(fig, path) if own else pathlib.Path(path)
 
 
 def _distinct_parts(titles: Sequence[str]) -> dict:
@@ -372,7 +291,7 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     """One row of :func:`plot_curves` panels, one per value of ``summary[panel]``, saved as one PNG.
 
     A ``hue`` value has the same style in every panel, and the figure has one legend, below the
-    panels (:func:`figure_legend`); a theory curve drawn in some panels only is named with their titles.
+    panels (:func:`_save_with_legend`); a theory curve drawn in some panels only is named with their titles.
 
     Args:
         summary: a table of :func:`jaxdp.studies.analysis.summarize`.
@@ -392,11 +311,7 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     Returns:
         ``path`` as a :class:`pathlib.Path`.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     values = sorted(summary[panel].unique())
     if hue and "hue_order" not in kw:
         kw["hue_order"] = sorted(summary[hue].unique())
@@ -404,7 +319,7 @@ def plot_panels(summary, panel: str, x: str, y: str, path: os.PathLike | str, *,
     for ax, v in zip(axes[0], values):
         sub = summary[summary[panel] == v]
         plot_curves(sub, x, y, path=path, hue=hue, ax=ax, theory=theory(v, sub) if theory else None,
-                    title=title(v) if title else f"{panel}={v}", ylabel=ylabel, legend=False, **kw)
+                    title=title(v) if title else f"{panel}={v}", ylabel=ylabel, **kw)
     # a theory curve drawn in some panels only (styles repeat across panels) and a curve that coincides with
     # another in some panels only: the entry names those panels (by what tells their titles apart)
     short = _distinct_parts([ax.get_title() for ax in axes[0]])
@@ -432,7 +347,7 @@ def plot_bars_beside_curves(bars: Mapping[str, Any], marks: Optional[Sequence[An
 
     Left: ``bars`` as one bar per group at each category ``0..k-1``, side by side; ``marks[i]`` (same length) is
     drawn as a black tick over group ``i``'s bars, all marks as one legend entry ``mark_label``. Right: the curves
-    of ``summary``. The figure has one legend, below both panels (:func:`figure_legend`).
+    of ``summary``. The figure has one legend, below both panels (:func:`_save_with_legend`).
 
     Args:
         bars: ``{legend label: k heights}``, in drawing order.
@@ -451,11 +366,7 @@ def plot_bars_beside_curves(bars: Mapping[str, Any], marks: Optional[Sequence[An
     Returns:
         ``path`` as a :class:`pathlib.Path`.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     fig, (a0, a1) = plt.subplots(1, 2, figsize=(11, 4.2), dpi=110)
     width, mark_x = 0.8 / max(len(bars), 1), []
     for i, (label, h) in enumerate(bars.items()):
@@ -467,19 +378,35 @@ def plot_bars_beside_curves(bars: Mapping[str, Any], marks: Optional[Sequence[An
                 linestyle="None", ms=max(3.0, 60 * width), mew=2, label=mark_label)
     a0.set(xlabel=bar_xlabel, ylabel=bar_ylabel)
     a0.set_title(bar_title, fontsize=9)
-    plot_curves(summary, x, y, path=path, ax=a1, legend=False, **kw)
+    plot_curves(summary, x, y, path=path, ax=a1, **kw)
     return _save_with_legend(fig, path)
 
 
 def _save_with_legend(fig, path: os.PathLike | str) -> pathlib.Path:
-    """Lay out ``fig``, put its one legend below the panels, write it to ``path`` and close it."""
-    import matplotlib.pyplot as plt
+    """Lay out ``fig``, put its one legend below the panels, write it to ``path`` and close it.
 
+    The legend is outside every Axes, so it never covers a curve, and ``bbox_inches="tight"`` keeps it inside the
+    image: the entries of every Axes merged by label in order of first appearance, none for a line with no finite
+    point (nothing drawn), in as many columns as fit the figure's width; any per-Axes legend is removed.
+    """
     fig.tight_layout()
-    figure_legend(fig, below=True)
+    handles: dict = {}
+    for ax in fig.axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            data = h.get_ydata() if hasattr(h, "get_ydata") else None
+            if data is not None and not np.isfinite(np.asarray(data, dtype=float)).any():
+                continue
+            handles.setdefault(label, h)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    if handles:
+        per = max(len(lb) for lb in handles) * 7.0 * 0.55 + 3.5 * 7.0 + 10   # points per column at font size 7
+        fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                   ncol=max(1, min(len(handles), int(fig.get_size_inches()[0] * 72.0 // per))), fontsize=7.0,
+                   frameon=False)
     path = pathlib.Path(path)
     fig.savefig(path, bbox_inches="tight")
-    plt.close(fig)
+    _pyplot().close(fig)
     return path
 
 
@@ -517,35 +444,47 @@ def replot_results(out_dir: os.PathLike | str) -> list[pathlib.Path]:
         raise ValueError(f"out_dir {str(out)!r}: results.csv does not match the SHA-256 in manifest.json")
     if study.plot is None:
         raise ValueError(f"study {study.name!r} has no plots")
-    import matplotlib
-
-    matplotlib.use("Agg")
     data = pd.read_csv(out / "results.csv")
     return [pathlib.Path(p) for p in (study.plot(data, out) or [])]
 
 
 def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, Any]], names: Mapping[str, Any],
-                 summary: Optional[Callable[..., Any]] = None, **kw: Any) -> list[pathlib.Path]:
-    """The figures a study declares as data (``[[figures]]`` of its TOML): per figure, the mean of one column
-    against another per curve, beside theory curves.
+                 defaults: Optional[Mapping[str, Any]] = None, summary: Optional[Callable[..., Any]] = None,
+                 **kw: Any) -> list[pathlib.Path]:
+    """The figures a study declares as data (``[[figures]]`` of its TOML, every key defaulting to its
+    ``[figure_defaults]``): per figure, the mean of one column against another per curve, beside theory curves.
 
-    A figure is a mapping with ``name`` (the PNG's stem), ``x``, ``y`` and optionally ``rows`` (a pandas query
-    selecting its rows), ``each`` (a column: one figure per sorted value among the rows, ``{<column>}`` in
-    ``name`` and ``title``), ``hue``, ``panel`` (a column: one panel per value, :func:`plot_panels`),
-    ``title`` (a ``str.format`` template of ``names`` and ``{panel column}``), ``ylabel``, ``logx``, ``logy``,
-    ``width`` (a panel's),
-    ``min_x`` (draw only with at least this many distinct ``x``, default 1), ``theory`` (``{label: expression}``
-    in ``x``, ``names`` and ``s`` the figure's summary, :func:`~jaxdp.studies.claims.theory_curves`; with ``panel``
-    ``{panel value: {label: expression}}``) and ``theory_column`` (a column of the summary holding a theory value
-    at every point: one curve per ``hue`` value, :func:`theory_columns`; with ``theory_by``, a column of the summary:
-    one curve per value of that column instead, the value its label, e.g. a bound's name in a figure without ``hue``).
-    ``rows`` reads ``names`` as ``@name`` (``"learner in @private"``).
+    A figure is a mapping with ``name`` (the PNG's stem), ``x``, ``y`` and optionally:
+
+    * ``rows``: a pandas query selecting its rows, reading ``names`` as ``@name`` (``"learner in @private"``).
+    * ``each``: a column: one figure per sorted value among the rows, ``{<column>}`` in ``name`` and ``title``.
+    * ``hue``: the column naming the curves; ``curve``: instead, an f-string of a row
+      (:func:`~jaxdp.studies.specs.fstring`, which also sees ``x``, the figure's abscissa) naming its curve: the
+      ``hue`` column ``curve``.
+    * ``panel``: a column: one panel per value (:func:`plot_panels`), ``width`` a panel's.
+    * ``title`` (a ``str.format`` template of ``names`` and ``{panel column}``), ``xlabel``, ``ylabel``, ``logx``,
+      ``logy``, ``hue_labels`` (as :func:`plot_curves`'); ``min_x``: draw only with at least this many distinct
+      ``x`` (default 1).
+    * ``theory``: ``{label: expression}`` in ``x``, ``names`` and ``s`` the figure's summary
+      (:func:`~jaxdp.studies.claims.theory_curves`); with ``panel`` ``{panel value: {label: expression}}``.
+    * ``theory_for``: ``{column: {label: expression}}``, both ``str.format`` templates of ``{column}``: one theory
+      curve per label and sorted finite value of the column among the figure's rows (a rate per ε of the run),
+      after the figure's ``theory``.
+    * ``guides``: an expression of a curve's first row (its columns and ``names``): the curve's claimed log-log
+      slope, drawn as a guide through its first drawable point (:func:`slope_guides`, one per curve), last.
+    * ``theory_column``: a column of the summary holding a theory value at every point: one curve per ``hue``
+      value through its finite points sorted by ``x``, in ``hue_order`` (else order of first appearance); with
+      ``theory_by``, a column of the summary: one curve per value of that column instead, the value its label
+      (e.g. a bound's name in a figure without ``hue``).
+    * ``relative_to``: each curve's mean and interval divided by its mean at ``x`` equal to this value (a knob
+      relative to its default).
 
     Args:
         df: the per-seed rows.
         outdir: where the PNGs go.
         figures: the declared figures, in drawing order.
-        names: what the titles and theory expressions read (the configuration, library bounds).
+        names: what the titles and expressions read (the configuration, library bounds and rates).
+        defaults: keys every figure has unless it states its own (a study's ``[figure_defaults]``).
         summary: ``summary(rows, keys, [y])``, the table a figure draws (default
             :func:`~jaxdp.studies.analysis.summarize`; ``keys`` are the panel, hue and ``x`` columns).
         **kw: further arguments of :func:`plot_curves` for every figure (``hue_order``, ...).
@@ -555,90 +494,27 @@ def plot_figures(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, A
     """
     from .analysis import summarize
     from .claims import theory_curves
-
-    paths = []
-    for f in figures:
-        sel = df.query(f["rows"], local_dict=dict(names)) if f.get("rows") else df
-        for v in sorted(sel[f["each"]].unique()) if "each" in f else [None]:
-            at = {**names, f["each"]: v} if "each" in f else dict(names)
-            sub = sel[sel[f["each"]] == v] if "each" in f else sel
-            keys = [k for k in (f.get("panel"), f.get("hue")) if k] + [f["x"]]
-            if not len(sub) or sub[f["x"]].nunique() < int(f.get("min_x", 1)):
-                continue
-            s = (summary or summarize)(sub, keys, [f["y"]])
-            path, th, args = pathlib.Path(outdir) / f"{f['name'].format(**at)}.png", f.get("theory", {}), dict(kw)
-            args.update({k: f[k] for k in ("hue", "ylabel", "logx", "logy") if k in f})
-
-            def theory(t, sub):
-                if "theory_column" in f:
-                    by = f.get("theory_by", f.get("hue"))
-                    return theory_columns(sub, f["x"], f["theory_column"], by,
-                                          kw.get("hue_order") if by == f.get("hue") else None)
-                return theory_curves(t, dict(at, s=sub))
-
-            if f.get("panel"):
-                paths.append(plot_panels(s, f["panel"], f["x"], f["y"], path, width=float(f.get("width", 4.3)),
-                                         theory=lambda p, sub: theory(th.get(p, {}), sub),
-                                         title=lambda p: f["title"].format(**{**at, f["panel"]: p}), **args))
-            else:
-                paths.append(plot_curves(s, f["x"], f["y"], path, theory=theory(th, s),
-                                         title=f.get("title", "").format(**at), **args))
-    return paths
-
-
-def plot_figures_derived(df, outdir: os.PathLike | str, figures: Sequence[Mapping[str, Any]],
-                         names: Mapping[str, Any], defaults: Optional[Mapping[str, Any]] = None,
-                         summary: Optional[Callable[..., Any]] = None, **kw: Any) -> list[pathlib.Path]:
-    """:func:`plot_figures` with four more keys of a figure, for curves and theory that follow from a run's rows
-    (what a study would otherwise draw by hand): every figure's keys default to ``defaults`` (a study's
-    ``[figure_defaults]``).
-
-    * ``curve``: an f-string of a row (:func:`~jaxdp.studies.specs.fstring`, which also sees ``x``, the figure's
-      abscissa) naming its curve: the ``hue`` column ``curve``.
-    * ``theory_for``: ``{column: {label: expression}}``, both ``str.format`` templates of ``{column}``: one theory
-      curve per label and sorted finite value of the column among the figure's rows (a rate per ε of the run),
-      after the figure's ``theory``.
-    * ``guides``: an expression of a curve's first row (its columns and ``names``): the curve's claimed log-log
-      slope, drawn as a guide through its first drawable point (:func:`slope_guides`, one per curve), last.
-    * ``relative_to``: each curve's mean and interval divided by its mean at ``x`` equal to this value (a knob
-      relative to its default).
-
-    Args:
-        df: the per-seed rows.
-        outdir: where the PNGs go.
-        figures: the declared figures (:func:`plot_figures`), in drawing order.
-        names: what titles and expressions read (the configuration, library rates).
-        defaults: keys every figure has unless it states its own.
-        summary: as :func:`plot_figures`' (default :func:`~jaxdp.studies.analysis.summarize`).
-        **kw: further arguments of :func:`plot_curves` for every figure.
-
-    Returns:
-        The PNGs written, in order.
-    """
-    from .analysis import summarize
     from .specs import fstring
 
-    paths: list = []
+    paths = []
     for f in ({**(defaults or {}), **g} for g in figures):
         sel = df.query(f["rows"], local_dict=dict(names)) if f.get("rows") else df
-        if not len(sel):
-            continue
         if "curve" in f:
             sel = sel.assign(curve=[fstring(f["curve"], r, x=f["x"]) for r in sel.to_dict("records")])
-        theory, hue, at = dict(f.get("theory", {})), f.get("hue", "curve" if "curve" in f else None), dict(names)
+        th, hue, base = dict(f.get("theory", {})), f.get("hue", "curve" if "curve" in f else None), dict(names)
         for col, exprs in f.get("theory_for", {}).items():
             for v in sorted(set(sel[col][np.isfinite(sel[col].astype(float))])):
-                theory.update({lb.format(**{col: v}): e.format(**{col: v}) for lb, e in exprs.items()})
+                th.update({lb.format(**{col: v}): e.format(**{col: v}) for lb, e in exprs.items()})
         if "guides" in f:
             ns = {"__builtins__": {}, "min": min, "max": max, **names}
             for c, r in sel.groupby(hue).first().iterrows():
                 e = float(eval(f["guides"], ns, dict(r)))
                 if np.isfinite(e):
-                    theory[f"slope {e:.2f} ({c})"] = f"guide({c!r}, {e!r}, x, s)"
-            at["guide"] = lambda c, e, xx, s, f=f, hue=hue: next(iter(slope_guides(
+                    th[f"slope {e:.2f} ({c})"] = f"guide({c!r}, {e!r}, x, s)"
+            base["guide"] = lambda c, e, xx, s, f=f, hue=hue: next(iter(slope_guides(
                 {c: e}, s, f["x"], f["y"], hue, None).values()), lambda v: np.full(np.shape(v), np.nan))(xx)
 
-        def summ(rows, keys, ys, f=f):
+        def summ(rows, keys, ys, f=f, hue=hue):
             s = (summary or summarize)(rows, keys, ys)
             if "relative_to" not in f:
                 return s
@@ -646,7 +522,33 @@ def plot_figures_derived(df, outdir: os.PathLike | str, figures: Sequence[Mappin
             ref = s[hue].map(at_ref).to_numpy()
             return s.assign(**{f"{ys[0]}_{k}": s[f"{ys[0]}_{k}"] / ref for k in ("mean", "lo", "hi")})
 
-        keep = {k: v for k, v in f.items() if k not in ("rows", "curve", "theory_for", "guides", "relative_to")}
-        paths += plot_figures(sel, outdir, [dict(keep, theory=theory, **({"hue": hue} if hue else {}))], at,
-                              summary=summ, **kw)
+        for v in sorted(sel[f["each"]].unique()) if "each" in f else [None]:
+            at = {**base, f["each"]: v} if "each" in f else base
+            sub = sel[sel[f["each"]] == v] if "each" in f else sel
+            keys = [k for k in (f.get("panel"), hue) if k] + [f["x"]]
+            if not len(sub) or sub[f["x"]].nunique() < int(f.get("min_x", 1)):
+                continue
+            s = summ(sub, keys, [f["y"]])
+            path, args = pathlib.Path(outdir) / f"{f['name'].format(**at)}.png", dict(kw)
+            args.update({k: f[k] for k in ("xlabel", "ylabel", "logx", "logy", "hue_labels") if k in f}, **({"hue": hue} if hue else {}))
+
+            def theory(t, sub, f=f, at=at, hue=hue):   # the declared expressions, or a column's value at every point
+                if "theory_column" not in f:
+                    return theory_curves(t, dict(at, s=sub))
+                by, col, x, out = f.get("theory_by", hue), f["theory_column"], f["x"], {}
+                for key in (kw["hue_order"] if by == hue and kw.get("hue_order") is not None else sub[by].unique()):
+                    g = sub[(sub[by] == key) & np.isfinite(sub[x].astype(float)) & np.isfinite(sub[col].astype(float))]
+                    if len(g):
+                        g = g.sort_values(x)
+                        out[key] = (g[x].to_numpy(float), g[col].to_numpy(float))
+                return out
+
+            if f.get("panel"):
+                paths.append(plot_panels(s, f["panel"], f["x"], f["y"], path, width=float(f.get("width", 4.3)),
+                                         theory=lambda p, sub, f=f, th=th: theory(th.get(p, {}), sub),
+                                         title=lambda p, f=f, at=at: f["title"].format(**{**at, f["panel"]: p}),
+                                         **args))
+            else:
+                paths.append(plot_curves(s, f["x"], f["y"], path, theory=theory(th, s),
+                                         title=f.get("title", "").format(**at), **args))
     return paths

@@ -1,4 +1,4 @@
-""":func:`jaxdp.studies.plots.plot_figures_derived`: curves named by an f-string of a row, theory curves expanded over
+""":func:`jaxdp.studies.plots.plot_figures`, the keys that derive from a run's rows: curves named by an f-string of a row, theory curves expanded over
 a column's finite values, slope guides through each curve's first point and curves relative to one abscissa.
 Pandas only: what reaches :func:`~jaxdp.studies.plots.plot_curves` is recorded, nothing is drawn."""
 import math
@@ -23,9 +23,9 @@ def test_curves_theory_guides_and_relative(tmp_path, monkeypatch):
                  theory_for={"eps": {"rate, ε = {eps:g}": "scale * x ** -0.5 / {eps}"}}),
             dict(rows="c == 1.0 and method == 'a'", x="N", name="f2", guides="-0.5 if eps < 1 else -1.0"),
             dict(rows="N == 100", x="c", name="f3", relative_to=1.0)]
-    out = plots.plot_figures_derived(_rows(), tmp_path, figs, {"title": "T", "scale": 2.0},
-                                     {"y": "y", "curve": "{method}{f', ε = {eps:g}' if isfinite(eps) else ''}"
-                                                         "{f', N = {N}' if x != 'N' else ''}"})
+    out = plots.plot_figures(_rows(), tmp_path, figs, {"title": "T", "scale": 2.0},
+                             {"y": "y", "curve": "{method}{f', ε = {eps:g}' if isfinite(eps) else ''}"
+                                                 "{f', N = {N}' if x != 'N' else ''}"})
     assert [p.name for p in out] == ["f1.png", "f2.png", "f3.png"]
     (s1, x1, k1), (s2, _, k2), (s3, _, _) = got
     assert x1 == "N" and k1["hue"] == "curve" and k1["title"] == "T"

@@ -1,6 +1,6 @@
 """Theory overlays of the figures: :func:`jaxdp.studies.plots.slope_guides` (a dashed line of the claimed log-log
-slope through each curve's first point) and :func:`jaxdp.studies.plots.theory_columns` (a theory value stored per
-point), and the studies that draw them: growth-rates (slope guides), mf-ftrl (each mechanism's regret bound) and
+slope through each curve's first point) and ``theory_column`` of :func:`jaxdp.studies.plots.plot_figures` (a theory
+value stored per point), and the studies that draw them: growth-rates (slope guides), mf-ftrl (each mechanism's regret bound) and
 bandits (each learner's bound, the private and non-private learners in separate figures).
 
 References are computed here from the definitions: a guide of exponent ``e`` through ``(x0, y0)`` is ``y0 (x/x0)^e``,
@@ -25,7 +25,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from _helpers import ROOT  # noqa: E402
 from jaxdp.studies import analysis  # noqa: E402
-from jaxdp.studies.plots import plot_curves, slope_guides, theory_columns  # noqa: E402
+from jaxdp.studies import plots  # noqa: E402
+from jaxdp.studies.plots import plot_curves, slope_guides  # noqa: E402
 
 RESULTS = ROOT / "results"
 
@@ -92,17 +93,22 @@ def test_plot_curves_draws_the_guides_dashed_through_each_anchor():
         plt.close(fig)
 
 
-def test_theory_columns_one_sorted_curve_per_value_in_order():
+def test_theory_column_one_sorted_curve_per_value_in_order(tmp_path, monkeypatch):
+    """``theory_column``: per ``hue`` value its finite stored values sorted by ``x``, in ``hue_order`` if given."""
     data = pd.DataFrame({"T": [4.0, 1.0, 2.0, 1.0, 2.0, 8.0], "bound": [40.0, 10.0, 20.0, 1.0, np.nan, 8.0],
-                         "mech": ["a", "a", "a", "b", "b", "b"]})
-    t = theory_columns(data, "T", "bound", "mech")
+                         "mech": ["a", "a", "a", "b", "b", "b"], "seed": 0, "regret": 1.0})
+    got = []
+    monkeypatch.setattr(plots, "plot_curves", lambda s, x, y, path, **kw: got.append(kw["theory"]) or path)
+    fig = {"name": "f", "x": "T", "y": "regret", "hue": "mech", "theory_column": "bound"}
+    summary = lambda rows, keys, ys: rows.assign(regret_mean=rows["regret"])   # noqa: E731 (the rows as they are)
+    plots.plot_figures(data, tmp_path, [fig], {}, summary=summary)
+    plots.plot_figures(data, tmp_path, [fig], {}, summary=summary, hue_order=["b", "x", "a"])
+    t, ordered = got
     assert list(t) == ["a", "b"]
     np.testing.assert_array_equal(t["a"][0], [1.0, 2.0, 4.0])
     np.testing.assert_array_equal(t["a"][1], [10.0, 20.0, 40.0])
     np.testing.assert_array_equal(t["b"][0], [1.0, 8.0])     # the non-finite bound is left out
-    assert list(theory_columns(data, "T", "bound", "mech", hue_order=["b", "x", "a"])) == ["b", "a"]
-    with pytest.raises(ValueError, match=r"missing \['eps'\]"):
-        theory_columns(data, "eps", "bound", "mech")
+    assert list(ordered) == ["b", "a"]
 
 
 # --------------------------------------------------------------------------- the studies' figures
