@@ -102,6 +102,8 @@ def test_fit_slopes_recovers_exponent():
     assert abs(f["slope"][0] - 0.7) < 0.02
     s = summarize(df, ["x"], ["y"])
     assert np.all(s["y_lo"] <= s["y_mean"]) and np.all(s["y_mean"] <= s["y_hi"])
+    with pytest.raises(ValueError, match="resample='joint' needs a 'seed' column"):
+        fit_slopes(df.drop(columns="seed"), "x", "y", resample="joint")
 
 
 def test_summarize_copies_constants_per_point():
