@@ -721,16 +721,14 @@ def oracle_ratio_slope(g, x: str, knob: str, y: str, default: float = 1.0, n_boo
     tab = g.pivot_table(index="seed", columns=[x, knob], values=y, aggfunc="mean").dropna()
     xs, ks = sorted(g[x].unique()), np.asarray(sorted(g[knob].unique()), float)
     i, lx = int(np.argmin(np.abs(ks - default))), np.log(np.asarray(xs, float))
-    lx = lx - lx.mean()
     vals = tab.to_numpy(float).reshape(len(tab), len(xs), len(ks))
 
-    def slope(v):                  # v: (..., seed, x, knob)
+    def slope(v):                  # v: (..., seed, x, knob) -> one slope per row (:func:`_slopes_rows`)
         mm = v.mean(axis=-3)
-        lr = np.log(mm[..., i] / mm.min(axis=-1))
-        return (lr - lr.mean(axis=-1, keepdims=True)) @ lx / (lx @ lx)
+        return _slopes_rows(lx, mm[..., i] / mm.min(axis=-1))
 
     lo, hi = np.nanquantile(slope(vals[rng.integers(0, len(vals), size=(n_boot, len(vals)))]), [0.025, 0.975])
-    return float(slope(vals)), float(lo), float(hi), len(vals), xs
+    return float(slope(vals)[0]), float(lo), float(hi), len(vals), xs
 
 
 __all__ += ["oracle_ratios", "oracle_ratio_slope"]
