@@ -23,10 +23,9 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 __all__ = ["bootstrap_mean_ci", "summarize", "fit_slopes", "joint_slope_boot", "format_table",
-           "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num", "fmt_ci",
+           "verdict_table", "write_generated", "read_generated", "VERDICTS", "ratio_to_base", "fmt_num",
            "markdown_table", "fmt_ci_of", "publish_blocks", "stale_blocks", "width_note", "HW_TARGET", "upper_half",
-           "equal_expected_regret", "seeds_to_resolve", "loglog_slope", "fit_spans",
-           "experiment_fits"]
+           "equal_expected_regret", "seeds_to_resolve", "loglog_slope", "fit_spans", "seed_matrix"]
 
 
 def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.95, seed: int = 0):
@@ -54,8 +53,10 @@ def bootstrap_mean_ci(values: np.ndarray, n_boot: int = 1000, level: float = 0.9
     return float(v.mean()), float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
 
 
-def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000, quantiles: Sequence[float] = ()):
-    """Per-group means with 95% bootstrap intervals (:func:`bootstrap_mean_ci`) and quantiles.
+def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000, quantiles: Sequence[float] = (),
+              constants: Sequence[str] = ()):
+    """Per-group means with 95% bootstrap intervals (:func:`bootstrap_mean_ci`) and quantiles, and the value of
+    columns that are constant within a group.
 
     Args:
         df: the per-seed results (one row per seed and point).
@@ -64,11 +65,13 @@ def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000,
         n_boot: bootstrap replicates per interval.
         quantiles: levels ``q`` in ``[0, 1]`` of the NaN-aware empirical quantiles to add (for
             high-probability claims).
+        constants: columns copied, each group's first value (a plan's η, a theory term: the same at every seed
+            of a point).
 
     Returns:
         A ``pandas.DataFrame``, one row per group: the ``by`` columns, ``n_seeds`` (rows in the group)
         and, per metric, ``{metric}_mean``, ``{metric}_lo``, ``{metric}_hi`` and ``{metric}_q{q:g}``
-        for each requested quantile.
+        for each requested quantile, then one column per entry of ``constants``.
     """
     import pandas as pd
 
@@ -83,7 +86,10 @@ def summarize(df, by: Sequence[str], metrics: Sequence[str], n_boot: int = 1000,
             for q in quantiles:
                 row[f"{m}_q{q:g}"] = float(np.nanquantile(g[m].to_numpy(dtype=float), q))
         rows.append(row)
-    return pd.DataFrame(rows)
+    if not constants:
+        return pd.DataFrame(rows)
+    first = df.groupby(list(by), sort=True).first().reset_index()
+    return pd.DataFrame(rows).assign(**{c: first[c].to_numpy() for c in constants})
 
 
 def upper_half(xs: Any) -> Any:
@@ -137,12 +143,19 @@ def loglog_slope(x, y) -> float:
     return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
 
 
-def _seed_matrix(g, x: str, y: str, xs) -> np.ndarray:
-    """``(seeds, len(xs))`` matrix of ``y`` by seed index (rows) and ``x`` value (columns); NaN where missing."""
-    if "seed" not in g:
-        raise ValueError("resample='joint' needs a 'seed' column (the seed index of each row)")
-    tab = g[g[x].isin(xs)].pivot_table(index="seed", columns=x, values=y, aggfunc="mean", dropna=False)
-    return tab.reindex(columns=list(xs)).to_numpy(dtype=float)
+def seed_matrix(g, x: str, y: str):
+    """A curve's per-seed values: its abscissae and the ``(seeds, points)`` table of ``y``.
+
+    Args:
+        g: the curve's rows (a data frame with columns ``seed``, ``x`` and ``y``).
+        x, y: the abscissa and the measured column.
+
+    Returns:
+        ``(xs, table)``: the sorted distinct ``x`` and a data frame indexed by seed with one column per ``x``
+        (the mean of ``y`` over rows of the same seed and ``x``; NaN where missing).
+    """
+    xs = np.sort(g[x].unique())
+    return xs, g.pivot_table(index="seed", columns=x, values=y, aggfunc="mean", dropna=False).reindex(columns=list(xs))
 
 
 def _slopes_rows(lx: np.ndarray, means: np.ndarray) -> np.ndarray:
@@ -280,6 +293,8 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
 
     if resample not in ("independent", "joint"):
         raise ValueError(f"resample must be 'independent' or 'joint', got {resample!r}")
+    if resample == "joint" and "seed" not in df:
+        raise ValueError("resample='joint' needs a 'seed' column (the seed index of each row)")
     rng = np.random.default_rng(seed)
     rows = []
     groups = df.groupby(list(by), sort=True, dropna=False) if by else [((), df)]
@@ -291,7 +306,7 @@ def fit_slopes(df, x: str, y: str, by: Sequence[str] = (), upper_half: bool = Tr
         corr = log_correction(np.asarray(xs, float)) if log_correction else np.ones(len(xs))
         row = dict(zip(by, key))
         if resample == "joint":
-            Y = _seed_matrix(g, x, y, xs)
+            Y = seed_matrix(g[g[x].isin(xs)], x, y)[1].to_numpy(dtype=float)
             s, boots = joint_slope_boot(Y, xs, n_boot, corr=corr, rng=rng)
             extra = dict(n_seeds=int(np.isfinite(Y).sum(axis=0).min()) if Y.size else 0, resample="joint")
         else:
@@ -344,33 +359,6 @@ def format_table(df, max_rows: int = 40, floatfmt: str = "{:.4g}") -> str:
 VERDICTS = ("holds", "holds by construction", "consistent, unresolved", "misses", "not tested")
 #: a headline slope's 95% half-width should be at most this; a wider tested cell says why (:func:`width_note`)
 HW_TARGET = 0.05
-
-
-def experiment_fits(df, fits: dict, y: str = "regret", n_boot: int = 500, name: str = "exp"):
-    """The slope of every curve of every experiment, seed indices resampled jointly across a curve's points.
-
-    Args:
-        df: the per-seed rows, the experiment in column ``name``.
-        fits: ``{experiment: (x, *curve keys)}``: each experiment's fitted variable and the keys of its curves.
-        y: the fitted metric.
-        n_boot: bootstrap replicates.
-        name: the column naming the experiment.
-
-    Returns:
-        The :func:`fit_slopes` rows over the whole range of each curve, labelled ``fit = "<experiment>: <y> vs
-        <x>"`` (first column), experiments in the order of ``fits``; ``None`` when no experiment has two values
-        of its ``x``.
-    """
-    import pandas as pd
-
-    out = []
-    for exp, (x, *keys) in fits.items():
-        sub = df[df[name] == exp]
-        if len(sub) and sub[x].nunique() > 1:
-            f = fit_slopes(sub, x, y, list(keys), upper_half=False, n_boot=n_boot, resample="joint")
-            f.insert(0, "fit", f"{exp}: {y} vs {x}")
-            out.append(f)
-    return pd.concat(out, ignore_index=True) if out else None
 
 
 def fit_spans(fits, by: str = "fit") -> str:
@@ -576,38 +564,26 @@ def fmt_num(v, digits: int = 3) -> str:
     return _fmt(None if v is None else float(v), digits)
 
 
-def fmt_ci(mean, lo, hi, digits: int = 3) -> str:
-    """``mean [lo, hi]`` as the docs print an estimate with its interval (:func:`fmt_num` for each number).
+def fmt_ci_of(row, stem: str, digits: int = 3) -> str:
+    """A row's estimate ``stem`` (or ``stem_mean``) with its interval ``stem_lo``, ``stem_hi`` as the docs print it:
+    ``mean [lo, hi]`` (:func:`fmt_num` for each number).
 
     Args:
-        mean: the estimate.
-        lo, hi: the interval's ends; when the interval has no width (``|hi - lo| <= 1e-9 max(1, |mean|)``: no
-            spread over seeds) only the estimate is shown.
+        row: a mapping (a dict, or a ``pandas.Series``) holding the three values; when the interval has no width
+            (``|hi - lo| <= 1e-9 max(1, |mean|)``: no spread over seeds) only the estimate is shown.
+        stem: the name of the estimate.
         digits: decimals shown.
 
     Returns:
-        The text, ``—`` when ``mean`` is not finite.
+        The text, ``—`` when the estimate is not finite.
     """
+    mean, lo, hi = row.get(stem, row.get(f"{stem}_mean")), row[f"{stem}_lo"], row[f"{stem}_hi"]
     if mean is None or not np.isfinite(float(mean)):
         return "—"
     m = fmt_num(mean, digits)
     if np.isfinite(float(lo)) and np.isfinite(float(hi)) and abs(float(hi) - float(lo)) <= 1e-9 * max(1.0, abs(float(mean))):
         return m
     return f"{m} [{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
-
-
-def fmt_ci_of(row, stem: str, digits: int = 3) -> str:
-    """:func:`fmt_ci` of a row's estimate ``stem`` (or ``stem_mean``) and its interval ``stem_lo``, ``stem_hi``.
-
-    Args:
-        row: a mapping (a dict, or a ``pandas.Series``) holding the three values.
-        stem: the name of the estimate.
-        digits: decimals shown.
-
-    Returns:
-        The text of :func:`fmt_ci`.
-    """
-    return fmt_ci(row.get(stem, row.get(f"{stem}_mean")), row[f"{stem}_lo"], row[f"{stem}_hi"], digits)
 
 
 def _pow2(T) -> str:
@@ -745,39 +721,14 @@ def oracle_ratio_slope(g, x: str, knob: str, y: str, default: float = 1.0, n_boo
     tab = g.pivot_table(index="seed", columns=[x, knob], values=y, aggfunc="mean").dropna()
     xs, ks = sorted(g[x].unique()), np.asarray(sorted(g[knob].unique()), float)
     i, lx = int(np.argmin(np.abs(ks - default))), np.log(np.asarray(xs, float))
-    lx = lx - lx.mean()
     vals = tab.to_numpy(float).reshape(len(tab), len(xs), len(ks))
 
-    def slope(v):                  # v: (..., seed, x, knob)
+    def slope(v):                  # v: (..., seed, x, knob) -> one slope per row (:func:`_slopes_rows`)
         mm = v.mean(axis=-3)
-        lr = np.log(mm[..., i] / mm.min(axis=-1))
-        return (lr - lr.mean(axis=-1, keepdims=True)) @ lx / (lx @ lx)
+        return _slopes_rows(lx, mm[..., i] / mm.min(axis=-1))
 
     lo, hi = np.nanquantile(slope(vals[rng.integers(0, len(vals), size=(n_boot, len(vals)))]), [0.025, 0.975])
-    return float(slope(vals)), float(lo), float(hi), len(vals), xs
+    return float(slope(vals)[0]), float(lo), float(hi), len(vals), xs
 
 
 __all__ += ["oracle_ratios", "oracle_ratio_slope"]
-
-
-def summarize_points(df, by: Sequence[str], metrics: Sequence[str], constants: Sequence[str] = (),
-                     n_boot: int = 1000):
-    """:func:`summarize` with, per point, the value of each column of ``constants`` (a plan's η, a theory term: the
-    same at every seed of a point).
-
-    Args:
-        df: the per-seed results.
-        by: the columns of a point (groups sorted).
-        metrics: the columns summarized.
-        constants: the columns copied, each point's first value.
-        n_boot: bootstrap replicates per interval.
-
-    Returns:
-        The summary with one more column per entry of ``constants``.
-    """
-    s = summarize(df, by, metrics, n_boot=n_boot)
-    first = df.groupby(list(by), sort=True).first().reset_index()
-    return s.assign(**{c: first[c].to_numpy() for c in constants})
-
-
-__all__ += ["summarize_points"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import seed_keys
 from ..experts.lazy_setups import alternating_batches_run
-from .analysis import _pow2, summarize_points, verdict_table
+from .analysis import _pow2, summarize, verdict_table
 from .claims import judge_curve, tally
 from .framework import Study, fit_slopes, plot_curves
 from .specs import StudySpec, curve_slopes
@@ -28,7 +28,7 @@ TERMS = ("TBeta_over_8", "tanh_exact", "claimed_TB2eta2", "valid_bound")   # laz
 def summary(df):
     """Per ``(learner, T)``: the regret's summary with the plan (``eta``, ``p``, ``B``), the candidate terms and
     E[regret]'s ratios to ``T B η/8`` and to the claimed ``T B² η²``."""
-    s = summarize_points(df, ["learner", "T"], ["expected_regret", "regret", "switches"], ("eta", "p", "B") + TERMS)
+    s = summarize(df, ["learner", "T"], ["expected_regret", "regret", "switches"], constants=("eta", "p", "B") + TERMS)
     return s.assign(ratio_to_TBeta8=s["expected_regret_mean"] / s["TBeta_over_8"],
                     ratio_to_claimed=s["expected_regret_mean"] / s["claimed_TB2eta2"])
 

@@ -15,7 +15,7 @@ import numpy as np
 from jaxdp.core import seed_keys
 from jaxdp.experts import figure1_exponents
 from jaxdp.experts.lazy_setups import alternating_batches_run
-from jaxdp.studies.analysis import _pow2, fmt_num, summarize_points, verdict_table
+from jaxdp.studies.analysis import _pow2, fmt_num, summarize, verdict_table
 from jaxdp.studies.claims import judge_curve, tally
 from jaxdp.studies.framework import Study, fit_slopes
 from jaxdp.studies.plots import plot_figures
@@ -36,7 +36,7 @@ def _exp(a, which: str):
 def summary(df):
     """Per (α, ``T``): the regret's summary, the plan's η and B, the model's terms, ``predicted`` (their sum),
     ``ratio_to_predicted`` and ``inside`` (E[regret] within the realized regret's interval)."""
-    s = summarize_points(df, ["alpha", "T"], ["regret", "expected_regret"], ("eta", "B") + MODEL_COLS)
+    s = summarize(df, ["alpha", "T"], ["regret", "expected_regret"], constants=("eta", "B") + MODEL_COLS)
     s["predicted"] = s["warmup_lnd2_over_eta"] + s["tanh_term"]
     s["ratio_to_predicted"] = s["expected_regret_mean"] / s["predicted"]
     return s.assign(inside=(s["regret_lo"] <= s["expected_regret_mean"]) & (s["expected_regret_mean"] <= s["regret_hi"]))

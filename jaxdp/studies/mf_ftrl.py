@@ -64,8 +64,8 @@ def build(cfg: dict) -> Study:
 
     def analyze(df):
         slopes = slope_fits(df)   # every point uses the same seed keys: seed indices resampled jointly
-        extra = df.groupby(KEYS)[["lam", "sigma", "eps_certified", "max_error", "carried_bytes"]].first()
-        summ = summarize(df, KEYS, ["regret", "best_loss"]).merge(extra.reset_index(), on=KEYS)
+        summ = summarize(df, KEYS, ["regret", "best_loss"],
+                         constants=("lam", "sigma", "eps_certified", "max_error", "carried_bytes"))
         tree = summ[summ["mechanism"] == "tree"].set_index(P)["regret_mean"]
         summ["regret_vs_tree"] = summ["regret_mean"].to_numpy() / tree.reindex(summ.set_index(P).index).to_numpy()
         # each mechanism against the tree at equal certified (eps, delta), seeds paired

@@ -47,9 +47,7 @@ def _analyze(df):
     import pandas as pd
 
     by = ["exp", "learner", "adversary", "d", "T", "eps", "delta", "Lstar"]
-    summ = summarize(df, by, ["regret", "em_draws", "doublings"], quantiles=(0.95,))
-    for c in ("K", "eps_certified"):
-        summ[c] = df.groupby(by, sort=True)[c].first().to_numpy()
+    summ = summarize(df, by, ["regret", "em_draws", "doublings"], quantiles=(0.95,), constants=("K", "eps_certified"))
     if "phases" in df:   # binary tree only (NaN elsewhere): fraction of seeds that ever started a new phase
         summ["new_phase_frac"] = df.groupby(by, sort=True)["phases"].agg(
             lambda v: float((v > 0).mean()) if v.notna().all() else np.nan).to_numpy()

@@ -102,6 +102,16 @@ def test_fit_slopes_recovers_exponent():
     assert abs(f["slope"][0] - 0.7) < 0.02
     s = summarize(df, ["x"], ["y"])
     assert np.all(s["y_lo"] <= s["y_mean"]) and np.all(s["y_mean"] <= s["y_hi"])
+    with pytest.raises(ValueError, match="resample='joint' needs a 'seed' column"):
+        fit_slopes(df.drop(columns="seed"), "x", "y", resample="joint")
+
+
+def test_summarize_copies_constants_per_point():
+    # a point's constant column (a plan's eta) is copied beside its summary, after the metrics' columns
+    df = pd.DataFrame({"x": [2, 1, 2, 1], "seed": [0, 0, 1, 1], "y": [1.0, 2.0, 3.0, 4.0], "eta": [0.5, 0.25] * 2})
+    s = summarize(df, ["x"], ["y"], n_boot=10, constants=("eta",))
+    assert list(s.columns) == ["x", "n_seeds", "y_mean", "y_lo", "y_hi", "eta"]
+    assert s["eta"].tolist() == [0.25, 0.5] and s["y_mean"].tolist() == [3.0, 2.0]
 
 
 def test_resolve_config_errors():

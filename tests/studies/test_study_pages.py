@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from _helpers import ROOT
-from jaxdp.studies.analysis import _pow2, fmt_ci, markdown_table, publish_blocks, read_generated, stale_blocks
+from jaxdp.studies.analysis import _pow2, fmt_ci_of, markdown_table, publish_blocks, read_generated, stale_blocks
 
 
 def _table_rows(block: str, header_start: str) -> list:
@@ -27,8 +27,12 @@ def _table_rows(block: str, header_start: str) -> list:
 
 
 def test_helpers(tmp_path):
+    def fmt_ci(mean, lo, hi):
+        return fmt_ci_of({"x_mean": mean, "x_lo": lo, "x_hi": hi}, "x")
+
     assert fmt_ci(-0.5, -0.6, -0.4) == "−0.500 [−0.600, −0.400]" and fmt_ci(1.0, 1.0, 1.0) == "1.000"
     assert fmt_ci(float("nan"), 0, 1) == "—"
+    assert fmt_ci_of({"x": 0.25, "x_lo": 0.2, "x_hi": 0.3}, "x", digits=2) == "0.25 [0.20, 0.30]"
     assert markdown_table(["a", "b"], [[1, 2]]) == "| a | b |\n|---|---|\n| 1 | 2 |"
     with pytest.raises(ValueError, match="cells"):
         markdown_table(["a"], [[1, 2]])

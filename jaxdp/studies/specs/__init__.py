@@ -35,8 +35,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..analysis import _pow2, fmt_ci_of, fmt_num, markdown_table, publish_blocks
-from ..claims import Claim
+from ..analysis import (_pow2, _slopes_rows, fmt_ci_of, fmt_num, joint_slope_boot, loglog_slope, markdown_table,
+                        publish_blocks, seed_matrix)
+from ..claims import Claim, Measurement, fit_points, judge, verdict_row
 from ..config import check_params
 from ..spec import Param, Study, declare_params
 
@@ -303,21 +304,6 @@ def kept_manifest(results_dir) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def seed_matrix(g, x: str, y: str):
-    """A curve's per-seed values: its abscissae and the ``(seeds, points)`` table of ``y``.
-
-    Args:
-        g: the curve's rows (a data frame with columns ``seed``, ``x`` and ``y``).
-        x, y: the abscissa and the measured column.
-
-    Returns:
-        ``(xs, table)``: the sorted distinct ``x`` and a data frame indexed by seed with one column per ``x``
-        (the mean of ``y`` over rows of the same seed and ``x``; NaN where missing).
-    """
-    xs = np.sort(g[x].unique())
-    return xs, g.pivot_table(index="seed", columns=x, values=y, aggfunc="mean", dropna=False).reindex(columns=list(xs))
-
-
 def same_evidence(curves, corr: float, rel: float) -> dict:
     """The curves that are one piece of evidence twice: the same key, and at every point means within ``rel`` of
     each other and per-seed values that correlate at least ``corr``.
@@ -360,16 +346,13 @@ def curve_slopes(fits, points, x, columns: Mapping[str, str], keys: Sequence[str
 
     Returns:
         A copy of ``fits`` with one column per entry of ``columns``: the least-squares slope of the log column on the
-        log abscissa over the curve's points with ``x_min <= x <= x_max``
-        (:func:`~jaxdp.studies.analysis.loglog_slope`).
+        log abscissa over the curve's points with ``x_min <= x <= x_max`` (:func:`~jaxdp.studies.claims.fit_points`,
+        :func:`~jaxdp.studies.analysis.loglog_slope`).
     """
-    from ..analysis import loglog_slope
-
     out: dict = {c: [] for c in columns}
     for r in fits.to_dict("records"):
         xc = x(r) if callable(x) else x
-        g = points[np.logical_and.reduce([points[k] == r[k] for k in keys])]
-        g = g[g[xc].between(r["x_min"], r["x_max"])].sort_values(xc)
+        g = fit_points(points, r, keys, xc)
         for c, col in columns.items():
             out[c].append(loglog_slope(g[xc], g[col]))
     return fits.assign(**out)
@@ -610,9 +593,6 @@ def boot_claims(df, decls: Sequence[Mapping[str, Any]], claims: Mapping[str, Any
     Returns:
         The verdict rows (:func:`~jaxdp.studies.claims.verdict_row`), declarations in order, groups sorted.
     """
-    from ..analysis import _slopes_rows, joint_slope_boot
-    from ..claims import Measurement, judge, verdict_row
-
     def quantile_slopes(Y, lx, q: float):   # the slope of log(q-quantile / mean) per (..., seeds, points) stack
         return _slopes_rows(lx, np.nanquantile(Y, q, axis=-2) / np.nanmean(Y, axis=-2))
 
