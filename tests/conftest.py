@@ -19,3 +19,14 @@ if str(pathlib.Path(_TESTS).parent) not in sys.path:
 import jax  # noqa: E402
 
 jax.config.update("jax_debug_key_reuse", True)
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """Drop JAX's caches after each test module. XLA:CPU maps memory for every program it compiles, and a pytest
+    worker that runs half the suite keeps thousands of them: it reached the kernel's ``vm.max_map_count`` (65,530
+    mappings) and crashed in the compiler with a segmentation fault."""
+    yield
+    jax.clear_caches()
