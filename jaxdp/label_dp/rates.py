@@ -272,7 +272,12 @@ def claimed_slope(task: str, setting: str, stat: float, priv: float, forced: flo
 
     Returns:
         ``(lo, hi)``: equal ends except for a central learner.
+
+    Raises:
+        ValueError: a ``setting`` other than ``"local"``, ``"central"`` or ``"nonprivate"``.
     """
+    if setting not in ("local", "central", "nonprivate"):
+        raise ValueError(f"setting must be one of local, central, nonprivate, got {setting!r}")
     if task.startswith("bump"):
         return float(forced), float(forced)
     one = {"nonprivate": stat, "local": priv}.get(setting)

@@ -43,3 +43,10 @@ def test_effective_sample_fit_is_the_slope_in_n_eps2():
     assert math.isclose(f["x_min"], 0.0025) and f["x_max"] == 1.0
     assert np.isclose(np.polyfit(np.log(N * eps ** 2), np.log(y), 1)[0], f["slope"])
     assert "theory" not in effective_sample_fit(dict(slope=s, slope_lo=s, slope_hi=s, x_min=0.1, x_max=1.0))
+
+
+def test_claimed_slope_refuses_an_unknown_setting():
+    import pytest
+
+    with pytest.raises(ValueError, match="setting must be one of local, central, nonprivate, got 'centrl'"):
+        claimed_slope("regression", "centrl", -0.5, -0.25)
